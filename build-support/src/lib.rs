@@ -1,0 +1,1 @@
+//! Build-script support for the doca-rs crates (placeholder, being written).

@@ -1,0 +1,1 @@
+//! doca-sim (placeholder, being written).

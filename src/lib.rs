@@ -1,0 +1,1 @@
+//! `doca`: the facade of doca-rs (placeholder, being written).
