@@ -1,1 +1,26 @@
-fn main() {}
+//! Compiles the sim's C shim (variadic entry points, instance unwinding) and
+//! tells dependants where the reference headers are.
+
+use std::path::PathBuf;
+
+fn main() {
+    let root = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let include = root.join("include");
+    let device_include = root.join("device-include");
+    for dir in ["csrc", "include", "device-include"] {
+        println!("cargo::rerun-if-changed={dir}");
+    }
+    cc::Build::new()
+        .file("csrc/shim.c")
+        .file("csrc/device.c")
+        .include(&include)
+        .include(&device_include)
+        .define("DOCA_ALLOW_EXPERIMENTAL_API", None)
+        .flag_if_supported("-std=gnu11")
+        .warnings(true)
+        .extra_warnings(true)
+        .compile("doca_sim_c");
+    // DEP_DOCA_SIM_INCLUDE / DEP_DOCA_SIM_DEVICE_INCLUDE for the -sys crates.
+    println!("cargo::metadata=include={}", include.display());
+    println!("cargo::metadata=device_include={}", device_include.display());
+}

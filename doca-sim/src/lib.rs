@@ -1,1 +1,56 @@
-//! doca-sim (placeholder, being written).
+//! # doca-sim: a software DPA behind the DOCA C ABI
+//!
+//! `doca-sim` implements, in Rust, the C functions declared by the reference
+//! headers in `include/` (DOCA Core, DPA, Verbs and RDMI, written by this
+//! project from public facts about DOCA). The `doca-dpa-sys` and
+//! `doca-rdmi-sys` crates link it when they are built for the sim backend, so
+//! programs written against DOCA run on machines without a BlueField. It also
+//! builds as shared libraries named like DOCA's, which the project uses to
+//! exercise the hardware build path without hardware.
+//!
+//! It models the documented contract, not the silicon: the lifecycle rules and
+//! error codes of the DOCA documentation, asynchronous kernel launches whose
+//! instances run concurrently on host threads, sync events, a bounds-checked
+//! DPA heap, DPA threads woken by completions and notifications, and a
+//! watchdog that makes a context fatal when a kernel overruns its run-time
+//! limit. Behaviour the documentation leaves open is marked "Model choice" in
+//! the doc comment of the function that implements it.
+//!
+//! Kernels are the same C sources dpacc compiles: `doca-build-support`
+//! compiles them for the host against `device-include/` and registers them
+//! under their application name (see `device-include/doca_sim_app.h`).
+//!
+//! ## Test hooks
+//!
+//! [`Scope`] gives a test its own fault injection, call counters and
+//! live-object accounting, and [`Profile`] shapes the devices:
+//!
+//! ```
+//! use doca_sim::{Nth, Scope};
+//! let scope = Scope::new();
+//! scope.inject("doca_dpa_start", Nth::At(1), 21 /* DOCA_ERROR_DRIVER */);
+//! // ... run the code under test on this thread ...
+//! assert_eq!(scope.live_total(), 0);
+//! ```
+//!
+//! Environment variables: `DOCA_SIM_PROFILE` (a profile file, see
+//! [`Profile::parse`]), `DOCA_SIM_FAULTS` (faults for the whole process, see
+//! [`hooks`]), `DOCA_SIM_LOG` (print why each error was returned).
+
+pub mod abi;
+mod common;
+mod dev;
+mod device;
+mod dpa;
+mod error;
+mod export;
+pub mod hooks;
+mod profile;
+mod registry;
+mod sync_event;
+
+pub use hooks::{Entered, Nth, Scope, ScopeHandle};
+pub use profile::{set_global_profile, DeviceProfile, Profile, ProfileError, RepresentorProfile};
+
+/// What `doca_dpa_sys::build_info::BACKEND` reports for this backend.
+pub const BACKEND_NAME: &str = "sim";

@@ -1,0 +1,59 @@
+//! # doca-dpa-sys: raw bindings to DOCA DPA and the DOCA Core pieces it needs
+//!
+//! Nothing but the C API: types, constants and `extern "C"` functions of
+//! `doca_error.h`, `doca_types.h`, `doca_version.h`, `doca_dev.h`,
+//! `doca_ctx.h`, `doca_pe.h`, `doca_sync_event.h`, `doca_mmap.h` and
+//! `doca_dpa.h`. Use the safe `doca-dpa` crate unless you need a call it
+//! does not wrap.
+//!
+//! ## Backends
+//!
+//! The build script (from `doca-build-support`) picks one, from
+//! `DOCA_BACKEND` (`hardware`, `sim` or `auto`) and the `sim` feature:
+//!
+//! - **hardware** (the default for consumers): pkg-config finds `doca-common`
+//!   and `doca-dpa`, bindgen runs over the installed headers with
+//!   `-DDOCA_ALLOW_EXPERIMENTAL_API`, and the DOCA libraries are linked
+//!   dynamically. A missing or unsupported DOCA fails the build with a message
+//!   saying what was searched and how to fix it.
+//! - **sim**: the committed bindings of the reference headers shipped by
+//!   `doca-sim`, which this crate then links: a software DPA behind the same
+//!   C ABI. No DOCA and no libclang needed.
+//! - **docs** (under `DOCS_RS`): the committed bindings, nothing linked.
+//!
+//! [`build_info`] says at run time which backend and DOCA version this build
+//! has, and lists the symbol audit (each function's EXPERIMENTAL/STABLE
+//! marker and whether the library exports it).
+//!
+//! ## Metadata for dependants (`links = "doca_dpa"`)
+//!
+//! Build scripts of crates that depend on this one directly read
+//! `DEP_DOCA_DPA_BACKEND`, `DEP_DOCA_DPA_VERSION`, `DEP_DOCA_DPA_INCLUDE`,
+//! `DEP_DOCA_DPA_AUDIT` (path of the audit table) and, for DPA kernel builds,
+//! `DEP_DOCA_DPA_SIM_DEVICE_INCLUDE`.
+#![allow(
+    non_camel_case_types,
+    non_snake_case,
+    non_upper_case_globals,
+    missing_docs,
+    unreachable_pub,
+    clippy::all,
+    rustdoc::all
+)]
+
+#[cfg(doca_backend = "hardware")]
+mod generated {
+    include!(concat!(env!("OUT_DIR"), "/bindings.rs"));
+}
+#[cfg(doca_backend = "hardware")]
+pub use generated::*;
+
+#[cfg(not(doca_backend = "hardware"))]
+pub use doca_sim::abi::dpa::*;
+
+/// What this build of the bindings was made for: backend, DOCA version and
+/// the symbol audit.
+#[allow(missing_docs)]
+pub mod build_info {
+    include!(concat!(env!("OUT_DIR"), "/build_info.rs"));
+}

@@ -1,0 +1,53 @@
+//! # doca-rdmi-sys: raw bindings to DOCA RDMI and the DOCA Verbs pieces it needs
+//!
+//! Types, constants and `extern "C"` functions of `doca_verbs.h`,
+//! `doca_rdmi_connection.h` and `doca_rdmi_poster.h`. DOCA Core and DPA types
+//! (`doca_dev`, `doca_ctx`, `doca_error_t`, `doca_dpa_completion`, ...) are
+//! not redefined: they are the ones of [`doca_dpa_sys`], so values move
+//! between the two crates without casts.
+//!
+//! The backend is chosen as for `doca-dpa-sys` (see its documentation). On a
+//! DOCA install without `doca-rdmi.pc` this crate still builds, with no RDMI
+//! items; [`build_info::RDMI_ABSENT_REASON`] says why, and the
+//! `doca_rdmi_absent` cfg is set for this crate.
+//!
+//! `doca_rdmi_connection_as_ctx` is exported by the library but absent from
+//! its public header; it is declared here by hand when the build found it in
+//! the library and not in the header.
+#![allow(
+    non_camel_case_types,
+    non_snake_case,
+    non_upper_case_globals,
+    missing_docs,
+    unreachable_pub,
+    clippy::all,
+    rustdoc::all
+)]
+
+pub use doca_dpa_sys;
+
+#[cfg(doca_backend = "hardware")]
+mod generated {
+    include!(concat!(env!("OUT_DIR"), "/bindings.rs"));
+}
+#[cfg(doca_backend = "hardware")]
+pub use generated::*;
+
+#[cfg(not(doca_backend = "hardware"))]
+pub use doca_sim::abi::rdmi::*;
+
+#[cfg(doca_hand_declared = "doca_rdmi_connection_as_ctx")]
+extern "C" {
+    /// The DOCA context of an RDMI connection (declared by hand: the library
+    /// exports it, the public header does not declare it).
+    pub fn doca_rdmi_connection_as_ctx(
+        conn: *mut doca_rdmi_connection,
+    ) -> *mut doca_dpa_sys::doca_ctx;
+}
+
+/// What this build of the bindings was made for, including why RDMI is
+/// absent when it is.
+#[allow(missing_docs)]
+pub mod build_info {
+    include!(concat!(env!("OUT_DIR"), "/build_info.rs"));
+}

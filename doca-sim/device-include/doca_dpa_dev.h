@@ -1,0 +1,131 @@
+/*
+ * SPDX-License-Identifier: MIT OR Apache-2.0
+ *
+ * doca-sim device-side header: the part of the DPA device API that the
+ * software DPA implements, declared with the names and types DPA kernels use,
+ * so the same kernel source builds with dpacc for hardware and with the host
+ * compiler for the sim. Written by the doca-rs project from public facts;
+ * not NVIDIA's header.
+ */
+#ifndef DOCA_DPA_DEV_H_
+#define DOCA_DPA_DEV_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Compiling DPA device code (here: for the sim, on the host). */
+#ifndef DOCA_DPA_DEVICE
+#define DOCA_DPA_DEVICE
+#endif
+/** Marks the sim build of device code. */
+#define DOCA_SIM_DEVICE 1
+
+/** A kernel or DPA thread entry point; nothing special on the host. */
+#define __dpa_global__
+/** An RPC function (returns uint64_t to doca_dpa_rpc). */
+#define __dpa_rpc__
+/** Forces inlining, as the device header does. */
+#define __forceinline static inline __attribute__((always_inline))
+
+typedef uint64_t doca_dpa_dev_t;
+typedef uint64_t doca_dpa_dev_uintptr_t;
+typedef uint64_t doca_dpa_dev_hash_table_t;
+typedef uint64_t doca_dpa_dev_completion_t;
+typedef uint64_t doca_dpa_dev_async_ops_t;
+typedef uint64_t doca_dpa_dev_notification_completion_t;
+typedef uint64_t doca_dpa_dev_completion_element_t;
+
+/** Device log levels, most severe first. */
+typedef enum doca_dpa_dev_log_level {
+	DOCA_DPA_DEV_LOG_LEVEL_DISABLE = 10,
+	DOCA_DPA_DEV_LOG_LEVEL_ERROR = 30,
+	DOCA_DPA_DEV_LOG_LEVEL_WARNING = 40,
+	DOCA_DPA_DEV_LOG_LEVEL_INFO = 50,
+	DOCA_DPA_DEV_LOG_LEVEL_DEBUG = 60,
+} doca_dpa_dev_log_level_t;
+
+/** Kinds of completion elements. */
+typedef enum {
+	DOCA_DPA_DEV_COMP_SEND = 0x0,
+	DOCA_DPA_DEV_COMP_RECV_RDMA_WRITE_IMM = 0x1,
+	DOCA_DPA_DEV_COMP_RECV_SEND = 0x2,
+	DOCA_DPA_DEV_COMP_RECV_SEND_IMM = 0x3,
+	DOCA_DPA_DEV_COMP_SEND_ERR = 0xD,
+	DOCA_DPA_DEV_COMP_RECV_ERR = 0xE,
+} doca_dpa_dev_completion_type_t;
+
+/** Rank of the calling thread among the threads of its launch (or group). */
+unsigned int doca_dpa_dev_thread_rank(void);
+/** Number of threads running the calling kernel. */
+unsigned int doca_dpa_dev_num_threads(void);
+/** Local storage address of the calling DPA thread. */
+doca_dpa_dev_uintptr_t doca_dpa_dev_thread_get_local_storage(void);
+/** Lets other threads run; in the sim it also ends the instance once its context is fatal. */
+void doca_dpa_dev_yield(void);
+/** Ends this activation of a DPA thread; it runs again on its next completion or notification. */
+void doca_dpa_dev_thread_reschedule(void);
+/** Ends a DPA thread for good. */
+void doca_dpa_dev_thread_finish(void);
+/** Wakes the thread bound to a notification completion. */
+void doca_dpa_dev_thread_notify(doca_dpa_dev_notification_completion_t comp_handle);
+/** Prints a formatted line to the context's device log. */
+void doca_dpa_dev_log(doca_dpa_dev_log_level_t log_level, const char *format, ...)
+	__attribute__((format(printf, 2, 3)));
+/** Records five values in the trace. */
+void doca_dpa_dev_trace(uint64_t arg1, uint64_t arg2, uint64_t arg3, uint64_t arg4, uint64_t arg5);
+/** Flushes the trace. */
+void doca_dpa_dev_trace_flush(void);
+
+#define DOCA_DPA_DEV_LOG_ERR(...) doca_dpa_dev_log(DOCA_DPA_DEV_LOG_LEVEL_ERROR, __VA_ARGS__)
+#define DOCA_DPA_DEV_LOG_WARN(...) doca_dpa_dev_log(DOCA_DPA_DEV_LOG_LEVEL_WARNING, __VA_ARGS__)
+#define DOCA_DPA_DEV_LOG_INFO(...) doca_dpa_dev_log(DOCA_DPA_DEV_LOG_LEVEL_INFO, __VA_ARGS__)
+#define DOCA_DPA_DEV_LOG_DBG(...) doca_dpa_dev_log(DOCA_DPA_DEV_LOG_LEVEL_DEBUG, __VA_ARGS__)
+
+/** Takes the next completion element; returns non-zero when one was available. */
+int doca_dpa_dev_get_completion(doca_dpa_dev_completion_t dpa_comp_handle,
+				doca_dpa_dev_completion_element_t *comp_element);
+/** Type of a completion element. */
+doca_dpa_dev_completion_type_t doca_dpa_dev_get_completion_type(doca_dpa_dev_completion_element_t comp_element);
+/** User data of a completion element. */
+uint32_t doca_dpa_dev_get_completion_user_data(doca_dpa_dev_completion_element_t comp_element);
+/** Immediate data of a completion element. */
+uint32_t doca_dpa_dev_get_completion_immediate(doca_dpa_dev_completion_element_t comp_element);
+/** Releases completion elements that were read. */
+void doca_dpa_dev_completion_ack(doca_dpa_dev_completion_t dpa_comp_handle, uint64_t num_comp);
+/** Asks to be woken by the next completion. */
+void doca_dpa_dev_completion_request_notification(doca_dpa_dev_completion_t dpa_comp_handle);
+
+/** Maps a key to a value. */
+void doca_dpa_dev_hash_table_add(doca_dpa_dev_hash_table_t ht_handle, uint32_t key, uint64_t value);
+/** Removes a key. */
+void doca_dpa_dev_hash_table_remove(doca_dpa_dev_hash_table_t ht_handle, uint32_t key);
+/** Finds a key; non-zero when found. */
+int doca_dpa_dev_hash_table_find(doca_dpa_dev_hash_table_t ht_handle, uint32_t key, uint64_t *value);
+
+/* Compiler intrinsics of dpacc that kernels commonly use. */
+uint64_t doca_sim_dev_cycles(void);
+/** Cycle counter (the sim counts nanoseconds). */
+static inline uint64_t __dpa_thread_cycles(void)
+{
+	return doca_sim_dev_cycles();
+}
+/** Makes this thread's writes visible; host memory is coherent in the sim. */
+static inline void __dpa_thread_window_writeback(void)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+/** Memory fence. */
+static inline void __dpa_thread_memory_writeback(void)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DOCA_DPA_DEV_H_ */

@@ -1,0 +1,273 @@
+//! The device-side API that DPA kernels call, as the sim implements it.
+//!
+//! Kernels are compiled for the host against `device-include/`; their calls
+//! land here (or in `csrc/device.c` for the calls that must end the running
+//! instance, which needs `longjmp`). A handle that does not designate a live
+//! object is a device-side fault: the context turns fatal, as a bad access on
+//! the DPA would make it.
+
+use std::ffi::{c_char, c_int, c_uint, CStr};
+use std::sync::OnceLock;
+use std::time::Instant;
+
+use crate::dpa::launch::{current_device, with_device};
+use crate::registry::{resolve, DeviceObject};
+use crate::sync_event::{Compare, EventCore};
+
+fn fault(reason: String) {
+    with_device(|ctx| match ctx {
+        Some(ctx) => ctx.core.make_fatal(reason),
+        None => eprintln!("doca-sim: device call outside a kernel: {reason}"),
+    });
+}
+
+fn event(handle: u64) -> Option<std::sync::Arc<EventCore>> {
+    match resolve(handle) {
+        Some(DeviceObject::SyncEvent(e)) => Some(e),
+        _ => {
+            fault(format!("sync event handle {handle:#x} is not a live exported event"));
+            None
+        }
+    }
+}
+
+fn completion(handle: u64) -> Option<std::sync::Arc<crate::dpa::threads::CompletionCore>> {
+    match resolve(handle) {
+        Some(DeviceObject::Completion(c)) => Some(c),
+        _ => {
+            fault(format!("completion handle {handle:#x} is not a live completion context"));
+            None
+        }
+    }
+}
+
+/// True when the running instance should stop (its context is fatal).
+#[no_mangle]
+pub extern "C" fn doca_sim_dev_should_abort() -> c_int {
+    with_device(|ctx| c_int::from(ctx.is_some_and(|c| c.core.is_fatal())))
+}
+
+/// Rank of the calling thread in its launch (or group).
+#[no_mangle]
+pub extern "C" fn doca_dpa_dev_thread_rank() -> c_uint {
+    with_device(|ctx| ctx.map_or(0, |c| c.rank))
+}
+
+/// Number of threads of the calling launch (or group).
+#[no_mangle]
+pub extern "C" fn doca_dpa_dev_num_threads() -> c_uint {
+    with_device(|ctx| ctx.map_or(1, |c| c.num_threads))
+}
+
+/// Local storage of the calling DPA thread (0 in launched kernels).
+#[no_mangle]
+pub extern "C" fn doca_dpa_dev_thread_get_local_storage() -> u64 {
+    current_device()
+        .and_then(|c| c.thread)
+        .map_or(0, |t| t.local_storage())
+}
+
+/// Wakes the thread bound to a notification completion.
+#[no_mangle]
+pub extern "C" fn doca_dpa_dev_thread_notify(handle: u64) {
+    match resolve(handle) {
+        Some(DeviceObject::Thread(t)) => t.activate(),
+        _ => fault(format!("notification handle {handle:#x} is not live")),
+    }
+}
+
+/// Writes one formatted device log line (called by `doca_dpa_dev_log`).
+#[no_mangle]
+pub unsafe extern "C" fn doca_sim_dev_log_line(level: c_uint, line: *const c_char) {
+    if line.is_null() {
+        return;
+    }
+    // SAFETY: `csrc/device.c` passes a NUL-terminated buffer.
+    let text = unsafe { CStr::from_ptr(line) }.to_string_lossy();
+    with_device(|ctx| match ctx {
+        Some(c) => c.core.device_log(level, &text),
+        None => println!("[dpa] {text}"),
+    });
+}
+
+/// Model choice: traces go to the device log at DEBUG level.
+#[no_mangle]
+pub extern "C" fn doca_dpa_dev_trace(a1: u64, a2: u64, a3: u64, a4: u64, a5: u64) {
+    let line = format!("trace {a1:#x} {a2:#x} {a3:#x} {a4:#x} {a5:#x}");
+    with_device(|ctx| {
+        if let Some(c) = ctx {
+            c.core.device_log(60, &line);
+        }
+    });
+}
+
+/// Traces are written at once, so flushing has nothing to do.
+#[no_mangle]
+pub extern "C" fn doca_dpa_dev_trace_flush() {}
+
+/// Model choice: the DPA cycle counter reads the host's monotonic clock in
+/// nanoseconds.
+#[no_mangle]
+pub extern "C" fn doca_sim_dev_cycles() -> u64 {
+    static START: OnceLock<Instant> = OnceLock::new();
+    START.get_or_init(Instant::now).elapsed().as_nanos() as u64
+}
+
+/// Reads a sync event.
+#[no_mangle]
+pub unsafe extern "C" fn doca_dpa_dev_sync_event_get(handle: u64, value: *mut u64) {
+    if let (Some(e), false) = (event(handle), value.is_null()) {
+        // SAFETY: the kernel passes a writable u64.
+        unsafe { value.write(e.get()) };
+    }
+}
+
+/// Adds to a sync event.
+#[no_mangle]
+pub extern "C" fn doca_dpa_dev_sync_event_update_add(handle: u64, value: u64) {
+    if let Some(e) = event(handle) {
+        e.add(value);
+    }
+}
+
+/// Sets a sync event.
+#[no_mangle]
+pub extern "C" fn doca_dpa_dev_sync_event_update_set(handle: u64, value: u64) {
+    if let Some(e) = event(handle) {
+        e.set(value);
+    }
+}
+
+/// Blocks until `(event & mask) > value`; returns 1 when the instance must
+/// stop instead (`csrc/device.c` then ends it).
+///
+/// Model choice: a device-side wait gives up when the context turns fatal, so
+/// a kernel stuck waiting can be reclaimed.
+#[no_mangle]
+pub extern "C" fn doca_sim_dev_sync_event_wait_gt(handle: u64, value: u64, mask: u64) -> c_int {
+    let Some(e) = event(handle) else { return 1 };
+    let core = current_device().map(|c| c.core);
+    let ok = e.wait(Compare::Gt, value, mask, || {
+        core.as_ref().is_some_and(|c| c.is_fatal())
+    });
+    c_int::from(!ok)
+}
+
+/// Takes the next completion element; returns 1 and writes it when one is
+/// available, 0 otherwise.
+#[no_mangle]
+pub unsafe extern "C" fn doca_dpa_dev_get_completion(handle: u64, element: *mut u64) -> c_int {
+    let Some(c) = completion(handle) else { return 0 };
+    match c.next() {
+        Some(e) if !element.is_null() => {
+            // SAFETY: the kernel passes a writable element.
+            unsafe { element.write(e) };
+            1
+        }
+        _ => 0,
+    }
+}
+
+/// The type of a completion element.
+#[no_mangle]
+pub extern "C" fn doca_dpa_dev_get_completion_type(element: u64) -> c_uint {
+    (element & 0xff) as c_uint
+}
+
+/// The user data of a completion element.
+#[no_mangle]
+pub extern "C" fn doca_dpa_dev_get_completion_user_data(element: u64) -> u32 {
+    ((element >> 8) & 0xff_ffff) as u32
+}
+
+/// The immediate of a completion element.
+#[no_mangle]
+pub extern "C" fn doca_dpa_dev_get_completion_immediate(element: u64) -> u32 {
+    (element >> 32) as u32
+}
+
+/// Releases `n` read completion elements.
+#[no_mangle]
+pub extern "C" fn doca_dpa_dev_completion_ack(handle: u64, n: u64) {
+    if let Some(c) = completion(handle) {
+        c.ack(n);
+    }
+}
+
+/// Arms the completion context to wake its thread on the next element.
+#[no_mangle]
+pub extern "C" fn doca_dpa_dev_completion_request_notification(handle: u64) {
+    if let Some(c) = completion(handle) {
+        c.request_notification();
+    }
+}
+
+/// Sim-only producer: posts an element to a completion context. Returns 0, or
+/// a DOCA error code (BAD_STATE not started, INVALID_VALUE user data ≥ 2^24,
+/// FULL on overrun, which also makes the context fatal).
+#[no_mangle]
+pub extern "C" fn doca_sim_dev_completion_post(handle: u64, kind: u32, user_data: u32, immediate: u32) -> c_int {
+    let Some(c) = completion(handle) else {
+        return crate::error::codes::INVALID_VALUE as c_int;
+    };
+    match c.post(kind, user_data, immediate) {
+        Ok(()) => 0,
+        Err(e) => e.code as c_int,
+    }
+}
+
+/// Sim-only: makes the running kernel's context fatal, as a device-side
+/// exception would (`csrc/device.c` then ends the instance).
+#[no_mangle]
+pub unsafe extern "C" fn doca_sim_dev_raise_fault(reason: *const c_char) {
+    let text = if reason.is_null() {
+        "kernel raised a fault".to_owned()
+    } else {
+        // SAFETY: the kernel passes a NUL-terminated string.
+        unsafe { CStr::from_ptr(reason) }.to_string_lossy().into_owned()
+    };
+    fault(text);
+}
+
+fn hash(handle: u64) -> Option<std::sync::Arc<crate::dpa::threads::HashCore>> {
+    match resolve(handle) {
+        Some(DeviceObject::HashTable(h)) => Some(h),
+        _ => {
+            fault(format!("hash table handle {handle:#x} is not live"));
+            None
+        }
+    }
+}
+
+/// Maps a key to a value.
+///
+/// Model choice: inserting into a full table is a device-side fault.
+#[no_mangle]
+pub extern "C" fn doca_dpa_dev_hash_table_add(handle: u64, key: u32, value: u64) {
+    if let Some(h) = hash(handle) {
+        if !h.add(key, value) {
+            fault("hash table full".into());
+        }
+    }
+}
+
+/// Removes a key.
+#[no_mangle]
+pub extern "C" fn doca_dpa_dev_hash_table_remove(handle: u64, key: u32) {
+    if let Some(h) = hash(handle) {
+        h.remove(key);
+    }
+}
+
+/// Looks a key up; 1 when found (and `*value` written), 0 otherwise.
+#[no_mangle]
+pub unsafe extern "C" fn doca_dpa_dev_hash_table_find(handle: u64, key: u32, value: *mut u64) -> c_int {
+    match hash(handle).and_then(|h| h.find(key)) {
+        Some(v) if !value.is_null() => {
+            // SAFETY: the kernel passes a writable u64.
+            unsafe { value.write(v) };
+            1
+        }
+        _ => 0,
+    }
+}

@@ -1,0 +1,549 @@
+//! Kernel launches and RPCs, and the host threads that play the DPA's EUs.
+//!
+//! A launch returns as soon as it is queued. One pool worker coordinates it:
+//! it waits for the wait event to reach the threshold, runs every instance of
+//! the kernel at once on its own worker thread (so instances may synchronise
+//! with each other), and then sets or adds to the completion event. A watchdog
+//! makes the context fatal when an instance runs past the device's kernel
+//! run-time limit; that launch then never completes, as on hardware.
+//!
+//! The submitting thread allocates nothing in the steady state: jobs are
+//! moved into an idle worker's slot, and idle workers are reused.
+
+use std::cell::RefCell;
+use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
+use std::thread::{self, Thread};
+use std::time::{Duration, Instant};
+
+use super::app::{Kernel, KernelDesc, KIND_GLOBAL, KIND_RPC, MAX_KERNEL_ARGS};
+use super::threads::ThreadCore;
+use super::{dpa, DpaCore};
+use crate::abi;
+use crate::dev::obj;
+use crate::error::{codes, fail, SimResult};
+use crate::export::{out, run};
+use crate::sync_event::{Compare, EventCore, SyncEvent};
+
+/// `wait_threshold` must be in 0..=254.
+const MAX_WAIT_THRESHOLD: u64 = 254;
+
+/// What the current worker thread is running, for the device-side API.
+#[derive(Clone)]
+pub(crate) struct DeviceContext {
+    pub(crate) core: Arc<DpaCore>,
+    pub(crate) rank: u32,
+    pub(crate) num_threads: u32,
+    /// Set when the code runs as a DPA thread (not a launched kernel).
+    pub(crate) thread: Option<Arc<ThreadCore>>,
+}
+
+thread_local! {
+    static DEVICE: RefCell<Option<DeviceContext>> = const { RefCell::new(None) };
+}
+
+/// The device context of the calling thread, if it runs DPA code.
+pub(crate) fn current_device() -> Option<DeviceContext> {
+    DEVICE.with(|d| d.borrow().clone())
+}
+
+/// Runs `f` with the device context of the calling thread.
+pub(crate) fn with_device<R>(f: impl FnOnce(Option<&DeviceContext>) -> R) -> R {
+    DEVICE.with(|d| f(d.borrow().as_ref()))
+}
+
+extern "C" {
+    /// `csrc/device.c`: calls `invoke(args)` under a `setjmp` so device calls
+    /// that end the instance (thread finish/reschedule, fatal errors) can
+    /// return here. `*ended` gets the `longjmp` code, 0 for a normal return.
+    fn doca_sim_run_instance(
+        invoke: unsafe extern "C" fn(*const u64) -> u64,
+        args: *const u64,
+        ended: *mut c_int,
+    ) -> u64;
+}
+
+/// How a device function run ended (the `longjmp` codes of `csrc/device.c`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ended {
+    Returned,
+    Aborted,
+    Rescheduled,
+    Finished,
+}
+
+/// Runs one kernel instance or thread activation on this thread.
+pub(crate) fn run_device_code(
+    ctx: DeviceContext,
+    kernel: Kernel,
+    args: &[u64; MAX_KERNEL_ARGS],
+    watch: &Watch,
+) -> (u64, Ended) {
+    let limit = ctx.core.max_run_time_ms();
+    let core = ctx.core.clone();
+    DEVICE.with(|d| *d.borrow_mut() = Some(ctx));
+    if limit > 0 {
+        watch.arm(&core, kernel, Duration::from_millis(limit));
+    }
+    let mut ended: c_int = 0;
+    // SAFETY: `invoke` is the generated trampoline of a kernel of a validated
+    // app table; it reads `num_params <= MAX_KERNEL_ARGS` entries of `args`.
+    let value = unsafe { doca_sim_run_instance(kernel.0.invoke, args.as_ptr(), &mut ended) };
+    watch.disarm();
+    DEVICE.with(|d| *d.borrow_mut() = None);
+    let ended = match ended {
+        0 => Ended::Returned,
+        2 => Ended::Rescheduled,
+        3 => Ended::Finished,
+        _ => Ended::Aborted,
+    };
+    (value, ended)
+}
+
+/// A kernel launch, moved into a worker.
+pub(crate) struct LaunchJob {
+    core: Arc<DpaCore>,
+    kernel: Kernel,
+    args: [u64; MAX_KERNEL_ARGS],
+    num_threads: u32,
+    wait: Option<(Arc<EventCore>, u64)>,
+    completion: Option<(Arc<EventCore>, u64, bool)>,
+}
+
+/// Instances of one launch beyond the first, sharing a countdown.
+struct Gang {
+    job: LaunchJob,
+    remaining: Mutex<u32>,
+    done: Condvar,
+}
+
+/// Work a pool thread can be given.
+enum Task {
+    Launch(LaunchJob),
+    Instance(Arc<Gang>, u32),
+    Call(Box<dyn FnOnce() + Send>),
+}
+
+/// The watchdog's view of what one worker runs.
+#[derive(Default)]
+pub(crate) struct Watch {
+    slot: Mutex<Option<(Instant, Arc<DpaCore>, &'static str)>>,
+}
+
+impl Watch {
+    fn arm(&self, core: &Arc<DpaCore>, kernel: Kernel, limit: Duration) {
+        *self.slot.lock().unwrap_or_else(|p| p.into_inner()) =
+            Some((Instant::now() + limit, core.clone(), kernel.name()));
+    }
+
+    fn disarm(&self) {
+        *self.slot.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+
+    fn expire(&self, now: Instant) {
+        let mut slot = self.slot.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((deadline, core, name)) = slot.as_ref() {
+            if now >= *deadline {
+                core.make_fatal(format!(
+                    "kernel `{name}` ran longer than the kernel max run time ({} ms)",
+                    core.max_run_time_ms()
+                ));
+                *slot = None;
+            }
+        }
+    }
+}
+
+struct Worker {
+    thread: OnceLock<Thread>,
+    task: Mutex<Option<Task>>,
+    watch: Watch,
+}
+
+struct Pool {
+    idle: Mutex<Vec<Arc<Worker>>>,
+    all: Mutex<Vec<Arc<Worker>>>,
+}
+
+fn pool() -> &'static Pool {
+    static POOL: OnceLock<Pool> = OnceLock::new();
+    POOL.get_or_init(|| {
+        start_watchdog();
+        Pool {
+            idle: Mutex::new(Vec::with_capacity(256)),
+            all: Mutex::new(Vec::with_capacity(256)),
+        }
+    })
+}
+
+/// How often the watchdog looks at running kernels.
+const WATCHDOG_TICK: Duration = Duration::from_millis(5);
+
+fn start_watchdog() {
+    let spawned = thread::Builder::new()
+        .name("doca-sim-watchdog".into())
+        .spawn(|| loop {
+            thread::sleep(WATCHDOG_TICK);
+            let now = Instant::now();
+            let workers = pool().all.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            for w in workers {
+                w.watch.expire(now);
+            }
+        });
+    if spawned.is_err() {
+        eprintln!("doca-sim: cannot start the watchdog; kernel run time is not enforced");
+    }
+}
+
+/// Stack of each simulated EU. Kernels written for an 8 KiB DPA stack fit
+/// with room for the host compiler's larger frames.
+const WORKER_STACK: usize = 512 * 1024;
+
+fn spawn_worker() -> SimResult<Arc<Worker>> {
+    let worker = Arc::new(Worker {
+        thread: OnceLock::new(),
+        task: Mutex::new(None),
+        watch: Watch::default(),
+    });
+    let mine = worker.clone();
+    let handle = thread::Builder::new()
+        .name("doca-sim-eu".into())
+        .stack_size(WORKER_STACK)
+        .spawn(move || worker_loop(mine))
+        .map_err(|_| fail(codes::NO_MEMORY, "cannot start a host thread for a DPA EU"))?;
+    let _ = worker.thread.set(handle.thread().clone());
+    pool()
+        .all
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .push(worker.clone());
+    Ok(worker)
+}
+
+fn worker_loop(me: Arc<Worker>) {
+    loop {
+        let task = me.task.lock().unwrap_or_else(|p| p.into_inner()).take();
+        match task {
+            Some(task) => {
+                execute(task, &me.watch);
+                pool()
+                    .idle
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push(me.clone());
+            }
+            None => thread::park(),
+        }
+    }
+}
+
+fn dispatch(task: Task) -> SimResult {
+    let worker = pool().idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
+    let worker = match worker {
+        Some(w) => w,
+        None => spawn_worker()?,
+    };
+    *worker.task.lock().unwrap_or_else(|p| p.into_inner()) = Some(task);
+    if let Some(t) = worker.thread.get() {
+        t.unpark();
+    }
+    Ok(())
+}
+
+/// Runs `f` on a pool worker (used for DPA thread activations and RPCs).
+pub(crate) fn spawn_call(f: impl FnOnce() + Send + 'static) -> SimResult {
+    dispatch(Task::Call(Box::new(f)))
+}
+
+fn execute(task: Task, watch: &Watch) {
+    match task {
+        Task::Launch(job) => coordinate(job, watch),
+        Task::Instance(gang, rank) => {
+            run_instance(&gang.job, rank, watch);
+            let mut left = gang.remaining.lock().unwrap_or_else(|p| p.into_inner());
+            *left -= 1;
+            if *left == 0 {
+                gang.done.notify_all();
+            }
+        }
+        Task::Call(f) => f(),
+    }
+}
+
+fn run_instance(job: &LaunchJob, rank: u32, watch: &Watch) {
+    let ctx = DeviceContext {
+        core: job.core.clone(),
+        rank,
+        num_threads: job.num_threads,
+        thread: None,
+    };
+    run_device_code(ctx, job.kernel, &job.args, watch);
+}
+
+fn coordinate(job: LaunchJob, watch: &Watch) {
+    let core = job.core.clone();
+    let gate_open = match &job.wait {
+        Some((event, threshold)) => event.wait(Compare::Ge, *threshold, u64::MAX, || {
+            core.is_fatal() || core.require_alive().is_err()
+        }),
+        None => true,
+    };
+    if gate_open {
+        if job.num_threads == 1 {
+            run_instance(&job, 0, watch);
+            finish(&job);
+        } else {
+            run_gang(job, watch);
+        }
+    }
+    core.in_flight.fetch_sub(1, Ordering::AcqRel);
+}
+
+fn run_gang(job: LaunchJob, watch: &Watch) {
+    let n = job.num_threads;
+    let gang = Arc::new(Gang {
+        job,
+        remaining: Mutex::new(n - 1),
+        done: Condvar::new(),
+    });
+    for rank in 1..n {
+        if dispatch(Task::Instance(gang.clone(), rank)).is_err() {
+            gang.job
+                .core
+                .make_fatal("the host could not start enough threads for the launch".into());
+            let mut left = gang.remaining.lock().unwrap_or_else(|p| p.into_inner());
+            *left -= n - rank;
+            break;
+        }
+    }
+    run_instance(&gang.job, 0, watch);
+    let mut left = gang.remaining.lock().unwrap_or_else(|p| p.into_inner());
+    while *left > 0 {
+        left = gang.done.wait(left).unwrap_or_else(|p| p.into_inner());
+    }
+    drop(left);
+    finish(&gang.job);
+}
+
+fn finish(job: &LaunchJob) {
+    // A fatal context never reports completion: the host sees the event
+    // stall and `doca_dpa_peek_at_last_error` return BAD_STATE.
+    if job.core.is_fatal() {
+        return;
+    }
+    if let Some((event, count, add)) = &job.completion {
+        if *add {
+            event.add(*count);
+        } else {
+            event.set(*count);
+        }
+    }
+}
+
+/// The API name the shim reports, as a static string for the hooks.
+fn api_name(api: *const c_char) -> &'static str {
+    // SAFETY: the shim passes one of its string literals.
+    let name = unsafe { CStr::from_ptr(api) }.to_bytes();
+    match name {
+        b"doca_dpa_kernel_launch_update_set" => "doca_dpa_kernel_launch_update_set",
+        b"doca_dpa_kernel_launch_update_add" => "doca_dpa_kernel_launch_update_add",
+        b"doca_dpa_rpc" => "doca_dpa_rpc",
+        _ => "doca_sim_unknown_variadic",
+    }
+}
+
+/// First half of a variadic call (from `csrc/shim.c`): counts the call,
+/// applies injected faults, and finds the kernel so the shim can read the
+/// variadic arguments with the kernel's parameter types.
+#[no_mangle]
+pub unsafe extern "C" fn doca_sim_kernel_lookup(
+    api: *const c_char,
+    dpa_ptr: *mut abi::doca_dpa,
+    func: *const c_void,
+    kernel: *mut *const KernelDesc,
+) -> abi::doca_error_t {
+    run(api_name(api), || {
+        let this = dpa(dpa_ptr)?;
+        if func.is_null() {
+            return Err(fail(codes::INVALID_VALUE, "NULL kernel function"));
+        }
+        let app = this
+            .core
+            .app()
+            .ok_or(fail(codes::BAD_STATE, "no application set on the DPA context"))?;
+        out(kernel, app.kernel(func)?.0 as *const KernelDesc)
+    })
+}
+
+fn event_core(
+    ptr: *mut abi::doca_sync_event,
+    check: impl FnOnce(&SyncEvent) -> SimResult,
+) -> SimResult<Option<Arc<EventCore>>> {
+    if ptr.is_null() {
+        return Ok(None);
+    }
+    let ev = obj::<SyncEvent, _>(ptr)?;
+    check(ev)?;
+    Ok(Some(ev.core.clone()))
+}
+
+/// Second half of `doca_dpa_kernel_launch_update_set/_add`: validates and
+/// queues the launch. `args` holds the kernel's `num_params` arguments.
+#[no_mangle]
+pub unsafe extern "C" fn doca_sim_kernel_launch(
+    dpa_ptr: *mut abi::doca_dpa,
+    wait_event: *mut abi::doca_sync_event,
+    wait_threshold: u64,
+    comp_event: *mut abi::doca_sync_event,
+    comp_count: u64,
+    num_threads: c_uint,
+    kernel: *const KernelDesc,
+    args: *const u64,
+    add: c_int,
+) -> abi::doca_error_t {
+    crate::export::result_code(launch(
+        dpa_ptr,
+        wait_event,
+        wait_threshold,
+        comp_event,
+        comp_count,
+        num_threads,
+        kernel,
+        args,
+        add != 0,
+    ))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn launch(
+    dpa_ptr: *mut abi::doca_dpa,
+    wait_event: *mut abi::doca_sync_event,
+    wait_threshold: u64,
+    comp_event: *mut abi::doca_sync_event,
+    comp_count: u64,
+    num_threads: c_uint,
+    kernel: *const KernelDesc,
+    args: *const u64,
+    add: bool,
+) -> SimResult {
+    let this = dpa(dpa_ptr)?;
+    this.core.require_running()?;
+    // SAFETY: the shim passes the descriptor `doca_sim_kernel_lookup` found.
+    let kernel = Kernel(unsafe { &*kernel });
+    if kernel.0.kind != KIND_GLOBAL {
+        return Err(fail(codes::INVALID_VALUE, "an RPC function cannot be launched as a kernel"));
+    }
+    let max = this.core.device.profile.max_threads_per_kernel;
+    if num_threads == 0 || num_threads > max {
+        return Err(fail(codes::INVALID_VALUE, "num_threads is 0 or above the max threads per kernel"));
+    }
+    if wait_threshold > MAX_WAIT_THRESHOLD {
+        return Err(fail(codes::INVALID_VALUE, "wait_threshold is above 254"));
+    }
+    let wait = event_core(wait_event, |ev| ev.dpa_may_wait(&this.core))?;
+    let completion = event_core(comp_event, |ev| ev.dpa_may_publish(&this.core))?;
+    let mut job = LaunchJob {
+        core: this.core.clone(),
+        kernel,
+        args: [0; MAX_KERNEL_ARGS],
+        num_threads,
+        wait: wait.map(|e| (e, wait_threshold)),
+        completion: completion.map(|e| (e, comp_count, add)),
+    };
+    let n = (kernel.0.num_params as usize).min(MAX_KERNEL_ARGS);
+    if n > 0 {
+        // SAFETY: the shim filled `num_params` values.
+        job.args[..n].copy_from_slice(unsafe { std::slice::from_raw_parts(args, n) });
+    }
+    this.core.in_flight.fetch_add(1, Ordering::AcqRel);
+    dispatch(Task::Launch(job)).inspect_err(|_| {
+        this.core.in_flight.fetch_sub(1, Ordering::AcqRel);
+    })
+}
+
+/// Second half of `doca_dpa_rpc`: runs the function on a worker and blocks
+/// for its result.
+///
+/// Model choice: an RPC still running after the kernel run-time limit makes
+/// the context fatal and returns DOCA_ERROR_DRIVER (a busy DPA cannot answer
+/// RPCs on hardware either).
+#[no_mangle]
+pub unsafe extern "C" fn doca_sim_rpc(
+    dpa_ptr: *mut abi::doca_dpa,
+    kernel: *const KernelDesc,
+    args: *const u64,
+    retval: *mut u64,
+) -> abi::doca_error_t {
+    crate::export::result_code(rpc(dpa_ptr, kernel, args, retval))
+}
+
+fn rpc(
+    dpa_ptr: *mut abi::doca_dpa,
+    kernel: *const KernelDesc,
+    args: *const u64,
+    retval: *mut u64,
+) -> SimResult {
+    let this = dpa(dpa_ptr)?;
+    this.core.require_running()?;
+    if retval.is_null() {
+        return Err(fail(codes::INVALID_VALUE, "NULL retval"));
+    }
+    // SAFETY: the shim passes the descriptor `doca_sim_kernel_lookup` found.
+    let kernel = Kernel(unsafe { &*kernel });
+    if kernel.0.kind != KIND_RPC {
+        return Err(fail(codes::INVALID_VALUE, "not an RPC (__dpa_rpc__) function"));
+    }
+    let mut copied = [0u64; MAX_KERNEL_ARGS];
+    let n = (kernel.0.num_params as usize).min(MAX_KERNEL_ARGS);
+    if n > 0 {
+        // SAFETY: the shim filled `num_params` values.
+        copied[..n].copy_from_slice(unsafe { std::slice::from_raw_parts(args, n) });
+    }
+    let result = Arc::new((Mutex::new(None::<(u64, Ended)>), Condvar::new()));
+    let done = result.clone();
+    let core = this.core.clone();
+    spawn_call(move || {
+        let watch = Watch::default();
+        let ctx = DeviceContext {
+            core,
+            rank: 0,
+            num_threads: 1,
+            thread: None,
+        };
+        let r = run_device_code(ctx, kernel, &copied, &watch);
+        *done.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(r);
+        done.1.notify_all();
+    })?;
+    let limit = match this.core.max_run_time_ms() {
+        0 => Duration::from_secs(3600),
+        ms => Duration::from_millis(ms),
+    };
+    let deadline = Instant::now() + limit;
+    let mut slot = result.0.lock().unwrap_or_else(|p| p.into_inner());
+    loop {
+        if let Some((value, ended)) = *slot {
+            if ended == Ended::Aborted || this.core.is_fatal() {
+                return Err(fail(codes::DRIVER, "the RPC ended with a device-side error"));
+            }
+            return out(retval, value);
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            this.core
+                .make_fatal(format!("RPC `{}` did not return within the kernel max run time", kernel.name()));
+            return Err(fail(codes::DRIVER, "RPC timed out"));
+        }
+        slot = result
+            .1
+            .wait_timeout(slot, deadline - now)
+            .unwrap_or_else(|p| p.into_inner())
+            .0;
+    }
+}
+
+/// Count of live EU threads (for tests).
+#[allow(dead_code)]
+pub(crate) fn worker_count() -> usize {
+    pool().all.lock().unwrap_or_else(|p| p.into_inner()).len()
+}

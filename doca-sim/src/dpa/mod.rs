@@ -1,0 +1,543 @@
+//! `doca_dpa.h`: the DPA context, its application, limits and heap.
+
+pub(crate) mod app;
+pub(crate) mod launch;
+pub(crate) mod memory;
+pub(crate) mod threads;
+
+use std::ffi::{c_char, c_int, c_uint, c_ulonglong, c_void};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use crate::abi;
+use crate::dev::{obj, Dev, DeviceModel};
+use crate::error::{codes, fail, SimResult};
+use crate::export::{doca_api, in_str, not_modelled, out, out_str};
+use crate::registry::{self, DeviceObject, SimObject};
+
+use app::App;
+use memory::Heap;
+
+/// Lifecycle of a DPA context.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Phase {
+    /// Created, configurable.
+    Idle,
+    /// Started: launches, memory and handles are available.
+    Started,
+    /// `doca_dpa_destroy` was called; children see BAD_STATE.
+    Destroyed,
+}
+
+#[derive(Debug)]
+pub(crate) struct DpaState {
+    pub(crate) phase: Phase,
+    pub(crate) app: Option<App>,
+    pub(crate) log_level: u32,
+    log_path: Option<String>,
+    trace_path: Option<String>,
+    handle: Option<u64>,
+}
+
+/// The state of a DPA context shared by the host object, its children
+/// (threads, completions, events) and running kernels.
+#[derive(Debug)]
+pub(crate) struct DpaCore {
+    pub(crate) device: Arc<DeviceModel>,
+    /// The context this one extends (`doca_dpa_device_extend`).
+    base: Option<Arc<DpaCore>>,
+    state: Mutex<DpaState>,
+    fatal: AtomicBool,
+    fatal_reason: Mutex<Option<String>>,
+    pub(crate) heap: Mutex<Heap>,
+    /// Threads, completions, async ops, notification completions, thread
+    /// groups, affinities, hash tables and extended contexts alive on it.
+    pub(crate) children: AtomicUsize,
+    /// DOCA contexts bound to it with `doca_ctx_set_datapath_on_dpa`.
+    pub(crate) consumers: AtomicUsize,
+    /// Kernel launches submitted and not yet finished.
+    pub(crate) in_flight: AtomicUsize,
+}
+
+impl DpaCore {
+    pub(crate) fn state(&self) -> MutexGuard<'_, DpaState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// BAD_STATE unless started and not fatal.
+    ///
+    /// Model choice: once a device-side error made the context fatal, every
+    /// operation that would run on the DPA (launch, RPC, memory) returns
+    /// BAD_STATE, like `doca_dpa_peek_at_last_error` does.
+    pub(crate) fn require_running(&self) -> SimResult {
+        if self.is_fatal() {
+            return Err(fail(codes::BAD_STATE, "the DPA context hit a device-side error (fatal)"));
+        }
+        match self.state().phase {
+            Phase::Started => Ok(()),
+            Phase::Idle => Err(fail(codes::BAD_STATE, "the DPA context is not started")),
+            Phase::Destroyed => Err(fail(codes::BAD_STATE, "the DPA context was destroyed")),
+        }
+    }
+
+    /// BAD_STATE if the context was destroyed (what children check).
+    pub(crate) fn require_alive(&self) -> SimResult {
+        if self.state().phase == Phase::Destroyed {
+            return Err(fail(codes::BAD_STATE, "the parent DPA context was destroyed"));
+        }
+        Ok(())
+    }
+
+    pub(crate) fn is_fatal(&self) -> bool {
+        self.fatal.load(Ordering::Acquire) || self.base.as_ref().is_some_and(|b| b.is_fatal())
+    }
+
+    /// Marks the context as hit by a device-side error; it stays so.
+    pub(crate) fn make_fatal(&self, reason: String) {
+        let mut slot = self.fatal_reason.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.is_none() {
+            crate::export::log(format_args!("DPA context fatal: {reason}"));
+            *slot = Some(reason);
+        }
+        self.fatal.store(true, Ordering::Release);
+    }
+
+    /// Why the context is fatal, if it is.
+    pub(crate) fn fatal_reason(&self) -> Option<String> {
+        self.fatal_reason
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// The same context, or one extended from it / it extends.
+    pub(crate) fn shares_device_context(self: &Arc<Self>, other: &Arc<DpaCore>) -> bool {
+        Arc::ptr_eq(self, other)
+            || self.base.as_ref().is_some_and(|b| Arc::ptr_eq(b, other))
+            || other.base.as_ref().is_some_and(|b| Arc::ptr_eq(b, self))
+    }
+
+    pub(crate) fn app(&self) -> Option<App> {
+        match &self.base {
+            Some(base) => base.app(),
+            None => self.state().app,
+        }
+    }
+
+    /// The kernel run-time limit of the device, in milliseconds (0: none).
+    pub(crate) fn max_run_time_ms(&self) -> u64 {
+        self.device.profile.kernel_max_run_time_ms
+    }
+
+    /// Writes a device log line if `level` passes the context's log level.
+    pub(crate) fn device_log(&self, level: u32, message: &str) {
+        let (threshold, path) = {
+            let root = self.base.as_deref().unwrap_or(self);
+            let state = root.state();
+            (state.log_level, state.log_path.clone())
+        };
+        if level > threshold || threshold == abi::DOCA_DPA_DEV_LOG_LEVEL_DISABLE as u32 {
+            return;
+        }
+        let line = format!("[dpa] {message}");
+        match path {
+            Some(path) => {
+                use std::io::Write;
+                if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(path) {
+                    let _ = writeln!(f, "{line}");
+                }
+            }
+            None => println!("{line}"),
+        }
+    }
+}
+
+/// `struct doca_dpa`.
+pub(crate) struct Dpa {
+    pub(crate) core: Arc<DpaCore>,
+    /// The `doca_dev` whose user count this context holds.
+    dev: usize,
+}
+impl SimObject for Dpa {
+    const KIND: &'static str = "doca_dpa";
+}
+
+/// Borrows a live DPA context.
+pub(crate) fn dpa<'a>(ptr: *const abi::doca_dpa) -> SimResult<&'a Dpa> {
+    obj::<Dpa, _>(ptr)
+}
+
+fn idle_config(ptr: *mut abi::doca_dpa, f: impl FnOnce(&mut DpaState) -> SimResult) -> SimResult {
+    let dpa = dpa(ptr)?;
+    let mut state = dpa.core.state();
+    match state.phase {
+        Phase::Idle => f(&mut state),
+        _ => Err(fail(codes::BAD_STATE, "DPA context already started")),
+    }
+}
+
+fn new_core(device: Arc<DeviceModel>, base: Option<Arc<DpaCore>>, phase: Phase, app: Option<App>) -> Arc<DpaCore> {
+    Arc::new(DpaCore {
+        device,
+        base,
+        state: Mutex::new(DpaState {
+            phase,
+            app,
+            log_level: abi::DOCA_DPA_DEV_LOG_LEVEL_INFO as u32,
+            log_path: None,
+            trace_path: None,
+            handle: None,
+        }),
+        fatal: AtomicBool::new(false),
+        fatal_reason: Mutex::new(None),
+        heap: Mutex::new(Heap::default()),
+        children: AtomicUsize::new(0),
+        consumers: AtomicUsize::new(0),
+        in_flight: AtomicUsize::new(0),
+    })
+}
+
+fn stop_core(core: &DpaCore) {
+    let mut state = core.state();
+    if let Some(handle) = state.handle.take() {
+        registry::retract(handle);
+    }
+    if state.phase == Phase::Started {
+        state.phase = Phase::Idle;
+    }
+}
+
+fn read_path(buf: *mut c_char, len: *mut u32, path: &Option<String>) -> SimResult {
+    if len.is_null() {
+        return Err(fail(codes::INVALID_VALUE, "NULL length pointer"));
+    }
+    let text = path.as_deref().unwrap_or("");
+    // SAFETY: non-NULL in/out length pointer, by the C contract.
+    let cap = unsafe { *len } as usize;
+    out(len, text.len() as u32 + 1)?;
+    out_str(buf, cap, text)
+}
+
+fn set_path(ptr: *mut abi::doca_dpa, path: *const c_char, trace: bool) -> SimResult {
+    let text = in_str(path)?.to_owned();
+    idle_config(ptr, |state| {
+        // The file must be creatable now, as DOCA opens it at this point.
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&text)
+            .map_err(|_| fail(codes::OPERATING_SYSTEM, "cannot open the log/trace file"))?;
+        if trace {
+            state.trace_path = Some(text);
+        } else {
+            state.log_path = Some(text);
+        }
+        Ok(())
+    })
+}
+
+fn limit(ptr: *const abi::doca_dpa, value: impl FnOnce(&DeviceModel) -> u64) -> SimResult<u64> {
+    Ok(value(&dpa(ptr)?.core.device))
+}
+
+doca_api! {
+    /// SUCCESS when the device has a DPA, NOT_SUPPORTED otherwise.
+    fn doca_dpa_cap_is_supported(devinfo: *const abi::doca_devinfo) {
+        if obj::<crate::dev::DevInfo, _>(devinfo)?.model.profile.dpa {
+            Ok(())
+        } else {
+            Err(fail(codes::NOT_SUPPORTED, "this device has no DPA"))
+        }
+    }
+
+    /// Creates a DPA context on a device that has a DPA.
+    ///
+    /// Model choice: a device that is not a PCI physical function is refused
+    /// with NOT_SUPPORTED (the base context must be on a PF).
+    fn doca_dpa_create(dev: *mut abi::doca_dev, dpa: *mut *mut abi::doca_dpa) {
+        let handle = obj::<Dev, _>(dev)?;
+        if dpa.is_null() {
+            return Err(fail(codes::INVALID_VALUE, "NULL output pointer"));
+        }
+        if !handle.model.profile.dpa {
+            return Err(fail(codes::NOT_SUPPORTED, "this device has no DPA"));
+        }
+        if !handle.model.profile.is_pf {
+            return Err(fail(codes::NOT_SUPPORTED, "a base DPA context needs a PCI physical function"));
+        }
+        handle.users.fetch_add(1, Ordering::AcqRel);
+        let core = new_core(handle.model.clone(), None, Phase::Idle, None);
+        out(dpa, registry::register(Dpa { core, dev: dev as usize }).cast())
+    }
+
+    /// Destroys a DPA context (stopping it if needed); IN_USE while another
+    /// DOCA context is bound to its datapath.
+    fn doca_dpa_destroy(dpa: *mut abi::doca_dpa) {
+        let this = self::dpa(dpa)?;
+        if this.core.consumers.load(Ordering::Acquire) != 0 {
+            return Err(fail(codes::IN_USE, "a DOCA context bound to this DPA datapath still exists"));
+        }
+        // SAFETY: checked above; only this call frees it.
+        let this = unsafe { registry::unregister::<Dpa, _>(dpa) }?;
+        stop_core(&this.core);
+        this.core.state().phase = Phase::Destroyed;
+        this.core.heap.lock().unwrap_or_else(|p| p.into_inner()).clear();
+        if let Some(base) = &this.core.base {
+            base.children.fetch_sub(1, Ordering::AcqRel);
+        }
+        if let Ok(dev) = obj::<Dev, _>(this.dev as *const Dev) {
+            dev.users.fetch_sub(1, Ordering::AcqRel);
+        }
+        Ok(())
+    }
+
+    /// Starts a context; an application must have been set.
+    ///
+    /// Model choice: starting without an application is BAD_STATE.
+    fn doca_dpa_start(dpa: *mut abi::doca_dpa) {
+        let this = self::dpa(dpa)?;
+        let mut state = this.core.state();
+        if state.phase != Phase::Idle {
+            return Err(fail(codes::BAD_STATE, "DPA context already started"));
+        }
+        if state.app.is_none() {
+            return Err(fail(codes::BAD_STATE, "set an application before starting the DPA context"));
+        }
+        state.phase = Phase::Started;
+        Ok(())
+    }
+
+    /// Stops a context; IN_USE while threads, completions or extended
+    /// contexts made from it still exist.
+    fn doca_dpa_stop(dpa: *mut abi::doca_dpa) {
+        let this = self::dpa(dpa)?;
+        if this.core.state().phase != Phase::Started {
+            return Err(fail(codes::BAD_STATE, "DPA context is not started"));
+        }
+        if this.core.children.load(Ordering::Acquire) != 0 {
+            return Err(fail(codes::IN_USE, "threads, completions or extended contexts still exist"));
+        }
+        stop_core(&this.core);
+        Ok(())
+    }
+
+    /// Sets the application (before start).
+    fn doca_dpa_set_app(dpa: *mut abi::doca_dpa, app: *mut abi::doca_dpa_app) {
+        let app = App::from_ptr(app as *const c_void)?;
+        idle_config(dpa, |state| {
+            state.app = Some(app);
+            Ok(())
+        })
+    }
+
+    /// Returns the application set on the context.
+    fn doca_dpa_get_app(dpa: *mut abi::doca_dpa, app: *mut *mut abi::doca_dpa_app) {
+        let this = self::dpa(dpa)?;
+        let current = this.core.app().ok_or(fail(codes::BAD_STATE, "no application set"))?;
+        out(app, current.as_ptr().cast_mut().cast())
+    }
+
+    /// Copies the application's name; the length is in/out.
+    fn doca_dpa_app_get_name(app: *mut abi::doca_dpa_app, app_name: *mut c_char, app_name_len: *mut u32) {
+        let app = App::from_ptr(app as *const c_void)?;
+        if app_name_len.is_null() {
+            return Err(fail(codes::INVALID_VALUE, "NULL length pointer"));
+        }
+        // SAFETY: non-NULL in/out length pointer, by the C contract.
+        let cap = unsafe { *app_name_len } as usize;
+        out(app_name_len, app.name().len() as u32 + 1)?;
+        out_str(app_name, cap, app.name())
+    }
+
+    /// Sets the device log level (before start; not on extended contexts).
+    fn doca_dpa_set_log_level(dpa: *mut abi::doca_dpa, log_level: abi::doca_dpa_dev_log_level_t) {
+        if self::dpa(dpa)?.core.base.is_some() {
+            return Err(fail(codes::NOT_PERMITTED, "log level is inherited by extended contexts"));
+        }
+        let valid = [
+            abi::DOCA_DPA_DEV_LOG_LEVEL_DISABLE,
+            abi::DOCA_DPA_DEV_LOG_LEVEL_ERROR,
+            abi::DOCA_DPA_DEV_LOG_LEVEL_WARNING,
+            abi::DOCA_DPA_DEV_LOG_LEVEL_INFO,
+            abi::DOCA_DPA_DEV_LOG_LEVEL_DEBUG,
+        ];
+        if !valid.contains(&log_level) {
+            return Err(fail(codes::INVALID_VALUE, "unknown log level"));
+        }
+        idle_config(dpa, |state| {
+            state.log_level = log_level as u32;
+            Ok(())
+        })
+    }
+
+    /// Reads the device log level.
+    fn doca_dpa_get_log_level(dpa: *mut abi::doca_dpa, log_level: *mut abi::doca_dpa_dev_log_level_t) {
+        let level = self::dpa(dpa)?.core.state().log_level;
+        out(log_level, level as abi::doca_dpa_dev_log_level_t)
+    }
+
+    /// Sends device logs to a file (before start).
+    fn doca_dpa_log_file_set_path(dpa: *mut abi::doca_dpa, file_path: *const c_char) {
+        set_path(dpa, file_path, false)
+    }
+
+    /// Reads the log file path ("" when logging to stdout).
+    fn doca_dpa_log_file_get_path(dpa: *mut abi::doca_dpa, file_path: *mut c_char, file_path_len: *mut u32) {
+        let path = self::dpa(dpa)?.core.state().log_path.clone();
+        read_path(file_path, file_path_len, &path)
+    }
+
+    /// Sends device traces to a file (before start).
+    fn doca_dpa_trace_file_set_path(dpa: *mut abi::doca_dpa, file_path: *const c_char) {
+        set_path(dpa, file_path, true)
+    }
+
+    /// Reads the trace file path.
+    fn doca_dpa_trace_file_get_path(dpa: *mut abi::doca_dpa, file_path: *mut c_char, file_path_len: *mut u32) {
+        let path = self::dpa(dpa)?.core.state().trace_path.clone();
+        read_path(file_path, file_path_len, &path)
+    }
+
+    /// Largest thread count of one kernel launch.
+    fn doca_dpa_get_max_threads_per_kernel(dpa: *const abi::doca_dpa, value: *mut c_uint) {
+        let v = limit(dpa, |d| d.profile.max_threads_per_kernel.into())?;
+        out(value, v as c_uint)
+    }
+
+    /// Kernel run-time limit in seconds (the profile's milliseconds rounded up).
+    fn doca_dpa_get_kernel_max_run_time(dpa: *const abi::doca_dpa, value: *mut c_ulonglong) {
+        let v = limit(dpa, |d| d.profile.kernel_max_run_time_ms.div_ceil(1000))?;
+        out(value, v as c_ulonglong)
+    }
+
+    /// Number of DPA cores.
+    fn doca_dpa_get_core_num(dpa: *mut abi::doca_dpa, num_cores: *mut c_uint) {
+        let v = limit(dpa, |d| d.profile.cores.into())?;
+        out(num_cores, v as c_uint)
+    }
+
+    /// Execution units per core.
+    fn doca_dpa_get_num_eus_per_core(dpa: *mut abi::doca_dpa, eus_per_core: *mut c_uint) {
+        let v = limit(dpa, |d| d.profile.eus_per_core.into())?;
+        out(eus_per_core, v as c_uint)
+    }
+
+    /// Execution units available to applications.
+    fn doca_dpa_get_total_num_eus_available(dpa: *mut abi::doca_dpa, total_num_eus: *mut c_uint) {
+        let v = limit(dpa, |d| d.profile.eus_available.into())?;
+        out(total_num_eus, v as c_uint)
+    }
+
+    /// Extends a started base context onto another device; the new context
+    /// is already started and shares the base's application.
+    fn doca_dpa_device_extend(dpa: *mut abi::doca_dpa, other_dev: *mut abi::doca_dev, extended_dpa: *mut *mut abi::doca_dpa) {
+        let base = self::dpa(dpa)?;
+        let other = obj::<Dev, _>(other_dev)?;
+        if extended_dpa.is_null() {
+            return Err(fail(codes::INVALID_VALUE, "NULL output pointer"));
+        }
+        if base.core.base.is_some() {
+            return Err(fail(codes::BAD_STATE, "an extended context cannot be extended again"));
+        }
+        base.core.require_running()?;
+        other.users.fetch_add(1, Ordering::AcqRel);
+        base.core.children.fetch_add(1, Ordering::AcqRel);
+        let app = base.core.app();
+        let core = new_core(other.model.clone(), Some(base.core.clone()), Phase::Started, app);
+        out(extended_dpa, registry::register(Dpa { core, dev: other_dev as usize }).cast())
+    }
+
+    /// The context's DPA-side handle (after start).
+    fn doca_dpa_get_dpa_handle(dpa: *mut abi::doca_dpa, handle: *mut abi::doca_dpa_dev_t) {
+        let this = self::dpa(dpa)?;
+        this.core.require_running()?;
+        let mut state = this.core.state();
+        let value = *state
+            .handle
+            .get_or_insert_with(|| registry::publish(DeviceObject::Dpa(this.core.clone())));
+        out(handle, value)
+    }
+
+    /// Model choice: the sim has no user access region; it reports id 0
+    /// once the context is started.
+    fn doca_dpa_get_uar_id(dpa: *const abi::doca_dpa, uar_id: *mut u32) {
+        self::dpa(dpa)?.core.require_running()?;
+        out(uar_id, 0)
+    }
+
+    /// SUCCESS, or BAD_STATE once a device-side error made the context fatal
+    /// (sticky).
+    fn doca_dpa_peek_at_last_error(dpa: *const abi::doca_dpa) {
+        if self::dpa(dpa)?.core.is_fatal() {
+            return Err(fail(codes::BAD_STATE, "a device-side error occurred on this DPA context"));
+        }
+        Ok(())
+    }
+
+    /// Allocates DPA heap memory (blocking).
+    fn doca_dpa_mem_alloc(dpa: *mut abi::doca_dpa, size: usize, dev_ptr: *mut abi::doca_dpa_dev_uintptr_t) {
+        if !dev_ptr.is_null() {
+            out(dev_ptr, 0)?;
+        }
+        let this = self::dpa(dpa)?;
+        this.core.require_running()?;
+        if dev_ptr.is_null() {
+            return Err(fail(codes::INVALID_VALUE, "NULL output pointer"));
+        }
+        let capacity = this.core.device.profile.heap_bytes;
+        let addr = this.core.heap.lock().unwrap_or_else(|p| p.into_inner()).alloc(size, capacity)?;
+        out(dev_ptr, addr)
+    }
+
+    /// Frees DPA heap memory.
+    fn doca_dpa_mem_free(dpa: *mut abi::doca_dpa, dev_ptr: abi::doca_dpa_dev_uintptr_t) {
+        let this = self::dpa(dpa)?;
+        this.core.require_running()?;
+        this.core.heap.lock().unwrap_or_else(|p| p.into_inner()).free(dev_ptr)
+    }
+
+    /// Copies host memory to the DPA heap.
+    fn doca_dpa_h2d_memcpy(dpa: *mut abi::doca_dpa, dst_ptr: abi::doca_dpa_dev_uintptr_t, src_ptr: *mut c_void, size: usize) {
+        let this = self::dpa(dpa)?;
+        this.core.require_running()?;
+        if src_ptr.is_null() {
+            return Err(fail(codes::INVALID_VALUE, "NULL host source"));
+        }
+        this.core.heap.lock().unwrap_or_else(|p| p.into_inner()).check_range(dst_ptr, size)?;
+        // SAFETY: the destination lies in a live heap block (checked) and the
+        // source is a host buffer of `size` bytes by the C contract.
+        unsafe { std::ptr::copy(src_ptr.cast::<u8>(), dst_ptr as *mut u8, size) };
+        Ok(())
+    }
+
+    /// Copies DPA heap memory to the host.
+    fn doca_dpa_d2h_memcpy(dpa: *mut abi::doca_dpa, dst_ptr: *mut c_void, src_ptr: abi::doca_dpa_dev_uintptr_t, size: usize) {
+        let this = self::dpa(dpa)?;
+        this.core.require_running()?;
+        if dst_ptr.is_null() {
+            return Err(fail(codes::INVALID_VALUE, "NULL host destination"));
+        }
+        this.core.heap.lock().unwrap_or_else(|p| p.into_inner()).check_range(src_ptr, size)?;
+        // SAFETY: the source lies in a live heap block (checked) and the
+        // destination is a host buffer of `size` bytes by the C contract.
+        unsafe { std::ptr::copy(src_ptr as *const u8, dst_ptr.cast::<u8>(), size) };
+        Ok(())
+    }
+
+    /// Fills DPA heap memory.
+    fn doca_dpa_memset(dpa: *mut abi::doca_dpa, dev_ptr: abi::doca_dpa_dev_uintptr_t, value: c_int, size: usize) {
+        let this = self::dpa(dpa)?;
+        this.core.require_running()?;
+        this.core.heap.lock().unwrap_or_else(|p| p.into_inner()).check_range(dev_ptr, size)?;
+        // SAFETY: the range lies in a live heap block (checked).
+        unsafe { std::ptr::write_bytes(dev_ptr as *mut u8, value as u8, size) };
+        Ok(())
+    }
+}
+
+not_modelled! {
+    /// Copies from a `doca_buf` (the sim has no buffer inventories).
+    fn doca_dpa_h2d_buf_memcpy(dpa: *mut abi::doca_dpa, dst_ptr: abi::doca_dpa_dev_uintptr_t, buf: *mut abi::doca_buf, size: usize);
+    /// Copies into a `doca_buf` (the sim has no buffer inventories).
+    fn doca_dpa_d2h_buf_memcpy(dpa: *mut abi::doca_dpa, buf: *mut abi::doca_buf, src_ptr: abi::doca_dpa_dev_uintptr_t, size: usize);
+}

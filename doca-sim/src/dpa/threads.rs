@@ -1,0 +1,1057 @@
+//! DPA threads, completions, notification completions, async ops, thread
+//! groups, EU affinities and hash tables.
+//!
+//! Each object is a child of a DPA context: creating one counts against
+//! `doca_dpa_stop` (IN_USE), and once the context is destroyed every call on
+//! the child returns BAD_STATE (so a child destroyed after its parent stays
+//! alive and shows up in the live-object accounting).
+//!
+//! Model choices shared by these objects: a started object must be stopped
+//! before it is destroyed (BAD_STATE otherwise), and queue sizes are rounded
+//! up to a power of two.
+
+use std::collections::{HashMap, VecDeque};
+use std::ffi::c_uint;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use super::app::{Kernel, MAX_KERNEL_ARGS};
+use super::launch::{run_device_code, spawn_call, DeviceContext, Ended};
+use super::{dpa, DpaCore};
+use crate::abi;
+use crate::dev::obj;
+use crate::error::{codes, fail, SimResult};
+use crate::export::{doca_api, out};
+use crate::registry::{self, SimObject};
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// An object owned by a DPA context.
+trait Child: SimObject {
+    fn parent(&self) -> &Arc<DpaCore>;
+    /// Whether the object is started (then it must be stopped first).
+    fn started(&self) -> bool;
+    /// Called when the object is destroyed (retract handles, detach).
+    fn on_destroy(&self) {}
+}
+
+fn new_child<T: Child>(dpa_ptr: *mut abi::doca_dpa, make: impl FnOnce(Arc<DpaCore>) -> SimResult<T>) -> SimResult<*mut T> {
+    let core = dpa(dpa_ptr)?.core.clone();
+    core.require_alive()?;
+    let child = make(core.clone())?;
+    core.children.fetch_add(1, Ordering::AcqRel);
+    Ok(registry::register(child))
+}
+
+/// Borrows a child and checks that its context was not destroyed.
+fn child<'a, T: Child, P>(ptr: *const P) -> SimResult<&'a T> {
+    let c = obj::<T, P>(ptr)?;
+    c.parent().require_alive()?;
+    Ok(c)
+}
+
+fn destroy_child<T: Child, P>(ptr: *mut P) -> SimResult {
+    let c = child::<T, P>(ptr)?;
+    if c.started() {
+        return Err(fail(codes::BAD_STATE, "stop the object before destroying it"));
+    }
+    // SAFETY: checked above; only this call frees it.
+    let c = unsafe { registry::unregister::<T, P>(ptr) }?;
+    c.on_destroy();
+    c.parent().children.fetch_sub(1, Ordering::AcqRel);
+    Ok(())
+}
+
+fn queue_size(requested: c_uint) -> SimResult<u32> {
+    if requested == 0 {
+        return Err(fail(codes::INVALID_VALUE, "queue size 0"));
+    }
+    requested
+        .checked_next_power_of_two()
+        .ok_or(fail(codes::INVALID_VALUE, "queue size too large"))
+}
+
+// ---------------------------------------------------------------- threads
+
+#[derive(Default)]
+struct ThreadConfig {
+    func: Option<Kernel>,
+    arg: u64,
+    local_storage: u64,
+    affinity: Option<u32>,
+    started: bool,
+    runnable: bool,
+    finished: bool,
+    attached: bool,
+    group: Option<(usize, u32)>,
+}
+
+/// The state of a DPA thread shared with the completions that wake it.
+pub(crate) struct ThreadCore {
+    dpa: Arc<DpaCore>,
+    id: u32,
+    config: Mutex<ThreadConfig>,
+    pending: AtomicBool,
+    running: AtomicBool,
+}
+
+impl ThreadCore {
+    /// The thread's local storage address.
+    pub(crate) fn local_storage(&self) -> u64 {
+        lock(&self.config).local_storage
+    }
+
+    /// The rank of the thread in its group (0 when it has none) and the
+    /// group size.
+    pub(crate) fn group_rank(&self) -> (u32, u32) {
+        match lock(&self.config).group {
+            Some((size, rank)) => (rank, size as u32),
+            None => (0, 1),
+        }
+    }
+
+    /// Delivers a completion or notification: runs the thread's function on
+    /// a worker unless it is already running, in which case it runs again.
+    ///
+    /// Model choice: triggers that arrive before `doca_dpa_thread_run` are
+    /// held and delivered when the thread becomes runnable.
+    pub(crate) fn activate(self: &Arc<Self>) {
+        self.pending.store(true, Ordering::SeqCst);
+        self.kick();
+    }
+
+    fn kick(self: &Arc<Self>) {
+        {
+            let cfg = lock(&self.config);
+            if !cfg.runnable || cfg.finished {
+                return;
+            }
+        }
+        if self.running.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let me = self.clone();
+        if spawn_call(move || me.run_activations()).is_err() {
+            self.running.store(false, Ordering::SeqCst);
+            self.dpa
+                .make_fatal("the host could not start a thread for a DPA thread activation".into());
+        }
+    }
+
+    fn run_activations(self: Arc<Self>) {
+        let watch = super::launch::Watch::default();
+        loop {
+            while self.pending.swap(false, Ordering::SeqCst) {
+                let (func, arg) = {
+                    let cfg = lock(&self.config);
+                    if cfg.finished || !cfg.runnable || self.dpa.is_fatal() {
+                        break;
+                    }
+                    match cfg.func {
+                        Some(f) => (f, cfg.arg),
+                        None => break,
+                    }
+                };
+                let (rank, size) = self.group_rank();
+                let ctx = DeviceContext {
+                    core: self.dpa.clone(),
+                    rank,
+                    num_threads: size,
+                    thread: Some(self.clone()),
+                };
+                let mut args = [0u64; MAX_KERNEL_ARGS];
+                args[0] = arg;
+                // Model choice: returning from the thread function without
+                // finishing is treated like doca_dpa_dev_thread_reschedule().
+                let (_, ended) = run_device_code(ctx, func, &args, &watch);
+                if ended == Ended::Finished {
+                    lock(&self.config).finished = true;
+                }
+                if ended == Ended::Aborted {
+                    break;
+                }
+            }
+            self.running.store(false, Ordering::SeqCst);
+            // A trigger may have landed after the last check.
+            if !self.pending.load(Ordering::SeqCst) || self.running.swap(true, Ordering::SeqCst) {
+                return;
+            }
+        }
+    }
+}
+
+/// `struct doca_dpa_thread`.
+pub(crate) struct DpaThread {
+    pub(crate) core: Arc<ThreadCore>,
+}
+impl SimObject for DpaThread {
+    const KIND: &'static str = "doca_dpa_thread";
+}
+impl Child for DpaThread {
+    fn parent(&self) -> &Arc<DpaCore> {
+        &self.core.dpa
+    }
+    fn started(&self) -> bool {
+        lock(&self.core.config).started
+    }
+}
+
+fn thread<'a>(ptr: *const abi::doca_dpa_thread) -> SimResult<&'a DpaThread> {
+    child::<DpaThread, _>(ptr)
+}
+
+fn configure_thread(ptr: *mut abi::doca_dpa_thread, f: impl FnOnce(&mut ThreadConfig) -> SimResult) -> SimResult {
+    let t = thread(ptr)?;
+    let mut cfg = lock(&t.core.config);
+    if cfg.started {
+        return Err(fail(codes::BAD_STATE, "the DPA thread is already started"));
+    }
+    f(&mut cfg)
+}
+
+static NEXT_THREAD_ID: AtomicU32 = AtomicU32::new(1);
+
+// ------------------------------------------------------------ completions
+
+/// A completion element as the sim encodes it in the device-side
+/// `doca_dpa_dev_completion_element_t` (a u64): type in bits 0..8, user data
+/// in bits 8..32, immediate in bits 32..64.
+pub(crate) fn encode_element(kind: u32, user_data: u32, immediate: u32) -> u64 {
+    u64::from(kind & 0xff) | (u64::from(user_data & 0xff_ffff) << 8) | (u64::from(immediate) << 32)
+}
+
+#[derive(Default)]
+struct CompletionState {
+    size: u32,
+    thread: Option<Arc<ThreadCore>>,
+    started: bool,
+    handle: Option<u64>,
+    /// Elements posted and not yet read by the kernel.
+    unread: VecDeque<u64>,
+    /// Elements read and not yet acknowledged.
+    unacked: u64,
+    armed: bool,
+    attached_producers: u32,
+}
+
+/// The state of a DPA completion context (a DPA-side completion queue).
+pub(crate) struct CompletionCore {
+    dpa: Arc<DpaCore>,
+    state: Mutex<CompletionState>,
+}
+
+impl CompletionCore {
+    /// Posts an element; wakes the attached thread when armed.
+    ///
+    /// Model choice: posting to a full queue (unread plus unacknowledged
+    /// elements equal to its size) is a completion-queue overrun, which makes
+    /// the DPA context fatal, as device-side errors do.
+    pub(crate) fn post(&self, kind: u32, user_data: u32, immediate: u32) -> SimResult {
+        let wake = {
+            let mut st = lock(&self.state);
+            if !st.started {
+                return Err(fail(codes::BAD_STATE, "completion context not started"));
+            }
+            if user_data >= 1 << abi::DOCA_DPA_COMPLETION_LOG_MAX_USER_DATA {
+                return Err(fail(codes::INVALID_VALUE, "user data must be below 2^24"));
+            }
+            if st.unread.len() as u64 + st.unacked >= u64::from(st.size) {
+                drop(st);
+                self.dpa.make_fatal("completion queue overrun".into());
+                return Err(fail(codes::FULL, "completion queue overrun"));
+            }
+            st.unread.push_back(encode_element(kind, user_data, immediate));
+            let wake = st.armed.then(|| st.thread.clone()).flatten();
+            if wake.is_some() {
+                st.armed = false;
+            }
+            wake
+        };
+        if let Some(t) = wake {
+            t.activate();
+        }
+        Ok(())
+    }
+
+    /// Takes the next unread element.
+    pub(crate) fn next(&self) -> Option<u64> {
+        let mut st = lock(&self.state);
+        let e = st.unread.pop_front()?;
+        st.unacked += 1;
+        Some(e)
+    }
+
+    /// Releases `n` read elements.
+    pub(crate) fn ack(&self, n: u64) {
+        let mut st = lock(&self.state);
+        st.unacked = st.unacked.saturating_sub(n);
+    }
+
+    /// Arms the queue: the next element (or one already waiting) wakes the
+    /// attached thread.
+    pub(crate) fn request_notification(&self) {
+        let wake = {
+            let mut st = lock(&self.state);
+            if st.unread.is_empty() {
+                st.armed = true;
+                None
+            } else {
+                st.thread.clone()
+            }
+        };
+        if let Some(t) = wake {
+            t.activate();
+        }
+    }
+
+    /// Attaches a producer context (RDMI, async ops) before it starts.
+    pub(crate) fn attach_producer(&self) -> SimResult {
+        self.dpa.require_alive()?;
+        lock(&self.state).attached_producers += 1;
+        Ok(())
+    }
+
+    /// The DPA context this completion belongs to.
+    pub(crate) fn dpa(&self) -> &Arc<DpaCore> {
+        &self.dpa
+    }
+
+    pub(crate) fn is_started(&self) -> bool {
+        lock(&self.state).started
+    }
+}
+
+/// `struct doca_dpa_completion`.
+pub(crate) struct Completion {
+    pub(crate) core: Arc<CompletionCore>,
+}
+impl SimObject for Completion {
+    const KIND: &'static str = "doca_dpa_completion";
+}
+impl Child for Completion {
+    fn parent(&self) -> &Arc<DpaCore> {
+        &self.core.dpa
+    }
+    fn started(&self) -> bool {
+        lock(&self.core.state).started
+    }
+    fn on_destroy(&self) {
+        if let Some(h) = lock(&self.core.state).handle.take() {
+            registry::retract(h);
+        }
+    }
+}
+
+fn completion<'a>(ptr: *const abi::doca_dpa_completion) -> SimResult<&'a Completion> {
+    child::<Completion, _>(ptr)
+}
+
+/// Borrows a live completion context (for producers such as RDMI).
+pub(crate) fn completion_core(ptr: *const abi::doca_dpa_completion) -> SimResult<Arc<CompletionCore>> {
+    Ok(completion(ptr)?.core.clone())
+}
+
+// ------------------------------------------------- notification completions
+
+struct NotificationState {
+    started: bool,
+    handle: Option<u64>,
+}
+
+/// `struct doca_dpa_notification_completion`.
+pub(crate) struct Notification {
+    dpa: Arc<DpaCore>,
+    thread: Arc<ThreadCore>,
+    /// The registered thread object, returned by `_get_thread`.
+    thread_ptr: usize,
+    state: Mutex<NotificationState>,
+}
+impl SimObject for Notification {
+    const KIND: &'static str = "doca_dpa_notification_completion";
+}
+impl Child for Notification {
+    fn parent(&self) -> &Arc<DpaCore> {
+        &self.dpa
+    }
+    fn started(&self) -> bool {
+        lock(&self.state).started
+    }
+    fn on_destroy(&self) {
+        if let Some(h) = lock(&self.state).handle.take() {
+            registry::retract(h);
+        }
+    }
+}
+
+// --------------------------------------------------------------- async ops
+
+struct AsyncOpsState {
+    completion: Option<Arc<CompletionCore>>,
+    started: bool,
+    handle: Option<u64>,
+}
+
+/// `struct doca_dpa_async_ops`.
+///
+/// Model choice: the sim models the host-side lifecycle only; the device-side
+/// async operations (posting copies or waits from a kernel) are not modelled.
+pub(crate) struct AsyncOps {
+    dpa: Arc<DpaCore>,
+    size: u32,
+    user_data: u64,
+    state: Mutex<AsyncOpsState>,
+}
+impl SimObject for AsyncOps {
+    const KIND: &'static str = "doca_dpa_async_ops";
+}
+impl Child for AsyncOps {
+    fn parent(&self) -> &Arc<DpaCore> {
+        &self.dpa
+    }
+    fn started(&self) -> bool {
+        lock(&self.state).started
+    }
+    fn on_destroy(&self) {
+        if let Some(h) = lock(&self.state).handle.take() {
+            registry::retract(h);
+        }
+    }
+}
+
+// ------------------------------------------------------------ thread groups
+
+struct GroupState {
+    ranks: Vec<Option<Arc<ThreadCore>>>,
+    started: bool,
+}
+
+/// `struct doca_dpa_tg`.
+pub(crate) struct ThreadGroup {
+    dpa: Arc<DpaCore>,
+    state: Mutex<GroupState>,
+}
+impl SimObject for ThreadGroup {
+    const KIND: &'static str = "doca_dpa_tg";
+}
+impl Child for ThreadGroup {
+    fn parent(&self) -> &Arc<DpaCore> {
+        &self.dpa
+    }
+    fn started(&self) -> bool {
+        lock(&self.state).started
+    }
+}
+
+// --------------------------------------------------------------- affinities
+
+/// `struct doca_dpa_eu_affinity`.
+pub(crate) struct Affinity {
+    dpa: Arc<DpaCore>,
+    eu: Mutex<Option<u32>>,
+}
+impl SimObject for Affinity {
+    const KIND: &'static str = "doca_dpa_eu_affinity";
+}
+impl Child for Affinity {
+    fn parent(&self) -> &Arc<DpaCore> {
+        &self.dpa
+    }
+    fn started(&self) -> bool {
+        false
+    }
+}
+
+// -------------------------------------------------------------- hash tables
+
+/// The entries of a DPA hash table, shared with kernels through its handle.
+pub(crate) struct HashCore {
+    capacity: usize,
+    entries: Mutex<HashMap<u32, u64>>,
+}
+
+impl HashCore {
+    /// Inserts or replaces; false when the table is full.
+    pub(crate) fn add(&self, key: u32, value: u64) -> bool {
+        let mut e = lock(&self.entries);
+        if e.len() >= self.capacity && !e.contains_key(&key) {
+            return false;
+        }
+        e.insert(key, value);
+        true
+    }
+    pub(crate) fn remove(&self, key: u32) {
+        lock(&self.entries).remove(&key);
+    }
+    pub(crate) fn find(&self, key: u32) -> Option<u64> {
+        lock(&self.entries).get(&key).copied()
+    }
+}
+
+/// `struct doca_dpa_hash_table`.
+pub(crate) struct HashTable {
+    dpa: Arc<DpaCore>,
+    core: Arc<HashCore>,
+    handle: Mutex<Option<u64>>,
+}
+impl SimObject for HashTable {
+    const KIND: &'static str = "doca_dpa_hash_table";
+}
+impl Child for HashTable {
+    fn parent(&self) -> &Arc<DpaCore> {
+        &self.dpa
+    }
+    fn started(&self) -> bool {
+        false
+    }
+    fn on_destroy(&self) {
+        if let Some(h) = lock(&self.handle).take() {
+            registry::retract(h);
+        }
+    }
+}
+
+fn handle_of(slot: &mut Option<u64>, make: impl FnOnce() -> registry::DeviceObject) -> u64 {
+    *slot.get_or_insert_with(|| registry::publish(make()))
+}
+
+doca_api! {
+    // ---- threads
+
+    /// Creates a DPA thread.
+    fn doca_dpa_thread_create(dpa: *mut abi::doca_dpa, dpa_thread: *mut *mut abi::doca_dpa_thread) {
+        if dpa_thread.is_null() {
+            return Err(fail(codes::INVALID_VALUE, "NULL output pointer"));
+        }
+        let t = new_child(dpa, |core| {
+            Ok(DpaThread {
+                core: Arc::new(ThreadCore {
+                    dpa: core,
+                    id: NEXT_THREAD_ID.fetch_add(1, Ordering::Relaxed),
+                    config: Mutex::default(),
+                    pending: AtomicBool::new(false),
+                    running: AtomicBool::new(false),
+                }),
+            })
+        })?;
+        out(dpa_thread, t.cast())
+    }
+
+    /// Destroys a DPA thread (stopped first).
+    fn doca_dpa_thread_destroy(dpa_thread: *mut abi::doca_dpa_thread) {
+        destroy_child::<DpaThread, _>(dpa_thread)
+    }
+
+    /// Sets the thread's function and its single u64 argument.
+    ///
+    /// Model choice: the function must take exactly one parameter
+    /// (INVALID_VALUE otherwise), the thread-entry signature.
+    fn doca_dpa_thread_set_func_arg(dpa_thread: *mut abi::doca_dpa_thread, func: *mut abi::doca_dpa_func_t, arg: u64) {
+        let t = thread(dpa_thread)?;
+        let app = t.core.dpa.app().ok_or(fail(codes::BAD_STATE, "no application set on the DPA context"))?;
+        let kernel = app.kernel(func as *const std::ffi::c_void)?;
+        if kernel.0.num_params != 1 {
+            return Err(fail(codes::INVALID_VALUE, "a DPA thread function takes one uint64_t argument"));
+        }
+        configure_thread(dpa_thread, |cfg| {
+            cfg.func = Some(kernel);
+            cfg.arg = arg;
+            Ok(())
+        })
+    }
+
+    /// Reads the function and argument.
+    fn doca_dpa_thread_get_func_arg(dpa_thread: *mut abi::doca_dpa_thread, func: *mut *mut abi::doca_dpa_func_t, arg: *mut u64) {
+        let t = thread(dpa_thread)?;
+        let cfg = lock(&t.core.config);
+        let f = cfg.func.map_or(std::ptr::null_mut(), |k| k.func_ptr() as *mut abi::doca_dpa_func_t);
+        out(func, f)?;
+        out(arg, cfg.arg)
+    }
+
+    /// Sets the thread's local storage (a DPA heap address).
+    fn doca_dpa_thread_set_local_storage(dpa_thread: *mut abi::doca_dpa_thread, dev_ptr: abi::doca_dpa_dev_uintptr_t) {
+        configure_thread(dpa_thread, |cfg| {
+            cfg.local_storage = dev_ptr;
+            Ok(())
+        })
+    }
+
+    /// Reads the thread's local storage.
+    fn doca_dpa_thread_get_local_storage(dpa_thread: *mut abi::doca_dpa_thread, dev_ptr: *mut abi::doca_dpa_dev_uintptr_t) {
+        out(dev_ptr, thread(dpa_thread)?.core.local_storage())
+    }
+
+    /// Pins the thread to the EU of an affinity.
+    fn doca_dpa_thread_set_affinity(dpa_thread: *mut abi::doca_dpa_thread, affinity: *const abi::doca_dpa_eu_affinity) {
+        let a = child::<Affinity, _>(affinity)?;
+        let eu = lock(&a.eu).ok_or(fail(codes::INVALID_VALUE, "the affinity has no EU set"))?;
+        configure_thread(dpa_thread, |cfg| {
+            cfg.affinity = Some(eu);
+            Ok(())
+        })
+    }
+
+    /// Model choice: the sim does not keep the affinity object, so reading it
+    /// back is not supported.
+    fn doca_dpa_thread_get_affinity(dpa_thread: *mut abi::doca_dpa_thread, affinity: *mut *const abi::doca_dpa_eu_affinity) {
+        thread(dpa_thread)?;
+        let _ = affinity;
+        Err(fail(codes::NOT_SUPPORTED, "doca-sim does not return thread affinities"))
+    }
+
+    /// Starts the thread; its function must be set and its context started.
+    fn doca_dpa_thread_start(dpa_thread: *mut abi::doca_dpa_thread) {
+        let t = thread(dpa_thread)?;
+        t.core.dpa.require_running()?;
+        configure_thread(dpa_thread, |cfg| {
+            if cfg.func.is_none() {
+                return Err(fail(codes::BAD_STATE, "set the thread function before starting it"));
+            }
+            cfg.started = true;
+            Ok(())
+        })
+    }
+
+    /// Stops the thread: it is no longer activated.
+    fn doca_dpa_thread_stop(dpa_thread: *mut abi::doca_dpa_thread) {
+        let t = thread(dpa_thread)?;
+        let mut cfg = lock(&t.core.config);
+        if !cfg.started {
+            return Err(fail(codes::BAD_STATE, "the DPA thread is not started"));
+        }
+        cfg.started = false;
+        cfg.runnable = false;
+        Ok(())
+    }
+
+    /// Marks a started thread with an attached completion as runnable.
+    fn doca_dpa_thread_run(dpa_thread: *mut abi::doca_dpa_thread) {
+        let t = thread(dpa_thread)?;
+        {
+            let mut cfg = lock(&t.core.config);
+            if !cfg.started {
+                return Err(fail(codes::BAD_STATE, "start the thread before running it"));
+            }
+            if !cfg.attached {
+                return Err(fail(codes::BAD_STATE, "attach a completion or notification completion before running the thread"));
+            }
+            cfg.runnable = true;
+        }
+        t.core.kick();
+        Ok(())
+    }
+
+    /// The thread's id (after start).
+    fn doca_dpa_thread_get_id(dpa_thread: *mut abi::doca_dpa_thread, dpa_thread_id: *mut u32) {
+        let t = thread(dpa_thread)?;
+        if !lock(&t.core.config).started {
+            return Err(fail(codes::BAD_STATE, "the DPA thread is not started"));
+        }
+        out(dpa_thread_id, t.core.id)
+    }
+
+    // ---- thread groups
+
+    /// Creates an empty group of `num_threads` ranks.
+    fn doca_dpa_thread_group_create(dpa: *mut abi::doca_dpa, num_threads: c_uint, tg: *mut *mut abi::doca_dpa_tg) {
+        if tg.is_null() || num_threads == 0 {
+            return Err(fail(codes::INVALID_VALUE, "NULL output pointer or empty group"));
+        }
+        let g = new_child(dpa, |core| {
+            Ok(ThreadGroup {
+                dpa: core,
+                state: Mutex::new(GroupState { ranks: vec![None; num_threads as usize], started: false }),
+            })
+        })?;
+        out(tg, g.cast())
+    }
+
+    /// Destroys a group (stopped first).
+    fn doca_dpa_thread_group_destroy(tg: *mut abi::doca_dpa_tg) {
+        let g = child::<ThreadGroup, _>(tg)?;
+        if !lock(&g.state).started {
+            for t in lock(&g.state).ranks.iter().flatten() {
+                lock(&t.config).group = None;
+            }
+        }
+        destroy_child::<ThreadGroup, _>(tg)
+    }
+
+    /// The group size.
+    fn doca_dpa_thread_group_get_num_threads(tg: *mut abi::doca_dpa_tg, num_threads: *mut c_uint) {
+        let g = child::<ThreadGroup, _>(tg)?;
+        let n = lock(&g.state).ranks.len();
+        out(num_threads, n as c_uint)
+    }
+
+    /// Places a thread at a rank (before the thread and the group start).
+    fn doca_dpa_thread_group_set_thread(tg: *mut abi::doca_dpa_tg, thread: *mut abi::doca_dpa_thread, rank: c_uint) {
+        let g = child::<ThreadGroup, _>(tg)?;
+        let t = self::thread(thread)?;
+        g.dpa.require_running()?;
+        let mut st = lock(&g.state);
+        if st.started {
+            return Err(fail(codes::BAD_STATE, "the thread group is already started"));
+        }
+        let size = st.ranks.len();
+        let slot = st.ranks.get_mut(rank as usize).ok_or(fail(codes::INVALID_VALUE, "rank out of range"))?;
+        let mut cfg = lock(&t.core.config);
+        if cfg.started || cfg.group.is_some() {
+            return Err(fail(codes::BAD_STATE, "the thread is started or already in a group"));
+        }
+        cfg.group = Some((size, rank));
+        *slot = Some(t.core.clone());
+        Ok(())
+    }
+
+    /// Starts a group whose ranks are all set with started threads.
+    fn doca_dpa_thread_group_start(tg: *mut abi::doca_dpa_tg) {
+        let g = child::<ThreadGroup, _>(tg)?;
+        let mut st = lock(&g.state);
+        if st.started {
+            return Err(fail(codes::BAD_STATE, "the thread group is already started"));
+        }
+        let ready = st.ranks.iter().all(|r| r.as_ref().is_some_and(|t| lock(&t.config).started));
+        if !ready {
+            return Err(fail(codes::BAD_STATE, "every rank needs a started thread"));
+        }
+        st.started = true;
+        Ok(())
+    }
+
+    /// Stops a group.
+    fn doca_dpa_thread_group_stop(tg: *mut abi::doca_dpa_tg) {
+        let g = child::<ThreadGroup, _>(tg)?;
+        let mut st = lock(&g.state);
+        if !st.started {
+            return Err(fail(codes::BAD_STATE, "the thread group is not started"));
+        }
+        st.started = false;
+        Ok(())
+    }
+
+    // ---- completions
+
+    /// Creates a DPA completion context of `queue_size` (rounded up to a
+    /// power of two) elements.
+    fn doca_dpa_completion_create(dpa: *mut abi::doca_dpa, queue_size: c_uint, dpa_comp: *mut *mut abi::doca_dpa_completion) {
+        if dpa_comp.is_null() {
+            return Err(fail(codes::INVALID_VALUE, "NULL output pointer"));
+        }
+        let size = queue_size(queue_size)?;
+        let c = new_child(dpa, |core| {
+            Ok(Completion {
+                core: Arc::new(CompletionCore {
+                    dpa: core,
+                    state: Mutex::new(CompletionState { size, ..Default::default() }),
+                }),
+            })
+        })?;
+        out(dpa_comp, c.cast())
+    }
+
+    /// Destroys a completion context (stopped first).
+    fn doca_dpa_completion_destroy(dpa_comp: *mut abi::doca_dpa_completion) {
+        destroy_child::<Completion, _>(dpa_comp)
+    }
+
+    /// The rounded queue size.
+    fn doca_dpa_completion_get_queue_size(dpa_comp: *mut abi::doca_dpa_completion, queue_size: *mut c_uint) {
+        let size = lock(&completion(dpa_comp)?.core.state).size;
+        out(queue_size, size)
+    }
+
+    /// Binds the DPA thread that completions wake (before start).
+    fn doca_dpa_completion_set_thread(dpa_comp: *mut abi::doca_dpa_completion, dpa_thread: *mut abi::doca_dpa_thread) {
+        let c = completion(dpa_comp)?;
+        let t = thread(dpa_thread)?;
+        let mut st = lock(&c.core.state);
+        if st.started {
+            return Err(fail(codes::BAD_STATE, "the completion context is already started"));
+        }
+        st.thread = Some(t.core.clone());
+        Ok(())
+    }
+
+    /// Model choice: the thread is not kept as an object, so it cannot be
+    /// returned.
+    fn doca_dpa_completion_get_thread(dpa_comp: *mut abi::doca_dpa_completion, dpa_thread: *mut *mut abi::doca_dpa_thread) {
+        completion(dpa_comp)?;
+        let _ = dpa_thread;
+        Err(fail(codes::NOT_SUPPORTED, "doca-sim does not return the bound thread"))
+    }
+
+    /// Starts the completion context; a bound thread must be started.
+    ///
+    /// Model choice: the queue starts armed, so the first element wakes the
+    /// bound thread.
+    fn doca_dpa_completion_start(dpa_comp: *mut abi::doca_dpa_completion) {
+        let c = completion(dpa_comp)?;
+        c.core.dpa.require_running()?;
+        let mut st = lock(&c.core.state);
+        if st.started {
+            return Err(fail(codes::BAD_STATE, "the completion context is already started"));
+        }
+        if let Some(t) = &st.thread {
+            let mut cfg = lock(&t.config);
+            if !cfg.started {
+                return Err(fail(codes::BAD_STATE, "start the bound thread before the completion context"));
+            }
+            cfg.attached = true;
+        }
+        st.started = true;
+        st.armed = true;
+        Ok(())
+    }
+
+    /// Stops the completion context.
+    fn doca_dpa_completion_stop(dpa_comp: *mut abi::doca_dpa_completion) {
+        let c = completion(dpa_comp)?;
+        let mut st = lock(&c.core.state);
+        if !st.started {
+            return Err(fail(codes::BAD_STATE, "the completion context is not started"));
+        }
+        st.started = false;
+        Ok(())
+    }
+
+    /// The DPA handle of a started completion context.
+    fn doca_dpa_completion_get_dpa_handle(dpa_comp: *mut abi::doca_dpa_completion, handle: *mut abi::doca_dpa_dev_completion_t) {
+        let c = completion(dpa_comp)?;
+        let mut st = lock(&c.core.state);
+        if !st.started {
+            return Err(fail(codes::BAD_STATE, "the completion context is not started"));
+        }
+        let core = c.core.clone();
+        let h = handle_of(&mut st.handle, || registry::DeviceObject::Completion(core));
+        out(handle, h)
+    }
+
+    // ---- notification completions
+
+    /// Creates a notification completion bound to a thread.
+    fn doca_dpa_notification_completion_create(dpa: *mut abi::doca_dpa, dpa_thread: *mut abi::doca_dpa_thread, notify_comp: *mut *mut abi::doca_dpa_notification_completion) {
+        let t = thread(dpa_thread)?.core.clone();
+        if notify_comp.is_null() {
+            return Err(fail(codes::INVALID_VALUE, "NULL output pointer"));
+        }
+        let n = new_child(dpa, |core| {
+            Ok(Notification {
+                dpa: core,
+                thread: t,
+                thread_ptr: dpa_thread as usize,
+                state: Mutex::new(NotificationState { started: false, handle: None }),
+            })
+        })?;
+        out(notify_comp, n.cast())
+    }
+
+    /// Destroys a notification completion (stopped first).
+    fn doca_dpa_notification_completion_destroy(notify_comp: *mut abi::doca_dpa_notification_completion) {
+        destroy_child::<Notification, _>(notify_comp)
+    }
+
+    /// The bound thread.
+    fn doca_dpa_notification_completion_get_thread(notify_comp: *mut abi::doca_dpa_notification_completion, dpa_thread: *mut *mut abi::doca_dpa_thread) {
+        let n = child::<Notification, _>(notify_comp)?;
+        out(dpa_thread, n.thread_ptr as *mut abi::doca_dpa_thread)
+    }
+
+    /// Starts it; the bound thread must be started.
+    fn doca_dpa_notification_completion_start(notify_comp: *mut abi::doca_dpa_notification_completion) {
+        let n = child::<Notification, _>(notify_comp)?;
+        n.dpa.require_running()?;
+        let mut st = lock(&n.state);
+        if st.started {
+            return Err(fail(codes::BAD_STATE, "already started"));
+        }
+        let mut cfg = lock(&n.thread.config);
+        if !cfg.started {
+            return Err(fail(codes::BAD_STATE, "start the bound thread first"));
+        }
+        cfg.attached = true;
+        st.started = true;
+        Ok(())
+    }
+
+    /// Stops it.
+    fn doca_dpa_notification_completion_stop(notify_comp: *mut abi::doca_dpa_notification_completion) {
+        let n = child::<Notification, _>(notify_comp)?;
+        let mut st = lock(&n.state);
+        if !st.started {
+            return Err(fail(codes::BAD_STATE, "not started"));
+        }
+        st.started = false;
+        Ok(())
+    }
+
+    /// The DPA handle kernels pass to `doca_dpa_dev_thread_notify`.
+    fn doca_dpa_notification_completion_get_dpa_handle(notify_comp: *mut abi::doca_dpa_notification_completion, handle: *mut abi::doca_dpa_dev_notification_completion_t) {
+        let n = child::<Notification, _>(notify_comp)?;
+        let mut st = lock(&n.state);
+        if !st.started {
+            return Err(fail(codes::BAD_STATE, "not started"));
+        }
+        let t = n.thread.clone();
+        let h = handle_of(&mut st.handle, || registry::DeviceObject::Thread(t));
+        out(handle, h)
+    }
+
+    // ---- async ops
+
+    /// Creates an async-ops context.
+    fn doca_dpa_async_ops_create(dpa: *mut abi::doca_dpa, queue_size: c_uint, user_data: u64, async_ops: *mut *mut abi::doca_dpa_async_ops) {
+        if async_ops.is_null() {
+            return Err(fail(codes::INVALID_VALUE, "NULL output pointer"));
+        }
+        let size = queue_size(queue_size)?;
+        let a = new_child(dpa, |core| {
+            Ok(AsyncOps {
+                dpa: core,
+                size,
+                user_data,
+                state: Mutex::new(AsyncOpsState { completion: None, started: false, handle: None }),
+            })
+        })?;
+        out(async_ops, a.cast())
+    }
+
+    /// Destroys it (stopped first).
+    fn doca_dpa_async_ops_destroy(async_ops: *mut abi::doca_dpa_async_ops) {
+        destroy_child::<AsyncOps, _>(async_ops)
+    }
+
+    /// The rounded queue size.
+    fn doca_dpa_async_ops_get_queue_size(async_ops: *mut abi::doca_dpa_async_ops, queue_size: *mut c_uint) {
+        out(queue_size, child::<AsyncOps, _>(async_ops)?.size)
+    }
+
+    /// The user data given at creation.
+    fn doca_dpa_async_ops_get_user_data(async_ops: *mut abi::doca_dpa_async_ops, user_data: *mut u64) {
+        out(user_data, child::<AsyncOps, _>(async_ops)?.user_data)
+    }
+
+    /// Attaches the completion context that receives its completions.
+    fn doca_dpa_async_ops_attach(async_ops: *mut abi::doca_dpa_async_ops, dpa_comp: *mut abi::doca_dpa_completion) {
+        let a = child::<AsyncOps, _>(async_ops)?;
+        let c = completion_core(dpa_comp)?;
+        let mut st = lock(&a.state);
+        if st.started {
+            return Err(fail(codes::BAD_STATE, "async ops already started"));
+        }
+        c.attach_producer()?;
+        st.completion = Some(c);
+        Ok(())
+    }
+
+    /// Starts it; its completion context must be attached and started.
+    fn doca_dpa_async_ops_start(async_ops: *mut abi::doca_dpa_async_ops) {
+        let a = child::<AsyncOps, _>(async_ops)?;
+        a.dpa.require_running()?;
+        let mut st = lock(&a.state);
+        if st.started {
+            return Err(fail(codes::BAD_STATE, "async ops already started"));
+        }
+        if !st.completion.as_ref().is_some_and(|c| c.is_started()) {
+            return Err(fail(codes::BAD_STATE, "attach a started completion context first"));
+        }
+        st.started = true;
+        Ok(())
+    }
+
+    /// Stops it.
+    fn doca_dpa_async_ops_stop(async_ops: *mut abi::doca_dpa_async_ops) {
+        let a = child::<AsyncOps, _>(async_ops)?;
+        let mut st = lock(&a.state);
+        if !st.started {
+            return Err(fail(codes::BAD_STATE, "async ops not started"));
+        }
+        st.started = false;
+        Ok(())
+    }
+
+    /// The DPA handle of started async ops.
+    fn doca_dpa_async_ops_get_dpa_handle(async_ops: *mut abi::doca_dpa_async_ops, handle: *mut abi::doca_dpa_dev_async_ops_t) {
+        let a = child::<AsyncOps, _>(async_ops)?;
+        let mut st = lock(&a.state);
+        if !st.started {
+            return Err(fail(codes::BAD_STATE, "async ops not started"));
+        }
+        let h = handle_of(&mut st.handle, || registry::DeviceObject::Opaque);
+        out(handle, h)
+    }
+
+    // ---- affinities
+
+    /// Creates an EU affinity with no EU set.
+    fn doca_dpa_eu_affinity_create(dpa: *mut abi::doca_dpa, affinity: *mut *mut abi::doca_dpa_eu_affinity) {
+        if affinity.is_null() {
+            return Err(fail(codes::INVALID_VALUE, "NULL output pointer"));
+        }
+        let a = new_child(dpa, |core| Ok(Affinity { dpa: core, eu: Mutex::new(None) }))?;
+        out(affinity, a.cast())
+    }
+
+    /// Destroys an affinity.
+    fn doca_dpa_eu_affinity_destroy(affinity: *mut abi::doca_dpa_eu_affinity) {
+        destroy_child::<Affinity, _>(affinity)
+    }
+
+    /// Sets the EU (below cores × EUs per core).
+    fn doca_dpa_eu_affinity_set(affinity: *mut abi::doca_dpa_eu_affinity, eu_id: c_uint) {
+        let a = child::<Affinity, _>(affinity)?;
+        let p = &a.dpa.device.profile;
+        if eu_id >= p.cores * p.eus_per_core {
+            return Err(fail(codes::INVALID_VALUE, "EU id beyond the device's EUs"));
+        }
+        *lock(&a.eu) = Some(eu_id);
+        Ok(())
+    }
+
+    /// Clears the EU.
+    fn doca_dpa_eu_affinity_clear(affinity: *mut abi::doca_dpa_eu_affinity) {
+        *lock(&child::<Affinity, _>(affinity)?.eu) = None;
+        Ok(())
+    }
+
+    /// Reads the EU; INVALID_VALUE when none is set.
+    fn doca_dpa_eu_affinity_get(affinity: *mut abi::doca_dpa_eu_affinity, eu_id: *mut c_uint) {
+        let eu = lock(&child::<Affinity, _>(affinity)?.eu).ok_or(fail(codes::INVALID_VALUE, "no EU set"))?;
+        out(eu_id, eu)
+    }
+
+    // ---- hash tables
+
+    /// Creates a hash table (started context; size rounded to a power of two).
+    fn doca_dpa_hash_table_create(dpa: *mut abi::doca_dpa, num_entries: c_uint, ht: *mut *mut abi::doca_dpa_hash_table) {
+        if ht.is_null() {
+            return Err(fail(codes::INVALID_VALUE, "NULL output pointer"));
+        }
+        self::dpa(dpa)?.core.require_running()?;
+        let capacity = queue_size(num_entries)? as usize;
+        let t = new_child(dpa, |core| {
+            Ok(HashTable {
+                dpa: core,
+                core: Arc::new(HashCore { capacity, entries: Mutex::default() }),
+                handle: Mutex::new(None),
+            })
+        })?;
+        out(ht, t.cast())
+    }
+
+    /// Destroys a hash table.
+    fn doca_dpa_hash_table_destroy(ht: *mut abi::doca_dpa_hash_table) {
+        child::<HashTable, _>(ht)?.dpa.require_running()?;
+        destroy_child::<HashTable, _>(ht)
+    }
+
+    /// The DPA handle of a hash table.
+    fn doca_dpa_hash_table_get_dpa_handle(ht: *mut abi::doca_dpa_hash_table, ht_handle: *mut abi::doca_dpa_dev_hash_table_t) {
+        let t = child::<HashTable, _>(ht)?;
+        let core = t.core.clone();
+        let h = handle_of(&mut lock(&t.handle), || registry::DeviceObject::HashTable(core));
+        out(ht_handle, h)
+    }
+}

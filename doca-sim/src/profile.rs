@@ -1,0 +1,385 @@
+//! Device profiles: which devices the software DPA pretends to have.
+//!
+//! The default profile has one DPA-capable BlueField-3 PF and one BlueField-2
+//! without a DPA. A profile can be loaded from the file named by the
+//! `DOCA_SIM_PROFILE` environment variable, or installed from Rust with
+//! [`set_global_profile`] or [`Scope::set_profile`](crate::Scope::set_profile).
+//!
+//! The file format is line based: `key = value` pairs, `#` comments, and a
+//! `[device]` line starting each device. Keys before the first `[device]`
+//! describe the installation (`runtime_version`); device keys are the fields of
+//! [`DeviceProfile`] (see [`Profile::parse`]).
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use crate::hooks;
+
+/// One simulated device.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceProfile {
+    /// InfiniBand device name (`doca_devinfo_get_ibdev_name`), e.g. `mlx5_0`.
+    pub ibdev_name: String,
+    /// Network interface name (`doca_devinfo_get_iface_name`), e.g. `p0`.
+    pub iface_name: String,
+    /// PCI address `dddd:bb:dd.f` (`doca_devinfo_get_pci_addr_str`).
+    pub pci_addr: String,
+    /// MAC address.
+    pub mac: [u8; 6],
+    /// Whether the device has a DPA (`doca_dpa_cap_is_supported`).
+    pub dpa: bool,
+    /// Whether this is a PCI physical function (`doca_devinfo_get_pci_func_type`).
+    pub is_pf: bool,
+    /// DPA cores (`doca_dpa_get_core_num`).
+    pub cores: u32,
+    /// Execution units per core (`doca_dpa_get_num_eus_per_core`).
+    pub eus_per_core: u32,
+    /// Execution units available to applications
+    /// (`doca_dpa_get_total_num_eus_available`).
+    pub eus_available: u32,
+    /// Largest `num_threads` of a kernel launch
+    /// (`doca_dpa_get_max_threads_per_kernel`).
+    pub max_threads_per_kernel: u32,
+    /// How long a kernel may run before the watchdog makes its context fatal,
+    /// in milliseconds. `doca_dpa_get_kernel_max_run_time` reports it in
+    /// seconds, rounded up.
+    ///
+    /// Model choice: the sim keeps milliseconds so tests can use limits far
+    /// below one second.
+    pub kernel_max_run_time_ms: u64,
+    /// Size of the DPA heap in bytes (allocations beyond it get NO_MEMORY).
+    pub heap_bytes: u64,
+    /// Whether sync events can be exported to this device's DPA
+    /// (`doca_sync_event_cap_is_export_to_dpa_supported`).
+    pub sync_event_export: bool,
+    /// Network representors of this device (for RDMI connections).
+    pub representors: Vec<RepresentorProfile>,
+}
+
+/// A network representor of a device.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RepresentorProfile {
+    /// Interface name of the representor.
+    pub iface_name: String,
+    /// PCI address of the represented function.
+    pub pci_addr: String,
+}
+
+/// The devices and installation the sim presents.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Profile {
+    /// What `doca_version_runtime()` returns.
+    pub runtime_version: String,
+    /// The devices `doca_devinfo_create_list` lists, in order.
+    pub devices: Vec<DeviceProfile>,
+}
+
+/// The runtime version the default profile reports; it matches the version of
+/// the reference headers the sim ships.
+pub const DEFAULT_RUNTIME_VERSION: &str = "3.3.0001";
+
+impl DeviceProfile {
+    /// A DPA-capable BlueField-3 PF with the published EU layout: 12 cores of
+    /// 16 EUs, 190 of them usable, and a 12 s kernel run-time limit.
+    ///
+    /// Model choice: the largest launch is one thread per usable EU (190).
+    pub fn bluefield3(ibdev_name: &str, iface_name: &str, pci_addr: &str) -> Self {
+        DeviceProfile {
+            ibdev_name: ibdev_name.into(),
+            iface_name: iface_name.into(),
+            pci_addr: pci_addr.into(),
+            mac: [0x02, 0x00, 0x00, 0x00, 0x03, 0x00],
+            dpa: true,
+            is_pf: true,
+            cores: 12,
+            eus_per_core: 16,
+            eus_available: 190,
+            max_threads_per_kernel: 190,
+            kernel_max_run_time_ms: 12_000,
+            heap_bytes: 1 << 30,
+            sync_event_export: true,
+            representors: vec![
+                RepresentorProfile {
+                    iface_name: "pf0hpf".into(),
+                    pci_addr: "0000:03:00.1".into(),
+                },
+                RepresentorProfile {
+                    iface_name: "pf0vf0".into(),
+                    pci_addr: "0000:03:00.2".into(),
+                },
+            ],
+        }
+    }
+
+    /// A BlueField-2 PF: a network device with no DPA.
+    pub fn bluefield2(ibdev_name: &str, iface_name: &str, pci_addr: &str) -> Self {
+        DeviceProfile {
+            mac: [0x02, 0x00, 0x00, 0x00, 0x81, 0x00],
+            dpa: false,
+            cores: 0,
+            eus_per_core: 0,
+            eus_available: 0,
+            max_threads_per_kernel: 0,
+            kernel_max_run_time_ms: 0,
+            heap_bytes: 0,
+            sync_event_export: false,
+            representors: Vec::new(),
+            ..Self::bluefield3(ibdev_name, iface_name, pci_addr)
+        }
+    }
+}
+
+impl Default for Profile {
+    fn default() -> Self {
+        Profile {
+            runtime_version: DEFAULT_RUNTIME_VERSION.into(),
+            devices: vec![
+                DeviceProfile::bluefield3("mlx5_0", "p0", "0000:03:00.0"),
+                DeviceProfile::bluefield2("mlx5_2", "p2", "0000:81:00.0"),
+            ],
+        }
+    }
+}
+
+/// A profile file that could not be understood.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfileError {
+    /// 1-based line of the problem (0 for problems of the whole file).
+    pub line: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for ProfileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "profile line {}: {}", self.line, self.message)
+    }
+}
+
+impl std::error::Error for ProfileError {}
+
+fn parse_bool(v: &str) -> Option<bool> {
+    match v {
+        "true" | "yes" | "1" => Some(true),
+        "false" | "no" | "0" => Some(false),
+        _ => None,
+    }
+}
+
+fn parse_mac(v: &str) -> Option<[u8; 6]> {
+    let mut out = [0u8; 6];
+    let mut parts = v.split(':');
+    for byte in &mut out {
+        *byte = u8::from_str_radix(parts.next()?, 16).ok()?;
+    }
+    parts.next().is_none().then_some(out)
+}
+
+fn parse_representors(v: &str) -> Option<Vec<RepresentorProfile>> {
+    v.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|item| {
+            let (iface, pci) = item.split_once('@')?;
+            Some(RepresentorProfile {
+                iface_name: iface.trim().into(),
+                pci_addr: pci.trim().into(),
+            })
+        })
+        .collect()
+}
+
+impl Profile {
+    /// Parses the profile file format.
+    ///
+    /// ```text
+    /// runtime_version = 3.3.0001
+    /// [device]                 # starts from a BlueField-3 with default limits
+    /// ibdev_name = mlx5_0
+    /// iface_name = p0
+    /// pci_addr = 0000:03:00.0
+    /// dpa = true               # false: a device without DPA (BlueField-2 like)
+    /// mac = 02:00:00:00:03:00
+    /// is_pf = true
+    /// cores = 12
+    /// eus_per_core = 16
+    /// eus_available = 190
+    /// max_threads_per_kernel = 190
+    /// kernel_max_run_time_ms = 12000
+    /// heap_bytes = 1073741824
+    /// sync_event_export = true
+    /// representors = pf0hpf@0000:03:00.1, pf0vf0@0000:03:00.2
+    /// ```
+    pub fn parse(text: &str) -> Result<Profile, ProfileError> {
+        let mut profile = Profile {
+            runtime_version: DEFAULT_RUNTIME_VERSION.into(),
+            devices: Vec::new(),
+        };
+        for (index, raw) in text.lines().enumerate() {
+            let line = index + 1;
+            let err = |message: String| ProfileError { line, message };
+            let content = raw.split('#').next().unwrap_or("").trim();
+            if content.is_empty() {
+                continue;
+            }
+            if content == "[device]" {
+                let n = profile.devices.len();
+                profile.devices.push(DeviceProfile::bluefield3(
+                    &format!("mlx5_{n}"),
+                    &format!("p{n}"),
+                    &format!("0000:{:02x}:00.0", 3 + n),
+                ));
+                continue;
+            }
+            let (key, value) = content
+                .split_once('=')
+                .map(|(k, v)| (k.trim(), v.trim()))
+                .ok_or_else(|| err(format!("expected `key = value`, got `{content}`")))?;
+            let Some(dev) = profile.devices.last_mut() else {
+                match key {
+                    "runtime_version" => profile.runtime_version = value.into(),
+                    _ => return Err(err(format!("unknown key `{key}` before any [device]"))),
+                }
+                continue;
+            };
+            let bad = || err(format!("bad value `{value}` for `{key}`"));
+            let num = || value.parse::<u64>().map_err(|_| bad());
+            let small = || value.parse::<u32>().map_err(|_| bad());
+            match key {
+                "ibdev_name" => dev.ibdev_name = value.into(),
+                "iface_name" => dev.iface_name = value.into(),
+                "pci_addr" => dev.pci_addr = value.into(),
+                "mac" => dev.mac = parse_mac(value).ok_or_else(bad)?,
+                "dpa" => {
+                    let dpa = parse_bool(value).ok_or_else(bad)?;
+                    if !dpa {
+                        let keep = dev.clone();
+                        *dev = DeviceProfile {
+                            ibdev_name: keep.ibdev_name,
+                            iface_name: keep.iface_name,
+                            pci_addr: keep.pci_addr,
+                            ..DeviceProfile::bluefield2("", "", "")
+                        };
+                    }
+                    dev.dpa = dpa;
+                }
+                "is_pf" => dev.is_pf = parse_bool(value).ok_or_else(bad)?,
+                "cores" => dev.cores = small()?,
+                "eus_per_core" => dev.eus_per_core = small()?,
+                "eus_available" => dev.eus_available = small()?,
+                "max_threads_per_kernel" => dev.max_threads_per_kernel = small()?,
+                "kernel_max_run_time_ms" => dev.kernel_max_run_time_ms = num()?,
+                "heap_bytes" => dev.heap_bytes = num()?,
+                "sync_event_export" => dev.sync_event_export = parse_bool(value).ok_or_else(bad)?,
+                "representors" => dev.representors = parse_representors(value).ok_or_else(bad)?,
+                _ => return Err(err(format!("unknown device key `{key}`"))),
+            }
+        }
+        Ok(profile)
+    }
+
+    /// Reads and parses a profile file.
+    pub fn load(path: &std::path::Path) -> Result<Profile, ProfileError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ProfileError {
+            line: 0,
+            message: format!("cannot read {}: {e}", path.display()),
+        })?;
+        Profile::parse(&text)
+    }
+}
+
+struct Profiles {
+    global: Arc<Profile>,
+    scoped: HashMap<u64, Arc<Profile>>,
+}
+
+fn profiles() -> std::sync::MutexGuard<'static, Profiles> {
+    static PROFILES: OnceLock<Mutex<Profiles>> = OnceLock::new();
+    PROFILES
+        .get_or_init(|| {
+            let global = match std::env::var_os("DOCA_SIM_PROFILE") {
+                Some(path) => Profile::load(std::path::Path::new(&path)).unwrap_or_else(|e| {
+                    eprintln!("doca-sim: DOCA_SIM_PROFILE ignored, using the default: {e}");
+                    Profile::default()
+                }),
+                None => Profile::default(),
+            };
+            Mutex::new(Profiles {
+                global: Arc::new(global),
+                scoped: HashMap::new(),
+            })
+        })
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+}
+
+/// Replaces the profile used outside any scope (and by scopes without their
+/// own). Objects created earlier keep the devices they were made from.
+pub fn set_global_profile(profile: Profile) {
+    profiles().global = Arc::new(profile);
+}
+
+/// The profile in force for the calling thread.
+pub(crate) fn current() -> Arc<Profile> {
+    let scope = hooks::current_scope();
+    let profiles = profiles();
+    profiles
+        .scoped
+        .get(&scope)
+        .cloned()
+        .unwrap_or_else(|| profiles.global.clone())
+}
+
+pub(crate) fn set_scoped(scope: u64, profile: Option<Profile>) {
+    let mut profiles = profiles();
+    match profile {
+        Some(p) => {
+            profiles.scoped.insert(scope, Arc::new(p));
+        }
+        None => {
+            profiles.scoped.remove(&scope);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_has_a_bf3_with_dpa_and_a_bf2_without() {
+        let p = Profile::default();
+        assert_eq!(p.devices.len(), 2);
+        assert!(p.devices[0].dpa);
+        assert_eq!(p.devices[0].cores * p.devices[0].eus_per_core, 192);
+        assert_eq!(p.devices[0].eus_available, 190);
+        assert!(!p.devices[1].dpa);
+    }
+
+    #[test]
+    fn parse_round_trip_of_keys() {
+        let p = Profile::parse(
+            "runtime_version = 3.2.0118\n[device]\nibdev_name = mlx5_7\nmax_threads_per_kernel = 8 # small\nkernel_max_run_time_ms=250\nrepresentors = a@0000:01:00.1\n[device]\ndpa = false\n",
+        )
+        .unwrap();
+        assert_eq!(p.runtime_version, "3.2.0118");
+        assert_eq!(p.devices[0].ibdev_name, "mlx5_7");
+        assert_eq!(p.devices[0].max_threads_per_kernel, 8);
+        assert_eq!(p.devices[0].kernel_max_run_time_ms, 250);
+        assert_eq!(p.devices[0].representors.len(), 1);
+        assert!(!p.devices[1].dpa);
+        assert_eq!(p.devices[1].ibdev_name, "mlx5_1");
+        assert_ne!(p.devices[0].pci_addr, p.devices[1].pci_addr);
+    }
+
+    #[test]
+    fn parse_errors_name_the_line() {
+        let e = Profile::parse("[device]\ncores = many\n").unwrap_err();
+        assert_eq!(e.line, 2);
+        let e = Profile::parse("nonsense\n").unwrap_err();
+        assert_eq!(e.line, 1);
+        let e = Profile::parse("cores = 1\n").unwrap_err();
+        assert!(e.message.contains("before any [device]"));
+    }
+}

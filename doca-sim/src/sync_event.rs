@@ -1,0 +1,394 @@
+//! `doca_sync_event.h`: sync events shared by the host and the DPA.
+
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::abi;
+use crate::dev::{obj, Dev};
+use crate::dpa::{Dpa, DpaCore};
+use crate::error::{codes, fail, SimResult};
+use crate::export::{doca_api, not_modelled, out};
+use crate::registry::{self, DeviceObject, SimObject};
+
+/// The shared counter of a sync event, reachable from host calls and from
+/// kernels (through a DPA handle).
+#[derive(Debug, Default)]
+pub(crate) struct EventCore {
+    value: AtomicU64,
+    waiters: AtomicUsize,
+    lock: Mutex<()>,
+    changed: Condvar,
+}
+
+/// A comparison a wait is for, applied to `value & mask`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Compare {
+    /// Strictly greater than the threshold.
+    Gt,
+    /// Equal to it.
+    Eq,
+    /// Different from it.
+    Neq,
+    /// Greater than or equal (the kernel-launch gate).
+    Ge,
+}
+
+impl Compare {
+    pub(crate) fn holds(self, value: u64, mask: u64, threshold: u64) -> bool {
+        let v = value & mask;
+        match self {
+            Compare::Gt => v > threshold,
+            Compare::Eq => v == threshold,
+            Compare::Neq => v != threshold,
+            Compare::Ge => v >= threshold,
+        }
+    }
+}
+
+/// How long a blocked waiter sleeps before re-checking its abort condition.
+const RECHECK: Duration = Duration::from_millis(5);
+/// Polls before a waiter blocks: most waits in tests and benches are short.
+const SPINS: u32 = 200;
+
+impl EventCore {
+    pub(crate) fn get(&self) -> u64 {
+        self.value.load(Ordering::SeqCst)
+    }
+
+    pub(crate) fn set(&self, value: u64) {
+        self.value.store(value, Ordering::SeqCst);
+        self.wake();
+    }
+
+    pub(crate) fn add(&self, value: u64) -> u64 {
+        let old = self.value.fetch_add(value, Ordering::SeqCst);
+        self.wake();
+        old
+    }
+
+    fn wake(&self) {
+        // Pairs with the SeqCst increment of `waiters` in `wait`: either the
+        // waiter sees the new value before sleeping, or we see the waiter and
+        // notify under the lock it sleeps on.
+        if self.waiters.load(Ordering::SeqCst) > 0 {
+            let _guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
+            self.changed.notify_all();
+        }
+    }
+
+    /// Blocks until the comparison holds; returns false if `abort` said to
+    /// give up first.
+    ///
+    /// Model choice: DOCA's waits busy-poll; the sim polls briefly and then
+    /// sleeps on a condition variable, which only changes CPU use.
+    pub(crate) fn wait(
+        &self,
+        cmp: Compare,
+        threshold: u64,
+        mask: u64,
+        abort: impl Fn() -> bool,
+    ) -> bool {
+        for _ in 0..SPINS {
+            if cmp.holds(self.get(), mask, threshold) {
+                return true;
+            }
+            std::hint::spin_loop();
+        }
+        self.waiters.fetch_add(1, Ordering::SeqCst);
+        let mut guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
+        let ok = loop {
+            if cmp.holds(self.get(), mask, threshold) {
+                break true;
+            }
+            if abort() {
+                break false;
+            }
+            guard = self
+                .changed
+                .wait_timeout(guard, RECHECK)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        };
+        drop(guard);
+        self.waiters.fetch_sub(1, Ordering::SeqCst);
+        ok
+    }
+
+    /// Like [`EventCore::wait`], bounded by a deadline; false on timeout.
+    pub(crate) fn wait_until(&self, cmp: Compare, threshold: u64, deadline: Instant) -> bool {
+        self.wait(cmp, threshold, u64::MAX, || Instant::now() >= deadline)
+    }
+}
+
+/// Where an event is published from or subscribed to.
+#[derive(Clone)]
+enum Location {
+    Cpu,
+    Dpa(Arc<DpaCore>),
+}
+
+#[derive(Default)]
+struct EventState {
+    publishers: Vec<Location>,
+    subscribers: Vec<Location>,
+    started: bool,
+    /// DPA handles exported from this event, retracted when it is destroyed.
+    handles: Vec<u64>,
+}
+
+/// `struct doca_sync_event`.
+pub(crate) struct SyncEvent {
+    pub(crate) core: Arc<EventCore>,
+    state: Mutex<EventState>,
+}
+impl SimObject for SyncEvent {
+    const KIND: &'static str = "doca_sync_event";
+}
+
+impl SyncEvent {
+    fn state(&self) -> std::sync::MutexGuard<'_, EventState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Whether a kernel on `dpa` may wait on this event (a started event with
+    /// that DPA among its subscribers).
+    pub(crate) fn dpa_may_wait(&self, dpa: &Arc<DpaCore>) -> SimResult {
+        self.dpa_role(dpa, |s| &s.subscribers, "the wait event has no DPA subscriber location for this context")
+    }
+
+    /// Whether a kernel on `dpa` may update this event.
+    pub(crate) fn dpa_may_publish(&self, dpa: &Arc<DpaCore>) -> SimResult {
+        self.dpa_role(dpa, |s| &s.publishers, "the completion event has no DPA publisher location for this context")
+    }
+
+    fn dpa_role(
+        &self,
+        dpa: &Arc<DpaCore>,
+        side: impl Fn(&EventState) -> &Vec<Location>,
+        why: &'static str,
+    ) -> SimResult {
+        let state = self.state();
+        if !state.started {
+            return Err(fail(codes::BAD_STATE, "sync event is not started"));
+        }
+        let present = side(&state)
+            .iter()
+            .any(|l| matches!(l, Location::Dpa(d) if d.shares_device_context(dpa)));
+        if present {
+            Ok(())
+        } else {
+            Err(fail(codes::INVALID_VALUE, why))
+        }
+    }
+}
+
+fn event<'a>(ptr: *const abi::doca_sync_event) -> SimResult<&'a SyncEvent> {
+    obj::<SyncEvent, _>(ptr)
+}
+
+fn configure(ptr: *mut abi::doca_sync_event, publisher: bool, location: Location) -> SimResult {
+    let ev = event(ptr)?;
+    let mut state = ev.state();
+    if state.started {
+        return Err(fail(codes::BAD_STATE, "locations must be added before the event starts"));
+    }
+    if publisher {
+        state.publishers.push(location);
+    } else {
+        state.subscribers.push(location);
+    }
+    Ok(())
+}
+
+fn started<'a>(ptr: *const abi::doca_sync_event) -> SimResult<&'a SyncEvent> {
+    let ev = event(ptr)?;
+    if !ev.state().started {
+        return Err(fail(codes::BAD_STATE, "sync event is not started"));
+    }
+    Ok(ev)
+}
+
+fn host_wait(ptr: *mut abi::doca_sync_event, cmp: Compare, value: u64, mask: u64) -> SimResult {
+    let ev = started(ptr)?;
+    ev.core.wait(cmp, value, mask, || false);
+    Ok(())
+}
+
+doca_api! {
+    /// Creates an idle sync event with value 0.
+    fn doca_sync_event_create(event: *mut *mut abi::doca_sync_event) {
+        if event.is_null() {
+            return Err(fail(codes::INVALID_VALUE, "NULL output pointer"));
+        }
+        let ev = registry::register(SyncEvent { core: Arc::default(), state: Mutex::default() });
+        out(event, ev.cast())
+    }
+
+    /// Destroys a sync event.
+    ///
+    /// Model choice: a started event must be stopped first (BAD_STATE), the
+    /// configure/start/stop/destroy rule of DOCA contexts.
+    fn doca_sync_event_destroy(event: *mut abi::doca_sync_event) {
+        if self::event(event)?.state().started {
+            return Err(fail(codes::BAD_STATE, "stop the sync event before destroying it"));
+        }
+        // SAFETY: checked above; only this call frees it.
+        let ev = unsafe { registry::unregister::<SyncEvent, _>(event) }?;
+        for handle in ev.state().handles.drain(..) {
+            registry::retract(handle);
+        }
+        Ok(())
+    }
+
+    /// Adds the host CPU of `dev` as a publisher.
+    fn doca_sync_event_add_publisher_location_cpu(event: *mut abi::doca_sync_event, dev: *mut abi::doca_dev) {
+        obj::<Dev, _>(dev)?;
+        configure(event, true, Location::Cpu)
+    }
+
+    /// Adds a DPA context as a publisher.
+    fn doca_sync_event_add_publisher_location_dpa(event: *mut abi::doca_sync_event, dpa: *mut abi::doca_dpa) {
+        let core = obj::<Dpa, _>(dpa)?.core.clone();
+        configure(event, true, Location::Dpa(core))
+    }
+
+    /// Adds the host CPU of `dev` as a subscriber.
+    fn doca_sync_event_add_subscriber_location_cpu(event: *mut abi::doca_sync_event, dev: *mut abi::doca_dev) {
+        obj::<Dev, _>(dev)?;
+        configure(event, false, Location::Cpu)
+    }
+
+    /// Adds a DPA context as a subscriber.
+    fn doca_sync_event_add_subscriber_location_dpa(event: *mut abi::doca_sync_event, dpa: *mut abi::doca_dpa) {
+        let core = obj::<Dpa, _>(dpa)?.core.clone();
+        configure(event, false, Location::Dpa(core))
+    }
+
+    /// Starts the event in standalone mode.
+    ///
+    /// Model choice: at least one publisher and one subscriber are required
+    /// (INVALID_VALUE otherwise); starting twice is BAD_STATE.
+    fn doca_sync_event_start(event: *mut abi::doca_sync_event) {
+        let ev = self::event(event)?;
+        let mut state = ev.state();
+        if state.started {
+            return Err(fail(codes::BAD_STATE, "sync event already started"));
+        }
+        if state.publishers.is_empty() || state.subscribers.is_empty() {
+            return Err(fail(codes::INVALID_VALUE, "a sync event needs a publisher and a subscriber location"));
+        }
+        state.started = true;
+        Ok(())
+    }
+
+    /// Stops a started event.
+    fn doca_sync_event_stop(event: *mut abi::doca_sync_event) {
+        let ev = self::event(event)?;
+        let mut state = ev.state();
+        if !state.started {
+            return Err(fail(codes::BAD_STATE, "sync event is not started"));
+        }
+        state.started = false;
+        Ok(())
+    }
+
+    /// Exports the event to a DPA context that is one of its locations.
+    fn doca_sync_event_get_dpa_handle(event: *mut abi::doca_sync_event, dpa: *mut abi::doca_dpa, dpa_dev_se_handle: *mut abi::doca_dpa_dev_sync_event_t) {
+        let ev = self::event(event)?;
+        let core = obj::<Dpa, _>(dpa)?.core.clone();
+        if !core.device.profile.sync_event_export {
+            return Err(fail(codes::NOT_SUPPORTED, "this device cannot export sync events to its DPA"));
+        }
+        let mut state = ev.state();
+        let is_location = state
+            .publishers
+            .iter()
+            .chain(state.subscribers.iter())
+            .any(|l| matches!(l, Location::Dpa(d) if d.shares_device_context(&core)));
+        if !is_location {
+            return Err(fail(codes::INVALID_VALUE, "the DPA is neither a publisher nor a subscriber of this event"));
+        }
+        let handle = registry::publish(DeviceObject::SyncEvent(ev.core.clone()));
+        state.handles.push(handle);
+        out(dpa_dev_se_handle, handle)
+    }
+
+    /// Whether sync events can be exported to the DPA of this device.
+    fn doca_sync_event_cap_is_export_to_dpa_supported(devinfo: *const abi::doca_devinfo) {
+        let info = obj::<crate::dev::DevInfo, _>(devinfo)?;
+        if info.model.profile.sync_event_export {
+            Ok(())
+        } else {
+            Err(fail(codes::NOT_SUPPORTED, "no DPA on this device"))
+        }
+    }
+
+    /// Reads the value.
+    fn doca_sync_event_get(event: *mut abi::doca_sync_event, value: *mut u64) {
+        out(value, started(event)?.core.get())
+    }
+
+    /// Adds to the value and returns the previous one.
+    fn doca_sync_event_update_add(event: *mut abi::doca_sync_event, value: u64, fetched: *mut u64) {
+        let ev = started(event)?;
+        if fetched.is_null() {
+            return Err(fail(codes::INVALID_VALUE, "NULL output pointer"));
+        }
+        out(fetched, ev.core.add(value))
+    }
+
+    /// Sets the value.
+    fn doca_sync_event_update_set(event: *mut abi::doca_sync_event, value: u64) {
+        started(event)?.core.set(value);
+        Ok(())
+    }
+
+    /// Blocks until `(value & mask) > value_arg`.
+    fn doca_sync_event_wait_gt(event: *mut abi::doca_sync_event, value: u64, mask: u64) {
+        host_wait(event, Compare::Gt, value, mask)
+    }
+
+    /// As `doca_sync_event_wait_gt`, yielding between polls.
+    fn doca_sync_event_wait_gt_yield(event: *mut abi::doca_sync_event, value: u64, mask: u64) {
+        host_wait(event, Compare::Gt, value, mask)
+    }
+
+    /// Blocks until `(value & mask) == value_arg`.
+    fn doca_sync_event_wait_eq(event: *mut abi::doca_sync_event, value: u64, mask: u64) {
+        host_wait(event, Compare::Eq, value, mask)
+    }
+
+    /// As `doca_sync_event_wait_eq`, yielding between polls.
+    fn doca_sync_event_wait_eq_yield(event: *mut abi::doca_sync_event, value: u64, mask: u64) {
+        host_wait(event, Compare::Eq, value, mask)
+    }
+
+    /// Blocks until `(value & mask) != value_arg`.
+    fn doca_sync_event_wait_neq(event: *mut abi::doca_sync_event, value: u64, mask: u64) {
+        host_wait(event, Compare::Neq, value, mask)
+    }
+
+    /// As `doca_sync_event_wait_neq`, yielding between polls.
+    fn doca_sync_event_wait_neq_yield(event: *mut abi::doca_sync_event, value: u64, mask: u64) {
+        host_wait(event, Compare::Neq, value, mask)
+    }
+
+    /// Not modelled: the sim's events run in standalone mode only, so this
+    /// returns NULL.
+    fn doca_sync_event_as_ctx(event: *mut abi::doca_sync_event) -> *mut abi::doca_ctx {
+        let _ = event;
+        std::ptr::null_mut()
+    }
+}
+
+not_modelled! {
+    /// Remote PCI publishers.
+    fn doca_sync_event_add_publisher_location_remote_pci(event: *mut abi::doca_sync_event);
+    /// Remote network publishers.
+    fn doca_sync_event_add_publisher_location_remote_net(event: *mut abi::doca_sync_event);
+    /// Remote PCI subscribers.
+    fn doca_sync_event_add_subscriber_location_remote_pci(event: *mut abi::doca_sync_event);
+    /// Events backed by caller memory.
+    fn doca_sync_event_set_addr(event: *mut abi::doca_sync_event, addr: *mut u64);
+}

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Proves the hardware build path without hardware.
+#
+# 1. Lays out a directory like a DOCA install: the reference headers, .pc
+#    files, and doca-sim built as shared libraries named like DOCA's.
+# 2. Builds a probe with DOCA_BACKEND=hardware and PKG_CONFIG_PATH pointing
+#    there (pkg-config -> bindgen -> dynamic link), runs it, and checks it
+#    talked to the library it found.
+# 3. Points at a DOCA 2.5-shaped prefix and checks the refusal message.
+# 4. Builds doca-dpa-sys in hardware mode with no DOCA at all and checks the
+#    actionable "not found" message.
+#
+# Needs libclang (bindgen) and a C compiler. Run from anywhere.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+work="$root/target/fake-prefix"
+prefix="$work/doca"
+old="$work/doca-2.5"
+export CARGO_TARGET_DIR="$work/cargo"
+version=$(sed -n 's/^#define DOCA_VERSION_STRING "\(.*\)"/\1/p' "$root/doca-sim/include/doca_version.h")
+fail() { echo "fake-prefix-test: FAIL: $*" >&2; exit 1; }
+
+rm -rf "$prefix" "$old"
+mkdir -p "$prefix/include" "$prefix/lib/pkgconfig"
+cp "$root"/doca-sim/include/*.h "$prefix/include/"
+
+echo "== building doca-sim as shared libraries"
+(cd "$root" && cargo rustc -q -p doca-sim --lib --crate-type cdylib)
+cp "$CARGO_TARGET_DIR/debug/libdoca_sim.so" "$prefix/lib/libdoca_common.so"
+# The variadic entry points are C; the Rust cdylib does not export C symbols,
+# so they form libdoca_dpa.so, which needs libdoca_common.so like DOCA's does.
+cc -shared -fPIC -O1 -o "$prefix/lib/libdoca_dpa.so" "$root/doca-sim/csrc/shim.c" \
+    -I"$root/doca-sim/include" -I"$root/doca-sim/device-include" -DDOCA_ALLOW_EXPERIMENTAL_API \
+    -L"$prefix/lib" -Wl,--no-as-needed -ldoca_common
+for lib in verbs rdmi; do
+    echo '' | cc -shared -fPIC -x c - -o "$prefix/lib/libdoca_$lib.so" -L"$prefix/lib" -Wl,--no-as-needed -ldoca_common
+done
+
+pc() { # name libs requires
+    cat > "$prefix/lib/pkgconfig/$1.pc" <<EOF
+prefix=$prefix
+includedir=\${prefix}/include
+libdir=\${prefix}/lib
+
+Name: $1
+Description: fake DOCA module for doca-rs tests
+Version: $version
+Requires: $3
+Libs: -L\${libdir} $2
+Cflags: -I\${includedir}
+EOF
+}
+pc doca-common "-ldoca_common" ""
+pc doca-dpa "-ldoca_dpa" "doca-common"
+pc doca-verbs "-ldoca_verbs" "doca-common"
+pc doca-rdmi "-ldoca_rdmi" "doca-verbs doca-dpa"
+
+echo "== building the probe against $prefix (DOCA_BACKEND=hardware)"
+probe="$root/tests/fake-prefix/probe"
+out=$(cd "$probe" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$prefix/lib/pkgconfig" \
+    LD_LIBRARY_PATH="$prefix/lib" cargo run -q 2>&1) || { echo "$out"; fail "probe build or run failed"; }
+echo "$out"
+grep -qx "backend=hardware" <<<"$out" || fail "probe was not built for the hardware backend"
+grep -qx "runtime_version=$version" <<<"$out" || fail "probe did not report the runtime version of the fake install"
+grep -qx "device=mlx5_0 dpa=true" <<<"$out" || fail "probe did not list the sim's BlueField-3"
+grep -qx "device=mlx5_2 dpa=false" <<<"$out" || fail "probe did not list the sim's BlueField-2"
+grep -qx "declared_not_exported=" <<<"$out" || fail "some declared functions are not exported by the fake install"
+grep -qx "hand_declared=doca_rdmi_connection_as_ctx" <<<"$out" || fail "doca_rdmi_connection_as_ctx was not detected for hand declaration"
+bin="$CARGO_TARGET_DIR/debug/doca-fake-prefix-probe"
+LD_LIBRARY_PATH="$prefix/lib" ldd "$bin" | grep -q "$prefix/lib/libdoca_dpa.so" \
+    || fail "the probe is not dynamically linked to the fake libdoca_dpa.so"
+
+echo "== a DOCA 2.5-shaped prefix must be refused"
+mkdir -p "$old/include" "$old/lib/pkgconfig"
+cat > "$old/include/doca_version.h" <<'EOF'
+#define DOCA_VER_MAJOR 2
+#define DOCA_VER_MINOR 5
+#define DOCA_VER_PATCH 108
+#define DOCA_VER_STRING "2.5.0108"
+EOF
+cat > "$old/lib/pkgconfig/doca.pc" <<EOF
+prefix=$old
+includedir=\${prefix}/include
+libdir=\${prefix}/lib
+Name: doca
+Description: umbrella module of an old DOCA
+Version: 2.5.0108
+Libs: -L\${libdir} -ldoca_dpa -ldoca_common
+Cflags: -I\${includedir}
+EOF
+if msg=$(cd "$probe" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$old/lib/pkgconfig" cargo build -q 2>&1); then
+    fail "a 2.5-shaped install was accepted"
+fi
+grep -q "2.5.0108" <<<"$msg" || { echo "$msg"; fail "the refusal does not say what was found"; }
+grep -q "2.9" <<<"$msg" || { echo "$msg"; fail "the refusal does not name the minimum supported version"; }
+
+echo "== hardware mode with no DOCA must fail with the actionable message"
+if msg=$(cd "$probe" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$work/nowhere" DOCA_PREFIX="$work/nowhere" cargo build -q 2>&1); then
+    fail "hardware mode built with no DOCA installed"
+fi
+for needle in doca-dpa PKG_CONFIG_PATH DOCA_BACKEND=sim; do
+    grep -q -- "$needle" <<<"$msg" || { echo "$msg"; fail "the not-found message does not mention $needle"; }
+done
+
+echo "fake-prefix-test: 3 passed, 0 failed"

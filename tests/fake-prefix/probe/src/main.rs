@@ -1,0 +1,49 @@
+//! Talks to whatever DOCA the hardware backend found and prints what it saw,
+//! one `key=value` per line, for scripts/fake-prefix-test.sh to check.
+
+use std::ffi::{c_char, CStr};
+
+use doca_dpa_sys as sys;
+
+fn text(ptr: *const c_char) -> String {
+    if ptr.is_null() {
+        return "<null>".into();
+    }
+    // SAFETY: DOCA returns static NUL-terminated strings.
+    unsafe { CStr::from_ptr(ptr) }.to_string_lossy().into_owned()
+}
+
+fn main() {
+    println!("backend={}", sys::build_info::BACKEND);
+    println!("bindings_version={}", sys::build_info::DOCA_VERSION);
+    // SAFETY: plain FFI calls with valid arguments.
+    unsafe {
+        println!("runtime_version={}", text(sys::doca_version_runtime()));
+        println!("error_name_18={}", text(sys::doca_error_get_name(18)));
+        let mut list: *mut *mut sys::doca_devinfo = std::ptr::null_mut();
+        let mut n = 0u32;
+        let rc = sys::doca_devinfo_create_list(&mut list, &mut n);
+        assert_eq!(rc, 0, "doca_devinfo_create_list failed");
+        for i in 0..n as usize {
+            let info = *list.add(i);
+            let mut name = [0 as c_char; 64];
+            sys::doca_devinfo_get_ibdev_name(info, name.as_mut_ptr(), name.len() as u32);
+            let dpa = sys::doca_dpa_cap_is_supported(info) == 0;
+            println!("device={} dpa={}", text(name.as_ptr()), dpa);
+        }
+        sys::doca_devinfo_destroy_list(list);
+    }
+    let missing: Vec<&str> = sys::build_info::SYMBOLS
+        .iter()
+        .filter(|s| s.declared && s.exported == Some(false))
+        .map(|s| s.name)
+        .collect();
+    println!("declared_not_exported={}", missing.join(","));
+    println!("rdmi_absent_reason={:?}", doca_rdmi_sys::build_info::RDMI_ABSENT_REASON);
+    let hand: Vec<&str> = doca_rdmi_sys::build_info::SYMBOLS
+        .iter()
+        .filter(|s| !s.declared && s.exported == Some(true))
+        .map(|s| s.name)
+        .collect();
+    println!("hand_declared={}", hand.join(","));
+}
