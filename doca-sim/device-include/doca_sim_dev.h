@@ -25,6 +25,32 @@ void doca_sim_dev_fault(const char *reason);
 int doca_sim_dev_completion_post(doca_dpa_dev_completion_t dpa_comp_handle, uint32_t type, uint32_t user_data,
 				 uint32_t immediate);
 
+/*
+ * RDMI, as the sim models it (DOCA's device-side RDMI API is not public): a
+ * loopback from a poster to a connection. Messages land in slots of
+ * DOCA_SIM_RDMI_SLOT_BYTES bytes of the connection's receive buffer; the
+ * connection's completion source gets a RECV_SEND element (user data = slot,
+ * immediate = length) and the poster's a SEND element (the given user data,
+ * immediate = length).
+ */
+
+/** Bytes per receive slot of an RDMI connection in the sim. */
+#define DOCA_SIM_RDMI_SLOT_BYTES 64
+
+/**
+ * Sends len (<= DOCA_SIM_RDMI_SLOT_BYTES) bytes through a poster to a
+ * connection. Returns 0, or a DOCA error code: AGAIN when every slot holds a
+ * message the host has not acknowledged, INVALID_VALUE for bad handles or
+ * lengths.
+ */
+int doca_sim_dev_rdmi_send(uint64_t poster, uint64_t connection, const void *data, uint32_t len, uint32_t user_data);
+
+/** Marks n received messages as consumed by the kernel; the host may then acknowledge them. */
+int doca_sim_dev_rdmi_consume(uint64_t connection, uint32_t n);
+
+/** Address of the connection's receive buffer (a host address in the sim), 0 if none. */
+uint64_t doca_sim_dev_rdmi_rq_addr(uint64_t connection);
+
 #ifdef __cplusplus
 }
 #endif

@@ -39,15 +39,19 @@
 
 pub mod abi;
 mod common;
+mod ctx;
 mod dev;
 mod device;
 mod dpa;
 mod error;
 mod export;
 pub mod hooks;
+mod mmap;
 mod profile;
+mod rdmi;
 mod registry;
 mod sync_event;
+mod verbs;
 
 pub use hooks::{Entered, Nth, Scope, ScopeHandle};
 pub use profile::{set_global_profile, DeviceProfile, Profile, ProfileError, RepresentorProfile};

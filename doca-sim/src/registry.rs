@@ -132,6 +132,10 @@ pub(crate) enum DeviceObject {
     Thread(Arc<crate::dpa::threads::ThreadCore>),
     /// A DPA hash table (`doca_dpa_dev_hash_table_t`).
     HashTable(Arc<crate::dpa::threads::HashCore>),
+    /// A started RDMI connection (`doca_dpa_dev_rdmi_connection_t`).
+    RdmiConnection(Arc<crate::rdmi::ConnectionCore>),
+    /// A started RDMI poster (`doca_rdmi_dev_poster_t`).
+    RdmiPoster(Arc<crate::rdmi::PosterCore>),
     /// A handle whose device-side use the sim does not model.
     Opaque,
 }
