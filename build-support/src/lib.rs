@@ -1,1 +1,39 @@
-//! Build-script support for the doca-rs crates (placeholder, being written).
+//! Build-script support for the doca-rs crates (NVIDIA DOCA DPA and DOCA RDMI bindings).
+//!
+//! Used by the build scripts of `doca-dpa-sys` and `doca-rdmi-sys` ([`sys::build`]), of
+//! the safe crates ([`safe::emit_cfgs`]), and by the `doca-regen-bindings` command
+//! ([`regen`]). The pieces:
+//!
+//! * [`env`]: every environment read goes through [`env::EnvReader`], which declares it
+//!   to cargo (`rerun-if-env-changed`).
+//! * [`version`]: DOCA version numbers, the minimum supported release, cumulative
+//!   `doca_ge_X_Y` cfgs.
+//! * [`discovery`]: pkg-config probing of an installed DOCA, the four-way version match,
+//!   refusal of pre-2.9 installs, and the "not found" message.
+//! * [`audit`]: EXPERIMENTAL/STABLE markers from header text and exported symbols from
+//!   the libraries.
+//! * [`backend`]: hardware / sim / docs choice from `DOCA_BACKEND`, `DOCS_RS` and the
+//!   `sim` feature.
+//! * [`cfgs`]: cargo directives (`rustc-check-cfg`, `rustc-cfg`, `metadata`…).
+//! * [`bindgen_config`]: the one bindgen configuration shared by hardware builds and
+//!   the regeneration of the committed bindings.
+//! * [`sys`], [`safe`], [`regen`]: the complete flows.
+//!
+//! Building DPA applications (running `dpacc` on kernels) is a separate concern that will
+//! live in its own module (`dpa_app`); nothing here depends on it.
+
+pub mod audit;
+pub mod backend;
+pub mod bindgen_config;
+pub mod cfgs;
+pub mod discovery;
+pub mod env;
+pub mod regen;
+pub mod safe;
+pub mod sys;
+pub mod version;
+
+pub use version::DocaVersion;
+
+#[cfg(test)]
+pub(crate) mod testutil;

@@ -1,0 +1,267 @@
+//! The exported symbols of installed shared libraries (ELF dynamic symbol table).
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use object::{Object, ObjectSymbol, SymbolKind};
+
+/// A library whose exports could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExportsError {
+    /// The file could not be read (missing, permissions, dangling symlink…).
+    Io {
+        /// The path that was read.
+        path: PathBuf,
+        /// The operating system's message.
+        message: String,
+    },
+    /// The file is not a shared object `object` can parse (a linker script, say).
+    Parse {
+        /// The path that was read.
+        path: PathBuf,
+        /// The parser's message.
+        message: String,
+    },
+}
+
+impl fmt::Display for ExportsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ExportsError::Io { path, message } => {
+                write!(f, "cannot read {}: {message}", path.display())
+            }
+            ExportsError::Parse { path, message } => write!(
+                f,
+                "cannot read the dynamic symbols of {}: {message}",
+                path.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ExportsError {}
+
+/// The names of the functions and data objects that the shared library at `path` defines
+/// and exports (global or weak binding, defined, in the dynamic symbol table). Symlinks
+/// (`libdoca_dpa.so` → `libdoca_dpa.so.3`) are followed. ELF version suffixes are not
+/// part of the names.
+pub fn exports_of(path: &Path) -> Result<BTreeSet<String>, ExportsError> {
+    let data = std::fs::read(path).map_err(|e| ExportsError::Io {
+        path: path.to_owned(),
+        message: e.to_string(),
+    })?;
+    let file = object::File::parse(&*data).map_err(|e| ExportsError::Parse {
+        path: path.to_owned(),
+        message: e.to_string(),
+    })?;
+    let mut names = BTreeSet::new();
+    for sym in file.dynamic_symbols() {
+        if sym.is_undefined() || !(sym.is_global() || sym.is_weak()) {
+            continue;
+        }
+        if !matches!(sym.kind(), SymbolKind::Text | SymbolKind::Data) {
+            continue;
+        }
+        if let Ok(name) = sym.name() {
+            if !name.is_empty() {
+                names.insert(name.to_owned());
+            }
+        }
+    }
+    Ok(names)
+}
+
+/// Finds the shared library for link name `name` (`doca_dpa` → `libdoca_dpa.so`) in
+/// `dirs`, in order; when only versioned files exist (`libdoca_dpa.so.3`), the shortest
+/// such name is used.
+pub fn find_shared_library(name: &str, dirs: &[PathBuf]) -> Option<PathBuf> {
+    let plain = format!("lib{name}.so");
+    for dir in dirs {
+        let candidate = dir.join(&plain);
+        if candidate.exists() {
+            return Some(candidate);
+        }
+        let prefix = format!("{plain}.");
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        let mut versioned: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+            .map(|e| e.path())
+            .collect();
+        versioned.sort_by_key(|p| (p.as_os_str().len(), p.clone()));
+        if let Some(p) = versioned.into_iter().next() {
+            return Some(p);
+        }
+    }
+    None
+}
+
+/// Directories where the dynamic linker usually finds libraries that pkg-config leaves
+/// out of `--libs` (system directories), for `arch` (`x86_64`, `aarch64`).
+pub fn system_library_dirs(arch: &str) -> Vec<PathBuf> {
+    [
+        format!("/usr/lib/{arch}-linux-gnu"),
+        format!("/lib/{arch}-linux-gnu"),
+        "/usr/lib64".to_owned(),
+        "/usr/lib".to_owned(),
+        "/lib64".to_owned(),
+        "/lib".to_owned(),
+    ]
+    .into_iter()
+    .map(PathBuf::from)
+    .collect()
+}
+
+/// The union of the exports of several libraries, and whether every one could be read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Exports {
+    /// Every exported name found.
+    pub symbols: BTreeSet<String>,
+    /// True when every library asked about was found and read; then a name missing from
+    /// `symbols` is known not to be exported.
+    pub complete: bool,
+    /// The libraries read.
+    pub read: Vec<PathBuf>,
+    /// Libraries that could not be found or read, with the reason.
+    pub problems: Vec<String>,
+}
+
+impl Exports {
+    /// A complete set with exactly these names (the sim: it exports what it declares).
+    pub fn known<I: IntoIterator<Item = S>, S: Into<String>>(names: I) -> Self {
+        Exports {
+            symbols: names.into_iter().map(Into::into).collect(),
+            complete: true,
+            read: Vec::new(),
+            problems: Vec::new(),
+        }
+    }
+
+    /// Reads the libraries `link_names` (e.g. `doca_dpa`, `doca_common`) from `dirs`.
+    /// Libraries that cannot be found or read are recorded in `problems`, never a panic.
+    pub fn of_libraries(link_names: &[String], dirs: &[PathBuf]) -> Self {
+        let mut out = Exports {
+            complete: true,
+            ..Exports::default()
+        };
+        for name in link_names {
+            match find_shared_library(name, dirs) {
+                None => {
+                    out.complete = false;
+                    out.problems.push(format!(
+                        "lib{name}.so not found in {}",
+                        dirs.iter()
+                            .map(|d| d.display().to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ));
+                }
+                Some(path) => match exports_of(&path) {
+                    Ok(names) => {
+                        out.symbols.extend(names);
+                        out.read.push(path);
+                    }
+                    Err(e) => {
+                        out.complete = false;
+                        out.problems.push(e.to_string());
+                    }
+                },
+            }
+        }
+        out
+    }
+
+    /// `Some(true)` if exported, `Some(false)` if known not to be, `None` if it could not be
+    /// checked (some library was unreadable and the name was not found in the others).
+    pub fn status(&self, name: &str) -> Option<bool> {
+        if self.symbols.contains(name) {
+            Some(true)
+        } else if self.complete {
+            Some(false)
+        } else {
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unreadable_library_is_an_error_not_a_panic() {
+        let dir = crate::testutil::TempDir::new("exports");
+        let missing = dir.path().join("libnope.so");
+        assert!(matches!(exports_of(&missing), Err(ExportsError::Io { .. })));
+        let script = dir.path().join("libscript.so");
+        std::fs::write(&script, "/* GNU ld script */\nINPUT(libscript.so.1)\n").unwrap();
+        let err = exports_of(&script).unwrap_err();
+        assert!(matches!(err, ExportsError::Parse { .. }));
+        assert!(err.to_string().contains("libscript.so"));
+    }
+
+    #[test]
+    fn reads_a_real_shared_library() {
+        // libc is on every Linux machine that runs these tests; find it through the same
+        // search the audit uses (following the libc.so.6 name, since libc.so may be a
+        // linker script).
+        let dirs = system_library_dirs(std::env::consts::ARCH);
+        let Some(libc) = dirs
+            .iter()
+            .map(|d| d.join("libc.so.6"))
+            .find(|p| p.exists())
+        else {
+            eprintln!("skipping: no libc.so.6 in the usual directories");
+            return;
+        };
+        let names = exports_of(&libc).unwrap();
+        assert!(names.contains("malloc"), "malloc not exported by {libc:?}");
+        assert!(names.contains("printf"));
+        assert!(!names.iter().any(|n| n.contains('@')));
+    }
+
+    #[test]
+    fn follows_symlinks_and_versioned_names() {
+        let dirs = system_library_dirs(std::env::consts::ARCH);
+        let Some(real) = dirs
+            .iter()
+            .map(|d| d.join("libc.so.6"))
+            .find(|p| p.exists())
+        else {
+            eprintln!("skipping: no libc.so.6 in the usual directories");
+            return;
+        };
+        let dir = crate::testutil::TempDir::new("symlink");
+        std::os::unix::fs::symlink(&real, dir.path().join("libdoca_fake.so.3")).unwrap();
+        let found = find_shared_library("doca_fake", &[dir.path().to_owned()]).unwrap();
+        assert!(found.ends_with("libdoca_fake.so.3"));
+        std::os::unix::fs::symlink(
+            dir.path().join("libdoca_fake.so.3"),
+            dir.path().join("libdoca_fake.so"),
+        )
+        .unwrap();
+        let found = find_shared_library("doca_fake", &[dir.path().to_owned()]).unwrap();
+        assert!(found.ends_with("libdoca_fake.so"));
+        assert!(exports_of(&found).unwrap().contains("malloc"));
+
+        let all = Exports::of_libraries(
+            &["doca_fake".to_owned(), "doca_missing".to_owned()],
+            &[dir.path().to_owned()],
+        );
+        assert!(!all.complete);
+        assert_eq!(all.status("malloc"), Some(true));
+        assert_eq!(all.status("doca_nothing"), None);
+        assert_eq!(all.problems.len(), 1);
+        assert!(all.problems[0].contains("libdoca_missing.so"));
+    }
+
+    #[test]
+    fn known_exports_are_complete() {
+        let e = Exports::known(["a", "b"]);
+        assert_eq!(e.status("a"), Some(true));
+        assert_eq!(e.status("c"), Some(false));
+    }
+}

@@ -1,0 +1,349 @@
+//! Choosing the backend: the installed DOCA (`hardware`), the software DPA (`sim`), or
+//! nothing at all for documentation builds (`docs`).
+//!
+//! Rules ([`choose`]):
+//!
+//! | input | result |
+//! |---|---|
+//! | `DOCS_RS` set (any value) | `docs`: no probing, no linking |
+//! | `DOCA_BACKEND=hardware` | probe; any probe error is fatal |
+//! | `DOCA_BACKEND=sim` | `sim` |
+//! | `DOCA_BACKEND=auto` | `hardware` if the probe succeeds; `sim` when DOCA is simply not there; an old, mismatched or broken install is still an error |
+//! | unset (or empty) | `sim` if the `sim` cargo feature is on, else as `hardware` |
+//! | anything else | an error listing the valid values |
+
+use std::fmt;
+
+use crate::discovery::{DiscoveryError, Install};
+use crate::env::EnvReader;
+
+/// Where the DOCA symbols come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Backend {
+    /// The installed DOCA libraries, found through pkg-config.
+    Hardware,
+    /// The software DPA (`doca-sim`).
+    Sim,
+    /// A documentation build (`DOCS_RS`): committed bindings, nothing linked.
+    Docs,
+}
+
+impl Backend {
+    /// `"hardware"`, `"sim"` or `"docs"` (the values of the `doca_backend` cfg).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Backend::Hardware => "hardware",
+            Backend::Sim => "sim",
+            Backend::Docs => "docs",
+        }
+    }
+
+    /// The inverse of [`Backend::as_str`].
+    pub fn parse(text: &str) -> Option<Backend> {
+        match text {
+            "hardware" => Some(Backend::Hardware),
+            "sim" => Some(Backend::Sim),
+            "docs" => Some(Backend::Docs),
+            _ => None,
+        }
+    }
+
+    /// Every value, for `rustc-check-cfg`.
+    pub const ALL: [Backend; 3] = [Backend::Hardware, Backend::Sim, Backend::Docs];
+}
+
+impl fmt::Display for Backend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The values `DOCA_BACKEND` accepts.
+pub const VALID_VALUES: &[&str] = &["hardware", "sim", "auto"];
+
+/// The outcome of [`choose`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Choice {
+    /// The backend.
+    pub backend: Backend,
+    /// The install, for [`Backend::Hardware`].
+    pub install: Option<Install>,
+    /// Why this backend was chosen (for build logs and `build_info`).
+    pub reason: String,
+}
+
+/// Why no backend could be chosen. The [`Display`](fmt::Display) text is the message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BackendError {
+    /// `DOCA_BACKEND` has a value that is not one of [`VALID_VALUES`].
+    InvalidValue {
+        /// The value given.
+        value: String,
+    },
+    /// The hardware backend was required (or `auto` found a broken install) and
+    /// discovery failed.
+    Discovery {
+        /// How the backend was requested (`DOCA_BACKEND=hardware`, `default`…).
+        requested: String,
+        /// The discovery error.
+        error: Box<DiscoveryError>,
+    },
+}
+
+impl fmt::Display for BackendError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BackendError::InvalidValue { value } => write!(
+                f,
+                "DOCA_BACKEND={value:?} is not valid; use one of: {} \
+                 (hardware: the installed DOCA; sim: the software DPA; auto: the installed DOCA \
+                 when pkg-config finds it, the software DPA otherwise)",
+                VALID_VALUES.join(", ")
+            ),
+            BackendError::Discovery { requested, error } => {
+                writeln!(f, "doca-rs backend `hardware` ({requested}):")?;
+                write!(f, "{error}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for BackendError {}
+
+/// Chooses the backend from `DOCS_RS`, `DOCA_BACKEND` (read through `env`) and whether
+/// the `sim` cargo feature is on; `probe` runs discovery and is called only when the
+/// hardware backend is a candidate.
+pub fn choose(
+    env: &EnvReader,
+    sim_feature: bool,
+    probe: impl FnOnce() -> Result<Install, DiscoveryError>,
+) -> Result<Choice, BackendError> {
+    if env.is_set("DOCS_RS") {
+        return Ok(Choice {
+            backend: Backend::Docs,
+            install: None,
+            reason: "DOCS_RS is set: documentation build, nothing is linked".to_owned(),
+        });
+    }
+    let requested = env.get("DOCA_BACKEND").map(|v| v.trim().to_owned());
+    match requested.as_deref() {
+        Some("sim") => Ok(Choice {
+            backend: Backend::Sim,
+            install: None,
+            reason: "DOCA_BACKEND=sim".to_owned(),
+        }),
+        Some("hardware") => hardware(probe, "DOCA_BACKEND=hardware"),
+        Some("auto") => match probe() {
+            Ok(install) => Ok(Choice {
+                backend: Backend::Hardware,
+                reason: format!(
+                    "DOCA_BACKEND=auto and pkg-config found DOCA {}",
+                    install.version
+                ),
+                install: Some(install),
+            }),
+            Err(error) if error.is_broken_install() => Err(BackendError::Discovery {
+                requested: "DOCA_BACKEND=auto found an unusable DOCA install".to_owned(),
+                error: Box::new(error),
+            }),
+            Err(_) => Ok(Choice {
+                backend: Backend::Sim,
+                install: None,
+                reason: "DOCA_BACKEND=auto and DOCA is not installed: using the software DPA"
+                    .to_owned(),
+            }),
+        },
+        None | Some("") if sim_feature => Ok(Choice {
+            backend: Backend::Sim,
+            install: None,
+            reason: "the `sim` cargo feature is on".to_owned(),
+        }),
+        None | Some("") => hardware(
+            probe,
+            "the default for library consumers; set DOCA_BACKEND=sim or enable the `sim` feature \
+             to use the software DPA",
+        ),
+        Some(other) => Err(BackendError::InvalidValue {
+            value: other.to_owned(),
+        }),
+    }
+}
+
+fn hardware(
+    probe: impl FnOnce() -> Result<Install, DiscoveryError>,
+    requested: &str,
+) -> Result<Choice, BackendError> {
+    match probe() {
+        Ok(install) => Ok(Choice {
+            backend: Backend::Hardware,
+            reason: format!("{requested}; pkg-config found DOCA {}", install.version),
+            install: Some(install),
+        }),
+        Err(error) => Err(BackendError::Discovery {
+            requested: requested.to_owned(),
+            error: Box::new(error),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::version::DocaVersion;
+    use std::cell::Cell;
+    use std::collections::BTreeMap;
+    use std::path::PathBuf;
+
+    fn install() -> Install {
+        Install {
+            modules: BTreeMap::new(),
+            version: DocaVersion::new(3, 0, 58),
+            version_header: None,
+            pkg_config_path: Default::default(),
+            warnings: vec![],
+        }
+    }
+
+    fn not_found() -> DiscoveryError {
+        DiscoveryError::NotFound {
+            searched: vec!["doca-common".into()],
+            missing: vec!["doca-common".into()],
+            pkg_config_path: None,
+            dirs_tried: vec![PathBuf::from("/opt/mellanox/doca/lib/pkgconfig")],
+            details: vec![],
+        }
+    }
+
+    fn mismatch() -> DiscoveryError {
+        DiscoveryError::VersionMismatch {
+            found: vec![
+                ("doca-common".into(), "3.0.0058".into()),
+                ("doca-dpa".into(), "2.10.0078".into()),
+            ],
+        }
+    }
+
+    fn old() -> DiscoveryError {
+        DiscoveryError::OldInstall {
+            found: "the umbrella module `doca`".into(),
+            version: Some(DocaVersion::new(2, 5, 108)),
+            location: "/opt/mellanox/doca/lib/x86_64-linux-gnu/pkgconfig/doca.pc".into(),
+            reason: "only doca.pc".into(),
+        }
+    }
+
+    /// Runs `choose` with `vars`, the feature flag and a probe result; returns the choice
+    /// and whether the probe ran.
+    fn run(
+        vars: &[(&str, &str)],
+        sim_feature: bool,
+        result: Result<Install, DiscoveryError>,
+    ) -> (Result<Choice, BackendError>, bool) {
+        let env = EnvReader::fixed(vars.iter().copied());
+        let probed = Cell::new(false);
+        let choice = choose(&env, sim_feature, || {
+            probed.set(true);
+            result
+        });
+        (choice, probed.get())
+    }
+
+    #[test]
+    fn docs_rs_wins_and_never_probes() {
+        for vars in [
+            &[("DOCS_RS", "1")][..],
+            &[("DOCS_RS", ""), ("DOCA_BACKEND", "hardware")][..],
+            &[("DOCS_RS", "1"), ("DOCA_BACKEND", "nonsense")][..],
+        ] {
+            let (c, probed) = run(vars, false, Err(not_found()));
+            let c = c.unwrap();
+            assert_eq!(c.backend, Backend::Docs);
+            assert!(c.install.is_none());
+            assert!(!probed);
+        }
+    }
+
+    #[test]
+    fn explicit_hardware() {
+        let (c, probed) = run(&[("DOCA_BACKEND", "hardware")], true, Ok(install()));
+        assert!(probed);
+        let c = c.unwrap();
+        assert_eq!(c.backend, Backend::Hardware);
+        assert!(c.install.is_some());
+        for e in [not_found(), mismatch(), old()] {
+            let (c, _) = run(&[("DOCA_BACKEND", "hardware")], true, Err(e.clone()));
+            let err = c.unwrap_err();
+            assert_eq!(
+                err,
+                BackendError::Discovery {
+                    requested: "DOCA_BACKEND=hardware".into(),
+                    error: Box::new(e.clone())
+                }
+            );
+            // The full actionable message is in the error text.
+            assert!(err.to_string().contains(&e.to_string()));
+        }
+    }
+
+    #[test]
+    fn explicit_sim_never_probes() {
+        let (c, probed) = run(&[("DOCA_BACKEND", "sim")], false, Ok(install()));
+        assert_eq!(c.unwrap().backend, Backend::Sim);
+        assert!(!probed);
+    }
+
+    #[test]
+    fn auto() {
+        let (c, _) = run(&[("DOCA_BACKEND", "auto")], false, Ok(install()));
+        assert_eq!(c.unwrap().backend, Backend::Hardware);
+        let (c, _) = run(&[("DOCA_BACKEND", "auto")], false, Err(not_found()));
+        let c = c.unwrap();
+        assert_eq!(c.backend, Backend::Sim);
+        assert!(c.reason.contains("not installed"));
+        for e in [mismatch(), old()] {
+            let (c, _) = run(&[("DOCA_BACKEND", " auto ")], true, Err(e));
+            let text = c.unwrap_err().to_string();
+            assert!(text.contains("unusable"), "{text}");
+        }
+    }
+
+    #[test]
+    fn unset_depends_on_feature() {
+        let (c, probed) = run(&[], true, Err(not_found()));
+        assert_eq!(c.unwrap().backend, Backend::Sim);
+        assert!(!probed);
+        let (c, probed) = run(&[], false, Ok(install()));
+        assert_eq!(c.unwrap().backend, Backend::Hardware);
+        assert!(probed);
+        let (c, _) = run(&[("DOCA_BACKEND", "")], false, Err(not_found()));
+        let text = c.unwrap_err().to_string();
+        assert!(text.contains("DOCA_BACKEND=sim"), "{text}");
+        assert!(text.contains("PKG_CONFIG_PATH"), "{text}");
+    }
+
+    #[test]
+    fn invalid_value_lists_valid_ones() {
+        let (c, probed) = run(&[("DOCA_BACKEND", "gpu")], true, Ok(install()));
+        assert!(!probed);
+        let text = c.unwrap_err().to_string();
+        for v in ["\"gpu\"", "hardware", "sim", "auto"] {
+            assert!(text.contains(v), "{v} missing: {text}");
+        }
+    }
+
+    #[test]
+    fn reads_are_recorded() {
+        let env = EnvReader::fixed([("DOCA_BACKEND", "sim")]);
+        let _ = choose(&env, false, || Ok(install()));
+        assert!(env.was_read("DOCS_RS") && env.was_read("DOCA_BACKEND"));
+    }
+
+    #[test]
+    fn backend_strings() {
+        for b in Backend::ALL {
+            assert_eq!(Backend::parse(b.as_str()), Some(b));
+            assert_eq!(b.to_string(), b.as_str());
+        }
+        assert_eq!(Backend::parse("auto"), None);
+    }
+}

@@ -1,0 +1,1123 @@
+//! Finding an installed DOCA through pkg-config.
+//!
+//! Modules probed: `doca-common` and `doca-dpa` (required), `doca-verbs` and `doca-rdmi`
+//! (optional; RDMI needs both), and `libflexio` (optional, linked when present).
+//!
+//! Search order: `PKG_CONFIG_PATH` as set; then, when `DOCA_PREFIX` is set,
+//! `$DOCA_PREFIX/lib/pkgconfig`, `$DOCA_PREFIX/lib/<arch>-linux-gnu/pkgconfig` and
+//! `$DOCA_PREFIX/infrastructure/lib/pkgconfig`; then the same directories under
+//! `/opt/mellanox/doca` (and `/opt/mellanox/flexio/lib/pkgconfig`) as the last resort;
+//! then pkg-config's own default directories.
+//!
+//! Nothing is printed for cargo while probing (`cargo_metadata(false)`): the caller
+//! decides what to link once the checks passed. The checks, in order:
+//!
+//! 1. required modules missing → [`DiscoveryError::NotFound`], unless an umbrella
+//!    `doca.pc` (the 2.5 layout) is there → [`DiscoveryError::OldInstall`];
+//! 2. the versions of the DOCA modules and of `doca_version.h` must agree (the four-way
+//!    match) → [`DiscoveryError::VersionMismatch`], or a warning with
+//!    `DOCA_ALLOW_VERSION_MISMATCH=1`;
+//! 3. a version below [`MINIMUM_SUPPORTED`], or a `doca_dpa.h` whose `doca_dpa_create`
+//!    takes a `struct doca_dpa_app *` → [`DiscoveryError::OldInstall`].
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use crate::audit::scan_declarations;
+use crate::env::EnvReader;
+use crate::version::{DocaVersion, HeaderSpelling, MINIMUM_SUPPORTED};
+
+/// The DOCA library modules whose versions must agree, in report order.
+pub const DOCA_MODULES: &[&str] = &["doca-common", "doca-dpa", "doca-verbs", "doca-rdmi"];
+/// Modules without which there is no usable DOCA DPA install.
+pub const REQUIRED_MODULES: &[&str] = &["doca-common", "doca-dpa"];
+/// The FlexIO module, linked when present (its version is not a DOCA version).
+pub const FLEXIO_MODULE: &str = "libflexio";
+/// The umbrella module of DOCA 2.5 and older.
+pub const UMBRELLA_MODULE: &str = "doca";
+/// Where DOCA installs by default.
+pub const DEFAULT_PREFIX: &str = "/opt/mellanox/doca";
+/// Where FlexIO's pkg-config file lives on default installs.
+pub const DEFAULT_FLEXIO_PKGCONFIG: &str = "/opt/mellanox/flexio/lib/pkgconfig";
+
+/// Every module probed, in order.
+pub fn all_modules() -> Vec<&'static str> {
+    let mut v = DOCA_MODULES.to_vec();
+    v.push(FLEXIO_MODULE);
+    v
+}
+
+/// What the probe needs to know, read from the environment (or given by tests).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProbeInputs {
+    /// `PKG_CONFIG_PATH` as set by the user, if set.
+    pub pkg_config_path: Option<OsString>,
+    /// `DOCA_PREFIX`, if set.
+    pub doca_prefix: Option<PathBuf>,
+    /// The last-resort prefix ([`DEFAULT_PREFIX`]); `None` skips it (tests).
+    pub default_prefix: Option<PathBuf>,
+    /// The target architecture for `lib/<arch>-linux-gnu` (`x86_64`, `aarch64`).
+    pub arch: String,
+    /// `DOCA_ALLOW_VERSION_MISMATCH=1`: a four-way mismatch is a warning, not an error.
+    pub allow_version_mismatch: bool,
+    /// Search only the directories above, not pkg-config's built-in defaults (sets
+    /// `PKG_CONFIG_LIBDIR` to empty while probing). For tests and fake prefixes.
+    pub isolated: bool,
+}
+
+impl ProbeInputs {
+    /// Reads `PKG_CONFIG_PATH`, `DOCA_PREFIX`, `DOCA_ALLOW_VERSION_MISMATCH` and
+    /// `CARGO_CFG_TARGET_ARCH` through `env`.
+    pub fn from_env(env: &EnvReader) -> Self {
+        ProbeInputs {
+            pkg_config_path: env.get_os("PKG_CONFIG_PATH"),
+            doca_prefix: env
+                .get_os("DOCA_PREFIX")
+                .filter(|p| !p.is_empty())
+                .map(PathBuf::from),
+            default_prefix: Some(PathBuf::from(DEFAULT_PREFIX)),
+            arch: env
+                .get("CARGO_CFG_TARGET_ARCH")
+                .unwrap_or_else(|| std::env::consts::ARCH.to_owned()),
+            allow_version_mismatch: env.flag("DOCA_ALLOW_VERSION_MISMATCH"),
+            isolated: false,
+        }
+    }
+
+    /// Inputs that search exactly `dirs` (nothing else), as tests use them.
+    pub fn isolated(dirs: &[&Path]) -> Self {
+        ProbeInputs {
+            pkg_config_path: Some(std::env::join_paths(dirs).unwrap_or_default()),
+            doca_prefix: None,
+            default_prefix: None,
+            arch: std::env::consts::ARCH.to_owned(),
+            allow_version_mismatch: false,
+            isolated: true,
+        }
+    }
+
+    /// The pkgconfig directories under an install prefix.
+    pub fn prefix_dirs(&self, prefix: &Path) -> Vec<PathBuf> {
+        vec![
+            prefix.join("lib").join("pkgconfig"),
+            prefix
+                .join("lib")
+                .join(format!("{}-linux-gnu", self.arch))
+                .join("pkgconfig"),
+            prefix.join("infrastructure").join("lib").join("pkgconfig"),
+        ]
+    }
+
+    /// Every directory searched, in order (pkg-config's built-in defaults come after).
+    pub fn dirs_tried(&self) -> Vec<PathBuf> {
+        let mut dirs: Vec<PathBuf> = self
+            .pkg_config_path
+            .as_ref()
+            .map(|p| {
+                std::env::split_paths(p)
+                    .filter(|d| !d.as_os_str().is_empty())
+                    .collect()
+            })
+            .unwrap_or_default();
+        if let Some(prefix) = &self.doca_prefix {
+            dirs.extend(self.prefix_dirs(prefix));
+        }
+        if let Some(prefix) = &self.default_prefix {
+            dirs.extend(self.prefix_dirs(prefix));
+            if prefix == Path::new(DEFAULT_PREFIX) {
+                dirs.push(PathBuf::from(DEFAULT_FLEXIO_PKGCONFIG));
+            }
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        dirs.retain(|d| seen.insert(d.clone()));
+        dirs
+    }
+
+    /// The `PKG_CONFIG_PATH` value used while probing.
+    pub fn effective_pkg_config_path(&self) -> OsString {
+        std::env::join_paths(self.dirs_tried()).unwrap_or_default()
+    }
+}
+
+/// One pkg-config module that was found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Module {
+    /// The module name (`doca-dpa`).
+    pub name: String,
+    /// `Version:` as written in the `.pc` file.
+    pub version_text: String,
+    /// The parsed version (`None` for modules whose version is not a DOCA version, such as
+    /// `libflexio`, when it does not parse).
+    pub version: Option<DocaVersion>,
+    /// The directory of the `.pc` file, when pkg-config reports it.
+    pub pc_dir: Option<PathBuf>,
+    /// `-I` directories.
+    pub include_dirs: Vec<PathBuf>,
+    /// `-L` directories.
+    pub link_dirs: Vec<PathBuf>,
+    /// `-l` names.
+    pub libs: Vec<String>,
+}
+
+impl Module {
+    fn source(&self) -> String {
+        match &self.pc_dir {
+            Some(d) => format!(
+                "pkg-config module {} ({})",
+                self.name,
+                d.join(format!("{}.pc", self.name)).display()
+            ),
+            None => format!("pkg-config module {}", self.name),
+        }
+    }
+}
+
+/// The `doca_version.h` that was read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VersionHeader {
+    /// Its path.
+    pub path: PathBuf,
+    /// The version it states.
+    pub version: DocaVersion,
+    /// Which macro spelling it uses.
+    pub spelling: HeaderSpelling,
+}
+
+/// A DOCA install that passed the checks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Install {
+    /// The modules found, by name.
+    pub modules: BTreeMap<String, Module>,
+    /// The install's version (that of `doca-dpa`).
+    pub version: DocaVersion,
+    /// The `doca_version.h` read, if one was found.
+    pub version_header: Option<VersionHeader>,
+    /// The `PKG_CONFIG_PATH` used while probing.
+    pub pkg_config_path: OsString,
+    /// Things worth a cargo warning (an allowed version mismatch, say).
+    pub warnings: Vec<String>,
+}
+
+impl Install {
+    /// The module `name`, if found.
+    pub fn module(&self, name: &str) -> Option<&Module> {
+        self.modules.get(name)
+    }
+
+    /// Whether module `name` was found.
+    pub fn has(&self, name: &str) -> bool {
+        self.modules.contains_key(name)
+    }
+
+    /// The include directories of the given modules (all found modules when empty),
+    /// in order, without duplicates.
+    pub fn include_dirs(&self, modules: &[&str]) -> Vec<PathBuf> {
+        self.collect(modules, |m| &m.include_dirs)
+    }
+
+    /// The link directories of the given modules (all when empty), without duplicates.
+    pub fn link_dirs(&self, modules: &[&str]) -> Vec<PathBuf> {
+        self.collect(modules, |m| &m.link_dirs)
+    }
+
+    /// The `-l` names of the given modules (all when empty), without duplicates.
+    pub fn libs(&self, modules: &[&str]) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for m in self.selected(modules) {
+            for l in &m.libs {
+                if !out.contains(l) {
+                    out.push(l.clone());
+                }
+            }
+        }
+        out
+    }
+
+    /// `(module, version as written)` for every DOCA module found (not libflexio).
+    pub fn pkg_config_versions(&self) -> Vec<(String, String)> {
+        DOCA_MODULES
+            .iter()
+            .filter_map(|m| self.modules.get(*m))
+            .map(|m| (m.name.clone(), m.version_text.clone()))
+            .collect()
+    }
+
+    fn selected<'a>(&'a self, modules: &[&str]) -> Vec<&'a Module> {
+        if modules.is_empty() {
+            all_modules()
+                .iter()
+                .filter_map(|m| self.modules.get(*m))
+                .collect()
+        } else {
+            modules
+                .iter()
+                .filter_map(|m| self.modules.get(*m))
+                .collect()
+        }
+    }
+
+    fn collect(&self, modules: &[&str], f: impl Fn(&Module) -> &Vec<PathBuf>) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = Vec::new();
+        for m in self.selected(modules) {
+            for d in f(m) {
+                if !out.contains(d) {
+                    out.push(d.clone());
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Why no usable DOCA install was found. The [`Display`](fmt::Display) text is the
+/// message a user sees: what was found, and what to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DiscoveryError {
+    /// Required modules are not found anywhere.
+    NotFound {
+        /// Every module searched for.
+        searched: Vec<String>,
+        /// The required modules that are missing.
+        missing: Vec<String>,
+        /// `PKG_CONFIG_PATH` as the user set it (`None`: unset).
+        pkg_config_path: Option<String>,
+        /// The directories searched, in order.
+        dirs_tried: Vec<PathBuf>,
+        /// What pkg-config said (or why it could not run).
+        details: Vec<String>,
+    },
+    /// An install older than the supported API shape.
+    OldInstall {
+        /// What was found (`umbrella pkg-config module doca`, `doca-dpa 2.8.0000`…).
+        found: String,
+        /// Its version, when known.
+        version: Option<DocaVersion>,
+        /// Where it was found.
+        location: String,
+        /// Why it is too old.
+        reason: String,
+    },
+    /// The DOCA modules and `doca_version.h` disagree (a partial install).
+    VersionMismatch {
+        /// `(source, version as written)` for everything that states a version.
+        found: Vec<(String, String)>,
+    },
+    /// A module exists but pkg-config failed on it (a broken `.pc` file or a missing
+    /// dependency of it).
+    BrokenModule {
+        /// The module.
+        module: String,
+        /// pkg-config's message.
+        message: String,
+    },
+    /// A module's version is not a DOCA version.
+    BadVersion {
+        /// Where the version came from.
+        source: String,
+        /// The text.
+        text: String,
+    },
+    /// `doca-rdmi` is installed without the `doca-verbs` it is built on.
+    PartialRdmi {
+        /// Where `doca-rdmi` was found.
+        rdmi_source: String,
+    },
+}
+
+impl DiscoveryError {
+    /// True when something that looks like a real DOCA install was found but is unusable
+    /// (old, mismatched, broken). In `DOCA_BACKEND=auto` these stay hard errors: a broken
+    /// real install is never silently replaced by the simulator.
+    pub fn is_broken_install(&self) -> bool {
+        !matches!(self, DiscoveryError::NotFound { .. })
+    }
+}
+
+const WAYS_OUT_OLD: &str = "What to do: install DOCA 2.9 or newer and point PKG_CONFIG_PATH (or DOCA_PREFIX) \
+at its pkgconfig directory, or build with the software DPA instead: DOCA_BACKEND=sim (or the `sim` cargo feature).";
+
+impl fmt::Display for DiscoveryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DiscoveryError::NotFound {
+                searched,
+                missing,
+                pkg_config_path,
+                dirs_tried,
+                details,
+            } => {
+                writeln!(
+                    f,
+                    "DOCA was not found: pkg-config has no {} module.",
+                    missing.join(" / ")
+                )?;
+                writeln!(f, "  modules searched: {}", searched.join(", "))?;
+                match pkg_config_path {
+                    Some(p) => writeln!(f, "  PKG_CONFIG_PATH: {p}")?,
+                    None => writeln!(f, "  PKG_CONFIG_PATH: (not set)")?,
+                }
+                writeln!(f, "  directories tried, in order:")?;
+                for d in dirs_tried {
+                    writeln!(f, "    {}", d.display())?;
+                }
+                writeln!(f, "    (then pkg-config's built-in default directories)")?;
+                for d in details {
+                    for line in d.lines().filter(|l| !l.trim().is_empty()) {
+                        writeln!(f, "  pkg-config: {}", line.trim())?;
+                    }
+                }
+                writeln!(f, "Three ways out:")?;
+                writeln!(
+                    f,
+                    "  1. install DOCA {MINIMUM_SUPPORTED} or newer (the DOCA SDK packages for DPA, with their \
+                     development files);"
+                )?;
+                writeln!(
+                    f,
+                    "  2. point PKG_CONFIG_PATH at the directory that holds doca-common.pc and doca-dpa.pc \
+                     (e.g. {DEFAULT_PREFIX}/lib/x86_64-linux-gnu/pkgconfig), or set DOCA_PREFIX to the \
+                     install prefix;"
+                )?;
+                write!(
+                    f,
+                    "  3. opt into the software DPA: DOCA_BACKEND=sim (or the `sim` cargo feature)."
+                )
+            }
+            DiscoveryError::OldInstall {
+                found,
+                version,
+                location,
+                reason,
+            } => {
+                let v = version.map(|v| format!(" {v}")).unwrap_or_default();
+                writeln!(
+                    f,
+                    "DOCA install too old: found {found}{v} at {location}: {reason}."
+                )?;
+                writeln!(
+                    f,
+                    "The minimum supported DOCA is {}.{} (the modern DPA API: doca_dpa_create(dev, &dpa), \
+                     then doca_dpa_set_app and doca_dpa_start).",
+                    MINIMUM_SUPPORTED.major, MINIMUM_SUPPORTED.minor
+                )?;
+                write!(f, "{WAYS_OUT_OLD}")
+            }
+            DiscoveryError::VersionMismatch { found } => {
+                writeln!(
+                    f,
+                    "DOCA versions disagree (partial install: reinstall DOCA so that these agree):"
+                )?;
+                for (source, version) in found {
+                    writeln!(f, "  {version}  from {source}")?;
+                }
+                write!(
+                    f,
+                    "Set DOCA_ALLOW_VERSION_MISMATCH=1 to build anyway (a warning instead of this \
+                     error), at your own risk."
+                )
+            }
+            DiscoveryError::BrokenModule { module, message } => {
+                writeln!(f, "pkg-config found {module} but could not use it:")?;
+                for line in message.lines().filter(|l| !l.trim().is_empty()) {
+                    writeln!(f, "  {}", line.trim())?;
+                }
+                write!(
+                    f,
+                    "The DOCA install looks incomplete: reinstall DOCA (with its dependencies, \
+                     e.g. libflexio), or build with DOCA_BACKEND=sim."
+                )
+            }
+            DiscoveryError::BadVersion { source, text } => write!(
+                f,
+                "{source} states the version `{text}`, which is not a DOCA version \
+                 (MAJOR.MINOR.PATCH); reinstall DOCA or build with DOCA_BACKEND=sim."
+            ),
+            DiscoveryError::PartialRdmi { rdmi_source } => write!(
+                f,
+                "doca-rdmi was found ({rdmi_source}) but doca-verbs, which it is built on, was not \
+                 (partial install: reinstall DOCA so that both are present), or build with \
+                 DOCA_BACKEND=sim."
+            ),
+        }
+    }
+}
+
+impl std::error::Error for DiscoveryError {}
+
+/// Serialises every use of the process-wide `PKG_CONFIG_PATH` (the `pkg-config` crate
+/// reads it from the process environment).
+static PKG_CONFIG_ENV: Mutex<()> = Mutex::new(());
+
+/// Sets (or removes) environment variables and restores them on drop.
+struct EnvOverride {
+    saved: Vec<(&'static str, Option<OsString>)>,
+}
+
+impl EnvOverride {
+    fn set(vars: &[(&'static str, Option<OsString>)]) -> Self {
+        let mut saved = Vec::new();
+        for (k, v) in vars {
+            saved.push((*k, std::env::var_os(k)));
+            match v {
+                Some(v) => std::env::set_var(k, v),
+                None => std::env::remove_var(k),
+            }
+        }
+        EnvOverride { saved }
+    }
+}
+
+impl Drop for EnvOverride {
+    fn drop(&mut self) {
+        for (k, v) in self.saved.drain(..).rev() {
+            match v {
+                Some(v) => std::env::set_var(k, v),
+                None => std::env::remove_var(k),
+            }
+        }
+    }
+}
+
+/// The outcome of one module probe.
+enum Probe {
+    Found(Module),
+    Missing(String),
+    Broken(String),
+}
+
+fn pkg_config_message(e: &pkg_config::Error) -> String {
+    match e {
+        pkg_config::Error::ProbeFailure { output, .. }
+        | pkg_config::Error::Failure { output, .. } => {
+            let stderr = String::from_utf8_lossy(&output.stderr).trim().to_owned();
+            if stderr.is_empty() {
+                e.to_string()
+            } else {
+                stderr
+            }
+        }
+        other => other.to_string(),
+    }
+}
+
+/// Whether pkg-config's message says that `module` itself (not one of its dependencies)
+/// is missing.
+fn says_module_missing(message: &str, module: &str) -> bool {
+    message.contains(&format!("No package '{module}' found"))
+        || message.contains(&format!("Package {module} was not found"))
+        || message.contains(&format!(
+            "Package '{module}', required by 'virtual:world', not found"
+        ))
+}
+
+fn probe_module(name: &str) -> Probe {
+    let result = pkg_config::Config::new()
+        .cargo_metadata(false)
+        .env_metadata(false)
+        .print_system_libs(false)
+        .print_system_cflags(false)
+        .statik(false)
+        .probe(name);
+    match result {
+        Ok(lib) => {
+            let pc_dir = pkg_config::get_variable(name, "pcfiledir")
+                .ok()
+                .map(|s| s.trim().to_owned())
+                .filter(|s| !s.is_empty())
+                .map(PathBuf::from);
+            let version_text = lib.version.trim().to_owned();
+            Probe::Found(Module {
+                name: name.to_owned(),
+                version: DocaVersion::parse(&version_text).ok(),
+                version_text,
+                pc_dir,
+                include_dirs: lib.include_paths,
+                link_dirs: lib.link_paths,
+                libs: lib.libs,
+            })
+        }
+        Err(e) => {
+            let message = pkg_config_message(&e);
+            match &e {
+                pkg_config::Error::ProbeFailure { .. } | pkg_config::Error::Failure { .. }
+                    if !says_module_missing(&message, name) =>
+                {
+                    Probe::Broken(message)
+                }
+                _ => Probe::Missing(message),
+            }
+        }
+    }
+}
+
+/// Finds `file` in `dirs` (first match).
+fn find_in(dirs: &[PathBuf], file: &str) -> Option<PathBuf> {
+    dirs.iter().map(|d| d.join(file)).find(|p| p.is_file())
+}
+
+/// Whether `doca_dpa.h` text declares the pre-2.9 `doca_dpa_create(dev, app, &dpa)`.
+pub fn dpa_create_takes_app(header_text: &str) -> bool {
+    scan_declarations(header_text)
+        .iter()
+        .any(|d| d.name == "doca_dpa_create" && d.params.contains("doca_dpa_app"))
+}
+
+/// Reads `doca_version.h` from the first of `dirs` that has one. Returns `None` when no
+/// directory has it or it does not parse.
+pub fn read_version_header(dirs: &[PathBuf]) -> Option<VersionHeader> {
+    let path = find_in(dirs, "doca_version.h")?;
+    let text = std::fs::read_to_string(&path).ok()?;
+    let (version, spelling) = DocaVersion::from_version_header(&text).ok()?;
+    Some(VersionHeader {
+        path,
+        version,
+        spelling,
+    })
+}
+
+/// Probes pkg-config as described in the [module documentation](self) and runs the checks.
+pub fn probe(inputs: &ProbeInputs) -> Result<Install, DiscoveryError> {
+    let effective = inputs.effective_pkg_config_path();
+    let (found, umbrella) = {
+        // A poisoned lock only means another probe panicked; the guard data is `()`.
+        let _lock = PKG_CONFIG_ENV.lock().unwrap_or_else(|e| e.into_inner());
+        let mut vars: Vec<(&'static str, Option<OsString>)> =
+            vec![("PKG_CONFIG_PATH", Some(effective.clone()))];
+        if inputs.isolated {
+            vars.push(("PKG_CONFIG_LIBDIR", Some(OsString::new())));
+        }
+        let _env = EnvOverride::set(&vars);
+        let found: Vec<(&str, Probe)> = all_modules()
+            .into_iter()
+            .map(|m| (m, probe_module(m)))
+            .collect();
+        let required_missing = REQUIRED_MODULES.iter().any(|r| {
+            found
+                .iter()
+                .any(|(m, p)| m == r && matches!(p, Probe::Missing(_)))
+        });
+        let umbrella = if required_missing {
+            match probe_module(UMBRELLA_MODULE) {
+                Probe::Found(m) => Some(m),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        (found, umbrella)
+    };
+    check(inputs, &effective, found, umbrella)
+}
+
+fn check(
+    inputs: &ProbeInputs,
+    effective: &OsString,
+    found: Vec<(&str, Probe)>,
+    umbrella: Option<Module>,
+) -> Result<Install, DiscoveryError> {
+    let mut modules = BTreeMap::new();
+    let mut missing = Vec::new();
+    let mut details = Vec::new();
+    for (name, p) in found {
+        match p {
+            Probe::Found(m) => {
+                modules.insert(name.to_owned(), m);
+            }
+            Probe::Missing(msg) => {
+                if REQUIRED_MODULES.contains(&name) {
+                    missing.push(name.to_owned());
+                    details.push(msg);
+                }
+            }
+            Probe::Broken(message) => {
+                // An optional module that is broken is still a broken install.
+                return Err(DiscoveryError::BrokenModule {
+                    module: name.to_owned(),
+                    message,
+                });
+            }
+        }
+    }
+
+    if !missing.is_empty() {
+        if let Some(u) = umbrella {
+            let header = read_version_header(&u.include_dirs);
+            let version = u.version.or(header.as_ref().map(|h| h.version));
+            let location = u
+                .pc_dir
+                .as_ref()
+                .map(|d| d.join("doca.pc").display().to_string())
+                .unwrap_or_else(|| "pkg-config module doca".to_owned());
+            let mut reason = format!(
+                "only the umbrella pkg-config module `doca` exists (the DOCA 2.5 layout), without {}",
+                missing.join(" / ")
+            );
+            if let Some(h) = header {
+                reason.push_str(&format!("; {} says {}", h.path.display(), h.version));
+            }
+            return Err(DiscoveryError::OldInstall {
+                found: "the umbrella module `doca`".to_owned(),
+                version,
+                location,
+                reason,
+            });
+        }
+        return Err(DiscoveryError::NotFound {
+            searched: all_modules().iter().map(|s| (*s).to_owned()).collect(),
+            missing,
+            pkg_config_path: inputs
+                .pkg_config_path
+                .as_ref()
+                .map(|p| p.to_string_lossy().into_owned()),
+            dirs_tried: inputs.dirs_tried(),
+            details,
+        });
+    }
+
+    // Versions of the DOCA modules.
+    let mut found_versions: Vec<(String, String, DocaVersion)> = Vec::new();
+    for name in DOCA_MODULES {
+        if let Some(m) = modules.get(*name) {
+            let v = m.version.ok_or_else(|| DiscoveryError::BadVersion {
+                source: m.source(),
+                text: m.version_text.clone(),
+            })?;
+            found_versions.push((m.source(), m.version_text.clone(), v));
+        }
+    }
+    let include_dirs: Vec<PathBuf> = {
+        let mut dirs: Vec<PathBuf> = Vec::new();
+        for name in all_modules() {
+            if let Some(m) = modules.get(name) {
+                for d in &m.include_dirs {
+                    if !dirs.contains(d) {
+                        dirs.push(d.clone());
+                    }
+                }
+            }
+        }
+        dirs
+    };
+    let version_header = read_version_header(&include_dirs);
+    if let Some(h) = &version_header {
+        found_versions.push((
+            format!("{}", h.path.display()),
+            h.version.to_string(),
+            h.version,
+        ));
+    }
+
+    let mut warnings = Vec::new();
+    let first = found_versions[0].2;
+    if found_versions.iter().any(|(_, _, v)| *v != first) {
+        let found: Vec<(String, String)> = found_versions
+            .iter()
+            .map(|(s, t, _)| (s.clone(), t.clone()))
+            .collect();
+        let err = DiscoveryError::VersionMismatch { found };
+        if inputs.allow_version_mismatch {
+            warnings.push(format!(
+                "DOCA_ALLOW_VERSION_MISMATCH is set; continuing despite: {}",
+                err.to_string().replace('\n', " ")
+            ));
+        } else {
+            return Err(err);
+        }
+    }
+
+    // Old installs.
+    if let Some((source, text, v)) = found_versions.iter().find(|(_, _, v)| !v.is_supported()) {
+        return Err(DiscoveryError::OldInstall {
+            found: "DOCA".to_owned(),
+            version: Some(*v),
+            location: source.clone(),
+            reason: format!(
+                "version {text} is older than {}.{}",
+                MINIMUM_SUPPORTED.major, MINIMUM_SUPPORTED.minor
+            ),
+        });
+    }
+    let dpa_dirs = modules
+        .get("doca-dpa")
+        .map(|m| m.include_dirs.clone())
+        .unwrap_or_default();
+    let dpa_dirs = if dpa_dirs.is_empty() {
+        include_dirs.clone()
+    } else {
+        dpa_dirs
+    };
+    if let Some(path) = find_in(&dpa_dirs, "doca_dpa.h") {
+        if let Ok(text) = std::fs::read_to_string(&path) {
+            if dpa_create_takes_app(&text) {
+                return Err(DiscoveryError::OldInstall {
+                    found: "a doca_dpa.h".to_owned(),
+                    version: modules.get("doca-dpa").and_then(|m| m.version),
+                    location: path.display().to_string(),
+                    reason: "its doca_dpa_create takes a `struct doca_dpa_app *` (the pre-2.9 API)"
+                        .to_owned(),
+                });
+            }
+        }
+    }
+
+    if modules.contains_key("doca-rdmi") && !modules.contains_key("doca-verbs") {
+        let source = modules
+            .get("doca-rdmi")
+            .map(|m| m.source())
+            .unwrap_or_default();
+        return Err(DiscoveryError::PartialRdmi {
+            rdmi_source: source,
+        });
+    }
+
+    let version = modules
+        .get("doca-dpa")
+        .and_then(|m| m.version)
+        .unwrap_or(first);
+    Ok(Install {
+        modules,
+        version,
+        version_header,
+        pkg_config_path: effective.clone(),
+        warnings,
+    })
+}
+
+/// Whether a `pkg-config` (or `pkgconf`) program can be run. Tests that need one skip
+/// without it.
+pub fn pkg_config_available() -> bool {
+    ["pkg-config", "pkgconf"].iter().any(|exe| {
+        std::process::Command::new(exe)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::TempDir;
+
+    fn pc(name: &str, version: &str, libs: &str) -> String {
+        format!(
+            "prefix=${{pcfiledir}}/../..\nincludedir=${{prefix}}/include\nlibdir=${{prefix}}/lib\n\n\
+             Name: {name}\nDescription: fixture\nVersion: {version}\n\
+             Libs: -L${{libdir}} {libs}\nCflags: -I${{includedir}}\n"
+        )
+    }
+
+    const MODERN_DPA_H: &str = "DOCA_EXPERIMENTAL\ndoca_error_t doca_dpa_create(struct doca_dev *dev, struct doca_dpa **dpa);\n";
+
+    /// A modern-shaped prefix; `versions` gives (module, version) for the .pc files.
+    fn prefix(versions: &[(&str, &str)], header_version: Option<&str>) -> TempDir {
+        let dir = TempDir::new("prefix");
+        for (m, v) in versions {
+            let lib = format!("-l{}", m.replace('-', "_"));
+            dir.write(&format!("lib/pkgconfig/{m}.pc"), &pc(m, v, &lib));
+        }
+        if let Some(v) = header_version {
+            let d = DocaVersion::parse(v).unwrap();
+            dir.write(
+                "include/doca_version.h",
+                &format!(
+                    "#define DOCA_VERSION_MAJOR {}\n#define DOCA_VERSION_MINOR {}\n\
+                     #define DOCA_VERSION_PATCH {}\n#define DOCA_VERSION_STRING \"{v}\"\n",
+                    d.major, d.minor, d.patch
+                ),
+            );
+        }
+        dir.write("include/doca_dpa.h", MODERN_DPA_H);
+        dir
+    }
+
+    fn inputs(dir: &TempDir) -> ProbeInputs {
+        ProbeInputs::isolated(&[&dir.path().join("lib/pkgconfig")])
+    }
+
+    macro_rules! need_pkg_config {
+        () => {
+            if !pkg_config_available() {
+                eprintln!("skipping: no pkg-config program on this machine");
+                return;
+            }
+        };
+    }
+
+    #[test]
+    fn finds_a_modern_install() {
+        need_pkg_config!();
+        let all = [
+            ("doca-common", "3.0.0058"),
+            ("doca-dpa", "3.0.0058"),
+            ("doca-verbs", "3.0.0058"),
+            ("doca-rdmi", "3.0.0058"),
+        ];
+        let dir = prefix(&all, Some("3.0.0058"));
+        let install = probe(&inputs(&dir)).unwrap();
+        assert_eq!(install.version, DocaVersion::new(3, 0, 58));
+        assert!(install.has("doca-rdmi") && !install.has("libflexio"));
+        assert_eq!(
+            install.libs(&["doca-dpa", "doca-common"]),
+            ["doca_dpa", "doca_common"]
+        );
+        let inc = install.include_dirs(&[]);
+        assert_eq!(inc.len(), 1);
+        assert!(inc[0].join("doca_dpa.h").is_file());
+        assert!(install.link_dirs(&["doca-dpa"])[0].ends_with("lib"));
+        let h = install.version_header.as_ref().unwrap();
+        assert_eq!(h.spelling, HeaderSpelling::Modern);
+        assert_eq!(install.pkg_config_versions().len(), 4);
+        assert!(install.module("doca-dpa").unwrap().pc_dir.is_some());
+        assert!(install.warnings.is_empty());
+    }
+
+    #[test]
+    fn rdmi_is_optional() {
+        need_pkg_config!();
+        let dir = prefix(
+            &[("doca-common", "2.9.0072"), ("doca-dpa", "2.9.0072")],
+            None,
+        );
+        let install = probe(&inputs(&dir)).unwrap();
+        assert!(!install.has("doca-rdmi"));
+        assert!(install.version_header.is_none());
+    }
+
+    #[test]
+    fn mismatch_names_every_version() {
+        need_pkg_config!();
+        let dir = prefix(
+            &[
+                ("doca-common", "3.0.0058"),
+                ("doca-dpa", "2.10.0078"),
+                ("doca-verbs", "3.0.0058"),
+                ("doca-rdmi", "3.1.0105"),
+            ],
+            Some("3.2.0118"),
+        );
+        let err = probe(&inputs(&dir)).unwrap_err();
+        let DiscoveryError::VersionMismatch { found } = &err else {
+            panic!("expected a mismatch, got {err}");
+        };
+        assert_eq!(found.len(), 5);
+        let text = err.to_string();
+        for needle in [
+            "doca-common",
+            "doca-dpa",
+            "doca-verbs",
+            "doca-rdmi",
+            "doca_version.h",
+            "3.0.0058",
+            "2.10.0078",
+            "3.1.0105",
+            "3.2.0118",
+            "partial install: reinstall DOCA so that these agree",
+            "DOCA_ALLOW_VERSION_MISMATCH",
+        ] {
+            assert!(text.contains(needle), "{needle:?} missing from:\n{text}");
+        }
+        assert!(err.is_broken_install());
+
+        let mut allow = inputs(&dir);
+        allow.allow_version_mismatch = true;
+        let install = probe(&allow).unwrap();
+        assert_eq!(install.version, DocaVersion::new(2, 10, 78));
+        assert_eq!(install.warnings.len(), 1);
+        assert!(install.warnings[0].contains("2.10.0078"));
+    }
+
+    #[test]
+    fn header_alone_can_mismatch() {
+        need_pkg_config!();
+        let dir = prefix(
+            &[("doca-common", "3.0.0058"), ("doca-dpa", "3.0.0058")],
+            Some("2.10.0087"),
+        );
+        let text = probe(&inputs(&dir)).unwrap_err().to_string();
+        assert!(
+            text.contains("doca_version.h") && text.contains("2.10.0087"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn refuses_the_2_5_fixture_prefix() {
+        need_pkg_config!();
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/prefix-2.5/lib/x86_64-linux-gnu/pkgconfig");
+        let err = probe(&ProbeInputs::isolated(&[&fixture])).unwrap_err();
+        assert!(
+            matches!(&err, DiscoveryError::OldInstall { version: Some(v), .. } if *v == DocaVersion::new(2, 5, 108)),
+            "{err:?}"
+        );
+        let text = err.to_string();
+        for needle in [
+            "2.5.0108",
+            "doca.pc",
+            "umbrella",
+            "doca_version.h",
+            "2.9",
+            "doca_dpa_set_app",
+            "DOCA_BACKEND=sim",
+            "PKG_CONFIG_PATH",
+        ] {
+            assert!(text.contains(needle), "{needle:?} missing from:\n{text}");
+        }
+        assert!(err.is_broken_install());
+    }
+
+    #[test]
+    fn refuses_old_versions_and_old_create() {
+        need_pkg_config!();
+        let dir = prefix(
+            &[("doca-common", "2.8.0005"), ("doca-dpa", "2.8.0005")],
+            None,
+        );
+        let err = probe(&inputs(&dir)).unwrap_err();
+        assert!(matches!(err, DiscoveryError::OldInstall { .. }), "{err:?}");
+        assert!(err.to_string().contains("2.8.0005"));
+
+        let dir = prefix(
+            &[("doca-common", "3.0.0058"), ("doca-dpa", "3.0.0058")],
+            None,
+        );
+        dir.write(
+            "include/doca_dpa.h",
+            include_str!("../tests/fixtures/prefix-2.5/include/doca_dpa.h"),
+        );
+        let err = probe(&inputs(&dir)).unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("struct doca_dpa_app *"), "{text}");
+        assert!(text.contains("doca_dpa.h"));
+        assert!(text.contains("minimum supported DOCA is 2.9"));
+    }
+
+    #[test]
+    fn not_found_message() {
+        need_pkg_config!();
+        let empty = TempDir::new("empty");
+        let mut inp = ProbeInputs::isolated(&[empty.path()]);
+        inp.doca_prefix = Some(PathBuf::from("/nonexistent/doca"));
+        let err = probe(&inp).unwrap_err();
+        assert!(!err.is_broken_install());
+        let text = err.to_string();
+        for needle in [
+            "doca-common",
+            "doca-dpa",
+            "doca-verbs",
+            "doca-rdmi",
+            "libflexio",
+            "PKG_CONFIG_PATH: ",
+            &empty.path().display().to_string(),
+            "/nonexistent/doca/lib/pkgconfig",
+            "/nonexistent/doca/infrastructure/lib/pkgconfig",
+            &format!(
+                "/nonexistent/doca/lib/{}-linux-gnu/pkgconfig",
+                std::env::consts::ARCH
+            ),
+            "install DOCA",
+            "DOCA_PREFIX",
+            "DOCA_BACKEND=sim",
+            "`sim` cargo feature",
+        ] {
+            assert!(text.contains(needle), "{needle:?} missing from:\n{text}");
+        }
+    }
+
+    #[test]
+    fn not_found_message_without_pkg_config_path() {
+        let err = DiscoveryError::NotFound {
+            searched: vec!["doca-common".into()],
+            missing: vec!["doca-common".into()],
+            pkg_config_path: None,
+            dirs_tried: vec![PathBuf::from("/opt/mellanox/doca/lib/pkgconfig")],
+            details: vec!["Package doca-common was not found".into()],
+        };
+        let text = err.to_string();
+        assert!(text.contains("PKG_CONFIG_PATH: (not set)"));
+        assert!(text.contains("pkg-config: Package doca-common was not found"));
+    }
+
+    #[test]
+    fn broken_dependency_is_not_missing() {
+        need_pkg_config!();
+        let dir = prefix(&[("doca-common", "3.0.0058")], None);
+        dir.write(
+            "lib/pkgconfig/doca-dpa.pc",
+            &format!(
+                "{}Requires: libflexio-missing\n",
+                pc("doca-dpa", "3.0.0058", "-ldoca_dpa")
+            ),
+        );
+        let err = probe(&inputs(&dir)).unwrap_err();
+        assert!(
+            matches!(&err, DiscoveryError::BrokenModule { module, .. } if module == "doca-dpa"),
+            "{err:?}"
+        );
+        assert!(err.is_broken_install());
+        assert!(err.to_string().contains("libflexio-missing"));
+    }
+
+    #[test]
+    fn search_order() {
+        let inp = ProbeInputs {
+            pkg_config_path: Some(OsString::from("/a:/b")),
+            doca_prefix: Some(PathBuf::from("/p")),
+            default_prefix: Some(PathBuf::from(DEFAULT_PREFIX)),
+            arch: "aarch64".into(),
+            allow_version_mismatch: false,
+            isolated: false,
+        };
+        let dirs: Vec<String> = inp
+            .dirs_tried()
+            .iter()
+            .map(|d| d.display().to_string())
+            .collect();
+        assert_eq!(
+            dirs,
+            [
+                "/a",
+                "/b",
+                "/p/lib/pkgconfig",
+                "/p/lib/aarch64-linux-gnu/pkgconfig",
+                "/p/infrastructure/lib/pkgconfig",
+                "/opt/mellanox/doca/lib/pkgconfig",
+                "/opt/mellanox/doca/lib/aarch64-linux-gnu/pkgconfig",
+                "/opt/mellanox/doca/infrastructure/lib/pkgconfig",
+                DEFAULT_FLEXIO_PKGCONFIG,
+            ]
+        );
+        let env = EnvReader::fixed([
+            ("PKG_CONFIG_PATH", "/x"),
+            ("DOCA_PREFIX", "/y"),
+            ("DOCA_ALLOW_VERSION_MISMATCH", "1"),
+            ("CARGO_CFG_TARGET_ARCH", "aarch64"),
+        ]);
+        let from_env = ProbeInputs::from_env(&env);
+        assert!(from_env.allow_version_mismatch);
+        assert_eq!(from_env.arch, "aarch64");
+        assert_eq!(from_env.doca_prefix, Some(PathBuf::from("/y")));
+        for v in [
+            "PKG_CONFIG_PATH",
+            "DOCA_PREFIX",
+            "DOCA_ALLOW_VERSION_MISMATCH",
+        ] {
+            assert!(env.was_read(v));
+        }
+    }
+
+    #[test]
+    fn old_create_detection() {
+        assert!(dpa_create_takes_app(include_str!(
+            "../tests/fixtures/prefix-2.5/include/doca_dpa.h"
+        )));
+        assert!(!dpa_create_takes_app(MODERN_DPA_H));
+        assert!(!dpa_create_takes_app(
+            "/* doca_dpa_create(struct doca_dpa_app *a) */"
+        ));
+    }
+}

@@ -1,0 +1,132 @@
+//! Reading environment variables from a build script.
+//!
+//! Every variable a build script looks at must be declared to cargo with
+//! `cargo::rerun-if-env-changed=NAME`, otherwise a change of that variable does not
+//! rebuild the crate. [`EnvReader`] is the only way the rest of this crate reads the
+//! environment: each read prints the directive (once per name) and records the name, so
+//! tests can check which variables a decision depended on.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
+use std::ffi::OsString;
+
+/// Where the values come from.
+#[derive(Debug, Clone)]
+enum Source {
+    /// The process environment; reads print `cargo::rerun-if-env-changed`.
+    Process,
+    /// A fixed map (tests, or callers that assemble the environment themselves).
+    Fixed(BTreeMap<String, OsString>),
+}
+
+/// Reads environment variables and remembers (and, for the process environment, announces
+/// to cargo) every name it was asked about.
+#[derive(Debug)]
+pub struct EnvReader {
+    source: Source,
+    read: RefCell<BTreeSet<String>>,
+}
+
+impl EnvReader {
+    /// A reader over the process environment. Each newly read name prints
+    /// `cargo::rerun-if-env-changed=NAME` to stdout.
+    pub fn from_process() -> Self {
+        EnvReader {
+            source: Source::Process,
+            read: RefCell::new(BTreeSet::new()),
+        }
+    }
+
+    /// A reader over a fixed set of variables. Nothing is printed; names are recorded.
+    pub fn fixed<I, K, V>(vars: I) -> Self
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: Into<String>,
+        V: Into<OsString>,
+    {
+        EnvReader {
+            source: Source::Fixed(
+                vars.into_iter()
+                    .map(|(k, v)| (k.into(), v.into()))
+                    .collect(),
+            ),
+            read: RefCell::new(BTreeSet::new()),
+        }
+    }
+
+    /// Whether this reader prints cargo directives (true for the process environment).
+    pub fn prints_directives(&self) -> bool {
+        matches!(self.source, Source::Process)
+    }
+
+    fn note(&self, name: &str) {
+        let new = self.read.borrow_mut().insert(name.to_owned());
+        if new && self.prints_directives() {
+            println!("cargo::rerun-if-env-changed={name}");
+        }
+    }
+
+    /// The raw value of `name`, if set.
+    pub fn get_os(&self, name: &str) -> Option<OsString> {
+        self.note(name);
+        match &self.source {
+            Source::Process => std::env::var_os(name),
+            Source::Fixed(map) => map.get(name).cloned(),
+        }
+    }
+
+    /// The value of `name` as text, if set. A value that is not valid UTF-8 is converted
+    /// lossily rather than ignored, so that a typo is still visible in error messages.
+    pub fn get(&self, name: &str) -> Option<String> {
+        self.get_os(name).map(|v| v.to_string_lossy().into_owned())
+    }
+
+    /// Whether `name` is set at all (to any value, even empty).
+    pub fn is_set(&self, name: &str) -> bool {
+        self.get_os(name).is_some()
+    }
+
+    /// Whether `name` is set to a "true" value: `1`, `true`, `yes` or `on` (any case).
+    pub fn flag(&self, name: &str) -> bool {
+        self.get(name).is_some_and(|v| {
+            matches!(
+                v.trim().to_ascii_lowercase().as_str(),
+                "1" | "true" | "yes" | "on"
+            )
+        })
+    }
+
+    /// Every name read so far, sorted.
+    pub fn read_names(&self) -> Vec<String> {
+        self.read.borrow().iter().cloned().collect()
+    }
+
+    /// Whether `name` has been read.
+    pub fn was_read(&self, name: &str) -> bool {
+        self.read.borrow().contains(name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fixed_reader_records_names() {
+        let env = EnvReader::fixed([("A", "1"), ("B", "no")]);
+        assert_eq!(env.get("A").as_deref(), Some("1"));
+        assert!(env.flag("A"));
+        assert!(!env.flag("B"));
+        assert!(!env.is_set("C"));
+        assert_eq!(env.read_names(), vec!["A", "B", "C"]);
+        assert!(env.was_read("C"));
+        assert!(!env.prints_directives());
+    }
+
+    #[test]
+    fn empty_value_is_set() {
+        let env = EnvReader::fixed([("DOCS_RS", "")]);
+        assert!(env.is_set("DOCS_RS"));
+        assert!(!env.flag("DOCS_RS"));
+    }
+}
