@@ -1,1 +1,216 @@
-//! (being written)
+//! Regenerating the committed bindings (`doca-sim/src/abi/dpa.rs` and `rdmi.rs`) from the
+//! reference headers (`doca-sim/include`), with the same configuration as hardware builds
+//! ([`crate::bindgen_config`]). Used by `cargo regen-bindings` and by the freshness test.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::bindgen_config::{self, BindgenOptions, BindingSet};
+
+/// The file names written in the output directory.
+pub const DPA_FILE: &str = "dpa.rs";
+/// See [`DPA_FILE`].
+pub const RDMI_FILE: &str = "rdmi.rs";
+
+/// The workspace root: the parent of this crate's manifest directory (`CARGO_MANIFEST_DIR`
+/// at run time when cargo sets it, else the one this crate was compiled in).
+pub fn workspace_root() -> PathBuf {
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    manifest.parent().map(Path::to_owned).unwrap_or(manifest)
+}
+
+/// `<root>/doca-sim/include`.
+pub fn default_headers_dir() -> PathBuf {
+    workspace_root().join("doca-sim").join("include")
+}
+
+/// `<root>/doca-sim/src/abi`.
+pub fn default_out_dir() -> PathBuf {
+    workspace_root().join("doca-sim").join("src").join("abi")
+}
+
+/// The committed-copy text of both sets: `(dpa.rs, rdmi.rs)`.
+pub fn generate_all(include_dir: &Path) -> Result<(String, String), bindgen_config::Error> {
+    let dirs = [include_dir.to_owned()];
+    let dpa = bindgen_config::generate(
+        BindingSet::Dpa,
+        &dirs,
+        &BindgenOptions::for_committed(BindingSet::Dpa),
+    )?;
+    let rdmi = bindgen_config::generate(
+        BindingSet::Rdmi,
+        &dirs,
+        &BindgenOptions::for_committed(BindingSet::Rdmi),
+    )?;
+    Ok((dpa, rdmi))
+}
+
+/// Command-line arguments of `doca-regen-bindings`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Args {
+    /// `--check`: compare, write nothing, fail when different.
+    pub check: bool,
+    /// `--headers DIR` (default [`default_headers_dir`]).
+    pub headers: Option<PathBuf>,
+    /// `--out DIR` (default [`default_out_dir`]).
+    pub out: Option<PathBuf>,
+}
+
+/// The usage text.
+pub const USAGE: &str = "usage: doca-regen-bindings [--check] [--headers DIR] [--out DIR]\n\
+  Regenerates dpa.rs and rdmi.rs (default: doca-sim/src/abi) from the reference headers\n\
+  (default: doca-sim/include). --check compares instead of writing and fails on a difference.";
+
+impl Args {
+    /// Parses the arguments (without the program name).
+    pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Args, String> {
+        let mut out = Args::default();
+        let mut it = args.into_iter();
+        while let Some(a) = it.next() {
+            match a.as_str() {
+                "--check" => out.check = true,
+                "--headers" => {
+                    out.headers = Some(it.next().ok_or("--headers needs a directory")?.into())
+                }
+                "--out" => out.out = Some(it.next().ok_or("--out needs a directory")?.into()),
+                "-h" | "--help" => return Err(USAGE.to_owned()),
+                other => {
+                    if let Some(v) = other.strip_prefix("--headers=") {
+                        out.headers = Some(v.into());
+                    } else if let Some(v) = other.strip_prefix("--out=") {
+                        out.out = Some(v.into());
+                    } else {
+                        return Err(format!("unknown argument `{other}`\n{USAGE}"));
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Why regeneration failed.
+#[derive(Debug)]
+pub enum RegenError {
+    /// Generation failed.
+    Generate(bindgen_config::Error),
+    /// A file could not be written.
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The message.
+        message: String,
+    },
+}
+
+impl fmt::Display for RegenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RegenError::Generate(e) => write!(f, "{e}"),
+            RegenError::Io { path, message } => write!(f, "{}: {message}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for RegenError {}
+
+/// One output file's state after [`run`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileOutcome {
+    /// The file.
+    pub path: PathBuf,
+    /// `None` when identical to the fresh text (or written); otherwise a short summary
+    /// of the difference (with `--check`).
+    pub difference: Option<String>,
+}
+
+/// Regenerates (or, with `check`, compares) both files.
+pub fn run(args: &Args) -> Result<Vec<FileOutcome>, RegenError> {
+    let headers = args.headers.clone().unwrap_or_else(default_headers_dir);
+    let out = args.out.clone().unwrap_or_else(default_out_dir);
+    let (dpa, rdmi) = generate_all(&headers).map_err(RegenError::Generate)?;
+    let mut outcomes = Vec::new();
+    for (name, text) in [(DPA_FILE, dpa), (RDMI_FILE, rdmi)] {
+        let path = out.join(name);
+        if args.check {
+            let old = std::fs::read_to_string(&path).ok();
+            let difference = match &old {
+                None => Some("missing (run `cargo regen-bindings`)".to_owned()),
+                Some(old) if *old == text => None,
+                Some(old) => Some(diff_summary(old, &text)),
+            };
+            outcomes.push(FileOutcome { path, difference });
+        } else {
+            std::fs::create_dir_all(&out).map_err(|e| RegenError::Io {
+                path: out.clone(),
+                message: e.to_string(),
+            })?;
+            std::fs::write(&path, &text).map_err(|e| RegenError::Io {
+                path: path.clone(),
+                message: e.to_string(),
+            })?;
+            outcomes.push(FileOutcome {
+                path,
+                difference: None,
+            });
+        }
+    }
+    Ok(outcomes)
+}
+
+/// A short summary of how `new` differs from `old`: line counts, the number of differing
+/// lines, and the first difference.
+pub fn diff_summary(old: &str, new: &str) -> String {
+    let a: Vec<&str> = old.lines().collect();
+    let b: Vec<&str> = new.lines().collect();
+    let differing = (0..a.len().max(b.len()))
+        .filter(|&i| a.get(i) != b.get(i))
+        .count();
+    let first = (0..a.len().max(b.len())).find(|&i| a.get(i) != b.get(i));
+    let mut s = format!(
+        "committed {} lines, fresh {} lines, {differing} differ by position",
+        a.len(),
+        b.len()
+    );
+    if let Some(i) = first {
+        s.push_str(&format!(
+            "; first at line {}:\n  committed: {}\n  fresh:     {}",
+            i + 1,
+            a.get(i).copied().unwrap_or("<end of file>"),
+            b.get(i).copied().unwrap_or("<end of file>")
+        ));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn args() {
+        let p = |v: &[&str]| Args::parse(v.iter().map(|s| (*s).to_owned()));
+        assert_eq!(p(&[]).unwrap(), Args::default());
+        let a = p(&["--check", "--headers", "/h", "--out=/o"]).unwrap();
+        assert!(a.check);
+        assert_eq!(a.headers, Some(PathBuf::from("/h")));
+        assert_eq!(a.out, Some(PathBuf::from("/o")));
+        assert!(p(&["--headers"]).is_err());
+        assert!(p(&["--bogus"]).unwrap_err().contains("usage"));
+    }
+
+    #[test]
+    fn diff() {
+        assert!(diff_summary("a\nb\n", "a\nc\nd\n").contains("first at line 2"));
+        let s = diff_summary("a\n", "a\nb\n");
+        assert!(s.contains("<end of file>") && s.contains("1 differ"));
+    }
+
+    #[test]
+    fn defaults_point_into_the_workspace() {
+        assert!(default_headers_dir().ends_with("doca-sim/include"));
+        assert!(default_out_dir().ends_with("doca-sim/src/abi"));
+    }
+}

@@ -1,1 +1,317 @@
-//! (being written)
+//! For the build scripts of the safe crates (`doca-dpa`, `doca-rdmi`):
+//!
+//! ```no_run
+//! // The whole `fn main` of doca-dpa/build.rs (doca-dpa depends on doca-dpa-sys,
+//! // `links = "doca_dpa"`):
+//! doca_build_support::safe::emit_cfgs("DOCA_DPA");
+//! ```
+//!
+//! Reads what the -sys crate published (`DEP_<KEY>_AUDIT`, `_BACKEND`, `_VERSION`,
+//! `_UNIVERSE`, `_RDMI`) and the crate's own `experimental` feature, then emits:
+//!
+//! * the check-cfgs of every cfg the project uses;
+//! * `doca_sym="NAME"` for each function that is declared, available, and STABLE or
+//!   allowed by the `experimental` feature;
+//! * `doca_hand_declared="NAME"` for exported-but-undeclared functions when the
+//!   `experimental` feature is on (they carry no marker, so they never count as stable);
+//! * `doca_backend`, the cumulative version cfgs, `doca_rdmi_absent`;
+//! * `OUT_DIR/audit.rs`: the full table with a `usable` column, to `include!` for
+//!   run-time exposure.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::audit::{Audit, AuditRow, Marker, HAND_DECLARABLE};
+use crate::backend::Backend;
+use crate::cfgs::{Directives, HAND_DECLARED_CFG, RDMI_ABSENT_CFG, SYM_CFG};
+use crate::env::EnvReader;
+use crate::version::DocaVersion;
+
+/// Why the safe crate's build script failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SafeError {
+    /// A `DEP_*` variable is missing: the -sys crate is not a direct dependency, or its
+    /// `links` key is different.
+    MissingMetadata {
+        /// The variable.
+        var: String,
+    },
+    /// A `DEP_*` value is not understood.
+    BadMetadata {
+        /// The variable.
+        var: String,
+        /// Its value.
+        value: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The audit file could not be read or parsed.
+    Audit {
+        /// Its path.
+        path: PathBuf,
+        /// The message.
+        message: String,
+    },
+    /// `OUT_DIR` is not set or `audit.rs` could not be written.
+    OutDir(String),
+}
+
+impl fmt::Display for SafeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SafeError::MissingMetadata { var } => write!(
+                f,
+                "{var} is not set: the -sys crate that publishes it must be a direct dependency \
+                 with the matching `links` key, and must have built successfully"
+            ),
+            SafeError::BadMetadata {
+                var,
+                value,
+                message,
+            } => write!(f, "{var}={value:?}: {message}"),
+            SafeError::Audit { path, message } => {
+                write!(f, "reading the symbol audit {}: {message}", path.display())
+            }
+            SafeError::OutDir(m) => write!(f, "{m}"),
+        }
+    }
+}
+
+impl std::error::Error for SafeError {}
+
+/// The result of [`plan`]: directives and the text of `audit.rs`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SafePlan {
+    /// What to print.
+    pub directives: Directives,
+    /// The text of `OUT_DIR/audit.rs`.
+    pub audit_rs: String,
+    /// The backend the -sys crate was built for.
+    pub backend: Backend,
+    /// The merged audit.
+    pub audit: Audit,
+}
+
+/// Emits the cfgs for one -sys crate (`"DOCA_DPA"` or `"DOCA_RDMI"`) and writes
+/// `OUT_DIR/audit.rs`. On error prints the message and exits with status 1.
+pub fn emit_cfgs(links_key: &str) {
+    emit_cfgs_for(&[links_key]);
+}
+
+/// Like [`emit_cfgs`], merging several -sys crates (`doca-rdmi` reads both `DOCA_DPA`
+/// and `DOCA_RDMI`). The first key gives the backend and version.
+pub fn emit_cfgs_for(links_keys: &[&str]) {
+    let env = EnvReader::from_process();
+    let result = plan(&env, links_keys).and_then(|p| {
+        let out = env
+            .get_os("OUT_DIR")
+            .map(PathBuf::from)
+            .ok_or_else(|| SafeError::OutDir("OUT_DIR is not set".to_owned()))?;
+        let path = out.join("audit.rs");
+        std::fs::write(&path, &p.audit_rs)
+            .map_err(|e| SafeError::OutDir(format!("{}: {e}", path.display())))?;
+        Ok(p)
+    });
+    match result {
+        Ok(p) => p.directives.print(),
+        Err(e) => {
+            eprintln!("\nerror: {e}\n");
+            std::process::exit(1);
+        }
+    }
+}
+
+fn required(env: &EnvReader, var: String) -> Result<String, SafeError> {
+    env.get(&var).ok_or(SafeError::MissingMetadata { var })
+}
+
+/// Whether the safe crate may use `row`: available (declared and exported, or exported
+/// and hand-declarable) and STABLE, or any marker when `experimental` is on.
+pub fn usable(row: &AuditRow, experimental: bool) -> bool {
+    let present =
+        row.available() || (row.hand_declarable() && HAND_DECLARABLE.contains(&row.name.as_str()));
+    present && (row.marker == Marker::Stable || experimental)
+}
+
+/// Computes the directives and `audit.rs` without printing or writing.
+pub fn plan(env: &EnvReader, links_keys: &[&str]) -> Result<SafePlan, SafeError> {
+    let experimental = env.is_set("CARGO_FEATURE_EXPERIMENTAL");
+    let mut audit = Audit::default();
+    let mut universe: BTreeSet<String> = BTreeSet::new();
+    let mut backend = None;
+    let mut version = None;
+    let mut rdmi_absent = false;
+    let mut d = Directives::new();
+    for key in links_keys {
+        let var = |suffix: &str| format!("DEP_{key}_{suffix}");
+        let b_text = required(env, var("BACKEND"))?;
+        let b = Backend::parse(&b_text).ok_or_else(|| SafeError::BadMetadata {
+            var: var("BACKEND"),
+            value: b_text.clone(),
+            message: "expected hardware, sim or docs".to_owned(),
+        })?;
+        let v_text = required(env, var("VERSION"))?;
+        let v = DocaVersion::parse(&v_text).map_err(|e| SafeError::BadMetadata {
+            var: var("VERSION"),
+            value: v_text.clone(),
+            message: e.to_string(),
+        })?;
+        backend.get_or_insert(b);
+        version.get_or_insert(v);
+        let path = PathBuf::from(required(env, var("AUDIT"))?);
+        d.rerun_if_changed(&path);
+        let text = std::fs::read_to_string(&path).map_err(|e| SafeError::Audit {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
+        let a = Audit::parse_tsv(&text).map_err(|e| SafeError::Audit {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
+        audit.merge(&a);
+        if let Some(u) = env.get(&var("UNIVERSE")) {
+            universe.extend(read_universe(Path::new(&u)));
+        }
+        if env.get(&var("RDMI")).as_deref() == Some("absent") {
+            rdmi_absent = true;
+        }
+    }
+    let (Some(backend), Some(version)) = (backend, version) else {
+        return Err(SafeError::MissingMetadata {
+            var: "DEP_<KEY>_BACKEND (no links key given)".to_owned(),
+        });
+    };
+    universe.extend(audit.rows.iter().map(|r| r.name.clone()));
+
+    let mut out = Directives::new();
+    out.declare_all(&universe);
+    out.backend(backend);
+    out.version_cfgs(version);
+    for row in &audit.rows {
+        if !usable(row, experimental) {
+            continue;
+        }
+        if row.declared {
+            out.cfg_value(SYM_CFG, &row.name);
+        } else {
+            out.cfg_value(HAND_DECLARED_CFG, &row.name);
+        }
+    }
+    if rdmi_absent {
+        out.cfg(RDMI_ABSENT_CFG);
+    }
+    out.extend(d);
+    let mut audit_rs = String::from("// generated by doca-build-support; do not edit\n\n");
+    audit_rs.push_str(&audit.to_rust_table_with_usable(|r| usable(r, experimental)));
+    Ok(SafePlan {
+        directives: out,
+        audit_rs,
+        backend,
+        audit,
+    })
+}
+
+fn read_universe(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .map(|t| {
+            t.lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::TempDir;
+
+    fn setup() -> (TempDir, Vec<(String, String)>) {
+        let dir = TempDir::new("safe");
+        let audit = format!(
+            "{}\n\
+             doca_dpa_create\tdoca_dpa.h\tEXPERIMENTAL\tyes\tyes\n\
+             doca_error_get_name\tdoca_error.h\tSTABLE\tyes\tyes\n\
+             doca_dpa_gone\tdoca_dpa.h\tSTABLE\tyes\tno\n\
+             doca_dpa_unknown\tdoca_dpa.h\tSTABLE\tyes\tunknown\n\
+             doca_rdmi_connection_as_ctx\t-\tUNMARKED\tno\tyes\n",
+            crate::audit::TSV_HEADER
+        );
+        let audit_path = dir.write("audit.tsv", &audit);
+        let universe = dir.write("universe.txt", "doca_future_fn\ndoca_dpa_create\n");
+        let vars = vec![
+            ("DEP_DOCA_DPA_BACKEND".to_owned(), "sim".to_owned()),
+            ("DEP_DOCA_DPA_VERSION".to_owned(), "3.0.0058".to_owned()),
+            (
+                "DEP_DOCA_DPA_AUDIT".to_owned(),
+                audit_path.display().to_string(),
+            ),
+            (
+                "DEP_DOCA_DPA_UNIVERSE".to_owned(),
+                universe.display().to_string(),
+            ),
+            ("DEP_DOCA_DPA_RDMI".to_owned(), "absent".to_owned()),
+        ];
+        (dir, vars)
+    }
+
+    #[test]
+    fn experimental_on() {
+        let (_dir, mut vars) = setup();
+        vars.push(("CARGO_FEATURE_EXPERIMENTAL".into(), "1".into()));
+        let env = EnvReader::fixed(vars);
+        let p = plan(&env, &["DOCA_DPA"]).unwrap();
+        let d = &p.directives;
+        assert!(d.contains("cargo::rustc-cfg=doca_sym=\"doca_dpa_create\""));
+        assert!(d.contains("cargo::rustc-cfg=doca_sym=\"doca_error_get_name\""));
+        assert!(d.contains("cargo::rustc-cfg=doca_sym=\"doca_dpa_unknown\""));
+        assert!(!d.contains("cargo::rustc-cfg=doca_sym=\"doca_dpa_gone\""));
+        assert!(d.contains("cargo::rustc-cfg=doca_hand_declared=\"doca_rdmi_connection_as_ctx\""));
+        assert!(d.contains("cargo::rustc-cfg=doca_backend=\"sim\""));
+        assert!(d.contains("cargo::rustc-cfg=doca_ge_3_0"));
+        assert!(d.contains("cargo::rustc-cfg=doca_rdmi_absent"));
+        let check = d
+            .lines()
+            .iter()
+            .find(|l| l.contains("cfg(doca_sym,"))
+            .unwrap();
+        assert!(check.contains("\"doca_future_fn\""));
+        assert!(p.audit_rs.contains("pub usable: bool"));
+        assert!(p.audit_rs.contains("name: \"doca_dpa_create\", header: \"doca_dpa.h\", marker: \"EXPERIMENTAL\", declared: true, exported: Some(true), usable: true"));
+        assert!(env.was_read("CARGO_FEATURE_EXPERIMENTAL"));
+    }
+
+    #[test]
+    fn stable_only() {
+        let (_dir, vars) = setup();
+        let env = EnvReader::fixed(vars);
+        let p = plan(&env, &["DOCA_DPA"]).unwrap();
+        let d = &p.directives;
+        assert!(!d.contains("cargo::rustc-cfg=doca_sym=\"doca_dpa_create\""));
+        assert!(d.contains("cargo::rustc-cfg=doca_sym=\"doca_error_get_name\""));
+        assert!(!d
+            .lines()
+            .iter()
+            .any(|l| l.starts_with("cargo::rustc-cfg=doca_hand_declared")));
+        assert!(p.audit_rs.contains("name: \"doca_dpa_create\", header: \"doca_dpa.h\", marker: \"EXPERIMENTAL\", declared: true, exported: Some(true), usable: false"));
+    }
+
+    #[test]
+    fn missing_and_bad_metadata() {
+        let env = EnvReader::fixed(Vec::<(String, String)>::new());
+        let err = plan(&env, &["DOCA_DPA"]).unwrap_err();
+        assert!(err.to_string().contains("DEP_DOCA_DPA_BACKEND"));
+        let (_dir, mut vars) = setup();
+        vars[0].1 = "gpu".into();
+        let err = plan(&EnvReader::fixed(vars), &["DOCA_DPA"]).unwrap_err();
+        assert!(matches!(err, SafeError::BadMetadata { .. }));
+        let (_dir, mut vars) = setup();
+        vars[2].1 = "/nonexistent/audit.tsv".into();
+        let err = plan(&EnvReader::fixed(vars), &["DOCA_DPA"]).unwrap_err();
+        assert!(err.to_string().contains("/nonexistent/audit.tsv"));
+        assert!(plan(&EnvReader::fixed(Vec::<(String, String)>::new()), &[]).is_err());
+    }
+}

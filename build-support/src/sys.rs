@@ -1,1 +1,762 @@
-//! (being written)
+//! The complete build-script flow of `doca-dpa-sys` and `doca-rdmi-sys`:
+//!
+//! ```no_run
+//! // The whole `fn main` of doca-dpa-sys/build.rs:
+//! doca_build_support::sys::build(doca_build_support::sys::SysCrate::Dpa);
+//! ```
+//!
+//! 1. Reads the environment through [`EnvReader`]: `DOCA_BACKEND`, `DOCS_RS`,
+//!    `DOCA_PREFIX`, `PKG_CONFIG_PATH`, `DOCA_ALLOW_VERSION_MISMATCH`,
+//!    `CARGO_FEATURE_SIM`, `OUT_DIR`, and `DEP_DOCA_SIM_INCLUDE` (the reference headers
+//!    exported by `doca-sim`; `<CARGO_MANIFEST_DIR>/../doca-sim/include` when absent).
+//! 2. Chooses the backend ([`crate::backend::choose`]); on error prints the message and
+//!    exits with failure.
+//! 3. Hardware: bindgen over the installed headers into `OUT_DIR/bindings.rs`, link
+//!    directives from pkg-config, audit of the installed headers against the exports of
+//!    the libraries pkg-config names. Sim / docs: no bindgen and no link directives; the
+//!    audit comes from the reference headers, every declared function counted as
+//!    exported (the sim implements them all), plus the sim-only extra exports.
+//! 4. Emits the check-cfgs and cfgs, writes `OUT_DIR/audit.tsv`,
+//!    `OUT_DIR/universe.txt` and `OUT_DIR/build_info.rs`, and the `links` metadata
+//!    `backend`, `version`, `audit`, `universe`, `include`, `rdmi` (and
+//!    `sim_device_include`).
+//!
+//! Without `doca-rdmi.pc`, [`SysCrate::Rdmi`] still succeeds: `bindings.rs` holds no
+//! items, nothing is linked, `doca_rdmi_absent` is set and the reason recorded.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::audit::{
+    exports::system_library_dirs, Audit, Exports, HeaderText, HAND_DECLARABLE, SIM_EXTRA_EXPORTS,
+};
+use crate::backend::{choose, Backend, BackendError};
+use crate::bindgen_config::{self, resolve_headers, BindgenOptions, BindingSet};
+use crate::cfgs::{Directives, HAND_DECLARED_CFG, RDMI_ABSENT_CFG, SYM_CFG};
+use crate::discovery::{self, DiscoveryError, Install, ProbeInputs};
+use crate::env::EnvReader;
+use crate::version::{release_warning, DocaVersion};
+
+/// Which -sys crate is building.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SysCrate {
+    /// `doca-dpa-sys` (`links = "doca_dpa"`): DOCA Core + DPA.
+    Dpa,
+    /// `doca-rdmi-sys` (`links = "doca_rdmi"`): DOCA Verbs + RDMI.
+    Rdmi,
+}
+
+impl SysCrate {
+    /// The bindgen header set.
+    pub fn binding_set(self) -> BindingSet {
+        match self {
+            SysCrate::Dpa => BindingSet::Dpa,
+            SysCrate::Rdmi => BindingSet::Rdmi,
+        }
+    }
+
+    /// The `links` key as it appears in `DEP_<KEY>_*` (`DOCA_DPA`, `DOCA_RDMI`).
+    pub fn links_key(self) -> &'static str {
+        match self {
+            SysCrate::Dpa => "DOCA_DPA",
+            SysCrate::Rdmi => "DOCA_RDMI",
+        }
+    }
+
+    /// The pkg-config modules whose libraries this crate links, in link order.
+    pub fn link_modules(self) -> &'static [&'static str] {
+        match self {
+            SysCrate::Dpa => &["doca-dpa", "doca-common", "libflexio"],
+            SysCrate::Rdmi => &["doca-rdmi", "doca-verbs"],
+        }
+    }
+
+    /// Names asked about in the audit even when no header declares them.
+    pub fn extra_names(self) -> &'static [&'static str] {
+        match self {
+            SysCrate::Dpa => &[],
+            SysCrate::Rdmi => HAND_DECLARABLE,
+        }
+    }
+}
+
+/// Why the build script failed. The [`Display`](fmt::Display) text is the message.
+#[derive(Debug)]
+pub enum SysError {
+    /// No backend could be chosen (DOCA missing in hardware mode, old install…).
+    Backend(BackendError),
+    /// A variable cargo always sets is missing (not running under cargo?).
+    MissingEnv(&'static str),
+    /// The reference headers (needed for the sim and docs backends) are not there.
+    ReferenceHeaders {
+        /// The directory looked at.
+        dir: PathBuf,
+        /// What is missing.
+        what: String,
+    },
+    /// Generating bindings failed (hardware backend).
+    Bindgen(bindgen_config::Error),
+    /// A file could not be written.
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The message.
+        message: String,
+    },
+}
+
+impl fmt::Display for SysError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SysError::Backend(e) => write!(f, "{e}"),
+            SysError::MissingEnv(name) => write!(
+                f,
+                "{name} is not set; this function is meant to run from a cargo build script"
+            ),
+            SysError::ReferenceHeaders { dir, what } => write!(
+                f,
+                "the reference headers of doca-sim are incomplete: {what} (looked in {}); \
+                 they ship with the doca-sim crate (DEP_DOCA_SIM_INCLUDE)",
+                dir.display()
+            ),
+            SysError::Bindgen(e) => write!(f, "generating the DOCA bindings failed: {e}"),
+            SysError::Io { path, message } => write!(f, "{}: {message}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for SysError {}
+
+impl From<BackendError> for SysError {
+    fn from(e: BackendError) -> Self {
+        SysError::Backend(e)
+    }
+}
+
+/// What [`run`] produced: the directives to print, and a summary for tests and logs.
+#[derive(Debug)]
+pub struct SysOutput {
+    /// The cargo directives (printed by [`build`]).
+    pub directives: Directives,
+    /// The backend chosen.
+    pub backend: Backend,
+    /// The DOCA version the bindings are for.
+    pub version: DocaVersion,
+    /// The audit.
+    pub audit: Audit,
+    /// Why RDMI is absent, when it is.
+    pub rdmi_absent_reason: Option<String>,
+    /// Files written in `OUT_DIR`.
+    pub files: Vec<PathBuf>,
+}
+
+/// Runs the whole flow for `krate` and prints the directives. On failure, prints the
+/// message to stderr and exits with status 1 (cargo shows it as the build failure).
+pub fn build(krate: SysCrate) {
+    let env = EnvReader::from_process();
+    match run(krate, &env, discovery::probe) {
+        Ok(out) => out.directives.print(),
+        Err(e) => {
+            eprintln!("\nerror: {e}\n");
+            std::process::exit(1);
+        }
+    }
+}
+
+fn io_err(path: &Path, e: std::io::Error) -> SysError {
+    SysError::Io {
+        path: path.to_owned(),
+        message: e.to_string(),
+    }
+}
+
+fn write(path: &Path, contents: &str) -> Result<(), SysError> {
+    std::fs::write(path, contents).map_err(|e| io_err(path, e))
+}
+
+/// Every `*.h` in `dir`, sorted by file name, with its text.
+fn read_headers(dir: &Path) -> Vec<HeaderText> {
+    let mut out = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        let mut paths: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "h"))
+            .collect();
+        paths.sort();
+        for p in paths {
+            if let Ok(text) = std::fs::read_to_string(&p) {
+                out.push(HeaderText {
+                    file_name: file_name(&p),
+                    text,
+                });
+            }
+        }
+    }
+    out
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+fn read_texts(paths: &[PathBuf]) -> Vec<HeaderText> {
+    paths
+        .iter()
+        .filter_map(|p| {
+            std::fs::read_to_string(p).ok().map(|text| HeaderText {
+                file_name: file_name(p),
+                text,
+            })
+        })
+        .collect()
+}
+
+/// Every function declared in the reference headers (the `doca_sym` universe).
+pub fn reference_universe(reference_dir: &Path) -> BTreeSet<String> {
+    read_headers(reference_dir)
+        .iter()
+        .flat_map(|h| crate::audit::scan_declarations(&h.text))
+        .map(|d| d.name)
+        .collect()
+}
+
+/// The flow without printing or exiting: `probe` stands for [`discovery::probe`] (tests
+/// pass a fake one).
+pub fn run(
+    krate: SysCrate,
+    env: &EnvReader,
+    probe: impl FnOnce(&ProbeInputs) -> Result<Install, DiscoveryError>,
+) -> Result<SysOutput, SysError> {
+    // 1. Environment.
+    let inputs = ProbeInputs::from_env(env);
+    let sim_feature = env.is_set("CARGO_FEATURE_SIM");
+    let out_dir = env
+        .get_os("OUT_DIR")
+        .map(PathBuf::from)
+        .ok_or(SysError::MissingEnv("OUT_DIR"))?;
+    let manifest_dir = env.get_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
+    let sibling = |name: &str| {
+        manifest_dir
+            .as_ref()
+            .map(|m| m.join("..").join("doca-sim").join(name))
+    };
+    let reference_dir = env
+        .get_os("DEP_DOCA_SIM_INCLUDE")
+        .map(PathBuf::from)
+        .or_else(|| sibling("include"))
+        .ok_or(SysError::MissingEnv("CARGO_MANIFEST_DIR"))?;
+    let device_include = env
+        .get_os("DEP_DOCA_SIM_DEVICE_INCLUDE")
+        .map(PathBuf::from)
+        .or_else(|| sibling("device-include"));
+
+    // 2. Backend.
+    let choice = choose(env, sim_feature, || probe(&inputs))?;
+
+    let set = krate.binding_set();
+    let mut d = Directives::new();
+    let mut rdmi_absent_reason = None;
+    let mut files = Vec::new();
+    let mut pkg_versions: Vec<(String, String)> = Vec::new();
+    let universe_base = reference_universe(&reference_dir);
+
+    // 3. Per backend.
+    let (version, audit, include_dirs) = match (&choice.backend, &choice.install) {
+        (Backend::Hardware, Some(install)) => {
+            for w in &install.warnings {
+                d.warning(w);
+            }
+            pkg_versions = install.pkg_config_versions();
+            let include_dirs = install.include_dirs(&[]);
+            let rdmi_missing = krate == SysCrate::Rdmi && !install.has("doca-rdmi");
+            let bindings_path = out_dir.join("bindings.rs");
+            if rdmi_missing {
+                let reason = format!(
+                    "pkg-config found DOCA {} but no doca-rdmi module (PKG_CONFIG_PATH={}); \
+                     this DOCA install has no RDMI",
+                    install.version,
+                    install.pkg_config_path.to_string_lossy()
+                );
+                write(
+                    &bindings_path,
+                    &format!(
+                        "{}\n// No RDMI bindings: {reason}\n",
+                        bindgen_config::GENERATED_HEADER
+                    ),
+                )?;
+                let sel = resolve_headers(set, &include_dirs, &BindgenOptions::default());
+                let audit = Audit::build(
+                    &read_texts(&sel.used),
+                    krate.extra_names(),
+                    Some(&Exports::known(Vec::<String>::new())),
+                );
+                d.cfg(RDMI_ABSENT_CFG);
+                rdmi_absent_reason = Some(reason);
+                (install.version, audit, include_dirs)
+            } else {
+                let opts = BindgenOptions::for_sys(set);
+                let sel = resolve_headers(set, &include_dirs, &opts);
+                let text = bindgen_config::generate(set, &include_dirs, &opts)
+                    .map_err(SysError::Bindgen)?;
+                write(&bindings_path, &text)?;
+                for h in &sel.used {
+                    d.rerun_if_changed(h);
+                }
+                // Link what pkg-config says, for this crate's modules.
+                let link_dirs = install.link_dirs(krate.link_modules());
+                let libs = install.libs(krate.link_modules());
+                for dir in &link_dirs {
+                    d.link_search(dir);
+                }
+                for lib in &libs {
+                    d.link_dylib(lib);
+                }
+                // Exports: every library pkg-config names for the whole install (a symbol
+                // may live in libdoca_common), found in the -L dirs or the system dirs.
+                let mut search = install.link_dirs(&[]);
+                search.extend(system_library_dirs(&inputs.arch));
+                let exports = Exports::of_libraries(&install.libs(&[]), &search);
+                if !exports.problems.is_empty() {
+                    d.warning(&format!(
+                        "could not check the exports of every DOCA library ({}); functions \
+                         declared in the headers are assumed to be exported",
+                        exports.problems.join("; ")
+                    ));
+                }
+                let audit =
+                    Audit::build(&read_texts(&sel.used), krate.extra_names(), Some(&exports));
+                (install.version, audit, include_dirs)
+            }
+        }
+        _ => {
+            // Sim and docs (and, defensively, hardware without an install record).
+            let version_h = reference_dir.join("doca_version.h");
+            let text =
+                std::fs::read_to_string(&version_h).map_err(|e| SysError::ReferenceHeaders {
+                    dir: reference_dir.clone(),
+                    what: format!("doca_version.h: {e}"),
+                })?;
+            let (version, _) = DocaVersion::from_version_header(&text).map_err(|e| {
+                SysError::ReferenceHeaders {
+                    dir: reference_dir.clone(),
+                    what: format!("doca_version.h: {e}"),
+                }
+            })?;
+            let dirs = vec![reference_dir.clone()];
+            let sel = resolve_headers(set, &dirs, &BindgenOptions::default());
+            let headers = read_texts(&sel.used);
+            let mut exported: BTreeSet<String> = headers
+                .iter()
+                .flat_map(|h| crate::audit::scan_declarations(&h.text))
+                .map(|d| d.name)
+                .collect();
+            exported.extend(SIM_EXTRA_EXPORTS.iter().map(|s| (*s).to_owned()));
+            let audit = Audit::build(
+                &headers,
+                krate.extra_names(),
+                Some(&Exports::known(exported)),
+            );
+            d.rerun_if_changed(&reference_dir);
+            (version, audit, dirs)
+        }
+    };
+
+    // 4. Emit.
+    let mut universe = universe_base;
+    universe.extend(audit.rows.iter().map(|r| r.name.clone()));
+    let mut head = Directives::new();
+    head.declare_all(&universe);
+    head.backend(choice.backend);
+    head.version_cfgs(version);
+    if let Some(w) = release_warning(version) {
+        head.warning(&w);
+    }
+    for name in audit.available_names() {
+        head.cfg_value(SYM_CFG, name);
+    }
+    for name in audit.hand_declared_names() {
+        if HAND_DECLARABLE.contains(&name) {
+            head.cfg_value(HAND_DECLARED_CFG, name);
+        }
+    }
+    head.extend(d);
+    let mut d = head;
+
+    let audit_path = out_dir.join("audit.tsv");
+    write(&audit_path, &audit.to_tsv())?;
+    files.push(audit_path.clone());
+    let universe_path = out_dir.join("universe.txt");
+    let mut universe_text = universe.iter().cloned().collect::<Vec<_>>().join("\n");
+    universe_text.push('\n');
+    write(&universe_path, &universe_text)?;
+    files.push(universe_path.clone());
+    let info_path = out_dir.join("build_info.rs");
+    write(
+        &info_path,
+        &build_info(
+            choice.backend,
+            version,
+            &pkg_versions,
+            rdmi_absent_reason.as_deref(),
+            &audit,
+        ),
+    )?;
+    files.push(info_path);
+    if choice.backend == Backend::Hardware {
+        files.push(out_dir.join("bindings.rs"));
+    }
+
+    let rdmi_present = match (&choice.install, krate) {
+        (_, SysCrate::Rdmi) => rdmi_absent_reason.is_none(),
+        (Some(install), SysCrate::Dpa) => install.has("doca-rdmi"),
+        (None, SysCrate::Dpa) => true,
+    };
+    d.metadata("backend", choice.backend.as_str());
+    d.metadata("version", &version.to_string());
+    d.metadata("audit", &audit_path.display().to_string());
+    d.metadata("universe", &universe_path.display().to_string());
+    d.metadata(
+        "include",
+        &include_dirs
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(":"),
+    );
+    d.metadata("rdmi", if rdmi_present { "present" } else { "absent" });
+    if let Some(dev) = &device_include {
+        d.metadata("sim_device_include", &dev.display().to_string());
+    }
+
+    Ok(SysOutput {
+        directives: d,
+        backend: choice.backend,
+        version,
+        audit,
+        rdmi_absent_reason,
+        files,
+    })
+}
+
+/// The text of `build_info.rs`.
+pub fn build_info(
+    backend: Backend,
+    version: DocaVersion,
+    pkg_config_versions: &[(String, String)],
+    rdmi_absent_reason: Option<&str>,
+    audit: &Audit,
+) -> String {
+    let mut s = String::new();
+    s.push_str("// generated by doca-build-support; do not edit\n\n");
+    s.push_str(
+        "/// The backend these bindings were built for: `\"hardware\"`, `\"sim\"` or `\"docs\"`.\n",
+    );
+    s.push_str(&format!(
+        "pub const BACKEND: &str = {:?};\n\n",
+        backend.as_str()
+    ));
+    s.push_str("/// The DOCA version the bindings were built for.\n");
+    s.push_str(&format!(
+        "pub const DOCA_VERSION: &str = {:?};\n\n",
+        version.to_string()
+    ));
+    s.push_str(
+        "/// `(pkg-config module, version)` of the DOCA modules found (empty unless the\n\
+         /// backend is hardware).\n",
+    );
+    s.push_str("pub const PKG_CONFIG_VERSIONS: &[(&str, &str)] = &[");
+    for (m, v) in pkg_config_versions {
+        s.push_str(&format!("({m:?}, {v:?}), "));
+    }
+    s.push_str("];\n\n");
+    s.push_str("/// Why this build has no RDMI, when it has none.\n");
+    s.push_str(&format!(
+        "pub const RDMI_ABSENT_REASON: Option<&str> = {:?};\n\n",
+        rdmi_absent_reason
+    ));
+    s.push_str(&audit.to_rust_table());
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::TempDir;
+    use std::collections::BTreeMap;
+
+    const VERSION_H: &str = "#define DOCA_VERSION_MAJOR 3\n#define DOCA_VERSION_MINOR 0\n\
+                             #define DOCA_VERSION_PATCH 58\n#define DOCA_VERSION_STRING \"3.0.0058\"\n";
+
+    /// A small reference-header directory.
+    fn reference() -> TempDir {
+        let dir = TempDir::new("reference");
+        dir.write("doca_version.h", VERSION_H);
+        dir.write(
+            "doca_error.h",
+            "typedef enum doca_error { DOCA_SUCCESS = 0 } doca_error_t;\n\
+             DOCA_STABLE const char *doca_error_get_name(doca_error_t error);\n",
+        );
+        dir.write(
+            "doca_dpa.h",
+            "struct doca_dev;\nstruct doca_dpa;\n\
+             DOCA_EXPERIMENTAL\ndoca_error_t doca_dpa_create(struct doca_dev *dev, struct doca_dpa **dpa);\n",
+        );
+        dir.write(
+            "doca_rdmi_connection.h",
+            "struct doca_rdmi_connection;\n\
+             DOCA_EXPERIMENTAL\ndoca_error_t doca_rdmi_connection_destroy(struct doca_rdmi_connection *c);\n",
+        );
+        dir
+    }
+
+    fn env(vars: &[(&str, &str)], out: &TempDir, reference: &TempDir) -> EnvReader {
+        let mut all: Vec<(String, String)> = vars
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        all.push(("OUT_DIR".into(), out.path().display().to_string()));
+        all.push((
+            "DEP_DOCA_SIM_INCLUDE".into(),
+            reference.path().display().to_string(),
+        ));
+        EnvReader::fixed(all)
+    }
+
+    fn no_probe(_: &ProbeInputs) -> Result<Install, DiscoveryError> {
+        panic!("the probe must not run")
+    }
+
+    #[test]
+    fn sim_dpa() {
+        let (out, r) = (TempDir::new("out"), reference());
+        let e = env(&[("DOCA_BACKEND", "sim")], &out, &r);
+        let o = run(SysCrate::Dpa, &e, no_probe).unwrap();
+        assert_eq!(o.backend, Backend::Sim);
+        assert_eq!(o.version, DocaVersion::new(3, 0, 58));
+        let d = &o.directives;
+        assert!(d.contains("cargo::rustc-cfg=doca_backend=\"sim\""));
+        assert!(d.contains("cargo::rustc-cfg=doca_ge_3_0"));
+        assert!(!d.contains("cargo::rustc-cfg=doca_ge_3_1"));
+        assert!(d.contains("cargo::rustc-cfg=doca_sym=\"doca_dpa_create\""));
+        assert!(d.contains("cargo::rustc-cfg=doca_sym=\"doca_error_get_name\""));
+        // Not in the Dpa set: only in the universe.
+        assert!(!d.contains("cargo::rustc-cfg=doca_sym=\"doca_rdmi_connection_destroy\""));
+        let check = d
+            .lines()
+            .iter()
+            .find(|l| l.contains("cfg(doca_sym,"))
+            .unwrap();
+        assert!(check.contains("\"doca_rdmi_connection_destroy\""));
+        assert!(!d.lines().iter().any(|l| l.contains("rustc-link")));
+        assert!(d.contains("cargo::metadata=backend=sim"));
+        assert!(d.contains("cargo::metadata=version=3.0.0058"));
+        assert!(d.contains("cargo::metadata=rdmi=present"));
+        assert!(d.contains(&format!("cargo::metadata=include={}", r.path().display())));
+        assert!(d
+            .lines()
+            .iter()
+            .any(|l| l.starts_with("cargo::metadata=audit=") && l.ends_with("audit.tsv")));
+        // Files.
+        let tsv = std::fs::read_to_string(out.path().join("audit.tsv")).unwrap();
+        let audit = Audit::parse_tsv(&tsv).unwrap();
+        assert_eq!(audit, o.audit);
+        assert_eq!(audit.get("doca_dpa_create").unwrap().exported, Some(true));
+        let info = std::fs::read_to_string(out.path().join("build_info.rs")).unwrap();
+        assert!(info.contains("pub const BACKEND: &str = \"sim\";"));
+        assert!(info.contains("pub const DOCA_VERSION: &str = \"3.0.0058\";"));
+        assert!(info.contains("pub const PKG_CONFIG_VERSIONS: &[(&str, &str)] = &[];"));
+        assert!(info.contains("pub const RDMI_ABSENT_REASON: Option<&str> = None;"));
+        assert!(info.contains("pub static SYMBOLS: &[SymbolInfo]"));
+        assert!(!out.path().join("bindings.rs").exists());
+        for v in [
+            "DOCA_BACKEND",
+            "DOCS_RS",
+            "DOCA_PREFIX",
+            "PKG_CONFIG_PATH",
+            "DOCA_ALLOW_VERSION_MISMATCH",
+            "CARGO_FEATURE_SIM",
+            "OUT_DIR",
+            "DEP_DOCA_SIM_INCLUDE",
+        ] {
+            assert!(e.was_read(v), "{v} not read");
+        }
+    }
+
+    #[test]
+    fn sim_rdmi_hand_declares_as_ctx() {
+        let (out, r) = (TempDir::new("out"), reference());
+        // No DOCA_BACKEND, but the `sim` feature.
+        let e = env(&[("CARGO_FEATURE_SIM", "1")], &out, &r);
+        let o = run(SysCrate::Rdmi, &e, no_probe).unwrap();
+        assert_eq!(o.backend, Backend::Sim);
+        let d = &o.directives;
+        assert!(d.contains("cargo::rustc-cfg=doca_sym=\"doca_rdmi_connection_destroy\""));
+        assert!(d.contains("cargo::rustc-cfg=doca_hand_declared=\"doca_rdmi_connection_as_ctx\""));
+        assert!(!d.contains("cargo::rustc-cfg=doca_hand_declared=\"doca_rdmi_poster_as_ctx\""));
+        assert!(!d.contains("cargo::rustc-cfg=doca_rdmi_absent"));
+        let row = o.audit.get("doca_rdmi_connection_as_ctx").unwrap();
+        assert!(!row.declared && row.exported == Some(true));
+    }
+
+    #[test]
+    fn docs_rs_path() {
+        let (out, r) = (TempDir::new("out"), reference());
+        let e = env(&[("DOCS_RS", "1"), ("DOCA_BACKEND", "hardware")], &out, &r);
+        let o = run(SysCrate::Dpa, &e, no_probe).unwrap();
+        assert_eq!(o.backend, Backend::Docs);
+        assert!(o
+            .directives
+            .contains("cargo::rustc-cfg=doca_backend=\"docs\""));
+        assert!(!o
+            .directives
+            .lines()
+            .iter()
+            .any(|l| l.contains("rustc-link")));
+        assert!(o.directives.contains("cargo::metadata=backend=docs"));
+        assert!(std::fs::read_to_string(out.path().join("build_info.rs"))
+            .unwrap()
+            .contains("\"docs\""));
+    }
+
+    #[test]
+    fn hardware_failure_is_the_discovery_message() {
+        let (out, r) = (TempDir::new("out"), reference());
+        let e = env(&[("DOCA_BACKEND", "hardware")], &out, &r);
+        let err = run(SysCrate::Dpa, &e, |inputs| {
+            Err(DiscoveryError::NotFound {
+                searched: vec!["doca-common".into(), "doca-dpa".into()],
+                missing: vec!["doca-common".into(), "doca-dpa".into()],
+                pkg_config_path: None,
+                dirs_tried: inputs.dirs_tried(),
+                details: vec![],
+            })
+        })
+        .unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("DOCA was not found"), "{text}");
+        assert!(text.contains("/opt/mellanox/doca/lib/pkgconfig"), "{text}");
+        assert!(text.contains("DOCA_BACKEND=sim"), "{text}");
+    }
+
+    #[test]
+    fn missing_reference_headers_are_reported() {
+        let out = TempDir::new("out");
+        let empty = TempDir::new("noref");
+        let e = env(&[("DOCA_BACKEND", "sim")], &out, &empty);
+        let err = run(SysCrate::Dpa, &e, no_probe).unwrap_err();
+        assert!(err.to_string().contains("doca_version.h"), "{err}");
+        let e = EnvReader::fixed([("DOCA_BACKEND", "sim")]);
+        assert!(matches!(
+            run(SysCrate::Dpa, &e, no_probe),
+            Err(SysError::MissingEnv("OUT_DIR"))
+        ));
+    }
+
+    fn fake_install(prefix: &TempDir, with_rdmi: bool) -> Install {
+        let module = |name: &str, libs: &[&str]| crate::discovery::Module {
+            name: name.into(),
+            version_text: "3.0.0058".into(),
+            version: Some(DocaVersion::new(3, 0, 58)),
+            pc_dir: None,
+            include_dirs: vec![prefix.path().join("include")],
+            link_dirs: vec![prefix.path().join("lib")],
+            libs: libs.iter().map(|s| (*s).to_owned()).collect(),
+        };
+        let mut modules = BTreeMap::new();
+        modules.insert(
+            "doca-common".into(),
+            module("doca-common", &["doca_common"]),
+        );
+        modules.insert(
+            "doca-dpa".into(),
+            module("doca-dpa", &["doca_dpa", "doca_common"]),
+        );
+        modules.insert("doca-verbs".into(), module("doca-verbs", &["doca_verbs"]));
+        if with_rdmi {
+            modules.insert("doca-rdmi".into(), module("doca-rdmi", &["doca_rdmi"]));
+        }
+        Install {
+            modules,
+            version: DocaVersion::new(3, 0, 58),
+            version_header: None,
+            pkg_config_path: "/fake/pkgconfig".into(),
+            warnings: vec!["a warning".into()],
+        }
+    }
+
+    #[test]
+    fn hardware_without_rdmi_module() {
+        let (out, r) = (TempDir::new("out"), reference());
+        let prefix = TempDir::new("hwprefix");
+        prefix.write(
+            "include/doca_verbs.h",
+            "DOCA_EXPERIMENTAL int doca_verbs_x(void);\n",
+        );
+        let e = env(&[("DOCA_BACKEND", "hardware")], &out, &r);
+        let o = run(SysCrate::Rdmi, &e, |_| Ok(fake_install(&prefix, false))).unwrap();
+        assert_eq!(o.backend, Backend::Hardware);
+        let reason = o.rdmi_absent_reason.clone().unwrap();
+        assert!(reason.contains("doca-rdmi"));
+        let d = &o.directives;
+        assert!(d.contains("cargo::rustc-cfg=doca_rdmi_absent"));
+        assert!(d.contains("cargo::metadata=rdmi=absent"));
+        assert!(d.contains("cargo::warning=a warning"));
+        assert!(!d.lines().iter().any(|l| l.contains("rustc-link")));
+        assert!(!d
+            .lines()
+            .iter()
+            .any(|l| l.starts_with("cargo::rustc-cfg=doca_sym=")));
+        let bindings = std::fs::read_to_string(out.path().join("bindings.rs")).unwrap();
+        assert!(bindings.contains("No RDMI bindings"));
+        let info = std::fs::read_to_string(out.path().join("build_info.rs")).unwrap();
+        assert!(info.contains("RDMI_ABSENT_REASON: Option<&str> = Some("));
+        assert!(info.contains("(\"doca-dpa\", \"3.0.0058\")"));
+        assert_eq!(o.audit.get("doca_verbs_x").unwrap().exported, Some(false));
+    }
+
+    /// Hardware with bindgen over a fake prefix (no libraries, so exports are unknown and
+    /// assumed). Skipped where libclang is missing.
+    #[test]
+    fn hardware_dpa_bindgen_and_links() {
+        let (out, r) = (TempDir::new("out"), reference());
+        let prefix = TempDir::new("hwprefix");
+        prefix.write(
+            "include/doca_error.h",
+            "#pragma once\ntypedef enum doca_error { DOCA_SUCCESS = 0 } doca_error_t;\n",
+        );
+        prefix.write(
+            "include/doca_dpa.h",
+            "#pragma once\n#include \"doca_error.h\"\n#define DOCA_EXPERIMENTAL\nstruct doca_dev; struct doca_dpa;\n\
+             DOCA_EXPERIMENTAL\ndoca_error_t doca_dpa_create(struct doca_dev *dev, struct doca_dpa **dpa);\n",
+        );
+        let e = env(&[("DOCA_BACKEND", "hardware")], &out, &r);
+        match run(SysCrate::Dpa, &e, |_| Ok(fake_install(&prefix, true))) {
+            Err(SysError::Bindgen(b)) if b.is_libclang_missing() => {
+                eprintln!("skipping: {b}");
+            }
+            Err(other) => panic!("{other}"),
+            Ok(o) => {
+                let d = &o.directives;
+                assert!(d.contains(&format!(
+                    "cargo::rustc-link-search=native={}",
+                    prefix.path().join("lib").display()
+                )));
+                assert!(d.contains("cargo::rustc-link-lib=dylib=doca_dpa"));
+                assert!(d.contains("cargo::rustc-link-lib=dylib=doca_common"));
+                assert!(d.contains("cargo::rustc-cfg=doca_sym=\"doca_dpa_create\""));
+                assert!(d
+                    .lines()
+                    .iter()
+                    .any(|l| l.starts_with("cargo::warning=could not check")));
+                assert_eq!(o.audit.get("doca_dpa_create").unwrap().exported, None);
+                let b = std::fs::read_to_string(out.path().join("bindings.rs")).unwrap();
+                assert!(b.contains("doca_dpa_create"));
+                assert!(d.contains("cargo::metadata=backend=hardware"));
+            }
+        }
+    }
+}

@@ -1,2 +1,44 @@
-//! Regenerates the committed bindings (placeholder, being written).
-fn main() {}
+//! `doca-regen-bindings` (`cargo regen-bindings`): regenerates the committed bindings
+//! `doca-sim/src/abi/{dpa,rdmi}.rs` from the reference headers in `doca-sim/include`.
+//!
+//! `--check` compares instead of writing and exits with status 1 when a file differs;
+//! `--headers DIR` and `--out DIR` change the input and output directories.
+
+use std::process::ExitCode;
+
+use doca_build_support::regen::{run, Args};
+
+fn main() -> ExitCode {
+    let args = match Args::parse(std::env::args().skip(1)) {
+        Ok(a) => a,
+        Err(message) => {
+            eprintln!("{message}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(&args) {
+        Err(e) => {
+            eprintln!("doca-regen-bindings: {e}");
+            ExitCode::FAILURE
+        }
+        Ok(outcomes) => {
+            let mut stale = false;
+            for o in &outcomes {
+                match &o.difference {
+                    None if args.check => println!("up to date: {}", o.path.display()),
+                    None => println!("wrote {}", o.path.display()),
+                    Some(d) => {
+                        stale = true;
+                        println!("STALE: {}: {d}", o.path.display());
+                    }
+                }
+            }
+            if stale {
+                eprintln!("the committed bindings are stale: run `cargo regen-bindings`");
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+    }
+}

@@ -1,0 +1,48 @@
+//! The committed bindings (`doca-sim/src/abi/{dpa,rdmi}.rs`) must equal what
+//! `cargo regen-bindings` produces from the reference headers.
+//!
+//! Skipped (with a message, passing) when libclang cannot be loaded, unless
+//! `DOCA_REQUIRE_LIBCLANG=1` (CI), where that is a failure. Also skipped while the
+//! reference headers do not exist yet.
+
+use doca_build_support::regen::{default_headers_dir, default_out_dir, diff_summary, generate_all};
+
+#[test]
+fn committed_bindings_are_fresh() {
+    let require = std::env::var("DOCA_REQUIRE_LIBCLANG").is_ok_and(|v| v == "1");
+    let headers = default_headers_dir();
+    if !headers.join("doca_dpa.h").is_file() {
+        eprintln!(
+            "skipping: no reference headers yet in {} (doca_dpa.h missing)",
+            headers.display()
+        );
+        return;
+    }
+    let (dpa, rdmi) = match generate_all(&headers) {
+        Ok(v) => v,
+        Err(e) if e.is_libclang_missing() && !require => {
+            eprintln!("skipping: {e} (set DOCA_REQUIRE_LIBCLANG=1 to make this a failure)");
+            return;
+        }
+        Err(e) => panic!("generating the bindings failed: {e}"),
+    };
+    let out = default_out_dir();
+    let mut stale = Vec::new();
+    for (name, fresh) in [("dpa.rs", dpa), ("rdmi.rs", rdmi)] {
+        let path = out.join(name);
+        match std::fs::read_to_string(&path) {
+            Err(e) => stale.push(format!("{}: {e}", path.display())),
+            Ok(committed) if committed != fresh => stale.push(format!(
+                "{}: {}",
+                path.display(),
+                diff_summary(&committed, &fresh)
+            )),
+            Ok(_) => {}
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "the committed bindings are stale; run `cargo regen-bindings`:\n{}",
+        stale.join("\n")
+    );
+}
