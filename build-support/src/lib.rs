@@ -4,7 +4,7 @@
 //! the safe crates ([`safe::emit_cfgs`]), and by the `doca-regen-bindings` command
 //! ([`regen`]). The pieces:
 //!
-//! * [`env`]: every environment read goes through [`env::EnvReader`], which declares it
+//! * [`env`](mod@env): every environment read goes through [`env::EnvReader`], which declares it
 //!   to cargo (`rerun-if-env-changed`).
 //! * [`version`]: DOCA version numbers, the minimum supported release, cumulative
 //!   `doca_ge_X_Y` cfgs.
