@@ -365,15 +365,18 @@ impl fmt::Display for DiscoveryError {
                 }
                 writeln!(f, "    (then pkg-config's built-in default directories)")?;
                 for d in details {
-                    for line in d.lines().filter(|l| !l.trim().is_empty()) {
-                        writeln!(f, "  pkg-config: {}", line.trim())?;
+                    // The first line says it all ("Package X was not found in the pkg-config
+                    // search path."); the rest repeats the advice given below.
+                    if let Some(line) = d.lines().map(str::trim).find(|l| !l.is_empty()) {
+                        writeln!(f, "  pkg-config: {line}")?;
                     }
                 }
                 writeln!(f, "Three ways out:")?;
                 writeln!(
                     f,
-                    "  1. install DOCA {MINIMUM_SUPPORTED} or newer (the DOCA SDK packages for DPA, with their \
-                     development files);"
+                    "  1. install DOCA {}.{} or newer (the DOCA SDK packages for DPA, with their \
+                     development files);",
+                    MINIMUM_SUPPORTED.major, MINIMUM_SUPPORTED.minor
                 )?;
                 writeln!(
                     f,
@@ -527,15 +530,24 @@ fn probe_module(name: &str) -> Probe {
                 .ok()
                 .map(|s| s.trim().to_owned())
                 .filter(|s| !s.is_empty())
-                .map(PathBuf::from);
+                .map(|s| {
+                    let p = PathBuf::from(s);
+                    std::fs::canonicalize(&p).unwrap_or(p)
+                });
             let version_text = lib.version.trim().to_owned();
+            // `${pcfiledir}/../..`-style prefixes: show and use resolved paths.
+            let tidy = |dirs: Vec<PathBuf>| -> Vec<PathBuf> {
+                dirs.into_iter()
+                    .map(|d| std::fs::canonicalize(&d).unwrap_or(d))
+                    .collect()
+            };
             Probe::Found(Module {
                 name: name.to_owned(),
                 version: DocaVersion::parse(&version_text).ok(),
                 version_text,
                 pc_dir,
-                include_dirs: lib.include_paths,
-                link_dirs: lib.link_paths,
+                include_dirs: tidy(lib.include_paths),
+                link_dirs: tidy(lib.link_paths),
                 libs: lib.libs,
             })
         }
