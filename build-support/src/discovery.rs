@@ -454,6 +454,13 @@ impl std::error::Error for DiscoveryError {}
 /// reads it from the process environment).
 static PKG_CONFIG_ENV: Mutex<()> = Mutex::new(());
 
+/// Holds the lock that serialises process-environment changes made while probing. Tests
+/// that run libclang (which reads the environment from C) take it too.
+#[cfg(test)]
+pub(crate) fn env_lock() -> std::sync::MutexGuard<'static, ()> {
+    PKG_CONFIG_ENV.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Sets (or removes) environment variables and restores them on drop.
 struct EnvOverride {
     saved: Vec<(&'static str, Option<OsString>)>,

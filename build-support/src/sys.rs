@@ -734,6 +734,7 @@ mod tests {
              DOCA_EXPERIMENTAL\ndoca_error_t doca_dpa_create(struct doca_dev *dev, struct doca_dpa **dpa);\n",
         );
         let e = env(&[("DOCA_BACKEND", "hardware")], &out, &r);
+        let _env = crate::discovery::env_lock();
         match run(SysCrate::Dpa, &e, |_| Ok(fake_install(&prefix, true))) {
             Err(SysError::Bindgen(b)) if b.is_libclang_missing() => {
                 eprintln!("skipping: {b}");

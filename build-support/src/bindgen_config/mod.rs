@@ -293,6 +293,32 @@ fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "bindgen panicked".to_owned())
 }
 
+/// Runs bindgen, turning its panics (it panics when libclang cannot be loaded) into
+/// errors. While it runs, the panic hook stays silent about libclang-loading panics (the
+/// error carries the message) and reports every other panic as before. Runs are
+/// serialised: libclang is not meant to be driven from several threads at once.
+fn generate_quietly(
+    b: bindgen::Builder,
+) -> std::thread::Result<Result<bindgen::Bindings, bindgen::BindgenError>> {
+    static RUNS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _serial = RUNS.lock().unwrap_or_else(|e| e.into_inner());
+    let previous = std::sync::Arc::new(std::panic::take_hook());
+    let delegate = previous.clone();
+    std::panic::set_hook(Box::new(move |info| {
+        if !panic_text(info.payload()).contains("libclang") {
+            delegate(info);
+        }
+    }));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || b.generate()));
+    // Put the previous hook back (ours holds the only other reference to it).
+    drop(std::panic::take_hook());
+    match std::sync::Arc::try_unwrap(previous) {
+        Ok(hook) => std::panic::set_hook(hook),
+        Err(shared) => std::panic::set_hook(Box::new(move |info| shared(info))),
+    }
+    result
+}
+
 /// Generates the bindings of `lib` as text (formatted when `opts.rustfmt`).
 pub fn generate(
     lib: BindingSet,
@@ -307,9 +333,7 @@ pub fn generate(
         });
     }
     let b = builder(lib, include_dirs, opts);
-    // bindgen panics when libclang cannot be loaded; turn that (and any other panic) into
-    // an error.
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || b.generate()));
+    let result = generate_quietly(b);
     let bindings = match result {
         Ok(Ok(b)) => b,
         Ok(Err(e)) => return Err(Error::Bindgen(e.to_string())),
@@ -453,6 +477,7 @@ mod tests {
              doca_error_t doca_verbs_context_create(struct doca_dev *dev, struct doca_verbs_context **ctx);\n",
         );
         let dirs = [dir.path().to_owned()];
+        let _env = crate::discovery::env_lock();
         let fmt = |set| BindgenOptions {
             rustfmt: true,
             ..BindgenOptions::for_sys(set)
