@@ -120,7 +120,11 @@ impl fmt::Display for SysError {
                  they ship with the doca-sim crate (DEP_DOCA_SIM_INCLUDE)",
                 dir.display()
             ),
-            SysError::Bindgen(e) => write!(f, "generating the DOCA bindings failed: {e}"),
+            SysError::Bindgen(e) => write!(
+                f,
+                "generating the DOCA bindings failed: {e}\n(to build without the installed DOCA, \
+                 use the software DPA: DOCA_BACKEND=sim)"
+            ),
             SysError::Io { path, message } => write!(f, "{}: {message}", path.display()),
         }
     }
@@ -364,6 +368,16 @@ pub fn run(
             (version, audit, dirs)
         }
     };
+
+    // A DOCA installed (or removed) later in a searched directory reruns this script.
+    // Only existing directories: cargo reruns every time for a missing path.
+    if choice.backend != Backend::Docs {
+        for dir in inputs.dirs_tried() {
+            if dir.is_dir() {
+                d.rerun_if_changed(&dir);
+            }
+        }
+    }
 
     // 4. Emit.
     let mut universe = universe_base;
