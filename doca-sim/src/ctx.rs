@@ -298,6 +298,4 @@ not_modelled! {
     fn doca_pe_request_notification(pe: *mut abi::doca_pe);
     /// Event-driven progress.
     fn doca_pe_clear_notification(pe: *mut abi::doca_pe, handle: abi::doca_notification_handle_t);
-    /// GPU datapaths.
-    fn doca_ctx_set_datapath_on_gpu(ctx: *mut abi::doca_ctx, gpu_dev: *mut abi::doca_gpu);
 }

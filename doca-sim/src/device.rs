@@ -6,6 +6,10 @@
 //! object is a device-side fault: the context turns fatal, as a bad access on
 //! the DPA would make it.
 
+// Functions called from C (kernels, the shim) are `pub` for `#[no_mangle]`
+// export, not for Rust callers.
+#![allow(unreachable_pub)]
+
 use std::ffi::{c_char, c_int, c_uint, CStr};
 use std::sync::OnceLock;
 use std::time::Instant;

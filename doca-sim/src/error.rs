@@ -3,7 +3,7 @@
 use std::ffi::CStr;
 
 /// The raw integer of a `doca_error_t`.
-pub type Code = u32;
+pub(crate) type Code = u32;
 
 /// Names and descriptions of every code of `doca_error.h`, indexed by value.
 /// The descriptions are the sim's own wording.
@@ -75,24 +75,24 @@ pub(crate) fn code_from_name(text: &str) -> Option<Code> {
 #[allow(dead_code)]
 pub(crate) mod codes {
     use super::Code;
-    pub const SUCCESS: Code = 0;
-    pub const NOT_PERMITTED: Code = 2;
-    pub const IN_USE: Code = 3;
-    pub const NOT_SUPPORTED: Code = 4;
-    pub const AGAIN: Code = 5;
-    pub const INVALID_VALUE: Code = 6;
-    pub const NO_MEMORY: Code = 7;
-    pub const INITIALIZATION: Code = 8;
-    pub const TIME_OUT: Code = 9;
-    pub const NOT_CONNECTED: Code = 14;
-    pub const NOT_FOUND: Code = 16;
-    pub const BAD_STATE: Code = 18;
-    pub const UNSUPPORTED_VERSION: Code = 19;
-    pub const OPERATING_SYSTEM: Code = 20;
-    pub const DRIVER: Code = 21;
-    pub const UNEXPECTED: Code = 22;
-    pub const FULL: Code = 24;
-    pub const IN_PROGRESS: Code = 26;
+    pub(crate) const SUCCESS: Code = 0;
+    pub(crate) const NOT_PERMITTED: Code = 2;
+    pub(crate) const IN_USE: Code = 3;
+    pub(crate) const NOT_SUPPORTED: Code = 4;
+    pub(crate) const AGAIN: Code = 5;
+    pub(crate) const INVALID_VALUE: Code = 6;
+    pub(crate) const NO_MEMORY: Code = 7;
+    pub(crate) const INITIALIZATION: Code = 8;
+    pub(crate) const TIME_OUT: Code = 9;
+    pub(crate) const NOT_CONNECTED: Code = 14;
+    pub(crate) const NOT_FOUND: Code = 16;
+    pub(crate) const BAD_STATE: Code = 18;
+    pub(crate) const UNSUPPORTED_VERSION: Code = 19;
+    pub(crate) const OPERATING_SYSTEM: Code = 20;
+    pub(crate) const DRIVER: Code = 21;
+    pub(crate) const UNEXPECTED: Code = 22;
+    pub(crate) const FULL: Code = 24;
+    pub(crate) const IN_PROGRESS: Code = 26;
 }
 
 /// An error inside the sim: the code handed back to C, and why (logged when

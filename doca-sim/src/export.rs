@@ -77,6 +77,7 @@ macro_rules! doca_api {
     ) => {
         $(#[$meta])*
         #[no_mangle]
+        #[allow(unreachable_pub)]
         pub unsafe extern "C" fn $name($($arg: $ty),*) -> $crate::abi::doca_error_t {
             const _: unsafe extern "C" fn($($ty),*) -> $crate::abi::doca_error_t =
                 $crate::abi::$name;
@@ -91,6 +92,7 @@ macro_rules! doca_api {
     ) => {
         $(#[$meta])*
         #[no_mangle]
+        #[allow(unreachable_pub)]
         pub unsafe extern "C" fn $name($($arg: $ty),*) -> $ret {
             const _: unsafe extern "C" fn($($ty),*) -> $ret = $crate::abi::$name;
             $crate::hooks::count(stringify!($name));

@@ -22,6 +22,10 @@
 //! - a connection whose host has not acknowledged every received message
 //!   stops asynchronously (`doca_ctx_stop` returns IN_PROGRESS).
 
+// Functions called from C (kernels, the shim) are `pub` for `#[no_mangle]`
+// export, not for Rust callers.
+#![allow(unreachable_pub)]
+
 use std::ffi::{c_int, c_void};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};

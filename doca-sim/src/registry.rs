@@ -121,7 +121,9 @@ pub(crate) fn release_resource(scope: u64, kind: &'static str) {
 /// What a DPA-side handle (a `doca_dpa_dev_*_t` value) designates.
 #[derive(Clone)]
 pub(crate) enum DeviceObject {
-    /// A DPA context (`doca_dpa_dev_t`).
+    /// A DPA context (`doca_dpa_dev_t`). No sim device function takes it;
+    /// the entry only keeps the handle valid while the context is started.
+    #[allow(dead_code)]
     Dpa(Arc<crate::dpa::DpaCore>),
     /// A sync event exported to a DPA (`doca_dpa_dev_sync_event_t`).
     SyncEvent(Arc<crate::sync_event::EventCore>),

@@ -2,7 +2,7 @@
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::abi;
 use crate::dev::{obj, Dev};
@@ -115,10 +115,6 @@ impl EventCore {
         ok
     }
 
-    /// Like [`EventCore::wait`], bounded by a deadline; false on timeout.
-    pub(crate) fn wait_until(&self, cmp: Compare, threshold: u64, deadline: Instant) -> bool {
-        self.wait(cmp, threshold, u64::MAX, || Instant::now() >= deadline)
-    }
 }
 
 /// Where an event is published from or subscribed to.

@@ -93,7 +93,6 @@ impl SimObject for CqAttr {
 pub(crate) struct CqCore {
     pub(crate) vctx: Arc<VerbsCore>,
     pub(crate) cqn: u32,
-    pub(crate) size: u32,
     pub(crate) users: Users,
     /// Completions delivered so far.
     pub(crate) delivered: AtomicU32,
@@ -325,7 +324,6 @@ doca_api! {
         let core = Arc::new(CqCore {
             vctx,
             cqn: NEXT_NUMBER.fetch_add(1, Ordering::Relaxed),
-            size: attrs.size.next_power_of_two(),
             users: Users::default(),
             delivered: AtomicU32::new(0),
         });

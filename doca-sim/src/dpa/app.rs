@@ -17,6 +17,7 @@ pub(crate) const KIND_GLOBAL: u32 = 0;
 pub(crate) const KIND_RPC: u32 = 1;
 
 /// `struct doca_sim_kernel`.
+#[allow(unreachable_pub)]
 #[repr(C)]
 #[derive(Debug)]
 pub struct KernelDesc {
@@ -24,12 +25,13 @@ pub struct KernelDesc {
     func: *const c_void,
     pub(crate) kind: u32,
     pub(crate) num_params: u32,
-    param_sizes: *const u8,
+    _param_sizes: *const u8,
     read_args: *const c_void,
     pub(crate) invoke: unsafe extern "C" fn(args: *const u64) -> u64,
 }
 
 /// `struct doca_sim_app`.
+#[allow(unreachable_pub)]
 #[repr(C)]
 #[derive(Debug)]
 pub struct AppDesc {
@@ -129,13 +131,5 @@ impl Kernel {
     /// The kernel's host address (its `doca_dpa_func_t *`).
     pub(crate) fn func_ptr(&self) -> *const c_void {
         self.0.func
-    }
-
-    pub(crate) fn param_sizes(&self) -> &'static [u8] {
-        if self.0.param_sizes.is_null() {
-            return &[];
-        }
-        // SAFETY: the generated table has `num_params` sizes.
-        unsafe { std::slice::from_raw_parts(self.0.param_sizes, self.0.num_params as usize) }
     }
 }

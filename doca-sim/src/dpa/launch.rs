@@ -10,6 +10,10 @@
 //! The submitting thread allocates nothing in the steady state: jobs are
 //! moved into an idle worker's slot, and idle workers are reused.
 
+// Functions called from C (kernels, the shim) are `pub` for `#[no_mangle]`
+// export, not for Rust callers.
+#![allow(unreachable_pub)]
+
 use std::cell::RefCell;
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
 use std::sync::atomic::Ordering;
@@ -82,6 +86,7 @@ pub(crate) fn run_device_code(
 ) -> (u64, Ended) {
     let limit = ctx.core.max_run_time_ms();
     let core = ctx.core.clone();
+    core.active.fetch_add(1, Ordering::AcqRel);
     DEVICE.with(|d| *d.borrow_mut() = Some(ctx));
     if limit > 0 {
         watch.arm(&core, kernel, Duration::from_millis(limit));
@@ -92,6 +97,8 @@ pub(crate) fn run_device_code(
     let value = unsafe { doca_sim_run_instance(kernel.0.invoke, args.as_ptr(), &mut ended) };
     watch.disarm();
     DEVICE.with(|d| *d.borrow_mut() = None);
+    core.active.fetch_sub(1, Ordering::AcqRel);
+    core.device_code_finished();
     let ended = match ended {
         0 => Ended::Returned,
         2 => Ended::Rescheduled,
@@ -298,6 +305,7 @@ fn coordinate(job: LaunchJob, watch: &Watch) {
         }
     }
     core.in_flight.fetch_sub(1, Ordering::AcqRel);
+    core.device_code_finished();
 }
 
 fn run_gang(job: LaunchJob, watch: &Watch) {

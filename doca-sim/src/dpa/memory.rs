@@ -27,6 +27,12 @@ struct Block {
 pub(crate) struct Heap {
     blocks: BTreeMap<usize, Block>,
     used: u64,
+    /// Blocks freed while kernels of the context were running.
+    ///
+    /// Model choice: their host memory is released only once no kernel of
+    /// the context runs, so a kernel still using a freed block (a device-side
+    /// bug on hardware) cannot corrupt host memory in the sim.
+    quarantine: Vec<(usize, Block)>,
 }
 
 /// The accounting kind of a heap block.
@@ -58,15 +64,27 @@ impl Heap {
         Ok(ptr as u64)
     }
 
-    /// Frees a block by its start address.
-    pub(crate) fn free(&mut self, addr: u64) -> SimResult {
+    /// Frees a block by its start address; `busy` when kernels of the
+    /// context may still be running.
+    pub(crate) fn free(&mut self, addr: u64, busy: bool) -> SimResult {
         let block = self
             .blocks
             .remove(&(addr as usize))
             .ok_or(fail(codes::INVALID_VALUE, "not the start of a live DPA allocation"))?;
-        Self::release(addr as usize, &block);
         self.used -= block.len as u64;
+        if busy {
+            self.quarantine.push((addr as usize, block));
+        } else {
+            Self::release(addr as usize, &block);
+        }
         Ok(())
+    }
+
+    /// Releases blocks freed while kernels were running (none are now).
+    pub(crate) fn release_quarantine(&mut self) {
+        for (addr, block) in std::mem::take(&mut self.quarantine) {
+            Self::release(addr, &block);
+        }
     }
 
     fn release(addr: usize, block: &Block) {
@@ -91,18 +109,27 @@ impl Heap {
         }
     }
 
-    /// Frees everything (the context is being destroyed).
-    pub(crate) fn clear(&mut self) {
+    /// Frees everything (the context is being destroyed); `busy` as for
+    /// [`Heap::free`].
+    pub(crate) fn clear(&mut self, busy: bool) {
         for (addr, block) in std::mem::take(&mut self.blocks) {
-            Self::release(addr, &block);
+            if busy {
+                self.quarantine.push((addr, block));
+            } else {
+                Self::release(addr, &block);
+            }
         }
         self.used = 0;
+        if !busy {
+            self.release_quarantine();
+        }
     }
 }
 
 impl Drop for Heap {
     fn drop(&mut self) {
-        self.clear();
+        // The last reference to the context is gone, so no kernel runs.
+        self.clear(false);
     }
 }
 
@@ -120,8 +147,8 @@ mod tests {
         assert_eq!(heap.check_range(a - 1, 1).unwrap_err().code, codes::INVALID_VALUE);
         // SAFETY: test reads the fresh block's first byte.
         assert_eq!(unsafe { *(a as *const u8) }, UNINIT_FILL);
-        assert_eq!(heap.free(a + 1).unwrap_err().code, codes::INVALID_VALUE);
-        heap.free(a).unwrap();
+        assert_eq!(heap.free(a + 1, false).unwrap_err().code, codes::INVALID_VALUE);
+        heap.free(a, false).unwrap();
         assert!(heap.check_range(a, 1).is_err());
     }
 
@@ -132,7 +159,8 @@ mod tests {
         assert_eq!(heap.alloc(101, 100).unwrap_err().code, codes::NO_MEMORY);
         let a = heap.alloc(60, 100).unwrap();
         assert_eq!(heap.alloc(60, 100).unwrap_err().code, codes::NO_MEMORY);
-        heap.free(a).unwrap();
-        assert!(heap.alloc(60, 100).is_ok());
+        heap.free(a, true).unwrap();
+        assert!(heap.alloc(60, 100).is_ok(), "quarantined bytes no longer count as used");
+        heap.release_quarantine();
     }
 }

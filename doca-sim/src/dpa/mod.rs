@@ -57,6 +57,8 @@ pub(crate) struct DpaCore {
     pub(crate) consumers: AtomicUsize,
     /// Kernel launches submitted and not yet finished.
     pub(crate) in_flight: AtomicUsize,
+    /// Device code (instances, thread activations, RPCs) running right now.
+    pub(crate) active: AtomicUsize,
 }
 
 impl DpaCore {
@@ -86,6 +88,18 @@ impl DpaCore {
             return Err(fail(codes::BAD_STATE, "the parent DPA context was destroyed"));
         }
         Ok(())
+    }
+
+    /// Whether kernels of this context may be running or about to run.
+    pub(crate) fn busy(&self) -> bool {
+        self.in_flight.load(Ordering::Acquire) != 0 || self.active.load(Ordering::Acquire) != 0
+    }
+
+    /// Called when device code of this context stops running.
+    pub(crate) fn device_code_finished(&self) {
+        if !self.busy() {
+            self.heap.lock().unwrap_or_else(|p| p.into_inner()).release_quarantine();
+        }
     }
 
     pub(crate) fn is_fatal(&self) -> bool {
@@ -194,6 +208,7 @@ fn new_core(device: Arc<DeviceModel>, base: Option<Arc<DpaCore>>, phase: Phase, 
         children: AtomicUsize::new(0),
         consumers: AtomicUsize::new(0),
         in_flight: AtomicUsize::new(0),
+        active: AtomicUsize::new(0),
     })
 }
 
@@ -281,7 +296,8 @@ doca_api! {
         let this = unsafe { registry::unregister::<Dpa, _>(dpa) }?;
         stop_core(&this.core);
         this.core.state().phase = Phase::Destroyed;
-        this.core.heap.lock().unwrap_or_else(|p| p.into_inner()).clear();
+        let busy = this.core.busy();
+        this.core.heap.lock().unwrap_or_else(|p| p.into_inner()).clear(busy);
         if let Some(base) = &this.core.base {
             base.children.fetch_sub(1, Ordering::AcqRel);
         }
@@ -468,7 +484,9 @@ doca_api! {
     /// SUCCESS, or BAD_STATE once a device-side error made the context fatal
     /// (sticky).
     fn doca_dpa_peek_at_last_error(dpa: *const abi::doca_dpa) {
-        if self::dpa(dpa)?.core.is_fatal() {
+        let core = &self::dpa(dpa)?.core;
+        if core.is_fatal() {
+            crate::export::log(format_args!("fatal because: {}", core.fatal_reason().unwrap_or_default()));
             return Err(fail(codes::BAD_STATE, "a device-side error occurred on this DPA context"));
         }
         Ok(())
@@ -493,7 +511,8 @@ doca_api! {
     fn doca_dpa_mem_free(dpa: *mut abi::doca_dpa, dev_ptr: abi::doca_dpa_dev_uintptr_t) {
         let this = self::dpa(dpa)?;
         this.core.require_running()?;
-        this.core.heap.lock().unwrap_or_else(|p| p.into_inner()).free(dev_ptr)
+        let busy = this.core.busy();
+        this.core.heap.lock().unwrap_or_else(|p| p.into_inner()).free(dev_ptr, busy)
     }
 
     /// Copies host memory to the DPA heap.

@@ -64,7 +64,7 @@ fn destroy_child<T: Child, P>(ptr: *mut P) -> SimResult {
     Ok(())
 }
 
-fn queue_size(requested: c_uint) -> SimResult<u32> {
+fn rounded_queue_size(requested: c_uint) -> SimResult<u32> {
     if requested == 0 {
         return Err(fail(codes::INVALID_VALUE, "queue size 0"));
     }
@@ -547,9 +547,10 @@ doca_api! {
     ///
     /// Model choice: the function must take exactly one parameter
     /// (INVALID_VALUE otherwise), the thread-entry signature.
-    fn doca_dpa_thread_set_func_arg(dpa_thread: *mut abi::doca_dpa_thread, func: *mut abi::doca_dpa_func_t, arg: u64) {
+    fn doca_dpa_thread_set_func_arg(dpa_thread: *mut abi::doca_dpa_thread, func: abi::doca_dpa_func_t, arg: u64) {
         let t = thread(dpa_thread)?;
         let app = t.core.dpa.app().ok_or(fail(codes::BAD_STATE, "no application set on the DPA context"))?;
+        let func = func.ok_or(fail(codes::INVALID_VALUE, "NULL thread function"))?;
         let kernel = app.kernel(func as *const std::ffi::c_void)?;
         if kernel.0.num_params != 1 {
             return Err(fail(codes::INVALID_VALUE, "a DPA thread function takes one uint64_t argument"));
@@ -562,10 +563,11 @@ doca_api! {
     }
 
     /// Reads the function and argument.
-    fn doca_dpa_thread_get_func_arg(dpa_thread: *mut abi::doca_dpa_thread, func: *mut *mut abi::doca_dpa_func_t, arg: *mut u64) {
+    fn doca_dpa_thread_get_func_arg(dpa_thread: *mut abi::doca_dpa_thread, func: *mut abi::doca_dpa_func_t, arg: *mut u64) {
         let t = thread(dpa_thread)?;
         let cfg = lock(&t.core.config);
-        let f = cfg.func.map_or(std::ptr::null_mut(), |k| k.func_ptr() as *mut abi::doca_dpa_func_t);
+        // SAFETY: the table stores the kernel's address, a `void (*)(void)`.
+        let f: abi::doca_dpa_func_t = cfg.func.map(|k| unsafe { std::mem::transmute::<*const std::ffi::c_void, unsafe extern "C" fn()>(k.func_ptr()) });
         out(func, f)?;
         out(arg, cfg.arg)
     }
@@ -740,7 +742,7 @@ doca_api! {
         if dpa_comp.is_null() {
             return Err(fail(codes::INVALID_VALUE, "NULL output pointer"));
         }
-        let size = queue_size(queue_size)?;
+        let size = rounded_queue_size(queue_size)?;
         let c = new_child(dpa, |core| {
             Ok(Completion {
                 core: Arc::new(CompletionCore {
@@ -906,7 +908,7 @@ doca_api! {
         if async_ops.is_null() {
             return Err(fail(codes::INVALID_VALUE, "NULL output pointer"));
         }
-        let size = queue_size(queue_size)?;
+        let size = rounded_queue_size(queue_size)?;
         let a = new_child(dpa, |core| {
             Ok(AsyncOps {
                 dpa: core,
@@ -1030,7 +1032,7 @@ doca_api! {
             return Err(fail(codes::INVALID_VALUE, "NULL output pointer"));
         }
         self::dpa(dpa)?.core.require_running()?;
-        let capacity = queue_size(num_entries)? as usize;
+        let capacity = rounded_queue_size(num_entries)? as usize;
         let t = new_child(dpa, |core| {
             Ok(HashTable {
                 dpa: core,

@@ -1,0 +1,239 @@
+//! DOCA devices: listing, opening by PCI address or IB device name, and
+//! representors.
+
+use std::ffi::c_char;
+use std::fmt;
+use std::ptr::NonNull;
+use std::sync::Arc;
+
+use doca_dpa_sys as sys;
+
+use crate::error::{doca_call, Error, Result};
+
+/// A snapshot of one device in DOCA's device list.
+///
+/// Made by [`devices`] (`doca_devinfo_create_list` + the
+/// `doca_devinfo_get_*` queries); [`DeviceInfo::open`] opens it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceInfo {
+    /// PCI address, `dddd:bb:dd.f` (`doca_devinfo_get_pci_addr_str`).
+    pub pci_addr: String,
+    /// InfiniBand device name, e.g. `mlx5_0` (`doca_devinfo_get_ibdev_name`).
+    pub ibdev_name: String,
+    /// Network interface name (`doca_devinfo_get_iface_name`).
+    pub iface_name: String,
+    /// Whether the device has a DPA (`doca_dpa_cap_is_supported`,
+    /// EXPERIMENTAL). Always false in builds without the symbol.
+    pub has_dpa: bool,
+}
+
+/// Owns a device list for the duration of a lookup.
+struct DevList {
+    head: *mut *mut sys::doca_devinfo,
+    len: usize,
+}
+
+impl DevList {
+    fn new() -> Result<DevList> {
+        let mut head = std::ptr::null_mut();
+        let mut len = 0u32;
+        // SAFETY: valid out-pointers.
+        doca_call!(doca_devinfo_create_list(&mut head, &mut len))?;
+        Ok(DevList {
+            head,
+            len: len as usize,
+        })
+    }
+
+    fn iter(&self) -> impl Iterator<Item = *mut sys::doca_devinfo> + '_ {
+        // SAFETY: DOCA returned an array of `len` devinfo pointers, alive
+        // until the list is destroyed in Drop.
+        (0..self.len).map(move |i| unsafe { *self.head.add(i) })
+    }
+}
+
+impl Drop for DevList {
+    fn drop(&mut self) {
+        // SAFETY: `head` came from doca_devinfo_create_list and is destroyed once.
+        if let Err(e) = doca_call!(doca_devinfo_destroy_list(self.head)) {
+            tracing::warn!(target: "doca_dpa::device", error = %e, "destroying the device list failed");
+        }
+    }
+}
+
+fn fixed_str(buf: &[c_char]) -> String {
+    let bytes: Vec<u8> = buf.iter().take_while(|c| **c != 0).map(|c| *c as u8).collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+fn describe(info: *mut sys::doca_devinfo) -> Result<DeviceInfo> {
+    let mut pci = [0 as c_char; sys::DOCA_DEVINFO_PCI_ADDR_SIZE as usize];
+    let mut ib = [0 as c_char; sys::DOCA_DEVINFO_IBDEV_NAME_SIZE as usize];
+    let mut iface = [0 as c_char; sys::DOCA_DEVINFO_IFACE_NAME_SIZE as usize];
+    // SAFETY: `info` is a live devinfo of the list; buffers have the
+    // documented sizes.
+    doca_call!(doca_devinfo_get_pci_addr_str(info, pci.as_mut_ptr()))?;
+    doca_call!(doca_devinfo_get_ibdev_name(info, ib.as_mut_ptr(), ib.len() as u32))?;
+    doca_call!(doca_devinfo_get_iface_name(info, iface.as_mut_ptr(), iface.len() as u32))?;
+    Ok(DeviceInfo {
+        pci_addr: fixed_str(&pci),
+        ibdev_name: fixed_str(&ib),
+        iface_name: fixed_str(&iface),
+        has_dpa: has_dpa(info),
+    })
+}
+
+#[cfg(doca_sym = "doca_dpa_cap_is_supported")]
+fn has_dpa(info: *mut sys::doca_devinfo) -> bool {
+    // SAFETY: `info` is a live devinfo.
+    unsafe { sys::doca_dpa_cap_is_supported(info) == sys::DOCA_SUCCESS as sys::doca_error_t }
+}
+
+#[cfg(not(doca_sym = "doca_dpa_cap_is_supported"))]
+fn has_dpa(_info: *mut sys::doca_devinfo) -> bool {
+    false
+}
+
+/// Lists the devices DOCA sees.
+///
+/// Calls `doca_devinfo_create_list` (STABLE), the `doca_devinfo_get_*`
+/// queries (STABLE) and `doca_dpa_cap_is_supported` (EXPERIMENTAL), then
+/// `doca_devinfo_destroy_list`.
+pub fn devices() -> Result<Vec<DeviceInfo>> {
+    let list = DevList::new()?;
+    list.iter().map(describe).collect()
+}
+
+/// Validates a PCI address before asking DOCA: `dddd:bb:dd.f` or `bb:dd.f`,
+/// hexadecimal.
+fn parse_pci(addr: &str) -> Result<()> {
+    let bad = || Error::invalid("doca_devinfo_is_equal_pci_addr", format!("`{addr}` is not a PCI address like 0000:03:00.0"));
+    let (bus_part, function) = addr.rsplit_once('.').ok_or_else(bad)?;
+    let fields: Vec<&str> = bus_part.split(':').collect();
+    let widths: &[usize] = match fields.len() {
+        3 => &[4, 2, 2],
+        2 => &[2, 2],
+        _ => return Err(bad()),
+    };
+    let hex = |s: &str, w: usize| s.len() == w && s.chars().all(|c| c.is_ascii_hexdigit());
+    if !fields.iter().zip(widths).all(|(f, w)| hex(f, *w)) || !(function.len() == 1 && function.chars().all(|c| ('0'..='7').contains(&c))) {
+        return Err(bad());
+    }
+    Ok(())
+}
+
+pub(crate) struct DeviceInner {
+    ptr: NonNull<sys::doca_dev>,
+    info: DeviceInfo,
+}
+
+// SAFETY: a doca_dev handle may be used from another thread as long as it is
+// not used concurrently; `Device` gives shared access only to immutable data
+// and DOCA calls that take the device as a parent for new objects, which
+// DOCA serialises internally for open devices.
+unsafe impl Send for DeviceInner {}
+// SAFETY: see above.
+unsafe impl Sync for DeviceInner {}
+
+impl Drop for DeviceInner {
+    fn drop(&mut self) {
+        // SAFETY: the handle came from doca_dev_open and is closed once, after
+        // every child (which holds an Arc of this) is gone.
+        if let Err(e) = doca_call!(doca_dev_close(self.ptr.as_ptr())) {
+            tracing::warn!(target: "doca_dpa::device", error = %e, device = %self.info.pci_addr, "closing the device failed");
+        }
+    }
+}
+
+/// An open device (`doca_dev`). Cheap to clone; the device is closed with
+/// `doca_dev_close` when the last clone and every object made from it are
+/// gone.
+#[derive(Clone)]
+pub struct Device {
+    pub(crate) inner: Arc<DeviceInner>,
+}
+
+impl fmt::Debug for Device {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Device").field("info", &self.inner.info).finish()
+    }
+}
+
+impl DeviceInfo {
+    /// Opens this device (a fresh `doca_devinfo_create_list`, the entry with
+    /// this PCI address, `doca_dev_open`, then `doca_devinfo_destroy_list`).
+    pub fn open(&self) -> Result<Device> {
+        Device::open_matching("doca_dev_open", |d| d.pci_addr == self.pci_addr)
+    }
+}
+
+impl Device {
+    fn open_matching(call: &'static str, want: impl Fn(&DeviceInfo) -> bool) -> Result<Device> {
+        let list = DevList::new()?;
+        for raw in list.iter() {
+            let info = describe(raw)?;
+            if want(&info) {
+                let mut dev = std::ptr::null_mut();
+                // SAFETY: `raw` is a live devinfo; valid out-pointer.
+                doca_call!(doca_dev_open(raw, &mut dev))?;
+                let ptr = NonNull::new(dev).ok_or_else(|| Error::invalid("doca_dev_open", "DOCA returned a NULL device"))?;
+                tracing::debug!(target: "doca_dpa::device", pci = %info.pci_addr, name = %info.ibdev_name, "device opened");
+                return Ok(Device {
+                    inner: Arc::new(DeviceInner { ptr, info }),
+                });
+            }
+        }
+        Err(Error::Unavailable {
+            what: call,
+            reason: "no device matches".into(),
+        })
+    }
+
+    /// Opens the device with this PCI address (`0000:03:00.0` or `03:00.0`).
+    ///
+    /// Malformed addresses are refused before any DOCA call; an address no
+    /// device has gives [`Error::Unavailable`].
+    pub fn open_by_pci(addr: &str) -> Result<Device> {
+        parse_pci(addr)?;
+        let full = |d: &DeviceInfo| d.pci_addr.eq_ignore_ascii_case(addr) || d.pci_addr.split_once(':').is_some_and(|(_, bdf)| bdf.eq_ignore_ascii_case(addr));
+        Device::open_matching("Device::open_by_pci", full)
+    }
+
+    /// Opens the device with this InfiniBand device name (e.g. `mlx5_0`).
+    pub fn open_by_ibdev_name(name: &str) -> Result<Device> {
+        if name.is_empty() || name.len() >= sys::DOCA_DEVINFO_IBDEV_NAME_SIZE as usize {
+            return Err(Error::invalid("doca_devinfo_get_ibdev_name", format!("`{name}` is not a valid IB device name")));
+        }
+        Device::open_matching("Device::open_by_ibdev_name", |d| d.ibdev_name == name)
+    }
+
+    /// The first device that has a DPA, for programs that do not care which.
+    pub fn open_first_with_dpa() -> Result<Device> {
+        Device::open_matching("Device::open_first_with_dpa", |d| d.has_dpa)
+    }
+
+    /// What DOCA said about the device when it was opened.
+    pub fn info(&self) -> &DeviceInfo {
+        &self.inner.info
+    }
+
+    pub(crate) fn as_ptr(&self) -> *mut sys::doca_dev {
+        self.inner.ptr.as_ptr()
+    }
+}
+
+static_assertions::assert_impl_all!(Device: Send, Sync, Clone);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pci_addresses_are_validated() {
+        assert!(parse_pci("0000:03:00.0").is_ok());
+        assert!(parse_pci("03:00.1").is_ok());
+        for bad in ["", "03:00", "zz:00.0", "0000:03:00.9", "0000:03:00:00.0", "3:0.0"] {
+            assert!(parse_pci(bad).unwrap_err().is_invalid_argument(), "{bad}");
+        }
+    }
+}

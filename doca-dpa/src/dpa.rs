@@ -1,0 +1,363 @@
+//! The DPA context: configured by [`DpaBuilder`], used as a started [`Dpa`].
+
+use std::ffi::CString;
+use std::fmt;
+use std::path::Path;
+use std::ptr::NonNull;
+use std::sync::Arc;
+use std::time::Duration;
+
+use doca_dpa_sys as sys;
+
+use crate::app::App;
+use crate::device::Device;
+use crate::error::{doca_call, Error, ErrorCode, Result};
+
+/// Verbosity of the device-side log (`doca_dpa_dev_log_level_t`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum LogLevel {
+    /// No device logs.
+    Disable,
+    /// Errors only.
+    Error,
+    /// Warnings and errors.
+    Warning,
+    /// Informational messages (DOCA's default).
+    Info,
+    /// Everything.
+    Debug,
+}
+
+impl LogLevel {
+    fn raw(self) -> sys::doca_dpa_dev_log_level_t {
+        (match self {
+            LogLevel::Disable => sys::DOCA_DPA_DEV_LOG_LEVEL_DISABLE,
+            LogLevel::Error => sys::DOCA_DPA_DEV_LOG_LEVEL_ERROR,
+            LogLevel::Warning => sys::DOCA_DPA_DEV_LOG_LEVEL_WARNING,
+            LogLevel::Info => sys::DOCA_DPA_DEV_LOG_LEVEL_INFO,
+            LogLevel::Debug => sys::DOCA_DPA_DEV_LOG_LEVEL_DEBUG,
+        }) as sys::doca_dpa_dev_log_level_t
+    }
+}
+
+/// The limits of a DPA, queried from a created context.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Most threads one launch may use (`doca_dpa_get_max_threads_per_kernel`).
+    pub max_threads_per_kernel: u32,
+    /// How long a kernel may run before the DPA kills it and the context turns
+    /// fatal (`doca_dpa_get_kernel_max_run_time`).
+    pub kernel_max_run_time: Duration,
+    /// DPA cores (`doca_dpa_get_core_num`).
+    pub cores: u32,
+    /// Execution units per core (`doca_dpa_get_num_eus_per_core`).
+    pub eus_per_core: u32,
+    /// Execution units available to applications
+    /// (`doca_dpa_get_total_num_eus_available`).
+    pub eus_available: u32,
+}
+
+/// Whether a context is still usable, from `doca_dpa_peek_at_last_error`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Health {
+    /// No device-side error so far.
+    Ok,
+    /// A device-side error occurred; the context must be destroyed. Crash data
+    /// is in `doca_dpa_fatal.<pid>.*` files (temp dir or log path).
+    Fatal,
+}
+
+pub(crate) struct DpaInner {
+    ptr: NonNull<sys::doca_dpa>,
+    /// The context this one extends (kept alive: extended contexts go first).
+    _base: Option<Dpa>,
+    device: Device,
+    app: App,
+    pub(crate) limits: Limits,
+}
+
+// SAFETY: the DPA context handle may move between threads; concurrent use is
+// prevented because `Dpa` is `!Sync` (see its docs), and the inner value is
+// only reached through it.
+unsafe impl Send for DpaInner {}
+// SAFETY: `DpaInner` is shared through `Arc` only by children that hold it to
+// keep the parent alive; they call DOCA on their own handles, never
+// concurrently on this one.
+unsafe impl Sync for DpaInner {}
+
+impl Drop for DpaInner {
+    fn drop(&mut self) {
+        // Children (threads, events, memory, launches) each hold an Arc of
+        // this, so by now they are gone: stop, then destroy.
+        let p = self.ptr.as_ptr();
+        // SAFETY: a started context created by doca_dpa_create, torn down once.
+        match doca_call!(doca_dpa_stop(p)) {
+            Ok(()) => {}
+            Err(e) if e.code() == Some(ErrorCode::BAD_STATE) => {}
+            Err(e) => tracing::warn!(target: "doca_dpa::dpa", error = %e, "doca_dpa_stop failed during drop"),
+        }
+        // SAFETY: as above.
+        if let Err(e) = doca_call!(doca_dpa_destroy(p)) {
+            tracing::warn!(target: "doca_dpa::dpa", error = %e, "doca_dpa_destroy failed during drop");
+        } else {
+            tracing::debug!(target: "doca_dpa::dpa", app = self.app.name(), "DPA context destroyed");
+        }
+    }
+}
+
+/// A DPA context being configured (`doca_dpa_create` done, not started).
+///
+/// Settings that DOCA accepts only before `doca_dpa_start` live here, so they
+/// cannot be called on a started [`Dpa`]:
+///
+/// ```compile_fail
+/// # fn f(dpa: &doca_dpa::Dpa, app: doca_dpa::App) {
+/// dpa.set_app(app); // no such method once started
+/// # }
+/// ```
+pub struct DpaBuilder {
+    ptr: Option<NonNull<sys::doca_dpa>>,
+    device: Device,
+    app: Option<App>,
+}
+
+impl fmt::Debug for DpaBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DpaBuilder").field("device", &self.device).field("app", &self.app.map(|a| a.name())).finish()
+    }
+}
+
+impl Drop for DpaBuilder {
+    fn drop(&mut self) {
+        if let Some(p) = self.ptr.take() {
+            // SAFETY: an unstarted context of ours, destroyed once.
+            if let Err(e) = doca_call!(doca_dpa_destroy(p.as_ptr())) {
+                tracing::warn!(target: "doca_dpa::dpa", error = %e, "destroying an unstarted DPA context failed");
+            }
+        }
+    }
+}
+
+impl DpaBuilder {
+    /// Creates a DPA context on `device` (`doca_dpa_create`, EXPERIMENTAL).
+    ///
+    /// Fails with a NOT_SUPPORTED [`Error`] (see [`Error::is_no_dpa`]) when
+    /// the device has no DPA.
+    pub fn new(device: &Device) -> Result<DpaBuilder> {
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: a live device; valid out-pointer.
+        doca_call!(doca_dpa_create(device.as_ptr(), &mut raw))?;
+        let ptr = NonNull::new(raw).ok_or_else(|| Error::invalid("doca_dpa_create", "DOCA returned NULL"))?;
+        tracing::debug!(target: "doca_dpa::dpa", device = %device.info().pci_addr, "DPA context created");
+        Ok(DpaBuilder {
+            ptr: Some(ptr),
+            device: device.clone(),
+            app: None,
+        })
+    }
+
+    fn raw(&self) -> *mut sys::doca_dpa {
+        self.ptr.map_or(std::ptr::null_mut(), NonNull::as_ptr)
+    }
+
+    /// Sets the DPA application (`doca_dpa_set_app`).
+    pub fn app(mut self, app: App) -> Result<Self> {
+        // SAFETY: an unstarted context and an app symbol of this program.
+        doca_call!(doca_dpa_set_app(self.raw(), app.as_ptr()))?;
+        self.app = Some(app);
+        Ok(self)
+    }
+
+    /// Sets the device log level (`doca_dpa_set_log_level`).
+    pub fn log_level(self, level: LogLevel) -> Result<Self> {
+        // SAFETY: an unstarted context.
+        doca_call!(doca_dpa_set_log_level(self.raw(), level.raw()))?;
+        Ok(self)
+    }
+
+    /// Writes device logs to a file instead of stdout
+    /// (`doca_dpa_log_file_set_path`).
+    pub fn log_file(self, path: &Path) -> Result<Self> {
+        let c = path_cstring("doca_dpa_log_file_set_path", path)?;
+        // SAFETY: an unstarted context and a NUL-terminated path.
+        doca_call!(doca_dpa_log_file_set_path(self.raw(), c.as_ptr()))?;
+        Ok(self)
+    }
+
+    /// Writes device traces to a file (`doca_dpa_trace_file_set_path`).
+    pub fn trace_file(self, path: &Path) -> Result<Self> {
+        let c = path_cstring("doca_dpa_trace_file_set_path", path)?;
+        // SAFETY: an unstarted context and a NUL-terminated path.
+        doca_call!(doca_dpa_trace_file_set_path(self.raw(), c.as_ptr()))?;
+        Ok(self)
+    }
+
+    /// Starts the context (`doca_dpa_start`) and queries its limits.
+    ///
+    /// An application must have been set with [`DpaBuilder::app`].
+    pub fn start(mut self) -> Result<Dpa> {
+        let app = self.app.ok_or_else(|| Error::invalid("doca_dpa_start", "set an application with DpaBuilder::app before starting"))?;
+        // SAFETY: an unstarted context with an app.
+        doca_call!(doca_dpa_start(self.raw()))?;
+        let ptr = self.ptr.take().ok_or_else(|| Error::invalid("doca_dpa_start", "context already consumed"))?;
+        let limits = match query_limits(ptr.as_ptr()) {
+            Ok(l) => l,
+            Err(e) => {
+                // SAFETY: our started context; undo before reporting.
+                let _ = doca_call!(doca_dpa_stop(ptr.as_ptr()));
+                // SAFETY: as above.
+                let _ = doca_call!(doca_dpa_destroy(ptr.as_ptr()));
+                return Err(e);
+            }
+        };
+        tracing::info!(target: "doca_dpa::dpa", app = app.name(), device = %self.device.info().pci_addr, "DPA context started");
+        Ok(Dpa {
+            inner: Arc::new(DpaInner {
+                ptr,
+                _base: None,
+                device: self.device.clone(),
+                app,
+                limits,
+            }),
+            _not_sync: std::marker::PhantomData,
+        })
+    }
+}
+
+fn path_cstring(call: &'static str, path: &Path) -> Result<CString> {
+    let text = path.to_str().ok_or_else(|| Error::invalid(call, "the path is not UTF-8"))?;
+    CString::new(text).map_err(|_| Error::invalid(call, "the path contains a NUL byte"))
+}
+
+fn query_limits(p: *mut sys::doca_dpa) -> Result<Limits> {
+    let mut threads = 0;
+    let mut run_time = 0;
+    let mut cores = 0;
+    let mut eus = 0;
+    let mut total = 0;
+    // SAFETY: a created context; valid out-pointers.
+    doca_call!(doca_dpa_get_max_threads_per_kernel(p, &mut threads))?;
+    doca_call!(doca_dpa_get_kernel_max_run_time(p, &mut run_time))?;
+    doca_call!(doca_dpa_get_core_num(p, &mut cores))?;
+    doca_call!(doca_dpa_get_num_eus_per_core(p, &mut eus))?;
+    doca_call!(doca_dpa_get_total_num_eus_available(p, &mut total))?;
+    Ok(Limits {
+        max_threads_per_kernel: threads as u32,
+        kernel_max_run_time: Duration::from_secs(run_time as u64),
+        cores: cores as u32,
+        eus_per_core: eus as u32,
+        eus_available: total as u32,
+    })
+}
+
+/// A started DPA context.
+///
+/// Cheap to clone (an `Arc`); objects made from it (events, memory, threads,
+/// launchers) keep it alive, so it is stopped and destroyed
+/// (`doca_dpa_stop`, `doca_dpa_destroy`) only after them. DOCA DPA objects
+/// are not thread-safe: a `Dpa` may move to another thread but is not `Sync`.
+///
+/// ```compile_fail
+/// fn shared<T: Sync>(_: &T) {}
+/// fn f(dpa: &doca_dpa::Dpa) { shared(dpa) }
+/// ```
+#[derive(Clone)]
+pub struct Dpa {
+    pub(crate) inner: Arc<DpaInner>,
+    _not_sync: std::marker::PhantomData<std::cell::Cell<()>>,
+}
+
+static_assertions::assert_impl_all!(Dpa: Send, Clone);
+static_assertions::assert_not_impl_any!(Dpa: Sync);
+
+impl fmt::Debug for Dpa {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Dpa")
+            .field("device", &self.inner.device.info().pci_addr)
+            .field("app", &self.inner.app.name())
+            .field("limits", &self.inner.limits)
+            .finish()
+    }
+}
+
+/// The DPA-side handle of a context (`doca_dpa_dev_t`), passable to kernels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(transparent)]
+pub struct DpaHandle(pub u64);
+
+impl Dpa {
+    /// Shorthand for `DpaBuilder::new(device)?.app(app)?.start()`.
+    pub fn start(device: &Device, app: App) -> Result<Dpa> {
+        DpaBuilder::new(device)?.app(app)?.start()
+    }
+
+    pub(crate) fn as_ptr(&self) -> *mut sys::doca_dpa {
+        self.inner.ptr.as_ptr()
+    }
+
+    /// The device the context runs on.
+    pub fn device(&self) -> &Device {
+        &self.inner.device
+    }
+
+    /// The application it runs.
+    pub fn app(&self) -> App {
+        self.inner.app
+    }
+
+    /// Limits queried when the context started.
+    pub fn limits(&self) -> Limits {
+        self.inner.limits
+    }
+
+    /// The context's DPA handle (`doca_dpa_get_dpa_handle`), for kernels that
+    /// need it.
+    pub fn handle(&self) -> Result<DpaHandle> {
+        let mut h = 0;
+        // SAFETY: a started context; valid out-pointer.
+        doca_call!(doca_dpa_get_dpa_handle(self.as_ptr(), &mut h))?;
+        Ok(DpaHandle(h))
+    }
+
+    /// Whether a device-side error made the context unusable
+    /// (`doca_dpa_peek_at_last_error`; sticky once fatal).
+    pub fn health(&self) -> Result<Health> {
+        // SAFETY: a started context.
+        match doca_call!(doca_dpa_peek_at_last_error(self.as_ptr())) {
+            Ok(()) => Ok(Health::Ok),
+            Err(e) if e.code() == Some(ErrorCode::BAD_STATE) => Ok(Health::Fatal),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Fails with [`Error::ContextFatal`] if the context is fatal.
+    pub(crate) fn ensure_healthy(&self, call: &'static str) -> Result<()> {
+        match self.health()? {
+            Health::Ok => Ok(()),
+            Health::Fatal => Err(Error::ContextFatal { call }),
+        }
+    }
+
+    /// Extends this (base) context onto another device, for resources of a
+    /// VF or SF (`doca_dpa_device_extend`); the new context is started and
+    /// keeps this one alive.
+    pub fn extend(&self, other: &Device) -> Result<Dpa> {
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: a started base context and a live device; valid out-pointer.
+        doca_call!(doca_dpa_device_extend(self.as_ptr(), other.as_ptr(), &mut raw))?;
+        let ptr = NonNull::new(raw).ok_or_else(|| Error::invalid("doca_dpa_device_extend", "DOCA returned NULL"))?;
+        let limits = self.inner.limits;
+        tracing::debug!(target: "doca_dpa::dpa", device = %other.info().pci_addr, "DPA context extended");
+        Ok(Dpa {
+            inner: Arc::new(DpaInner {
+                ptr,
+                _base: Some(self.clone()),
+                device: other.clone(),
+                app: self.inner.app,
+                limits,
+            }),
+            _not_sync: std::marker::PhantomData,
+        })
+    }
+}

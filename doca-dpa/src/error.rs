@@ -1,0 +1,400 @@
+//! Errors: the raw DOCA code, and what went wrong in terms a DPA user acts on.
+
+use std::ffi::CStr;
+use std::fmt;
+use std::time::Duration;
+
+use doca_dpa_sys as sys;
+
+/// A raw `doca_error_t`, kept as the integer DOCA returned.
+///
+/// Never a Rust enum: a newer DOCA may return codes this crate does not know,
+/// and they stay representable. [`ErrorCode::name`] and
+/// [`ErrorCode::description`] ask DOCA itself (`doca_error_get_name`,
+/// `doca_error_get_descr`, both STABLE).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(transparent)]
+pub struct ErrorCode(pub sys::doca_error_t);
+
+macro_rules! codes {
+    ($($(#[$m:meta])* $name:ident = $sys:ident;)*) => {
+        impl ErrorCode {
+            $($(#[$m])* pub const $name: ErrorCode = ErrorCode(sys::$sys as sys::doca_error_t);)*
+        }
+    };
+}
+
+codes! {
+    /// `DOCA_SUCCESS`.
+    SUCCESS = DOCA_SUCCESS;
+    /// `DOCA_ERROR_UNKNOWN`.
+    UNKNOWN = DOCA_ERROR_UNKNOWN;
+    /// `DOCA_ERROR_NOT_PERMITTED`.
+    NOT_PERMITTED = DOCA_ERROR_NOT_PERMITTED;
+    /// `DOCA_ERROR_IN_USE`.
+    IN_USE = DOCA_ERROR_IN_USE;
+    /// `DOCA_ERROR_NOT_SUPPORTED`.
+    NOT_SUPPORTED = DOCA_ERROR_NOT_SUPPORTED;
+    /// `DOCA_ERROR_AGAIN`.
+    AGAIN = DOCA_ERROR_AGAIN;
+    /// `DOCA_ERROR_INVALID_VALUE`.
+    INVALID_VALUE = DOCA_ERROR_INVALID_VALUE;
+    /// `DOCA_ERROR_NO_MEMORY`.
+    NO_MEMORY = DOCA_ERROR_NO_MEMORY;
+    /// `DOCA_ERROR_INITIALIZATION`.
+    INITIALIZATION = DOCA_ERROR_INITIALIZATION;
+    /// `DOCA_ERROR_TIME_OUT`.
+    TIME_OUT = DOCA_ERROR_TIME_OUT;
+    /// `DOCA_ERROR_NOT_CONNECTED`.
+    NOT_CONNECTED = DOCA_ERROR_NOT_CONNECTED;
+    /// `DOCA_ERROR_NOT_FOUND`.
+    NOT_FOUND = DOCA_ERROR_NOT_FOUND;
+    /// `DOCA_ERROR_IO_FAILED`.
+    IO_FAILED = DOCA_ERROR_IO_FAILED;
+    /// `DOCA_ERROR_BAD_STATE`.
+    BAD_STATE = DOCA_ERROR_BAD_STATE;
+    /// `DOCA_ERROR_UNSUPPORTED_VERSION`.
+    UNSUPPORTED_VERSION = DOCA_ERROR_UNSUPPORTED_VERSION;
+    /// `DOCA_ERROR_OPERATING_SYSTEM`.
+    OPERATING_SYSTEM = DOCA_ERROR_OPERATING_SYSTEM;
+    /// `DOCA_ERROR_DRIVER`.
+    DRIVER = DOCA_ERROR_DRIVER;
+    /// `DOCA_ERROR_FULL`.
+    FULL = DOCA_ERROR_FULL;
+    /// `DOCA_ERROR_IN_PROGRESS`.
+    IN_PROGRESS = DOCA_ERROR_IN_PROGRESS;
+    /// `DOCA_ERROR_TOO_BIG`.
+    TOO_BIG = DOCA_ERROR_TOO_BIG;
+}
+
+impl ErrorCode {
+    /// DOCA's name for the code (`doca_error_get_name`), e.g.
+    /// `DOCA_ERROR_BAD_STATE`; DOCA answers for unknown codes too.
+    pub fn name(self) -> String {
+        // SAFETY: DOCA returns a static NUL-terminated string (or NULL, handled).
+        unsafe { static_str(sys::doca_error_get_name(self.0)) }
+    }
+
+    /// DOCA's description of the code (`doca_error_get_descr`).
+    pub fn description(self) -> String {
+        // SAFETY: as above.
+        unsafe { static_str(sys::doca_error_get_descr(self.0)) }
+    }
+}
+
+/// # Safety
+/// `ptr` is NULL or a NUL-terminated string valid for the call.
+unsafe fn static_str(ptr: *const std::ffi::c_char) -> String {
+    if ptr.is_null() {
+        return String::new();
+    }
+    // SAFETY: per the function contract.
+    unsafe { CStr::from_ptr(ptr) }.to_string_lossy().into_owned()
+}
+
+impl fmt::Debug for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}({})", self.name(), self.0)
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
+/// What a failed wait for a kernel launch observed, so "my kernel hangs" can
+/// be told apart from "my kernel crashed the DPA" without a debugger.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LaunchDiagnosis {
+    /// The kernel's name as declared with [`dpa_app!`](crate::dpa_app).
+    pub kernel: &'static str,
+    /// How long the wait lasted.
+    pub waited: Duration,
+    /// Completion-event value the wait needed.
+    pub expected: u64,
+    /// Value when the launch was submitted.
+    pub value_at_submit: u64,
+    /// Value when the wait gave up.
+    pub value_at_timeout: u64,
+    /// Whether `doca_dpa_peek_at_last_error` reported a device-side error.
+    pub context_fatal: bool,
+    /// The device's kernel run-time limit (`doca_dpa_get_kernel_max_run_time`).
+    pub kernel_max_run_time: Duration,
+}
+
+impl LaunchDiagnosis {
+    /// Whether the completion event moved at all while waiting.
+    pub fn event_moved(&self) -> bool {
+        self.value_at_timeout != self.value_at_submit
+    }
+}
+
+impl fmt::Display for LaunchDiagnosis {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "kernel `{}` did not complete within {:?}: completion event {} (needed {}, was {} at submit); ",
+            self.kernel, self.waited, self.value_at_timeout, self.expected, self.value_at_submit
+        )?;
+        if self.context_fatal {
+            write!(f, "the DPA context hit a device-side error (fatal; destroy it)")
+        } else if self.event_moved() {
+            write!(f, "the event moved, so earlier launches completed but this one has not")
+        } else {
+            write!(
+                f,
+                "the event never moved: the kernel may not terminate (it will be killed after the kernel max run time of {:?}), may wait on an event nobody updates, or the DOCA/dpacc versions may not match",
+                self.kernel_max_run_time
+            )
+        }
+    }
+}
+
+/// The ways a DOCA DPA operation fails.
+///
+/// Every variant says which DOCA call (or which check before it) failed;
+/// [`Error::kind`] sorts them into the cases a user acts on differently.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A DOCA call returned an error code.
+    #[error("{call} failed: {name}: {description}")]
+    Doca {
+        /// The DOCA function that failed.
+        call: &'static str,
+        /// The code it returned.
+        code: ErrorCode,
+        /// `doca_error_get_name` of the code.
+        name: String,
+        /// `doca_error_get_descr` of the code, verbatim.
+        description: String,
+    },
+    /// An argument was refused before calling DOCA, because a documented rule
+    /// forbids it.
+    #[error("{call}: invalid argument: {reason}")]
+    InvalidArgument {
+        /// The DOCA function that would have been called.
+        call: &'static str,
+        /// The rule that was broken.
+        reason: String,
+    },
+    /// A device-side error made the DPA context fatal
+    /// (`doca_dpa_peek_at_last_error` returned BAD_STATE); the context must be
+    /// destroyed.
+    #[error("{call}: the DPA context hit a device-side error and is unusable; destroy it (look for doca_dpa_fatal.* crash files in /tmp or the log path)")]
+    ContextFatal {
+        /// The operation that found out.
+        call: &'static str,
+    },
+    /// A kernel launch did not complete in time.
+    #[error("{0}")]
+    LaunchTimeout(Box<LaunchDiagnosis>),
+    /// The device has no DPA, or the installed DOCA lacks the function.
+    #[error("{what} is not available: {reason}")]
+    Unavailable {
+        /// What was asked for.
+        what: &'static str,
+        /// Why it is not there.
+        reason: String,
+    },
+}
+
+/// The broad cases of [`Error`], for deciding what to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// Not supported on this device or DOCA version (no DPA, feature missing).
+    NotSupported,
+    /// Called in the wrong lifecycle state.
+    BadState,
+    /// An argument was invalid.
+    InvalidArgument,
+    /// Out of memory (host or DPA heap).
+    NoMemory,
+    /// Driver or firmware failure; often DOCA/dpacc version skew.
+    Driver,
+    /// The DPA context is fatal after a device-side error.
+    ContextFatal,
+    /// The header and library versions do not match.
+    VersionMismatch,
+    /// The resource is still in use by something that must go first.
+    InUse,
+    /// A wait timed out.
+    Timeout,
+    /// A queue is full; drain and retry (the only retryable case).
+    Again,
+    /// Anything else.
+    Other,
+}
+
+impl Error {
+    /// Builds the error for a DOCA call that returned `code`.
+    pub(crate) fn doca(call: &'static str, code: ErrorCode) -> Error {
+        Error::Doca {
+            call,
+            code,
+            name: code.name(),
+            description: code.description(),
+        }
+    }
+
+    /// Builds an [`Error::InvalidArgument`].
+    pub(crate) fn invalid(call: &'static str, reason: impl Into<String>) -> Error {
+        Error::InvalidArgument {
+            call,
+            reason: reason.into(),
+        }
+    }
+
+    /// The raw DOCA code, when a DOCA call failed.
+    pub fn code(&self) -> Option<ErrorCode> {
+        match self {
+            Error::Doca { code, .. } => Some(*code),
+            _ => None,
+        }
+    }
+
+    /// The DOCA function involved.
+    pub fn call(&self) -> Option<&'static str> {
+        match self {
+            Error::Doca { call, .. }
+            | Error::InvalidArgument { call, .. }
+            | Error::ContextFatal { call } => Some(call),
+            Error::LaunchTimeout(_) => Some("doca_sync_event_get"),
+            Error::Unavailable { .. } => None,
+        }
+    }
+
+    /// Which case this is.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::Doca { code, .. } => match *code {
+                ErrorCode::NOT_SUPPORTED => ErrorKind::NotSupported,
+                ErrorCode::BAD_STATE => ErrorKind::BadState,
+                ErrorCode::INVALID_VALUE | ErrorCode::TOO_BIG => ErrorKind::InvalidArgument,
+                ErrorCode::NO_MEMORY => ErrorKind::NoMemory,
+                ErrorCode::DRIVER => ErrorKind::Driver,
+                ErrorCode::UNSUPPORTED_VERSION => ErrorKind::VersionMismatch,
+                ErrorCode::IN_USE => ErrorKind::InUse,
+                ErrorCode::TIME_OUT => ErrorKind::Timeout,
+                ErrorCode::AGAIN | ErrorCode::FULL => ErrorKind::Again,
+                _ => ErrorKind::Other,
+            },
+            Error::InvalidArgument { .. } => ErrorKind::InvalidArgument,
+            Error::ContextFatal { .. } => ErrorKind::ContextFatal,
+            Error::LaunchTimeout(d) if d.context_fatal => ErrorKind::ContextFatal,
+            Error::LaunchTimeout(_) => ErrorKind::Timeout,
+            Error::Unavailable { .. } => ErrorKind::NotSupported,
+        }
+    }
+
+    /// The device has no DPA (`doca_dpa_cap_is_supported` or
+    /// `doca_dpa_create` said NOT_SUPPORTED).
+    pub fn is_no_dpa(&self) -> bool {
+        matches!(self, Error::Doca { call: "doca_dpa_cap_is_supported" | "doca_dpa_create", code, .. } if *code == ErrorCode::NOT_SUPPORTED)
+    }
+
+    /// Not supported by this hardware generation or DOCA version.
+    pub fn is_not_supported(&self) -> bool {
+        self.kind() == ErrorKind::NotSupported
+    }
+
+    /// Called in the wrong lifecycle state.
+    pub fn is_bad_state(&self) -> bool {
+        self.kind() == ErrorKind::BadState
+    }
+
+    /// An argument was invalid (refused by this crate or by DOCA).
+    pub fn is_invalid_argument(&self) -> bool {
+        self.kind() == ErrorKind::InvalidArgument
+    }
+
+    /// Out of memory.
+    pub fn is_no_memory(&self) -> bool {
+        self.kind() == ErrorKind::NoMemory
+    }
+
+    /// Driver or firmware failure (DOCA_ERROR_DRIVER): on DPA launches this
+    /// is usually a DPA image built with a dpacc that does not match DOCA.
+    pub fn is_driver(&self) -> bool {
+        self.kind() == ErrorKind::Driver
+    }
+
+    /// The DPA context is fatal after a device-side error.
+    pub fn is_context_fatal(&self) -> bool {
+        self.kind() == ErrorKind::ContextFatal
+    }
+
+    /// DOCA and dpacc (or headers and library) versions do not match.
+    pub fn is_version_mismatch(&self) -> bool {
+        self.kind() == ErrorKind::VersionMismatch
+    }
+}
+
+/// Result of this crate's operations.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Turns the return code of the DOCA call `call` into a `Result`.
+///
+/// Every raw call of this crate goes through here (via [`doca_call!`]), so
+/// the safe layer never handles raw codes.
+#[inline]
+pub(crate) fn check(call: &'static str, rc: sys::doca_error_t) -> Result<()> {
+    if rc == sys::DOCA_SUCCESS as sys::doca_error_t {
+        Ok(())
+    } else {
+        Err(Error::doca(call, ErrorCode(rc)))
+    }
+}
+
+/// Calls a DOCA function and checks its code, naming the call in the error:
+/// `doca_call!(doca_dpa_start(ptr))?`.
+macro_rules! doca_call {
+    ($func:ident($($arg:expr),* $(,)?)) => {
+        $crate::error::check(stringify!($func), {
+            #[allow(unused_unsafe)]
+            // SAFETY: each call site documents why its arguments are valid;
+            // this macro only adds the error check.
+            unsafe { ::doca_dpa_sys::$func($($arg),*) }
+        })
+    };
+}
+pub(crate) use doca_call;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_codes_stay_representable() {
+        let e = Error::doca("doca_dpa_start", ErrorCode(9999));
+        assert_eq!(e.code(), Some(ErrorCode(9999)));
+        assert_eq!(e.kind(), ErrorKind::Other);
+        assert!(!e.to_string().is_empty());
+    }
+
+    #[test]
+    fn kinds_follow_codes() {
+        let e = Error::doca("doca_dpa_create", ErrorCode::NOT_SUPPORTED);
+        assert!(e.is_no_dpa() && e.is_not_supported());
+        assert!(Error::doca("doca_dpa_set_app", ErrorCode::BAD_STATE).is_bad_state());
+        assert!(Error::doca("doca_dpa_kernel_launch_update_add", ErrorCode::DRIVER).is_driver());
+        assert!(Error::invalid("doca_dpa_mem_alloc", "zero size").is_invalid_argument());
+        assert!(!Error::doca("doca_dpa_start", ErrorCode::NOT_SUPPORTED).is_no_dpa());
+    }
+
+    #[test]
+    fn description_comes_from_doca_verbatim() {
+        let e = Error::doca("doca_dpa_start", ErrorCode::BAD_STATE);
+        match &e {
+            Error::Doca { description, name, .. } => {
+                assert_eq!(*description, ErrorCode::BAD_STATE.description());
+                assert_eq!(name, "DOCA_ERROR_BAD_STATE");
+                assert!(e.to_string().contains(description.as_str()));
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+}

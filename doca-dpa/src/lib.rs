@@ -1,0 +1,94 @@
+//! # doca-dpa: safe Rust bindings for NVIDIA DOCA DPA
+//!
+//! Host-side API for the DPA (the many-core processor on BlueField-3 and
+//! ConnectX-7+ NICs): find a device, start a DPA context with a dpacc-built
+//! application, launch kernels with typed arguments, move data to and from
+//! DPA memory, and learn about completion through sync events — without
+//! `unsafe`.
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use doca_dpa::{Device, Dpa, DpaBuffer, Launcher};
+//!
+//! doca_dpa::dpa_app! {
+//!     /// `kernels/fill.c`, built with `--app-name=fill_app`.
+//!     pub mod fill_app {
+//!         /// `__dpa_global__ void fill(doca_dpa_dev_uintptr_t out, uint64_t value)`
+//!         kernel fill(param::DevPtr, u64);
+//!     }
+//! }
+//!
+//! # fn main() -> doca_dpa::Result<()> {
+//! let device = Device::open_first_with_dpa()?;
+//! let dpa = Dpa::start(&device, fill_app::app())?;
+//! let out = DpaBuffer::<u64>::new(&dpa, 64)?;
+//! let launcher = Launcher::new(&dpa)?;
+//! launcher.launch(&fill_app::fill, 64, (&out, 7u64))?.wait(Duration::from_secs(5))?;
+//! assert!(out.to_vec()?.iter().all(|v| *v == 7));
+//! # Ok(()) }
+//! ```
+//!
+//! ## Ownership
+//!
+//! [`Device`] and [`Dpa`] are cheap `Arc` handles; every object made from a
+//! context (events, buffers, launchers) holds it, so teardown happens in the
+//! documented order — children first — whatever order your values drop in.
+//! `Drop` never panics: failures are logged through `tracing`.
+//! Configure-then-start lifecycles are separate types ([`DpaBuilder`] →
+//! [`Dpa`]), so calling a setter after start does not compile.
+//!
+//! ## Backends and EXPERIMENTAL symbols
+//!
+//! The `doca-dpa-sys` build chooses real DOCA or the software DPA
+//! (`doca-sim`); [`build_info`] says which. DOCA marks every DPA function
+//! EXPERIMENTAL: the `experimental` feature (default) compiles their
+//! wrappers, and each wrapper exists only when the installed DOCA declares
+//! and exports its functions. Each item's documentation names the DOCA calls
+//! it makes.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+mod app;
+mod device;
+#[cfg(doca_sym = "doca_dpa_create")]
+mod dpa;
+mod error;
+#[cfg(doca_sym = "doca_dpa_kernel_launch_update_add")]
+mod launch;
+#[cfg(doca_sym = "doca_dpa_mem_alloc")]
+mod memory;
+#[cfg(doca_sym = "doca_sync_event_create")]
+mod sync_event;
+
+pub use app::{param, AbiScalar, App, Kernel, KernelArg, KernelArgs, KernelParam, Rpc, ThreadFn};
+pub use device::{devices, Device, DeviceInfo};
+#[cfg(doca_sym = "doca_dpa_create")]
+pub use dpa::{Dpa, DpaBuilder, DpaHandle, Health, Limits, LogLevel};
+pub use error::{Error, ErrorCode, ErrorKind, LaunchDiagnosis, Result};
+#[cfg(doca_sym = "doca_dpa_kernel_launch_update_add")]
+pub use launch::{Gate, Launch, Launcher, MAX_WAIT_THRESHOLD};
+#[cfg(doca_sym = "doca_dpa_mem_alloc")]
+pub use memory::{DevPtr, DeviceCopy, DpaBuffer};
+#[cfg(doca_sym = "doca_sync_event_create")]
+pub use sync_event::{CompletionEvent, KernelEvent, SyncEventHandle, WaitEvent};
+
+/// The raw bindings, for calls this crate does not wrap.
+pub use doca_dpa_sys as sys;
+
+/// What this build is: backend (`hardware`, `sim`, `docs`), DOCA version, and
+/// the audit of every DOCA function (marker, exported, usable by this build).
+pub mod build_info {
+    pub use doca_dpa_sys::build_info::{BACKEND, DOCA_VERSION};
+    include!(concat!(env!("OUT_DIR"), "/audit.rs"));
+}
+
+/// The DOCA runtime library's version (`doca_version_runtime`, EXPERIMENTAL).
+#[cfg(doca_sym = "doca_version_runtime")]
+pub fn runtime_version() -> String {
+    // SAFETY: DOCA returns a static NUL-terminated string.
+    let ptr = unsafe { sys::doca_version_runtime() };
+    if ptr.is_null() {
+        return String::new();
+    }
+    // SAFETY: non-NULL static string.
+    unsafe { std::ffi::CStr::from_ptr(ptr) }.to_string_lossy().into_owned()
+}

@@ -1,0 +1,297 @@
+//! Sync events in the three shapes the DPA samples use:
+//!
+//! | type | publisher | subscriber | for |
+//! |---|---|---|---|
+//! | [`WaitEvent`] | host CPU | DPA | holding a kernel until the host releases it |
+//! | [`CompletionEvent`] | DPA | host CPU | telling the host a kernel finished |
+//! | [`KernelEvent`] | DPA | DPA | kernels signalling each other |
+//!
+//! Each is created, configured and started in one call and stopped and
+//! destroyed on drop (after everything that borrows it).
+
+use std::ptr::NonNull;
+use std::time::{Duration, Instant};
+
+use doca_dpa_sys as sys;
+
+use crate::app::{param, KernelArg};
+use crate::dpa::Dpa;
+use crate::error::{doca_call, Error, Result};
+
+/// The DPA-side handle of an event (`doca_dpa_dev_sync_event_t`), borrowed
+/// from the event so it cannot outlive it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SyncEventHandle<'a> {
+    raw: u64,
+    _event: std::marker::PhantomData<&'a ()>,
+}
+
+impl SyncEventHandle<'_> {
+    /// The raw handle value.
+    pub fn raw(&self) -> u64 {
+        self.raw
+    }
+}
+
+impl<'a> KernelArg<'a, param::SyncEvent> for SyncEventHandle<'a> {
+    fn to_abi(&self) -> u64 {
+        self.raw
+    }
+}
+
+/// What the three event types share.
+#[derive(Debug)]
+pub(crate) struct Event {
+    ptr: NonNull<sys::doca_sync_event>,
+    dpa: Dpa,
+    handle: Option<u64>,
+    started: bool,
+}
+
+// SAFETY: an event handle may be used from another thread; it is never used
+// from two at once because `Event` is not `Sync` (its `Dpa` is not).
+unsafe impl Send for Event {}
+
+/// Which locations an event gets.
+#[derive(Clone, Copy)]
+enum Recipe {
+    HostToKernel,
+    KernelToHost,
+    KernelToKernel,
+}
+
+impl Event {
+    fn new(dpa: &Dpa, recipe: Recipe, export: bool) -> Result<Event> {
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: valid out-pointer.
+        doca_call!(doca_sync_event_create(&mut raw))?;
+        let ptr = NonNull::new(raw).ok_or_else(|| Error::invalid("doca_sync_event_create", "DOCA returned NULL"))?;
+        // From here the event is owned: an early return destroys it.
+        let mut event = Event {
+            ptr,
+            dpa: dpa.clone(),
+            handle: None,
+            started: false,
+        };
+        let (e, d, dev) = (raw, dpa.as_ptr(), dpa.device().as_ptr());
+        // SAFETY: an idle event, a started DPA context and its open device.
+        match recipe {
+            Recipe::HostToKernel => {
+                doca_call!(doca_sync_event_add_publisher_location_cpu(e, dev))?;
+                doca_call!(doca_sync_event_add_subscriber_location_dpa(e, d))?;
+            }
+            Recipe::KernelToHost => {
+                doca_call!(doca_sync_event_add_publisher_location_dpa(e, d))?;
+                doca_call!(doca_sync_event_add_subscriber_location_cpu(e, dev))?;
+            }
+            Recipe::KernelToKernel => {
+                doca_call!(doca_sync_event_add_publisher_location_dpa(e, d))?;
+                doca_call!(doca_sync_event_add_subscriber_location_dpa(e, d))?;
+            }
+        }
+        // SAFETY: a configured event.
+        doca_call!(doca_sync_event_start(e))?;
+        event.started = true;
+        if export {
+            let mut h = 0;
+            // SAFETY: a started event with this DPA as a location.
+            doca_call!(doca_sync_event_get_dpa_handle(e, d, &mut h))?;
+            event.handle = Some(h);
+        }
+        Ok(event)
+    }
+
+    pub(crate) fn as_ptr(&self) -> *mut sys::doca_sync_event {
+        self.ptr.as_ptr()
+    }
+
+    pub(crate) fn dpa(&self) -> &Dpa {
+        &self.dpa
+    }
+
+    fn handle(&self) -> Result<SyncEventHandle<'_>> {
+        self.handle
+            .map(|raw| SyncEventHandle {
+                raw,
+                _event: std::marker::PhantomData,
+            })
+            .ok_or_else(|| Error::invalid("doca_sync_event_get_dpa_handle", "create the event with `exported` to get a DPA handle"))
+    }
+
+    /// `doca_sync_event_get`.
+    #[inline]
+    pub(crate) fn get(&self) -> Result<u64> {
+        let mut v = 0;
+        // SAFETY: a started event; valid out-pointer.
+        doca_call!(doca_sync_event_get(self.as_ptr(), &mut v))?;
+        Ok(v)
+    }
+
+    fn set(&self, value: u64) -> Result<()> {
+        // SAFETY: a started event.
+        doca_call!(doca_sync_event_update_set(self.as_ptr(), value))
+    }
+
+    fn add(&self, value: u64) -> Result<u64> {
+        let mut before = 0;
+        // SAFETY: a started event; valid out-pointer.
+        doca_call!(doca_sync_event_update_add(self.as_ptr(), value, &mut before))?;
+        Ok(before)
+    }
+
+    /// Polls until `value > threshold`, the context turns fatal, or `timeout`.
+    fn wait_gt(&self, threshold: u64, timeout: Duration) -> Result<u64> {
+        let deadline = Instant::now() + timeout;
+        let mut backoff = Backoff::new();
+        loop {
+            let v = self.get()?;
+            if v > threshold {
+                return Ok(v);
+            }
+            if backoff.should_check_health() {
+                self.dpa.ensure_healthy("doca_sync_event_get")?;
+            }
+            if Instant::now() >= deadline {
+                return Err(Error::Doca {
+                    call: "doca_sync_event_get",
+                    code: crate::ErrorCode::TIME_OUT,
+                    name: crate::ErrorCode::TIME_OUT.name(),
+                    description: format!("the event stayed at {v}, not above {threshold}, for {timeout:?}"),
+                });
+            }
+            backoff.pause();
+        }
+    }
+}
+
+impl Drop for Event {
+    fn drop(&mut self) {
+        if self.started {
+            // SAFETY: our started event, stopped once.
+            if let Err(e) = doca_call!(doca_sync_event_stop(self.as_ptr())) {
+                tracing::warn!(target: "doca_dpa::sync_event", error = %e, "doca_sync_event_stop failed during drop");
+            }
+        }
+        // SAFETY: our event, destroyed once.
+        if let Err(e) = doca_call!(doca_sync_event_destroy(self.as_ptr())) {
+            tracing::warn!(target: "doca_dpa::sync_event", error = %e, "doca_sync_event_destroy failed during drop");
+        }
+    }
+}
+
+/// How a host thread waits for the DPA: spin first (completions usually
+/// arrive within microseconds), then yield, then sleep in growing steps, and
+/// look at the context's health now and then.
+pub(crate) struct Backoff {
+    round: u32,
+}
+
+impl Backoff {
+    const SPIN_ROUNDS: u32 = 2_000;
+    const YIELD_ROUNDS: u32 = 2_200;
+    const HEALTH_EVERY: u32 = 256;
+
+    pub(crate) fn new() -> Backoff {
+        Backoff { round: 0 }
+    }
+
+    pub(crate) fn should_check_health(&self) -> bool {
+        self.round % Self::HEALTH_EVERY == Self::HEALTH_EVERY - 1
+    }
+
+    pub(crate) fn pause(&mut self) {
+        self.round = self.round.saturating_add(1);
+        if self.round < Self::SPIN_ROUNDS {
+            std::hint::spin_loop();
+        } else if self.round < Self::YIELD_ROUNDS {
+            std::thread::yield_now();
+        } else {
+            let step = (self.round - Self::YIELD_ROUNDS).min(10);
+            std::thread::sleep(Duration::from_micros(50 << step));
+        }
+    }
+}
+
+/// A host → kernel event: the host sets or adds to it, kernels (and launch
+/// gates) wait on it. `doca_sync_event_create`, `_add_publisher_location_cpu`,
+/// `_add_subscriber_location_dpa`, `_start` (all EXPERIMENTAL).
+#[derive(Debug)]
+pub struct WaitEvent(pub(crate) Event);
+
+/// A kernel → host event: kernels update it, the host reads and waits.
+/// `doca_sync_event_create`, `_add_publisher_location_dpa`,
+/// `_add_subscriber_location_cpu`, `_start` (all EXPERIMENTAL).
+#[derive(Debug)]
+pub struct CompletionEvent(pub(crate) Event);
+
+/// A kernel ↔ kernel event (DPA publisher and subscriber).
+#[derive(Debug)]
+pub struct KernelEvent(pub(crate) Event);
+
+impl WaitEvent {
+    /// Creates and starts the event; `exported` also gets its DPA handle
+    /// (`doca_sync_event_get_dpa_handle`) for kernels that wait on it
+    /// explicitly. Gating a launch needs no handle.
+    pub fn new(dpa: &Dpa, exported: bool) -> Result<WaitEvent> {
+        Event::new(dpa, Recipe::HostToKernel, exported).map(WaitEvent)
+    }
+
+    /// Sets the value (`doca_sync_event_update_set`), releasing kernels
+    /// gated at or below it.
+    pub fn set(&self, value: u64) -> Result<()> {
+        self.0.set(value)
+    }
+
+    /// Adds to the value (`doca_sync_event_update_add`); returns the value
+    /// before.
+    pub fn add(&self, value: u64) -> Result<u64> {
+        self.0.add(value)
+    }
+
+    /// Reads the value (`doca_sync_event_get`).
+    pub fn get(&self) -> Result<u64> {
+        self.0.get()
+    }
+
+    /// The DPA handle, for passing to a kernel.
+    pub fn handle(&self) -> Result<SyncEventHandle<'_>> {
+        self.0.handle()
+    }
+}
+
+impl CompletionEvent {
+    /// Creates and starts the event; `exported` also gets its DPA handle so a
+    /// kernel can update it explicitly.
+    pub fn new(dpa: &Dpa, exported: bool) -> Result<CompletionEvent> {
+        Event::new(dpa, Recipe::KernelToHost, exported).map(CompletionEvent)
+    }
+
+    /// Reads the value (`doca_sync_event_get`).
+    pub fn get(&self) -> Result<u64> {
+        self.0.get()
+    }
+
+    /// Waits until the value exceeds `threshold`, by polling
+    /// `doca_sync_event_get` and `doca_dpa_peek_at_last_error` (DOCA's own
+    /// waits have no timeout). Returns the value seen.
+    pub fn wait_gt(&self, threshold: u64, timeout: Duration) -> Result<u64> {
+        self.0.wait_gt(threshold, timeout)
+    }
+
+    /// The DPA handle, for passing to a kernel.
+    pub fn handle(&self) -> Result<SyncEventHandle<'_>> {
+        self.0.handle()
+    }
+}
+
+impl KernelEvent {
+    /// Creates, starts and exports the event.
+    pub fn new(dpa: &Dpa) -> Result<KernelEvent> {
+        Event::new(dpa, Recipe::KernelToKernel, true).map(KernelEvent)
+    }
+
+    /// The DPA handle, for passing to kernels.
+    pub fn handle(&self) -> Result<SyncEventHandle<'_>> {
+        self.0.handle()
+    }
+}

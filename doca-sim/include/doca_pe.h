@@ -1,0 +1,113 @@
+/*
+ * Reference header written by the doca-rs project from public facts about the
+ * DOCA C API; not NVIDIA's header.
+ *
+ * SPDX-License-Identifier: MIT OR Apache-2.0
+ */
+
+/**
+ * @file doca_pe.h
+ * @brief The progress engine: the host-side loop that drives connected contexts.
+ *
+ * A context whose datapath runs on the host CPU is connected to a progress
+ * engine and makes progress only when the program calls doca_pe_progress().
+ * Instead of polling, a program can also sleep on the engine's notification
+ * handle. Contexts whose datapath runs on the DPA need no engine, and a plain
+ * DPA kernel-launch program needs none at all.
+ */
+
+#ifndef DOCA_PE_H_
+#define DOCA_PE_H_
+
+#include <stdint.h>
+
+#include <doca_compat.h>
+#include <doca_error.h>
+#include <doca_types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A progress engine. */
+struct doca_pe;
+/** A generic DOCA context (see doca_ctx.h). */
+struct doca_ctx;
+
+/**
+ * @brief Creates a progress engine.
+ *
+ * @param [out] pe receives the engine; destroy it with doca_pe_destroy().
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument;
+ * another DOCA error code when it cannot be created.
+ */
+DOCA_STABLE
+doca_error_t doca_pe_create(struct doca_pe **pe);
+
+/**
+ * @brief Destroys a progress engine.
+ *
+ * @param [in] pe the engine.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL engine;
+ * DOCA_ERROR_IN_USE while contexts are still connected to it.
+ */
+DOCA_STABLE
+doca_error_t doca_pe_destroy(struct doca_pe *pe);
+
+/**
+ * @brief Runs one round of work for the connected contexts (completions, state changes).
+ *
+ * @param [in] pe the engine.
+ * @return non-zero when something was processed, 0 when there was nothing to do.
+ */
+DOCA_STABLE
+uint8_t doca_pe_progress(struct doca_pe *pe);
+
+/**
+ * @brief Connects an idle context to the engine.
+ *
+ * The connection lasts until the context is destroyed.
+ *
+ * @param [in] pe the engine.
+ * @param [in] ctx the context, idle.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument;
+ * DOCA_ERROR_NOT_PERMITTED when the context is already connected; another
+ * DOCA error code when the context is not idle.
+ */
+DOCA_STABLE
+doca_error_t doca_pe_connect_ctx(struct doca_pe *pe, struct doca_ctx *ctx);
+
+/**
+ * @brief Gives the operating-system handle that becomes ready when the engine has work.
+ *
+ * @param [in] pe the engine.
+ * @param [out] handle receives the handle (a file descriptor on Linux), owned by the engine.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument.
+ */
+DOCA_STABLE
+doca_error_t doca_pe_get_notification_handle(const struct doca_pe *pe, doca_notification_handle_t *handle);
+
+/**
+ * @brief Arms the notification handle so that the next event wakes a waiter.
+ *
+ * @param [in] pe the engine.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL engine.
+ */
+DOCA_STABLE
+doca_error_t doca_pe_request_notification(struct doca_pe *pe);
+
+/**
+ * @brief Acknowledges a notification after waking up, before progressing the engine.
+ *
+ * @param [in] pe the engine.
+ * @param [in] handle the handle returned by doca_pe_get_notification_handle().
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL engine.
+ */
+DOCA_STABLE
+doca_error_t doca_pe_clear_notification(struct doca_pe *pe, doca_notification_handle_t handle);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DOCA_PE_H_ */

@@ -1,0 +1,74 @@
+/*
+ * Reference header written by the doca-rs project from public facts about the
+ * DOCA C API; not NVIDIA's header.
+ *
+ * SPDX-License-Identifier: MIT OR Apache-2.0
+ */
+
+/**
+ * @file doca_types.h
+ * @brief Small shared types used across the DOCA libraries.
+ *
+ * This header stands alone: it needs only the C standard integer types.
+ */
+
+#ifndef DOCA_TYPES_H_
+#define DOCA_TYPES_H_
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * @brief An opaque 8-byte slot for caller data, seen either as a pointer or as a number.
+ */
+union doca_data {
+	void *ptr;    /**< The slot read as a pointer. */
+	uint64_t u64; /**< The slot read as an unsigned 64-bit number. */
+};
+
+/**
+ * @brief Access rights that can be granted on registered memory.
+ *
+ * Values are bits and may be combined with bitwise OR.
+ */
+enum doca_access_flag {
+	DOCA_ACCESS_FLAG_LOCAL_READ_ONLY = 0,	       /**< Only the local side may read. */
+	DOCA_ACCESS_FLAG_LOCAL_READ_WRITE = (1 << 0),   /**< The local side may read and write. */
+	DOCA_ACCESS_FLAG_RDMA_READ = (1 << 1),	       /**< Remote peers may read through RDMA. */
+	DOCA_ACCESS_FLAG_RDMA_WRITE = (1 << 2),	       /**< Remote peers may write through RDMA. */
+	DOCA_ACCESS_FLAG_RDMA_ATOMIC = (1 << 3),	       /**< Remote peers may run RDMA atomics. */
+	DOCA_ACCESS_FLAG_PCI_READ_ONLY = (1 << 4),      /**< The PCI peer may read. */
+	DOCA_ACCESS_FLAG_PCI_READ_WRITE = (1 << 5),     /**< The PCI peer may read and write. */
+	DOCA_ACCESS_FLAG_PCI_RELAXED_ORDERING = (1 << 6), /**< PCI accesses may use relaxed ordering. */
+};
+
+/**
+ * @brief The kind of PCI function a device is.
+ */
+enum doca_pci_func_type {
+	DOCA_PCI_FUNC_TYPE_PF = 0, /**< A physical function. */
+	DOCA_PCI_FUNC_TYPE_VF,	   /**< A virtual function (SR-IOV). */
+	DOCA_PCI_FUNC_TYPE_SF,	   /**< A scalable (sub-)function. */
+};
+
+/** An operating-system handle that can be waited on (a file descriptor on Linux). */
+typedef int doca_event_handle_t;
+
+/** The handle a progress engine hands out for event-driven waiting. */
+typedef doca_event_handle_t doca_notification_handle_t;
+
+/** A 16-bit value stored big-endian (network order). */
+typedef uint16_t doca_be16_t;
+/** A 32-bit value stored big-endian (network order). */
+typedef uint32_t doca_be32_t;
+/** A 64-bit value stored big-endian (network order). */
+typedef uint64_t doca_be64_t;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DOCA_TYPES_H_ */

@@ -1,0 +1,542 @@
+/*
+ * Reference header written by the doca-rs project from public facts about the
+ * DOCA C API; not NVIDIA's header.
+ *
+ * SPDX-License-Identifier: MIT OR Apache-2.0
+ */
+
+/**
+ * @file doca_verbs.h
+ * @brief DOCA Verbs: the subset of raw RDMA objects that RDMI and DPA programs need.
+ *
+ * A verbs context opens its own instance of a device. Protection domains,
+ * completion queues and queue pairs are made on it from attribute objects
+ * that are filled in first. With the external datapath enabled, a queue pair
+ * can be driven by DPA kernels through its DPA handle and report completions
+ * to DPA completion queues. The host configures queue pairs; kernels only use
+ * them.
+ *
+ * This reference header is a subset: QP state changes, address handles,
+ * completion channels, export/import and raw buffer access are left out.
+ */
+
+#ifndef DOCA_VERBS_H_
+#define DOCA_VERBS_H_
+
+#include <stdint.h>
+
+#include <doca_compat.h>
+#include <doca_error.h>
+#include <doca_types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Description of a device (see doca_dev.h). */
+struct doca_devinfo;
+/** An opened device (see doca_dev.h). */
+struct doca_dev;
+/** An opened representor (see doca_dev.h). */
+struct doca_dev_rep;
+/** A DPA context (see doca_dpa.h). */
+struct doca_dpa;
+/** A DPA completion queue (see doca_dpa.h). */
+struct doca_dpa_completion;
+
+/** A verbs context: a device instance for verbs objects. */
+struct doca_verbs_context;
+/** Device limits and capabilities read through a verbs context. */
+struct doca_verbs_device_attr;
+/** A protection domain. */
+struct doca_verbs_pd;
+/** Attributes collected before creating a completion queue. */
+struct doca_verbs_cq_attr;
+/** A completion queue. */
+struct doca_verbs_cq;
+/** Attributes collected before creating a queue pair. */
+struct doca_verbs_qp_init_attr;
+/** A queue pair. */
+struct doca_verbs_qp;
+
+/** How DPA kernels refer to a queue pair. */
+typedef uint64_t doca_dpa_dev_verbs_qp_t;
+
+/** No special behaviour for doca_verbs_context_create(). */
+#define DOCA_VERBS_CONTEXT_CREATE_FLAGS_NONE 0
+
+/** Reliable-connected queue pair, for doca_verbs_qp_init_attr_set_qp_type(). */
+#define DOCA_VERBS_QP_TYPE_RC 0
+/** Unreliable-connected queue pair, for doca_verbs_qp_init_attr_set_qp_type(). */
+#define DOCA_VERBS_QP_TYPE_UC 1
+
+/**
+ * @brief Size of one completion queue entry.
+ */
+enum doca_verbs_cq_entry_size {
+	DOCA_VERBS_CQ_ENTRY_SIZE_64 = 0,  /**< 64-byte entries. */
+	DOCA_VERBS_CQ_ENTRY_SIZE_128 = 1, /**< 128-byte entries. */
+};
+
+/* ------------------------------------------------------------------------- */
+/* Context and protection domain                                             */
+/* ------------------------------------------------------------------------- */
+
+/**
+ * @brief Creates a verbs context on a device (its own instance, separate from doca_dev_open()).
+ *
+ * @param [in] devinfo the device.
+ * @param [in] flags DOCA_VERBS_CONTEXT_CREATE_FLAGS_NONE.
+ * @param [out] verbs_context receives the context.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;
+ * DOCA_ERROR_NO_MEMORY when allocation fails; DOCA_ERROR_NOT_CONNECTED when the
+ * device cannot be reached.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_context_create(struct doca_devinfo *devinfo, uint32_t flags,
+				       struct doca_verbs_context **verbs_context);
+
+/**
+ * @brief Destroys a verbs context; every object made on it must be gone first.
+ *
+ * @param [in] verbs_context the context.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL context.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_context_destroy(struct doca_verbs_context *verbs_context);
+
+/**
+ * @brief Creates a protection domain.
+ *
+ * @param [in] verbs_context the context.
+ * @param [out] verbs_pd receives the protection domain.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_pd_create(struct doca_verbs_context *verbs_context, struct doca_verbs_pd **verbs_pd);
+
+/**
+ * @brief Destroys a protection domain.
+ *
+ * @param [in] verbs_pd the protection domain.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_pd_destroy(struct doca_verbs_pd *verbs_pd);
+
+/**
+ * @brief A doca_dev that shares resources with the protection domain.
+ *
+ * Every call returns the same device; close it with doca_dev_close().
+ *
+ * @param [in] verbs_pd the protection domain.
+ * @param [out] dev receives the device.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_pd_as_doca_dev(struct doca_verbs_pd *verbs_pd, struct doca_dev **dev);
+
+/* ------------------------------------------------------------------------- */
+/* Completion queues                                                         */
+/* ------------------------------------------------------------------------- */
+
+/**
+ * @brief Creates a completion queue attribute object.
+ *
+ * @param [out] verbs_cq_attr receives the attributes.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_cq_attr_create(struct doca_verbs_cq_attr **verbs_cq_attr);
+
+/**
+ * @brief Destroys a completion queue attribute object.
+ *
+ * @param [in] verbs_cq_attr the attributes.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_cq_attr_destroy(struct doca_verbs_cq_attr *verbs_cq_attr);
+
+/**
+ * @brief Sets the number of entries of the completion queue.
+ *
+ * @param [in] verbs_cq_attr the attributes.
+ * @param [in] cq_size number of entries.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_cq_attr_set_cq_size(struct doca_verbs_cq_attr *verbs_cq_attr, uint32_t cq_size);
+
+/**
+ * @brief Reads the number of entries set.
+ *
+ * @param [in] verbs_cq_attr the attributes.
+ * @param [out] cq_size receives the number.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_cq_attr_get_cq_size(const struct doca_verbs_cq_attr *verbs_cq_attr, uint32_t *cq_size);
+
+/**
+ * @brief Sets the size of each completion entry.
+ *
+ * @param [in] verbs_cq_attr the attributes.
+ * @param [in] entry_size the entry size.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_cq_attr_set_entry_size(struct doca_verbs_cq_attr *verbs_cq_attr,
+					       enum doca_verbs_cq_entry_size entry_size);
+
+/**
+ * @brief Reads the entry size set.
+ *
+ * @param [in] verbs_cq_attr the attributes.
+ * @param [out] entry_size receives the entry size.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_cq_attr_get_entry_size(const struct doca_verbs_cq_attr *verbs_cq_attr,
+					       enum doca_verbs_cq_entry_size *entry_size);
+
+/**
+ * @brief Allows (non-zero) or forbids (0) overrunning the completion queue.
+ *
+ * @param [in] verbs_cq_attr the attributes.
+ * @param [in] overrun 1 to allow overrun, 0 to forbid it.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_cq_attr_set_cq_overrun(struct doca_verbs_cq_attr *verbs_cq_attr, uint8_t overrun);
+
+/**
+ * @brief Binds the completion queue to a DPA thread.
+ *
+ * @param [in] verbs_cq_attr the attributes.
+ * @param [in] dpa_thread_id the id from doca_dpa_thread_get_id().
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_cq_attr_set_dpa_thread_id(struct doca_verbs_cq_attr *verbs_cq_attr, uint32_t dpa_thread_id);
+
+/**
+ * @brief Stores a caller pointer with the completion queue.
+ *
+ * @param [in] verbs_cq_attr the attributes.
+ * @param [in] cq_context the pointer.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL attribute object.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_cq_attr_set_cq_context(struct doca_verbs_cq_attr *verbs_cq_attr, void *cq_context);
+
+/**
+ * @brief Creates a completion queue.
+ *
+ * @param [in] verbs_context the context.
+ * @param [in] verbs_cq_attr the filled-in attributes.
+ * @param [out] verbs_cq receives the completion queue.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;
+ * another DOCA error code when it cannot be created.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_cq_create(struct doca_verbs_context *verbs_context, struct doca_verbs_cq_attr *verbs_cq_attr,
+				  struct doca_verbs_cq **verbs_cq);
+
+/**
+ * @brief Destroys a completion queue.
+ *
+ * @param [in] verbs_cq the completion queue.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_cq_destroy(struct doca_verbs_cq *verbs_cq);
+
+/**
+ * @brief The completion queue number.
+ *
+ * @param [in] verbs_cq the completion queue.
+ * @return its number.
+ */
+DOCA_EXPERIMENTAL
+uint32_t doca_verbs_cq_get_cqn(const struct doca_verbs_cq *verbs_cq);
+
+/* ------------------------------------------------------------------------- */
+/* Queue pairs                                                               */
+/* ------------------------------------------------------------------------- */
+
+/**
+ * @brief Creates a queue pair attribute object.
+ *
+ * @param [out] verbs_qp_init_attr receives the attributes.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_qp_init_attr_create(struct doca_verbs_qp_init_attr **verbs_qp_init_attr);
+
+/**
+ * @brief Destroys a queue pair attribute object.
+ *
+ * @param [in] verbs_qp_init_attr the attributes.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_qp_init_attr_destroy(struct doca_verbs_qp_init_attr *verbs_qp_init_attr);
+
+/**
+ * @brief Sets the protection domain of the queue pair.
+ *
+ * @param [in] verbs_qp_init_attr the attributes.
+ * @param [in] verbs_pd the protection domain.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_qp_init_attr_set_pd(struct doca_verbs_qp_init_attr *verbs_qp_init_attr,
+					    struct doca_verbs_pd *verbs_pd);
+
+/**
+ * @brief Sets the completion queue for send completions (excludes a send DPA completion).
+ *
+ * @param [in] verbs_qp_init_attr the attributes.
+ * @param [in] send_cq the completion queue.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_qp_init_attr_set_send_cq(struct doca_verbs_qp_init_attr *verbs_qp_init_attr,
+						 struct doca_verbs_cq *send_cq);
+
+/**
+ * @brief Sets the completion queue for receive completions (excludes a receive DPA completion).
+ *
+ * @param [in] verbs_qp_init_attr the attributes.
+ * @param [in] receive_cq the completion queue.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_qp_init_attr_set_receive_cq(struct doca_verbs_qp_init_attr *verbs_qp_init_attr,
+						    struct doca_verbs_cq *receive_cq);
+
+/**
+ * @brief Sets the number of send work requests.
+ *
+ * @param [in] verbs_qp_init_attr the attributes.
+ * @param [in] sq_wr the number.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_qp_init_attr_set_sq_wr(struct doca_verbs_qp_init_attr *verbs_qp_init_attr, uint32_t sq_wr);
+
+/**
+ * @brief Sets the number of receive work requests.
+ *
+ * @param [in] verbs_qp_init_attr the attributes.
+ * @param [in] rq_wr the number.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_qp_init_attr_set_rq_wr(struct doca_verbs_qp_init_attr *verbs_qp_init_attr, uint32_t rq_wr);
+
+/**
+ * @brief Sets the largest scatter/gather list of a send work request.
+ *
+ * @param [in] verbs_qp_init_attr the attributes.
+ * @param [in] send_max_sges the number of entries.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_qp_init_attr_set_send_max_sges(struct doca_verbs_qp_init_attr *verbs_qp_init_attr,
+						       uint32_t send_max_sges);
+
+/**
+ * @brief Sets the largest scatter/gather list of a receive work request.
+ *
+ * @param [in] verbs_qp_init_attr the attributes.
+ * @param [in] receive_max_sges the number of entries.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_qp_init_attr_set_receive_max_sges(struct doca_verbs_qp_init_attr *verbs_qp_init_attr,
+							  uint32_t receive_max_sges);
+
+/**
+ * @brief Sets the transport type.
+ *
+ * @param [in] verbs_qp_init_attr the attributes.
+ * @param [in] qp_type DOCA_VERBS_QP_TYPE_RC or DOCA_VERBS_QP_TYPE_UC.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_qp_init_attr_set_qp_type(struct doca_verbs_qp_init_attr *verbs_qp_init_attr,
+						 uint32_t qp_type);
+
+/**
+ * @brief Puts the queue pair's datapath on a DPA context.
+ *
+ * Requires the external datapath to be enabled; excludes external memory,
+ * doorbell and UAR settings.
+ *
+ * @param [in] verbs_qp_init_attr the attributes.
+ * @param [in] dpa the DPA context.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_qp_init_attr_set_dpa(struct doca_verbs_qp_init_attr *verbs_qp_init_attr,
+					     struct doca_dpa *dpa);
+
+/**
+ * @brief Sends send completions to a DPA completion queue (instead of a send CQ).
+ *
+ * @param [in] verbs_qp_init_attr the attributes.
+ * @param [in] dpa_comp the DPA completion queue.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_qp_init_attr_set_send_dpa_completion(struct doca_verbs_qp_init_attr *verbs_qp_init_attr,
+							     struct doca_dpa_completion *dpa_comp);
+
+/**
+ * @brief Sends receive completions to a DPA completion queue (instead of a receive CQ).
+ *
+ * @param [in] verbs_qp_init_attr the attributes.
+ * @param [in] dpa_comp the DPA completion queue.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_qp_init_attr_set_receive_dpa_completion(struct doca_verbs_qp_init_attr *verbs_qp_init_attr,
+								struct doca_dpa_completion *dpa_comp);
+
+/**
+ * @brief Enables (1) or disables (0) the external datapath, which DPA-driven queue pairs need.
+ *
+ * The setting must agree with the queue pair's send and receive completion queues.
+ *
+ * @param [in] verbs_qp_init_attr the attributes.
+ * @param [in] external_datapath_en 1 to enable, 0 to disable.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_qp_init_attr_set_external_datapath_en(struct doca_verbs_qp_init_attr *verbs_qp_init_attr,
+							      uint8_t external_datapath_en);
+
+/**
+ * @brief Creates a queue pair (the protection domain comes from the attributes).
+ *
+ * @param [in] verbs_context the context.
+ * @param [in] verbs_qp_init_attr the filled-in attributes.
+ * @param [out] verbs_qp receives the queue pair.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;
+ * another DOCA error code when it cannot be created.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_qp_create(struct doca_verbs_context *verbs_context,
+				  struct doca_verbs_qp_init_attr *verbs_qp_init_attr, struct doca_verbs_qp **verbs_qp);
+
+/**
+ * @brief Destroys a queue pair.
+ *
+ * @param [in] verbs_qp the queue pair.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_qp_destroy(struct doca_verbs_qp *verbs_qp);
+
+/**
+ * @brief The queue pair number.
+ *
+ * @param [in] verbs_qp the queue pair.
+ * @return its number.
+ */
+DOCA_EXPERIMENTAL
+uint32_t doca_verbs_qp_get_qpn(const struct doca_verbs_qp *verbs_qp);
+
+/**
+ * @brief Produces the handle DPA kernels use to drive the queue pair.
+ *
+ * The queue pair must have been created with the external datapath enabled.
+ *
+ * @param [in] verbs_qp the queue pair.
+ * @param [in] dpa_ctx the DPA context the kernels run on.
+ * @param [out] dpa_qp_handle receives the handle.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;
+ * another DOCA error code when the queue pair is not on the external datapath.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_qp_get_dpa_handle(struct doca_verbs_qp *verbs_qp, struct doca_dpa *dpa_ctx,
+					  doca_dpa_dev_verbs_qp_t *dpa_qp_handle);
+
+/* ------------------------------------------------------------------------- */
+/* Device capabilities                                                       */
+/* ------------------------------------------------------------------------- */
+
+/**
+ * @brief Reads the device's limits and capabilities through a verbs context.
+ *
+ * @param [in] context the verbs context.
+ * @param [out] verbs_device_attr receives the attributes; free them with doca_verbs_device_attr_free().
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument;
+ * another DOCA error code when the query fails.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_query_device(struct doca_verbs_context *context,
+				     struct doca_verbs_device_attr **verbs_device_attr);
+
+/**
+ * @brief Frees attributes returned by doca_verbs_query_device().
+ *
+ * @param [in] verbs_device_attr the attributes.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_device_attr_free(struct doca_verbs_device_attr *verbs_device_attr);
+
+/**
+ * @brief Largest number of queue pairs.
+ *
+ * @param [in] verbs_device_attr the attributes.
+ * @return the limit.
+ */
+DOCA_EXPERIMENTAL
+uint32_t doca_verbs_device_attr_get_max_qp(const struct doca_verbs_device_attr *verbs_device_attr);
+
+/**
+ * @brief Largest number of completion queues.
+ *
+ * @param [in] verbs_device_attr the attributes.
+ * @return the limit.
+ */
+DOCA_EXPERIMENTAL
+uint32_t doca_verbs_device_attr_get_max_cq(const struct doca_verbs_device_attr *verbs_device_attr);
+
+/**
+ * @brief Largest number of entries of one completion queue.
+ *
+ * @param [in] verbs_device_attr the attributes.
+ * @return the limit.
+ */
+DOCA_EXPERIMENTAL
+uint32_t doca_verbs_device_attr_get_max_cqe(const struct doca_verbs_device_attr *verbs_device_attr);
+
+/**
+ * @brief Largest number of protection domains.
+ *
+ * @param [in] verbs_device_attr the attributes.
+ * @return the limit.
+ */
+DOCA_EXPERIMENTAL
+uint32_t doca_verbs_device_attr_get_max_pd(const struct doca_verbs_device_attr *verbs_device_attr);
+
+/**
+ * @brief Whether queue pairs on this device can be driven from the DPA (external datapath).
+ *
+ * @param [in] verbs_device_attr the attributes.
+ * @return 1 when supported, 0 otherwise.
+ */
+DOCA_EXPERIMENTAL
+uint8_t doca_verbs_device_attr_get_is_dpa_external_datapath_supported(
+	const struct doca_verbs_device_attr *verbs_device_attr);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DOCA_VERBS_H_ */

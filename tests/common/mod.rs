@@ -1,0 +1,35 @@
+//! Shared by the integration tests: the tests' DPA application and device
+//! selection. The tests are backend-agnostic: on a BlueField runner they use
+//! the device named by `DOCA_TEST_DEVICE` (PCI address or IB device name), or
+//! the first one with a DPA.
+#![allow(dead_code)]
+
+use doca::dpa::{Device, Dpa};
+
+doca::dpa::dpa_app! {
+    /// The kernels of `tests/kernels/` (`--app-name=doca_tests`).
+    pub mod doca_tests {
+        kernel write_ranks(param::DevPtr, u64);
+        kernel mixed_args(param::DevPtr, u32, u64, i32, i64);
+        kernel barrier(param::DevPtr, param::DevPtr);
+        kernel spin_until(param::DevPtr);
+        kernel noop();
+        kernel set_event(param::SyncEvent, u64);
+        rpc add(u64, u64);
+    }
+}
+
+/// The device under test.
+pub fn device() -> Device {
+    let opened = match std::env::var("DOCA_TEST_DEVICE") {
+        Ok(name) if name.contains(':') => Device::open_by_pci(&name),
+        Ok(name) => Device::open_by_ibdev_name(&name),
+        Err(_) => Device::open_first_with_dpa(),
+    };
+    opened.expect("no DPA device: set DOCA_TEST_DEVICE or run on the sim")
+}
+
+/// A started context running the tests' app.
+pub fn dpa() -> Dpa {
+    Dpa::start(&device(), doca_tests::app()).expect("starting the DPA context")
+}

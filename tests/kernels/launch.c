@@ -1,0 +1,63 @@
+/*
+ * SPDX-License-Identifier: MIT OR Apache-2.0
+ *
+ * Kernels of the integration tests (app `doca_tests`).
+ */
+#include <doca_dpa_dev.h>
+#include <doca_dpa_dev_sync_event.h>
+
+/* out[rank] = value + rank */
+__dpa_global__ void write_ranks(doca_dpa_dev_uintptr_t out, uint64_t value)
+{
+	((uint64_t *)out)[doca_dpa_dev_thread_rank()] = value + doca_dpa_dev_thread_rank();
+}
+
+/* Exercises every argument width: out[0..4] = a, b, c, d as uint64_t. */
+__dpa_global__ void mixed_args(doca_dpa_dev_uintptr_t out, uint32_t a, uint64_t b, int32_t c, int64_t d)
+{
+	uint64_t *o = (uint64_t *)out;
+
+	o[0] = a;
+	o[1] = b;
+	o[2] = (uint64_t)(int64_t)c;
+	o[3] = (uint64_t)d;
+}
+
+/*
+ * All threads meet at a barrier: each increments the counter, then waits
+ * until every thread arrived; the last writes how many it saw.
+ */
+__dpa_global__ void barrier(doca_dpa_dev_uintptr_t counter, doca_dpa_dev_uintptr_t out)
+{
+	uint64_t *count = (uint64_t *)counter;
+	unsigned int n = doca_dpa_dev_num_threads();
+
+	__atomic_add_fetch(count, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(count, __ATOMIC_SEQ_CST) < n)
+		doca_dpa_dev_yield();
+	((uint64_t *)out)[doca_dpa_dev_thread_rank()] = __atomic_load_n(count, __ATOMIC_SEQ_CST);
+}
+
+/* Spins until the host writes a non-zero stop flag (used for timeouts and the watchdog). */
+__dpa_global__ void spin_until(doca_dpa_dev_uintptr_t stop_flag)
+{
+	while (__atomic_load_n((uint64_t *)stop_flag, __ATOMIC_SEQ_CST) == 0)
+		doca_dpa_dev_yield();
+}
+
+/* Does nothing: the smallest launch. */
+__dpa_global__ void noop(void)
+{
+}
+
+/* Returns a + b. */
+__dpa_rpc__ uint64_t add(uint64_t a, uint64_t b)
+{
+	return a + b;
+}
+
+/* Sets a sync event from the kernel. */
+__dpa_global__ void set_event(doca_dpa_dev_sync_event_t event, uint64_t value)
+{
+	doca_dpa_dev_sync_event_update_set(event, value);
+}
