@@ -58,6 +58,8 @@ mod launch;
 mod memory;
 #[cfg(doca_sym = "doca_sync_event_create")]
 mod sync_event;
+#[cfg(doca_sym = "doca_dpa_thread_create")]
+mod thread;
 
 pub use app::{param, AbiScalar, App, Kernel, KernelArg, KernelArgs, KernelParam, Rpc, ThreadFn};
 pub use device::{devices, Device, DeviceInfo};
@@ -70,6 +72,11 @@ pub use launch::{Gate, Launch, Launcher, MAX_WAIT_THRESHOLD};
 pub use memory::{DevPtr, DeviceCopy, DpaBuffer};
 #[cfg(doca_sym = "doca_sync_event_create")]
 pub use sync_event::{CompletionEvent, KernelEvent, SyncEventHandle, WaitEvent};
+#[cfg(doca_sym = "doca_dpa_thread_create")]
+pub use thread::{
+    Completion, CompletionBuilder, CompletionHandle, DpaThread, NotificationCompletion, NotificationHandle,
+    ThreadBuilder,
+};
 
 /// The raw bindings, for calls this crate does not wrap.
 pub use doca_dpa_sys as sys;

@@ -387,4 +387,6 @@ not_modelled! {
     fn doca_sync_event_add_subscriber_location_remote_pci(event: *mut abi::doca_sync_event);
     /// Events backed by caller memory.
     fn doca_sync_event_set_addr(event: *mut abi::doca_sync_event, addr: *mut u64);
+    /// Remote network events (the sim has no network peers).
+    fn doca_sync_event_remote_net_get_dpa_handle(event: *mut abi::doca_sync_event_remote_net, dpa: *mut abi::doca_dpa, dpa_remote_event: *mut abi::doca_dpa_dev_sync_event_remote_net_t);
 }
