@@ -4,7 +4,9 @@
 use std::path::PathBuf;
 
 fn main() {
-    let root = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let root = PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
+    );
     let include = root.join("include");
     let device_include = root.join("device-include");
     for dir in ["csrc", "include", "device-include"] {
@@ -22,5 +24,8 @@ fn main() {
         .compile("doca_sim_c");
     // DEP_DOCA_SIM_INCLUDE / DEP_DOCA_SIM_DEVICE_INCLUDE for the -sys crates.
     println!("cargo::metadata=include={}", include.display());
-    println!("cargo::metadata=device_include={}", device_include.display());
+    println!(
+        "cargo::metadata=device_include={}",
+        device_include.display()
+    );
 }

@@ -5,15 +5,21 @@
 
 use std::ffi::{c_char, CStr};
 
-use doca::sys as sys;
+use doca::sys;
 
 fn text(buf: &[c_char]) -> String {
     // SAFETY: DOCA writes NUL-terminated strings into the buffers it is given.
-    unsafe { CStr::from_ptr(buf.as_ptr()) }.to_string_lossy().into_owned()
+    unsafe { CStr::from_ptr(buf.as_ptr()) }
+        .to_string_lossy()
+        .into_owned()
 }
 
 fn main() {
-    println!("backend: {} (DOCA {})", sys::build_info::BACKEND, sys::build_info::DOCA_VERSION);
+    println!(
+        "backend: {} (DOCA {})",
+        sys::build_info::BACKEND,
+        sys::build_info::DOCA_VERSION
+    );
     let mut list: *mut *mut sys::doca_devinfo = std::ptr::null_mut();
     let mut count = 0u32;
     // SAFETY: valid out-pointers; the list is destroyed below.
@@ -33,7 +39,12 @@ fn main() {
             sys::doca_devinfo_get_pci_addr_str(info, pci.as_mut_ptr());
             sys::doca_dpa_cap_is_supported(info) == 0
         };
-        println!("{}  {}  DPA: {}", text(&pci), text(&name), if has_dpa { "yes" } else { "no" });
+        println!(
+            "{}  {}  DPA: {}",
+            text(&pci),
+            text(&name),
+            if has_dpa { "yes" } else { "no" }
+        );
     }
     // SAFETY: destroys the list created above.
     unsafe { sys::doca_devinfo_destroy_list(list) };

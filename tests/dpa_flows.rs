@@ -16,7 +16,11 @@ fn launch_writes_every_rank() {
     let out = DpaBuffer::<u64>::new(&dpa, 64).unwrap();
     out.fill_bytes(0).unwrap();
     let launcher = Launcher::new(&dpa).unwrap();
-    launcher.launch(&doca_tests::write_ranks, 64, (&out, 100u64)).unwrap().wait(LONG).unwrap();
+    launcher
+        .launch(&doca_tests::write_ranks, 64, (&out, 100u64))
+        .unwrap()
+        .wait(LONG)
+        .unwrap();
     let got = out.to_vec().unwrap();
     assert_eq!(got, (0..64).map(|r| 100 + r).collect::<Vec<u64>>());
     assert_eq!(launcher.completed().unwrap(), 1);
@@ -28,11 +32,18 @@ fn arguments_keep_their_c_types() {
     let out = DpaBuffer::<u64>::new(&dpa, 4).unwrap();
     let launcher = Launcher::new(&dpa).unwrap();
     launcher
-        .launch(&doca_tests::mixed_args, 1, (&out, 0xdead_beef_u32, 1u64 << 40, -5i32, -(1i64 << 50)))
+        .launch(
+            &doca_tests::mixed_args,
+            1,
+            (&out, 0xdead_beef_u32, 1u64 << 40, -5i32, -(1i64 << 50)),
+        )
         .unwrap()
         .wait(LONG)
         .unwrap();
-    assert_eq!(out.to_vec().unwrap(), vec![0xdead_beef, 1 << 40, (-5i64) as u64, (-(1i64 << 50)) as u64]);
+    assert_eq!(
+        out.to_vec().unwrap(),
+        vec![0xdead_beef, 1 << 40, (-5i64) as u64, (-(1i64 << 50)) as u64]
+    );
 }
 
 #[test]
@@ -41,7 +52,11 @@ fn instances_run_concurrently_and_meet_at_a_barrier() {
     let counter = DpaBuffer::<u64>::from_slice(&dpa, &[0]).unwrap();
     let out = DpaBuffer::<u64>::new(&dpa, 64).unwrap();
     let launcher = Launcher::new(&dpa).unwrap();
-    launcher.launch(&doca_tests::barrier, 64, (&counter, &out)).unwrap().wait(LONG).unwrap();
+    launcher
+        .launch(&doca_tests::barrier, 64, (&counter, &out))
+        .unwrap()
+        .wait(LONG)
+        .unwrap();
     assert!(out.to_vec().unwrap().iter().all(|seen| *seen == 64));
 }
 
@@ -50,7 +65,11 @@ fn one_event_counts_many_launches() {
     let dpa = dpa();
     let launcher = Launcher::new(&dpa).unwrap();
     for _ in 0..100 {
-        launcher.launch(&doca_tests::noop, 1, ()).unwrap().wait(LONG).unwrap();
+        launcher
+            .launch(&doca_tests::noop, 1, ())
+            .unwrap()
+            .wait(LONG)
+            .unwrap();
     }
     assert_eq!(launcher.completed().unwrap(), 100);
     for _ in 0..10 {
@@ -67,10 +86,18 @@ fn a_gated_kernel_waits_for_the_host() {
     let out = DpaBuffer::<u64>::from_slice(&dpa, &[0]).unwrap();
     let launcher = Launcher::new(&dpa).unwrap();
     let launch = launcher
-        .launch_gated(Gate::new(&gate_event, 1).unwrap(), &doca_tests::write_ranks, 1, (&out, 42u64))
+        .launch_gated(
+            Gate::new(&gate_event, 1).unwrap(),
+            &doca_tests::write_ranks,
+            1,
+            (&out, 42u64),
+        )
         .unwrap();
     std::thread::sleep(Duration::from_millis(100));
-    assert!(!launch.is_complete().unwrap(), "the kernel ran before the host released it");
+    assert!(
+        !launch.is_complete().unwrap(),
+        "the kernel ran before the host released it"
+    );
     assert_eq!(out.to_vec().unwrap(), vec![0]);
     gate_event.set(1).unwrap();
     launch.wait(LONG).unwrap();
@@ -90,7 +117,16 @@ fn thread_counts_and_thresholds_are_checked_before_doca() {
     let max = dpa.limits().max_threads_per_kernel;
     for threads in [0, max + 1] {
         let err = launcher.launch(&doca_tests::noop, threads, ()).unwrap_err();
-        assert!(matches!(err, Error::InvalidArgument { call: "doca_dpa_kernel_launch_update_add", .. }), "{err}");
+        assert!(
+            matches!(
+                err,
+                Error::InvalidArgument {
+                    call: "doca_dpa_kernel_launch_update_add",
+                    ..
+                }
+            ),
+            "{err}"
+        );
     }
     let event = WaitEvent::new(&dpa, false).unwrap();
     assert!(Gate::new(&event, 255).unwrap_err().is_invalid_argument());
@@ -100,8 +136,12 @@ fn thread_counts_and_thresholds_are_checked_before_doca() {
 #[test]
 fn memory_is_bounds_checked() {
     let dpa = dpa();
-    assert!(DpaBuffer::<u64>::new(&dpa, 0).unwrap_err().is_invalid_argument());
-    assert!(DpaBuffer::<u64>::new(&dpa, usize::MAX).unwrap_err().is_invalid_argument());
+    assert!(DpaBuffer::<u64>::new(&dpa, 0)
+        .unwrap_err()
+        .is_invalid_argument());
+    assert!(DpaBuffer::<u64>::new(&dpa, usize::MAX)
+        .unwrap_err()
+        .is_invalid_argument());
     let buf = DpaBuffer::<u32>::from_slice(&dpa, &[1, 2, 3, 4]).unwrap();
     assert!(buf.write(3, &[9, 9]).unwrap_err().is_invalid_argument());
     let mut two = [0u32; 2];

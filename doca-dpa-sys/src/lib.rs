@@ -38,6 +38,7 @@
     missing_docs,
     unreachable_pub,
     clippy::all,
+    clippy::undocumented_unsafe_blocks,
     rustdoc::all
 )]
 

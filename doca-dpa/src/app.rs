@@ -280,7 +280,12 @@ pub trait KernelArgs<'a, S> {
     /// `dpa` must be a started context and `func` an RPC of its app whose
     /// parameters are `S`.
     #[doc(hidden)]
-    unsafe fn rpc(&self, dpa: *mut sys::doca_dpa, func: sys::doca_dpa_func_t, ret: *mut u64) -> sys::doca_error_t;
+    unsafe fn rpc(
+        &self,
+        dpa: *mut sys::doca_dpa,
+        func: sys::doca_dpa_func_t,
+        ret: *mut u64,
+    ) -> sys::doca_error_t;
 }
 
 macro_rules! tuple_args {

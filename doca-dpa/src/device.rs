@@ -62,7 +62,11 @@ impl Drop for DevList {
 }
 
 fn fixed_str(buf: &[c_char]) -> String {
-    let bytes: Vec<u8> = buf.iter().take_while(|c| **c != 0).map(|c| *c as u8).collect();
+    let bytes: Vec<u8> = buf
+        .iter()
+        .take_while(|c| **c != 0)
+        .map(|c| *c as u8)
+        .collect();
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
@@ -73,8 +77,16 @@ fn describe(info: *mut sys::doca_devinfo) -> Result<DeviceInfo> {
     // SAFETY: `info` is a live devinfo of the list; buffers have the
     // documented sizes.
     doca_call!(doca_devinfo_get_pci_addr_str(info, pci.as_mut_ptr()))?;
-    doca_call!(doca_devinfo_get_ibdev_name(info, ib.as_mut_ptr(), ib.len() as u32))?;
-    doca_call!(doca_devinfo_get_iface_name(info, iface.as_mut_ptr(), iface.len() as u32))?;
+    doca_call!(doca_devinfo_get_ibdev_name(
+        info,
+        ib.as_mut_ptr(),
+        ib.len() as u32
+    ))?;
+    doca_call!(doca_devinfo_get_iface_name(
+        info,
+        iface.as_mut_ptr(),
+        iface.len() as u32
+    ))?;
     Ok(DeviceInfo {
         pci_addr: fixed_str(&pci),
         ibdev_name: fixed_str(&ib),
@@ -107,7 +119,12 @@ pub fn devices() -> Result<Vec<DeviceInfo>> {
 /// Validates a PCI address before asking DOCA: `dddd:bb:dd.f` or `bb:dd.f`,
 /// hexadecimal.
 fn parse_pci(addr: &str) -> Result<()> {
-    let bad = || Error::invalid("doca_devinfo_is_equal_pci_addr", format!("`{addr}` is not a PCI address like 0000:03:00.0"));
+    let bad = || {
+        Error::invalid(
+            "doca_devinfo_is_equal_pci_addr",
+            format!("`{addr}` is not a PCI address like 0000:03:00.0"),
+        )
+    };
     let (bus_part, function) = addr.rsplit_once('.').ok_or_else(bad)?;
     let fields: Vec<&str> = bus_part.split(':').collect();
     let widths: &[usize] = match fields.len() {
@@ -116,7 +133,10 @@ fn parse_pci(addr: &str) -> Result<()> {
         _ => return Err(bad()),
     };
     let hex = |s: &str, w: usize| s.len() == w && s.chars().all(|c| c.is_ascii_hexdigit());
-    if !fields.iter().zip(widths).all(|(f, w)| hex(f, *w)) || !(function.len() == 1 && function.chars().all(|c| ('0'..='7').contains(&c))) {
+    if !fields.iter().zip(widths).all(|(f, w)| hex(f, *w))
+        || function.len() != 1
+        || !function.chars().all(|c| ('0'..='7').contains(&c))
+    {
         return Err(bad());
     }
     Ok(())
@@ -155,7 +175,9 @@ pub struct Device {
 
 impl fmt::Debug for Device {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Device").field("info", &self.inner.info).finish()
+        f.debug_struct("Device")
+            .field("info", &self.inner.info)
+            .finish()
     }
 }
 
@@ -176,7 +198,9 @@ impl Device {
                 let mut dev = std::ptr::null_mut();
                 // SAFETY: `raw` is a live devinfo; valid out-pointer.
                 doca_call!(doca_dev_open(raw, &mut dev))?;
-                let ptr = NonNull::new(dev).ok_or_else(|| Error::invalid("doca_dev_open", "DOCA returned a NULL device"))?;
+                let ptr = NonNull::new(dev).ok_or_else(|| {
+                    Error::invalid("doca_dev_open", "DOCA returned a NULL device")
+                })?;
                 tracing::debug!(target: "doca_dpa::device", pci = %info.pci_addr, name = %info.ibdev_name, "device opened");
                 return Ok(Device {
                     inner: Arc::new(DeviceInner { ptr, info }),
@@ -195,14 +219,22 @@ impl Device {
     /// device has gives [`Error::Unavailable`].
     pub fn open_by_pci(addr: &str) -> Result<Device> {
         parse_pci(addr)?;
-        let full = |d: &DeviceInfo| d.pci_addr.eq_ignore_ascii_case(addr) || d.pci_addr.split_once(':').is_some_and(|(_, bdf)| bdf.eq_ignore_ascii_case(addr));
+        let full = |d: &DeviceInfo| {
+            d.pci_addr.eq_ignore_ascii_case(addr)
+                || d.pci_addr
+                    .split_once(':')
+                    .is_some_and(|(_, bdf)| bdf.eq_ignore_ascii_case(addr))
+        };
         Device::open_matching("Device::open_by_pci", full)
     }
 
     /// Opens the device with this InfiniBand device name (e.g. `mlx5_0`).
     pub fn open_by_ibdev_name(name: &str) -> Result<Device> {
         if name.is_empty() || name.len() >= sys::DOCA_DEVINFO_IBDEV_NAME_SIZE as usize {
-            return Err(Error::invalid("doca_devinfo_get_ibdev_name", format!("`{name}` is not a valid IB device name")));
+            return Err(Error::invalid(
+                "doca_devinfo_get_ibdev_name",
+                format!("`{name}` is not a valid IB device name"),
+            ));
         }
         Device::open_matching("Device::open_by_ibdev_name", |d| d.ibdev_name == name)
     }
@@ -232,7 +264,14 @@ mod tests {
     fn pci_addresses_are_validated() {
         assert!(parse_pci("0000:03:00.0").is_ok());
         assert!(parse_pci("03:00.1").is_ok());
-        for bad in ["", "03:00", "zz:00.0", "0000:03:00.9", "0000:03:00:00.0", "3:0.0"] {
+        for bad in [
+            "",
+            "03:00",
+            "zz:00.0",
+            "0000:03:00.9",
+            "0000:03:00:00.0",
+            "3:0.0",
+        ] {
             assert!(parse_pci(bad).unwrap_err().is_invalid_argument(), "{bad}");
         }
     }

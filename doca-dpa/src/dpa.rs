@@ -77,13 +77,11 @@ pub(crate) struct DpaInner {
     pub(crate) limits: Limits,
 }
 
-// SAFETY: the DPA context handle may move between threads; concurrent use is
-// prevented because `Dpa` is `!Sync` (see its docs), and the inner value is
-// only reached through it.
+// SAFETY: `DpaInner` is only reached through `Dpa`, which is neither `Send`
+// nor `Sync`, so every user of one context runs on one thread. (The `Arc`
+// keeps the parent alive for its children; thread-safety comes from `Dpa`.)
 unsafe impl Send for DpaInner {}
-// SAFETY: `DpaInner` is shared through `Arc` only by children that hold it to
-// keep the parent alive; they call DOCA on their own handles, never
-// concurrently on this one.
+// SAFETY: as above.
 unsafe impl Sync for DpaInner {}
 
 impl Drop for DpaInner {
@@ -95,7 +93,9 @@ impl Drop for DpaInner {
         match doca_call!(doca_dpa_stop(p)) {
             Ok(()) => {}
             Err(e) if e.code() == Some(ErrorCode::BAD_STATE) => {}
-            Err(e) => tracing::warn!(target: "doca_dpa::dpa", error = %e, "doca_dpa_stop failed during drop"),
+            Err(e) => {
+                tracing::warn!(target: "doca_dpa::dpa", error = %e, "doca_dpa_stop failed during drop")
+            }
         }
         // SAFETY: as above.
         if let Err(e) = doca_call!(doca_dpa_destroy(p)) {
@@ -124,7 +124,10 @@ pub struct DpaBuilder {
 
 impl fmt::Debug for DpaBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("DpaBuilder").field("device", &self.device).field("app", &self.app.map(|a| a.name())).finish()
+        f.debug_struct("DpaBuilder")
+            .field("device", &self.device)
+            .field("app", &self.app.map(|a| a.name()))
+            .finish()
     }
 }
 
@@ -148,7 +151,8 @@ impl DpaBuilder {
         let mut raw = std::ptr::null_mut();
         // SAFETY: a live device; valid out-pointer.
         doca_call!(doca_dpa_create(device.as_ptr(), &mut raw))?;
-        let ptr = NonNull::new(raw).ok_or_else(|| Error::invalid("doca_dpa_create", "DOCA returned NULL"))?;
+        let ptr = NonNull::new(raw)
+            .ok_or_else(|| Error::invalid("doca_dpa_create", "DOCA returned NULL"))?;
         tracing::debug!(target: "doca_dpa::dpa", device = %device.info().pci_addr, "DPA context created");
         Ok(DpaBuilder {
             ptr: Some(ptr),
@@ -197,10 +201,18 @@ impl DpaBuilder {
     ///
     /// An application must have been set with [`DpaBuilder::app`].
     pub fn start(mut self) -> Result<Dpa> {
-        let app = self.app.ok_or_else(|| Error::invalid("doca_dpa_start", "set an application with DpaBuilder::app before starting"))?;
+        let app = self.app.ok_or_else(|| {
+            Error::invalid(
+                "doca_dpa_start",
+                "set an application with DpaBuilder::app before starting",
+            )
+        })?;
         // SAFETY: an unstarted context with an app.
         doca_call!(doca_dpa_start(self.raw()))?;
-        let ptr = self.ptr.take().ok_or_else(|| Error::invalid("doca_dpa_start", "context already consumed"))?;
+        let ptr = self
+            .ptr
+            .take()
+            .ok_or_else(|| Error::invalid("doca_dpa_start", "context already consumed"))?;
         let limits = match query_limits(ptr.as_ptr()) {
             Ok(l) => l,
             Err(e) => {
@@ -220,13 +232,15 @@ impl DpaBuilder {
                 app,
                 limits,
             }),
-            _not_sync: std::marker::PhantomData,
+            _not_send: std::marker::PhantomData,
         })
     }
 }
 
 fn path_cstring(call: &'static str, path: &Path) -> Result<CString> {
-    let text = path.to_str().ok_or_else(|| Error::invalid(call, "the path is not UTF-8"))?;
+    let text = path
+        .to_str()
+        .ok_or_else(|| Error::invalid(call, "the path is not UTF-8"))?;
     CString::new(text).map_err(|_| Error::invalid(call, "the path contains a NUL byte"))
 }
 
@@ -253,23 +267,27 @@ fn query_limits(p: *mut sys::doca_dpa) -> Result<Limits> {
 
 /// A started DPA context.
 ///
-/// Cheap to clone (an `Arc`); objects made from it (events, memory, threads,
-/// launchers) keep it alive, so it is stopped and destroyed
-/// (`doca_dpa_stop`, `doca_dpa_destroy`) only after them. DOCA DPA objects
-/// are not thread-safe: a `Dpa` may move to another thread but is not `Sync`.
+/// Cheap to clone; objects made from it (events, memory, threads, launchers)
+/// keep it alive, so it is stopped and destroyed (`doca_dpa_stop`,
+/// `doca_dpa_destroy`) only after them.
+///
+/// DOCA DPA objects are not thread-safe, and clones share one context, so a
+/// context and everything made from it stay on the thread that created them:
+/// `Dpa` is neither `Send` nor `Sync`. Programs that launch from several
+/// threads give each thread its own context (a [`Device`] is `Send + Sync`).
 ///
 /// ```compile_fail
-/// fn shared<T: Sync>(_: &T) {}
-/// fn f(dpa: &doca_dpa::Dpa) { shared(dpa) }
+/// fn sent<T: Send>(_: T) {}
+/// fn f(dpa: doca_dpa::Dpa) { sent(dpa) }
 /// ```
 #[derive(Clone)]
 pub struct Dpa {
     pub(crate) inner: Arc<DpaInner>,
-    _not_sync: std::marker::PhantomData<std::cell::Cell<()>>,
+    _not_send: std::marker::PhantomData<*const ()>,
 }
 
-static_assertions::assert_impl_all!(Dpa: Send, Clone);
-static_assertions::assert_not_impl_any!(Dpa: Sync);
+static_assertions::assert_impl_all!(Dpa: Clone);
+static_assertions::assert_not_impl_any!(Dpa: Send, Sync);
 
 impl fmt::Debug for Dpa {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -345,8 +363,13 @@ impl Dpa {
     pub fn extend(&self, other: &Device) -> Result<Dpa> {
         let mut raw = std::ptr::null_mut();
         // SAFETY: a started base context and a live device; valid out-pointer.
-        doca_call!(doca_dpa_device_extend(self.as_ptr(), other.as_ptr(), &mut raw))?;
-        let ptr = NonNull::new(raw).ok_or_else(|| Error::invalid("doca_dpa_device_extend", "DOCA returned NULL"))?;
+        doca_call!(doca_dpa_device_extend(
+            self.as_ptr(),
+            other.as_ptr(),
+            &mut raw
+        ))?;
+        let ptr = NonNull::new(raw)
+            .ok_or_else(|| Error::invalid("doca_dpa_device_extend", "DOCA returned NULL"))?;
         let limits = self.inner.limits;
         tracing::debug!(target: "doca_dpa::dpa", device = %other.info().pci_addr, "DPA context extended");
         Ok(Dpa {
@@ -357,7 +380,7 @@ impl Dpa {
                 app: self.inner.app,
                 limits,
             }),
-            _not_sync: std::marker::PhantomData,
+            _not_send: std::marker::PhantomData,
         })
     }
 }

@@ -89,7 +89,9 @@ unsafe fn static_str(ptr: *const std::ffi::c_char) -> String {
         return String::new();
     }
     // SAFETY: per the function contract.
-    unsafe { CStr::from_ptr(ptr) }.to_string_lossy().into_owned()
+    unsafe { CStr::from_ptr(ptr) }
+        .to_string_lossy()
+        .into_owned()
 }
 
 impl fmt::Debug for ErrorCode {
@@ -139,9 +141,15 @@ impl fmt::Display for LaunchDiagnosis {
             self.kernel, self.waited, self.value_at_timeout, self.expected, self.value_at_submit
         )?;
         if self.context_fatal {
-            write!(f, "the DPA context hit a device-side error (fatal; destroy it)")
+            write!(
+                f,
+                "the DPA context hit a device-side error (fatal; destroy it)"
+            )
         } else if self.event_moved() {
-            write!(f, "the event moved, so earlier launches completed but this one has not")
+            write!(
+                f,
+                "the event moved, so earlier launches completed but this one has not"
+            )
         } else {
             write!(
                 f,
@@ -389,7 +397,9 @@ mod tests {
     fn description_comes_from_doca_verbatim() {
         let e = Error::doca("doca_dpa_start", ErrorCode::BAD_STATE);
         match &e {
-            Error::Doca { description, name, .. } => {
+            Error::Doca {
+                description, name, ..
+            } => {
                 assert_eq!(*description, ErrorCode::BAD_STATE.description());
                 assert_eq!(name, "DOCA_ERROR_BAD_STATE");
                 assert!(e.to_string().contains(description.as_str()));

@@ -41,8 +41,8 @@ impl<'a> Gate<'a> {
 ///
 /// The launch path makes one DOCA call
 /// (`doca_dpa_kernel_launch_update_add`, EXPERIMENTAL) and allocates
-/// nothing. A launcher is not `Sync`: it counts launches in a `Cell`, so it
-/// cannot be shared between threads (each thread makes its own):
+/// nothing. A launcher belongs to the thread that made it (like its
+/// [`Dpa`]); it cannot be shared between threads:
 ///
 /// ```compile_fail
 /// fn shared<T: Sync>(_: &T) {}
@@ -55,12 +55,13 @@ pub struct Launcher {
 
 impl fmt::Debug for Launcher {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Launcher").field("submitted", &self.submitted.get()).finish()
+        f.debug_struct("Launcher")
+            .field("submitted", &self.submitted.get())
+            .finish()
     }
 }
 
-static_assertions::assert_impl_all!(Launcher: Send);
-static_assertions::assert_not_impl_any!(Launcher: Sync);
+static_assertions::assert_not_impl_any!(Launcher: Send, Sync);
 
 impl Launcher {
     /// Creates the launcher and its completion event (DPA publisher, CPU
@@ -82,7 +83,12 @@ impl Launcher {
     ///
     /// Returns at once; the arguments stay borrowed until the returned
     /// [`Launch`] is waited on or dropped.
-    pub fn launch<'a, S, A: KernelArgs<'a, S>>(&'a self, kernel: &Kernel<S>, threads: u32, args: A) -> Result<Launch<'a>> {
+    pub fn launch<'a, S, A: KernelArgs<'a, S>>(
+        &'a self,
+        kernel: &Kernel<S>,
+        threads: u32,
+        args: A,
+    ) -> Result<Launch<'a>> {
         self.submit(None, kernel, threads, args)
     }
 
@@ -109,7 +115,10 @@ impl Launcher {
         const CALL: &str = "doca_dpa_kernel_launch_update_add";
         let max = self.dpa().limits().max_threads_per_kernel;
         if threads == 0 || threads > max {
-            return Err(Error::invalid(CALL, format!("{threads} threads requested; a launch takes 1..={max}")));
+            return Err(Error::invalid(
+                CALL,
+                format!("{threads} threads requested; a launch takes 1..={max}"),
+            ));
         }
         let raw = RawLaunch {
             dpa: self.dpa().as_ptr(),
@@ -177,7 +186,8 @@ impl Launcher {
             if v >= target {
                 return Ok(());
             }
-            let fatal = backoff.should_check_health() && self.dpa().health()? == crate::Health::Fatal;
+            let fatal =
+                backoff.should_check_health() && self.dpa().health()? == crate::Health::Fatal;
             if fatal || start.elapsed() >= timeout {
                 let fatal = fatal || self.dpa().health()? == crate::Health::Fatal;
                 return Err(Error::LaunchTimeout(Box::new(LaunchDiagnosis {
@@ -212,7 +222,10 @@ pub struct Launch<'a> {
 
 impl fmt::Debug for Launch<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Launch").field("kernel", &self.kernel).field("ticket", &self.ticket).finish()
+        f.debug_struct("Launch")
+            .field("kernel", &self.kernel)
+            .field("ticket", &self.ticket)
+            .finish()
     }
 }
 

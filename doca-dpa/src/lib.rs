@@ -46,6 +46,10 @@
 //! and exports its functions. Each item's documentation names the DOCA calls
 //! it makes.
 #![cfg_attr(docsrs, feature(doc_cfg))]
+// Constant and parameter types differ between DOCA releases' headers (and the
+// reference headers): casts that are no-ops against one are needed against
+// another.
+#![allow(clippy::unnecessary_cast, clippy::useless_conversion)]
 
 mod app;
 mod device;
@@ -74,8 +78,8 @@ pub use memory::{DevPtr, DeviceCopy, DpaBuffer};
 pub use sync_event::{CompletionEvent, KernelEvent, SyncEventHandle, WaitEvent};
 #[cfg(doca_sym = "doca_dpa_thread_create")]
 pub use thread::{
-    Completion, CompletionBuilder, CompletionHandle, DpaThread, NotificationCompletion, NotificationHandle,
-    ThreadBuilder,
+    Completion, CompletionBuilder, CompletionHandle, DpaThread, NotificationCompletion,
+    NotificationHandle, ThreadBuilder,
 };
 
 /// The raw bindings, for calls this crate does not wrap.
@@ -97,5 +101,7 @@ pub fn runtime_version() -> String {
         return String::new();
     }
     // SAFETY: non-NULL static string.
-    unsafe { std::ffi::CStr::from_ptr(ptr) }.to_string_lossy().into_owned()
+    unsafe { std::ffi::CStr::from_ptr(ptr) }
+        .to_string_lossy()
+        .into_owned()
 }

@@ -49,7 +49,10 @@ pub struct DpaBuffer<T: DeviceCopy> {
 
 impl<T: DeviceCopy> fmt::Debug for DpaBuffer<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("DpaBuffer").field("addr", &format_args!("{:#x}", self.addr)).field("len", &self.len).finish()
+        f.debug_struct("DpaBuffer")
+            .field("addr", &format_args!("{:#x}", self.addr))
+            .field("len", &self.len)
+            .finish()
     }
 }
 
@@ -58,9 +61,9 @@ impl<T: DeviceCopy> DpaBuffer<T> {
     /// Zero or overflowing sizes are refused before the call.
     pub fn new(dpa: &Dpa, len: usize) -> Result<DpaBuffer<T>> {
         const CALL: &str = "doca_dpa_mem_alloc";
-        let bytes = len
-            .checked_mul(std::mem::size_of::<T>())
-            .ok_or_else(|| Error::invalid(CALL, format!("{len} elements overflow the address space")))?;
+        let bytes = len.checked_mul(std::mem::size_of::<T>()).ok_or_else(|| {
+            Error::invalid(CALL, format!("{len} elements overflow the address space"))
+        })?;
         if bytes == 0 {
             return Err(Error::invalid(CALL, "a DPA buffer must not be empty"));
         }
@@ -99,9 +102,19 @@ impl<T: DeviceCopy> DpaBuffer<T> {
     }
 
     fn range(&self, call: &'static str, offset: usize, count: usize) -> Result<(u64, usize)> {
-        offset.checked_add(count).filter(|e| *e <= self.len).ok_or_else(|| {
-            Error::invalid(call, format!("elements {offset}..{} are outside a buffer of {}", offset.saturating_add(count), self.len))
-        })?;
+        offset
+            .checked_add(count)
+            .filter(|e| *e <= self.len)
+            .ok_or_else(|| {
+                Error::invalid(
+                    call,
+                    format!(
+                        "elements {offset}..{} are outside a buffer of {}",
+                        offset.saturating_add(count),
+                        self.len
+                    ),
+                )
+            })?;
         let size = std::mem::size_of::<T>();
         Ok((self.addr + (offset * size) as u64, count * size))
     }
@@ -114,7 +127,12 @@ impl<T: DeviceCopy> DpaBuffer<T> {
         }
         // SAFETY: in bounds (checked); DOCA reads `bytes` from `data` (its
         // non-const pointer parameter is not written through).
-        doca_call!(doca_dpa_h2d_memcpy(self.dpa.as_ptr(), dst, data.as_ptr().cast_mut().cast(), bytes))
+        doca_call!(doca_dpa_h2d_memcpy(
+            self.dpa.as_ptr(),
+            dst,
+            data.as_ptr().cast_mut().cast(),
+            bytes
+        ))
     }
 
     /// Copies elements from `offset` into `out` (`doca_dpa_d2h_memcpy`).
@@ -125,7 +143,12 @@ impl<T: DeviceCopy> DpaBuffer<T> {
         }
         // SAFETY: in bounds (checked); `out` is writable for `bytes` and any
         // bit pattern is a valid `T` (DeviceCopy).
-        doca_call!(doca_dpa_d2h_memcpy(self.dpa.as_ptr(), out.as_mut_ptr().cast(), src, bytes))
+        doca_call!(doca_dpa_d2h_memcpy(
+            self.dpa.as_ptr(),
+            out.as_mut_ptr().cast(),
+            src,
+            bytes
+        ))
     }
 
     /// Reads the whole buffer into a vector.
@@ -140,7 +163,12 @@ impl<T: DeviceCopy> DpaBuffer<T> {
     /// Sets every byte of the buffer to `byte` (`doca_dpa_memset`).
     pub fn fill_bytes(&self, byte: u8) -> Result<()> {
         // SAFETY: the whole allocation.
-        doca_call!(doca_dpa_memset(self.dpa.as_ptr(), self.addr, byte as i32, self.len * std::mem::size_of::<T>()))
+        doca_call!(doca_dpa_memset(
+            self.dpa.as_ptr(),
+            self.addr,
+            byte as i32,
+            self.len * std::mem::size_of::<T>()
+        ))
     }
 }
 

@@ -48,10 +48,6 @@ pub(crate) struct Event {
     started: bool,
 }
 
-// SAFETY: an event handle may be used from another thread; it is never used
-// from two at once because `Event` is not `Sync` (its `Dpa` is not).
-unsafe impl Send for Event {}
-
 /// Which locations an event gets.
 #[derive(Clone, Copy)]
 enum Recipe {
@@ -65,7 +61,8 @@ impl Event {
         let mut raw = std::ptr::null_mut();
         // SAFETY: valid out-pointer.
         doca_call!(doca_sync_event_create(&mut raw))?;
-        let ptr = NonNull::new(raw).ok_or_else(|| Error::invalid("doca_sync_event_create", "DOCA returned NULL"))?;
+        let ptr = NonNull::new(raw)
+            .ok_or_else(|| Error::invalid("doca_sync_event_create", "DOCA returned NULL"))?;
         // From here the event is owned: an early return destroys it.
         let mut event = Event {
             ptr,
@@ -115,7 +112,12 @@ impl Event {
                 raw,
                 _event: std::marker::PhantomData,
             })
-            .ok_or_else(|| Error::invalid("doca_sync_event_get_dpa_handle", "create the event with `exported` to get a DPA handle"))
+            .ok_or_else(|| {
+                Error::invalid(
+                    "doca_sync_event_get_dpa_handle",
+                    "create the event with `exported` to get a DPA handle",
+                )
+            })
     }
 
     /// `doca_sync_event_get`.
@@ -135,7 +137,11 @@ impl Event {
     fn add(&self, value: u64) -> Result<u64> {
         let mut before = 0;
         // SAFETY: a started event; valid out-pointer.
-        doca_call!(doca_sync_event_update_add(self.as_ptr(), value, &mut before))?;
+        doca_call!(doca_sync_event_update_add(
+            self.as_ptr(),
+            value,
+            &mut before
+        ))?;
         Ok(before)
     }
 
@@ -156,7 +162,9 @@ impl Event {
                     call: "doca_sync_event_get",
                     code: crate::ErrorCode::TIME_OUT,
                     name: crate::ErrorCode::TIME_OUT.name(),
-                    description: format!("the event stayed at {v}, not above {threshold}, for {timeout:?}"),
+                    description: format!(
+                        "the event stayed at {v}, not above {threshold}, for {timeout:?}"
+                    ),
                 });
             }
             backoff.pause();

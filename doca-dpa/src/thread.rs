@@ -25,7 +25,7 @@
 //! ```
 
 use std::ptr::NonNull;
-use std::sync::Arc;
+use std::rc::Rc;
 
 use doca_dpa_sys as sys;
 
@@ -68,16 +68,27 @@ macro_rules! owned_handle {
             }
         }
 
-        // SAFETY: the handle may move between threads; the public types that
-        // contain it are not `Sync` (they hold a `Dpa`), so it is never used
-        // from two threads at once.
-        unsafe impl Send for $name {}
     };
 }
 
-owned_handle!(RawThread, sys::doca_dpa_thread, doca_dpa_thread_destroy, doca_dpa_thread_stop);
-owned_handle!(RawAffinity, sys::doca_dpa_eu_affinity, doca_dpa_eu_affinity_destroy, doca_dpa_eu_affinity_clear);
-owned_handle!(RawCompletion, sys::doca_dpa_completion, doca_dpa_completion_destroy, doca_dpa_completion_stop);
+owned_handle!(
+    RawThread,
+    sys::doca_dpa_thread,
+    doca_dpa_thread_destroy,
+    doca_dpa_thread_stop
+);
+owned_handle!(
+    RawAffinity,
+    sys::doca_dpa_eu_affinity,
+    doca_dpa_eu_affinity_destroy,
+    doca_dpa_eu_affinity_clear
+);
+owned_handle!(
+    RawCompletion,
+    sys::doca_dpa_completion,
+    doca_dpa_completion_destroy,
+    doca_dpa_completion_stop
+);
 owned_handle!(
     RawNotification,
     sys::doca_dpa_notification_completion,
@@ -105,7 +116,9 @@ pub struct ThreadBuilder {
 
 impl std::fmt::Debug for ThreadBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ThreadBuilder").field("func", &self.func).finish()
+        f.debug_struct("ThreadBuilder")
+            .field("func", &self.func)
+            .finish()
     }
 }
 
@@ -118,7 +131,11 @@ impl ThreadBuilder {
         doca_call!(doca_dpa_thread_create(dpa.as_ptr(), &mut raw))?;
         let raw = RawThread::new("doca_dpa_thread_create", raw)?;
         // SAFETY: an unstarted thread and a thread function of the app.
-        doca_call!(doca_dpa_thread_set_func_arg(raw.as_ptr(), func.func_ptr(), arg))?;
+        doca_call!(doca_dpa_thread_set_func_arg(
+            raw.as_ptr(),
+            func.func_ptr(),
+            arg
+        ))?;
         Ok(ThreadBuilder {
             raw,
             affinity: None,
@@ -133,7 +150,10 @@ impl ThreadBuilder {
     /// thread.
     pub fn local_storage(self, storage: DevPtr) -> Result<Self> {
         // SAFETY: an unstarted thread.
-        doca_call!(doca_dpa_thread_set_local_storage(self.raw.as_ptr(), storage.0))?;
+        doca_call!(doca_dpa_thread_set_local_storage(
+            self.raw.as_ptr(),
+            storage.0
+        ))?;
         Ok(self)
     }
 
@@ -144,7 +164,10 @@ impl ThreadBuilder {
         let limits = self.dpa.limits();
         let total = limits.cores * limits.eus_per_core;
         if eu >= total {
-            return Err(Error::invalid("doca_dpa_eu_affinity_set", format!("EU {eu} does not exist; the DPA has {total}")));
+            return Err(Error::invalid(
+                "doca_dpa_eu_affinity_set",
+                format!("EU {eu} does not exist; the DPA has {total}"),
+            ));
         }
         let mut raw = std::ptr::null_mut();
         // SAFETY: a started context; valid out-pointer.
@@ -152,7 +175,10 @@ impl ThreadBuilder {
         let affinity = RawAffinity::new("doca_dpa_eu_affinity_create", raw)?;
         // SAFETY: our affinity and our unstarted thread.
         doca_call!(doca_dpa_eu_affinity_set(affinity.as_ptr(), eu))?;
-        doca_call!(doca_dpa_thread_set_affinity(self.raw.as_ptr(), affinity.as_ptr()))?;
+        doca_call!(doca_dpa_thread_set_affinity(
+            self.raw.as_ptr(),
+            affinity.as_ptr()
+        ))?;
         self.affinity = Some(affinity);
         Ok(self)
     }
@@ -166,7 +192,7 @@ impl ThreadBuilder {
         self.raw.started = true;
         tracing::debug!(target: "doca_dpa::thread", func = self.func.name(), "DPA thread started");
         Ok(DpaThread {
-            inner: Arc::new(ThreadInner {
+            inner: Rc::new(ThreadInner {
                 raw: self.raw,
                 _affinity: self.affinity,
                 dpa: self.dpa,
@@ -180,12 +206,14 @@ impl ThreadBuilder {
 /// wakes it.
 #[derive(Clone)]
 pub struct DpaThread {
-    inner: Arc<ThreadInner>,
+    inner: Rc<ThreadInner>,
 }
 
 impl std::fmt::Debug for DpaThread {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("DpaThread").field("func", &self.inner.func).finish()
+        f.debug_struct("DpaThread")
+            .field("func", &self.inner.func)
+            .finish()
     }
 }
 
@@ -229,7 +257,9 @@ pub struct NotificationCompletion {
 
 impl std::fmt::Debug for NotificationCompletion {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("NotificationCompletion").field("thread", &self.thread).finish()
+        f.debug_struct("NotificationCompletion")
+            .field("thread", &self.thread)
+            .finish()
     }
 }
 
@@ -241,14 +271,21 @@ impl NotificationCompletion {
         let dpa = &thread.inner.dpa;
         let mut raw = std::ptr::null_mut();
         // SAFETY: a started context and a started thread of it.
-        doca_call!(doca_dpa_notification_completion_create(dpa.as_ptr(), thread.inner.raw.as_ptr(), &mut raw))?;
+        doca_call!(doca_dpa_notification_completion_create(
+            dpa.as_ptr(),
+            thread.inner.raw.as_ptr(),
+            &mut raw
+        ))?;
         let mut raw = RawNotification::new("doca_dpa_notification_completion_create", raw)?;
         // SAFETY: our notification completion.
         doca_call!(doca_dpa_notification_completion_start(raw.as_ptr()))?;
         raw.started = true;
         let mut handle = 0;
         // SAFETY: started; valid out-pointer.
-        doca_call!(doca_dpa_notification_completion_get_dpa_handle(raw.as_ptr(), &mut handle))?;
+        doca_call!(doca_dpa_notification_completion_get_dpa_handle(
+            raw.as_ptr(),
+            &mut handle
+        ))?;
         Ok(NotificationCompletion {
             raw,
             handle,
@@ -300,7 +337,9 @@ pub struct CompletionBuilder {
 
 impl std::fmt::Debug for CompletionBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CompletionBuilder").field("thread", &self.thread).finish()
+        f.debug_struct("CompletionBuilder")
+            .field("thread", &self.thread)
+            .finish()
     }
 }
 
@@ -313,7 +352,11 @@ impl CompletionBuilder {
         }
         let mut raw = std::ptr::null_mut();
         // SAFETY: a started context; valid out-pointer.
-        doca_call!(doca_dpa_completion_create(dpa.as_ptr(), queue_size, &mut raw))?;
+        doca_call!(doca_dpa_completion_create(
+            dpa.as_ptr(),
+            queue_size,
+            &mut raw
+        ))?;
         Ok(CompletionBuilder {
             raw: RawCompletion::new("doca_dpa_completion_create", raw)?,
             dpa: dpa.clone(),
@@ -324,7 +367,10 @@ impl CompletionBuilder {
     /// Binds the thread each completion wakes (`doca_dpa_completion_set_thread`).
     pub fn thread(mut self, thread: &DpaThread) -> Result<Self> {
         // SAFETY: an unstarted completion and a started thread.
-        doca_call!(doca_dpa_completion_set_thread(self.raw.as_ptr(), thread.inner.raw.as_ptr()))?;
+        doca_call!(doca_dpa_completion_set_thread(
+            self.raw.as_ptr(),
+            thread.inner.raw.as_ptr()
+        ))?;
         self.thread = Some(thread.clone());
         Ok(self)
     }
@@ -336,10 +382,16 @@ impl CompletionBuilder {
         self.raw.started = true;
         let mut handle = 0;
         // SAFETY: started; valid out-pointer.
-        doca_call!(doca_dpa_completion_get_dpa_handle(self.raw.as_ptr(), &mut handle))?;
+        doca_call!(doca_dpa_completion_get_dpa_handle(
+            self.raw.as_ptr(),
+            &mut handle
+        ))?;
         let mut size = 0;
         // SAFETY: valid out-pointer.
-        doca_call!(doca_dpa_completion_get_queue_size(self.raw.as_ptr(), &mut size))?;
+        doca_call!(doca_dpa_completion_get_queue_size(
+            self.raw.as_ptr(),
+            &mut size
+        ))?;
         Ok(Completion {
             raw: self.raw,
             handle,
@@ -363,7 +415,10 @@ pub struct Completion {
 
 impl std::fmt::Debug for Completion {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Completion").field("queue_size", &self.queue_size).field("thread", &self.thread).finish()
+        f.debug_struct("Completion")
+            .field("queue_size", &self.queue_size)
+            .field("thread", &self.thread)
+            .finish()
     }
 }
 
@@ -386,7 +441,10 @@ impl Completion {
     pub fn run_thread(&self) -> Result<()> {
         match &self.thread {
             Some(t) => t.run(),
-            None => Err(Error::invalid("doca_dpa_thread_run", "no thread is bound to this completion")),
+            None => Err(Error::invalid(
+                "doca_dpa_thread_run",
+                "no thread is bound to this completion",
+            )),
         }
     }
 

@@ -21,6 +21,7 @@
     missing_docs,
     unreachable_pub,
     clippy::all,
+    clippy::undocumented_unsafe_blocks,
     rustdoc::all
 )]
 

@@ -80,7 +80,14 @@ impl Ctx {
             // Model choice: state-change callbacks run synchronously inside
             // the call that changed the state.
             // SAFETY: the application registered this callback for its ctx.
-            unsafe { cb(st.user_data, (self as *const Ctx).cast_mut().cast(), prev, next) };
+            unsafe {
+                cb(
+                    st.user_data,
+                    (self as *const Ctx).cast_mut().cast(),
+                    prev,
+                    next,
+                )
+            };
         }
     }
 }
@@ -112,7 +119,10 @@ pub(crate) fn ctx_ref<'a>(ptr: usize) -> SimResult<&'a Ctx> {
 pub(crate) fn destroy_ctx(ptr: usize) -> SimResult {
     let ctx = ctx_ref(ptr)?;
     if ctx.phase() != states::IDLE {
-        return Err(fail(codes::BAD_STATE, "stop the context before destroying it"));
+        return Err(fail(
+            codes::BAD_STATE,
+            "stop the context before destroying it",
+        ));
     }
     // SAFETY: checked above; the owner calls this once, from its destroy.
     let ctx = unsafe { registry::unregister::<Ctx, Ctx>(ptr as *mut Ctx) }?;

@@ -85,9 +85,11 @@ impl ListKind for RepList {
     const KIND: &'static str = "doca_devinfo_rep_list";
 }
 
-fn lists() -> std::sync::MutexGuard<'static, std::collections::HashMap<usize, (&'static str, u64, Box<dyn std::any::Any + Send + Sync>)>> {
-    type Map = std::collections::HashMap<usize, (&'static str, u64, Box<dyn std::any::Any + Send + Sync>)>;
-    static LISTS: std::sync::OnceLock<std::sync::Mutex<Map>> = std::sync::OnceLock::new();
+type ListMap =
+    std::collections::HashMap<usize, (&'static str, u64, Box<dyn std::any::Any + Send + Sync>)>;
+
+fn lists() -> std::sync::MutexGuard<'static, ListMap> {
+    static LISTS: std::sync::OnceLock<std::sync::Mutex<ListMap>> = std::sync::OnceLock::new();
     LISTS
         .get_or_init(Default::default)
         .lock()
@@ -118,7 +120,10 @@ fn destroy_list<K: ListKind, T: SimObject>(head: *mut *mut T) -> SimResult {
         }
     };
     let Some((_, scope, list)) = entry else {
-        return Err(fail(codes::INVALID_VALUE, "not a list returned by create_list"));
+        return Err(fail(
+            codes::INVALID_VALUE,
+            "not a list returned by create_list",
+        ));
     };
     registry::release_resource(scope, K::KIND);
     if let Ok(list) = list.downcast::<List<T>>() {

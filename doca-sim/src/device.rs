@@ -29,7 +29,9 @@ fn event(handle: u64) -> Option<std::sync::Arc<EventCore>> {
     match resolve(handle) {
         Some(DeviceObject::SyncEvent(e)) => Some(e),
         _ => {
-            fault(format!("sync event handle {handle:#x} is not a live exported event"));
+            fault(format!(
+                "sync event handle {handle:#x} is not a live exported event"
+            ));
             None
         }
     }
@@ -39,7 +41,9 @@ fn completion(handle: u64) -> Option<std::sync::Arc<crate::dpa::threads::Complet
     match resolve(handle) {
         Some(DeviceObject::Completion(c)) => Some(c),
         _ => {
-            fault(format!("completion handle {handle:#x} is not a live completion context"));
+            fault(format!(
+                "completion handle {handle:#x} is not a live completion context"
+            ));
             None
         }
     }
@@ -161,7 +165,9 @@ pub extern "C" fn doca_sim_dev_sync_event_wait_gt(handle: u64, value: u64, mask:
 /// available, 0 otherwise.
 #[no_mangle]
 pub unsafe extern "C" fn doca_dpa_dev_get_completion(handle: u64, element: *mut u64) -> c_int {
-    let Some(c) = completion(handle) else { return 0 };
+    let Some(c) = completion(handle) else {
+        return 0;
+    };
     match c.next() {
         Some(e) if !element.is_null() => {
             // SAFETY: the kernel passes a writable element.
@@ -210,7 +216,12 @@ pub extern "C" fn doca_dpa_dev_completion_request_notification(handle: u64) {
 /// a DOCA error code (BAD_STATE not started, INVALID_VALUE user data ≥ 2^24,
 /// FULL on overrun, which also makes the context fatal).
 #[no_mangle]
-pub extern "C" fn doca_sim_dev_completion_post(handle: u64, kind: u32, user_data: u32, immediate: u32) -> c_int {
+pub extern "C" fn doca_sim_dev_completion_post(
+    handle: u64,
+    kind: u32,
+    user_data: u32,
+    immediate: u32,
+) -> c_int {
     let Some(c) = completion(handle) else {
         return crate::error::codes::INVALID_VALUE as c_int;
     };
@@ -228,7 +239,9 @@ pub unsafe extern "C" fn doca_sim_dev_raise_fault(reason: *const c_char) {
         "kernel raised a fault".to_owned()
     } else {
         // SAFETY: the kernel passes a NUL-terminated string.
-        unsafe { CStr::from_ptr(reason) }.to_string_lossy().into_owned()
+        unsafe { CStr::from_ptr(reason) }
+            .to_string_lossy()
+            .into_owned()
     };
     fault(text);
 }
@@ -265,7 +278,11 @@ pub extern "C" fn doca_dpa_dev_hash_table_remove(handle: u64, key: u32) {
 
 /// Looks a key up; 1 when found (and `*value` written), 0 otherwise.
 #[no_mangle]
-pub unsafe extern "C" fn doca_dpa_dev_hash_table_find(handle: u64, key: u32, value: *mut u64) -> c_int {
+pub unsafe extern "C" fn doca_dpa_dev_hash_table_find(
+    handle: u64,
+    key: u32,
+    value: *mut u64,
+) -> c_int {
     match hash(handle).and_then(|h| h.find(key)) {
         Some(v) if !value.is_null() => {
             // SAFETY: the kernel passes a writable u64.

@@ -330,8 +330,8 @@ mod tests {
 
     #[test]
     fn spec_parses_names_numbers_and_every() {
-        let f = parse_fault_spec("doca_dpa_start@2=DRIVER, *@*=DOCA_ERROR_NO_MEMORY,x@1=18")
-            .unwrap();
+        let f =
+            parse_fault_spec("doca_dpa_start@2=DRIVER, *@*=DOCA_ERROR_NO_MEMORY,x@1=18").unwrap();
         assert_eq!(f.len(), 3);
         assert_eq!(f[0].nth, Nth::At(2));
         assert_eq!(f[0].code, 21);

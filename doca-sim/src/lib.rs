@@ -54,7 +54,10 @@ mod sync_event;
 mod verbs;
 
 pub use hooks::{Entered, Nth, Scope, ScopeHandle};
-pub use profile::{set_global_profile, DeviceProfile, Profile, ProfileError, RepresentorProfile, DEFAULT_RUNTIME_VERSION};
+pub use profile::{
+    set_global_profile, DeviceProfile, Profile, ProfileError, RepresentorProfile,
+    DEFAULT_RUNTIME_VERSION,
+};
 
 /// What `doca_dpa_sys::build_info::BACKEND` reports for this backend.
 pub const BACKEND_NAME: &str = "sim";

@@ -114,17 +114,29 @@ fn ctx_phase(ctx: usize) -> u32 {
 
 fn check_common(c: &Common, dpa: Option<&Arc<DpaCore>>) -> SimResult {
     match (&c.source, dpa) {
-        (None, _) => Err(fail(codes::BAD_STATE, "attach a DPA completion or a verbs CQ before starting")),
+        (None, _) => Err(fail(
+            codes::BAD_STATE,
+            "attach a DPA completion or a verbs CQ before starting",
+        )),
         (Some(Source::Dpa(comp)), Some(d)) => {
             if !comp.dpa().shares_device_context(d) {
-                return Err(fail(codes::INVALID_VALUE, "the DPA completion belongs to another DPA context"));
+                return Err(fail(
+                    codes::INVALID_VALUE,
+                    "the DPA completion belongs to another DPA context",
+                ));
             }
             if !comp.is_started() {
-                return Err(fail(codes::BAD_STATE, "start the DPA completion before the RDMI context"));
+                return Err(fail(
+                    codes::BAD_STATE,
+                    "start the DPA completion before the RDMI context",
+                ));
             }
             Ok(())
         }
-        (Some(Source::Dpa(_)), None) => Err(fail(codes::INVALID_VALUE, "a DPA completion needs the DPA datapath")),
+        (Some(Source::Dpa(_)), None) => Err(fail(
+            codes::INVALID_VALUE,
+            "a DPA completion needs the DPA datapath",
+        )),
         (Some(Source::Cq(_)), _) => Ok(()),
     }
 }
@@ -134,7 +146,10 @@ impl CtxOwner for ConnectionCore {
         let st = lock(&self.state);
         check_common(&st.common, dpa)?;
         if st.buffer.is_none() {
-            return Err(fail(codes::BAD_STATE, "give the connection a receive buffer (init_receive) before starting"));
+            return Err(fail(
+                codes::BAD_STATE,
+                "give the connection a receive buffer (init_receive) before starting",
+            ));
         }
         Ok(())
     }
@@ -168,19 +183,31 @@ impl ConnectionCore {
     /// Delivers a message into the next receive slot.
     fn receive(&self, data: &[u8]) -> SimResult<u32> {
         let mut st = lock(&self.state);
-        let (addr, len) = st.buffer.ok_or(fail(codes::BAD_STATE, "no receive buffer"))?;
+        let (addr, len) = st
+            .buffer
+            .ok_or(fail(codes::BAD_STATE, "no receive buffer"))?;
         if data.len() > SLOT_BYTES {
-            return Err(fail(codes::INVALID_VALUE, "message longer than a receive slot"));
+            return Err(fail(
+                codes::INVALID_VALUE,
+                "message longer than a receive slot",
+            ));
         }
         let slots = (len / SLOT_BYTES) as u64;
         if slots == 0 || st.received - st.acked >= slots {
-            return Err(fail(codes::AGAIN, "receive window full: the host has not acknowledged enough receives"));
+            return Err(fail(
+                codes::AGAIN,
+                "receive window full: the host has not acknowledged enough receives",
+            ));
         }
         let slot = (st.received % slots) as u32;
         // SAFETY: the slot lies inside the receive buffer the connection owns
         // for its whole life (init_receive), `data.len() <= SLOT_BYTES`.
         unsafe {
-            std::ptr::copy_nonoverlapping(data.as_ptr(), (addr + slot as usize * SLOT_BYTES) as *mut u8, data.len())
+            std::ptr::copy_nonoverlapping(
+                data.as_ptr(),
+                (addr + slot as usize * SLOT_BYTES) as *mut u8,
+                data.len(),
+            )
         };
         st.received += 1;
         let source = st.common.source.clone();
@@ -236,10 +263,17 @@ fn idle<R>(ctx: usize, f: impl FnOnce() -> SimResult<R>) -> SimResult<R> {
     f()
 }
 
-fn set_pd(common: &mut Common, vctx: &Arc<VerbsCore>, pd_ptr: *mut abi::doca_verbs_pd) -> SimResult {
+fn set_pd(
+    common: &mut Common,
+    vctx: &Arc<VerbsCore>,
+    pd_ptr: *mut abi::doca_verbs_pd,
+) -> SimResult {
     let p = pd(pd_ptr)?.core.clone();
     if !Arc::ptr_eq(&p.vctx, vctx) {
-        return Err(fail(codes::INVALID_VALUE, "the PD belongs to another verbs context"));
+        return Err(fail(
+            codes::INVALID_VALUE,
+            "the PD belongs to another verbs context",
+        ));
     }
     p.users.add();
     if let Some(old) = common.pd.replace(p) {
@@ -250,7 +284,10 @@ fn set_pd(common: &mut Common, vctx: &Arc<VerbsCore>, pd_ptr: *mut abi::doca_ver
 
 fn attach(common: &mut Common, ctx: usize, source: Source) -> SimResult {
     if common.source.is_some() {
-        return Err(fail(codes::NOT_PERMITTED, "a completion source is already attached"));
+        return Err(fail(
+            codes::NOT_PERMITTED,
+            "a completion source is already attached",
+        ));
     }
     match &source {
         Source::Dpa(c) => {
@@ -282,7 +319,10 @@ fn require_dpa_running(ctx: usize) -> SimResult {
         return Err(fail(codes::BAD_STATE, "the RDMI context is not started"));
     }
     if c.datapath().is_none() {
-        return Err(fail(codes::BAD_STATE, "the RDMI context is not on the DPA datapath"));
+        return Err(fail(
+            codes::BAD_STATE,
+            "the RDMI context is not on the DPA datapath",
+        ));
     }
     Ok(())
 }
@@ -508,7 +548,9 @@ not_modelled! {
 /// The connection's DOCA context. Exported like DOCA's library does, although
 /// the reference header (like DOCA's public one) does not declare it.
 #[no_mangle]
-pub unsafe extern "C" fn doca_rdmi_connection_as_ctx(conn: *mut abi::doca_rdmi_connection) -> *mut abi::doca_ctx {
+pub unsafe extern "C" fn doca_rdmi_connection_as_ctx(
+    conn: *mut abi::doca_rdmi_connection,
+) -> *mut abi::doca_ctx {
     crate::hooks::count("doca_rdmi_connection_as_ctx");
     connection(conn).map_or(std::ptr::null_mut(), |c| c.core.ctx() as *mut abi::doca_ctx)
 }
@@ -521,15 +563,27 @@ fn device_error(e: crate::error::SimError) -> c_int {
 /// to a connection (loopback). Returns 0 or a DOCA error code (AGAIN when the
 /// connection's receive window is full).
 #[no_mangle]
-pub unsafe extern "C" fn doca_sim_dev_rdmi_send(poster: u64, conn: u64, data: *const c_void, len: u32, user_data: u32) -> c_int {
-    let (Some(DeviceObject::RdmiPoster(p)), Some(DeviceObject::RdmiConnection(c))) = (registry::resolve(poster), registry::resolve(conn)) else {
+pub unsafe extern "C" fn doca_sim_dev_rdmi_send(
+    poster: u64,
+    conn: u64,
+    data: *const c_void,
+    len: u32,
+    user_data: u32,
+) -> c_int {
+    let (Some(DeviceObject::RdmiPoster(p)), Some(DeviceObject::RdmiConnection(c))) =
+        (registry::resolve(poster), registry::resolve(conn))
+    else {
         return codes::INVALID_VALUE as c_int;
     };
     if data.is_null() && len > 0 {
         return codes::INVALID_VALUE as c_int;
     }
-    // SAFETY: the kernel passes `len` readable bytes.
-    let bytes = if len == 0 { &[][..] } else { unsafe { std::slice::from_raw_parts(data.cast::<u8>(), len as usize) } };
+    let bytes = if len == 0 {
+        &[][..]
+    } else {
+        // SAFETY: the kernel passes `len` readable bytes.
+        unsafe { std::slice::from_raw_parts(data.cast::<u8>(), len as usize) }
+    };
     if let Err(e) = c.receive(bytes) {
         return device_error(e);
     }

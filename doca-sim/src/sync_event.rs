@@ -114,7 +114,6 @@ impl EventCore {
         self.waiters.fetch_sub(1, Ordering::SeqCst);
         ok
     }
-
 }
 
 /// Where an event is published from or subscribed to.
@@ -150,12 +149,20 @@ impl SyncEvent {
     /// Whether a kernel on `dpa` may wait on this event (a started event with
     /// that DPA among its subscribers).
     pub(crate) fn dpa_may_wait(&self, dpa: &Arc<DpaCore>) -> SimResult {
-        self.dpa_role(dpa, |s| &s.subscribers, "the wait event has no DPA subscriber location for this context")
+        self.dpa_role(
+            dpa,
+            |s| &s.subscribers,
+            "the wait event has no DPA subscriber location for this context",
+        )
     }
 
     /// Whether a kernel on `dpa` may update this event.
     pub(crate) fn dpa_may_publish(&self, dpa: &Arc<DpaCore>) -> SimResult {
-        self.dpa_role(dpa, |s| &s.publishers, "the completion event has no DPA publisher location for this context")
+        self.dpa_role(
+            dpa,
+            |s| &s.publishers,
+            "the completion event has no DPA publisher location for this context",
+        )
     }
 
     fn dpa_role(
@@ -187,7 +194,10 @@ fn configure(ptr: *mut abi::doca_sync_event, publisher: bool, location: Location
     let ev = event(ptr)?;
     let mut state = ev.state();
     if state.started {
-        return Err(fail(codes::BAD_STATE, "locations must be added before the event starts"));
+        return Err(fail(
+            codes::BAD_STATE,
+            "locations must be added before the event starts",
+        ));
     }
     if publisher {
         state.publishers.push(location);

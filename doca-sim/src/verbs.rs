@@ -201,7 +201,7 @@ doca_api! {
         if verbs_context.is_null() {
             return Err(fail(codes::INVALID_VALUE, "NULL output pointer"));
         }
-        if flags != abi::DOCA_VERBS_CONTEXT_CREATE_FLAGS_NONE as u32 {
+        if flags != abi::DOCA_VERBS_CONTEXT_CREATE_FLAGS_NONE {
             return Err(fail(codes::INVALID_VALUE, "unsupported verbs context flags"));
         }
         let core = Arc::new(VerbsCore { device: info.model.clone(), users: Users::default() });
@@ -414,7 +414,7 @@ doca_api! {
 
     /// QP type: RC or UC.
     fn doca_verbs_qp_init_attr_set_qp_type(verbs_qp_init_attr: *mut abi::doca_verbs_qp_init_attr, qp_type: u32) {
-        if qp_type != abi::DOCA_VERBS_QP_TYPE_RC as u32 && qp_type != abi::DOCA_VERBS_QP_TYPE_UC as u32 {
+        if qp_type != abi::DOCA_VERBS_QP_TYPE_RC && qp_type != abi::DOCA_VERBS_QP_TYPE_UC {
             return Err(fail(codes::INVALID_VALUE, "unknown QP type"));
         }
         qp_init(verbs_qp_init_attr)?.qp_type = qp_type;

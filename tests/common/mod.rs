@@ -20,7 +20,7 @@ doca::dpa::dpa_app! {
 }
 
 /// The device under test.
-pub fn device() -> Device {
+pub(crate) fn device() -> Device {
     let opened = match std::env::var("DOCA_TEST_DEVICE") {
         Ok(name) if name.contains(':') => Device::open_by_pci(&name),
         Ok(name) => Device::open_by_ibdev_name(&name),
@@ -30,6 +30,6 @@ pub fn device() -> Device {
 }
 
 /// A started context running the tests' app.
-pub fn dpa() -> Dpa {
+pub(crate) fn dpa() -> Dpa {
     Dpa::start(&device(), doca_tests::app()).expect("starting the DPA context")
 }

@@ -86,14 +86,19 @@ impl App {
             ));
         }
         if desc.abi_version != APP_ABI {
-            return Err(fail(codes::UNSUPPORTED_VERSION, "application table of another doca-sim version"));
+            return Err(fail(
+                codes::UNSUPPORTED_VERSION,
+                "application table of another doca-sim version",
+            ));
         }
         Ok(App(desc))
     }
 
     pub(crate) fn name(&self) -> &'static str {
         // SAFETY: the generated table stores a NUL-terminated literal.
-        unsafe { CStr::from_ptr(self.0.name) }.to_str().unwrap_or("?")
+        unsafe { CStr::from_ptr(self.0.name) }
+            .to_str()
+            .unwrap_or("?")
     }
 
     /// The table's address, which is the `struct doca_dpa_app *` C knows.
@@ -125,7 +130,9 @@ impl App {
 impl Kernel {
     pub(crate) fn name(&self) -> &'static str {
         // SAFETY: the generated table stores a NUL-terminated literal.
-        unsafe { CStr::from_ptr(self.0.name) }.to_str().unwrap_or("?")
+        unsafe { CStr::from_ptr(self.0.name) }
+            .to_str()
+            .unwrap_or("?")
     }
 
     /// The kernel's host address (its `doca_dpa_func_t *`).

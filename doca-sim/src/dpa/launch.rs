@@ -126,6 +126,9 @@ struct Gang {
 }
 
 /// Work a pool thread can be given.
+// Launch jobs are moved into a waiting worker's slot; boxing them would cost
+// a heap allocation per launch on the submitting thread.
+#[allow(clippy::large_enum_variant)]
 enum Task {
     Launch(LaunchJob),
     Instance(Arc<Gang>, u32),
@@ -376,10 +379,10 @@ pub unsafe extern "C" fn doca_sim_kernel_lookup(
         if func.is_null() {
             return Err(fail(codes::INVALID_VALUE, "NULL kernel function"));
         }
-        let app = this
-            .core
-            .app()
-            .ok_or(fail(codes::BAD_STATE, "no application set on the DPA context"))?;
+        let app = this.core.app().ok_or(fail(
+            codes::BAD_STATE,
+            "no application set on the DPA context",
+        ))?;
         out(kernel, app.kernel(func)?.0 as *const KernelDesc)
     })
 }
@@ -440,11 +443,17 @@ fn launch(
     // SAFETY: the shim passes the descriptor `doca_sim_kernel_lookup` found.
     let kernel = Kernel(unsafe { &*kernel });
     if kernel.0.kind != KIND_GLOBAL {
-        return Err(fail(codes::INVALID_VALUE, "an RPC function cannot be launched as a kernel"));
+        return Err(fail(
+            codes::INVALID_VALUE,
+            "an RPC function cannot be launched as a kernel",
+        ));
     }
     let max = this.core.device.profile.max_threads_per_kernel;
     if num_threads == 0 || num_threads > max {
-        return Err(fail(codes::INVALID_VALUE, "num_threads is 0 or above the max threads per kernel"));
+        return Err(fail(
+            codes::INVALID_VALUE,
+            "num_threads is 0 or above the max threads per kernel",
+        ));
     }
     if wait_threshold > MAX_WAIT_THRESHOLD {
         return Err(fail(codes::INVALID_VALUE, "wait_threshold is above 254"));
@@ -500,7 +509,10 @@ fn rpc(
     // SAFETY: the shim passes the descriptor `doca_sim_kernel_lookup` found.
     let kernel = Kernel(unsafe { &*kernel });
     if kernel.0.kind != KIND_RPC {
-        return Err(fail(codes::INVALID_VALUE, "not an RPC (__dpa_rpc__) function"));
+        return Err(fail(
+            codes::INVALID_VALUE,
+            "not an RPC (__dpa_rpc__) function",
+        ));
     }
     let mut copied = [0u64; MAX_KERNEL_ARGS];
     let n = (kernel.0.num_params as usize).min(MAX_KERNEL_ARGS);
@@ -532,14 +544,19 @@ fn rpc(
     loop {
         if let Some((value, ended)) = *slot {
             if ended == Ended::Aborted || this.core.is_fatal() {
-                return Err(fail(codes::DRIVER, "the RPC ended with a device-side error"));
+                return Err(fail(
+                    codes::DRIVER,
+                    "the RPC ended with a device-side error",
+                ));
             }
             return out(retval, value);
         }
         let now = Instant::now();
         if now >= deadline {
-            this.core
-                .make_fatal(format!("RPC `{}` did not return within the kernel max run time", kernel.name()));
+            this.core.make_fatal(format!(
+                "RPC `{}` did not return within the kernel max run time",
+                kernel.name()
+            ));
             return Err(fail(codes::DRIVER, "RPC timed out"));
         }
         slot = result

@@ -54,7 +54,10 @@ impl Heap {
         // SAFETY: `layout` has a non-zero size.
         let ptr = unsafe { alloc(layout) };
         if ptr.is_null() {
-            return Err(fail(codes::NO_MEMORY, "host allocation for the DPA heap failed"));
+            return Err(fail(
+                codes::NO_MEMORY,
+                "host allocation for the DPA heap failed",
+            ));
         }
         // SAFETY: `ptr` is a fresh allocation of `size` bytes.
         unsafe { ptr.write_bytes(UNINIT_FILL, size) };
@@ -67,10 +70,10 @@ impl Heap {
     /// Frees a block by its start address; `busy` when kernels of the
     /// context may still be running.
     pub(crate) fn free(&mut self, addr: u64, busy: bool) -> SimResult {
-        let block = self
-            .blocks
-            .remove(&(addr as usize))
-            .ok_or(fail(codes::INVALID_VALUE, "not the start of a live DPA allocation"))?;
+        let block = self.blocks.remove(&(addr as usize)).ok_or(fail(
+            codes::INVALID_VALUE,
+            "not the start of a live DPA allocation",
+        ))?;
         self.used -= block.len as u64;
         if busy {
             self.quarantine.push((addr as usize, block));
@@ -91,7 +94,12 @@ impl Heap {
         registry::release_resource(block.scope, KIND);
         // SAFETY: the block was allocated in `alloc` with this size and alignment
         // and is removed from the map before being released, so only once.
-        unsafe { dealloc(addr as *mut u8, Layout::from_size_align_unchecked(block.len, ALIGN)) };
+        unsafe {
+            dealloc(
+                addr as *mut u8,
+                Layout::from_size_align_unchecked(block.len, ALIGN),
+            )
+        };
     }
 
     /// Checks that `[addr, addr + len)` lies inside one live block.
@@ -143,11 +151,20 @@ mod tests {
         let a = heap.alloc(100, 1 << 20).unwrap();
         assert!(heap.check_range(a, 100).is_ok());
         assert!(heap.check_range(a + 10, 90).is_ok());
-        assert_eq!(heap.check_range(a + 10, 91).unwrap_err().code, codes::INVALID_VALUE);
-        assert_eq!(heap.check_range(a - 1, 1).unwrap_err().code, codes::INVALID_VALUE);
+        assert_eq!(
+            heap.check_range(a + 10, 91).unwrap_err().code,
+            codes::INVALID_VALUE
+        );
+        assert_eq!(
+            heap.check_range(a - 1, 1).unwrap_err().code,
+            codes::INVALID_VALUE
+        );
         // SAFETY: test reads the fresh block's first byte.
         assert_eq!(unsafe { *(a as *const u8) }, UNINIT_FILL);
-        assert_eq!(heap.free(a + 1, false).unwrap_err().code, codes::INVALID_VALUE);
+        assert_eq!(
+            heap.free(a + 1, false).unwrap_err().code,
+            codes::INVALID_VALUE
+        );
         heap.free(a, false).unwrap();
         assert!(heap.check_range(a, 1).is_err());
     }
@@ -160,7 +177,10 @@ mod tests {
         let a = heap.alloc(60, 100).unwrap();
         assert_eq!(heap.alloc(60, 100).unwrap_err().code, codes::NO_MEMORY);
         heap.free(a, true).unwrap();
-        assert!(heap.alloc(60, 100).is_ok(), "quarantined bytes no longer count as used");
+        assert!(
+            heap.alloc(60, 100).is_ok(),
+            "quarantined bytes no longer count as used"
+        );
         heap.release_quarantine();
     }
 }

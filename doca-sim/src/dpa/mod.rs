@@ -73,7 +73,10 @@ impl DpaCore {
     /// BAD_STATE, like `doca_dpa_peek_at_last_error` does.
     pub(crate) fn require_running(&self) -> SimResult {
         if self.is_fatal() {
-            return Err(fail(codes::BAD_STATE, "the DPA context hit a device-side error (fatal)"));
+            return Err(fail(
+                codes::BAD_STATE,
+                "the DPA context hit a device-side error (fatal)",
+            ));
         }
         match self.state().phase {
             Phase::Started => Ok(()),
@@ -85,7 +88,10 @@ impl DpaCore {
     /// BAD_STATE if the context was destroyed (what children check).
     pub(crate) fn require_alive(&self) -> SimResult {
         if self.state().phase == Phase::Destroyed {
-            return Err(fail(codes::BAD_STATE, "the parent DPA context was destroyed"));
+            return Err(fail(
+                codes::BAD_STATE,
+                "the parent DPA context was destroyed",
+            ));
         }
         Ok(())
     }
@@ -98,7 +104,10 @@ impl DpaCore {
     /// Called when device code of this context stops running.
     pub(crate) fn device_code_finished(&self) {
         if !self.busy() {
-            self.heap.lock().unwrap_or_else(|p| p.into_inner()).release_quarantine();
+            self.heap
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .release_quarantine();
         }
     }
 
@@ -150,14 +159,18 @@ impl DpaCore {
             let state = root.state();
             (state.log_level, state.log_path.clone())
         };
-        if level > threshold || threshold == abi::DOCA_DPA_DEV_LOG_LEVEL_DISABLE as u32 {
+        if level > threshold || threshold == abi::DOCA_DPA_DEV_LOG_LEVEL_DISABLE {
             return;
         }
         let line = format!("[dpa] {message}");
         match path {
             Some(path) => {
                 use std::io::Write;
-                if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(path) {
+                if let Ok(mut f) = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(path)
+                {
                     let _ = writeln!(f, "{line}");
                 }
             }
@@ -190,14 +203,19 @@ fn idle_config(ptr: *mut abi::doca_dpa, f: impl FnOnce(&mut DpaState) -> SimResu
     }
 }
 
-fn new_core(device: Arc<DeviceModel>, base: Option<Arc<DpaCore>>, phase: Phase, app: Option<App>) -> Arc<DpaCore> {
+fn new_core(
+    device: Arc<DeviceModel>,
+    base: Option<Arc<DpaCore>>,
+    phase: Phase,
+    app: Option<App>,
+) -> Arc<DpaCore> {
     Arc::new(DpaCore {
         device,
         base,
         state: Mutex::new(DpaState {
             phase,
             app,
-            log_level: abi::DOCA_DPA_DEV_LOG_LEVEL_INFO as u32,
+            log_level: abi::DOCA_DPA_DEV_LOG_LEVEL_INFO,
             log_path: None,
             trace_path: None,
             handle: None,

@@ -37,7 +37,10 @@ trait Child: SimObject {
     fn on_destroy(&self) {}
 }
 
-fn new_child<T: Child>(dpa_ptr: *mut abi::doca_dpa, make: impl FnOnce(Arc<DpaCore>) -> SimResult<T>) -> SimResult<*mut T> {
+fn new_child<T: Child>(
+    dpa_ptr: *mut abi::doca_dpa,
+    make: impl FnOnce(Arc<DpaCore>) -> SimResult<T>,
+) -> SimResult<*mut T> {
     let core = dpa(dpa_ptr)?.core.clone();
     core.require_alive()?;
     let child = make(core.clone())?;
@@ -55,7 +58,10 @@ fn child<'a, T: Child, P>(ptr: *const P) -> SimResult<&'a T> {
 fn destroy_child<T: Child, P>(ptr: *mut P) -> SimResult {
     let c = child::<T, P>(ptr)?;
     if c.started() {
-        return Err(fail(codes::BAD_STATE, "stop the object before destroying it"));
+        return Err(fail(
+            codes::BAD_STATE,
+            "stop the object before destroying it",
+        ));
     }
     // SAFETY: checked above; only this call frees it.
     let c = unsafe { registry::unregister::<T, P>(ptr) }?;
@@ -202,7 +208,10 @@ fn thread<'a>(ptr: *const abi::doca_dpa_thread) -> SimResult<&'a DpaThread> {
     child::<DpaThread, _>(ptr)
 }
 
-fn configure_thread(ptr: *mut abi::doca_dpa_thread, f: impl FnOnce(&mut ThreadConfig) -> SimResult) -> SimResult {
+fn configure_thread(
+    ptr: *mut abi::doca_dpa_thread,
+    f: impl FnOnce(&mut ThreadConfig) -> SimResult,
+) -> SimResult {
     let t = thread(ptr)?;
     let mut cfg = lock(&t.core.config);
     if cfg.started {
@@ -262,7 +271,8 @@ impl CompletionCore {
                 self.dpa.make_fatal("completion queue overrun".into());
                 return Err(fail(codes::FULL, "completion queue overrun"));
             }
-            st.unread.push_back(encode_element(kind, user_data, immediate));
+            st.unread
+                .push_back(encode_element(kind, user_data, immediate));
             let wake = st.armed.then(|| st.thread.clone()).flatten();
             if wake.is_some() {
                 st.armed = false;
@@ -349,7 +359,9 @@ fn completion<'a>(ptr: *const abi::doca_dpa_completion) -> SimResult<&'a Complet
 }
 
 /// Borrows a live completion context (for producers such as RDMI).
-pub(crate) fn completion_core(ptr: *const abi::doca_dpa_completion) -> SimResult<Arc<CompletionCore>> {
+pub(crate) fn completion_core(
+    ptr: *const abi::doca_dpa_completion,
+) -> SimResult<Arc<CompletionCore>> {
     Ok(completion(ptr)?.core.clone())
 }
 
