@@ -67,9 +67,12 @@ grep -qx "device=mlx5_0 dpa=true" <<<"$out" || fail "probe did not list the sim'
 grep -qx "device=mlx5_2 dpa=false" <<<"$out" || fail "probe did not list the sim's BlueField-2"
 grep -qx "declared_not_exported=" <<<"$out" || fail "some declared functions are not exported by the fake install"
 grep -qx "hand_declared=doca_rdmi_connection_as_ctx" <<<"$out" || fail "doca_rdmi_connection_as_ctx was not detected for hand declaration"
+grep -qx "launch_null_rc=6" <<<"$out" || fail "the variadic launch did not answer INVALID_VALUE for a NULL context"
 bin="$CARGO_TARGET_DIR/debug/doca-fake-prefix-probe"
-LD_LIBRARY_PATH="$prefix/lib" ldd "$bin" | grep -q "$prefix/lib/libdoca_dpa.so" \
-    || fail "the probe is not dynamically linked to the fake libdoca_dpa.so"
+for lib in libdoca_dpa.so libdoca_common.so; do
+    LD_LIBRARY_PATH="$prefix/lib" ldd "$bin" | grep -q "$prefix/lib/$lib" \
+        || fail "the probe is not dynamically linked to the fake $lib"
+done
 
 echo "== a DOCA 2.5-shaped prefix must be refused"
 mkdir -p "$old/include" "$old/lib/pkgconfig"

@@ -363,7 +363,8 @@ macro_rules! dpa_app {
         }
     ) => {
         $(#[$meta])*
-        #[allow(non_upper_case_globals)]
+        // A program need not use every function of its DPA image.
+        #[allow(non_upper_case_globals, dead_code)]
         $vis mod $app {
             #[allow(unused_imports)]
             use $crate::param;

@@ -32,6 +32,17 @@ fn main() {
             println!("device={} dpa={}", text(name.as_ptr()), dpa);
         }
         sys::doca_devinfo_destroy_list(list);
+        // A variadic entry point (they live in libdoca_dpa.so): NULL context.
+        let rc = sys::doca_dpa_kernel_launch_update_set(
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            0,
+            std::ptr::null_mut(),
+            0,
+            1,
+            None,
+        );
+        println!("launch_null_rc={rc}");
     }
     let missing: Vec<&str> = sys::build_info::SYMBOLS
         .iter()
