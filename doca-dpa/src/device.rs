@@ -249,7 +249,9 @@ impl Device {
         &self.inner.info
     }
 
-    pub(crate) fn as_ptr(&self) -> *mut sys::doca_dev {
+    /// The raw `doca_dev`, for calls this crate does not wrap. Valid while
+    /// this `Device` (or any clone) lives.
+    pub fn as_ptr(&self) -> *mut sys::doca_dev {
         self.inner.ptr.as_ptr()
     }
 }

@@ -51,6 +51,7 @@
 // another.
 #![allow(clippy::unnecessary_cast, clippy::useless_conversion)]
 
+#[cfg(doca_sym = "doca_dpa_create")]
 mod app;
 mod device;
 #[cfg(doca_sym = "doca_dpa_create")]
@@ -65,6 +66,7 @@ mod sync_event;
 #[cfg(doca_sym = "doca_dpa_thread_create")]
 mod thread;
 
+#[cfg(doca_sym = "doca_dpa_create")]
 pub use app::{param, AbiScalar, App, Kernel, KernelArg, KernelArgs, KernelParam, Rpc, ThreadFn};
 pub use device::{devices, Device, DeviceInfo};
 #[cfg(doca_sym = "doca_dpa_create")]
