@@ -455,3 +455,10 @@ pub(crate) fn with_timeout<T: Send + 'static>(
 pub(crate) struct SendPtr<T>(pub(crate) *mut T);
 // SAFETY: only used to hand an object to one other thread at a time.
 unsafe impl<T> Send for SendPtr<T> {}
+
+impl<T> SendPtr<T> {
+    /// The pointer (a method, so closures capture the whole wrapper).
+    pub(crate) fn ptr(self) -> *mut T {
+        self.0
+    }
+}
