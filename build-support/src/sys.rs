@@ -18,8 +18,9 @@
 //!    exported (the sim implements them all), plus the sim-only extra exports.
 //! 4. Emits the check-cfgs and cfgs, writes `OUT_DIR/audit.tsv`,
 //!    `OUT_DIR/universe.txt` and `OUT_DIR/build_info.rs`, and the `links` metadata
-//!    `backend`, `version`, `audit`, `universe`, `include`, `rdmi` (and
-//!    `sim_device_include`).
+//!    `backend`, `version`, `audit`, `universe`, `include`, `rdmi`, `libdir` (hardware:
+//!    doca-dpa's library directories, where dpacc finds the device libraries) and
+//!    `sim_device_include`.
 //!
 //! Without `doca-rdmi.pc`, [`SysCrate::Rdmi`] still succeeds: `bindings.rs` holds no
 //! items, nothing is linked, `doca_rdmi_absent` is set and the reason recorded.
@@ -442,6 +443,24 @@ pub fn run(
             .join(":"),
     );
     d.metadata("rdmi", if rdmi_present { "present" } else { "absent" });
+    // Where the DOCA device libraries are (dpacc's -device-libs -L), hardware only.
+    if let Some(install) = choice
+        .install
+        .as_ref()
+        .filter(|_| choice.backend == Backend::Hardware)
+    {
+        let dirs = install.link_dirs(&["doca-dpa"]);
+        if !dirs.is_empty() {
+            d.metadata(
+                "libdir",
+                &dirs
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(":"),
+            );
+        }
+    }
     if let Some(dev) = &device_include {
         d.metadata("sim_device_include", &dev.display().to_string());
     }
@@ -569,6 +588,10 @@ mod tests {
         assert!(d.contains("cargo::metadata=backend=sim"));
         assert!(d.contains("cargo::metadata=version=3.0.0058"));
         assert!(d.contains("cargo::metadata=rdmi=present"));
+        assert!(!d
+            .lines()
+            .iter()
+            .any(|l| l.starts_with("cargo::metadata=libdir=")));
         assert!(d.contains(&format!("cargo::metadata=include={}", r.path().display())));
         assert!(d
             .lines()
@@ -718,6 +741,10 @@ mod tests {
         let d = &o.directives;
         assert!(d.contains("cargo::rustc-cfg=doca_rdmi_absent"));
         assert!(d.contains("cargo::metadata=rdmi=absent"));
+        assert!(d.contains(&format!(
+            "cargo::metadata=libdir={}",
+            prefix.path().join("lib").display()
+        )));
         assert!(d.contains("cargo::warning=a warning"));
         assert!(!d.lines().iter().any(|l| l.contains("rustc-link")));
         assert!(!d
