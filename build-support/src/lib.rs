@@ -18,15 +18,15 @@
 //! * [`bindgen_config`]: the one bindgen configuration shared by hardware builds and
 //!   the regeneration of the committed bindings.
 //! * [`sys`], [`safe`], [`regen`]: the complete flows.
-//!
-//! Building DPA applications (running `dpacc` on kernels) is a separate concern that will
-//! live in its own module (`dpa_app`); nothing here depends on it.
+//! * [`dpa_app`]: building DPA applications (kernels) from a build script, with dpacc on
+//!   hardware or for the software DPA in sim builds.
 
 pub mod audit;
 pub mod backend;
 pub mod bindgen_config;
 pub mod cfgs;
 pub mod discovery;
+pub mod dpa_app;
 pub mod env;
 pub mod regen;
 pub mod safe;

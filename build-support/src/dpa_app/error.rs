@@ -1,0 +1,491 @@
+//! [`DpaAppError`]: why a DPA application could not be built.
+
+use std::ffi::OsString;
+use std::fmt;
+use std::path::PathBuf;
+
+/// Why a kernel parameter cannot be used by the software DPA.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamRefusal {
+    /// A `struct` passed by value.
+    StructByValue,
+    /// A `union` passed by value.
+    UnionByValue,
+    /// An array parameter (`uint64_t a[4]`).
+    Array,
+    /// A function pointer parameter.
+    FunctionPointer,
+    /// A variadic kernel (`...`).
+    Variadic,
+    /// `float`, `double` or `long double`.
+    FloatingPoint,
+    /// A type narrower than 4 bytes (`char`, `short`, `bool`, `uint8_t`, `uint16_t`…).
+    Narrow,
+    /// A parameter without a type (only qualifiers, say).
+    NoType,
+}
+
+impl ParamRefusal {
+    fn explain(self) -> &'static str {
+        match self {
+            ParamRefusal::StructByValue => {
+                "structs passed by value are not supported by the software DPA; pass a \
+                 pointer to the struct in DPA memory (doca_dpa_dev_uintptr_t) instead"
+            }
+            ParamRefusal::UnionByValue => {
+                "unions passed by value are not supported by the software DPA; pass a \
+                 pointer in DPA memory instead"
+            }
+            ParamRefusal::Array => {
+                "array parameters are not supported; pass the address of the array in DPA \
+                 memory (doca_dpa_dev_uintptr_t) instead"
+            }
+            ParamRefusal::FunctionPointer => "function pointer parameters are not supported",
+            ParamRefusal::Variadic => "variadic device functions are not supported",
+            ParamRefusal::FloatingPoint => {
+                "floating-point parameters are not supported (launch arguments travel as \
+                 64-bit integers); pass the bits in a uint64_t instead"
+            }
+            ParamRefusal::Narrow => {
+                "types narrower than 4 bytes cannot pass through the variadic launch call \
+                 (C promotes them); declare the parameter uint32_t or int32_t instead"
+            }
+            ParamRefusal::NoType => "the parameter has no type",
+        }
+    }
+}
+
+/// Why a DPA application could not be built. The [`Display`](fmt::Display) text is the
+/// message a build script prints: it says what went wrong and what to do about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DpaAppError {
+    /// The `--app-name` is not a C identifier.
+    InvalidAppName {
+        /// The name given.
+        name: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// A define's name is not a C identifier.
+    InvalidDefine {
+        /// The name given.
+        name: String,
+    },
+    /// No source file was given.
+    NoSources {
+        /// The application.
+        app: String,
+    },
+    /// A source directory holds no `*.c` file.
+    EmptySourceDir {
+        /// The directory.
+        dir: PathBuf,
+    },
+    /// A file or directory could not be read or written.
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The system's message.
+        message: String,
+    },
+    /// A path that cannot be used in the generated C or on the dpacc command line.
+    UnusablePath {
+        /// The path.
+        path: PathBuf,
+        /// Why.
+        reason: &'static str,
+    },
+    /// A value that goes into one of dpacc's space-separated option strings contains
+    /// whitespace.
+    WhitespaceInOption {
+        /// What the value is (an include directory, a define…).
+        what: &'static str,
+        /// The value.
+        value: String,
+    },
+    /// A variable cargo sets (or `links` metadata of doca-dpa-sys) is missing.
+    MissingEnv {
+        /// The variable.
+        name: &'static str,
+        /// What provides it.
+        hint: &'static str,
+    },
+    /// `DEP_DOCA_DPA_BACKEND` has an unknown value.
+    UnknownBackend {
+        /// The value.
+        value: String,
+    },
+    /// `DEP_DOCA_DPA_VERSION` is not a DOCA version.
+    BadDocaVersion {
+        /// The value.
+        value: String,
+    },
+    /// A device function parameter the software DPA cannot pass.
+    UnsupportedParam {
+        /// The source file.
+        file: PathBuf,
+        /// The line of the function's name.
+        line: usize,
+        /// The device function.
+        kernel: String,
+        /// The parameter's position (1-based).
+        position: usize,
+        /// The parameter as written.
+        param: String,
+        /// Why it is refused.
+        refusal: ParamRefusal,
+    },
+    /// More parameters than the software DPA passes (`DOCA_SIM_MAX_KERNEL_ARGS`).
+    TooManyParams {
+        /// The source file.
+        file: PathBuf,
+        /// The line of the function's name.
+        line: usize,
+        /// The device function.
+        kernel: String,
+        /// How many it declares.
+        count: usize,
+        /// The maximum.
+        max: usize,
+    },
+    /// A `__dpa_rpc__` function that does not return `uint64_t`.
+    RpcReturnType {
+        /// The source file.
+        file: PathBuf,
+        /// The line of the function's name.
+        line: usize,
+        /// The function.
+        kernel: String,
+        /// The return type as written.
+        found: String,
+    },
+    /// A `__dpa_global__`/`__dpa_rpc__` definition whose shape the scanner does not
+    /// understand.
+    UnsupportedDeclaration {
+        /// The source file.
+        file: PathBuf,
+        /// Its line.
+        line: usize,
+        /// The declaration, as tokens joined by spaces.
+        text: String,
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// Two device functions of one application have the same name.
+    DuplicateKernel {
+        /// The name.
+        name: String,
+        /// Where it was first defined.
+        first: PathBuf,
+        /// Where it was defined again.
+        second: PathBuf,
+    },
+    /// A device function has the name of the application symbol.
+    KernelNamedLikeApp {
+        /// The name.
+        name: String,
+        /// Where the function is.
+        file: PathBuf,
+    },
+    /// No `__dpa_global__` or `__dpa_rpc__` function in any source.
+    NoKernels {
+        /// The application.
+        app: String,
+        /// The sources scanned.
+        sources: Vec<PathBuf>,
+    },
+    /// Compiling the application for the software DPA failed.
+    SimCompile {
+        /// The application.
+        app: String,
+        /// The generated C file.
+        generated: PathBuf,
+        /// The message of the `cc` crate.
+        message: String,
+    },
+    /// A tool (dpacc, dpa-app-attributes2blob) was not found.
+    ToolNotFound {
+        /// The tool.
+        tool: &'static str,
+        /// The variable that selects it.
+        env_var: &'static str,
+        /// What was tried, in order.
+        tried: Vec<String>,
+    },
+    /// A tool could not be run or exited with a failure.
+    ToolFailed {
+        /// The program.
+        program: PathBuf,
+        /// Its arguments.
+        args: Vec<OsString>,
+        /// The exit status, or why it could not run.
+        status: String,
+        /// What it wrote (stderr, then stdout).
+        output: String,
+    },
+    /// `dpacc --version` printed no version number.
+    DpaccVersionUnparseable {
+        /// The compiler.
+        dpacc: PathBuf,
+        /// What it printed.
+        output: String,
+    },
+    /// dpacc's release is not DOCA's.
+    DpaccVersionMismatch {
+        /// The compiler.
+        dpacc: PathBuf,
+        /// Its version, as printed.
+        dpacc_version: String,
+        /// DOCA's version.
+        doca_version: String,
+    },
+    /// A tool reported success without writing its output.
+    MissingOutput {
+        /// The tool.
+        program: PathBuf,
+        /// The file it should have written.
+        path: PathBuf,
+    },
+}
+
+fn quote_command(program: &std::path::Path, args: &[OsString]) -> String {
+    let mut s = program.display().to_string();
+    for a in args {
+        let a = a.to_string_lossy();
+        s.push(' ');
+        if a.is_empty() || a.contains(|c: char| c.is_whitespace() || c == '"' || c == '\'') {
+            s.push('\'');
+            s.push_str(&a.replace('\'', "'\\''"));
+            s.push('\'');
+        } else {
+            s.push_str(&a);
+        }
+    }
+    s
+}
+
+impl fmt::Display for DpaAppError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use DpaAppError as E;
+        match self {
+            E::InvalidAppName { name, reason } => write!(
+                f,
+                "`{name}` cannot be a DPA application name: {reason} (it becomes the C symbol \
+                 `struct doca_dpa_app *{name}` and dpacc's --app-name, so it must be a C \
+                 identifier)"
+            ),
+            E::InvalidDefine { name } => write!(
+                f,
+                "`{name}` cannot be defined: a macro name is a C identifier (pass the value \
+                 separately: .define(\"NAME\", Some(\"VALUE\")))"
+            ),
+            E::NoSources { app } => write!(
+                f,
+                "DPA application `{app}` has no sources; add them with .source(), .sources() \
+                 or .sources_in()"
+            ),
+            E::EmptySourceDir { dir } => {
+                write!(f, "no *.c file in {} (DPA sources expected)", dir.display())
+            }
+            E::Io { path, message } => write!(f, "{}: {message}", path.display()),
+            E::UnusablePath { path, reason } => {
+                write!(f, "cannot use the path {:?}: {reason}", path.display())
+            }
+            E::WhitespaceInOption { what, value } => write!(
+                f,
+                "the {what} `{value}` contains whitespace, which dpacc's option strings \
+                 cannot carry; use a path or value without spaces"
+            ),
+            E::MissingEnv { name, hint } => write!(f, "{name} is not set: {hint}"),
+            E::UnknownBackend { value } => write!(
+                f,
+                "DEP_DOCA_DPA_BACKEND is `{value}`; expected hardware, sim or docs (is \
+                 doca-dpa-sys from the same doca-rs release as doca-build-support?)"
+            ),
+            E::BadDocaVersion { value } => write!(
+                f,
+                "DEP_DOCA_DPA_VERSION is `{value}`, which is not a DOCA version"
+            ),
+            E::UnsupportedParam {
+                file,
+                line,
+                kernel,
+                position,
+                param,
+                refusal,
+            } => write!(
+                f,
+                "{}:{line}: device function `{kernel}`, parameter {position} (`{param}`): {}",
+                file.display(),
+                refusal.explain()
+            ),
+            E::TooManyParams {
+                file,
+                line,
+                kernel,
+                count,
+                max,
+            } => write!(
+                f,
+                "{}:{line}: device function `{kernel}` has {count} parameters; the software \
+                 DPA passes at most {max} (pack them in a struct in DPA memory and pass its \
+                 address)",
+                file.display()
+            ),
+            E::RpcReturnType {
+                file,
+                line,
+                kernel,
+                found,
+            } => write!(
+                f,
+                "{}:{line}: __dpa_rpc__ function `{kernel}` returns `{found}`; RPC functions \
+                 must return uint64_t (the value doca_dpa_rpc hands back)",
+                file.display()
+            ),
+            E::UnsupportedDeclaration {
+                file,
+                line,
+                text,
+                reason,
+            } => write!(
+                f,
+                "{}:{line}: cannot read this device function definition ({reason}): {text}\n\
+                 (write it as `__dpa_global__ void name(type a, type b) {{` or \
+                 `__dpa_rpc__ uint64_t name(…) {{`)",
+                file.display()
+            ),
+            E::DuplicateKernel {
+                name,
+                first,
+                second,
+            } => write!(
+                f,
+                "device function `{name}` is defined twice in one DPA application: in {} \
+                 and in {}",
+                first.display(),
+                second.display()
+            ),
+            E::KernelNamedLikeApp { name, file } => write!(
+                f,
+                "device function `{name}` in {} has the name of its DPA application; rename \
+                 one of them (both become C symbols)",
+                file.display()
+            ),
+            E::NoKernels { app, sources } => {
+                write!(
+                    f,
+                    "DPA application `{app}` defines no __dpa_global__ or __dpa_rpc__ \
+                     function; scanned:"
+                )?;
+                for s in sources {
+                    write!(f, " {}", s.display())?;
+                }
+                f.write_str(
+                    " (device functions defined in headers are not seen; define them in the \
+                     .c sources)",
+                )
+            }
+            E::SimCompile {
+                app,
+                generated,
+                message,
+            } => write!(
+                f,
+                "compiling DPA application `{app}` for the software DPA failed: {message}\n\
+                 (generated file: {}; the sources are compiled for the host against \
+                 doca-sim's device headers, which implement a subset of the DPA device API)",
+                generated.display()
+            ),
+            E::ToolNotFound {
+                tool,
+                env_var,
+                tried,
+            } => {
+                write!(f, "{tool} was not found; tried: {}. ", tried.join(", "))?;
+                write!(f, "Set {env_var} to its path")?;
+                if *tool == "dpacc" {
+                    f.write_str(
+                        ", install the DOCA DPA tools (dpacc ships with the DOCA SDK), or \
+                         build for the software DPA with DOCA_BACKEND=sim",
+                    )?;
+                }
+                Ok(())
+            }
+            E::ToolFailed {
+                program,
+                args,
+                status,
+                output,
+            } => {
+                write!(f, "`{}` failed ({status})", quote_command(program, args))?;
+                let output = output.trim();
+                if !output.is_empty() {
+                    write!(f, ":\n{output}")?;
+                }
+                Ok(())
+            }
+            E::DpaccVersionUnparseable { dpacc, output } => write!(
+                f,
+                "could not read a version number in the output of `{} --version`:\n{}",
+                dpacc.display(),
+                output.trim()
+            ),
+            E::DpaccVersionMismatch {
+                dpacc,
+                dpacc_version,
+                doca_version,
+            } => write!(
+                f,
+                "dpacc {dpacc_version} ({}) does not match DOCA {doca_version}: kernels \
+                 built by another release's dpacc fail at load or launch time. Install the \
+                 dpacc that the DOCA Compatibility Policy lists for DOCA {doca_version}, or \
+                 point DPACC at it (set DOCA_DPACC_SKIP_VERSION_CHECK=1 to build anyway)",
+                dpacc.display()
+            ),
+            E::MissingOutput { program, path } => write!(
+                f,
+                "{} succeeded but did not write {}",
+                program.display(),
+                path.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for DpaAppError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn command_quoting() {
+        let s = quote_command(
+            std::path::Path::new("/x/dpacc"),
+            &["a".into(), "-hostcc-options=-fPIC -O2".into(), "".into()],
+        );
+        assert_eq!(s, "/x/dpacc a '-hostcc-options=-fPIC -O2' ''");
+    }
+
+    #[test]
+    fn tool_not_found_mentions_the_sim_for_dpacc_only() {
+        let e = DpaAppError::ToolNotFound {
+            tool: "dpacc",
+            env_var: "DPACC",
+            tried: vec!["$DPACC (unset)".into(), "dpacc on PATH".into()],
+        };
+        let t = e.to_string();
+        assert!(
+            t.contains("Set DPACC") && t.contains("DOCA_BACKEND=sim"),
+            "{t}"
+        );
+        let e = DpaAppError::ToolNotFound {
+            tool: "dpa-app-attributes2blob",
+            env_var: "DOCA_DPA_ATTRS2BLOB",
+            tried: vec![],
+        };
+        assert!(!e.to_string().contains("DOCA_BACKEND=sim"));
+    }
+}

@@ -1,0 +1,181 @@
+//! The hardware backend: dpacc, after checking that it matches DOCA, and (DOCA 3.2 and
+//! later) `dpa-app-attributes2blob` for the process attributes.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use super::dpacc::{dpacc_command, takes_proc_attr, DpaccOptions};
+use super::error::DpaAppError;
+use super::tools::{
+    check_dpacc_version, find_attrs2blob, find_dpacc, run_tool, DEFAULT_ATTRS2BLOB, DEFAULT_DPACC,
+};
+use super::{io_err, Resolved};
+use crate::cfgs::Directives;
+use crate::env::EnvReader;
+use crate::version::DocaVersion;
+
+/// The content of the default process-attributes file: no optional feature.
+pub const DEFAULT_PROC_ATTRIBUTES: &str = "Feature_list:\n";
+
+/// The hint for metadata that doca-dpa-sys provides.
+const DEP_HINT: &str = "it is links metadata of doca-dpa-sys; make doca-dpa-sys a direct \
+                        dependency of the package whose build script builds the DPA app";
+
+/// Where the tools are looked for when the environment does not say (tests replace them).
+#[derive(Debug, Clone)]
+pub(crate) struct ToolDefaults {
+    pub(crate) dpacc: PathBuf,
+    pub(crate) attrs2blob: PathBuf,
+}
+
+impl Default for ToolDefaults {
+    fn default() -> Self {
+        ToolDefaults {
+            dpacc: DEFAULT_DPACC.into(),
+            attrs2blob: DEFAULT_ATTRS2BLOB.into(),
+        }
+    }
+}
+
+/// What the hardware build produced.
+pub(crate) struct HardwareOutput {
+    pub(crate) dpacc: PathBuf,
+    pub(crate) args: Vec<OsString>,
+    pub(crate) archive: PathBuf,
+}
+
+fn split_dirs(value: Option<OsString>) -> Vec<PathBuf> {
+    value
+        .map(|v| {
+            std::env::split_paths(&v)
+                .filter(|p| !p.as_os_str().is_empty())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Values that end up inside one of dpacc's space-separated option strings.
+fn check_no_whitespace(what: &'static str, value: &str) -> Result<(), DpaAppError> {
+    if value.contains(char::is_whitespace) {
+        Err(DpaAppError::WhitespaceInOption {
+            what,
+            value: value.to_owned(),
+        })
+    } else {
+        Ok(())
+    }
+}
+
+fn remove_stale(path: &Path) -> Result<(), DpaAppError> {
+    match std::fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(io_err(path, e)),
+    }
+}
+
+/// Builds the application with dpacc into `OUT_DIR/lib<lib_name>.a`.
+pub(crate) fn build(
+    env: &EnvReader,
+    r: &Resolved,
+    tools: &ToolDefaults,
+    d: &mut Directives,
+) -> Result<HardwareOutput, DpaAppError> {
+    let version_text = env
+        .get("DEP_DOCA_DPA_VERSION")
+        .ok_or(DpaAppError::MissingEnv {
+            name: "DEP_DOCA_DPA_VERSION",
+            hint: DEP_HINT,
+        })?;
+    let doca = DocaVersion::parse(&version_text).map_err(|_| DpaAppError::BadDocaVersion {
+        value: version_text.clone(),
+    })?;
+    let doca_include_dirs = split_dirs(env.get_os("DEP_DOCA_DPA_INCLUDE"));
+    let dpa_lib_dirs = split_dirs(env.get_os("DEP_DOCA_DPA_LIBDIR"));
+    if dpa_lib_dirs.is_empty() {
+        d.warning(
+            "DEP_DOCA_DPA_LIBDIR is empty (pkg-config gave doca-dpa no -L directory): dpacc \
+             looks for the DOCA device libraries in its default directories only",
+        );
+    }
+    for dir in r.include_dirs.iter().chain(&dpa_lib_dirs) {
+        check_no_whitespace("directory", &dir.display().to_string())?;
+    }
+    for (k, v) in &r.defines {
+        check_no_whitespace("define", &format!("{k}={}", v.as_deref().unwrap_or("")))?;
+    }
+
+    let dpacc = find_dpacc(env, &tools.dpacc)?;
+    if let Some(w) = check_dpacc_version(env, &dpacc, doca)? {
+        d.warning(&w);
+    }
+    d.rerun_if_changed(&dpacc);
+
+    let proc_attr_blob = if takes_proc_attr(doca) {
+        let yaml = match &r.proc_attributes {
+            Some(p) => p.clone(),
+            None => {
+                let p = r.out_dir.join(format!("{}.attrs.yaml", r.lib_name));
+                std::fs::write(&p, DEFAULT_PROC_ATTRIBUTES).map_err(|e| io_err(&p, e))?;
+                p
+            }
+        };
+        let blob = r.out_dir.join(format!("{}.attrs.blob", r.lib_name));
+        remove_stale(&blob)?;
+        let tool = find_attrs2blob(env, &dpacc, &tools.attrs2blob)?;
+        run_tool(&tool, &[yaml.into(), blob.clone().into()])?;
+        if !blob.is_file() {
+            return Err(DpaAppError::MissingOutput {
+                program: tool,
+                path: blob,
+            });
+        }
+        Some(blob)
+    } else {
+        if let Some(p) = &r.proc_attributes {
+            d.warning(&format!(
+                "DPA application `{}`: the process attributes {} are not used: dpacc takes \
+                 them from DOCA 3.2 on, and DOCA is {doca}",
+                r.app_name,
+                p.display()
+            ));
+        }
+        None
+    };
+
+    let host_cc = env
+        .get_os("CC")
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| "gcc".into());
+    let archive = r.out_dir.join(format!("lib{}.a", r.lib_name));
+    remove_stale(&archive)?;
+    let opts = DpaccOptions {
+        app_name: r.app_name.clone(),
+        sources: r.sources.clone(),
+        output: archive.clone(),
+        host_cc,
+        doca_include_dirs,
+        dpa_lib_dirs,
+        include_dirs: r.include_dirs.clone(),
+        defines: r.defines.clone(),
+        proc_attr_blob,
+    };
+    let args = dpacc_command(doca, &opts);
+    run_tool(&dpacc, &args)?;
+    if !archive.is_file() {
+        return Err(DpaAppError::MissingOutput {
+            program: dpacc,
+            path: archive,
+        });
+    }
+    d.link_search(&r.out_dir);
+    d.push(format!(
+        "cargo::rustc-link-lib=static:+whole-archive={}",
+        r.lib_name
+    ));
+    Ok(HardwareOutput {
+        dpacc,
+        args,
+        archive,
+    })
+}

@@ -1,0 +1,506 @@
+//! Building DPA applications (the device code of DPA kernels) from a build script.
+//!
+//! ```no_run
+//! // build.rs of a package that depends directly on doca-dpa-sys (so that its build
+//! // script receives the DEP_DOCA_DPA_* metadata):
+//! doca_build_support::dpa_app::DpaApp::new("doca_examples") // dpacc's --app-name
+//!     .sources_in("examples/kernels")                          // every *.c, sorted
+//!     .include("examples/kernels/include")                     // optional
+//!     .define("FOO", Some("1"))                                // optional
+//!     .build_or_exit();
+//! ```
+//!
+//! What [`DpaApp::build`] does depends on the backend doca-dpa-sys was built for
+//! (`DEP_DOCA_DPA_BACKEND`):
+//!
+//! * **hardware**: runs `dpacc` (`$DPACC`, else `dpacc` on `PATH`, else
+//!   `/opt/mellanox/doca/tools/dpacc`) after checking that its release is DOCA's (a
+//!   mismatch is an error; `DOCA_DPACC_SKIP_VERSION_CHECK=1` makes it a warning). The
+//!   command line per DOCA release is [`dpacc_command`]. From DOCA 3.2 the process
+//!   attributes (the YAML given to [`DpaApp::proc_attributes`], or one listing no
+//!   feature) are turned into a blob by `dpa-app-attributes2blob` (`$DOCA_DPA_ATTRS2BLOB`,
+//!   else beside dpacc, else `/opt/mellanox/doca/tools/`).
+//! * **sim**: the software DPA (doca-sim) runs kernels on host threads. The same C sources
+//!   are compiled for the host against doca-sim's device headers
+//!   (`DEP_DOCA_DPA_SIM_DEVICE_INCLUDE`), together with a generated file
+//!   ([`sim_app_source`]) that describes every device function to the sim and defines
+//!   the application symbol.
+//! * **docs**: nothing is built (documentation builds run no kernel).
+//!
+//! Either way the result is the static library `OUT_DIR/lib<lib>.a`, linked with
+//! `static:+whole-archive` (so the object that defines the application symbol is kept),
+//! which defines `struct doca_dpa_app *<app name>` and one host symbol per device
+//! function, as the C samples expect.
+//!
+//! Rules to know:
+//!
+//! * The Rust declaration of the application (`doca_dpa::dpa_app!`) must list the same
+//!   device functions, with the same parameter C types, as the sources: DOCA passes
+//!   launch arguments through a C variadic call and reads them back by the kernel's
+//!   declared types, so a mismatch is undefined behaviour on hardware and garbage in the
+//!   sim. [`BuiltApp::kernels`] (sim) lists what the sources define.
+//! * In the sim, the sources of one application form one translation unit: they share
+//!   file scope, so two `static` helpers with the same name in two files collide (dpacc
+//!   compiles the files separately). Device functions must be defined in the `.c`
+//!   sources, not in headers, to be found.
+//! * In the sim, parameters must be 4- or 8-byte integers, handles or pointers, at most
+//!   32 of them; structs or unions by value, arrays, function pointers, floating point
+//!   and narrower types are refused with an error naming the file, the function and the
+//!   parameter. `__dpa_rpc__` functions return `uint64_t`.
+//! * Device function names and the application name are global C symbols of the final
+//!   program, in both backends: two applications linked into one program cannot define
+//!   functions of the same name.
+//!
+//! Variables read (through [`EnvReader`], so cargo reruns the build script when they
+//! change): `DEP_DOCA_DPA_BACKEND`, `OUT_DIR`, `CARGO_MANIFEST_DIR` (relative paths are
+//! relative to it); sim: `DEP_DOCA_DPA_SIM_DEVICE_INCLUDE`, `TARGET`, `HOST`,
+//! `OPT_LEVEL`, `DEBUG` and the `CC`/`CFLAGS` family the `cc` crate uses; hardware:
+//! `DEP_DOCA_DPA_VERSION`, `DEP_DOCA_DPA_INCLUDE`, `DEP_DOCA_DPA_LIBDIR`, `DPACC`, `PATH`
+//! (when `DPACC` is not a path), `DOCA_DPACC_SKIP_VERSION_CHECK`, `DOCA_DPA_ATTRS2BLOB`,
+//! `CC` (dpacc's `-hostcc`, `gcc` when unset).
+
+mod dpacc;
+mod error;
+mod hardware;
+mod parse;
+mod sim;
+mod sim_source;
+mod strip;
+mod tools;
+
+#[cfg(test)]
+mod tests;
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+pub use dpacc::{
+    device_libs, dpacc_command, mcpu_list, parse_tool_version, takes_proc_attr, DpaccOptions,
+    DEVICE_OPTIONS, HOST_OPTIONS, PROC_ATTR_SINCE,
+};
+pub use error::{DpaAppError, ParamRefusal};
+pub use hardware::DEFAULT_PROC_ATTRIBUTES;
+pub use parse::{parse_device_functions, DeviceFunction, FunctionKind, Param, MAX_KERNEL_ARGS};
+pub use sim::SIM_DEVICE_INCLUDE_ENV;
+pub use sim_source::sim_app_source;
+pub use tools::{
+    ATTRS2BLOB_ENV, ATTRS2BLOB_NAME, DEFAULT_ATTRS2BLOB, DEFAULT_DPACC, DPACC_ENV,
+    SKIP_VERSION_CHECK_ENV,
+};
+
+use crate::backend::Backend;
+use crate::cfgs::Directives;
+use crate::env::EnvReader;
+
+/// The variable (links metadata of doca-dpa-sys) that names the backend.
+pub const BACKEND_ENV: &str = "DEP_DOCA_DPA_BACKEND";
+
+pub(crate) fn io_err(path: &Path, e: std::io::Error) -> DpaAppError {
+    DpaAppError::Io {
+        path: path.to_owned(),
+        message: e.to_string(),
+    }
+}
+
+/// C keywords (C11 and the common extensions), which cannot name an application.
+const C_KEYWORDS: &[&str] = &[
+    "auto",
+    "break",
+    "case",
+    "char",
+    "const",
+    "continue",
+    "default",
+    "do",
+    "double",
+    "else",
+    "enum",
+    "extern",
+    "float",
+    "for",
+    "goto",
+    "if",
+    "inline",
+    "int",
+    "long",
+    "register",
+    "restrict",
+    "return",
+    "short",
+    "signed",
+    "sizeof",
+    "static",
+    "struct",
+    "switch",
+    "typedef",
+    "union",
+    "unsigned",
+    "void",
+    "volatile",
+    "while",
+    "_Alignas",
+    "_Alignof",
+    "_Atomic",
+    "_Bool",
+    "_Complex",
+    "_Generic",
+    "_Imaginary",
+    "_Noreturn",
+    "_Static_assert",
+    "_Thread_local",
+    "asm",
+    "typeof",
+    "bool",
+    "true",
+    "false",
+    "alignas",
+    "alignof",
+    "nullptr",
+    "static_assert",
+    "thread_local",
+];
+
+/// Checks that `name` can be dpacc's `--app-name` and a C symbol.
+pub fn validate_app_name(name: &str) -> Result<(), DpaAppError> {
+    let bad = |reason| {
+        Err(DpaAppError::InvalidAppName {
+            name: name.to_owned(),
+            reason,
+        })
+    };
+    let mut chars = name.chars();
+    match chars.next() {
+        None => return bad("it is empty"),
+        Some(c) if !(c == '_' || c.is_ascii_alphabetic()) => {
+            return bad("it must start with a letter or `_`")
+        }
+        _ => {}
+    }
+    if !chars.all(|c| c == '_' || c.is_ascii_alphanumeric()) {
+        return bad("it may contain only ASCII letters, digits and `_`");
+    }
+    if C_KEYWORDS.contains(&name) {
+        return bad("it is a C keyword");
+    }
+    if name.starts_with("doca_sim_gen_") {
+        return bad("names starting with doca_sim_gen_ are used by the generated code");
+    }
+    Ok(())
+}
+
+/// Where the sources come from, in the order given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum SourceSpec {
+    File(PathBuf),
+    Dir(PathBuf),
+}
+
+/// A DPA application to build from a build script. See the [module docs](self).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DpaApp {
+    name: String,
+    sources: Vec<SourceSpec>,
+    include_dirs: Vec<PathBuf>,
+    defines: Vec<(String, Option<String>)>,
+    proc_attributes: Option<PathBuf>,
+}
+
+/// What [`DpaApp::build`] produced.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct BuiltApp {
+    /// The application name (`--app-name`, and the C symbol).
+    pub app_name: String,
+    /// The backend it was built for.
+    pub backend: Backend,
+    /// The library name (`doca_dpa_app_<app name>`), linked as
+    /// `static:+whole-archive`.
+    pub lib_name: String,
+    /// `OUT_DIR/lib<lib_name>.a` (none for the docs backend).
+    pub archive: Option<PathBuf>,
+    /// The sources, absolute, in build order (empty for the docs backend).
+    pub sources: Vec<PathBuf>,
+    /// The device functions found in the sources (sim backend; empty otherwise: dpacc
+    /// reads the sources itself).
+    pub kernels: Vec<DeviceFunction>,
+    /// The generated C file (sim backend).
+    pub generated_c: Option<PathBuf>,
+    /// The dpacc that ran (hardware backend).
+    pub dpacc: Option<PathBuf>,
+    /// Its arguments (hardware backend).
+    pub dpacc_args: Vec<OsString>,
+    /// The cargo directives (rerun-if-changed, link, warnings); [`DpaApp::build`] prints
+    /// them, [`DpaApp::build_with_env`] leaves that to the caller.
+    pub directives: Directives,
+}
+
+/// The application with its paths resolved, shared by the backends.
+#[derive(Debug)]
+pub(crate) struct Resolved {
+    pub(crate) app_name: String,
+    pub(crate) lib_name: String,
+    pub(crate) out_dir: PathBuf,
+    pub(crate) sources: Vec<PathBuf>,
+    pub(crate) include_dirs: Vec<PathBuf>,
+    pub(crate) defines: Vec<(String, Option<String>)>,
+    pub(crate) proc_attributes: Option<PathBuf>,
+}
+
+impl DpaApp {
+    /// An application named `app_name`: dpacc's `--app-name` and the C symbol
+    /// `struct doca_dpa_app *<app_name>`. It must be a C identifier; that is checked
+    /// when building.
+    pub fn new(app_name: impl Into<String>) -> Self {
+        DpaApp {
+            name: app_name.into(),
+            sources: Vec::new(),
+            include_dirs: Vec::new(),
+            defines: Vec::new(),
+            proc_attributes: None,
+        }
+    }
+
+    /// The application name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The static library name: `doca_dpa_app_<app name>`.
+    pub fn lib_name(&self) -> String {
+        format!("doca_dpa_app_{}", self.name)
+    }
+
+    /// Adds one source file (relative paths are relative to the package's manifest
+    /// directory).
+    pub fn source(mut self, path: impl AsRef<Path>) -> Self {
+        self.sources
+            .push(SourceSpec::File(path.as_ref().to_owned()));
+        self
+    }
+
+    /// Adds source files, in the order given.
+    pub fn sources<I, P>(mut self, paths: I) -> Self
+    where
+        I: IntoIterator<Item = P>,
+        P: AsRef<Path>,
+    {
+        for p in paths {
+            self = self.source(p);
+        }
+        self
+    }
+
+    /// Adds every `*.c` file of `dir` (not its subdirectories), sorted by name. The
+    /// directory is watched, so a new file reruns the build script.
+    pub fn sources_in(mut self, dir: impl AsRef<Path>) -> Self {
+        self.sources.push(SourceSpec::Dir(dir.as_ref().to_owned()));
+        self
+    }
+
+    /// Adds an include directory for the device compilation.
+    pub fn include(mut self, dir: impl AsRef<Path>) -> Self {
+        self.include_dirs.push(dir.as_ref().to_owned());
+        self
+    }
+
+    /// Defines a preprocessor macro for the device compilation (`-DNAME` or
+    /// `-DNAME=VALUE`).
+    pub fn define(mut self, name: &str, value: Option<&str>) -> Self {
+        self.defines
+            .push((name.to_owned(), value.map(str::to_owned)));
+        self
+    }
+
+    /// The process-attributes YAML given to `dpa-app-attributes2blob` (hardware, DOCA 3.2
+    /// and later; ignored with a warning before 3.2, unused by the sim). Without it a
+    /// file listing no feature (`Feature_list:`) is used.
+    pub fn proc_attributes(mut self, yaml: impl AsRef<Path>) -> Self {
+        self.proc_attributes = Some(yaml.as_ref().to_owned());
+        self
+    }
+
+    /// Builds the application, reading the process environment, and prints the cargo
+    /// directives.
+    pub fn build(&self) -> Result<BuiltApp, DpaAppError> {
+        let env = EnvReader::from_process();
+        let built = self.build_with_env(&env)?;
+        built.directives.print();
+        Ok(built)
+    }
+
+    /// [`DpaApp::build`], but on failure prints the message to stderr and exits with
+    /// status 1 (cargo then shows it as the build script's failure).
+    pub fn build_or_exit(&self) -> BuiltApp {
+        match self.build() {
+            Ok(b) => b,
+            Err(e) => {
+                eprintln!("\nerror: DPA application `{}`: {e}\n", self.name);
+                std::process::exit(1);
+            }
+        }
+    }
+
+    /// Builds the application with the variables of `env`, without printing the
+    /// directives (they are in [`BuiltApp::directives`]).
+    pub fn build_with_env(&self, env: &EnvReader) -> Result<BuiltApp, DpaAppError> {
+        self.build_inner(env, &hardware::ToolDefaults::default())
+    }
+
+    pub(crate) fn build_inner(
+        &self,
+        env: &EnvReader,
+        tools: &hardware::ToolDefaults,
+    ) -> Result<BuiltApp, DpaAppError> {
+        validate_app_name(&self.name)?;
+        let backend_text = env.get(BACKEND_ENV).ok_or(DpaAppError::MissingEnv {
+            name: BACKEND_ENV,
+            hint: "it is links metadata of doca-dpa-sys; make doca-dpa-sys a direct \
+                   dependency of the package whose build script builds the DPA app",
+        })?;
+        let backend = Backend::parse(backend_text.trim()).ok_or(DpaAppError::UnknownBackend {
+            value: backend_text.clone(),
+        })?;
+        let mut built = BuiltApp {
+            app_name: self.name.clone(),
+            backend,
+            lib_name: self.lib_name(),
+            archive: None,
+            sources: Vec::new(),
+            kernels: Vec::new(),
+            generated_c: None,
+            dpacc: None,
+            dpacc_args: Vec::new(),
+            directives: Directives::new(),
+        };
+        if backend == Backend::Docs {
+            return Ok(built);
+        }
+        let mut d = Directives::new();
+        let r = self.resolve(env, &mut d)?;
+        match backend {
+            Backend::Sim => {
+                let out = sim::build(env, &r, &mut d)?;
+                built.kernels = out.kernels;
+                built.generated_c = Some(out.generated);
+                built.archive = Some(out.archive);
+            }
+            Backend::Hardware => {
+                let out = hardware::build(env, &r, tools, &mut d)?;
+                built.dpacc = Some(out.dpacc);
+                built.dpacc_args = out.args;
+                built.archive = Some(out.archive);
+            }
+            Backend::Docs => {}
+        }
+        built.sources = r.sources;
+        built.directives = d;
+        Ok(built)
+    }
+
+    /// Resolves paths, lists directories and declares every input to cargo.
+    fn resolve(&self, env: &EnvReader, d: &mut Directives) -> Result<Resolved, DpaAppError> {
+        let out_dir = env
+            .get_os("OUT_DIR")
+            .map(PathBuf::from)
+            .ok_or(DpaAppError::MissingEnv {
+                name: "OUT_DIR",
+                hint: "cargo sets it for build scripts",
+            })?;
+        let base = env.get_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
+        let abs = |p: &Path| match &base {
+            Some(b) if p.is_relative() => b.join(p),
+            _ => p.to_owned(),
+        };
+        let mut sources: Vec<PathBuf> = Vec::new();
+        // Sources are kept by canonical path (what the generated C includes), once each.
+        let add = |p: PathBuf,
+                   sources: &mut Vec<PathBuf>,
+                   d: &mut Directives|
+         -> Result<(), DpaAppError> {
+            let canonical = std::fs::canonicalize(&p).map_err(|e| io_err(&p, e))?;
+            if !canonical.is_file() {
+                return Err(DpaAppError::Io {
+                    path: p,
+                    message: "not a file".into(),
+                });
+            }
+            if !sources.contains(&canonical) {
+                d.rerun_if_changed(&canonical);
+                sources.push(canonical);
+            }
+            Ok(())
+        };
+        for spec in &self.sources {
+            match spec {
+                SourceSpec::File(p) => {
+                    add(abs(p), &mut sources, d)?;
+                }
+                SourceSpec::Dir(dir) => {
+                    let dir = abs(dir);
+                    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+                        .map_err(|e| io_err(&dir, e))?
+                        .filter_map(Result::ok)
+                        .map(|e| e.path())
+                        .filter(|p| p.extension().is_some_and(|x| x == "c") && p.is_file())
+                        .collect();
+                    files.sort();
+                    if files.is_empty() {
+                        return Err(DpaAppError::EmptySourceDir { dir });
+                    }
+                    d.rerun_if_changed(&dir);
+                    for f in files {
+                        add(f, &mut sources, d)?;
+                    }
+                }
+            }
+        }
+        if sources.is_empty() {
+            return Err(DpaAppError::NoSources {
+                app: self.name.clone(),
+            });
+        }
+        let include_dirs: Vec<PathBuf> = self.include_dirs.iter().map(|p| abs(p)).collect();
+        for dir in &include_dirs {
+            if !dir.is_dir() {
+                return Err(DpaAppError::Io {
+                    path: dir.clone(),
+                    message: "include directory not found".into(),
+                });
+            }
+            d.rerun_if_changed(dir);
+        }
+        for (name, _) in &self.defines {
+            if !name
+                .chars()
+                .next()
+                .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
+                || !name.chars().all(|c| c == '_' || c.is_ascii_alphanumeric())
+            {
+                return Err(DpaAppError::InvalidDefine { name: name.clone() });
+            }
+        }
+        let proc_attributes = match &self.proc_attributes {
+            Some(p) => {
+                let p = abs(p);
+                if !p.is_file() {
+                    return Err(DpaAppError::Io {
+                        path: p,
+                        message: "process-attributes file not found".into(),
+                    });
+                }
+                d.rerun_if_changed(&p);
+                Some(p)
+            }
+            None => None,
+        };
+        Ok(Resolved {
+            app_name: self.name.clone(),
+            lib_name: self.lib_name(),
+            out_dir,
+            sources,
+            include_dirs,
+            defines: self.defines.clone(),
+            proc_attributes,
+        })
+    }
+}

@@ -1,0 +1,756 @@
+//! Finding the device functions of a DPA source: every `__dpa_global__` (kernel or DPA
+//! thread entry point) and `__dpa_rpc__` (RPC) function *definition*, with the C type of
+//! each parameter.
+//!
+//! This is a scanner, not a C compiler: it strips comments, literals and preprocessor
+//! lines ([`strip_c`](super::strip::strip_c)), splits the rest into tokens, and looks at
+//! file-scope declarations that are followed by a `{`. A marker that is not part of a
+//! function definition (`} __dpa_global__;` closing a struct shared by host and device, a
+//! prototype ending in `;`) is ignored. Parameters the software DPA cannot pass are
+//! refused with a [`DpaAppError`] that names the file, the function and the parameter.
+
+use std::path::Path;
+
+use super::error::{DpaAppError, ParamRefusal};
+use super::strip::strip_c;
+
+/// Most parameters a device function may have in the software DPA
+/// (`DOCA_SIM_MAX_KERNEL_ARGS` of `doca_sim_app.h`).
+pub const MAX_KERNEL_ARGS: usize = 32;
+
+/// The marker of kernels and DPA thread entry points.
+const GLOBAL_MARKER: &str = "__dpa_global__";
+/// The marker of RPC functions.
+const RPC_MARKER: &str = "__dpa_rpc__";
+
+/// What kind of device function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FunctionKind {
+    /// `__dpa_global__`: launched by `doca_dpa_kernel_launch_update_*`, or run by a DPA
+    /// thread (`DOCA_SIM_KERNEL_GLOBAL`).
+    Global,
+    /// `__dpa_rpc__`: called by `doca_dpa_rpc`, returns a `uint64_t`
+    /// (`DOCA_SIM_KERNEL_RPC`).
+    Rpc,
+}
+
+impl FunctionKind {
+    /// The `doca_sim_app.h` constant.
+    pub fn sim_constant(self) -> &'static str {
+        match self {
+            FunctionKind::Global => "DOCA_SIM_KERNEL_GLOBAL",
+            FunctionKind::Rpc => "DOCA_SIM_KERNEL_RPC",
+        }
+    }
+}
+
+/// One parameter of a device function.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Param {
+    /// Its C type: the declaration without the name and without top-level qualifiers
+    /// (`const uint64_t *` for `const uint64_t *const p`, `uint32_t` for `const uint32_t n`).
+    pub c_type: String,
+    /// Its name, when it has one.
+    pub name: Option<String>,
+}
+
+/// A `__dpa_global__` or `__dpa_rpc__` function defined in a source file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceFunction {
+    /// Its C name (the host-side symbol and the name in the application table).
+    pub name: String,
+    /// Kernel/thread entry or RPC.
+    pub kind: FunctionKind,
+    /// The return type as written (without the marker and storage classes).
+    pub return_type: String,
+    /// The parameters, in order (empty for `(void)` and `()`).
+    pub params: Vec<Param>,
+    /// The source file.
+    pub file: std::path::PathBuf,
+    /// The line of the function's name (1-based).
+    pub line: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Token {
+    text: String,
+    line: usize,
+}
+
+impl Token {
+    fn is(&self, s: &str) -> bool {
+        self.text == s
+    }
+
+    fn is_ident(&self) -> bool {
+        is_ident(&self.text)
+    }
+}
+
+fn is_ident(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some(c) if c == '_' || c.is_ascii_alphabetic())
+        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
+}
+
+fn tokenize(stripped: &str) -> Vec<Token> {
+    let chars: Vec<char> = stripped.chars().collect();
+    let mut out = Vec::new();
+    let mut line = 1;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '\n' {
+            line += 1;
+            i += 1;
+        } else if c.is_whitespace() {
+            i += 1;
+        } else if c == '_' || c.is_ascii_alphanumeric() || c == '$' {
+            let start = i;
+            while i < chars.len()
+                && (chars[i] == '_' || chars[i] == '$' || chars[i].is_ascii_alphanumeric())
+            {
+                i += 1;
+            }
+            // Numbers may carry dots (1.5, 0x1p3): keep them in one token.
+            if c.is_ascii_digit() {
+                while i < chars.len() && (chars[i] == '.' || chars[i].is_ascii_alphanumeric()) {
+                    i += 1;
+                }
+            }
+            out.push(Token {
+                text: chars[start..i].iter().collect(),
+                line,
+            });
+        } else if c == '.' && chars.get(i + 1) == Some(&'.') && chars.get(i + 2) == Some(&'.') {
+            out.push(Token {
+                text: "...".into(),
+                line,
+            });
+            i += 3;
+        } else {
+            out.push(Token {
+                text: c.to_string(),
+                line,
+            });
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Keywords and qualifiers that are part of a type but never a parameter's name.
+const TYPE_KEYWORDS: &[&str] = &[
+    "void",
+    "char",
+    "short",
+    "int",
+    "long",
+    "float",
+    "double",
+    "signed",
+    "unsigned",
+    "_Bool",
+    "bool",
+    "struct",
+    "union",
+    "enum",
+    "const",
+    "volatile",
+    "restrict",
+    "__restrict",
+    "__restrict__",
+    "register",
+    "_Atomic",
+    "_Complex",
+    "__int128",
+];
+
+/// Qualifiers that apply to the parameter itself when at top level.
+const QUALIFIERS: &[&str] = &[
+    "const",
+    "volatile",
+    "restrict",
+    "__restrict",
+    "__restrict__",
+    "register",
+];
+
+/// Words that may precede the return type and are not part of it.
+const SPECIFIERS_TO_DROP: &[&str] = &[
+    GLOBAL_MARKER,
+    RPC_MARKER,
+    "static",
+    "extern",
+    "inline",
+    "__inline",
+    "__inline__",
+];
+
+/// Types narrower than 4 bytes, refused by name (a typedef of one is caught by the
+/// generated `_Static_assert`).
+const NARROW_TYPES: &[&str] = &[
+    "char", "short", "_Bool", "bool", "int8_t", "uint8_t", "int16_t", "uint16_t",
+];
+
+/// Removes `__attribute__((…))` / `__attribute((…))` groups.
+fn drop_attributes(tokens: &[Token]) -> Vec<Token> {
+    let mut out = Vec::with_capacity(tokens.len());
+    let mut i = 0;
+    while i < tokens.len() {
+        let t = &tokens[i];
+        if (t.is("__attribute__") || t.is("__attribute") || t.is("__declspec"))
+            && tokens.get(i + 1).is_some_and(|n| n.is("("))
+        {
+            let mut depth = 0usize;
+            i += 1;
+            while i < tokens.len() {
+                if tokens[i].is("(") {
+                    depth += 1;
+                } else if tokens[i].is(")") {
+                    depth -= 1;
+                    if depth == 0 {
+                        i += 1;
+                        break;
+                    }
+                }
+                i += 1;
+            }
+            continue;
+        }
+        out.push(t.clone());
+        i += 1;
+    }
+    out
+}
+
+/// Joins type tokens: `const uint64_t *`, `char **`.
+fn join_type(tokens: &[&str]) -> String {
+    let mut s = String::new();
+    let mut prev: Option<&str> = None;
+    for t in tokens {
+        if let Some(p) = prev {
+            if !(*t == "*" && p == "*") {
+                s.push(' ');
+            }
+        }
+        s.push_str(t);
+        prev = Some(t);
+    }
+    s
+}
+
+fn join_tokens(tokens: &[Token]) -> String {
+    tokens
+        .iter()
+        .map(|t| t.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Splits `tokens` at commas outside any bracket.
+fn split_top_level_commas(tokens: &[Token]) -> Vec<&[Token]> {
+    let mut parts = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    for (i, t) in tokens.iter().enumerate() {
+        match t.text.as_str() {
+            "(" | "[" | "{" => depth += 1,
+            ")" | "]" | "}" => depth -= 1,
+            "," if depth == 0 => {
+                parts.push(&tokens[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&tokens[start..]);
+    parts
+}
+
+/// Where a function is, for errors.
+struct Site<'a> {
+    file: &'a Path,
+    line: usize,
+    kernel: &'a str,
+}
+
+/// Reads one parameter declaration (`const uint64_t *p`).
+fn parse_param(site: &Site<'_>, position: usize, tokens: &[Token]) -> Result<Param, DpaAppError> {
+    let written = join_tokens(tokens);
+    let refuse = |refusal| DpaAppError::UnsupportedParam {
+        file: site.file.to_owned(),
+        line: site.line,
+        kernel: site.kernel.to_owned(),
+        position,
+        param: written.clone(),
+        refusal,
+    };
+    let texts: Vec<&str> = tokens.iter().map(|t| t.text.as_str()).collect();
+    if texts.contains(&"...") {
+        return Err(refuse(ParamRefusal::Variadic));
+    }
+    if texts.contains(&"(") {
+        return Err(refuse(ParamRefusal::FunctionPointer));
+    }
+    if texts.contains(&"[") {
+        return Err(refuse(ParamRefusal::Array));
+    }
+    // The name: a last identifier that is not a type word, after something that is a type.
+    let (type_tokens, name) = match texts.split_last() {
+        Some((last, rest))
+            if is_ident(last)
+                && !TYPE_KEYWORDS.contains(last)
+                && rest.iter().any(|t| !QUALIFIERS.contains(t)) =>
+        {
+            (rest.to_vec(), Some((*last).to_owned()))
+        }
+        _ => (texts.clone(), None),
+    };
+    if type_tokens.iter().all(|t| QUALIFIERS.contains(t)) {
+        return Err(refuse(ParamRefusal::NoType));
+    }
+    let is_pointer = type_tokens.contains(&"*");
+    if !is_pointer {
+        if type_tokens.contains(&"struct") {
+            return Err(refuse(ParamRefusal::StructByValue));
+        }
+        if type_tokens.contains(&"union") {
+            return Err(refuse(ParamRefusal::UnionByValue));
+        }
+        if type_tokens
+            .iter()
+            .any(|t| matches!(*t, "float" | "double" | "_Complex"))
+        {
+            return Err(refuse(ParamRefusal::FloatingPoint));
+        }
+        if type_tokens.iter().any(|t| NARROW_TYPES.contains(t)) {
+            return Err(refuse(ParamRefusal::Narrow));
+        }
+    }
+    // Drop the qualifiers of the parameter itself: all of them for a non-pointer,
+    // those after the last `*` for a pointer.
+    let keep_from = type_tokens
+        .iter()
+        .rposition(|t| *t == "*")
+        .map_or(0, |p| p + 1);
+    let c_type: Vec<&str> = type_tokens
+        .iter()
+        .enumerate()
+        .filter(|(i, t)| *i < keep_from || !QUALIFIERS.contains(t))
+        .map(|(_, t)| *t)
+        .collect();
+    Ok(Param {
+        c_type: join_type(&c_type),
+        name,
+    })
+}
+
+/// Looks at the tokens of a file-scope declaration that a `{` follows; returns the
+/// device function it defines, if it is one.
+fn parse_header(file: &Path, header: &[Token]) -> Result<Option<DeviceFunction>, DpaAppError> {
+    let header = drop_attributes(header);
+    let marked = |ts: &[Token]| ts.iter().any(|t| t.is(GLOBAL_MARKER) || t.is(RPC_MARKER));
+    if !marked(&header) || !header.iter().any(|t| t.is("(")) {
+        // Not a device function (a struct, an initializer, a host helper…).
+        return Ok(None);
+    }
+    let line = header.first().map_or(1, |t| t.line);
+    let unsupported = |reason| DpaAppError::UnsupportedDeclaration {
+        file: file.to_owned(),
+        line,
+        text: join_tokens(&header),
+        reason,
+    };
+    // The parameter list is the bracket group that ends the header.
+    if !header.last().is_some_and(|t| t.is(")")) {
+        return Err(unsupported(
+            "unexpected tokens between the parameter list and the body",
+        ));
+    }
+    let mut depth = 0i32;
+    let mut open = None;
+    for (i, t) in header.iter().enumerate().rev() {
+        match t.text.as_str() {
+            ")" | "]" => depth += 1,
+            "(" | "[" => {
+                depth -= 1;
+                if depth == 0 {
+                    open = Some(i);
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let Some(open) = open.filter(|o| *o > 0) else {
+        return Err(unsupported("unbalanced parentheses"));
+    };
+    let close = header.len() - 1;
+    let name_token = &header[open - 1];
+    if !name_token.is_ident() || TYPE_KEYWORDS.contains(&name_token.text.as_str()) {
+        return Err(unsupported("no function name before the parameter list"));
+    }
+    // The specifiers: what precedes the name, after any earlier bracket group (a
+    // file-scope macro call without a semicolon, say).
+    let before = &header[..open - 1];
+    let from = before
+        .iter()
+        .rposition(|t| t.is(")") || t.is("]"))
+        .map_or(0, |p| p + 1);
+    let specs = &before[from..];
+    let global = specs.iter().any(|t| t.is(GLOBAL_MARKER));
+    let rpc = specs.iter().any(|t| t.is(RPC_MARKER));
+    if !global && !rpc {
+        return Err(unsupported(
+            "the marker is not among the specifiers before the function name",
+        ));
+    }
+    if global && rpc {
+        return Err(unsupported("both __dpa_global__ and __dpa_rpc__ are given"));
+    }
+    let return_tokens: Vec<&str> = specs
+        .iter()
+        .map(|t| t.text.as_str())
+        .filter(|t| !SPECIFIERS_TO_DROP.contains(t))
+        .collect();
+    if return_tokens.is_empty() {
+        return Err(unsupported("no return type"));
+    }
+    let return_type = join_type(&return_tokens);
+    let kind = if rpc {
+        FunctionKind::Rpc
+    } else {
+        FunctionKind::Global
+    };
+    let name = name_token.text.clone();
+    let site = Site {
+        file,
+        line: name_token.line,
+        kernel: &name,
+    };
+    if kind == FunctionKind::Rpc && return_type != "uint64_t" {
+        return Err(DpaAppError::RpcReturnType {
+            file: file.to_owned(),
+            line: site.line,
+            kernel: name.clone(),
+            found: return_type,
+        });
+    }
+    let inner = &header[open + 1..close];
+    let mut params = Vec::new();
+    let is_void = inner.len() == 1 && inner[0].is("void");
+    if !inner.is_empty() && !is_void {
+        let parts = split_top_level_commas(inner);
+        if parts.len() > MAX_KERNEL_ARGS {
+            return Err(DpaAppError::TooManyParams {
+                file: file.to_owned(),
+                line: site.line,
+                kernel: name.clone(),
+                count: parts.len(),
+                max: MAX_KERNEL_ARGS,
+            });
+        }
+        for (i, part) in parts.iter().enumerate() {
+            params.push(parse_param(&site, i + 1, part)?);
+        }
+    }
+    Ok(Some(DeviceFunction {
+        line: site.line,
+        name,
+        kind,
+        return_type,
+        params,
+        file: file.to_owned(),
+    }))
+}
+
+/// Every `__dpa_global__` and `__dpa_rpc__` function defined in `text` (the contents of
+/// `file`, which is only used in errors and in the results), in source order.
+///
+/// Errors: a parameter the software DPA cannot pass ([`DpaAppError::UnsupportedParam`]),
+/// more than [`MAX_KERNEL_ARGS`] parameters, an RPC not returning `uint64_t`, a marked
+/// definition the scanner cannot read, or the same function defined twice.
+pub fn parse_device_functions(file: &Path, text: &str) -> Result<Vec<DeviceFunction>, DpaAppError> {
+    let tokens = tokenize(&strip_c(text));
+    let mut found: Vec<DeviceFunction> = Vec::new();
+    let mut header: Vec<Token> = Vec::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        let t = &tokens[i];
+        match t.text.as_str() {
+            ";" => header.clear(),
+            "}" => header.clear(),
+            "{" => {
+                if let Some(f) = parse_header(file, &header)? {
+                    if let Some(prev) = found.iter().find(|p| p.name == f.name) {
+                        return Err(DpaAppError::DuplicateKernel {
+                            name: f.name.clone(),
+                            first: prev.file.clone(),
+                            second: f.file.clone(),
+                        });
+                    }
+                    found.push(f);
+                }
+                header.clear();
+                // Skip the braced block.
+                let mut depth = 0usize;
+                while i < tokens.len() {
+                    if tokens[i].is("{") {
+                        depth += 1;
+                    } else if tokens[i].is("}") {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    i += 1;
+                }
+            }
+            _ => header.push(t.clone()),
+        }
+        i += 1;
+    }
+    Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn parse(text: &str) -> Result<Vec<DeviceFunction>, DpaAppError> {
+        parse_device_functions(Path::new("k.c"), text)
+    }
+
+    fn sig(f: &DeviceFunction) -> String {
+        let params: Vec<String> = f
+            .params
+            .iter()
+            .map(|p| match &p.name {
+                Some(n) => format!("{}|{n}", p.c_type),
+                None => p.c_type.clone(),
+            })
+            .collect();
+        format!(
+            "{:?} {} {}({})",
+            f.kind,
+            f.return_type,
+            f.name,
+            params.join(", ")
+        )
+    }
+
+    fn fixture(name: &str) -> (PathBuf, String) {
+        let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/dpa_app")
+            .join(name);
+        let text = std::fs::read_to_string(&p).unwrap();
+        (p, text)
+    }
+
+    #[test]
+    fn realistic_kernels() {
+        let (path, text) = fixture("kernels/realistic.c");
+        let fs = parse_device_functions(&path, &text).unwrap();
+        let sigs: Vec<String> = fs.iter().map(sig).collect();
+        assert_eq!(
+            sigs,
+            [
+                "Global void fill(doca_dpa_dev_uintptr_t|out, uint64_t|scale, uint32_t|offset)",
+                "Global void sum_into(const uint64_t *|values, uint64_t *|out, uint32_t|n, int64_t|bias, doca_dpa_dev_sync_event_t|done)",
+                "Global void worker(uint64_t|arg)",
+                "Global void nothing()",
+                "Global void old_style()",
+                "Rpc uint64_t add(uint64_t|a, uint64_t|b)",
+                "Rpc uint64_t read_state(struct state *|s)",
+                "Global void attributes(uint64_t|x)",
+                "Global void qualified(uint64_t|a, const char *|p, unsigned long|u)",
+            ]
+        );
+        assert_eq!(fs[0].line, 22);
+        assert_eq!(fs[0].file, path);
+        assert_eq!(fs[1].line, 28);
+    }
+
+    #[test]
+    fn struct_tag_and_prototypes_are_not_functions() {
+        let text = "struct arg { uint64_t a; } __dpa_global__;\n\
+                    typedef struct { int x; } __dpa_global__ pair_t;\n\
+                    __dpa_global__ void later(uint64_t a);\n\
+                    static const uint64_t table[] = { 1, 2 };\n\
+                    static uint64_t helper(uint64_t x) { return x; }\n\
+                    __dpa_global__ void later(uint64_t a) { (void)a; }\n";
+        let fs = parse(text).unwrap();
+        assert_eq!(fs.len(), 1);
+        assert_eq!(sig(&fs[0]), "Global void later(uint64_t|a)");
+        assert_eq!(fs[0].line, 6);
+    }
+
+    fn refusal(text: &str) -> (String, usize, ParamRefusal) {
+        match parse(text) {
+            Err(DpaAppError::UnsupportedParam {
+                kernel,
+                position,
+                refusal,
+                ..
+            }) => (kernel, position, refusal),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn unnamed_params_and_a_macro_call_before() {
+        let text =
+            "REGISTER_SOMETHING(x)\n__dpa_global__ void unnamed(uint64_t, const uint32_t *) {}";
+        let fs = parse(text).unwrap();
+        assert_eq!(
+            sig(&fs[0]),
+            "Global void unnamed(uint64_t, const uint32_t *)"
+        );
+        assert_eq!(fs[0].line, 2);
+    }
+
+    #[test]
+    fn refusals() {
+        use ParamRefusal as R;
+        let cases = [
+            (
+                "__dpa_global__ void k(uint64_t a, struct arg s) {}",
+                ("k", 2, R::StructByValue),
+            ),
+            (
+                "__dpa_rpc__ uint64_t k(const struct arg s) { return 0; }",
+                ("k", 1, R::StructByValue),
+            ),
+            (
+                "__dpa_global__ void k(union u x) {}",
+                ("k", 1, R::UnionByValue),
+            ),
+            (
+                "__dpa_global__ void k(uint64_t a[4]) {}",
+                ("k", 1, R::Array),
+            ),
+            (
+                "__dpa_global__ void k(uint64_t a, void (*cb)(uint64_t)) {}",
+                ("k", 2, R::FunctionPointer),
+            ),
+            (
+                "__dpa_global__ void k(uint64_t a, ...) {}",
+                ("k", 2, R::Variadic),
+            ),
+            (
+                "__dpa_global__ void k(double d) {}",
+                ("k", 1, R::FloatingPoint),
+            ),
+            ("__dpa_global__ void k(uint16_t h) {}", ("k", 1, R::Narrow)),
+            (
+                "__dpa_global__ void k(unsigned char c) {}",
+                ("k", 1, R::Narrow),
+            ),
+            ("__dpa_global__ void k(const) {}", ("k", 1, R::NoType)),
+        ];
+        for (text, (kernel, position, r)) in cases {
+            assert_eq!(refusal(text), (kernel.to_owned(), position, r), "{text}");
+        }
+        // Pointers to the same types are fine.
+        let fs = parse("__dpa_global__ void k(struct arg *s, union u *v, char *c, double *d) {}")
+            .unwrap();
+        assert_eq!(
+            sig(&fs[0]),
+            "Global void k(struct arg *|s, union u *|v, char *|c, double *|d)"
+        );
+    }
+
+    #[test]
+    fn refusal_message_names_file_kernel_and_parameter() {
+        let e = parse_device_functions(
+            Path::new("/src/k.c"),
+            "\n__dpa_global__ void ping(uint64_t a,\n struct arg s) {}",
+        )
+        .unwrap_err();
+        let t = e.to_string();
+        assert!(
+            t.starts_with("/src/k.c:2: device function `ping`, parameter 2 (`struct arg s`)"),
+            "{t}"
+        );
+        assert!(t.contains("pointer"), "{t}");
+    }
+
+    #[test]
+    fn too_many_params() {
+        let params: Vec<String> = (0..33).map(|i| format!("uint64_t a{i}")).collect();
+        let text = format!("__dpa_global__ void big({}) {{}}", params.join(", "));
+        match parse(&text) {
+            Err(DpaAppError::TooManyParams {
+                kernel, count, max, ..
+            }) => {
+                assert_eq!((kernel.as_str(), count, max), ("big", 33, 32));
+            }
+            other => panic!("{other:?}"),
+        }
+        let params: Vec<String> = (0..32).map(|i| format!("uint64_t a{i}")).collect();
+        let text = format!("__dpa_global__ void big({}) {{}}", params.join(", "));
+        assert_eq!(parse(&text).unwrap()[0].params.len(), 32);
+    }
+
+    #[test]
+    fn rpc_must_return_uint64() {
+        for (text, found) in [
+            ("__dpa_rpc__ uint32_t r(void) { return 0; }", "uint32_t"),
+            ("__dpa_rpc__ void r(void) { }", "void"),
+            (
+                "__dpa_rpc__ unsigned long r(void) { return 0; }",
+                "unsigned long",
+            ),
+        ] {
+            match parse(text) {
+                Err(DpaAppError::RpcReturnType {
+                    kernel, found: f, ..
+                }) => {
+                    assert_eq!((kernel.as_str(), f.as_str()), ("r", found));
+                }
+                other => panic!("{text}: {other:?}"),
+            }
+        }
+        // Storage classes and the marker's position do not matter.
+        let fs = parse("static inline uint64_t __dpa_rpc__ r(void) { return 1; }").unwrap();
+        assert_eq!(sig(&fs[0]), "Rpc uint64_t r()");
+    }
+
+    #[test]
+    fn unreadable_and_duplicate_definitions() {
+        assert!(matches!(
+            parse("__dpa_global__ void (*f(void))(int) { return 0; }"),
+            Err(DpaAppError::UnsupportedDeclaration { .. })
+        ));
+        assert!(matches!(
+            parse("__dpa_global__ __dpa_rpc__ uint64_t f(void) { return 0; }"),
+            Err(DpaAppError::UnsupportedDeclaration { .. })
+        ));
+        assert!(matches!(
+            parse("__dpa_global__ void a(void) {}\n__dpa_global__ void a(void) {}"),
+            Err(DpaAppError::DuplicateKernel { .. })
+        ));
+    }
+
+    #[test]
+    fn marker_in_comments_strings_and_macros_is_ignored() {
+        let text = "/* __dpa_global__ void c1(struct s x) { */\n\
+                    // __dpa_global__ void c2(struct s x) {\n\
+                    #define DECL __dpa_global__ void c3(struct s x) {\n\
+                    static const char *msg = \"__dpa_global__ void c4(struct s x) {\";\n\
+                    __dpa_global__ void real(void) {}\n";
+        let fs = parse(text).unwrap();
+        assert_eq!(fs.len(), 1);
+        assert_eq!(fs[0].name, "real");
+    }
+
+    #[test]
+    fn nested_braces_in_bodies() {
+        let text = "__dpa_global__ void a(uint64_t x) { if (x) { struct { int y; } z = {0}; (void)z; } }\n\
+                    __dpa_rpc__ uint64_t b(void) { return 0; }\n";
+        let names: Vec<String> = parse(text).unwrap().into_iter().map(|f| f.name).collect();
+        assert_eq!(names, ["a", "b"]);
+    }
+}

@@ -1,0 +1,197 @@
+//! The sim backend: the DPA sources compiled for the host against doca-sim's device
+//! headers, plus the generated application table ([`sim_app_source`]).
+
+use std::path::{Path, PathBuf};
+
+use super::error::DpaAppError;
+use super::parse::{parse_device_functions, DeviceFunction};
+use super::sim_source::sim_app_source;
+use super::{io_err, Resolved};
+use crate::cfgs::Directives;
+use crate::env::EnvReader;
+
+/// The variable (links metadata of doca-dpa-sys) naming doca-sim's device headers.
+pub const SIM_DEVICE_INCLUDE_ENV: &str = "DEP_DOCA_DPA_SIM_DEVICE_INCLUDE";
+
+/// What the sim build produced.
+pub(crate) struct SimOutput {
+    pub(crate) kernels: Vec<DeviceFunction>,
+    pub(crate) generated: PathBuf,
+    pub(crate) archive: PathBuf,
+}
+
+/// Every device function of the sources, checked across files.
+pub(crate) fn scan_sources(
+    app_name: &str,
+    sources: &[PathBuf],
+) -> Result<Vec<DeviceFunction>, DpaAppError> {
+    let mut all: Vec<DeviceFunction> = Vec::new();
+    for s in sources {
+        let text = std::fs::read_to_string(s).map_err(|e| io_err(s, e))?;
+        for f in parse_device_functions(s, &text)? {
+            if let Some(prev) = all.iter().find(|p| p.name == f.name) {
+                return Err(DpaAppError::DuplicateKernel {
+                    name: f.name,
+                    first: prev.file.clone(),
+                    second: f.file,
+                });
+            }
+            if f.name == app_name {
+                return Err(DpaAppError::KernelNamedLikeApp {
+                    name: f.name,
+                    file: f.file,
+                });
+            }
+            all.push(f);
+        }
+    }
+    if all.is_empty() {
+        return Err(DpaAppError::NoKernels {
+            app: app_name.to_owned(),
+            sources: sources.to_vec(),
+        });
+    }
+    Ok(all)
+}
+
+/// A path that can be written inside `#include "…"`.
+fn includable(p: &Path) -> Result<(), DpaAppError> {
+    let reason = match p.to_str() {
+        None => Some("it is not valid UTF-8"),
+        Some(s) if s.contains(['"', '\n', '\r']) => {
+            Some("it contains a quote or a line break, which #include cannot carry")
+        }
+        Some(_) => None,
+    };
+    match reason {
+        Some(reason) => Err(DpaAppError::UnusablePath {
+            path: p.to_owned(),
+            reason,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// The variables the `cc` crate reads for the C compiler and its flags; reading them
+/// through the [`EnvReader`] declares them to cargo (cc's own declarations are off with
+/// `cargo_metadata(false)`).
+fn declare_cc_env(env: &EnvReader, target: &str) {
+    let underscored = target.replace('-', "_");
+    for tool in ["CC", "CFLAGS"] {
+        for name in [
+            tool.to_owned(),
+            format!("{tool}_{target}"),
+            format!("{tool}_{underscored}"),
+            format!("TARGET_{tool}"),
+        ] {
+            let _ = env.get_os(&name);
+        }
+    }
+    let _ = env.get_os("CRATE_CC_NO_DEFAULTS");
+}
+
+/// Builds the application for the software DPA into `OUT_DIR/lib<lib_name>.a`.
+pub(crate) fn build(
+    env: &EnvReader,
+    r: &Resolved,
+    d: &mut Directives,
+) -> Result<SimOutput, DpaAppError> {
+    let device_include = env
+        .get_os(SIM_DEVICE_INCLUDE_ENV)
+        .map(PathBuf::from)
+        .ok_or(DpaAppError::MissingEnv {
+            name: SIM_DEVICE_INCLUDE_ENV,
+            hint: "it is links metadata of doca-dpa-sys (sim backend); make doca-dpa-sys a \
+                   direct dependency of the package whose build script builds the DPA app",
+        })?;
+    let app_header = device_include.join("doca_sim_app.h");
+    if !app_header.is_file() {
+        return Err(DpaAppError::Io {
+            path: app_header,
+            message: format!(
+                "not found: {SIM_DEVICE_INCLUDE_ENV} should name doca-sim's device-include \
+                 directory"
+            ),
+        });
+    }
+    let target = env.get("TARGET").ok_or(DpaAppError::MissingEnv {
+        name: "TARGET",
+        hint: "cargo sets it for build scripts",
+    })?;
+    let host = env.get("HOST").ok_or(DpaAppError::MissingEnv {
+        name: "HOST",
+        hint: "cargo sets it for build scripts",
+    })?;
+    let opt_level = env.get("OPT_LEVEL").unwrap_or_else(|| "0".to_owned());
+    let debug = env
+        .get("DEBUG")
+        .is_some_and(|v| v != "false" && v != "0" && v != "none");
+    declare_cc_env(env, &target);
+
+    for s in &r.sources {
+        includable(s)?;
+    }
+    let kernels = scan_sources(&r.app_name, &r.sources)?;
+    let refs: Vec<&Path> = r.sources.iter().map(PathBuf::as_path).collect();
+    let text = sim_app_source(&r.app_name, &refs, &kernels);
+    let generated = r.out_dir.join(format!("{}.c", r.lib_name));
+    std::fs::write(&generated, text).map_err(|e| io_err(&generated, e))?;
+
+    let mut b = cc::Build::new();
+    b.file(&generated)
+        .include(&device_include)
+        .includes(&r.include_dirs)
+        .std("gnu11")
+        .warnings(true)
+        .extra_warnings(false)
+        .cargo_metadata(false)
+        .out_dir(&r.out_dir)
+        .target(&target)
+        .host(&host)
+        .opt_level_str(&opt_level)
+        .debug(debug);
+    let mut source_dirs: Vec<&Path> = Vec::new();
+    for s in &r.sources {
+        if let Some(dir) = s.parent() {
+            if !source_dirs.contains(&dir) {
+                source_dirs.push(dir);
+            }
+        }
+    }
+    b.includes(&source_dirs);
+    for (k, v) in &r.defines {
+        b.define(k, v.as_deref());
+    }
+    b.try_compile(&r.lib_name)
+        .map_err(|e| DpaAppError::SimCompile {
+            app: r.app_name.clone(),
+            generated: generated.clone(),
+            message: e.to_string(),
+        })?;
+    let archive = r.out_dir.join(format!("lib{}.a", r.lib_name));
+    d.link_search(&r.out_dir);
+    d.push(format!(
+        "cargo::rustc-link-lib=static:+whole-archive={}",
+        r.lib_name
+    ));
+    Ok(SimOutput {
+        kernels,
+        generated,
+        archive,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn includable_paths() {
+        assert!(includable(Path::new("/a/b.c")).is_ok());
+        assert!(matches!(
+            includable(Path::new("/a/\"b.c")),
+            Err(DpaAppError::UnusablePath { .. })
+        ));
+        assert!(includable(Path::new("/a\n/b.c")).is_err());
+    }
+}

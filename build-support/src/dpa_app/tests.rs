@@ -1,0 +1,793 @@
+//! The whole flows: sim builds compiled for real, hardware builds against a fake dpacc.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::hardware::ToolDefaults;
+use super::*;
+use crate::testutil::TempDir;
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dpa_app")
+}
+
+fn device_include() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../doca-sim/device-include")
+}
+
+/// The host's target triple, as cargo would give it to a build script.
+fn host_triple() -> String {
+    format!(
+        "{}-unknown-{}-gnu",
+        std::env::consts::ARCH,
+        std::env::consts::OS
+    )
+}
+
+/// The host C compiler, or why there is none.
+fn c_compiler() -> Result<cc::Tool, String> {
+    let t = host_triple();
+    let tool = cc::Build::new()
+        .target(&t)
+        .host(&t)
+        .opt_level(0)
+        .cargo_metadata(false)
+        .try_get_compiler()
+        .map_err(|e| format!("no C compiler: {e}"))?;
+    match Command::new(tool.path()).arg("--version").output() {
+        Ok(o) if o.status.success() => Ok(tool),
+        Ok(o) => Err(format!(
+            "{} --version failed: {}",
+            tool.path().display(),
+            o.status
+        )),
+        Err(e) => Err(format!("cannot run {}: {e}", tool.path().display())),
+    }
+}
+
+/// Runs the test body only where a C compiler exists; otherwise says why it is skipped.
+macro_rules! need_c_compiler {
+    () => {
+        match c_compiler() {
+            Ok(t) => t,
+            Err(why) => {
+                eprintln!("skipping: {why}");
+                return;
+            }
+        }
+    };
+}
+
+fn sim_env(out: &TempDir, extra: &[(&str, &str)]) -> EnvReader {
+    let mut vars: Vec<(String, OsString)> = vec![
+        ("DEP_DOCA_DPA_BACKEND".into(), "sim".into()),
+        (
+            "DEP_DOCA_DPA_SIM_DEVICE_INCLUDE".into(),
+            device_include().into(),
+        ),
+        ("OUT_DIR".into(), out.path().into()),
+        ("CARGO_MANIFEST_DIR".into(), fixtures().into()),
+        ("TARGET".into(), host_triple().into()),
+        ("HOST".into(), host_triple().into()),
+        ("OPT_LEVEL".into(), "0".into()),
+    ];
+    vars.extend(
+        extra
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), OsString::from(*v))),
+    );
+    EnvReader::fixed(vars)
+}
+
+// ---------------------------------------------------------------------------------
+// Sim
+
+#[test]
+fn sim_build_of_realistic_sources() {
+    let _cc = need_c_compiler!();
+    let out = TempDir::new("dpa-sim");
+    let env = sim_env(&out, &[]);
+    let built = DpaApp::new("realistic_app")
+        .sources_in("kernels")
+        .include("kernels/include")
+        .define("REALISTIC", Some("1"))
+        .build_with_env(&env)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(built.backend, Backend::Sim);
+    assert_eq!(built.lib_name, "doca_dpa_app_realistic_app");
+    let archive = out.path().join("libdoca_dpa_app_realistic_app.a");
+    assert_eq!(built.archive.as_deref(), Some(archive.as_path()));
+    assert!(archive.is_file());
+    let names: Vec<&str> = built.kernels.iter().map(|k| k.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "fill",
+            "sum_into",
+            "worker",
+            "nothing",
+            "old_style",
+            "add",
+            "read_state",
+            "attributes",
+            "qualified"
+        ]
+    );
+    let generated = built.generated_c.clone().unwrap();
+    let c = std::fs::read_to_string(&generated).unwrap();
+    let source = std::fs::canonicalize(fixtures().join("kernels/realistic.c")).unwrap();
+    assert!(c.contains(&format!("#include \"{}\"", source.display())));
+    let d = &built.directives;
+    assert!(d.contains(&format!("cargo::rerun-if-changed={}", source.display())));
+    assert!(d.contains(&format!(
+        "cargo::rerun-if-changed={}",
+        fixtures().join("kernels").display()
+    )));
+    assert!(d.contains(&format!(
+        "cargo::rerun-if-changed={}",
+        fixtures().join("kernels/include").display()
+    )));
+    assert!(d.contains(&format!(
+        "cargo::rustc-link-search=native={}",
+        out.path().display()
+    )));
+    assert!(d.contains("cargo::rustc-link-lib=static:+whole-archive=doca_dpa_app_realistic_app"));
+    for v in [
+        "DEP_DOCA_DPA_BACKEND",
+        "DEP_DOCA_DPA_SIM_DEVICE_INCLUDE",
+        "OUT_DIR",
+        "TARGET",
+        "CC",
+        "CFLAGS",
+    ] {
+        assert!(env.was_read(v), "{v} not read");
+    }
+    assert!(!env.was_read("DPACC"));
+}
+
+/// The generated C of a small application compiles with -Wall -Wextra -Werror, and a
+/// driver that walks the table like the sim does gets every argument back intact.
+#[test]
+fn generated_c_is_valid_and_passes_arguments() {
+    let cc = need_c_compiler!();
+    let out = TempDir::new("dpa-gen");
+    let src = std::fs::canonicalize(fixtures().join("small/mixed.c")).unwrap();
+    let text = std::fs::read_to_string(&src).unwrap();
+    let kernels = parse_device_functions(&src, &text).unwrap();
+    let c = sim_app_source("small_app", &[src.as_path()], &kernels);
+    let generated = out.write("small_app.c", &c);
+    let exe = out.path().join("driver");
+    let status = Command::new(cc.path())
+        .args(["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-O1", "-I"])
+        .arg(device_include())
+        .arg(&generated)
+        .arg(fixtures().join("small/driver.c"))
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .unwrap();
+    assert!(
+        status.status.success(),
+        "compile failed:\n{}\n--- generated ---\n{c}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    let run = Command::new(&exe).output().unwrap();
+    assert!(
+        run.status.success(),
+        "driver failed:\n{}{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    );
+    // The same file through the cc crate, as the sim build does, with warnings as errors.
+    let t = host_triple();
+    cc::Build::new()
+        .file(&generated)
+        .include(device_include())
+        .std("gnu11")
+        .warnings(true)
+        .extra_warnings(true)
+        .warnings_into_errors(true)
+        .cargo_metadata(false)
+        .cargo_warnings(false)
+        .out_dir(out.path())
+        .target(&t)
+        .host(&t)
+        .opt_level(2)
+        .try_compile("small_app")
+        .unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
+fn generated_size_assert_catches_narrow_typedefs() {
+    let cc = need_c_compiler!();
+    let out = TempDir::new("dpa-narrow");
+    let src = out.write(
+        "narrow.c",
+        "#include <doca_dpa_dev.h>\ntypedef uint16_t port_t;\n\
+         __dpa_global__ void k(port_t p) { (void)p; }\n",
+    );
+    let kernels = parse_device_functions(&src, &std::fs::read_to_string(&src).unwrap()).unwrap();
+    let generated = out.write(
+        "narrow_app.c",
+        &sim_app_source("narrow_app", &[src.as_path()], &kernels),
+    );
+    let o = Command::new(cc.path())
+        .args(["-std=gnu11", "-c", "-o"])
+        .arg(out.path().join("narrow.o"))
+        .arg("-I")
+        .arg(device_include())
+        .arg(&generated)
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("neither 4 nor 8 bytes"), "{stderr}");
+}
+
+#[test]
+fn sim_errors() {
+    let out = TempDir::new("dpa-sim-err");
+    let env = sim_env(&out, &[]);
+    // Duplicate across sources.
+    let e = DpaApp::new("dup_app")
+        .source("kernels/realistic.c")
+        .source("second/other.c")
+        .build_with_env(&env)
+        .unwrap_err();
+    match &e {
+        DpaAppError::DuplicateKernel {
+            name,
+            first,
+            second,
+        } => {
+            assert_eq!(name, "fill");
+            assert!(first.ends_with("realistic.c") && second.ends_with("other.c"));
+        }
+        other => panic!("{other:?}"),
+    }
+    // A kernel with the application's name.
+    let e = DpaApp::new("fill")
+        .source("second/other.c")
+        .build_with_env(&env)
+        .unwrap_err();
+    assert!(matches!(e, DpaAppError::KernelNamedLikeApp { .. }), "{e:?}");
+    // No device function at all.
+    let tmp = TempDir::new("dpa-nokernel");
+    let host_only = tmp.write("host.c", "static int x;\n");
+    let e = DpaApp::new("empty_app")
+        .source(&host_only)
+        .build_with_env(&env)
+        .unwrap_err();
+    assert!(matches!(e, DpaAppError::NoKernels { .. }), "{e:?}");
+    assert!(e.to_string().contains("host.c"));
+    // A refused parameter carries file, kernel and parameter.
+    let bad = tmp.write("bad.c", "__dpa_global__ void k(struct s v) {}\n");
+    let e = DpaApp::new("bad_app")
+        .source(&bad)
+        .build_with_env(&env)
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("bad.c:1: device function `k`, parameter 1 (`struct s v`)"),
+        "{e}"
+    );
+    // Missing device headers.
+    let env2 = EnvReader::fixed([
+        ("DEP_DOCA_DPA_BACKEND", "sim"),
+        ("OUT_DIR", out.path().to_str().unwrap()),
+    ]);
+    let e = DpaApp::new("x")
+        .source(&bad)
+        .build_with_env(&env2)
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            DpaAppError::MissingEnv {
+                name: "DEP_DOCA_DPA_SIM_DEVICE_INCLUDE",
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("direct dependency"));
+}
+
+// ---------------------------------------------------------------------------------
+// Common checks
+
+#[test]
+fn app_names() {
+    for ok in ["doca_examples", "_x", "App2"] {
+        assert!(validate_app_name(ok).is_ok(), "{ok}");
+    }
+    for bad in [
+        "",
+        "2app",
+        "my-app",
+        "my app",
+        "static",
+        "doca_sim_gen_x",
+        "ü",
+    ] {
+        assert!(
+            matches!(
+                validate_app_name(bad),
+                Err(DpaAppError::InvalidAppName { .. })
+            ),
+            "{bad}"
+        );
+    }
+    // Checked before anything else, on every backend.
+    let env = EnvReader::fixed([("DEP_DOCA_DPA_BACKEND", "docs")]);
+    let e = DpaApp::new("my-app").build_with_env(&env).unwrap_err();
+    assert!(e.to_string().contains("C identifier"), "{e}");
+}
+
+#[test]
+fn docs_backend_does_nothing() {
+    let env = EnvReader::fixed([("DEP_DOCA_DPA_BACKEND", "docs")]);
+    let built = DpaApp::new("docs_app")
+        .sources_in("does/not/exist")
+        .build_with_env(&env)
+        .unwrap();
+    assert_eq!(built.backend, Backend::Docs);
+    assert!(built.directives.lines().is_empty());
+    assert!(built.archive.is_none());
+    assert!(!env.was_read("OUT_DIR"));
+}
+
+#[test]
+fn backend_and_source_errors() {
+    let e = DpaApp::new("a").build_with_env(&EnvReader::fixed(Vec::<(String, String)>::new()));
+    assert!(matches!(
+        e,
+        Err(DpaAppError::MissingEnv {
+            name: "DEP_DOCA_DPA_BACKEND",
+            ..
+        })
+    ));
+    let e = DpaApp::new("a").build_with_env(&EnvReader::fixed([("DEP_DOCA_DPA_BACKEND", "gpu")]));
+    assert!(matches!(e, Err(DpaAppError::UnknownBackend { .. })));
+
+    let out = TempDir::new("dpa-src-err");
+    let env = sim_env(&out, &[]);
+    let e = DpaApp::new("a").build_with_env(&env).unwrap_err();
+    assert!(matches!(e, DpaAppError::NoSources { .. }), "{e:?}");
+    let empty = TempDir::new("dpa-empty-dir");
+    let e = DpaApp::new("a")
+        .sources_in(empty.path())
+        .build_with_env(&env)
+        .unwrap_err();
+    assert!(matches!(e, DpaAppError::EmptySourceDir { .. }), "{e:?}");
+    let e = DpaApp::new("a")
+        .source("nope.c")
+        .build_with_env(&env)
+        .unwrap_err();
+    assert!(matches!(e, DpaAppError::Io { .. }), "{e:?}");
+    assert!(e.to_string().contains("nope.c"));
+    let e = DpaApp::new("a")
+        .source("small/mixed.c")
+        .include("no/such/include")
+        .build_with_env(&env)
+        .unwrap_err();
+    assert!(e.to_string().contains("include directory not found"), "{e}");
+    let e = DpaApp::new("a")
+        .source("small/mixed.c")
+        .define("A=1", None)
+        .build_with_env(&env)
+        .unwrap_err();
+    assert!(matches!(e, DpaAppError::InvalidDefine { .. }), "{e:?}");
+}
+
+// ---------------------------------------------------------------------------------
+// Hardware, with a fake dpacc
+
+#[cfg(unix)]
+mod hardware_flow {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    /// A directory with a fake `dpacc` (and `dpa-app-attributes2blob`) that record
+    /// their arguments, one per line, in `<name>.argv`.
+    struct FakeTools {
+        dir: TempDir,
+    }
+
+    impl FakeTools {
+        fn new(version_output: &str, compile_fails: bool) -> FakeTools {
+            let dir = TempDir::new("fake-dpacc");
+            let log = dir.path().join("dpacc.argv");
+            let compile = if compile_fails {
+                "echo 'kernel.c:3: error: something is wrong' >&2\nexit 1\n".to_owned()
+            } else {
+                "prev=\nfor a in \"$@\"; do\n  if [ \"$prev\" = \"-o\" ]; then printf 'fake archive' > \"$a\"; fi\n  prev=\"$a\"\ndone\n".to_owned()
+            };
+            let script = format!(
+                "#!/bin/sh\nif [ \"$1\" = \"--version\" ]; then\n  printf '%s\\n' '{version_output}'\n  exit 0\nfi\n\
+                 printf '%s\\n' \"$@\" > '{}'\n{compile}",
+                log.display()
+            );
+            write_script(&dir.path().join("dpacc"), &script);
+            let attrs_log = dir.path().join("attrs.argv");
+            write_script(
+                &dir.path().join(ATTRS2BLOB_NAME),
+                &format!(
+                    "#!/bin/sh\nprintf '%s\\n' \"$@\" > '{}'\ncp \"$1\" \"$2\"\n",
+                    attrs_log.display()
+                ),
+            );
+            FakeTools { dir }
+        }
+
+        fn dpacc(&self) -> PathBuf {
+            self.dir.path().join("dpacc")
+        }
+
+        fn argv(&self, name: &str) -> Option<Vec<String>> {
+            std::fs::read_to_string(self.dir.path().join(format!("{name}.argv")))
+                .ok()
+                .map(|s| s.lines().map(str::to_owned).collect())
+        }
+    }
+
+    fn write_script(path: &Path, text: &str) {
+        std::fs::write(path, text).unwrap();
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    /// Tool defaults that exist nowhere, so the tests never find a real install.
+    fn nowhere() -> ToolDefaults {
+        ToolDefaults {
+            dpacc: "/nonexistent/doca/tools/dpacc".into(),
+            attrs2blob: "/nonexistent/doca/tools/dpa-app-attributes2blob".into(),
+        }
+    }
+
+    fn hw_env(out: &TempDir, doca: &str, extra: &[(&str, OsString)]) -> EnvReader {
+        let mut vars: Vec<(String, OsString)> = vec![
+            ("DEP_DOCA_DPA_BACKEND".into(), "hardware".into()),
+            ("DEP_DOCA_DPA_VERSION".into(), doca.into()),
+            (
+                "DEP_DOCA_DPA_INCLUDE".into(),
+                "/opt/doca/include:/opt/doca/include/extra".into(),
+            ),
+            (
+                "DEP_DOCA_DPA_LIBDIR".into(),
+                "/opt/doca/lib/x86_64-linux-gnu".into(),
+            ),
+            ("OUT_DIR".into(), out.path().into()),
+            ("CARGO_MANIFEST_DIR".into(), fixtures().into()),
+            ("CC".into(), "my-gcc".into()),
+        ];
+        vars.extend(extra.iter().map(|(k, v)| ((*k).to_owned(), v.clone())));
+        EnvReader::fixed(vars)
+    }
+
+    fn app() -> DpaApp {
+        DpaApp::new("hw_app")
+            .sources_in("kernels")
+            .include("kernels/include")
+            .define("FOO", Some("1"))
+    }
+
+    fn strings(v: &[OsString]) -> Vec<String> {
+        v.iter().map(|a| a.to_string_lossy().into_owned()).collect()
+    }
+
+    fn run_version(doca: &str, dpacc_says: &str) -> (FakeTools, TempDir, BuiltApp) {
+        let tools = FakeTools::new(dpacc_says, false);
+        let out = TempDir::new("dpa-hw");
+        let env = hw_env(&out, doca, &[("DPACC", tools.dpacc().into())]);
+        let built = app()
+            .build_inner(&env, &nowhere())
+            .unwrap_or_else(|e| panic!("{e}"));
+        for v in [
+            "DPACC",
+            "DOCA_DPACC_SKIP_VERSION_CHECK",
+            "DEP_DOCA_DPA_VERSION",
+            "DEP_DOCA_DPA_LIBDIR",
+            "CC",
+        ] {
+            assert!(env.was_read(v), "{v} not read");
+        }
+        (tools, out, built)
+    }
+
+    fn common_checks(tools: &FakeTools, out: &TempDir, built: &BuiltApp) -> Vec<String> {
+        let argv = tools.argv("dpacc").expect("dpacc did not run");
+        assert_eq!(argv, strings(&built.dpacc_args));
+        let source = std::fs::canonicalize(fixtures().join("kernels/realistic.c")).unwrap();
+        let archive = out.path().join("libdoca_dpa_app_hw_app.a");
+        assert_eq!(argv[0], source.display().to_string());
+        assert_eq!(argv[1..3], ["-o".to_owned(), archive.display().to_string()]);
+        assert!(archive.is_file());
+        assert!(argv.contains(&"--app-name=hw_app".to_owned()));
+        assert!(argv.contains(&"-hostcc=my-gcc".to_owned()));
+        assert!(argv.iter().any(|a| a.starts_with("-hostcc-options=-fPIC ")));
+        assert!(argv
+            .iter()
+            .any(|a| a.starts_with("--devicecc-options=") && a.contains(" -DFOO=1 ")));
+        assert!(argv.contains(&"-I/opt/doca/include".to_owned()));
+        assert!(argv.contains(&"-I/opt/doca/include/extra".to_owned()));
+        let d = &built.directives;
+        assert!(d.contains("cargo::rustc-link-lib=static:+whole-archive=doca_dpa_app_hw_app"));
+        assert!(d.contains(&format!(
+            "cargo::rustc-link-search=native={}",
+            out.path().display()
+        )));
+        assert!(d.contains(&format!("cargo::rerun-if-changed={}", source.display())));
+        assert!(d.contains(&format!(
+            "cargo::rerun-if-changed={}",
+            tools.dpacc().display()
+        )));
+        assert!(built.kernels.is_empty());
+        argv
+    }
+
+    #[test]
+    fn doca_2_9() {
+        let (tools, out, built) = run_version("2.9.0072", "dpacc version 2.9.0072");
+        let argv = common_checks(&tools, &out, &built);
+        assert!(argv.contains(&"-mcpu=nv-dpa-bf3".to_owned()));
+        assert!(argv.contains(
+            &"-device-libs=-L/opt/doca/lib/x86_64-linux-gnu -ldoca_dpa_dev_comm".to_owned()
+        ));
+        assert!(!argv.iter().any(|a| a.starts_with("--dpa-proc-attr")));
+        assert!(tools.argv("attrs").is_none());
+    }
+
+    #[test]
+    fn doca_3_0_with_attributes_warns() {
+        let tools = FakeTools::new("NVIDIA DPACC 3.0.0058", false);
+        let out = TempDir::new("dpa-hw");
+        let env = hw_env(&out, "3.0.0058", &[("DPACC", tools.dpacc().into())]);
+        let built = app()
+            .proc_attributes("attrs.yaml")
+            .build_inner(&env, &nowhere())
+            .unwrap_or_else(|e| panic!("{e}"));
+        let argv = common_checks(&tools, &out, &built);
+        assert!(argv.contains(&"-mcpu=nv-dpa-bf3,nv-dpa-cx7,nv-dpa-cx8".to_owned()));
+        assert!(argv.contains(
+            &"-device-libs=-L/opt/doca/lib/x86_64-linux-gnu -ldoca_dpa_dev -ldoca_dpa_dev_comm"
+                .to_owned()
+        ));
+        assert!(!argv.iter().any(|a| a.starts_with("--dpa-proc-attr")));
+        assert!(tools.argv("attrs").is_none());
+        assert!(built
+            .directives
+            .lines()
+            .iter()
+            .any(|l| l.starts_with("cargo::warning=") && l.contains("from DOCA 3.2 on")));
+    }
+
+    #[test]
+    fn doca_3_2_default_attributes() {
+        let (tools, out, built) = run_version("3.2.0118", "dpacc 3.2.0118 (built 2025)");
+        let argv = common_checks(&tools, &out, &built);
+        assert!(argv.contains(&"-mcpu=nv-dpa-bf3,nv-dpa-cx7,nv-dpa-cx8,nv-dpa-cx9".to_owned()));
+        assert!(argv.contains(
+            &"-device-libs=-L/opt/doca/lib/x86_64-linux-gnu -ldoca_dpa_dev -ldoca_dpa_dev_comm -ldoca_dpa_dev_verbs"
+                .to_owned()
+        ));
+        let blob = out.path().join("doca_dpa_app_hw_app.attrs.blob");
+        let yaml = out.path().join("doca_dpa_app_hw_app.attrs.yaml");
+        assert_eq!(
+            argv.last(),
+            Some(&format!("--dpa-proc-attr={}", blob.display()))
+        );
+        // The tool beside dpacc ran on the generated default YAML.
+        assert_eq!(
+            tools.argv("attrs").unwrap(),
+            [yaml.display().to_string(), blob.display().to_string()]
+        );
+        assert_eq!(
+            std::fs::read_to_string(&blob).unwrap(),
+            DEFAULT_PROC_ATTRIBUTES
+        );
+    }
+
+    #[test]
+    fn doca_3_2_user_attributes_and_tool_from_env() {
+        let tools = FakeTools::new("3.2.0118", false);
+        // The attributes tool named by the environment, not the one beside dpacc.
+        let other = TempDir::new("fake-attrs");
+        let other_tool = other.path().join("my-attrs2blob");
+        let other_log = other.path().join("argv");
+        write_script(
+            &other_tool,
+            &format!(
+                "#!/bin/sh\nprintf '%s\\n' \"$@\" > '{}'\ncp \"$1\" \"$2\"\n",
+                other_log.display()
+            ),
+        );
+        let out = TempDir::new("dpa-hw");
+        let env = hw_env(
+            &out,
+            "3.2.0118",
+            &[
+                ("DPACC", tools.dpacc().into()),
+                ("DOCA_DPA_ATTRS2BLOB", other_tool.clone().into()),
+            ],
+        );
+        let built = app()
+            .proc_attributes("attrs.yaml")
+            .build_inner(&env, &nowhere())
+            .unwrap_or_else(|e| panic!("{e}"));
+        common_checks(&tools, &out, &built);
+        assert!(tools.argv("attrs").is_none());
+        let logged = std::fs::read_to_string(&other_log).unwrap();
+        assert!(logged.starts_with(&fixtures().join("attrs.yaml").display().to_string()));
+        assert!(built.directives.contains(&format!(
+            "cargo::rerun-if-changed={}",
+            fixtures().join("attrs.yaml").display()
+        )));
+    }
+
+    #[test]
+    fn version_mismatch_is_an_error() {
+        let tools = FakeTools::new("dpacc version 2.10.0087", false);
+        let out = TempDir::new("dpa-hw");
+        let env = hw_env(&out, "3.0.0058", &[("DPACC", tools.dpacc().into())]);
+        let e = app().build_inner(&env, &nowhere()).unwrap_err();
+        match &e {
+            DpaAppError::DpaccVersionMismatch {
+                dpacc_version,
+                doca_version,
+                ..
+            } => {
+                assert_eq!(dpacc_version, "2.10.0087");
+                assert_eq!(doca_version, "3.0.0058");
+            }
+            other => panic!("{other:?}"),
+        }
+        let text = e.to_string();
+        for needle in [
+            "2.10.0087",
+            "3.0.0058",
+            "DOCA Compatibility Policy",
+            "DPACC",
+            "DOCA_DPACC_SKIP_VERSION_CHECK",
+        ] {
+            assert!(text.contains(needle), "{needle} not in {text}");
+        }
+        // Nothing was compiled.
+        assert!(tools.argv("dpacc").is_none());
+        // A different patch level of the same release is fine.
+        let tools = FakeTools::new("3.0.0100", false);
+        let env = hw_env(&out, "3.0.0058", &[("DPACC", tools.dpacc().into())]);
+        assert!(app().build_inner(&env, &nowhere()).is_ok());
+    }
+
+    #[test]
+    fn skip_version_check_warns() {
+        let tools = FakeTools::new("dpacc version 2.10.0087", false);
+        let out = TempDir::new("dpa-hw");
+        let env = hw_env(
+            &out,
+            "3.0.0058",
+            &[
+                ("DPACC", tools.dpacc().into()),
+                ("DOCA_DPACC_SKIP_VERSION_CHECK", "1".into()),
+            ],
+        );
+        let built = app()
+            .build_inner(&env, &nowhere())
+            .unwrap_or_else(|e| panic!("{e}"));
+        common_checks(&tools, &out, &built);
+        assert!(built
+            .directives
+            .lines()
+            .iter()
+            .any(|l| l.starts_with("cargo::warning=")
+                && l.contains("2.10.0087")
+                && l.contains("3.0.0058")));
+    }
+
+    #[test]
+    fn unparseable_version() {
+        let tools = FakeTools::new("dpacc (development build)", false);
+        let out = TempDir::new("dpa-hw");
+        let env = hw_env(&out, "3.0.0058", &[("DPACC", tools.dpacc().into())]);
+        let e = app().build_inner(&env, &nowhere()).unwrap_err();
+        assert!(
+            matches!(e, DpaAppError::DpaccVersionUnparseable { .. }),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("dpacc (development build)"));
+    }
+
+    #[test]
+    fn compiler_not_found() {
+        let out = TempDir::new("dpa-hw");
+        let empty_path = TempDir::new("empty-path");
+        let env = hw_env(&out, "3.0.0058", &[("PATH", empty_path.path().into())]);
+        let e = app().build_inner(&env, &nowhere()).unwrap_err();
+        assert!(
+            matches!(e, DpaAppError::ToolNotFound { tool: "dpacc", .. }),
+            "{e:?}"
+        );
+        let text = e.to_string();
+        for needle in [
+            "DPACC",
+            "PATH",
+            "/nonexistent/doca/tools/dpacc",
+            "DOCA_BACKEND=sim",
+        ] {
+            assert!(text.contains(needle), "{needle} not in {text}");
+        }
+        assert!(env.was_read("PATH"));
+        // DPACC naming a missing file does not fall back to anything else.
+        let env = hw_env(&out, "3.0.0058", &[("DPACC", "/nonexistent/dpacc".into())]);
+        let e = app().build_inner(&env, &nowhere()).unwrap_err();
+        assert!(e.to_string().contains("DPACC=/nonexistent/dpacc"), "{e}");
+        // Found on PATH.
+        let tools = FakeTools::new("3.0.0058", false);
+        let env = hw_env(&out, "3.0.0058", &[("PATH", tools.dir.path().into())]);
+        let built = app()
+            .build_inner(&env, &nowhere())
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(built.dpacc.as_deref(), Some(tools.dpacc().as_path()));
+    }
+
+    #[test]
+    fn attributes_tool_not_found() {
+        let tools = FakeTools::new("3.2.0118", false);
+        std::fs::remove_file(tools.dir.path().join(ATTRS2BLOB_NAME)).unwrap();
+        let out = TempDir::new("dpa-hw");
+        let env = hw_env(&out, "3.2.0118", &[("DPACC", tools.dpacc().into())]);
+        let e = app().build_inner(&env, &nowhere()).unwrap_err();
+        let text = e.to_string();
+        assert!(text.contains("DOCA_DPA_ATTRS2BLOB"), "{text}");
+        assert!(text.contains("beside dpacc"), "{text}");
+    }
+
+    #[test]
+    fn dpacc_failure_shows_its_output() {
+        let tools = FakeTools::new("3.0.0058", true);
+        let out = TempDir::new("dpa-hw");
+        let env = hw_env(&out, "3.0.0058", &[("DPACC", tools.dpacc().into())]);
+        let e = app().build_inner(&env, &nowhere()).unwrap_err();
+        assert!(matches!(e, DpaAppError::ToolFailed { .. }), "{e:?}");
+        let text = e.to_string();
+        assert!(text.contains("something is wrong"), "{text}");
+        assert!(text.contains("--app-name=hw_app"), "{text}");
+    }
+
+    #[test]
+    fn option_values_with_spaces_are_refused() {
+        let tools = FakeTools::new("3.0.0058", false);
+        let out = TempDir::new("dpa-hw");
+        let env = hw_env(&out, "3.0.0058", &[("DPACC", tools.dpacc().into())]);
+        let e = app()
+            .define("MSG", Some("two words"))
+            .build_inner(&env, &nowhere())
+            .unwrap_err();
+        assert!(matches!(e, DpaAppError::WhitespaceInOption { .. }), "{e:?}");
+    }
+
+    #[test]
+    fn missing_metadata() {
+        let out = TempDir::new("dpa-hw");
+        let env = EnvReader::fixed([
+            ("DEP_DOCA_DPA_BACKEND", OsString::from("hardware")),
+            ("OUT_DIR", out.path().into()),
+            ("CARGO_MANIFEST_DIR", fixtures().into()),
+        ]);
+        let e = app().build_inner(&env, &nowhere()).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                DpaAppError::MissingEnv {
+                    name: "DEP_DOCA_DPA_VERSION",
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        let env = hw_env(&out, "three", &[]);
+        let e = app().build_inner(&env, &nowhere()).unwrap_err();
+        assert!(matches!(e, DpaAppError::BadDocaVersion { .. }), "{e:?}");
+    }
+}

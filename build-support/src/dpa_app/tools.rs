@@ -1,0 +1,181 @@
+//! Finding and running the DOCA tools: `dpacc` and `dpa-app-attributes2blob`, and the
+//! check that dpacc belongs to the installed DOCA release.
+
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use super::dpacc::parse_tool_version;
+use super::error::DpaAppError;
+use crate::env::EnvReader;
+use crate::version::DocaVersion;
+
+/// Where DOCA installs dpacc.
+pub const DEFAULT_DPACC: &str = "/opt/mellanox/doca/tools/dpacc";
+/// Where DOCA installs the process-attributes tool (DOCA 3.2 and later).
+pub const DEFAULT_ATTRS2BLOB: &str = "/opt/mellanox/doca/tools/dpa-app-attributes2blob";
+/// The file name of the process-attributes tool.
+pub const ATTRS2BLOB_NAME: &str = "dpa-app-attributes2blob";
+/// The variable that names the DPA compiler.
+pub const DPACC_ENV: &str = "DPACC";
+/// The variable that names the process-attributes tool.
+pub const ATTRS2BLOB_ENV: &str = "DOCA_DPA_ATTRS2BLOB";
+/// The variable that turns a dpacc/DOCA version mismatch into a warning.
+pub const SKIP_VERSION_CHECK_ENV: &str = "DOCA_DPACC_SKIP_VERSION_CHECK";
+
+/// `name` in the directories of `PATH` (read through `env`).
+fn search_path(env: &EnvReader, name: &OsStr) -> Option<PathBuf> {
+    let path = env.get_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
+/// Resolves a tool named by an environment variable: a path (with a `/`) must exist, a
+/// bare name is looked up in `PATH`.
+fn from_env_value(env: &EnvReader, value: &OsStr) -> Option<PathBuf> {
+    let p = Path::new(value);
+    if p.components().count() > 1 || p.is_absolute() {
+        p.is_file().then(|| p.to_owned())
+    } else {
+        search_path(env, value)
+    }
+}
+
+/// The DPA compiler: `$DPACC`, else `dpacc` on `PATH`, else `default` (normally
+/// [`DEFAULT_DPACC`]).
+pub(crate) fn find_dpacc(env: &EnvReader, default: &Path) -> Result<PathBuf, DpaAppError> {
+    let not_found = |tried| DpaAppError::ToolNotFound {
+        tool: "dpacc",
+        env_var: DPACC_ENV,
+        tried,
+    };
+    if let Some(v) = env.get_os(DPACC_ENV).filter(|v| !v.is_empty()) {
+        return from_env_value(env, &v).ok_or_else(|| {
+            not_found(vec![format!(
+                "{DPACC_ENV}={} (no such file, or not on PATH)",
+                v.to_string_lossy()
+            )])
+        });
+    }
+    if let Some(p) = search_path(env, OsStr::new("dpacc")) {
+        return Ok(p);
+    }
+    if default.is_file() {
+        return Ok(default.to_owned());
+    }
+    Err(not_found(vec![
+        format!("{DPACC_ENV} (not set)"),
+        "dpacc on PATH".to_owned(),
+        default.display().to_string(),
+    ]))
+}
+
+/// The process-attributes tool: `$DOCA_DPA_ATTRS2BLOB`, else next to `dpacc`, else
+/// `default` (normally [`DEFAULT_ATTRS2BLOB`]).
+pub(crate) fn find_attrs2blob(
+    env: &EnvReader,
+    dpacc: &Path,
+    default: &Path,
+) -> Result<PathBuf, DpaAppError> {
+    let not_found = |tried| DpaAppError::ToolNotFound {
+        tool: ATTRS2BLOB_NAME,
+        env_var: ATTRS2BLOB_ENV,
+        tried,
+    };
+    if let Some(v) = env.get_os(ATTRS2BLOB_ENV).filter(|v| !v.is_empty()) {
+        return from_env_value(env, &v).ok_or_else(|| {
+            not_found(vec![format!(
+                "{ATTRS2BLOB_ENV}={} (no such file, or not on PATH)",
+                v.to_string_lossy()
+            )])
+        });
+    }
+    let beside = dpacc.parent().map(|d| d.join(ATTRS2BLOB_NAME));
+    if let Some(p) = beside.as_ref().filter(|p| p.is_file()) {
+        return Ok(p.clone());
+    }
+    if default.is_file() {
+        return Ok(default.to_owned());
+    }
+    let mut tried = vec![format!("{ATTRS2BLOB_ENV} (not set)")];
+    if let Some(b) = beside {
+        tried.push(format!("{} (beside dpacc)", b.display()));
+    }
+    tried.push(default.display().to_string());
+    Err(not_found(tried))
+}
+
+/// Runs `program args…`, returning its output; a failure to start or a non-zero exit is
+/// a [`DpaAppError::ToolFailed`] with what the tool wrote.
+pub(crate) fn run_tool(program: &Path, args: &[OsString]) -> Result<Output, DpaAppError> {
+    let failed = |status: String, output: String| DpaAppError::ToolFailed {
+        program: program.to_owned(),
+        args: args.to_vec(),
+        status,
+        output,
+    };
+    let mut attempt = 0;
+    let out = loop {
+        match Command::new(program).args(args).output() {
+            Ok(out) => break out,
+            // "Text file busy": the program was just written and another thread's
+            // fork still holds it open for a moment. Try again shortly.
+            Err(e) if e.raw_os_error() == Some(26) && attempt < 10 => {
+                attempt += 1;
+                std::thread::sleep(std::time::Duration::from_millis(20 * attempt));
+            }
+            Err(e) => return Err(failed(format!("could not run it: {e}"), String::new())),
+        }
+    };
+    if !out.status.success() {
+        return Err(failed(out.status.to_string(), output_text(&out)));
+    }
+    Ok(out)
+}
+
+/// stderr, then stdout, as text.
+pub(crate) fn output_text(out: &Output) -> String {
+    let mut s = String::from_utf8_lossy(&out.stderr).into_owned();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if !s.is_empty() && !stdout.is_empty() && !s.ends_with('\n') {
+        s.push('\n');
+    }
+    s.push_str(&stdout);
+    s
+}
+
+/// Runs `dpacc --version` and checks that its major.minor is DOCA's. Returns a warning
+/// when the check failed but `DOCA_DPACC_SKIP_VERSION_CHECK` is set.
+pub(crate) fn check_dpacc_version(
+    env: &EnvReader,
+    dpacc: &Path,
+    doca: DocaVersion,
+) -> Result<Option<String>, DpaAppError> {
+    let skip = env.flag(SKIP_VERSION_CHECK_ENV);
+    let out = run_tool(dpacc, &["--version".into()])?;
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let problem = match parse_tool_version(&text) {
+        None => DpaAppError::DpaccVersionUnparseable {
+            dpacc: dpacc.to_owned(),
+            output: text,
+        },
+        Some((_, v)) if v.release() == doca.release() => return Ok(None),
+        Some((written, _)) => DpaAppError::DpaccVersionMismatch {
+            dpacc: dpacc.to_owned(),
+            dpacc_version: written,
+            doca_version: doca.to_string(),
+        },
+    };
+    if skip {
+        Ok(Some(format!(
+            "{problem} [continuing: {SKIP_VERSION_CHECK_ENV} is set]"
+        )))
+    } else {
+        Err(problem)
+    }
+}
