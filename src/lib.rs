@@ -1,10 +1,38 @@
 //! # doca: safe Rust bindings for NVIDIA DOCA DPA and DOCA RDMI
 //!
 //! The facade of doca-rs: [`dpa`] is the `doca-dpa` crate (devices, DPA
-//! contexts, kernel launches, events, memory, threads) and [`sys`] its raw
-//! bindings. The examples and integration tests of the project live in this
-//! package.
+//! contexts, kernel launches, events, memory, threads), [`rdmi`] the
+//! `doca-rdmi` crate, and [`sys`] the raw DPA bindings. The project's
+//! examples and integration tests live in this package; its build script
+//! builds their DPA kernels (with dpacc on hardware, with the host compiler
+//! for the software DPA).
+//!
+//! Launching a kernel (this runs on the software DPA where DOCA is absent):
+//!
+//! ```
+//! use std::time::Duration;
+//! use doca::dpa::{Device, Dpa, DpaBuffer, Launcher};
+//!
+//! // The examples' DPA image (`examples/kernels/*.c`, `--app-name=doca_examples`).
+//! doca::dpa::dpa_app! {
+//!     pub mod doca_examples {
+//!         /// `fill_ranks(doca_dpa_dev_uintptr_t out, uint64_t scale, uint32_t offset)`
+//!         kernel fill_ranks(param::DevPtr, u64, u32);
+//!     }
+//! }
+//!
+//! let device = Device::open_first_with_dpa()?;
+//! let dpa = Dpa::start(&device, doca_examples::app())?;
+//! let out = DpaBuffer::<u64>::new(&dpa, 9)?;          // 8 slots + the thread count
+//! let launcher = Launcher::new(&dpa)?;
+//! launcher
+//!     .launch(&doca_examples::fill_ranks, 8, (&out, 10u64, 1u32))?
+//!     .wait(Duration::from_secs(10))?;
+//! assert_eq!(out.to_vec()?, [1, 11, 21, 31, 41, 51, 61, 71, 8]);
+//! # Ok::<(), doca::dpa::Error>(())
+//! ```
 
 pub use doca_dpa as dpa;
 /// Raw bindings to DOCA DPA and the DOCA Core pieces it needs.
 pub use doca_dpa_sys as sys;
+pub use doca_rdmi as rdmi;

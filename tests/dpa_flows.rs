@@ -175,3 +175,103 @@ fn a_kernel_that_never_finishes_is_diagnosed_within_the_timeout() {
     stop.write(0, &[1]).unwrap();
     launcher.wait_all(LONG).unwrap();
 }
+
+#[test]
+fn a_device_fault_makes_the_context_fatal_and_it_stays_so() {
+    use doca::dpa::Health;
+    let dpa = dpa();
+    assert_eq!(dpa.health().unwrap(), Health::Ok);
+    let launcher = Launcher::new(&dpa).unwrap();
+    let err = launcher
+        .launch(&doca_tests::fault, 1, ())
+        .unwrap()
+        .wait(LONG)
+        .unwrap_err();
+    match &err {
+        Error::LaunchTimeout(d) => assert!(d.context_fatal, "{err}"),
+        other => panic!("expected a fatal diagnosis, got {other}"),
+    }
+    assert!(err.is_context_fatal());
+    assert_eq!(dpa.health().unwrap(), Health::Fatal);
+    let again = launcher.launch(&doca_tests::noop, 1, ()).unwrap_err();
+    assert!(again.is_context_fatal(), "{again}");
+    assert_eq!(dpa.health().unwrap(), Health::Fatal, "fatal is sticky");
+}
+
+#[test]
+fn a_dpa_thread_runs_on_each_notification() {
+    use doca::dpa::{NotificationCompletion, ThreadBuilder};
+    let dpa = dpa();
+    let counter = DpaBuffer::<u64>::from_slice(&dpa, &[0]).unwrap();
+    let thread = ThreadBuilder::new(&dpa, &doca_tests::count_activations, counter.dev_ptr().0)
+        .unwrap()
+        .start()
+        .unwrap();
+    assert!(thread.id().is_ok());
+    let notification = NotificationCompletion::new(&thread).unwrap();
+    notification.run_thread().unwrap();
+    for expected in 1..=3u64 {
+        assert_eq!(
+            dpa.rpc(&doca_tests::notify, (notification.handle(),))
+                .unwrap(),
+            1
+        );
+        let deadline = std::time::Instant::now() + LONG;
+        while counter.to_vec().unwrap()[0] < expected {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "activation {expected} never happened"
+            );
+            std::thread::yield_now();
+        }
+    }
+    assert_eq!(counter.to_vec().unwrap()[0], 3);
+}
+
+#[test]
+fn limits_and_handles_are_reported() {
+    let dpa = dpa();
+    let limits = dpa.limits();
+    assert!(limits.max_threads_per_kernel >= 1);
+    assert!(limits.eus_available <= limits.cores * limits.eus_per_core);
+    assert!(dpa.handle().unwrap().0 != 0);
+}
+
+#[test]
+fn devices_are_listed_and_bad_names_refused() {
+    use doca::dpa::{devices, Device};
+    let list = devices().unwrap();
+    assert!(list.iter().any(|d| d.has_dpa));
+    let first = &list[0];
+    assert_eq!(Device::open_by_pci(&first.pci_addr).unwrap().info(), first);
+    assert_eq!(
+        Device::open_by_ibdev_name(&first.ibdev_name)
+            .unwrap()
+            .info(),
+        first
+    );
+    assert!(Device::open_by_pci("not-a-pci-address")
+        .unwrap_err()
+        .is_invalid_argument());
+    assert!(matches!(
+        Device::open_by_pci("ffff:ff:1f.7").unwrap_err(),
+        Error::Unavailable { .. }
+    ));
+    assert!(matches!(
+        Device::open_by_ibdev_name("mlx5_999").unwrap_err(),
+        Error::Unavailable { .. }
+    ));
+}
+
+#[test]
+fn a_device_without_dpa_is_reported_as_such() {
+    use doca::dpa::{devices, DpaBuilder};
+    // Only where such a device exists (the sim's default profile has one).
+    let Some(info) = devices().unwrap().into_iter().find(|d| !d.has_dpa) else {
+        eprintln!("skipped: no device without a DPA here");
+        return;
+    };
+    let device = info.open().unwrap();
+    let err = DpaBuilder::new(&device).unwrap_err();
+    assert!(err.is_no_dpa(), "{err}");
+}

@@ -15,7 +15,10 @@ doca::dpa::dpa_app! {
         kernel spin_until(param::DevPtr);
         kernel noop();
         kernel set_event(param::SyncEvent, u64);
+        kernel fault();
+        thread count_activations;
         rpc add(u64, u64);
+        rpc notify(param::Notification);
     }
 }
 

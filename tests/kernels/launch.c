@@ -61,3 +61,31 @@ __dpa_global__ void set_event(doca_dpa_dev_sync_event_t event, uint64_t value)
 {
 	doca_dpa_dev_sync_event_update_set(event, value);
 }
+
+#ifdef DOCA_SIM_DEVICE
+#include <doca_sim_dev.h>
+#endif
+
+/* Raises a device-side fault: the context turns fatal. */
+__dpa_global__ void fault(void)
+{
+#ifdef DOCA_SIM_DEVICE
+	doca_sim_dev_fault("tests/kernels/launch.c: deliberate fault");
+#else
+	*(volatile uint64_t *)0 = 1;
+#endif
+}
+
+/* A DPA thread: counts activations in the u64 at arg, then waits for the next. */
+__dpa_global__ void count_activations(uint64_t arg)
+{
+	__atomic_add_fetch((uint64_t *)arg, 1, __ATOMIC_SEQ_CST);
+	doca_dpa_dev_thread_reschedule();
+}
+
+/* Wakes the thread of a notification completion. */
+__dpa_rpc__ uint64_t notify(doca_dpa_dev_notification_completion_t handle)
+{
+	doca_dpa_dev_thread_notify(handle);
+	return 1;
+}
