@@ -78,6 +78,16 @@ impl DpaCore {
                 "the DPA context hit a device-side error (fatal)",
             ));
         }
+        self.require_started()
+    }
+
+    /// BAD_STATE unless started; unlike [`DpaCore::require_running`], a
+    /// fatal context still counts as started.
+    ///
+    /// Model choice: teardown calls that need a started context
+    /// (`doca_dpa_hash_table_destroy`) keep working once the context is
+    /// fatal, so its children can be released before `doca_dpa_stop`.
+    pub(crate) fn require_started(&self) -> SimResult {
         match self.state().phase {
             Phase::Started => Ok(()),
             Phase::Idle => Err(fail(codes::BAD_STATE, "the DPA context is not started")),

@@ -1055,9 +1055,10 @@ doca_api! {
         out(ht, t.cast())
     }
 
-    /// Destroys a hash table.
+    /// Destroys a hash table (BAD_STATE unless the context is started;
+    /// a fatal context still is).
     fn doca_dpa_hash_table_destroy(ht: *mut abi::doca_dpa_hash_table) {
-        child::<HashTable, _>(ht)?.dpa.require_running()?;
+        child::<HashTable, _>(ht)?.dpa.require_started()?;
         destroy_child::<HashTable, _>(ht)
     }
 
