@@ -62,8 +62,11 @@ impl Ctx {
     pub(crate) fn phase(&self) -> u32 {
         let mut st = self.state();
         if st.phase == states::STOPPING && self.owner.in_flight() == 0 {
-            self.transition(&mut st, states::IDLE);
+            let change = self.transition(&mut st, states::IDLE);
+            drop(st);
             self.owner.stopped();
+            self.notify(change);
+            return states::IDLE;
         }
         st.phase
     }
@@ -73,23 +76,46 @@ impl Ctx {
         self.state().dpa.clone()
     }
 
-    fn transition(&self, st: &mut CtxState, next: u32) {
+    /// Moves to `next`; the caller runs the returned change's callback with
+    /// [`Ctx::notify`] once it has released the state lock.
+    fn transition(&self, st: &mut CtxState, next: u32) -> Change {
         let prev = st.phase;
         st.phase = next;
-        if let Some(cb) = st.callback {
-            // Model choice: state-change callbacks run synchronously inside
-            // the call that changed the state.
+        Change {
+            callback: st.callback,
+            user_data: st.user_data,
+            prev,
+            next,
+        }
+    }
+
+    /// Runs the state-change callback of `change`.
+    ///
+    /// Model choice: state-change callbacks run synchronously inside the call
+    /// that changed the state, after it released the context's lock, so a
+    /// callback may call back into the context (e.g. `doca_ctx_get_state`).
+    fn notify(&self, change: Change) {
+        if let Some(cb) = change.callback {
             // SAFETY: the application registered this callback for its ctx.
             unsafe {
                 cb(
-                    st.user_data,
+                    change.user_data,
                     (self as *const Ctx).cast_mut().cast(),
-                    prev,
-                    next,
+                    change.prev,
+                    change.next,
                 )
             };
         }
     }
+}
+
+/// A state change whose callback has not run yet.
+#[must_use]
+struct Change {
+    callback: abi::doca_ctx_state_changed_callback_t,
+    user_data: abi::doca_data,
+    prev: u32,
+    next: u32,
 }
 
 /// Creates the `doca_ctx` of a library object; the owner keeps the pointer
@@ -166,7 +192,9 @@ doca_api! {
             d.require_running()?;
         }
         c.owner.check_start(st.dpa.as_ref())?;
-        c.transition(&mut st, states::RUNNING);
+        let change = c.transition(&mut st, states::RUNNING);
+        drop(st);
+        c.notify(change);
         Ok(())
     }
 
@@ -186,12 +214,15 @@ doca_api! {
             _ => return Err(fail(codes::BAD_STATE, "the context is not running")),
         }
         if c.owner.in_flight() > 0 {
-            c.transition(&mut st, states::STOPPING);
+            let change = c.transition(&mut st, states::STOPPING);
+            drop(st);
+            c.notify(change);
             return Err(fail(codes::IN_PROGRESS, "stop completes once in-flight work drains"));
         }
-        c.transition(&mut st, states::IDLE);
+        let change = c.transition(&mut st, states::IDLE);
         drop(st);
         c.owner.stopped();
+        c.notify(change);
         Ok(())
     }
 

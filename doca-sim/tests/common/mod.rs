@@ -462,3 +462,87 @@ impl<T> SendPtr<T> {
         self.0
     }
 }
+
+// ------------------------------------------------------------ verbs, RDMI
+
+/// A verbs context on an open device.
+pub(crate) fn verbs_ctx(dev: *mut abi::doca_dev) -> *mut abi::doca_verbs_context {
+    let mut v = null_mut();
+    ok!(abi::doca_verbs_context_create(devinfo(dev), 0, &mut v));
+    v
+}
+
+pub(crate) fn pd(vctx: *mut abi::doca_verbs_context) -> *mut abi::doca_verbs_pd {
+    let mut p = null_mut();
+    ok!(abi::doca_verbs_pd_create(vctx, &mut p));
+    p
+}
+
+/// A verbs CQ of `size` entries.
+pub(crate) fn cq(vctx: *mut abi::doca_verbs_context, size: u32) -> *mut abi::doca_verbs_cq {
+    let mut attr = null_mut();
+    ok!(abi::doca_verbs_cq_attr_create(&mut attr));
+    ok!(abi::doca_verbs_cq_attr_set_cq_size(attr, size));
+    let mut c = null_mut();
+    ok!(abi::doca_verbs_cq_create(vctx, attr, &mut c));
+    ok!(abi::doca_verbs_cq_attr_destroy(attr));
+    c
+}
+
+/// Opens the first network representor of an open device.
+pub(crate) fn open_rep(dev: *mut abi::doca_dev) -> *mut abi::doca_dev_rep {
+    let mut list = null_mut();
+    let mut n = 0u32;
+    ok!(abi::doca_devinfo_rep_create_list(
+        dev,
+        abi::DOCA_DEVINFO_REP_FILTER_NET as i32,
+        &mut list,
+        &mut n
+    ));
+    assert!(n > 0, "the device has no representor");
+    let mut rep = null_mut();
+    // SAFETY: the list has `n > 0` entries.
+    ok!(abi::doca_dev_rep_open(unsafe { *list }, &mut rep));
+    ok!(abi::doca_devinfo_rep_destroy_list(list));
+    rep
+}
+
+pub(crate) fn poster(vctx: *mut abi::doca_verbs_context) -> *mut abi::doca_rdmi_poster {
+    let mut p = null_mut();
+    ok!(abi::doca_rdmi_poster_create(vctx, &mut p));
+    p
+}
+
+pub(crate) fn poster_ctx(p: *mut abi::doca_rdmi_poster) -> *mut abi::doca_ctx {
+    let c = ffi!(abi::doca_rdmi_poster_as_ctx(p));
+    assert!(!c.is_null());
+    c
+}
+
+pub(crate) fn connection(
+    vctx: *mut abi::doca_verbs_context,
+    rep: *mut abi::doca_dev_rep,
+) -> *mut abi::doca_rdmi_connection {
+    let mut c = null_mut();
+    ok!(abi::doca_rdmi_connection_create(vctx, rep, &mut c));
+    c
+}
+
+pub(crate) fn connection_ctx(c: *mut abi::doca_rdmi_connection) -> *mut abi::doca_ctx {
+    let ctx = ffi!(doca_rdmi_connection_as_ctx(c));
+    assert!(!ctx.is_null());
+    ctx
+}
+
+/// The state of a DOCA context.
+pub(crate) fn state(ctx: *mut abi::doca_ctx) -> abi::doca_ctx_states {
+    let mut s = 99;
+    ok!(abi::doca_ctx_get_state(ctx, &mut s));
+    s
+}
+
+pub(crate) fn new_pe() -> *mut abi::doca_pe {
+    let mut pe = null_mut();
+    ok!(abi::doca_pe_create(&mut pe));
+    pe
+}
