@@ -746,6 +746,39 @@ mod tests {
         assert_eq!(fs[0].name, "real");
     }
 
+    /// Every truncation of a realistic file, and odd fragments, give a result or an
+    /// error, never a panic.
+    #[test]
+    fn no_panic_on_broken_input() {
+        let (path, text) = fixture("kernels/realistic.c");
+        let cuts: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
+        for &cut in &cuts {
+            let _ = parse_device_functions(&path, &text[..cut]);
+        }
+        for odd in [
+            "__dpa_global__",
+            "__dpa_global__ (",
+            "__dpa_global__ void f(",
+            "__dpa_global__ void f) {",
+            "__dpa_global__ ) ( {",
+            "__dpa_global__ void f(uint64_t a)) {}",
+            "__dpa_rpc__ uint64_t f(((( {",
+            "__attribute__(( __dpa_global__ void f(void) {",
+            "__attribute__ __dpa_global__ void f(void) {}",
+            "}}}} __dpa_global__ void f(void) {}",
+            "__dpa_global__ void f(,) {}",
+            "__dpa_global__ void f(uint64_t a,) {}",
+            "__dpa_global__ void f(*) {}",
+            "\"unterminated\n__dpa_global__ void f(void) {}",
+            "/* unterminated __dpa_global__ void f(void) {}",
+            "'",
+            "#",
+            "...",
+        ] {
+            let _ = parse(odd);
+        }
+    }
+
     #[test]
     fn nested_braces_in_bodies() {
         let text = "__dpa_global__ void a(uint64_t x) { if (x) { struct { int y; } z = {0}; (void)z; } }\n\
