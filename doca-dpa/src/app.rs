@@ -1,4 +1,4 @@
-//! DPA applications and their kernels, declared once with [`dpa_app!`] with
+//! DPA applications and their kernels, declared once with [`dpa_app!`](crate::dpa_app) with
 //! the C types of their parameters, so launches cannot drift from the
 //! kernel's signature.
 
@@ -8,7 +8,7 @@ use doca_dpa_sys as sys;
 
 /// A DPA application: the image `dpacc --app-name=NAME` embedded in this
 /// program (the global `struct doca_dpa_app *NAME`). Made by the `app()`
-/// function that [`dpa_app!`] generates.
+/// function that [`dpa_app!`](crate::dpa_app) generates.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct App {
     ptr: *mut sys::doca_dpa_app,
@@ -65,7 +65,7 @@ impl AbiScalar for u32 {}
 impl AbiScalar for i64 {}
 impl AbiScalar for i32 {}
 
-/// The type of one kernel parameter, as written in [`dpa_app!`].
+/// The type of one kernel parameter, as written in [`dpa_app!`](crate::dpa_app).
 ///
 /// # Safety
 /// `Abi` must be exactly the C type of the parameter in the kernel's source:
@@ -93,7 +93,7 @@ unsafe impl KernelParam for i32 {
 }
 
 /// Marker types for kernel parameters whose C type is a DOCA handle, for use
-/// in [`dpa_app!`] signatures.
+/// in [`dpa_app!`](crate::dpa_app) signatures.
 pub mod param {
     use super::KernelParam;
 

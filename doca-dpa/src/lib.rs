@@ -6,7 +6,11 @@
 //! DPA memory, and learn about completion through sync events — without
 //! `unsafe`.
 //!
-//! ```no_run
+//! (The example needs a DPA image linked into the program; the `doca` facade
+//! crate's documentation has the same flow as a doctest that runs on the
+//! software DPA.)
+//!
+//! ```ignore
 //! use std::time::Duration;
 //! use doca_dpa::{Device, Dpa, DpaBuffer, Launcher};
 //!
