@@ -275,3 +275,22 @@ fn a_device_without_dpa_is_reported_as_such() {
     let err = DpaBuilder::new(&device).unwrap_err();
     assert!(err.is_no_dpa(), "{err}");
 }
+
+#[test]
+fn representors_can_be_listed_and_filtered() {
+    use doca::dpa::RepresentorFilter;
+    let device = common::device();
+    let all = device
+        .open_representors(RepresentorFilter::empty())
+        .unwrap();
+    let net = device.open_representors(RepresentorFilter::NET).unwrap();
+    assert_eq!(
+        all.len(),
+        net.len(),
+        "every representor of the test device is a network one"
+    );
+    for (i, rep) in net.iter().enumerate() {
+        assert_eq!(rep.index(), i);
+        assert!(!rep.as_ptr().is_null());
+    }
+}

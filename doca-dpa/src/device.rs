@@ -278,3 +278,110 @@ mod tests {
         }
     }
 }
+
+bitflags::bitflags! {
+    /// Which representors to list (`enum doca_devinfo_rep_filter`). The empty
+    /// set means every kind (`DOCA_DEVINFO_REP_FILTER_ALL`).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub struct RepresentorFilter: u32 {
+        /// Network representors (`DOCA_DEVINFO_REP_FILTER_NET`).
+        const NET = sys::DOCA_DEVINFO_REP_FILTER_NET as u32;
+        /// Emulated PCI functions (`DOCA_DEVINFO_REP_FILTER_EMULATED`).
+        const EMULATED = sys::DOCA_DEVINFO_REP_FILTER_EMULATED as u32;
+    }
+}
+
+struct RepresentorInner {
+    ptr: NonNull<sys::doca_dev_rep>,
+    _device: Device,
+    index: usize,
+}
+
+impl Drop for RepresentorInner {
+    fn drop(&mut self) {
+        // SAFETY: opened by doca_dev_rep_open, closed once, after its users.
+        if let Err(e) = doca_call!(doca_dev_rep_close(self.ptr.as_ptr())) {
+            tracing::warn!(target: "doca_dpa::device", error = %e, "closing a representor failed");
+        }
+    }
+}
+
+// SAFETY: like `DeviceInner`: an open representor is only used as the parent
+// of new objects, and its data is immutable.
+unsafe impl Send for RepresentorInner {}
+// SAFETY: as above.
+unsafe impl Sync for RepresentorInner {}
+
+/// An open representor of a device (`doca_dev_rep`), e.g. the one an RDMI
+/// connection serves. Closed with `doca_dev_rep_close` when the last clone
+/// and every object made from it are gone; keeps its device open.
+#[derive(Clone)]
+pub struct Representor {
+    inner: Arc<RepresentorInner>,
+}
+
+impl fmt::Debug for Representor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Representor")
+            .field("index", &self.inner.index)
+            .finish()
+    }
+}
+
+impl Representor {
+    /// Position in the device's representor list when it was opened.
+    pub fn index(&self) -> usize {
+        self.inner.index
+    }
+
+    /// The raw `doca_dev_rep`, valid while this `Representor` lives.
+    pub fn as_ptr(&self) -> *mut sys::doca_dev_rep {
+        self.inner.ptr.as_ptr()
+    }
+}
+
+static_assertions::assert_impl_all!(Representor: Send, Sync, Clone);
+
+impl Device {
+    /// Opens every representor of this device that matches `filter`
+    /// (`doca_devinfo_rep_create_list`, `doca_dev_rep_open` for each,
+    /// `doca_devinfo_rep_destroy_list`; all STABLE).
+    pub fn open_representors(&self, filter: RepresentorFilter) -> Result<Vec<Representor>> {
+        let mut head = std::ptr::null_mut();
+        let mut len = 0u32;
+        // SAFETY: an open device; valid out-pointers.
+        doca_call!(doca_devinfo_rep_create_list(
+            self.as_ptr(),
+            filter.bits() as _,
+            &mut head,
+            &mut len
+        ))?;
+        let mut out = Vec::with_capacity(len as usize);
+        let mut result = Ok(());
+        for index in 0..len as usize {
+            // SAFETY: the list holds `len` entries until destroyed below.
+            let info = unsafe { *head.add(index) };
+            let mut rep = std::ptr::null_mut();
+            // SAFETY: a live representor devinfo; valid out-pointer.
+            if let Err(e) = doca_call!(doca_dev_rep_open(info, &mut rep)) {
+                result = Err(e);
+                break;
+            }
+            if let Some(ptr) = NonNull::new(rep) {
+                out.push(Representor {
+                    inner: Arc::new(RepresentorInner {
+                        ptr,
+                        _device: self.clone(),
+                        index,
+                    }),
+                });
+            }
+        }
+        // SAFETY: the list from doca_devinfo_rep_create_list, destroyed once;
+        // opened representors stay valid.
+        if let Err(e) = doca_call!(doca_devinfo_rep_destroy_list(head)) {
+            tracing::warn!(target: "doca_dpa::device", error = %e, "destroying the representor list failed");
+        }
+        result.map(|()| out)
+    }
+}

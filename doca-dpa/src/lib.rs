@@ -72,7 +72,7 @@ mod thread;
 
 #[cfg(doca_sym = "doca_dpa_create")]
 pub use app::{param, AbiScalar, App, Kernel, KernelArg, KernelArgs, KernelParam, Rpc, ThreadFn};
-pub use device::{devices, Device, DeviceInfo};
+pub use device::{devices, Device, DeviceInfo, Representor, RepresentorFilter};
 #[cfg(doca_sym = "doca_dpa_create")]
 pub use dpa::{Dpa, DpaBuilder, DpaHandle, Health, Limits, LogLevel};
 pub use error::{Error, ErrorCode, ErrorKind, LaunchDiagnosis, Result};
