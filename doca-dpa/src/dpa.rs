@@ -310,7 +310,10 @@ impl Dpa {
         DpaBuilder::new(device)?.app(app)?.start()
     }
 
-    pub(crate) fn as_ptr(&self) -> *mut sys::doca_dpa {
+    /// The raw `doca_dpa`, for calls this crate does not wrap (e.g.
+    /// `doca_ctx_set_datapath_on_dpa` by another library). Valid while this
+    /// `Dpa` or a clone lives; do not stop or destroy it.
+    pub fn as_ptr(&self) -> *mut sys::doca_dpa {
         self.inner.ptr.as_ptr()
     }
 
