@@ -294,3 +294,43 @@ fn representors_can_be_listed_and_filtered() {
         assert!(!rep.as_ptr().is_null());
     }
 }
+
+#[test]
+fn explicit_destroy_waits_for_the_last_user() {
+    let dpa = dpa();
+    let buf = DpaBuffer::<u8>::new(&dpa, 8).unwrap();
+    let clone = dpa.clone();
+    match clone.destroy().unwrap_err() {
+        Error::InUse { call, users } => {
+            assert_eq!(call, "doca_dpa_destroy");
+            assert_eq!(users, 2, "the original handle and the buffer");
+        }
+        other => panic!("expected InUse, got {other}"),
+    }
+    drop(buf);
+    dpa.destroy().unwrap();
+}
+
+#[test]
+fn thread_groups_and_async_ops_go_through_their_lifecycles() {
+    use doca::dpa::{AsyncOps, CompletionBuilder, ThreadBuilder, ThreadGroup};
+    let dpa = dpa();
+    let counter = DpaBuffer::<u64>::from_slice(&dpa, &[0]).unwrap();
+    let builders = (0..4)
+        .map(|_| {
+            ThreadBuilder::new(&dpa, &doca_tests::count_activations, counter.dev_ptr().0).unwrap()
+        })
+        .collect();
+    let group = ThreadGroup::new(&dpa, builders).unwrap();
+    assert_eq!(group.threads().len(), 4);
+    assert!(ThreadGroup::new(&dpa, Vec::new())
+        .unwrap_err()
+        .is_invalid_argument());
+
+    let completion = CompletionBuilder::new(&dpa, 5).unwrap().start().unwrap();
+    assert_eq!(completion.queue_size(), 8, "rounded up to a power of two");
+    let ops = AsyncOps::new(&dpa, 3, 77, &completion).unwrap();
+    assert_eq!(ops.queue_size(), 4);
+    assert_eq!(ops.user_data(), 77);
+    assert_ne!(ops.handle().raw(), 0);
+}

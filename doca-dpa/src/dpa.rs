@@ -70,6 +70,8 @@ pub enum Health {
 
 pub(crate) struct DpaInner {
     ptr: NonNull<sys::doca_dpa>,
+    /// Set by [`Dpa::destroy`], which already tore the context down.
+    torn_down: bool,
     /// The context this one extends (kept alive: extended contexts go first).
     _base: Option<Dpa>,
     device: Device,
@@ -86,23 +88,38 @@ unsafe impl Sync for DpaInner {}
 
 impl Drop for DpaInner {
     fn drop(&mut self) {
-        // Children (threads, events, memory, launches) each hold an Arc of
-        // this, so by now they are gone: stop, then destroy.
+        if self.torn_down {
+            return;
+        }
+        if let Err(e) = self.teardown() {
+            tracing::warn!(target: "doca_dpa::dpa", error = %e, "tearing the DPA context down during drop failed");
+        }
+    }
+}
+
+impl DpaInner {
+    /// `doca_dpa_stop` then `doca_dpa_destroy`. Children (threads, events,
+    /// memory, launchers) each hold an `Arc` of this, so they are gone.
+    fn teardown(&mut self) -> Result<()> {
         let p = self.ptr.as_ptr();
-        // SAFETY: a started context created by doca_dpa_create, torn down once.
+        self.torn_down = true;
+        // SAFETY: a started context created by doca_dpa_create (or extended),
+        // torn down once.
         match doca_call!(doca_dpa_stop(p)) {
+            // An already-stopped context answers BAD_STATE.
             Ok(()) => {}
             Err(e) if e.code() == Some(ErrorCode::BAD_STATE) => {}
             Err(e) => {
-                tracing::warn!(target: "doca_dpa::dpa", error = %e, "doca_dpa_stop failed during drop")
+                // Still destroy: a failed stop must not leak the context.
+                // SAFETY: as above.
+                let _ = doca_call!(doca_dpa_destroy(p));
+                return Err(e);
             }
         }
         // SAFETY: as above.
-        if let Err(e) = doca_call!(doca_dpa_destroy(p)) {
-            tracing::warn!(target: "doca_dpa::dpa", error = %e, "doca_dpa_destroy failed during drop");
-        } else {
-            tracing::debug!(target: "doca_dpa::dpa", app = self.app.name(), "DPA context destroyed");
-        }
+        doca_call!(doca_dpa_destroy(p))?;
+        tracing::debug!(target: "doca_dpa::dpa", app = self.app.name(), "DPA context destroyed");
+        Ok(())
     }
 }
 
@@ -227,6 +244,7 @@ impl DpaBuilder {
         Ok(Dpa {
             inner: Arc::new(DpaInner {
                 ptr,
+                torn_down: false,
                 _base: None,
                 device: self.device.clone(),
                 app,
@@ -305,6 +323,21 @@ impl fmt::Debug for Dpa {
 pub struct DpaHandle(pub u64);
 
 impl Dpa {
+    /// Stops and destroys the context now (`doca_dpa_stop`,
+    /// `doca_dpa_destroy`), reporting failures that `Drop` could only log.
+    ///
+    /// Fails with [`Error::InUse`] (and changes nothing) while clones of this
+    /// `Dpa` or objects made from it are alive.
+    pub fn destroy(self) -> Result<()> {
+        match Arc::try_unwrap(self.inner) {
+            Ok(mut inner) => inner.teardown(),
+            Err(inner) => Err(Error::InUse {
+                call: "doca_dpa_destroy",
+                users: Arc::strong_count(&inner) - 1,
+            }),
+        }
+    }
+
     /// Shorthand for `DpaBuilder::new(device)?.app(app)?.start()`.
     pub fn start(device: &Device, app: App) -> Result<Dpa> {
         DpaBuilder::new(device)?.app(app)?.start()
@@ -378,6 +411,7 @@ impl Dpa {
         Ok(Dpa {
             inner: Arc::new(DpaInner {
                 ptr,
+                torn_down: false,
                 _base: Some(self.clone()),
                 device: other.clone(),
                 app: self.inner.app,

@@ -199,6 +199,15 @@ pub enum Error {
     /// A kernel launch did not complete in time.
     #[error("{0}")]
     LaunchTimeout(Box<LaunchDiagnosis>),
+    /// An explicit teardown was asked for while other objects still use the
+    /// resource (they keep it alive; drop them first).
+    #[error("{call}: {users} other object(s) still use this resource; drop them first")]
+    InUse {
+        /// The teardown call that was not made.
+        call: &'static str,
+        /// How many other owners were alive.
+        users: usize,
+    },
     /// The device has no DPA, or the installed DOCA lacks the function.
     #[error("{what} is not available: {reason}")]
     Unavailable {
@@ -269,7 +278,8 @@ impl Error {
         match self {
             Error::Doca { call, .. }
             | Error::InvalidArgument { call, .. }
-            | Error::ContextFatal { call } => Some(call),
+            | Error::ContextFatal { call }
+            | Error::InUse { call, .. } => Some(call),
             Error::LaunchTimeout(_) => Some("doca_sync_event_get"),
             Error::Unavailable { .. } => None,
         }
@@ -295,6 +305,7 @@ impl Error {
             Error::LaunchTimeout(d) if d.context_fatal => ErrorKind::ContextFatal,
             Error::LaunchTimeout(_) => ErrorKind::Timeout,
             Error::Unavailable { .. } => ErrorKind::NotSupported,
+            Error::InUse { .. } => ErrorKind::InUse,
         }
     }
 

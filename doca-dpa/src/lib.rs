@@ -57,6 +57,8 @@
 
 #[cfg(doca_sym = "doca_dpa_create")]
 mod app;
+#[cfg(doca_sym = "doca_dpa_async_ops_create")]
+mod async_ops;
 mod device;
 #[cfg(doca_sym = "doca_dpa_create")]
 mod dpa;
@@ -72,6 +74,8 @@ mod thread;
 
 #[cfg(doca_sym = "doca_dpa_create")]
 pub use app::{param, AbiScalar, App, Kernel, KernelArg, KernelArgs, KernelParam, Rpc, ThreadFn};
+#[cfg(doca_sym = "doca_dpa_async_ops_create")]
+pub use async_ops::{AsyncOps, AsyncOpsHandle};
 pub use device::{devices, Device, DeviceInfo, Representor, RepresentorFilter};
 #[cfg(doca_sym = "doca_dpa_create")]
 pub use dpa::{Dpa, DpaBuilder, DpaHandle, Health, Limits, LogLevel};
@@ -85,7 +89,7 @@ pub use sync_event::{CompletionEvent, KernelEvent, SyncEventHandle, WaitEvent};
 #[cfg(doca_sym = "doca_dpa_thread_create")]
 pub use thread::{
     Completion, CompletionBuilder, CompletionHandle, DpaThread, NotificationCompletion,
-    NotificationHandle, ThreadBuilder,
+    NotificationHandle, ThreadBuilder, ThreadGroup,
 };
 
 /// The raw bindings, for calls this crate does not wrap.

@@ -241,6 +241,13 @@ pub struct NotificationHandle<'a> {
     _owner: std::marker::PhantomData<&'a ()>,
 }
 
+impl NotificationHandle<'_> {
+    /// The raw handle value.
+    pub fn raw(&self) -> u64 {
+        self.raw
+    }
+}
+
 impl<'a> KernelArg<'a, param::Notification> for NotificationHandle<'a> {
     fn to_abi(&self) -> u64 {
         self.raw
@@ -451,5 +458,90 @@ impl Completion {
     /// The raw completion, for attaching producer contexts.
     pub fn as_ptr(&self) -> *mut sys::doca_dpa_completion {
         self.raw.as_ptr()
+    }
+}
+
+/// A started group of DPA threads with ranks 0..n (kernels see their rank in
+/// the group).
+///
+/// [`ThreadGroup::new`] does the whole ordering DOCA requires in one call:
+/// `doca_dpa_thread_group_create`, `doca_dpa_thread_group_set_thread` for
+/// each unstarted thread, `doca_dpa_thread_start` for each, then
+/// `doca_dpa_thread_group_start` (all EXPERIMENTAL). On drop the group is
+/// stopped and destroyed before its threads.
+pub struct ThreadGroup {
+    ptr: NonNull<sys::doca_dpa_tg>,
+    started: bool,
+    threads: Vec<DpaThread>,
+    _dpa: Dpa,
+}
+
+impl std::fmt::Debug for ThreadGroup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ThreadGroup")
+            .field("threads", &self.threads)
+            .finish()
+    }
+}
+
+impl ThreadGroup {
+    /// Groups `threads` (rank = position) and starts them and the group.
+    pub fn new(dpa: &Dpa, threads: Vec<ThreadBuilder>) -> Result<ThreadGroup> {
+        if threads.is_empty() {
+            return Err(Error::invalid(
+                "doca_dpa_thread_group_create",
+                "a thread group needs at least one thread",
+            ));
+        }
+        let n = u32::try_from(threads.len())
+            .map_err(|_| Error::invalid("doca_dpa_thread_group_create", "too many threads"))?;
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: a started context; valid out-pointer.
+        doca_call!(doca_dpa_thread_group_create(dpa.as_ptr(), n, &mut raw))?;
+        let ptr = NonNull::new(raw)
+            .ok_or_else(|| Error::invalid("doca_dpa_thread_group_create", "DOCA returned NULL"))?;
+        let mut group = ThreadGroup {
+            ptr,
+            started: false,
+            threads: Vec::with_capacity(threads.len()),
+            _dpa: dpa.clone(),
+        };
+        for (rank, thread) in threads.iter().enumerate() {
+            // SAFETY: our unstarted group and an unstarted thread.
+            doca_call!(doca_dpa_thread_group_set_thread(
+                group.ptr.as_ptr(),
+                thread.raw.as_ptr(),
+                rank as u32
+            ))?;
+        }
+        for thread in threads {
+            group.threads.push(thread.start()?);
+        }
+        // SAFETY: every rank set with a started thread.
+        doca_call!(doca_dpa_thread_group_start(group.ptr.as_ptr()))?;
+        group.started = true;
+        Ok(group)
+    }
+
+    /// The threads, by rank.
+    pub fn threads(&self) -> &[DpaThread] {
+        &self.threads
+    }
+}
+
+impl Drop for ThreadGroup {
+    fn drop(&mut self) {
+        let p = self.ptr.as_ptr();
+        if self.started {
+            // SAFETY: our started group, stopped once.
+            if let Err(e) = doca_call!(doca_dpa_thread_group_stop(p)) {
+                tracing::warn!(target: "doca_dpa::thread", error = %e, "doca_dpa_thread_group_stop failed during drop");
+            }
+        }
+        // SAFETY: our group, destroyed once, before its threads (fields drop
+        // after this).
+        if let Err(e) = doca_call!(doca_dpa_thread_group_destroy(p)) {
+            tracing::warn!(target: "doca_dpa::thread", error = %e, "doca_dpa_thread_group_destroy failed during drop");
+        }
     }
 }
