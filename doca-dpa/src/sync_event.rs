@@ -19,7 +19,17 @@ use crate::dpa::Dpa;
 use crate::error::{doca_call, Error, Result};
 
 /// The DPA-side handle of an event (`doca_dpa_dev_sync_event_t`), borrowed
-/// from the event so it cannot outlive it.
+/// from the event so it cannot outlive it:
+///
+/// ```compile_fail
+/// # fn f(dpa: &doca_dpa::Dpa) -> doca_dpa::Result<()> {
+/// let handle = {
+///     let event = doca_dpa::WaitEvent::new(dpa, true)?;
+///     event.handle()?
+/// }; // the event is destroyed here, so its handle cannot be used below
+/// let _ = handle;
+/// # Ok(()) }
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SyncEventHandle<'a> {
     raw: u64,
