@@ -41,7 +41,7 @@ int doca_sim_dev_completion_post(doca_dpa_dev_completion_t dpa_comp_handle, uint
  * Sends len (<= DOCA_SIM_RDMI_SLOT_BYTES) bytes through a poster to a
  * connection. Returns 0, or a DOCA error code: AGAIN when every slot holds a
  * message the host has not acknowledged, INVALID_VALUE for bad handles or
- * lengths.
+ * lengths, or a poster and a connection of different verbs contexts or PDs.
  */
 int doca_sim_dev_rdmi_send(uint64_t poster, uint64_t connection, const void *data, uint32_t len, uint32_t user_data);
 

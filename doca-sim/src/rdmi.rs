@@ -20,7 +20,13 @@
 //!   starting with no completion source, or a connection with no receive
 //!   buffer, is BAD_STATE;
 //! - a connection whose host has not acknowledged every received message
-//!   stops asynchronously (`doca_ctx_stop` returns IN_PROGRESS).
+//!   stops asynchronously (`doca_ctx_stop` returns IN_PROGRESS);
+//! - starting a connection or poster whose verbs context is on a device
+//!   without a DPA is NOT_SUPPORTED (the documented error when the device
+//!   lacks the DPA datapath);
+//! - a send between a poster and a connection of different verbs contexts,
+//!   or with different PDs, is INVALID_VALUE (the documented PD / verbs
+//!   context mismatch; the device call is where the two meet).
 
 // Functions called from C (kernels, the shim) are `pub` for `#[no_mangle]`
 // export, not for Rust callers.
@@ -112,7 +118,13 @@ fn ctx_phase(ctx: usize) -> u32 {
     ctx::ctx_ref(ctx).map_or(ctx::states::IDLE, |c| c.phase())
 }
 
-fn check_common(c: &Common, dpa: Option<&Arc<DpaCore>>) -> SimResult {
+fn check_common(c: &Common, vctx: &VerbsCore, dpa: Option<&Arc<DpaCore>>) -> SimResult {
+    if !vctx.device.profile.dpa {
+        return Err(fail(
+            codes::NOT_SUPPORTED,
+            "RDMI needs a device with a DPA datapath",
+        ));
+    }
     match (&c.source, dpa) {
         (None, _) => Err(fail(
             codes::BAD_STATE,
@@ -144,7 +156,7 @@ fn check_common(c: &Common, dpa: Option<&Arc<DpaCore>>) -> SimResult {
 impl CtxOwner for ConnectionCore {
     fn check_start(&self, dpa: Option<&Arc<DpaCore>>) -> SimResult {
         let st = lock(&self.state);
-        check_common(&st.common, dpa)?;
+        check_common(&st.common, &self.vctx, dpa)?;
         if st.buffer.is_none() {
             return Err(fail(
                 codes::BAD_STATE,
@@ -169,7 +181,7 @@ impl CtxOwner for ConnectionCore {
 
 impl CtxOwner for PosterCore {
     fn check_start(&self, dpa: Option<&Arc<DpaCore>>) -> SimResult {
-        check_common(&lock(&self.state), dpa)
+        check_common(&lock(&self.state), &self.vctx, dpa)
     }
 
     fn stopped(&self) {
@@ -561,7 +573,8 @@ fn device_error(e: crate::error::SimError) -> c_int {
 
 /// Sim-only device function: sends `len` bytes from `data` through a poster
 /// to a connection (loopback). Returns 0 or a DOCA error code (AGAIN when the
-/// connection's receive window is full).
+/// connection's receive window is full; INVALID_VALUE for bad handles or
+/// lengths, or a poster and connection of different verbs contexts or PDs).
 #[no_mangle]
 pub unsafe extern "C" fn doca_sim_dev_rdmi_send(
     poster: u64,
@@ -577,6 +590,15 @@ pub unsafe extern "C" fn doca_sim_dev_rdmi_send(
     };
     if data.is_null() && len > 0 {
         return codes::INVALID_VALUE as c_int;
+    }
+    if !Arc::ptr_eq(&p.vctx, &c.vctx) {
+        return codes::INVALID_VALUE as c_int;
+    }
+    let pds = (lock(&p.state).pd.clone(), lock(&c.state).common.pd.clone());
+    if let (Some(a), Some(b)) = &pds {
+        if !Arc::ptr_eq(a, b) {
+            return codes::INVALID_VALUE as c_int;
+        }
     }
     let bytes = if len == 0 {
         &[][..]

@@ -560,3 +560,24 @@ fn a_device_fault_makes_the_context_fatal_for_good() {
     ctx.teardown();
     assert_no_leaks(&scope);
 }
+
+#[test]
+fn an_extended_context_is_a_child_of_its_base() {
+    let scope = Scope::new();
+    let base = Ctx::started(noop_app());
+    let other = open_dev(BF3);
+    let mut ext = null_mut();
+    ok!(abi::doca_dpa_device_extend(base.dpa, other, &mut ext));
+    // Destroying the base first (a misuse) leaves the extension unusable.
+    ok!(abi::doca_dpa_destroy(base.dpa));
+    close_dev(base.dev);
+    let mut p = 0;
+    let mut thread = null_mut();
+    fails!(BAD_STATE, abi::doca_dpa_mem_alloc(ext, 8, &mut p));
+    fails!(BAD_STATE, abi::doca_dpa_get_dpa_handle(ext, &mut p));
+    fails!(BAD_STATE, abi::doca_dpa_thread_create(ext, &mut thread));
+    // It can still be destroyed, releasing its device.
+    ok!(abi::doca_dpa_destroy(ext));
+    close_dev(other);
+    assert_no_leaks(&scope);
+}

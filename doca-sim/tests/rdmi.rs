@@ -734,3 +734,104 @@ fn an_asynchronous_stop_also_finishes_on_get_state() {
     fx.teardown();
     assert_no_leaks(&scope);
 }
+
+#[test]
+fn rdmi_needs_a_device_with_a_dpa() {
+    let scope = Scope::new();
+    let bf2 = open_dev(BF2);
+    let vctx = verbs_ctx(bf2);
+    let cq = cq(vctx, 16);
+    let p = poster(vctx);
+    let pctx = poster_ctx(p);
+    ok!(abi::doca_rdmi_poster_cq_attach(p, cq));
+    let pe = new_pe();
+    ok!(abi::doca_pe_connect_ctx(pe, pctx));
+    fails!(NOT_SUPPORTED, abi::doca_ctx_start(pctx));
+    assert_eq!(state(pctx), abi::DOCA_CTX_STATE_IDLE);
+    ok!(abi::doca_rdmi_poster_destroy(p));
+    ok!(abi::doca_pe_destroy(pe));
+    ok!(abi::doca_verbs_cq_destroy(cq));
+    ok!(abi::doca_verbs_context_destroy(vctx));
+    close_dev(bf2);
+    assert_no_leaks(&scope);
+}
+
+#[test]
+fn a_poster_and_a_connection_of_different_verbs_contexts_do_not_pair() {
+    let scope = Scope::new();
+    static P: AtomicU64 = AtomicU64::new(0);
+    static C: AtomicU64 = AtomicU64::new(0);
+    static CODE: AtomicI32 = AtomicI32::new(-1);
+    unsafe extern "C" fn send_one(_: *const u64) -> u64 {
+        let byte = 1u8;
+        // SAFETY: device API of the sim with handles the host exported.
+        let code = unsafe {
+            doca_sim_dev_rdmi_send(
+                P.load(SeqCst),
+                C.load(SeqCst),
+                (&byte as *const u8).cast(),
+                1,
+                0,
+            )
+        };
+        CODE.store(code, SeqCst);
+        0
+    }
+    let k = entry!();
+    let fx = Fixture::new(app(c"mismatch", vec![global(c"k", k, send_one)]));
+    let other_vctx = verbs_ctx(fx.ctx.dev);
+    let other_pd = pd(fx.vctx);
+    let cq = cq(fx.vctx, 16);
+    let other_cq = cq_on(other_vctx);
+    let mut rq = vec![0u8; 64];
+    let conn = connection(fx.vctx, fx.rep);
+    let cctx = connection_ctx(conn);
+    ok!(abi::doca_rdmi_connection_set_pd(conn, fx.pd));
+    ok!(abi::doca_ctx_set_datapath_on_dpa(cctx, fx.ctx.dpa));
+    ok!(abi::doca_rdmi_connection_cq_attach(conn, cq));
+    ok!(abi::doca_rdmi_connection_init_receive(
+        conn,
+        rq.as_mut_ptr().cast(),
+        rq.len()
+    ));
+    ok!(abi::doca_ctx_start(cctx));
+    let mut h = 0;
+    ok!(abi::doca_rdmi_connection_get_dpa_handle(conn, &mut h));
+    C.store(h, SeqCst);
+    let ev = fx.ctx.comp_event();
+    let mut launches = 0;
+    // Model choice: a poster of another verbs context, or with another PD,
+    // cannot send to the connection (INVALID_VALUE from the device call).
+    for (vctx, pd, cq) in [(other_vctx, None, other_cq), (fx.vctx, Some(other_pd), cq)] {
+        let p = poster(vctx);
+        let pctx = poster_ctx(p);
+        if let Some(pd) = pd {
+            ok!(abi::doca_rdmi_poster_set_pd(p, pd));
+        }
+        ok!(abi::doca_ctx_set_datapath_on_dpa(pctx, fx.ctx.dpa));
+        ok!(abi::doca_rdmi_poster_cq_attach(p, cq));
+        ok!(abi::doca_ctx_start(pctx));
+        ok!(abi::doca_rdmi_poster_get_dpa_handle(p, &mut h));
+        P.store(h, SeqCst);
+        launches += 1;
+        ok!(fx.ctx.launch(ev, launches, 1, k));
+        wait_value(ev, launches);
+        assert_eq!(CODE.load(SeqCst), INVALID_VALUE as i32);
+        assert_eq!(rq[0], 0, "nothing was delivered");
+        ok!(abi::doca_ctx_stop(pctx));
+        ok!(abi::doca_rdmi_poster_destroy(p));
+    }
+    ok!(abi::doca_ctx_stop(cctx));
+    ok!(abi::doca_rdmi_connection_destroy(conn));
+    ok!(abi::doca_verbs_cq_destroy(cq));
+    ok!(abi::doca_verbs_cq_destroy(other_cq));
+    ok!(abi::doca_verbs_pd_destroy(other_pd));
+    ok!(abi::doca_verbs_context_destroy(other_vctx));
+    drop_event(ev);
+    fx.teardown();
+    assert_no_leaks(&scope);
+}
+
+fn cq_on(vctx: *mut abi::doca_verbs_context) -> *mut abi::doca_verbs_cq {
+    cq(vctx, 16)
+}

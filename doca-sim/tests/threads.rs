@@ -499,3 +499,69 @@ fn thread_group_rules_and_ranks() {
     ctx.teardown();
     assert_no_leaks(&scope);
 }
+
+#[test]
+fn an_over_time_thread_activation_makes_the_context_fatal() {
+    let scope = Scope::new();
+    scope.set_profile(bf3_profile(|d| d.kernel_max_run_time_ms = 200));
+    static HANDLE: AtomicU64 = AtomicU64::new(0);
+    static STARTED: AtomicU32 = AtomicU32::new(0);
+    static ENDED: AtomicU32 = AtomicU32::new(0);
+    unsafe extern "C" fn stuck(_: *const u64) -> u64 {
+        STARTED.fetch_add(1, SeqCst);
+        loop {
+            // SAFETY: device API of the sim; once the context is fatal the
+            // sim ends the activation here (nothing with a destructor lives).
+            unsafe { doca_dpa_dev_yield() };
+            if ENDED.load(SeqCst) == u32::MAX {
+                break;
+            }
+        }
+        ENDED.fetch_add(1, SeqCst);
+        0
+    }
+    unsafe extern "C" fn notifier(_: *const u64) -> u64 {
+        // SAFETY: device API of the sim with a handle the host exported.
+        unsafe { doca_dpa_dev_thread_notify(HANDLE.load(SeqCst)) };
+        0
+    }
+    let t = entry!();
+    let k = entry!();
+    let ctx = Ctx::started(app(
+        c"stuck_thread",
+        vec![
+            thread_fn(c"stuck", t, stuck),
+            global(c"notifier", k, notifier),
+        ],
+    ));
+    let thread = new_thread(ctx.dpa);
+    ok!(abi::doca_dpa_thread_set_func_arg(thread, f(t), 0));
+    ok!(abi::doca_dpa_thread_start(thread));
+    let mut notify = null_mut();
+    ok!(abi::doca_dpa_notification_completion_create(
+        ctx.dpa,
+        thread,
+        &mut notify
+    ));
+    ok!(abi::doca_dpa_notification_completion_start(notify));
+    let mut h = 0;
+    ok!(abi::doca_dpa_notification_completion_get_dpa_handle(
+        notify, &mut h
+    ));
+    HANDLE.store(h, SeqCst);
+    ok!(abi::doca_dpa_thread_run(thread));
+    ok!(ctx.launch(null_mut(), 0, 1, k));
+    assert!(poll(PATIENCE, || STARTED.load(SeqCst) == 1));
+    assert!(
+        poll(Duration::from_millis(1500), || ctx.peek() == BAD_STATE),
+        "a stuck DPA thread activation never made the context fatal"
+    );
+    std::thread::sleep(Duration::from_millis(30));
+    assert_eq!(ENDED.load(SeqCst), 0, "the activation was ended");
+    ok!(abi::doca_dpa_notification_completion_stop(notify));
+    ok!(abi::doca_dpa_notification_completion_destroy(notify));
+    ok!(abi::doca_dpa_thread_stop(thread));
+    ok!(abi::doca_dpa_thread_destroy(thread));
+    ctx.teardown();
+    assert_no_leaks(&scope);
+}

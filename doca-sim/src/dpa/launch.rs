@@ -132,7 +132,8 @@ struct Gang {
 enum Task {
     Launch(LaunchJob),
     Instance(Arc<Gang>, u32),
-    Call(Box<dyn FnOnce() + Send>),
+    /// A DPA thread activation or an RPC, given the worker's watchdog slot.
+    Call(Box<dyn FnOnce(&Watch) + Send>),
 }
 
 /// The watchdog's view of what one worker runs.
@@ -262,7 +263,9 @@ fn dispatch(task: Task) -> SimResult {
 }
 
 /// Runs `f` on a pool worker (used for DPA thread activations and RPCs).
-pub(crate) fn spawn_call(f: impl FnOnce() + Send + 'static) -> SimResult {
+/// `f` runs its device code under the worker's [`Watch`], so the watchdog
+/// enforces the kernel run-time limit on it as on launched kernels.
+pub(crate) fn spawn_call(f: impl FnOnce(&Watch) + Send + 'static) -> SimResult {
     dispatch(Task::Call(Box::new(f)))
 }
 
@@ -277,7 +280,7 @@ fn execute(task: Task, watch: &Watch) {
                 gang.done.notify_all();
             }
         }
-        Task::Call(f) => f(),
+        Task::Call(f) => f(watch),
     }
 }
 
@@ -523,15 +526,14 @@ fn rpc(
     let result = Arc::new((Mutex::new(None::<(u64, Ended)>), Condvar::new()));
     let done = result.clone();
     let core = this.core.clone();
-    spawn_call(move || {
-        let watch = Watch::default();
+    spawn_call(move |watch| {
         let ctx = DeviceContext {
             core,
             rank: 0,
             num_threads: 1,
             thread: None,
         };
-        let r = run_device_code(ctx, kernel, &copied, &watch);
+        let r = run_device_code(ctx, kernel, &copied, watch);
         *done.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(r);
         done.1.notify_all();
     })?;

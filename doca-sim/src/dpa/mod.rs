@@ -88,6 +88,7 @@ impl DpaCore {
     /// (`doca_dpa_hash_table_destroy`) keep working once the context is
     /// fatal, so its children can be released before `doca_dpa_stop`.
     pub(crate) fn require_started(&self) -> SimResult {
+        self.require_base_alive()?;
         match self.state().phase {
             Phase::Started => Ok(()),
             Phase::Idle => Err(fail(codes::BAD_STATE, "the DPA context is not started")),
@@ -95,8 +96,26 @@ impl DpaCore {
         }
     }
 
-    /// BAD_STATE if the context was destroyed (what children check).
+    /// BAD_STATE if this is an extended context whose base was destroyed.
+    ///
+    /// Model choice: an extended context is a child of its base (it must be
+    /// destroyed first); once the base is destroyed, every operation on the
+    /// extension but `doca_dpa_destroy` returns BAD_STATE, as for the base's
+    /// other children.
+    fn require_base_alive(&self) -> SimResult {
+        match &self.base {
+            Some(base) if base.state().phase == Phase::Destroyed => Err(fail(
+                codes::BAD_STATE,
+                "the base of this extended DPA context was destroyed",
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// BAD_STATE if the context (or the base it extends) was destroyed (what
+    /// children check).
     pub(crate) fn require_alive(&self) -> SimResult {
+        self.require_base_alive()?;
         if self.state().phase == Phase::Destroyed {
             return Err(fail(
                 codes::BAD_STATE,

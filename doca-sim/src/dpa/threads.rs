@@ -139,15 +139,20 @@ impl ThreadCore {
             return;
         }
         let me = self.clone();
-        if spawn_call(move || me.run_activations()).is_err() {
+        if spawn_call(move |watch| me.run_activations(watch)).is_err() {
             self.running.store(false, Ordering::SeqCst);
             self.dpa
                 .make_fatal("the host could not start a thread for a DPA thread activation".into());
         }
     }
 
-    fn run_activations(self: Arc<Self>) {
-        let watch = super::launch::Watch::default();
+    /// Runs pending activations one after the other, under the worker's
+    /// watchdog slot.
+    ///
+    /// Model choice: the kernel run-time limit applies to each activation
+    /// of a DPA thread too; one still running past it makes the context
+    /// fatal, as an over-time kernel does.
+    fn run_activations(self: Arc<Self>, watch: &super::launch::Watch) {
         loop {
             while self.pending.swap(false, Ordering::SeqCst) {
                 let (func, arg) = {
@@ -171,7 +176,7 @@ impl ThreadCore {
                 args[0] = arg;
                 // Model choice: returning from the thread function without
                 // finishing is treated like doca_dpa_dev_thread_reschedule().
-                let (_, ended) = run_device_code(ctx, func, &args, &watch);
+                let (_, ended) = run_device_code(ctx, func, &args, watch);
                 if ended == Ended::Finished {
                     lock(&self.config).finished = true;
                 }
