@@ -52,8 +52,17 @@ fn create_refuses_bad_arguments() {
     let bf2 = open_dev(BF2);
     fails!(NOT_SUPPORTED, abi::doca_dpa_create(bf2, &mut dpa));
     close_dev(bf2);
-    // Destroyed or never-created contexts are refused.
+    // Destroyed or never-created contexts are refused, and (model choice)
+    // so are pointers to objects of another kind.
     fails!(INVALID_VALUE, abi::doca_dpa_destroy(null_mut()));
+    let ev = new_event();
+    fails!(INVALID_VALUE, abi::doca_dpa_destroy(ev.cast()));
+    fails!(INVALID_VALUE, abi::doca_dpa_create(ev.cast(), &mut dpa));
+    let live_dev = open_dev(BF3);
+    fails!(INVALID_VALUE, abi::doca_sync_event_destroy(live_dev.cast()));
+    fails!(INVALID_VALUE, abi::doca_dev_close(ev.cast()));
+    close_dev(live_dev);
+    ok!(abi::doca_sync_event_destroy(ev));
     fails!(
         INVALID_VALUE,
         abi::doca_dpa_peek_at_last_error(std::ptr::null())

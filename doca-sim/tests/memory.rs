@@ -5,7 +5,7 @@
 mod common;
 
 use std::ptr::null_mut;
-use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::SeqCst};
 
 use common::*;
 
@@ -298,5 +298,53 @@ fn mmaps_of_host_memory() {
     ok!(abi::doca_mmap_destroy(m));
     close_dev(dev);
     close_dev(other);
+    assert_no_leaks(&scope);
+}
+
+#[test]
+fn blocks_freed_under_a_running_kernel_are_quarantined() {
+    let scope = Scope::new();
+    static BLOCK: AtomicU64 = AtomicU64::new(0);
+    static STARTED: AtomicU32 = AtomicU32::new(0);
+    static RELEASE: AtomicU32 = AtomicU32::new(0);
+    static READ: AtomicU64 = AtomicU64::new(0);
+    unsafe extern "C" fn late_reader(_: *const u64) -> u64 {
+        STARTED.store(1, SeqCst);
+        while RELEASE.load(SeqCst) == 0 {
+            // SAFETY: device API of the sim; nothing with a destructor lives.
+            unsafe { doca_dpa_dev_yield() };
+        }
+        // SAFETY: the block was freed by the host while this kernel ran (a
+        // device-side bug); the sim keeps its memory until the kernel ends.
+        READ.store(unsafe { *(BLOCK.load(SeqCst) as *const u64) }, SeqCst);
+        0
+    }
+    let k = entry!();
+    let ctx = Ctx::started(app(c"quarantine", vec![global(c"k", k, late_reader)]));
+    let block = alloc(ctx.dpa, 64);
+    let mut value = 0x5555_u64;
+    ok!(abi::doca_dpa_h2d_memcpy(
+        ctx.dpa,
+        block,
+        (&mut value as *mut u64).cast(),
+        8
+    ));
+    BLOCK.store(block, SeqCst);
+    let comp = ctx.comp_event();
+    ok!(ctx.launch(comp, 1, 1, k));
+    assert!(poll(PATIENCE, || STARTED.load(SeqCst) == 1));
+    // Model choice: the free succeeds for the host (the block is gone) but
+    // its memory waits until no kernel of the context runs.
+    ok!(abi::doca_dpa_mem_free(ctx.dpa, block));
+    fails!(INVALID_VALUE, abi::doca_dpa_memset(ctx.dpa, block, 0, 8));
+    assert_eq!(scope.live_objects().get("dpa_heap_block"), Some(&1));
+    RELEASE.store(1, SeqCst);
+    wait_value(comp, 1);
+    assert_eq!(READ.load(SeqCst), 0x5555);
+    assert!(poll(PATIENCE, || !scope
+        .live_objects()
+        .contains_key("dpa_heap_block")));
+    drop_event(comp);
+    ctx.teardown();
     assert_no_leaks(&scope);
 }
