@@ -214,6 +214,28 @@ impl DpaBuilder {
         Ok(self)
     }
 
+    /// Queries the DPA's limits on this created, not yet started context (no
+    /// application needed): `doca_dpa_get_max_threads_per_kernel`,
+    /// `doca_dpa_get_kernel_max_run_time`, `doca_dpa_get_core_num`,
+    /// `doca_dpa_get_num_eus_per_core` and
+    /// `doca_dpa_get_total_num_eus_available` (all EXPERIMENTAL).
+    ///
+    /// For tools that inspect a device (`doca-doctor`); a started context has
+    /// the same values as [`Dpa::limits`]. DOCA does not document whether every
+    /// query answers before `doca_dpa_start`: an error here says which call
+    /// refused.
+    ///
+    /// ```no_run
+    /// # fn main() -> doca_dpa::Result<()> {
+    /// let device = doca_dpa::Device::open_first_with_dpa()?;
+    /// let limits = doca_dpa::DpaBuilder::new(&device)?.limits()?;
+    /// println!("{} threads per kernel at most", limits.max_threads_per_kernel);
+    /// # Ok(()) }
+    /// ```
+    pub fn limits(&self) -> Result<Limits> {
+        query_limits(self.raw())
+    }
+
     /// Starts the context (`doca_dpa_start`) and queries its limits.
     ///
     /// An application must have been set with [`DpaBuilder::app`].
