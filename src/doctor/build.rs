@@ -1,0 +1,122 @@
+//! What the build chose: the backend, and whether RDMI is in it.
+
+use doca::rdmi::Availability;
+
+use super::check::Check;
+use super::json::{Json, ObjectBuilder};
+
+/// The `backend` check. `profile` is `DOCA_SIM_PROFILE` (used on the sim only).
+/// With `--require hardware`, a sim build fails.
+pub(crate) fn evaluate_backend(backend: &str, profile: Option<&str>, require_hw: bool) -> Check {
+    const ID: &str = "backend";
+    match backend {
+        "hardware" => Check::ok(
+            ID,
+            true,
+            "hardware: the installed DOCA, found by pkg-config",
+        ),
+        "sim" => {
+            let devices = match profile {
+                Some(p) => format!("devices from DOCA_SIM_PROFILE={p}"),
+                None => "the default devices".to_owned(),
+            };
+            let summary = format!("sim: the software DPA (doca-sim), {devices}");
+            if require_hw {
+                Check::problem(
+                    ID,
+                    true,
+                    summary,
+                    "rebuild with DOCA_BACKEND=hardware on a machine where pkg-config finds DOCA \
+                     (set PKG_CONFIG_PATH or DOCA_PREFIX)",
+                )
+            } else {
+                Check::ok(ID, false, summary)
+            }
+        }
+        other => Check::problem(
+            ID,
+            true,
+            format!("{other}: nothing is linked, DOCA cannot be called"),
+            "rebuild without DOCS_RS set, with DOCA_BACKEND=hardware or sim",
+        ),
+    }
+}
+
+/// RDMI availability, from `doca::rdmi::availability`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RdmiReport {
+    /// Why RDMI is absent, `None` when available.
+    pub(crate) absent_reason: Option<String>,
+}
+
+impl RdmiReport {
+    /// This build's answer.
+    pub(crate) fn gather() -> RdmiReport {
+        RdmiReport {
+            absent_reason: match doca::rdmi::availability() {
+                Availability::Available => None,
+                Availability::Absent(reason) => Some(reason),
+            },
+        }
+    }
+
+    /// The `rdmi` object of the JSON report.
+    pub(crate) fn to_json(&self) -> Json {
+        ObjectBuilder::new()
+            .field("available", self.absent_reason.is_none())
+            .field("reason", self.absent_reason.as_deref())
+            .build()
+    }
+
+    /// The `rdmi` check; required by `--require rdmi`.
+    pub(crate) fn evaluate(&self, required: bool) -> Check {
+        const ID: &str = "rdmi";
+        match &self.absent_reason {
+            None => Check::ok(ID, required, "available"),
+            Some(reason) => Check::problem(
+                ID,
+                required,
+                format!("absent: {reason}"),
+                "install a DOCA release that ships RDMI (doca-rdmi.pc and doca-verbs.pc), then \
+                 rebuild (cargo clean -p doca-rdmi-sys)",
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::check::Verdict;
+    use super::*;
+
+    #[test]
+    fn backends() {
+        assert_eq!(
+            evaluate_backend("hardware", None, true).verdict,
+            Verdict::Ok
+        );
+        let c = evaluate_backend("sim", Some("/tmp/p"), false);
+        assert_eq!(c.verdict, Verdict::Ok);
+        assert!(c.summary.contains("DOCA_SIM_PROFILE=/tmp/p"));
+        let c = evaluate_backend("sim", None, true);
+        assert_eq!(c.verdict, Verdict::Fail);
+        assert!(c.fix.unwrap_or_default().contains("DOCA_BACKEND=hardware"));
+        assert_eq!(evaluate_backend("docs", None, false).verdict, Verdict::Fail);
+    }
+
+    #[test]
+    fn rdmi() {
+        let yes = RdmiReport {
+            absent_reason: None,
+        };
+        assert_eq!(yes.evaluate(true).verdict, Verdict::Ok);
+        let no = RdmiReport {
+            absent_reason: Some("no doca-rdmi.pc".into()),
+        };
+        assert_eq!(no.evaluate(false).verdict, Verdict::Warn);
+        let c = no.evaluate(true);
+        assert_eq!(c.verdict, Verdict::Fail);
+        assert!(c.summary.contains("no doca-rdmi.pc"));
+        assert!(no.to_json().to_pretty().contains("\"available\": false"));
+    }
+}

@@ -1,0 +1,419 @@
+//! The DPA compiler: which `dpacc` a kernel build would use (`$DPACC`, then
+//! `dpacc` on `PATH`, then `/opt/mellanox/doca/tools/dpacc`, the order of
+//! `doca-build-support`'s `dpa_app`), and whether its `major.minor` is DOCA's.
+//! The sim compiles kernels with the host compiler, so there dpacc is not
+//! needed.
+
+use std::ffi::{OsStr, OsString};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::check::{Check, Verdict};
+use super::json::{Json, ObjectBuilder};
+use super::versions::{parse_tool_version, Version};
+
+/// Where DOCA installs dpacc.
+pub(crate) const DEFAULT_DPACC: &str = "/opt/mellanox/doca/tools/dpacc";
+/// The variable that names the DPA compiler.
+const DPACC_ENV: &str = "DPACC";
+/// How long `dpacc --version` may take.
+const TIMEOUT: Duration = Duration::from_secs(20);
+
+/// What looking for and running dpacc found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Probe {
+    /// The sim: kernels are built with the host compiler.
+    NotNeeded,
+    /// No dpacc; the places tried.
+    NotFound(Vec<String>),
+    /// Found at `path` (by `source`: `DPACC`, `PATH` or `default`), and
+    /// `--version` printed `output` — or could not be run (`Err`).
+    Found {
+        /// The program.
+        path: PathBuf,
+        /// How it was found.
+        source: &'static str,
+        /// What `dpacc --version` printed, or why it could not be run.
+        output: Result<String, String>,
+    },
+}
+
+/// The `dpacc` object of the JSON report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct DpaccReport {
+    /// False on the sim.
+    pub(crate) needed: bool,
+    /// The program found.
+    pub(crate) path: Option<String>,
+    /// `DPACC`, `PATH` or `default`.
+    pub(crate) found_by: Option<&'static str>,
+    /// Its version, as printed.
+    pub(crate) version: Option<String>,
+    /// DOCA's `major.minor`, which dpacc's must equal.
+    pub(crate) doca_release: Option<String>,
+    /// Whether the releases match (`None`: not checked).
+    pub(crate) matched: Option<bool>,
+    /// Why dpacc could not be found, run or understood.
+    pub(crate) error: Option<String>,
+}
+
+impl DpaccReport {
+    /// The `dpacc` object of the JSON report.
+    pub(crate) fn to_json(&self) -> Json {
+        ObjectBuilder::new()
+            .field("needed", self.needed)
+            .field("path", self.path.as_deref())
+            .field("found_by", self.found_by)
+            .field("version", self.version.as_deref())
+            .field("doca_release", self.doca_release.as_deref())
+            .field("match", self.matched)
+            .field("error", self.error.as_deref())
+            .build()
+    }
+}
+
+/// `name` in the directories of `path_var`.
+fn search_path(path_var: Option<&OsStr>, name: &OsStr) -> Option<PathBuf> {
+    std::env::split_paths(path_var?)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
+/// Finds dpacc: `dpacc_var` (a path, or a bare name looked up in `path_var`),
+/// else `dpacc` in `path_var`, else `default`. `Err` lists what was tried.
+pub(crate) fn find(
+    dpacc_var: Option<&OsStr>,
+    path_var: Option<&OsStr>,
+    default: &Path,
+) -> Result<(PathBuf, &'static str), Vec<String>> {
+    if let Some(v) = dpacc_var.filter(|v| !v.is_empty()) {
+        let p = Path::new(v);
+        let found = if p.is_absolute() || p.components().count() > 1 {
+            p.is_file().then(|| p.to_owned())
+        } else {
+            search_path(path_var, v)
+        };
+        return found.map(|p| (p, "DPACC")).ok_or_else(|| {
+            vec![format!(
+                "{DPACC_ENV}={} (no such file, or not on PATH)",
+                v.to_string_lossy()
+            )]
+        });
+    }
+    if let Some(p) = search_path(path_var, OsStr::new("dpacc")) {
+        return Ok((p, "PATH"));
+    }
+    if default.is_file() {
+        return Ok((default.to_owned(), "default"));
+    }
+    Err(vec![
+        format!("{DPACC_ENV} (not set)"),
+        "dpacc on PATH".to_owned(),
+        default.display().to_string(),
+    ])
+}
+
+/// Runs `program --version`, giving up after `timeout`. Returns stdout then
+/// stderr.
+pub(crate) fn run_version(program: &Path, timeout: Duration) -> Result<String, String> {
+    let mut child = Command::new(program)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("could not run it: {e}"))?;
+    let start = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if start.elapsed() < timeout => std::thread::sleep(Duration::from_millis(20)),
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!(
+                    "`--version` did not finish in {} s",
+                    timeout.as_secs()
+                ));
+            }
+            Err(e) => return Err(format!("waiting for it failed: {e}")),
+        }
+    };
+    let mut text = String::new();
+    let mut bytes = Vec::new();
+    if let Some(mut out) = child.stdout.take() {
+        let _ = out.read_to_end(&mut bytes);
+    }
+    if let Some(mut err) = child.stderr.take() {
+        let _ = err.read_to_end(&mut bytes);
+    }
+    text.push_str(&String::from_utf8_lossy(&bytes));
+    if !status.success() {
+        return Err(format!("`--version` exited with {status}: {}", text.trim()));
+    }
+    Ok(text)
+}
+
+/// Looks for dpacc and runs it (nothing on the sim).
+pub(crate) fn probe(sim: bool) -> Probe {
+    if sim {
+        return Probe::NotNeeded;
+    }
+    let dpacc_var: Option<OsString> = std::env::var_os(DPACC_ENV);
+    let path_var: Option<OsString> = std::env::var_os("PATH");
+    match find(
+        dpacc_var.as_deref(),
+        path_var.as_deref(),
+        Path::new(DEFAULT_DPACC),
+    ) {
+        Err(tried) => Probe::NotFound(tried),
+        Ok((path, source)) => {
+            let output = run_version(&path, TIMEOUT);
+            Probe::Found {
+                path,
+                source,
+                output,
+            }
+        }
+    }
+}
+
+/// Compares what [`probe`] found with DOCA's version (`doca`, as the build
+/// recorded it). On hardware the check is required: a dpacc of another
+/// release builds kernels this DOCA may refuse at launch.
+pub(crate) fn evaluate(probe: Probe, doca: &str) -> (DpaccReport, Check) {
+    const ID: &str = "dpacc";
+    let doca_v = Version::parse(doca);
+    let doca_release = doca_v.map(|v| format!("{}.{}", v.major, v.minor));
+    let mut report = DpaccReport {
+        needed: true,
+        path: None,
+        found_by: None,
+        version: None,
+        doca_release: doca_release.clone(),
+        matched: None,
+        error: None,
+    };
+    let check = match probe {
+        Probe::NotNeeded => {
+            report.needed = false;
+            Check::ok(
+                ID,
+                false,
+                "not needed (sim): kernels are built with the host compiler",
+            )
+        }
+        Probe::NotFound(tried) => {
+            let msg = format!("not found (tried {})", tried.join(", "));
+            report.error = Some(msg.clone());
+            Check::with(
+                ID,
+                Verdict::Warn,
+                true,
+                msg,
+                "install dpacc with DOCA (it lives in /opt/mellanox/doca/tools) or set DPACC \
+                 to its path; only needed to build DPA kernels",
+            )
+        }
+        Probe::Found {
+            path,
+            source,
+            output,
+        } => {
+            report.path = Some(path.display().to_string());
+            report.found_by = Some(source);
+            let shown = path.display();
+            match output {
+                Err(e) => {
+                    report.error = Some(e.clone());
+                    Check::with(
+                        ID,
+                        Verdict::Warn,
+                        true,
+                        format!("{shown} (from {source}): {e}"),
+                        "make DPACC (or PATH) name a working dpacc of the installed DOCA",
+                    )
+                }
+                Ok(text) => match (parse_tool_version(&text), doca_v) {
+                    (None, _) => {
+                        let first = text.lines().next().unwrap_or("").trim().to_owned();
+                        report.error = Some(format!("no version in `--version` output: {first}"));
+                        Check::with(
+                            ID,
+                            Verdict::Warn,
+                            true,
+                            format!("{shown} (from {source}): version not understood ({first})"),
+                            "check that this is NVIDIA's dpacc: `dpacc --version` should print \
+                             its release (MAJOR.MINOR.PATCH)",
+                        )
+                    }
+                    (Some((written, _)), None) => {
+                        report.version = Some(written.clone());
+                        Check::with(
+                            ID,
+                            Verdict::Warn,
+                            true,
+                            format!("{shown} {written}; DOCA's version `{doca}` not understood"),
+                            "rebuild against a DOCA install whose version reads like 3.0.0058",
+                        )
+                    }
+                    (Some((written, v)), Some(d)) => {
+                        report.version = Some(written.clone());
+                        let release = doca_release.unwrap_or_default();
+                        if v.release() == d.release() {
+                            report.matched = Some(true);
+                            Check::ok(
+                                ID,
+                                true,
+                                format!("{shown} {written} (from {source}) matches DOCA {release}"),
+                            )
+                        } else {
+                            report.matched = Some(false);
+                            Check::problem(
+                                ID,
+                                true,
+                                format!(
+                                    "{shown} {written} (from {source}) does not match DOCA \
+                                     {release}"
+                                ),
+                                format!(
+                                    "install the dpacc of DOCA {release} (DOCA Compatibility \
+                                     Policy), or point DPACC at it, and rebuild the DPA kernels"
+                                ),
+                            )
+                        }
+                    }
+                },
+            }
+        }
+    };
+    (report, check)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found(output: Result<&str, &str>) -> Probe {
+        Probe::Found {
+            path: PathBuf::from("/opt/x/dpacc"),
+            source: "PATH",
+            output: output.map(str::to_owned).map_err(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn sim_needs_none() {
+        let (r, c) = evaluate(Probe::NotNeeded, "3.3.0001");
+        assert_eq!(c.verdict, Verdict::Ok);
+        assert!(c.summary.starts_with("not needed (sim)"));
+        assert!(!r.needed);
+    }
+
+    #[test]
+    fn matching_and_mismatching_releases() {
+        let (r, c) = evaluate(found(Ok("dpacc 3.0.0012\n")), "3.0.0058");
+        assert_eq!(c.verdict, Verdict::Ok, "{c:?}");
+        assert_eq!(r.matched, Some(true));
+        assert_eq!(r.doca_release.as_deref(), Some("3.0"));
+        let (r, c) = evaluate(found(Ok("dpacc 2.10.0001\n")), "3.0.0058");
+        assert_eq!(c.verdict, Verdict::Fail);
+        assert_eq!(r.matched, Some(false));
+        assert!(c.fix.unwrap_or_default().contains("DOCA 3.0"));
+    }
+
+    #[test]
+    fn odd_dpaccs_warn() {
+        let (_, c) = evaluate(found(Ok("hello\n")), "3.0.0058");
+        assert_eq!(c.verdict, Verdict::Warn);
+        let (r, c) = evaluate(found(Err("could not run it: denied")), "3.0.0058");
+        assert_eq!(c.verdict, Verdict::Warn);
+        assert!(r.error.unwrap_or_default().contains("denied"));
+        let (_, c) = evaluate(Probe::NotFound(vec!["a".into()]), "3.0.0058");
+        assert_eq!(c.verdict, Verdict::Warn);
+        assert!(c.fix.is_some());
+    }
+
+    #[test]
+    fn discovery_order() {
+        let dir = std::env::temp_dir().join(format!("doca-doctor-dpacc-{}", std::process::id()));
+        let bin = dir.join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        let on_path = bin.join("dpacc");
+        std::fs::write(&on_path, "").unwrap();
+        let named = dir.join("mine");
+        std::fs::write(&named, "").unwrap();
+        let default = dir.join("default-dpacc");
+        let path_var = std::env::join_paths([&bin]).unwrap();
+
+        let (p, s) = find(Some(named.as_os_str()), Some(&path_var), &default).unwrap();
+        assert_eq!((p, s), (named.clone(), "DPACC"));
+        let (p, s) = find(Some(OsStr::new("dpacc")), Some(&path_var), &default).unwrap();
+        assert_eq!((p, s), (on_path.clone(), "DPACC"));
+        assert!(find(
+            Some(OsStr::new("/nonexistent/dpacc")),
+            Some(&path_var),
+            &default
+        )
+        .is_err());
+        let (p, s) = find(None, Some(&path_var), &default).unwrap();
+        assert_eq!((p, s), (on_path, "PATH"));
+        assert_eq!(find(None, None, &default).unwrap_err().len(), 3);
+        std::fs::write(&default, "").unwrap();
+        let (p, s) = find(Some(OsStr::new("")), None, &default).unwrap();
+        assert_eq!((p, s), (default, "default"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn running_a_missing_program_is_an_error() {
+        let e = run_version(Path::new("/nonexistent/dpacc"), Duration::from_secs(1)).unwrap_err();
+        assert!(e.contains("could not run it"));
+    }
+
+    /// A fake dpacc: a shell script with `body`, in a fresh directory.
+    #[cfg(unix)]
+    fn script(name: &str, body: &str) -> (PathBuf, PathBuf) {
+        use std::os::unix::fs::PermissionsExt;
+        let dir =
+            std::env::temp_dir().join(format!("doca-doctor-script-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("dpacc");
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        (dir, path)
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn running_fake_dpaccs() {
+        let (dir, ok) = script("ok", "echo \"NVIDIA DPACC 3.3.0001\"; echo warning >&2");
+        let out = run_version(&ok, Duration::from_secs(20)).unwrap();
+        assert!(out.contains("3.3.0001") && out.contains("warning"));
+        let (r, c) = evaluate(
+            Probe::Found {
+                path: ok,
+                source: "DPACC",
+                output: Ok(out),
+            },
+            "3.3.0001",
+        );
+        assert_eq!(c.verdict, Verdict::Ok);
+        assert_eq!(r.version.as_deref(), Some("3.3.0001"));
+        let _ = std::fs::remove_dir_all(dir);
+
+        let (dir, failing) = script("failing", "echo broken >&2; exit 3");
+        let e = run_version(&failing, Duration::from_secs(20)).unwrap_err();
+        assert!(e.contains("broken"), "{e}");
+        let _ = std::fs::remove_dir_all(dir);
+
+        let (dir, hanging) = script("hanging", "exec sleep 30");
+        let start = Instant::now();
+        let e = run_version(&hanging, Duration::from_millis(300)).unwrap_err();
+        assert!(e.contains("did not finish"), "{e}");
+        assert!(start.elapsed() < Duration::from_secs(20));
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}

@@ -1,0 +1,234 @@
+//! The human-readable report: the verdict table, then the details (versions,
+//! dpacc, devices with their DPA limits, symbol audit, RDMI).
+
+use super::check::{worst, Verdict};
+use super::report::Report;
+
+/// Lays `rows` out in columns separated by two spaces (the last column is not
+/// padded), each line indented by `indent` spaces.
+pub(crate) fn table(rows: &[Vec<String>], indent: usize) -> String {
+    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let mut widths = vec![0; columns];
+    for row in rows {
+        for (i, cell) in row.iter().enumerate() {
+            widths[i] = widths[i].max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for row in rows {
+        let mut line = " ".repeat(indent);
+        for (i, cell) in row.iter().enumerate() {
+            line.push_str(cell);
+            if i + 1 < row.len() {
+                let pad = widths[i] - cell.chars().count() + 2;
+                line.push_str(&" ".repeat(pad));
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+fn cells(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| (*s).to_owned()).collect()
+}
+
+/// The report as text.
+pub(crate) fn render(r: &Report) -> String {
+    let mut out = format!(
+        "doca-doctor {}: crates built for the {} backend\n\n",
+        env!("CARGO_PKG_VERSION"),
+        r.backend
+    );
+
+    // Verdicts.
+    let mut rows = vec![cells(&["CHECK", "VERDICT", "REQUIRED", "SUMMARY"])];
+    for c in &r.checks {
+        rows.push(vec![
+            c.id.to_owned(),
+            c.verdict.as_str().to_owned(),
+            if c.required { "yes" } else { "no" }.to_owned(),
+            c.summary.clone(),
+        ]);
+    }
+    out.push_str(&table(&rows, 0));
+    let fixes: Vec<String> = r
+        .checks
+        .iter()
+        .filter(|c| c.verdict != Verdict::Ok)
+        .filter_map(|c| {
+            c.fix
+                .as_ref()
+                .map(|f| format!("  {} ({}): {f}\n", c.id, c.verdict.as_str()))
+        })
+        .collect();
+    if !fixes.is_empty() {
+        out.push_str("\nFixes\n");
+        out.extend(fixes);
+    }
+
+    // Versions.
+    out.push_str("\nDOCA versions\n");
+    let v = &r.versions.versions;
+    let mut rows = vec![vec!["doca_version.h".to_owned(), v.header.clone()]];
+    for (krate, version) in &v.build {
+        rows.push(vec![format!("{krate} build"), version.clone()]);
+    }
+    if v.pkg_config.is_empty() {
+        let why = if r.backend == "sim" {
+            "none (sim: reference headers)"
+        } else {
+            "none"
+        };
+        rows.push(cells(&["pkg-config", why]));
+    }
+    for (module, version) in &v.pkg_config {
+        rows.push(vec![format!("pkg-config {module}"), version.clone()]);
+    }
+    let runtime = v.runtime.as_deref().unwrap_or("unknown");
+    let runtime_label = if r.backend == "sim" {
+        "runtime (sim profile)"
+    } else {
+        "runtime (doca_version_runtime)"
+    };
+    rows.push(cells(&[runtime_label, runtime]));
+    let matched = match r.versions.matched {
+        Some(true) => "yes",
+        Some(false) => "NO",
+        None => "unknown",
+    };
+    rows.push(cells(&["four-way match", matched]));
+    out.push_str(&table(&rows, 2));
+
+    // dpacc.
+    out.push_str("\ndpacc\n");
+    let d = &r.dpacc;
+    if !d.needed {
+        out.push_str("  not needed (sim)\n");
+    } else {
+        let mut rows = Vec::new();
+        let path = d.path.clone().unwrap_or_else(|| "not found".to_owned());
+        let by = d
+            .found_by
+            .map(|s| format!(" (from {s})"))
+            .unwrap_or_default();
+        rows.push(vec!["path".to_owned(), format!("{path}{by}")]);
+        rows.push(vec![
+            "version".to_owned(),
+            d.version.clone().unwrap_or_else(|| "unknown".to_owned()),
+        ]);
+        rows.push(vec![
+            "DOCA release".to_owned(),
+            d.doca_release
+                .clone()
+                .unwrap_or_else(|| "unknown".to_owned()),
+        ]);
+        if let Some(e) = &d.error {
+            rows.push(vec!["error".to_owned(), e.clone()]);
+        }
+        out.push_str(&table(&rows, 2));
+    }
+
+    // Devices.
+    out.push_str("\nDevices\n");
+    match &r.devices {
+        Err(e) => out.push_str(&format!("  could not be listed: {e}\n")),
+        Ok(list) if list.is_empty() => out.push_str("  none\n"),
+        Ok(list) => {
+            let mut rows = vec![cells(&[
+                "PCI ADDRESS",
+                "NAME",
+                "IFACE",
+                "DPA",
+                "MAX THREADS/KERNEL",
+                "KERNEL MAX RUN TIME",
+                "CORES",
+                "EUS/CORE",
+                "EUS AVAILABLE",
+            ])];
+            let mut errors = Vec::new();
+            for dev in list {
+                let mut row = vec![
+                    dev.pci_addr.clone(),
+                    dev.ibdev_name.clone(),
+                    dev.iface_name.clone(),
+                    if dev.has_dpa { "yes" } else { "no" }.to_owned(),
+                ];
+                match &dev.limits {
+                    Some(Ok(l)) => row.extend([
+                        l.max_threads_per_kernel.to_string(),
+                        format!("{} s", l.kernel_max_run_time_s),
+                        l.cores.to_string(),
+                        l.eus_per_core.to_string(),
+                        l.eus_available.to_string(),
+                    ]),
+                    Some(Err(e)) => {
+                        row.extend(cells(&["?", "?", "?", "?", "?"]));
+                        errors.push(format!("  {}: limits: {e}\n", dev.label()));
+                    }
+                    None => row.extend(cells(&["-", "-", "-", "-", "-"])),
+                }
+                rows.push(row);
+            }
+            out.push_str(&table(&rows, 2));
+            out.extend(errors);
+        }
+    }
+
+    // Symbols.
+    out.push_str("\nSymbol audit\n");
+    let rows: Vec<Vec<String>> = r
+        .symbols
+        .per_crate()
+        .iter()
+        .map(|c| vec![c.source.to_owned(), c.describe()])
+        .collect();
+    out.push_str(&table(&rows, 2));
+    if !r.symbols.missing.is_empty() {
+        out.push_str(&format!(
+            "  declared but not exported: {}\n",
+            r.symbols.missing.join(", ")
+        ));
+    }
+    if !r.symbols.unchecked.is_empty() {
+        out.push_str(&format!(
+            "  exports not checked: {}\n",
+            r.symbols.unchecked.join(", ")
+        ));
+    }
+
+    // RDMI.
+    out.push_str("\nRDMI\n");
+    match &r.rdmi.absent_reason {
+        None => out.push_str("  available\n"),
+        Some(reason) => out.push_str(&format!("  absent: {reason}\n")),
+    }
+
+    let required = if r.required.is_empty() {
+        String::new()
+    } else {
+        format!(", required: {}", r.required.join(", "))
+    };
+    out.push_str(&format!(
+        "\nResult: {} (exit status {}{required})\n",
+        worst(&r.checks).as_str(),
+        r.exit_code()
+    ));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_align_columns() {
+        let rows = vec![cells(&["A", "BB", "C"]), cells(&["long", "x", "end"])];
+        assert_eq!(table(&rows, 1), " A     BB  C\n long  x   end\n");
+        assert_eq!(table(&[], 0), "");
+        // Ragged rows and non-ASCII widths.
+        let rows = vec![cells(&["é", "1"]), cells(&["ab"])];
+        assert_eq!(table(&rows, 0), "é   1\nab\n");
+    }
+}

@@ -1,0 +1,151 @@
+//! The checks of `doca-doctor`, one small module each, and its output.
+//!
+//! | module | what |
+//! |---|---|
+//! | `cli` | the command line |
+//! | `check` | verdicts (`ok` / `warn` / `fail`) and the exit status |
+//! | `build` | the backend and RDMI availability |
+//! | `versions` | the four-way version match |
+//! | `dpacc` | the DPA compiler and its version |
+//! | `devices` | the device list and DPA limits |
+//! | `symbols` | the symbol audit |
+//! | `report` | gathering everything; the JSON document |
+//! | `human` | the text report |
+//! | `json` | a tiny JSON writer |
+//!
+//! # Verdicts and exit status
+//!
+//! Every check ends `ok`, `warn` or `fail`, with a one-sentence fix when it
+//! is not `ok`. Only a *required* check can fail; a problem in a check that is
+//! not required is a `warn`. `backend`, `versions`, `dpacc` (hardware only),
+//! `devices` and `symbols` are always required; `dpa` and `rdmi` only with
+//! `--require dpa` / `--require rdmi`, and a sim build fails `backend` only
+//! with `--require hardware`. The exit status is 0 when no check failed, 1
+//! when one did, 2 for a usage error.
+//!
+//! # JSON schema, version 1 (`--json`)
+//!
+//! One object, pretty-printed. Fields are never removed or changed in meaning
+//! without raising `schema_version`; new fields may be added.
+//!
+//! ```text
+//! {
+//!   "schema_version": 1,
+//!   "tool": "doca-doctor",
+//!   "tool_version": "0.1.0",                 // the doca package version
+//!   "backend": "sim",                        // "hardware" | "sim" | "docs"
+//!   "sim_profile": null,                     // DOCA_SIM_PROFILE on the sim, else null
+//!   "required": ["dpa"],                     // the --require names given
+//!   "verdict": "ok",                         // worst verdict of all checks
+//!   "exit_code": 0,                          // 0 or 1, as the process exits
+//!   "checks": [                              // always these seven ids, in this order:
+//!     {                                      //   backend, versions, dpacc, devices,
+//!       "id": "versions",                    //   dpa, symbols, rdmi
+//!       "verdict": "ok",                     // "ok" | "warn" | "fail"
+//!       "required": true,
+//!       "summary": "…",                      // one line
+//!       "fix": null                          // one sentence when verdict != "ok"
+//!     }
+//!   ],
+//!   "versions": {
+//!     "doca_version_h": "3.3.0001",          // DOCA_VERSION_STRING of the bindings
+//!     "build": [{"crate": "doca-dpa-sys", "version": "3.3.0001"}],
+//!     "pkg_config": [{"module": "doca-dpa", "version": "3.3.0001"}],  // [] on the sim
+//!     "runtime": "3.3.0001",                 // doca_version_runtime(), or null
+//!     "match": true                          // null: something unreadable
+//!   },
+//!   "dpacc": {
+//!     "needed": false,                       // false on the sim
+//!     "path": null, "found_by": null,        // found_by: "DPACC" | "PATH" | "default"
+//!     "version": null, "doca_release": "3.3",
+//!     "match": null, "error": null
+//!   },
+//!   "devices": [{
+//!     "pci_addr": "0000:03:00.0", "ibdev_name": "mlx5_0", "iface_name": "p0",
+//!     "has_dpa": true,
+//!     "limits": {                            // null without a DPA or on error
+//!       "max_threads_per_kernel": 190, "kernel_max_run_time_s": 12,
+//!       "cores": 12, "eus_per_core": 16, "eus_available": 190
+//!     },
+//!     "limits_error": null
+//!   }],
+//!   "devices_error": null,                   // why the list could not be made
+//!   "symbols": {
+//!     "total": 222, "declared": 220, "exported": 222, "experimental": 200,
+//!     "stable": 20, "usable": 222,
+//!     "missing": [],                         // declared but not exported
+//!     "unchecked": [],                       // exports not checked at build time
+//!     "rows": [{"crate": "doca-dpa", "name": "doca_dpa_create",
+//!               "header": "doca_dpa.h", "marker": "EXPERIMENTAL",
+//!               "declared": true, "exported": true, "usable": true}]
+//!   },
+//!   "rdmi": {"available": true, "reason": null}
+//! }
+//! ```
+//!
+//! `docs/doca-doctor.md` describes each field in full; a test checks that it
+//! names every key the program writes.
+
+mod build;
+mod check;
+mod cli;
+mod devices;
+mod dpacc;
+mod human;
+mod json;
+mod report;
+mod symbols;
+mod versions;
+
+use std::ffi::OsString;
+use std::io::Write;
+
+use cli::{Command, USAGE};
+use report::Report;
+
+/// Writes `text` to stdout; a closed or broken stdout is not worth a panic.
+fn write_stdout(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+}
+
+/// Writes `text` to stderr, ignoring failures.
+fn write_stderr(text: &str) {
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
+}
+
+/// Runs doca-doctor with `args` (without the program name); returns the exit
+/// status.
+pub(crate) fn main(args: impl IntoIterator<Item = OsString>) -> i32 {
+    match cli::parse(args) {
+        Err(e) => {
+            write_stderr(&format!("doca-doctor: {e}\n\n{USAGE}\n"));
+            2
+        }
+        Ok(Command::Help) => {
+            write_stdout(&format!("{USAGE}\n"));
+            0
+        }
+        Ok(Command::Version) => {
+            write_stdout(&format!(
+                "doca-doctor {} (JSON schema_version {})\n",
+                env!("CARGO_PKG_VERSION"),
+                report::SCHEMA_VERSION
+            ));
+            0
+        }
+        Ok(Command::Run(opts)) => {
+            let report = Report::collect(&opts);
+            let text = if opts.json {
+                let mut t = report.to_json().to_pretty();
+                t.push('\n');
+                t
+            } else {
+                human::render(&report)
+            };
+            write_stdout(&text);
+            report.exit_code()
+        }
+    }
+}

@@ -1,0 +1,538 @@
+//! The DOCA versions and the four-way match: every pkg-config module the build
+//! saw, `doca_version.h` (the version the bindings were generated from), the
+//! version each -sys crate was built for, and the runtime library
+//! (`doca_version_runtime`). All must be one version; anything else is a
+//! partial install (or, on the sim, a profile that says so).
+//!
+//! Version parsing is reimplemented here (a few lines, the same rules as
+//! `doca-build-support`'s `DocaVersion` and `parse_tool_version`) because
+//! build-support depends on bindgen, which has no place in a run-time binary.
+
+use std::fmt;
+
+use super::check::{Check, Verdict};
+use super::json::{Json, ObjectBuilder};
+
+/// A DOCA release number: `3.0.0058` is major 3, minor 0, patch 58.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Version {
+    /// Major number.
+    pub(crate) major: u32,
+    /// Minor number.
+    pub(crate) minor: u32,
+    /// Patch number.
+    pub(crate) patch: u32,
+}
+
+impl fmt::Display for Version {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}.{:04}", self.major, self.minor, self.patch)
+    }
+}
+
+impl Version {
+    /// Parses `3.0.0058`, `3.3.0` or `3.3` (patch 0). Surrounding whitespace
+    /// and quotes are ignored, and so is a packager's suffix after `-` or `+`
+    /// (`3.0.0058-1`).
+    pub(crate) fn parse(text: &str) -> Option<Version> {
+        let core = text.trim().trim_matches('"').trim();
+        let core = core.split(['-', '+']).next().unwrap_or_default();
+        let mut parts = core.split('.');
+        let mut number = || -> Option<Option<u32>> {
+            match parts.next() {
+                None => Some(None),
+                Some(p) if !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) => {
+                    p.parse().ok().map(Some)
+                }
+                Some(_) => None,
+            }
+        };
+        let major = number()??;
+        let minor = number()??;
+        let patch = number()?.unwrap_or(0);
+        if number() != Some(None) {
+            return None;
+        }
+        Some(Version {
+            major,
+            minor,
+            patch,
+        })
+    }
+
+    /// `major.minor`, the part dpacc must share with DOCA.
+    pub(crate) fn release(&self) -> (u32, u32) {
+        (self.major, self.minor)
+    }
+}
+
+/// The first `MAJOR.MINOR[.PATCH]` in a tool's `--version` output, as written
+/// and parsed. Numbers glued to letters or to other numbers (`v2`, `x86_64`,
+/// `1.2.3.4`'s tail) are not taken as a version.
+pub(crate) fn parse_tool_version(output: &str) -> Option<(String, Version)> {
+    let bytes = output.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let starts_number = bytes[i].is_ascii_digit()
+            && (i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'.'));
+        if !starts_number {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut parts = 0;
+        let mut end = i;
+        loop {
+            let digits_start = end;
+            while end < bytes.len() && bytes[end].is_ascii_digit() {
+                end += 1;
+            }
+            if end == digits_start {
+                break;
+            }
+            parts += 1;
+            if parts < 3
+                && end + 1 < bytes.len()
+                && bytes[end] == b'.'
+                && bytes[end + 1].is_ascii_digit()
+            {
+                end += 1;
+                continue;
+            }
+            break;
+        }
+        // Only ASCII digits and dots lie between start and end: a char boundary.
+        let text = output.get(start..end).unwrap_or_default();
+        if parts >= 2 {
+            if let Some(v) = Version::parse(text) {
+                return Some((text.to_owned(), v));
+            }
+        }
+        i = end.max(i + 1);
+    }
+    None
+}
+
+/// The text of a C string constant from the bindings (`b"3.3.0001\0"`), up to
+/// its first NUL.
+pub(crate) fn c_constant(bytes: &[u8]) -> String {
+    let end = bytes.iter().position(|b| *b == 0).unwrap_or(bytes.len());
+    String::from_utf8_lossy(&bytes[..end]).into_owned()
+}
+
+/// Everything the build and the runtime say about the DOCA version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Versions {
+    /// `DOCA_VERSION_STRING` of the `doca_version.h` the bindings came from.
+    pub(crate) header: String,
+    /// `(crate, DOCA_VERSION)` of each -sys crate's build.
+    pub(crate) build: Vec<(String, String)>,
+    /// `(module, version)` of every DOCA pkg-config module the build saw
+    /// (empty on the sim).
+    pub(crate) pkg_config: Vec<(String, String)>,
+    /// `doca_version_runtime()`, when it answered.
+    pub(crate) runtime: Option<String>,
+}
+
+/// The four-way match of [`Versions`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct VersionsReport {
+    /// The inputs.
+    pub(crate) versions: Versions,
+    /// `Some(true)` when all agree, `Some(false)` when two disagree, `None`
+    /// when one could not be read or parsed (and none disagree).
+    pub(crate) matched: Option<bool>,
+}
+
+impl VersionsReport {
+    /// The `versions` object of the JSON report.
+    pub(crate) fn to_json(&self) -> Json {
+        let v = &self.versions;
+        let pairs = |items: &[(String, String)], key: &str| {
+            Json::Array(
+                items
+                    .iter()
+                    .map(|(name, version)| {
+                        ObjectBuilder::new()
+                            .field(key, name.as_str())
+                            .field("version", version.as_str())
+                            .build()
+                    })
+                    .collect(),
+            )
+        };
+        ObjectBuilder::new()
+            .field("doca_version_h", v.header.as_str())
+            .field("build", pairs(&v.build, "crate"))
+            .field("pkg_config", pairs(&v.pkg_config, "module"))
+            .field("runtime", v.runtime.as_deref())
+            .field("match", self.matched)
+            .build()
+    }
+}
+
+/// Where a version came from, for messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Header,
+    Build,
+    PkgConfig,
+    Runtime,
+}
+
+struct Entry<'a> {
+    label: String,
+    kind: Kind,
+    text: &'a str,
+    parsed: Option<Version>,
+}
+
+fn entry(label: String, kind: Kind, text: &str) -> Entry<'_> {
+    Entry {
+        label,
+        kind,
+        text,
+        parsed: Version::parse(text),
+    }
+}
+
+fn entries(v: &Versions) -> Vec<Entry<'_>> {
+    let mut out = vec![entry("doca_version.h".to_owned(), Kind::Header, &v.header)];
+    for (module, version) in &v.pkg_config {
+        out.push(entry(module.clone(), Kind::PkgConfig, version));
+    }
+    for (krate, version) in &v.build {
+        out.push(entry(format!("{krate} build"), Kind::Build, version));
+    }
+    if let Some(r) = &v.runtime {
+        out.push(entry("runtime".to_owned(), Kind::Runtime, r));
+    }
+    out
+}
+
+fn listing(entries: &[&Entry<'_>]) -> String {
+    entries
+        .iter()
+        .map(|e| format!("{} {}", e.label, e.text))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Runs the four-way match. `sim` words the fix for the software DPA, whose
+/// runtime version comes from its device profile. The check is always
+/// required: a mismatch is a partial install.
+pub(crate) fn evaluate(versions: Versions, sim: bool) -> (VersionsReport, Check) {
+    const ID: &str = "versions";
+    let all = entries(&versions);
+    let unparsed: Vec<&Entry<'_>> = all.iter().filter(|e| e.parsed.is_none()).collect();
+    let parsed: Vec<&Entry<'_>> = all.iter().filter(|e| e.parsed.is_some()).collect();
+    // The reference: the version the bindings were generated from, else the
+    // first that parsed.
+    let reference = parsed.first().and_then(|e| e.parsed);
+    let disagreeing: Vec<&Entry<'_>> = parsed
+        .iter()
+        .copied()
+        .filter(|e| e.parsed != reference)
+        .collect();
+    let sources = if versions.pkg_config.is_empty() && sim {
+        "doca_version.h of the reference headers, the -sys builds and the sim's runtime_version"
+    } else {
+        "pkg-config modules, doca_version.h, the -sys builds and the runtime library"
+    };
+
+    if !disagreeing.is_empty() {
+        let check = mismatch(&all, sim);
+        let report = VersionsReport {
+            versions,
+            matched: Some(false),
+        };
+        return (report, check);
+    }
+    let Some(reference) = reference else {
+        let check = Check::with(
+            ID,
+            Verdict::Fail,
+            true,
+            format!("no DOCA version could be read: {}", listing(&unparsed)),
+            "rebuild the -sys crates against a DOCA install whose doca_version.h and pkg-config \
+             files state a version (cargo clean -p doca-dpa-sys)",
+        );
+        let report = VersionsReport {
+            versions,
+            matched: None,
+        };
+        return (report, check);
+    };
+    let check = if !unparsed.is_empty() {
+        Check::with(
+            ID,
+            Verdict::Warn,
+            true,
+            format!(
+                "{reference} where readable; not understood: {}",
+                listing(&unparsed)
+            ),
+            "check the DOCA install: every version should read like 3.0.0058",
+        )
+    } else if versions.runtime.is_none() {
+        Check::with(
+            ID,
+            Verdict::Warn,
+            true,
+            format!("build-time versions agree on {reference}; the runtime version is unknown"),
+            "doca_version_runtime gave no answer: check with `ldd` that the program loads \
+             libdoca_common from the DOCA install the build found",
+        )
+    } else {
+        Check::ok(ID, true, format!("all {reference} ({} agree)", sources))
+    };
+    let matched = if check.verdict == Verdict::Ok {
+        Some(true)
+    } else {
+        None
+    };
+    (VersionsReport { versions, matched }, check)
+}
+
+/// The check for two versions that disagree, with the fix for the first kind
+/// of disagreement found (pkg-config modules among themselves, the header
+/// against pkg-config, the -sys builds, then the runtime).
+fn mismatch(all: &[Entry<'_>], sim: bool) -> Check {
+    let of = |kind| -> Vec<&Entry<'_>> {
+        all.iter()
+            .filter(|e| e.kind == kind && e.parsed.is_some())
+            .collect()
+    };
+    let summary = format!("mismatch: {}", listing(&all.iter().collect::<Vec<_>>()));
+    let first_pair = |entries: &[&Entry<'_>]| -> Option<(String, String)> {
+        let a = entries.first()?;
+        let b = entries.iter().find(|e| e.parsed != a.parsed)?;
+        Some((a.label.clone(), b.label.clone()))
+    };
+    let pkg = of(Kind::PkgConfig);
+    let header = of(Kind::Header);
+    let build = of(Kind::Build);
+    let runtime = of(Kind::Runtime);
+    let fix = if let Some((a, b)) = first_pair(&pkg) {
+        format!("partial install: reinstall DOCA so that {a} and {b} agree")
+    } else if let (Some(h), Some(p)) = (header.first(), pkg.first()) {
+        if h.parsed != p.parsed {
+            format!(
+                "partial install: reinstall DOCA so that doca_version.h ({}) and the pkg-config \
+                 modules ({}) agree, then rebuild (cargo clean -p doca-dpa-sys -p doca-rdmi-sys)",
+                h.text, p.text
+            )
+        } else {
+            build_or_runtime_fix(&header, &build, &runtime, sim)
+        }
+    } else {
+        build_or_runtime_fix(&header, &build, &runtime, sim)
+    };
+    Check::with("versions", Verdict::Fail, true, summary, fix)
+}
+
+fn build_or_runtime_fix(
+    header: &[&Entry<'_>],
+    build: &[&Entry<'_>],
+    runtime: &[&Entry<'_>],
+    sim: bool,
+) -> String {
+    let built = header.first().or(build.first());
+    let stale_build = built.is_some_and(|h| build.iter().any(|b| b.parsed != h.parsed));
+    if stale_build {
+        return "the -sys crates were built at different times against different DOCA versions: \
+                rebuild them (cargo clean -p doca-dpa-sys -p doca-rdmi-sys)"
+            .to_owned();
+    }
+    match (built, runtime.first()) {
+        (Some(b), Some(r)) if sim => format!(
+            "the sim's device profile says runtime_version = {}, but the reference headers are {}: \
+             set runtime_version = {} in the DOCA_SIM_PROFILE file, or remove the line",
+            r.text, b.text, b.text
+        ),
+        (Some(b), Some(r)) => format!(
+            "the runtime library is DOCA {} but the crates were built for {}: rebuild against the \
+             installed DOCA (cargo clean -p doca-dpa-sys -p doca-rdmi-sys), or make the loader \
+             find the matching libdoca_common (LD_LIBRARY_PATH)",
+            r.text, b.text
+        ),
+        _ => "partial install: reinstall DOCA so that every module agrees".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(text: &str) -> Option<Version> {
+        Version::parse(text)
+    }
+
+    #[test]
+    fn parses_doca_spellings() {
+        assert_eq!(
+            v("3.0.0058"),
+            Some(Version {
+                major: 3,
+                minor: 0,
+                patch: 58
+            })
+        );
+        assert_eq!(v(" \"2.5.0108\" "), v("2.5.108"));
+        assert_eq!(v("3.3"), v("3.3.0"));
+        assert_eq!(v("3.0.0058-1"), v("3.0.0058"));
+        assert_eq!(v("3.0.0058+ubuntu"), v("3.0.0058"));
+        for bad in ["", "3", "3.", "a.b", "3.0.0.1", "3..1", "-3.0", "3.x"] {
+            assert_eq!(v(bad), None, "{bad}");
+        }
+        assert_eq!(
+            v("3.0.0058").map(|x| x.to_string()).as_deref(),
+            Some("3.0.0058")
+        );
+    }
+
+    #[test]
+    fn tool_versions() {
+        let p = |s: &str| parse_tool_version(s).map(|(t, _)| t);
+        assert_eq!(
+            p("NVIDIA DPACC 1.10.0.25 for DOCA 3.0.0058").as_deref(),
+            Some("1.10.0")
+        );
+        assert_eq!(p("dpacc version 3.3.0001\n").as_deref(), Some("3.3.0001"));
+        assert_eq!(p("x86_64 v2 3.1").as_deref(), Some("3.1"));
+        assert_eq!(p("no version here"), None);
+        assert_eq!(p(""), None);
+        assert_eq!(p("é 2.9.1"), Some("2.9.1".to_owned()));
+    }
+
+    #[test]
+    fn c_constants() {
+        assert_eq!(c_constant(b"3.3.0001\0"), "3.3.0001");
+        assert_eq!(c_constant(b"3.3"), "3.3");
+        assert_eq!(c_constant(b"\0junk"), "");
+    }
+
+    fn versions(header: &str, pkg: &[(&str, &str)], runtime: Option<&str>) -> Versions {
+        Versions {
+            header: header.into(),
+            build: vec![
+                ("doca-dpa-sys".into(), header.into()),
+                ("doca-rdmi-sys".into(), header.into()),
+            ],
+            pkg_config: pkg
+                .iter()
+                .map(|(m, v)| ((*m).to_owned(), (*v).to_owned()))
+                .collect(),
+            runtime: runtime.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn all_agree() {
+        let (r, c) = evaluate(
+            versions(
+                "3.0.0058",
+                &[("doca-common", "3.0.0058"), ("doca-dpa", "3.0.58")],
+                Some("3.0.0058"),
+            ),
+            false,
+        );
+        assert_eq!(c.verdict, Verdict::Ok, "{c:?}");
+        assert_eq!(r.matched, Some(true));
+        let (_, c) = evaluate(versions("3.3.0001", &[], Some("3.3.0001")), true);
+        assert_eq!(c.verdict, Verdict::Ok);
+    }
+
+    #[test]
+    fn partial_install_names_the_modules() {
+        let (r, c) = evaluate(
+            versions(
+                "3.0.0058",
+                &[("doca-dpa", "3.0.0058"), ("doca-common", "2.10.0087")],
+                Some("3.0.0058"),
+            ),
+            false,
+        );
+        assert_eq!(c.verdict, Verdict::Fail);
+        assert_eq!(r.matched, Some(false));
+        assert_eq!(
+            c.fix.as_deref(),
+            Some("partial install: reinstall DOCA so that doca-dpa and doca-common agree")
+        );
+        assert!(c.summary.contains("doca-common 2.10.0087"));
+    }
+
+    #[test]
+    fn header_against_pkg_config() {
+        let (_, c) = evaluate(
+            versions("3.1.0001", &[("doca-dpa", "3.0.0058")], Some("3.0.0058")),
+            false,
+        );
+        assert_eq!(c.verdict, Verdict::Fail);
+        assert!(c
+            .fix
+            .unwrap_or_default()
+            .contains("doca_version.h (3.1.0001)"));
+    }
+
+    #[test]
+    fn runtime_skew() {
+        let (r, c) = evaluate(
+            versions("3.0.0058", &[("doca-dpa", "3.0.0058")], Some("3.2.0118")),
+            false,
+        );
+        assert_eq!(c.verdict, Verdict::Fail);
+        assert_eq!(r.matched, Some(false));
+        assert!(c.fix.unwrap_or_default().contains("LD_LIBRARY_PATH"));
+        let (_, c) = evaluate(versions("3.3.0001", &[], Some("3.2.0118")), true);
+        assert_eq!(c.verdict, Verdict::Fail);
+        assert!(c
+            .fix
+            .unwrap_or_default()
+            .contains("runtime_version = 3.3.0001"));
+    }
+
+    #[test]
+    fn stale_sys_build() {
+        let mut vs = versions("3.0.0058", &[("doca-dpa", "3.0.0058")], Some("3.0.0058"));
+        vs.build[1].1 = "2.10.0087".into();
+        let (_, c) = evaluate(vs, false);
+        assert_eq!(c.verdict, Verdict::Fail);
+        assert!(c.fix.unwrap_or_default().contains("cargo clean"));
+    }
+
+    #[test]
+    fn unknown_runtime_and_garbage_warn() {
+        let (r, c) = evaluate(versions("3.0.0058", &[], None), false);
+        assert_eq!(c.verdict, Verdict::Warn);
+        assert_eq!(r.matched, None);
+        let (_, c) = evaluate(versions("3.0.0058", &[], Some("banana")), false);
+        assert_eq!(c.verdict, Verdict::Warn);
+        assert!(c.summary.contains("banana"));
+        let mut vs = versions("???", &[], Some("???"));
+        vs.build.clear();
+        let (r, c) = evaluate(vs, false);
+        assert_eq!(c.verdict, Verdict::Fail);
+        assert_eq!(r.matched, None);
+    }
+
+    #[test]
+    fn json_fields() {
+        let (r, _) = evaluate(
+            versions("3.3.0001", &[("doca-dpa", "3.3.0001")], None),
+            false,
+        );
+        let text = r.to_json().to_pretty();
+        for key in [
+            "doca_version_h",
+            "build",
+            "crate",
+            "pkg_config",
+            "module",
+            "runtime",
+            "match",
+        ] {
+            assert!(text.contains(&format!("\"{key}\"")), "{key}");
+        }
+    }
+}
