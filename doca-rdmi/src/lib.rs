@@ -1,24 +1,131 @@
 //! # doca-rdmi: safe Rust bindings for NVIDIA DOCA RDMI
 //!
-//! RDMI lets DPA kernels drive one-sided RDMA through a *connection* and a
-//! *poster* configured on the host. This crate is being written; for now it
-//! answers whether RDMI is available in this build, and why not.
+//! RDMI ("RDMA initiator") lets DPA kernels drive RDMA through a
+//! *connection* (the receive side, with a receive buffer the host
+//! acknowledges) and a *poster* (the side that issues work), both configured
+//! on the host on a DOCA Verbs context. This crate stands them up, hands
+//! their DPA handles to kernels as typed arguments of the `doca-dpa` launch
+//! API, acknowledges receives, and tears everything down in DOCA's order.
+//!
+//! **Every DOCA RDMI and DOCA Verbs function is EXPERIMENTAL**, and no public
+//! RDMI header is known: the parameter types are inferred. The crate always
+//! builds; [`availability()`] says whether RDMI is usable in this build and
+//! why not. Each item's documentation names the DOCA calls it makes.
+//!
+//! ## The flow
+//!
+//! ```no_run
+//! use doca_dpa::{Completion, Dpa, RepresentorFilter};
+//! use doca_rdmi::*;
+//!
+//! fn set_up(dpa: &Dpa, completion: &Completion) -> doca_dpa::Result<()> {
+//!     let device = dpa.device();
+//!     let rep = device.open_representors(RepresentorFilter::NET)?.remove(0);
+//!     let verbs = VerbsContext::new(device)?;
+//!     let pd = ProtectionDomain::new(&verbs)?;
+//!
+//!     // Connections first, posters after: they are dropped in reverse.
+//!     let conn = ConnectionBuilder::new(
+//!         &verbs, &rep, dpa,
+//!         CompletionSource::Dpa(completion),
+//!         ReceiveBuffer::with_slots(16)?,
+//!     )
+//!     .pd(&pd)
+//!     .start()?;
+//!     let poster = PosterBuilder::new(&verbs, dpa, CompletionSource::Dpa(completion))
+//!         .pd(&pd)
+//!         .start()?;
+//!
+//!     // Launch a kernel with `poster.dpa_handle()` and `conn.dpa_handle()`
+//!     // (kernel parameters declared as `param::RdmiPoster` and
+//!     // `param::RdmiConnection`), then acknowledge what it consumed:
+//!     conn.recv_ack(1)?;
+//!     let first = conn.received(0)?;
+//!
+//!     poster.stop()?;                 // posters before connections
+//!     let buffer = conn.stop()?;      // the receive buffer comes back
+//!     assert_eq!(buffer.slot(0), Some(&first[..]));
+//!     Ok(())
+//! }
+//! ```
+//!
+//! ## Lifecycles as types
+//!
+//! [`ConnectionBuilder`] → [`Connection`] → [`StoppingConnection`] (and the
+//! same for posters): configuration exists only before start, DPA handles
+//! only on started objects and borrowed from them, so "attach after start",
+//! "handle before start" and "handle after stop" do not compile. Exactly one
+//! [`CompletionSource`] is taken by value. What the types cannot rule out is
+//! DOCA's to refuse, and comes back as a [`doca_dpa::Error`].
+//!
+//! ## Ownership and teardown order
+//!
+//! Verbs objects hold an `Rc` of their parents; connections and posters hold
+//! their verbs context, PD, CQ, representor and the [`doca_dpa::Dpa`] they
+//! run on, and borrow a DPA completion source for their whole life. So
+//! whatever order values drop in, each RDMI object is stopped and destroyed
+//! before its completion source, PD, CQ, verbs context and DPA context. A
+//! connection frees its receive buffer only after it was destroyed (and
+//! leaks it if DOCA refuses to destroy it). Posters are not tied to
+//! connections: create connections first so that posters drop first, as DOCA
+//! asks, or stop them explicitly in that order. `Drop` never panics; it
+//! logs through `tracing`, and `stop()` returns the errors instead.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+// Parameter types differ between DOCA releases' headers (and the reference
+// headers): casts and conversions that are no-ops against one are needed
+// against another.
+#![allow(
+    clippy::unnecessary_cast,
+    clippy::useless_conversion,
+    clippy::unnecessary_fallible_conversions
+)]
 
-/// Whether this build can use RDMI.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Availability {
-    /// The installed DOCA (or the sim) provides RDMI.
-    Available,
-    /// RDMI is absent, with the reason the build found.
-    Absent(String),
-}
+mod availability;
+#[cfg_attr(
+    not(doca_rdmi_api = "verbs"),
+    allow(dead_code, unused_imports, unused_macros)
+)]
+mod error;
+mod requirements;
 
-/// Says whether RDMI is present in the DOCA this build uses, and why not
-/// (no `doca-rdmi.pc`, or functions missing from the headers or library).
-/// Makes no DOCA call.
-pub fn availability() -> Availability {
-    match doca_rdmi_sys::build_info::RDMI_ABSENT_REASON {
-        Some(reason) => Availability::Absent(reason.to_owned()),
-        None => Availability::Available,
-    }
+#[cfg(doca_rdmi_api = "connection")]
+mod connection;
+#[cfg(all(doca_rdmi_api = "verbs", doca_rdmi_api = "ctx"))]
+mod ctx;
+#[cfg(any(doca_rdmi_api = "connection", doca_rdmi_api = "poster"))]
+pub mod param;
+#[cfg(doca_rdmi_api = "poster")]
+mod poster;
+#[cfg(doca_rdmi_api = "verbs")]
+mod verbs;
+
+pub use availability::{absent_reasons, availability, AbsentReason, Availability};
+#[cfg(doca_rdmi_api = "connection")]
+pub use connection::{
+    AppRqInfo, Connection, ConnectionBuilder, ConnectionHandle, ReceiveBuffer, StoppingConnection,
+    SIM_SLOT_BYTES,
+};
+#[cfg(all(doca_rdmi_api = "verbs", doca_rdmi_api = "ctx"))]
+pub use ctx::{CompletionSource, CtxState, StopError, DEFAULT_STOP_TIMEOUT};
+#[cfg(doca_rdmi_api = "poster")]
+pub use poster::{Poster, PosterBuilder, PosterHandle, StoppingPoster};
+#[cfg(doca_rdmi_api = "verbs")]
+pub use verbs::{
+    CompletionQueue, CqAttributes, CqEntrySize, DeviceAttributes, ProtectionDomain, VerbsContext,
+    VerbsContextFlags,
+};
+
+/// The errors are those of `doca-dpa`: one error type for every DOCA call.
+pub use doca_dpa::{Error, ErrorCode, ErrorKind, Result};
+
+/// The raw bindings (DOCA Verbs and RDMI), for calls this crate does not wrap.
+pub use doca_rdmi_sys as sys;
+
+/// What this build is: backend, DOCA version, why RDMI is absent (if it
+/// is), and the audit of every DOCA function this crate may call (DOCA Core,
+/// DPA, Verbs, RDMI) with whether this build uses it.
+pub mod build_info {
+    pub use doca_dpa_sys::build_info::{BACKEND, DOCA_VERSION};
+    pub use doca_rdmi_sys::build_info::RDMI_ABSENT_REASON;
+    include!(concat!(env!("OUT_DIR"), "/audit.rs"));
 }

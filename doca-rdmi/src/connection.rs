@@ -1,0 +1,699 @@
+//! RDMI connections (`struct doca_rdmi_connection`): the receive side of
+//! DPA-initiated RDMA. Configured by [`ConnectionBuilder`], used as a started
+//! [`Connection`], stopped through [`StoppingConnection`].
+//!
+//! Every DOCA RDMI function is EXPERIMENTAL, and the parameter types of all
+//! of them are inferred (no public header is known): this module compiles
+//! against any integer width or pointer type the installed header uses, and
+//! refuses values that do not fit instead of truncating them.
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::ptr::NonNull;
+use std::time::Duration;
+
+use doca_dpa::{Dpa, KernelArg, Representor, Result};
+use doca_rdmi_sys as sys;
+
+use crate::ctx::{
+    CompletionSource, Ctx, CtxState, Life, Phase, RawObject, StopError, DEFAULT_STOP_TIMEOUT,
+};
+use crate::error::{fit, invalid, rdmi_call};
+use crate::param;
+use crate::verbs::{CompletionQueue, ProtectionDomain, VerbsContext};
+
+/// Bytes per receive slot in the software DPA (`DOCA_SIM_RDMI_SLOT_BYTES`, a
+/// model choice of doca-sim: DOCA's real receive layout is not public). The
+/// default slot size of a [`ReceiveBuffer`].
+pub const SIM_SLOT_BYTES: usize = 64;
+
+const PAGE: usize = 4096;
+
+/// The memory a connection receives into (its "RQ window"): zeroed,
+/// page-aligned, owned.
+///
+/// A [`ConnectionBuilder`] takes it by value and the connection keeps it
+/// until it is destroyed, so the memory cannot be freed or moved while the
+/// device may write it; [`Connection::stop`] hands it back. If a connection
+/// cannot be destroyed (DOCA keeps refusing), its buffer is leaked rather
+/// than freed.
+pub struct ReceiveBuffer {
+    ptr: NonNull<u8>,
+    len: usize,
+    slot_bytes: usize,
+}
+
+// SAFETY: the buffer is uniquely owned heap memory; it is only shared with
+// DOCA while a connection (which is neither Send nor Sync) holds it.
+unsafe impl Send for ReceiveBuffer {}
+// SAFETY: `&ReceiveBuffer` only reads.
+unsafe impl Sync for ReceiveBuffer {}
+
+impl ReceiveBuffer {
+    /// `len` zeroed bytes, cut into slots of [`SIM_SLOT_BYTES`] for
+    /// [`Connection::received`]. `len` must not be 0 (DOCA refuses an empty
+    /// receive buffer).
+    pub fn new(len: usize) -> Result<ReceiveBuffer> {
+        ReceiveBuffer::with_slot_bytes(len, SIM_SLOT_BYTES)
+    }
+
+    /// `slots` slots of [`SIM_SLOT_BYTES`] bytes.
+    pub fn with_slots(slots: usize) -> Result<ReceiveBuffer> {
+        let len = slots
+            .checked_mul(SIM_SLOT_BYTES)
+            .ok_or_else(|| invalid("doca_rdmi_connection_init_receive", "buffer size overflows"))?;
+        ReceiveBuffer::new(len)
+    }
+
+    /// `len` zeroed bytes read back in slots of `slot_bytes` (the layout the
+    /// kernel and the device agree on).
+    pub fn with_slot_bytes(len: usize, slot_bytes: usize) -> Result<ReceiveBuffer> {
+        const CALL: &str = "doca_rdmi_connection_init_receive";
+        if len == 0 {
+            return Err(invalid(CALL, "the receive buffer is empty"));
+        }
+        if slot_bytes == 0 || slot_bytes > len {
+            return Err(invalid(
+                CALL,
+                format!("slots of {slot_bytes} bytes do not fit a {len}-byte buffer"),
+            ));
+        }
+        let layout = std::alloc::Layout::from_size_align(len, PAGE)
+            .map_err(|_| invalid(CALL, format!("a {len}-byte buffer is too large")))?;
+        // SAFETY: `layout` has a non-zero size.
+        let raw = unsafe { std::alloc::alloc_zeroed(layout) };
+        let Some(ptr) = NonNull::new(raw) else {
+            std::alloc::handle_alloc_error(layout)
+        };
+        Ok(ReceiveBuffer {
+            ptr,
+            len,
+            slot_bytes,
+        })
+    }
+
+    /// Its length in bytes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Always false (an empty buffer cannot be made); for clippy's sake.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Bytes per slot.
+    pub fn slot_bytes(&self) -> usize {
+        self.slot_bytes
+    }
+
+    /// Number of whole slots.
+    pub fn slots(&self) -> usize {
+        self.len / self.slot_bytes
+    }
+
+    /// The contents (the buffer is not in use by a connection).
+    pub fn as_slice(&self) -> &[u8] {
+        // SAFETY: `len` initialised bytes owned by `self`; no connection
+        // holds them while a `ReceiveBuffer` is reachable by the caller.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+
+    /// The contents, mutably.
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        // SAFETY: as above, and `&mut self` is unique.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+
+    /// Slot `index`, or `None` past the end.
+    pub fn slot(&self, index: usize) -> Option<&[u8]> {
+        let start = index.checked_mul(self.slot_bytes)?;
+        self.as_slice()
+            .get(start..start.checked_add(self.slot_bytes)?)
+    }
+
+    /// Copies slot `index` with volatile reads (the device may be writing
+    /// other slots of a buffer DOCA holds).
+    fn read_slot(&self, index: usize, out: &mut [u8]) -> Result<()> {
+        if index >= self.slots() {
+            return Err(invalid(
+                "Connection::received",
+                format!(
+                    "slot {index} is past the {} slots of the receive buffer",
+                    self.slots()
+                ),
+            ));
+        }
+        if out.len() > self.slot_bytes {
+            return Err(invalid(
+                "Connection::received",
+                format!(
+                    "{} bytes asked from a {}-byte slot",
+                    out.len(),
+                    self.slot_bytes
+                ),
+            ));
+        }
+        let base = self.ptr.as_ptr().wrapping_add(index * self.slot_bytes);
+        for (i, b) in out.iter_mut().enumerate() {
+            // SAFETY: `index * slot_bytes + i < len`, inside our allocation.
+            *b = unsafe { base.add(i).read_volatile() };
+        }
+        Ok(())
+    }
+}
+
+impl Drop for ReceiveBuffer {
+    fn drop(&mut self) {
+        if let Ok(layout) = std::alloc::Layout::from_size_align(self.len, PAGE) {
+            // SAFETY: allocated in `with_slot_bytes` with this layout, freed once.
+            unsafe { std::alloc::dealloc(self.ptr.as_ptr(), layout) };
+        }
+    }
+}
+
+impl fmt::Debug for ReceiveBuffer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ReceiveBuffer")
+            .field("len", &self.len)
+            .field("slot_bytes", &self.slot_bytes)
+            .finish()
+    }
+}
+
+/// Where the receive buffer is as a DPA kernel must address it
+/// (`doca_rdmi_connection_get_app_rq_info`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct AppRqInfo {
+    /// Memory key of the receive buffer.
+    pub mkey: u32,
+    /// Offset of the receive area within that memory.
+    pub offset: u64,
+    /// Size of the receive area in bytes.
+    pub size: u64,
+}
+
+/// The DPA handle of a started connection (`doca_dpa_dev_rdmi_connection_t`,
+/// a `uint64_t` in the reference header — INFERRED), borrowed from the
+/// [`Connection`]: it cannot outlive a stop or survive a restart. Pass it to
+/// a kernel parameter declared as [`param::RdmiConnection`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ConnectionHandle<'a> {
+    raw: u64,
+    _owner: PhantomData<&'a ()>,
+}
+
+impl ConnectionHandle<'_> {
+    /// The raw handle value (what the kernel receives).
+    pub fn raw(&self) -> u64 {
+        self.raw
+    }
+}
+
+impl<'a> KernelArg<'a, param::RdmiConnection> for ConnectionHandle<'a> {
+    fn to_abi(&self) -> u64 {
+        self.raw
+    }
+}
+
+pub(crate) enum RawConnection {}
+
+impl RawObject for RawConnection {
+    type C = sys::doca_rdmi_connection;
+    const DESTROY: &'static str = "doca_rdmi_connection_destroy";
+    unsafe fn destroy(p: *mut Self::C) -> doca_dpa_sys::doca_error_t {
+        // SAFETY: per the trait contract.
+        unsafe { sys::doca_rdmi_connection_destroy(p) }
+    }
+}
+
+/// A connection and everything it must outlive or keep alive. Its `Drop`
+/// runs the teardown (stop, destroy) before the fields go, in order: the
+/// inputs and the receive buffer, the PD and CQ, the verbs context, the
+/// representor, the DPA context.
+struct ConnInner<'a> {
+    life: Life<RawConnection>,
+    /// Given to DOCA by `init_receive`; taken back only once destroyed.
+    receive: Option<ReceiveBuffer>,
+    /// Firmware-command inputs, kept in case DOCA reads them later.
+    _inputs: Vec<(u32, Vec<u8>)>,
+    handle: u64,
+    _pd: Option<ProtectionDomain>,
+    _cq: Option<CompletionQueue>,
+    _verbs: VerbsContext,
+    _rep: Representor,
+    _dpa: Dpa,
+    _source: PhantomData<CompletionSource<'a>>,
+}
+
+impl ConnInner<'_> {
+    fn as_ptr(&self) -> *mut sys::doca_rdmi_connection {
+        self.life.as_ptr()
+    }
+
+    fn ctx(&self) -> Result<&Ctx> {
+        self.life.ctx()
+    }
+
+    fn recv_ack(&self, n: u32) -> Result<()> {
+        const CALL: &str = "doca_rdmi_connection_recv_ack";
+        let n = fit(CALL, "num_acked", n)?;
+        // SAFETY: a started (or stopping) connection of ours.
+        rdmi_call!(doca_rdmi_connection_recv_ack(self.as_ptr(), n))
+    }
+
+    fn read_slot(&self, slot: usize, out: &mut [u8]) -> Result<()> {
+        match &self.receive {
+            Some(b) => b.read_slot(slot, out),
+            None => Err(invalid(
+                "Connection::received",
+                "the connection has no receive buffer",
+            )),
+        }
+    }
+
+    fn received(&self, slot: usize) -> Result<Vec<u8>> {
+        let len = self.receive.as_ref().map_or(0, ReceiveBuffer::slot_bytes);
+        let mut out = vec![0; len];
+        self.read_slot(slot, &mut out)?;
+        Ok(out)
+    }
+
+    /// Destroys the stopped connection and hands back its buffer.
+    fn finish(&mut self) -> Result<ReceiveBuffer> {
+        self.life.destroy()?;
+        tracing::debug!(target: "doca_rdmi::connection", "connection destroyed");
+        self.receive.take().ok_or_else(|| {
+            invalid(
+                "doca_rdmi_connection_destroy",
+                "the receive buffer was already returned",
+            )
+        })
+    }
+}
+
+impl Drop for ConnInner<'_> {
+    fn drop(&mut self) {
+        if let Err(e) = self.life.teardown() {
+            tracing::warn!(target: "doca_rdmi::connection", error = %e, "tearing an RDMI connection down during drop failed");
+        }
+        if !self.life.is_destroyed() {
+            if let Some(buf) = self.receive.take() {
+                tracing::error!(target: "doca_rdmi::connection", len = buf.len(), "the connection could not be destroyed: leaking its receive buffer, which the device may still write");
+                std::mem::forget(buf);
+            }
+        } else {
+            tracing::debug!(target: "doca_rdmi::connection", "connection destroyed");
+        }
+    }
+}
+
+/// An RDMI connection being configured. Nothing is asked of DOCA until
+/// [`ConnectionBuilder::start`], which makes every configuration call in the
+/// documented order and starts the connection.
+///
+/// A builder has no DPA handle — it exists only once started:
+///
+/// ```compile_fail
+/// # fn f(b: doca_rdmi::ConnectionBuilder<'_>) {
+/// let h = b.dpa_handle(); // handle before start
+/// # }
+/// ```
+pub struct ConnectionBuilder<'a> {
+    verbs: VerbsContext,
+    rep: Representor,
+    dpa: Dpa,
+    source: CompletionSource<'a>,
+    receive: ReceiveBuffer,
+    pd: Option<ProtectionDomain>,
+    inputs: Vec<(u32, Vec<u8>)>,
+    stop_timeout: Duration,
+}
+
+impl fmt::Debug for ConnectionBuilder<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ConnectionBuilder")
+            .field("source", &self.source)
+            .field("receive", &self.receive)
+            .field("pd", &self.pd.is_some())
+            .field("inputs", &self.inputs.len())
+            .finish()
+    }
+}
+
+impl<'a> ConnectionBuilder<'a> {
+    /// A connection on `verbs` serving `rep`, driven by kernels of
+    /// `datapath`, delivering completions to `source`, receiving into
+    /// `receive` (which it owns from now on).
+    pub fn new(
+        verbs: &VerbsContext,
+        rep: &Representor,
+        datapath: &Dpa,
+        source: CompletionSource<'a>,
+        receive: ReceiveBuffer,
+    ) -> ConnectionBuilder<'a> {
+        ConnectionBuilder {
+            verbs: verbs.clone(),
+            rep: rep.clone(),
+            dpa: datapath.clone(),
+            source,
+            receive,
+            pd: None,
+            inputs: Vec::new(),
+            stop_timeout: DEFAULT_STOP_TIMEOUT,
+        }
+    }
+
+    /// The protection domain (`doca_rdmi_connection_set_pd`, EXPERIMENTAL);
+    /// it must be the one of the posters this connection works with.
+    #[cfg(doca_sym = "doca_rdmi_connection_set_pd")]
+    pub fn pd(mut self, pd: &ProtectionDomain) -> Self {
+        self.pd = Some(pd.clone());
+        self
+    }
+
+    /// A firmware-command input block of operation `op_type`
+    /// (`doca_rdmi_connection_set_input`, EXPERIMENTAL; PRM passthrough). A
+    /// block that does not match its operation type fails silently in DOCA.
+    /// An empty block is refused by `start`.
+    #[cfg(doca_sym = "doca_rdmi_connection_set_input")]
+    pub fn input(mut self, op_type: u32, data: &[u8]) -> Self {
+        self.inputs.push((op_type, data.to_vec()));
+        self
+    }
+
+    /// How long [`Connection::stop`] and `Drop` wait for an asynchronous
+    /// stop ([`DEFAULT_STOP_TIMEOUT`] unless set).
+    pub fn stop_timeout(mut self, timeout: Duration) -> Self {
+        self.stop_timeout = timeout;
+        self
+    }
+
+    /// Creates, configures and starts the connection:
+    /// `doca_rdmi_connection_create`, `doca_rdmi_connection_set_pd` (if a PD
+    /// was given), `doca_rdmi_connection_as_ctx` (declared by hand when the
+    /// header lacks it), `doca_ctx_set_datapath_on_dpa`,
+    /// `doca_rdmi_connection_dpa_completion_attach` or
+    /// `doca_rdmi_connection_cq_attach`, `doca_rdmi_connection_init_receive`,
+    /// `doca_rdmi_connection_set_input` for each input, `doca_ctx_start`,
+    /// then `doca_rdmi_connection_get_dpa_handle`. All EXPERIMENTAL except
+    /// `doca_ctx_start` (STABLE).
+    ///
+    /// On failure everything made so far is destroyed (and the receive
+    /// buffer freed afterwards).
+    pub fn start(self) -> Result<Connection<'a>> {
+        for (_, data) in &self.inputs {
+            if data.is_empty() {
+                return Err(invalid(
+                    "doca_rdmi_connection_set_input",
+                    "an input block is empty",
+                ));
+            }
+        }
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: a live verbs context and representor; valid out-pointer.
+        rdmi_call!(doca_rdmi_connection_create(
+            self.verbs.as_ptr(),
+            self.rep.as_ptr().cast(),
+            &mut raw
+        ))?;
+        let mut inner = Box::new(ConnInner {
+            life: Life::new("doca_rdmi_connection_create", raw)?,
+            receive: None,
+            _inputs: Vec::new(),
+            handle: 0,
+            _pd: self.pd,
+            _cq: match self.source {
+                CompletionSource::Cq(cq) => Some(cq.clone()),
+                CompletionSource::Dpa(_) => None,
+            },
+            _verbs: self.verbs,
+            _rep: self.rep,
+            _dpa: self.dpa.clone(),
+            _source: PhantomData,
+        });
+        let p = inner.as_ptr();
+        #[cfg(doca_sym = "doca_rdmi_connection_set_pd")]
+        if let Some(pd) = &inner._pd {
+            // SAFETY: our idle connection and a live PD it keeps alive.
+            rdmi_call!(doca_rdmi_connection_set_pd(p, pd.as_ptr()))?;
+        }
+        // SAFETY: our live connection.
+        let raw_ctx = unsafe { sys::doca_rdmi_connection_as_ctx(p) };
+        let ctx = inner.life.set_ctx(Ctx::new(
+            "doca_rdmi_connection_as_ctx",
+            raw_ctx.cast(),
+            self.stop_timeout,
+        )?);
+        ctx.set_datapath_on_dpa(&self.dpa)?;
+        match self.source {
+            // SAFETY: our idle connection and a started completion that the
+            // connection's lifetime `'a` keeps alive.
+            CompletionSource::Dpa(c) => rdmi_call!(doca_rdmi_connection_dpa_completion_attach(
+                p,
+                c.as_ptr().cast()
+            ))?,
+            // SAFETY: our idle connection and a live CQ it keeps alive.
+            CompletionSource::Cq(q) => rdmi_call!(doca_rdmi_connection_cq_attach(p, q.as_ptr()))?,
+        }
+        const INIT: &str = "doca_rdmi_connection_init_receive";
+        let buf = inner.receive.insert(self.receive);
+        let (buf_ptr, buf_len) = (buf.ptr.as_ptr(), buf.len);
+        let size = fit(INIT, "size", buf_len)?;
+        // SAFETY: our idle connection; the buffer is owned by `inner` and
+        // outlives the connection (freed only after destroy, leaked if the
+        // destroy fails).
+        rdmi_call!(doca_rdmi_connection_init_receive(p, buf_ptr.cast(), size))?;
+        #[cfg(doca_sym = "doca_rdmi_connection_set_input")]
+        for (op_type, data) in &self.inputs {
+            const CALL: &str = "doca_rdmi_connection_set_input";
+            let op = fit(CALL, "op_type", *op_type)?;
+            let len = fit(CALL, "size", data.len())?;
+            // SAFETY: our idle connection; `data` is kept by the connection.
+            rdmi_call!(doca_rdmi_connection_set_input(
+                p,
+                op,
+                data.as_ptr().cast(),
+                len
+            ))?;
+        }
+        inner._inputs = self.inputs;
+        inner.ctx()?.start()?;
+        let mut h = 0 as _;
+        // SAFETY: our started connection on the DPA datapath; valid out-pointer.
+        rdmi_call!(doca_rdmi_connection_get_dpa_handle(p, &mut h))?;
+        inner.handle = h as u64;
+        tracing::debug!(target: "doca_rdmi::connection", handle = inner.handle, "connection started");
+        Ok(Connection { inner })
+    }
+}
+
+/// A started RDMI connection: the only state that has a DPA handle and
+/// acknowledges receives.
+///
+/// Configuration belongs to the builder, so it cannot happen after start:
+///
+/// ```compile_fail
+/// # fn f(conn: doca_rdmi::Connection<'_>, pd: &doca_rdmi::ProtectionDomain) {
+/// let conn = conn.pd(pd); // attach after start: no such method
+/// # }
+/// ```
+///
+/// The DPA handle borrows the connection, so it cannot be used after the
+/// connection is stopped (or restarted as a new one):
+///
+/// ```compile_fail
+/// # fn f(conn: doca_rdmi::Connection<'_>) {
+/// let handle = conn.dpa_handle();
+/// let buffer = conn.stop();      // moves `conn` while `handle` borrows it
+/// println!("{}", handle.raw());  // handle after stop
+/// # }
+/// ```
+///
+/// Dropping a connection stops it (waiting out IN_PROGRESS for at most the
+/// stop timeout), destroys it, and then frees its receive buffer; failures
+/// are logged, never panicked on. The DPA kernels using it must have
+/// finished first (DOCA's teardown rule; the host cannot force-stop them).
+pub struct Connection<'a> {
+    inner: Box<ConnInner<'a>>,
+}
+
+static_assertions::assert_not_impl_any!(Connection<'static>: Send, Sync);
+
+impl fmt::Debug for Connection<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Connection")
+            .field("handle", &self.inner.handle)
+            .field("receive", &self.inner.receive)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> Connection<'a> {
+    /// The handle DPA kernels use (`doca_rdmi_connection_get_dpa_handle`,
+    /// EXPERIMENTAL, fetched by `start`).
+    pub fn dpa_handle(&self) -> ConnectionHandle<'_> {
+        ConnectionHandle {
+            raw: self.inner.handle,
+            _owner: PhantomData,
+        }
+    }
+
+    /// Releases `n` receive slots the DPA kernel consumed
+    /// (`doca_rdmi_connection_recv_ack`, EXPERIMENTAL). DOCA reports no
+    /// error for slots never acknowledged: the receive window just runs dry.
+    #[cfg(doca_sym = "doca_rdmi_connection_recv_ack")]
+    pub fn recv_ack(&self, n: u32) -> Result<()> {
+        self.inner.recv_ack(n)
+    }
+
+    /// Where the receive buffer is for a DPA kernel: memory key, offset, size
+    /// (`doca_rdmi_connection_get_app_rq_info`, EXPERIMENTAL).
+    #[cfg(doca_sym = "doca_rdmi_connection_get_app_rq_info")]
+    pub fn app_rq_info(&self) -> Result<AppRqInfo> {
+        const CALL: &str = "doca_rdmi_connection_get_app_rq_info";
+        let (mut mkey, mut offset, mut size) = (0, 0, 0);
+        // SAFETY: our connection; valid out-pointers.
+        rdmi_call!(doca_rdmi_connection_get_app_rq_info(
+            self.inner.as_ptr(),
+            &mut mkey,
+            &mut offset,
+            &mut size
+        ))?;
+        Ok(AppRqInfo {
+            mkey: crate::error::widen(CALL, "mkey", mkey)?,
+            offset: crate::error::widen(CALL, "offset", offset)?,
+            size: crate::error::widen(CALL, "size", size)?,
+        })
+    }
+
+    /// A copy of receive slot `slot` (of [`ReceiveBuffer::slot_bytes`]
+    /// bytes; 64 in the software DPA, see [`SIM_SLOT_BYTES`]).
+    ///
+    /// Read a slot after the kernel reported the message in it and before
+    /// acknowledging it: DOCA may reuse acknowledged slots at any time. The
+    /// copy is made with volatile reads, so no reference into memory the
+    /// device writes is ever handed out; [`Connection::stop`] gives the whole
+    /// buffer back for direct access.
+    pub fn received(&self, slot: usize) -> Result<Vec<u8>> {
+        self.inner.received(slot)
+    }
+
+    /// Like [`Connection::received`], into `out` (at most one slot).
+    pub fn read_slot(&self, slot: usize, out: &mut [u8]) -> Result<()> {
+        self.inner.read_slot(slot, out)
+    }
+
+    /// Size of the receive buffer in bytes.
+    pub fn receive_len(&self) -> usize {
+        self.inner.receive.as_ref().map_or(0, ReceiveBuffer::len)
+    }
+
+    /// Bytes per receive slot.
+    pub fn slot_bytes(&self) -> usize {
+        self.inner
+            .receive
+            .as_ref()
+            .map_or(0, ReceiveBuffer::slot_bytes)
+    }
+
+    /// The context's state (`doca_ctx_get_state`, STABLE).
+    pub fn state(&self) -> Result<CtxState> {
+        self.inner.ctx()?.state()
+    }
+
+    /// The raw `doca_rdmi_connection`, for calls this crate does not wrap;
+    /// valid while this value lives. Do not stop or destroy it.
+    pub fn as_ptr(&self) -> *mut sys::doca_rdmi_connection {
+        self.inner.as_ptr()
+    }
+
+    /// The raw `doca_ctx` of the connection (from
+    /// `doca_rdmi_connection_as_ctx`); valid while this value lives. Do not
+    /// stop or destroy it.
+    pub fn ctx_ptr(&self) -> Result<*mut doca_dpa_sys::doca_ctx> {
+        Ok(self.inner.ctx()?.as_ptr())
+    }
+
+    /// Stops the connection and destroys it (`doca_ctx_stop`; on
+    /// IN_PROGRESS, `doca_ctx_get_state` until idle, for at most the stop
+    /// timeout; then `doca_rdmi_connection_destroy`), and hands back the
+    /// receive buffer, which the device no longer writes.
+    ///
+    /// On failure the connection is dropped, which retries the teardown.
+    /// To keep acknowledging receives while an asynchronous stop drains,
+    /// use [`Connection::request_stop`].
+    pub fn stop(self) -> Result<ReceiveBuffer> {
+        let timeout = self.inner.ctx()?.stop_timeout;
+        Ok(self.request_stop()?.wait(timeout)?)
+    }
+
+    /// Asks DOCA to stop (`doca_ctx_stop`). The result is idle at once or
+    /// still stopping (IN_PROGRESS, e.g. while received messages are not
+    /// acknowledged); either way [`StoppingConnection::wait`] finishes it.
+    /// On an error the connection is handed back, still running.
+    pub fn request_stop(self) -> Result<StoppingConnection<'a>, StopError<Connection<'a>>> {
+        let r = self.inner.ctx().and_then(Ctx::request_stop);
+        match r {
+            Ok(()) => Ok(StoppingConnection { inner: self.inner }),
+            Err(e) => Err(StopError::new(e, self)),
+        }
+    }
+}
+
+/// A connection whose stop was requested: it may still be draining
+/// (`DOCA_CTX_STATE_STOPPING`) and accepts acknowledgements, but has no DPA
+/// handle any more.
+pub struct StoppingConnection<'a> {
+    inner: Box<ConnInner<'a>>,
+}
+
+impl fmt::Debug for StoppingConnection<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StoppingConnection")
+            .field("phase", &self.inner.life.ctx().map(Ctx::phase).ok())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> StoppingConnection<'a> {
+    /// The context's state (`doca_ctx_get_state`): `Stopping` until the
+    /// outstanding work drained, then `Idle`.
+    pub fn state(&self) -> Result<CtxState> {
+        self.inner.ctx()?.state()
+    }
+
+    /// Whether the stop was asynchronous and has not been seen to finish
+    /// yet (no DOCA call).
+    pub fn is_draining(&self) -> bool {
+        self.inner.ctx().is_ok_and(|c| c.phase() == Phase::Stopping)
+    }
+
+    /// Acknowledges receives while the stop drains
+    /// (`doca_rdmi_connection_recv_ack`).
+    #[cfg(doca_sym = "doca_rdmi_connection_recv_ack")]
+    pub fn recv_ack(&self, n: u32) -> Result<()> {
+        self.inner.recv_ack(n)
+    }
+
+    /// A copy of receive slot `slot`, as [`Connection::received`].
+    pub fn received(&self, slot: usize) -> Result<Vec<u8>> {
+        self.inner.received(slot)
+    }
+
+    /// Waits (polling `doca_ctx_get_state`) for at most `timeout` until the
+    /// context is idle, then destroys the connection
+    /// (`doca_rdmi_connection_destroy`) and hands back the receive buffer.
+    /// On a timeout or a failed destroy, the error comes back with the
+    /// connection, to acknowledge more and wait again.
+    pub fn wait(
+        mut self,
+        timeout: Duration,
+    ) -> Result<ReceiveBuffer, StopError<StoppingConnection<'a>>> {
+        let r = self.inner.ctx().and_then(|c| c.wait_idle(timeout));
+        match r.and_then(|()| self.inner.finish()) {
+            Ok(buf) => Ok(buf),
+            Err(e) => Err(StopError::new(e, self)),
+        }
+    }
+}

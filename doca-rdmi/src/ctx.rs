@@ -1,0 +1,387 @@
+//! The DOCA context lifecycle that RDMI connections and posters share:
+//! put on the DPA datapath, started, stopped (possibly asynchronously), and
+//! destroyed — plus the choice of completion source both take.
+//!
+//! Every RDMI object is its own DOCA context (`doca_ctx`), reached through
+//! `doca_rdmi_connection_as_ctx` / `doca_rdmi_poster_as_ctx`. The generic
+//! calls made here are `doca_ctx_set_datapath_on_dpa` (EXPERIMENTAL),
+//! `doca_ctx_start`, `doca_ctx_stop` and `doca_ctx_get_state` (STABLE).
+
+use std::cell::Cell;
+use std::fmt;
+use std::ptr::NonNull;
+use std::time::{Duration, Instant};
+
+use doca_dpa::{Dpa, Error, ErrorCode, Result};
+use doca_dpa_sys as sys;
+
+use crate::error::{core_call, doca_error, invalid};
+use crate::verbs::CompletionQueue;
+
+/// How long [`Connection::stop`](crate::Connection::stop),
+/// [`Poster::stop`](crate::Poster::stop) and `Drop` wait for an
+/// asynchronous stop (`doca_ctx_stop` returning IN_PROGRESS) to finish,
+/// unless the builder set another bound.
+pub const DEFAULT_STOP_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Where an RDMI object delivers its completions: exactly one source, chosen
+/// before start.
+///
+/// An enum, so that attaching both or neither does not compile — the
+/// builders take one `CompletionSource` by value:
+///
+/// ```compile_fail
+/// # use doca_rdmi::*;
+/// # fn f(v: &VerbsContext, rep: &doca_dpa::Representor, dpa: &doca_dpa::Dpa,
+/// #      comp: &doca_dpa::Completion, cq: &CompletionQueue, buf: ReceiveBuffer) {
+/// // Two completion sources: there is no argument for the second one.
+/// let b = ConnectionBuilder::new(v, rep, dpa, CompletionSource::Dpa(comp), CompletionSource::Cq(cq), buf);
+/// # }
+/// ```
+///
+/// ```compile_fail
+/// # use doca_rdmi::*;
+/// # fn f(v: &VerbsContext, dpa: &doca_dpa::Dpa) {
+/// // No completion source: the argument is required.
+/// let b = PosterBuilder::new(v, dpa);
+/// # }
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub enum CompletionSource<'a> {
+    /// A started DPA completion context: DPA threads and kernels see the
+    /// completions (`doca_rdmi_*_dpa_completion_attach`, EXPERIMENTAL). It
+    /// must belong to the [`Dpa`] given as datapath, and it is borrowed for
+    /// the whole life of the RDMI object, which is therefore torn down
+    /// before it.
+    Dpa(&'a doca_dpa::Completion),
+    /// A verbs completion queue that the host reads
+    /// (`doca_rdmi_*_cq_attach`, EXPERIMENTAL). Kernels waiting on a DPA
+    /// completion never see these completions.
+    Cq(&'a CompletionQueue),
+}
+
+/// The state of a DOCA context (`enum doca_ctx_states`, from
+/// `doca_ctx_get_state`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CtxState {
+    /// Not started, or stopped (`DOCA_CTX_STATE_IDLE`).
+    Idle,
+    /// Start requested (`DOCA_CTX_STATE_STARTING`).
+    Starting,
+    /// Started (`DOCA_CTX_STATE_RUNNING`).
+    Running,
+    /// Stop requested; outstanding work is draining
+    /// (`DOCA_CTX_STATE_STOPPING`).
+    Stopping,
+    /// A value this crate does not know (a newer DOCA).
+    Other(u32),
+}
+
+impl CtxState {
+    fn from_raw(raw: u32) -> CtxState {
+        match raw {
+            r if r == sys::DOCA_CTX_STATE_IDLE as u32 => CtxState::Idle,
+            r if r == sys::DOCA_CTX_STATE_STARTING as u32 => CtxState::Starting,
+            r if r == sys::DOCA_CTX_STATE_RUNNING as u32 => CtxState::Running,
+            r if r == sys::DOCA_CTX_STATE_STOPPING as u32 => CtxState::Stopping,
+            other => CtxState::Other(other),
+        }
+    }
+}
+
+/// Returned by the `wait` of a stopping object when the stop did not finish
+/// in time, or when tearing it down failed: the error and the object, so the
+/// caller can keep acknowledging receives and wait again (or drop it, which
+/// retries the teardown and logs the outcome).
+pub struct StopError<T> {
+    error: Error,
+    object: T,
+}
+
+impl<T> StopError<T> {
+    pub(crate) fn new(error: Error, object: T) -> Self {
+        StopError { error, object }
+    }
+
+    /// What went wrong.
+    pub fn error(&self) -> &Error {
+        &self.error
+    }
+
+    /// The error, dropping the object (its `Drop` retries the teardown).
+    pub fn into_error(self) -> Error {
+        self.error
+    }
+
+    /// The object, to act on it and wait again.
+    pub fn into_inner(self) -> T {
+        self.object
+    }
+
+    /// Both.
+    pub fn into_parts(self) -> (Error, T) {
+        (self.error, self.object)
+    }
+}
+
+impl<T> fmt::Debug for StopError<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StopError")
+            .field("error", &self.error)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T> fmt::Display for StopError<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "stopping the RDMI context failed: {}", self.error)
+    }
+}
+
+impl<T> std::error::Error for StopError<T> {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.error)
+    }
+}
+
+impl<T> From<StopError<T>> for Error {
+    fn from(e: StopError<T>) -> Error {
+        e.error
+    }
+}
+
+/// Where an RDMI object is in its lifecycle, as this crate drove it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Phase {
+    /// Created, never started (configuration allowed).
+    Created,
+    /// `doca_ctx_start` succeeded.
+    Running,
+    /// `doca_ctx_stop` answered IN_PROGRESS.
+    Stopping,
+    /// Stopped.
+    Idle,
+    /// Destroyed; nothing left to do.
+    Destroyed,
+}
+
+/// The `doca_ctx` of an RDMI object and the phase this crate drove it to.
+pub(crate) struct Ctx {
+    ptr: NonNull<sys::doca_ctx>,
+    phase: Cell<Phase>,
+    pub(crate) stop_timeout: Duration,
+}
+
+impl Ctx {
+    /// Wraps the result of a `*_as_ctx` call.
+    pub(crate) fn new(
+        call: &'static str,
+        raw: *mut sys::doca_ctx,
+        stop_timeout: Duration,
+    ) -> Result<Ctx> {
+        let ptr = NonNull::new(raw).ok_or_else(|| invalid(call, "DOCA returned no context"))?;
+        Ok(Ctx {
+            ptr,
+            phase: Cell::new(Phase::Created),
+            stop_timeout,
+        })
+    }
+
+    pub(crate) fn as_ptr(&self) -> *mut sys::doca_ctx {
+        self.ptr.as_ptr()
+    }
+
+    pub(crate) fn phase(&self) -> Phase {
+        self.phase.get()
+    }
+
+    pub(crate) fn set_phase(&self, phase: Phase) {
+        self.phase.set(phase);
+    }
+
+    /// `doca_ctx_set_datapath_on_dpa`: kernels of `dpa` drive the object.
+    pub(crate) fn set_datapath_on_dpa(&self, dpa: &Dpa) -> Result<()> {
+        // SAFETY: an idle context of a live RDMI object and a started DPA
+        // context that the object keeps alive.
+        core_call!(doca_ctx_set_datapath_on_dpa(
+            self.as_ptr(),
+            dpa.as_ptr().cast()
+        ))
+    }
+
+    /// `doca_ctx_start`.
+    pub(crate) fn start(&self) -> Result<()> {
+        // SAFETY: a configured context of a live RDMI object.
+        core_call!(doca_ctx_start(self.as_ptr()))?;
+        self.phase.set(Phase::Running);
+        Ok(())
+    }
+
+    /// `doca_ctx_get_state`.
+    pub(crate) fn state(&self) -> Result<CtxState> {
+        let mut raw = 0 as _;
+        // SAFETY: a live context; valid out-pointer.
+        core_call!(doca_ctx_get_state(self.as_ptr(), &mut raw))?;
+        Ok(CtxState::from_raw(raw as u32))
+    }
+
+    /// `doca_ctx_stop` on a running context: Idle at once, or Stopping when
+    /// DOCA answers IN_PROGRESS.
+    pub(crate) fn request_stop(&self) -> Result<()> {
+        if self.phase() != Phase::Running {
+            return Ok(());
+        }
+        // SAFETY: a started context of a live RDMI object.
+        match core_call!(doca_ctx_stop(self.as_ptr())) {
+            Ok(()) => self.phase.set(Phase::Idle),
+            Err(e) if e.code() == Some(ErrorCode::IN_PROGRESS) => {
+                tracing::debug!(target: "doca_rdmi::ctx", "doca_ctx_stop is in progress");
+                self.phase.set(Phase::Stopping);
+            }
+            Err(e) => return Err(e),
+        }
+        Ok(())
+    }
+
+    /// While Stopping: polls `doca_ctx_get_state` until the context is idle,
+    /// for at most `timeout` (TIME_OUT error naming `doca_ctx_stop` after).
+    pub(crate) fn wait_idle(&self, timeout: Duration) -> Result<()> {
+        if self.phase() != Phase::Stopping {
+            return Ok(());
+        }
+        let start = Instant::now();
+        let mut pause = Duration::from_micros(100);
+        loop {
+            if self.state()? == CtxState::Idle {
+                self.phase.set(Phase::Idle);
+                return Ok(());
+            }
+            if start.elapsed() >= timeout {
+                tracing::warn!(target: "doca_rdmi::ctx", ?timeout, "the asynchronous stop did not finish in time");
+                return Err(doca_error("doca_ctx_stop", ErrorCode::TIME_OUT));
+            }
+            std::thread::sleep(pause.min(timeout.saturating_sub(start.elapsed())));
+            pause = (pause * 2).min(Duration::from_millis(10));
+        }
+    }
+}
+
+/// The raw side of an RDMI object type: its C struct and destroy call.
+pub(crate) trait RawObject {
+    /// The C struct.
+    type C;
+    /// The destroy function's name.
+    const DESTROY: &'static str;
+    /// Calls the destroy function.
+    ///
+    /// # Safety
+    /// `p` is a live object of this type, stopped, destroyed once.
+    unsafe fn destroy(p: *mut Self::C) -> sys::doca_error_t;
+}
+
+/// An RDMI object from creation to destruction: its pointer, its `doca_ctx`
+/// once known, and whether it was destroyed. Its owner calls
+/// [`Life::teardown`] (from `Drop` too).
+pub(crate) struct Life<R: RawObject> {
+    ptr: NonNull<R::C>,
+    ctx: Option<Ctx>,
+    destroyed: bool,
+}
+
+impl<R: RawObject> Life<R> {
+    /// Wraps the result of a create call at once, so that every later
+    /// failure destroys the object.
+    pub(crate) fn new(call: &'static str, raw: *mut R::C) -> Result<Self> {
+        let ptr = NonNull::new(raw).ok_or_else(|| invalid(call, "DOCA returned NULL"))?;
+        Ok(Life {
+            ptr,
+            ctx: None,
+            destroyed: false,
+        })
+    }
+
+    pub(crate) fn as_ptr(&self) -> *mut R::C {
+        self.ptr.as_ptr()
+    }
+
+    pub(crate) fn set_ctx(&mut self, ctx: Ctx) -> &Ctx {
+        self.ctx.insert(ctx)
+    }
+
+    /// The object's context (known from the builder's `*_as_ctx` call on).
+    pub(crate) fn ctx(&self) -> Result<&Ctx> {
+        self.ctx
+            .as_ref()
+            .ok_or_else(|| invalid(R::DESTROY, "the object has no DOCA context"))
+    }
+
+    pub(crate) fn is_destroyed(&self) -> bool {
+        self.destroyed
+    }
+
+    /// The destroy call, once; the context must be idle.
+    pub(crate) fn destroy(&mut self) -> Result<()> {
+        if self.destroyed {
+            return Ok(());
+        }
+        // SAFETY: our live object; the flag below makes this the only call.
+        let rc = unsafe { R::destroy(self.as_ptr()) };
+        crate::error::check(R::DESTROY, rc)?;
+        self.destroyed = true;
+        if let Some(ctx) = &self.ctx {
+            ctx.set_phase(Phase::Destroyed);
+        }
+        Ok(())
+    }
+
+    /// Stops the context if it runs (waiting out IN_PROGRESS for at most
+    /// the stop timeout), then destroys the object. The destroy is attempted
+    /// even when stopping failed; the first error is returned.
+    pub(crate) fn teardown(&mut self) -> Result<()> {
+        if self.destroyed {
+            return Ok(());
+        }
+        let stopped = match &self.ctx {
+            Some(ctx) => ctx
+                .request_stop()
+                .and_then(|()| ctx.wait_idle(ctx.stop_timeout)),
+            None => Ok(()),
+        };
+        let destroyed = self.destroy();
+        stopped.and(destroyed)
+    }
+}
+
+impl fmt::Debug for Ctx {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Ctx").field("phase", &self.phase()).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn states_map_from_the_header_values() {
+        assert_eq!(
+            CtxState::from_raw(sys::DOCA_CTX_STATE_IDLE as u32),
+            CtxState::Idle
+        );
+        assert_eq!(
+            CtxState::from_raw(sys::DOCA_CTX_STATE_STOPPING as u32),
+            CtxState::Stopping
+        );
+        assert_eq!(CtxState::from_raw(77), CtxState::Other(77));
+    }
+
+    #[test]
+    fn stop_errors_keep_the_object() {
+        let e = StopError::new(doca_error("doca_ctx_stop", ErrorCode::TIME_OUT), 5u8);
+        assert!(e.to_string().contains("doca_ctx_stop"));
+        assert_eq!(e.error().kind(), doca_dpa::ErrorKind::Timeout);
+        let (err, obj) = e.into_parts();
+        assert_eq!(obj, 5);
+        assert_eq!(err.code(), Some(ErrorCode::TIME_OUT));
+    }
+}

@@ -1,0 +1,364 @@
+//! RDMI posters (`struct doca_rdmi_poster`): the side that issues
+//! DPA-initiated RDMA work. Configured by [`PosterBuilder`], used as a started
+//! [`Poster`], stopped through [`StoppingPoster`].
+//!
+//! Every DOCA RDMI function is EXPERIMENTAL and its parameter types are
+//! inferred; this module compiles against any integer width or pointer type
+//! the installed header uses.
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::time::Duration;
+
+use doca_dpa::{Dpa, KernelArg, Result};
+use doca_rdmi_sys as sys;
+
+use crate::ctx::{
+    CompletionSource, Ctx, CtxState, Life, Phase, RawObject, StopError, DEFAULT_STOP_TIMEOUT,
+};
+use crate::error::{invalid, rdmi_call};
+use crate::param;
+use crate::verbs::{CompletionQueue, ProtectionDomain, VerbsContext};
+
+/// The DPA handle of a started poster (`doca_rdmi_dev_poster_t`; a
+/// `uint64_t` in the reference header — INFERRED: its name breaks DOCA's
+/// `doca_dpa_dev_*_t` pattern), borrowed from the [`Poster`]. Pass it to a
+/// kernel parameter declared as [`param::RdmiPoster`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PosterHandle<'a> {
+    raw: u64,
+    _owner: PhantomData<&'a ()>,
+}
+
+impl PosterHandle<'_> {
+    /// The raw handle value (what the kernel receives).
+    pub fn raw(&self) -> u64 {
+        self.raw
+    }
+}
+
+impl<'a> KernelArg<'a, param::RdmiPoster> for PosterHandle<'a> {
+    fn to_abi(&self) -> u64 {
+        self.raw
+    }
+}
+
+pub(crate) enum RawPoster {}
+
+impl RawObject for RawPoster {
+    type C = sys::doca_rdmi_poster;
+    const DESTROY: &'static str = "doca_rdmi_poster_destroy";
+    unsafe fn destroy(p: *mut Self::C) -> doca_dpa_sys::doca_error_t {
+        // SAFETY: per the trait contract.
+        unsafe { sys::doca_rdmi_poster_destroy(p) }
+    }
+}
+
+/// A poster and what it keeps alive; `Drop` runs the teardown first.
+struct PosterInner<'a> {
+    life: Life<RawPoster>,
+    _inputs: Vec<(u32, Vec<u8>)>,
+    handle: u64,
+    _pd: Option<ProtectionDomain>,
+    _cq: Option<CompletionQueue>,
+    _verbs: VerbsContext,
+    _dpa: Dpa,
+    _source: PhantomData<CompletionSource<'a>>,
+}
+
+impl PosterInner<'_> {
+    fn ctx(&self) -> Result<&Ctx> {
+        self.life.ctx()
+    }
+}
+
+impl Drop for PosterInner<'_> {
+    fn drop(&mut self) {
+        match self.life.teardown() {
+            Ok(()) => tracing::debug!(target: "doca_rdmi::poster", "poster destroyed"),
+            Err(e) => {
+                tracing::warn!(target: "doca_rdmi::poster", error = %e, "tearing an RDMI poster down during drop failed")
+            }
+        }
+    }
+}
+
+/// An RDMI poster being configured; [`PosterBuilder::start`] makes the DOCA
+/// calls. It has no DPA handle:
+///
+/// ```compile_fail
+/// # fn f(b: doca_rdmi::PosterBuilder<'_>) {
+/// let h = b.dpa_handle(); // handle before start
+/// # }
+/// ```
+pub struct PosterBuilder<'a> {
+    verbs: VerbsContext,
+    dpa: Dpa,
+    source: CompletionSource<'a>,
+    pd: Option<ProtectionDomain>,
+    inputs: Vec<(u32, Vec<u8>)>,
+    stop_timeout: Duration,
+}
+
+impl fmt::Debug for PosterBuilder<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PosterBuilder")
+            .field("source", &self.source)
+            .field("pd", &self.pd.is_some())
+            .field("inputs", &self.inputs.len())
+            .finish()
+    }
+}
+
+impl<'a> PosterBuilder<'a> {
+    /// A poster on `verbs` (the verbs context of the connections it works
+    /// with), driven by kernels of `datapath`, delivering completions to
+    /// `source`.
+    pub fn new(
+        verbs: &VerbsContext,
+        datapath: &Dpa,
+        source: CompletionSource<'a>,
+    ) -> PosterBuilder<'a> {
+        PosterBuilder {
+            verbs: verbs.clone(),
+            dpa: datapath.clone(),
+            source,
+            pd: None,
+            inputs: Vec::new(),
+            stop_timeout: DEFAULT_STOP_TIMEOUT,
+        }
+    }
+
+    /// The protection domain (`doca_rdmi_poster_set_pd`, EXPERIMENTAL): the
+    /// one of the connections it works with.
+    #[cfg(doca_sym = "doca_rdmi_poster_set_pd")]
+    pub fn pd(mut self, pd: &ProtectionDomain) -> Self {
+        self.pd = Some(pd.clone());
+        self
+    }
+
+    /// A firmware-command input block (`doca_rdmi_poster_set_input`,
+    /// EXPERIMENTAL; PRM passthrough). Empty blocks are refused by `start`.
+    #[cfg(doca_sym = "doca_rdmi_poster_set_input")]
+    pub fn input(mut self, op_type: u32, data: &[u8]) -> Self {
+        self.inputs.push((op_type, data.to_vec()));
+        self
+    }
+
+    /// How long [`Poster::stop`] and `Drop` wait for an asynchronous stop.
+    pub fn stop_timeout(mut self, timeout: Duration) -> Self {
+        self.stop_timeout = timeout;
+        self
+    }
+
+    /// Creates, configures and starts the poster:
+    /// `doca_rdmi_poster_create`, `doca_rdmi_poster_set_pd` (if a PD was
+    /// given), `doca_rdmi_poster_as_ctx`, `doca_ctx_set_datapath_on_dpa`,
+    /// `doca_rdmi_poster_dpa_completion_attach` or
+    /// `doca_rdmi_poster_cq_attach`, `doca_rdmi_poster_set_input` for each
+    /// input, `doca_ctx_start`, then `doca_rdmi_poster_get_dpa_handle`. All
+    /// EXPERIMENTAL except `doca_ctx_start` (STABLE). On failure everything
+    /// made so far is destroyed.
+    pub fn start(self) -> Result<Poster<'a>> {
+        for (_, data) in &self.inputs {
+            if data.is_empty() {
+                return Err(invalid(
+                    "doca_rdmi_poster_set_input",
+                    "an input block is empty",
+                ));
+            }
+        }
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: a live verbs context; valid out-pointer.
+        rdmi_call!(doca_rdmi_poster_create(self.verbs.as_ptr(), &mut raw))?;
+        let mut inner = Box::new(PosterInner {
+            life: Life::new("doca_rdmi_poster_create", raw)?,
+            _inputs: Vec::new(),
+            handle: 0,
+            _pd: self.pd,
+            _cq: match self.source {
+                CompletionSource::Cq(cq) => Some(cq.clone()),
+                CompletionSource::Dpa(_) => None,
+            },
+            _verbs: self.verbs,
+            _dpa: self.dpa.clone(),
+            _source: PhantomData,
+        });
+        let p = inner.life.as_ptr();
+        #[cfg(doca_sym = "doca_rdmi_poster_set_pd")]
+        if let Some(pd) = &inner._pd {
+            // SAFETY: our idle poster and a live PD it keeps alive.
+            rdmi_call!(doca_rdmi_poster_set_pd(p, pd.as_ptr()))?;
+        }
+        // SAFETY: our live poster.
+        let raw_ctx = unsafe { sys::doca_rdmi_poster_as_ctx(p) };
+        let ctx = inner.life.set_ctx(Ctx::new(
+            "doca_rdmi_poster_as_ctx",
+            raw_ctx.cast(),
+            self.stop_timeout,
+        )?);
+        ctx.set_datapath_on_dpa(&self.dpa)?;
+        match self.source {
+            // SAFETY: our idle poster and a started completion that the
+            // poster's lifetime `'a` keeps alive.
+            CompletionSource::Dpa(c) => {
+                rdmi_call!(doca_rdmi_poster_dpa_completion_attach(p, c.as_ptr().cast()))?
+            }
+            // SAFETY: our idle poster and a live CQ it keeps alive.
+            CompletionSource::Cq(q) => rdmi_call!(doca_rdmi_poster_cq_attach(p, q.as_ptr()))?,
+        }
+        #[cfg(doca_sym = "doca_rdmi_poster_set_input")]
+        for (op_type, data) in &self.inputs {
+            const CALL: &str = "doca_rdmi_poster_set_input";
+            let op = crate::error::fit(CALL, "op_type", *op_type)?;
+            let len = crate::error::fit(CALL, "size", data.len())?;
+            // SAFETY: our idle poster; `data` is kept by the poster.
+            rdmi_call!(doca_rdmi_poster_set_input(p, op, data.as_ptr().cast(), len))?;
+        }
+        inner._inputs = self.inputs;
+        inner.ctx()?.start()?;
+        let mut h = 0 as _;
+        // SAFETY: our started poster on the DPA datapath; valid out-pointer.
+        rdmi_call!(doca_rdmi_poster_get_dpa_handle(p, &mut h))?;
+        inner.handle = h as u64;
+        tracing::debug!(target: "doca_rdmi::poster", handle = inner.handle, "poster started");
+        Ok(Poster { inner })
+    }
+}
+
+/// A started RDMI poster: the only state with a DPA handle.
+///
+/// ```compile_fail
+/// # fn f(poster: doca_rdmi::Poster<'_>) {
+/// let handle = poster.dpa_handle();
+/// poster.stop();                 // moves `poster` while `handle` borrows it
+/// println!("{}", handle.raw());  // handle after stop
+/// # }
+/// ```
+///
+/// Dropping a poster stops and destroys it; failures are logged. Posters
+/// must go before the connections they work with (DOCA's teardown order):
+/// make connections first and posters after, and Rust drops them in that
+/// reverse order, or stop them explicitly.
+pub struct Poster<'a> {
+    inner: Box<PosterInner<'a>>,
+}
+
+static_assertions::assert_not_impl_any!(Poster<'static>: Send, Sync);
+
+impl fmt::Debug for Poster<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Poster")
+            .field("handle", &self.inner.handle)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> Poster<'a> {
+    /// The handle DPA kernels use (`doca_rdmi_poster_get_dpa_handle`,
+    /// EXPERIMENTAL, fetched by `start`).
+    pub fn dpa_handle(&self) -> PosterHandle<'_> {
+        PosterHandle {
+            raw: self.inner.handle,
+            _owner: PhantomData,
+        }
+    }
+
+    /// Pushes `num_cqe` completion entries from the host to the poster's
+    /// completion side (`doca_rdmi_poster_post`, EXPERIMENTAL). Bulk posting
+    /// is the kernel's job; this is the host's path.
+    ///
+    /// `cqe_buf` is passed as the header wants it (a pointer, or an address
+    /// in some headers). Refused before DOCA when empty or when `num_cqe` is
+    /// 0.
+    ///
+    /// # Safety
+    /// DOCA does not document when the device reads the entries: `cqe_buf`
+    /// must hold `num_cqe` entries in the layout the device expects, be
+    /// covered by the memory key `mkey`, and stay valid and unmoved, and not
+    /// be written, until the device has consumed them (for example until the
+    /// completions were seen).
+    #[cfg(doca_sym = "doca_rdmi_poster_post")]
+    pub unsafe fn post(&self, cqe_buf: &mut [u8], num_cqe: u32, mkey: u32) -> Result<()> {
+        const CALL: &str = "doca_rdmi_poster_post";
+        if cqe_buf.is_empty() || num_cqe == 0 {
+            return Err(invalid(CALL, "nothing to post"));
+        }
+        let n = crate::error::fit(CALL, "num_cqe", num_cqe)?;
+        let key = crate::error::fit(CALL, "mkey", mkey)?;
+        // SAFETY: our started poster; the caller keeps the buffer valid as
+        // the contract above says. `as _` passes the address as a pointer or
+        // an integer, whichever the header declares.
+        rdmi_call!(doca_rdmi_poster_post(
+            self.inner.life.as_ptr(),
+            cqe_buf.as_mut_ptr() as _,
+            n,
+            key
+        ))
+    }
+
+    /// The context's state (`doca_ctx_get_state`, STABLE).
+    pub fn state(&self) -> Result<CtxState> {
+        self.inner.ctx()?.state()
+    }
+
+    /// The raw `doca_rdmi_poster`, valid while this value lives. Do not stop
+    /// or destroy it.
+    pub fn as_ptr(&self) -> *mut sys::doca_rdmi_poster {
+        self.inner.life.as_ptr()
+    }
+
+    /// Stops and destroys the poster (`doca_ctx_stop`, waiting out
+    /// IN_PROGRESS with `doca_ctx_get_state` for at most the stop timeout,
+    /// then `doca_rdmi_poster_destroy`). On failure the poster is dropped,
+    /// which retries the teardown.
+    pub fn stop(self) -> Result<()> {
+        let timeout = self.inner.ctx()?.stop_timeout;
+        Ok(self.request_stop()?.wait(timeout)?)
+    }
+
+    /// Asks DOCA to stop (`doca_ctx_stop`); [`StoppingPoster::wait`]
+    /// finishes it. On an error the poster is handed back, still running.
+    pub fn request_stop(self) -> Result<StoppingPoster<'a>, StopError<Poster<'a>>> {
+        let r = self.inner.ctx().and_then(Ctx::request_stop);
+        match r {
+            Ok(()) => Ok(StoppingPoster { inner: self.inner }),
+            Err(e) => Err(StopError::new(e, self)),
+        }
+    }
+}
+
+/// A poster whose stop was requested.
+pub struct StoppingPoster<'a> {
+    inner: Box<PosterInner<'a>>,
+}
+
+impl fmt::Debug for StoppingPoster<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StoppingPoster")
+            .field("phase", &self.inner.life.ctx().map(Ctx::phase).ok())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> StoppingPoster<'a> {
+    /// The context's state (`doca_ctx_get_state`).
+    pub fn state(&self) -> Result<CtxState> {
+        self.inner.ctx()?.state()
+    }
+
+    /// Whether the stop was asynchronous and has not been seen to finish.
+    pub fn is_draining(&self) -> bool {
+        self.inner.ctx().is_ok_and(|c| c.phase() == Phase::Stopping)
+    }
+
+    /// Waits for at most `timeout` until idle, then destroys the poster
+    /// (`doca_rdmi_poster_destroy`); on failure the poster comes back.
+    pub fn wait(mut self, timeout: Duration) -> Result<(), StopError<StoppingPoster<'a>>> {
+        let r = self.inner.ctx().and_then(|c| c.wait_idle(timeout));
+        match r.and_then(|()| self.inner.life.destroy()) {
+            Ok(()) => Ok(()),
+            Err(e) => Err(StopError::new(e, self)),
+        }
+    }
+}

@@ -1,0 +1,506 @@
+//! DOCA Verbs, the part RDMI needs: a verbs context on a device, protection
+//! domains and completion queues. All of `doca_verbs.h` is EXPERIMENTAL.
+//!
+//! Each object holds an `Rc` of its parent, so whatever order values are
+//! dropped in, a PD or CQ is destroyed before its verbs context, and the
+//! verbs context before the device is closed. Like the DPA objects they
+//! work with, verbs objects stay on the thread that made them (neither
+//! `Send` nor `Sync`).
+
+use std::fmt;
+use std::ptr::NonNull;
+use std::rc::Rc;
+
+use doca_dpa::{Device, Error, Result};
+use doca_rdmi_sys as sys;
+
+use crate::error::{invalid, rdmi_call};
+
+bitflags::bitflags! {
+    /// Flags of `doca_verbs_context_create`. The public header defines none
+    /// besides `DOCA_VERBS_CONTEXT_CREATE_FLAGS_NONE` (the empty set); the
+    /// type exists so that flags of newer releases are never raw integers
+    /// (build them with [`VerbsContextFlags::from_bits_retain`]).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+    pub struct VerbsContextFlags: u32 {
+        // Every bit may be passed through to DOCA.
+        const _ = !0;
+    }
+}
+
+struct VerbsInner {
+    destroyed: bool,
+    ptr: NonNull<sys::doca_verbs_context>,
+    device: Device,
+}
+
+impl VerbsInner {
+    /// `doca_verbs_context_destroy`, once.
+    fn destroy_now(&mut self) -> Result<()> {
+        if self.destroyed {
+            return Ok(());
+        }
+        self.destroyed = true;
+        // SAFETY: created by DOCA, destroyed once; every object using it
+        // holds an Rc of this, so they are gone.
+        rdmi_call!(doca_verbs_context_destroy(self.ptr.as_ptr()))
+    }
+}
+
+impl Drop for VerbsInner {
+    fn drop(&mut self) {
+        if let Err(e) = self.destroy_now() {
+            tracing::warn!(target: "doca_rdmi::verbs", error = %e, "doca_verbs_context_destroy failed during drop");
+        }
+    }
+}
+
+/// A verbs context (`struct doca_verbs_context`): DOCA Verbs' own instance of
+/// a device, on which protection domains, completion queues and RDMI
+/// connections and posters are made.
+///
+/// Cheap to clone; destroyed (`doca_verbs_context_destroy`, EXPERIMENTAL)
+/// when the last clone and every object made on it are gone. Keeps its
+/// [`Device`] open.
+#[derive(Clone)]
+pub struct VerbsContext {
+    inner: Rc<VerbsInner>,
+}
+
+static_assertions::assert_impl_all!(VerbsContext: Clone);
+static_assertions::assert_not_impl_any!(VerbsContext: Send, Sync);
+
+impl fmt::Debug for VerbsContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("VerbsContext")
+            .field("device", &self.inner.device.info().pci_addr)
+            .finish()
+    }
+}
+
+impl VerbsContext {
+    /// Opens a verbs context on `device` (`doca_dev_as_devinfo`, STABLE,
+    /// then `doca_verbs_context_create` with
+    /// `DOCA_VERBS_CONTEXT_CREATE_FLAGS_NONE`, EXPERIMENTAL).
+    pub fn new(device: &Device) -> Result<VerbsContext> {
+        VerbsContext::with_flags(device, VerbsContextFlags::empty())
+    }
+
+    /// Like [`VerbsContext::new`], with creation flags.
+    pub fn with_flags(device: &Device, flags: VerbsContextFlags) -> Result<VerbsContext> {
+        // SAFETY: an open device; the devinfo lives as long as it does, and
+        // the device outlives the call.
+        let info = unsafe { doca_dpa_sys::doca_dev_as_devinfo(device.as_ptr()) };
+        if info.is_null() {
+            return Err(invalid(
+                "doca_dev_as_devinfo",
+                "DOCA returned no device information",
+            ));
+        }
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: a live devinfo; valid out-pointer.
+        rdmi_call!(doca_verbs_context_create(
+            info.cast(),
+            flags.bits() as _,
+            &mut raw
+        ))?;
+        let ptr = NonNull::new(raw)
+            .ok_or_else(|| invalid("doca_verbs_context_create", "DOCA returned NULL"))?;
+        tracing::debug!(target: "doca_rdmi::verbs", device = %device.info().pci_addr, "verbs context created");
+        Ok(VerbsContext {
+            inner: Rc::new(VerbsInner {
+                destroyed: false,
+                ptr,
+                device: device.clone(),
+            }),
+        })
+    }
+
+    /// The device it was opened on.
+    pub fn device(&self) -> &Device {
+        &self.inner.device
+    }
+
+    /// The raw `doca_verbs_context`, for calls this crate does not wrap.
+    /// Valid while this value (or a clone) lives; do not destroy it.
+    pub fn as_ptr(&self) -> *mut sys::doca_verbs_context {
+        self.inner.ptr.as_ptr()
+    }
+
+    /// Destroys the context now, reporting what `Drop` could only log.
+    ///
+    /// Fails with [`Error::InUse`] (and changes nothing) while clones or
+    /// objects made on it are alive.
+    pub fn destroy(self) -> Result<()> {
+        let inner = Rc::try_unwrap(self.inner).map_err(|rc| Error::InUse {
+            call: "doca_verbs_context_destroy",
+            users: Rc::strong_count(&rc) - 1,
+        })?;
+        let mut inner = inner;
+        inner.destroy_now()
+    }
+
+    /// The device's verbs limits (`doca_verbs_query_device`, the
+    /// `doca_verbs_device_attr_get_*` getters, `doca_verbs_device_attr_free`;
+    /// EXPERIMENTAL).
+    #[cfg(all(
+        doca_sym = "doca_verbs_query_device",
+        doca_sym = "doca_verbs_device_attr_free",
+        doca_sym = "doca_verbs_device_attr_get_max_qp",
+        doca_sym = "doca_verbs_device_attr_get_max_cq",
+        doca_sym = "doca_verbs_device_attr_get_max_cqe",
+        doca_sym = "doca_verbs_device_attr_get_max_pd",
+        doca_sym = "doca_verbs_device_attr_get_is_dpa_external_datapath_supported"
+    ))]
+    pub fn query_device(&self) -> Result<DeviceAttributes> {
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: a live verbs context; valid out-pointer.
+        rdmi_call!(doca_verbs_query_device(self.as_ptr(), &mut raw))?;
+        if raw.is_null() {
+            return Err(invalid("doca_verbs_query_device", "DOCA returned NULL"));
+        }
+        // SAFETY: `raw` is the live attribute object just returned; the
+        // getters only read it.
+        let attrs = unsafe {
+            DeviceAttributes {
+                max_qp: sys::doca_verbs_device_attr_get_max_qp(raw) as u64,
+                max_cq: sys::doca_verbs_device_attr_get_max_cq(raw) as u64,
+                max_cqe: sys::doca_verbs_device_attr_get_max_cqe(raw) as u64,
+                max_pd: sys::doca_verbs_device_attr_get_max_pd(raw) as u64,
+                dpa_external_datapath:
+                    sys::doca_verbs_device_attr_get_is_dpa_external_datapath_supported(raw) != 0,
+            }
+        };
+        // SAFETY: freed once.
+        rdmi_call!(doca_verbs_device_attr_free(raw))?;
+        Ok(attrs)
+    }
+}
+
+/// Limits and capabilities of a device as DOCA Verbs reports them
+/// ([`VerbsContext::query_device`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DeviceAttributes {
+    /// Most queue pairs (`doca_verbs_device_attr_get_max_qp`).
+    pub max_qp: u64,
+    /// Most completion queues (`_get_max_cq`).
+    pub max_cq: u64,
+    /// Most entries per completion queue (`_get_max_cqe`).
+    pub max_cqe: u64,
+    /// Most protection domains (`_get_max_pd`).
+    pub max_pd: u64,
+    /// Whether DPA kernels can drive the device's queues
+    /// (`_get_is_dpa_external_datapath_supported`): the capability RDMI's
+    /// DPA datapath needs.
+    pub dpa_external_datapath: bool,
+}
+
+struct PdInner {
+    destroyed: bool,
+    ptr: NonNull<sys::doca_verbs_pd>,
+    context: VerbsContext,
+}
+
+impl PdInner {
+    /// `doca_verbs_pd_destroy`, once.
+    fn destroy_now(&mut self) -> Result<()> {
+        if self.destroyed {
+            return Ok(());
+        }
+        self.destroyed = true;
+        // SAFETY: created by DOCA, destroyed once; every object using it
+        // holds an Rc of this, so they are gone.
+        rdmi_call!(doca_verbs_pd_destroy(self.ptr.as_ptr()))
+    }
+}
+
+impl Drop for PdInner {
+    fn drop(&mut self) {
+        if let Err(e) = self.destroy_now() {
+            tracing::warn!(target: "doca_rdmi::verbs", error = %e, "doca_verbs_pd_destroy failed during drop");
+        }
+    }
+}
+
+/// A protection domain (`struct doca_verbs_pd`). Connections and posters
+/// that work together must use the same one (DOCA answers INVALID_VALUE
+/// otherwise).
+///
+/// Cheap to clone; destroyed (`doca_verbs_pd_destroy`, EXPERIMENTAL) when
+/// the last clone and every user are gone; keeps its verbs context alive.
+#[derive(Clone)]
+pub struct ProtectionDomain {
+    inner: Rc<PdInner>,
+}
+
+static_assertions::assert_not_impl_any!(ProtectionDomain: Send, Sync);
+
+impl fmt::Debug for ProtectionDomain {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ProtectionDomain").finish_non_exhaustive()
+    }
+}
+
+impl ProtectionDomain {
+    /// Creates a protection domain (`doca_verbs_pd_create`, EXPERIMENTAL).
+    pub fn new(context: &VerbsContext) -> Result<ProtectionDomain> {
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: a live verbs context; valid out-pointer.
+        rdmi_call!(doca_verbs_pd_create(context.as_ptr(), &mut raw))?;
+        let ptr = NonNull::new(raw)
+            .ok_or_else(|| invalid("doca_verbs_pd_create", "DOCA returned NULL"))?;
+        Ok(ProtectionDomain {
+            inner: Rc::new(PdInner {
+                destroyed: false,
+                ptr,
+                context: context.clone(),
+            }),
+        })
+    }
+
+    /// The verbs context it was made on.
+    pub fn context(&self) -> &VerbsContext {
+        &self.inner.context
+    }
+
+    /// The raw `doca_verbs_pd`, valid while this value (or a clone) lives.
+    pub fn as_ptr(&self) -> *mut sys::doca_verbs_pd {
+        self.inner.ptr.as_ptr()
+    }
+
+    /// Whether `self` and `other` are the same protection domain.
+    pub fn same_as(&self, other: &ProtectionDomain) -> bool {
+        Rc::ptr_eq(&self.inner, &other.inner)
+    }
+
+    /// Destroys the PD now (`doca_verbs_pd_destroy`), reporting what `Drop`
+    /// could only log; [`Error::InUse`] while clones or users are alive.
+    pub fn destroy(self) -> Result<()> {
+        let inner = Rc::try_unwrap(self.inner).map_err(|rc| Error::InUse {
+            call: "doca_verbs_pd_destroy",
+            users: Rc::strong_count(&rc) - 1,
+        })?;
+        let mut inner = inner;
+        inner.destroy_now()
+    }
+}
+
+/// Size of one completion queue entry (`enum doca_verbs_cq_entry_size`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum CqEntrySize {
+    /// 64-byte entries (`DOCA_VERBS_CQ_ENTRY_SIZE_64`), DOCA's default.
+    #[default]
+    Bytes64,
+    /// 128-byte entries (`DOCA_VERBS_CQ_ENTRY_SIZE_128`).
+    Bytes128,
+}
+
+/// What a [`CompletionQueue`] is made with (the setters of
+/// `struct doca_verbs_cq_attr`). Plain data, checked and applied by
+/// [`CompletionQueue::new`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CqAttributes {
+    size: u32,
+    entry_size: Option<CqEntrySize>,
+    overrun: Option<bool>,
+    dpa_thread_id: Option<u32>,
+}
+
+impl CqAttributes {
+    /// At least `size` entries (`doca_verbs_cq_attr_set_cq_size`); must not
+    /// be 0.
+    pub fn new(size: u32) -> CqAttributes {
+        CqAttributes {
+            size,
+            entry_size: None,
+            overrun: None,
+            dpa_thread_id: None,
+        }
+    }
+
+    /// The entry size (`doca_verbs_cq_attr_set_entry_size`).
+    #[cfg(doca_sym = "doca_verbs_cq_attr_set_entry_size")]
+    pub fn entry_size(mut self, entry_size: CqEntrySize) -> Self {
+        self.entry_size = Some(entry_size);
+        self
+    }
+
+    /// Whether the CQ may overrun instead of failing when full
+    /// (`doca_verbs_cq_attr_set_cq_overrun`).
+    #[cfg(doca_sym = "doca_verbs_cq_attr_set_cq_overrun")]
+    pub fn overrun(mut self, overrun: bool) -> Self {
+        self.overrun = Some(overrun);
+        self
+    }
+
+    /// Binds the CQ to a DPA thread (`doca_verbs_cq_attr_set_dpa_thread_id`);
+    /// the id comes from [`doca_dpa::DpaThread::id`].
+    #[cfg(doca_sym = "doca_verbs_cq_attr_set_dpa_thread_id")]
+    pub fn dpa_thread_id(mut self, id: u32) -> Self {
+        self.dpa_thread_id = Some(id);
+        self
+    }
+
+    /// The requested size.
+    pub fn size(&self) -> u32 {
+        self.size
+    }
+}
+
+/// Owns a `doca_verbs_cq_attr` while a CQ is being created.
+struct RawCqAttr(NonNull<sys::doca_verbs_cq_attr>);
+
+impl Drop for RawCqAttr {
+    fn drop(&mut self) {
+        // SAFETY: created by doca_verbs_cq_attr_create, destroyed once.
+        if let Err(e) = rdmi_call!(doca_verbs_cq_attr_destroy(self.0.as_ptr())) {
+            tracing::warn!(target: "doca_rdmi::verbs", error = %e, "doca_verbs_cq_attr_destroy failed");
+        }
+    }
+}
+
+impl RawCqAttr {
+    fn apply(attrs: &CqAttributes) -> Result<RawCqAttr> {
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: valid out-pointer.
+        rdmi_call!(doca_verbs_cq_attr_create(&mut raw))?;
+        let a = RawCqAttr(
+            NonNull::new(raw)
+                .ok_or_else(|| invalid("doca_verbs_cq_attr_create", "DOCA returned NULL"))?,
+        );
+        let p = a.0.as_ptr();
+        // SAFETY (each call below): `p` is our live attribute object.
+        rdmi_call!(doca_verbs_cq_attr_set_cq_size(p, attrs.size as _))?;
+        #[cfg(doca_sym = "doca_verbs_cq_attr_set_entry_size")]
+        if let Some(size) = attrs.entry_size {
+            let raw = match size {
+                CqEntrySize::Bytes64 => sys::DOCA_VERBS_CQ_ENTRY_SIZE_64,
+                CqEntrySize::Bytes128 => sys::DOCA_VERBS_CQ_ENTRY_SIZE_128,
+            };
+            rdmi_call!(doca_verbs_cq_attr_set_entry_size(p, raw as _))?;
+        }
+        #[cfg(doca_sym = "doca_verbs_cq_attr_set_cq_overrun")]
+        if let Some(overrun) = attrs.overrun {
+            rdmi_call!(doca_verbs_cq_attr_set_cq_overrun(p, u8::from(overrun) as _))?;
+        }
+        #[cfg(doca_sym = "doca_verbs_cq_attr_set_dpa_thread_id")]
+        if let Some(id) = attrs.dpa_thread_id {
+            rdmi_call!(doca_verbs_cq_attr_set_dpa_thread_id(p, id as _))?;
+        }
+        Ok(a)
+    }
+}
+
+struct CqInner {
+    destroyed: bool,
+    ptr: NonNull<sys::doca_verbs_cq>,
+    attrs: CqAttributes,
+    context: VerbsContext,
+}
+
+impl CqInner {
+    /// `doca_verbs_cq_destroy`, once.
+    fn destroy_now(&mut self) -> Result<()> {
+        if self.destroyed {
+            return Ok(());
+        }
+        self.destroyed = true;
+        // SAFETY: created by DOCA, destroyed once; every object using it
+        // holds an Rc of this, so they are gone.
+        rdmi_call!(doca_verbs_cq_destroy(self.ptr.as_ptr()))
+    }
+}
+
+impl Drop for CqInner {
+    fn drop(&mut self) {
+        if let Err(e) = self.destroy_now() {
+            tracing::warn!(target: "doca_rdmi::verbs", error = %e, "doca_verbs_cq_destroy failed during drop");
+        }
+    }
+}
+
+/// A verbs completion queue (`struct doca_verbs_cq`): the host-read
+/// completion source of an RDMI object ([`CompletionSource::Cq`](crate::CompletionSource::Cq)).
+///
+/// Cheap to clone; destroyed (`doca_verbs_cq_destroy`, EXPERIMENTAL) when
+/// the last clone and every object it is attached to are gone.
+#[derive(Clone)]
+pub struct CompletionQueue {
+    inner: Rc<CqInner>,
+}
+
+static_assertions::assert_not_impl_any!(CompletionQueue: Send, Sync);
+
+impl fmt::Debug for CompletionQueue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CompletionQueue")
+            .field("attributes", &self.inner.attrs)
+            .finish()
+    }
+}
+
+impl CompletionQueue {
+    /// Creates a CQ (`doca_verbs_cq_attr_create`, the attribute setters
+    /// `attrs` asks for, `doca_verbs_cq_create`, `doca_verbs_cq_attr_destroy`;
+    /// all EXPERIMENTAL). A size of 0 is refused before any DOCA call.
+    pub fn new(context: &VerbsContext, attrs: &CqAttributes) -> Result<CompletionQueue> {
+        if attrs.size == 0 {
+            return Err(invalid(
+                "doca_verbs_cq_attr_set_cq_size",
+                "a CQ needs at least one entry",
+            ));
+        }
+        let attr = RawCqAttr::apply(attrs)?;
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: a live verbs context and attribute object; valid out-pointer.
+        rdmi_call!(doca_verbs_cq_create(
+            context.as_ptr(),
+            attr.0.as_ptr(),
+            &mut raw
+        ))?;
+        let ptr = NonNull::new(raw)
+            .ok_or_else(|| invalid("doca_verbs_cq_create", "DOCA returned NULL"))?;
+        Ok(CompletionQueue {
+            inner: Rc::new(CqInner {
+                destroyed: false,
+                ptr,
+                attrs: *attrs,
+                context: context.clone(),
+            }),
+        })
+    }
+
+    /// The attributes it was made with.
+    pub fn attributes(&self) -> &CqAttributes {
+        &self.inner.attrs
+    }
+
+    /// The verbs context it was made on.
+    pub fn context(&self) -> &VerbsContext {
+        &self.inner.context
+    }
+
+    /// The CQ number (`doca_verbs_cq_get_cqn`, EXPERIMENTAL).
+    #[cfg(doca_sym = "doca_verbs_cq_get_cqn")]
+    pub fn number(&self) -> u32 {
+        // SAFETY: a live CQ.
+        unsafe { sys::doca_verbs_cq_get_cqn(self.as_ptr()) as u32 }
+    }
+
+    /// The raw `doca_verbs_cq`, valid while this value (or a clone) lives.
+    pub fn as_ptr(&self) -> *mut sys::doca_verbs_cq {
+        self.inner.ptr.as_ptr()
+    }
+
+    /// Destroys the CQ now (`doca_verbs_cq_destroy`), reporting what `Drop`
+    /// could only log; [`Error::InUse`] while clones or users are alive.
+    pub fn destroy(self) -> Result<()> {
+        let inner = Rc::try_unwrap(self.inner).map_err(|rc| Error::InUse {
+            call: "doca_verbs_cq_destroy",
+            users: Rc::strong_count(&rc) - 1,
+        })?;
+        let mut inner = inner;
+        inner.destroy_now()
+    }
+}
