@@ -71,8 +71,8 @@
 //!   }],
 //!   "devices_error": null,                   // why the list could not be made
 //!   "symbols": {
-//!     "total": 222, "declared": 220, "exported": 222, "experimental": 200,
-//!     "stable": 20, "usable": 222,
+//!     "total": 219, "declared": 218, "exported": 219, "experimental": 176,
+//!     "stable": 42, "usable": 219,
 //!     "missing": [],                         // declared but not exported
 //!     "unchecked": [],                       // exports not checked at build time
 //!     "rows": [{"crate": "doca-dpa", "name": "doca_dpa_create",
