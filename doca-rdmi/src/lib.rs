@@ -92,7 +92,7 @@ mod requirements;
 mod connection;
 #[cfg(all(doca_rdmi_api = "verbs", doca_rdmi_api = "ctx"))]
 mod ctx;
-#[cfg(any(doca_rdmi_api = "connection", doca_rdmi_api = "poster"))]
+#[cfg(doca_sym = "doca_dpa_create")]
 pub mod param;
 #[cfg(doca_rdmi_api = "poster")]
 mod poster;
@@ -128,4 +128,50 @@ pub mod build_info {
     pub use doca_dpa_sys::build_info::{BACKEND, DOCA_VERSION};
     pub use doca_rdmi_sys::build_info::RDMI_ABSENT_REASON;
     include!(concat!(env!("OUT_DIR"), "/audit.rs"));
+}
+
+/// Expands the items inside only in builds where the RDMI wrappers are
+/// compiled (see [`availability()`]), so that programs, examples and tests
+/// using RDMI still build against a DOCA without it. Pair it with
+/// [`if_no_rdmi!`].
+///
+/// ```
+/// doca_rdmi::if_rdmi! {
+///     fn rdmi_part() -> &'static str { "RDMI is here" }
+/// }
+/// doca_rdmi::if_no_rdmi! {
+///     fn rdmi_part() -> &'static str { "RDMI is absent" }
+/// }
+/// assert!(!rdmi_part().is_empty());
+/// ```
+#[cfg(all(doca_rdmi_api = "connection", doca_rdmi_api = "poster"))]
+#[macro_export]
+macro_rules! if_rdmi {
+    ($($item:item)*) => { $($item)* };
+}
+
+/// Expands the items inside only in builds where the RDMI wrappers are
+/// compiled (see [`availability()`]), so that programs, examples and tests
+/// using RDMI still build against a DOCA without it. Pair it with
+/// [`if_no_rdmi!`].
+#[cfg(not(all(doca_rdmi_api = "connection", doca_rdmi_api = "poster")))]
+#[macro_export]
+macro_rules! if_rdmi {
+    ($($item:item)*) => {};
+}
+
+/// The opposite of [`if_rdmi!`]: expands the items only in builds without
+/// the RDMI wrappers.
+#[cfg(all(doca_rdmi_api = "connection", doca_rdmi_api = "poster"))]
+#[macro_export]
+macro_rules! if_no_rdmi {
+    ($($item:item)*) => {};
+}
+
+/// The opposite of [`if_rdmi!`]: expands the items only in builds without
+/// the RDMI wrappers.
+#[cfg(not(all(doca_rdmi_api = "connection", doca_rdmi_api = "poster")))]
+#[macro_export]
+macro_rules! if_no_rdmi {
+    ($($item:item)*) => { $($item)* };
 }
