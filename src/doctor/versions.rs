@@ -303,7 +303,25 @@ fn mismatch(all: &[Entry<'_>], sim: bool) -> Check {
             .filter(|e| e.kind == kind && e.parsed.is_some())
             .collect()
     };
-    let summary = format!("mismatch: {}", listing(&all.iter().collect::<Vec<_>>()));
+    // Group the sources by version, in order of first appearance.
+    let mut groups: Vec<(Option<Version>, &str, Vec<&str>)> = Vec::new();
+    for e in all {
+        let same = |g: &&mut (Option<Version>, &str, Vec<&str>)| {
+            g.0 == e.parsed && (e.parsed.is_some() || g.1 == e.text)
+        };
+        match groups.iter_mut().find(same) {
+            Some(g) => g.2.push(&e.label),
+            None => groups.push((e.parsed, e.text, vec![&e.label])),
+        }
+    }
+    let summary = format!(
+        "mismatch: {}",
+        groups
+            .iter()
+            .map(|(_, text, labels)| format!("{text} ({})", labels.join(", ")))
+            .collect::<Vec<_>>()
+            .join(" vs ")
+    );
     let first_pair = |entries: &[&Entry<'_>]| -> Option<(String, String)> {
         let a = entries.first()?;
         let b = entries.iter().find(|e| e.parsed != a.parsed)?;
@@ -459,7 +477,11 @@ mod tests {
             c.fix.as_deref(),
             Some("partial install: reinstall DOCA so that doca-dpa and doca-common agree")
         );
-        assert!(c.summary.contains("doca-common 2.10.0087"));
+        assert_eq!(
+            c.summary,
+            "mismatch: 3.0.0058 (doca_version.h, doca-dpa, doca-dpa-sys build, \
+             doca-rdmi-sys build, runtime) vs 2.10.0087 (doca-common)"
+        );
     }
 
     #[test]
