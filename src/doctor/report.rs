@@ -43,7 +43,7 @@ fn pkg_config_versions() -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::new();
     let all = doca::sys::build_info::PKG_CONFIG_VERSIONS
         .iter()
-        .chain(doca_rdmi_sys::build_info::PKG_CONFIG_VERSIONS);
+        .chain(doca::rdmi::sys::build_info::PKG_CONFIG_VERSIONS);
     for (module, version) in all {
         let pair = ((*module).to_owned(), (*version).to_owned());
         if !out.contains(&pair) {
@@ -76,7 +76,7 @@ impl Report {
                     ),
                     (
                         "doca-rdmi-sys".to_owned(),
-                        doca_rdmi_sys::build_info::DOCA_VERSION.to_owned(),
+                        doca::rdmi::sys::build_info::DOCA_VERSION.to_owned(),
                     ),
                 ],
                 pkg_config: pkg_config_versions(),

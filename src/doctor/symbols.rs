@@ -1,8 +1,9 @@
 //! The symbol audit the build made, for the functions the crates may call:
-//! `doca::dpa::build_info::SYMBOLS` (DPA and the DOCA Core pieces, with
-//! doca-dpa's `usable` column) and `doca_rdmi_sys::build_info::SYMBOLS` (RDMI
-//! and DOCA Verbs). Each row says where the function is declared, its
-//! EXPERIMENTAL/STABLE marker, and whether the library exports it.
+//! `doca::dpa::build_info::SYMBOLS` (DPA and the DOCA Core pieces) and the
+//! rows of `doca::rdmi::build_info::SYMBOLS` that it lacks (RDMI and DOCA
+//! Verbs). Each row says where the function is declared, its
+//! EXPERIMENTAL/STABLE marker, whether the library exports it, and whether
+//! the crate's build lets its wrappers call it.
 
 use std::collections::BTreeMap;
 
@@ -12,7 +13,7 @@ use super::json::{Json, ObjectBuilder};
 /// One audited function.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Row {
-    /// The crate whose build audited it: `doca-dpa` or `doca-rdmi-sys`.
+    /// The crate whose audit it comes from: `doca-dpa` or `doca-rdmi`.
     pub(crate) source: &'static str,
     /// The C function.
     pub(crate) name: &'static str,
@@ -24,9 +25,9 @@ pub(crate) struct Row {
     pub(crate) declared: bool,
     /// Exported by the libraries (`None`: not checked).
     pub(crate) exported: Option<bool>,
-    /// doca-dpa: its build's `usable` column (available, and STABLE or the
-    /// `experimental` feature on). doca-rdmi-sys: available (declared and
-    /// not known to be missing, or exported and hand-declarable).
+    /// The crate's build lets its wrappers call it: available (declared and
+    /// not known to be missing, or exported and hand-declarable), and STABLE
+    /// or the crate's `experimental` feature on.
     pub(crate) usable: bool,
 }
 
@@ -58,19 +59,18 @@ pub(crate) fn gather() -> Vec<Row> {
             usable: s.usable,
         })
         .collect();
-    for s in doca_rdmi_sys::build_info::SYMBOLS {
+    for s in doca::rdmi::build_info::SYMBOLS {
         if rows.iter().any(|r| r.name == s.name) {
             continue;
         }
         rows.push(Row {
-            source: "doca-rdmi-sys",
+            source: "doca-rdmi",
             name: s.name,
             header: s.header,
             marker: s.marker,
             declared: s.declared,
             exported: s.exported,
-            usable: (s.declared && s.exported != Some(false))
-                || (!s.declared && s.exported == Some(true)),
+            usable: s.usable,
         });
     }
     rows
@@ -182,11 +182,11 @@ fn shortlist(names: &[&str]) -> String {
     s
 }
 
-/// The `symbols` check. Rows of doca-rdmi-sys are skipped when the build has
+/// The `symbols` check. Rows of doca-rdmi are skipped when the build has
 /// no RDMI (the `rdmi` check says so).
 pub(crate) fn evaluate(rows: Vec<Row>, rdmi_present: bool) -> (SymbolsReport, Check) {
     const ID: &str = "symbols";
-    let relevant = |r: &&Row| rdmi_present || r.source != "doca-rdmi-sys";
+    let relevant = |r: &&Row| rdmi_present || r.source != "doca-rdmi";
     let missing: Vec<&'static str> = rows
         .iter()
         .filter(relevant)
@@ -265,7 +265,7 @@ mod tests {
     fn this_build_has_rows() {
         let rows = gather();
         assert!(rows.iter().any(|r| r.name == "doca_dpa_create"));
-        assert!(rows.iter().any(|r| r.source == "doca-rdmi-sys"));
+        assert!(rows.iter().any(|r| r.source == "doca-rdmi"));
     }
 
     #[test]
@@ -273,7 +273,7 @@ mod tests {
         let (r, c) = evaluate(
             vec![
                 row("doca-dpa", "a", Some(true)),
-                row("doca-rdmi-sys", "b", Some(true)),
+                row("doca-rdmi", "b", Some(true)),
             ],
             true,
         );
@@ -291,7 +291,7 @@ mod tests {
         assert_eq!(c.verdict, Verdict::Warn);
         assert_eq!(r.unchecked, ["unknown"]);
         // Without RDMI, its rows are the rdmi check's business.
-        let (r, c) = evaluate(vec![row("doca-rdmi-sys", "rdmi_fn", Some(false))], false);
+        let (r, c) = evaluate(vec![row("doca-rdmi", "rdmi_fn", Some(false))], false);
         assert_eq!(c.verdict, Verdict::Ok);
         assert!(r.missing.is_empty());
         assert_eq!(evaluate(vec![], true).1.verdict, Verdict::Warn);
