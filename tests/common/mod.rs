@@ -19,6 +19,25 @@ doca::dpa::dpa_app! {
         thread count_activations;
         rpc add(u64, u64);
         rpc notify(param::Notification);
+        /// `rdmi_test_record(uint64_t poster, uint64_t connection, doca_dpa_dev_uintptr_t out)`
+        kernel rdmi_test_record(
+            ::doca::rdmi::param::RdmiPoster,
+            ::doca::rdmi::param::RdmiConnection,
+            param::DevPtr
+        );
+        /// `rdmi_test_send(uint64_t poster, uint64_t connection, uint32_t count,
+        /// uint32_t first, doca_dpa_dev_uintptr_t out)`
+        kernel rdmi_test_send(
+            ::doca::rdmi::param::RdmiPoster,
+            ::doca::rdmi::param::RdmiConnection,
+            u32,
+            u32,
+            param::DevPtr
+        );
+        /// `rdmi_test_consume(uint64_t connection, uint32_t n, doca_dpa_dev_uintptr_t out)`
+        kernel rdmi_test_consume(::doca::rdmi::param::RdmiConnection, u32, param::DevPtr);
+        /// `rdmi_test_drain(doca_dpa_dev_completion_t comp, doca_dpa_dev_uintptr_t out, uint32_t max)`
+        kernel rdmi_test_drain(param::Completion, param::DevPtr, u32);
     }
 }
 
