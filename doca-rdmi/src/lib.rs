@@ -15,6 +15,7 @@
 //! ## The flow
 //!
 //! ```no_run
+//! # doca_rdmi::if_rdmi! { // (builds without RDMI compile nothing here)
 //! use doca_dpa::{Completion, Dpa, RepresentorFilter};
 //! use doca_rdmi::*;
 //!
@@ -47,6 +48,8 @@
 //!     assert_eq!(buffer.slot(0), Some(&first[..]));
 //!     Ok(())
 //! }
+//! # }
+//! # fn main() {}
 //! ```
 //!
 //! ## Lifecycles as types
