@@ -617,7 +617,8 @@ impl<'a> Connection<'a> {
 
     /// Stops the connection and destroys it (`doca_ctx_stop`; on
     /// IN_PROGRESS, `doca_ctx_get_state` until idle, for at most the stop
-    /// timeout; then `doca_rdmi_connection_destroy`), and hands back the
+    /// timeout; both STABLE; then `doca_rdmi_connection_destroy`,
+    /// EXPERIMENTAL), and hands back the
     /// receive buffer, which the device no longer writes.
     ///
     /// On failure the connection is dropped, which retries the teardown.
@@ -628,7 +629,7 @@ impl<'a> Connection<'a> {
         Ok(self.request_stop()?.wait(timeout)?)
     }
 
-    /// Asks DOCA to stop (`doca_ctx_stop`). The result is idle at once or
+    /// Asks DOCA to stop (`doca_ctx_stop`, STABLE). The result is idle at once or
     /// still stopping (IN_PROGRESS, e.g. while received messages are not
     /// acknowledged); either way [`StoppingConnection::wait`] finishes it.
     /// On an error the connection is handed back, still running.
@@ -657,7 +658,7 @@ impl fmt::Debug for StoppingConnection<'_> {
 }
 
 impl<'a> StoppingConnection<'a> {
-    /// The context's state (`doca_ctx_get_state`): `Stopping` until the
+    /// The context's state (`doca_ctx_get_state`, STABLE): `Stopping` until the
     /// outstanding work drained, then `Idle`.
     pub fn state(&self) -> Result<CtxState> {
         self.inner.ctx()?.state()
@@ -670,7 +671,7 @@ impl<'a> StoppingConnection<'a> {
     }
 
     /// Acknowledges receives while the stop drains
-    /// (`doca_rdmi_connection_recv_ack`).
+    /// (`doca_rdmi_connection_recv_ack`, EXPERIMENTAL).
     #[cfg(doca_sym = "doca_rdmi_connection_recv_ack")]
     pub fn recv_ack(&self, n: u32) -> Result<()> {
         self.inner.recv_ack(n)
@@ -683,7 +684,7 @@ impl<'a> StoppingConnection<'a> {
 
     /// Waits (polling `doca_ctx_get_state`) for at most `timeout` until the
     /// context is idle, then destroys the connection
-    /// (`doca_rdmi_connection_destroy`) and hands back the receive buffer.
+    /// (`doca_rdmi_connection_destroy`, EXPERIMENTAL) and hands back the receive buffer.
     /// On a timeout or a failed destroy, the error comes back with the
     /// connection, to acknowledge more and wait again.
     pub fn wait(

@@ -310,14 +310,14 @@ impl<'a> Poster<'a> {
 
     /// Stops and destroys the poster (`doca_ctx_stop`, waiting out
     /// IN_PROGRESS with `doca_ctx_get_state` for at most the stop timeout,
-    /// then `doca_rdmi_poster_destroy`). On failure the poster is dropped,
+    /// then `doca_rdmi_poster_destroy`, EXPERIMENTAL). On failure the poster is dropped,
     /// which retries the teardown.
     pub fn stop(self) -> Result<()> {
         let timeout = self.inner.ctx()?.stop_timeout;
         Ok(self.request_stop()?.wait(timeout)?)
     }
 
-    /// Asks DOCA to stop (`doca_ctx_stop`); [`StoppingPoster::wait`]
+    /// Asks DOCA to stop (`doca_ctx_stop`, STABLE); [`StoppingPoster::wait`]
     /// finishes it. On an error the poster is handed back, still running.
     pub fn request_stop(self) -> Result<StoppingPoster<'a>, StopError<Poster<'a>>> {
         let r = self.inner.ctx().and_then(Ctx::request_stop);
@@ -342,7 +342,7 @@ impl fmt::Debug for StoppingPoster<'_> {
 }
 
 impl<'a> StoppingPoster<'a> {
-    /// The context's state (`doca_ctx_get_state`).
+    /// The context's state (`doca_ctx_get_state`, STABLE).
     pub fn state(&self) -> Result<CtxState> {
         self.inner.ctx()?.state()
     }
@@ -353,7 +353,8 @@ impl<'a> StoppingPoster<'a> {
     }
 
     /// Waits for at most `timeout` until idle, then destroys the poster
-    /// (`doca_rdmi_poster_destroy`); on failure the poster comes back.
+    /// (`doca_rdmi_poster_destroy`, EXPERIMENTAL); on failure the poster
+    /// comes back.
     pub fn wait(mut self, timeout: Duration) -> Result<(), StopError<StoppingPoster<'a>>> {
         let r = self.inner.ctx().and_then(|c| c.wait_idle(timeout));
         match r.and_then(|()| self.inner.life.destroy()) {

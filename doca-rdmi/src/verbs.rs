@@ -127,7 +127,8 @@ impl VerbsContext {
         self.inner.ptr.as_ptr()
     }
 
-    /// Destroys the context now, reporting what `Drop` could only log.
+    /// Destroys the context now (`doca_verbs_context_destroy`,
+    /// EXPERIMENTAL), reporting what `Drop` could only log.
     ///
     /// Fails with [`Error::InUse`] (and changes nothing) while clones or
     /// objects made on it are alive.
@@ -274,7 +275,7 @@ impl ProtectionDomain {
         Rc::ptr_eq(&self.inner, &other.inner)
     }
 
-    /// Destroys the PD now (`doca_verbs_pd_destroy`), reporting what `Drop`
+    /// Destroys the PD now (`doca_verbs_pd_destroy`, EXPERIMENTAL), reporting what `Drop`
     /// could only log; [`Error::InUse`] while clones or users are alive.
     pub fn destroy(self) -> Result<()> {
         let inner = Rc::try_unwrap(self.inner).map_err(|rc| Error::InUse {
@@ -308,8 +309,9 @@ pub struct CqAttributes {
 }
 
 impl CqAttributes {
-    /// At least `size` entries (`doca_verbs_cq_attr_set_cq_size`); must not
-    /// be 0.
+    /// At least `size` entries (`doca_verbs_cq_attr_set_cq_size`,
+    /// EXPERIMENTAL, called by [`CompletionQueue::new`] like every setter
+    /// here); must not be 0.
     pub fn new(size: u32) -> CqAttributes {
         CqAttributes {
             size,
@@ -319,7 +321,7 @@ impl CqAttributes {
         }
     }
 
-    /// The entry size (`doca_verbs_cq_attr_set_entry_size`).
+    /// The entry size (`doca_verbs_cq_attr_set_entry_size`, EXPERIMENTAL).
     #[cfg(doca_sym = "doca_verbs_cq_attr_set_entry_size")]
     pub fn entry_size(mut self, entry_size: CqEntrySize) -> Self {
         self.entry_size = Some(entry_size);
@@ -327,14 +329,15 @@ impl CqAttributes {
     }
 
     /// Whether the CQ may overrun instead of failing when full
-    /// (`doca_verbs_cq_attr_set_cq_overrun`).
+    /// (`doca_verbs_cq_attr_set_cq_overrun`, EXPERIMENTAL).
     #[cfg(doca_sym = "doca_verbs_cq_attr_set_cq_overrun")]
     pub fn overrun(mut self, overrun: bool) -> Self {
         self.overrun = Some(overrun);
         self
     }
 
-    /// Binds the CQ to a DPA thread (`doca_verbs_cq_attr_set_dpa_thread_id`);
+    /// Binds the CQ to a DPA thread (`doca_verbs_cq_attr_set_dpa_thread_id`,
+    /// EXPERIMENTAL);
     /// the id comes from [`doca_dpa::DpaThread::id`].
     #[cfg(doca_sym = "doca_verbs_cq_attr_set_dpa_thread_id")]
     pub fn dpa_thread_id(mut self, id: u32) -> Self {
@@ -493,7 +496,7 @@ impl CompletionQueue {
         self.inner.ptr.as_ptr()
     }
 
-    /// Destroys the CQ now (`doca_verbs_cq_destroy`), reporting what `Drop`
+    /// Destroys the CQ now (`doca_verbs_cq_destroy`, EXPERIMENTAL), reporting what `Drop`
     /// could only log; [`Error::InUse`] while clones or users are alive.
     pub fn destroy(self) -> Result<()> {
         let inner = Rc::try_unwrap(self.inner).map_err(|rc| Error::InUse {
