@@ -300,6 +300,12 @@ impl CompletionEvent {
     pub fn handle(&self) -> Result<SyncEventHandle<'_>> {
         self.0.handle()
     }
+
+    /// The raw `doca_sync_event`, for calls this crate does not wrap. Valid
+    /// while the event lives; do not stop or destroy it.
+    pub fn as_ptr(&self) -> *mut sys::doca_sync_event {
+        self.0.as_ptr()
+    }
 }
 
 impl KernelEvent {
