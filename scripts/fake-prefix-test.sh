@@ -69,8 +69,11 @@ grep -qx "declared_not_exported=" <<<"$out" || fail "some declared functions are
 grep -qx "hand_declared=doca_rdmi_connection_as_ctx" <<<"$out" || fail "doca_rdmi_connection_as_ctx was not detected for hand declaration"
 grep -qx "launch_null_rc=6" <<<"$out" || fail "the variadic launch did not answer INVALID_VALUE for a NULL context"
 bin="$CARGO_TARGET_DIR/debug/doca-fake-prefix-probe"
+# ldd's output is captured first: `ldd | grep -q` under pipefail fails at
+# random when grep exits before ldd has written everything (SIGPIPE).
+deps=$(LD_LIBRARY_PATH="$prefix/lib" ldd "$bin")
 for lib in libdoca_dpa.so libdoca_common.so; do
-    LD_LIBRARY_PATH="$prefix/lib" ldd "$bin" | grep -q "$prefix/lib/$lib" \
+    grep -q "$prefix/lib/$lib" <<<"$deps" \
         || fail "the probe is not dynamically linked to the fake $lib"
 done
 
