@@ -243,6 +243,28 @@ fn main() {
     );
     let launcher = Launcher::new(&dpa).unwrap();
 
+    // A fixed workload for external tools (valgrind, perf): only N launches
+    // of one path, no timing.
+    if let Ok(mode) = std::env::var("DOCA_BENCH_MODE") {
+        let n: u64 = std::env::var("DOCA_BENCH_LAUNCHES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(1000);
+        let raw_event = RawEvent::new(&dpa);
+        for i in 1..=n {
+            match mode.as_str() {
+                "raw" => raw_launch_wait(dpa.as_ptr(), raw_event.0, i),
+                _ => launcher
+                    .launch(&doca_tests::noop, 1, ())
+                    .unwrap()
+                    .wait(WAIT)
+                    .unwrap(),
+            }
+        }
+        println!("{mode}: {n} launches done");
+        return;
+    }
+
     // 1. safe vs raw
     let raw_event = RawEvent::new(&dpa);
     let mut target = 0u64;
