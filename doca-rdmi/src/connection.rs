@@ -518,7 +518,12 @@ pub struct Connection<'a> {
     inner: Box<ConnInner<'a>>,
 }
 
+// The buffer is plain owned memory; the objects that hand it to DOCA are
+// bound to their thread like the DPA context they run on.
+static_assertions::assert_impl_all!(ReceiveBuffer: Send, Sync);
 static_assertions::assert_not_impl_any!(Connection<'static>: Send, Sync);
+static_assertions::assert_not_impl_any!(ConnectionBuilder<'static>: Send, Sync);
+static_assertions::assert_not_impl_any!(StoppingConnection<'static>: Send, Sync);
 
 impl fmt::Debug for Connection<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

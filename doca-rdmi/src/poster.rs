@@ -245,6 +245,8 @@ pub struct Poster<'a> {
 }
 
 static_assertions::assert_not_impl_any!(Poster<'static>: Send, Sync);
+static_assertions::assert_not_impl_any!(PosterBuilder<'static>: Send, Sync);
+static_assertions::assert_not_impl_any!(StoppingPoster<'static>: Send, Sync);
 
 impl fmt::Debug for Poster<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
