@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Runs the examples and the top-level integration tests under valgrind's
+# memcheck: any memory error, or any block definitely lost, fails.
+# ("Possibly lost" blocks are the sim's process-wide pools and are expected.)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v valgrind >/dev/null || { echo "valgrind.sh: needs valgrind (apt install valgrind)" >&2; exit 1; }
+vg=(valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite -q)
+failed=0 passed=0
+run() {
+    local name=$1; shift
+    if "${vg[@]}" "$@" >"target/valgrind-$name.log" 2>&1; then
+        passed=$((passed + 1)); echo "valgrind: $name clean"
+    else
+        failed=$((failed + 1)); echo "valgrind: $name FAILED (see target/valgrind-$name.log)"; tail -30 "target/valgrind-$name.log"
+    fi
+}
+cargo build -q --examples
+for ex in kernel_launch wait_sync_event dpa_thread rpc rdmi_connection; do
+    [ -x "target/debug/examples/$ex" ] && run "example-$ex" "target/debug/examples/$ex"
+done
+# The integration tests of the top-level package (doca-doctor's spawn the
+# binary, which valgrind would not follow: run it separately below).
+while read -r name path; do
+    case "$name" in doca_doctor) continue ;; esac
+    run "test-$name" "$path" --test-threads=2
+done < <(cargo test -p doca --tests --no-run 2>&1 | sed -n 's/.*Executable tests\/\([a-z_]*\)\.rs (\(.*\))/\1 \2/p')
+[ -x target/debug/doca-doctor ] && run "doca-doctor" target/debug/doca-doctor
+echo "valgrind: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
