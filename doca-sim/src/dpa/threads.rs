@@ -37,6 +37,32 @@ trait Child: SimObject {
     fn on_destroy(&self) {}
 }
 
+/// Implements [`SimObject`] and [`Child`] for an object whose state (behind
+/// `$state`) has a `started` flag and an optional published `handle`.
+macro_rules! started_child {
+    ($ty:ident, $kind:literal, |$o:ident| $dpa:expr, $state:expr) => {
+        impl SimObject for $ty {
+            const KIND: &'static str = $kind;
+        }
+        impl Child for $ty {
+            fn parent(&self) -> &Arc<DpaCore> {
+                let $o = self;
+                $dpa
+            }
+            fn started(&self) -> bool {
+                let $o = self;
+                lock($state).started
+            }
+            fn on_destroy(&self) {
+                let $o = self;
+                if let Some(h) = lock($state).handle.take() {
+                    registry::retract(h);
+                }
+            }
+        }
+    };
+}
+
 fn new_child<T: Child>(
     dpa_ptr: *mut abi::doca_dpa,
     make: impl FnOnce(Arc<DpaCore>) -> SimResult<T>,
@@ -342,22 +368,12 @@ impl CompletionCore {
 pub(crate) struct Completion {
     pub(crate) core: Arc<CompletionCore>,
 }
-impl SimObject for Completion {
-    const KIND: &'static str = "doca_dpa_completion";
-}
-impl Child for Completion {
-    fn parent(&self) -> &Arc<DpaCore> {
-        &self.core.dpa
-    }
-    fn started(&self) -> bool {
-        lock(&self.core.state).started
-    }
-    fn on_destroy(&self) {
-        if let Some(h) = lock(&self.core.state).handle.take() {
-            registry::retract(h);
-        }
-    }
-}
+started_child!(
+    Completion,
+    "doca_dpa_completion",
+    |o| &o.core.dpa,
+    &o.core.state
+);
 
 fn completion<'a>(ptr: *const abi::doca_dpa_completion) -> SimResult<&'a Completion> {
     child::<Completion, _>(ptr)
@@ -385,22 +401,12 @@ pub(crate) struct Notification {
     thread_ptr: usize,
     state: Mutex<NotificationState>,
 }
-impl SimObject for Notification {
-    const KIND: &'static str = "doca_dpa_notification_completion";
-}
-impl Child for Notification {
-    fn parent(&self) -> &Arc<DpaCore> {
-        &self.dpa
-    }
-    fn started(&self) -> bool {
-        lock(&self.state).started
-    }
-    fn on_destroy(&self) {
-        if let Some(h) = lock(&self.state).handle.take() {
-            registry::retract(h);
-        }
-    }
-}
+started_child!(
+    Notification,
+    "doca_dpa_notification_completion",
+    |o| &o.dpa,
+    &o.state
+);
 
 // --------------------------------------------------------------- async ops
 
@@ -420,22 +426,7 @@ pub(crate) struct AsyncOps {
     user_data: u64,
     state: Mutex<AsyncOpsState>,
 }
-impl SimObject for AsyncOps {
-    const KIND: &'static str = "doca_dpa_async_ops";
-}
-impl Child for AsyncOps {
-    fn parent(&self) -> &Arc<DpaCore> {
-        &self.dpa
-    }
-    fn started(&self) -> bool {
-        lock(&self.state).started
-    }
-    fn on_destroy(&self) {
-        if let Some(h) = lock(&self.state).handle.take() {
-            registry::retract(h);
-        }
-    }
-}
+started_child!(AsyncOps, "doca_dpa_async_ops", |o| &o.dpa, &o.state);
 
 // ------------------------------------------------------------ thread groups
 
