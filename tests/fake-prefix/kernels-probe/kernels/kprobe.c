@@ -1,0 +1,12 @@
+/*
+ * SPDX-License-Identifier: MIT OR Apache-2.0
+ *
+ * The kernel of the fake-prefix kernels probe (app `kprobe_app`). Only the
+ * fake dpacc sees it: it defines a host stub per __dpa_global__ name.
+ */
+#include <doca_dpa_dev.h>
+
+__dpa_global__ void kprobe_fill(doca_dpa_dev_uintptr_t out, uint64_t value)
+{
+	((uint64_t *)out)[doca_dpa_dev_thread_rank()] = value;
+}
