@@ -23,13 +23,16 @@
 
 pub mod audit;
 pub mod backend;
+#[cfg(feature = "bindgen")]
 pub mod bindgen_config;
 pub mod cfgs;
 pub mod discovery;
 pub mod dpa_app;
 pub mod env;
+#[cfg(feature = "bindgen")]
 pub mod regen;
 pub mod safe;
+#[cfg(feature = "bindgen")]
 pub mod sys;
 pub mod version;
 

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use super::check::{Check, Verdict};
 use super::json::{Json, ObjectBuilder};
-use super::versions::{parse_tool_version, Version};
+use super::versions::{parse_tool_version, parse_version};
 
 /// Where DOCA installs dpacc.
 pub(crate) const DEFAULT_DPACC: &str = "/opt/mellanox/doca/tools/dpacc";
@@ -185,7 +185,7 @@ pub(crate) fn probe(sim: bool) -> Probe {
 /// release builds kernels this DOCA may refuse at launch.
 pub(crate) fn evaluate(probe: Probe, doca: &str) -> (DpaccReport, Check) {
     const ID: &str = "dpacc";
-    let doca_v = Version::parse(doca);
+    let doca_v = parse_version(doca);
     let doca_release = doca_v.map(|v| format!("{}.{}", v.major, v.minor));
     let mut report = DpaccReport {
         needed: true,

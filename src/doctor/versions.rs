@@ -4,113 +4,19 @@
 //! (`doca_version_runtime`). All must be one version; anything else is a
 //! partial install (or, on the sim, a profile that says so).
 //!
-//! Version parsing is reimplemented here (a few lines, the same rules as
-//! `doca-build-support`'s `DocaVersion` and `parse_tool_version`) because
-//! build-support depends on bindgen, which has no place in a run-time binary.
-
-use std::fmt;
+//! Versions are parsed by `doca-build-support` (used without its bindgen
+//! feature), with the same rules as the build scripts.
 
 use super::check::{Check, Verdict};
 use super::json::{Json, ObjectBuilder};
 
-/// A DOCA release number: `3.0.0058` is major 3, minor 0, patch 58.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct Version {
-    /// Major number.
-    pub(crate) major: u32,
-    /// Minor number.
-    pub(crate) minor: u32,
-    /// Patch number.
-    pub(crate) patch: u32,
-}
+pub(crate) use doca_build_support::dpa_app::parse_tool_version;
+pub(crate) use doca_build_support::DocaVersion as Version;
 
-impl fmt::Display for Version {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}.{}.{:04}", self.major, self.minor, self.patch)
-    }
-}
-
-impl Version {
-    /// Parses `3.0.0058`, `3.3.0` or `3.3` (patch 0). Surrounding whitespace
-    /// and quotes are ignored, and so is a packager's suffix after `-` or `+`
-    /// (`3.0.0058-1`).
-    pub(crate) fn parse(text: &str) -> Option<Version> {
-        let core = text.trim().trim_matches('"').trim();
-        let core = core.split(['-', '+']).next().unwrap_or_default();
-        let mut parts = core.split('.');
-        let mut number = || -> Option<Option<u32>> {
-            match parts.next() {
-                None => Some(None),
-                Some(p) if !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) => {
-                    p.parse().ok().map(Some)
-                }
-                Some(_) => None,
-            }
-        };
-        let major = number()??;
-        let minor = number()??;
-        let patch = number()?.unwrap_or(0);
-        if number() != Some(None) {
-            return None;
-        }
-        Some(Version {
-            major,
-            minor,
-            patch,
-        })
-    }
-
-    /// `major.minor`, the part dpacc must share with DOCA.
-    pub(crate) fn release(&self) -> (u32, u32) {
-        (self.major, self.minor)
-    }
-}
-
-/// The first `MAJOR.MINOR[.PATCH]` in a tool's `--version` output, as written
-/// and parsed. Numbers glued to letters or to other numbers (`v2`, `x86_64`,
-/// `1.2.3.4`'s tail) are not taken as a version.
-pub(crate) fn parse_tool_version(output: &str) -> Option<(String, Version)> {
-    let bytes = output.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        let starts_number = bytes[i].is_ascii_digit()
-            && (i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'.'));
-        if !starts_number {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        let mut parts = 0;
-        let mut end = i;
-        loop {
-            let digits_start = end;
-            while end < bytes.len() && bytes[end].is_ascii_digit() {
-                end += 1;
-            }
-            if end == digits_start {
-                break;
-            }
-            parts += 1;
-            if parts < 3
-                && end + 1 < bytes.len()
-                && bytes[end] == b'.'
-                && bytes[end + 1].is_ascii_digit()
-            {
-                end += 1;
-                continue;
-            }
-            break;
-        }
-        // Only ASCII digits and dots lie between start and end: a char boundary.
-        let text = output.get(start..end).unwrap_or_default();
-        if parts >= 2 {
-            if let Some(v) = Version::parse(text) {
-                return Some((text.to_owned(), v));
-            }
-        }
-        i = end.max(i + 1);
-    }
-    None
+/// Parses a DOCA version string (`3.0.0058`, `3.3`, `3.0.0058-1`); `None`
+/// when it is not one.
+pub(crate) fn parse_version(text: &str) -> Option<Version> {
+    Version::parse(text).ok()
 }
 
 /// The text of a C string constant from the bindings (`b"3.3.0001\0"`), up to
@@ -192,7 +98,7 @@ fn entry(label: String, kind: Kind, text: &str) -> Entry<'_> {
         label,
         kind,
         text,
-        parsed: Version::parse(text),
+        parsed: parse_version(text),
     }
 }
 
@@ -383,7 +289,7 @@ mod tests {
     use super::*;
 
     fn v(text: &str) -> Option<Version> {
-        Version::parse(text)
+        parse_version(text)
     }
 
     #[test]
