@@ -63,10 +63,18 @@ mod device;
 #[cfg(doca_sym = "doca_dpa_create")]
 mod dpa;
 mod error;
+#[cfg(doca_sym = "doca_dpa_hash_table_create")]
+mod hash_table;
 #[cfg(doca_sym = "doca_dpa_kernel_launch_update_add")]
 mod launch;
 #[cfg(doca_sym = "doca_dpa_mem_alloc")]
 mod memory;
+#[cfg(all(
+    doca_sym = "doca_mmap_set_dpa_memrange",
+    doca_sym = "doca_mmap_dev_get_dpa_handle",
+    doca_sym = "doca_dpa_mem_alloc"
+))]
+mod mmap;
 #[cfg(doca_sym = "doca_sync_event_create")]
 mod sync_event;
 #[cfg(doca_sym = "doca_dpa_thread_create")]
@@ -80,10 +88,18 @@ pub use device::{devices, Device, DeviceInfo, Representor, RepresentorFilter};
 #[cfg(doca_sym = "doca_dpa_create")]
 pub use dpa::{Dpa, DpaBuilder, DpaHandle, Health, Limits, LogLevel};
 pub use error::{Error, ErrorCode, ErrorKind, LaunchDiagnosis, Result};
+#[cfg(doca_sym = "doca_dpa_hash_table_create")]
+pub use hash_table::{HashTable, HashTableHandle};
 #[cfg(doca_sym = "doca_dpa_kernel_launch_update_add")]
 pub use launch::{Gate, Launch, Launcher, MAX_WAIT_THRESHOLD};
 #[cfg(doca_sym = "doca_dpa_mem_alloc")]
 pub use memory::{DevPtr, DeviceCopy, DpaBuffer};
+#[cfg(all(
+    doca_sym = "doca_mmap_set_dpa_memrange",
+    doca_sym = "doca_mmap_dev_get_dpa_handle",
+    doca_sym = "doca_dpa_mem_alloc"
+))]
+pub use mmap::{DpaMmap, MmapHandle};
 #[cfg(doca_sym = "doca_sync_event_create")]
 pub use sync_event::{CompletionEvent, KernelEvent, SyncEventHandle, WaitEvent};
 #[cfg(doca_sym = "doca_dpa_thread_create")]

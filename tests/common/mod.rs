@@ -38,6 +38,23 @@ doca::dpa::dpa_app! {
         kernel rdmi_test_consume(::doca::rdmi::param::RdmiConnection, u32, param::DevPtr);
         /// `rdmi_test_drain(doca_dpa_dev_completion_t comp, doca_dpa_dev_uintptr_t out, uint32_t max)`
         kernel rdmi_test_drain(param::Completion, param::DevPtr, u32);
+        /// `i4_hash_put(doca_dpa_dev_hash_table_t ht, uint32_t first, uint32_t n)`
+        kernel i4_hash_put(param::HashTable, u32, u32);
+        /// `i4_hash_get(doca_dpa_dev_hash_table_t ht, uint32_t first, uint32_t n,
+        /// doca_dpa_dev_uintptr_t out)`
+        kernel i4_hash_get(param::HashTable, u32, u32, param::DevPtr);
+        /// `i4_mmap_echo(uint32_t mmap, uint64_t tag, doca_dpa_dev_uintptr_t out)`
+        kernel i4_mmap_echo(param::Mmap, u64, param::DevPtr);
+        /// `i4_log(uint64_t value)`
+        kernel i4_log(u64);
+        /// `i4_event_wait(doca_dpa_dev_sync_event_t event, uint64_t threshold,
+        /// doca_dpa_dev_uintptr_t out)`
+        kernel i4_event_wait(param::SyncEvent, u64, param::DevPtr);
+        /// `i4_on_completion(uint64_t arg)`
+        thread i4_on_completion;
+        /// `i4_post_completion(doca_dpa_dev_completion_t comp, uint32_t user_data,
+        /// doca_dpa_dev_uintptr_t out)` (sim only)
+        kernel i4_post_completion(param::Completion, u32, param::DevPtr);
     }
 }
 
