@@ -188,7 +188,7 @@ impl Launcher {
             }
             let fatal =
                 backoff.should_check_health() && self.dpa().health()? == crate::Health::Fatal;
-            if fatal || start.elapsed() >= timeout {
+            if fatal || (backoff.should_check_clock() && start.elapsed() >= timeout) {
                 let fatal = fatal || self.dpa().health()? == crate::Health::Fatal;
                 return Err(Error::LaunchTimeout(Box::new(LaunchDiagnosis {
                     kernel,

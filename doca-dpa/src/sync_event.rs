@@ -167,7 +167,7 @@ impl Event {
             if backoff.should_check_health() {
                 self.dpa.ensure_healthy("doca_sync_event_get")?;
             }
-            if Instant::now() >= deadline {
+            if backoff.should_check_clock() && Instant::now() >= deadline {
                 return Err(Error::Doca {
                     call: "doca_sync_event_get",
                     code: crate::ErrorCode::TIME_OUT,
@@ -213,8 +213,17 @@ impl Backoff {
         Backoff { round: 0 }
     }
 
+    /// Whether to poll `doca_dpa_peek_at_last_error` now: every
+    /// `HEALTH_EVERY` spins, every round once the wait sleeps.
     pub(crate) fn should_check_health(&self) -> bool {
-        self.round % Self::HEALTH_EVERY == Self::HEALTH_EVERY - 1
+        self.round >= Self::YIELD_ROUNDS
+            || self.round % Self::HEALTH_EVERY == Self::HEALTH_EVERY - 1
+    }
+
+    /// Whether to read the clock now: reading it costs more than a poll on
+    /// some virtual machines, so spinning rounds look at it one in 64.
+    pub(crate) fn should_check_clock(&self) -> bool {
+        self.round >= Self::SPIN_ROUNDS || self.round % 64 == 0
     }
 
     pub(crate) fn pause(&mut self) {
@@ -224,7 +233,9 @@ impl Backoff {
         } else if self.round < Self::YIELD_ROUNDS {
             std::thread::yield_now();
         } else {
-            let step = (self.round - Self::YIELD_ROUNDS).min(10);
+            // Sleeps grow from 50 µs to 800 µs: long waits cost little CPU
+            // and still notice completion within a millisecond.
+            let step = (self.round - Self::YIELD_ROUNDS).min(4);
             std::thread::sleep(Duration::from_micros(50 << step));
         }
     }
