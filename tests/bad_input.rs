@@ -113,12 +113,9 @@ fn queue_sizes_zero() {
     });
 }
 
-/// Completion user data is 24 bits wide in DOCA. The safe API takes it as a
-/// `u64` (`AsyncOps::new`), so the value reaches DOCA, which should refuse
-/// it. Neither does today: `AsyncOps::new` passes it on and the sim accepts
-/// it (a finding of issue 6; un-ignore once either refuses).
+/// Completion user data is 24 bits wide in DOCA; `AsyncOps::new` takes a
+/// `u64` and refuses wider values before calling DOCA.
 #[test]
-#[ignore = "AsyncOps::new accepts completion user data >= 2^24, and so does the sim"]
 fn completion_user_data_of_24_bits_or_more() {
     leak_checked(|| {
         let dpa = common::dpa();

@@ -67,6 +67,15 @@ impl<'c> AsyncOps<'c> {
         if queue_size == 0 {
             return Err(Error::invalid("doca_dpa_async_ops_create", "queue size 0"));
         }
+        // The user data travels in completion elements, which hold 24 bits.
+        if user_data >= 1 << sys::DOCA_DPA_COMPLETION_LOG_MAX_USER_DATA {
+            return Err(Error::invalid(
+                "doca_dpa_async_ops_create",
+                format!(
+                    "user data {user_data:#x} does not fit the 24 bits of a completion element"
+                ),
+            ));
+        }
         let mut raw = std::ptr::null_mut();
         // SAFETY: a started context; valid out-pointer.
         doca_call!(doca_dpa_async_ops_create(

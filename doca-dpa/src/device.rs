@@ -91,19 +91,25 @@ fn describe(info: *mut sys::doca_devinfo) -> Result<DeviceInfo> {
         pci_addr: fixed_str(&pci),
         ibdev_name: fixed_str(&ib),
         iface_name: fixed_str(&iface),
-        has_dpa: has_dpa(info),
+        has_dpa: has_dpa(info)?,
     })
 }
 
+/// NOT_SUPPORTED means "no DPA"; any other failure is an error of its own
+/// (it must not read as "no device has a DPA").
 #[cfg(doca_sym = "doca_dpa_cap_is_supported")]
-fn has_dpa(info: *mut sys::doca_devinfo) -> bool {
+fn has_dpa(info: *mut sys::doca_devinfo) -> Result<bool> {
     // SAFETY: `info` is a live devinfo.
-    unsafe { sys::doca_dpa_cap_is_supported(info) == sys::DOCA_SUCCESS as sys::doca_error_t }
+    match doca_call!(doca_dpa_cap_is_supported(info)) {
+        Ok(()) => Ok(true),
+        Err(e) if e.code() == Some(crate::ErrorCode::NOT_SUPPORTED) => Ok(false),
+        Err(e) => Err(e),
+    }
 }
 
 #[cfg(not(doca_sym = "doca_dpa_cap_is_supported"))]
-fn has_dpa(_info: *mut sys::doca_devinfo) -> bool {
-    false
+fn has_dpa(_info: *mut sys::doca_devinfo) -> Result<bool> {
+    Ok(false)
 }
 
 /// Lists the devices DOCA sees.

@@ -239,10 +239,13 @@ impl Launch<'_> {
     /// moved, whether the context is fatal, and the kernel run-time limit.
     pub fn wait(mut self, timeout: Duration) -> Result<()> {
         let target = self.launcher.submitted.get().max(self.ticket);
-        // Whatever the outcome, the caller has been told: dropping must not
-        // wait again.
-        self.done = true;
-        self.launcher.wait_until(target, self.kernel, timeout)
+        let result = self.launcher.wait_until(target, self.kernel, timeout);
+        // Completed, or timed out with a diagnosis the caller now holds:
+        // dropping must not wait again. Any other failure (a DOCA call
+        // failed while polling) leaves the kernel's state unknown, so Drop
+        // still waits, bounded, before the arguments are released.
+        self.done = matches!(result, Ok(()) | Err(Error::LaunchTimeout(_)));
+        result
     }
 
     /// Whether the launch is known to be complete (non-blocking).
