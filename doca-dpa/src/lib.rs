@@ -67,6 +67,8 @@ mod error;
 mod hash_table;
 #[cfg(doca_sym = "doca_dpa_kernel_launch_update_add")]
 mod launch;
+#[cfg(doca_sym = "doca_dpa_thread_create")]
+pub mod lifecycle_rules;
 #[cfg(doca_sym = "doca_dpa_mem_alloc")]
 mod memory;
 #[cfg(all(
