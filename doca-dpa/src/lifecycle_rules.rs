@@ -14,6 +14,12 @@
 //! | DOCA DPA objects are not thread-safe | `Dpa` and what is made from it are neither `Send` nor `Sync` |
 //! | variadic launch arguments must have the kernel's exact C types (INVALID_VALUE or silent corruption) | [`KernelArgs`](crate::KernelArgs) matches arity and types |
 //!
+//! RDMI's rules are pinned the same way in `doca-rdmi`: exactly one completion
+//! source (`CompletionSource`, an enum argument of the builders), attach/PD/
+//! input/receive buffer only before start (`ConnectionBuilder`,
+//! `PosterBuilder`), DPA handles only on started objects and never after stop
+//! (`Connection::dpa_handle`, `Poster::dpa_handle` borrow the started object).
+//!
 //! Setters after start:
 //!
 //! ```
