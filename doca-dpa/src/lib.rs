@@ -6,7 +6,20 @@
 //! DPA memory, and learn about completion through sync events — without
 //! `unsafe`.
 //!
-//! (The example needs a DPA image linked into the program; the `doca` facade
+//! Finding a DPA and its limits needs no DPA image (this example runs on the
+//! software DPA, and on any machine with a DPA):
+//!
+//! ```
+//! for info in doca_dpa::devices()? {
+//!     println!("{} {} DPA: {}", info.pci_addr, info.ibdev_name, info.has_dpa);
+//! }
+//! let device = doca_dpa::Device::open_first_with_dpa()?;
+//! let limits = doca_dpa::DpaBuilder::new(&device)?.limits()?;
+//! assert!(limits.max_threads_per_kernel > 0);
+//! # Ok::<(), doca_dpa::Error>(())
+//! ```
+//!
+//! (The launch example above needs a DPA image linked into the program; the `doca` facade
 //! crate's documentation has the same flow as a doctest that runs on the
 //! software DPA.)
 //!
