@@ -81,6 +81,7 @@ mod hash_table;
 #[cfg(doca_sym = "doca_dpa_kernel_launch_update_add")]
 mod launch;
 #[cfg(doca_sym = "doca_dpa_thread_create")]
+#[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub mod lifecycle_rules;
 #[cfg(doca_sym = "doca_dpa_mem_alloc")]
 mod memory;
@@ -96,18 +97,24 @@ mod sync_event;
 mod thread;
 
 #[cfg(doca_sym = "doca_dpa_create")]
+#[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use app::{param, AbiScalar, App, Kernel, KernelArg, KernelArgs, KernelParam, Rpc, ThreadFn};
 #[cfg(doca_sym = "doca_dpa_async_ops_create")]
+#[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use async_ops::{AsyncOps, AsyncOpsHandle};
 pub use device::{devices, Device, DeviceInfo, Representor, RepresentorFilter};
 #[cfg(doca_sym = "doca_dpa_create")]
+#[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use dpa::{Dpa, DpaBuilder, DpaHandle, Health, Limits, LogLevel};
 pub use error::{Error, ErrorCode, ErrorKind, LaunchDiagnosis, Result};
 #[cfg(doca_sym = "doca_dpa_hash_table_create")]
+#[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use hash_table::{HashTable, HashTableHandle};
 #[cfg(doca_sym = "doca_dpa_kernel_launch_update_add")]
+#[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use launch::{Gate, Launch, Launcher, MAX_WAIT_THRESHOLD};
 #[cfg(doca_sym = "doca_dpa_mem_alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use memory::{DevPtr, DeviceCopy, DpaBuffer};
 #[cfg(all(
     doca_sym = "doca_mmap_set_dpa_memrange",
@@ -116,8 +123,10 @@ pub use memory::{DevPtr, DeviceCopy, DpaBuffer};
 ))]
 pub use mmap::{DpaMmap, MmapHandle};
 #[cfg(doca_sym = "doca_sync_event_create")]
+#[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use sync_event::{CompletionEvent, KernelEvent, SyncEventHandle, WaitEvent};
 #[cfg(doca_sym = "doca_dpa_thread_create")]
+#[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use thread::{
     Completion, CompletionBuilder, CompletionHandle, DpaThread, NotificationCompletion,
     NotificationHandle, ThreadBuilder, ThreadGroup,
@@ -135,6 +144,7 @@ pub mod build_info {
 
 /// The DOCA runtime library's version (`doca_version_runtime`, EXPERIMENTAL).
 #[cfg(doca_sym = "doca_version_runtime")]
+#[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub fn runtime_version() -> String {
     // SAFETY: DOCA returns a static NUL-terminated string.
     let ptr = unsafe { sys::doca_version_runtime() };
