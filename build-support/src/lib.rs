@@ -20,6 +20,14 @@
 //! * [`sys`], [`safe`], [`regen`]: the complete flows.
 //! * [`dpa_app`]: building DPA applications (kernels) from a build script, with dpacc on
 //!   hardware or for the software DPA in sim builds.
+//!
+//! ```
+//! use doca_build_support::DocaVersion;
+//! let v = DocaVersion::parse("3.0.0058").unwrap();
+//! assert_eq!((v.major, v.minor, v.patch), (3, 0, 58));
+//! assert!(v.is_supported());
+//! assert!(!DocaVersion::parse("2.5.0108").unwrap().is_supported());
+//! ```
 
 pub mod audit;
 pub mod backend;

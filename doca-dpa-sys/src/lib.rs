@@ -25,6 +25,14 @@
 //! has, and lists the symbol audit (each function's EXPERIMENTAL/STABLE
 //! marker and whether the library exports it).
 //!
+//! ```
+//! use std::ffi::CStr;
+//! // SAFETY: DOCA returns a static NUL-terminated name for any code.
+//! let name = unsafe { CStr::from_ptr(doca_dpa_sys::doca_error_get_name(18)) };
+//! assert_eq!(name.to_str().unwrap(), "DOCA_ERROR_BAD_STATE");
+//! println!("built for {} (DOCA {})", doca_dpa_sys::build_info::BACKEND, doca_dpa_sys::build_info::DOCA_VERSION);
+//! ```
+//!
 //! ## Metadata for dependants (`links = "doca_dpa"`)
 //!
 //! Build scripts of crates that depend on this one directly read

@@ -11,6 +11,13 @@
 //! items; [`build_info::RDMI_ABSENT_REASON`] says why, and the
 //! `doca_rdmi_absent` cfg is set for this crate.
 //!
+//! ```
+//! match doca_rdmi_sys::build_info::RDMI_ABSENT_REASON {
+//!     None => println!("RDMI bindings present"),
+//!     Some(why) => println!("no RDMI in this build: {why}"),
+//! }
+//! ```
+//!
 //! `doca_rdmi_connection_as_ctx` is exported by the library but absent from
 //! its public header; it is declared here by hand when the build found it in
 //! the library and not in the header.
