@@ -96,6 +96,7 @@ mod connection;
 #[cfg(all(doca_rdmi_api = "verbs", doca_rdmi_api = "ctx"))]
 mod ctx;
 #[cfg(doca_sym = "doca_dpa_create")]
+#[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub mod param;
 #[cfg(doca_rdmi_api = "poster")]
 mod poster;
@@ -104,15 +105,19 @@ mod verbs;
 
 pub use availability::{absent_reasons, availability, AbsentReason, Availability};
 #[cfg(doca_rdmi_api = "connection")]
+#[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use connection::{
     AppRqInfo, Connection, ConnectionBuilder, ConnectionHandle, ReceiveBuffer, StoppingConnection,
     SIM_SLOT_BYTES,
 };
 #[cfg(all(doca_rdmi_api = "verbs", doca_rdmi_api = "ctx"))]
+#[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use ctx::{CompletionSource, CtxState, StopError, DEFAULT_STOP_TIMEOUT};
 #[cfg(doca_rdmi_api = "poster")]
+#[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use poster::{Poster, PosterBuilder, PosterHandle, StoppingPoster};
 #[cfg(doca_rdmi_api = "verbs")]
+#[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use verbs::{
     CompletionQueue, CqAttributes, CqEntrySize, DeviceAttributes, ProtectionDomain, VerbsContext,
     VerbsContextFlags,
