@@ -44,14 +44,97 @@ fn sources(dir: &Path, krate: &str) -> Vec<(String, String)> {
     out
 }
 
-/// Whether `code` uses `name` as a whole identifier.
-fn mentions(code: &str, name: &str) -> bool {
+/// Whether `line` uses `name` as a whole identifier (not inside a string,
+/// such as a cfg value or an error's call name).
+fn mentions(line: &str, name: &str) -> bool {
     let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    code.match_indices(name).any(|(i, _)| {
-        let before = code[..i].chars().next_back();
-        let after = code[i + name.len()..].chars().next();
-        !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
+    line.match_indices(name).any(|(i, _)| {
+        let before = line[..i].chars().next_back();
+        let after = line[i + name.len()..].chars().next();
+        let quoted = line[..i].matches('"').count() % 2 == 1;
+        !quoted && !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
     })
+}
+
+/// The identifier after `keyword ` on a line (`fn launch`, `impl<'a> Launcher<'a>`).
+fn item_name(line: &str, keyword: &str) -> Option<String> {
+    let t = line.trim_start();
+    let t = t
+        .strip_prefix("pub(crate) ")
+        .or_else(|| t.strip_prefix("pub "))
+        .unwrap_or(t);
+    let t = t.strip_prefix("unsafe ").unwrap_or(t);
+    let rest = t.strip_prefix(keyword)?;
+    let rest = if keyword == "impl" {
+        // `impl<..> Trait for Type<..>` names Type; `impl<..> Type<..>` too.
+        let rest = rest.trim_start();
+        let rest = if rest.starts_with('<') {
+            let mut depth = 0;
+            let end = rest
+                .char_indices()
+                .find(|(_, c)| {
+                    depth += match c {
+                        '<' => 1,
+                        '>' => -1,
+                        _ => 0,
+                    };
+                    depth == 0
+                })
+                .map_or(0, |(i, _)| i + 1);
+            &rest[end..]
+        } else {
+            rest
+        };
+        rest.rsplit(" for ").next().unwrap_or(rest)
+    } else {
+        rest
+    };
+    let name: String = rest
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    (!name.is_empty()).then_some(name)
+}
+
+/// The Rust items (`module::Type::method`, `module::function`, or the module
+/// for macro and static code) whose code uses `name`.
+fn callers(code: &[(String, String)], name: &str) -> Vec<String> {
+    let mut found = BTreeSet::new();
+    for (module, text) in code {
+        let (mut impl_of, mut func) = (None::<String>, None::<String>);
+        let mut in_tests = false;
+        for line in text.lines() {
+            // Unit tests are not callers.
+            if line.starts_with("mod tests") {
+                in_tests = true;
+            }
+            if in_tests {
+                in_tests = line != "}";
+                continue;
+            }
+            if !line.is_empty()
+                && !line.starts_with(' ')
+                && !line.starts_with('}')
+                && !line.starts_with('#')
+            {
+                impl_of = item_name(line, "impl");
+                func = None;
+            }
+            if let Some(f) = item_name(line, "fn ") {
+                func = Some(f);
+            }
+            if mentions(line, name) {
+                let item = match (&impl_of, &func) {
+                    (Some(t), Some(f)) => format!("{module}::{t}::{f}"),
+                    (None, Some(f)) => format!("{module}::{f}"),
+                    _ => module.clone(),
+                };
+                found.insert(item);
+            }
+        }
+    }
+    found.into_iter().collect()
 }
 
 #[test]
@@ -84,16 +167,12 @@ fn every_doca_function_is_wrapped_or_explained() {
          (`DOCA_UPDATE_DOCS=1 cargo test --test function_table` rewrites it; the test\n\
          fails when it is stale). Functions left raw are reachable through\n\
          `doca::sys` and `doca::rdmi::sys`; `docs/unwrapped.tsv` says why each is.\n\n\
-         | function | header | status | called from / why raw |\n|---|---|---|---|\n",
+         | function | header | status | called by / why raw |\n|---|---|---|---|\n",
     );
     let mut unexplained = Vec::new();
     let mut stale = BTreeSet::new();
     for (name, (header, marker)) in &symbols {
-        let callers: Vec<&str> = code
-            .iter()
-            .filter(|(_, text)| mentions(text, name))
-            .map(|(module, _)| module.as_str())
-            .collect();
+        let callers = callers(&code, name);
         let cell = if !callers.is_empty() {
             if reasons.contains_key(name) {
                 stale.insert(*name);
