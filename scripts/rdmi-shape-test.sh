@@ -5,7 +5,7 @@
 #
 # 1. Lays out a directory like a DOCA install, as scripts/fake-prefix-test.sh
 #    does (reference headers, .pc files, doca-sim built as shared libraries
-#    named like DOCA's), but with doca-sim/include/variants/narrow/ placed
+#    named like DOCA's), but with the narrow variant (doca-sim/include/variants/narrow.patch applied to the RDMI headers) placed
 #    first on the include path of every module: its RDMI headers take byte
 #    pointers and 16/32-bit counts where the reference ones take void
 #    pointers and size_t, and an address (uint64_t) instead of a pointer.
@@ -23,15 +23,18 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work="$root/target/rdmi-shape"
 prefix="$work/doca"
-narrow="$root/doca-sim/include/variants/narrow"
+narrow="$work/narrow"
 probe="$work/probe"
 # Shared with scripts/fake-prefix-test.sh: most dependencies are built once.
 export CARGO_TARGET_DIR="$root/target/fake-prefix/cargo"
 version=$(sed -n 's/^#define DOCA_VERSION_STRING "\(.*\)"/\1/p' "$root/doca-sim/include/doca_version.h")
 fail() { echo "rdmi-shape-test: FAIL: $*" >&2; exit 1; }
 
-[ -f "$narrow/doca_rdmi_connection.h" ] && [ -f "$narrow/doca_rdmi_poster.h" ] \
-    || fail "the narrow header variant is missing from $narrow"
+# The narrow variant: the reference RDMI headers with doca-sim/include/variants/narrow.patch.
+rm -rf "$narrow" && mkdir -p "$narrow"
+cp "$root"/doca-sim/include/doca_rdmi_connection.h "$root"/doca-sim/include/doca_rdmi_poster.h "$narrow/"
+(cd "$narrow" && patch -s -p1 < "$root/doca-sim/include/variants/narrow.patch") \
+    || fail "doca-sim/include/variants/narrow.patch no longer applies to the reference RDMI headers"
 
 rm -rf "$prefix" "$probe" "$work/absent-probe" "$work/no-rdmi-pkgconfig"
 mkdir -p "$prefix/include" "$prefix/lib/pkgconfig" "$probe/src"
