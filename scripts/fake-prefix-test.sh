@@ -28,39 +28,9 @@ version=$(sed -n 's/^#define DOCA_VERSION_STRING "\(.*\)"/\1/p' "$root/doca-sim/
 fail() { echo "fake-prefix-test: FAIL: $*" >&2; exit 1; }
 
 rm -rf "$prefix" "$old" "$work/dpacc-3.1"
-mkdir -p "$prefix/include" "$prefix/lib/pkgconfig"
-cp "$root"/doca-sim/include/*.h "$prefix/include/"
-
-echo "== building doca-sim as shared libraries"
-(cd "$root" && cargo rustc -q -p doca-sim --lib --crate-type cdylib)
-cp "$CARGO_TARGET_DIR/debug/libdoca_sim.so" "$prefix/lib/libdoca_common.so"
-# The variadic entry points are C; the Rust cdylib does not export C symbols,
-# so they form libdoca_dpa.so, which needs libdoca_common.so like DOCA's does.
-cc -shared -fPIC -O1 -o "$prefix/lib/libdoca_dpa.so" "$root/doca-sim/csrc/shim.c" \
-    -I"$root/doca-sim/include" -I"$root/doca-sim/device-include" -DDOCA_ALLOW_EXPERIMENTAL_API \
-    -L"$prefix/lib" -Wl,--no-as-needed -ldoca_common
-for lib in verbs rdmi; do
-    echo '' | cc -shared -fPIC -x c - -o "$prefix/lib/libdoca_$lib.so" -L"$prefix/lib" -Wl,--no-as-needed -ldoca_common
-done
-
-pc() { # name libs requires
-    cat > "$prefix/lib/pkgconfig/$1.pc" <<EOF
-prefix=$prefix
-includedir=\${prefix}/include
-libdir=\${prefix}/lib
-
-Name: $1
-Description: fake DOCA module for doca-rs tests
-Version: $version
-Requires: $3
-Libs: -L\${libdir} $2
-Cflags: -I\${includedir}
-EOF
-}
-pc doca-common "-ldoca_common" ""
-pc doca-dpa "-ldoca_dpa" "doca-common"
-pc doca-verbs "-ldoca_verbs" "doca-common"
-pc doca-rdmi "-ldoca_rdmi" "doca-verbs doca-dpa"
+# shellcheck source=scripts/lib/fake-doca.sh
+. "$root/scripts/lib/fake-doca.sh"
+fake_doca_install "$prefix"
 
 # fake_dpacc PATH VERSION: a dpacc that reports VERSION, records its
 # arguments (one a line) in PATH.argv, and turns `SOURCES… -o X.a
