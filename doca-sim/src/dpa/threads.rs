@@ -273,7 +273,6 @@ struct CompletionState {
     /// Elements read and not yet acknowledged.
     unacked: u64,
     armed: bool,
-    attached_producers: u32,
 }
 
 /// The state of a DPA completion context (a DPA-side completion queue).
@@ -349,9 +348,7 @@ impl CompletionCore {
 
     /// Attaches a producer context (RDMI, async ops) before it starts.
     pub(crate) fn attach_producer(&self) -> SimResult {
-        self.dpa.require_alive()?;
-        lock(&self.state).attached_producers += 1;
-        Ok(())
+        self.dpa.require_alive()
     }
 
     /// The DPA context this completion belongs to.
