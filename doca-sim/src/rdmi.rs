@@ -19,8 +19,11 @@
 //!   completion to a context not on the DPA datapath is INVALID_VALUE;
 //!   starting with no completion source, or a connection with no receive
 //!   buffer, is BAD_STATE;
-//! - a connection whose host has not acknowledged every received message
-//!   stops asynchronously (`doca_ctx_stop` returns IN_PROGRESS);
+//! - a connection whose host has not acknowledged every message the DPA
+//!   consumed stops asynchronously (`doca_ctx_stop` returns IN_PROGRESS);
+//!   messages received but never consumed are dropped by the stop (the
+//!   kernel that would consume them is gone, and the host may only
+//!   acknowledge consumed ones);
 //! - starting a connection or poster whose verbs context is on a device
 //!   without a DPA is NOT_SUPPORTED (the documented error when the device
 //!   lacks the DPA datapath);
@@ -168,7 +171,7 @@ impl CtxOwner for ConnectionCore {
 
     fn in_flight(&self) -> u64 {
         let st = lock(&self.state);
-        st.received - st.acked
+        st.consumed - st.acked
     }
 
     fn stopped(&self) {

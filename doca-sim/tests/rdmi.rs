@@ -637,16 +637,17 @@ fn loopback_send_consume_ack_and_asynchronous_stop() {
     assert_eq!(SEND_CODE.load(SeqCst), 0);
     assert_eq!(&rq[..6], &[1, 2, 3, 4, 5, 0]);
 
-    // Two received messages are not acknowledged: the stop is asynchronous.
+    // The kernel consumes the two outstanding messages; the host has not
+    // acknowledged them: the stop is asynchronous.
+    CONSUME.store(2, SeqCst);
+    run(d);
+    assert_eq!(CONSUME_CODE.load(SeqCst), 0);
     fails!(IN_PROGRESS, abi::doca_ctx_stop(cctx));
     assert_eq!(state(cctx), abi::DOCA_CTX_STATE_STOPPING);
     fails!(IN_PROGRESS, abi::doca_ctx_stop(cctx));
     fails!(BAD_STATE, abi::doca_rdmi_connection_destroy(conn));
     assert_eq!(ffi!(abi::doca_pe_progress(pe)), 0);
-    // The kernel still consumes, the host acknowledges, the PE finishes it.
-    CONSUME.store(2, SeqCst);
-    run(d);
-    assert_eq!(CONSUME_CODE.load(SeqCst), 0);
+    // The host acknowledges; the PE finishes the stop once all are.
     ok!(abi::doca_rdmi_connection_recv_ack(conn, 1));
     assert_eq!(ffi!(abi::doca_pe_progress(pe)), 0);
     assert_eq!(state(cctx), abi::DOCA_CTX_STATE_STOPPING);
