@@ -84,7 +84,6 @@ pub(crate) fn code_from_name(text: &str) -> Option<Code> {
 }
 
 /// Error codes the sim returns, by name.
-#[allow(dead_code)]
 pub(crate) mod codes {
     use super::Code;
     pub(crate) const SUCCESS: Code = 0;
@@ -94,8 +93,6 @@ pub(crate) mod codes {
     pub(crate) const AGAIN: Code = 5;
     pub(crate) const INVALID_VALUE: Code = 6;
     pub(crate) const NO_MEMORY: Code = 7;
-    pub(crate) const INITIALIZATION: Code = 8;
-    pub(crate) const TIME_OUT: Code = 9;
     pub(crate) const NOT_CONNECTED: Code = 14;
     pub(crate) const NOT_FOUND: Code = 16;
     pub(crate) const BAD_STATE: Code = 18;
