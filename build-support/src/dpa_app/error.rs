@@ -17,12 +17,15 @@ pub enum ParamRefusal {
     FunctionPointer,
     /// A variadic kernel (`...`).
     Variadic,
-    /// `float`, `double` or `long double`.
+    /// `long double` or a complex type.
     FloatingPoint,
     /// A type narrower than 4 bytes (`char`, `short`, `bool`, `uint8_t`, `uint16_t`…).
     Narrow,
     /// A parameter without a type (only qualifiers, say).
     NoType,
+    /// A type that has no Rust declaration (not a fixed-width integer, `float`,
+    /// `double`, pointer or DOCA device handle typedef).
+    UnknownType,
 }
 
 impl ParamRefusal {
@@ -43,14 +46,22 @@ impl ParamRefusal {
             ParamRefusal::FunctionPointer => "function pointer parameters are not supported",
             ParamRefusal::Variadic => "variadic device functions are not supported",
             ParamRefusal::FloatingPoint => {
-                "floating-point parameters are not supported (launch arguments travel as \
-                 64-bit integers); pass the bits in a uint64_t instead"
+                "long double and complex parameters are not supported; use float or double"
             }
             ParamRefusal::Narrow => {
                 "types narrower than 4 bytes cannot pass through the variadic launch call \
                  (C promotes them); declare the parameter uint32_t or int32_t instead"
             }
             ParamRefusal::NoType => "the parameter has no type",
+            ParamRefusal::UnknownType => {
+                "its type has no Rust declaration; use one of: uint64_t, uint32_t, int64_t, \
+                 int32_t, int, unsigned int, long, unsigned long, size_t, float, double, a pointer, or a \
+                 DOCA device handle \
+                 typedef (doca_dpa_dev_uintptr_t, doca_dpa_dev_t, doca_dpa_dev_sync_event_t, \
+                 doca_dpa_dev_completion_t, doca_dpa_dev_notification_completion_t, \
+                 doca_dpa_dev_async_ops_t, doca_dpa_dev_hash_table_t, doca_dpa_dev_mmap_t, \
+                 doca_dpa_dev_rdmi_connection_t, doca_rdmi_dev_poster_t)"
+            }
         }
     }
 }
@@ -188,6 +199,13 @@ pub enum DpaAppError {
         /// Where the function is.
         file: PathBuf,
     },
+    /// A device function has a name the generated Rust module uses for itself.
+    ReservedKernelName {
+        /// The name.
+        name: String,
+        /// Where the function is.
+        file: PathBuf,
+    },
     /// No `__dpa_global__` or `__dpa_rpc__` function in any source.
     NoKernels {
         /// The application.
@@ -197,6 +215,15 @@ pub enum DpaAppError {
     },
     /// Compiling the application for the software DPA failed.
     SimCompile {
+        /// The application.
+        app: String,
+        /// The generated C file.
+        generated: PathBuf,
+        /// The message of the `cc` crate.
+        message: String,
+    },
+    /// The generated host launchers did not compile.
+    LauncherCompile {
         /// The application.
         app: String,
         /// The generated C file.
@@ -373,6 +400,12 @@ impl fmt::Display for DpaAppError {
                  one of them (both become C symbols)",
                 file.display()
             ),
+            E::ReservedKernelName { name, file } => write!(
+                f,
+                "device function `{name}` in {} has a name the generated Rust declarations \
+                 use themselves (`app`, `APP_NAME`, `__ffi`, `__sig`, `__dpa`); rename it",
+                file.display()
+            ),
             E::NoKernels { app, sources } => {
                 write!(
                     f,
@@ -387,6 +420,17 @@ impl fmt::Display for DpaAppError {
                      .c sources)",
                 )
             }
+            E::LauncherCompile {
+                app,
+                generated,
+                message,
+            } => write!(
+                f,
+                "compiling the host launchers of DPA application `{app}` failed: {message}\n\
+                 (generated file: {}; it is host code compiled against the DOCA headers, \
+                 with the application's include directories)",
+                generated.display()
+            ),
             E::SimCompile {
                 app,
                 generated,

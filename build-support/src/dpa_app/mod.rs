@@ -62,6 +62,8 @@
 mod dpacc;
 mod error;
 mod hardware;
+mod host_decls;
+mod launchers;
 mod parse;
 mod sim;
 mod sim_source;
@@ -80,6 +82,10 @@ pub use dpacc::{
 };
 pub use error::{DpaAppError, ParamRefusal};
 pub use hardware::DEFAULT_PROC_ATTRIBUTES;
+pub use host_decls::{
+    launcher_source, launcher_symbol, rust_param, rust_source, supported_types, RustParam,
+};
+pub use launchers::rust_file_name;
 pub use parse::{parse_device_functions, DeviceFunction, FunctionKind, Param, MAX_KERNEL_ARGS};
 pub use sim::SIM_DEVICE_INCLUDE_ENV;
 pub use sim_source::sim_app_source;
@@ -218,13 +224,18 @@ pub struct BuiltApp {
     pub lib_name: String,
     /// `OUT_DIR/lib<lib_name>.a` (none for the docs backend).
     pub archive: Option<PathBuf>,
-    /// The sources, absolute, in build order (empty for the docs backend).
+    /// The sources, absolute, in build order.
     pub sources: Vec<PathBuf>,
-    /// The device functions found in the sources (sim backend; empty otherwise: dpacc
-    /// reads the sources itself).
+    /// The device functions found in the sources.
     pub kernels: Vec<DeviceFunction>,
     /// The generated C file (sim backend).
     pub generated_c: Option<PathBuf>,
+    /// The generated Rust declarations (`OUT_DIR/doca_dpa_app_<app>.rs`), which
+    /// `doca_dpa::include_app!(<app>)` includes.
+    pub rust_declarations: Option<PathBuf>,
+    /// `OUT_DIR/lib<lib_name>_launchers.a`: the generated host launchers (not for the
+    /// docs backend).
+    pub launchers: Option<PathBuf>,
     /// The dpacc that ran (hardware backend).
     pub dpacc: Option<PathBuf>,
     /// Its arguments (hardware backend).
@@ -368,19 +379,21 @@ impl DpaApp {
             sources: Vec::new(),
             kernels: Vec::new(),
             generated_c: None,
+            rust_declarations: None,
+            launchers: None,
             dpacc: None,
             dpacc_args: Vec::new(),
             directives: Directives::new(),
         };
-        if backend == Backend::Docs {
-            return Ok(built);
-        }
         let mut d = Directives::new();
         let r = self.resolve(env, &mut d)?;
+        // Every backend (docs too) gets the Rust declarations, generated from the C.
+        let kernels = sim::scan_sources(&r.app_name, &r.sources)?;
+        host_decls::check_functions(&kernels)?;
+        built.rust_declarations = Some(launchers::write_rust(&r, &kernels)?);
         match backend {
             Backend::Sim => {
-                let out = sim::build(env, &r, &mut d)?;
-                built.kernels = out.kernels;
+                let out = sim::build(env, &r, &kernels, &mut d)?;
                 built.generated_c = Some(out.generated);
                 built.archive = Some(out.archive);
             }
@@ -392,6 +405,10 @@ impl DpaApp {
             }
             Backend::Docs => {}
         }
+        if backend != Backend::Docs {
+            built.launchers = Some(launchers::build(env, &r, &kernels, &mut d)?);
+        }
+        built.kernels = kernels;
         built.sources = r.sources;
         built.directives = d;
         Ok(built)

@@ -318,9 +318,10 @@ fn parse_param(site: &Site<'_>, position: usize, tokens: &[Token]) -> Result<Par
         if type_tokens.contains(&"union") {
             return Err(refuse(ParamRefusal::UnionByValue));
         }
-        if type_tokens
-            .iter()
-            .any(|t| matches!(*t, "float" | "double" | "_Complex"))
+        // `float` and `double` pass (the launcher promotes as C does); `long double`
+        // and complex types have no Rust counterpart.
+        if type_tokens.contains(&"_Complex")
+            || (type_tokens.contains(&"long") && type_tokens.contains(&"double"))
         {
             return Err(refuse(ParamRefusal::FloatingPoint));
         }
@@ -640,7 +641,7 @@ mod tests {
                 ("k", 2, R::Variadic),
             ),
             (
-                "__dpa_global__ void k(double d) {}",
+                "__dpa_global__ void k(long double d) {}",
                 ("k", 1, R::FloatingPoint),
             ),
             ("__dpa_global__ void k(uint16_t h) {}", ("k", 1, R::Narrow)),

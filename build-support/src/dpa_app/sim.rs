@@ -15,7 +15,6 @@ pub const SIM_DEVICE_INCLUDE_ENV: &str = "DEP_DOCA_DPA_SIM_DEVICE_INCLUDE";
 
 /// What the sim build produced.
 pub(crate) struct SimOutput {
-    pub(crate) kernels: Vec<DeviceFunction>,
     pub(crate) generated: PathBuf,
     pub(crate) archive: PathBuf,
 }
@@ -75,45 +74,10 @@ fn includable(p: &Path) -> Result<(), DpaAppError> {
 /// The variables the `cc` crate reads for the C compiler and its flags; reading them
 /// through the [`EnvReader`] declares them to cargo (cc's own declarations are off with
 /// `cargo_metadata(false)`).
-fn declare_cc_env(env: &EnvReader, target: &str) {
-    let underscored = target.replace('-', "_");
-    for tool in ["CC", "CFLAGS"] {
-        for name in [
-            tool.to_owned(),
-            format!("{tool}_{target}"),
-            format!("{tool}_{underscored}"),
-            format!("TARGET_{tool}"),
-        ] {
-            let _ = env.get_os(&name);
-        }
-    }
-    let _ = env.get_os("CRATE_CC_NO_DEFAULTS");
-}
-
-/// Builds the application for the software DPA into `OUT_DIR/lib<lib_name>.a`.
-pub(crate) fn build(
-    env: &EnvReader,
-    r: &Resolved,
-    d: &mut Directives,
-) -> Result<SimOutput, DpaAppError> {
-    let device_include = env
-        .get_os(SIM_DEVICE_INCLUDE_ENV)
-        .map(PathBuf::from)
-        .ok_or(DpaAppError::MissingEnv {
-            name: SIM_DEVICE_INCLUDE_ENV,
-            hint: "it is links metadata of doca-dpa-sys (sim backend); make doca-dpa-sys a \
-                   direct dependency of the package whose build script builds the DPA app",
-        })?;
-    let app_header = device_include.join("doca_sim_app.h");
-    if !app_header.is_file() {
-        return Err(DpaAppError::Io {
-            path: app_header,
-            message: format!(
-                "not found: {SIM_DEVICE_INCLUDE_ENV} should name doca-sim's device-include \
-                 directory"
-            ),
-        });
-    }
+/// A `cc` build for host C code of application `r`: the target and profile cargo gives
+/// the build script, the application's include directories and defines, and the
+/// directories of its sources (for headers shared by host and device code).
+pub(crate) fn host_compiler(env: &EnvReader, r: &Resolved) -> Result<cc::Build, DpaAppError> {
     let target = env.get("TARGET").ok_or(DpaAppError::MissingEnv {
         name: "TARGET",
         hint: "cargo sets it for build scripts",
@@ -127,20 +91,8 @@ pub(crate) fn build(
         .get("DEBUG")
         .is_some_and(|v| v != "false" && v != "0" && v != "none");
     declare_cc_env(env, &target);
-
-    for s in &r.sources {
-        includable(s)?;
-    }
-    let kernels = scan_sources(&r.app_name, &r.sources)?;
-    let refs: Vec<&Path> = r.sources.iter().map(PathBuf::as_path).collect();
-    let text = sim_app_source(&r.app_name, &refs, &kernels);
-    let generated = r.out_dir.join(format!("{}.c", r.lib_name));
-    std::fs::write(&generated, text).map_err(|e| io_err(&generated, e))?;
-
     let mut b = cc::Build::new();
-    b.file(&generated)
-        .include(&device_include)
-        .includes(&r.include_dirs)
+    b.includes(&r.include_dirs)
         .std("gnu11")
         .warnings(true)
         .extra_warnings(false)
@@ -162,6 +114,59 @@ pub(crate) fn build(
     for (k, v) in &r.defines {
         b.define(k, v.as_deref());
     }
+    Ok(b)
+}
+
+fn declare_cc_env(env: &EnvReader, target: &str) {
+    let underscored = target.replace('-', "_");
+    for tool in ["CC", "CFLAGS"] {
+        for name in [
+            tool.to_owned(),
+            format!("{tool}_{target}"),
+            format!("{tool}_{underscored}"),
+            format!("TARGET_{tool}"),
+        ] {
+            let _ = env.get_os(&name);
+        }
+    }
+    let _ = env.get_os("CRATE_CC_NO_DEFAULTS");
+}
+
+/// Builds the application for the software DPA into `OUT_DIR/lib<lib_name>.a`.
+pub(crate) fn build(
+    env: &EnvReader,
+    r: &Resolved,
+    kernels: &[DeviceFunction],
+    d: &mut Directives,
+) -> Result<SimOutput, DpaAppError> {
+    let device_include = env
+        .get_os(SIM_DEVICE_INCLUDE_ENV)
+        .map(PathBuf::from)
+        .ok_or(DpaAppError::MissingEnv {
+            name: SIM_DEVICE_INCLUDE_ENV,
+            hint: "it is links metadata of doca-dpa-sys (sim backend); make doca-dpa-sys a \
+                   direct dependency of the package whose build script builds the DPA app",
+        })?;
+    let app_header = device_include.join("doca_sim_app.h");
+    if !app_header.is_file() {
+        return Err(DpaAppError::Io {
+            path: app_header,
+            message: format!(
+                "not found: {SIM_DEVICE_INCLUDE_ENV} should name doca-sim's device-include \
+                 directory"
+            ),
+        });
+    }
+    for s in &r.sources {
+        includable(s)?;
+    }
+    let refs: Vec<&Path> = r.sources.iter().map(PathBuf::as_path).collect();
+    let text = sim_app_source(&r.app_name, &refs, kernels);
+    let generated = r.out_dir.join(format!("{}.c", r.lib_name));
+    std::fs::write(&generated, text).map_err(|e| io_err(&generated, e))?;
+
+    let mut b = host_compiler(env, r)?;
+    b.file(&generated).include(&device_include);
     b.try_compile(&r.lib_name)
         .map_err(|e| DpaAppError::SimCompile {
             app: r.app_name.clone(),
@@ -175,7 +180,6 @@ pub(crate) fn build(
         r.lib_name
     ));
     Ok(SimOutput {
-        kernels,
         generated,
         archive,
     })

@@ -31,6 +31,15 @@ fn comment(s: &str) -> String {
     s.replace(['\n', '\r'], " ")
 }
 
+/// `float` or `double` for a floating-point parameter type.
+fn float_kind(c_type: &str) -> Option<&'static str> {
+    match c_type {
+        "float" => Some("float"),
+        "double" => Some("double"),
+        _ => None,
+    }
+}
+
 /// The prefix of the generated helpers of `kernel`.
 fn helper(kernel: &str) -> String {
     format!("doca_sim_gen_{kernel}")
@@ -63,7 +72,14 @@ pub fn sim_app_source(app_name: &str, sources: &[&Path], kernels: &[DeviceFuncti
          // software DPA (doca-sim). Do not edit; it is rewritten on every build.\n"
     );
     c.push_str("#include <stdarg.h>\n#include <stddef.h>\n#include <stdint.h>\n\n");
-    c.push_str("#include <doca_dpa_dev.h>\n#include <doca_sim_app.h>\n\n");
+    c.push_str("#include <doca_dpa_dev.h>\n#include <doca_sim_app.h>\n#include <string.h>\n\n");
+    c.push_str(
+        "// Floating-point arguments are kept as the bits of their own type.\n\
+         static inline float doca_sim_gen_float_arg(const uint64_t *slot)\n\
+         {\n\tfloat v;\n\tmemcpy(&v, slot, sizeof(v));\n\treturn v;\n}\n\
+         static inline double doca_sim_gen_double_arg(const uint64_t *slot)\n\
+         {\n\tdouble v;\n\tmemcpy(&v, slot, sizeof(v));\n\treturn v;\n}\n\n",
+    );
     c.push_str(
         "// The application's sources, as one translation unit: in the software DPA they\n\
          // share file scope.\n",
@@ -108,11 +124,19 @@ pub fn sim_app_source(app_name: &str, sources: &[&Path], kernels: &[DeviceFuncti
         if n > 0 {
             let _ = writeln!(c, "static void {h}_read(va_list *ap, uint64_t *args)\n{{");
             for (i, p) in k.params.iter().enumerate() {
-                let _ = writeln!(
-                    c,
-                    "\targs[{i}] = (uint64_t)(uintptr_t)va_arg(*ap, {});",
-                    p.c_type
-                );
+                let _ = match float_kind(&p.c_type) {
+                    // `float` arrives promoted to `double`; the bits of the value in
+                    // its own type are kept in args[i].
+                    Some(t) => writeln!(
+                        c,
+                        "\t{{ {t} v = ({t})va_arg(*ap, double); memcpy(&args[{i}], &v, sizeof(v)); }}"
+                    ),
+                    None => writeln!(
+                        c,
+                        "\targs[{i}] = (uint64_t)(uintptr_t)va_arg(*ap, {});",
+                        p.c_type
+                    ),
+                };
             }
             c.push_str("}\n");
         }
@@ -124,7 +148,10 @@ pub fn sim_app_source(app_name: &str, sources: &[&Path], kernels: &[DeviceFuncti
             .params
             .iter()
             .enumerate()
-            .map(|(i, p)| format!("({})(uintptr_t)args[{i}]", p.c_type))
+            .map(|(i, p)| match float_kind(&p.c_type) {
+                Some(t) => format!("doca_sim_gen_{t}_arg(&args[{i}])"),
+                None => format!("({})(uintptr_t)args[{i}]", p.c_type),
+            })
             .collect();
         let call = if call_args.is_empty() {
             format!("{}()", k.name)

@@ -16,6 +16,10 @@ fn device_include() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../doca-sim/device-include")
 }
 
+fn reference_include() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../doca-sim/include")
+}
+
 /// The host's target triple, as cargo would give it to a build script.
 fn host_triple() -> String {
     format!(
@@ -66,6 +70,7 @@ fn sim_env(out: &TempDir, extra: &[(&str, &str)]) -> EnvReader {
             "DEP_DOCA_DPA_SIM_DEVICE_INCLUDE".into(),
             device_include().into(),
         ),
+        ("DEP_DOCA_DPA_INCLUDE".into(), reference_include().into()),
         ("OUT_DIR".into(), out.path().into()),
         ("CARGO_MANIFEST_DIR".into(), fixtures().into()),
         ("TARGET".into(), host_triple().into()),
@@ -277,8 +282,10 @@ fn sim_errors() {
         ("DEP_DOCA_DPA_BACKEND", "sim"),
         ("OUT_DIR", out.path().to_str().unwrap()),
     ]);
+    let good = out.path().join("good.c");
+    std::fs::write(&good, "__dpa_global__ void k(uint64_t v) {}\n").unwrap();
     let e = DpaApp::new("x")
-        .source(&bad)
+        .source(&good)
         .build_with_env(&env2)
         .unwrap_err();
     assert!(
@@ -326,16 +333,26 @@ fn app_names() {
 }
 
 #[test]
-fn docs_backend_does_nothing() {
-    let env = EnvReader::fixed([("DEP_DOCA_DPA_BACKEND", "docs")]);
+fn docs_backend_generates_only_the_rust_declarations() {
+    let out = TempDir::new("dpa-docs");
+    let env = EnvReader::fixed([
+        ("DEP_DOCA_DPA_BACKEND", OsString::from("docs")),
+        ("OUT_DIR", out.path().into()),
+        ("CARGO_MANIFEST_DIR", fixtures().into()),
+    ]);
     let built = DpaApp::new("docs_app")
-        .sources_in("does/not/exist")
+        .sources_in("kernels")
         .build_with_env(&env)
         .unwrap();
     assert_eq!(built.backend, Backend::Docs);
-    assert!(built.directives.lines().is_empty());
-    assert!(built.archive.is_none());
-    assert!(!env.was_read("OUT_DIR"));
+    assert!(built.archive.is_none() && built.launchers.is_none());
+    assert!(!built
+        .directives
+        .lines()
+        .iter()
+        .any(|l| l.contains("rustc-link")));
+    let rust = std::fs::read_to_string(out.path().join("doca_dpa_app_docs_app.rs")).unwrap();
+    assert!(rust.contains("pub const fill: __dpa::Kernel<__sig::fill>"), "{rust}");
 }
 
 #[test]
@@ -450,8 +467,23 @@ mod hardware_flow {
             ("DEP_DOCA_DPA_BACKEND".into(), "hardware".into()),
             ("DEP_DOCA_DPA_VERSION".into(), doca.into()),
             (
+                // The reference headers stand in for DOCA's when the generated host
+                // launchers are compiled.
                 "DEP_DOCA_DPA_INCLUDE".into(),
-                "/opt/doca/include:/opt/doca/include/extra".into(),
+                std::env::join_paths([
+                    PathBuf::from("/opt/doca/include"),
+                    reference_include(),
+                    PathBuf::from("/opt/doca/include/extra"),
+                ])
+                .unwrap(),
+            ),
+            ("TARGET".into(), host_triple().into()),
+            ("HOST".into(), host_triple().into()),
+            ("OPT_LEVEL".into(), "0".into()),
+            // `CC` is dpacc's -hostcc here; the launchers use the target's compiler.
+            (
+                format!("CC_{}", host_triple().replace('-', "_")),
+                "cc".into(),
             ),
             (
                 "DEP_DOCA_DPA_LIBDIR".into(),
@@ -522,7 +554,10 @@ mod hardware_flow {
             "cargo::rerun-if-changed={}",
             tools.dpacc().display()
         )));
-        assert!(built.kernels.is_empty());
+        // The prototypes were read for the Rust declarations and the launchers.
+        assert!(built.kernels.iter().any(|k| k.name == "fill"));
+        assert!(built.launchers.as_ref().is_some_and(|p| p.is_file()));
+        assert!(d.contains("cargo::rustc-link-lib=static=doca_dpa_app_hw_app_launchers"));
         argv
     }
 

@@ -1,0 +1,521 @@
+//! The host side of a DPA application, generated from its C sources: the Rust
+//! declarations that `doca_dpa::include_app!` includes, and one small C function per
+//! device function that makes DOCA's variadic call with the exact C parameter types.
+//!
+//! The C prototype is the single truth about a kernel. Each parameter's C type is mapped
+//! to a Rust parameter type ([`rust_param`]); the generated C launcher takes every
+//! argument with its C ABI type and passes it to `doca_dpa_kernel_launch_update_*` or
+//! `doca_dpa_rpc` cast to the type the kernel declares, so default argument promotion and
+//! layout are decided by the C compiler, exactly as in a C host program. A Rust
+//! declaration that disagrees with the C cannot be written without `unsafe`, because
+//! there is no Rust declaration to write.
+
+use std::fmt::Write as _;
+
+use super::error::{DpaAppError, ParamRefusal};
+use super::parse::{DeviceFunction, FunctionKind, Param};
+
+/// How one C parameter type crosses from Rust to the generated C launcher.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RustParam {
+    /// The Rust parameter type, relative to `doca_dpa`'s root (`u64`, `param::DevPtr`).
+    pub rust: &'static str,
+    /// The Rust type of the value handed to the C launcher (`u64`, `u32`, `f32`…).
+    pub abi_rust: &'static str,
+    /// The C type of the launcher's parameter (`uint64_t`, `float`…).
+    pub abi_c: &'static str,
+}
+
+const fn rp(rust: &'static str, abi_rust: &'static str, abi_c: &'static str) -> RustParam {
+    RustParam {
+        rust,
+        abi_rust,
+        abi_c,
+    }
+}
+
+/// C types (after the parser's normalisation) and their Rust parameter types. DOCA's
+/// device handle typedefs map to marker types of `doca_dpa::param`, for which only
+/// values that keep their object alive are arguments.
+const TYPE_TABLE: &[(&str, RustParam)] = &[
+    ("uint64_t", rp("u64", "u64", "uint64_t")),
+    ("uint32_t", rp("u32", "u32", "uint32_t")),
+    ("int64_t", rp("i64", "i64", "int64_t")),
+    ("int32_t", rp("i32", "i32", "int32_t")),
+    ("int", rp("i32", "i32", "int32_t")),
+    ("signed int", rp("i32", "i32", "int32_t")),
+    ("unsigned int", rp("u32", "u32", "uint32_t")),
+    ("unsigned", rp("u32", "u32", "uint32_t")),
+    // The DPA and every host DOCA supports are LP64.
+    ("long", rp("i64", "i64", "int64_t")),
+    ("unsigned long", rp("u64", "u64", "uint64_t")),
+    ("long long", rp("i64", "i64", "int64_t")),
+    ("unsigned long long", rp("u64", "u64", "uint64_t")),
+    ("size_t", rp("u64", "u64", "uint64_t")),
+    ("float", rp("f32", "f32", "float")),
+    ("double", rp("f64", "f64", "double")),
+    (
+        "doca_dpa_dev_uintptr_t",
+        rp("param::DevPtr", "u64", "uint64_t"),
+    ),
+    ("doca_dpa_dev_t", rp("param::Dpa", "u64", "uint64_t")),
+    (
+        "doca_dpa_dev_sync_event_t",
+        rp("param::SyncEvent", "u64", "uint64_t"),
+    ),
+    (
+        "doca_dpa_dev_completion_t",
+        rp("param::Completion", "u64", "uint64_t"),
+    ),
+    (
+        "doca_dpa_dev_notification_completion_t",
+        rp("param::Notification", "u64", "uint64_t"),
+    ),
+    (
+        "doca_dpa_dev_async_ops_t",
+        rp("param::AsyncOps", "u64", "uint64_t"),
+    ),
+    (
+        "doca_dpa_dev_hash_table_t",
+        rp("param::HashTable", "u64", "uint64_t"),
+    ),
+    ("doca_dpa_dev_mmap_t", rp("param::Mmap", "u32", "uint32_t")),
+    (
+        "doca_dpa_dev_rdmi_connection_t",
+        rp("param::RdmiConnection", "u64", "uint64_t"),
+    ),
+    (
+        "doca_rdmi_dev_poster_t",
+        rp("param::RdmiPoster", "u64", "uint64_t"),
+    ),
+];
+
+/// The C types a parameter may have, for error messages.
+pub fn supported_types() -> String {
+    let mut names: Vec<&str> = TYPE_TABLE.iter().map(|(c, _)| *c).collect();
+    names.push("any pointer (a DPA address)");
+    names.join(", ")
+}
+
+/// The Rust side of parameter `p` of `f` (1-based `position`), or why it has none.
+pub fn rust_param(
+    f: &DeviceFunction,
+    position: usize,
+    p: &Param,
+) -> Result<RustParam, DpaAppError> {
+    if p.c_type.contains('*') {
+        return Ok(rp("param::DevPtr", "u64", "uint64_t"));
+    }
+    TYPE_TABLE
+        .iter()
+        .find(|(c, _)| *c == p.c_type)
+        .map(|(_, r)| r.clone())
+        .ok_or_else(|| DpaAppError::UnsupportedParam {
+            file: f.file.clone(),
+            line: f.line,
+            kernel: f.name.clone(),
+            position,
+            param: match &p.name {
+                Some(n) => format!("{} {n}", p.c_type),
+                None => p.c_type.clone(),
+            },
+            refusal: ParamRefusal::UnknownType,
+        })
+}
+
+/// Names the generated module uses for itself; a device function cannot take them.
+const RESERVED: &[&str] = &["app", "__ffi", "__sig", "__dpa", "APP_NAME"];
+
+/// Rust keywords, which become raw identifiers (`r#type`).
+const RUST_KEYWORDS: &[&str] = &[
+    "as", "async", "await", "box", "break", "const", "continue", "crate", "dyn", "else",
+    "enum", "extern", "false", "fn", "for", "gen", "if", "impl", "in", "let", "loop",
+    "macro", "match", "mod", "move", "mut", "priv", "pub", "ref", "return", "static",
+    "struct", "trait", "true", "try", "type", "unsafe", "use", "where", "while", "yield",
+];
+
+fn rust_ident(name: &str) -> String {
+    if RUST_KEYWORDS.contains(&name) {
+        format!("r#{name}")
+    } else {
+        name.to_owned()
+    }
+}
+
+/// The C name of the generated launcher of `f` in application `app`.
+pub fn launcher_symbol(app: &str, f: &DeviceFunction) -> String {
+    match f.kind {
+        FunctionKind::Global => format!("doca_gen_{app}_launch_{}", f.name),
+        FunctionKind::Rpc => format!("doca_gen_{app}_rpc_{}", f.name),
+    }
+}
+
+/// The prototype as a C programmer would write it, for doc comments.
+fn prototype(f: &DeviceFunction) -> String {
+    let params: Vec<String> = f
+        .params
+        .iter()
+        .map(|p| match &p.name {
+            Some(n) if p.c_type.ends_with('*') => format!("{}{n}", p.c_type),
+            Some(n) => format!("{} {n}", p.c_type),
+            None => p.c_type.clone(),
+        })
+        .collect();
+    let marker = match f.kind {
+        FunctionKind::Global => "__dpa_global__",
+        FunctionKind::Rpc => "__dpa_rpc__",
+    };
+    let list = if params.is_empty() {
+        "void".to_owned()
+    } else {
+        params.join(", ")
+    };
+    format!("{marker} {} {}({list})", f.return_type, f.name)
+}
+
+/// Every parameter's Rust side, or the first that has none.
+fn rust_params(f: &DeviceFunction) -> Result<Vec<RustParam>, DpaAppError> {
+    f.params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| rust_param(f, i + 1, p))
+        .collect()
+}
+
+/// Checks that every device function of the app can be declared in Rust.
+pub(crate) fn check_functions(functions: &[DeviceFunction]) -> Result<(), DpaAppError> {
+    for f in functions {
+        if RESERVED.contains(&f.name.as_str()) {
+            return Err(DpaAppError::ReservedKernelName {
+                name: f.name.clone(),
+                file: f.file.clone(),
+            });
+        }
+        rust_params(f)?;
+    }
+    Ok(())
+}
+
+/// The C file of the launchers: for each kernel,
+/// `doca_error_t doca_gen_<app>_launch_<kernel>(const struct doca_gen_launch *l, <ABI params>)`
+/// which calls `doca_dpa_kernel_launch_update_add` (or `_set`) with `&<kernel>` and each
+/// argument cast to the kernel's parameter type; for each RPC,
+/// `doca_error_t doca_gen_<app>_rpc_<rpc>(struct doca_dpa *dpa, uint64_t *ret, <ABI params>)`.
+///
+/// It is host code: compiled by the host C compiler against the installed DOCA headers
+/// (or the sim's reference headers), with the application's include directories so that
+/// typedefs shared by host and device resolve.
+pub fn launcher_source(app: &str, functions: &[DeviceFunction]) -> Result<String, DpaAppError> {
+    let mut c = String::new();
+    let _ = writeln!(
+        c,
+        "// Generated by doca-build-support: the host launchers of DPA application `{app}`.\n\
+         // Do not edit; it is rewritten on every build.\n\
+         #include <stdint.h>\n\
+         #include <doca_dpa.h>\n\
+         #include <doca_sync_event.h>\n\
+         #include <doca_mmap.h>\n\
+         #if defined(__has_include)\n\
+         #if __has_include(<doca_rdmi_connection.h>)\n\
+         #include <doca_rdmi_connection.h>\n\
+         #endif\n\
+         #if __has_include(<doca_rdmi_poster.h>)\n\
+         #include <doca_rdmi_poster.h>\n\
+         #endif\n\
+         #endif\n\n\
+         // The fixed arguments of a launch; `doca_dpa::RawLaunch` has the same layout.\n\
+         struct doca_gen_launch {{\n\
+         \tstruct doca_dpa *dpa;\n\
+         \tstruct doca_sync_event *wait_event;\n\
+         \tuint64_t wait_threshold;\n\
+         \tstruct doca_sync_event *comp_event;\n\
+         \tuint64_t comp_count;\n\
+         \tuint32_t num_threads;\n\
+         \tuint32_t add;\n\
+         }};\n"
+    );
+    for f in functions {
+        let params = rust_params(f)?;
+        let _ = writeln!(c, "// {} ({}:{})", prototype(f), f.file.display(), f.line);
+        let _ = writeln!(c, "extern doca_dpa_func_t {};", f.name);
+        let decl: Vec<String> = params
+            .iter()
+            .enumerate()
+            .map(|(i, p)| format!("{} a{i}", p.abi_c))
+            .collect();
+        let pass: String = f
+            .params
+            .iter()
+            .zip(&params)
+            .enumerate()
+            .map(|(i, (cp, rp))| {
+                if cp.c_type.contains('*') {
+                    // The pointee type need not be visible here; every object pointer
+                    // has the representation of `void *` on the DPA and host ABIs.
+                    format!(", (void *)(uintptr_t)a{i}")
+                } else if rp.abi_c == "float" || rp.abi_c == "double" {
+                    format!(", a{i}")
+                } else {
+                    format!(", ({})a{i}", cp.c_type)
+                }
+            })
+            .collect();
+        let tail = if decl.is_empty() {
+            String::new()
+        } else {
+            format!(", {}", decl.join(", "))
+        };
+        let sym = launcher_symbol(app, f);
+        match f.kind {
+            FunctionKind::Global => {
+                let _ = writeln!(
+                    c,
+                    "doca_error_t {sym}(const struct doca_gen_launch *l{tail});\n\
+                     doca_error_t {sym}(const struct doca_gen_launch *l{tail})\n{{\n\
+                     \tif (l->add)\n\
+                     \t\treturn doca_dpa_kernel_launch_update_add(l->dpa, l->wait_event, l->wait_threshold,\n\
+                     \t\t\tl->comp_event, l->comp_count, l->num_threads, &{name}{pass});\n\
+                     \treturn doca_dpa_kernel_launch_update_set(l->dpa, l->wait_event, l->wait_threshold,\n\
+                     \t\tl->comp_event, l->comp_count, l->num_threads, &{name}{pass});\n}}\n",
+                    name = f.name
+                );
+            }
+            FunctionKind::Rpc => {
+                let _ = writeln!(
+                    c,
+                    "doca_error_t {sym}(struct doca_dpa *dpa, uint64_t *ret{tail});\n\
+                     doca_error_t {sym}(struct doca_dpa *dpa, uint64_t *ret{tail})\n{{\n\
+                     \treturn doca_dpa_rpc(dpa, &{name}, ret{pass});\n}}\n",
+                    name = f.name
+                );
+            }
+        }
+    }
+    Ok(c)
+}
+
+/// The Rust declarations of application `app`, included by
+/// `doca_dpa::include_app!(app)` inside `pub mod app { use doca_dpa::__private as __dpa; … }`.
+///
+/// They define `app()`, one `Kernel` or `Rpc` constant per device function (named like
+/// it, with the C prototype as its documentation), the signature types in `__sig`, and
+/// the `extern "C"` declarations of the application symbol, the device functions' host
+/// symbols and the generated launchers in `__ffi`.
+pub fn rust_source(app: &str, functions: &[DeviceFunction]) -> Result<String, DpaAppError> {
+    let mut r = String::new();
+    let _ = writeln!(
+        r,
+        "// Generated by doca-build-support from the C sources of DPA application `{app}`.\n\
+         // Do not edit; it is rewritten on every build.\n\n\
+         /// The `--app-name` this application was built with.\n\
+         pub const APP_NAME: &str = \"{app}\";\n\n\
+         /// The application (`struct doca_dpa_app *{app}`), for `Dpa::start`.\n\
+         pub fn app() -> __dpa::App {{\n\
+         \x20   // SAFETY: `{app}` is the application symbol defined by the DPA image that\n\
+         \x20   // doca-build-support built from these sources and linked into this program.\n\
+         \x20   unsafe {{ __dpa::App::from_symbol(__ffi::{app}, APP_NAME) }}\n\
+         }}\n\n\
+         fn __app_symbol() -> *mut __dpa::sys::doca_dpa_app {{\n\
+         \x20   // SAFETY: as in `app()`; the symbol is only read.\n\
+         \x20   unsafe {{ __ffi::{app} }}\n\
+         }}\n"
+    );
+    let mut ffi = String::new();
+    let mut sigs = String::new();
+    for f in functions {
+        let params = rust_params(f)?;
+        let id = rust_ident(&f.name);
+        let doc = format!("`{}`\n///\n/// Defined at `{}:{}`.", prototype(f), f.file.display(), f.line);
+        let sig_params: String = params.iter().map(|p| format!("{},", p.rust)).collect();
+        let abi_params: Vec<String> = params
+            .iter()
+            .enumerate()
+            .map(|(i, p)| format!("a{i}: {}", p.abi_rust))
+            .collect();
+        let abi_tuple: String = params.iter().map(|p| format!("{},", p.abi_rust)).collect();
+        let binding: String = (0..params.len()).map(|i| format!("a{i},")).collect();
+        let forward: String = (0..params.len()).map(|i| format!(", a{i}")).collect();
+        let sym = launcher_symbol(app, f);
+        let abi_decl = if abi_params.is_empty() {
+            String::new()
+        } else {
+            format!(", {}", abi_params.join(", "))
+        };
+        let _ = writeln!(ffi, "        pub fn {id}();");
+        match f.kind {
+            FunctionKind::Global => {
+                let _ = writeln!(
+                    ffi,
+                    "        pub fn {sym}(l: *const __dpa::RawLaunch{abi_decl}) -> __dpa::sys::doca_error_t;"
+                );
+                let _ = writeln!(
+                    r,
+                    "/// {doc}\npub const {id}: __dpa::Kernel<__sig::{id}> =\n\
+                     \x20   __dpa::Kernel::generated(__app_symbol, \"{name}\", __ffi::{id});\n",
+                    name = f.name
+                );
+                let _ = writeln!(
+                    sigs,
+                    "    /// The signature of `{name}`.\n\
+                     \x20   pub enum {id} {{}}\n\
+                     \x20   // SAFETY: `Params` is generated from the C prototype of `{name}` and\n\
+                     \x20   // `launch` calls its generated C launcher, which passes each value\n\
+                     \x20   // with the kernel's C parameter type.\n\
+                     \x20   unsafe impl __dpa::KernelSig for {id} {{\n\
+                     \x20       type Params = ({sig_params});\n\
+                     \x20       const NAME: &'static str = \"{name}\";\n\
+                     \x20       unsafe fn launch(l: &__dpa::RawLaunch, ({binding}): ({abi_tuple})) -> __dpa::sys::doca_error_t {{\n\
+                     \x20           // SAFETY: forwarded from the caller's contract.\n\
+                     \x20           unsafe {{ super::__ffi::{sym}(l{forward}) }}\n\
+                     \x20       }}\n\
+                     \x20   }}",
+                    name = f.name
+                );
+            }
+            FunctionKind::Rpc => {
+                let _ = writeln!(
+                    ffi,
+                    "        pub fn {sym}(dpa: *mut __dpa::sys::doca_dpa, ret: *mut u64{abi_decl}) -> __dpa::sys::doca_error_t;"
+                );
+                let _ = writeln!(
+                    r,
+                    "/// {doc}\npub const {id}: __dpa::Rpc<__sig::{id}> =\n\
+                     \x20   __dpa::Rpc::generated(__app_symbol, \"{name}\", __ffi::{id});\n",
+                    name = f.name
+                );
+                let _ = writeln!(
+                    sigs,
+                    "    /// The signature of `{name}`.\n\
+                     \x20   pub enum {id} {{}}\n\
+                     \x20   // SAFETY: `Params` is generated from the C prototype of `{name}` and\n\
+                     \x20   // `call` calls its generated C launcher, which passes each value\n\
+                     \x20   // with the RPC's C parameter type.\n\
+                     \x20   unsafe impl __dpa::RpcSig for {id} {{\n\
+                     \x20       type Params = ({sig_params});\n\
+                     \x20       const NAME: &'static str = \"{name}\";\n\
+                     \x20       unsafe fn call(dpa: *mut __dpa::sys::doca_dpa, ret: *mut u64, ({binding}): ({abi_tuple})) -> __dpa::sys::doca_error_t {{\n\
+                     \x20           // SAFETY: forwarded from the caller's contract.\n\
+                     \x20           unsafe {{ super::__ffi::{sym}(dpa, ret{forward}) }}\n\
+                     \x20       }}\n\
+                     \x20   }}",
+                    name = f.name
+                );
+            }
+        }
+    }
+    let _ = writeln!(
+        r,
+        "/// Signature types of the device functions (one per function).\n\
+         #[doc(hidden)]\n\
+         #[allow(non_camel_case_types)]\n\
+         pub mod __sig {{\n\
+         \x20   #[allow(unused_imports)]\n\
+         \x20   use super::__dpa::{{self, param}};\n\
+         {sigs}}}\n\n\
+         #[allow(non_upper_case_globals, dead_code)]\n\
+         mod __ffi {{\n\
+         \x20   #[allow(unused_imports)]\n\
+         \x20   use super::__dpa;\n\
+         \x20   extern \"C\" {{\n\
+         \x20       pub static {app}: *mut __dpa::sys::doca_dpa_app;\n\
+         {ffi}    }}\n\
+         }}"
+    );
+    Ok(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dpa_app::parse::parse_device_functions;
+    use std::path::Path;
+
+    fn parse(src: &str) -> Vec<DeviceFunction> {
+        parse_device_functions(Path::new("/abs/k.c"), src).unwrap()
+    }
+
+    #[test]
+    fn maps_c_types_to_rust_params() {
+        let fs = parse(
+            "__dpa_global__ void k(doca_dpa_dev_uintptr_t out, uint64_t a, uint32_t b,\n\
+             doca_dpa_dev_sync_event_t ev, const uint64_t *p, float f, double d,\n\
+             doca_dpa_dev_mmap_t m) {}\n",
+        );
+        let got: Vec<&str> = fs[0]
+            .params
+            .iter()
+            .enumerate()
+            .map(|(i, p)| rust_param(&fs[0], i + 1, p).unwrap().rust)
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "param::DevPtr",
+                "u64",
+                "u32",
+                "param::SyncEvent",
+                "param::DevPtr",
+                "f32",
+                "f64",
+                "param::Mmap"
+            ]
+        );
+    }
+
+    #[test]
+    fn unknown_types_are_refused_with_the_list() {
+        let fs = parse("__dpa_global__ void k(my_handle_t h) {}\n");
+        let e = check_functions(&fs).unwrap_err();
+        let text = e.to_string();
+        assert!(text.contains("my_handle_t h"), "{text}");
+        assert!(text.contains("doca_dpa_dev_uintptr_t"), "{text}");
+    }
+
+    #[test]
+    fn reserved_names_are_refused() {
+        let fs = parse("__dpa_global__ void app(void) {}\n");
+        assert!(matches!(
+            check_functions(&fs),
+            Err(DpaAppError::ReservedKernelName { .. })
+        ));
+    }
+
+    #[test]
+    fn launcher_casts_to_the_kernel_types() {
+        let fs = parse(
+            "__dpa_global__ void fill(doca_dpa_dev_uintptr_t out, uint32_t n, float s, struct st *p) {}\n\
+             __dpa_rpc__ uint64_t ping(void) { return 1; }\n",
+        );
+        let c = launcher_source("my_app", &fs).unwrap();
+        for needle in [
+            "extern doca_dpa_func_t fill;",
+            "doca_error_t doca_gen_my_app_launch_fill(const struct doca_gen_launch *l, uint64_t a0, uint32_t a1, float a2, uint64_t a3)\n{",
+            "&fill, (doca_dpa_dev_uintptr_t)a0, (uint32_t)a1, a2, (void *)(uintptr_t)a3);",
+            "doca_error_t doca_gen_my_app_rpc_ping(struct doca_dpa *dpa, uint64_t *ret)\n{",
+            "return doca_dpa_rpc(dpa, &ping, ret);",
+        ] {
+            assert!(c.contains(needle), "missing {needle:?} in\n{c}");
+        }
+    }
+
+    #[test]
+    fn rust_declarations_follow_the_prototypes() {
+        let fs = parse(
+            "__dpa_global__ void fill(doca_dpa_dev_uintptr_t out, uint32_t n) {}\n\
+             __dpa_rpc__ uint64_t type(uint64_t a) { return a; }\n",
+        );
+        let r = rust_source("my_app", &fs).unwrap();
+        for needle in [
+            "pub const APP_NAME: &str = \"my_app\";",
+            "pub const fill: __dpa::Kernel<__sig::fill> =",
+            "type Params = (param::DevPtr,u32,);",
+            "unsafe fn launch(l: &__dpa::RawLaunch, (a0,a1,): (u64,u32,))",
+            "super::__ffi::doca_gen_my_app_launch_fill(l, a0, a1)",
+            "pub const r#type: __dpa::Rpc<__sig::r#type> =",
+            "pub static my_app: *mut __dpa::sys::doca_dpa_app;",
+            "/// `__dpa_global__ void fill(doca_dpa_dev_uintptr_t out, uint32_t n)`",
+        ] {
+            assert!(r.contains(needle), "missing {needle:?} in\n{r}");
+        }
+    }
+}
