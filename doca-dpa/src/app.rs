@@ -1,22 +1,32 @@
-//! DPA applications and their kernels, declared once with [`dpa_app!`](crate::dpa_app) with
-//! the C types of their parameters, so launches cannot drift from the
-//! kernel's signature.
+//! DPA applications and their device functions.
+//!
+//! The C source is the single truth about a kernel: `doca-build-support` reads every
+//! `__dpa_global__` / `__dpa_rpc__` prototype of an application and generates its Rust
+//! declarations, which [`include_app!`](crate::include_app) includes with one line, and
+//! one C launcher per function that makes DOCA's variadic call with the exact C
+//! parameter types. Each declaration is a [`Kernel`] or [`Rpc`] whose signature type
+//! implements [`KernelSig`] / [`RpcSig`]; those traits are `unsafe` to implement, so a
+//! hand-written declaration needs `unsafe`.
 
 use std::marker::PhantomData;
 
 use doca_dpa_sys as sys;
 
+use crate::error::Result;
+use crate::keep::Keep;
+
 /// A DPA application: the image `dpacc --app-name=NAME` embedded in this
 /// program (the global `struct doca_dpa_app *NAME`). Made by the `app()`
-/// function that [`dpa_app!`](crate::dpa_app) generates.
+/// function of the declarations [`include_app!`](crate::include_app) includes.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct App {
     ptr: *mut sys::doca_dpa_app,
     name: &'static str,
 }
 
-// SAFETY: the app is an immutable image registered at load time; DOCA only
-// reads it.
+// SAFETY: an app is an image registered when the program loads; DOCA only reads it
+// (`doca_dpa_set_app` takes it as the source of the context's code), so sharing the
+// pointer between threads shares immutable data.
 unsafe impl Send for App {}
 // SAFETY: as above.
 unsafe impl Sync for App {}
@@ -54,46 +64,49 @@ mod sealed {
     impl Sealed for u32 {}
     impl Sealed for i64 {}
     impl Sealed for i32 {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
 }
 
-/// A C type a kernel parameter can have and a variadic call can pass
-/// unchanged: `uint64_t`, `uint32_t`, `int64_t`, `int32_t` (types narrower
-/// than `int` cannot be passed through `...`).
+/// A C type a generated launcher takes for a parameter: `uint64_t`, `uint32_t`,
+/// `int64_t`, `int32_t`, `float`, `double`.
 pub trait AbiScalar: sealed::Sealed + Copy + Send + 'static {}
 impl AbiScalar for u64 {}
 impl AbiScalar for u32 {}
 impl AbiScalar for i64 {}
 impl AbiScalar for i32 {}
+impl AbiScalar for f32 {}
+impl AbiScalar for f64 {}
 
-/// The type of one kernel parameter, as written in [`dpa_app!`](crate::dpa_app).
+/// The type of one device-function parameter, as the generated declarations name it.
 ///
 /// # Safety
-/// `Abi` must be exactly the C type of the parameter in the kernel's source:
-/// DOCA forwards the variadic launch arguments by the kernel's declared types.
+/// `Abi` must be the C type the generated launcher takes for parameters of this type.
 pub unsafe trait KernelParam: 'static {
-    /// The C type passed through the variadic call.
+    /// The value handed to the launcher.
     type Abi: AbiScalar;
 }
 
-// SAFETY: the C types of the same names.
-unsafe impl KernelParam for u64 {
-    type Abi = u64;
-}
-// SAFETY: as above.
-unsafe impl KernelParam for u32 {
-    type Abi = u32;
-}
-// SAFETY: as above.
-unsafe impl KernelParam for i64 {
-    type Abi = i64;
-}
-// SAFETY: as above.
-unsafe impl KernelParam for i32 {
-    type Abi = i32;
-}
+macro_rules! scalar_params {
+    ($($t:ty),*) => {$(
+        // SAFETY: the C type of the same width and kind (`uint64_t` for u64, …).
+        unsafe impl KernelParam for $t {
+            type Abi = $t;
+        }
 
-/// Marker types for kernel parameters whose C type is a DOCA handle, for use
-/// in [`dpa_app!`](crate::dpa_app) signatures.
+        // SAFETY: a plain value: the device cannot reach anything through it.
+        unsafe impl KernelArg<$t> for $t {
+            #[inline]
+            fn lower(&self, _keep: &mut Keep<'_>) -> Result<$t> {
+                Ok(*self)
+            }
+        }
+    )*};
+}
+scalar_params!(u64, u32, i64, i32, f32, f64);
+
+/// Marker types for parameters whose C type is a DOCA device handle or a DPA
+/// address. Only values that keep their object alive are arguments for them.
 pub mod param {
     use super::KernelParam;
 
@@ -103,7 +116,8 @@ pub mod param {
                 $(#[$m])*
                 #[derive(Debug, Clone, Copy)]
                 pub enum $name {}
-                // SAFETY: the C typedef named in the doc comment is this type.
+                // SAFETY: the C typedef named in the doc comment is this width, and
+                // the generated launcher takes it as this type.
                 unsafe impl KernelParam for $name {
                     type Abi = $abi;
                 }
@@ -112,209 +126,91 @@ pub mod param {
     }
 
     params! {
-        /// `doca_dpa_dev_uintptr_t` (uint64_t): a DPA heap address.
+        /// `doca_dpa_dev_uintptr_t` or a pointer: a DPA address. Arguments:
+        /// `&DpaBuffer`, a `DpaSlice`, `&DpaBox`, `&DpaMmap`'s memory.
         DevPtr: u64;
-        /// `doca_dpa_dev_t` (uint64_t): a DPA context handle.
+        /// `doca_dpa_dev_t`: a DPA context handle. Argument: `&Dpa`.
         Dpa: u64;
-        /// `doca_dpa_dev_sync_event_t` (uint64_t).
+        /// `doca_dpa_dev_sync_event_t`. Arguments: exported sync events.
         SyncEvent: u64;
-        /// `doca_dpa_dev_completion_t` (uint64_t).
+        /// `doca_dpa_dev_completion_t`. Argument: `&Completion`.
         Completion: u64;
-        /// `doca_dpa_dev_notification_completion_t` (uint64_t).
+        /// `doca_dpa_dev_notification_completion_t`. Argument: `&NotificationCompletion`.
         Notification: u64;
-        /// `doca_dpa_dev_async_ops_t` (uint64_t).
+        /// `doca_dpa_dev_async_ops_t`. Argument: `&AsyncOps`.
         AsyncOps: u64;
-        /// `doca_dpa_dev_hash_table_t` (uint64_t).
+        /// `doca_dpa_dev_hash_table_t`. Argument: `&HashTable`.
         HashTable: u64;
-        /// `doca_dpa_dev_mmap_t` (uint32_t: the one 32-bit DPA handle).
+        /// `doca_dpa_dev_mmap_t` (uint32_t: the one 32-bit DPA handle). Argument: `&DpaMmap`.
         Mmap: u32;
+        /// `doca_dpa_dev_rdmi_connection_t`. Argument: a started RDMI connection (doca-rdmi).
+        RdmiConnection: u64;
+        /// `doca_rdmi_dev_poster_t`. Argument: a started RDMI poster (doca-rdmi).
+        RdmiPoster: u64;
     }
 }
 
-/// A value that can be passed for a kernel parameter of type `P`, borrowed
-/// for `'a` (the launch keeps the borrow until it completes).
-pub trait KernelArg<'a, P: KernelParam> {
-    /// The value as the kernel's C type.
-    fn to_abi(&self) -> P::Abi;
-}
-
-macro_rules! scalar_args {
-    ($($t:ty),*) => {$(
-        impl KernelArg<'_, $t> for $t {
-            fn to_abi(&self) -> $t {
-                *self
-            }
-        }
-    )*};
-}
-scalar_args!(u64, u32, i64, i32);
-
-/// A kernel: a `__dpa_global__` function of an app, with parameter types `S`
-/// (a tuple). Launched with [`Launcher`](crate::Launcher).
-pub struct Kernel<S> {
-    name: &'static str,
-    func: unsafe extern "C" fn(),
-    _sig: PhantomData<fn(S)>,
-}
-
-/// An RPC function: a `__dpa_rpc__` function returning `uint64_t`, with
-/// parameter types `S`. Called with [`Dpa::rpc`](crate::Dpa::rpc).
-pub struct Rpc<S> {
-    name: &'static str,
-    func: unsafe extern "C" fn(),
-    _sig: PhantomData<fn(S)>,
-}
-
-/// A DPA thread entry point: `__dpa_global__ void f(uint64_t arg)`.
-#[derive(Clone, Copy)]
-pub struct ThreadFn {
-    name: &'static str,
-    func: unsafe extern "C" fn(),
-}
-
-macro_rules! device_fn_common {
-    ($($ty:ident<$($g:ident)?>),*) => {$(
-        impl<$($g)?> $ty<$($g)?> {
-            /// The function's C name.
-            pub fn name(&self) -> &'static str {
-                self.name
-            }
-
-            /// The host stub's address, passed to DOCA as `doca_dpa_func_t *`.
-            pub(crate) fn func_ptr(&self) -> sys::doca_dpa_func_t {
-                Some(self.func)
-            }
-        }
-
-        impl<$($g)?> Clone for $ty<$($g)?> {
-            fn clone(&self) -> Self {
-                *self
-            }
-        }
-        impl<$($g)?> Copy for $ty<$($g)?> {}
-
-        impl<$($g)?> std::fmt::Debug for $ty<$($g)?> {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.debug_tuple(stringify!($ty)).field(&self.name).finish()
-            }
-        }
-    )*};
-}
-
-impl<S> Kernel<S> {
-    #[doc(hidden)]
-    pub const fn new(name: &'static str, func: unsafe extern "C" fn()) -> Self {
-        Kernel {
-            name,
-            func,
-            _sig: PhantomData,
-        }
-    }
-}
-
-impl<S> Rpc<S> {
-    #[doc(hidden)]
-    pub const fn new(name: &'static str, func: unsafe extern "C" fn()) -> Self {
-        Rpc {
-            name,
-            func,
-            _sig: PhantomData,
-        }
-    }
-}
-
-impl ThreadFn {
-    #[doc(hidden)]
-    pub const fn new(name: &'static str, func: unsafe extern "C" fn()) -> Self {
-        ThreadFn { name, func }
-    }
-
-    /// The function's C name.
-    pub fn name(&self) -> &'static str {
-        self.name
-    }
-
-    /// The host stub's address, passed to DOCA as `doca_dpa_func_t *`.
-    pub(crate) fn func_ptr(&self) -> sys::doca_dpa_func_t {
-        Some(self.func)
-    }
-}
-
-impl std::fmt::Debug for ThreadFn {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_tuple("ThreadFn").field(&self.name).finish()
-    }
-}
-
-device_fn_common!(Kernel<S>, Rpc<S>);
-
-/// The fixed arguments of `doca_dpa_kernel_launch_update_set/_add`.
-#[derive(Debug, Clone, Copy)]
-#[doc(hidden)]
-pub struct RawLaunch {
-    pub dpa: *mut sys::doca_dpa,
-    pub wait_event: *mut sys::doca_sync_event,
-    pub wait_threshold: u64,
-    pub comp_event: *mut sys::doca_sync_event,
-    pub comp_count: u64,
-    pub num_threads: u32,
-    pub func: sys::doca_dpa_func_t,
-}
-
-/// A tuple of arguments matching the parameter tuple `S` element by element.
+/// A value that can be passed for a parameter of type `P`.
 ///
-/// Implemented for tuples of up to 16 [`KernelArg`]s; the variadic call
-/// passes each with its parameter's exact C type.
-pub trait KernelArgs<'a, S> {
-    /// Calls `doca_dpa_kernel_launch_update_add` with these arguments.
-    ///
-    /// # Safety
-    /// `raw` must hold a started context, events valid for it (or NULL) and a
-    /// kernel of its app whose parameters are `S`.
-    #[doc(hidden)]
-    unsafe fn launch_add(&self, raw: RawLaunch) -> sys::doca_error_t;
-
-    /// Calls `doca_dpa_rpc` with these arguments.
-    ///
-    /// # Safety
-    /// `dpa` must be a started context and `func` an RPC of its app whose
-    /// parameters are `S`.
-    #[doc(hidden)]
-    unsafe fn rpc(
-        &self,
-        dpa: *mut sys::doca_dpa,
-        func: sys::doca_dpa_func_t,
-        ret: *mut u64,
-    ) -> sys::doca_error_t;
+/// # Safety
+/// The value `lower` returns must be valid for the parameter's C type, and every object
+/// the device can reach through it must be recorded in `keep` (so it lives until the
+/// device is done with it) unless it is kept alive for the rest of the program.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be passed for a device-function parameter of type `{P}`",
+    label = "the kernel's C prototype declares this parameter as `{P}`",
+    note = "arguments for DOCA handles and DPA addresses are the objects themselves \
+            (`&DpaBuffer`, `&KernelEvent`, `&Completion`, …), which the launch keeps alive"
+)]
+pub unsafe trait KernelArg<P: KernelParam> {
+    /// The value for the C parameter, recording in `keep` what it keeps alive.
+    fn lower(&self, keep: &mut Keep<'_>) -> Result<P::Abi>;
 }
 
-macro_rules! tuple_args {
-    ($( ($($p:ident $a:ident $v:ident),*) )*) => {$(
-        impl<'a, $($p: KernelParam,)* $($a: KernelArg<'a, $p>,)*> KernelArgs<'a, ($($p,)*)> for ($($a,)*) {
-            #[allow(non_snake_case, unused_variables, clippy::unused_unit)]
-            unsafe fn launch_add(&self, raw: RawLaunch) -> sys::doca_error_t {
-                let ($($v,)*) = self;
-                // SAFETY: per the trait contract; each value has its
-                // parameter's exact C type.
-                unsafe {
-                    sys::doca_dpa_kernel_launch_update_add(
-                        raw.dpa, raw.wait_event, raw.wait_threshold, raw.comp_event, raw.comp_count,
-                        raw.num_threads as _, raw.func $(, KernelArg::<$p>::to_abi($v))*
-                    )
-                }
-            }
+// SAFETY: forwards to the referenced value.
+unsafe impl<P: KernelParam, A: KernelArg<P> + ?Sized> KernelArg<P> for &A {
+    #[inline]
+    fn lower(&self, keep: &mut Keep<'_>) -> Result<P::Abi> {
+        (**self).lower(keep)
+    }
+}
 
+/// A tuple of parameter types (the `Params` of a [`KernelSig`]).
+pub trait ParamList: 'static {
+    /// The tuple of the values handed to the launcher.
+    type Abi: Copy;
+}
+
+/// A tuple of arguments matching the parameter tuple `Ps` element by element.
+#[diagnostic::on_unimplemented(
+    message = "these arguments do not match the device function's parameters `{Ps}`",
+    label = "expected a tuple with one argument per C parameter, in order",
+    note = "the parameters come from the function's C prototype; see its documentation"
+)]
+pub trait KernelArgs<Ps: ParamList> {
+    /// Lowers every argument, recording what they keep alive.
+    #[doc(hidden)]
+    fn lower_all(&self, keep: &mut Keep<'_>) -> Result<Ps::Abi>;
+}
+
+macro_rules! tuples {
+    ($( ($($p:ident $a:ident $v:ident),*) )*) => {$(
+        impl<$($p: KernelParam,)*> ParamList for ($($p,)*) {
+            type Abi = ($($p::Abi,)*);
+        }
+
+        impl<$($p: KernelParam,)* $($a: KernelArg<$p>,)*> KernelArgs<($($p,)*)> for ($($a,)*) {
+            #[inline]
             #[allow(non_snake_case, unused_variables, clippy::unused_unit)]
-            unsafe fn rpc(&self, dpa: *mut sys::doca_dpa, func: sys::doca_dpa_func_t, ret: *mut u64) -> sys::doca_error_t {
+            fn lower_all(&self, keep: &mut Keep<'_>) -> Result<($($p::Abi,)*)> {
                 let ($($v,)*) = self;
-                // SAFETY: per the trait contract.
-                unsafe { sys::doca_dpa_rpc(dpa, func, ret $(, KernelArg::<$p>::to_abi($v))*) }
+                Ok(($($v.lower(keep)?,)*))
             }
         }
     )*};
 }
 
-tuple_args! {
+tuples! {
     ()
     (P0 A0 v0)
     (P0 A0 v0, P1 A1 v1)
@@ -328,90 +224,194 @@ tuple_args! {
     (P0 A0 v0, P1 A1 v1, P2 A2 v2, P3 A3 v3, P4 A4 v4, P5 A5 v5, P6 A6 v6, P7 A7 v7, P8 A8 v8, P9 A9 v9)
     (P0 A0 v0, P1 A1 v1, P2 A2 v2, P3 A3 v3, P4 A4 v4, P5 A5 v5, P6 A6 v6, P7 A7 v7, P8 A8 v8, P9 A9 v9, P10 A10 v10)
     (P0 A0 v0, P1 A1 v1, P2 A2 v2, P3 A3 v3, P4 A4 v4, P5 A5 v5, P6 A6 v6, P7 A7 v7, P8 A8 v8, P9 A9 v9, P10 A10 v10, P11 A11 v11)
-    (P0 A0 v0, P1 A1 v1, P2 A2 v2, P3 A3 v3, P4 A4 v4, P5 A5 v5, P6 A6 v6, P7 A7 v7, P8 A8 v8, P9 A9 v9, P10 A10 v10, P11 A11 v11, P12 A12 v12)
-    (P0 A0 v0, P1 A1 v1, P2 A2 v2, P3 A3 v3, P4 A4 v4, P5 A5 v5, P6 A6 v6, P7 A7 v7, P8 A8 v8, P9 A9 v9, P10 A10 v10, P11 A11 v11, P12 A12 v12, P13 A13 v13)
-    (P0 A0 v0, P1 A1 v1, P2 A2 v2, P3 A3 v3, P4 A4 v4, P5 A5 v5, P6 A6 v6, P7 A7 v7, P8 A8 v8, P9 A9 v9, P10 A10 v10, P11 A11 v11, P12 A12 v12, P13 A13 v13, P14 A14 v14)
-    (P0 A0 v0, P1 A1 v1, P2 A2 v2, P3 A3 v3, P4 A4 v4, P5 A5 v5, P6 A6 v6, P7 A7 v7, P8 A8 v8, P9 A9 v9, P10 A10 v10, P11 A11 v11, P12 A12 v12, P13 A13 v13, P14 A14 v14, P15 A15 v15)
 }
 
-/// Declares a DPA application built by dpacc (or by doca-build-support for
-/// the sim) and its device functions, with the C types of their parameters.
+/// The fixed arguments of `doca_dpa_kernel_launch_update_set/_add`, as the generated C
+/// launchers take them (`struct doca_gen_launch`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+#[doc(hidden)]
+pub struct RawLaunch {
+    pub dpa: *mut sys::doca_dpa,
+    pub wait_event: *mut sys::doca_sync_event,
+    pub wait_threshold: u64,
+    pub comp_event: *mut sys::doca_sync_event,
+    pub comp_count: u64,
+    pub num_threads: u32,
+    /// 1 for `_add`, 0 for `_set`.
+    pub add: u32,
+}
+
+/// The signature of a `__dpa_global__` function: its parameter types and the C
+/// launcher that passes them. Generated from the C prototype.
+///
+/// # Safety
+/// `Params` must be the function's C parameter types, and `launch` must call
+/// `doca_dpa_kernel_launch_update_add` (or `_set`, per `l.add`) for exactly this
+/// function, passing each value with its parameter's C type.
+pub unsafe trait KernelSig: 'static {
+    /// The parameter types, in order.
+    type Params: ParamList;
+    /// The function's C name.
+    const NAME: &'static str;
+    /// Makes the launch call.
+    ///
+    /// # Safety
+    /// `l` must hold a started context, events valid for it (or NULL), and the
+    /// function must belong to the context's application.
+    #[doc(hidden)]
+    unsafe fn launch(
+        l: &RawLaunch,
+        args: <Self::Params as ParamList>::Abi,
+    ) -> sys::doca_error_t;
+}
+
+/// The signature of a `__dpa_rpc__` function. Generated from the C prototype.
+///
+/// # Safety
+/// As [`KernelSig`], for `doca_dpa_rpc`.
+pub unsafe trait RpcSig: 'static {
+    /// The parameter types, in order.
+    type Params: ParamList;
+    /// The function's C name.
+    const NAME: &'static str;
+    /// Makes the RPC call.
+    ///
+    /// # Safety
+    /// `dpa` must be a started context whose application holds this function, and
+    /// `ret` writable.
+    #[doc(hidden)]
+    unsafe fn call(
+        dpa: *mut sys::doca_dpa,
+        ret: *mut u64,
+        args: <Self::Params as ParamList>::Abi,
+    ) -> sys::doca_error_t;
+}
+
+/// A `__dpa_global__` function of an application: launched with
+/// [`Launcher`](crate::Launcher), or run by a [`DpaThread`](crate::DpaThread).
+pub struct Kernel<S> {
+    app: fn() -> *mut sys::doca_dpa_app,
+    name: &'static str,
+    func: unsafe extern "C" fn(),
+    _sig: PhantomData<fn(S)>,
+}
+
+/// A `__dpa_rpc__` function returning `uint64_t`. Called with
+/// [`Dpa::rpc`](crate::Dpa::rpc).
+pub struct Rpc<S> {
+    app: fn() -> *mut sys::doca_dpa_app,
+    name: &'static str,
+    _sig: PhantomData<fn(S)>,
+}
+
+impl<S> Kernel<S> {
+    /// A kernel of the application whose symbol `app` reads, with the host symbol
+    /// `func`. Used by the generated declarations.
+    ///
+    /// # Safety
+    /// `func` must be the host symbol of the `__dpa_global__` function called `name`
+    /// in the application `app` returns, and `S` its signature.
+    #[doc(hidden)]
+    pub const unsafe fn generated(
+        app: fn() -> *mut sys::doca_dpa_app,
+        name: &'static str,
+        func: unsafe extern "C" fn(),
+    ) -> Self {
+        Kernel {
+            app,
+            name,
+            func,
+            _sig: PhantomData,
+        }
+    }
+
+    /// The host symbol, passed to DOCA as `doca_dpa_func_t *`.
+    pub(crate) fn func_ptr(&self) -> sys::doca_dpa_func_t {
+        Some(self.func)
+    }
+}
+
+impl<S> Rpc<S> {
+    /// An RPC of the application whose symbol `app` reads. Used by the generated
+    /// declarations.
+    ///
+    /// # Safety
+    /// `S` must be the signature of the `__dpa_rpc__` function called `name` in the
+    /// application `app` returns.
+    #[doc(hidden)]
+    pub const unsafe fn generated(app: fn() -> *mut sys::doca_dpa_app, name: &'static str) -> Self {
+        Rpc {
+            app,
+            name,
+            _sig: PhantomData,
+        }
+    }
+}
+
+macro_rules! device_fn_common {
+    ($($ty:ident),*) => {$(
+        impl<S> $ty<S> {
+            /// The function's C name.
+            pub fn name(&self) -> &'static str {
+                self.name
+            }
+
+            /// Whether it belongs to `app`.
+            pub(crate) fn belongs_to(&self, app: App) -> bool {
+                (self.app)() == app.as_ptr()
+            }
+        }
+
+        impl<S> Clone for $ty<S> {
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+        impl<S> Copy for $ty<S> {}
+
+        impl<S> std::fmt::Debug for $ty<S> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_tuple(stringify!($ty)).field(&self.name).finish()
+            }
+        }
+    )*};
+}
+device_fn_common!(Kernel, Rpc);
+
+/// The error for a device function used with a context of another application.
+pub(crate) fn foreign_function(call: &'static str, name: &str, dpa_app: App) -> crate::Error {
+    crate::Error::invalid(
+        call,
+        format!(
+            "`{name}` is not a function of application `{}`, which this context runs",
+            dpa_app.name()
+        ),
+    )
+}
+
+/// Includes the Rust declarations that `doca-build-support` generated from the C
+/// sources of a DPA application (in this package's build script), as a module named
+/// like the application.
 ///
 /// ```ignore
-/// doca_dpa::dpa_app! {
-///     /// Kernels of `kernels/hello.c`, built with `--app-name=hello_app`.
-///     pub mod hello_app {
-///         /// `__dpa_global__ void fill(doca_dpa_dev_uintptr_t out, uint32_t n)`
-///         kernel fill(param::DevPtr, u32);
-///         /// `__dpa_rpc__ uint64_t add(uint64_t a, uint64_t b)`
-///         rpc add(u64, u64);
-///         /// `__dpa_global__ void worker(uint64_t arg)`
-///         thread worker;
-///     }
-/// }
-/// let dpa = Dpa::start(&device, hello_app::app())?;
+/// // build.rs: doca_build_support::dpa_app::DpaApp::new("my_app").sources_in("kernels").build_or_exit();
+/// doca_dpa::include_app!(my_app);
+/// // my_app::app(), and one constant per __dpa_global__ / __dpa_rpc__ function:
+/// launcher.launch(&my_app::fill, 16, (&buffer, 7u64))?;
 /// ```
 ///
-/// The module gets `app()` and one constant per function (a [`Kernel`],
-/// [`Rpc`] or [`ThreadFn`]). `param` refers to [`doca_dpa::param`](crate::param).
+/// Each constant is documented with its C prototype; an argument of the wrong type or
+/// count does not compile.
 #[macro_export]
-macro_rules! dpa_app {
-    (
-        $(#[$meta:meta])*
-        $vis:vis mod $app:ident {
-            $($body:tt)*
-        }
-    ) => {
+macro_rules! include_app {
+    ($(#[$meta:meta])* $vis:vis $app:ident) => {
         $(#[$meta])*
-        // A program need not use every function of its DPA image.
-        #[allow(non_upper_case_globals, dead_code)]
+        #[allow(non_upper_case_globals, missing_docs, clippy::missing_safety_doc)]
         $vis mod $app {
             #[allow(unused_imports)]
-            use $crate::param;
-            mod ffi {
-                extern "C" {
-                    pub static $app: *mut $crate::sys::doca_dpa_app;
-                }
-                $crate::dpa_app!(@stubs $($body)*);
-            }
-
-            /// The application (`struct doca_dpa_app *` from dpacc's `--app-name`).
-            pub fn app() -> $crate::App {
-                // SAFETY: the symbol is defined by the DPA image linked into
-                // this program, filled in at load time.
-                unsafe { $crate::App::from_symbol(ffi::$app, stringify!($app)) }
-            }
-
-            $crate::dpa_app!(@consts $($body)*);
+            use $crate::__private as __dpa;
+            include!(concat!(env!("OUT_DIR"), "/doca_dpa_app_", stringify!($app), ".rs"));
         }
-    };
-    (@stubs) => {};
-    (@stubs $(#[$m:meta])* kernel $name:ident($($p:ty),* $(,)?); $($rest:tt)*) => {
-        extern "C" { pub fn $name(); }
-        $crate::dpa_app!(@stubs $($rest)*);
-    };
-    (@stubs $(#[$m:meta])* rpc $name:ident($($p:ty),* $(,)?); $($rest:tt)*) => {
-        extern "C" { pub fn $name(); }
-        $crate::dpa_app!(@stubs $($rest)*);
-    };
-    (@stubs $(#[$m:meta])* thread $name:ident; $($rest:tt)*) => {
-        extern "C" { pub fn $name(); }
-        $crate::dpa_app!(@stubs $($rest)*);
-    };
-    (@consts) => {};
-    (@consts $(#[$m:meta])* kernel $name:ident($($p:ty),* $(,)?); $($rest:tt)*) => {
-        $(#[$m])*
-        pub const $name: $crate::Kernel<($($p,)*)> = $crate::Kernel::new(stringify!($name), ffi::$name);
-        $crate::dpa_app!(@consts $($rest)*);
-    };
-    (@consts $(#[$m:meta])* rpc $name:ident($($p:ty),* $(,)?); $($rest:tt)*) => {
-        $(#[$m])*
-        pub const $name: $crate::Rpc<($($p,)*)> = $crate::Rpc::new(stringify!($name), ffi::$name);
-        $crate::dpa_app!(@consts $($rest)*);
-    };
-    (@consts $(#[$m:meta])* thread $name:ident; $($rest:tt)*) => {
-        $(#[$m])*
-        pub const $name: $crate::ThreadFn = $crate::ThreadFn::new(stringify!($name), ffi::$name);
-        $crate::dpa_app!(@consts $($rest)*);
     };
 }

@@ -38,7 +38,7 @@ impl DevList {
         let mut head = std::ptr::null_mut();
         let mut len = 0u32;
         // SAFETY: valid out-pointers.
-        doca_call!(doca_devinfo_create_list(&mut head, &mut len))?;
+        unsafe { doca_call!(doca_devinfo_create_list(&mut head, &mut len)) }?;
         Ok(DevList {
             head,
             len: len as usize,
@@ -55,7 +55,7 @@ impl DevList {
 impl Drop for DevList {
     fn drop(&mut self) {
         // SAFETY: `head` came from doca_devinfo_create_list and is destroyed once.
-        if let Err(e) = doca_call!(doca_devinfo_destroy_list(self.head)) {
+        if let Err(e) = unsafe { doca_call!(doca_devinfo_destroy_list(self.head)) } {
             tracing::warn!(target: "doca_dpa::device", error = %e, "destroying the device list failed");
         }
     }
@@ -76,17 +76,17 @@ fn describe(info: *mut sys::doca_devinfo) -> Result<DeviceInfo> {
     let mut iface = [0 as c_char; sys::DOCA_DEVINFO_IFACE_NAME_SIZE as usize];
     // SAFETY: `info` is a live devinfo of the list; buffers have the
     // documented sizes.
-    doca_call!(doca_devinfo_get_pci_addr_str(info, pci.as_mut_ptr()))?;
-    doca_call!(doca_devinfo_get_ibdev_name(
+    unsafe { doca_call!(doca_devinfo_get_pci_addr_str(info, pci.as_mut_ptr())) }?;
+    unsafe { doca_call!(doca_devinfo_get_ibdev_name(
         info,
         ib.as_mut_ptr(),
         ib.len() as u32
-    ))?;
-    doca_call!(doca_devinfo_get_iface_name(
+    )) }?;
+    unsafe { doca_call!(doca_devinfo_get_iface_name(
         info,
         iface.as_mut_ptr(),
         iface.len() as u32
-    ))?;
+    )) }?;
     Ok(DeviceInfo {
         pci_addr: fixed_str(&pci),
         ibdev_name: fixed_str(&ib),
@@ -100,7 +100,7 @@ fn describe(info: *mut sys::doca_devinfo) -> Result<DeviceInfo> {
 #[cfg(doca_sym = "doca_dpa_cap_is_supported")]
 fn has_dpa(info: *mut sys::doca_devinfo) -> Result<bool> {
     // SAFETY: `info` is a live devinfo.
-    match doca_call!(doca_dpa_cap_is_supported(info)) {
+    match unsafe { doca_call!(doca_dpa_cap_is_supported(info)) } {
         Ok(()) => Ok(true),
         Err(e) if e.code() == Some(crate::ErrorCode::NOT_SUPPORTED) => Ok(false),
         Err(e) => Err(e),
@@ -153,19 +153,12 @@ pub(crate) struct DeviceInner {
     info: DeviceInfo,
 }
 
-// SAFETY: a doca_dev handle may be used from another thread as long as it is
-// not used concurrently; `Device` gives shared access only to immutable data
-// and DOCA calls that take the device as a parent for new objects, which
-// DOCA serialises internally for open devices.
-unsafe impl Send for DeviceInner {}
-// SAFETY: see above.
-unsafe impl Sync for DeviceInner {}
 
 impl Drop for DeviceInner {
     fn drop(&mut self) {
         // SAFETY: the handle came from doca_dev_open and is closed once, after
         // every child (which holds an Arc of this) is gone.
-        if let Err(e) = doca_call!(doca_dev_close(self.ptr.as_ptr())) {
+        if let Err(e) = unsafe { doca_call!(doca_dev_close(self.ptr.as_ptr())) } {
             tracing::warn!(target: "doca_dpa::device", error = %e, device = %self.info.pci_addr, "closing the device failed");
         }
     }
@@ -203,7 +196,7 @@ impl Device {
             if want(&info) {
                 let mut dev = std::ptr::null_mut();
                 // SAFETY: `raw` is a live devinfo; valid out-pointer.
-                doca_call!(doca_dev_open(raw, &mut dev))?;
+                unsafe { doca_call!(doca_dev_open(raw, &mut dev)) }?;
                 let ptr = NonNull::new(dev).ok_or_else(|| {
                     Error::invalid("doca_dev_open", "DOCA returned a NULL device")
                 })?;
@@ -262,7 +255,10 @@ impl Device {
     }
 }
 
-static_assertions::assert_impl_all!(Device: Send, Sync, Clone);
+// DOCA objects are not thread-safe (facts: DPA guide note), and clones share one
+// `doca_dev`, so a device stays on the thread that opened it; each thread opens its own.
+static_assertions::assert_impl_all!(Device: Clone);
+static_assertions::assert_not_impl_any!(Device: Send, Sync);
 
 #[cfg(test)]
 mod tests {
@@ -306,17 +302,11 @@ struct RepresentorInner {
 impl Drop for RepresentorInner {
     fn drop(&mut self) {
         // SAFETY: opened by doca_dev_rep_open, closed once, after its users.
-        if let Err(e) = doca_call!(doca_dev_rep_close(self.ptr.as_ptr())) {
+        if let Err(e) = unsafe { doca_call!(doca_dev_rep_close(self.ptr.as_ptr())) } {
             tracing::warn!(target: "doca_dpa::device", error = %e, "closing a representor failed");
         }
     }
 }
-
-// SAFETY: like `DeviceInner`: an open representor is only used as the parent
-// of new objects, and its data is immutable.
-unsafe impl Send for RepresentorInner {}
-// SAFETY: as above.
-unsafe impl Sync for RepresentorInner {}
 
 /// An open representor of a device (`doca_dev_rep`), e.g. the one an RDMI
 /// connection serves. Closed with `doca_dev_rep_close` when the last clone
@@ -346,7 +336,8 @@ impl Representor {
     }
 }
 
-static_assertions::assert_impl_all!(Representor: Send, Sync, Clone);
+static_assertions::assert_impl_all!(Representor: Clone);
+static_assertions::assert_not_impl_any!(Representor: Send, Sync);
 
 impl Device {
     /// Opens every representor of this device that matches `filter`
@@ -356,12 +347,12 @@ impl Device {
         let mut head = std::ptr::null_mut();
         let mut len = 0u32;
         // SAFETY: an open device; valid out-pointers.
-        doca_call!(doca_devinfo_rep_create_list(
+        unsafe { doca_call!(doca_devinfo_rep_create_list(
             self.as_ptr(),
             filter.bits() as _,
             &mut head,
             &mut len
-        ))?;
+        )) }?;
         let mut out = Vec::with_capacity(len as usize);
         let mut result = Ok(());
         for index in 0..len as usize {
@@ -369,7 +360,7 @@ impl Device {
             let info = unsafe { *head.add(index) };
             let mut rep = std::ptr::null_mut();
             // SAFETY: a live representor devinfo; valid out-pointer.
-            if let Err(e) = doca_call!(doca_dev_rep_open(info, &mut rep)) {
+            if let Err(e) = unsafe { doca_call!(doca_dev_rep_open(info, &mut rep)) } {
                 result = Err(e);
                 break;
             }
@@ -385,7 +376,7 @@ impl Device {
         }
         // SAFETY: the list from doca_devinfo_rep_create_list, destroyed once;
         // opened representors stay valid.
-        if let Err(e) = doca_call!(doca_devinfo_rep_destroy_list(head)) {
+        if let Err(e) = unsafe { doca_call!(doca_devinfo_rep_destroy_list(head)) } {
             tracing::warn!(target: "doca_dpa::device", error = %e, "destroying the representor list failed");
         }
         result.map(|()| out)

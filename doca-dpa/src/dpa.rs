@@ -79,13 +79,6 @@ pub(crate) struct DpaInner {
     pub(crate) limits: Limits,
 }
 
-// SAFETY: `DpaInner` is only reached through `Dpa`, which is neither `Send`
-// nor `Sync`, so every user of one context runs on one thread. (The `Arc`
-// keeps the parent alive for its children; thread-safety comes from `Dpa`.)
-unsafe impl Send for DpaInner {}
-// SAFETY: as above.
-unsafe impl Sync for DpaInner {}
-
 impl Drop for DpaInner {
     fn drop(&mut self) {
         if self.torn_down {
@@ -105,19 +98,19 @@ impl DpaInner {
         self.torn_down = true;
         // SAFETY: a started context created by doca_dpa_create (or extended),
         // torn down once.
-        match doca_call!(doca_dpa_stop(p)) {
+        match unsafe { doca_call!(doca_dpa_stop(p)) } {
             // An already-stopped context answers BAD_STATE.
             Ok(()) => {}
             Err(e) if e.code() == Some(ErrorCode::BAD_STATE) => {}
             Err(e) => {
                 // Still destroy: a failed stop must not leak the context.
                 // SAFETY: as above.
-                let _ = doca_call!(doca_dpa_destroy(p));
+                let _ = unsafe { doca_call!(doca_dpa_destroy(p)) };
                 return Err(e);
             }
         }
         // SAFETY: as above.
-        doca_call!(doca_dpa_destroy(p))?;
+        unsafe { doca_call!(doca_dpa_destroy(p)) }?;
         tracing::debug!(target: "doca_dpa::dpa", app = self.app.name(), "DPA context destroyed");
         Ok(())
     }
@@ -152,7 +145,7 @@ impl Drop for DpaBuilder {
     fn drop(&mut self) {
         if let Some(p) = self.ptr.take() {
             // SAFETY: an unstarted context of ours, destroyed once.
-            if let Err(e) = doca_call!(doca_dpa_destroy(p.as_ptr())) {
+            if let Err(e) = unsafe { doca_call!(doca_dpa_destroy(p.as_ptr())) } {
                 tracing::warn!(target: "doca_dpa::dpa", error = %e, "destroying an unstarted DPA context failed");
             }
         }
@@ -167,7 +160,7 @@ impl DpaBuilder {
     pub fn new(device: &Device) -> Result<DpaBuilder> {
         let mut raw = std::ptr::null_mut();
         // SAFETY: a live device; valid out-pointer.
-        doca_call!(doca_dpa_create(device.as_ptr(), &mut raw))?;
+        unsafe { doca_call!(doca_dpa_create(device.as_ptr(), &mut raw)) }?;
         let ptr = NonNull::new(raw)
             .ok_or_else(|| Error::invalid("doca_dpa_create", "DOCA returned NULL"))?;
         tracing::debug!(target: "doca_dpa::dpa", device = %device.info().pci_addr, "DPA context created");
@@ -185,7 +178,7 @@ impl DpaBuilder {
     /// Sets the DPA application (`doca_dpa_set_app`).
     pub fn app(mut self, app: App) -> Result<Self> {
         // SAFETY: an unstarted context and an app symbol of this program.
-        doca_call!(doca_dpa_set_app(self.raw(), app.as_ptr()))?;
+        unsafe { doca_call!(doca_dpa_set_app(self.raw(), app.as_ptr())) }?;
         self.app = Some(app);
         Ok(self)
     }
@@ -193,7 +186,7 @@ impl DpaBuilder {
     /// Sets the device log level (`doca_dpa_set_log_level`).
     pub fn log_level(self, level: LogLevel) -> Result<Self> {
         // SAFETY: an unstarted context.
-        doca_call!(doca_dpa_set_log_level(self.raw(), level.raw()))?;
+        unsafe { doca_call!(doca_dpa_set_log_level(self.raw(), level.raw())) }?;
         Ok(self)
     }
 
@@ -202,7 +195,7 @@ impl DpaBuilder {
     pub fn log_file(self, path: &Path) -> Result<Self> {
         let c = path_cstring("doca_dpa_log_file_set_path", path)?;
         // SAFETY: an unstarted context and a NUL-terminated path.
-        doca_call!(doca_dpa_log_file_set_path(self.raw(), c.as_ptr()))?;
+        unsafe { doca_call!(doca_dpa_log_file_set_path(self.raw(), c.as_ptr())) }?;
         Ok(self)
     }
 
@@ -210,7 +203,7 @@ impl DpaBuilder {
     pub fn trace_file(self, path: &Path) -> Result<Self> {
         let c = path_cstring("doca_dpa_trace_file_set_path", path)?;
         // SAFETY: an unstarted context and a NUL-terminated path.
-        doca_call!(doca_dpa_trace_file_set_path(self.raw(), c.as_ptr()))?;
+        unsafe { doca_call!(doca_dpa_trace_file_set_path(self.raw(), c.as_ptr())) }?;
         Ok(self)
     }
 
@@ -247,7 +240,7 @@ impl DpaBuilder {
             )
         })?;
         // SAFETY: an unstarted context with an app.
-        doca_call!(doca_dpa_start(self.raw()))?;
+        unsafe { doca_call!(doca_dpa_start(self.raw())) }?;
         let ptr = self
             .ptr
             .take()
@@ -256,9 +249,9 @@ impl DpaBuilder {
             Ok(l) => l,
             Err(e) => {
                 // SAFETY: our started context; undo before reporting.
-                let _ = doca_call!(doca_dpa_stop(ptr.as_ptr()));
+                let _ = unsafe { doca_call!(doca_dpa_stop(ptr.as_ptr())) };
                 // SAFETY: as above.
-                let _ = doca_call!(doca_dpa_destroy(ptr.as_ptr()));
+                let _ = unsafe { doca_call!(doca_dpa_destroy(ptr.as_ptr())) };
                 return Err(e);
             }
         };
@@ -291,11 +284,11 @@ fn query_limits(p: *mut sys::doca_dpa) -> Result<Limits> {
     let mut eus = 0;
     let mut total = 0;
     // SAFETY: a created context; valid out-pointers.
-    doca_call!(doca_dpa_get_max_threads_per_kernel(p, &mut threads))?;
-    doca_call!(doca_dpa_get_kernel_max_run_time(p, &mut run_time))?;
-    doca_call!(doca_dpa_get_core_num(p, &mut cores))?;
-    doca_call!(doca_dpa_get_num_eus_per_core(p, &mut eus))?;
-    doca_call!(doca_dpa_get_total_num_eus_available(p, &mut total))?;
+    unsafe { doca_call!(doca_dpa_get_max_threads_per_kernel(p, &mut threads)) }?;
+    unsafe { doca_call!(doca_dpa_get_kernel_max_run_time(p, &mut run_time)) }?;
+    unsafe { doca_call!(doca_dpa_get_core_num(p, &mut cores)) }?;
+    unsafe { doca_call!(doca_dpa_get_num_eus_per_core(p, &mut eus)) }?;
+    unsafe { doca_call!(doca_dpa_get_total_num_eus_available(p, &mut total)) }?;
     Ok(Limits {
         max_threads_per_kernel: threads as u32,
         kernel_max_run_time: Duration::from_secs(run_time as u64),
@@ -322,7 +315,7 @@ fn query_limits(p: *mut sys::doca_dpa) -> Result<Limits> {
 /// ```
 #[derive(Clone)]
 pub struct Dpa {
-    pub(crate) inner: Arc<DpaInner>,
+    inner: Arc<DpaInner>,
     _not_send: std::marker::PhantomData<*const ()>,
 }
 
@@ -338,11 +331,6 @@ impl fmt::Debug for Dpa {
             .finish()
     }
 }
-
-/// The DPA-side handle of a context (`doca_dpa_dev_t`), passable to kernels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[repr(transparent)]
-pub struct DpaHandle(pub u64);
 
 impl Dpa {
     /// Stops and destroys the context now (`doca_dpa_stop`,
@@ -387,20 +375,31 @@ impl Dpa {
         self.inner.limits
     }
 
-    /// The context's DPA handle (`doca_dpa_get_dpa_handle`), for kernels that
-    /// need it.
-    pub fn handle(&self) -> Result<DpaHandle> {
-        let mut h = 0;
-        // SAFETY: a started context; valid out-pointer.
-        doca_call!(doca_dpa_get_dpa_handle(self.as_ptr(), &mut h))?;
-        Ok(DpaHandle(h))
+    /// Whether `other` is this context (or a clone of it).
+    pub(crate) fn same_context(&self, other: &Dpa) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
+    /// What the device reported about a fault of this context, when it says: the
+    /// software DPA's fault report. Real DOCA writes crash data to
+    /// `doca_dpa_fatal.<pid>.*` files instead.
+    pub fn fault_report(&self) -> Option<String> {
+        None
+    }
+
+    /// [`Error::ContextFatal`] for `call`, with the fault report.
+    pub(crate) fn fatal_error(&self, call: &'static str) -> Error {
+        Error::ContextFatal {
+            call,
+            fault: self.fault_report(),
+        }
     }
 
     /// Whether a device-side error made the context unusable
     /// (`doca_dpa_peek_at_last_error`; sticky once fatal).
     pub fn health(&self) -> Result<Health> {
         // SAFETY: a started context.
-        match doca_call!(doca_dpa_peek_at_last_error(self.as_ptr())) {
+        match unsafe { doca_call!(doca_dpa_peek_at_last_error(self.as_ptr())) } {
             Ok(()) => Ok(Health::Ok),
             Err(e) if e.code() == Some(ErrorCode::BAD_STATE) => Ok(Health::Fatal),
             Err(e) => Err(e),
@@ -411,7 +410,7 @@ impl Dpa {
     pub(crate) fn ensure_healthy(&self, call: &'static str) -> Result<()> {
         match self.health()? {
             Health::Ok => Ok(()),
-            Health::Fatal => Err(Error::ContextFatal { call }),
+            Health::Fatal => Err(self.fatal_error(call)),
         }
     }
 
@@ -421,11 +420,11 @@ impl Dpa {
     pub fn extend(&self, other: &Device) -> Result<Dpa> {
         let mut raw = std::ptr::null_mut();
         // SAFETY: a started base context and a live device; valid out-pointer.
-        doca_call!(doca_dpa_device_extend(
+        unsafe { doca_call!(doca_dpa_device_extend(
             self.as_ptr(),
             other.as_ptr(),
             &mut raw
-        ))?;
+        )) }?;
         let ptr = NonNull::new(raw)
             .ok_or_else(|| Error::invalid("doca_dpa_device_extend", "DOCA returned NULL"))?;
         let limits = self.inner.limits;
@@ -441,5 +440,17 @@ impl Dpa {
             }),
             _not_send: std::marker::PhantomData,
         })
+    }
+}
+
+// SAFETY: the context's handle (`doca_dpa_get_dpa_handle`); the keep record holds the
+// context.
+unsafe impl crate::KernelArg<crate::param::Dpa> for Dpa {
+    fn lower(&self, keep: &mut crate::Keep<'_>) -> Result<u64> {
+        let mut h = 0;
+        // SAFETY: a started context; valid out-pointer.
+        unsafe { doca_call!(doca_dpa_get_dpa_handle(self.as_ptr(), &mut h)) }?;
+        keep.keep(crate::KeepAlive::new(&self.inner));
+        Ok(h as u64)
     }
 }

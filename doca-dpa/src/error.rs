@@ -94,6 +94,12 @@ unsafe fn static_str(ptr: *const std::ffi::c_char) -> String {
         .into_owned()
 }
 
+impl From<ErrorCode> for sys::doca_error_t {
+    fn from(code: ErrorCode) -> Self {
+        code.0
+    }
+}
+
 impl fmt::Debug for ErrorCode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}({})", self.name(), self.0)
@@ -110,7 +116,7 @@ impl fmt::Display for ErrorCode {
 /// be told apart from "my kernel crashed the DPA" without a debugger.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LaunchDiagnosis {
-    /// The kernel's name as declared with [`dpa_app!`](crate::dpa_app).
+    /// The kernel's C name.
     pub kernel: &'static str,
     /// How long the wait lasted.
     pub waited: Duration,
@@ -122,6 +128,9 @@ pub struct LaunchDiagnosis {
     pub value_at_timeout: u64,
     /// Whether `doca_dpa_peek_at_last_error` reported a device-side error.
     pub context_fatal: bool,
+    /// What the device reported about the fault, when it says: on the software DPA,
+    /// its fault report (kernel, thread, address, allocation, or the watchdog).
+    pub fault: Option<String>,
     /// The device's kernel run-time limit (`doca_dpa_get_kernel_max_run_time`).
     pub kernel_max_run_time: Duration,
 }
@@ -140,7 +149,9 @@ impl fmt::Display for LaunchDiagnosis {
             "kernel `{}` did not complete within {:?}: completion event {} (needed {}, was {} at submit); ",
             self.kernel, self.waited, self.value_at_timeout, self.expected, self.value_at_submit
         )?;
-        if self.context_fatal {
+        if let Some(fault) = &self.fault {
+            write!(f, "the DPA context is fatal after a device fault:\n{fault}")
+        } else if self.context_fatal {
             write!(
                 f,
                 "the DPA context hit a device-side error (fatal; destroy it)"
@@ -191,14 +202,28 @@ pub enum Error {
     /// A device-side error made the DPA context fatal
     /// (`doca_dpa_peek_at_last_error` returned BAD_STATE); the context must be
     /// destroyed.
-    #[error("{call}: the DPA context hit a device-side error and is unusable; destroy it (look for doca_dpa_fatal.* crash files in /tmp or the log path)")]
+    #[error("{call}: the DPA context hit a device-side error and is unusable; destroy it{}", match fault {
+        Some(f) => format!(":\n{f}"),
+        None => " (look for doca_dpa_fatal.* crash files in /tmp or the log path)".to_owned(),
+    })]
     ContextFatal {
         /// The operation that found out.
         call: &'static str,
+        /// What the device reported about the fault, when it says (the software DPA's
+        /// fault report).
+        fault: Option<String>,
     },
     /// A kernel launch did not complete in time.
     #[error("{0}")]
     LaunchTimeout(Box<LaunchDiagnosis>),
+    /// A host-side wait (not a DOCA call) gave up.
+    #[error("the wait gave up after {waited:?}: {reason}")]
+    WaitTimeout {
+        /// How long it waited.
+        waited: Duration,
+        /// What it saw.
+        reason: String,
+    },
     /// An explicit teardown was asked for while other objects still use the
     /// resource (they keep it alive; drop them first).
     #[error("{call}: {users} other object(s) still use this resource; drop them first")]
@@ -278,9 +303,9 @@ impl Error {
         match self {
             Error::Doca { call, .. }
             | Error::InvalidArgument { call, .. }
-            | Error::ContextFatal { call }
+            | Error::ContextFatal { call, .. }
             | Error::InUse { call, .. } => Some(call),
-            Error::LaunchTimeout(_) => Some("doca_sync_event_get"),
+            Error::LaunchTimeout(_) | Error::WaitTimeout { .. } => None,
             Error::Unavailable { .. } => None,
         }
     }
@@ -303,7 +328,7 @@ impl Error {
             Error::InvalidArgument { .. } => ErrorKind::InvalidArgument,
             Error::ContextFatal { .. } => ErrorKind::ContextFatal,
             Error::LaunchTimeout(d) if d.context_fatal => ErrorKind::ContextFatal,
-            Error::LaunchTimeout(_) => ErrorKind::Timeout,
+            Error::LaunchTimeout(_) | Error::WaitTimeout { .. } => ErrorKind::Timeout,
             Error::Unavailable { .. } => ErrorKind::NotSupported,
             Error::InUse { .. } => ErrorKind::InUse,
         }
@@ -357,7 +382,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Turns the return code of the DOCA call `call` into a `Result`.
 ///
-/// Every raw call of this crate goes through here (via [`doca_call!`]), so
+/// Every raw call of this crate goes through here (via `doca_call!`), so
 /// the safe layer never handles raw codes.
 #[inline]
 pub(crate) fn check(call: &'static str, rc: sys::doca_error_t) -> Result<()> {
@@ -368,16 +393,12 @@ pub(crate) fn check(call: &'static str, rc: sys::doca_error_t) -> Result<()> {
     }
 }
 
-/// Calls a DOCA function and checks its code, naming the call in the error:
-/// `doca_call!(doca_dpa_start(ptr))?`.
+/// Calls a DOCA function and checks its code, naming the call in the error. It adds
+/// no `unsafe` of its own: each call site writes the `unsafe` block and its SAFETY
+/// comment, `unsafe { doca_call!(doca_dpa_start(ptr)) }?`.
 macro_rules! doca_call {
     ($func:ident($($arg:expr),* $(,)?)) => {
-        $crate::error::check(stringify!($func), {
-            #[allow(unused_unsafe)]
-            // SAFETY: each call site documents why its arguments are valid;
-            // this macro only adds the error check.
-            unsafe { ::doca_dpa_sys::$func($($arg),*) }
-        })
+        $crate::error::check(stringify!($func), ::doca_dpa_sys::$func($($arg),*))
     };
 }
 pub(crate) use doca_call;

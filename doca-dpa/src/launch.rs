@@ -2,21 +2,28 @@
 //! with increasing counts (creating an event per launch is an order of
 //! magnitude slower on hardware), and every launch returns a [`Launch`] that
 //! is waited on with a timeout and a diagnosis.
+//!
+//! The launcher, not the [`Launch`], keeps each launch's arguments alive: they are
+//! released only once the completion event shows that every launch submitted so far
+//! has finished. Dropping or forgetting a `Launch`, timing out, or completing out of
+//! order cannot release them early.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::time::{Duration, Instant};
 
-use crate::app::{Kernel, KernelArgs, RawLaunch, Rpc};
+use crate::app::{foreign_function, Kernel, KernelArgs, KernelSig, RawLaunch, Rpc, RpcSig};
 use crate::dpa::Dpa;
-use crate::error::{check, Error, LaunchDiagnosis, Result};
+use crate::error::{Error, LaunchDiagnosis, Result};
+use crate::keep::{KeepAlive, KeepQueue};
 use crate::sync_event::{Backoff, Event, WaitEvent};
 
 /// `wait_threshold` must be in 0..=254 (documented range of
 /// `doca_dpa_kernel_launch_update_*`).
 pub const MAX_WAIT_THRESHOLD: u8 = 254;
 
-/// Holds a launch until a [`WaitEvent`] reaches a value.
+/// Holds a launch until a [`WaitEvent`] reaches a value. The launch keeps the event
+/// alive until it has completed.
 #[derive(Debug, Clone, Copy)]
 pub struct Gate<'a> {
     event: &'a WaitEvent,
@@ -39,37 +46,51 @@ impl<'a> Gate<'a> {
 /// Launches kernels on one DPA context and tracks their completion with one
 /// reused completion event.
 ///
-/// The launch path makes one DOCA call
-/// (`doca_dpa_kernel_launch_update_add`, EXPERIMENTAL) and allocates
-/// nothing. A launcher belongs to the thread that made it (like its
+/// The launch path makes one DOCA call (`doca_dpa_kernel_launch_update_add`,
+/// EXPERIMENTAL, through the kernel's generated launcher) and allocates nothing in
+/// the steady state. A launcher belongs to the thread that made it (like its
 /// [`Dpa`]); it cannot be shared between threads:
 ///
 /// ```compile_fail
 /// fn shared<T: Sync>(_: &T) {}
 /// fn f(l: &doca_dpa::Launcher) { shared(l) }
 /// ```
+///
+/// Dropping the launcher waits (up to the kernel run-time limit) for its launches;
+/// if it cannot confirm they finished, it leaks their arguments and its completion
+/// event rather than free what the DPA may still use.
 pub struct Launcher {
-    event: Event,
+    event: std::mem::ManuallyDrop<Event>,
     submitted: Cell<u64>,
+    /// Launches up to this ticket are known to have finished.
+    retired: Cell<u64>,
+    keep: RefCell<KeepQueue>,
 }
 
 impl fmt::Debug for Launcher {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Launcher")
             .field("submitted", &self.submitted.get())
+            .field("retired", &self.retired.get())
             .finish()
     }
 }
 
 static_assertions::assert_not_impl_any!(Launcher: Send, Sync);
 
+/// References held before the queue is looked at without a wait: bounds the memory
+/// of a program that launches without ever waiting.
+const RETIRE_AT: usize = 4096;
+
 impl Launcher {
     /// Creates the launcher and its completion event (DPA publisher, CPU
     /// subscriber; see [`CompletionEvent`](crate::CompletionEvent)).
     pub fn new(dpa: &Dpa) -> Result<Launcher> {
         Ok(Launcher {
-            event: crate::CompletionEvent::new(dpa, false)?.0,
+            event: std::mem::ManuallyDrop::new(Event::completion(dpa)?),
             submitted: Cell::new(0),
+            retired: Cell::new(0),
+            keep: RefCell::new(KeepQueue::with_capacity(64)),
         })
     }
 
@@ -78,82 +99,109 @@ impl Launcher {
         self.event.dpa()
     }
 
-    /// Launches `kernel` on `threads` DPA threads with `args`, which must
-    /// match the kernel's declared parameter types.
+    /// Launches `kernel` on `threads` DPA threads with `args`, one per C parameter
+    /// (checked at compile time against the generated declaration).
     ///
-    /// Returns at once; the arguments stay borrowed until the returned
-    /// [`Launch`] is waited on or dropped.
-    pub fn launch<'a, S, A: KernelArgs<'a, S>>(
-        &'a self,
+    /// Returns at once. Every object the arguments reference is kept alive by the
+    /// launcher until the launch is known to have finished.
+    pub fn launch<S: KernelSig, A: KernelArgs<S::Params>>(
+        &self,
         kernel: &Kernel<S>,
         threads: u32,
         args: A,
-    ) -> Result<Launch<'a>> {
-        self.submit(None, kernel, threads, args)
+    ) -> Result<Launch<'_>> {
+        self.submit(None, kernel, threads, &args)
     }
 
     /// Like [`Launcher::launch`], held until `gate`'s event reaches its
     /// threshold.
-    pub fn launch_gated<'a, S, A: KernelArgs<'a, S>>(
-        &'a self,
-        gate: Gate<'a>,
+    pub fn launch_gated<S: KernelSig, A: KernelArgs<S::Params>>(
+        &self,
+        gate: Gate<'_>,
         kernel: &Kernel<S>,
         threads: u32,
         args: A,
-    ) -> Result<Launch<'a>> {
-        self.submit(Some(gate), kernel, threads, args)
+    ) -> Result<Launch<'_>> {
+        self.submit(Some(gate), kernel, threads, &args)
     }
 
     #[inline]
-    fn submit<'a, S, A: KernelArgs<'a, S>>(
-        &'a self,
-        gate: Option<Gate<'a>>,
+    fn submit<S: KernelSig, A: KernelArgs<S::Params>>(
+        &self,
+        gate: Option<Gate<'_>>,
         kernel: &Kernel<S>,
         threads: u32,
-        args: A,
-    ) -> Result<Launch<'a>> {
+        args: &A,
+    ) -> Result<Launch<'_>> {
         const CALL: &str = "doca_dpa_kernel_launch_update_add";
-        let max = self.dpa().limits().max_threads_per_kernel;
+        let dpa = self.dpa();
+        let max = dpa.limits().max_threads_per_kernel;
         if threads == 0 || threads > max {
             return Err(Error::invalid(
                 CALL,
                 format!("{threads} threads requested; a launch takes 1..={max}"),
             ));
         }
+        if !kernel.belongs_to(dpa.app()) {
+            return Err(foreign_function(CALL, kernel.name(), dpa.app()));
+        }
+        if let Some(g) = gate {
+            if !g.event.0.dpa().same_context(dpa) {
+                return Err(Error::invalid(
+                    CALL,
+                    "the gate's wait event was made for another DPA context",
+                ));
+            }
+        }
+        let ticket = self.submitted.get() + 1;
+        let mut keep = self.keep.borrow_mut();
+        if keep.len() >= RETIRE_AT {
+            self.poll_retired(&mut keep);
+        }
+        let mark = keep.len();
+        let mut recorder = keep.recorder(ticket);
+        let abi = match args.lower_all(&mut recorder) {
+            Ok(abi) => abi,
+            Err(e) => {
+                keep.truncate(mark);
+                return Err(e);
+            }
+        };
+        if let Some(g) = gate {
+            recorder.keep(KeepAlive::new(&g.event.0));
+        }
         let raw = RawLaunch {
-            dpa: self.dpa().as_ptr(),
+            dpa: dpa.as_ptr(),
             wait_event: gate.map_or(std::ptr::null_mut(), |g| g.event.0.as_ptr()),
             wait_threshold: gate.map_or(0, |g| u64::from(g.threshold)),
             comp_event: self.event.as_ptr(),
             comp_count: 1,
             num_threads: threads,
-            func: kernel.func_ptr(),
+            add: 1,
         };
-        // SAFETY: a started context, a started completion event published by
-        // it, a gate event subscribed by it, and a kernel of its app whose
-        // parameters the type system matched to `args`.
-        let rc = unsafe { args.launch_add(raw) };
-        if let Err(e) = check(CALL, rc) {
+        // SAFETY: a started context; a started completion event it publishes; a gate
+        // event of the same context (checked above) that it subscribes to; a kernel
+        // of its application (checked above) whose generated launcher passes the
+        // lowered arguments with the C parameter types. Everything they reference is
+        // recorded in `keep` for this ticket.
+        let rc = unsafe { S::launch(&raw, abi) };
+        if let Err(e) = crate::error::check(CALL, rc) {
+            keep.truncate(mark);
             return Err(self.explain(e));
         }
-        let ticket = self.submitted.get() + 1;
         self.submitted.set(ticket);
         tracing::trace!(target: "doca_dpa::launch", kernel = kernel.name(), threads, ticket, "kernel launched");
         Ok(Launch {
             launcher: self,
             kernel: kernel.name(),
             ticket,
-            done: false,
-            _args: std::marker::PhantomData,
         })
     }
 
     /// A launch error on a fatal context is reported as such.
     fn explain(&self, e: Error) -> Error {
         match self.dpa().health() {
-            Ok(crate::Health::Fatal) => Error::ContextFatal {
-                call: "doca_dpa_kernel_launch_update_add",
-            },
+            Ok(crate::Health::Fatal) => self.dpa().fatal_error("doca_dpa_kernel_launch_update_add"),
             _ => e,
         }
     }
@@ -163,9 +211,41 @@ impl Launcher {
         self.submitted.get()
     }
 
-    /// Launches completed so far (the completion event's value).
+    /// Launches completed so far (the completion event's value,
+    /// `doca_sync_event_get`).
     pub fn completed(&self) -> Result<u64> {
-        self.event.get()
+        let v = self.event.get()?;
+        self.observe(v);
+        Ok(v)
+    }
+
+    /// Launches up to this count are known to have finished and no longer hold their
+    /// arguments.
+    pub fn retired(&self) -> u64 {
+        self.retired.get()
+    }
+
+    /// Records that the event was seen at `value`: when every launch submitted so far
+    /// has completed, every one of them is done, and their arguments are released.
+    /// (Launches complete in any order, so a lower value says nothing about which.)
+    fn observe(&self, value: u64) {
+        let submitted = self.submitted.get();
+        if value >= submitted && self.retired.get() < submitted {
+            self.retired.set(submitted);
+            if let Ok(mut keep) = self.keep.try_borrow_mut() {
+                keep.retire_through(submitted);
+            }
+        }
+    }
+
+    fn poll_retired(&self, keep: &mut KeepQueue) {
+        let submitted = self.submitted.get();
+        if let Ok(v) = self.event.get() {
+            if v >= submitted {
+                self.retired.set(submitted);
+                keep.retire_through(submitted);
+            }
+        }
     }
 
     /// Waits until every launch submitted so far has completed.
@@ -174,16 +254,16 @@ impl Launcher {
     }
 
     fn wait_until(&self, target: u64, kernel: &'static str, timeout: Duration) -> Result<()> {
-        let start = Instant::now();
-        let first = self.event.get()?;
-        if first >= target {
+        if self.retired.get() >= target {
             return Ok(());
         }
+        let start = Instant::now();
+        let first = self.event.get()?;
+        let mut v = first;
         let mut backoff = Backoff::new();
         loop {
-            backoff.pause();
-            let v = self.event.get()?;
-            if v >= target {
+            self.observe(v);
+            if self.retired.get() >= target {
                 return Ok(());
             }
             let fatal =
@@ -193,31 +273,70 @@ impl Launcher {
                 return Err(Error::LaunchTimeout(Box::new(LaunchDiagnosis {
                     kernel,
                     waited: start.elapsed(),
-                    expected: target,
+                    expected: self.submitted.get(),
                     value_at_submit: first,
                     value_at_timeout: v,
                     context_fatal: fatal,
+                    fault: self.dpa().fault_report(),
                     kernel_max_run_time: self.dpa().limits().kernel_max_run_time,
                 })));
+            }
+            backoff.pause();
+            v = self.event.get()?;
+        }
+    }
+
+    /// Waits for every launch, bounded by the kernel run-time limit; on failure
+    /// leaks what the launches hold. Used by drop.
+    fn settle(&mut self) -> bool {
+        if self.retired.get() >= self.submitted.get() {
+            return true;
+        }
+        let bound = self.dpa().limits().kernel_max_run_time + Duration::from_secs(1);
+        match self.wait_until(self.submitted.get(), "all launches", bound) {
+            Ok(()) => true,
+            Err(e) => {
+                tracing::warn!(
+                    target: "doca_dpa::launch",
+                    error = %e,
+                    in_flight = self.submitted.get() - self.retired.get(),
+                    "launches did not complete before the launcher was dropped: their \
+                     arguments and the completion event are leaked, not freed"
+                );
+                false
             }
         }
     }
 }
 
-/// A submitted launch. [`Launch::wait`] returns when it has completed; until
-/// then the launch borrows its arguments.
+impl Drop for Launcher {
+    fn drop(&mut self) {
+        if self.settle() {
+            // SAFETY: dropped once, here; every launch that could update the event has
+            // completed.
+            unsafe { std::mem::ManuallyDrop::drop(&mut self.event) };
+        } else {
+            self.keep.get_mut().bury_all();
+            // SAFETY: taken once, here, to be leaked: the DPA may still update it.
+            crate::keep::bury(unsafe { std::mem::ManuallyDrop::take(&mut self.event) });
+        }
+    }
+}
+
+/// A submitted launch. [`Launch::wait`] returns when it has completed.
+///
+/// A `Launch` holds nothing the device uses (the [`Launcher`] does), so dropping or
+/// forgetting it does not block and cannot free anything early.
 ///
 /// Waiting returns once the launcher's completion event shows that every
 /// launch submitted before the wait has finished (launches on one context
 /// may finish out of order, so this is the earliest point at which this one
 /// is known to be done).
 #[must_use = "a launch completes asynchronously; wait on it"]
-pub struct Launch<'a> {
-    launcher: &'a Launcher,
+pub struct Launch<'l> {
+    launcher: &'l Launcher,
     kernel: &'static str,
     ticket: u64,
-    done: bool,
-    _args: std::marker::PhantomData<&'a ()>,
 }
 
 impl fmt::Debug for Launch<'_> {
@@ -236,48 +355,54 @@ impl Launch<'_> {
     ///
     /// On timeout or a fatal context the error is
     /// [`Error::LaunchTimeout`] with a [`LaunchDiagnosis`]: whether the event
-    /// moved, whether the context is fatal, and the kernel run-time limit.
-    pub fn wait(mut self, timeout: Duration) -> Result<()> {
+    /// moved, whether the context is fatal (and, on the software DPA, the fault
+    /// report), and the kernel run-time limit. The launch's arguments stay alive
+    /// either way.
+    pub fn wait(self, timeout: Duration) -> Result<()> {
         let target = self.launcher.submitted.get().max(self.ticket);
-        let result = self.launcher.wait_until(target, self.kernel, timeout);
-        // Completed, or timed out with a diagnosis the caller now holds:
-        // dropping must not wait again. Any other failure (a DOCA call
-        // failed while polling) leaves the kernel's state unknown, so Drop
-        // still waits, bounded, before the arguments are released.
-        self.done = matches!(result, Ok(()) | Err(Error::LaunchTimeout(_)));
-        result
+        self.launcher.wait_until(target, self.kernel, timeout)
     }
 
-    /// Whether the launch is known to be complete (non-blocking).
-    pub fn is_complete(&self) -> Result<bool> {
-        Ok(self.launcher.event.get()? >= self.launcher.submitted.get().max(self.ticket))
+    /// Whether the launch is known to have finished (`doca_sync_event_get`).
+    pub fn is_done(&self) -> Result<bool> {
+        self.launcher.completed()?;
+        Ok(self.launcher.retired.get() >= self.ticket)
     }
-}
 
-impl Drop for Launch<'_> {
-    fn drop(&mut self) {
-        if self.done {
-            return;
-        }
-        // The arguments are borrowed until the kernel is done with them: wait,
-        // bounded by the kernel run-time limit (after which the DPA kills the
-        // kernel).
-        let bound = self.launcher.dpa().limits().kernel_max_run_time + Duration::from_secs(1);
-        if let Err(e) = self.launcher.wait_until(self.ticket, self.kernel, bound) {
-            tracing::warn!(target: "doca_dpa::launch", error = %e, "a launch dropped without waiting did not complete");
-        }
+    /// The kernel's name.
+    pub fn kernel(&self) -> &'static str {
+        self.kernel
     }
 }
 
 impl Dpa {
     /// Calls an RPC function and returns its `uint64_t` result
-    /// (`doca_dpa_rpc`, EXPERIMENTAL; blocking).
-    pub fn rpc<'a, S, A: KernelArgs<'a, S>>(&self, rpc: &Rpc<S>, args: A) -> Result<u64> {
+    /// (`doca_dpa_rpc`, EXPERIMENTAL; blocking, through the function's generated
+    /// launcher).
+    ///
+    /// If DOCA reports a failure, the RPC may still be running on the DPA, so what
+    /// the arguments keep alive is leaked rather than released.
+    pub fn rpc<S: RpcSig, A: KernelArgs<S::Params>>(&self, rpc: &Rpc<S>, args: A) -> Result<u64> {
+        const CALL: &str = "doca_dpa_rpc";
+        if !rpc.belongs_to(self.app()) {
+            return Err(foreign_function(CALL, rpc.name(), self.app()));
+        }
+        let mut keep = KeepQueue::default();
+        let abi = args.lower_all(&mut keep.recorder(0))?;
         let mut ret = 0u64;
-        // SAFETY: a started context and an RPC of its app whose parameters
-        // the type system matched to `args`.
-        let rc = unsafe { args.rpc(self.as_ptr(), rpc.func_ptr(), &mut ret) };
-        check("doca_dpa_rpc", rc)?;
-        Ok(ret)
+        // SAFETY: a started context and an RPC of its application (checked above)
+        // whose generated launcher passes the lowered arguments with the C parameter
+        // types; `keep` holds what they reference until the call returns.
+        let rc = unsafe { S::call(self.as_ptr(), &mut ret, abi) };
+        match crate::error::check(CALL, rc) {
+            Ok(()) => Ok(ret),
+            Err(e) => {
+                keep.bury_all();
+                match self.health() {
+                    Ok(crate::Health::Fatal) => Err(self.fatal_error(CALL)),
+                    _ => Err(e),
+                }
+            }
+        }
     }
 }

@@ -78,6 +78,8 @@ mod dpa;
 mod error;
 #[cfg(doca_sym = "doca_dpa_hash_table_create")]
 mod hash_table;
+#[cfg(doca_sym = "doca_dpa_create")]
+mod keep;
 #[cfg(doca_sym = "doca_dpa_kernel_launch_update_add")]
 mod launch;
 #[cfg(doca_sym = "doca_dpa_thread_create")]
@@ -98,39 +100,60 @@ mod thread;
 
 #[cfg(doca_sym = "doca_dpa_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
-pub use app::{param, AbiScalar, App, Kernel, KernelArg, KernelArgs, KernelParam, Rpc, ThreadFn};
+pub use app::{
+    param, AbiScalar, App, Kernel, KernelArg, KernelArgs, KernelParam, KernelSig, ParamList, Rpc,
+    RpcSig,
+};
 #[cfg(doca_sym = "doca_dpa_async_ops_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
-pub use async_ops::{AsyncOps, AsyncOpsHandle};
+pub use async_ops::AsyncOps;
 pub use device::{devices, Device, DeviceInfo, Representor, RepresentorFilter};
 #[cfg(doca_sym = "doca_dpa_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
-pub use dpa::{Dpa, DpaBuilder, DpaHandle, Health, Limits, LogLevel};
+pub use dpa::{Dpa, DpaBuilder, Health, Limits, LogLevel};
 pub use error::{Error, ErrorCode, ErrorKind, LaunchDiagnosis, Result};
 #[cfg(doca_sym = "doca_dpa_hash_table_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
-pub use hash_table::{HashTable, HashTableHandle};
+pub use hash_table::HashTable;
+#[cfg(doca_sym = "doca_dpa_create")]
+#[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
+pub use keep::{Keep, KeepAlive};
+#[cfg(doca_sym = "doca_dpa_create")]
+#[doc(hidden)]
+pub use keep::buried_count;
 #[cfg(doca_sym = "doca_dpa_kernel_launch_update_add")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use launch::{Gate, Launch, Launcher, MAX_WAIT_THRESHOLD};
 #[cfg(doca_sym = "doca_dpa_mem_alloc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
-pub use memory::{DevPtr, DeviceCopy, DpaBuffer};
+pub use memory::{Dev, DevPtr, DeviceCopy, DeviceStruct, DpaBox, DpaBuffer, DpaSlice, Handle};
 #[cfg(all(
     doca_sym = "doca_mmap_set_dpa_memrange",
     doca_sym = "doca_mmap_dev_get_dpa_handle",
     doca_sym = "doca_dpa_mem_alloc"
 ))]
-pub use mmap::{DpaMmap, MmapHandle};
+pub use mmap::DpaMmap;
 #[cfg(doca_sym = "doca_sync_event_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
-pub use sync_event::{CompletionEvent, KernelEvent, SyncEventHandle, WaitEvent};
+pub use sync_event::{CompletionEvent, Export, KernelEvent, WaitEvent};
 #[cfg(doca_sym = "doca_dpa_thread_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use thread::{
-    Completion, CompletionBuilder, CompletionHandle, DpaThread, NotificationCompletion,
-    NotificationHandle, ThreadBuilder, ThreadGroup,
+    Completion, CompletionBuilder, DpaThread, NotificationCompletion, ThreadBuilder, ThreadGroup,
+    ThreadParams,
 };
+
+/// What the generated declarations of [`include_app!`] refer to. Not an API.
+#[doc(hidden)]
+#[cfg(doca_sym = "doca_dpa_create")]
+pub mod __private {
+    pub use crate::app::{param, App, Kernel, RawLaunch, Rpc, KernelSig, RpcSig};
+    pub use crate::error::Result;
+    pub use crate::keep::Keep;
+    #[cfg(doca_sym = "doca_dpa_mem_alloc")]
+    pub use crate::memory::{Dev, DeviceStruct, DpaBox, Handle};
+    pub use doca_dpa_sys as sys;
+}
 
 /// The raw bindings, for calls this crate does not wrap.
 pub use doca_dpa_sys as sys;

@@ -1,11 +1,19 @@
-//! DPA heap memory: a typed buffer with bounds-checked copies.
+//! DPA heap memory: typed buffers with bounds-checked copies, views of them as kernel
+//! arguments, and typed structs whose handle fields keep their objects alive.
+//!
+//! Host copies (`read`, `write`, `fill_bytes`) of memory a running kernel also uses
+//! are allowed: they are copies made by DOCA, like DMA, and may observe values the
+//! kernel is half-way through writing (torn values), never undefined behaviour on the
+//! host. They do not wait for launches; wait for the launch first to see its results.
 
 use std::fmt;
 use std::marker::PhantomData;
+use std::sync::Arc;
 
-use crate::app::{param, KernelArg};
+use crate::app::{param, KernelArg, KernelParam};
 use crate::dpa::Dpa;
 use crate::error::{doca_call, Error, Result};
+use crate::keep::{Keep, KeepAlive, KeepQueue};
 
 /// Plain data that can be copied byte for byte between host and DPA.
 ///
@@ -24,35 +32,174 @@ device_copy!(u8, u16, u32, u64, i8, i16, i32, i64, f32, f64);
 // SAFETY: arrays of such types have no padding either.
 unsafe impl<T: DeviceCopy, const N: usize> DeviceCopy for [T; N] {}
 
-/// A DPA heap address (`doca_dpa_dev_uintptr_t`), for kernel arguments.
+/// A DPA heap address (`doca_dpa_dev_uintptr_t`) that nothing keeps alive.
+///
+/// Safe code never sees one: DPA addresses reach kernels through the objects that own
+/// the memory ([`DpaBuffer`], [`DpaSlice`], [`DpaBox`]). A `DevPtr` exists for code
+/// that manages DPA memory itself, so making one and reading its value are `unsafe`:
+///
+/// ```compile_fail
+/// let p = doca_dpa::DevPtr(0x10); // the field is private
+/// ```
+///
+/// ```
+/// // SAFETY: this address is never given to a kernel.
+/// let p = unsafe { doca_dpa::DevPtr::from_raw(0x10) };
+/// // SAFETY: only printed.
+/// assert_eq!(unsafe { p.raw() }, 0x10);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct DevPtr(pub u64);
+pub struct DevPtr(u64);
 
-impl KernelArg<'_, param::DevPtr> for DevPtr {
-    fn to_abi(&self) -> u64 {
+impl DevPtr {
+    /// Wraps a DPA address.
+    ///
+    /// # Safety
+    /// If the pointer is passed to a kernel, the memory it designates must stay
+    /// allocated, and be as large as the kernel uses it, until the device is done with
+    /// it: nothing in this crate keeps it alive.
+    pub unsafe fn from_raw(addr: u64) -> DevPtr {
+        DevPtr(addr)
+    }
+
+    /// The address.
+    ///
+    /// # Safety
+    /// Writing the value where the DPA reads it (DPA memory, a kernel argument) hands
+    /// the device an address whose lifetime nothing tracks; the caller must keep the
+    /// memory alive as [`DevPtr::from_raw`] requires.
+    pub unsafe fn raw(&self) -> u64 {
         self.0
     }
 }
 
-/// `len` elements of `T` in DPA heap memory (`doca_dpa_mem_alloc`),
-/// freed with `doca_dpa_mem_free` on drop. Not zeroed on allocation.
-///
-/// Copies are checked against the buffer's length before DOCA is called.
-/// Passed to a kernel (a [`param::DevPtr`] parameter) by reference, which
-/// keeps it alive until the launch completes.
-pub struct DpaBuffer<T: DeviceCopy> {
+// SAFETY: `DevPtr` can only be made by `from_raw`, whose caller promised that the
+// memory outlives the device's use of it.
+unsafe impl KernelArg<param::DevPtr> for DevPtr {
+    fn lower(&self, _keep: &mut Keep<'_>) -> Result<u64> {
+        Ok(self.0)
+    }
+}
+
+/// One DPA allocation, freed when the last owner goes.
+pub(crate) struct Allocation {
     dpa: Dpa,
     addr: u64,
+    bytes: usize,
+}
+
+impl Drop for Allocation {
+    fn drop(&mut self) {
+        // SAFETY: our allocation of this started context, freed once; every launch,
+        // thread or struct that passed it to the device held an `Arc` of it, so the
+        // device is done with it.
+        if let Err(e) = unsafe { doca_call!(doca_dpa_mem_free(self.dpa.as_ptr(), self.addr)) } {
+            tracing::warn!(target: "doca_dpa::memory", error = %e, "doca_dpa_mem_free failed during drop");
+        }
+    }
+}
+
+impl Allocation {
+    fn new(dpa: &Dpa, bytes: usize) -> Result<Arc<Allocation>> {
+        const CALL: &str = "doca_dpa_mem_alloc";
+        if bytes == 0 {
+            return Err(Error::invalid(CALL, "a DPA buffer must not be empty"));
+        }
+        let mut addr = 0;
+        // SAFETY: a started context; valid out-pointer.
+        unsafe { doca_call!(doca_dpa_mem_alloc(dpa.as_ptr(), bytes, &mut addr)) }?;
+        tracing::trace!(target: "doca_dpa::memory", addr, bytes, "DPA memory allocated");
+        Ok(Arc::new(Allocation {
+            dpa: dpa.clone(),
+            addr,
+            bytes,
+        }))
+    }
+
+    /// Checks `[offset, offset + len)` (bytes) against the allocation.
+    fn check(&self, call: &'static str, offset: usize, len: usize) -> Result<u64> {
+        match offset.checked_add(len) {
+            Some(end) if end <= self.bytes => Ok(self.addr + offset as u64),
+            _ => Err(Error::invalid(
+                call,
+                format!(
+                    "bytes {offset}..{} are outside an allocation of {} bytes",
+                    offset.saturating_add(len),
+                    self.bytes
+                ),
+            )),
+        }
+    }
+
+    fn write_bytes(&self, offset: usize, data: &[u8]) -> Result<()> {
+        let dst = self.check("doca_dpa_h2d_memcpy", offset, data.len())?;
+        if data.is_empty() {
+            return Ok(());
+        }
+        // SAFETY: in bounds (checked); DOCA reads `data.len()` bytes from `data` (its
+        // non-const pointer parameter is not written through).
+        unsafe {
+            doca_call!(doca_dpa_h2d_memcpy(
+                self.dpa.as_ptr(),
+                dst,
+                data.as_ptr().cast_mut().cast(),
+                data.len()
+            ))
+        }
+    }
+
+    fn read_bytes(&self, offset: usize, out: &mut [u8]) -> Result<()> {
+        let src = self.check("doca_dpa_d2h_memcpy", offset, out.len())?;
+        if out.is_empty() {
+            return Ok(());
+        }
+        // SAFETY: in bounds (checked); `out` is writable for its length.
+        unsafe {
+            doca_call!(doca_dpa_d2h_memcpy(
+                self.dpa.as_ptr(),
+                out.as_mut_ptr().cast(),
+                src,
+                out.len()
+            ))
+        }
+    }
+}
+
+fn as_bytes<T: DeviceCopy>(data: &[T]) -> &[u8] {
+    // SAFETY: `T` has no padding (DeviceCopy), so every byte of the slice is
+    // initialised; the length is the slice's size in bytes.
+    unsafe { std::slice::from_raw_parts(data.as_ptr().cast(), std::mem::size_of_val(data)) }
+}
+
+fn as_bytes_mut<T: DeviceCopy>(data: &mut [T]) -> &mut [u8] {
+    // SAFETY: any bit pattern is a valid `T` (DeviceCopy), so bytes written here leave
+    // valid values; the length is the slice's size in bytes.
+    unsafe {
+        std::slice::from_raw_parts_mut(data.as_mut_ptr().cast(), std::mem::size_of_val(data))
+    }
+}
+
+fn zeroed_vec<T: DeviceCopy>(len: usize) -> Vec<T> {
+    // SAFETY: all-zero bits are a valid `T` (DeviceCopy).
+    let zero: T = unsafe { std::mem::zeroed() };
+    vec![zero; len]
+}
+
+/// `len` elements of `T` in DPA heap memory (`doca_dpa_mem_alloc`),
+/// freed with `doca_dpa_mem_free` once nothing uses it. Not zeroed on allocation.
+///
+/// Copies are checked against the buffer's length before DOCA is called.
+/// Passed to a kernel (a [`param::DevPtr`] parameter) by reference; the launch keeps
+/// the memory alive until it has finished, whatever happens to the buffer.
+pub struct DpaBuffer<T: DeviceCopy> {
+    alloc: Arc<Allocation>,
     len: usize,
     _t: PhantomData<T>,
 }
 
 impl<T: DeviceCopy> fmt::Debug for DpaBuffer<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("DpaBuffer")
-            .field("addr", &format_args!("{:#x}", self.addr))
-            .field("len", &self.len)
-            .finish()
+        f.debug_struct("DpaBuffer").field("len", &self.len).finish()
     }
 }
 
@@ -60,20 +207,14 @@ impl<T: DeviceCopy> DpaBuffer<T> {
     /// Allocates `len` elements (`doca_dpa_mem_alloc`, EXPERIMENTAL).
     /// Zero or overflowing sizes are refused before the call.
     pub fn new(dpa: &Dpa, len: usize) -> Result<DpaBuffer<T>> {
-        const CALL: &str = "doca_dpa_mem_alloc";
         let bytes = len.checked_mul(std::mem::size_of::<T>()).ok_or_else(|| {
-            Error::invalid(CALL, format!("{len} elements overflow the address space"))
+            Error::invalid(
+                "doca_dpa_mem_alloc",
+                format!("{len} elements overflow the address space"),
+            )
         })?;
-        if bytes == 0 {
-            return Err(Error::invalid(CALL, "a DPA buffer must not be empty"));
-        }
-        let mut addr = 0;
-        // SAFETY: a started context; valid out-pointer.
-        doca_call!(doca_dpa_mem_alloc(dpa.as_ptr(), bytes, &mut addr))?;
-        tracing::trace!(target: "doca_dpa::memory", addr, bytes, "DPA memory allocated");
         Ok(DpaBuffer {
-            dpa: dpa.clone(),
-            addr,
+            alloc: Allocation::new(dpa, bytes)?,
             len,
             _t: PhantomData,
         })
@@ -96,93 +237,329 @@ impl<T: DeviceCopy> DpaBuffer<T> {
         self.len == 0
     }
 
-    /// The DPA address of the first element.
-    pub fn dev_ptr(&self) -> DevPtr {
-        DevPtr(self.addr)
+    /// The context whose heap holds it.
+    pub fn dpa(&self) -> &Dpa {
+        &self.alloc.dpa
     }
 
-    fn range(&self, call: &'static str, offset: usize, count: usize) -> Result<(u64, usize)> {
+    fn byte_range(&self, offset: usize, count: usize) -> Result<(usize, usize)> {
+        let size = std::mem::size_of::<T>();
         offset
             .checked_add(count)
             .filter(|e| *e <= self.len)
+            .map(|_| (offset * size, count * size))
             .ok_or_else(|| {
                 Error::invalid(
-                    call,
+                    "doca_dpa_h2d_memcpy",
                     format!(
                         "elements {offset}..{} are outside a buffer of {}",
                         offset.saturating_add(count),
                         self.len
                     ),
                 )
-            })?;
-        let size = std::mem::size_of::<T>();
-        Ok((self.addr + (offset * size) as u64, count * size))
+            })
     }
 
     /// Copies `data` to the buffer at element `offset` (`doca_dpa_h2d_memcpy`).
     pub fn write(&self, offset: usize, data: &[T]) -> Result<()> {
-        let (dst, bytes) = self.range("doca_dpa_h2d_memcpy", offset, data.len())?;
-        if bytes == 0 {
-            return Ok(());
-        }
-        // SAFETY: in bounds (checked); DOCA reads `bytes` from `data` (its
-        // non-const pointer parameter is not written through).
-        doca_call!(doca_dpa_h2d_memcpy(
-            self.dpa.as_ptr(),
-            dst,
-            data.as_ptr().cast_mut().cast(),
-            bytes
-        ))
+        let (at, _) = self.byte_range(offset, data.len())?;
+        self.alloc.write_bytes(at, as_bytes(data))
     }
 
     /// Copies elements from `offset` into `out` (`doca_dpa_d2h_memcpy`).
     pub fn read(&self, offset: usize, out: &mut [T]) -> Result<()> {
-        let (src, bytes) = self.range("doca_dpa_d2h_memcpy", offset, out.len())?;
-        if bytes == 0 {
-            return Ok(());
-        }
-        // SAFETY: in bounds (checked); `out` is writable for `bytes` and any
-        // bit pattern is a valid `T` (DeviceCopy).
-        doca_call!(doca_dpa_d2h_memcpy(
-            self.dpa.as_ptr(),
-            out.as_mut_ptr().cast(),
-            src,
-            bytes
-        ))
+        let (at, _) = self.byte_range(offset, out.len())?;
+        self.alloc.read_bytes(at, as_bytes_mut(out))
     }
 
     /// Reads the whole buffer into a vector.
     pub fn to_vec(&self) -> Result<Vec<T>> {
-        // SAFETY: all-zero bits are a valid `T` (DeviceCopy).
-        let zero: T = unsafe { std::mem::zeroed() };
-        let mut out = vec![zero; self.len];
+        let mut out = zeroed_vec(self.len);
         self.read(0, &mut out)?;
         Ok(out)
     }
 
     /// Sets every byte of the buffer to `byte` (`doca_dpa_memset`).
     pub fn fill_bytes(&self, byte: u8) -> Result<()> {
-        // SAFETY: the whole allocation.
-        doca_call!(doca_dpa_memset(
-            self.dpa.as_ptr(),
-            self.addr,
-            byte as i32,
-            self.len * std::mem::size_of::<T>()
-        ))
+        // SAFETY: the whole allocation, which this buffer keeps alive.
+        unsafe {
+            doca_call!(doca_dpa_memset(
+                self.alloc.dpa.as_ptr(),
+                self.alloc.addr,
+                byte as i32,
+                self.alloc.bytes
+            ))
+        }
+    }
+
+    /// A view of `count` elements from element `offset`, for passing part of the
+    /// buffer to a kernel. The view keeps the memory alive.
+    pub fn slice(&self, offset: usize, count: usize) -> Result<DpaSlice<T>> {
+        let (at, bytes) = self.byte_range(offset, count)?;
+        if bytes == 0 {
+            return Err(Error::invalid(
+                "doca_dpa_kernel_launch_update_add",
+                "an empty view of DPA memory",
+            ));
+        }
+        Ok(DpaSlice {
+            alloc: self.alloc.clone(),
+            byte_offset: at,
+            len: count,
+            _t: PhantomData,
+        })
+    }
+
+    /// The DPA address of the first element, with nothing keeping it alive.
+    ///
+    /// # Safety
+    /// As [`DevPtr::raw`]: the caller keeps the buffer alive for as long as the device
+    /// may use the address.
+    pub unsafe fn dev_ptr(&self) -> DevPtr {
+        DevPtr(self.alloc.addr)
+    }
+
+    pub(crate) fn allocation(&self) -> &Arc<Allocation> {
+        &self.alloc
     }
 }
 
-impl<'a, T: DeviceCopy> KernelArg<'a, param::DevPtr> for &'a DpaBuffer<T> {
-    fn to_abi(&self) -> u64 {
+impl Allocation {
+    pub(crate) fn addr(&self) -> u64 {
         self.addr
     }
 }
 
-impl<T: DeviceCopy> Drop for DpaBuffer<T> {
-    fn drop(&mut self) {
-        // SAFETY: our allocation, freed once.
-        if let Err(e) = doca_call!(doca_dpa_mem_free(self.dpa.as_ptr(), self.addr)) {
-            tracing::warn!(target: "doca_dpa::memory", error = %e, "doca_dpa_mem_free failed during drop");
-        }
+// SAFETY: the address of a live allocation, which the keep record holds.
+unsafe impl<T: DeviceCopy> KernelArg<param::DevPtr> for DpaBuffer<T> {
+    #[inline]
+    fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
+        keep.keep(KeepAlive::new(&self.alloc));
+        Ok(self.alloc.addr)
+    }
+}
+
+/// `len` elements of a [`DpaBuffer`] from some offset: a kernel argument for a
+/// [`param::DevPtr`] parameter that keeps the whole buffer's memory alive.
+#[derive(Clone)]
+pub struct DpaSlice<T: DeviceCopy> {
+    alloc: Arc<Allocation>,
+    byte_offset: usize,
+    len: usize,
+    _t: PhantomData<T>,
+}
+
+impl<T: DeviceCopy> fmt::Debug for DpaSlice<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DpaSlice")
+            .field("byte_offset", &self.byte_offset)
+            .field("len", &self.len)
+            .finish()
+    }
+}
+
+impl<T: DeviceCopy> DpaSlice<T> {
+    /// Number of elements in view.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the view is empty (never: empty views are refused).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Reads the viewed elements into a vector (`doca_dpa_d2h_memcpy`).
+    pub fn to_vec(&self) -> Result<Vec<T>> {
+        let mut out = zeroed_vec(self.len);
+        self.alloc
+            .read_bytes(self.byte_offset, as_bytes_mut(&mut out))?;
+        Ok(out)
+    }
+}
+
+// SAFETY: an address inside a live allocation (checked when the view was made), which
+// the keep record holds.
+unsafe impl<T: DeviceCopy> KernelArg<param::DevPtr> for DpaSlice<T> {
+    #[inline]
+    fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
+        keep.keep(KeepAlive::new(&self.alloc));
+        Ok(self.alloc.addr + self.byte_offset as u64)
+    }
+}
+
+/// A device value for a field of a struct in DPA memory, or for a kernel argument: a
+/// handle or DPA address of type `P` together with what keeps its object alive.
+///
+/// Made from any argument for `P` (`Dev::new(&event)?`, `Dev::new(&buffer)?`).
+pub struct Dev<P: KernelParam> {
+    abi: P::Abi,
+    keep: KeepQueue,
+}
+
+impl<P: KernelParam> fmt::Debug for Dev<P> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Dev").finish_non_exhaustive()
+    }
+}
+
+impl<P: KernelParam> Dev<P> {
+    /// Takes `arg`'s device value and keeps what it references alive for as long as
+    /// this `Dev` (and anything it is moved into) lives.
+    pub fn new(arg: impl KernelArg<P>) -> Result<Dev<P>> {
+        let mut keep = KeepQueue::default();
+        let abi = arg.lower(&mut keep.recorder(0))?;
+        Ok(Dev { abi, keep })
+    }
+}
+
+// SAFETY: the value came from a `KernelArg`, and what it references is held by
+// `self.keep`, which the new record now also holds.
+unsafe impl<P: KernelParam> KernelArg<P> for Dev<P> {
+    fn lower(&self, keep: &mut Keep<'_>) -> Result<P::Abi> {
+        self.keep.for_each(|k| keep.keep(k.clone()));
+        Ok(self.abi)
+    }
+}
+
+/// A handle or DPA address as stored in DPA memory, read back from a [`DpaBox`].
+///
+/// It keeps nothing alive, so its value is readable only with `unsafe`, and it is not
+/// [`DeviceCopy`]: it cannot be written to DPA memory again.
+#[repr(transparent)]
+pub struct Handle<P: KernelParam> {
+    raw: P::Abi,
+    _p: PhantomData<P>,
+}
+
+impl<P: KernelParam> Clone for Handle<P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<P: KernelParam> Copy for Handle<P> {}
+
+impl<P: KernelParam> fmt::Debug for Handle<P> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Handle(..)")
+    }
+}
+
+impl<P: KernelParam> Handle<P> {
+    /// The device value of `dev`, recording what it keeps alive (used by generated
+    /// struct declarations).
+    #[doc(hidden)]
+    pub fn lowered(dev: &Dev<P>, keep: &mut Keep<'_>) -> Result<Handle<P>> {
+        Ok(Handle {
+            raw: dev.lower(keep)?,
+            _p: PhantomData,
+        })
+    }
+
+    /// The stored value.
+    ///
+    /// # Safety
+    /// As [`DevPtr::raw`]: handing the value to the device again is only sound while
+    /// its object is kept alive by other means.
+    pub unsafe fn raw(&self) -> P::Abi {
+        self.raw
+    }
+}
+
+/// A struct that lives in DPA memory, generated from its C definition: its host
+/// form (fields of plain types and [`Dev`] values) and its device layout (`Repr`).
+///
+/// # Safety
+/// `Repr` must have the layout of the C struct with no implicit padding, every bit
+/// pattern must be a valid `Repr`, and `lower` must record every object its handle
+/// and address fields reference.
+pub unsafe trait DeviceStruct: 'static {
+    /// The C layout (no padding: the generator makes it explicit).
+    type Repr: Copy + 'static;
+    /// The C struct's name.
+    const NAME: &'static str;
+    /// The device layout of `self`, recording what its fields keep alive.
+    fn lower(&self, keep: &mut Keep<'_>) -> Result<Self::Repr>;
+}
+
+struct BoxInner {
+    // Field order is drop order: the memory goes before what its fields reference.
+    alloc: Arc<Allocation>,
+    keep: std::cell::RefCell<KeepQueue>,
+}
+
+/// A typed struct in DPA memory (the "state struct" of persistent DPA threads): its
+/// handle and address fields keep their objects alive for as long as the memory
+/// lives, and a launch or thread given the box keeps the memory alive.
+///
+/// `doca_dpa_mem_alloc` and `doca_dpa_h2d_memcpy` on creation, `doca_dpa_d2h_memcpy`
+/// to read, `doca_dpa_mem_free` once nothing uses it.
+pub struct DpaBox<T: DeviceStruct> {
+    inner: Arc<BoxInner>,
+    _t: PhantomData<T>,
+}
+
+impl<T: DeviceStruct> fmt::Debug for DpaBox<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DpaBox").field("struct", &T::NAME).finish()
+    }
+}
+
+impl<T: DeviceStruct> DpaBox<T> {
+    /// Allocates the struct in `dpa`'s heap and writes `value` into it.
+    pub fn new(dpa: &Dpa, value: &T) -> Result<DpaBox<T>> {
+        let alloc = Allocation::new(dpa, std::mem::size_of::<T::Repr>())?;
+        let boxed = DpaBox {
+            inner: Arc::new(BoxInner {
+                alloc,
+                keep: std::cell::RefCell::new(KeepQueue::default()),
+            }),
+            _t: PhantomData,
+        };
+        boxed.set(value)?;
+        Ok(boxed)
+    }
+
+    /// Overwrites the struct with `value` (`doca_dpa_h2d_memcpy`). What the previous
+    /// value referenced stays alive too: a kernel may still be reading it.
+    pub fn set(&self, value: &T) -> Result<()> {
+        let mut keep = self.inner.keep.borrow_mut();
+        let repr = value.lower(&mut keep.recorder(0))?;
+        // SAFETY: `Repr` has no padding (DeviceStruct), so all its bytes are
+        // initialised.
+        let bytes = unsafe {
+            std::slice::from_raw_parts(
+                (&repr as *const T::Repr).cast::<u8>(),
+                std::mem::size_of::<T::Repr>(),
+            )
+        };
+        self.inner.alloc.write_bytes(0, bytes)
+    }
+
+    /// Reads the struct's device layout back (`doca_dpa_d2h_memcpy`); its handle
+    /// fields come back as [`Handle`]s.
+    pub fn get(&self) -> Result<T::Repr> {
+        let mut out = std::mem::MaybeUninit::<T::Repr>::zeroed();
+        // SAFETY: the buffer is the value's own storage, `size_of::<Repr>()` bytes.
+        let bytes = unsafe {
+            std::slice::from_raw_parts_mut(
+                out.as_mut_ptr().cast::<u8>(),
+                std::mem::size_of::<T::Repr>(),
+            )
+        };
+        self.inner.alloc.read_bytes(0, bytes)?;
+        // SAFETY: every bit pattern is a valid `Repr` (DeviceStruct), and all bytes
+        // were written (zeroed, then copied).
+        Ok(unsafe { out.assume_init() })
+    }
+}
+
+// SAFETY: the address of a live allocation holding the struct; the keep record holds
+// the box, which holds the allocation and everything its fields reference.
+unsafe impl<T: DeviceStruct> KernelArg<param::DevPtr> for DpaBox<T> {
+    #[inline]
+    fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
+        keep.keep(KeepAlive::new(&self.inner));
+        Ok(self.inner.alloc.addr)
     }
 }

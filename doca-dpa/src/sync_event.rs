@@ -14,40 +14,12 @@ use std::time::{Duration, Instant};
 
 use doca_dpa_sys as sys;
 
+use std::sync::Arc;
+
 use crate::app::{param, KernelArg};
 use crate::dpa::Dpa;
 use crate::error::{doca_call, Error, Result};
-
-/// The DPA-side handle of an event (`doca_dpa_dev_sync_event_t`), borrowed
-/// from the event so it cannot outlive it:
-///
-/// ```compile_fail
-/// # fn f(dpa: &doca_dpa::Dpa) -> doca_dpa::Result<()> {
-/// let handle = {
-///     let event = doca_dpa::WaitEvent::new(dpa, true)?;
-///     event.handle()?
-/// }; // the event is destroyed here, so its handle cannot be used below
-/// let _ = handle;
-/// # Ok(()) }
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SyncEventHandle<'a> {
-    raw: u64,
-    _event: std::marker::PhantomData<&'a ()>,
-}
-
-impl SyncEventHandle<'_> {
-    /// The raw handle value.
-    pub fn raw(&self) -> u64 {
-        self.raw
-    }
-}
-
-impl<'a> KernelArg<'a, param::SyncEvent> for SyncEventHandle<'a> {
-    fn to_abi(&self) -> u64 {
-        self.raw
-    }
-}
+use crate::keep::{Keep, KeepAlive};
 
 /// What the three event types share.
 #[derive(Debug)]
@@ -70,7 +42,7 @@ impl Event {
     fn new(dpa: &Dpa, recipe: Recipe, export: bool) -> Result<Event> {
         let mut raw = std::ptr::null_mut();
         // SAFETY: valid out-pointer.
-        doca_call!(doca_sync_event_create(&mut raw))?;
+        unsafe { doca_call!(doca_sync_event_create(&mut raw)) }?;
         let ptr = NonNull::new(raw)
             .ok_or_else(|| Error::invalid("doca_sync_event_create", "DOCA returned NULL"))?;
         // From here the event is owned: an early return destroys it.
@@ -84,25 +56,25 @@ impl Event {
         // SAFETY: an idle event, a started DPA context and its open device.
         match recipe {
             Recipe::HostToKernel => {
-                doca_call!(doca_sync_event_add_publisher_location_cpu(e, dev))?;
-                doca_call!(doca_sync_event_add_subscriber_location_dpa(e, d))?;
+                unsafe { doca_call!(doca_sync_event_add_publisher_location_cpu(e, dev)) }?;
+                unsafe { doca_call!(doca_sync_event_add_subscriber_location_dpa(e, d)) }?;
             }
             Recipe::KernelToHost => {
-                doca_call!(doca_sync_event_add_publisher_location_dpa(e, d))?;
-                doca_call!(doca_sync_event_add_subscriber_location_cpu(e, dev))?;
+                unsafe { doca_call!(doca_sync_event_add_publisher_location_dpa(e, d)) }?;
+                unsafe { doca_call!(doca_sync_event_add_subscriber_location_cpu(e, dev)) }?;
             }
             Recipe::KernelToKernel => {
-                doca_call!(doca_sync_event_add_publisher_location_dpa(e, d))?;
-                doca_call!(doca_sync_event_add_subscriber_location_dpa(e, d))?;
+                unsafe { doca_call!(doca_sync_event_add_publisher_location_dpa(e, d)) }?;
+                unsafe { doca_call!(doca_sync_event_add_subscriber_location_dpa(e, d)) }?;
             }
         }
         // SAFETY: a configured event.
-        doca_call!(doca_sync_event_start(e))?;
+        unsafe { doca_call!(doca_sync_event_start(e)) }?;
         event.started = true;
         if export {
             let mut h = 0;
             // SAFETY: a started event with this DPA as a location.
-            doca_call!(doca_sync_event_get_dpa_handle(e, d, &mut h))?;
+            unsafe { doca_call!(doca_sync_event_get_dpa_handle(e, d, &mut h)) }?;
             event.handle = Some(h);
         }
         Ok(event)
@@ -116,18 +88,25 @@ impl Event {
         &self.dpa
     }
 
-    fn handle(&self) -> Result<SyncEventHandle<'_>> {
-        self.handle
-            .map(|raw| SyncEventHandle {
-                raw,
-                _event: std::marker::PhantomData,
-            })
-            .ok_or_else(|| {
-                Error::invalid(
-                    "doca_sync_event_get_dpa_handle",
-                    "create the event with `exported` to get a DPA handle",
-                )
-            })
+    /// The launcher's completion event: DPA publisher, CPU subscriber, no DPA handle.
+    pub(crate) fn completion(dpa: &Dpa) -> Result<Event> {
+        Event::new(dpa, Recipe::KernelToHost, false)
+    }
+
+    fn handle(&self) -> Result<u64> {
+        self.handle.ok_or_else(|| {
+            Error::invalid(
+                "doca_sync_event_get_dpa_handle",
+                "this event has no DPA handle: create it with `exported` to pass it to kernels",
+            )
+        })
+    }
+
+    /// Passes the event to a kernel, keeping it alive.
+    fn lower(this: &Arc<Event>, keep: &mut Keep<'_>) -> Result<u64> {
+        let h = this.handle()?;
+        keep.keep(KeepAlive::new(this));
+        Ok(h)
     }
 
     /// `doca_sync_event_get`.
@@ -135,29 +114,29 @@ impl Event {
     pub(crate) fn get(&self) -> Result<u64> {
         let mut v = 0;
         // SAFETY: a started event; valid out-pointer.
-        doca_call!(doca_sync_event_get(self.as_ptr(), &mut v))?;
+        unsafe { doca_call!(doca_sync_event_get(self.as_ptr(), &mut v)) }?;
         Ok(v)
     }
 
     fn set(&self, value: u64) -> Result<()> {
         // SAFETY: a started event.
-        doca_call!(doca_sync_event_update_set(self.as_ptr(), value))
+        unsafe { doca_call!(doca_sync_event_update_set(self.as_ptr(), value)) }
     }
 
     fn add(&self, value: u64) -> Result<u64> {
         let mut before = 0;
         // SAFETY: a started event; valid out-pointer.
-        doca_call!(doca_sync_event_update_add(
+        unsafe { doca_call!(doca_sync_event_update_add(
             self.as_ptr(),
             value,
             &mut before
-        ))?;
+        )) }?;
         Ok(before)
     }
 
     /// Polls until `value > threshold`, the context turns fatal, or `timeout`.
     fn wait_gt(&self, threshold: u64, timeout: Duration) -> Result<u64> {
-        let deadline = Instant::now() + timeout;
+        let deadline = Instant::now().checked_add(timeout);
         let mut backoff = Backoff::new();
         loop {
             let v = self.get()?;
@@ -167,14 +146,10 @@ impl Event {
             if backoff.should_check_health() {
                 self.dpa.ensure_healthy("doca_sync_event_get")?;
             }
-            if backoff.should_check_clock() && Instant::now() >= deadline {
-                return Err(Error::Doca {
-                    call: "doca_sync_event_get",
-                    code: crate::ErrorCode::TIME_OUT,
-                    name: crate::ErrorCode::TIME_OUT.name(),
-                    description: format!(
-                        "the event stayed at {v}, not above {threshold}, for {timeout:?}"
-                    ),
+            if backoff.should_check_clock() && deadline.is_some_and(|d| Instant::now() >= d) {
+                return Err(Error::WaitTimeout {
+                    waited: timeout,
+                    reason: format!("the event stayed at {v}, not above {threshold}"),
                 });
             }
             backoff.pause();
@@ -186,12 +161,12 @@ impl Drop for Event {
     fn drop(&mut self) {
         if self.started {
             // SAFETY: our started event, stopped once.
-            if let Err(e) = doca_call!(doca_sync_event_stop(self.as_ptr())) {
+            if let Err(e) = unsafe { doca_call!(doca_sync_event_stop(self.as_ptr())) } {
                 tracing::warn!(target: "doca_dpa::sync_event", error = %e, "doca_sync_event_stop failed during drop");
             }
         }
         // SAFETY: our event, destroyed once.
-        if let Err(e) = doca_call!(doca_sync_event_destroy(self.as_ptr())) {
+        if let Err(e) = unsafe { doca_call!(doca_sync_event_destroy(self.as_ptr())) } {
             tracing::warn!(target: "doca_dpa::sync_event", error = %e, "doca_sync_event_destroy failed during drop");
         }
     }
@@ -243,26 +218,37 @@ impl Backoff {
 
 /// A host → kernel event: the host sets or adds to it, kernels (and launch
 /// gates) wait on it. `doca_sync_event_create`, `_add_publisher_location_cpu`,
-/// `_add_subscriber_location_dpa`, `_start` (all EXPERIMENTAL).
+/// `_add_subscriber_location_dpa`, `_start` (all EXPERIMENTAL). Stopped and destroyed
+/// once nothing uses it: launches gated on it and kernels given it keep it alive.
 #[derive(Debug)]
-pub struct WaitEvent(pub(crate) Event);
+pub struct WaitEvent(pub(crate) Arc<Event>);
 
 /// A kernel → host event: kernels update it, the host reads and waits.
 /// `doca_sync_event_create`, `_add_publisher_location_dpa`,
 /// `_add_subscriber_location_cpu`, `_start` (all EXPERIMENTAL).
 #[derive(Debug)]
-pub struct CompletionEvent(pub(crate) Event);
+pub struct CompletionEvent(pub(crate) Arc<Event>);
 
-/// A kernel ↔ kernel event (DPA publisher and subscriber).
+/// A kernel ↔ kernel event (DPA publisher and subscriber), always with its DPA handle.
 #[derive(Debug)]
-pub struct KernelEvent(pub(crate) Event);
+pub struct KernelEvent(pub(crate) Arc<Event>);
+
+/// Whether an event also gets its DPA handle (`doca_sync_event_get_dpa_handle`), so
+/// that it can be passed to kernels (a gate needs none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Export {
+    /// Get the DPA handle: the event can be a kernel argument or a [`Dev`](crate::Dev).
+    ToDpa,
+    /// No DPA handle.
+    No,
+}
 
 impl WaitEvent {
-    /// Creates and starts the event; `exported` also gets its DPA handle
-    /// (`doca_sync_event_get_dpa_handle`) for kernels that wait on it
-    /// explicitly. Gating a launch needs no handle.
-    pub fn new(dpa: &Dpa, exported: bool) -> Result<WaitEvent> {
-        Event::new(dpa, Recipe::HostToKernel, exported).map(WaitEvent)
+    /// Creates and starts the event; [`Export::ToDpa`] also gets its DPA handle
+    /// for kernels that wait on it explicitly.
+    pub fn new(dpa: &Dpa, export: Export) -> Result<WaitEvent> {
+        Event::new(dpa, Recipe::HostToKernel, export == Export::ToDpa)
+            .map(|e| WaitEvent(Arc::new(e)))
     }
 
     /// Sets the value (`doca_sync_event_update_set`), releasing kernels
@@ -281,18 +267,14 @@ impl WaitEvent {
     pub fn get(&self) -> Result<u64> {
         self.0.get()
     }
-
-    /// The DPA handle, for passing to a kernel.
-    pub fn handle(&self) -> Result<SyncEventHandle<'_>> {
-        self.0.handle()
-    }
 }
 
 impl CompletionEvent {
-    /// Creates and starts the event; `exported` also gets its DPA handle so a
+    /// Creates and starts the event; [`Export::ToDpa`] also gets its DPA handle so a
     /// kernel can update it explicitly.
-    pub fn new(dpa: &Dpa, exported: bool) -> Result<CompletionEvent> {
-        Event::new(dpa, Recipe::KernelToHost, exported).map(CompletionEvent)
+    pub fn new(dpa: &Dpa, export: Export) -> Result<CompletionEvent> {
+        Event::new(dpa, Recipe::KernelToHost, export == Export::ToDpa)
+            .map(|e| CompletionEvent(Arc::new(e)))
     }
 
     /// Reads the value (`doca_sync_event_get`).
@@ -302,31 +284,29 @@ impl CompletionEvent {
 
     /// Waits until the value exceeds `threshold`, by polling
     /// `doca_sync_event_get` and `doca_dpa_peek_at_last_error` (DOCA's own
-    /// waits have no timeout). Returns the value seen.
+    /// waits have no timeout). Returns the value seen; [`Error::WaitTimeout`] after
+    /// `timeout` (`Duration::MAX` waits for ever).
     pub fn wait_gt(&self, threshold: u64, timeout: Duration) -> Result<u64> {
         self.0.wait_gt(threshold, timeout)
-    }
-
-    /// The DPA handle, for passing to a kernel.
-    pub fn handle(&self) -> Result<SyncEventHandle<'_>> {
-        self.0.handle()
-    }
-
-    /// The raw `doca_sync_event`, for calls this crate does not wrap. Valid
-    /// while the event lives; do not stop or destroy it.
-    pub fn as_ptr(&self) -> *mut sys::doca_sync_event {
-        self.0.as_ptr()
     }
 }
 
 impl KernelEvent {
     /// Creates, starts and exports the event.
     pub fn new(dpa: &Dpa) -> Result<KernelEvent> {
-        Event::new(dpa, Recipe::KernelToKernel, true).map(KernelEvent)
-    }
-
-    /// The DPA handle, for passing to kernels.
-    pub fn handle(&self) -> Result<SyncEventHandle<'_>> {
-        self.0.handle()
+        Event::new(dpa, Recipe::KernelToKernel, true).map(|e| KernelEvent(Arc::new(e)))
     }
 }
+
+macro_rules! event_args {
+    ($($t:ty),*) => {$(
+        // SAFETY: the event's DPA handle; the keep record holds the event.
+        unsafe impl KernelArg<param::SyncEvent> for $t {
+            #[inline]
+            fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
+                Event::lower(&self.0, keep)
+            }
+        }
+    )*};
+}
+event_args!(WaitEvent, CompletionEvent, KernelEvent);

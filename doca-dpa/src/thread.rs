@@ -7,7 +7,7 @@
 //! orderings DOCA rejects with BAD_STATE do not compile:
 //!
 //! ```compile_fail
-//! # fn f(thread: &doca_dpa::DpaThread, buf: doca_dpa::DevPtr) {
+//! # fn f(thread: &doca_dpa::DpaThread, buf: &doca_dpa::DpaBuffer<u64>) {
 //! thread.local_storage(buf); // configuration belongs to ThreadBuilder
 //! # }
 //! ```
@@ -25,26 +25,31 @@
 //! ```
 
 use std::ptr::NonNull;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use doca_dpa_sys as sys;
 
-use crate::app::{param, KernelArg, ThreadFn};
+use crate::app::{foreign_function, param, Kernel, KernelArg, KernelArgs, KernelParam, KernelSig, ParamList};
 use crate::dpa::Dpa;
 use crate::error::{doca_call, Error, Result};
-use crate::memory::DevPtr;
+use crate::keep::{Keep, KeepAlive, KeepQueue};
 
 macro_rules! owned_handle {
     ($name:ident, $raw:ty, $destroy:ident, $stop:ident) => {
         struct $name {
             ptr: NonNull<$raw>,
             started: bool,
+            torn_down: bool,
         }
 
         impl $name {
             fn new(call: &'static str, raw: *mut $raw) -> Result<Self> {
                 NonNull::new(raw)
-                    .map(|ptr| $name { ptr, started: false })
+                    .map(|ptr| $name {
+                        ptr,
+                        started: false,
+                        torn_down: false,
+                    })
                     .ok_or_else(|| Error::invalid(call, "DOCA returned NULL"))
             }
 
@@ -53,18 +58,34 @@ macro_rules! owned_handle {
             }
         }
 
-        impl Drop for $name {
-            fn drop(&mut self) {
+        impl $name {
+            /// Stops (if started) and destroys the object. When the stop fails the
+            /// object may still run, so it is left alone (leaked) and `false` is
+            /// returned: the caller must then leak what the object uses.
+            fn teardown(&mut self) -> bool {
+                let p = self.ptr.as_ptr();
+                if std::mem::replace(&mut self.torn_down, true) {
+                    return true;
+                }
                 if self.started {
                     // SAFETY: our started object, stopped once.
-                    if let Err(e) = doca_call!($stop(self.as_ptr())) {
-                        tracing::warn!(target: "doca_dpa::thread", error = %e, "stop failed during drop");
+                    if let Err(e) = unsafe { doca_call!($stop(p)) } {
+                        tracing::warn!(target: "doca_dpa::thread", error = %e, "stop failed: the object and what it uses are leaked");
+                        return false;
                     }
                 }
-                // SAFETY: our object, destroyed once, after everything using it.
-                if let Err(e) = doca_call!($destroy(self.as_ptr())) {
+                // SAFETY: our stopped (or never started) object, destroyed once,
+                // after everything using it.
+                if let Err(e) = unsafe { doca_call!($destroy(p)) } {
                     tracing::warn!(target: "doca_dpa::thread", error = %e, "destroy failed during drop");
                 }
+                true
+            }
+        }
+
+        impl Drop for $name {
+            fn drop(&mut self) {
+                self.teardown();
             }
         }
 
@@ -97,63 +118,115 @@ owned_handle!(
 );
 
 struct ThreadInner {
-    // Field order is drop order: the thread before its affinity, both before
-    // the context.
     raw: RawThread,
-    _affinity: Option<RawAffinity>,
+    affinity: Option<RawAffinity>,
+    /// What the thread's argument and local storage keep alive.
+    keep: KeepQueue,
     dpa: Dpa,
-    func: ThreadFn,
+    func: &'static str,
+}
+
+impl Drop for ThreadInner {
+    fn drop(&mut self) {
+        // The thread goes before its affinity and what it uses; if it cannot be
+        // stopped it may still run, and everything it uses is leaked.
+        if self.raw.teardown() {
+            if let Some(a) = &mut self.affinity {
+                a.teardown();
+            }
+        } else {
+            if let Some(a) = self.affinity.take() {
+                std::mem::forget(a);
+            }
+            self.keep.bury_all();
+        }
+    }
+}
+
+/// Parameter lists a DPA thread function can have: none, or one 64-bit value (the
+/// `uint64_t arg` of `doca_dpa_thread_set_func_arg`).
+pub trait ThreadParams: ParamList {
+    /// The thread argument.
+    #[doc(hidden)]
+    fn thread_arg(abi: Self::Abi) -> u64;
+}
+
+impl ThreadParams for () {
+    fn thread_arg(_: ()) -> u64 {
+        0
+    }
+}
+
+impl<P: KernelParam<Abi = u64>> ThreadParams for (P,) {
+    fn thread_arg(abi: (u64,)) -> u64 {
+        abi.0
+    }
 }
 
 /// A DPA thread being configured (`doca_dpa_thread_create` and
 /// `doca_dpa_thread_set_func_arg` done).
 pub struct ThreadBuilder {
-    raw: RawThread,
-    affinity: Option<RawAffinity>,
-    dpa: Dpa,
-    func: ThreadFn,
+    inner: ThreadInner,
 }
 
 impl std::fmt::Debug for ThreadBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ThreadBuilder")
-            .field("func", &self.func)
+            .field("func", &self.inner.func)
             .finish()
     }
 }
 
 impl ThreadBuilder {
-    /// Creates a thread that runs `func(arg)` on each activation
-    /// (`doca_dpa_thread_create`, `doca_dpa_thread_set_func_arg`).
-    pub fn new(dpa: &Dpa, func: &ThreadFn, arg: u64) -> Result<ThreadBuilder> {
+    /// Creates a thread that runs `func` on each activation with `arg`, a tuple of
+    /// zero or one argument matching its C parameter (`doca_dpa_thread_create`,
+    /// `doca_dpa_thread_set_func_arg`). The thread keeps what the argument references
+    /// alive until it is destroyed.
+    pub fn new<S: KernelSig, A: KernelArgs<S::Params>>(
+        dpa: &Dpa,
+        func: &Kernel<S>,
+        arg: A,
+    ) -> Result<ThreadBuilder>
+    where
+        S::Params: ThreadParams,
+    {
+        const CALL: &str = "doca_dpa_thread_set_func_arg";
+        if !func.belongs_to(dpa.app()) {
+            return Err(foreign_function(CALL, func.name(), dpa.app()));
+        }
+        let mut keep = KeepQueue::default();
+        let value = <S::Params as ThreadParams>::thread_arg(arg.lower_all(&mut keep.recorder(0))?);
         let mut raw = std::ptr::null_mut();
         // SAFETY: a started context; valid out-pointer.
-        doca_call!(doca_dpa_thread_create(dpa.as_ptr(), &mut raw))?;
+        unsafe { doca_call!(doca_dpa_thread_create(dpa.as_ptr(), &mut raw)) }?;
         let raw = RawThread::new("doca_dpa_thread_create", raw)?;
-        // SAFETY: an unstarted thread and a thread function of the app.
-        doca_call!(doca_dpa_thread_set_func_arg(
-            raw.as_ptr(),
-            func.func_ptr(),
-            arg
-        ))?;
+        // SAFETY: an unstarted thread and a function of the context's app (checked);
+        // `keep` holds what the argument references, for the thread's life.
+        unsafe { doca_call!(doca_dpa_thread_set_func_arg(raw.as_ptr(), func.func_ptr(), value)) }?;
         Ok(ThreadBuilder {
-            raw,
-            affinity: None,
-            dpa: dpa.clone(),
-            func: *func,
+            inner: ThreadInner {
+                raw,
+                affinity: None,
+                keep,
+                dpa: dpa.clone(),
+                func: func.name(),
+            },
         })
     }
 
-    /// Sets the thread's local storage, a DPA heap address its function reads
-    /// with `doca_dpa_dev_thread_get_local_storage`
-    /// (`doca_dpa_thread_set_local_storage`). The memory must outlive the
-    /// thread.
-    pub fn local_storage(self, storage: DevPtr) -> Result<Self> {
-        // SAFETY: an unstarted thread.
-        doca_call!(doca_dpa_thread_set_local_storage(
-            self.raw.as_ptr(),
-            storage.0
-        ))?;
+    /// Sets the thread's local storage, DPA memory its function reads with
+    /// `doca_dpa_dev_thread_get_local_storage`
+    /// (`doca_dpa_thread_set_local_storage`). The thread keeps the memory alive.
+    pub fn local_storage(mut self, storage: impl KernelArg<param::DevPtr>) -> Result<Self> {
+        let mark = self.inner.keep.len();
+        let addr = storage.lower(&mut self.inner.keep.recorder(0))?;
+        // SAFETY: an unstarted thread; the memory is held by the thread's keep record.
+        if let Err(e) = unsafe {
+            doca_call!(doca_dpa_thread_set_local_storage(self.inner.raw.as_ptr(), addr))
+        } {
+            self.inner.keep.truncate(mark);
+            return Err(e);
+        }
         Ok(self)
     }
 
@@ -161,7 +234,7 @@ impl ThreadBuilder {
     /// `doca_dpa_eu_affinity_set`, `doca_dpa_thread_set_affinity`); `eu` must
     /// be below cores × EUs per core.
     pub fn affinity(mut self, eu: u32) -> Result<Self> {
-        let limits = self.dpa.limits();
+        let limits = self.inner.dpa.limits();
         let total = limits.cores * limits.eus_per_core;
         if eu >= total {
             return Err(Error::invalid(
@@ -171,15 +244,18 @@ impl ThreadBuilder {
         }
         let mut raw = std::ptr::null_mut();
         // SAFETY: a started context; valid out-pointer.
-        doca_call!(doca_dpa_eu_affinity_create(self.dpa.as_ptr(), &mut raw))?;
+        unsafe { doca_call!(doca_dpa_eu_affinity_create(self.inner.dpa.as_ptr(), &mut raw)) }?;
         let affinity = RawAffinity::new("doca_dpa_eu_affinity_create", raw)?;
-        // SAFETY: our affinity and our unstarted thread.
-        doca_call!(doca_dpa_eu_affinity_set(affinity.as_ptr(), eu))?;
-        doca_call!(doca_dpa_thread_set_affinity(
-            self.raw.as_ptr(),
-            affinity.as_ptr()
-        ))?;
-        self.affinity = Some(affinity);
+        // SAFETY: our affinity.
+        unsafe { doca_call!(doca_dpa_eu_affinity_set(affinity.as_ptr(), eu)) }?;
+        // SAFETY: our unstarted thread and our affinity, which it keeps.
+        unsafe {
+            doca_call!(doca_dpa_thread_set_affinity(
+                self.inner.raw.as_ptr(),
+                affinity.as_ptr()
+            ))
+        }?;
+        self.inner.affinity = Some(affinity);
         Ok(self)
     }
 
@@ -187,26 +263,27 @@ impl ThreadBuilder {
     /// completion or notification is attached and `run_thread` was called on
     /// that attachment.
     pub fn start(mut self) -> Result<DpaThread> {
-        // SAFETY: a configured thread.
-        doca_call!(doca_dpa_thread_start(self.raw.as_ptr()))?;
-        self.raw.started = true;
-        tracing::debug!(target: "doca_dpa::thread", func = self.func.name(), "DPA thread started");
+        self.start_in_place()?;
         Ok(DpaThread {
-            inner: Rc::new(ThreadInner {
-                raw: self.raw,
-                _affinity: self.affinity,
-                dpa: self.dpa,
-                func: self.func,
-            }),
+            inner: Arc::new(self.inner),
         })
+    }
+
+    fn start_in_place(&mut self) -> Result<()> {
+        // SAFETY: a configured thread.
+        unsafe { doca_call!(doca_dpa_thread_start(self.inner.raw.as_ptr())) }?;
+        self.inner.raw.started = true;
+        tracing::debug!(target: "doca_dpa::thread", func = self.inner.func, "DPA thread started");
+        Ok(())
     }
 }
 
 /// A started DPA thread; stopped and destroyed after every completion that
-/// wakes it.
+/// wakes it (they hold it), then what its argument and local storage referenced is
+/// released.
 #[derive(Clone)]
 pub struct DpaThread {
-    inner: Rc<ThreadInner>,
+    inner: Arc<ThreadInner>,
 }
 
 impl std::fmt::Debug for DpaThread {
@@ -218,54 +295,56 @@ impl std::fmt::Debug for DpaThread {
 }
 
 impl DpaThread {
-    /// The thread's id (`doca_dpa_thread_get_id`), e.g. for
-    /// `doca_verbs_cq_attr_set_dpa_thread_id`.
+    /// The thread's id (`doca_dpa_thread_get_id`).
     pub fn id(&self) -> Result<u32> {
         let mut id = 0;
         // SAFETY: a started thread; valid out-pointer.
-        doca_call!(doca_dpa_thread_get_id(self.inner.raw.as_ptr(), &mut id))?;
-        Ok(id)
+        unsafe { doca_call!(doca_dpa_thread_get_id(self.inner.raw.as_ptr(), &mut id)) }?;
+        Ok(id as u32)
     }
 
     fn run(&self) -> Result<()> {
         // SAFETY: a started thread with an attachment (the caller's).
-        doca_call!(doca_dpa_thread_run(self.inner.raw.as_ptr()))
+        unsafe { doca_call!(doca_dpa_thread_run(self.inner.raw.as_ptr())) }
+    }
+
+    /// The context it runs on.
+    pub fn dpa(&self) -> &Dpa {
+        &self.inner.dpa
+    }
+
+    /// A reference that keeps the thread alive (for objects of other crates bound to
+    /// it, such as a verbs completion queue).
+    pub fn keep_alive(&self) -> KeepAlive {
+        KeepAlive::new(&self.inner)
+    }
+
+    /// The raw thread, for binding it in calls this crate does not wrap. Valid while
+    /// this `DpaThread` (or [`DpaThread::keep_alive`]) lives; do not stop or destroy it.
+    pub fn as_ptr(&self) -> *mut sys::doca_dpa_thread {
+        self.inner.raw.as_ptr()
     }
 }
 
-/// The DPA handle of a notification completion
-/// (`doca_dpa_dev_notification_completion_t`), borrowed from it.
-#[derive(Debug, Clone, Copy)]
-pub struct NotificationHandle<'a> {
-    raw: u64,
-    _owner: std::marker::PhantomData<&'a ()>,
-}
-
-impl NotificationHandle<'_> {
-    /// The raw handle value.
-    pub fn raw(&self) -> u64 {
-        self.raw
-    }
-}
-
-impl<'a> KernelArg<'a, param::Notification> for NotificationHandle<'a> {
-    fn to_abi(&self) -> u64 {
-        self.raw
-    }
+struct NotificationInner {
+    // Stopped and destroyed (its Drop) before the thread it wakes is released.
+    _raw: RawNotification,
+    handle: u64,
+    thread: DpaThread,
 }
 
 /// A started notification completion: kernels wake its thread with
-/// `doca_dpa_dev_thread_notify(handle)`.
+/// `doca_dpa_dev_thread_notify(handle)`. Passed to kernels (or stored in a
+/// [`DpaBox`](crate::DpaBox) through a [`Dev`](crate::Dev)) by reference, which keeps
+/// it alive.
 pub struct NotificationCompletion {
-    raw: RawNotification,
-    handle: u64,
-    thread: DpaThread,
+    inner: Arc<NotificationInner>,
 }
 
 impl std::fmt::Debug for NotificationCompletion {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("NotificationCompletion")
-            .field("thread", &self.thread)
+            .field("thread", &self.inner.thread)
             .finish()
     }
 }
@@ -278,60 +357,45 @@ impl NotificationCompletion {
         let dpa = &thread.inner.dpa;
         let mut raw = std::ptr::null_mut();
         // SAFETY: a started context and a started thread of it.
-        doca_call!(doca_dpa_notification_completion_create(
-            dpa.as_ptr(),
-            thread.inner.raw.as_ptr(),
-            &mut raw
-        ))?;
+        unsafe {
+            doca_call!(doca_dpa_notification_completion_create(
+                dpa.as_ptr(),
+                thread.inner.raw.as_ptr(),
+                &mut raw
+            ))
+        }?;
         let mut raw = RawNotification::new("doca_dpa_notification_completion_create", raw)?;
         // SAFETY: our notification completion.
-        doca_call!(doca_dpa_notification_completion_start(raw.as_ptr()))?;
+        unsafe { doca_call!(doca_dpa_notification_completion_start(raw.as_ptr())) }?;
         raw.started = true;
         let mut handle = 0;
         // SAFETY: started; valid out-pointer.
-        doca_call!(doca_dpa_notification_completion_get_dpa_handle(
-            raw.as_ptr(),
-            &mut handle
-        ))?;
+        unsafe {
+            doca_call!(doca_dpa_notification_completion_get_dpa_handle(
+                raw.as_ptr(),
+                &mut handle
+            ))
+        }?;
         Ok(NotificationCompletion {
-            raw,
-            handle,
-            thread: thread.clone(),
+            inner: Arc::new(NotificationInner {
+                _raw: raw,
+                handle,
+                thread: thread.clone(),
+            }),
         })
-    }
-
-    /// The handle to pass to the kernel that notifies.
-    pub fn handle(&self) -> NotificationHandle<'_> {
-        NotificationHandle {
-            raw: self.handle,
-            _owner: std::marker::PhantomData,
-        }
     }
 
     /// Makes the bound thread runnable (`doca_dpa_thread_run`).
     pub fn run_thread(&self) -> Result<()> {
-        let _ = &self.raw;
-        self.thread.run()
+        self.inner.thread.run()
     }
 }
 
-/// The DPA handle of a completion context (`doca_dpa_dev_completion_t`).
-#[derive(Debug, Clone, Copy)]
-pub struct CompletionHandle<'a> {
-    raw: u64,
-    _owner: std::marker::PhantomData<&'a ()>,
-}
-
-impl CompletionHandle<'_> {
-    /// The raw handle value.
-    pub fn raw(&self) -> u64 {
-        self.raw
-    }
-}
-
-impl<'a> KernelArg<'a, param::Completion> for CompletionHandle<'a> {
-    fn to_abi(&self) -> u64 {
-        self.raw
+// SAFETY: the notification's DPA handle; the keep record holds it (and so its thread).
+unsafe impl KernelArg<param::Notification> for NotificationCompletion {
+    fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
+        keep.keep(KeepAlive::new(&self.inner));
+        Ok(self.inner.handle)
     }
 }
 
@@ -359,11 +423,7 @@ impl CompletionBuilder {
         }
         let mut raw = std::ptr::null_mut();
         // SAFETY: a started context; valid out-pointer.
-        doca_call!(doca_dpa_completion_create(
-            dpa.as_ptr(),
-            queue_size,
-            &mut raw
-        ))?;
+        unsafe { doca_call!(doca_dpa_completion_create(dpa.as_ptr(), queue_size, &mut raw)) }?;
         Ok(CompletionBuilder {
             raw: RawCompletion::new("doca_dpa_completion_create", raw)?,
             dpa: dpa.clone(),
@@ -371,13 +431,22 @@ impl CompletionBuilder {
         })
     }
 
-    /// Binds the thread each completion wakes (`doca_dpa_completion_set_thread`).
+    /// Binds the thread each completion wakes (`doca_dpa_completion_set_thread`);
+    /// the completion keeps the thread alive.
     pub fn thread(mut self, thread: &DpaThread) -> Result<Self> {
-        // SAFETY: an unstarted completion and a started thread.
-        doca_call!(doca_dpa_completion_set_thread(
-            self.raw.as_ptr(),
-            thread.inner.raw.as_ptr()
-        ))?;
+        if !thread.inner.dpa.same_context(&self.dpa) {
+            return Err(Error::invalid(
+                "doca_dpa_completion_set_thread",
+                "the thread runs on another DPA context",
+            ));
+        }
+        // SAFETY: an unstarted completion and a started thread of its context.
+        unsafe {
+            doca_call!(doca_dpa_completion_set_thread(
+                self.raw.as_ptr(),
+                thread.inner.raw.as_ptr()
+            ))
+        }?;
         self.thread = Some(thread.clone());
         Ok(self)
     }
@@ -385,68 +454,61 @@ impl CompletionBuilder {
     /// Starts it (`doca_dpa_completion_start`) and gets its DPA handle.
     pub fn start(mut self) -> Result<Completion> {
         // SAFETY: a configured completion.
-        doca_call!(doca_dpa_completion_start(self.raw.as_ptr()))?;
+        unsafe { doca_call!(doca_dpa_completion_start(self.raw.as_ptr())) }?;
         self.raw.started = true;
         let mut handle = 0;
         // SAFETY: started; valid out-pointer.
-        doca_call!(doca_dpa_completion_get_dpa_handle(
-            self.raw.as_ptr(),
-            &mut handle
-        ))?;
+        unsafe { doca_call!(doca_dpa_completion_get_dpa_handle(self.raw.as_ptr(), &mut handle)) }?;
         let mut size = 0;
-        // SAFETY: valid out-pointer.
-        doca_call!(doca_dpa_completion_get_queue_size(
-            self.raw.as_ptr(),
-            &mut size
-        ))?;
+        // SAFETY: started; valid out-pointer.
+        unsafe { doca_call!(doca_dpa_completion_get_queue_size(self.raw.as_ptr(), &mut size)) }?;
         Ok(Completion {
-            raw: self.raw,
-            handle,
-            queue_size: size as u32,
-            thread: self.thread,
-            _dpa: self.dpa,
+            inner: Arc::new(CompletionInner {
+                raw: self.raw,
+                handle,
+                queue_size: size as u32,
+                thread: self.thread,
+                dpa: self.dpa,
+            }),
         })
     }
 }
 
-/// A started DPA completion context. Producer contexts (RDMA, RDMI, async
-/// ops) attach to it before they start; kernels read it with
-/// `doca_dpa_dev_get_completion`.
-pub struct Completion {
+struct CompletionInner {
     raw: RawCompletion,
     handle: u64,
     queue_size: u32,
     thread: Option<DpaThread>,
-    _dpa: Dpa,
+    dpa: Dpa,
+}
+
+/// A started DPA completion context. Producer contexts (RDMA, RDMI, async
+/// ops) attach to it before they start and keep it alive; kernels read it with
+/// `doca_dpa_dev_get_completion`. Cheap to clone (a shared handle).
+#[derive(Clone)]
+pub struct Completion {
+    inner: Arc<CompletionInner>,
 }
 
 impl std::fmt::Debug for Completion {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Completion")
-            .field("queue_size", &self.queue_size)
-            .field("thread", &self.thread)
+            .field("queue_size", &self.inner.queue_size)
+            .field("thread", &self.inner.thread)
             .finish()
     }
 }
 
 impl Completion {
-    /// The handle to pass to kernels.
-    pub fn handle(&self) -> CompletionHandle<'_> {
-        CompletionHandle {
-            raw: self.handle,
-            _owner: std::marker::PhantomData,
-        }
-    }
-
     /// The queue size after rounding (`doca_dpa_completion_get_queue_size`).
     pub fn queue_size(&self) -> u32 {
-        self.queue_size
+        self.inner.queue_size
     }
 
     /// Makes the bound thread runnable (`doca_dpa_thread_run`); an error if
     /// no thread is bound.
     pub fn run_thread(&self) -> Result<()> {
-        match &self.thread {
+        match &self.inner.thread {
             Some(t) => t.run(),
             None => Err(Error::invalid(
                 "doca_dpa_thread_run",
@@ -455,9 +517,23 @@ impl Completion {
         }
     }
 
-    /// The raw completion, for attaching producer contexts.
+    /// The context it belongs to.
+    pub fn dpa(&self) -> &Dpa {
+        &self.inner.dpa
+    }
+
+    /// The raw completion, for attaching producer contexts. Valid while this
+    /// `Completion` or a clone lives; do not stop or destroy it.
     pub fn as_ptr(&self) -> *mut sys::doca_dpa_completion {
-        self.raw.as_ptr()
+        self.inner.raw.as_ptr()
+    }
+}
+
+// SAFETY: the completion's DPA handle; the keep record holds the completion.
+unsafe impl KernelArg<param::Completion> for Completion {
+    fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
+        keep.keep(KeepAlive::new(&self.inner));
+        Ok(self.inner.handle)
     }
 }
 
@@ -472,6 +548,7 @@ impl Completion {
 pub struct ThreadGroup {
     ptr: NonNull<sys::doca_dpa_tg>,
     started: bool,
+    destroyed: bool,
     threads: Vec<DpaThread>,
     _dpa: Dpa,
 }
@@ -486,6 +563,9 @@ impl std::fmt::Debug for ThreadGroup {
 
 impl ThreadGroup {
     /// Groups `threads` (rank = position) and starts them and the group.
+    ///
+    /// On failure everything made so far is torn down in the documented order: the
+    /// group first, then the threads (started or not).
     pub fn new(dpa: &Dpa, threads: Vec<ThreadBuilder>) -> Result<ThreadGroup> {
         if threads.is_empty() {
             return Err(Error::invalid(
@@ -497,28 +577,40 @@ impl ThreadGroup {
             .map_err(|_| Error::invalid("doca_dpa_thread_group_create", "too many threads"))?;
         let mut raw = std::ptr::null_mut();
         // SAFETY: a started context; valid out-pointer.
-        doca_call!(doca_dpa_thread_group_create(dpa.as_ptr(), n, &mut raw))?;
+        unsafe { doca_call!(doca_dpa_thread_group_create(dpa.as_ptr(), n, &mut raw)) }?;
         let ptr = NonNull::new(raw)
             .ok_or_else(|| Error::invalid("doca_dpa_thread_group_create", "DOCA returned NULL"))?;
         let mut group = ThreadGroup {
             ptr,
             started: false,
+            destroyed: false,
             threads: Vec::with_capacity(threads.len()),
             _dpa: dpa.clone(),
         };
+        // On failure the group is torn down before any builder is dropped.
         for (rank, thread) in threads.iter().enumerate() {
             // SAFETY: our unstarted group and an unstarted thread.
-            doca_call!(doca_dpa_thread_group_set_thread(
-                group.ptr.as_ptr(),
-                thread.raw.as_ptr(),
-                rank as u32
-            ))?;
+            unsafe {
+                doca_call!(doca_dpa_thread_group_set_thread(
+                    group.ptr.as_ptr(),
+                    thread.inner.raw.as_ptr(),
+                    rank as u32
+                ))
+            }
+            .inspect_err(|_| group.teardown())?;
         }
-        for thread in threads {
-            group.threads.push(thread.start()?);
+        for mut thread in threads {
+            if let Err(e) = thread.start_in_place() {
+                group.teardown();
+                return Err(e);
+            }
+            group.threads.push(DpaThread {
+                inner: Arc::new(thread.inner),
+            });
         }
         // SAFETY: every rank set with a started thread.
-        doca_call!(doca_dpa_thread_group_start(group.ptr.as_ptr()))?;
+        unsafe { doca_call!(doca_dpa_thread_group_start(group.ptr.as_ptr())) }
+            .inspect_err(|_| group.teardown())?;
         group.started = true;
         Ok(group)
     }
@@ -527,21 +619,31 @@ impl ThreadGroup {
     pub fn threads(&self) -> &[DpaThread] {
         &self.threads
     }
+
+    /// Stops (if started) and destroys the group, once; its threads are dropped
+    /// after it.
+    fn teardown(&mut self) {
+        let p = self.ptr.as_ptr();
+        if std::mem::take(&mut self.started) {
+            // SAFETY: our started group, stopped once.
+            if let Err(e) = unsafe { doca_call!(doca_dpa_thread_group_stop(p)) } {
+                tracing::warn!(target: "doca_dpa::thread", error = %e, "doca_dpa_thread_group_stop failed: the group and its threads are leaked");
+                crate::keep::bury(std::mem::take(&mut self.threads));
+                return;
+            }
+        }
+        if std::mem::replace(&mut self.destroyed, true) {
+            return;
+        }
+        // SAFETY: our group, destroyed once (flagged above), before its threads.
+        if let Err(e) = unsafe { doca_call!(doca_dpa_thread_group_destroy(p)) } {
+            tracing::warn!(target: "doca_dpa::thread", error = %e, "doca_dpa_thread_group_destroy failed during drop");
+        }
+    }
 }
 
 impl Drop for ThreadGroup {
     fn drop(&mut self) {
-        let p = self.ptr.as_ptr();
-        if self.started {
-            // SAFETY: our started group, stopped once.
-            if let Err(e) = doca_call!(doca_dpa_thread_group_stop(p)) {
-                tracing::warn!(target: "doca_dpa::thread", error = %e, "doca_dpa_thread_group_stop failed during drop");
-            }
-        }
-        // SAFETY: our group, destroyed once, before its threads (fields drop
-        // after this).
-        if let Err(e) = doca_call!(doca_dpa_thread_group_destroy(p)) {
-            tracing::warn!(target: "doca_dpa::thread", error = %e, "doca_dpa_thread_group_destroy failed during drop");
-        }
+        self.teardown();
     }
 }

@@ -38,6 +38,8 @@ typedef uint64_t doca_dpa_dev_completion_t;
 typedef uint64_t doca_dpa_dev_async_ops_t;
 typedef uint64_t doca_dpa_dev_notification_completion_t;
 typedef uint64_t doca_dpa_dev_completion_element_t;
+/** A memory map handle (the one 32-bit DPA handle). */
+typedef uint32_t doca_dpa_dev_mmap_t;
 
 /** Device log levels, most severe first. */
 typedef enum doca_dpa_dev_log_level {

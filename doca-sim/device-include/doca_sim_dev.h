@@ -14,6 +14,11 @@
 extern "C" {
 #endif
 
+/** The DPA handle of an RDMI connection, as the host header names it. */
+typedef uint64_t doca_dpa_dev_rdmi_connection_t;
+/** The DPA handle of an RDMI poster, as the host header names it. */
+typedef uint64_t doca_rdmi_dev_poster_t;
+
 /** Makes the context fatal as a device exception would, and ends the instance. */
 void doca_sim_dev_fault(const char *reason);
 

@@ -10,11 +10,11 @@
 /* The thread's state, in DPA memory; its address is the thread's argument. */
 struct counter_state {
 	uint64_t activations;
-	uint64_t done_event; /* doca_dpa_dev_sync_event_t the host waits on */
+	doca_dpa_dev_sync_event_t done_event; /* the event the host waits on */
 };
 
 /* Counts its activations, signals the host, and waits for the next one. */
-__dpa_global__ void counter_thread(uint64_t arg)
+__dpa_global__ void counter_thread(doca_dpa_dev_uintptr_t arg)
 {
 	struct counter_state *state = (struct counter_state *)arg;
 

@@ -77,7 +77,7 @@ static uint64_t rdmi_example_drain(doca_dpa_dev_completion_t comp, uint32_t type
 }
 #endif
 
-__dpa_global__ void rdmi_loopback(uint64_t poster, uint64_t connection, doca_dpa_dev_completion_t conn_comp,
+__dpa_global__ void rdmi_loopback(doca_rdmi_dev_poster_t poster, doca_dpa_dev_rdmi_connection_t connection, doca_dpa_dev_completion_t conn_comp,
 				  doca_dpa_dev_completion_t poster_comp, doca_dpa_dev_uintptr_t report, uint32_t n)
 {
 	uint64_t *r = (uint64_t *)report;

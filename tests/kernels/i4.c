@@ -34,7 +34,7 @@ __dpa_global__ void i4_hash_get(doca_dpa_dev_hash_table_t ht, uint32_t first, ui
 }
 
 /* Receives an mmap handle (uint32_t, the one 32-bit handle) and a u64 after it. */
-__dpa_global__ void i4_mmap_echo(uint32_t mmap, uint64_t tag, doca_dpa_dev_uintptr_t out)
+__dpa_global__ void i4_mmap_echo(doca_dpa_dev_mmap_t mmap, uint64_t tag, doca_dpa_dev_uintptr_t out)
 {
 	uint64_t *o = (uint64_t *)out;
 
@@ -63,15 +63,25 @@ __dpa_global__ void i4_event_wait(doca_dpa_dev_sync_event_t event, uint64_t thre
 }
 
 /*
- * A thread bound to a completion context. arg points to three u64:
- * [0] the completion handle (written by the host), [1] elements consumed,
- * [2] the user data of the last one. Each activation drains, acks and asks
+ * The state of i4_on_completion, in DPA memory: the completion it drains (set by
+ * the host once the completion exists, 0 before), elements consumed, and the user
+ * data of the last one.
+ */
+struct i4_completion_state {
+	doca_dpa_dev_completion_t comp;
+	uint64_t consumed;
+	uint64_t last_user_data;
+};
+
+/*
+ * A thread bound to a completion context. Each activation drains, acks and asks
  * to be woken by the next completion.
  */
-__dpa_global__ void i4_on_completion(uint64_t arg)
+__dpa_global__ void i4_on_completion(doca_dpa_dev_uintptr_t arg)
 {
+	struct i4_completion_state *st = (struct i4_completion_state *)arg;
 	uint64_t *s = (uint64_t *)arg;
-	doca_dpa_dev_completion_t comp = (doca_dpa_dev_completion_t)__atomic_load_n(&s[0], __ATOMIC_SEQ_CST);
+	doca_dpa_dev_completion_t comp = (doca_dpa_dev_completion_t)__atomic_load_n(&st->comp, __ATOMIC_SEQ_CST);
 	doca_dpa_dev_completion_element_t e;
 	uint64_t n = 0;
 

@@ -77,7 +77,7 @@ __dpa_global__ void fault(void)
 }
 
 /* A DPA thread: counts activations in the u64 at arg, then waits for the next. */
-__dpa_global__ void count_activations(uint64_t arg)
+__dpa_global__ void count_activations(doca_dpa_dev_uintptr_t arg)
 {
 	__atomic_add_fetch((uint64_t *)arg, 1, __ATOMIC_SEQ_CST);
 	doca_dpa_dev_thread_reschedule();

@@ -16,7 +16,7 @@
 #endif
 
 /* out[0] = connection, out[1] = poster: the handles as the kernel got them. */
-__dpa_global__ void rdmi_test_record(uint64_t poster, uint64_t connection, doca_dpa_dev_uintptr_t out)
+__dpa_global__ void rdmi_test_record(doca_rdmi_dev_poster_t poster, doca_dpa_dev_rdmi_connection_t connection, doca_dpa_dev_uintptr_t out)
 {
 	uint64_t *o = (uint64_t *)out;
 
@@ -29,7 +29,7 @@ __dpa_global__ void rdmi_test_record(uint64_t poster, uint64_t connection, doca_
  * byte (first + i) * 16 + j, with user data first + i. out[0] = messages
  * sent, out[1] = the first error code (0 if none).
  */
-__dpa_global__ void rdmi_test_send(uint64_t poster, uint64_t connection, uint32_t count, uint32_t first,
+__dpa_global__ void rdmi_test_send(doca_rdmi_dev_poster_t poster, doca_dpa_dev_rdmi_connection_t connection, uint32_t count, uint32_t first,
 				   doca_dpa_dev_uintptr_t out)
 {
 	uint64_t *o = (uint64_t *)out;
@@ -63,7 +63,7 @@ __dpa_global__ void rdmi_test_send(uint64_t poster, uint64_t connection, uint32_
 }
 
 /* Marks n receives consumed; out[0] = the return code. */
-__dpa_global__ void rdmi_test_consume(uint64_t connection, uint32_t n, doca_dpa_dev_uintptr_t out)
+__dpa_global__ void rdmi_test_consume(doca_dpa_dev_rdmi_connection_t connection, uint32_t n, doca_dpa_dev_uintptr_t out)
 {
 #ifdef DOCA_SIM_DEVICE
 	((uint64_t *)out)[0] = (uint64_t)doca_sim_dev_rdmi_consume(connection, n);

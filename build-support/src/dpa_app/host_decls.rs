@@ -13,7 +13,7 @@
 use std::fmt::Write as _;
 
 use super::error::{DpaAppError, ParamRefusal};
-use super::parse::{DeviceFunction, FunctionKind, Param};
+use super::parse::{DeviceFunction, FunctionKind, Param, StructDef};
 
 /// How one C parameter type crosses from Rust to the generated C launcher.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -301,7 +301,11 @@ pub fn launcher_source(app: &str, functions: &[DeviceFunction]) -> Result<String
 /// it, with the C prototype as its documentation), the signature types in `__sig`, and
 /// the `extern "C"` declarations of the application symbol, the device functions' host
 /// symbols and the generated launchers in `__ffi`.
-pub fn rust_source(app: &str, functions: &[DeviceFunction]) -> Result<String, DpaAppError> {
+pub fn rust_source(
+    app: &str,
+    functions: &[DeviceFunction],
+    structs: &[StructDef],
+) -> Result<String, DpaAppError> {
     let mut r = String::new();
     let _ = writeln!(
         r,
@@ -351,7 +355,9 @@ pub fn rust_source(app: &str, functions: &[DeviceFunction]) -> Result<String, Dp
                 let _ = writeln!(
                     r,
                     "/// {doc}\npub const {id}: __dpa::Kernel<__sig::{id}> =\n\
-                     \x20   __dpa::Kernel::generated(__app_symbol, \"{name}\", __ffi::{id});\n",
+                     \x20   // SAFETY: `__ffi::{id}` is the host symbol of this application's\n\
+                     \x20   // `{name}` and `__sig::{id}` its generated signature.\n\
+                     \x20   unsafe {{ __dpa::Kernel::generated(__app_symbol, \"{name}\", __ffi::{id}) }};\n",
                     name = f.name
                 );
                 let _ = writeln!(
@@ -380,7 +386,9 @@ pub fn rust_source(app: &str, functions: &[DeviceFunction]) -> Result<String, Dp
                 let _ = writeln!(
                     r,
                     "/// {doc}\npub const {id}: __dpa::Rpc<__sig::{id}> =\n\
-                     \x20   __dpa::Rpc::generated(__app_symbol, \"{name}\", __ffi::{id});\n",
+                     \x20   // SAFETY: `{name}` is a function of this application and\n\
+                     \x20   // `__sig::{id}` its generated signature.\n\
+                     \x20   unsafe {{ __dpa::Rpc::generated(__app_symbol, \"{name}\") }};\n",
                     name = f.name
                 );
                 let _ = writeln!(
@@ -403,6 +411,9 @@ pub fn rust_source(app: &str, functions: &[DeviceFunction]) -> Result<String, Dp
             }
         }
     }
+    for def in declared_structs(structs) {
+        struct_source(&mut r, def);
+    }
     let _ = writeln!(
         r,
         "/// Signature types of the device functions (one per function).\n\
@@ -422,6 +433,153 @@ pub fn rust_source(app: &str, functions: &[DeviceFunction]) -> Result<String, Dp
          }}"
     );
     Ok(r)
+}
+
+
+/// The layout of a struct whose fields all have Rust declarations: for each field
+/// its Rust side and byte offset, then the size. Natural alignment, as the C
+/// compilers of the DPA (RV64, LP64) and of every supported host lay such structs out;
+/// the sim build asserts it against its compiler.
+pub fn struct_layout(def: &StructDef) -> Option<(Vec<(RustParam, usize)>, usize)> {
+    let mut offset = 0usize;
+    let mut align_max = 1usize;
+    let mut fields = Vec::new();
+    for f in &def.fields {
+        let r = if f.c_type.contains('*') {
+            rp("param::DevPtr", "u64", "uint64_t")
+        } else {
+            TYPE_TABLE.iter().find(|(c, _)| *c == f.c_type)?.1.clone()
+        };
+        let size = match r.abi_rust {
+            "u64" | "i64" | "f64" => 8,
+            _ => 4,
+        };
+        offset = offset.next_multiple_of(size);
+        align_max = align_max.max(size);
+        fields.push((r, offset));
+        offset += size;
+    }
+    Some((fields, offset.next_multiple_of(align_max)))
+}
+
+/// The structs of the application that get Rust declarations.
+pub fn declared_structs(structs: &[StructDef]) -> Vec<&StructDef> {
+    structs
+        .iter()
+        .filter(|s| !RESERVED.contains(&s.name.as_str()) && struct_layout(s).is_some())
+        .collect()
+}
+
+fn struct_source(r: &mut String, def: &StructDef) {
+    let Some((fields, size)) = struct_layout(def) else {
+        return;
+    };
+    let id = rust_ident(&def.name);
+    let mut host = String::new();
+    let mut repr = String::new();
+    let mut lower = String::new();
+    let mut pad = 0usize;
+    let mut at = 0usize;
+    for (f, (rp, offset)) in def.fields.iter().zip(&fields) {
+        let name = rust_ident(&f.name);
+        if *offset > at {
+            let _ = writeln!(repr, "        _pad{pad}: [u8; {}],", offset - at);
+            let _ = writeln!(lower, "            _pad{pad}: [0; {}],", offset - at);
+            pad += 1;
+        }
+        let size = if rp.abi_rust.ends_with("64") { 8 } else { 4 };
+        at = offset + size;
+        if rp.rust.starts_with("param::") {
+            let _ = writeln!(
+                host,
+                "    /// `{} {}`: kept alive as long as the struct's memory.\n    pub {name}: __dpa::Dev<__dpa::{}>,",
+                f.c_type, f.name, rp.rust
+            );
+            let _ = writeln!(
+                repr,
+                "        /// `{} {}` (the handle, readable only with `unsafe`).\n        pub {name}: __dpa::Handle<__dpa::{}>,",
+                f.c_type, f.name, rp.rust
+            );
+            let _ = writeln!(
+                lower,
+                "            {name}: __dpa::Handle::lowered(&self.{name}, keep)?,"
+            );
+        } else {
+            let _ = writeln!(
+                host,
+                "    /// `{} {}`.\n    pub {name}: {},",
+                f.c_type, f.name, rp.rust
+            );
+            let _ = writeln!(
+                repr,
+                "        /// `{} {}`.\n        pub {name}: {},",
+                f.c_type, f.name, rp.rust
+            );
+            let _ = writeln!(lower, "            {name}: self.{name},");
+        }
+    }
+    if size > at {
+        let _ = writeln!(repr, "        _pad{pad}: [u8; {}],", size - at);
+        let _ = writeln!(lower, "            _pad{pad}: [0; {}],", size - at);
+    }
+    let _ = writeln!(
+        r,
+        "/// `struct {name}`, defined at `{file}:{line}`: its host form, for a\n\
+         /// [`DpaBox`](__dpa::DpaBox) in DPA memory, whose handle and address fields\n\
+         /// keep their objects alive.\n\
+         #[allow(non_camel_case_types)]\n\
+         pub struct {id} {{\n{host}}}\n\n\
+         #[allow(non_camel_case_types)]\n\
+         pub mod __repr_{name} {{\n\
+         \x20   #[allow(unused_imports)]\n\
+         \x20   use super::__dpa;\n\
+         \x20   /// The device layout of `struct {name}` (explicit padding).\n\
+         \x20   #[repr(C)]\n\
+         \x20   #[derive(Clone, Copy, Debug)]\n\
+         \x20   pub struct {id} {{\n{repr}    }}\n\
+         }}\n\n\
+         const _: () = assert!(::core::mem::size_of::<__repr_{name}::{id}>() == {size});\n\n\
+         // SAFETY: `Repr` is generated from the C definition with its padding made\n\
+         // explicit (no implicit padding; every field accepts any bits), and `lower`\n\
+         // records what every handle and address field references.\n\
+         unsafe impl __dpa::DeviceStruct for {id} {{\n\
+         \x20   type Repr = __repr_{name}::{id};\n\
+         \x20   const NAME: &'static str = \"{name}\";\n\
+         \x20   fn lower(&self, keep: &mut __dpa::Keep<'_>) -> __dpa::Result<Self::Repr> {{\n\
+         \x20       Ok(__repr_{name}::{id} {{\n{lower}        }})\n\
+         \x20   }}\n\
+         }}\n",
+        name = def.name,
+        file = def.file.display(),
+        line = def.line,
+    );
+}
+
+/// C assertions that the compiler lays `structs` out as [`struct_layout`] says (for
+/// the sim's build of the application, which sees the definitions).
+pub fn struct_layout_asserts(structs: &[StructDef]) -> String {
+    let mut c = String::new();
+    for def in declared_structs(structs) {
+        let Some((fields, size)) = struct_layout(def) else {
+            continue;
+        };
+        let _ = writeln!(
+            c,
+            "_Static_assert(sizeof(struct {n}) == {size}, \"struct {n}: the generated Rust layout \
+             assumes {size} bytes\");",
+            n = def.name
+        );
+        for (f, (_, offset)) in def.fields.iter().zip(&fields) {
+            let _ = writeln!(
+                c,
+                "_Static_assert(offsetof(struct {n}, {f}) == {offset}, \"struct {n}: field {f} \
+                 is not at offset {offset} as the generated Rust layout assumes\");",
+                n = def.name,
+                f = f.name
+            );
+        }
+    }
+    c
 }
 
 #[cfg(test)]
@@ -504,7 +662,11 @@ mod tests {
             "__dpa_global__ void fill(doca_dpa_dev_uintptr_t out, uint32_t n) {}\n\
              __dpa_rpc__ uint64_t type(uint64_t a) { return a; }\n",
         );
-        let r = rust_source("my_app", &fs).unwrap();
+        let structs = crate::dpa_app::parse::parse_structs(
+            Path::new("/abs/k.c"),
+            "struct st { uint32_t n; doca_dpa_dev_sync_event_t ev; float f; };\n",
+        );
+        let r = rust_source("my_app", &fs, &structs).unwrap();
         for needle in [
             "pub const APP_NAME: &str = \"my_app\";",
             "pub const fill: __dpa::Kernel<__sig::fill> =",
@@ -514,6 +676,12 @@ mod tests {
             "pub const r#type: __dpa::Rpc<__sig::r#type> =",
             "pub static my_app: *mut __dpa::sys::doca_dpa_app;",
             "/// `__dpa_global__ void fill(doca_dpa_dev_uintptr_t out, uint32_t n)`",
+            "pub struct st {",
+            "pub ev: __dpa::Dev<__dpa::param::SyncEvent>,",
+            "        pub n: u32,\n        _pad0: [u8; 4],\n",
+            "pub ev: __dpa::Handle<__dpa::param::SyncEvent>,",
+            "pub f: f32,\n        _pad1: [u8; 4],",
+            "size_of::<__repr_st::st>() == 24",
         ] {
             assert!(r.contains(needle), "missing {needle:?} in\n{r}");
         }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use super::error::DpaAppError;
 use super::host_decls::{launcher_source, rust_source};
-use super::parse::DeviceFunction;
+use super::parse::{DeviceFunction, StructDef};
 use super::sim::host_compiler;
 use super::{io_err, Resolved};
 use crate::cfgs::Directives;
@@ -17,9 +17,13 @@ pub fn rust_file_name(app: &str) -> String {
 }
 
 /// Writes the Rust declarations into `OUT_DIR` and returns their path.
-pub(crate) fn write_rust(r: &Resolved, kernels: &[DeviceFunction]) -> Result<PathBuf, DpaAppError> {
+pub(crate) fn write_rust(
+    r: &Resolved,
+    kernels: &[DeviceFunction],
+    structs: &[StructDef],
+) -> Result<PathBuf, DpaAppError> {
     let path = r.out_dir.join(rust_file_name(&r.app_name));
-    let text = rust_source(&r.app_name, kernels)?;
+    let text = rust_source(&r.app_name, kernels, structs)?;
     std::fs::write(&path, text).map_err(|e| io_err(&path, e))?;
     Ok(path)
 }

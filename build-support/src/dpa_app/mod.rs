@@ -83,10 +83,14 @@ pub use dpacc::{
 pub use error::{DpaAppError, ParamRefusal};
 pub use hardware::DEFAULT_PROC_ATTRIBUTES;
 pub use host_decls::{
-    launcher_source, launcher_symbol, rust_param, rust_source, supported_types, RustParam,
+    declared_structs, launcher_source, launcher_symbol, rust_param, rust_source, struct_layout,
+    struct_layout_asserts, supported_types, RustParam,
 };
 pub use launchers::rust_file_name;
-pub use parse::{parse_device_functions, DeviceFunction, FunctionKind, Param, MAX_KERNEL_ARGS};
+pub use parse::{
+    parse_device_functions, parse_structs, DeviceFunction, Field, FunctionKind, Param, StructDef,
+    MAX_KERNEL_ARGS,
+};
 pub use sim::SIM_DEVICE_INCLUDE_ENV;
 pub use sim_source::sim_app_source;
 pub use tools::{
@@ -390,10 +394,11 @@ impl DpaApp {
         // Every backend (docs too) gets the Rust declarations, generated from the C.
         let kernels = sim::scan_sources(&r.app_name, &r.sources)?;
         host_decls::check_functions(&kernels)?;
-        built.rust_declarations = Some(launchers::write_rust(&r, &kernels)?);
+        let structs = sim::scan_structs(&r.sources)?;
+        built.rust_declarations = Some(launchers::write_rust(&r, &kernels, &structs)?);
         match backend {
             Backend::Sim => {
-                let out = sim::build(env, &r, &kernels, &mut d)?;
+                let out = sim::build(env, &r, &kernels, &structs, &mut d)?;
                 built.generated_c = Some(out.generated);
                 built.archive = Some(out.archive);
             }

@@ -515,6 +515,132 @@ pub fn parse_device_functions(file: &Path, text: &str) -> Result<Vec<DeviceFunct
     Ok(found)
 }
 
+/// One field of a struct defined in a source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Field {
+    /// Its C type, without qualifiers.
+    pub c_type: String,
+    /// Its name.
+    pub name: String,
+}
+
+/// A `struct NAME { … };` defined at file scope in a source, whose fields are all
+/// plain declarations (no arrays, bit-fields, nested or anonymous members).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StructDef {
+    /// The struct tag.
+    pub name: String,
+    /// The fields, in order.
+    pub fields: Vec<Field>,
+    /// The source file.
+    pub file: std::path::PathBuf,
+    /// The line of the tag.
+    pub line: usize,
+}
+
+fn parse_field(tokens: &[Token]) -> Option<Field> {
+    let texts: Vec<&str> = tokens
+        .iter()
+        .map(|t| t.text.as_str())
+        .filter(|t| !QUALIFIERS.contains(t))
+        .collect();
+    if texts.iter().any(|t| matches!(*t, "[" | "(" | ":" | "{" | "," | "=")) {
+        return None;
+    }
+    let (name, ty) = texts.split_last()?;
+    if !is_ident(name) || TYPE_KEYWORDS.contains(name) || ty.is_empty() {
+        return None;
+    }
+    Some(Field {
+        c_type: join_type(ty),
+        name: (*name).to_owned(),
+    })
+}
+
+/// Every file-scope `struct NAME { … }` definition of `text` whose members are all
+/// plain fields, in source order. Others (with arrays, bit-fields, unions…) are
+/// skipped: they simply get no Rust declaration.
+pub fn parse_structs(file: &Path, text: &str) -> Vec<StructDef> {
+    let tokens = tokenize(&strip_c(text));
+    let mut found = Vec::new();
+    let mut i = 0;
+    let mut at_statement_start = true;
+    while i < tokens.len() {
+        let t = &tokens[i];
+        if t.is(";") || t.is("}") {
+            at_statement_start = true;
+            i += 1;
+            continue;
+        }
+        let tagged = (t.is("struct") && at_statement_start)
+            || (t.is("typedef") && tokens.get(i + 1).is_some_and(|n| n.is("struct")));
+        if t.is("{") || !tagged {
+            if t.is("{") {
+                // Skip any other braced block (a function body, an initializer).
+                let mut depth = 0usize;
+                while i < tokens.len() {
+                    if tokens[i].is("{") {
+                        depth += 1;
+                    } else if tokens[i].is("}") {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    i += 1;
+                }
+                at_statement_start = true;
+            } else {
+                at_statement_start = false;
+            }
+            i += 1;
+            continue;
+        }
+        let s = if t.is("typedef") { i + 1 } else { i };
+        let (Some(name), Some(open)) = (tokens.get(s + 1), tokens.get(s + 2)) else {
+            break;
+        };
+        if !name.is_ident() || !open.is("{") {
+            at_statement_start = false;
+            i += 1;
+            continue;
+        }
+        let mut j = s + 3;
+        let mut fields = Some(Vec::new());
+        let mut current: Vec<Token> = Vec::new();
+        let mut depth = 1usize;
+        while j < tokens.len() && depth > 0 {
+            let tk = &tokens[j];
+            if tk.is("{") {
+                depth += 1;
+                fields = None;
+            } else if tk.is("}") {
+                depth -= 1;
+            } else if depth == 1 && tk.is(";") {
+                match (parse_field(&current), fields.as_mut()) {
+                    (Some(f), Some(list)) => list.push(f),
+                    _ => fields = None,
+                }
+                current.clear();
+            } else {
+                current.push(tk.clone());
+            }
+            j += 1;
+        }
+        if let Some(fields) = fields.filter(|f| !f.is_empty() && current.is_empty()) {
+            found.push(StructDef {
+                name: name.text.clone(),
+                fields,
+                file: file.to_owned(),
+                line: name.line,
+            });
+        }
+        i = j;
+        at_statement_start = false;
+    }
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -786,5 +912,32 @@ mod tests {
                     __dpa_rpc__ uint64_t b(void) { return 0; }\n";
         let names: Vec<String> = parse(text).unwrap().into_iter().map(|f| f.name).collect();
         assert_eq!(names, ["a", "b"]);
+    }
+
+    #[test]
+    fn structs_with_plain_fields() {
+        let src = "struct state { uint64_t count; const doca_dpa_dev_sync_event_t done; };\n\
+                   struct skip { uint64_t a[4]; };\n\
+                   typedef struct pair { uint32_t a; uint64_t b; } pair_t;\n\
+                   static struct state global = { 0 };\n\
+                   __dpa_global__ void k(uint64_t a) { struct state local; (void)local; }\n\
+                   struct bits { uint32_t a : 3; };\n";
+        let got = parse_structs(Path::new("k.c"), src);
+        let names: Vec<&str> = got.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["state", "pair"]);
+        assert_eq!(
+            got[0].fields,
+            [
+                Field {
+                    c_type: "uint64_t".into(),
+                    name: "count".into()
+                },
+                Field {
+                    c_type: "doca_dpa_dev_sync_event_t".into(),
+                    name: "done".into()
+                }
+            ]
+        );
+        assert_eq!(got[1].line, 3);
     }
 }

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::error::DpaAppError;
-use super::parse::{parse_device_functions, DeviceFunction};
+use super::parse::{parse_device_functions, parse_structs, DeviceFunction, StructDef};
 use super::sim_source::sim_app_source;
 use super::{io_err, Resolved};
 use crate::cfgs::Directives;
@@ -54,6 +54,17 @@ pub(crate) fn scan_sources(
 }
 
 /// A path that can be written inside `#include "…"`.
+/// Every struct defined in the sources (for the Rust declarations of those whose
+/// fields all have Rust types).
+pub(crate) fn scan_structs(sources: &[PathBuf]) -> Result<Vec<StructDef>, DpaAppError> {
+    let mut all = Vec::new();
+    for s in sources {
+        let text = std::fs::read_to_string(s).map_err(|e| io_err(s, e))?;
+        all.extend(parse_structs(s, &text));
+    }
+    Ok(all)
+}
+
 fn includable(p: &Path) -> Result<(), DpaAppError> {
     let reason = match p.to_str() {
         None => Some("it is not valid UTF-8"),
@@ -137,6 +148,7 @@ pub(crate) fn build(
     env: &EnvReader,
     r: &Resolved,
     kernels: &[DeviceFunction],
+    structs: &[StructDef],
     d: &mut Directives,
 ) -> Result<SimOutput, DpaAppError> {
     let device_include = env
@@ -161,7 +173,9 @@ pub(crate) fn build(
         includable(s)?;
     }
     let refs: Vec<&Path> = r.sources.iter().map(PathBuf::as_path).collect();
-    let text = sim_app_source(&r.app_name, &refs, kernels);
+    let mut text = sim_app_source(&r.app_name, &refs, kernels);
+    text.push_str("\n// The layouts the generated Rust declarations assume.\n");
+    text.push_str(&super::host_decls::struct_layout_asserts(structs));
     let generated = r.out_dir.join(format!("{}.c", r.lib_name));
     std::fs::write(&generated, text).map_err(|e| io_err(&generated, e))?;
 
