@@ -80,8 +80,8 @@ doca::rdmi::if_rdmi! {
         let verbs = VerbsContext::new(&device)?;
         let pd = ProtectionDomain::new(&verbs)?;
 
-        // Connection first, poster second: if they were simply dropped, the
-        // poster would go first, as DOCA's teardown order asks.
+        // The poster works with the connection and keeps it alive, so the poster
+        // is always destroyed first, as DOCA's teardown order asks.
         let conn = ConnectionBuilder::new(
             &verbs,
             &rep,
@@ -93,9 +93,9 @@ doca::rdmi::if_rdmi! {
         .start()?;
         let poster = PosterBuilder::new(&verbs, &dpa, CompletionSource::Dpa(&poster_comp))
             .pd(&pd)
+            .connection(&conn)
             .start()?;
-        let (conn_handle, poster_handle) = (conn.dpa_handle().raw(), poster.dpa_handle().raw());
-        println!("started: connection handle {conn_handle:#x}, poster handle {poster_handle:#x}");
+        println!("started: connection and poster on the DPA datapath");
         let rq = conn.app_rq_info()?;
         println!("receive buffer for the kernel: mkey {:#x}, offset {}, {} bytes", rq.mkey, rq.offset, rq.size);
 
@@ -106,20 +106,13 @@ doca::rdmi::if_rdmi! {
             .launch(
                 &doca_examples::rdmi_loopback,
                 1,
-                (
-                    poster.dpa_handle(),
-                    conn.dpa_handle(),
-                    conn_comp.handle(),
-                    poster_comp.handle(),
-                    &report,
-                    MESSAGES,
-                ),
+                (&poster, &conn, &conn_comp, &poster_comp, &report, MESSAGES),
             )?
             .wait(Duration::from_secs(10))?;
         let r = report.to_vec()?;
 
-        // The handles made the round trip unchanged.
-        if (r[0], r[1]) != (conn_handle, poster_handle) {
+        // Two distinct handles reached the kernel (their values are DOCA's business).
+        if r[0] == 0 || r[1] == 0 || r[0] == r[1] {
             return Err(format!("the kernel received handles {:#x}/{:#x}", r[0], r[1]).into());
         }
         println!("the kernel received both handles");

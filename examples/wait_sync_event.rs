@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use doca::dpa::{Device, Dpa, DpaBuffer, Gate, Launcher, WaitEvent};
+use doca::dpa::{Device, Dpa, DpaBuffer, Export, Gate, Launcher, WaitEvent};
 
 include!("common_app.rs.in");
 
@@ -14,7 +14,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("backend: {}", doca::dpa::build_info::BACKEND);
     let device = Device::open_first_with_dpa()?;
     let dpa = Dpa::start(&device, doca_examples::app())?;
-    let release = WaitEvent::new(&dpa, true)?;
+    let release = WaitEvent::new(&dpa, Export::ToDpa)?;
     let out = DpaBuffer::<u64>::from_slice(&dpa, &[0])?;
     let launcher = Launcher::new(&dpa)?;
 
@@ -22,7 +22,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Gate::new(&release, 1)?,
         &doca_examples::record_release,
         1,
-        (&out, release.handle()?),
+        (&out, &release),
     )?;
     std::thread::sleep(Duration::from_millis(200));
     if launch.is_complete()? || out.to_vec()?[0] != 0 {

@@ -376,7 +376,7 @@ impl Dpa {
     }
 
     /// Whether `other` is this context (or a clone of it).
-    pub(crate) fn same_context(&self, other: &Dpa) -> bool {
+    pub fn same_context(&self, other: &Dpa) -> bool {
         Arc::ptr_eq(&self.inner, &other.inner)
     }
 

@@ -364,7 +364,7 @@ impl Launch<'_> {
     }
 
     /// Whether the launch is known to have finished (`doca_sync_event_get`).
-    pub fn is_done(&self) -> Result<bool> {
+    pub fn is_complete(&self) -> Result<bool> {
         self.launcher.completed()?;
         Ok(self.launcher.retired.get() >= self.ticket)
     }

@@ -12,15 +12,18 @@ use std::marker::PhantomData;
 use std::ptr::NonNull;
 use std::time::Duration;
 
-use doca_dpa::{Dpa, KernelArg, Representor, Result};
+use std::sync::Arc;
+
+use doca_dpa::{Dpa, Keep, KeepAlive, KernelArg, Representor, Result};
 use doca_rdmi_sys as sys;
 
 use crate::ctx::{
-    CompletionSource, Ctx, CtxState, Life, Phase, RawObject, StopError, DEFAULT_STOP_TIMEOUT,
+    CompletionSource, Ctx, CtxState, Held, Life, Phase, RawObject, StopError,
+    DEFAULT_STOP_TIMEOUT,
 };
 use crate::error::{fit, invalid, rdmi_call};
 use crate::param;
-use crate::verbs::{CompletionQueue, ProtectionDomain, VerbsContext};
+use crate::verbs::{ProtectionDomain, VerbsContext};
 
 /// Bytes per receive slot in the software DPA (`DOCA_SIM_RDMI_SLOT_BYTES`, a
 /// model choice of doca-sim: DOCA's real receive layout is not public). The
@@ -193,29 +196,6 @@ pub struct AppRqInfo {
     pub size: u64,
 }
 
-/// The DPA handle of a started connection (`doca_dpa_dev_rdmi_connection_t`,
-/// a `uint64_t` in the reference header — INFERRED), borrowed from the
-/// [`Connection`]: it cannot outlive a stop or survive a restart. Pass it to
-/// a kernel parameter declared as [`param::RdmiConnection`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct ConnectionHandle<'a> {
-    raw: u64,
-    _owner: PhantomData<&'a ()>,
-}
-
-impl ConnectionHandle<'_> {
-    /// The raw handle value (what the kernel receives).
-    pub fn raw(&self) -> u64 {
-        self.raw
-    }
-}
-
-impl<'a> KernelArg<'a, param::RdmiConnection> for ConnectionHandle<'a> {
-    fn to_abi(&self) -> u64 {
-        self.raw
-    }
-}
-
 pub(crate) enum RawConnection {}
 
 impl RawObject for RawConnection {
@@ -231,7 +211,7 @@ impl RawObject for RawConnection {
 /// runs the teardown (stop, destroy) before the fields go, in order: the
 /// inputs and the receive buffer, the PD and CQ, the verbs context, the
 /// representor, the DPA context.
-struct ConnInner<'a> {
+pub(crate) struct ConnInner {
     life: Life<RawConnection>,
     /// Given to DOCA by `init_receive`; taken back only once destroyed.
     receive: Option<ReceiveBuffer>,
@@ -239,14 +219,16 @@ struct ConnInner<'a> {
     _inputs: Vec<(u32, Vec<u8>)>,
     handle: u64,
     _pd: Option<ProtectionDomain>,
-    _cq: Option<CompletionQueue>,
+    _source: Held,
     _verbs: VerbsContext,
     _rep: Representor,
     _dpa: Dpa,
-    _source: PhantomData<CompletionSource<'a>>,
 }
 
-impl ConnInner<'_> {
+/// A connection kept alive by a poster that works with it.
+pub(crate) type SharedConnection = Arc<ConnInner>;
+
+impl ConnInner {
     fn as_ptr(&self) -> *mut sys::doca_rdmi_connection {
         self.life.as_ptr()
     }
@@ -292,7 +274,7 @@ impl ConnInner<'_> {
     }
 }
 
-impl Drop for ConnInner<'_> {
+impl Drop for ConnInner {
     fn drop(&mut self) {
         if let Err(e) = self.life.teardown() {
             tracing::warn!(target: "doca_rdmi::connection", error = %e, "tearing an RDMI connection down during drop failed");
@@ -410,6 +392,9 @@ impl<'a> ConnectionBuilder<'a> {
                 ));
             }
         }
+        let held = self
+            .source
+            .hold("doca_rdmi_connection_dpa_completion_attach", &self.dpa)?;
         let mut raw = std::ptr::null_mut();
         // SAFETY: a live verbs context and representor; valid out-pointer.
         rdmi_call!(doca_rdmi_connection_create(
@@ -417,21 +402,17 @@ impl<'a> ConnectionBuilder<'a> {
             self.rep.as_ptr().cast(),
             &mut raw
         ))?;
-        let mut inner = Box::new(ConnInner {
+        let mut inner = ConnInner {
             life: Life::new("doca_rdmi_connection_create", raw)?,
             receive: None,
             _inputs: Vec::new(),
             handle: 0,
             _pd: self.pd,
-            _cq: match self.source {
-                CompletionSource::Cq(cq) => Some(cq.clone()),
-                CompletionSource::Dpa(_) => None,
-            },
+            _source: held,
             _verbs: self.verbs,
             _rep: self.rep,
             _dpa: self.dpa.clone(),
-            _source: PhantomData,
-        });
+        };
         let p = inner.as_ptr();
         #[cfg(doca_sym = "doca_rdmi_connection_set_pd")]
         if let Some(pd) = &inner._pd {
@@ -446,15 +427,15 @@ impl<'a> ConnectionBuilder<'a> {
             self.stop_timeout,
         )?);
         ctx.set_datapath_on_dpa(&self.dpa)?;
-        match self.source {
-            // SAFETY: our idle connection and a started completion that the
-            // connection's lifetime `'a` keeps alive.
-            CompletionSource::Dpa(c) => rdmi_call!(doca_rdmi_connection_dpa_completion_attach(
+        match &inner._source {
+            // SAFETY: our idle connection and a started completion of its datapath
+            // context (checked by `hold`), which the connection keeps alive.
+            Held::Dpa(c) => rdmi_call!(doca_rdmi_connection_dpa_completion_attach(
                 p,
                 c.as_ptr().cast()
             ))?,
             // SAFETY: our idle connection and a live CQ it keeps alive.
-            CompletionSource::Cq(q) => rdmi_call!(doca_rdmi_connection_cq_attach(p, q.as_ptr()))?,
+            Held::Cq(q) => rdmi_call!(doca_rdmi_connection_cq_attach(p, q.as_ptr()))?,
         }
         const INIT: &str = "doca_rdmi_connection_init_receive";
         let buf = inner.receive.insert(self.receive);
@@ -483,13 +464,17 @@ impl<'a> ConnectionBuilder<'a> {
         // SAFETY: our started connection on the DPA datapath; valid out-pointer.
         rdmi_call!(doca_rdmi_connection_get_dpa_handle(p, &mut h))?;
         inner.handle = h as u64;
-        tracing::debug!(target: "doca_rdmi::connection", handle = inner.handle, "connection started");
-        Ok(Connection { inner })
+        tracing::debug!(target: "doca_rdmi::connection", "connection started");
+        Ok(Connection {
+            inner: Arc::new(inner),
+            _source: PhantomData,
+        })
     }
 }
 
 /// A started RDMI connection: the only state that has a DPA handle and
-/// acknowledges receives.
+/// acknowledges receives. The handle reaches kernels only through the connection
+/// itself (a [`param::RdmiConnection`] argument or a `Dev`), which keeps it alive.
 ///
 /// Configuration belongs to the builder, so it cannot happen after start:
 ///
@@ -499,23 +484,14 @@ impl<'a> ConnectionBuilder<'a> {
 /// # }
 /// ```
 ///
-/// The DPA handle borrows the connection, so it cannot be used after the
-/// connection is stopped (or restarted as a new one):
-///
-/// ```compile_fail
-/// # fn f(conn: doca_rdmi::Connection<'_>) {
-/// let handle = conn.dpa_handle();
-/// let buffer = conn.stop();      // moves `conn` while `handle` borrows it
-/// println!("{}", handle.raw());  // handle after stop
-/// # }
-/// ```
-///
-/// Dropping a connection stops it (waiting out IN_PROGRESS for at most the
-/// stop timeout), destroys it, and then frees its receive buffer; failures
-/// are logged, never panicked on. The DPA kernels using it must have
-/// finished first (DOCA's teardown rule; the host cannot force-stop them).
+/// A connection is stopped and destroyed (waiting out IN_PROGRESS for at most the
+/// stop timeout), and then its receive buffer freed, only once nothing uses it:
+/// launches, DPA threads, DPA structs and posters given it hold it. An explicit
+/// [`Connection::stop`] while they do fails with `InUse`. Failures in `Drop` are
+/// logged, never panicked on.
 pub struct Connection<'a> {
-    inner: Box<ConnInner<'a>>,
+    inner: Arc<ConnInner>,
+    _source: PhantomData<CompletionSource<'a>>,
 }
 
 // The buffer is plain owned memory; the objects that hand it to DOCA are
@@ -535,13 +511,18 @@ impl fmt::Debug for Connection<'_> {
 }
 
 impl<'a> Connection<'a> {
-    /// The handle DPA kernels use (`doca_rdmi_connection_get_dpa_handle`,
-    /// EXPERIMENTAL, fetched by `start`).
-    pub fn dpa_handle(&self) -> ConnectionHandle<'_> {
-        ConnectionHandle {
-            raw: self.inner.handle,
-            _owner: PhantomData,
-        }
+    /// The DPA handle (`doca_rdmi_connection_get_dpa_handle`, EXPERIMENTAL, fetched
+    /// by `start`).
+    ///
+    /// # Safety
+    /// The value keeps nothing alive: handing it to the device is sound only while
+    /// the connection is kept alive by other means.
+    pub unsafe fn raw_handle(&self) -> u64 {
+        self.inner.handle
+    }
+
+    pub(crate) fn shared(&self) -> SharedConnection {
+        self.inner.clone()
     }
 
     /// Releases `n` receive slots the DPA kernel consumed
@@ -638,11 +619,38 @@ impl<'a> Connection<'a> {
     /// still stopping (IN_PROGRESS, e.g. while received messages are not
     /// acknowledged); either way [`StoppingConnection::wait`] finishes it.
     /// On an error the connection is handed back, still running.
+    ///
+    /// Fails with [`doca_dpa::Error::InUse`] (the connection comes back, running)
+    /// while launches, threads, DPA structs or posters still hold it.
     pub fn request_stop(self) -> Result<StoppingConnection<'a>, StopError<Connection<'a>>> {
-        let r = self.inner.ctx().and_then(Ctx::request_stop);
-        match r {
-            Ok(()) => Ok(StoppingConnection { inner: self.inner }),
-            Err(e) => Err(StopError::new(e, self)),
+        let inner = match Arc::try_unwrap(self.inner) {
+            Ok(inner) => inner,
+            Err(inner) => {
+                let users = Arc::strong_count(&inner) - 1;
+                return Err(StopError::new(
+                    doca_dpa::Error::InUse {
+                        call: "doca_ctx_stop",
+                        users,
+                    },
+                    Connection {
+                        inner,
+                        _source: PhantomData,
+                    },
+                ));
+            }
+        };
+        match inner.ctx().and_then(Ctx::request_stop) {
+            Ok(()) => Ok(StoppingConnection {
+                inner,
+                _source: PhantomData,
+            }),
+            Err(e) => Err(StopError::new(
+                e,
+                Connection {
+                    inner: Arc::new(inner),
+                    _source: PhantomData,
+                },
+            )),
         }
     }
 }
@@ -651,7 +659,8 @@ impl<'a> Connection<'a> {
 /// (`DOCA_CTX_STATE_STOPPING`) and accepts acknowledgements, but has no DPA
 /// handle any more.
 pub struct StoppingConnection<'a> {
-    inner: Box<ConnInner<'a>>,
+    inner: ConnInner,
+    _source: PhantomData<CompletionSource<'a>>,
 }
 
 impl fmt::Debug for StoppingConnection<'_> {
@@ -701,5 +710,14 @@ impl<'a> StoppingConnection<'a> {
             Ok(buf) => Ok(buf),
             Err(e) => Err(StopError::new(e, self)),
         }
+    }
+}
+
+// SAFETY: the started connection's DPA handle; the keep record holds the connection
+// (and so its receive buffer, completion and contexts).
+unsafe impl KernelArg<param::RdmiConnection> for Connection<'_> {
+    fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
+        keep.keep(KeepAlive::new(&self.inner));
+        Ok(self.inner.handle)
     }
 }

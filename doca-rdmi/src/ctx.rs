@@ -60,6 +60,28 @@ pub enum CompletionSource<'a> {
     Cq(&'a CompletionQueue),
 }
 
+/// The completion source an RDMI object owns for its whole life.
+#[derive(Debug)]
+pub(crate) enum Held {
+    Dpa(doca_dpa::Completion),
+    Cq(CompletionQueue),
+}
+
+impl CompletionSource<'_> {
+    /// Takes owning references of the source, after checking that a DPA completion
+    /// belongs to the `datapath` context (DOCA does not check it on attach).
+    pub(crate) fn hold(&self, call: &'static str, datapath: &Dpa) -> Result<Held> {
+        match self {
+            CompletionSource::Dpa(c) if !c.dpa().same_context(datapath) => Err(invalid(
+                call,
+                "the DPA completion belongs to another DPA context than the datapath",
+            )),
+            CompletionSource::Dpa(c) => Ok(Held::Dpa((*c).clone())),
+            CompletionSource::Cq(q) => Ok(Held::Cq((*q).clone())),
+        }
+    }
+}
+
 /// The state of a DOCA context (`enum doca_ctx_states`, from
 /// `doca_ctx_get_state`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -107,7 +107,7 @@ pub use availability::{absent_reasons, availability, AbsentReason, Availability}
 #[cfg(doca_rdmi_api = "connection")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use connection::{
-    AppRqInfo, Connection, ConnectionBuilder, ConnectionHandle, ReceiveBuffer, StoppingConnection,
+    AppRqInfo, Connection, ConnectionBuilder, ReceiveBuffer, StoppingConnection,
     SIM_SLOT_BYTES,
 };
 #[cfg(all(doca_rdmi_api = "verbs", doca_rdmi_api = "ctx"))]
@@ -115,7 +115,7 @@ pub use connection::{
 pub use ctx::{CompletionSource, CtxState, StopError, DEFAULT_STOP_TIMEOUT};
 #[cfg(doca_rdmi_api = "poster")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
-pub use poster::{Poster, PosterBuilder, PosterHandle, StoppingPoster};
+pub use poster::{Poster, PosterBuilder, StoppingPoster};
 #[cfg(doca_rdmi_api = "verbs")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use verbs::{

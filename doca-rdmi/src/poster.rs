@@ -10,38 +10,18 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::time::Duration;
 
-use doca_dpa::{Dpa, KernelArg, Result};
+use std::sync::Arc;
+
+use doca_dpa::{Dpa, Keep, KeepAlive, KernelArg, Result};
 use doca_rdmi_sys as sys;
 
 use crate::ctx::{
-    CompletionSource, Ctx, CtxState, Life, Phase, RawObject, StopError, DEFAULT_STOP_TIMEOUT,
+    CompletionSource, Ctx, CtxState, Held, Life, Phase, RawObject, StopError,
+    DEFAULT_STOP_TIMEOUT,
 };
 use crate::error::{invalid, rdmi_call};
 use crate::param;
-use crate::verbs::{CompletionQueue, ProtectionDomain, VerbsContext};
-
-/// The DPA handle of a started poster (`doca_rdmi_dev_poster_t`; a
-/// `uint64_t` in the reference header — INFERRED: its name breaks DOCA's
-/// `doca_dpa_dev_*_t` pattern), borrowed from the [`Poster`]. Pass it to a
-/// kernel parameter declared as [`param::RdmiPoster`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct PosterHandle<'a> {
-    raw: u64,
-    _owner: PhantomData<&'a ()>,
-}
-
-impl PosterHandle<'_> {
-    /// The raw handle value (what the kernel receives).
-    pub fn raw(&self) -> u64 {
-        self.raw
-    }
-}
-
-impl<'a> KernelArg<'a, param::RdmiPoster> for PosterHandle<'a> {
-    fn to_abi(&self) -> u64 {
-        self.raw
-    }
-}
+use crate::verbs::{ProtectionDomain, VerbsContext};
 
 pub(crate) enum RawPoster {}
 
@@ -55,24 +35,25 @@ impl RawObject for RawPoster {
 }
 
 /// A poster and what it keeps alive; `Drop` runs the teardown first.
-struct PosterInner<'a> {
+struct PosterInner {
     life: Life<RawPoster>,
     _inputs: Vec<(u32, Vec<u8>)>,
     handle: u64,
+    /// The connections it works with: destroyed after it (DOCA's teardown order).
+    _connections: Vec<KeepAlive>,
     _pd: Option<ProtectionDomain>,
-    _cq: Option<CompletionQueue>,
+    _source: Held,
     _verbs: VerbsContext,
     _dpa: Dpa,
-    _source: PhantomData<CompletionSource<'a>>,
 }
 
-impl PosterInner<'_> {
+impl PosterInner {
     fn ctx(&self) -> Result<&Ctx> {
         self.life.ctx()
     }
 }
 
-impl Drop for PosterInner<'_> {
+impl Drop for PosterInner {
     fn drop(&mut self) {
         match self.life.teardown() {
             Ok(()) => tracing::debug!(target: "doca_rdmi::poster", "poster destroyed"),
@@ -97,6 +78,7 @@ pub struct PosterBuilder<'a> {
     source: CompletionSource<'a>,
     pd: Option<ProtectionDomain>,
     inputs: Vec<(u32, Vec<u8>)>,
+    connections: Vec<KeepAlive>,
     stop_timeout: Duration,
 }
 
@@ -125,8 +107,18 @@ impl<'a> PosterBuilder<'a> {
             source,
             pd: None,
             inputs: Vec::new(),
+            connections: Vec::new(),
             stop_timeout: DEFAULT_STOP_TIMEOUT,
         }
+    }
+
+    /// A connection this poster works with: the poster keeps it alive, so it is
+    /// stopped and destroyed after the poster, as DOCA's teardown order requires,
+    /// whatever order the values are dropped in.
+    #[cfg(doca_rdmi_api = "connection")]
+    pub fn connection(mut self, connection: &crate::Connection<'_>) -> Self {
+        self.connections.push(KeepAlive::new(&connection.shared()));
+        self
     }
 
     /// The protection domain (`doca_rdmi_poster_set_pd`, EXPERIMENTAL): the
@@ -168,22 +160,20 @@ impl<'a> PosterBuilder<'a> {
                 ));
             }
         }
+        let held = self.source.hold("doca_rdmi_poster_dpa_completion_attach", &self.dpa)?;
         let mut raw = std::ptr::null_mut();
         // SAFETY: a live verbs context; valid out-pointer.
         rdmi_call!(doca_rdmi_poster_create(self.verbs.as_ptr(), &mut raw))?;
-        let mut inner = Box::new(PosterInner {
+        let mut inner = PosterInner {
             life: Life::new("doca_rdmi_poster_create", raw)?,
             _inputs: Vec::new(),
             handle: 0,
+            _connections: self.connections,
             _pd: self.pd,
-            _cq: match self.source {
-                CompletionSource::Cq(cq) => Some(cq.clone()),
-                CompletionSource::Dpa(_) => None,
-            },
+            _source: held,
             _verbs: self.verbs,
             _dpa: self.dpa.clone(),
-            _source: PhantomData,
-        });
+        };
         let p = inner.life.as_ptr();
         #[cfg(doca_sym = "doca_rdmi_poster_set_pd")]
         if let Some(pd) = &inner._pd {
@@ -198,14 +188,14 @@ impl<'a> PosterBuilder<'a> {
             self.stop_timeout,
         )?);
         ctx.set_datapath_on_dpa(&self.dpa)?;
-        match self.source {
-            // SAFETY: our idle poster and a started completion that the
-            // poster's lifetime `'a` keeps alive.
-            CompletionSource::Dpa(c) => {
+        match &inner._source {
+            // SAFETY: our idle poster and a started completion of its datapath
+            // context (checked by `hold`), which the poster keeps alive.
+            Held::Dpa(c) => {
                 rdmi_call!(doca_rdmi_poster_dpa_completion_attach(p, c.as_ptr().cast()))?
             }
             // SAFETY: our idle poster and a live CQ it keeps alive.
-            CompletionSource::Cq(q) => rdmi_call!(doca_rdmi_poster_cq_attach(p, q.as_ptr()))?,
+            Held::Cq(q) => rdmi_call!(doca_rdmi_poster_cq_attach(p, q.as_ptr()))?,
         }
         #[cfg(doca_sym = "doca_rdmi_poster_set_input")]
         for (op_type, data) in &self.inputs {
@@ -221,27 +211,24 @@ impl<'a> PosterBuilder<'a> {
         // SAFETY: our started poster on the DPA datapath; valid out-pointer.
         rdmi_call!(doca_rdmi_poster_get_dpa_handle(p, &mut h))?;
         inner.handle = h as u64;
-        tracing::debug!(target: "doca_rdmi::poster", handle = inner.handle, "poster started");
-        Ok(Poster { inner })
+        tracing::debug!(target: "doca_rdmi::poster", "poster started");
+        Ok(Poster {
+            inner: Arc::new(inner),
+            _source: PhantomData,
+        })
     }
 }
 
-/// A started RDMI poster: the only state with a DPA handle.
+/// A started RDMI poster: the only state with a DPA handle, which reaches kernels
+/// only through the poster itself (a [`param::RdmiPoster`] argument or a `Dev`),
+/// keeping it alive.
 ///
-/// ```compile_fail
-/// # fn f(poster: doca_rdmi::Poster<'_>) {
-/// let handle = poster.dpa_handle();
-/// poster.stop();                 // moves `poster` while `handle` borrows it
-/// println!("{}", handle.raw());  // handle after stop
-/// # }
-/// ```
-///
-/// Dropping a poster stops and destroys it; failures are logged. Posters
-/// must go before the connections they work with (DOCA's teardown order):
-/// make connections first and posters after, and Rust drops them in that
-/// reverse order, or stop them explicitly.
+/// Dropping a poster stops and destroys it once nothing else uses it (launches,
+/// threads and DPA structs given it hold it); failures are logged. The connections
+/// given to [`PosterBuilder::connection`] are destroyed after it.
 pub struct Poster<'a> {
-    inner: Box<PosterInner<'a>>,
+    inner: Arc<PosterInner>,
+    _source: PhantomData<CompletionSource<'a>>,
 }
 
 static_assertions::assert_not_impl_any!(Poster<'static>: Send, Sync);
@@ -257,13 +244,14 @@ impl fmt::Debug for Poster<'_> {
 }
 
 impl<'a> Poster<'a> {
-    /// The handle DPA kernels use (`doca_rdmi_poster_get_dpa_handle`,
-    /// EXPERIMENTAL, fetched by `start`).
-    pub fn dpa_handle(&self) -> PosterHandle<'_> {
-        PosterHandle {
-            raw: self.inner.handle,
-            _owner: PhantomData,
-        }
+    /// The DPA handle (`doca_rdmi_poster_get_dpa_handle`, EXPERIMENTAL, fetched by
+    /// `start`).
+    ///
+    /// # Safety
+    /// The value keeps nothing alive: handing it to the device is sound only while
+    /// the poster is kept alive by other means.
+    pub unsafe fn raw_handle(&self) -> u64 {
+        self.inner.handle
     }
 
     /// Pushes `num_cqe` completion entries from the host to the poster's
@@ -321,18 +309,46 @@ impl<'a> Poster<'a> {
 
     /// Asks DOCA to stop (`doca_ctx_stop`, STABLE); [`StoppingPoster::wait`]
     /// finishes it. On an error the poster is handed back, still running.
+    ///
+    /// Fails with [`doca_dpa::Error::InUse`] (the poster comes back) while launches,
+    /// threads or DPA structs still hold it.
     pub fn request_stop(self) -> Result<StoppingPoster<'a>, StopError<Poster<'a>>> {
-        let r = self.inner.ctx().and_then(Ctx::request_stop);
-        match r {
-            Ok(()) => Ok(StoppingPoster { inner: self.inner }),
-            Err(e) => Err(StopError::new(e, self)),
+        let inner = match Arc::try_unwrap(self.inner) {
+            Ok(inner) => inner,
+            Err(inner) => {
+                let users = Arc::strong_count(&inner) - 1;
+                return Err(StopError::new(
+                    doca_dpa::Error::InUse {
+                        call: "doca_ctx_stop",
+                        users,
+                    },
+                    Poster {
+                        inner,
+                        _source: PhantomData,
+                    },
+                ));
+            }
+        };
+        match inner.ctx().and_then(Ctx::request_stop) {
+            Ok(()) => Ok(StoppingPoster {
+                inner,
+                _source: PhantomData,
+            }),
+            Err(e) => Err(StopError::new(
+                e,
+                Poster {
+                    inner: Arc::new(inner),
+                    _source: PhantomData,
+                },
+            )),
         }
     }
 }
 
 /// A poster whose stop was requested.
 pub struct StoppingPoster<'a> {
-    inner: Box<PosterInner<'a>>,
+    inner: PosterInner,
+    _source: PhantomData<CompletionSource<'a>>,
 }
 
 impl fmt::Debug for StoppingPoster<'_> {
@@ -363,5 +379,14 @@ impl<'a> StoppingPoster<'a> {
             Ok(()) => Ok(()),
             Err(e) => Err(StopError::new(e, self)),
         }
+    }
+}
+
+// SAFETY: the started poster's DPA handle; the keep record holds the poster (and so
+// the connections, completion and contexts it keeps alive).
+unsafe impl KernelArg<param::RdmiPoster> for Poster<'_> {
+    fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
+        keep.keep(KeepAlive::new(&self.inner));
+        Ok(self.inner.handle)
     }
 }

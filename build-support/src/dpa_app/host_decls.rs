@@ -345,12 +345,12 @@ pub fn rust_source(
         } else {
             format!(", {}", abi_params.join(", "))
         };
-        let _ = writeln!(ffi, "        pub fn {id}();");
+        let _ = writeln!(ffi, "        pub(super) fn {id}();");
         match f.kind {
             FunctionKind::Global => {
                 let _ = writeln!(
                     ffi,
-                    "        pub fn {sym}(l: *const __dpa::RawLaunch{abi_decl}) -> __dpa::sys::doca_error_t;"
+                    "        pub(super) fn {sym}(l: *const __dpa::RawLaunch{abi_decl}) -> __dpa::sys::doca_error_t;"
                 );
                 let _ = writeln!(
                     r,
@@ -381,7 +381,7 @@ pub fn rust_source(
             FunctionKind::Rpc => {
                 let _ = writeln!(
                     ffi,
-                    "        pub fn {sym}(dpa: *mut __dpa::sys::doca_dpa, ret: *mut u64{abi_decl}) -> __dpa::sys::doca_error_t;"
+                    "        pub(super) fn {sym}(dpa: *mut __dpa::sys::doca_dpa, ret: *mut u64{abi_decl}) -> __dpa::sys::doca_error_t;"
                 );
                 let _ = writeln!(
                     r,
@@ -428,7 +428,7 @@ pub fn rust_source(
          \x20   #[allow(unused_imports)]\n\
          \x20   use super::__dpa;\n\
          \x20   extern \"C\" {{\n\
-         \x20       pub static {app}: *mut __dpa::sys::doca_dpa_app;\n\
+         \x20       pub(super) static {app}: *mut __dpa::sys::doca_dpa_app;\n\
          {ffi}    }}\n\
          }}"
     );
@@ -674,7 +674,7 @@ mod tests {
             "unsafe fn launch(l: &__dpa::RawLaunch, (a0,a1,): (u64,u32,))",
             "super::__ffi::doca_gen_my_app_launch_fill(l, a0, a1)",
             "pub const r#type: __dpa::Rpc<__sig::r#type> =",
-            "pub static my_app: *mut __dpa::sys::doca_dpa_app;",
+            "pub(super) static my_app: *mut __dpa::sys::doca_dpa_app;",
             "/// `__dpa_global__ void fill(doca_dpa_dev_uintptr_t out, uint32_t n)`",
             "pub struct st {",
             "pub ev: __dpa::Dev<__dpa::param::SyncEvent>,",
