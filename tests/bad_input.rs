@@ -86,7 +86,7 @@ fn thread_counts_and_wait_thresholds() {
             let err = launcher.launch(&doca_tests::noop, threads, ()).unwrap_err();
             invalid(err, "doca_dpa_kernel_launch_update_add");
         }
-        let event = WaitEvent::new(&dpa, false).unwrap();
+        let event = WaitEvent::new(&dpa, doca::dpa::Export::No).unwrap();
         for threshold in [255u8, u8::MAX] {
             invalid(
                 Gate::new(&event, threshold).unwrap_err(),
@@ -170,7 +170,7 @@ fn device_names_and_pci_addresses() {
 
 /// A function pointer that is not a kernel of the app, through the raw call:
 /// DOCA refuses it (INVALID_VALUE on the sim). The safe API cannot express
-/// it: kernels come only from `dpa_app!`.
+/// it: kernels come only from the generated declarations.
 #[test]
 fn unknown_kernel_through_the_raw_layer() {
     if doca::dpa::build_info::BACKEND != "sim" {
@@ -179,7 +179,7 @@ fn unknown_kernel_through_the_raw_layer() {
     }
     leak_checked(|| {
         let dpa = common::dpa();
-        let event = doca::dpa::CompletionEvent::new(&dpa, false).unwrap();
+        let event = doca::dpa::CompletionEvent::new(&dpa, doca::dpa::Export::No).unwrap();
         let mut not_a_kernel = 0u64;
         // SAFETY: the sim checks the function against the app's kernels
         // before running anything.

@@ -6,7 +6,7 @@ mod common;
 use std::time::Duration;
 
 use common::{doca_tests, dpa};
-use doca::dpa::{DpaBuffer, Error, Gate, Launcher, WaitEvent};
+use doca::dpa::{DpaBuffer, Error, Export, Gate, Launcher, WaitEvent};
 
 const LONG: Duration = Duration::from_secs(20);
 
@@ -82,7 +82,7 @@ fn one_event_counts_many_launches() {
 #[test]
 fn a_gated_kernel_waits_for_the_host() {
     let dpa = dpa();
-    let gate_event = WaitEvent::new(&dpa, false).unwrap();
+    let gate_event = WaitEvent::new(&dpa, Export::No).unwrap();
     let out = DpaBuffer::<u64>::from_slice(&dpa, &[0]).unwrap();
     let launcher = Launcher::new(&dpa).unwrap();
     let launch = launcher
@@ -128,7 +128,7 @@ fn thread_counts_and_thresholds_are_checked_before_doca() {
             "{err}"
         );
     }
-    let event = WaitEvent::new(&dpa, false).unwrap();
+    let event = WaitEvent::new(&dpa, Export::No).unwrap();
     assert!(Gate::new(&event, 255).unwrap_err().is_invalid_argument());
     assert!(Gate::new(&event, 254).is_ok());
 }
@@ -203,7 +203,7 @@ fn a_dpa_thread_runs_on_each_notification() {
     use doca::dpa::{NotificationCompletion, ThreadBuilder};
     let dpa = dpa();
     let counter = DpaBuffer::<u64>::from_slice(&dpa, &[0]).unwrap();
-    let thread = ThreadBuilder::new(&dpa, &doca_tests::count_activations, counter.dev_ptr().0)
+    let thread = ThreadBuilder::new(&dpa, &doca_tests::count_activations, (&counter,))
         .unwrap()
         .start()
         .unwrap();
@@ -212,7 +212,7 @@ fn a_dpa_thread_runs_on_each_notification() {
     notification.run_thread().unwrap();
     for expected in 1..=3u64 {
         assert_eq!(
-            dpa.rpc(&doca_tests::notify, (notification.handle(),))
+            dpa.rpc(&doca_tests::notify, (&notification,))
                 .unwrap(),
             1
         );
@@ -234,7 +234,6 @@ fn limits_and_handles_are_reported() {
     let limits = dpa.limits();
     assert!(limits.max_threads_per_kernel >= 1);
     assert!(limits.eus_available <= limits.cores * limits.eus_per_core);
-    assert!(dpa.handle().unwrap().0 != 0);
 }
 
 #[test]
@@ -318,7 +317,7 @@ fn thread_groups_and_async_ops_go_through_their_lifecycles() {
     let counter = DpaBuffer::<u64>::from_slice(&dpa, &[0]).unwrap();
     let builders = (0..4)
         .map(|_| {
-            ThreadBuilder::new(&dpa, &doca_tests::count_activations, counter.dev_ptr().0).unwrap()
+            ThreadBuilder::new(&dpa, &doca_tests::count_activations, (&counter,)).unwrap()
         })
         .collect();
     let group = ThreadGroup::new(&dpa, builders).unwrap();
@@ -332,7 +331,6 @@ fn thread_groups_and_async_ops_go_through_their_lifecycles() {
     let ops = AsyncOps::new(&dpa, 3, 77, &completion).unwrap();
     assert_eq!(ops.queue_size(), 4);
     assert_eq!(ops.user_data(), 77);
-    assert_ne!(ops.handle().raw(), 0);
 }
 
 // ---- DPA memory maps, hash tables, extended contexts, device logs, kernel
@@ -357,32 +355,20 @@ fn a_dpa_mmap_hands_kernels_its_32_bit_handle() {
     let buf = DpaBuffer::<u64>::new(&dpa, 16).unwrap();
     let map = DpaMmap::new(&dpa, &buf).unwrap();
     assert_eq!(map.len(), 16 * 8);
-    assert_eq!(map.dpa_addr(), buf.dev_ptr().0);
-    let handle = map.handle();
     let out = DpaBuffer::<u64>::from_slice(&dpa, &[0, 0]).unwrap();
     let tag = 0x1234_5678_9abc_def0_u64;
     let launcher = Launcher::new(&dpa).unwrap();
     launcher
-        .launch(&doca_tests::i4_mmap_echo, 1, (handle, tag, &out))
+        .launch(&doca_tests::i4_mmap_echo, 1, (&map, tag, &out))
         .unwrap()
         .wait(LONG)
         .unwrap();
-    assert_eq!(
-        out.to_vec().unwrap(),
-        vec![u64::from(handle.raw()), tag],
-        "the u32 handle and the u64 after it arrive intact"
-    );
-    // The map itself is an argument too.
-    launcher
-        .launch(&doca_tests::i4_mmap_echo, 1, (&map, 1u64, &out))
-        .unwrap()
-        .wait(LONG)
-        .unwrap();
-    assert_eq!(out.to_vec().unwrap(), vec![u64::from(handle.raw()), 1]);
+    let echoed = out.to_vec().unwrap();
+    assert!(echoed[0] != 0 && echoed[0] <= u64::from(u32::MAX), "a 32-bit handle: {echoed:?}");
+    assert_eq!(echoed[1], tag, "the u64 after the u32 handle arrives intact");
 
     // A sub-range, and ranges refused before DOCA is called.
     let part = DpaMmap::with_range(&dpa, &buf, 4, 8).unwrap();
-    assert_eq!(part.dpa_addr(), buf.dev_ptr().0 + 4 * 8);
     assert_eq!(part.len(), 8 * 8);
     for (offset, count) in [(10, 7), (0, 0), (usize::MAX, 2)] {
         let err = DpaMmap::with_range(&dpa, &buf, offset, count).unwrap_err();
@@ -397,10 +383,9 @@ fn a_kernel_reads_a_hash_table_another_kernel_filled() {
     assert!(HashTable::new(&dpa, 0).unwrap_err().is_invalid_argument());
     let table = HashTable::new(&dpa, 5).unwrap();
     assert_eq!(table.requested_entries(), 5);
-    assert_ne!(table.handle().raw(), 0);
     let launcher = Launcher::new(&dpa).unwrap();
     launcher
-        .launch(&doca_tests::i4_hash_put, 1, (table.handle(), 10u32, 5u32))
+        .launch(&doca_tests::i4_hash_put, 1, (&table, 10u32, 5u32))
         .unwrap()
         .wait(LONG)
         .unwrap();
@@ -453,8 +438,6 @@ fn a_context_extends_onto_another_device() {
     assert_eq!(extended.device().info(), other.info());
     assert_eq!(extended.app().name(), base.app().name());
     assert_eq!(extended.limits(), base.limits());
-    let handle = extended.handle().unwrap();
-    assert_ne!(handle, base.handle().unwrap());
     // An extended context cannot be extended again (BAD_STATE).
     let again = extended.extend(&other).unwrap_err();
     assert_eq!(again.code(), Some(ErrorCode::BAD_STATE), "{again}");
@@ -516,7 +499,7 @@ fn a_kernel_event_lets_one_kernel_release_another() {
         .launch(
             &doca_tests::i4_event_wait,
             1,
-            (event.handle().unwrap(), 5u64, &out),
+            (&event, 5u64, &out),
         )
         .unwrap();
     std::thread::sleep(Duration::from_millis(100));
@@ -525,7 +508,7 @@ fn a_kernel_event_lets_one_kernel_release_another() {
         "the waiter finished before the event was set"
     );
     setters
-        .launch(&doca_tests::set_event, 1, (event.handle().unwrap(), 5u64))
+        .launch(&doca_tests::set_event, 1, (&event, 5u64))
         .unwrap()
         .wait(LONG)
         .unwrap();
@@ -535,11 +518,21 @@ fn a_kernel_event_lets_one_kernel_release_another() {
 
 #[test]
 fn a_completion_wakes_its_bound_thread() {
-    use doca::dpa::{build_info, CompletionBuilder, ThreadBuilder};
+    use doca::dpa::{build_info, CompletionBuilder, Dev, DpaBox, ThreadBuilder};
+    use doca_tests::i4_completion_state as State;
     let dpa = dpa();
-    // [completion handle, elements consumed, last user data]
-    let state = DpaBuffer::<u64>::from_slice(&dpa, &[0, 0, 0]).unwrap();
-    let thread = ThreadBuilder::new(&dpa, &doca_tests::i4_on_completion, state.dev_ptr().0)
+    // The thread needs its state before the completion it drains exists.
+    let state = DpaBox::new(
+        &dpa,
+        &State {
+            // SAFETY: the kernel tests the handle for 0 before using it.
+            comp: unsafe { Dev::null() },
+            consumed: 0,
+            last_user_data: 0,
+        },
+    )
+    .unwrap();
+    let thread = ThreadBuilder::new(&dpa, &doca_tests::i4_on_completion, (&state,))
         .unwrap()
         .start()
         .unwrap();
@@ -549,7 +542,13 @@ fn a_completion_wakes_its_bound_thread() {
         .unwrap()
         .start()
         .unwrap();
-    state.write(0, &[completion.handle().raw()]).unwrap();
+    state
+        .set(&State {
+            comp: Dev::new(&completion).unwrap(),
+            consumed: 0,
+            last_user_data: 0,
+        })
+        .unwrap();
     completion.run_thread().unwrap();
     let unbound = CompletionBuilder::new(&dpa, 4).unwrap().start().unwrap();
     assert!(unbound.run_thread().unwrap_err().is_invalid_argument());
@@ -568,13 +567,17 @@ fn a_completion_wakes_its_bound_thread() {
             .launch(
                 &doca_tests::i4_post_completion,
                 1,
-                (completion.handle(), user_data, &out),
+                (&completion, user_data, &out),
             )
             .unwrap()
             .wait(LONG)
             .unwrap();
         assert_eq!(out.to_vec().unwrap(), vec![0], "the post failed");
-        wait_for_value(&state, 1, i as u64 + 1, "the thread's activation");
-        assert_eq!(state.to_vec().unwrap()[2], u64::from(user_data));
+        let deadline = std::time::Instant::now() + LONG;
+        while state.get().unwrap().consumed < i as u64 + 1 {
+            assert!(std::time::Instant::now() < deadline, "activation {i} never happened");
+            std::thread::yield_now();
+        }
+        assert_eq!(state.get().unwrap().last_user_data, u64::from(user_data));
     }
 }

@@ -99,7 +99,7 @@ fn flow_launch() -> FlowResult {
 /// Wait event: a launch gated on a host-set event.
 fn flow_wait_event() -> FlowResult {
     let dpa = start()?;
-    let gate = WaitEvent::new(&dpa, false)?;
+    let gate = WaitEvent::new(&dpa, doca::dpa::Export::No)?;
     let out = DpaBuffer::<u64>::from_slice(&dpa, &[0])?;
     let launcher = Launcher::new(&dpa)?;
     let launch = launcher.launch_gated(
@@ -125,10 +125,10 @@ fn flow_thread() -> FlowResult {
     let dpa = start()?;
     let counter = DpaBuffer::<u64>::from_slice(&dpa, &[0])?;
     let thread =
-        ThreadBuilder::new(&dpa, &doca_tests::count_activations, counter.dev_ptr().0)?.start()?;
+        ThreadBuilder::new(&dpa, &doca_tests::count_activations, (&counter,))?.start()?;
     let notification = NotificationCompletion::new(&thread)?;
     notification.run_thread()?;
-    let r = dpa.rpc(&doca_tests::notify, (notification.handle(),))?;
+    let r = dpa.rpc(&doca_tests::notify, (&notification,))?;
     check(r == 1, || format!("notify returned {r}"))?;
     let deadline = Instant::now() + WAIT;
     loop {
@@ -200,11 +200,12 @@ doca::rdmi::if_rdmi! {
             .launch(
                 &doca_tests::rdmi_test_record,
                 1,
-                (poster.dpa_handle(), conn.dpa_handle(), &out),
+                (&poster, &conn, &out),
             )?
             .wait(WAIT)?;
         let got = out.to_vec()?;
-        let want = [conn.dpa_handle().raw(), poster.dpa_handle().raw()];
+        // SAFETY: the values are only compared, never given to the device.
+        let want = unsafe { [conn.raw_handle(), poster.raw_handle()] };
         check(got == want, || format!("kernel saw {got:?}, expected {want:?}"))?;
         poster.stop()?;
         conn.stop()?;
@@ -236,6 +237,12 @@ fn holds(kind: &str) -> &'static [&'static str] {
         "doca_dev" => &["doca_devinfo"],
         "doca_dev_rep" => &["doca_devinfo_rep"],
         "doca_dpa" => &["doca_dev"],
+        // A thread that could not be stopped may still run: its context and the
+        // memory its argument references are leaked with it.
+        "doca_dpa_thread" => &["doca_dpa", "dpa_heap_block"],
+        // A launch that never completed keeps its arguments, its gate and the
+        // launcher's completion event (and their context).
+        "pending_launch" => &["doca_sync_event", "dpa_heap_block", "doca_dpa"],
         "doca_verbs_pd" => &["doca_verbs_context"],
         "doca_verbs_context" => &["doca_dev"],
         // An RDMI connection or poster is a DOCA context over a DPA context,
@@ -259,6 +266,12 @@ fn leakable(call: &str) -> std::collections::BTreeSet<&'static str> {
         .iter()
         .find_map(|s| call.strip_suffix(s))
         .unwrap_or(call);
+    // A failed release of a gate: the gated launch can never be seen to complete.
+    let base = if call == "doca_sync_event_update_set" {
+        "pending_launch"
+    } else {
+        base
+    };
     let base: &'static str = match base {
         "doca_dpa_mem" => "dpa_heap_block",
         "doca_devinfo" if call.ends_with("_list") => "doca_devinfo_list",
@@ -459,7 +472,9 @@ fn every_fault_of_every_flow_is_survived() {
                 if o.elapsed > RUN_BOUND {
                     failures.push(format!("{at}: took {:?}", o.elapsed));
                 }
-                let teardown = is_teardown(call);
+                // Failing to release a gated launch leaves it pending for ever: what
+                // it uses is leaked by design, like a refused teardown.
+                let teardown = is_teardown(call) || *call == "doca_sync_event_update_set";
                 let mut leak_ok = false;
                 match o.result {
                     Err(_) => failures.push(format!("{at}: panicked")),

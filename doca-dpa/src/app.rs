@@ -407,7 +407,7 @@ pub(crate) fn foreign_function(call: &'static str, name: &str, dpa_app: App) -> 
 macro_rules! include_app {
     ($(#[$meta:meta])* $vis:vis $app:ident) => {
         $(#[$meta])*
-        #[allow(non_upper_case_globals, missing_docs, clippy::missing_safety_doc)]
+        #[allow(non_upper_case_globals, unreachable_pub)]
         $vis mod $app {
             #[allow(unused_imports)]
             use $crate::__private as __dpa;

@@ -380,8 +380,9 @@ impl Dpa {
     /// (`doca_dpa_rpc`, EXPERIMENTAL; blocking, through the function's generated
     /// launcher).
     ///
-    /// If DOCA reports a failure, the RPC may still be running on the DPA, so what
-    /// the arguments keep alive is leaked rather than released.
+    /// If DOCA reports a failure on a context that is no longer healthy, the RPC may
+    /// still be running on the DPA, so what the arguments keep alive is leaked rather
+    /// than released.
     pub fn rpc<S: RpcSig, A: KernelArgs<S::Params>>(&self, rpc: &Rpc<S>, args: A) -> Result<u64> {
         const CALL: &str = "doca_dpa_rpc";
         if !rpc.belongs_to(self.app()) {
@@ -396,7 +397,10 @@ impl Dpa {
         let rc = unsafe { S::call(self.as_ptr(), &mut ret, abi) };
         match crate::error::check(CALL, rc) {
             Ok(()) => Ok(ret),
+            // The call is blocking: on a healthy context a failed RPC is over.
+            Err(e) if self.health().ok() == Some(crate::Health::Ok) => Err(e),
             Err(e) => {
+                // A fatal context (or one whose health is unknown) may still run it.
                 keep.bury_all();
                 match self.health() {
                     Ok(crate::Health::Fatal) => Err(self.fatal_error(CALL)),

@@ -242,7 +242,7 @@ impl<T: DeviceCopy> DpaBuffer<T> {
         &self.alloc.dpa
     }
 
-    fn byte_range(&self, offset: usize, count: usize) -> Result<(usize, usize)> {
+    fn byte_range(&self, call: &'static str, offset: usize, count: usize) -> Result<(usize, usize)> {
         let size = std::mem::size_of::<T>();
         offset
             .checked_add(count)
@@ -250,7 +250,7 @@ impl<T: DeviceCopy> DpaBuffer<T> {
             .map(|_| (offset * size, count * size))
             .ok_or_else(|| {
                 Error::invalid(
-                    "doca_dpa_h2d_memcpy",
+                    call,
                     format!(
                         "elements {offset}..{} are outside a buffer of {}",
                         offset.saturating_add(count),
@@ -262,13 +262,13 @@ impl<T: DeviceCopy> DpaBuffer<T> {
 
     /// Copies `data` to the buffer at element `offset` (`doca_dpa_h2d_memcpy`).
     pub fn write(&self, offset: usize, data: &[T]) -> Result<()> {
-        let (at, _) = self.byte_range(offset, data.len())?;
+        let (at, _) = self.byte_range("doca_dpa_h2d_memcpy", offset, data.len())?;
         self.alloc.write_bytes(at, as_bytes(data))
     }
 
     /// Copies elements from `offset` into `out` (`doca_dpa_d2h_memcpy`).
     pub fn read(&self, offset: usize, out: &mut [T]) -> Result<()> {
-        let (at, _) = self.byte_range(offset, out.len())?;
+        let (at, _) = self.byte_range("doca_dpa_d2h_memcpy", offset, out.len())?;
         self.alloc.read_bytes(at, as_bytes_mut(out))
     }
 
@@ -295,7 +295,7 @@ impl<T: DeviceCopy> DpaBuffer<T> {
     /// A view of `count` elements from element `offset`, for passing part of the
     /// buffer to a kernel. The view keeps the memory alive.
     pub fn slice(&self, offset: usize, count: usize) -> Result<DpaSlice<T>> {
-        let (at, bytes) = self.byte_range(offset, count)?;
+        let (at, bytes) = self.byte_range("doca_dpa_kernel_launch_update_add", offset, count)?;
         if bytes == 0 {
             return Err(Error::invalid(
                 "doca_dpa_kernel_launch_update_add",
@@ -410,6 +410,24 @@ impl<P: KernelParam> Dev<P> {
         let mut keep = KeepQueue::default();
         let abi = arg.lower(&mut keep.recorder(0))?;
         Ok(Dev { abi, keep })
+    }
+}
+
+impl<P: KernelParam> Dev<P> {
+    /// The C value 0 for a field not set yet (a handle filled in once its object
+    /// exists, as NVIDIA's thread samples do), keeping nothing alive.
+    ///
+    /// # Safety
+    /// The kernel must not use the value as a handle or address: it must test it for
+    /// 0 first.
+    pub unsafe fn null() -> Dev<P>
+    where
+        P::Abi: Default,
+    {
+        Dev {
+            abi: P::Abi::default(),
+            keep: KeepQueue::default(),
+        }
     }
 }
 

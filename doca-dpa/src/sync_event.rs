@@ -289,6 +289,12 @@ impl CompletionEvent {
     pub fn wait_gt(&self, threshold: u64, timeout: Duration) -> Result<u64> {
         self.0.wait_gt(threshold, timeout)
     }
+
+    /// The raw `doca_sync_event`, for calls this crate does not wrap. Valid while
+    /// the event lives; do not stop or destroy it.
+    pub fn as_ptr(&self) -> *mut sys::doca_sync_event {
+        self.0.as_ptr()
+    }
 }
 
 impl KernelEvent {

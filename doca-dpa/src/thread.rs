@@ -139,6 +139,8 @@ impl Drop for ThreadInner {
                 std::mem::forget(a);
             }
             self.keep.bury_all();
+            // The thread may still run on the context: keep it alive too.
+            crate::keep::bury(self.dpa.clone());
         }
     }
 }

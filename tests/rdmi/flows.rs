@@ -107,7 +107,7 @@ fn send(fx: &Fx, poster: &Poster<'_>, conn: &Connection<'_>, count: u32, first: 
         .launch(
             &doca_tests::rdmi_test_send,
             1,
-            (poster.dpa_handle(), conn.dpa_handle(), count, first, &out),
+            (poster, conn, count, first, &out),
         )
         .unwrap()
         .wait(LONG)
@@ -124,7 +124,7 @@ fn consume(fx: &Fx, conn: &Connection<'_>, n: u32) -> u64 {
         .launch(
             &doca_tests::rdmi_test_consume,
             1,
-            (conn.dpa_handle(), n, &out),
+            (conn, n, &out),
         )
         .unwrap()
         .wait(LONG)
@@ -152,7 +152,7 @@ fn drain(fx: &Fx, comp: &Completion) -> Vec<Element> {
         .launch(
             &doca_tests::rdmi_test_drain,
             1,
-            (comp.handle(), &out, MAX as u32),
+            (comp, &out, MAX as u32),
         )
         .unwrap()
         .wait(LONG)
@@ -225,7 +225,7 @@ fn verbs_objects_are_made_with_their_attributes_and_die_after_their_users() {
     assert!(attrs.max_cq > 0 && attrs.max_pd > 0);
 
     let counter = DpaBuffer::<u64>::from_slice(&fx.dpa, &[0]).unwrap();
-    let thread = ThreadBuilder::new(&fx.dpa, &doca_tests::count_activations, counter.dev_ptr().0)
+    let thread = ThreadBuilder::new(&fx.dpa, &doca_tests::count_activations, (&counter,))
         .unwrap()
         .start()
         .unwrap();
@@ -287,9 +287,9 @@ fn every_lifecycle_row_starts_hands_out_handles_and_stops() {
             let poster = pb.start().unwrap_or_else(|e| panic!("{row}: {e}"));
             assert_eq!(conn.state().unwrap(), CtxState::Running, "{row}");
             assert_eq!(poster.state().unwrap(), CtxState::Running, "{row}");
-            assert_ne!(conn.dpa_handle().raw(), 0, "{row}");
-            assert_ne!(poster.dpa_handle().raw(), 0, "{row}");
-            assert_ne!(conn.dpa_handle().raw(), poster.dpa_handle().raw(), "{row}");
+            // SAFETY: the values are only compared, never given to the device.
+            let (c, p) = unsafe { (conn.raw_handle(), poster.raw_handle()) };
+            assert!(c != 0 && p != 0 && c != p, "{row}");
             let rq = conn.app_rq_info().unwrap();
             assert_eq!(rq.size as usize, 4 * SIM_SLOT_BYTES, "{row}");
             assert_eq!(conn.receive_len(), 4 * SIM_SLOT_BYTES);
@@ -444,7 +444,7 @@ fn dpa_handles_make_the_round_trip_through_a_kernel() {
         .launch(
             &doca_tests::rdmi_test_record,
             1,
-            (poster.dpa_handle(), conn.dpa_handle(), &out),
+            (&poster, &conn, &out),
         )
         .unwrap()
         .wait(LONG)
@@ -452,7 +452,8 @@ fn dpa_handles_make_the_round_trip_through_a_kernel() {
     let got = out.to_vec().unwrap();
     assert_ne!(got[0], 0);
     assert_ne!(got[1], 0);
-    assert_eq!(got, [conn.dpa_handle().raw(), poster.dpa_handle().raw()]);
+    // SAFETY: the values are only compared, never given to the device.
+    assert_eq!(got, unsafe { [conn.raw_handle(), poster.raw_handle()] });
 }
 
 #[test]
