@@ -303,7 +303,7 @@ fn main() {
 
     // 4. event reuse vs fresh event
     let fresh = per_iter(iters(1_000), || {
-        let event = CompletionEvent::new(&dpa, false).unwrap();
+        let event = CompletionEvent::new(&dpa, doca::dpa::Export::No).unwrap();
         let mut v = 0;
         // SAFETY: started context/event, kernel of the app.
         let rc = unsafe {

@@ -30,15 +30,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             done_event: Dev::new(&done)?,
         },
     )?;
-    let thread =
-        ThreadBuilder::new(&dpa, &doca_examples::counter_thread, (&state,))?.start()?;
+    let thread = ThreadBuilder::new(&dpa, &doca_examples::counter_thread, (&state,))?.start()?;
     let notify = NotificationCompletion::new(&thread)?;
     notify.run_thread()?;
 
     for round in 1..=3u64 {
         dpa.rpc(&doca_examples::wake_counter, (&notify,))?;
         done.wait_gt(round - 1, Duration::from_secs(10))?;
-        println!("activation {round}: thread counted {}", state.get()?.activations);
+        println!(
+            "activation {round}: thread counted {}",
+            state.get()?.activations
+        );
     }
     let count = state.get()?.activations;
     if count != 3 {

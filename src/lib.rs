@@ -13,13 +13,9 @@
 //! use std::time::Duration;
 //! use doca::dpa::{Device, Dpa, DpaBuffer, Launcher};
 //!
-//! // The examples' DPA image (`examples/kernels/*.c`, `--app-name=doca_examples`).
-//! doca::dpa::dpa_app! {
-//!     pub mod doca_examples {
-//!         /// `fill_ranks(doca_dpa_dev_uintptr_t out, uint64_t scale, uint32_t offset)`
-//!         kernel fill_ranks(param::DevPtr, u64, u32);
-//!     }
-//! }
+//! // The examples' DPA image (`examples/kernels/*.c`, `--app-name=doca_examples`),
+//! // declared from its C prototypes by this package's build script.
+//! doca::dpa::include_app!(doca_examples);
 //!
 //! let device = Device::open_first_with_dpa()?;
 //! let dpa = Dpa::start(&device, doca_examples::app())?;

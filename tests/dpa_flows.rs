@@ -211,11 +211,7 @@ fn a_dpa_thread_runs_on_each_notification() {
     let notification = NotificationCompletion::new(&thread).unwrap();
     notification.run_thread().unwrap();
     for expected in 1..=3u64 {
-        assert_eq!(
-            dpa.rpc(&doca_tests::notify, (&notification,))
-                .unwrap(),
-            1
-        );
+        assert_eq!(dpa.rpc(&doca_tests::notify, (&notification,)).unwrap(), 1);
         let deadline = std::time::Instant::now() + LONG;
         while counter.to_vec().unwrap()[0] < expected {
             assert!(
@@ -316,9 +312,7 @@ fn thread_groups_and_async_ops_go_through_their_lifecycles() {
     let dpa = dpa();
     let counter = DpaBuffer::<u64>::from_slice(&dpa, &[0]).unwrap();
     let builders = (0..4)
-        .map(|_| {
-            ThreadBuilder::new(&dpa, &doca_tests::count_activations, (&counter,)).unwrap()
-        })
+        .map(|_| ThreadBuilder::new(&dpa, &doca_tests::count_activations, (&counter,)).unwrap())
         .collect();
     let group = ThreadGroup::new(&dpa, builders).unwrap();
     assert_eq!(group.threads().len(), 4);
@@ -336,18 +330,6 @@ fn thread_groups_and_async_ops_go_through_their_lifecycles() {
 // ---- DPA memory maps, hash tables, extended contexts, device logs, kernel
 // events and completion-bound threads (issue 4).
 
-/// Polls `buf[index]` until it is at least `want`, failing after [`LONG`].
-fn wait_for_value(buf: &DpaBuffer<u64>, index: usize, want: u64, what: &str) {
-    let deadline = std::time::Instant::now() + LONG;
-    while buf.to_vec().unwrap()[index] < want {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "{what} never happened"
-        );
-        std::thread::yield_now();
-    }
-}
-
 #[test]
 fn a_dpa_mmap_hands_kernels_its_32_bit_handle() {
     use doca::dpa::DpaMmap;
@@ -364,8 +346,14 @@ fn a_dpa_mmap_hands_kernels_its_32_bit_handle() {
         .wait(LONG)
         .unwrap();
     let echoed = out.to_vec().unwrap();
-    assert!(echoed[0] != 0 && echoed[0] <= u64::from(u32::MAX), "a 32-bit handle: {echoed:?}");
-    assert_eq!(echoed[1], tag, "the u64 after the u32 handle arrives intact");
+    assert!(
+        echoed[0] != 0 && echoed[0] <= u64::from(u32::MAX),
+        "a 32-bit handle: {echoed:?}"
+    );
+    assert_eq!(
+        echoed[1], tag,
+        "the u64 after the u32 handle arrives intact"
+    );
 
     // A sub-range, and ranges refused before DOCA is called.
     let part = DpaMmap::with_range(&dpa, &buf, 4, 8).unwrap();
@@ -496,11 +484,7 @@ fn a_kernel_event_lets_one_kernel_release_another() {
     let waiters = Launcher::new(&dpa).unwrap();
     let setters = Launcher::new(&dpa).unwrap();
     let waiting = waiters
-        .launch(
-            &doca_tests::i4_event_wait,
-            1,
-            (&event, 5u64, &out),
-        )
+        .launch(&doca_tests::i4_event_wait, 1, (&event, 5u64, &out))
         .unwrap();
     std::thread::sleep(Duration::from_millis(100));
     assert!(
@@ -575,7 +559,10 @@ fn a_completion_wakes_its_bound_thread() {
         assert_eq!(out.to_vec().unwrap(), vec![0], "the post failed");
         let deadline = std::time::Instant::now() + LONG;
         while state.get().unwrap().consumed < i as u64 + 1 {
-            assert!(std::time::Instant::now() < deadline, "activation {i} never happened");
+            assert!(
+                std::time::Instant::now() < deadline,
+                "activation {i} never happened"
+            );
             std::thread::yield_now();
         }
         assert_eq!(state.get().unwrap().last_user_data, u64::from(user_data));

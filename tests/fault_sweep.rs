@@ -124,8 +124,7 @@ fn flow_thread() -> FlowResult {
     use doca::dpa::{NotificationCompletion, ThreadBuilder};
     let dpa = start()?;
     let counter = DpaBuffer::<u64>::from_slice(&dpa, &[0])?;
-    let thread =
-        ThreadBuilder::new(&dpa, &doca_tests::count_activations, (&counter,))?.start()?;
+    let thread = ThreadBuilder::new(&dpa, &doca_tests::count_activations, (&counter,))?.start()?;
     let notification = NotificationCompletion::new(&thread)?;
     notification.run_thread()?;
     let r = dpa.rpc(&doca_tests::notify, (&notification,))?;

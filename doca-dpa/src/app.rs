@@ -260,10 +260,7 @@ pub unsafe trait KernelSig: 'static {
     /// `l` must hold a started context, events valid for it (or NULL), and the
     /// function must belong to the context's application.
     #[doc(hidden)]
-    unsafe fn launch(
-        l: &RawLaunch,
-        args: <Self::Params as ParamList>::Abi,
-    ) -> sys::doca_error_t;
+    unsafe fn launch(l: &RawLaunch, args: <Self::Params as ParamList>::Abi) -> sys::doca_error_t;
 }
 
 /// The signature of a `__dpa_rpc__` function. Generated from the C prototype.
@@ -406,6 +403,7 @@ pub(crate) fn foreign_function(call: &'static str, name: &str, dpa_app: App) -> 
 #[macro_export]
 macro_rules! include_app {
     ($(#[$meta:meta])* $vis:vis $app:ident) => {
+        #[doc = concat!("DPA application `", stringify!($app), "`: the declarations generated from its C sources.")]
         $(#[$meta])*
         #[allow(non_upper_case_globals, unreachable_pub)]
         $vis mod $app {

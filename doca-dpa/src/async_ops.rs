@@ -2,7 +2,7 @@
 //! land on a DPA completion context.
 
 use std::ptr::NonNull;
-use std::sync::Arc;
+use std::rc::Rc;
 
 use doca_dpa_sys as sys;
 
@@ -17,7 +17,7 @@ use crate::thread::Completion;
 /// `_attach`, `_start`, `_get_dpa_handle` (EXPERIMENTAL); stopped and
 /// destroyed on drop.
 pub struct AsyncOps {
-    inner: Arc<AsyncOpsInner>,
+    inner: Rc<AsyncOpsInner>,
 }
 
 struct AsyncOpsInner {
@@ -64,12 +64,14 @@ impl AsyncOps {
         }
         let mut raw = std::ptr::null_mut();
         // SAFETY: a started context; valid out-pointer.
-        unsafe { doca_call!(doca_dpa_async_ops_create(
-            dpa.as_ptr(),
-            queue_size,
-            user_data,
-            &mut raw
-        )) }?;
+        unsafe {
+            doca_call!(doca_dpa_async_ops_create(
+                dpa.as_ptr(),
+                queue_size,
+                user_data,
+                &mut raw
+            ))
+        }?;
         let ptr = NonNull::new(raw)
             .ok_or_else(|| Error::invalid("doca_dpa_async_ops_create", "DOCA returned NULL"))?;
         let mut ops = AsyncOpsInner {
@@ -84,15 +86,17 @@ impl AsyncOps {
         let p = ops.ptr.as_ptr();
         // SAFETY: our unstarted async ops and a started completion.
         unsafe { doca_call!(doca_dpa_async_ops_attach(p, completion.as_ptr())) }?;
+        // SAFETY: as above: our unstarted async ops and a started completion.
         unsafe { doca_call!(doca_dpa_async_ops_start(p)) }?;
         ops.started = true;
         let mut size = 0;
         // SAFETY: started; valid out-pointers.
         unsafe { doca_call!(doca_dpa_async_ops_get_queue_size(p, &mut size)) }?;
+        // SAFETY: as above: started; valid out-pointers.
         unsafe { doca_call!(doca_dpa_async_ops_get_dpa_handle(p, &mut ops.handle)) }?;
         ops.queue_size = size as u32;
         Ok(AsyncOps {
-            inner: Arc::new(ops),
+            inner: Rc::new(ops),
         })
     }
 

@@ -4,7 +4,7 @@
 use std::ffi::c_char;
 use std::fmt;
 use std::ptr::NonNull;
-use std::sync::Arc;
+use std::rc::Rc;
 
 use doca_dpa_sys as sys;
 
@@ -77,16 +77,22 @@ fn describe(info: *mut sys::doca_devinfo) -> Result<DeviceInfo> {
     // SAFETY: `info` is a live devinfo of the list; buffers have the
     // documented sizes.
     unsafe { doca_call!(doca_devinfo_get_pci_addr_str(info, pci.as_mut_ptr())) }?;
-    unsafe { doca_call!(doca_devinfo_get_ibdev_name(
-        info,
-        ib.as_mut_ptr(),
-        ib.len() as u32
-    )) }?;
-    unsafe { doca_call!(doca_devinfo_get_iface_name(
-        info,
-        iface.as_mut_ptr(),
-        iface.len() as u32
-    )) }?;
+    // SAFETY: as above: `info` is a live devinfo of the list; buffers have the documented sizes.
+    unsafe {
+        doca_call!(doca_devinfo_get_ibdev_name(
+            info,
+            ib.as_mut_ptr(),
+            ib.len() as u32
+        ))
+    }?;
+    // SAFETY: as above: `info` is a live devinfo of the list; buffers have the documented sizes.
+    unsafe {
+        doca_call!(doca_devinfo_get_iface_name(
+            info,
+            iface.as_mut_ptr(),
+            iface.len() as u32
+        ))
+    }?;
     Ok(DeviceInfo {
         pci_addr: fixed_str(&pci),
         ibdev_name: fixed_str(&ib),
@@ -153,7 +159,6 @@ pub(crate) struct DeviceInner {
     info: DeviceInfo,
 }
 
-
 impl Drop for DeviceInner {
     fn drop(&mut self) {
         // SAFETY: the handle came from doca_dev_open and is closed once, after
@@ -169,7 +174,7 @@ impl Drop for DeviceInner {
 /// gone.
 #[derive(Clone)]
 pub struct Device {
-    pub(crate) inner: Arc<DeviceInner>,
+    pub(crate) inner: Rc<DeviceInner>,
 }
 
 impl fmt::Debug for Device {
@@ -202,7 +207,7 @@ impl Device {
                 })?;
                 tracing::debug!(target: "doca_dpa::device", pci = %info.pci_addr, name = %info.ibdev_name, "device opened");
                 return Ok(Device {
-                    inner: Arc::new(DeviceInner { ptr, info }),
+                    inner: Rc::new(DeviceInner { ptr, info }),
                 });
             }
         }
@@ -313,7 +318,7 @@ impl Drop for RepresentorInner {
 /// and every object made from it are gone; keeps its device open.
 #[derive(Clone)]
 pub struct Representor {
-    inner: Arc<RepresentorInner>,
+    inner: Rc<RepresentorInner>,
 }
 
 impl fmt::Debug for Representor {
@@ -347,12 +352,14 @@ impl Device {
         let mut head = std::ptr::null_mut();
         let mut len = 0u32;
         // SAFETY: an open device; valid out-pointers.
-        unsafe { doca_call!(doca_devinfo_rep_create_list(
-            self.as_ptr(),
-            filter.bits() as _,
-            &mut head,
-            &mut len
-        )) }?;
+        unsafe {
+            doca_call!(doca_devinfo_rep_create_list(
+                self.as_ptr(),
+                filter.bits() as _,
+                &mut head,
+                &mut len
+            ))
+        }?;
         let mut out = Vec::with_capacity(len as usize);
         let mut result = Ok(());
         for index in 0..len as usize {
@@ -366,7 +373,7 @@ impl Device {
             }
             if let Some(ptr) = NonNull::new(rep) {
                 out.push(Representor {
-                    inner: Arc::new(RepresentorInner {
+                    inner: Rc::new(RepresentorInner {
                         ptr,
                         _device: self.clone(),
                         index,

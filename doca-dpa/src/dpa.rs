@@ -4,7 +4,7 @@ use std::ffi::CString;
 use std::fmt;
 use std::path::Path;
 use std::ptr::NonNull;
-use std::sync::Arc;
+use std::rc::Rc;
 use std::time::Duration;
 
 use doca_dpa_sys as sys;
@@ -92,7 +92,7 @@ impl Drop for DpaInner {
 
 impl DpaInner {
     /// `doca_dpa_stop` then `doca_dpa_destroy`. Children (threads, events,
-    /// memory, launchers) each hold an `Arc` of this, so they are gone.
+    /// memory, launchers) each hold an `Rc` of this, so they are gone.
     fn teardown(&mut self) -> Result<()> {
         let p = self.ptr.as_ptr();
         self.torn_down = true;
@@ -257,7 +257,7 @@ impl DpaBuilder {
         };
         tracing::info!(target: "doca_dpa::dpa", app = app.name(), device = %self.device.info().pci_addr, "DPA context started");
         Ok(Dpa {
-            inner: Arc::new(DpaInner {
+            inner: Rc::new(DpaInner {
                 ptr,
                 torn_down: false,
                 _base: None,
@@ -285,9 +285,13 @@ fn query_limits(p: *mut sys::doca_dpa) -> Result<Limits> {
     let mut total = 0;
     // SAFETY: a created context; valid out-pointers.
     unsafe { doca_call!(doca_dpa_get_max_threads_per_kernel(p, &mut threads)) }?;
+    // SAFETY: as above: a created context; valid out-pointers.
     unsafe { doca_call!(doca_dpa_get_kernel_max_run_time(p, &mut run_time)) }?;
+    // SAFETY: as above: a created context; valid out-pointers.
     unsafe { doca_call!(doca_dpa_get_core_num(p, &mut cores)) }?;
+    // SAFETY: as above: a created context; valid out-pointers.
     unsafe { doca_call!(doca_dpa_get_num_eus_per_core(p, &mut eus)) }?;
+    // SAFETY: as above: a created context; valid out-pointers.
     unsafe { doca_call!(doca_dpa_get_total_num_eus_available(p, &mut total)) }?;
     Ok(Limits {
         max_threads_per_kernel: threads as u32,
@@ -315,7 +319,7 @@ fn query_limits(p: *mut sys::doca_dpa) -> Result<Limits> {
 /// ```
 #[derive(Clone)]
 pub struct Dpa {
-    inner: Arc<DpaInner>,
+    inner: Rc<DpaInner>,
     _not_send: std::marker::PhantomData<*const ()>,
 }
 
@@ -339,11 +343,11 @@ impl Dpa {
     /// Fails with [`Error::InUse`] (and changes nothing) while clones of this
     /// `Dpa` or objects made from it are alive.
     pub fn destroy(self) -> Result<()> {
-        match Arc::try_unwrap(self.inner) {
+        match Rc::try_unwrap(self.inner) {
             Ok(mut inner) => inner.teardown(),
             Err(inner) => Err(Error::InUse {
                 call: "doca_dpa_destroy",
-                users: Arc::strong_count(&inner) - 1,
+                users: Rc::strong_count(&inner) - 1,
             }),
         }
     }
@@ -377,7 +381,7 @@ impl Dpa {
 
     /// Whether `other` is this context (or a clone of it).
     pub fn same_context(&self, other: &Dpa) -> bool {
-        Arc::ptr_eq(&self.inner, &other.inner)
+        Rc::ptr_eq(&self.inner, &other.inner)
     }
 
     /// What the device reported about a fault of this context, when it says: the
@@ -420,17 +424,19 @@ impl Dpa {
     pub fn extend(&self, other: &Device) -> Result<Dpa> {
         let mut raw = std::ptr::null_mut();
         // SAFETY: a started base context and a live device; valid out-pointer.
-        unsafe { doca_call!(doca_dpa_device_extend(
-            self.as_ptr(),
-            other.as_ptr(),
-            &mut raw
-        )) }?;
+        unsafe {
+            doca_call!(doca_dpa_device_extend(
+                self.as_ptr(),
+                other.as_ptr(),
+                &mut raw
+            ))
+        }?;
         let ptr = NonNull::new(raw)
             .ok_or_else(|| Error::invalid("doca_dpa_device_extend", "DOCA returned NULL"))?;
         let limits = self.inner.limits;
         tracing::debug!(target: "doca_dpa::dpa", device = %other.info().pci_addr, "DPA context extended");
         Ok(Dpa {
-            inner: Arc::new(DpaInner {
+            inner: Rc::new(DpaInner {
                 ptr,
                 torn_down: false,
                 _base: Some(self.clone()),

@@ -3,8 +3,8 @@
 //! the host creates the table and passes its handle.
 
 use std::fmt;
-use std::sync::Arc;
 use std::ptr::NonNull;
+use std::rc::Rc;
 
 use doca_dpa_sys as sys;
 
@@ -21,7 +21,7 @@ use crate::keep::{Keep, KeepAlive};
 /// 5 entries holds 8. [`HashTable::requested_entries`] is what was asked for;
 /// DOCA reports no capacity.
 pub struct HashTable {
-    inner: Arc<HashTableInner>,
+    inner: Rc<HashTableInner>,
 }
 
 struct HashTableInner {
@@ -51,11 +51,13 @@ impl HashTable {
         }
         let mut raw = std::ptr::null_mut();
         // SAFETY: a started context; valid out-pointer.
-        unsafe { doca_call!(doca_dpa_hash_table_create(
-            dpa.as_ptr(),
-            num_entries as _,
-            &mut raw
-        )) }?;
+        unsafe {
+            doca_call!(doca_dpa_hash_table_create(
+                dpa.as_ptr(),
+                num_entries as _,
+                &mut raw
+            ))
+        }?;
         let ptr = NonNull::new(raw)
             .ok_or_else(|| Error::invalid("doca_dpa_hash_table_create", "DOCA returned NULL"))?;
         // From here the table is owned: an early return destroys it.
@@ -71,7 +73,7 @@ impl HashTable {
         table.handle = h as u64;
         tracing::debug!(target: "doca_dpa::hash_table", num_entries, "DPA hash table created");
         Ok(HashTable {
-            inner: Arc::new(table),
+            inner: Rc::new(table),
         })
     }
 

@@ -1,7 +1,7 @@
 //! What keeps device work alive: ownership, never a borrow.
 //!
 //! Every object the DPA may touch — DPA memory, sync events, completions, threads,
-//! RDMI connections — lives behind an `Arc`. Whatever hands such an object to the
+//! RDMI connections — lives behind an `Rc`. Whatever hands such an object to the
 //! device (a launch, a started DPA thread, a typed struct in DPA memory) keeps a
 //! [`KeepAlive`] of it until the library has *observed* that the device is done with
 //! it. Dropping the user's handle earlier only drops one reference. When the library
@@ -10,7 +10,8 @@
 
 use std::any::Any;
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::rc::Rc;
+use std::sync::Mutex;
 
 /// A reference that keeps one device-visible object alive.
 ///
@@ -18,7 +19,7 @@ use std::sync::{Arc, Mutex};
 /// a DPA struct holds it until the device is known to be done.
 #[derive(Clone)]
 pub struct KeepAlive {
-    _owner: Arc<dyn Any>,
+    _owner: Rc<dyn Any>,
 }
 
 impl std::fmt::Debug for KeepAlive {
@@ -28,8 +29,8 @@ impl std::fmt::Debug for KeepAlive {
 }
 
 impl KeepAlive {
-    /// Keeps `owner` alive (a clone of the `Arc`; no allocation).
-    pub fn new<T: Any>(owner: &Arc<T>) -> KeepAlive {
+    /// Keeps `owner` alive (a clone of the `Rc`; no allocation).
+    pub fn new<T: Any>(owner: &Rc<T>) -> KeepAlive {
         KeepAlive {
             _owner: owner.clone(),
         }
@@ -142,30 +143,34 @@ mod tests {
 
     #[test]
     fn retiring_drops_only_finished_submissions() {
-        let a = Arc::new(1u8);
-        let b = Arc::new(2u8);
+        let a = Rc::new(1u8);
+        let b = Rc::new(2u8);
         let mut q = KeepQueue::default();
         q.recorder(1).keep(KeepAlive::new(&a));
         q.recorder(2).keep(KeepAlive::new(&b));
         q.recorder(2).keep(KeepAlive::new(&a));
-        assert_eq!(Arc::strong_count(&a), 3);
+        assert_eq!(Rc::strong_count(&a), 3);
         q.retire_through(1);
-        assert_eq!((Arc::strong_count(&a), Arc::strong_count(&b)), (2, 2));
+        assert_eq!((Rc::strong_count(&a), Rc::strong_count(&b)), (2, 2));
         q.truncate(1);
-        assert_eq!(Arc::strong_count(&a), 1);
+        assert_eq!(Rc::strong_count(&a), 1);
         q.retire_through(5);
-        assert_eq!((q.len(), Arc::strong_count(&b)), (0, 1));
+        assert_eq!((q.len(), Rc::strong_count(&b)), (0, 1));
     }
 
     #[test]
     fn buried_values_are_never_dropped() {
-        let a = Arc::new(7u32);
+        let a = Rc::new(7u32);
         let before = buried_count();
         let mut q = KeepQueue::default();
         q.recorder(1).keep(KeepAlive::new(&a));
         q.bury_all();
         assert_eq!(q.len(), 0);
-        assert_eq!(Arc::strong_count(&a), 2, "the buried reference still holds it");
+        assert_eq!(
+            Rc::strong_count(&a),
+            2,
+            "the buried reference still holds it"
+        );
         assert!(buried_count() > before);
     }
 }

@@ -19,35 +19,52 @@
 //! # Ok::<(), doca_dpa::Error>(())
 //! ```
 //!
-//! (The launch example above needs a DPA image linked into the program; the `doca` facade
-//! crate's documentation has the same flow as a doctest that runs on the
-//! software DPA.)
+//! Launching a kernel needs a DPA image linked into the program: a build script
+//! builds it from the kernels' C sources with `doca-build-support`, which also
+//! generates the Rust declarations of every kernel from its C prototype; the
+//! program includes them with [`include_app!`] (the `doca` facade crate's
+//! documentation has this flow as a doctest that runs on the software DPA):
 //!
 //! ```ignore
-//! use std::time::Duration;
-//! use doca_dpa::{Device, Dpa, DpaBuffer, Launcher};
+//! // build.rs: DpaApp::new("fill_app").sources_in("kernels").build_or_exit();
+//! // kernels/fill.c: __dpa_global__ void fill(doca_dpa_dev_uintptr_t out, uint64_t value)
+//! doca_dpa::include_app!(fill_app);
 //!
-//! doca_dpa::dpa_app! {
-//!     /// `kernels/fill.c`, built with `--app-name=fill_app`.
-//!     pub mod fill_app {
-//!         /// `__dpa_global__ void fill(doca_dpa_dev_uintptr_t out, uint64_t value)`
-//!         kernel fill(param::DevPtr, u64);
-//!     }
-//! }
-//!
-//! # fn main() -> doca_dpa::Result<()> {
 //! let device = Device::open_first_with_dpa()?;
 //! let dpa = Dpa::start(&device, fill_app::app())?;
 //! let out = DpaBuffer::<u64>::new(&dpa, 64)?;
 //! let launcher = Launcher::new(&dpa)?;
 //! launcher.launch(&fill_app::fill, 64, (&out, 7u64))?.wait(Duration::from_secs(5))?;
 //! assert!(out.to_vec()?.iter().all(|v| *v == 7));
-//! # Ok(()) }
 //! ```
 //!
-//! ## Ownership
+//! ## What keeps device work alive
 //!
-//! [`Device`] and [`Dpa`] are cheap `Arc` handles; every object made from a
+//! Ownership, never a borrow. Every object the DPA may touch — DPA memory, sync
+//! events, completions, threads, RDMI connections and posters — is reference
+//! counted, and whatever hands it to the device holds a [`KeepAlive`] of it until
+//! the library has *observed* that the device is done:
+//!
+//! - a launch's arguments and gate event are held by its [`Launcher`] until the
+//!   completion event shows every launch submitted so far finished; a [`Launch`]
+//!   borrows nothing, so dropping or forgetting it, a timeout, or out-of-order
+//!   completion cannot release them early;
+//! - a [`DpaThread`] holds its argument and local storage until it is destroyed;
+//! - a [`DpaBox`] (a typed struct in DPA memory) holds what its handle and
+//!   address fields reference for as long as its memory lives;
+//! - when the library cannot confirm the device is done (a launcher dropped with
+//!   launches in flight past the kernel run-time limit, a thread that cannot be
+//!   stopped, an RPC that failed on a fatal context) it leaks those objects, with a
+//!   `tracing` warning, and never frees them.
+//!
+//! DPA addresses and handle values never appear in safe code: [`DevPtr`] and
+//! [`Handle`] can be made or read only with `unsafe`. Host copies of a buffer a
+//! kernel is using are allowed; like DMA they may see torn values, never undefined
+//! behaviour. Install a `tracing` subscriber to see teardown failures and leaks.
+//!
+//! ## Ownership of parents
+//!
+//! [`Device`] and [`Dpa`] are cheap `Rc` handles; every object made from a
 //! context (events, buffers, launchers) holds it, so teardown happens in the
 //! documented order — children first — whatever order your values drop in.
 //! `Drop` never panics: failures are logged through `tracing`.
@@ -116,11 +133,11 @@ pub use error::{Error, ErrorCode, ErrorKind, LaunchDiagnosis, Result};
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use hash_table::HashTable;
 #[cfg(doca_sym = "doca_dpa_create")]
-#[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
-pub use keep::{Keep, KeepAlive};
-#[cfg(doca_sym = "doca_dpa_create")]
 #[doc(hidden)]
 pub use keep::buried_count;
+#[cfg(doca_sym = "doca_dpa_create")]
+#[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
+pub use keep::{Keep, KeepAlive};
 #[cfg(doca_sym = "doca_dpa_kernel_launch_update_add")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use launch::{Gate, Launch, Launcher, MAX_WAIT_THRESHOLD};
@@ -147,7 +164,7 @@ pub use thread::{
 #[doc(hidden)]
 #[cfg(doca_sym = "doca_dpa_create")]
 pub mod __private {
-    pub use crate::app::{param, App, Kernel, RawLaunch, Rpc, KernelSig, RpcSig};
+    pub use crate::app::{param, App, Kernel, KernelSig, RawLaunch, Rpc, RpcSig};
     pub use crate::error::Result;
     pub use crate::keep::Keep;
     #[cfg(doca_sym = "doca_dpa_mem_alloc")]

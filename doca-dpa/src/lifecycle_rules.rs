@@ -1,6 +1,6 @@
-//! Every lifecycle rule of DOCA DPA that this crate's types enforce, in one
-//! place, each pinned by a `compile_fail` example next to the version that
-//! compiles (so each example fails for the stated reason only).
+//! Every rule of DOCA DPA that this crate's types enforce, in one place, each pinned
+//! by a `compile_fail` example next to the version that compiles (so each example
+//! fails for the stated reason only).
 //!
 //! | DOCA rule (its error otherwise) | enforced by |
 //! |---|---|
@@ -8,17 +8,16 @@
 //! | memory, events, launches only after `doca_dpa_start` (BAD_STATE) | they take a started [`Dpa`](crate::Dpa) |
 //! | thread function, local storage, affinity only before `doca_dpa_thread_start` (BAD_STATE) | only [`ThreadBuilder`](crate::ThreadBuilder) has them |
 //! | a completion's thread only before `doca_dpa_completion_start` (BAD_STATE) | only [`CompletionBuilder`](crate::CompletionBuilder) has `thread` |
-//! | DPA handles only after start (BAD_STATE) | only started objects have `handle` |
-//! | a handle must not outlive its object | handles borrow their object |
+//! | nothing the device uses may be freed, stopped or destroyed while it may use it | launches, threads and [`DpaBox`](crate::DpaBox) fields hold a [`KeepAlive`](crate::KeepAlive) of it (see [`keep`](crate::KeepAlive)) |
+//! | DPA addresses and handles must designate live objects | they are not safe values: forging or reading one is `unsafe` |
 //! | children are destroyed before their parent (BAD_STATE / IN_USE) | children own their parent (`Dpa` is reference counted) |
-//! | DOCA DPA objects are not thread-safe | `Dpa` and what is made from it are neither `Send` nor `Sync` |
-//! | variadic launch arguments must have the kernel's exact C types (INVALID_VALUE or silent corruption) | [`KernelArgs`](crate::KernelArgs) matches arity and types |
+//! | DOCA DPA objects are not thread-safe | `Device`, `Dpa` and what is made from them are neither `Send` nor `Sync` |
+//! | launch arguments must have the kernel's exact C types (INVALID_VALUE or silent corruption) | declarations are generated from the C ([`include_app!`](crate::include_app)); writing one by hand needs `unsafe impl` |
 //!
 //! RDMI's rules are pinned the same way in `doca-rdmi`: exactly one completion
 //! source (`CompletionSource`, an enum argument of the builders), attach/PD/
 //! input/receive buffer only before start (`ConnectionBuilder`,
-//! `PosterBuilder`), DPA handles only on started objects and never after stop
-//! (`Connection::dpa_handle`, `Poster::dpa_handle` borrow the started object).
+//! `PosterBuilder`), and connections and posters are kept alive by what uses them.
 //!
 //! Setters after start:
 //!
@@ -49,22 +48,21 @@
 //! Thread configuration after start:
 //!
 //! ```
-//! fn storage(t: doca_dpa::ThreadBuilder, p: doca_dpa::DevPtr) -> doca_dpa::Result<doca_dpa::ThreadBuilder> {
-//!     t.local_storage(p)
+//! fn storage(t: doca_dpa::ThreadBuilder, b: &doca_dpa::DpaBuffer<u64>) -> doca_dpa::Result<doca_dpa::ThreadBuilder> {
+//!     t.local_storage(b)
 //! }
 //! ```
 //! ```compile_fail
-//! fn storage(t: doca_dpa::DpaThread, p: doca_dpa::DevPtr) -> doca_dpa::Result<doca_dpa::DpaThread> {
-//!     t.local_storage(p)
+//! fn storage(t: doca_dpa::DpaThread, b: &doca_dpa::DpaBuffer<u64>) -> doca_dpa::Result<doca_dpa::DpaThread> {
+//!     t.local_storage(b)
 //! }
 //! ```
 //!
-//! A completion's thread after start, and its handle before:
+//! A completion's thread after start:
 //!
 //! ```
-//! fn bind(c: doca_dpa::CompletionBuilder, t: &doca_dpa::DpaThread) -> doca_dpa::Result<u64> {
-//!     let started = c.thread(t)?.start()?;
-//!     Ok(started.handle().raw())
+//! fn bind(c: doca_dpa::CompletionBuilder, t: &doca_dpa::DpaThread) -> doca_dpa::Result<doca_dpa::Completion> {
+//!     c.thread(t)?.start()
 //! }
 //! ```
 //! ```compile_fail
@@ -72,25 +70,69 @@
 //!     let _ = c.thread(t);
 //! }
 //! ```
+//!
+//! Forging a DPA address from an integer, or reading one, needs `unsafe`:
+//!
+//! ```
+//! // SAFETY: never given to the device.
+//! let p = unsafe { doca_dpa::DevPtr::from_raw(0x1000) };
+//! // SAFETY: only compared.
+//! assert_eq!(unsafe { p.raw() }, 0x1000);
+//! ```
 //! ```compile_fail
-//! fn early(c: &doca_dpa::CompletionBuilder) -> u64 {
-//!     c.handle().raw()
+//! let p = doca_dpa::DevPtr::from_raw(0x1000);
+//! ```
+//! ```compile_fail
+//! fn read(b: &doca_dpa::DpaBuffer<u64>) -> u64 {
+//!     b.dev_ptr().raw()
 //! }
 //! ```
 //!
-//! A handle outliving its object:
+//! Reading a handle stored in DPA memory needs `unsafe` (it keeps nothing alive):
 //!
 //! ```
-//! fn keep(d: &doca_dpa::Dpa) -> doca_dpa::Result<u64> {
-//!     let event = doca_dpa::WaitEvent::new(d, true)?;
-//!     let raw = event.handle()?.raw();
-//!     Ok(raw)
+//! fn read(h: doca_dpa::Handle<doca_dpa::param::SyncEvent>) -> u64 {
+//!     // SAFETY: only printed, never handed to the device.
+//!     unsafe { h.raw() }
 //! }
 //! ```
 //! ```compile_fail
-//! fn keep(d: &doca_dpa::Dpa) -> doca_dpa::Result<doca_dpa::SyncEventHandle<'static>> {
-//!     let event = doca_dpa::WaitEvent::new(d, true)?;
-//!     event.handle()
+//! fn read(h: doca_dpa::Handle<doca_dpa::param::SyncEvent>) -> u64 {
+//!     h.raw()
+//! }
+//! ```
+//!
+//! A handle read back cannot be written to DPA memory again (it is not `DeviceCopy`):
+//!
+//! ```compile_fail
+//! fn smuggle(d: &doca_dpa::Dpa, h: doca_dpa::Handle<doca_dpa::param::SyncEvent>) {
+//!     let _ = doca_dpa::DpaBuffer::from_slice(d, &[h]);
+//! }
+//! ```
+//!
+//! A hand-written kernel declaration is an `unsafe impl` (the generated ones are made
+//! from the C prototype):
+//!
+//! ```
+//! enum Fill {}
+//! // SAFETY: a promise that `fill` takes (doca_dpa_dev_uintptr_t, uint64_t) and that
+//! // `launch` passes them with those C types.
+//! unsafe impl doca_dpa::KernelSig for Fill {
+//!     type Params = (doca_dpa::param::DevPtr, u64);
+//!     const NAME: &'static str = "fill";
+//!     unsafe fn launch(_: &doca_dpa::__private::RawLaunch, _: (u64, u64)) -> doca_dpa::sys::doca_error_t {
+//!         unimplemented!("a real declaration calls its C launcher here")
+//!     }
+//! }
+//! ```
+//! ```compile_fail
+//! enum Fill {}
+//! impl doca_dpa::KernelSig for Fill {
+//!     type Params = (doca_dpa::param::DevPtr, u64);
+//!     const NAME: &'static str = "fill";
+//!     unsafe fn launch(_: &doca_dpa::__private::RawLaunch, _: (u64, u64)) -> doca_dpa::sys::doca_error_t {
+//!         unimplemented!()
+//!     }
 //! }
 //! ```
 //!
@@ -98,7 +140,6 @@
 //!
 //! ```
 //! fn stays(d: doca_dpa::Dpa) -> doca_dpa::Dpa { d }
-//! fn devices_travel(dev: doca_dpa::Device) { std::thread::spawn(move || drop(dev)); }
 //! ```
 //! ```compile_fail
 //! fn travels(d: doca_dpa::Dpa) { std::thread::spawn(move || drop(d)); }
@@ -106,21 +147,78 @@
 //! ```compile_fail
 //! fn travels(l: doca_dpa::Launcher) { std::thread::spawn(move || drop(l)); }
 //! ```
+//! ```compile_fail
+//! fn travels(d: doca_dpa::Device) { std::thread::spawn(move || drop(d)); }
+//! ```
 //!
-//! Kernel arguments that do not match the declaration:
+//! Kernel arguments that do not match the declaration (here `fill(doca_dpa_dev_uintptr_t
+//! out, uint64_t value)`, as its generated declaration says):
 //!
 //! ```
-//! fn go<'a>(l: &'a doca_dpa::Launcher, k: &doca_dpa::Kernel<(u64, u32)>) -> doca_dpa::Result<doca_dpa::Launch<'a>> {
-//!     l.launch(k, 1, (1u64, 2u32))
+//! # enum Fill {}
+//! # // SAFETY: a test declaration, never launched.
+//! # unsafe impl doca_dpa::KernelSig for Fill {
+//! #     type Params = (doca_dpa::param::DevPtr, u64);
+//! #     const NAME: &'static str = "fill";
+//! #     unsafe fn launch(_: &doca_dpa::__private::RawLaunch, _: (u64, u64)) -> doca_dpa::sys::doca_error_t { 0 }
+//! # }
+//! fn go<'a>(l: &'a doca_dpa::Launcher, k: &doca_dpa::Kernel<Fill>, b: &doca_dpa::DpaBuffer<u64>) -> doca_dpa::Result<doca_dpa::Launch<'a>> {
+//!     l.launch(k, 1, (b, 7u64))
 //! }
 //! ```
 //! ```compile_fail
-//! fn go<'a>(l: &'a doca_dpa::Launcher, k: &doca_dpa::Kernel<(u64, u32)>) -> doca_dpa::Result<doca_dpa::Launch<'a>> {
-//!     l.launch(k, 1, (1u64,)) // one argument missing
+//! # enum Fill {}
+//! # // SAFETY: a test declaration, never launched.
+//! # unsafe impl doca_dpa::KernelSig for Fill {
+//! #     type Params = (doca_dpa::param::DevPtr, u64);
+//! #     const NAME: &'static str = "fill";
+//! #     unsafe fn launch(_: &doca_dpa::__private::RawLaunch, _: (u64, u64)) -> doca_dpa::sys::doca_error_t { 0 }
+//! # }
+//! fn go<'a>(l: &'a doca_dpa::Launcher, k: &doca_dpa::Kernel<Fill>) -> doca_dpa::Result<doca_dpa::Launch<'a>> {
+//!     l.launch(k, 1, (0x1000u64, 7u64)) // an integer where the kernel takes a DPA address
 //! }
 //! ```
 //! ```compile_fail
-//! fn go<'a>(l: &'a doca_dpa::Launcher, k: &doca_dpa::Kernel<(u64, u32)>) -> doca_dpa::Result<doca_dpa::Launch<'a>> {
-//!     l.launch(k, 1, (1u64, 2u64)) // uint64_t where the kernel takes uint32_t
+//! # enum Fill {}
+//! # // SAFETY: a test declaration, never launched.
+//! # unsafe impl doca_dpa::KernelSig for Fill {
+//! #     type Params = (doca_dpa::param::DevPtr, u64);
+//! #     const NAME: &'static str = "fill";
+//! #     unsafe fn launch(_: &doca_dpa::__private::RawLaunch, _: (u64, u64)) -> doca_dpa::sys::doca_error_t { 0 }
+//! # }
+//! fn go<'a>(l: &'a doca_dpa::Launcher, k: &doca_dpa::Kernel<Fill>, b: &doca_dpa::DpaBuffer<u64>) -> doca_dpa::Result<doca_dpa::Launch<'a>> {
+//!     l.launch(k, 1, (b, 7u32)) // uint32_t where the kernel takes uint64_t
+//! }
+//! ```
+//! ```compile_fail
+//! # enum Fill {}
+//! # // SAFETY: a test declaration, never launched.
+//! # unsafe impl doca_dpa::KernelSig for Fill {
+//! #     type Params = (doca_dpa::param::DevPtr, u64);
+//! #     const NAME: &'static str = "fill";
+//! #     unsafe fn launch(_: &doca_dpa::__private::RawLaunch, _: (u64, u64)) -> doca_dpa::sys::doca_error_t { 0 }
+//! # }
+//! fn go<'a>(l: &'a doca_dpa::Launcher, k: &doca_dpa::Kernel<Fill>, b: &doca_dpa::DpaBuffer<u64>) -> doca_dpa::Result<doca_dpa::Launch<'a>> {
+//!     l.launch(k, 1, (b,)) // one argument missing
+//! }
+//! ```
+//!
+//! A `Launch` does not borrow its arguments: they may go at once, the launcher keeps
+//! what the device uses.
+//!
+//! ```
+//! # enum Fill {}
+//! # // SAFETY: a test declaration, never launched.
+//! # unsafe impl doca_dpa::KernelSig for Fill {
+//! #     type Params = (doca_dpa::param::DevPtr, u64);
+//! #     const NAME: &'static str = "fill";
+//! #     unsafe fn launch(_: &doca_dpa::__private::RawLaunch, _: (u64, u64)) -> doca_dpa::sys::doca_error_t { 0 }
+//! # }
+//! fn go(l: &doca_dpa::Launcher, k: &doca_dpa::Kernel<Fill>, d: &doca_dpa::Dpa) -> doca_dpa::Result<()> {
+//!     let b = doca_dpa::DpaBuffer::<u64>::new(d, 4)?;
+//!     let launch = l.launch(k, 1, (&b, 7u64))?;
+//!     drop(b); // freed only once the launcher saw the launch finish
+//!     std::mem::forget(launch); // changes nothing
+//!     Ok(())
 //! }
 //! ```

@@ -8,7 +8,7 @@
 
 use std::fmt;
 use std::marker::PhantomData;
-use std::sync::Arc;
+use std::rc::Rc;
 
 use crate::app::{param, KernelArg, KernelParam};
 use crate::dpa::Dpa;
@@ -91,7 +91,7 @@ pub(crate) struct Allocation {
 impl Drop for Allocation {
     fn drop(&mut self) {
         // SAFETY: our allocation of this started context, freed once; every launch,
-        // thread or struct that passed it to the device held an `Arc` of it, so the
+        // thread or struct that passed it to the device held an `Rc` of it, so the
         // device is done with it.
         if let Err(e) = unsafe { doca_call!(doca_dpa_mem_free(self.dpa.as_ptr(), self.addr)) } {
             tracing::warn!(target: "doca_dpa::memory", error = %e, "doca_dpa_mem_free failed during drop");
@@ -100,7 +100,7 @@ impl Drop for Allocation {
 }
 
 impl Allocation {
-    fn new(dpa: &Dpa, bytes: usize) -> Result<Arc<Allocation>> {
+    fn new(dpa: &Dpa, bytes: usize) -> Result<Rc<Allocation>> {
         const CALL: &str = "doca_dpa_mem_alloc";
         if bytes == 0 {
             return Err(Error::invalid(CALL, "a DPA buffer must not be empty"));
@@ -109,7 +109,7 @@ impl Allocation {
         // SAFETY: a started context; valid out-pointer.
         unsafe { doca_call!(doca_dpa_mem_alloc(dpa.as_ptr(), bytes, &mut addr)) }?;
         tracing::trace!(target: "doca_dpa::memory", addr, bytes, "DPA memory allocated");
-        Ok(Arc::new(Allocation {
+        Ok(Rc::new(Allocation {
             dpa: dpa.clone(),
             addr,
             bytes,
@@ -174,9 +174,7 @@ fn as_bytes<T: DeviceCopy>(data: &[T]) -> &[u8] {
 fn as_bytes_mut<T: DeviceCopy>(data: &mut [T]) -> &mut [u8] {
     // SAFETY: any bit pattern is a valid `T` (DeviceCopy), so bytes written here leave
     // valid values; the length is the slice's size in bytes.
-    unsafe {
-        std::slice::from_raw_parts_mut(data.as_mut_ptr().cast(), std::mem::size_of_val(data))
-    }
+    unsafe { std::slice::from_raw_parts_mut(data.as_mut_ptr().cast(), std::mem::size_of_val(data)) }
 }
 
 fn zeroed_vec<T: DeviceCopy>(len: usize) -> Vec<T> {
@@ -192,7 +190,7 @@ fn zeroed_vec<T: DeviceCopy>(len: usize) -> Vec<T> {
 /// Passed to a kernel (a [`param::DevPtr`] parameter) by reference; the launch keeps
 /// the memory alive until it has finished, whatever happens to the buffer.
 pub struct DpaBuffer<T: DeviceCopy> {
-    alloc: Arc<Allocation>,
+    alloc: Rc<Allocation>,
     len: usize,
     _t: PhantomData<T>,
 }
@@ -242,7 +240,12 @@ impl<T: DeviceCopy> DpaBuffer<T> {
         &self.alloc.dpa
     }
 
-    fn byte_range(&self, call: &'static str, offset: usize, count: usize) -> Result<(usize, usize)> {
+    fn byte_range(
+        &self,
+        call: &'static str,
+        offset: usize,
+        count: usize,
+    ) -> Result<(usize, usize)> {
         let size = std::mem::size_of::<T>();
         offset
             .checked_add(count)
@@ -319,7 +322,7 @@ impl<T: DeviceCopy> DpaBuffer<T> {
         DevPtr(self.alloc.addr)
     }
 
-    pub(crate) fn allocation(&self) -> &Arc<Allocation> {
+    pub(crate) fn allocation(&self) -> &Rc<Allocation> {
         &self.alloc
     }
 }
@@ -343,7 +346,7 @@ unsafe impl<T: DeviceCopy> KernelArg<param::DevPtr> for DpaBuffer<T> {
 /// [`param::DevPtr`] parameter that keeps the whole buffer's memory alive.
 #[derive(Clone)]
 pub struct DpaSlice<T: DeviceCopy> {
-    alloc: Arc<Allocation>,
+    alloc: Rc<Allocation>,
     byte_offset: usize,
     len: usize,
     _t: PhantomData<T>,
@@ -502,7 +505,7 @@ pub unsafe trait DeviceStruct: 'static {
 
 struct BoxInner {
     // Field order is drop order: the memory goes before what its fields reference.
-    alloc: Arc<Allocation>,
+    alloc: Rc<Allocation>,
     keep: std::cell::RefCell<KeepQueue>,
 }
 
@@ -513,7 +516,7 @@ struct BoxInner {
 /// `doca_dpa_mem_alloc` and `doca_dpa_h2d_memcpy` on creation, `doca_dpa_d2h_memcpy`
 /// to read, `doca_dpa_mem_free` once nothing uses it.
 pub struct DpaBox<T: DeviceStruct> {
-    inner: Arc<BoxInner>,
+    inner: Rc<BoxInner>,
     _t: PhantomData<T>,
 }
 
@@ -528,7 +531,7 @@ impl<T: DeviceStruct> DpaBox<T> {
     pub fn new(dpa: &Dpa, value: &T) -> Result<DpaBox<T>> {
         let alloc = Allocation::new(dpa, std::mem::size_of::<T::Repr>())?;
         let boxed = DpaBox {
-            inner: Arc::new(BoxInner {
+            inner: Rc::new(BoxInner {
                 alloc,
                 keep: std::cell::RefCell::new(KeepQueue::default()),
             }),

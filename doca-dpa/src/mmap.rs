@@ -4,7 +4,7 @@
 
 use std::fmt;
 use std::ptr::NonNull;
-use std::sync::Arc;
+use std::rc::Rc;
 
 use doca_dpa_sys as sys;
 
@@ -24,7 +24,7 @@ use crate::memory::{Allocation, DeviceCopy, DpaBuffer};
 /// range once per map and no `doca_mmap_add_dev` on such a map, so this type
 /// offers neither.
 pub struct DpaMmap {
-    inner: Arc<MmapInner>,
+    inner: Rc<MmapInner>,
 }
 
 struct MmapInner {
@@ -34,7 +34,7 @@ struct MmapInner {
     handle: u32,
     len: usize,
     // Dropped after the map is destroyed (Drop runs before fields).
-    _memory: Arc<Allocation>,
+    _memory: Rc<Allocation>,
 }
 
 impl fmt::Debug for DpaMmap {
@@ -102,15 +102,17 @@ impl DpaMmap {
         map.started = true;
         let mut h = 0;
         // SAFETY: a started map; the context's open device; valid out-pointer.
-        unsafe { doca_call!(doca_mmap_dev_get_dpa_handle(
-            raw,
-            dpa.device().as_ptr(),
-            &mut h
-        )) }?;
+        unsafe {
+            doca_call!(doca_mmap_dev_get_dpa_handle(
+                raw,
+                dpa.device().as_ptr(),
+                &mut h
+            ))
+        }?;
         map.handle = h as u32;
         tracing::debug!(target: "doca_dpa::mmap", len, "DPA memory map started");
         Ok(DpaMmap {
-            inner: Arc::new(map),
+            inner: Rc::new(map),
         })
     }
 

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use doca_dpa_sys as sys;
 
-use std::sync::Arc;
+use std::rc::Rc;
 
 use crate::app::{param, KernelArg};
 use crate::dpa::Dpa;
@@ -56,15 +56,21 @@ impl Event {
         // SAFETY: an idle event, a started DPA context and its open device.
         match recipe {
             Recipe::HostToKernel => {
+                // SAFETY: as above: an idle event, a started DPA context and its open device.
                 unsafe { doca_call!(doca_sync_event_add_publisher_location_cpu(e, dev)) }?;
+                // SAFETY: as above: an idle event, a started DPA context and its open device.
                 unsafe { doca_call!(doca_sync_event_add_subscriber_location_dpa(e, d)) }?;
             }
             Recipe::KernelToHost => {
+                // SAFETY: as above: an idle event, a started DPA context and its open device.
                 unsafe { doca_call!(doca_sync_event_add_publisher_location_dpa(e, d)) }?;
+                // SAFETY: as above: an idle event, a started DPA context and its open device.
                 unsafe { doca_call!(doca_sync_event_add_subscriber_location_cpu(e, dev)) }?;
             }
             Recipe::KernelToKernel => {
+                // SAFETY: as above: an idle event, a started DPA context and its open device.
                 unsafe { doca_call!(doca_sync_event_add_publisher_location_dpa(e, d)) }?;
+                // SAFETY: as above: an idle event, a started DPA context and its open device.
                 unsafe { doca_call!(doca_sync_event_add_subscriber_location_dpa(e, d)) }?;
             }
         }
@@ -103,7 +109,7 @@ impl Event {
     }
 
     /// Passes the event to a kernel, keeping it alive.
-    fn lower(this: &Arc<Event>, keep: &mut Keep<'_>) -> Result<u64> {
+    fn lower(this: &Rc<Event>, keep: &mut Keep<'_>) -> Result<u64> {
         let h = this.handle()?;
         keep.keep(KeepAlive::new(this));
         Ok(h)
@@ -126,11 +132,13 @@ impl Event {
     fn add(&self, value: u64) -> Result<u64> {
         let mut before = 0;
         // SAFETY: a started event; valid out-pointer.
-        unsafe { doca_call!(doca_sync_event_update_add(
-            self.as_ptr(),
-            value,
-            &mut before
-        )) }?;
+        unsafe {
+            doca_call!(doca_sync_event_update_add(
+                self.as_ptr(),
+                value,
+                &mut before
+            ))
+        }?;
         Ok(before)
     }
 
@@ -221,17 +229,17 @@ impl Backoff {
 /// `_add_subscriber_location_dpa`, `_start` (all EXPERIMENTAL). Stopped and destroyed
 /// once nothing uses it: launches gated on it and kernels given it keep it alive.
 #[derive(Debug)]
-pub struct WaitEvent(pub(crate) Arc<Event>);
+pub struct WaitEvent(pub(crate) Rc<Event>);
 
 /// A kernel → host event: kernels update it, the host reads and waits.
 /// `doca_sync_event_create`, `_add_publisher_location_dpa`,
 /// `_add_subscriber_location_cpu`, `_start` (all EXPERIMENTAL).
 #[derive(Debug)]
-pub struct CompletionEvent(pub(crate) Arc<Event>);
+pub struct CompletionEvent(pub(crate) Rc<Event>);
 
 /// A kernel ↔ kernel event (DPA publisher and subscriber), always with its DPA handle.
 #[derive(Debug)]
-pub struct KernelEvent(pub(crate) Arc<Event>);
+pub struct KernelEvent(pub(crate) Rc<Event>);
 
 /// Whether an event also gets its DPA handle (`doca_sync_event_get_dpa_handle`), so
 /// that it can be passed to kernels (a gate needs none).
@@ -248,7 +256,7 @@ impl WaitEvent {
     /// for kernels that wait on it explicitly.
     pub fn new(dpa: &Dpa, export: Export) -> Result<WaitEvent> {
         Event::new(dpa, Recipe::HostToKernel, export == Export::ToDpa)
-            .map(|e| WaitEvent(Arc::new(e)))
+            .map(|e| WaitEvent(Rc::new(e)))
     }
 
     /// Sets the value (`doca_sync_event_update_set`), releasing kernels
@@ -274,7 +282,7 @@ impl CompletionEvent {
     /// kernel can update it explicitly.
     pub fn new(dpa: &Dpa, export: Export) -> Result<CompletionEvent> {
         Event::new(dpa, Recipe::KernelToHost, export == Export::ToDpa)
-            .map(|e| CompletionEvent(Arc::new(e)))
+            .map(|e| CompletionEvent(Rc::new(e)))
     }
 
     /// Reads the value (`doca_sync_event_get`).
@@ -300,7 +308,7 @@ impl CompletionEvent {
 impl KernelEvent {
     /// Creates, starts and exports the event.
     pub fn new(dpa: &Dpa) -> Result<KernelEvent> {
-        Event::new(dpa, Recipe::KernelToKernel, true).map(|e| KernelEvent(Arc::new(e)))
+        Event::new(dpa, Recipe::KernelToKernel, true).map(|e| KernelEvent(Rc::new(e)))
     }
 }
 

@@ -25,11 +25,13 @@
 //! ```
 
 use std::ptr::NonNull;
-use std::sync::Arc;
+use std::rc::Rc;
 
 use doca_dpa_sys as sys;
 
-use crate::app::{foreign_function, param, Kernel, KernelArg, KernelArgs, KernelParam, KernelSig, ParamList};
+use crate::app::{
+    foreign_function, param, Kernel, KernelArg, KernelArgs, KernelParam, KernelSig, ParamList,
+};
 use crate::dpa::Dpa;
 use crate::error::{doca_call, Error, Result};
 use crate::keep::{Keep, KeepAlive, KeepQueue};
@@ -204,7 +206,13 @@ impl ThreadBuilder {
         let raw = RawThread::new("doca_dpa_thread_create", raw)?;
         // SAFETY: an unstarted thread and a function of the context's app (checked);
         // `keep` holds what the argument references, for the thread's life.
-        unsafe { doca_call!(doca_dpa_thread_set_func_arg(raw.as_ptr(), func.func_ptr(), value)) }?;
+        unsafe {
+            doca_call!(doca_dpa_thread_set_func_arg(
+                raw.as_ptr(),
+                func.func_ptr(),
+                value
+            ))
+        }?;
         Ok(ThreadBuilder {
             inner: ThreadInner {
                 raw,
@@ -224,7 +232,10 @@ impl ThreadBuilder {
         let addr = storage.lower(&mut self.inner.keep.recorder(0))?;
         // SAFETY: an unstarted thread; the memory is held by the thread's keep record.
         if let Err(e) = unsafe {
-            doca_call!(doca_dpa_thread_set_local_storage(self.inner.raw.as_ptr(), addr))
+            doca_call!(doca_dpa_thread_set_local_storage(
+                self.inner.raw.as_ptr(),
+                addr
+            ))
         } {
             self.inner.keep.truncate(mark);
             return Err(e);
@@ -246,7 +257,12 @@ impl ThreadBuilder {
         }
         let mut raw = std::ptr::null_mut();
         // SAFETY: a started context; valid out-pointer.
-        unsafe { doca_call!(doca_dpa_eu_affinity_create(self.inner.dpa.as_ptr(), &mut raw)) }?;
+        unsafe {
+            doca_call!(doca_dpa_eu_affinity_create(
+                self.inner.dpa.as_ptr(),
+                &mut raw
+            ))
+        }?;
         let affinity = RawAffinity::new("doca_dpa_eu_affinity_create", raw)?;
         // SAFETY: our affinity.
         unsafe { doca_call!(doca_dpa_eu_affinity_set(affinity.as_ptr(), eu)) }?;
@@ -267,7 +283,7 @@ impl ThreadBuilder {
     pub fn start(mut self) -> Result<DpaThread> {
         self.start_in_place()?;
         Ok(DpaThread {
-            inner: Arc::new(self.inner),
+            inner: Rc::new(self.inner),
         })
     }
 
@@ -285,7 +301,7 @@ impl ThreadBuilder {
 /// released.
 #[derive(Clone)]
 pub struct DpaThread {
-    inner: Arc<ThreadInner>,
+    inner: Rc<ThreadInner>,
 }
 
 impl std::fmt::Debug for DpaThread {
@@ -340,7 +356,7 @@ struct NotificationInner {
 /// [`DpaBox`](crate::DpaBox) through a [`Dev`](crate::Dev)) by reference, which keeps
 /// it alive.
 pub struct NotificationCompletion {
-    inner: Arc<NotificationInner>,
+    inner: Rc<NotificationInner>,
 }
 
 impl std::fmt::Debug for NotificationCompletion {
@@ -379,7 +395,7 @@ impl NotificationCompletion {
             ))
         }?;
         Ok(NotificationCompletion {
-            inner: Arc::new(NotificationInner {
+            inner: Rc::new(NotificationInner {
                 _raw: raw,
                 handle,
                 thread: thread.clone(),
@@ -425,7 +441,13 @@ impl CompletionBuilder {
         }
         let mut raw = std::ptr::null_mut();
         // SAFETY: a started context; valid out-pointer.
-        unsafe { doca_call!(doca_dpa_completion_create(dpa.as_ptr(), queue_size, &mut raw)) }?;
+        unsafe {
+            doca_call!(doca_dpa_completion_create(
+                dpa.as_ptr(),
+                queue_size,
+                &mut raw
+            ))
+        }?;
         Ok(CompletionBuilder {
             raw: RawCompletion::new("doca_dpa_completion_create", raw)?,
             dpa: dpa.clone(),
@@ -460,12 +482,22 @@ impl CompletionBuilder {
         self.raw.started = true;
         let mut handle = 0;
         // SAFETY: started; valid out-pointer.
-        unsafe { doca_call!(doca_dpa_completion_get_dpa_handle(self.raw.as_ptr(), &mut handle)) }?;
+        unsafe {
+            doca_call!(doca_dpa_completion_get_dpa_handle(
+                self.raw.as_ptr(),
+                &mut handle
+            ))
+        }?;
         let mut size = 0;
         // SAFETY: started; valid out-pointer.
-        unsafe { doca_call!(doca_dpa_completion_get_queue_size(self.raw.as_ptr(), &mut size)) }?;
+        unsafe {
+            doca_call!(doca_dpa_completion_get_queue_size(
+                self.raw.as_ptr(),
+                &mut size
+            ))
+        }?;
         Ok(Completion {
-            inner: Arc::new(CompletionInner {
+            inner: Rc::new(CompletionInner {
                 raw: self.raw,
                 handle,
                 queue_size: size as u32,
@@ -489,7 +521,7 @@ struct CompletionInner {
 /// `doca_dpa_dev_get_completion`. Cheap to clone (a shared handle).
 #[derive(Clone)]
 pub struct Completion {
-    inner: Arc<CompletionInner>,
+    inner: Rc<CompletionInner>,
 }
 
 impl std::fmt::Debug for Completion {
@@ -607,7 +639,7 @@ impl ThreadGroup {
                 return Err(e);
             }
             group.threads.push(DpaThread {
-                inner: Arc::new(thread.inner),
+                inner: Rc::new(thread.inner),
             });
         }
         // SAFETY: every rank set with a started thread.

@@ -12,14 +12,13 @@ use std::marker::PhantomData;
 use std::ptr::NonNull;
 use std::time::Duration;
 
-use std::sync::Arc;
+use std::rc::Rc;
 
 use doca_dpa::{Dpa, Keep, KeepAlive, KernelArg, Representor, Result};
 use doca_rdmi_sys as sys;
 
 use crate::ctx::{
-    CompletionSource, Ctx, CtxState, Held, Life, Phase, RawObject, StopError,
-    DEFAULT_STOP_TIMEOUT,
+    CompletionSource, Ctx, CtxState, Held, Life, Phase, RawObject, StopError, DEFAULT_STOP_TIMEOUT,
 };
 use crate::error::{fit, invalid, rdmi_call};
 use crate::param;
@@ -226,7 +225,7 @@ pub(crate) struct ConnInner {
 }
 
 /// A connection kept alive by a poster that works with it.
-pub(crate) type SharedConnection = Arc<ConnInner>;
+pub(crate) type SharedConnection = Rc<ConnInner>;
 
 impl ConnInner {
     fn as_ptr(&self) -> *mut sys::doca_rdmi_connection {
@@ -466,7 +465,7 @@ impl<'a> ConnectionBuilder<'a> {
         inner.handle = h as u64;
         tracing::debug!(target: "doca_rdmi::connection", "connection started");
         Ok(Connection {
-            inner: Arc::new(inner),
+            inner: Rc::new(inner),
             _source: PhantomData,
         })
     }
@@ -490,7 +489,7 @@ impl<'a> ConnectionBuilder<'a> {
 /// [`Connection::stop`] while they do fails with `InUse`. Failures in `Drop` are
 /// logged, never panicked on.
 pub struct Connection<'a> {
-    inner: Arc<ConnInner>,
+    inner: Rc<ConnInner>,
     _source: PhantomData<CompletionSource<'a>>,
 }
 
@@ -623,10 +622,10 @@ impl<'a> Connection<'a> {
     /// Fails with [`doca_dpa::Error::InUse`] (the connection comes back, running)
     /// while launches, threads, DPA structs or posters still hold it.
     pub fn request_stop(self) -> Result<StoppingConnection<'a>, StopError<Connection<'a>>> {
-        let inner = match Arc::try_unwrap(self.inner) {
+        let inner = match Rc::try_unwrap(self.inner) {
             Ok(inner) => inner,
             Err(inner) => {
-                let users = Arc::strong_count(&inner) - 1;
+                let users = Rc::strong_count(&inner) - 1;
                 return Err(StopError::new(
                     doca_dpa::Error::InUse {
                         call: "doca_ctx_stop",
@@ -641,13 +640,13 @@ impl<'a> Connection<'a> {
         };
         match inner.ctx().and_then(Ctx::request_stop) {
             Ok(()) => Ok(StoppingConnection {
-                inner,
+                inner: Box::new(inner),
                 _source: PhantomData,
             }),
             Err(e) => Err(StopError::new(
                 e,
                 Connection {
-                    inner: Arc::new(inner),
+                    inner: Rc::new(inner),
                     _source: PhantomData,
                 },
             )),
@@ -659,7 +658,7 @@ impl<'a> Connection<'a> {
 /// (`DOCA_CTX_STATE_STOPPING`) and accepts acknowledgements, but has no DPA
 /// handle any more.
 pub struct StoppingConnection<'a> {
-    inner: ConnInner,
+    inner: Box<ConnInner>,
     _source: PhantomData<CompletionSource<'a>>,
 }
 

@@ -107,8 +107,7 @@ pub use availability::{absent_reasons, availability, AbsentReason, Availability}
 #[cfg(doca_rdmi_api = "connection")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use connection::{
-    AppRqInfo, Connection, ConnectionBuilder, ReceiveBuffer, StoppingConnection,
-    SIM_SLOT_BYTES,
+    AppRqInfo, Connection, ConnectionBuilder, ReceiveBuffer, StoppingConnection, SIM_SLOT_BYTES,
 };
 #[cfg(all(doca_rdmi_api = "verbs", doca_rdmi_api = "ctx"))]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]

@@ -10,14 +10,13 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::time::Duration;
 
-use std::sync::Arc;
+use std::rc::Rc;
 
 use doca_dpa::{Dpa, Keep, KeepAlive, KernelArg, Result};
 use doca_rdmi_sys as sys;
 
 use crate::ctx::{
-    CompletionSource, Ctx, CtxState, Held, Life, Phase, RawObject, StopError,
-    DEFAULT_STOP_TIMEOUT,
+    CompletionSource, Ctx, CtxState, Held, Life, Phase, RawObject, StopError, DEFAULT_STOP_TIMEOUT,
 };
 use crate::error::{invalid, rdmi_call};
 use crate::param;
@@ -160,7 +159,9 @@ impl<'a> PosterBuilder<'a> {
                 ));
             }
         }
-        let held = self.source.hold("doca_rdmi_poster_dpa_completion_attach", &self.dpa)?;
+        let held = self
+            .source
+            .hold("doca_rdmi_poster_dpa_completion_attach", &self.dpa)?;
         let mut raw = std::ptr::null_mut();
         // SAFETY: a live verbs context; valid out-pointer.
         rdmi_call!(doca_rdmi_poster_create(self.verbs.as_ptr(), &mut raw))?;
@@ -213,7 +214,7 @@ impl<'a> PosterBuilder<'a> {
         inner.handle = h as u64;
         tracing::debug!(target: "doca_rdmi::poster", "poster started");
         Ok(Poster {
-            inner: Arc::new(inner),
+            inner: Rc::new(inner),
             _source: PhantomData,
         })
     }
@@ -227,7 +228,7 @@ impl<'a> PosterBuilder<'a> {
 /// threads and DPA structs given it hold it); failures are logged. The connections
 /// given to [`PosterBuilder::connection`] are destroyed after it.
 pub struct Poster<'a> {
-    inner: Arc<PosterInner>,
+    inner: Rc<PosterInner>,
     _source: PhantomData<CompletionSource<'a>>,
 }
 
@@ -313,10 +314,10 @@ impl<'a> Poster<'a> {
     /// Fails with [`doca_dpa::Error::InUse`] (the poster comes back) while launches,
     /// threads or DPA structs still hold it.
     pub fn request_stop(self) -> Result<StoppingPoster<'a>, StopError<Poster<'a>>> {
-        let inner = match Arc::try_unwrap(self.inner) {
+        let inner = match Rc::try_unwrap(self.inner) {
             Ok(inner) => inner,
             Err(inner) => {
-                let users = Arc::strong_count(&inner) - 1;
+                let users = Rc::strong_count(&inner) - 1;
                 return Err(StopError::new(
                     doca_dpa::Error::InUse {
                         call: "doca_ctx_stop",
@@ -331,13 +332,13 @@ impl<'a> Poster<'a> {
         };
         match inner.ctx().and_then(Ctx::request_stop) {
             Ok(()) => Ok(StoppingPoster {
-                inner,
+                inner: Box::new(inner),
                 _source: PhantomData,
             }),
             Err(e) => Err(StopError::new(
                 e,
                 Poster {
-                    inner: Arc::new(inner),
+                    inner: Rc::new(inner),
                     _source: PhantomData,
                 },
             )),
@@ -347,7 +348,7 @@ impl<'a> Poster<'a> {
 
 /// A poster whose stop was requested.
 pub struct StoppingPoster<'a> {
-    inner: PosterInner,
+    inner: Box<PosterInner>,
     _source: PhantomData<CompletionSource<'a>>,
 }
 

@@ -675,13 +675,22 @@ fn misuse_the_types_cannot_rule_out_is_an_error() {
         .unwrap()
         .start()
         .unwrap();
+    // Refused before DOCA is called (real DOCA does not check it on attach).
     let err = PosterBuilder::new(&fx.verbs, &fx.dpa, CompletionSource::Dpa(&foreign))
         .start()
         .unwrap_err();
-    if sim() {
-        // Which call refuses it, and how, is the sim's model choice.
-        assert_eq!(err.code(), Some(ErrorCode::INVALID_VALUE), "{err}");
-    }
+    assert!(err.is_invalid_argument(), "{err}");
+    assert_eq!(err.code(), None, "{err}");
+    let err = ConnectionBuilder::new(
+        &fx.verbs,
+        &fx.rep,
+        &fx.dpa,
+        CompletionSource::Dpa(&foreign),
+        ReceiveBuffer::new(64).unwrap(),
+    )
+    .start()
+    .unwrap_err();
+    assert!(err.is_invalid_argument() && err.code().is_none(), "{err}");
 
     // Reading a slot that does not exist.
     let conn = fx.connection(&comp, 2);

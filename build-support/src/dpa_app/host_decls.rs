@@ -128,10 +128,10 @@ const RESERVED: &[&str] = &["app", "__ffi", "__sig", "__dpa", "APP_NAME"];
 
 /// Rust keywords, which become raw identifiers (`r#type`).
 const RUST_KEYWORDS: &[&str] = &[
-    "as", "async", "await", "box", "break", "const", "continue", "crate", "dyn", "else",
-    "enum", "extern", "false", "fn", "for", "gen", "if", "impl", "in", "let", "loop",
-    "macro", "match", "mod", "move", "mut", "priv", "pub", "ref", "return", "static",
-    "struct", "trait", "true", "try", "type", "unsafe", "use", "where", "while", "yield",
+    "as", "async", "await", "box", "break", "const", "continue", "crate", "dyn", "else", "enum",
+    "extern", "false", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "macro", "match",
+    "mod", "move", "mut", "priv", "pub", "ref", "return", "static", "struct", "trait", "true",
+    "try", "type", "unsafe", "use", "where", "while", "yield",
 ];
 
 fn rust_ident(name: &str) -> String {
@@ -329,7 +329,12 @@ pub fn rust_source(
     for f in functions {
         let params = rust_params(f)?;
         let id = rust_ident(&f.name);
-        let doc = format!("`{}`\n///\n/// Defined at `{}:{}`.", prototype(f), f.file.display(), f.line);
+        let doc = format!(
+            "`{}`\n///\n/// Defined at `{}:{}`.",
+            prototype(f),
+            f.file.display(),
+            f.line
+        );
         let sig_params: String = params.iter().map(|p| format!("{},", p.rust)).collect();
         let abi_params: Vec<String> = params
             .iter()
@@ -435,7 +440,6 @@ pub fn rust_source(
     Ok(r)
 }
 
-
 /// The layout of a struct whose fields all have Rust declarations: for each field
 /// its Rust side and byte offset, then the size. Natural alignment, as the C
 /// compilers of the DPA (RV64, LP64) and of every supported host lay such structs out;
@@ -529,6 +533,8 @@ fn struct_source(r: &mut String, def: &StructDef) {
          /// keep their objects alive.\n\
          #[allow(non_camel_case_types)]\n\
          pub struct {id} {{\n{host}}}\n\n\
+         /// The device layout of `struct {name}`.\n\
+         #[doc(hidden)]\n\
          #[allow(non_camel_case_types)]\n\
          pub mod __repr_{name} {{\n\
          \x20   #[allow(unused_imports)]\n\

@@ -544,7 +544,10 @@ fn parse_field(tokens: &[Token]) -> Option<Field> {
         .map(|t| t.text.as_str())
         .filter(|t| !QUALIFIERS.contains(t))
         .collect();
-    if texts.iter().any(|t| matches!(*t, "[" | "(" | ":" | "{" | "," | "=")) {
+    if texts
+        .iter()
+        .any(|t| matches!(*t, "[" | "(" | ":" | "{" | "," | "="))
+    {
         return None;
     }
     let (name, ty) = texts.split_last()?;

@@ -193,10 +193,7 @@ pub(crate) fn build(
         "cargo::rustc-link-lib=static:+whole-archive={}",
         r.lib_name
     ));
-    Ok(SimOutput {
-        generated,
-        archive,
-    })
+    Ok(SimOutput { generated, archive })
 }
 
 #[cfg(test)]

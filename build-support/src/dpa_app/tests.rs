@@ -352,7 +352,10 @@ fn docs_backend_generates_only_the_rust_declarations() {
         .iter()
         .any(|l| l.contains("rustc-link")));
     let rust = std::fs::read_to_string(out.path().join("doca_dpa_app_docs_app.rs")).unwrap();
-    assert!(rust.contains("pub const fill: __dpa::Kernel<__sig::fill>"), "{rust}");
+    assert!(
+        rust.contains("pub const fill: __dpa::Kernel<__sig::fill>"),
+        "{rust}"
+    );
 }
 
 #[test]
