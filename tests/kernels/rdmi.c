@@ -13,6 +13,11 @@
 
 #ifdef DOCA_SIM_DEVICE
 #include <doca_sim_dev.h>
+#elif defined(__has_include)
+#if __has_include(<doca_rdmi_dev_connection.h>)
+#include <doca_rdmi_dev_connection.h>
+#include <doca_rdmi_dev_poster.h>
+#endif
 #endif
 
 /* out[0] = connection, out[1] = poster: the handles as the kernel got them. */

@@ -1,0 +1,62 @@
+/*
+ * SPDX-License-Identifier: MIT OR Apache-2.0
+ *
+ * Kernels of tests/soundness.rs: they hold on to what they were given until the
+ * host says go, then use it, so a test can drop the host's handles in between and
+ * see that the device never touches freed memory or destroyed objects.
+ */
+#include <doca_dpa_dev.h>
+#include <doca_dpa_dev_sync_event.h>
+
+#ifdef DOCA_SIM_DEVICE
+#include <doca_sim_dev.h>
+#elif defined(__has_include)
+#if __has_include(<doca_rdmi_dev_connection.h>)
+#include <doca_rdmi_dev_connection.h>
+#include <doca_rdmi_dev_poster.h>
+#endif
+#endif
+
+static void sound_wait_for(doca_dpa_dev_uintptr_t flag)
+{
+	while (__atomic_load_n((uint64_t *)flag, __ATOMIC_ACQUIRE) == 0)
+		doca_dpa_dev_yield();
+}
+
+/* Waits for *go, then writes 1..=n into data and adds 1 to event. */
+__dpa_global__ void sound_hold_then_write(doca_dpa_dev_uintptr_t go, doca_dpa_dev_uintptr_t data, uint32_t n,
+					  doca_dpa_dev_sync_event_t event)
+{
+	sound_wait_for(go);
+	for (uint32_t i = 0; i < n; i++)
+		((uint64_t *)data)[i] = i + 1;
+	doca_dpa_dev_sync_event_update_add(event, 1);
+}
+
+/* The state of sound_thread, in DPA memory. */
+struct sound_thread_state {
+	uint64_t activations;
+	doca_dpa_dev_uintptr_t scratch; /* 8 words the thread writes each activation */
+	doca_dpa_dev_sync_event_t done; /* added to each activation */
+};
+
+/* A persistent thread that uses everything its state references. */
+__dpa_global__ void sound_thread(doca_dpa_dev_uintptr_t arg)
+{
+	struct sound_thread_state *st = (struct sound_thread_state *)arg;
+	uint64_t *scratch = (uint64_t *)st->scratch;
+
+	st->activations++;
+	for (int i = 0; i < 8; i++)
+		scratch[i] = st->activations;
+	doca_dpa_dev_sync_event_update_add(st->done, 1);
+	doca_dpa_dev_thread_reschedule();
+}
+
+/* Waits for *go, then records the connection handle it was given in out[0]. */
+__dpa_global__ void sound_hold_connection(doca_dpa_dev_uintptr_t go, doca_dpa_dev_rdmi_connection_t connection,
+					  doca_dpa_dev_uintptr_t out)
+{
+	sound_wait_for(go);
+	((uint64_t *)out)[0] = connection;
+}

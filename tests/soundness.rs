@@ -1,0 +1,398 @@
+//! "Safe" is a property: no sequence of safe calls lets the DPA use memory or objects
+//! that were freed, stopped or destroyed. Each case below does what a careless (or
+//! adversarial) program may do with safe code only — time out and drop everything,
+//! forget a launch, complete out of order, destroy the context under a running
+//! kernel, drop a persistent thread's state, stop an RDMI connection a kernel is
+//! using — while a kernel holds on to the objects, and then lets the kernel use
+//! them. The case passes when the objects stayed alive (or were leaked) until the
+//! device was done, and the process is unharmed.
+//!
+//! On the software DPA the live-object accounting of `doca_sim::Scope` shows what
+//! is still alive, and its memory checker turns any device access to freed memory
+//! into a reported fault (which these cases assert never happens). On hardware the
+//! same flows run without the accounting.
+//!
+//! The binary prints `soundness: N cases, 0 unsound`.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use common::doca_tests;
+use doca::dpa::{
+    CompletionEvent, Dev, Dpa, DpaBox, DpaBuffer, Error, Export, Gate, KernelEvent, Launcher,
+    NotificationCompletion, ThreadBuilder, WaitEvent,
+};
+
+const LONG: Duration = Duration::from_secs(20);
+
+fn sim() -> bool {
+    doca::dpa::build_info::BACKEND == "sim"
+}
+
+type CaseResult = Result<(), String>;
+
+fn check(ok: bool, what: impl FnOnce() -> String) -> CaseResult {
+    if ok {
+        Ok(())
+    } else {
+        Err(what())
+    }
+}
+
+/// Live sim objects of the case's scope (empty on hardware).
+struct Live<'s> {
+    scope: Option<&'s doca_sim::Scope>,
+}
+
+impl Live<'_> {
+    fn count(&self, kind: &str) -> i64 {
+        self.scope
+            .map_or(0, |s| s.live_objects().get(kind).copied().unwrap_or(0))
+    }
+
+    fn all(&self) -> BTreeMap<&'static str, i64> {
+        self.scope.map(|s| s.live_objects()).unwrap_or_default()
+    }
+
+    /// On the sim: `kind` has exactly `n` live objects.
+    fn expect(&self, kind: &str, n: i64, when: &str) -> CaseResult {
+        if self.scope.is_none() {
+            return Ok(());
+        }
+        let got = self.count(kind);
+        check(got == n, || {
+            format!("{when}: {got} live {kind}, expected {n} ({:?})", self.all())
+        })
+    }
+}
+
+/// The context must not have seen a device fault (a use of freed memory would be
+/// one on the sim's checked heap).
+fn no_fault(dpa: &Dpa, when: &str) -> CaseResult {
+    match dpa.health() {
+        Ok(doca::dpa::Health::Ok) => Ok(()),
+        other => Err(format!(
+            "{when}: the context is {other:?}: {}",
+            dpa.fault_report().unwrap_or_default()
+        )),
+    }
+}
+
+fn release(go: &DpaBuffer<u64>) -> CaseResult {
+    go.write(0, &[1]).map_err(|e| e.to_string())
+}
+
+fn err(e: Error) -> String {
+    e.to_string()
+}
+
+/// A launch times out; the host then drops every argument (DPA memory, a kernel
+/// event, the gate's wait event) and the launch handle. The kernel then writes the
+/// memory and updates the event: both must still exist.
+fn timeout_then_drop_every_argument(live: &Live<'_>) -> CaseResult {
+    let dpa = common::dpa();
+    let go = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(err)?;
+    let data = DpaBuffer::<u64>::new(&dpa, 64).map_err(err)?;
+    let event = KernelEvent::new(&dpa).map_err(err)?;
+    let gate_event = WaitEvent::new(&dpa, Export::No).map_err(err)?;
+    let launcher = Launcher::new(&dpa).map_err(err)?;
+    let gate = Gate::new(&gate_event, 1).map_err(err)?;
+    let launch = launcher
+        .launch_gated(
+            gate,
+            &doca_tests::sound_hold_then_write,
+            1,
+            (&go, &data, 64u32, &event),
+        )
+        .map_err(err)?;
+    gate_event.set(1).map_err(err)?;
+    match launch.wait(Duration::from_millis(20)) {
+        Err(Error::LaunchTimeout(_)) => {}
+        other => return Err(format!("expected a timeout, got {other:?}")),
+    }
+    drop((data, event, gate_event));
+    live.expect("dpa_heap_block", 2, "after the timeout and the drops")?;
+    live.expect("doca_sync_event", 3, "after the timeout and the drops")?;
+    release(&go)?;
+    launcher.wait_all(LONG).map_err(err)?;
+    no_fault(&dpa, "after the kernel used the dropped arguments")?;
+    live.expect("dpa_heap_block", 1, "once the launch was seen to finish")?;
+    live.expect("doca_sync_event", 1, "once the launch was seen to finish")?;
+    Ok(())
+}
+
+/// Two launches in flight; the slow one's handle and arguments are dropped while a
+/// later, fast launch completes first. The slow launch's memory must survive until
+/// it finishes.
+fn a_later_launch_completing_first_releases_nothing(live: &Live<'_>) -> CaseResult {
+    let dpa = common::dpa();
+    let go = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(err)?;
+    let slow_data = DpaBuffer::<u64>::new(&dpa, 16).map_err(err)?;
+    let fast_data = DpaBuffer::<u64>::new(&dpa, 1).map_err(err)?;
+    let event = KernelEvent::new(&dpa).map_err(err)?;
+    let launcher = Launcher::new(&dpa).map_err(err)?;
+    let slow = launcher
+        .launch(
+            &doca_tests::sound_hold_then_write,
+            1,
+            (&go, &slow_data, 16u32, &event),
+        )
+        .map_err(err)?;
+    drop(slow);
+    drop(slow_data);
+    let fast = launcher
+        .launch(&doca_tests::write_ranks, 1, (&fast_data, 5u64))
+        .map_err(err)?;
+    let deadline = Instant::now() + LONG;
+    while launcher.completed().map_err(err)? < 1 {
+        check(Instant::now() < deadline, || {
+            "the fast launch never completed".into()
+        })?;
+        std::thread::yield_now();
+    }
+    check(fast_data.to_vec().map_err(err)? == [5], || {
+        "the fast launch did not run".into()
+    })?;
+    check(!fast.is_complete().map_err(err)?, || {
+        "a launch was reported complete while an earlier one still runs".into()
+    })?;
+    live.expect("dpa_heap_block", 3, "after the fast launch completed")?;
+    release(&go)?;
+    fast.wait(LONG).map_err(err)?;
+    no_fault(&dpa, "after the slow launch wrote its dropped buffer")?;
+    live.expect("dpa_heap_block", 2, "once both launches finished")?;
+    Ok(())
+}
+
+/// `mem::forget` of a launch, then the arguments are dropped: nothing is released
+/// until the launcher sees the launch finish.
+fn forgetting_a_launch_keeps_its_arguments(live: &Live<'_>) -> CaseResult {
+    let dpa = common::dpa();
+    let go = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(err)?;
+    let data = DpaBuffer::<u64>::new(&dpa, 8).map_err(err)?;
+    let event = KernelEvent::new(&dpa).map_err(err)?;
+    let launcher = Launcher::new(&dpa).map_err(err)?;
+    let launch = launcher
+        .launch(
+            &doca_tests::sound_hold_then_write,
+            1,
+            (&go, &data, 8u32, &event),
+        )
+        .map_err(err)?;
+    std::mem::forget(launch);
+    drop((data, event));
+    live.expect("dpa_heap_block", 2, "after forget and the drops")?;
+    live.expect("doca_sync_event", 2, "after forget and the drops")?;
+    release(&go)?;
+    launcher.wait_all(LONG).map_err(err)?;
+    no_fault(&dpa, "after the forgotten launch ran")?;
+    live.expect("dpa_heap_block", 1, "once the launch was seen to finish")?;
+    Ok(())
+}
+
+/// The context is destroyed (and the launcher dropped) while a kernel runs that
+/// will not finish before the launcher's bounded wait: `destroy` refuses, the
+/// launcher's drop leaks what the launch holds, and nothing is freed under the
+/// kernel. (Uses a device with a 300 ms kernel run-time limit.)
+fn destroying_the_context_under_a_running_kernel(live: &Live<'_>) -> CaseResult {
+    let dpa = common::dpa();
+    let go = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(err)?;
+    let data = DpaBuffer::<u64>::new(&dpa, 8).map_err(err)?;
+    let event = KernelEvent::new(&dpa).map_err(err)?;
+    let launcher = Launcher::new(&dpa).map_err(err)?;
+    let _launch = launcher
+        .launch(
+            &doca_tests::sound_hold_then_write,
+            1,
+            (&go, &data, 8u32, &event),
+        )
+        .map_err(err)?;
+    match dpa.clone().destroy() {
+        Err(Error::InUse { .. }) => {}
+        other => return Err(format!("destroy with a kernel running returned {other:?}")),
+    }
+    drop((data, event));
+    let buried = doca::dpa::buried_count();
+    drop(_launch);
+    // The kernel never gets `go`: the wait in the launcher's drop runs out (or the
+    // watchdog kills the kernel and the context turns fatal) and it leaks.
+    drop(launcher);
+    check(doca::dpa::buried_count() > buried, || {
+        "the launcher was dropped with a kernel running and leaked nothing".into()
+    })?;
+    live.expect("dpa_heap_block", 2, "after the launcher leaked the launch")?;
+    match dpa.destroy() {
+        Err(Error::InUse { .. }) => Ok(()),
+        other => Err(format!(
+            "destroy of a context a leaked launch holds returned {other:?}"
+        )),
+    }
+}
+
+/// A persistent thread whose state struct (in DPA memory) references DPA memory and
+/// an event; the host drops the state, the memory and the event, then wakes the
+/// thread, which uses them all.
+fn a_thread_keeps_its_state_and_what_it_references(live: &Live<'_>) -> CaseResult {
+    let dpa = common::dpa();
+    let scratch = DpaBuffer::<u64>::new(&dpa, 8).map_err(err)?;
+    let done = CompletionEvent::new(&dpa, Export::ToDpa).map_err(err)?;
+    let state = DpaBox::new(
+        &dpa,
+        &doca_tests::sound_thread_state {
+            activations: 0,
+            scratch: Dev::new(&scratch).map_err(err)?,
+            done: Dev::new(&done).map_err(err)?,
+        },
+    )
+    .map_err(err)?;
+    let thread = ThreadBuilder::new(&dpa, &doca_tests::sound_thread, (&state,))
+        .map_err(err)?
+        .start()
+        .map_err(err)?;
+    let notify = NotificationCompletion::new(&thread).map_err(err)?;
+    notify.run_thread().map_err(err)?;
+    dpa.rpc(&doca_tests::notify, (&notify,)).map_err(err)?;
+    done.wait_gt(0, LONG).map_err(err)?;
+    // The host lets go of everything but the notification.
+    drop((state, scratch, done, thread));
+    live.expect("dpa_heap_block", 2, "after the host dropped the state")?;
+    live.expect("doca_sync_event", 1, "after the host dropped the state")?;
+    for _ in 0..3 {
+        dpa.rpc(&doca_tests::notify, (&notify,)).map_err(err)?;
+    }
+    // Give the activations time to run on the state the host no longer holds.
+    std::thread::sleep(Duration::from_millis(50));
+    no_fault(&dpa, "after the thread used its dropped state")?;
+    drop(notify);
+    no_fault(&dpa, "after the thread was destroyed")?;
+    live.expect("dpa_heap_block", 0, "once the thread was destroyed")?;
+    live.expect("doca_sync_event", 0, "once the thread was destroyed")?;
+    Ok(())
+}
+
+doca::rdmi::if_rdmi! {
+    /// An RDMI connection that a running kernel was given: an explicit stop is
+    /// refused while the launch holds it, and dropping the host's handle stops
+    /// nothing until the kernel is done.
+    fn an_rdmi_connection_outlives_the_kernel_using_it(live: &Live<'_>) -> CaseResult {
+        use doca::dpa::{CompletionBuilder, RepresentorFilter};
+        use doca::rdmi::{CompletionSource, ConnectionBuilder, ProtectionDomain, ReceiveBuffer, VerbsContext};
+        let dpa = common::dpa();
+        let device = dpa.device().clone();
+        let rep = device
+            .open_representors(RepresentorFilter::NET)
+            .map_err(err)?
+            .into_iter()
+            .next()
+            .ok_or("no network representor")?;
+        let verbs = VerbsContext::new(&device).map_err(err)?;
+        let pd = ProtectionDomain::new(&verbs).map_err(err)?;
+        let comp = CompletionBuilder::new(&dpa, 16).map_err(err)?.start().map_err(err)?;
+        let conn = ConnectionBuilder::new(
+            &verbs,
+            &rep,
+            &dpa,
+            CompletionSource::Dpa(&comp),
+            ReceiveBuffer::with_slots(4).map_err(err)?,
+        )
+        .pd(&pd)
+        .start()
+        .map_err(err)?;
+        let go = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(err)?;
+        let out = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(err)?;
+        let launcher = Launcher::new(&dpa).map_err(err)?;
+        let launch = launcher
+            .launch(&doca_tests::sound_hold_connection, 1, (&go, &conn, &out))
+            .map_err(err)?;
+        let conn = match conn.request_stop() {
+            Err(e) if matches!(e.error(), Error::InUse { .. }) => e.into_inner(),
+            other => return Err(format!("stop of a connection in use returned {:?}", other.map(|_| ()))),
+        };
+        drop(conn);
+        live.expect("doca_rdmi_connection", 1, "after the host dropped the connection")?;
+        release(&go)?;
+        launch.wait(LONG).map_err(err)?;
+        check(out.to_vec().map_err(err)?[0] != 0, || "the kernel saw no connection".into())?;
+        no_fault(&dpa, "after the kernel used the dropped connection")?;
+        live.expect("doca_rdmi_connection", 0, "once the launch was seen to finish")?;
+        Ok(())
+    }
+}
+
+type Case = fn(&Live<'_>) -> CaseResult;
+
+doca::rdmi::if_rdmi! {
+    fn rdmi_cases() -> Vec<(&'static str, Case)> {
+        vec![(
+            "an RDMI connection stopped and dropped while a kernel uses it",
+            an_rdmi_connection_outlives_the_kernel_using_it,
+        )]
+    }
+}
+
+doca::rdmi::if_no_rdmi! {
+    fn rdmi_cases() -> Vec<(&'static str, Case)> {
+        Vec::new()
+    }
+}
+
+/// A device with a short kernel run-time limit, so a launcher dropped with a kernel
+/// running gives up quickly.
+fn short_limit_profile() -> doca_sim::Profile {
+    let mut profile = doca_sim::Profile::default();
+    for d in &mut profile.devices {
+        if d.dpa {
+            d.kernel_max_run_time_ms = 300;
+        }
+    }
+    profile
+}
+
+#[test]
+fn no_sequence_of_safe_calls_lets_the_dpa_use_what_was_released() {
+    let mut cases: Vec<(&str, Case)> = vec![
+        (
+            "timeout, then drop of every argument",
+            timeout_then_drop_every_argument,
+        ),
+        (
+            "drop of a launch while a later launch completes first",
+            a_later_launch_completing_first_releases_nothing,
+        ),
+        (
+            "mem::forget of a launch, then drop of its arguments",
+            forgetting_a_launch_keeps_its_arguments,
+        ),
+        (
+            "destroy of the context with a kernel running",
+            destroying_the_context_under_a_running_kernel,
+        ),
+        (
+            "a persistent thread whose state and events the host dropped",
+            a_thread_keeps_its_state_and_what_it_references,
+        ),
+    ];
+    cases.extend(rdmi_cases());
+    let mut unsound = Vec::new();
+    for (name, case) in &cases {
+        let scope = sim().then(doca_sim::Scope::new);
+        if let Some(s) = &scope {
+            s.set_profile(short_limit_profile());
+        }
+        let live = Live {
+            scope: scope.as_ref(),
+        };
+        if let Err(why) = case(&live) {
+            eprintln!("UNSOUND {name}: {why}");
+            unsound.push(*name);
+        }
+    }
+    println!(
+        "soundness: {} cases, {} unsound",
+        cases.len(),
+        unsound.len()
+    );
+    assert!(unsound.is_empty(), "unsound: {unsound:?}");
+}
