@@ -1,5 +1,5 @@
-//! The hardware backend: dpacc, after checking that it matches DOCA, and (DOCA 3.2 and
-//! later) `dpa-app-attributes2blob` for the process attributes.
+//! The hardware backend: dpacc, after checking how it pairs with DOCA, and (DOCA 3.2
+//! and later) `dpa-app-attributes2blob` for the process attributes.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -105,8 +105,12 @@ pub(crate) fn build(
         check_no_whitespace("define", &format!("{k}={}", v.as_deref().unwrap_or("")))?;
     }
 
+    let prefix = env
+        .get_os("DEP_DOCA_DPA_PREFIX")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from);
     let dpacc = find_dpacc(env, &tools.dpacc)?;
-    if let Some(w) = check_dpacc_version(env, &dpacc, doca)? {
+    if let Some(w) = check_dpacc_version(env, &dpacc, doca, prefix.as_deref())? {
         d.warning(&w);
     }
     d.rerun_if_changed(&dpacc);
