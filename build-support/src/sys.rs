@@ -30,7 +30,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::audit::{
-    exports::system_library_dirs, Audit, Exports, HeaderText, HAND_DECLARABLE, SIM_EXTRA_EXPORTS,
+    blank_inactive, exports::system_library_dirs, Audit, Conditions, Exports, HeaderText,
+    HAND_DECLARABLE, SIM_EXTRA_EXPORTS,
 };
 use crate::backend::{choose, Backend, BackendError};
 use crate::bindgen_config::{self, resolve_headers, BindgenOptions, BindingSet};
@@ -268,6 +269,13 @@ pub fn run(
     let mut files = Vec::new();
     let mut pkg_versions: Vec<(String, String)> = Vec::new();
     let universe_base = reference_universe(&reference_dir);
+    // What the preprocessor knows when bindgen parses the headers for this target, so
+    // the audit counts what the compiler sees (DOCA declares some functions for one
+    // platform only).
+    let cond = Conditions::for_target_os(
+        &env.get("CARGO_CFG_TARGET_OS")
+            .unwrap_or_else(|| std::env::consts::OS.to_owned()),
+    );
 
     // 3. Per backend.
     let (version, audit, include_dirs) = match (&choice.backend, &choice.install) {
@@ -298,6 +306,7 @@ pub fn run(
                     &read_texts(&sel.used),
                     krate.extra_names(),
                     Some(&Exports::known(Vec::<String>::new())),
+                    &cond,
                 );
                 d.cfg(RDMI_ABSENT_CFG);
                 rdmi_absent_reason = Some(reason);
@@ -332,8 +341,12 @@ pub fn run(
                         exports.problems.join("; ")
                     ));
                 }
-                let audit =
-                    Audit::build(&read_texts(&sel.used), krate.extra_names(), Some(&exports));
+                let audit = Audit::build(
+                    &read_texts(&sel.used),
+                    krate.extra_names(),
+                    Some(&exports),
+                    &cond,
+                );
                 (install.version, audit, include_dirs)
             }
         }
@@ -354,9 +367,10 @@ pub fn run(
             let dirs = vec![reference_dir.clone()];
             let sel = resolve_headers(set, &dirs, &BindgenOptions::default());
             let headers = read_texts(&sel.used);
+            // The sim implements what the reference headers declare for the target.
             let mut exported: BTreeSet<String> = headers
                 .iter()
-                .flat_map(|h| crate::audit::scan_declarations(&h.text))
+                .flat_map(|h| crate::audit::scan_declarations(&blank_inactive(&h.text, &cond)))
                 .map(|d| d.name)
                 .collect();
             exported.extend(SIM_EXTRA_EXPORTS.iter().map(|s| (*s).to_owned()));
@@ -364,6 +378,7 @@ pub fn run(
                 &headers,
                 krate.extra_names(),
                 Some(&Exports::known(exported)),
+                &cond,
             );
             d.rerun_if_changed(&reference_dir);
             (version, audit, dirs)
