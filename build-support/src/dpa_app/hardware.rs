@@ -126,7 +126,7 @@ pub(crate) fn build(
         };
         let blob = r.out_dir.join(format!("{}.attrs.blob", r.lib_name));
         remove_stale(&blob)?;
-        let tool = find_attrs2blob(env, &dpacc, &tools.attrs2blob)?;
+        let tool = find_attrs2blob(env, &dpacc, prefix.as_deref(), &tools.attrs2blob)?;
         run_tool(&tool, &[yaml.into(), blob.clone().into()])?;
         if !blob.is_file() {
             return Err(DpaAppError::MissingOutput {

@@ -24,7 +24,8 @@
 //!   line per DOCA release is [`dpacc_command`]. From DOCA 3.2 the process
 //!   attributes (the YAML given to [`DpaApp::proc_attributes`], or one listing no
 //!   feature) are turned into a blob by `dpa-app-attributes2blob` (`$DOCA_DPA_ATTRS2BLOB`,
-//!   else beside dpacc, else `/opt/mellanox/doca/tools/`).
+//!   else beside dpacc, else in the DOCA install's `tools/`, else
+//!   `/opt/mellanox/doca/tools/`).
 //! * **sim**: the software DPA (doca-sim) runs kernels on host threads. The same C sources
 //!   are compiled for the host against doca-sim's device headers
 //!   (`DEP_DOCA_DPA_SIM_DEVICE_INCLUDE`), together with a generated file

@@ -836,6 +836,38 @@ mod hardware_flow {
         let text = e.to_string();
         assert!(text.contains("DOCA_DPA_ATTRS2BLOB"), "{text}");
         assert!(text.contains("beside dpacc"), "{text}");
+        // A dpacc from elsewhere finds the tool in the DOCA install's tools/.
+        let prefix = TempDir::new("doca-prefix");
+        let env = hw_env(
+            &out,
+            "3.2.0118",
+            &[
+                ("DPACC", tools.dpacc().into()),
+                ("DEP_DOCA_DPA_PREFIX", prefix.path().into()),
+            ],
+        );
+        let e = app().build_inner(&env, &nowhere()).unwrap_err();
+        assert!(e.to_string().contains("(the DOCA install's tools)"), "{e}");
+        let tool = prefix.path().join("tools").join(ATTRS2BLOB_NAME);
+        std::fs::create_dir_all(tool.parent().unwrap()).unwrap();
+        write_script(&tool, "#!/bin/sh\ncp \"$1\" \"$2\"\n");
+        let tools = FakeTools::new("dpacc version 1.13.0.4", false);
+        std::fs::remove_file(tools.dir.path().join(ATTRS2BLOB_NAME)).unwrap();
+        let env = hw_env(
+            &out,
+            "3.2.0118",
+            &[
+                ("DPACC", tools.dpacc().into()),
+                ("DEP_DOCA_DPA_PREFIX", prefix.path().into()),
+            ],
+        );
+        let built = app()
+            .build_inner(&env, &nowhere())
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(built
+            .dpacc_args
+            .iter()
+            .any(|a| a.to_string_lossy().starts_with("--dpa-proc-attr=")));
     }
 
     #[test]

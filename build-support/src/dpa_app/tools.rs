@@ -74,11 +74,13 @@ pub(crate) fn find_dpacc(env: &EnvReader, default: &Path) -> Result<PathBuf, Dpa
     ]))
 }
 
-/// The process-attributes tool: `$DOCA_DPA_ATTRS2BLOB`, else next to `dpacc`, else
-/// `default` (normally [`DEFAULT_ATTRS2BLOB`]).
+/// The process-attributes tool: `$DOCA_DPA_ATTRS2BLOB`, else next to `dpacc`, else in
+/// the DOCA install's `tools/` (`prefix`, when known: a dpacc from elsewhere still
+/// builds for this install), else `default` (normally [`DEFAULT_ATTRS2BLOB`]).
 pub(crate) fn find_attrs2blob(
     env: &EnvReader,
     dpacc: &Path,
+    prefix: Option<&Path>,
     default: &Path,
 ) -> Result<PathBuf, DpaAppError> {
     let not_found = |tried| DpaAppError::ToolNotFound {
@@ -95,7 +97,12 @@ pub(crate) fn find_attrs2blob(
         });
     }
     let beside = dpacc.parent().map(|d| d.join(ATTRS2BLOB_NAME));
-    if let Some(p) = beside.as_ref().filter(|p| p.is_file()) {
+    let in_prefix = prefix.map(|p| p.join("tools").join(ATTRS2BLOB_NAME));
+    let found = [&beside, &in_prefix]
+        .into_iter()
+        .flatten()
+        .find(|p| p.is_file());
+    if let Some(p) = found {
         return Ok(p.clone());
     }
     if default.is_file() {
@@ -104,6 +111,9 @@ pub(crate) fn find_attrs2blob(
     let mut tried = vec![format!("{ATTRS2BLOB_ENV} (not set)")];
     if let Some(b) = beside {
         tried.push(format!("{} (beside dpacc)", b.display()));
+    }
+    if let Some(p) = in_prefix {
+        tried.push(format!("{} (the DOCA install's tools)", p.display()));
     }
     tried.push(default.display().to_string());
     Err(not_found(tried))
