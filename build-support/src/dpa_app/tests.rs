@@ -626,6 +626,18 @@ mod hardware_flow {
         )));
     }
 
+    /// `hw_env` with `tools`' dpacc and the DOCA install's prefix.
+    fn prefix_env(out: &TempDir, doca: &str, tools: &FakeTools, prefix: &Path) -> EnvReader {
+        hw_env(
+            out,
+            doca,
+            &[
+                ("DPACC", tools.dpacc().into()),
+                ("DEP_DOCA_DPA_PREFIX", prefix.into()),
+            ],
+        )
+    }
+
     /// What a real dpacc prints, on a DOCA 3.1 install.
     const REAL_DPACC: &str =
         "dpacc: NVIDIA (R)\nCopyright (c) 2021-2025 NVIDIA Corporation\ndpacc version 1.12.0.26";
@@ -690,14 +702,7 @@ mod hardware_flow {
         std::fs::create_dir_all(prefix.path().join("tools")).unwrap();
         std::os::unix::fs::symlink(tools.dpacc(), prefix.path().join("tools/dpacc")).unwrap();
         let out = TempDir::new("dpa-hw");
-        let env = hw_env(
-            &out,
-            "3.0.0058",
-            &[
-                ("DPACC", tools.dpacc().into()),
-                ("DEP_DOCA_DPA_PREFIX", prefix.path().into()),
-            ],
-        );
+        let env = prefix_env(&out, "3.0.0058", &tools, prefix.path());
         let built = app()
             .build_inner(&env, &nowhere())
             .unwrap_or_else(|e| panic!("{e}"));
@@ -705,14 +710,7 @@ mod hardware_flow {
         assert!(warnings(&built).is_empty(), "{:?}", warnings(&built));
         // Another prefix is no evidence: the table decides again.
         let elsewhere = TempDir::new("other-prefix");
-        let env = hw_env(
-            &out,
-            "3.0.0058",
-            &[
-                ("DPACC", tools.dpacc().into()),
-                ("DEP_DOCA_DPA_PREFIX", elsewhere.path().into()),
-            ],
-        );
+        let env = prefix_env(&out, "3.0.0058", &tools, elsewhere.path());
         let e = app().build_inner(&env, &nowhere()).unwrap_err();
         assert!(
             matches!(e, DpaAppError::DpaccVersionMismatch { .. }),
@@ -743,21 +741,26 @@ mod hardware_flow {
         );
     }
 
-    #[test]
-    fn skip_version_check_warns() {
-        let tools = FakeTools::new(REAL_DPACC, false);
-        let out = TempDir::new("dpa-hw");
+    /// Builds with DOCA 3.0.0058, `tools`' dpacc and `DOCA_DPACC_SKIP_VERSION_CHECK=1`.
+    fn build_skipping_check(out: &TempDir, tools: &FakeTools) -> BuiltApp {
         let env = hw_env(
-            &out,
+            out,
             "3.0.0058",
             &[
                 ("DPACC", tools.dpacc().into()),
                 ("DOCA_DPACC_SKIP_VERSION_CHECK", "1".into()),
             ],
         );
-        let built = app()
+        app()
             .build_inner(&env, &nowhere())
-            .unwrap_or_else(|e| panic!("{e}"));
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn skip_version_check_warns() {
+        let tools = FakeTools::new(REAL_DPACC, false);
+        let out = TempDir::new("dpa-hw");
+        let built = build_skipping_check(&out, &tools);
         common_checks(&tools, &out, &built);
         assert!(warnings(&built).iter().any(|l| l.contains("1.12.0.26")
             && l.contains("3.0.0058")
@@ -777,17 +780,7 @@ mod hardware_flow {
         assert!(e.to_string().contains("dpacc (development build)"));
         assert!(tools.argv("dpacc").is_none());
         // Skipping the check builds, with the same text as a warning.
-        let env = hw_env(
-            &out,
-            "3.0.0058",
-            &[
-                ("DPACC", tools.dpacc().into()),
-                ("DOCA_DPACC_SKIP_VERSION_CHECK", "1".into()),
-            ],
-        );
-        let built = app()
-            .build_inner(&env, &nowhere())
-            .unwrap_or_else(|e| panic!("{e}"));
+        let built = build_skipping_check(&out, &tools);
         assert!(warnings(&built)
             .iter()
             .any(|l| l.contains("development build") && l.contains("continuing")));
@@ -838,14 +831,7 @@ mod hardware_flow {
         assert!(text.contains("beside dpacc"), "{text}");
         // A dpacc from elsewhere finds the tool in the DOCA install's tools/.
         let prefix = TempDir::new("doca-prefix");
-        let env = hw_env(
-            &out,
-            "3.2.0118",
-            &[
-                ("DPACC", tools.dpacc().into()),
-                ("DEP_DOCA_DPA_PREFIX", prefix.path().into()),
-            ],
-        );
+        let env = prefix_env(&out, "3.2.0118", &tools, prefix.path());
         let e = app().build_inner(&env, &nowhere()).unwrap_err();
         assert!(e.to_string().contains("(the DOCA install's tools)"), "{e}");
         let tool = prefix.path().join("tools").join(ATTRS2BLOB_NAME);
@@ -853,14 +839,7 @@ mod hardware_flow {
         write_script(&tool, "#!/bin/sh\ncp \"$1\" \"$2\"\n");
         let tools = FakeTools::new("dpacc version 1.13.0.4", false);
         std::fs::remove_file(tools.dir.path().join(ATTRS2BLOB_NAME)).unwrap();
-        let env = hw_env(
-            &out,
-            "3.2.0118",
-            &[
-                ("DPACC", tools.dpacc().into()),
-                ("DEP_DOCA_DPA_PREFIX", prefix.path().into()),
-            ],
-        );
+        let env = prefix_env(&out, "3.2.0118", &tools, prefix.path());
         let built = app()
             .build_inner(&env, &nowhere())
             .unwrap_or_else(|e| panic!("{e}"));
