@@ -19,32 +19,6 @@
 //! `cargo run --example rdmi_connection` (`DOCA_DEVICE=<pci or mlx5_N>` picks
 //! a device).
 
-use std::time::Duration;
-
-use doca::dpa::{CompletionBuilder, Device, Dpa, DpaBuffer, Launcher, RepresentorFilter};
-
-include!("common_app.rs.in");
-
-/// Messages the kernel sends (each fits a 64-byte slot of the sim).
-const MESSAGES: u32 = 8;
-/// Receive slots (more than MESSAGES: the window never fills).
-const SLOTS: usize = 16;
-/// Report words: 8 counters, then one per receive.
-const REPORT_WORDS: usize = 8 + MESSAGES as usize;
-
-fn open_device() -> doca::dpa::Result<Device> {
-    match std::env::var("DOCA_DEVICE") {
-        Ok(name) if name.contains(':') => Device::open_by_pci(&name),
-        Ok(name) => Device::open_by_ibdev_name(&name),
-        Err(_) => Device::open_first_with_dpa(),
-    }
-}
-
-/// The message the kernel sends as number `i`.
-fn expected_message(i: u32) -> Vec<u8> {
-    format!("RDMI message #{:02}", i % 100).into_bytes()
-}
-
 doca::rdmi::if_no_rdmi! {
     fn main() {
         println!("RDMI is not available in this build: {:?}", doca::rdmi::availability());
@@ -52,6 +26,34 @@ doca::rdmi::if_no_rdmi! {
 }
 
 doca::rdmi::if_rdmi! {
+    // Everything below is used only when RDMI is built: a DOCA without RDMI
+    // (3.0) builds this example warning-free too.
+    use std::time::Duration;
+
+    use doca::dpa::{CompletionBuilder, Device, Dpa, DpaBuffer, Launcher, RepresentorFilter};
+
+    include!("common_app.rs.in");
+
+    /// Messages the kernel sends (each fits a 64-byte slot of the sim).
+    const MESSAGES: u32 = 8;
+    /// Receive slots (more than MESSAGES: the window never fills).
+    const SLOTS: usize = 16;
+    /// Report words: 8 counters, then one per receive.
+    const REPORT_WORDS: usize = 8 + MESSAGES as usize;
+
+    fn open_device() -> doca::dpa::Result<Device> {
+        match std::env::var("DOCA_DEVICE") {
+            Ok(name) if name.contains(':') => Device::open_by_pci(&name),
+            Ok(name) => Device::open_by_ibdev_name(&name),
+            Err(_) => Device::open_first_with_dpa(),
+        }
+    }
+
+    /// The message the kernel sends as number `i`.
+    fn expected_message(i: u32) -> Vec<u8> {
+        format!("RDMI message #{:02}", i % 100).into_bytes()
+    }
+
     fn main() -> Result<(), Box<dyn std::error::Error>> {
         use doca::rdmi::{
             CompletionSource, ConnectionBuilder, PosterBuilder, ProtectionDomain, ReceiveBuffer,

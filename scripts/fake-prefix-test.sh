@@ -6,17 +6,25 @@
 # 2. Builds a probe with DOCA_BACKEND=hardware and PKG_CONFIG_PATH pointing
 #    there (pkg-config -> bindgen -> dynamic link), runs it, and checks it
 #    talked to the library it found.
-# 3. Gives the install a fake `tools/dpacc` (answers --version with the
-#    install's release, records its command line, writes an archive with the
-#    app symbol and a stub per kernel) and `tools/dpa-app-attributes2blob`,
-#    builds the kernels probe (a DPA app built by doca-build-support in
-#    hardware mode, declared with doca_dpa::dpa_app!), and checks the dpacc
-#    command line; then checks that a dpacc of another release is refused.
-# 4. Points at a DOCA 2.5-shaped prefix and checks the refusal message.
-# 5. Builds doca-dpa-sys in hardware mode with no DOCA at all and checks the
+# 3. Gives the install a fake `tools/dpacc` (answers --version in the real
+#    format, with dpacc's own numbering: DOCA 3.1's 1.12.0.26, accepted as the
+#    install's own dpacc whatever the table of pairings says; records its
+#    command line, writes an archive with the app symbol and a stub per kernel)
+#    and `tools/dpa-app-attributes2blob`, builds the kernels probe (a DPA app
+#    built by doca-build-support in hardware mode, declared with
+#    doca_dpa::dpa_app!), and checks the dpacc command line; then checks that
+#    a dpacc known to belong to another DOCA release is refused and that an
+#    unknown pairing builds with a warning.
+# 4. Builds the doca package (examples, doca-doctor) in hardware mode with and
+#    without doca-rdmi.pc, and checks doca-doctor's dpacc report.
+# 5. Points at a DOCA 2.5-shaped prefix (its doca.pc with the real, here
+#    unresolvable, Requires.private) and checks the refusal message, in
+#    hardware and auto mode.
+# 6. Builds doca-dpa-sys in hardware mode with no DOCA at all and checks the
 #    actionable "not found" message.
 #
-# Needs libclang (bindgen) and a C compiler. Run from anywhere.
+# Every build denies warnings (RUSTFLAGS=-D warnings). Needs libclang
+# (bindgen) and a C compiler. Run from anywhere.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,15 +32,18 @@ work="$root/target/fake-prefix"
 prefix="$work/doca"
 old="$work/doca-2.5"
 export CARGO_TARGET_DIR="$work/cargo"
+# The same flags in scripts/rdmi-shape-test.sh, which shares the target dir.
+export RUSTFLAGS="-D warnings"
 version=$(sed -n 's/^#define DOCA_VERSION_STRING "\(.*\)"/\1/p' "$root/doca-sim/include/doca_version.h")
 fail() { echo "fake-prefix-test: FAIL: $*" >&2; exit 1; }
 
-rm -rf "$prefix" "$old" "$work/dpacc-3.1"
+rm -rf "$prefix" "$old" "$work/dpacc-3.1" "$work/dpacc-unknown" "$work/no-rdmi-pkgconfig"
 # shellcheck source=scripts/lib/fake-doca.sh
 . "$root/scripts/lib/fake-doca.sh"
 fake_doca_install "$prefix"
 
-# fake_dpacc PATH VERSION: a dpacc that reports VERSION, records its
+# fake_dpacc PATH VERSION: a dpacc that reports VERSION as a real one does
+# (a banner, a copyright line, `dpacc version VERSION`), records its
 # arguments (one a line) in PATH.argv, and turns `SOURCES… -o X.a
 # --app-name=NAME -hostcc=CC …` into X.a defining `struct doca_dpa_app *NAME`
 # (NULL) and `void K(void){}` for each `__dpa_global__`/`__dpa_rpc__` K.
@@ -42,7 +53,9 @@ fake_dpacc() {
 #!/usr/bin/env bash
 set -euo pipefail
 if [ "\${1:-}" = --version ]; then
-    echo "NVIDIA DPACC version $2 (fake, doca-rs tests)"
+    echo "dpacc: NVIDIA (R)"
+    echo "Copyright (c) 2021-2025 NVIDIA Corporation (a stand-in for doca-rs tests)"
+    echo "dpacc version $2"
     exit 0
 fi
 printf '%s\n' "\$@" > "\$0.argv"
@@ -70,7 +83,9 @@ rm -rf "\$tmp"
 EOF
     chmod +x "$1"
 }
-fake_dpacc "$prefix/tools/dpacc" "$version"
+# DOCA 3.1's dpacc in a DOCA $version install: accepted only because it is
+# the install's own.
+fake_dpacc "$prefix/tools/dpacc" "1.12.0.26"
 cat > "$prefix/tools/dpa-app-attributes2blob" <<'EOF'
 #!/usr/bin/env bash
 # fake: the "blob" is the YAML
@@ -99,7 +114,7 @@ for lib in libdoca_dpa.so libdoca_common.so; do
         || fail "the probe is not dynamically linked to the fake $lib"
 done
 
-echo "== building the kernels probe with the fake dpacc (DOCA $version)"
+echo "== building the kernels probe with the install's own dpacc (DOCA $version)"
 kprobe="$root/tests/fake-prefix/kernels-probe"
 argv="$prefix/tools/dpacc.argv"
 out=$(cd "$kprobe" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$prefix/lib/pkgconfig" DPACC="$prefix/tools/dpacc" \
@@ -120,15 +135,63 @@ grep -q -- "^-hostcc-options=-fPIC " <<<"$args" || fail "dpacc's host options do
 grep -q -- "^--dpa-proc-attr=.*\.attrs\.blob$" <<<"$args" || fail "dpacc was not given --dpa-proc-attr (DOCA $version)"
 grep -qx -- "-o" <<<"$args" || fail "dpacc was not given -o"
 
-echo "== a dpacc of another release must be refused"
-fake_dpacc "$work/dpacc-3.1/dpacc" "3.1.0000"
+echo "== a dpacc known to belong to another DOCA release must be refused"
+fake_dpacc "$work/dpacc-3.1/dpacc" "1.12.0.26"
 if msg=$(cd "$kprobe" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$prefix/lib/pkgconfig" DPACC="$work/dpacc-3.1/dpacc" \
     cargo build -q 2>&1); then
-    fail "a 3.1 dpacc was accepted for DOCA $version"
+    fail "DOCA 3.1's dpacc (outside the install) was accepted for DOCA $version"
 fi
-grep -q "3.1.0000" <<<"$msg" || { echo "$msg"; fail "the mismatch message does not name dpacc's version"; }
-grep -q "$version" <<<"$msg" || { echo "$msg"; fail "the mismatch message does not name DOCA's version"; }
+for needle in "1.12.0.26" "DOCA 3.1" "$version"; do
+    grep -qF -- "$needle" <<<"$msg" || { echo "$msg"; fail "the mismatch message does not name $needle"; }
+done
 [ ! -f "$work/dpacc-3.1/dpacc.argv" ] || fail "the mismatched dpacc was run to compile"
+
+echo "== an unknown dpacc/DOCA pairing builds, with a warning"
+fake_dpacc "$work/dpacc-unknown/dpacc" "1.13.0.4"
+msg=$(cd "$kprobe" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$prefix/lib/pkgconfig" DPACC="$work/dpacc-unknown/dpacc" \
+    cargo build 2>&1) || { echo "$msg"; fail "an unknown pairing did not build"; }
+grep -q "warning: .*dpacc 1.13.0.4 .*with DOCA $version: an unverified pairing" <<<"$msg" \
+    || { echo "$msg"; fail "the unknown pairing was not reported as a warning with both versions"; }
+[ -f "$work/dpacc-unknown/dpacc.argv" ] || fail "the dpacc of an unknown pairing did not compile"
+
+# hw_build PKG_CONFIG_PATH: the doca package's examples and binaries, hardware mode.
+hw_build() {
+    (cd "$root" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$1" DPACC="$prefix/tools/dpacc" \
+        cargo build -q --examples --bins 2>&1)
+}
+# doctor DPACC ARGS…: doca-doctor as built by hw_build (its exit status is not the point).
+doctor() {
+    local dpacc=$1
+    shift
+    LD_LIBRARY_PATH="$prefix/lib" DPACC="$dpacc" "$CARGO_TARGET_DIR/debug/doca-doctor" "$@" || true
+}
+want_json() { grep -qE -- "$1" <<<"$json" || { echo "$json"; fail "doca-doctor --json has no $1"; }; }
+
+echo "== the doca package in hardware mode (examples, doca-doctor), with doca-rdmi.pc"
+out=$(hw_build "$prefix/lib/pkgconfig") || { echo "$out"; fail "the doca package does not build (warnings denied) against the fake install"; }
+[ -z "$out" ] || { echo "$out"; fail "the hardware build printed something (a warning?)"; }
+json=$(doctor "$prefix/tools/dpacc" --json)
+want_json '"backend": "hardware"'
+want_json '"version": "1\.12\.0\.26"'
+want_json "\"doca_version\": \"$version\""
+want_json '"pairing": "same-install"'
+want_json "\"install_dpacc\": \"$prefix/tools/dpacc\""
+human=$(doctor "$prefix/tools/dpacc")
+grep -q "pairing .*the DOCA install's own dpacc" <<<"$human" || { echo "$human"; fail "the human report does not give the pairing"; }
+grep -qE "^ +version +1\.12\.0\.26" <<<"$human" || { echo "$human"; fail "the human report does not give dpacc's version"; }
+json=$(doctor "$work/dpacc-3.1/dpacc" --json)
+want_json '"pairing": "mismatch"'
+json=$(doctor "$work/dpacc-unknown/dpacc" --json)
+want_json '"pairing": "unknown"'
+
+echo "== the doca package in hardware mode without doca-rdmi.pc (a DOCA 3.0 install)"
+mkdir -p "$work/no-rdmi-pkgconfig"
+cp "$prefix"/lib/pkgconfig/*.pc "$work/no-rdmi-pkgconfig/"
+rm "$work/no-rdmi-pkgconfig/doca-rdmi.pc"
+out=$(hw_build "$work/no-rdmi-pkgconfig") || { echo "$out"; fail "the doca package does not build (warnings denied) without doca-rdmi.pc"; }
+[ -z "$out" ] || { echo "$out"; fail "the build without doca-rdmi.pc printed something (a warning?)"; }
+out=$(LD_LIBRARY_PATH="$prefix/lib" "$CARGO_TARGET_DIR/debug/examples/rdmi_connection" 2>&1) || { echo "$out"; fail "rdmi_connection failed without RDMI"; }
+grep -q "RDMI is not available in this build" <<<"$out" || { echo "$out"; fail "rdmi_connection did not say RDMI is absent"; }
 
 echo "== a DOCA 2.5-shaped prefix must be refused"
 mkdir -p "$old/include" "$old/lib/pkgconfig"
@@ -138,6 +201,8 @@ cat > "$old/include/doca_version.h" <<'EOF'
 #define DOCA_VER_PATCH 108
 #define DOCA_VER_STRING "2.5.0108"
 EOF
+# The requirement lines of a real 2.5 doca.pc: the private ones do not
+# resolve here (as on many machines), and it must still be "too old".
 cat > "$old/lib/pkgconfig/doca.pc" <<EOF
 prefix=$old
 includedir=\${prefix}/include
@@ -145,14 +210,30 @@ libdir=\${prefix}/lib
 Name: doca
 Description: umbrella module of an old DOCA
 Version: 2.5.0108
+Requires: doca-libs
+Requires.private: libibverbs, libmlx5, json-c, libflexio, libdpdk, glib-2.0, libcrypto, libzip
 Libs: -L\${libdir} -ldoca_dpa -ldoca_common
 Cflags: -I\${includedir}
+EOF
+cat > "$old/lib/pkgconfig/doca-libs.pc" <<EOF
+prefix=$old
+libdir=\${prefix}/lib
+Name: doca-libs
+Description: the libraries of an old DOCA
+Version: 2.5.0108
+Libs: -L\${libdir} -ldoca_dpa -ldoca_common
+Cflags: -I\${prefix}/include -DALLOW_EXPERIMENTAL_API
 EOF
 if msg=$(cd "$probe" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$old/lib/pkgconfig" cargo build -q 2>&1); then
     fail "a 2.5-shaped install was accepted"
 fi
 grep -q "2.5.0108" <<<"$msg" || { echo "$msg"; fail "the refusal does not say what was found"; }
 grep -q "2.9" <<<"$msg" || { echo "$msg"; fail "the refusal does not name the minimum supported version"; }
+grep -q "too old" <<<"$msg" || { echo "$msg"; fail "the 2.5 install was not reported as too old"; }
+if msg=$(cd "$probe" && DOCA_BACKEND=auto PKG_CONFIG_PATH="$old/lib/pkgconfig" cargo build -q 2>&1); then
+    fail "DOCA_BACKEND=auto replaced a 2.5-shaped install by the sim"
+fi
+grep -q "too old" <<<"$msg" || { echo "$msg"; fail "auto mode did not report the 2.5 install as too old"; }
 
 echo "== hardware mode with no DOCA must fail with the actionable message"
 if msg=$(cd "$probe" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$work/nowhere" DOCA_PREFIX="$work/nowhere" cargo build -q 2>&1); then
@@ -162,4 +243,4 @@ for needle in doca-dpa PKG_CONFIG_PATH DOCA_BACKEND=sim; do
     grep -q -- "$needle" <<<"$msg" || { echo "$msg"; fail "the not-found message does not mention $needle"; }
 done
 
-echo "fake-prefix-test: 5 passed, 0 failed"
+echo "fake-prefix-test: 8 passed, 0 failed"

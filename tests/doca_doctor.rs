@@ -409,9 +409,9 @@ const CHECK_IDS: [&str; 7] = [
     "backend", "versions", "dpacc", "devices", "dpa", "symbols", "rdmi",
 ];
 
-/// The fields of schema version 1 that every report has.
+/// The fields of schema version 2 that every report has.
 fn assert_schema(v: &Value, code: i32) {
-    assert_eq!(v.get("schema_version").num(), 1.0);
+    assert_eq!(v.get("schema_version").num(), 2.0);
     assert_eq!(v.get("tool").str(), "doca-doctor");
     assert!(!v.get("tool_version").str().is_empty());
     assert_eq!(v.get("backend").str(), "sim");
@@ -471,11 +471,20 @@ fn assert_schema(v: &Value, code: i32) {
         "found_by",
         "version",
         "doca_release",
-        "match",
+        "pairing",
+        "known_dpacc",
+        "install_dpacc",
         "error",
     ] {
         assert!(dpacc.has(key), "dpacc.{key}");
     }
+    assert!(!dpacc.has("match"), "schema 1's dpacc.match is gone");
+    assert_eq!(
+        dpacc.get("doca_version").str(),
+        doca::dpa::build_info::DOCA_VERSION
+    );
+    // The sim checks no pairing.
+    assert_eq!(dpacc.get("pairing"), &Value::Null);
 
     for d in v.get("devices").array() {
         d.get("pci_addr").str();
@@ -721,7 +730,7 @@ fn usage_errors_exit_2() {
     assert!(help.stdout.contains("--require"));
     let version = doctor(None, &["--version"]);
     assert_eq!(version.code, 0);
-    assert!(version.stdout.contains("schema_version 1"));
+    assert!(version.stdout.contains("schema_version 2"));
 }
 
 #[test]

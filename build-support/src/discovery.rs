@@ -10,10 +10,16 @@
 //! then pkg-config's own default directories.
 //!
 //! Nothing is printed for cargo while probing (`cargo_metadata(false)`): the caller
-//! decides what to link once the checks passed. The checks, in order:
+//! decides what to link once the checks passed. Whether a module exists is asked with
+//! `pkg-config --modversion`, which does not need the module's `Requires.private` to
+//! resolve; only then are its flags asked for, which does. So a module whose
+//! requirements are missing is never mistaken for a missing module. The checks, in
+//! order:
 //!
 //! 1. required modules missing → [`DiscoveryError::NotFound`], unless an umbrella
-//!    `doca.pc` (the 2.5 layout) is there → [`DiscoveryError::OldInstall`];
+//!    `doca.pc` (the 2.5 layout) is there, whatever its requirements →
+//!    [`DiscoveryError::OldInstall`]; a module that exists but whose requirements
+//!    pkg-config cannot find → [`DiscoveryError::UnresolvedRequirements`], naming them;
 //! 2. the versions of the DOCA modules and of `doca_version.h` must agree (the four-way
 //!    match) → [`DiscoveryError::VersionMismatch`], or a warning with
 //!    `DOCA_ALLOW_VERSION_MISMATCH=1`;
@@ -154,6 +160,9 @@ pub struct Module {
     pub version: Option<DocaVersion>,
     /// The directory of the `.pc` file, when pkg-config reports it.
     pub pc_dir: Option<PathBuf>,
+    /// The `prefix` variable of the `.pc` file (resolved), when it has one: where the
+    /// install's `tools/` directory (dpacc) is.
+    pub prefix: Option<PathBuf>,
     /// `-I` directories.
     pub include_dirs: Vec<PathBuf>,
     /// `-L` directories.
@@ -305,8 +314,19 @@ pub enum DiscoveryError {
         /// `(source, version as written)` for everything that states a version.
         found: Vec<(String, String)>,
     },
-    /// A module exists but pkg-config failed on it (a broken `.pc` file or a missing
-    /// dependency of it).
+    /// A module exists but pkg-config cannot resolve modules it requires (`Requires` or
+    /// `Requires.private`), so it gives no flags for it.
+    UnresolvedRequirements {
+        /// The module.
+        module: String,
+        /// Its version, as `--modversion` gave it (empty when that failed too).
+        version: String,
+        /// The required modules pkg-config could not find.
+        missing: Vec<String>,
+        /// pkg-config's message.
+        message: String,
+    },
+    /// A module exists but pkg-config failed on it (a broken `.pc` file).
     BrokenModule {
         /// The module.
         module: String,
@@ -422,6 +442,48 @@ impl fmt::Display for DiscoveryError {
                      error), at your own risk."
                 )
             }
+            DiscoveryError::UnresolvedRequirements {
+                module,
+                version,
+                missing,
+                message,
+            } => {
+                let v = if version.is_empty() {
+                    String::new()
+                } else {
+                    format!(" {version}")
+                };
+                writeln!(
+                    f,
+                    "pkg-config found {module}{v}, but not the module(s) it requires: {}.",
+                    missing.join(", ")
+                )?;
+                writeln!(
+                    f,
+                    "pkg-config gives no flags for a module until everything its .pc file \
+                     requires (Requires and Requires.private) is found."
+                )?;
+                for line in message.lines().filter(|l| !l.trim().is_empty()) {
+                    writeln!(f, "  pkg-config: {}", line.trim())?;
+                }
+                write!(
+                    f,
+                    "What to do: install the development files of {}",
+                    missing.join(", ")
+                )?;
+                if missing.iter().any(|m| m == FLEXIO_MODULE) {
+                    write!(
+                        f,
+                        " (FlexIO comes with DOCA; its .pc file is usually in \
+                         {DEFAULT_FLEXIO_PKGCONFIG})"
+                    )?;
+                }
+                write!(
+                    f,
+                    " and add the directory that holds each missing .pc file to \
+                     PKG_CONFIG_PATH, or build with the software DPA: DOCA_BACKEND=sim."
+                )
+            }
             DiscoveryError::BrokenModule { module, message } => {
                 writeln!(f, "pkg-config found {module} but could not use it:")?;
                 for line in message.lines().filter(|l| !l.trim().is_empty()) {
@@ -493,8 +555,13 @@ impl Drop for EnvOverride {
 
 /// The outcome of one module probe.
 enum Probe {
-    Found(Module),
+    Found(Box<Module>),
     Missing(String),
+    Unresolved {
+        version: String,
+        missing: Vec<String>,
+        message: String,
+    },
     Broken(String),
 }
 
@@ -523,7 +590,94 @@ fn says_module_missing(message: &str, module: &str) -> bool {
         ))
 }
 
+/// The modules that pkg-config's message says `module` (or one of its requirements)
+/// requires and it could not find, in order: pkgconf writes "Package 'X', required by
+/// 'Y', not found", pkg-config "Package 'X', required by 'Y', not found" too, or "No
+/// package 'X' found" for a requirement.
+fn unresolved_requirements(message: &str, module: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in message.lines().map(str::trim) {
+        let name = if let Some(rest) = line.strip_prefix("Package '") {
+            rest.split_once("', required by '")
+                .filter(|(_, by)| !by.starts_with("virtual:world"))
+                .map(|(x, _)| x)
+        } else {
+            line.strip_prefix("No package '")
+                .and_then(|rest| rest.split_once("' found"))
+                .map(|(x, _)| x)
+        };
+        if let Some(n) = name.filter(|n| *n != module && !out.iter().any(|o| o == n)) {
+            out.push(n.to_owned());
+        }
+    }
+    out
+}
+
+/// Why a pkg-config command gave no answer.
+enum PcFailure {
+    /// pkg-config itself could not be run (then nothing is installed as far as we can
+    /// tell, which is "not found", never "broken").
+    NotRun(String),
+    /// It ran and failed; its stderr.
+    Failed(String),
+}
+
+/// Runs pkg-config (`$PKG_CONFIG`, else `pkg-config`, as the `pkg-config` crate does)
+/// with `args`: its trimmed stdout.
+fn pkg_config_output(args: &[&str]) -> Result<String, PcFailure> {
+    let program = std::env::var_os("PKG_CONFIG").unwrap_or_else(|| "pkg-config".into());
+    match std::process::Command::new(&program).args(args).output() {
+        Ok(out) if out.status.success() => {
+            Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+        }
+        Ok(out) => Err(PcFailure::Failed(
+            String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+        )),
+        Err(e) => Err(PcFailure::NotRun(format!(
+            "could not run {}: {e}",
+            Path::new(&program).display()
+        ))),
+    }
+}
+
+/// A path-valued variable of a module, resolved; `None` when unset or empty.
+fn path_variable(name: &str, var: &str) -> Option<PathBuf> {
+    pkg_config_output(&[&format!("--variable={var}"), name])
+        .ok()
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            let p = PathBuf::from(s);
+            std::fs::canonicalize(&p).unwrap_or(p)
+        })
+}
+
+/// Whether `name` exists, asked without resolving its private requirements:
+/// `Ok(version)`, or the probe outcome that explains why not.
+fn presence(name: &str) -> Result<String, Probe> {
+    match pkg_config_output(&["--modversion", name]) {
+        Ok(version) => Ok(version),
+        Err(PcFailure::NotRun(message)) => Err(Probe::Missing(message)),
+        Err(PcFailure::Failed(message))
+            if message.is_empty() || says_module_missing(&message, name) =>
+        {
+            Err(Probe::Missing(message))
+        }
+        Err(PcFailure::Failed(message)) => match unresolved_requirements(&message, name) {
+            missing if missing.is_empty() => Err(Probe::Broken(message)),
+            missing => Err(Probe::Unresolved {
+                version: String::new(),
+                missing,
+                message,
+            }),
+        },
+    }
+}
+
 fn probe_module(name: &str) -> Probe {
+    let version_text = match presence(name) {
+        Ok(v) => v,
+        Err(p) => return p,
+    };
     let result = pkg_config::Config::new()
         .cargo_metadata(false)
         .env_metadata(false)
@@ -533,43 +687,77 @@ fn probe_module(name: &str) -> Probe {
         .probe(name);
     match result {
         Ok(lib) => {
-            let pc_dir = pkg_config::get_variable(name, "pcfiledir")
-                .ok()
-                .map(|s| s.trim().to_owned())
-                .filter(|s| !s.is_empty())
-                .map(|s| {
-                    let p = PathBuf::from(s);
-                    std::fs::canonicalize(&p).unwrap_or(p)
-                });
-            let version_text = lib.version.trim().to_owned();
             // `${pcfiledir}/../..`-style prefixes: show and use resolved paths.
             let tidy = |dirs: Vec<PathBuf>| -> Vec<PathBuf> {
                 dirs.into_iter()
                     .map(|d| std::fs::canonicalize(&d).unwrap_or(d))
                     .collect()
             };
-            Probe::Found(Module {
+            Probe::Found(Box::new(Module {
                 name: name.to_owned(),
                 version: DocaVersion::parse(&version_text).ok(),
                 version_text,
-                pc_dir,
+                pc_dir: path_variable(name, "pcfiledir"),
+                prefix: path_variable(name, "prefix"),
                 include_dirs: tidy(lib.include_paths),
                 link_dirs: tidy(lib.link_paths),
                 libs: lib.libs,
-            })
+            }))
         }
         Err(e) => {
             let message = pkg_config_message(&e);
-            match &e {
-                pkg_config::Error::ProbeFailure { .. } | pkg_config::Error::Failure { .. }
-                    if !says_module_missing(&message, name) =>
-                {
-                    Probe::Broken(message)
-                }
-                _ => Probe::Missing(message),
+            match unresolved_requirements(&message, name) {
+                missing if missing.is_empty() => Probe::Broken(message),
+                missing => Probe::Unresolved {
+                    version: version_text,
+                    missing,
+                    message,
+                },
             }
         }
     }
+}
+
+/// The umbrella module, if its `.pc` file exists, whatever its requirements: a 2.5
+/// `doca.pc` lists libraries in `Requires.private` that are often not resolvable, and
+/// it must still be reported as too old rather than as no DOCA at all. No flags are
+/// asked for; the version and include directory come from `--modversion` and
+/// `--variable`, else from the `.pc` file itself.
+fn probe_umbrella(dirs: &[PathBuf]) -> Option<Module> {
+    let pc_file = find_in(dirs, &format!("{UMBRELLA_MODULE}.pc"));
+    let version_text = match presence(UMBRELLA_MODULE) {
+        Ok(v) => v,
+        Err(Probe::Missing(_)) => return None,
+        // Its public requirements are missing too: read the file pkg-config would read.
+        Err(_) => pc_version_line(pc_file.as_deref()?)?,
+    };
+    let pc_dir = path_variable(UMBRELLA_MODULE, "pcfiledir").or_else(|| {
+        pc_file
+            .as_deref()
+            .and_then(Path::parent)
+            .map(Path::to_owned)
+    });
+    Some(Module {
+        name: UMBRELLA_MODULE.to_owned(),
+        version: DocaVersion::parse(&version_text).ok(),
+        version_text,
+        pc_dir,
+        prefix: path_variable(UMBRELLA_MODULE, "prefix"),
+        include_dirs: path_variable(UMBRELLA_MODULE, "includedir")
+            .into_iter()
+            .collect(),
+        link_dirs: Vec::new(),
+        libs: Vec::new(),
+    })
+}
+
+/// The `Version:` field of a `.pc` file, as written.
+fn pc_version_line(pc_file: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(pc_file).ok()?;
+    text.lines()
+        .find_map(|l| l.strip_prefix("Version:"))
+        .map(|v| v.trim().to_owned())
+        .filter(|v| !v.is_empty())
 }
 
 /// Finds `file` in `dirs` (first match).
@@ -619,10 +807,7 @@ pub fn probe(inputs: &ProbeInputs) -> Result<Install, DiscoveryError> {
                 .any(|(m, p)| m == r && matches!(p, Probe::Missing(_)))
         });
         let umbrella = if required_missing {
-            match probe_module(UMBRELLA_MODULE) {
-                Probe::Found(m) => Some(m),
-                _ => None,
-            }
+            probe_umbrella(&inputs.dirs_tried())
         } else {
             None
         };
@@ -643,7 +828,7 @@ fn check(
     for (name, p) in found {
         match p {
             Probe::Found(m) => {
-                modules.insert(name.to_owned(), m);
+                modules.insert(name.to_owned(), *m);
             }
             Probe::Missing(msg) => {
                 if REQUIRED_MODULES.contains(&name) {
@@ -651,8 +836,20 @@ fn check(
                     details.push(msg);
                 }
             }
+            // An optional module that is broken is still a broken install.
+            Probe::Unresolved {
+                version,
+                missing,
+                message,
+            } => {
+                return Err(DiscoveryError::UnresolvedRequirements {
+                    module: name.to_owned(),
+                    version,
+                    missing,
+                    message,
+                });
+            }
             Probe::Broken(message) => {
-                // An optional module that is broken is still a broken install.
                 return Err(DiscoveryError::BrokenModule {
                     module: name.to_owned(),
                     message,
@@ -1062,23 +1259,190 @@ mod tests {
     }
 
     #[test]
-    fn broken_dependency_is_not_missing() {
+    fn unresolved_public_requirement_is_not_missing() {
         need_pkg_config!();
         let dir = prefix(&[("doca-common", "3.0.0058")], None);
         dir.write(
             "lib/pkgconfig/doca-dpa.pc",
             &format!(
-                "{}Requires: libflexio-missing\n",
+                "{}Requires: doca-common, libflexio-missing\n",
                 pc("doca-dpa", "3.0.0058", "-ldoca_dpa")
             ),
         );
         let err = probe(&inputs(&dir)).unwrap_err();
         assert!(
-            matches!(&err, DiscoveryError::BrokenModule { module, .. } if module == "doca-dpa"),
+            matches!(&err, DiscoveryError::UnresolvedRequirements { module, missing, .. }
+                if module == "doca-dpa" && missing == &["libflexio-missing"]),
             "{err:?}"
         );
         assert!(err.is_broken_install());
         assert!(err.to_string().contains("libflexio-missing"));
+    }
+
+    /// Writes `module`.pc into `dir` with `extra` lines (requirements).
+    fn write_pc(dir: &TempDir, module: &str, version: &str, extra: &str) {
+        let lib = format!("-l{}", module.replace('-', "_"));
+        dir.write(
+            &format!("lib/pkgconfig/{module}.pc"),
+            &format!("{}{extra}", pc(module, version, &lib)),
+        );
+    }
+
+    /// A modern install whose .pc files carry requirement lines as real ones do.
+    fn modern_with_requirements(with_flexio: bool) -> TempDir {
+        let dir = prefix(&[], Some("3.0.0058"));
+        write_pc(
+            &dir,
+            "doca-common",
+            "3.0.0058",
+            "Requires.private: libibverbs, libmlx5\n",
+        );
+        write_pc(
+            &dir,
+            "doca-dpa",
+            "3.0.0058",
+            "Requires: doca-common\nRequires.private: libflexio\n",
+        );
+        for m in ["libibverbs", "libmlx5"] {
+            write_pc(&dir, m, "1.0", "");
+        }
+        if with_flexio {
+            write_pc(&dir, "libflexio", "25.04", "Requires.private: libibverbs\n");
+        }
+        dir
+    }
+
+    #[test]
+    fn modern_install_with_resolvable_private_requirements() {
+        need_pkg_config!();
+        let dir = modern_with_requirements(true);
+        let install = probe(&inputs(&dir)).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(install.version, DocaVersion::new(3, 0, 58));
+        assert!(install.has("libflexio"));
+        assert_eq!(
+            install.libs(&["doca-dpa"]),
+            ["doca_dpa", "doca_common"],
+            "a dynamic link takes Requires, not Requires.private"
+        );
+        let dpa = install.module("doca-dpa").unwrap();
+        assert_eq!(
+            dpa.prefix.as_deref(),
+            Some(std::fs::canonicalize(dir.path()).unwrap().as_path())
+        );
+    }
+
+    #[test]
+    fn modern_install_with_unresolvable_private_requirement() {
+        need_pkg_config!();
+        let dir = modern_with_requirements(false);
+        let err = probe(&inputs(&dir)).unwrap_err();
+        match &err {
+            DiscoveryError::UnresolvedRequirements {
+                module,
+                version,
+                missing,
+                ..
+            } => {
+                assert_eq!(module, "doca-dpa");
+                assert_eq!(version, "3.0.0058");
+                assert_eq!(missing, &["libflexio"]);
+            }
+            other => panic!("{other:?}"),
+        }
+        // Never the sim in auto mode, and the way out is named.
+        assert!(err.is_broken_install());
+        let text = err.to_string();
+        for needle in [
+            "doca-dpa 3.0.0058",
+            "libflexio",
+            "Requires.private",
+            DEFAULT_FLEXIO_PKGCONFIG,
+            "PKG_CONFIG_PATH",
+            "DOCA_BACKEND=sim",
+        ] {
+            assert!(text.contains(needle), "{needle:?} missing from:\n{text}");
+        }
+        assert!(!text.contains("DOCA was not found"), "{text}");
+    }
+
+    /// The real 2.5 `doca.pc` requirement lines.
+    const REQUIRES_2_5: &str = "Requires: doca-libs\nRequires.private: libibverbs, libmlx5, \
+                                json-c, libflexio, libdpdk, glib-2.0, libcrypto, libzip\n";
+
+    /// A 2.5-shaped prefix: umbrella `doca.pc` (with `extra` lines) and `doca-libs.pc`.
+    fn prefix_2_5(extra: &str, with_doca_libs: bool) -> TempDir {
+        let dir = TempDir::new("prefix-2.5");
+        dir.write(
+            "lib/pkgconfig/doca.pc",
+            &format!(
+                "{}{extra}",
+                pc("doca", "2.5.0108", "-ldoca_common -ldoca_dpa")
+            ),
+        );
+        if with_doca_libs {
+            dir.write(
+                "lib/pkgconfig/doca-libs.pc",
+                &pc("doca-libs", "2.5.0108", "-ldoca_common -ldoca_dpa"),
+            );
+        }
+        dir.write(
+            "include/doca_version.h",
+            include_str!("../tests/fixtures/prefix-2.5/include/doca_version.h"),
+        );
+        dir
+    }
+
+    #[test]
+    fn old_umbrella_with_unresolvable_requirements_is_too_old() {
+        need_pkg_config!();
+        // Private requirements missing (the usual case), and the public one missing too.
+        for with_doca_libs in [true, false] {
+            let dir = prefix_2_5(REQUIRES_2_5, with_doca_libs);
+            let err = probe(&inputs(&dir)).unwrap_err();
+            assert!(
+                matches!(&err, DiscoveryError::OldInstall { version: Some(v), .. }
+                    if *v == DocaVersion::new(2, 5, 108)),
+                "doca-libs.pc present: {with_doca_libs}: {err:?}"
+            );
+            let text = err.to_string();
+            assert!(text.contains("doca.pc") && text.contains("2.9"), "{text}");
+            if with_doca_libs {
+                // The include directory was found without resolving anything private.
+                assert!(text.contains("doca_version.h says 2.5.0108"), "{text}");
+            }
+            // In auto mode too: a too-old install is never replaced by the sim.
+            let env = EnvReader::fixed([("DOCA_BACKEND", "auto")]);
+            let e = crate::backend::choose(&env, false, || probe(&inputs(&dir))).unwrap_err();
+            assert!(e.to_string().contains("DOCA install too old"), "{e}");
+            let env = EnvReader::fixed([("DOCA_BACKEND", "hardware")]);
+            let e = crate::backend::choose(&env, false, || probe(&inputs(&dir))).unwrap_err();
+            assert!(e.to_string().contains("DOCA install too old"), "{e}");
+        }
+    }
+
+    #[test]
+    fn requirement_names_from_messages() {
+        let pkgconf = "Package libibverbs was not found in the pkg-config search path.\n\
+                       Package 'libibverbs', required by 'doca', not found\n\
+                       Package 'libflexio', required by 'doca', not found\n\
+                       Package 'libflexio', required by 'doca-dpa', not found\n";
+        assert_eq!(
+            unresolved_requirements(pkgconf, "doca"),
+            ["libibverbs", "libflexio"]
+        );
+        let freedesktop = "Package json-c was not found in the pkg-config search path.\n\
+                           Package 'json-c', required by 'doca', not found";
+        assert_eq!(unresolved_requirements(freedesktop, "doca"), ["json-c"]);
+        assert_eq!(
+            unresolved_requirements("No package 'libzip' found", "doca"),
+            ["libzip"]
+        );
+        // The module itself missing is not a requirement of it.
+        assert!(unresolved_requirements(
+            "Package 'doca-dpa', required by 'virtual:world', not found",
+            "doca-dpa"
+        )
+        .is_empty());
     }
 
     #[test]

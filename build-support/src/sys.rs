@@ -30,7 +30,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::audit::{
-    exports::system_library_dirs, Audit, Exports, HeaderText, HAND_DECLARABLE, SIM_EXTRA_EXPORTS,
+    blank_inactive, exports::system_library_dirs, Audit, Conditions, Exports, HeaderText,
+    HAND_DECLARABLE, SIM_EXTRA_EXPORTS,
 };
 use crate::backend::{choose, Backend, BackendError};
 use crate::bindgen_config::{self, resolve_headers, BindgenOptions, BindingSet};
@@ -268,6 +269,13 @@ pub fn run(
     let mut files = Vec::new();
     let mut pkg_versions: Vec<(String, String)> = Vec::new();
     let universe_base = reference_universe(&reference_dir);
+    // What the preprocessor knows when bindgen parses the headers for this target, so
+    // the audit counts what the compiler sees (DOCA declares some functions for one
+    // platform only).
+    let cond = Conditions::for_target_os(
+        &env.get("CARGO_CFG_TARGET_OS")
+            .unwrap_or_else(|| std::env::consts::OS.to_owned()),
+    );
 
     // 3. Per backend.
     let (version, audit, include_dirs) = match (&choice.backend, &choice.install) {
@@ -298,6 +306,7 @@ pub fn run(
                     &read_texts(&sel.used),
                     krate.extra_names(),
                     Some(&Exports::known(Vec::<String>::new())),
+                    &cond,
                 );
                 d.cfg(RDMI_ABSENT_CFG);
                 rdmi_absent_reason = Some(reason);
@@ -332,8 +341,12 @@ pub fn run(
                         exports.problems.join("; ")
                     ));
                 }
-                let audit =
-                    Audit::build(&read_texts(&sel.used), krate.extra_names(), Some(&exports));
+                let audit = Audit::build(
+                    &read_texts(&sel.used),
+                    krate.extra_names(),
+                    Some(&exports),
+                    &cond,
+                );
                 (install.version, audit, include_dirs)
             }
         }
@@ -354,9 +367,10 @@ pub fn run(
             let dirs = vec![reference_dir.clone()];
             let sel = resolve_headers(set, &dirs, &BindgenOptions::default());
             let headers = read_texts(&sel.used);
+            // The sim implements what the reference headers declare for the target.
             let mut exported: BTreeSet<String> = headers
                 .iter()
-                .flat_map(|h| crate::audit::scan_declarations(&h.text))
+                .flat_map(|h| crate::audit::scan_declarations(&blank_inactive(&h.text, &cond)))
                 .map(|d| d.name)
                 .collect();
             exported.extend(SIM_EXTRA_EXPORTS.iter().map(|s| (*s).to_owned()));
@@ -364,6 +378,7 @@ pub fn run(
                 &headers,
                 krate.extra_names(),
                 Some(&Exports::known(exported)),
+                &cond,
             );
             d.rerun_if_changed(&reference_dir);
             (version, audit, dirs)
@@ -409,6 +424,14 @@ pub fn run(
     universe_text.push('\n');
     write(&universe_path, &universe_text)?;
     files.push(universe_path.clone());
+    // The install's prefix (where its tools/dpacc is), hardware only.
+    let doca_prefix = choice
+        .install
+        .as_ref()
+        .filter(|_| choice.backend == Backend::Hardware)
+        .and_then(|i| i.module("doca-dpa"))
+        .and_then(|m| m.prefix.as_ref())
+        .map(|p| p.display().to_string());
     let info_path = out_dir.join("build_info.rs");
     write(
         &info_path,
@@ -416,6 +439,7 @@ pub fn run(
             choice.backend,
             version,
             &pkg_versions,
+            doca_prefix.as_deref(),
             rdmi_absent_reason.as_deref(),
             &audit,
         ),
@@ -461,6 +485,9 @@ pub fn run(
             );
         }
     }
+    if let Some(p) = &doca_prefix {
+        d.metadata("prefix", p);
+    }
     if let Some(dev) = &device_include {
         d.metadata("sim_device_include", &dev.display().to_string());
     }
@@ -480,6 +507,7 @@ pub fn build_info(
     backend: Backend,
     version: DocaVersion,
     pkg_config_versions: &[(String, String)],
+    doca_prefix: Option<&str>,
     rdmi_absent_reason: Option<&str>,
     audit: &Audit,
 ) -> String {
@@ -506,6 +534,14 @@ pub fn build_info(
         s.push_str(&format!("({m:?}, {v:?}), "));
     }
     s.push_str("];\n\n");
+    s.push_str(
+        "/// The `prefix` of doca-dpa's pkg-config module (where the install's `tools/dpacc`\n\
+         /// is), when the backend is hardware and the module has one.\n",
+    );
+    s.push_str(&format!(
+        "pub const DOCA_PREFIX: Option<&str> = {:?};\n\n",
+        doca_prefix
+    ));
     s.push_str("/// Why this build has no RDMI, when it has none.\n");
     s.push_str(&format!(
         "pub const RDMI_ABSENT_REASON: Option<&str> = {:?};\n\n",
@@ -591,7 +627,8 @@ mod tests {
         assert!(!d
             .lines()
             .iter()
-            .any(|l| l.starts_with("cargo::metadata=libdir=")));
+            .any(|l| l.starts_with("cargo::metadata=libdir=")
+                || l.starts_with("cargo::metadata=prefix=")));
         assert!(d.contains(&format!("cargo::metadata=include={}", r.path().display())));
         assert!(d
             .lines()
@@ -699,6 +736,7 @@ mod tests {
             version_text: "3.0.0058".into(),
             version: Some(DocaVersion::new(3, 0, 58)),
             pc_dir: None,
+            prefix: Some(prefix.path().to_owned()),
             include_dirs: vec![prefix.path().join("include")],
             link_dirs: vec![prefix.path().join("lib")],
             libs: libs.iter().map(|s| (*s).to_owned()).collect(),
@@ -745,6 +783,11 @@ mod tests {
             "cargo::metadata=libdir={}",
             prefix.path().join("lib").display()
         )));
+        // Where dpacc's install is, for the DPA app builds and doca-doctor.
+        assert!(d.contains(&format!(
+            "cargo::metadata=prefix={}",
+            prefix.path().display()
+        )));
         assert!(d.contains("cargo::warning=a warning"));
         assert!(!d.lines().iter().any(|l| l.contains("rustc-link")));
         assert!(!d
@@ -756,6 +799,10 @@ mod tests {
         let info = std::fs::read_to_string(out.path().join("build_info.rs")).unwrap();
         assert!(info.contains("RDMI_ABSENT_REASON: Option<&str> = Some("));
         assert!(info.contains("(\"doca-dpa\", \"3.0.0058\")"));
+        assert!(info.contains(&format!(
+            "DOCA_PREFIX: Option<&str> = Some({:?})",
+            prefix.path().display().to_string()
+        )));
         assert_eq!(o.audit.get("doca_verbs_x").unwrap().exported, Some(false));
     }
 

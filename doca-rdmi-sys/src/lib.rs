@@ -34,11 +34,13 @@
 
 pub use doca_dpa_sys;
 
-#[cfg(doca_backend = "hardware")]
+// Without doca-rdmi.pc the generated file holds no item, and a glob re-export of
+// nothing is an unused import.
+#[cfg(all(doca_backend = "hardware", not(doca_rdmi_absent)))]
 mod generated {
     include!(concat!(env!("OUT_DIR"), "/bindings.rs"));
 }
-#[cfg(doca_backend = "hardware")]
+#[cfg(all(doca_backend = "hardware", not(doca_rdmi_absent)))]
 pub use generated::*;
 
 #[cfg(not(doca_backend = "hardware"))]

@@ -14,6 +14,11 @@
  * Instead of polling, a program can also sleep on the engine's notification
  * handle. Contexts whose datapath runs on the DPA need no engine, and a plain
  * DPA kernel-launch program needs none at all.
+ *
+ * The notification handle is platform-specific, as in DOCA 3.0: on Linux the
+ * engine owns the handle (a file descriptor) and hands it out; on Windows the
+ * program supplies its own handle to the engine instead. Each call is declared
+ * only on its platform.
  */
 
 #ifndef DOCA_PE_H_
@@ -77,6 +82,7 @@ uint8_t doca_pe_progress(struct doca_pe *pe);
 DOCA_STABLE
 doca_error_t doca_pe_connect_ctx(struct doca_pe *pe, struct doca_ctx *ctx);
 
+#ifdef __linux__
 /**
  * @brief Gives the operating-system handle that becomes ready when the engine has work.
  *
@@ -86,6 +92,21 @@ doca_error_t doca_pe_connect_ctx(struct doca_pe *pe, struct doca_ctx *ctx);
  */
 DOCA_STABLE
 doca_error_t doca_pe_get_notification_handle(const struct doca_pe *pe, doca_notification_handle_t *handle);
+#endif /* __linux__ */
+
+#ifdef _WIN32
+/**
+ * @brief Hands the engine a handle of the program's own to signal when it has work.
+ *
+ * @param [in] pe the engine.
+ * @param [in] handle the handle to signal, owned by the program.
+ * @param [in] completion_key a value passed back with each signal.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL engine.
+ */
+DOCA_STABLE
+doca_error_t doca_pe_set_notification_handle(struct doca_pe *pe, doca_notification_handle_t handle,
+					     union doca_data completion_key);
+#endif /* _WIN32 */
 
 /**
  * @brief Arms the notification handle so that the next event wakes a waiter.

@@ -9,13 +9,28 @@
  * @file doca_version.h
  * @brief The DOCA release these headers describe, and macros to compare releases.
  *
- * This uses the spelling of DOCA 2.7 and later (DOCA_VERSION_*). A release
- * string has the form "MAJOR.MINOR.PPPP": the four-digit last part is the patch
- * number, and its thousands digit is the public maintenance release (3.2.1025
- * belongs to release 3.2.1). Two encodings exist:
- *  - the exact number keeps the whole patch number;
- *  - the official number keeps only the public release, patch * 1000.
- * The comparison macros work on the official number.
+ * Which DOCA these reference headers follow, part by part:
+ *  - DOCA Core and DPA host headers (doca_compat.h, doca_error.h, doca_types.h,
+ *    doca_version.h, doca_dev.h, doca_ctx.h, doca_pe.h, doca_sync_event.h,
+ *    doca_mmap.h, doca_dpa.h): the DOCA 3.0 surface (3.0.0058), item for item
+ *    where they overlap;
+ *  - the DPA device headers (device-include/): DOCA 3.0, plus the
+ *    completion-element accessors of a DOCA 3.2/3.3 doca_dpa_dev.h;
+ *  - doca_verbs.h: a post-3.0 copy; the RDMI headers: inferred, no public
+ *    header is known;
+ *  - the release number below: 3.3, the newest release any part follows (so
+ *    that builds against these headers take the newest dpacc command line and
+ *    version cfgs). The patch number 1 is nominal. The software DPA reports
+ *    the same version at run time by default.
+ *
+ * This uses the spelling of DOCA 2.7 and later (DOCA_VERSION_*), in the shape
+ * of DOCA 3.0. A release string has the form "MAJOR.MINOR.PPPP", PPPP being the
+ * patch number. Two encodings exist, both from the three macros below:
+ *  - the exact number keeps the patch number as it is;
+ *  - the official number multiplies it by 1000.
+ * The comparison macros work on the official number, so they take the same
+ * three numbers as the release string: DOCA_VERSION_EQ_CURRENT(3, 3, 1) is true
+ * here.
  */
 
 #ifndef DOCA_VERSION_H_
@@ -42,11 +57,11 @@ extern "C" {
 /** The exact number of the release these headers describe. */
 #define DOCA_VERSION_EXACT DOCA_VERSION_CALC_EXACT(DOCA_VERSION_MAJOR, DOCA_VERSION_MINOR, DOCA_VERSION_PATCH)
 
-/** Packs a public release (patch = maintenance release, 0 for the first one) into one number. */
+/** Packs a release into one number, the patch number scaled by 1000. */
 #define DOCA_VERSION_CALC(major, minor, patch) (((major) << 24) | ((minor) << 16) | ((patch) * 1000))
 
-/** The official number of the release these headers describe (build digits dropped). */
-#define DOCA_VERSION_OFFICIAL DOCA_VERSION_CALC(DOCA_VERSION_MAJOR, DOCA_VERSION_MINOR, (DOCA_VERSION_PATCH / 1000))
+/** The official number of the release these headers describe (the patch number as it is, scaled). */
+#define DOCA_VERSION_OFFICIAL DOCA_VERSION_CALC(DOCA_VERSION_MAJOR, DOCA_VERSION_MINOR, DOCA_VERSION_PATCH)
 
 /** True when the given public release is the one these headers describe. */
 #define DOCA_VERSION_EQ_CURRENT(major, minor, patch) (DOCA_VERSION_CALC(major, minor, patch) == DOCA_VERSION_OFFICIAL)

@@ -6,8 +6,11 @@
 #   entry points: a Rust cdylib does not export C symbols, so they form their
 #   own library, which needs libdoca_common.so like DOCA's does), empty
 #   libdoca_verbs.so / libdoca_rdmi.so that need it too, and .pc files for the
-#   four modules. FIRST_INCLUDE_DIR, when given, goes before the headers on
-#   every module's include path (a header variant).
+#   four modules with requirement lines shaped like real ones (Requires between
+#   the DOCA modules; Requires.private on FlexIO and rdma-core, for which
+#   stand-in modules are laid out too: pkg-config refuses flags for a module
+#   whose requirements it cannot find). FIRST_INCLUDE_DIR, when given, goes
+#   before the headers on every module's include path (a header variant).
 #   Needs $root (the repository) and $CARGO_TARGET_DIR set by the caller.
 fake_doca_install() {
     local prefix=$1 first=${2:-} version
@@ -25,11 +28,14 @@ fake_doca_install() {
     for lib in verbs rdmi; do
         echo '' | cc -shared -fPIC -x c - -o "$prefix/lib/libdoca_$lib.so" -L"$prefix/lib" -Wl,--no-as-needed -ldoca_common
     done
+    echo '' | cc -shared -fPIC -x c - -o "$prefix/lib/libflexio.so"
 
     local cflags='-I${includedir}'
     [ -n "$first" ] && cflags="-I$first $cflags"
-    local module libs requires
-    while read -r module libs requires; do
+    local module libs requires private
+    while read -r module libs requires private; do
+        [ "$requires" = - ] && requires=
+        [ "$private" = - ] && private=
         cat > "$prefix/lib/pkgconfig/$module.pc" <<PC
 prefix=$prefix
 includedir=\${prefix}/include
@@ -38,14 +44,33 @@ libdir=\${prefix}/lib
 Name: $module
 Description: fake DOCA module for doca-rs tests
 Version: $version
-Requires: ${requires//,/ }
+Requires: ${requires//,/, }
+Requires.private: ${private//,/, }
 Libs: -L\${libdir} $libs
 Cflags: $cflags
 PC
     done <<MODULES
-doca-common -ldoca_common
-doca-dpa -ldoca_dpa doca-common
-doca-verbs -ldoca_verbs doca-common
-doca-rdmi -ldoca_rdmi doca-verbs,doca-dpa
+doca-common -ldoca_common - libibverbs,libmlx5
+doca-dpa -ldoca_dpa doca-common libflexio
+doca-verbs -ldoca_verbs doca-common libibverbs,libmlx5
+doca-rdmi -ldoca_rdmi doca-verbs,doca-dpa -
 MODULES
+    # Stand-ins for the modules DOCA's require: FlexIO (linked, as doca-dpa-sys
+    # links it when present) and rdma-core's (private only, never linked).
+    local stand_in version_of link
+    while read -r stand_in version_of libs; do
+        link=
+        [ -n "$libs" ] && link="-L$prefix/lib $libs"
+        cat > "$prefix/lib/pkgconfig/$stand_in.pc" <<PC
+Name: $stand_in
+Description: stand-in for doca-rs tests
+Version: $version_of
+Libs: $link
+Cflags:
+PC
+    done <<STANDINS
+libflexio 25.04.0 -lflexio
+libibverbs 50.0
+libmlx5 50.0
+STANDINS
 }

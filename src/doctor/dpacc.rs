@@ -1,8 +1,10 @@
 //! The DPA compiler: which `dpacc` a kernel build would use (`$DPACC`, then
 //! `dpacc` on `PATH`, then `/opt/mellanox/doca/tools/dpacc`, the order of
-//! `doca-build-support`'s `dpa_app`), and whether its `major.minor` is DOCA's.
-//! The sim compiles kernels with the host compiler, so there dpacc is not
-//! needed.
+//! `doca-build-support`'s `dpa_app`), its own version, and how it pairs with
+//! DOCA by the same rules as the kernel builds (`pair_dpacc`: the install's
+//! own `tools/dpacc`, a pairing known to be right, unknown, or known to be
+//! wrong). The sim compiles kernels with the host compiler, so there dpacc is
+//! not needed.
 
 use std::ffi::{OsStr, OsString};
 use std::io::Read;
@@ -10,9 +12,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use doca_build_support::dpa_app::{
+    is_dpacc_of_prefix, pair_dpacc, parse_dpacc_version, prefix_dpacc, DpaccPairing,
+};
+
 use super::check::{Check, Verdict};
 use super::json::{Json, ObjectBuilder};
-use super::versions::{parse_tool_version, parse_version};
+use super::versions::parse_version;
 
 /// Where DOCA installs dpacc.
 pub(crate) const DEFAULT_DPACC: &str = "/opt/mellanox/doca/tools/dpacc";
@@ -49,12 +55,19 @@ pub(crate) struct DpaccReport {
     pub(crate) path: Option<String>,
     /// `DPACC`, `PATH` or `default`.
     pub(crate) found_by: Option<&'static str>,
-    /// Its version, as printed.
+    /// Its own version, as printed (`1.12.0.26`).
     pub(crate) version: Option<String>,
-    /// DOCA's `major.minor`, which dpacc's must equal.
+    /// The DOCA version the build was made for.
+    pub(crate) doca_version: String,
+    /// DOCA's `major.minor`.
     pub(crate) doca_release: Option<String>,
-    /// Whether the releases match (`None`: not checked).
-    pub(crate) matched: Option<bool>,
+    /// How dpacc pairs with DOCA ([`DpaccPairing::as_str`]); `None` when not
+    /// checked.
+    pub(crate) pairing: Option<&'static str>,
+    /// The dpacc version known to ship with this DOCA release, if any.
+    pub(crate) known_dpacc: Option<&'static str>,
+    /// The install's own dpacc (`PREFIX/tools/dpacc`), when the prefix is known.
+    pub(crate) install_dpacc: Option<String>,
     /// Why dpacc could not be found, run or understood.
     pub(crate) error: Option<String>,
 }
@@ -67,8 +80,11 @@ impl DpaccReport {
             .field("path", self.path.as_deref())
             .field("found_by", self.found_by)
             .field("version", self.version.as_deref())
+            .field("doca_version", self.doca_version.as_str())
             .field("doca_release", self.doca_release.as_deref())
-            .field("match", self.matched)
+            .field("pairing", self.pairing)
+            .field("known_dpacc", self.known_dpacc)
+            .field("install_dpacc", self.install_dpacc.as_deref())
             .field("error", self.error.as_deref())
             .build()
     }
@@ -180,21 +196,30 @@ pub(crate) fn probe(sim: bool) -> Probe {
     }
 }
 
-/// Compares what [`probe`] found with DOCA's version (`doca`, as the build
-/// recorded it). On hardware the check is required: a dpacc of another
-/// release builds kernels this DOCA may refuse at launch.
-pub(crate) fn evaluate(probe: Probe, doca: &str) -> (DpaccReport, Check) {
+/// Pairs what [`probe`] found with DOCA's version (`doca`, as the build
+/// recorded it), `prefix` being the install's prefix when the build knew it.
+/// On hardware the check is required: a dpacc known to belong to another DOCA
+/// release builds kernels this DOCA may refuse at launch. An unknown pairing
+/// only warns, as it only warns in kernel builds.
+pub(crate) fn evaluate(probe: Probe, doca: &str, prefix: Option<&str>) -> (DpaccReport, Check) {
     const ID: &str = "dpacc";
     let doca_v = parse_version(doca);
-    let doca_release = doca_v.map(|v| format!("{}.{}", v.major, v.minor));
+    let install_dpacc = prefix.map(|p| prefix_dpacc(Path::new(p)));
     let mut report = DpaccReport {
         needed: true,
         path: None,
         found_by: None,
         version: None,
-        doca_release: doca_release.clone(),
-        matched: None,
+        doca_version: doca.to_owned(),
+        doca_release: doca_v.map(|v| format!("{}.{}", v.major, v.minor)),
+        pairing: None,
+        known_dpacc: None,
+        install_dpacc: install_dpacc.as_ref().map(|p| p.display().to_string()),
         error: None,
+    };
+    let use_own = match &install_dpacc {
+        Some(p) => format!("set DPACC={}", p.display()),
+        None => "point DPACC at the dpacc in the DOCA install's tools/ directory".to_owned(),
     };
     let check = match probe {
         Probe::NotNeeded => {
@@ -236,7 +261,7 @@ pub(crate) fn evaluate(probe: Probe, doca: &str) -> (DpaccReport, Check) {
                         "make DPACC (or PATH) name a working dpacc of the installed DOCA",
                     )
                 }
-                Ok(text) => match (parse_tool_version(&text), doca_v) {
+                Ok(text) => match (parse_dpacc_version(&text), doca_v) {
                     (None, _) => {
                         let first = text.lines().next().unwrap_or("").trim().to_owned();
                         report.error = Some(format!("no version in `--version` output: {first}"));
@@ -246,43 +271,62 @@ pub(crate) fn evaluate(probe: Probe, doca: &str) -> (DpaccReport, Check) {
                             true,
                             format!("{shown} (from {source}): version not understood ({first})"),
                             "check that this is NVIDIA's dpacc: `dpacc --version` should print \
-                             its release (MAJOR.MINOR.PATCH)",
+                             a line `dpacc version N.N.N.N`",
                         )
                     }
-                    (Some((written, _)), None) => {
-                        report.version = Some(written.clone());
+                    (Some(v), None) => {
+                        report.version = Some(v.text.clone());
                         Check::with(
                             ID,
                             Verdict::Warn,
                             true,
-                            format!("{shown} {written}; DOCA's version `{doca}` not understood"),
+                            format!("{shown} {v}; DOCA's version `{doca}` not understood"),
                             "rebuild against a DOCA install whose version reads like 3.0.0058",
                         )
                     }
-                    (Some((written, v)), Some(d)) => {
-                        report.version = Some(written.clone());
-                        let release = doca_release.unwrap_or_default();
-                        if v.release() == d.release() {
-                            report.matched = Some(true);
-                            Check::ok(
+                    (Some(v), Some(d)) => {
+                        report.version = Some(v.text.clone());
+                        let same = install_dpacc.is_some()
+                            && prefix.is_some_and(|p| is_dpacc_of_prefix(&path, Path::new(p)));
+                        let pairing = pair_dpacc(d, &v, same);
+                        report.pairing = Some(pairing.as_str());
+                        let found = format!("{shown} (from {source}), dpacc {v}, with DOCA {doca}");
+                        match pairing {
+                            DpaccPairing::SameInstall => {
+                                Check::ok(ID, true, format!("{found}: the install's own dpacc"))
+                            }
+                            DpaccPairing::Known => {
+                                Check::ok(ID, true, format!("{found}: a known pairing"))
+                            }
+                            DpaccPairing::Unknown { doca_ships } => {
+                                report.known_dpacc = doca_ships;
+                                let shipped = doca_ships
+                                    .map(|k| {
+                                        format!(" (DOCA {}.{} ships dpacc {k})", d.major, d.minor)
+                                    })
+                                    .unwrap_or_default();
+                                Check::with(
+                                    ID,
+                                    Verdict::Warn,
+                                    true,
+                                    format!("{found}: pairing not verified{shipped}"),
+                                    format!(
+                                        "check the DOCA Compatibility Policy for DOCA {doca}, or \
+                                         {use_own}; kernel builds go ahead with a warning"
+                                    ),
+                                )
+                            }
+                            DpaccPairing::Mismatch {
+                                dpacc_belongs_to: (ma, mi),
+                            } => Check::problem(
                                 ID,
                                 true,
-                                format!("{shown} {written} (from {source}) matches DOCA {release}"),
-                            )
-                        } else {
-                            report.matched = Some(false);
-                            Check::problem(
-                                ID,
-                                true,
+                                format!("{found}: this dpacc belongs to DOCA {ma}.{mi}"),
                                 format!(
-                                    "{shown} {written} (from {source}) does not match DOCA \
-                                     {release}"
+                                    "use the dpacc of DOCA {doca} ({use_own}) and rebuild the \
+                                     DPA kernels"
                                 ),
-                                format!(
-                                    "install the dpacc of DOCA {release} (DOCA Compatibility \
-                                     Policy), or point DPACC at it, and rebuild the DPA kernels"
-                                ),
-                            )
+                            ),
                         }
                     }
                 },
@@ -306,32 +350,55 @@ mod tests {
 
     #[test]
     fn sim_needs_none() {
-        let (r, c) = evaluate(Probe::NotNeeded, "3.3.0001");
+        let (r, c) = evaluate(Probe::NotNeeded, "3.3.0001", None);
         assert_eq!(c.verdict, Verdict::Ok);
         assert!(c.summary.starts_with("not needed (sim)"));
         assert!(!r.needed);
     }
 
+    const REAL: &str =
+        "dpacc: NVIDIA (R)\nCopyright (c) 2021-2025 NVIDIA Corporation\ndpacc version 1.12.0.26\n";
+
     #[test]
-    fn matching_and_mismatching_releases() {
-        let (r, c) = evaluate(found(Ok("dpacc 3.0.0012\n")), "3.0.0058");
+    fn pairings() {
+        let (r, c) = evaluate(found(Ok(REAL)), "3.1.0105", None);
         assert_eq!(c.verdict, Verdict::Ok, "{c:?}");
-        assert_eq!(r.matched, Some(true));
-        assert_eq!(r.doca_release.as_deref(), Some("3.0"));
-        let (r, c) = evaluate(found(Ok("dpacc 2.10.0001\n")), "3.0.0058");
+        assert_eq!(r.pairing, Some("known"));
+        assert_eq!(r.version.as_deref(), Some("1.12.0.26"));
+        assert_eq!(r.doca_release.as_deref(), Some("3.1"));
+        assert!(c.summary.contains("1.12.0.26") && c.summary.contains("3.1.0105"));
+
+        let (r, c) = evaluate(found(Ok(REAL)), "3.0.0058", Some("/opt/mellanox/doca"));
         assert_eq!(c.verdict, Verdict::Fail);
-        assert_eq!(r.matched, Some(false));
-        assert!(c.fix.unwrap_or_default().contains("DOCA 3.0"));
+        assert_eq!(r.pairing, Some("mismatch"));
+        assert!(c.summary.contains("belongs to DOCA 3.1"), "{c:?}");
+        let fix = c.fix.unwrap_or_default();
+        assert!(
+            fix.contains("DPACC=/opt/mellanox/doca/tools/dpacc"),
+            "{fix}"
+        );
+        assert_eq!(
+            r.install_dpacc.as_deref(),
+            Some("/opt/mellanox/doca/tools/dpacc")
+        );
+
+        let (r, c) = evaluate(found(Ok("dpacc version 1.12.0.30")), "3.1.0105", None);
+        assert_eq!(c.verdict, Verdict::Warn);
+        assert_eq!(r.pairing, Some("unknown"));
+        assert_eq!(r.known_dpacc, Some("1.12.0.26"));
+        assert!(c.summary.contains("1.12.0.30") && c.summary.contains("3.1.0105"));
+        assert!(c.fix.unwrap_or_default().contains("Compatibility Policy"));
     }
 
     #[test]
     fn odd_dpaccs_warn() {
-        let (_, c) = evaluate(found(Ok("hello\n")), "3.0.0058");
+        let (r, c) = evaluate(found(Ok("hello\n")), "3.0.0058", None);
         assert_eq!(c.verdict, Verdict::Warn);
-        let (r, c) = evaluate(found(Err("could not run it: denied")), "3.0.0058");
+        assert_eq!(r.pairing, None);
+        let (r, c) = evaluate(found(Err("could not run it: denied")), "3.0.0058", None);
         assert_eq!(c.verdict, Verdict::Warn);
         assert!(r.error.unwrap_or_default().contains("denied"));
-        let (_, c) = evaluate(Probe::NotFound(vec!["a".into()]), "3.0.0058");
+        let (_, c) = evaluate(Probe::NotFound(vec!["a".into()]), "3.0.0058", None);
         assert_eq!(c.verdict, Verdict::Warn);
         assert!(c.fix.is_some());
     }
@@ -389,19 +456,33 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn running_fake_dpaccs() {
-        let (dir, ok) = script("ok", "echo \"NVIDIA DPACC 3.3.0001\"; echo warning >&2");
-        let out = run_version(&ok, Duration::from_secs(20)).unwrap();
-        assert!(out.contains("3.3.0001") && out.contains("warning"));
-        let (r, c) = evaluate(
-            Probe::Found {
-                path: ok,
-                source: "DPACC",
-                output: Ok(out),
-            },
-            "3.3.0001",
+        let (dir, ok) = script(
+            "ok",
+            "echo 'dpacc: NVIDIA (R)'; echo 'dpacc version 1.12.0.26'; echo warning >&2",
         );
-        assert_eq!(c.verdict, Verdict::Ok);
-        assert_eq!(r.version.as_deref(), Some("3.3.0001"));
+        let out = run_version(&ok, Duration::from_secs(20)).unwrap();
+        assert!(out.contains("1.12.0.26") && out.contains("warning"));
+        // On DOCA 3.3 this dpacc is DOCA 3.1's, unless it is the install's own.
+        let run = |prefix: Option<&Path>| {
+            evaluate(
+                Probe::Found {
+                    path: ok.clone(),
+                    source: "DPACC",
+                    output: Ok(out.clone()),
+                },
+                "3.3.0001",
+                prefix.map(|p| p.to_str().unwrap()),
+            )
+        };
+        let (r, c) = run(None);
+        assert_eq!(c.verdict, Verdict::Fail);
+        assert_eq!(r.version.as_deref(), Some("1.12.0.26"));
+        let prefix = dir.join("doca");
+        std::fs::create_dir_all(prefix.join("tools")).unwrap();
+        std::os::unix::fs::symlink(&ok, prefix.join("tools/dpacc")).unwrap();
+        let (r, c) = run(Some(&prefix));
+        assert_eq!(c.verdict, Verdict::Ok, "{c:?}");
+        assert_eq!(r.pairing, Some("same-install"));
         let _ = std::fs::remove_dir_all(dir);
 
         let (dir, failing) = script("failing", "echo broken >&2; exit 3");

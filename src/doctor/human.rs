@@ -118,12 +118,19 @@ pub(crate) fn render(r: &Report) -> String {
             "version".to_owned(),
             d.version.clone().unwrap_or_else(|| "unknown".to_owned()),
         ]);
-        rows.push(vec![
-            "DOCA release".to_owned(),
-            d.doca_release
-                .clone()
-                .unwrap_or_else(|| "unknown".to_owned()),
-        ]);
+        rows.push(vec!["DOCA".to_owned(), d.doca_version.clone()]);
+        let pairing = match (d.pairing, d.known_dpacc) {
+            (Some("same-install"), _) => "the DOCA install's own dpacc".to_owned(),
+            (Some("known"), _) => "known to match this DOCA".to_owned(),
+            (Some("mismatch"), _) => "MISMATCH: known to belong to another DOCA".to_owned(),
+            (Some(_), Some(k)) => format!("not verified (this DOCA ships dpacc {k})"),
+            (Some(_), None) => "not verified".to_owned(),
+            (None, _) => "not checked".to_owned(),
+        };
+        rows.push(vec!["pairing".to_owned(), pairing]);
+        if let Some(own) = &d.install_dpacc {
+            rows.push(vec!["install's dpacc".to_owned(), own.clone()]);
+        }
         if let Some(e) = &d.error {
             rows.push(vec!["error".to_owned(), e.clone()]);
         }

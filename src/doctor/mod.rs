@@ -23,14 +23,14 @@
 //! with `--require hardware`. The exit status is 0 when no check failed, 1
 //! when one did, 2 for a usage error.
 //!
-//! # JSON schema, version 1 (`--json`)
+//! # JSON schema, version 2 (`--json`)
 //!
 //! One object, pretty-printed. Fields are never removed or changed in meaning
 //! without raising `schema_version`; new fields may be added.
 //!
 //! ```text
 //! {
-//!   "schema_version": 1,
+//!   "schema_version": 2,
 //!   "tool": "doca-doctor",
 //!   "tool_version": "0.1.0",                 // the doca package version
 //!   "backend": "sim",                        // "hardware" | "sim" | "docs"
@@ -57,8 +57,12 @@
 //!   "dpacc": {
 //!     "needed": false,                       // false on the sim
 //!     "path": null, "found_by": null,        // found_by: "DPACC" | "PATH" | "default"
-//!     "version": null, "doca_release": "3.3",
-//!     "match": null, "error": null
+//!     "version": null,                       // dpacc's own number, e.g. "1.12.0.26"
+//!     "doca_version": "3.3.0001", "doca_release": "3.3",
+//!     "pairing": null,                       // "same-install" | "known" | "unknown" | "mismatch"
+//!     "known_dpacc": null,                   // the dpacc known to ship with this DOCA
+//!     "install_dpacc": null,                 // PREFIX/tools/dpacc, when the prefix is known
+//!     "error": null
 //!   },
 //!   "devices": [{
 //!     "pci_addr": "0000:03:00.0", "ibdev_name": "mlx5_0", "iface_name": "p0",

@@ -12,7 +12,7 @@ use super::versions::{self, c_constant, Versions, VersionsReport};
 
 /// The version of the JSON document. Raised when a field changes meaning or
 /// disappears; new fields may appear without a raise.
-pub(crate) const SCHEMA_VERSION: u32 = 1;
+pub(crate) const SCHEMA_VERSION: u32 = 2;
 
 /// Everything doca-doctor found.
 #[derive(Debug)]
@@ -84,8 +84,11 @@ impl Report {
             },
             sim,
         );
-        let (dpacc, dpacc_check) =
-            dpacc::evaluate(dpacc::probe(sim), doca::dpa::build_info::DOCA_VERSION);
+        let (dpacc, dpacc_check) = dpacc::evaluate(
+            dpacc::probe(sim),
+            doca::dpa::build_info::DOCA_VERSION,
+            doca::sys::build_info::DOCA_PREFIX,
+        );
         let device_list = devices::gather();
         let devices_check = devices::evaluate_devices(&device_list, sim);
         let dpa_check = devices::evaluate_dpa(&device_list, req.dpa, sim);

@@ -10,7 +10,6 @@
 use super::check::{Check, Verdict};
 use super::json::{Json, ObjectBuilder};
 
-pub(crate) use doca_build_support::dpa_app::parse_tool_version;
 pub(crate) use doca_build_support::DocaVersion as Version;
 
 /// Parses a DOCA version string (`3.0.0058`, `3.3`, `3.0.0058-1`); `None`
@@ -313,20 +312,6 @@ mod tests {
             v("3.0.0058").map(|x| x.to_string()).as_deref(),
             Some("3.0.0058")
         );
-    }
-
-    #[test]
-    fn tool_versions() {
-        let p = |s: &str| parse_tool_version(s).map(|(t, _)| t);
-        assert_eq!(
-            p("NVIDIA DPACC 1.10.0.25 for DOCA 3.0.0058").as_deref(),
-            Some("1.10.0")
-        );
-        assert_eq!(p("dpacc version 3.3.0001\n").as_deref(), Some("3.3.0001"));
-        assert_eq!(p("x86_64 v2 3.1").as_deref(), Some("3.1"));
-        assert_eq!(p("no version here"), None);
-        assert_eq!(p(""), None);
-        assert_eq!(p("é 2.9.1"), Some("2.9.1".to_owned()));
     }
 
     #[test]

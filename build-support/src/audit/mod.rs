@@ -2,14 +2,18 @@
 //! EXPERIMENTAL / STABLE / DEPRECATED marker) and which the installed libraries export.
 //!
 //! * [`scan`]: marker scan of header text.
+//! * [`cond`]: the preprocessor conditionals that decide, per target, which
+//!   declarations the compiler sees.
 //! * [`exports`]: ELF dynamic symbols of shared libraries.
 //! * [`table`]: the combined [`Audit`], its tab-separated file form (read back by the
 //!   safe crates' build scripts from a `DEP_*` path) and its Rust table form.
 
+pub mod cond;
 pub mod exports;
 pub mod scan;
 pub mod table;
 
+pub use cond::{blank_inactive, Conditions, BINDGEN_DEFINES};
 pub use exports::{exports_of, find_shared_library, Exports, ExportsError};
 pub use scan::{scan_declarations, Declaration, Marker};
 pub use table::{Audit, AuditParseError, AuditRow, HeaderText, TSV_HEADER};

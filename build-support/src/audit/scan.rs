@@ -94,6 +94,15 @@ pub fn scan_declarations(text: &str) -> Vec<Declaration> {
 /// Replaces comments and preprocessor lines with spaces (keeping newlines, so offsets and
 /// line numbers stay valid). String and character literals are kept.
 pub fn blank_comments_and_preprocessor(text: &str) -> String {
+    blank(text, false)
+}
+
+/// Replaces comments with spaces, keeping preprocessor lines (and newlines).
+pub(crate) fn blank_comments(text: &str) -> String {
+    blank(text, true)
+}
+
+fn blank(text: &str, keep_directives: bool) -> String {
     #[derive(Clone, Copy, PartialEq)]
     enum State {
         Code,
@@ -124,7 +133,7 @@ pub fn blank_comments_and_preprocessor(text: &str) -> String {
                     i += 2;
                     continue;
                 }
-                if c == '#' && at_line_start {
+                if c == '#' && at_line_start && !keep_directives {
                     state = State::Pp;
                     out.push(' ');
                     i += 1;

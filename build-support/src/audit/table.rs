@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+use super::cond::{blank_inactive, Conditions};
 use super::exports::Exports;
 use super::scan::{scan_declarations, Marker};
 
@@ -72,15 +73,22 @@ impl std::error::Error for AuditParseError {}
 pub const TSV_HEADER: &str = "name\theader\tmarker\tdeclared\texported";
 
 impl Audit {
-    /// Scans `headers` for function declarations, adds a row for each name in `extras`
-    /// that no header declares, and fills `exported` from `exports` (`None` everywhere
-    /// when `exports` is `None`). A name declared twice keeps its first declaration.
-    pub fn build(headers: &[HeaderText], extras: &[&str], exports: Option<&Exports>) -> Self {
+    /// Scans `headers` for function declarations (those the preprocessor keeps under
+    /// `cond`: a function declared only for another platform is not declared), adds a
+    /// row for each name in `extras` that no header declares, and fills `exported` from
+    /// `exports` (`None` everywhere when `exports` is `None`). A name declared twice
+    /// keeps its first declaration.
+    pub fn build(
+        headers: &[HeaderText],
+        extras: &[&str],
+        exports: Option<&Exports>,
+        cond: &Conditions,
+    ) -> Self {
         let status = |name: &str| exports.and_then(|e| e.status(name));
         let mut rows: Vec<AuditRow> = Vec::new();
         let mut seen = BTreeMap::new();
         for h in headers {
-            for d in scan_declarations(&h.text) {
+            for d in scan_declarations(&blank_inactive(&h.text, cond)) {
                 if seen.contains_key(&d.name) {
                     continue;
                 }
@@ -313,6 +321,7 @@ mod tests {
             &headers,
             &["doca_rdmi_connection_as_ctx", "doca_b", "doca_ghost"],
             Some(&exports),
+            &Conditions::for_target_os("linux"),
         )
     }
 
@@ -342,6 +351,7 @@ mod tests {
             }],
             &[],
             None,
+            &Conditions::for_target_os("linux"),
         );
         assert_eq!(unchecked.rows[0].exported, None);
         assert!(unchecked.rows[0].available());

@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use bindgen::callbacks::{MacroParsingBehavior, ParseCallbacks};
 
 use crate::audit::scan::defined_names;
+use crate::audit::BINDGEN_DEFINES;
 
 /// DOCA Core + DPA headers, in include order.
 pub const DPA_HEADERS: &[&str] = &[
@@ -188,8 +189,7 @@ pub fn builder(
         .generate_comments(true)
         .merge_extern_blocks(true)
         .parse_callbacks(Box::new(Callbacks))
-        .clang_arg("-DDOCA_ALLOW_EXPERIMENTAL_API")
-        .clang_arg("-DDOCA_ALLOW_DEPRECATED_API")
+        .clang_args(BINDGEN_DEFINES.iter().map(|m| format!("-D{m}")))
         .clang_arg("-fparse-all-comments")
         .clang_arg("-fretain-comments-from-system-headers");
     for line in &opts.raw_lines {

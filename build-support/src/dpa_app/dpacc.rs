@@ -1,5 +1,6 @@
-//! The dpacc command line, per DOCA release, built as data ([`dpacc_command`]), and the
-//! reading of `dpacc --version`.
+//! The dpacc command line, per DOCA release, built as data ([`dpacc_command`]), the
+//! reading of `dpacc --version` ([`parse_dpacc_version`]) and how a dpacc pairs with a
+//! DOCA release ([`pair_dpacc`]).
 //!
 //! | DOCA | `-mcpu` | device libraries | `--dpa-proc-attr` |
 //! |---|---|---|---|
@@ -8,7 +9,7 @@
 //! | 3.2 and later | the above and `nv-dpa-cx9` | the above and `-ldoca_dpa_dev_verbs` | yes |
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::version::DocaVersion;
 
@@ -151,11 +152,31 @@ pub fn dpacc_command(doca: DocaVersion, opts: &DpaccOptions) -> Vec<OsString> {
     args
 }
 
-/// The first `MAJOR.MINOR[.PATCH]` in `output` (the text of `dpacc --version`), as
-/// written and parsed. Numbers glued to letters or other numbers (`v2`, `x86_64`) are not
-/// taken as a version.
-pub fn parse_tool_version(output: &str) -> Option<(String, DocaVersion)> {
-    let bytes = output.as_bytes();
+/// dpacc's own release number, as `dpacc --version` prints it: dpacc numbers its releases
+/// independently of DOCA (a DOCA 3.1 install's dpacc is `1.12.0.26`), so this is never
+/// compared with a DOCA version by arithmetic; see [`pair_dpacc`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DpaccVersion {
+    /// The number as printed (`1.12.0.26`).
+    pub text: String,
+    /// Its dot-separated parts (`[1, 12, 0, 26]`), two to four of them.
+    pub parts: Vec<u32>,
+}
+
+impl std::fmt::Display for DpaccVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+/// The most parts a dpacc version number has (`1.12.0.26`).
+const MAX_VERSION_PARTS: usize = 4;
+
+/// The dotted numbers (two to [`MAX_VERSION_PARTS`] parts) of `line`, in order. Numbers
+/// glued to letters or other numbers (`v2`, `x86_64`) are not version numbers.
+fn dotted_numbers(line: &str) -> Vec<DpaccVersion> {
+    let bytes = line.as_bytes();
+    let mut found = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
         let starts_number = bytes[i].is_ascii_digit()
@@ -165,18 +186,18 @@ pub fn parse_tool_version(output: &str) -> Option<(String, DocaVersion)> {
             continue;
         }
         let start = i;
-        let mut parts = 0;
         let mut end = i;
+        let mut parts = Vec::new();
         loop {
             let digits_start = end;
             while end < bytes.len() && bytes[end].is_ascii_digit() {
                 end += 1;
             }
-            if end == digits_start {
-                break;
+            match line[digits_start..end].parse::<u32>() {
+                Ok(n) => parts.push(n),
+                Err(_) => break,
             }
-            parts += 1;
-            if parts < 3
+            if parts.len() < MAX_VERSION_PARTS
                 && end + 1 < bytes.len()
                 && bytes[end] == b'.'
                 && bytes[end + 1].is_ascii_digit()
@@ -186,15 +207,112 @@ pub fn parse_tool_version(output: &str) -> Option<(String, DocaVersion)> {
             }
             break;
         }
-        let text = &output[start..end];
-        if parts >= 2 {
-            if let Ok(v) = DocaVersion::parse(text) {
-                return Some((text.to_owned(), v));
-            }
+        if parts.len() >= 2 {
+            found.push(DpaccVersion {
+                text: line[start..end].to_owned(),
+                parts,
+            });
         }
         i = end.max(i + 1);
     }
-    None
+    found
+}
+
+/// dpacc's version in `output` (the text of `dpacc --version`). A real dpacc prints a
+/// banner line, a copyright line and `dpacc version 1.12.0.26`; the number on a line
+/// that says `version` wins, else the first dotted number of any other line. `None`
+/// when there is no version number at all.
+pub fn parse_dpacc_version(output: &str) -> Option<DpaccVersion> {
+    let says_version = |l: &&str| l.to_ascii_lowercase().contains("version");
+    let first_on = |l: &str| dotted_numbers(l).into_iter().next();
+    output
+        .lines()
+        .filter(says_version)
+        .find_map(first_on)
+        .or_else(|| output.lines().find_map(first_on))
+}
+
+/// DOCA releases whose own dpacc is known, with that dpacc's version. Only DOCA 3.1 ↔
+/// dpacc 1.12.0.26 is verified (seen on a DOCA 3.1 install); every other pairing is
+/// unverified, so it is not listed and [`pair_dpacc`] calls it unknown rather than
+/// guessing from the numbers.
+pub const KNOWN_DPACC_PAIRINGS: &[((u32, u32), &str)] = &[((3, 1), "1.12.0.26")];
+
+/// How a dpacc relates to the DOCA it would build kernels for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DpaccPairing {
+    /// The dpacc is the one in the DOCA install's own `tools/` directory: they were
+    /// installed together, whatever the numbers say.
+    SameInstall,
+    /// [`KNOWN_DPACC_PAIRINGS`] lists this dpacc for this DOCA release.
+    Known,
+    /// Nothing known either way: build, with a warning.
+    Unknown {
+        /// The dpacc that the table lists for this DOCA release, if any.
+        doca_ships: Option<&'static str>,
+    },
+    /// [`KNOWN_DPACC_PAIRINGS`] lists this dpacc for another DOCA release: refused.
+    Mismatch {
+        /// The DOCA release (major, minor) that this dpacc belongs to.
+        dpacc_belongs_to: (u32, u32),
+    },
+}
+
+impl DpaccPairing {
+    /// `"same-install"`, `"known"`, `"unknown"` or `"mismatch"` (doca-doctor's JSON).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DpaccPairing::SameInstall => "same-install",
+            DpaccPairing::Known => "known",
+            DpaccPairing::Unknown { .. } => "unknown",
+            DpaccPairing::Mismatch { .. } => "mismatch",
+        }
+    }
+}
+
+/// How `dpacc` pairs with DOCA `doca`. `same_install` ([`is_dpacc_of_prefix`]) is
+/// better evidence than the one-row table, so it decides first. Only a dpacc that the
+/// table gives to another DOCA release is a mismatch: a DOCA release may well accept a
+/// dpacc other than the one it shipped with (the DOCA Compatibility Policy says which),
+/// so an unlisted pairing is unknown, not wrong.
+pub fn pair_dpacc(doca: DocaVersion, dpacc: &DpaccVersion, same_install: bool) -> DpaccPairing {
+    if same_install {
+        return DpaccPairing::SameInstall;
+    }
+    let same_number =
+        |listed: &str| parse_dpacc_version(listed).is_some_and(|v| v.parts == dpacc.parts);
+    if let Some((release, _)) = KNOWN_DPACC_PAIRINGS.iter().find(|(_, d)| same_number(d)) {
+        return if *release == doca.release() {
+            DpaccPairing::Known
+        } else {
+            DpaccPairing::Mismatch {
+                dpacc_belongs_to: *release,
+            }
+        };
+    }
+    DpaccPairing::Unknown {
+        doca_ships: KNOWN_DPACC_PAIRINGS
+            .iter()
+            .find(|(r, _)| *r == doca.release())
+            .map(|(_, d)| *d),
+    }
+}
+
+/// The dpacc that a DOCA install under `prefix` ships: `PREFIX/tools/dpacc`.
+pub fn prefix_dpacc(prefix: &Path) -> PathBuf {
+    prefix.join("tools").join("dpacc")
+}
+
+/// Whether `dpacc` is [`prefix_dpacc`] of `prefix`, through any symbolic links (a
+/// `dpacc` on `PATH` is often a link into the install).
+pub fn is_dpacc_of_prefix(dpacc: &Path, prefix: &Path) -> bool {
+    match (
+        std::fs::canonicalize(dpacc),
+        std::fs::canonicalize(prefix_dpacc(prefix)),
+    ) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
 }
 
 #[cfg(test)]
@@ -301,19 +419,91 @@ mod tests {
     }
 
     #[test]
-    fn tool_versions() {
-        let v = |s: &str| parse_tool_version(s).map(|(t, v)| (t, v.to_string()));
+    fn real_dpacc_output() {
+        let real = "dpacc: NVIDIA (R)\nCopyright (c) 2021-2025 NVIDIA Corporation\ndpacc version 1.12.0.26\n";
+        let v = parse_dpacc_version(real).unwrap();
+        assert_eq!(v.text, "1.12.0.26");
+        assert_eq!(v.parts, [1, 12, 0, 26]);
+        assert_eq!(v.to_string(), "1.12.0.26");
+    }
+
+    #[test]
+    fn dpacc_version_shapes() {
+        let v = |s: &str| parse_dpacc_version(s).map(|v| v.text);
+        // The line that says "version" wins over an earlier number.
         assert_eq!(
-            v("NVIDIA DPACC version 3.0.0058 (clang 17.0.6)"),
-            Some(("3.0.0058".into(), "3.0.0058".into()))
+            v("dpacc 9.9 build tool\nNVIDIA DPACC version 3.0.0058 (clang 17.0.6)"),
+            Some("3.0.0058".into())
         );
-        assert_eq!(v("dpacc 2.10\n"), Some(("2.10".into(), "2.10.0000".into())));
+        assert_eq!(v("dpacc 2.10\n"), Some("2.10".into()));
         assert_eq!(
             v("x86_64 build v2 of dpacc: 3.2.0118."),
-            Some(("3.2.0118".into(), "3.2.0118".into()))
+            Some("3.2.0118".into())
         );
-        assert_eq!(v("1.2.3.4"), Some(("1.2.3".into(), "1.2.0003".into())));
-        assert_eq!(v("no version here 7"), None);
+        assert_eq!(v("1.2.3.4.5"), Some("1.2.3.4".into()));
+        // Years, single numbers and glued numbers are no versions.
+        assert_eq!(v("Copyright (c) 2021-2025 NVIDIA\nno version here 7"), None);
+        assert_eq!(v("dpacc (development build)"), None);
         assert_eq!(v(""), None);
+        assert_eq!(v("99999999999.1"), None);
+    }
+
+    fn dv(text: &str) -> DpaccVersion {
+        parse_dpacc_version(text).unwrap()
+    }
+
+    #[test]
+    fn pairings() {
+        let doca_3_1 = DocaVersion::new(3, 1, 105);
+        let real = dv("dpacc version 1.12.0.26");
+        assert_eq!(pair_dpacc(doca_3_1, &real, false), DpaccPairing::Known);
+        // The same dpacc on another DOCA release is a known mismatch...
+        assert_eq!(
+            pair_dpacc(DocaVersion::new(3, 0, 58), &real, false),
+            DpaccPairing::Mismatch {
+                dpacc_belongs_to: (3, 1)
+            }
+        );
+        // ...unless it is the install's own dpacc.
+        assert_eq!(
+            pair_dpacc(DocaVersion::new(3, 0, 58), &real, true),
+            DpaccPairing::SameInstall
+        );
+        // Another dpacc on DOCA 3.1: unknown, and the known one is named.
+        assert_eq!(
+            pair_dpacc(doca_3_1, &dv("1.12.0.30"), false),
+            DpaccPairing::Unknown {
+                doca_ships: Some("1.12.0.26")
+            }
+        );
+        // A release the table does not know.
+        assert_eq!(
+            pair_dpacc(DocaVersion::new(3, 2, 118), &dv("1.13.0.4"), false),
+            DpaccPairing::Unknown { doca_ships: None }
+        );
+        // No arithmetic: a dpacc numbered like DOCA is not "the same release".
+        assert_eq!(
+            pair_dpacc(DocaVersion::new(3, 0, 58), &dv("3.0.0058"), false).as_str(),
+            "unknown"
+        );
+        for (_, listed) in KNOWN_DPACC_PAIRINGS {
+            assert!(parse_dpacc_version(listed).is_some(), "{listed}");
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn dpacc_of_prefix() {
+        let dir = crate::testutil::TempDir::new("dpacc-prefix");
+        let real = dir.write("doca/tools/dpacc", "");
+        std::os::unix::fs::symlink(&real, dir.path().join("dpacc-link")).unwrap();
+        let prefix = dir.path().join("doca");
+        assert!(is_dpacc_of_prefix(&real, &prefix));
+        assert!(is_dpacc_of_prefix(&dir.path().join("dpacc-link"), &prefix));
+        // A `..` spelling of the prefix is the same prefix.
+        assert!(is_dpacc_of_prefix(&real, &prefix.join("tools/..")));
+        let other = dir.write("elsewhere/dpacc", "");
+        assert!(!is_dpacc_of_prefix(&other, &prefix));
+        assert!(!is_dpacc_of_prefix(&real, &dir.path().join("nonexistent")));
     }
 }

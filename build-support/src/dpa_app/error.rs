@@ -258,12 +258,14 @@ pub enum DpaAppError {
         /// What it printed.
         output: String,
     },
-    /// dpacc's release is not DOCA's.
+    /// dpacc is known to belong to another DOCA release.
     DpaccVersionMismatch {
         /// The compiler.
         dpacc: PathBuf,
         /// Its version, as printed.
         dpacc_version: String,
+        /// The DOCA release (`3.1`) this dpacc is known to belong to.
+        dpacc_doca_release: String,
         /// DOCA's version.
         doca_version: String,
     },
@@ -479,13 +481,16 @@ impl fmt::Display for DpaAppError {
             E::DpaccVersionMismatch {
                 dpacc,
                 dpacc_version,
+                dpacc_doca_release,
                 doca_version,
             } => write!(
                 f,
-                "dpacc {dpacc_version} ({}) does not match DOCA {doca_version}: kernels \
-                 built by another release's dpacc fail at load or launch time. Install the \
-                 dpacc that the DOCA Compatibility Policy lists for DOCA {doca_version}, or \
-                 point DPACC at it (set DOCA_DPACC_SKIP_VERSION_CHECK=1 to build anyway)",
+                "dpacc {dpacc_version} ({}) is the dpacc of DOCA {dpacc_doca_release}, but \
+                 DOCA is {doca_version}: kernels built by another release's dpacc fail at \
+                 load or launch time. Use the dpacc of the DOCA install (its tools/ \
+                 directory), or the one the DOCA Compatibility Policy lists for DOCA \
+                 {doca_version}, and point DPACC at it (set DOCA_DPACC_SKIP_VERSION_CHECK=1 \
+                 to build anyway)",
                 dpacc.display()
             ),
             E::MissingOutput { program, path } => write!(

@@ -1,5 +1,5 @@
-//! The hardware backend: dpacc, after checking that it matches DOCA, and (DOCA 3.2 and
-//! later) `dpa-app-attributes2blob` for the process attributes.
+//! The hardware backend: dpacc, after checking how it pairs with DOCA, and (DOCA 3.2
+//! and later) `dpa-app-attributes2blob` for the process attributes.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -105,8 +105,12 @@ pub(crate) fn build(
         check_no_whitespace("define", &format!("{k}={}", v.as_deref().unwrap_or("")))?;
     }
 
+    let prefix = env
+        .get_os("DEP_DOCA_DPA_PREFIX")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from);
     let dpacc = find_dpacc(env, &tools.dpacc)?;
-    if let Some(w) = check_dpacc_version(env, &dpacc, doca)? {
+    if let Some(w) = check_dpacc_version(env, &dpacc, doca, prefix.as_deref())? {
         d.warning(&w);
     }
     d.rerun_if_changed(&dpacc);
@@ -122,7 +126,7 @@ pub(crate) fn build(
         };
         let blob = r.out_dir.join(format!("{}.attrs.blob", r.lib_name));
         remove_stale(&blob)?;
-        let tool = find_attrs2blob(env, &dpacc, &tools.attrs2blob)?;
+        let tool = find_attrs2blob(env, &dpacc, prefix.as_deref(), &tools.attrs2blob)?;
         run_tool(&tool, &[yaml.into(), blob.clone().into()])?;
         if !blob.is_file() {
             return Err(DpaAppError::MissingOutput {

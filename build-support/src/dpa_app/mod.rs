@@ -14,12 +14,18 @@
 //! (`DEP_DOCA_DPA_BACKEND`):
 //!
 //! * **hardware**: runs `dpacc` (`$DPACC`, else `dpacc` on `PATH`, else
-//!   `/opt/mellanox/doca/tools/dpacc`) after checking that its release is DOCA's (a
-//!   mismatch is an error; `DOCA_DPACC_SKIP_VERSION_CHECK=1` makes it a warning). The
-//!   command line per DOCA release is [`dpacc_command`]. From DOCA 3.2 the process
+//!   `/opt/mellanox/doca/tools/dpacc`) after checking how it pairs with DOCA
+//!   ([`pair_dpacc`]): dpacc numbers its own releases, so the dpacc in the DOCA install's
+//!   `tools/` directory (`DEP_DOCA_DPA_PREFIX`) is accepted as is, a pairing that
+//!   [`KNOWN_DPACC_PAIRINGS`] confirms is accepted, one it contradicts (a dpacc known to
+//!   belong to another DOCA release) is an error, anything else builds with a warning,
+//!   and output without a version number is an error
+//!   (`DOCA_DPACC_SKIP_VERSION_CHECK=1` turns the errors into warnings). The command
+//!   line per DOCA release is [`dpacc_command`]. From DOCA 3.2 the process
 //!   attributes (the YAML given to [`DpaApp::proc_attributes`], or one listing no
 //!   feature) are turned into a blob by `dpa-app-attributes2blob` (`$DOCA_DPA_ATTRS2BLOB`,
-//!   else beside dpacc, else `/opt/mellanox/doca/tools/`).
+//!   else beside dpacc, else in the DOCA install's `tools/`, else
+//!   `/opt/mellanox/doca/tools/`).
 //! * **sim**: the software DPA (doca-sim) runs kernels on host threads. The same C sources
 //!   are compiled for the host against doca-sim's device headers
 //!   (`DEP_DOCA_DPA_SIM_DEVICE_INCLUDE`), together with a generated file
@@ -55,7 +61,8 @@
 //! change): `DEP_DOCA_DPA_BACKEND`, `OUT_DIR`, `CARGO_MANIFEST_DIR` (relative paths are
 //! relative to it); sim: `DEP_DOCA_DPA_SIM_DEVICE_INCLUDE`, `TARGET`, `HOST`,
 //! `OPT_LEVEL`, `DEBUG` and the `CC`/`CFLAGS` family the `cc` crate uses; hardware:
-//! `DEP_DOCA_DPA_VERSION`, `DEP_DOCA_DPA_INCLUDE`, `DEP_DOCA_DPA_LIBDIR`, `DPACC`, `PATH`
+//! `DEP_DOCA_DPA_VERSION`, `DEP_DOCA_DPA_INCLUDE`, `DEP_DOCA_DPA_LIBDIR`,
+//! `DEP_DOCA_DPA_PREFIX`, `DPACC`, `PATH`
 //! (when `DPACC` is not a path), `DOCA_DPACC_SKIP_VERSION_CHECK`, `DOCA_DPA_ATTRS2BLOB`,
 //! `CC` (dpacc's `-hostcc`, `gcc` when unset).
 
@@ -77,8 +84,9 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 pub use dpacc::{
-    device_libs, dpacc_command, mcpu_list, parse_tool_version, takes_proc_attr, DpaccOptions,
-    DEVICE_OPTIONS, HOST_OPTIONS, PROC_ATTR_SINCE,
+    device_libs, dpacc_command, is_dpacc_of_prefix, mcpu_list, pair_dpacc, parse_dpacc_version,
+    prefix_dpacc, takes_proc_attr, DpaccOptions, DpaccPairing, DpaccVersion, DEVICE_OPTIONS,
+    HOST_OPTIONS, KNOWN_DPACC_PAIRINGS, PROC_ATTR_SINCE,
 };
 pub use error::{DpaAppError, ParamRefusal};
 pub use hardware::DEFAULT_PROC_ATTRIBUTES;

@@ -521,6 +521,7 @@ mod hardware_flow {
         for v in [
             "DPACC",
             "DOCA_DPACC_SKIP_VERSION_CHECK",
+            "DEP_DOCA_DPA_PREFIX",
             "DEP_DOCA_DPA_VERSION",
             "DEP_DOCA_DPA_LIBDIR",
             "CC",
@@ -663,27 +664,64 @@ mod hardware_flow {
         )));
     }
 
+    /// `hw_env` with `tools`' dpacc and the DOCA install's prefix.
+    fn prefix_env(out: &TempDir, doca: &str, tools: &FakeTools, prefix: &Path) -> EnvReader {
+        hw_env(
+            out,
+            doca,
+            &[
+                ("DPACC", tools.dpacc().into()),
+                ("DEP_DOCA_DPA_PREFIX", prefix.into()),
+            ],
+        )
+    }
+
+    /// What a real dpacc prints, on a DOCA 3.1 install.
+    const REAL_DPACC: &str =
+        "dpacc: NVIDIA (R)\nCopyright (c) 2021-2025 NVIDIA Corporation\ndpacc version 1.12.0.26";
+
+    fn warnings(built: &BuiltApp) -> Vec<String> {
+        built
+            .directives
+            .lines()
+            .iter()
+            .filter(|l| l.starts_with("cargo::warning="))
+            .cloned()
+            .collect()
+    }
+
     #[test]
-    fn version_mismatch_is_an_error() {
-        let tools = FakeTools::new("dpacc version 2.10.0087", false);
+    fn known_pairing_builds_without_warning() {
+        let (tools, out, built) = run_version("3.1.0105", REAL_DPACC);
+        common_checks(&tools, &out, &built);
+        assert!(warnings(&built).is_empty(), "{:?}", warnings(&built));
+    }
+
+    #[test]
+    fn known_mismatch_is_an_error() {
+        let tools = FakeTools::new(REAL_DPACC, false);
         let out = TempDir::new("dpa-hw");
         let env = hw_env(&out, "3.0.0058", &[("DPACC", tools.dpacc().into())]);
         let e = app().build_inner(&env, &nowhere()).unwrap_err();
         match &e {
             DpaAppError::DpaccVersionMismatch {
                 dpacc_version,
+                dpacc_doca_release,
                 doca_version,
                 ..
             } => {
-                assert_eq!(dpacc_version, "2.10.0087");
+                assert_eq!(dpacc_version, "1.12.0.26");
+                assert_eq!(dpacc_doca_release, "3.1");
                 assert_eq!(doca_version, "3.0.0058");
             }
             other => panic!("{other:?}"),
         }
         let text = e.to_string();
         for needle in [
-            "2.10.0087",
+            "1.12.0.26",
+            "DOCA 3.1",
             "3.0.0058",
+            "tools/",
             "DOCA Compatibility Policy",
             "DPACC",
             "DOCA_DPACC_SKIP_VERSION_CHECK",
@@ -692,40 +730,84 @@ mod hardware_flow {
         }
         // Nothing was compiled.
         assert!(tools.argv("dpacc").is_none());
-        // A different patch level of the same release is fine.
-        let tools = FakeTools::new("3.0.0100", false);
-        let env = hw_env(&out, "3.0.0058", &[("DPACC", tools.dpacc().into())]);
-        assert!(app().build_inner(&env, &nowhere()).is_ok());
     }
 
     #[test]
-    fn skip_version_check_warns() {
-        let tools = FakeTools::new("dpacc version 2.10.0087", false);
+    fn the_install_s_own_dpacc_wins_over_the_table() {
+        // The same dpacc, as DOCA 3.0's own PREFIX/tools/dpacc: installed together.
+        let prefix = TempDir::new("doca-prefix");
+        let tools = FakeTools::new(REAL_DPACC, false);
+        std::fs::create_dir_all(prefix.path().join("tools")).unwrap();
+        std::os::unix::fs::symlink(tools.dpacc(), prefix.path().join("tools/dpacc")).unwrap();
         let out = TempDir::new("dpa-hw");
+        let env = prefix_env(&out, "3.0.0058", &tools, prefix.path());
+        let built = app()
+            .build_inner(&env, &nowhere())
+            .unwrap_or_else(|e| panic!("{e}"));
+        common_checks(&tools, &out, &built);
+        assert!(warnings(&built).is_empty(), "{:?}", warnings(&built));
+        // Another prefix is no evidence: the table decides again.
+        let elsewhere = TempDir::new("other-prefix");
+        let env = prefix_env(&out, "3.0.0058", &tools, elsewhere.path());
+        let e = app().build_inner(&env, &nowhere()).unwrap_err();
+        assert!(
+            matches!(e, DpaAppError::DpaccVersionMismatch { .. }),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn unknown_pairing_builds_and_warns() {
+        let (tools, out, built) = run_version(
+            "3.2.0118",
+            "dpacc: NVIDIA (R)\nCopyright (c) 2021-2026 NVIDIA Corporation\ndpacc version 1.13.0.4",
+        );
+        common_checks(&tools, &out, &built);
+        let w = warnings(&built);
+        assert!(
+            w.iter().any(|l| l.contains("1.13.0.4")
+                && l.contains("3.2.0118")
+                && l.contains("unverified pairing")),
+            "{w:?}"
+        );
+        // On DOCA 3.1 the warning names the dpacc that 3.1 ships.
+        let (_, _, built) = run_version("3.1.0105", "dpacc version 1.12.0.30");
+        let w = warnings(&built);
+        assert!(
+            w.iter().any(|l| l.contains("ships dpacc 1.12.0.26")),
+            "{w:?}"
+        );
+    }
+
+    /// Builds with DOCA 3.0.0058, `tools`' dpacc and `DOCA_DPACC_SKIP_VERSION_CHECK=1`.
+    fn build_skipping_check(out: &TempDir, tools: &FakeTools) -> BuiltApp {
         let env = hw_env(
-            &out,
+            out,
             "3.0.0058",
             &[
                 ("DPACC", tools.dpacc().into()),
                 ("DOCA_DPACC_SKIP_VERSION_CHECK", "1".into()),
             ],
         );
-        let built = app()
+        app()
             .build_inner(&env, &nowhere())
-            .unwrap_or_else(|e| panic!("{e}"));
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn skip_version_check_warns() {
+        let tools = FakeTools::new(REAL_DPACC, false);
+        let out = TempDir::new("dpa-hw");
+        let built = build_skipping_check(&out, &tools);
         common_checks(&tools, &out, &built);
-        assert!(built
-            .directives
-            .lines()
-            .iter()
-            .any(|l| l.starts_with("cargo::warning=")
-                && l.contains("2.10.0087")
-                && l.contains("3.0.0058")));
+        assert!(warnings(&built).iter().any(|l| l.contains("1.12.0.26")
+            && l.contains("3.0.0058")
+            && l.contains("continuing")));
     }
 
     #[test]
     fn unparseable_version() {
-        let tools = FakeTools::new("dpacc (development build)", false);
+        let tools = FakeTools::new("dpacc: NVIDIA (R)\ndpacc (development build)", false);
         let out = TempDir::new("dpa-hw");
         let env = hw_env(&out, "3.0.0058", &[("DPACC", tools.dpacc().into())]);
         let e = app().build_inner(&env, &nowhere()).unwrap_err();
@@ -734,6 +816,12 @@ mod hardware_flow {
             "{e:?}"
         );
         assert!(e.to_string().contains("dpacc (development build)"));
+        assert!(tools.argv("dpacc").is_none());
+        // Skipping the check builds, with the same text as a warning.
+        let built = build_skipping_check(&out, &tools);
+        assert!(warnings(&built)
+            .iter()
+            .any(|l| l.contains("development build") && l.contains("continuing")));
     }
 
     #[test]
@@ -779,6 +867,24 @@ mod hardware_flow {
         let text = e.to_string();
         assert!(text.contains("DOCA_DPA_ATTRS2BLOB"), "{text}");
         assert!(text.contains("beside dpacc"), "{text}");
+        // A dpacc from elsewhere finds the tool in the DOCA install's tools/.
+        let prefix = TempDir::new("doca-prefix");
+        let env = prefix_env(&out, "3.2.0118", &tools, prefix.path());
+        let e = app().build_inner(&env, &nowhere()).unwrap_err();
+        assert!(e.to_string().contains("(the DOCA install's tools)"), "{e}");
+        let tool = prefix.path().join("tools").join(ATTRS2BLOB_NAME);
+        std::fs::create_dir_all(tool.parent().unwrap()).unwrap();
+        write_script(&tool, "#!/bin/sh\ncp \"$1\" \"$2\"\n");
+        let tools = FakeTools::new("dpacc version 1.13.0.4", false);
+        std::fs::remove_file(tools.dir.path().join(ATTRS2BLOB_NAME)).unwrap();
+        let env = prefix_env(&out, "3.2.0118", &tools, prefix.path());
+        let built = app()
+            .build_inner(&env, &nowhere())
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(built
+            .dpacc_args
+            .iter()
+            .any(|a| a.to_string_lossy().starts_with("--dpa-proc-attr=")));
     }
 
     #[test]

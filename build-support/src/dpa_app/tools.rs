@@ -1,11 +1,13 @@
 //! Finding and running the DOCA tools: `dpacc` and `dpa-app-attributes2blob`, and the
-//! check that dpacc belongs to the installed DOCA release.
+//! check of how dpacc pairs with the installed DOCA release.
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use super::dpacc::parse_tool_version;
+use super::dpacc::{
+    is_dpacc_of_prefix, pair_dpacc, parse_dpacc_version, prefix_dpacc, DpaccPairing,
+};
 use super::error::DpaAppError;
 use crate::env::EnvReader;
 use crate::version::DocaVersion;
@@ -20,7 +22,8 @@ pub const ATTRS2BLOB_NAME: &str = "dpa-app-attributes2blob";
 pub const DPACC_ENV: &str = "DPACC";
 /// The variable that names the process-attributes tool.
 pub const ATTRS2BLOB_ENV: &str = "DOCA_DPA_ATTRS2BLOB";
-/// The variable that turns a dpacc/DOCA version mismatch into a warning.
+/// The variable that turns a dpacc/DOCA mismatch (or unreadable dpacc version) into a
+/// warning.
 pub const SKIP_VERSION_CHECK_ENV: &str = "DOCA_DPACC_SKIP_VERSION_CHECK";
 
 /// `name` in the directories of `PATH` (read through `env`).
@@ -71,11 +74,13 @@ pub(crate) fn find_dpacc(env: &EnvReader, default: &Path) -> Result<PathBuf, Dpa
     ]))
 }
 
-/// The process-attributes tool: `$DOCA_DPA_ATTRS2BLOB`, else next to `dpacc`, else
-/// `default` (normally [`DEFAULT_ATTRS2BLOB`]).
+/// The process-attributes tool: `$DOCA_DPA_ATTRS2BLOB`, else next to `dpacc`, else in
+/// the DOCA install's `tools/` (`prefix`, when known: a dpacc from elsewhere still
+/// builds for this install), else `default` (normally [`DEFAULT_ATTRS2BLOB`]).
 pub(crate) fn find_attrs2blob(
     env: &EnvReader,
     dpacc: &Path,
+    prefix: Option<&Path>,
     default: &Path,
 ) -> Result<PathBuf, DpaAppError> {
     let not_found = |tried| DpaAppError::ToolNotFound {
@@ -92,7 +97,12 @@ pub(crate) fn find_attrs2blob(
         });
     }
     let beside = dpacc.parent().map(|d| d.join(ATTRS2BLOB_NAME));
-    if let Some(p) = beside.as_ref().filter(|p| p.is_file()) {
+    let in_prefix = prefix.map(|p| p.join("tools").join(ATTRS2BLOB_NAME));
+    let found = [&beside, &in_prefix]
+        .into_iter()
+        .flatten()
+        .find(|p| p.is_file());
+    if let Some(p) = found {
         return Ok(p.clone());
     }
     if default.is_file() {
@@ -101,6 +111,9 @@ pub(crate) fn find_attrs2blob(
     let mut tried = vec![format!("{ATTRS2BLOB_ENV} (not set)")];
     if let Some(b) = beside {
         tried.push(format!("{} (beside dpacc)", b.display()));
+    }
+    if let Some(p) = in_prefix {
+        tried.push(format!("{} (the DOCA install's tools)", p.display()));
     }
     tried.push(default.display().to_string());
     Err(not_found(tried))
@@ -145,12 +158,15 @@ pub(crate) fn output_text(out: &Output) -> String {
     s
 }
 
-/// Runs `dpacc --version` and checks that its major.minor is DOCA's. Returns a warning
-/// when the check failed but `DOCA_DPACC_SKIP_VERSION_CHECK` is set.
+/// Runs `dpacc --version` and checks how it pairs with DOCA `doca` ([`pair_dpacc`]),
+/// `prefix` being the DOCA install's prefix when known. A known mismatch and unreadable
+/// output are errors; an unknown pairing builds, with the returned warning. With
+/// `DOCA_DPACC_SKIP_VERSION_CHECK` set the errors become warnings too.
 pub(crate) fn check_dpacc_version(
     env: &EnvReader,
     dpacc: &Path,
     doca: DocaVersion,
+    prefix: Option<&Path>,
 ) -> Result<Option<String>, DpaAppError> {
     let skip = env.flag(SKIP_VERSION_CHECK_ENV);
     let out = run_tool(dpacc, &["--version".into()])?;
@@ -159,18 +175,48 @@ pub(crate) fn check_dpacc_version(
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    let problem = match parse_tool_version(&text) {
-        None => DpaAppError::DpaccVersionUnparseable {
-            dpacc: dpacc.to_owned(),
-            output: text,
-        },
-        Some((_, v)) if v.release() == doca.release() => return Ok(None),
-        Some((written, _)) => DpaAppError::DpaccVersionMismatch {
-            dpacc: dpacc.to_owned(),
-            dpacc_version: written,
-            doca_version: doca.to_string(),
-        },
+    let Some(version) = parse_dpacc_version(&text) else {
+        return refuse_unless(
+            skip,
+            DpaAppError::DpaccVersionUnparseable {
+                dpacc: dpacc.to_owned(),
+                output: text,
+            },
+        );
     };
+    let same_install = prefix.is_some_and(|p| is_dpacc_of_prefix(dpacc, p));
+    match pair_dpacc(doca, &version, same_install) {
+        DpaccPairing::SameInstall | DpaccPairing::Known => Ok(None),
+        DpaccPairing::Unknown { doca_ships } => {
+            let shipped = match doca_ships {
+                Some(d) => format!("DOCA {}.{} ships dpacc {d}", doca.major, doca.minor),
+                None => format!("no dpacc is known for DOCA {}.{}", doca.major, doca.minor),
+            };
+            let own = match prefix {
+                Some(p) => format!("the install's own {}", prefix_dpacc(p).display()),
+                None => "the dpacc of the DOCA install (its tools/ directory)".to_owned(),
+            };
+            Ok(Some(format!(
+                "dpacc {version} ({}) with DOCA {doca}: an unverified pairing ({shipped}); \
+                 building anyway. If kernels fail to load or launch, check the DOCA \
+                 Compatibility Policy, or use {own}",
+                dpacc.display()
+            )))
+        }
+        DpaccPairing::Mismatch { dpacc_belongs_to } => refuse_unless(
+            skip,
+            DpaAppError::DpaccVersionMismatch {
+                dpacc: dpacc.to_owned(),
+                dpacc_version: version.text,
+                dpacc_doca_release: format!("{}.{}", dpacc_belongs_to.0, dpacc_belongs_to.1),
+                doca_version: doca.to_string(),
+            },
+        ),
+    }
+}
+
+/// `problem` as an error, or as a warning when the version check is skipped.
+fn refuse_unless(skip: bool, problem: DpaAppError) -> Result<Option<String>, DpaAppError> {
     if skip {
         Ok(Some(format!(
             "{problem} [continuing: {SKIP_VERSION_CHECK_ENV} is set]"
