@@ -100,7 +100,8 @@ fn uses(
     let mut cqes = [0u8; 64];
     // SAFETY: never called.
     unsafe { poster.post(&mut cqes, 1, 0)? };
-    let _ = (conn.dpa_handle().raw(), poster.dpa_handle().raw());
+    // SAFETY: only read, never given to the device.
+    let _ = unsafe { (conn.raw_handle(), poster.raw_handle()) };
     poster.stop()?;
     conn.stop()?;
     Ok(())

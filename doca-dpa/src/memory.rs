@@ -417,6 +417,23 @@ impl<P: KernelParam> Dev<P> {
 }
 
 impl<P: KernelParam> Dev<P> {
+    /// Takes `arg`'s device value *without* keeping its object alive: for breaking a
+    /// reference cycle, such as a thread's state that names the completion waking
+    /// that thread (the completion holds the thread, which holds its state). A cycle
+    /// of kept objects is never freed: it leaks, soundly.
+    ///
+    /// # Safety
+    /// The caller keeps the object alive for as long as the device may use the
+    /// value.
+    pub unsafe fn unkept(arg: impl KernelArg<P>) -> Result<Dev<P>> {
+        let mut keep = KeepQueue::default();
+        let abi = arg.lower(&mut keep.recorder(0))?;
+        Ok(Dev {
+            abi,
+            keep: KeepQueue::default(),
+        })
+    }
+
     /// The C value 0 for a field not set yet (a handle filled in once its object
     /// exists, as NVIDIA's thread samples do), keeping nothing alive.
     ///
@@ -512,6 +529,9 @@ struct BoxInner {
 /// A typed struct in DPA memory (the "state struct" of persistent DPA threads): its
 /// handle and address fields keep their objects alive for as long as the memory
 /// lives, and a launch or thread given the box keeps the memory alive.
+///
+/// A field that names an object which (through a thread) keeps this box alive
+/// makes a reference cycle that is never freed; [`Dev::unkept`] breaks it.
 ///
 /// `doca_dpa_mem_alloc` and `doca_dpa_h2d_memcpy` on creation, `doca_dpa_d2h_memcpy`
 /// to read, `doca_dpa_mem_free` once nothing uses it.

@@ -3,13 +3,9 @@
 //! scripts/fake-prefix-test.sh to check. It starts no context: the fake
 //! dpacc's application symbol is NULL.
 
-doca_dpa::dpa_app! {
-    /// `kernels/kprobe.c`, built with `--app-name=kprobe_app`.
-    pub mod kprobe_app {
-        /// `__dpa_global__ void kprobe_fill(doca_dpa_dev_uintptr_t out, uint64_t value)`
-        kernel kprobe_fill(param::DevPtr, u64);
-    }
-}
+// `kernels/kprobe.c`, built with `--app-name=kprobe_app`; the declarations are
+// generated from its C prototypes by the build script.
+doca_dpa::include_app!(kprobe_app);
 
 fn main() {
     let app = kprobe_app::app();
