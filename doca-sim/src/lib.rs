@@ -42,17 +42,22 @@ mod common;
 mod ctx;
 mod dev;
 mod device;
+mod dma;
 mod dpa;
 mod error;
 mod export;
 pub mod hooks;
+mod memcheck;
 mod mmap;
 mod profile;
 mod rdmi;
 mod registry;
 mod sync_event;
+mod trap;
 mod verbs;
 
+pub use dpa::fault::{Access, DeviceCode, FaultKind, FaultReport};
+pub use dpa::{fault_report, max_run_time};
 pub use hooks::{Entered, Nth, Scope, ScopeHandle};
 pub use profile::{
     set_global_profile, DeviceProfile, Profile, ProfileError, RepresentorProfile,

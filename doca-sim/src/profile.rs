@@ -73,6 +73,10 @@ pub struct Profile {
     pub runtime_version: String,
     /// The devices `doca_devinfo_create_list` lists, in order.
     pub devices: Vec<DeviceProfile>,
+    /// Whether the DPA heap is fenced so that a kernel's bad access is a
+    /// reported device fault (default true; `DOCA_SIM_MEMCHECK` overrides
+    /// it). Turning it off makes allocations cheaper and bad accesses silent.
+    pub memcheck: bool,
 }
 
 /// The runtime version the default profile reports; it matches the version of
@@ -134,6 +138,7 @@ impl Default for Profile {
     fn default() -> Self {
         Profile {
             runtime_version: DEFAULT_RUNTIME_VERSION.into(),
+            memcheck: true,
             devices: vec![
                 DeviceProfile::bluefield3("mlx5_0", "p0", "0000:03:00.0"),
                 DeviceProfile::bluefield2("mlx5_2", "p2", "0000:81:00.0"),
@@ -195,6 +200,7 @@ impl Profile {
     ///
     /// ```text
     /// runtime_version = 3.3.0001
+    /// memcheck = true          # false: no fenced DPA heap (faster, bad accesses unseen)
     /// [device]                 # starts from a BlueField-3 with default limits
     /// ibdev_name = mlx5_0
     /// iface_name = p0
@@ -215,6 +221,7 @@ impl Profile {
         let mut profile = Profile {
             runtime_version: DEFAULT_RUNTIME_VERSION.into(),
             devices: Vec::new(),
+            memcheck: true,
         };
         for (index, raw) in text.lines().enumerate() {
             let line = index + 1;
@@ -239,6 +246,10 @@ impl Profile {
             let Some(dev) = profile.devices.last_mut() else {
                 match key {
                     "runtime_version" => profile.runtime_version = value.into(),
+                    "memcheck" => {
+                        profile.memcheck = parse_bool(value)
+                            .ok_or_else(|| err(format!("bad value `{value}` for `memcheck`")))?
+                    }
                     _ => return Err(err(format!("unknown key `{key}` before any [device]"))),
                 }
                 continue;
