@@ -404,7 +404,8 @@ void doca_sim_trap_leave_sim(int mode)
 	trap.mode = mode;
 }
 
-static void copy_relaxed(unsigned char *d, const unsigned char *s, size_t n)
+/* Not inlined, so that the callers' variables are not changed between their sigsetjmp and a jump back. */
+__attribute__((noinline)) static void copy_relaxed(unsigned char *d, const unsigned char *s, size_t n)
 {
 	if ((((uintptr_t)d | (uintptr_t)s) & 7) == 0)
 		for (; n >= 8; n -= 8, d += 8, s += 8)
@@ -444,6 +445,15 @@ int doca_sim_probe_copy(void *dst, const void *src, size_t len, uint64_t *bad)
 	return 0;
 }
 
+__attribute__((noinline)) static size_t strnlen_relaxed(const unsigned char *s, size_t max)
+{
+	size_t n = 0;
+
+	while (n < max && __atomic_load_n(s + n, __ATOMIC_RELAXED) != 0)
+		n++;
+	return n;
+}
+
 /* Length of the NUL-terminated string at `s` (at most `max`), or -1 with *bad set when it is not readable. */
 long doca_sim_probe_strnlen(const char *s, size_t max, uint64_t *bad)
 {
@@ -451,7 +461,7 @@ long doca_sim_probe_strnlen(const char *s, size_t max, uint64_t *bad)
 	sigjmp_buf env;
 	sigjmp_buf *outer = t->probe;
 	int outer_mode = t->mode;
-	size_t n = 0;
+	long n;
 
 	if (sigsetjmp(env, 0) != 0) {
 		t->probe = outer;
@@ -463,9 +473,8 @@ long doca_sim_probe_strnlen(const char *s, size_t max, uint64_t *bad)
 	}
 	t->probe = &env;
 	t->mode = MODE_PROBE;
-	while (n < max && __atomic_load_n((const unsigned char *)s + n, __ATOMIC_RELAXED) != 0)
-		n++;
+	n = (long)strnlen_relaxed((const unsigned char *)s, max);
 	t->probe = outer;
 	t->mode = outer_mode;
-	return (long)n;
+	return n;
 }

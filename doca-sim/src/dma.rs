@@ -95,6 +95,15 @@ pub(crate) unsafe fn load_byte(p: *const u8) -> u8 {
     unsafe { AtomicU8::from_ptr(p as *mut u8) }.load(Relaxed)
 }
 
+/// Reads one aligned word of shared memory.
+///
+/// # Safety
+/// `p` must be valid for reads and aligned.
+pub(crate) unsafe fn load_word(p: *const u64) -> u64 {
+    // SAFETY: valid and aligned by the caller's contract.
+    unsafe { AtomicU64::from_ptr(p as *mut u64) }.load(Relaxed)
+}
+
 /// Writes one byte of shared memory.
 ///
 /// # Safety

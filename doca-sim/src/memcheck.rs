@@ -204,19 +204,37 @@ impl Damage {
     }
 }
 
-fn damage_of(r: &Region) -> Option<Damage> {
-    let rounded = r.data_end - r.user;
-    let count = |from: usize, len: usize| {
-        let mut n = 0;
-        for i in 0..len {
+/// Bytes in `[from, from + len)` that are not [`CANARY`], read a word at a
+/// time where the range is aligned (a clean range costs a few loads).
+fn damaged_bytes(from: usize, len: usize) -> usize {
+    const WORD: usize = 8;
+    let pattern = u64::from_ne_bytes([CANARY; WORD]);
+    let mut n = 0;
+    let mut i = 0;
+    while i < len {
+        let at = from + i;
+        if at % WORD == 0 && len - i >= WORD {
             // SAFETY: `[from, from + len)` lies in the accessible pages of a
-            // live region (the slack or the red zone).
-            if unsafe { dma::load_byte((from + i) as *const u8) } != CANARY {
+            // live region (its slack or red zone); aligned for u64.
+            let word = unsafe { dma::load_word(at as *const u64) };
+            if word != pattern {
+                n += word.to_ne_bytes().iter().filter(|b| **b != CANARY).count();
+            }
+            i += WORD;
+        } else {
+            // SAFETY: as above, one byte.
+            if unsafe { dma::load_byte(at as *const u8) } != CANARY {
                 n += 1;
             }
+            i += 1;
         }
-        n
-    };
+    }
+    n
+}
+
+fn damage_of(r: &Region) -> Option<Damage> {
+    let rounded = r.data_end - r.user;
+    let count = damaged_bytes;
     let after = count(r.user + r.size, rounded - r.size);
     let before = count(r.user - REDZONE, REDZONE);
     (after > 0 || before > 0).then_some(Damage {
@@ -236,10 +254,12 @@ fn region_of_user(regions: &Regions, user: usize) -> Option<&Region> {
         .filter(|r| r.user == user && r.state == State::Live)
 }
 
-/// Checks the canaries of a live block.
-pub(crate) fn check(user: usize) -> Option<Damage> {
+/// Checks the canaries of live blocks; returns the first damage found.
+pub(crate) fn check(users: impl Iterator<Item = usize>) -> Option<Damage> {
     let regions = regions();
-    region_of_user(&regions, user).and_then(damage_of)
+    users
+        .filter_map(|user| region_of_user(&regions, user))
+        .find_map(damage_of)
 }
 
 /// Frees a block made by [`alloc`]: it becomes inaccessible and is
@@ -460,10 +480,10 @@ mod tests {
             .unwrap()
             .describe()
             .contains("8 bytes before"));
-        assert_eq!(check(user), None);
+        assert_eq!(check([user].into_iter()), None);
         // SAFETY: writes into the block's slack (accessible, canary bytes).
         unsafe { *((user + 101) as *mut u8) = 0 };
-        let damage = check(user).unwrap();
+        let damage = check([user].into_iter()).unwrap();
         assert_eq!((damage.after, damage.before), (1, 0));
         assert_eq!(free(user, "test_free"), Some(damage));
         let freed = describe(user as u64 + 4).unwrap();

@@ -202,11 +202,13 @@ impl Heap {
         if !self.checked {
             return None;
         }
-        self.blocks
-            .keys()
-            .rev()
-            .take(CANARY_CHECKS_PER_LAUNCH)
-            .find_map(|addr| memcheck::check(*addr))
+        memcheck::check(
+            self.blocks
+                .keys()
+                .rev()
+                .take(CANARY_CHECKS_PER_LAUNCH)
+                .copied(),
+        )
     }
 
     /// Frees everything (the context is being destroyed); `busy` as for
