@@ -269,20 +269,20 @@ int doca_sim_trap_install(void)
 	return 0;
 }
 
-#define ALT_STACK_MIN (16 * 1024)
 #define ALT_STACK_SIZE (64 * 1024)
+#define ALT_STACK_RESERVE (16 * 1024 * 1024)
 
 /*
- * Prepares the calling EU thread: an alternate signal stack (so a kernel that
- * overflows its stack can still be reported; the thread keeps it for its
- * life), the bounds of its stack guard, and its TLS. Returns this thread's
+ * Prepares the calling EU thread: its own alternate signal stack (so a kernel
+ * that overflows its stack can still be reported; it replaces the smaller one
+ * Rust's runtime may have set, and the thread keeps it for its life), the
+ * bounds of its stack guard, and its TLS. Returns this thread's
  * trap state for doca_sim_trap_kill, or NULL when no alternate stack could be
  * set up.
  */
 void *doca_sim_trap_thread_init(void)
 {
 	struct trap_thread *t = &trap;
-	stack_t current;
 	pthread_attr_t attr;
 	long page = sysconf(_SC_PAGESIZE);
 
@@ -299,17 +299,24 @@ void *doca_sim_trap_thread_init(void)
 		}
 		pthread_attr_destroy(&attr);
 	}
-	if (sigaltstack(NULL, &current) == 0 && !(current.ss_flags & SS_DISABLE) && current.ss_size >= ALT_STACK_MIN)
-		return t;
-	void *mem = mmap(NULL, ALT_STACK_SIZE + (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK,
-			 -1, 0);
+	/*
+	 * The stack sits in the middle of a larger inaccessible reservation: the
+	 * reservation guards it, and keeps it far (more than valgrind's default
+	 * --max-stackframe of 2 MB) from every thread stack, so that valgrind
+	 * takes the jump from it back to the thread stack for a stack switch,
+	 * not for a huge stack frame whose memory it would mark undefined.
+	 */
+	void *mem = mmap(NULL, ALT_STACK_RESERVE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (mem == MAP_FAILED)
 		return NULL;
-	/* A guard page below the alternate stack. */
-	mprotect(mem, (size_t)page, PROT_NONE);
-	stack_t alt = { .ss_sp = (char *)mem + page, .ss_size = ALT_STACK_SIZE, .ss_flags = 0 };
+	char *stack = (char *)mem + ALT_STACK_RESERVE / 2;
+	if (mprotect(stack, ALT_STACK_SIZE, PROT_READ | PROT_WRITE) != 0) {
+		munmap(mem, ALT_STACK_RESERVE);
+		return NULL;
+	}
+	stack_t alt = { .ss_sp = stack, .ss_size = ALT_STACK_SIZE, .ss_flags = 0 };
 	if (sigaltstack(&alt, NULL) != 0) {
-		munmap(mem, ALT_STACK_SIZE + (size_t)page);
+		munmap(mem, ALT_STACK_RESERVE);
 		return NULL;
 	}
 	return t;
@@ -339,9 +346,10 @@ uint64_t doca_sim_run_instance(uint64_t (*invoke)(const uint64_t *args), const u
 {
 	struct trap_thread *t = &trap;
 	sigjmp_buf env;
-	sigjmp_buf *outer = t->instance;
-	int outer_mode = t->mode;
-	uint64_t outer_generation = t->generation;
+	/* volatile: read after a jump back (also keeps valgrind's view of them defined). */
+	sigjmp_buf *volatile outer = t->instance;
+	volatile int outer_mode = t->mode;
+	volatile uint64_t outer_generation = t->generation;
 	volatile uint64_t value = 0;
 	int code;
 
@@ -354,6 +362,7 @@ uint64_t doca_sim_run_instance(uint64_t (*invoke)(const uint64_t *args), const u
 		t->mode = MODE_KERNEL;
 		value = invoke(args);
 	}
+	t = &trap;
 	t->mode = outer_mode;
 	t->instance = outer;
 	t->generation = outer_generation;
