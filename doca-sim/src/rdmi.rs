@@ -215,16 +215,32 @@ impl ConnectionCore {
             ));
         }
         let slot = (st.received % slots) as u32;
-        // SAFETY: the slot lies inside the receive buffer the connection owns
-        // for its whole life (init_receive), `data.len() <= SLOT_BYTES`; the
-        // host may read the buffer meanwhile, which the `dma` copy allows.
-        unsafe {
-            crate::dma::copy_to_shared(
+        // The buffer is the program's memory (it may even be a DPA heap
+        // block the program freed), so the copy probes it: an inaccessible
+        // buffer is a device fault of the sending kernel, not a host crash.
+        // The copy is relaxed atomic words: the host may read the buffer
+        // meanwhile.
+        // SAFETY: `data` holds `data.len() <= SLOT_BYTES` bytes; the
+        // destination, inside the registered buffer, is probed.
+        let copied = unsafe {
+            crate::trap::probe_copy(
                 (addr + slot as usize * SLOT_BYTES) as *mut u8,
                 data.as_ptr(),
                 data.len(),
             )
         };
+        if let Err(bad) = copied {
+            drop(st);
+            crate::device::bad_address(
+                "doca_sim_dev_rdmi_send (the connection's receive buffer)",
+                bad,
+                crate::dpa::fault::Access::Write,
+            );
+            return Err(fail(
+                codes::INVALID_VALUE,
+                "the receive buffer is not accessible",
+            ));
+        }
         st.received += 1;
         let source = st.common.source.clone();
         drop(st);

@@ -199,7 +199,7 @@ impl Heap {
     /// Checks the canaries of (at most [`CANARY_CHECKS_PER_LAUNCH`]) live
     /// blocks; returns the first damage found.
     pub(crate) fn check_canaries(&self) -> Option<Damage> {
-        if !self.checked {
+        if !self.checked || self.blocks.is_empty() {
             return None;
         }
         memcheck::check(
