@@ -59,9 +59,13 @@ pub(crate) fn bad_address(call: &str, addr: u64, access: Access) {
     });
 }
 
-/// Writes a result through a pointer the kernel passed.
+/// Writes a result through a pointer the kernel passed (an inaccessible
+/// one is the kernel's device fault).
 fn write_out<T: Copy>(call: &str, ptr: *mut T, value: T) {
-    if let Err(addr) = trap::probe_write(ptr, value) {
+    // SAFETY: `ptr` is the out-pointer the kernel gave this device call; the
+    // probe catches unmapped, fenced and freed addresses, and the sim trusts
+    // device code beyond that as the DPA does.
+    if let Err(addr) = unsafe { trap::probe_write(ptr, value) } {
         bad_address(call, addr, Access::Write);
     }
 }
@@ -297,7 +301,8 @@ pub unsafe extern "C" fn doca_sim_dev_raise_fault(reason: *const c_char) {
     let text = if reason.is_null() {
         "kernel raised a fault".to_owned()
     } else {
-        match trap::probe_cstr(reason, 1024) {
+        // SAFETY: the string the kernel passed; probed as in `write_out`.
+        match unsafe { trap::probe_cstr(reason, 1024) } {
             Ok(text) => text,
             Err(addr) => {
                 return bad_address("doca_sim_dev_fault", addr, Access::Read);

@@ -49,8 +49,9 @@ pub(crate) const CANARY: u8 = 0xFD;
 pub(crate) const MOAT: usize = 1 << 30;
 /// Freed blocks kept inaccessible before their address space is reused.
 pub(crate) const QUARANTINE_BLOCKS: usize = 4096;
-/// Addresses below this are reported as NULL dereferences (Linux refuses to
-/// map them: `vm.mmap_min_addr`).
+/// Model choice: addresses below this are reported as NULL dereferences
+/// (an access to a field of a struct reached through NULL); Linux refuses
+/// to map them (`vm.mmap_min_addr`).
 pub(crate) const NULL_LIMIT: u64 = 64 * 1024;
 
 fn page() -> usize {
@@ -414,14 +415,6 @@ pub(crate) fn describe(addr: u64) -> Option<Placement> {
             made_by: r.made_by,
         }
     })
-}
-
-/// Fenced blocks alive and quarantined (for tests).
-#[allow(dead_code)]
-pub(crate) fn counts() -> (usize, usize) {
-    let regions = regions();
-    let freed = regions.quarantine.len();
-    (regions.by_base.len() - freed, freed)
 }
 
 /// Whether checking is on, given the profile's `memcheck` key:

@@ -160,7 +160,12 @@ pub(crate) unsafe fn probe_copy(dst: *mut u8, src: *const u8, len: usize) -> Res
 
 /// Reads a NUL-terminated string a kernel passed (at most `max` bytes);
 /// `Err(address)` if it is not readable.
-pub(crate) fn probe_cstr(s: *const c_char, max: usize) -> Result<String, u64> {
+///
+/// # Safety
+/// `s` comes from device code, which the sim trusts as the DPA does: an
+/// unmapped, fenced or freed address is caught, but a mapped address the
+/// kernel had no business naming is the kernel's bug.
+pub(crate) unsafe fn probe_cstr(s: *const c_char, max: usize) -> Result<String, u64> {
     let mut bad = 0u64;
     // SAFETY: the C function catches traps while it reads.
     let len = unsafe { doca_sim_probe_strnlen(s, max, &mut bad) };
@@ -175,9 +180,12 @@ pub(crate) fn probe_cstr(s: *const c_char, max: usize) -> Result<String, u64> {
 
 /// Writes one value to an address a kernel passed; `Err(address)` if it is
 /// not writable.
-pub(crate) fn probe_write<T: Copy>(dst: *mut T, value: T) -> Result<(), u64> {
+///
+/// # Safety
+/// As for [`probe_cstr`]: `dst` comes from device code.
+pub(crate) unsafe fn probe_write<T: Copy>(dst: *mut T, value: T) -> Result<(), u64> {
     // SAFETY: `value` is a local of `size_of::<T>()` bytes; the kernel's side
-    // is probed.
+    // is probed (and trusted beyond that by the caller's contract).
     unsafe {
         probe_copy(
             dst.cast(),

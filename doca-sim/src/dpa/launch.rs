@@ -218,6 +218,11 @@ impl Watch {
     /// Makes an over-time run's context fatal, and asks the thread to stop
     /// a run whose context is fatal (repeated every tick until it does: a
     /// thread inside the sim's own code or libc defers the request).
+    ///
+    /// Model choice: once a context is fatal, for whatever reason, every run
+    /// of its device code still in kernel code is stopped, as a fatal DPA
+    /// context runs nothing more (DOCA documents only that it must be
+    /// destroyed).
     fn tick(&self, now: Instant) {
         let mut slot = self.slot.lock().unwrap_or_else(|p| p.into_inner());
         let Some(armed) = slot.as_mut() else {

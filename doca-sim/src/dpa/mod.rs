@@ -173,8 +173,11 @@ impl DpaCore {
         self.fatal.load(Ordering::Acquire) || self.base.as_ref().is_some_and(|b| b.is_fatal())
     }
 
-    /// Marks the context as hit by a device-side error; it stays so. The
-    /// first report is kept.
+    /// Marks the context as hit by a device-side error; it stays so.
+    ///
+    /// Model choice: the first report is kept (later faults, such as the
+    /// other instances of a launch tripping over the same bug, are the
+    /// consequences a developer does not need first).
     pub(crate) fn make_fatal(&self, report: FaultReport) {
         let mut slot = self.fault.lock().unwrap_or_else(|p| p.into_inner());
         if slot.is_none() {
