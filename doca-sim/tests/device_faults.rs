@@ -15,6 +15,7 @@
 mod common;
 
 use std::ffi::c_void;
+use std::io::Write;
 use std::os::unix::process::ExitStatusExt;
 use std::process::Command;
 use std::ptr::null_mut;
@@ -93,7 +94,9 @@ fn device_faults() {
             failures.push(format!("{case}: {}\n{stdout}\n{stderr}", out.status));
         }
     }
-    println!(
+    // Straight to stderr (not the captured `println!`), so CI logs show it.
+    let _ = writeln!(
+        std::io::stderr(),
         "device faults: {} cases, {reported} reported, {crashes} host crashes",
         CASES.len()
     );
