@@ -48,9 +48,12 @@
 //! `abort()`/failed `assert()`, `doca_sim_dev_fault` call or overrun of the
 //! kernel run-time limit ends that kernel and makes its context fatal, as a
 //! device-side error does on hardware. [`fault_report`] then says what
-//! happened (see [`FaultReport`]); the host process carries on. Checking is
-//! on by default; `memcheck = false` in the profile or `DOCA_SIM_MEMCHECK=0`
-//! turns it off.
+//! happened (see [`FaultReport`]); the host process carries on. The fenced
+//! heap is on by default; `memcheck = false` in the profile or
+//! `DOCA_SIM_MEMCHECK=0` (which wins over the profile) turns it off for
+//! speed, and then bad accesses inside the host's memory go unseen. Traps
+//! (a NULL dereference, `abort()`, the watchdog) are device faults either
+//! way.
 //!
 //! Environment variables: `DOCA_SIM_PROFILE` (a profile file, see
 //! [`Profile::parse`]; empty means the default), `DOCA_SIM_FAULTS` (faults

@@ -79,6 +79,8 @@ fn device_faults() {
                 "--test-threads=1",
             ])
             .env(CASE_ENV, case)
+            // The cases are about the checker: on, whatever the caller set.
+            .env("DOCA_SIM_MEMCHECK", "1")
             .output()
             .unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
