@@ -41,6 +41,7 @@ extern "C" {
     fn thread_past_end();
     fn notify();
     fn spin_forever();
+    fn recurse();
     fn saxpy();
 }
 
@@ -53,6 +54,7 @@ const CASES: &[&str] = &[
     "failed_assert",
     "explicit_fault",
     "dpa_thread",
+    "stack_overflow",
     "watchdog",
     "saxpy_16",
     "saxpy_4096",
@@ -219,6 +221,13 @@ fn run_case(scope: &Scope, case: &str) -> FaultReport {
             r
         }
         "dpa_thread" => dpa_thread_case(),
+        "stack_overflow" => {
+            let (ctx, comp) = started();
+            ok!(launch(&ctx, comp, 1, recurse, &[0]));
+            let r = fatal(ctx, comp, "recurse");
+            expect(&r, FaultKind::StackOverflow, DeviceCode::Kernel);
+            r
+        }
         "watchdog" => watchdog_case(scope),
         "saxpy_16" => saxpy_case(16),
         "saxpy_4096" => saxpy_case(4096),

@@ -83,6 +83,17 @@ __dpa_global__ void notify(uint64_t handle)
 	doca_dpa_dev_thread_notify(handle);
 }
 
+/* Unbounded recursion with a large frame: overflows the EU thread's stack. */
+__dpa_global__ void recurse(uint64_t depth)
+{
+	volatile uint8_t frame[4096];
+
+	frame[0] = (uint8_t)depth;
+	if (depth != UINT64_MAX)
+		recurse(depth + 1);
+	frame[1] = frame[0];
+}
+
 /* Never ends and never calls the device API: only the watchdog stops it. */
 __dpa_global__ void spin_forever(uint64_t counter)
 {
@@ -147,6 +158,7 @@ INVOKE0(explicit_fault)
 INVOKE1(thread_past_end)
 INVOKE1(notify)
 INVOKE1(spin_forever)
+INVOKE1(recurse)
 INVOKE3(saxpy)
 
 /* Every kernel takes uint64_t parameters only. */
@@ -183,6 +195,7 @@ static const struct doca_sim_kernel kernels[] = {
 	KERNEL(thread_past_end, 1, read_u64_1),
 	KERNEL(notify, 1, read_u64_1),
 	KERNEL(spin_forever, 1, read_u64_1),
+	KERNEL(recurse, 1, read_u64_1),
 	KERNEL(saxpy, 3, read_u64_3),
 };
 
