@@ -1,5 +1,6 @@
-//! Compiles the sim's C shim (variadic entry points, instance unwinding) and
-//! tells dependants where the reference headers are.
+//! Compiles the sim's C shim (variadic entry points, the traps that end a
+//! kernel instance) and the kernels of the device-fault test, and tells
+//! dependants where the reference headers are.
 
 use std::path::PathBuf;
 
@@ -15,6 +16,7 @@ fn main() {
     cc::Build::new()
         .file("csrc/shim.c")
         .file("csrc/device.c")
+        .file("csrc/trap.c")
         .include(&include)
         .include(&device_include)
         .define("DOCA_ALLOW_EXPERIMENTAL_API", None)
@@ -22,6 +24,20 @@ fn main() {
         .warnings(true)
         .extra_warnings(true)
         .compile("doca_sim_c");
+    // The kernels of tests/device_faults.rs, an archive in OUT_DIR that only
+    // that test links (with #[link]); absent from a packaged crate.
+    let test_kernels = root.join("tests/kernels/device_faults.c");
+    if test_kernels.exists() {
+        println!("cargo::rerun-if-changed=tests/kernels");
+        cc::Build::new()
+            .file(&test_kernels)
+            .include(&include)
+            .include(&device_include)
+            .flag_if_supported("-std=gnu11")
+            .warnings(true)
+            .cargo_metadata(false)
+            .compile("doca_sim_test_kernels");
+    }
     // DEP_DOCA_SIM_INCLUDE / DEP_DOCA_SIM_DEVICE_INCLUDE for the -sys crates.
     println!("cargo::metadata=include={}", include.display());
     println!(

@@ -64,7 +64,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let live = Live::new();
     let device = Device::open_first_with_dpa()?;
     let dpa = Dpa::start(&device, doca_examples::app())?;
-    let out = DpaBuffer::<u64>::new(&dpa, 1)?;
+    // fill_ranks writes out[rank] and, from rank 0, out[num_threads]: two
+    // slots for one thread (the sim's memory checker caught the one-slot
+    // buffer this used to have).
+    let out = DpaBuffer::<u64>::new(&dpa, 2)?;
     let launcher = Launcher::new(&dpa)?;
     let mut baseline: Option<(Option<i64>, u64)> = None;
     let mut grew = false;
@@ -96,7 +99,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         }
     }
-    assert_eq!(out.to_vec()?, [n % 1_000_000]);
+    assert_eq!(out.to_vec()?, [n % 1_000_000, 1]);
     if grew {
         std::process::exit(1);
     }

@@ -368,7 +368,9 @@ fn run(
     let scope = Scope::new();
     scope.set_profile(small_profile());
     if let Some((call, nth, code)) = fault {
-        scope.inject(call, Nth::At(nth), code.0 as i32);
+        scope
+            .inject(call, Nth::At(nth), code.0)
+            .unwrap_or_else(|e| panic!("{e}"));
     }
     let started = Instant::now();
     let result = catch_unwind(AssertUnwindSafe(flow));

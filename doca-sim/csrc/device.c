@@ -1,14 +1,16 @@
 /*
  * SPDX-License-Identifier: MIT OR Apache-2.0
  *
- * doca-sim: the device-side calls that end the running kernel instance.
+ * doca-sim: the device-side calls that can end the running kernel instance.
  *
- * A DPA thread that reschedules or finishes, or a kernel whose context turned
- * fatal, does not return to its caller. The sim runs each instance under a
- * setjmp here and returns to it with longjmp; only C frames (the kernel's and
- * these functions') are skipped, never Rust ones.
+ * A DPA thread that reschedules or finishes, a kernel whose context turned
+ * fatal, and a kernel that handed a device function a bad handle or address
+ * do not return to their caller. The sim runs each instance under a
+ * sigsetjmp (csrc/trap.c) and returns to it with siglongjmp; only C frames
+ * (the kernel's and these functions') are skipped, never the sim's Rust ones:
+ * the Rust implementation (doca_sim_impl_*) returns first, then the wrapper
+ * here ends the instance if it found a device fault.
  */
-#include <setjmp.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <sched.h>
@@ -18,58 +20,46 @@
 #include <doca_dpa_dev_sync_event.h>
 #include <doca_sim_dev.h>
 
-enum { ENDED_RETURNED = 0, ENDED_ABORTED = 1, ENDED_RESCHEDULED = 2, ENDED_FINISHED = 3 };
+#include "trap.h"
 
 int doca_sim_dev_should_abort(void);
 void doca_sim_dev_log_line(unsigned int level, const char *line);
 int doca_sim_dev_sync_event_wait_gt(uint64_t handle, uint64_t value, uint64_t mask);
 void doca_sim_dev_raise_fault(const char *reason);
 
-static _Thread_local jmp_buf *current_instance;
-
-uint64_t doca_sim_run_instance(uint64_t (*invoke)(const uint64_t *args), const uint64_t *args, int *ended)
-{
-	jmp_buf env;
-	jmp_buf *outer = current_instance;
-	volatile uint64_t value = 0;
-	int code;
-
-	current_instance = &env;
-	code = setjmp(env);
-	if (code == 0)
-		value = invoke(args);
-	current_instance = outer;
-	*ended = code;
-	return value;
-}
-
-static void end_instance(int code)
-{
-	if (current_instance != NULL)
-		longjmp(*current_instance, code);
-}
+void doca_sim_impl_thread_notify(uint64_t handle);
+void doca_sim_impl_sync_event_get(uint64_t handle, uint64_t *value);
+void doca_sim_impl_sync_event_update_add(uint64_t handle, uint64_t value);
+void doca_sim_impl_sync_event_update_set(uint64_t handle, uint64_t value);
+int doca_sim_impl_get_completion(uint64_t handle, uint64_t *element);
+void doca_sim_impl_completion_ack(uint64_t handle, uint64_t n);
+void doca_sim_impl_completion_request_notification(uint64_t handle);
+int doca_sim_impl_completion_post(uint64_t handle, uint32_t type, uint32_t user_data, uint32_t immediate);
+void doca_sim_impl_hash_table_add(uint64_t handle, uint32_t key, uint64_t value);
+void doca_sim_impl_hash_table_remove(uint64_t handle, uint32_t key);
+int doca_sim_impl_hash_table_find(uint64_t handle, uint32_t key, uint64_t *value);
 
 void doca_dpa_dev_thread_reschedule(void)
 {
-	end_instance(ENDED_RESCHEDULED);
+	doca_sim_trap_end(DOCA_SIM_ENDED_RESCHEDULED);
 }
 
 void doca_dpa_dev_thread_finish(void)
 {
-	end_instance(ENDED_FINISHED);
+	doca_sim_trap_end(DOCA_SIM_ENDED_FINISHED);
 }
 
 void doca_dpa_dev_yield(void)
 {
 	if (doca_sim_dev_should_abort())
-		end_instance(ENDED_ABORTED);
+		doca_sim_trap_end(DOCA_SIM_ENDED_ABORTED);
 	sched_yield();
 }
 
 void doca_dpa_dev_sync_event_wait_gt(doca_dpa_dev_sync_event_t handle, uint64_t value, uint64_t mask)
 {
 	if (doca_sim_dev_sync_event_wait_gt(handle, value, mask))
-		end_instance(ENDED_ABORTED);
+		doca_sim_trap_end(DOCA_SIM_ENDED_ABORTED);
 }
 
 void doca_dpa_dev_log(doca_dpa_dev_log_level_t log_level, const char *format, ...)
@@ -86,5 +76,88 @@ void doca_dpa_dev_log(doca_dpa_dev_log_level_t log_level, const char *format, ..
 void doca_sim_dev_fault(const char *reason)
 {
 	doca_sim_dev_raise_fault(reason);
-	end_instance(ENDED_ABORTED);
+	doca_sim_trap_end(DOCA_SIM_ENDED_ABORTED);
+}
+
+void doca_dpa_dev_thread_notify(doca_dpa_dev_notification_completion_t handle)
+{
+	doca_sim_impl_thread_notify(handle);
+	doca_sim_trap_end_if_requested();
+}
+
+void doca_dpa_dev_sync_event_get(doca_dpa_dev_sync_event_t handle, uint64_t *value)
+{
+	doca_sim_impl_sync_event_get(handle, value);
+	doca_sim_trap_end_if_requested();
+}
+
+void doca_dpa_dev_sync_event_update_add(doca_dpa_dev_sync_event_t handle, uint64_t value)
+{
+	doca_sim_impl_sync_event_update_add(handle, value);
+	doca_sim_trap_end_if_requested();
+}
+
+void doca_dpa_dev_sync_event_update_set(doca_dpa_dev_sync_event_t handle, uint64_t value)
+{
+	doca_sim_impl_sync_event_update_set(handle, value);
+	doca_sim_trap_end_if_requested();
+}
+
+int doca_dpa_dev_get_completion(doca_dpa_dev_completion_t handle, doca_dpa_dev_completion_element_t *element)
+{
+	int got = doca_sim_impl_get_completion(handle, element);
+
+	doca_sim_trap_end_if_requested();
+	return got;
+}
+
+void doca_dpa_dev_completion_ack(doca_dpa_dev_completion_t handle, uint64_t num_comp)
+{
+	doca_sim_impl_completion_ack(handle, num_comp);
+	doca_sim_trap_end_if_requested();
+}
+
+void doca_dpa_dev_completion_request_notification(doca_dpa_dev_completion_t handle)
+{
+	doca_sim_impl_completion_request_notification(handle);
+	doca_sim_trap_end_if_requested();
+}
+
+int doca_sim_dev_completion_post(doca_dpa_dev_completion_t handle, uint32_t type, uint32_t user_data,
+				 uint32_t immediate)
+{
+	int err = doca_sim_impl_completion_post(handle, type, user_data, immediate);
+
+	doca_sim_trap_end_if_requested();
+	return err;
+}
+
+void doca_dpa_dev_hash_table_add(doca_dpa_dev_hash_table_t handle, uint32_t key, uint64_t value)
+{
+	doca_sim_impl_hash_table_add(handle, key, value);
+	doca_sim_trap_end_if_requested();
+}
+
+void doca_dpa_dev_hash_table_remove(doca_dpa_dev_hash_table_t handle, uint32_t key)
+{
+	doca_sim_impl_hash_table_remove(handle, key);
+	doca_sim_trap_end_if_requested();
+}
+
+int doca_dpa_dev_hash_table_find(doca_dpa_dev_hash_table_t handle, uint32_t key, uint64_t *value)
+{
+	int found = doca_sim_impl_hash_table_find(handle, key, value);
+
+	doca_sim_trap_end_if_requested();
+	return found;
+}
+
+int doca_sim_impl_rdmi_send(uint64_t poster, uint64_t connection, const void *data, uint32_t len, uint32_t user_data);
+
+int doca_sim_dev_rdmi_send(uint64_t poster, uint64_t connection, const void *data, uint32_t len, uint32_t user_data)
+{
+	int err = doca_sim_impl_rdmi_send(poster, connection, data, len, user_data);
+
+	doca_sim_trap_end_if_requested();
+	return err;
 }

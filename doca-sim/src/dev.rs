@@ -19,6 +19,8 @@ pub(crate) struct DeviceModel {
     pub(crate) index: u16,
     /// Open `doca_dev` handles of this device.
     pub(crate) opens: AtomicU32,
+    /// Whether DPA heaps on it are fenced (`crate::memcheck`).
+    pub(crate) memcheck: bool,
 }
 
 /// `struct doca_devinfo`.
@@ -176,6 +178,7 @@ doca_api! {
                         profile: p.clone(),
                         index: index as u16,
                         opens: AtomicU32::new(0),
+                        memcheck: crate::memcheck::enabled(profile.memcheck),
                     }),
                 })
             })

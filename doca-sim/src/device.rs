@@ -1,10 +1,16 @@
 //! The device-side API that DPA kernels call, as the sim implements it.
 //!
 //! Kernels are compiled for the host against `device-include/`; their calls
-//! land here (or in `csrc/device.c` for the calls that must end the running
-//! instance, which needs `longjmp`). A handle that does not designate a live
-//! object is a device-side fault: the context turns fatal, as a bad access on
-//! the DPA would make it.
+//! land here (through the wrappers of `csrc/device.c` for the calls that may
+//! end the running instance, which needs `siglongjmp`). A handle that does
+//! not designate a live object, or an address the function cannot access, is
+//! a device-side fault: the context turns fatal, as a bad access on the DPA
+//! would make it, and the C wrapper ends the instance when the Rust function
+//! has returned.
+//!
+//! Every function here starts with [`SimCode::enter`]: from then on the
+//! thread runs the sim's code, not the kernel's (see `crate::trap`), and
+//! memory the kernel named is touched only through the probing copies.
 
 // Functions called from C (kernels, the shim) are `pub` for `#[no_mangle]`
 // export, not for Rust callers.
@@ -14,15 +20,54 @@ use std::ffi::{c_char, c_int, c_uint, CStr};
 use std::sync::OnceLock;
 use std::time::Instant;
 
+use crate::dpa::fault::{Access, FaultKind, FaultReport};
 use crate::dpa::launch::{current_device, with_device};
 use crate::registry::{resolve, DeviceObject};
 use crate::sync_event::{Compare, EventCore};
+use crate::trap::{self, SimCode};
 
-fn fault(reason: String) {
+/// Records a device fault of the running code; its C wrapper then ends it.
+fn raise(kind: FaultKind, reason: String) {
     with_device(|ctx| match ctx {
-        Some(ctx) => ctx.core.make_fatal(reason),
+        Some(ctx) => {
+            ctx.core
+                .make_fatal(FaultReport::device(kind, Some(&ctx.site()), reason));
+            trap::request_end();
+        }
         None => eprintln!("doca-sim: device call outside a kernel: {reason}"),
     });
+}
+
+/// A device call with a handle that designates nothing live.
+fn fault(reason: String) {
+    raise(FaultKind::InvalidDeviceCall, reason);
+}
+
+/// A device call was given an address it cannot access.
+pub(crate) fn bad_address(call: &str, addr: u64, access: Access) {
+    with_device(|ctx| match ctx {
+        Some(ctx) => {
+            ctx.core.make_fatal(FaultReport::bad_address(
+                Some(&ctx.site()),
+                call,
+                addr,
+                access,
+            ));
+            trap::request_end();
+        }
+        None => eprintln!("doca-sim: {call} outside a kernel was given a bad address {addr:#x}"),
+    });
+}
+
+/// Writes a result through a pointer the kernel passed (an inaccessible
+/// one is the kernel's device fault).
+fn write_out<T: Copy>(call: &str, ptr: *mut T, value: T) {
+    // SAFETY: `ptr` is the out-pointer the kernel gave this device call; the
+    // probe catches unmapped, fenced and freed addresses, and the sim trusts
+    // device code beyond that as the DPA does.
+    if let Err(addr) = unsafe { trap::probe_write(ptr, value) } {
+        bad_address(call, addr, Access::Write);
+    }
 }
 
 fn event(handle: u64) -> Option<std::sync::Arc<EventCore>> {
@@ -52,24 +97,28 @@ fn completion(handle: u64) -> Option<std::sync::Arc<crate::dpa::threads::Complet
 /// True when the running instance should stop (its context is fatal).
 #[no_mangle]
 pub extern "C" fn doca_sim_dev_should_abort() -> c_int {
+    let _sim = SimCode::enter();
     with_device(|ctx| c_int::from(ctx.is_some_and(|c| c.core.is_fatal())))
 }
 
 /// Rank of the calling thread in its launch (or group).
 #[no_mangle]
 pub extern "C" fn doca_dpa_dev_thread_rank() -> c_uint {
+    let _sim = SimCode::enter();
     with_device(|ctx| ctx.map_or(0, |c| c.rank))
 }
 
 /// Number of threads of the calling launch (or group).
 #[no_mangle]
 pub extern "C" fn doca_dpa_dev_num_threads() -> c_uint {
+    let _sim = SimCode::enter();
     with_device(|ctx| ctx.map_or(1, |c| c.num_threads))
 }
 
 /// Local storage of the calling DPA thread (0 in launched kernels).
 #[no_mangle]
 pub extern "C" fn doca_dpa_dev_thread_get_local_storage() -> u64 {
+    let _sim = SimCode::enter();
     current_device()
         .and_then(|c| c.thread)
         .map_or(0, |t| t.local_storage())
@@ -77,7 +126,8 @@ pub extern "C" fn doca_dpa_dev_thread_get_local_storage() -> u64 {
 
 /// Wakes the thread bound to a notification completion.
 #[no_mangle]
-pub extern "C" fn doca_dpa_dev_thread_notify(handle: u64) {
+pub extern "C" fn doca_sim_impl_thread_notify(handle: u64) {
+    let _sim = SimCode::enter();
     match resolve(handle) {
         Some(DeviceObject::Thread(t)) => t.activate(),
         _ => fault(format!("notification handle {handle:#x} is not live")),
@@ -87,6 +137,7 @@ pub extern "C" fn doca_dpa_dev_thread_notify(handle: u64) {
 /// Writes one formatted device log line (called by `doca_dpa_dev_log`).
 #[no_mangle]
 pub unsafe extern "C" fn doca_sim_dev_log_line(level: c_uint, line: *const c_char) {
+    let _sim = SimCode::enter();
     if line.is_null() {
         return;
     }
@@ -101,6 +152,7 @@ pub unsafe extern "C" fn doca_sim_dev_log_line(level: c_uint, line: *const c_cha
 /// Model choice: traces go to the device log at DEBUG level.
 #[no_mangle]
 pub extern "C" fn doca_dpa_dev_trace(a1: u64, a2: u64, a3: u64, a4: u64, a5: u64) {
+    let _sim = SimCode::enter();
     let line = format!("trace {a1:#x} {a2:#x} {a3:#x} {a4:#x} {a5:#x}");
     with_device(|ctx| {
         if let Some(c) = ctx {
@@ -117,22 +169,24 @@ pub extern "C" fn doca_dpa_dev_trace_flush() {}
 /// nanoseconds.
 #[no_mangle]
 pub extern "C" fn doca_sim_dev_cycles() -> u64 {
+    let _sim = SimCode::enter();
     static START: OnceLock<Instant> = OnceLock::new();
     START.get_or_init(Instant::now).elapsed().as_nanos() as u64
 }
 
 /// Reads a sync event.
 #[no_mangle]
-pub unsafe extern "C" fn doca_dpa_dev_sync_event_get(handle: u64, value: *mut u64) {
-    if let (Some(e), false) = (event(handle), value.is_null()) {
-        // SAFETY: the kernel passes a writable u64.
-        unsafe { value.write(e.get()) };
+pub unsafe extern "C" fn doca_sim_impl_sync_event_get(handle: u64, value: *mut u64) {
+    let _sim = SimCode::enter();
+    if let Some(e) = event(handle) {
+        write_out("doca_dpa_dev_sync_event_get", value, e.get());
     }
 }
 
 /// Adds to a sync event.
 #[no_mangle]
-pub extern "C" fn doca_dpa_dev_sync_event_update_add(handle: u64, value: u64) {
+pub extern "C" fn doca_sim_impl_sync_event_update_add(handle: u64, value: u64) {
+    let _sim = SimCode::enter();
     if let Some(e) = event(handle) {
         e.add(value);
     }
@@ -140,7 +194,8 @@ pub extern "C" fn doca_dpa_dev_sync_event_update_add(handle: u64, value: u64) {
 
 /// Sets a sync event.
 #[no_mangle]
-pub extern "C" fn doca_dpa_dev_sync_event_update_set(handle: u64, value: u64) {
+pub extern "C" fn doca_sim_impl_sync_event_update_set(handle: u64, value: u64) {
+    let _sim = SimCode::enter();
     if let Some(e) = event(handle) {
         e.set(value);
     }
@@ -153,6 +208,7 @@ pub extern "C" fn doca_dpa_dev_sync_event_update_set(handle: u64, value: u64) {
 /// a kernel stuck waiting can be reclaimed.
 #[no_mangle]
 pub extern "C" fn doca_sim_dev_sync_event_wait_gt(handle: u64, value: u64, mask: u64) -> c_int {
+    let _sim = SimCode::enter();
     let Some(e) = event(handle) else { return 1 };
     let core = current_device().map(|c| c.core);
     let ok = e.wait(Compare::Gt, value, mask, || {
@@ -164,41 +220,45 @@ pub extern "C" fn doca_sim_dev_sync_event_wait_gt(handle: u64, value: u64, mask:
 /// Takes the next completion element; returns 1 and writes it when one is
 /// available, 0 otherwise.
 #[no_mangle]
-pub unsafe extern "C" fn doca_dpa_dev_get_completion(handle: u64, element: *mut u64) -> c_int {
+pub unsafe extern "C" fn doca_sim_impl_get_completion(handle: u64, element: *mut u64) -> c_int {
+    let _sim = SimCode::enter();
     let Some(c) = completion(handle) else {
         return 0;
     };
     match c.next() {
-        Some(e) if !element.is_null() => {
-            // SAFETY: the kernel passes a writable element.
-            unsafe { element.write(e) };
+        Some(e) => {
+            write_out("doca_dpa_dev_get_completion", element, e);
             1
         }
-        _ => 0,
+        None => 0,
     }
 }
 
 /// The type of a completion element.
 #[no_mangle]
 pub extern "C" fn doca_dpa_dev_get_completion_type(element: u64) -> c_uint {
+    let _sim = SimCode::enter();
     (element & 0xff) as c_uint
 }
 
 /// The user data of a completion element.
 #[no_mangle]
 pub extern "C" fn doca_dpa_dev_get_completion_user_data(element: u64) -> u32 {
+    let _sim = SimCode::enter();
     ((element >> 8) & 0xff_ffff) as u32
 }
 
 /// The immediate of a completion element.
 #[no_mangle]
 pub extern "C" fn doca_dpa_dev_get_completion_immediate(element: u64) -> u32 {
+    let _sim = SimCode::enter();
     (element >> 32) as u32
 }
 
 /// Releases `n` read completion elements.
 #[no_mangle]
-pub extern "C" fn doca_dpa_dev_completion_ack(handle: u64, n: u64) {
+pub extern "C" fn doca_sim_impl_completion_ack(handle: u64, n: u64) {
+    let _sim = SimCode::enter();
     if let Some(c) = completion(handle) {
         c.ack(n);
     }
@@ -206,7 +266,8 @@ pub extern "C" fn doca_dpa_dev_completion_ack(handle: u64, n: u64) {
 
 /// Arms the completion context to wake its thread on the next element.
 #[no_mangle]
-pub extern "C" fn doca_dpa_dev_completion_request_notification(handle: u64) {
+pub extern "C" fn doca_sim_impl_completion_request_notification(handle: u64) {
+    let _sim = SimCode::enter();
     if let Some(c) = completion(handle) {
         c.request_notification();
     }
@@ -216,12 +277,13 @@ pub extern "C" fn doca_dpa_dev_completion_request_notification(handle: u64) {
 /// a DOCA error code (BAD_STATE not started, INVALID_VALUE user data ≥ 2^24,
 /// FULL on overrun, which also makes the context fatal).
 #[no_mangle]
-pub extern "C" fn doca_sim_dev_completion_post(
+pub extern "C" fn doca_sim_impl_completion_post(
     handle: u64,
     kind: u32,
     user_data: u32,
     immediate: u32,
 ) -> c_int {
+    let _sim = SimCode::enter();
     let Some(c) = completion(handle) else {
         return crate::error::codes::INVALID_VALUE as c_int;
     };
@@ -235,15 +297,19 @@ pub extern "C" fn doca_sim_dev_completion_post(
 /// exception would (`csrc/device.c` then ends the instance).
 #[no_mangle]
 pub unsafe extern "C" fn doca_sim_dev_raise_fault(reason: *const c_char) {
+    let _sim = SimCode::enter();
     let text = if reason.is_null() {
         "kernel raised a fault".to_owned()
     } else {
-        // SAFETY: the kernel passes a NUL-terminated string.
-        unsafe { CStr::from_ptr(reason) }
-            .to_string_lossy()
-            .into_owned()
+        // SAFETY: the string the kernel passed; probed as in `write_out`.
+        match unsafe { trap::probe_cstr(reason, 1024) } {
+            Ok(text) => text,
+            Err(addr) => {
+                return bad_address("doca_sim_dev_fault", addr, Access::Read);
+            }
+        }
     };
-    fault(text);
+    raise(FaultKind::ExplicitFault, text);
 }
 
 fn hash(handle: u64) -> Option<std::sync::Arc<crate::dpa::threads::HashCore>> {
@@ -260,17 +326,19 @@ fn hash(handle: u64) -> Option<std::sync::Arc<crate::dpa::threads::HashCore>> {
 ///
 /// Model choice: inserting into a full table is a device-side fault.
 #[no_mangle]
-pub extern "C" fn doca_dpa_dev_hash_table_add(handle: u64, key: u32, value: u64) {
+pub extern "C" fn doca_sim_impl_hash_table_add(handle: u64, key: u32, value: u64) {
+    let _sim = SimCode::enter();
     if let Some(h) = hash(handle) {
         if !h.add(key, value) {
-            fault("hash table full".into());
+            raise(FaultKind::QueueOverrun, "hash table full".into());
         }
     }
 }
 
 /// Removes a key.
 #[no_mangle]
-pub extern "C" fn doca_dpa_dev_hash_table_remove(handle: u64, key: u32) {
+pub extern "C" fn doca_sim_impl_hash_table_remove(handle: u64, key: u32) {
+    let _sim = SimCode::enter();
     if let Some(h) = hash(handle) {
         h.remove(key);
     }
@@ -278,17 +346,17 @@ pub extern "C" fn doca_dpa_dev_hash_table_remove(handle: u64, key: u32) {
 
 /// Looks a key up; 1 when found (and `*value` written), 0 otherwise.
 #[no_mangle]
-pub unsafe extern "C" fn doca_dpa_dev_hash_table_find(
+pub unsafe extern "C" fn doca_sim_impl_hash_table_find(
     handle: u64,
     key: u32,
     value: *mut u64,
 ) -> c_int {
+    let _sim = SimCode::enter();
     match hash(handle).and_then(|h| h.find(key)) {
-        Some(v) if !value.is_null() => {
-            // SAFETY: the kernel passes a writable u64.
-            unsafe { value.write(v) };
+        Some(v) => {
+            write_out("doca_dpa_dev_hash_table_find", value, v);
             1
         }
-        _ => 0,
+        None => 0,
     }
 }

@@ -102,6 +102,7 @@ pub(crate) mod codes {
     pub(crate) const UNEXPECTED: Code = 22;
     pub(crate) const FULL: Code = 24;
     pub(crate) const IN_PROGRESS: Code = 26;
+    pub(crate) const BAD_CONFIG: Code = 29;
 }
 
 /// An error inside the sim: the code handed back to C, and why (logged when

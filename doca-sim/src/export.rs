@@ -3,6 +3,9 @@
 //! [`doca_api!`] wraps each body so that every exported function
 //! - has exactly the signature bindgen generated from the reference headers
 //!   (a mismatch is a compile error, checked against `crate::abi`),
+//! - runs as sim code, not kernel code, for the trap handlers ([`crate::trap`]),
+//! - fails with BAD_CONFIG while the environment configuration is refused
+//!   ([`crate::config`]),
 //! - counts its calls and honours injected faults ([`crate::hooks`]),
 //! - turns a [`SimError`] into its code, logging why when `DOCA_SIM_LOG` is
 //!   set, and never lets a panic cross into C.
@@ -29,6 +32,12 @@ pub(crate) fn log(args: std::fmt::Arguments<'_>) {
 
 /// Runs the body of a fallible exported function.
 pub(crate) fn run(name: &'static str, body: impl FnOnce() -> SimResult) -> abi::doca_error_t {
+    let _sim = crate::trap::SimCode::enter();
+    if let Some(reason) = crate::config::error() {
+        crate::config::announce(reason);
+        log(format_args!("{name}: DOCA_ERROR_BAD_CONFIG: {reason}"));
+        return codes::BAD_CONFIG as abi::doca_error_t;
+    }
     if let Some(code) = hooks::enter(name) {
         log(format_args!("{name}: injected error {code}"));
         return code as abi::doca_error_t;
@@ -95,6 +104,7 @@ macro_rules! doca_api {
         #[allow(unreachable_pub)]
         pub unsafe extern "C" fn $name($($arg: $ty),*) -> $ret {
             const _: unsafe extern "C" fn($($ty),*) -> $ret = $crate::abi::$name;
+            let _sim = $crate::trap::SimCode::enter();
             $crate::hooks::count(stringify!($name));
             $body
         }

@@ -13,13 +13,21 @@
 //! the N-th call, counting from 1) or `function@*=CODE` (fail every call),
 //! where `CODE` is a DOCA error name with or without the `DOCA_ERROR_`
 //! prefix, or its number; `*` as the function name matches every function.
+//!
+//! Faults fail closed: a function the sim does not export (or one that
+//! cannot fail) is refused with an error naming the closest exported name,
+//! in [`Scope::inject`] and in `DOCA_SIM_FAULTS` (where it makes every DOCA
+//! call fail with `DOCA_ERROR_BAD_CONFIG`, see [`crate::config_error`]), and
+//! [`Scope::assert_all_fired`] tells a test whose faults never fired.
 
 use std::cell::Cell;
 use std::collections::{BTreeMap, HashMap};
+use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
-use crate::error::{code_from_name, Code};
+use crate::abi;
+use crate::error::{code_from_name, name, Code};
 
 /// Which calls of a function a fault applies to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,12 +39,123 @@ pub enum Nth {
 }
 
 #[derive(Debug, Clone)]
-struct Fault {
+pub(crate) struct Fault {
     function: String,
     nth: Nth,
     code: Code,
     /// Calls to `function` seen since the fault was installed.
     seen: u64,
+    /// Times it fired.
+    fired: u64,
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.nth {
+            Nth::At(n) => write!(f, "{}@{n}", self.function)?,
+            Nth::Every => write!(f, "{}@*", self.function)?,
+        }
+        write!(f, "={}", name(self.code).to_string_lossy())
+    }
+}
+
+/// The declarations of the reference headers, as `(name, returns
+/// doca_error_t)`, read from the generated bindings.
+fn declared() -> &'static [(&'static str, bool)] {
+    static NAMES: OnceLock<Vec<(&'static str, bool)>> = OnceLock::new();
+    NAMES.get_or_init(|| {
+        let mut names = Vec::new();
+        for text in [include_str!("abi/dpa.rs"), include_str!("abi/rdmi.rs")] {
+            let mut lines = text.lines();
+            while let Some(line) = lines.next() {
+                let Some(rest) = line.trim_start().strip_prefix("pub fn ") else {
+                    continue;
+                };
+                let name = rest.split('(').next().unwrap_or("").trim();
+                let mut decl = line.to_owned();
+                while !decl.contains(';') {
+                    match lines.next() {
+                        Some(l) => decl.push_str(l),
+                        None => break,
+                    }
+                }
+                names.push((name, decl.contains("-> doca_error_t;")));
+            }
+        }
+        names.sort_unstable();
+        names.dedup();
+        names
+    })
+}
+
+/// Every function a fault can be injected into: those of the reference
+/// headers that return `doca_error_t` (the sim defines each of them).
+pub fn injectable_functions() -> impl Iterator<Item = &'static str> {
+    declared().iter().filter(|(_, f)| *f).map(|(n, _)| *n)
+}
+
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+/// A fault the sim refused to install.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InjectError {
+    message: String,
+}
+
+impl fmt::Display for InjectError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for InjectError {}
+
+/// Checks that a fault can fire on `function`.
+fn check_function(function: &str) -> Result<(), InjectError> {
+    if function == "*" {
+        return Ok(());
+    }
+    match declared().binary_search_by(|(n, _)| (*n).cmp(function)) {
+        Ok(i) if declared()[i].1 => Ok(()),
+        Ok(_) => Err(InjectError {
+            message: format!(
+                "`{function}` cannot fail (it does not return doca_error_t), so no fault can be \
+                 injected into it"
+            ),
+        }),
+        Err(_) => {
+            let closest = injectable_functions().min_by_key(|n| distance(function, n));
+            let hint = closest
+                .map(|c| format!(" (did you mean `{c}`?)"))
+                .unwrap_or_default();
+            Err(InjectError {
+                message: format!("doca-sim exports no function `{function}`{hint}"),
+            })
+        }
+    }
+}
+
+/// The faults of `DOCA_SIM_FAULTS`, or why it is malformed.
+pub(crate) fn env_faults() -> &'static Result<Vec<Fault>, String> {
+    static FAULTS: OnceLock<Result<Vec<Fault>, String>> = OnceLock::new();
+    FAULTS.get_or_init(|| match std::env::var("DOCA_SIM_FAULTS") {
+        Err(std::env::VarError::NotPresent) => Ok(Vec::new()),
+        Err(std::env::VarError::NotUnicode(_)) => Err("DOCA_SIM_FAULTS is not valid UTF-8".into()),
+        Ok(spec) => parse_fault_spec(&spec).map_err(|e| format!("DOCA_SIM_FAULTS: {e}")),
+    })
 }
 
 #[derive(Default)]
@@ -56,11 +175,10 @@ fn hooks() -> MutexGuard<'static, Hooks> {
     static HOOKS: OnceLock<Mutex<Hooks>> = OnceLock::new();
     let lock = HOOKS.get_or_init(|| {
         let mut global = ScopeState::default();
-        if let Ok(spec) = std::env::var("DOCA_SIM_FAULTS") {
-            match parse_fault_spec(&spec) {
-                Ok(faults) => global.faults = faults,
-                Err(msg) => eprintln!("doca-sim: ignoring DOCA_SIM_FAULTS: {msg}"),
-            }
+        // A malformed spec installs nothing here: every call then fails
+        // with BAD_CONFIG instead (`crate::config`).
+        if let Ok(faults) = env_faults() {
+            global.faults = faults.clone();
         }
         let mut scopes = HashMap::new();
         scopes.insert(0, global);
@@ -102,11 +220,13 @@ fn parse_fault_spec(spec: &str) -> Result<Vec<Fault>, String> {
         };
         let code = code_from_name(code.trim())
             .ok_or_else(|| format!("`{item}`: unknown error code `{code}`"))?;
+        check_function(function.trim()).map_err(|e| format!("`{item}`: {e}"))?;
         out.push(Fault {
             function: function.trim().to_owned(),
             nth,
             code,
             seen: 0,
+            fired: 0,
         });
     }
     Ok(out)
@@ -136,6 +256,7 @@ pub(crate) fn enter(function: &'static str) -> Option<Code> {
             Nth::At(n) => fault.seen == n,
         };
         if fires && hit.is_none() {
+            fault.fired += 1;
             hit = Some(fault.code);
         }
     }
@@ -231,15 +352,67 @@ impl Scope {
 
     /// Makes `function` (or every function, with `"*"`) fail with `code` on
     /// the calls chosen by `nth`, counted from now.
-    pub fn inject(&self, function: &str, nth: Nth, code: i32) {
+    ///
+    /// Refused (nothing installed) when the sim exports no fallible function
+    /// of that name (the error names the closest one) or `nth` is
+    /// `Nth::At(0)`.
+    ///
+    /// ```
+    /// let scope = doca_sim::Scope::new();
+    /// let err = scope
+    ///     .inject("doca_dpa_strat", doca_sim::Nth::At(1), doca_sim::abi::DOCA_ERROR_DRIVER)
+    ///     .unwrap_err();
+    /// assert!(err.to_string().contains("did you mean `doca_dpa_start`?"));
+    /// ```
+    pub fn inject(
+        &self,
+        function: &str,
+        nth: Nth,
+        code: impl Into<abi::doca_error_t>,
+    ) -> Result<(), InjectError> {
+        check_function(function)?;
+        if nth == Nth::At(0) {
+            return Err(InjectError {
+                message: "Nth::At counts calls from 1".into(),
+            });
+        }
         let mut hooks = hooks();
         let state = hooks.scopes.entry(self.id).or_default();
         state.faults.push(Fault {
             function: function.to_owned(),
             nth,
-            code: code as Code,
+            code: code.into(),
             seen: 0,
+            fired: 0,
         });
+        Ok(())
+    }
+
+    /// The faults of this scope that never fired, as `function@N=CODE`.
+    pub fn unfired(&self) -> Vec<String> {
+        hooks()
+            .scopes
+            .get(&self.id)
+            .map(|s| {
+                s.faults
+                    .iter()
+                    .filter(|f| f.fired == 0)
+                    .map(|f| format!("{f} ({} matching calls)", f.seen))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Panics unless every fault injected in this scope fired at least once
+    /// (a test whose fault never fires tests nothing).
+    #[track_caller]
+    pub fn assert_all_fired(&self) {
+        let unfired = self.unfired();
+        assert!(
+            unfired.is_empty(),
+            "faults injected in this scope never fired: {}",
+            unfired.join(", ")
+        );
     }
 
     /// Removes every fault of this scope.
@@ -330,8 +503,10 @@ mod tests {
 
     #[test]
     fn spec_parses_names_numbers_and_every() {
-        let f =
-            parse_fault_spec("doca_dpa_start@2=DRIVER, *@*=DOCA_ERROR_NO_MEMORY,x@1=18").unwrap();
+        let f = parse_fault_spec(
+            "doca_dpa_start@2=DRIVER, *@*=DOCA_ERROR_NO_MEMORY,doca_dpa_stop@1=18",
+        )
+        .unwrap();
         assert_eq!(f.len(), 3);
         assert_eq!(f[0].nth, Nth::At(2));
         assert_eq!(f[0].code, 21);
@@ -346,31 +521,85 @@ mod tests {
         assert!(parse_fault_spec("doca_dpa_start=DRIVER").is_err());
         assert!(parse_fault_spec("doca_dpa_start@0=DRIVER").is_err());
         assert!(parse_fault_spec("doca_dpa_start@1=NOT_A_CODE").is_err());
+        let e = parse_fault_spec("doca_dpa_strat@1=DRIVER").unwrap_err();
+        assert!(e.contains("no function `doca_dpa_strat`"), "{e}");
+        assert!(e.contains("did you mean `doca_dpa_start`?"), "{e}");
+        let e = parse_fault_spec("doca_dev_as_devinfo@1=DRIVER").unwrap_err();
+        assert!(e.contains("cannot fail"), "{e}");
+    }
+
+    #[test]
+    fn injectable_functions_are_the_fallible_ones_the_sim_defines() {
+        let names: Vec<_> = injectable_functions().collect();
+        assert!(names.len() > 150, "{}", names.len());
+        assert!(names.contains(&"doca_dpa_kernel_launch_update_set"));
+        assert!(!names.contains(&"doca_dev_as_devinfo"));
+        // Each is defined by the sim: in Rust (doca_api! / not_modelled!) or
+        // in the C shim (the variadic ones).
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/");
+        let mut sources = String::new();
+        for dir in ["src", "src/dpa", "csrc"] {
+            for entry in std::fs::read_dir(format!("{root}{dir}")).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_file() {
+                    sources.push_str(&std::fs::read_to_string(path).unwrap());
+                }
+            }
+        }
+        for name in names {
+            assert!(
+                sources.contains(&format!("fn {name}("))
+                    || sources.contains(&format!("doca_error_t {name}(")),
+                "{name} is declared but not defined by the sim"
+            );
+        }
+    }
+
+    #[test]
+    fn closest_names_are_suggested() {
+        let e = check_function("doca_dpa_mem_aloc").unwrap_err().to_string();
+        assert!(e.contains("did you mean `doca_dpa_mem_alloc`?"), "{e}");
+        assert!(check_function("*").is_ok());
+        assert_eq!(distance("kitten", "sitting"), 3);
     }
 
     #[test]
     fn nth_call_fires_once_in_its_scope_only() {
         let scope = Scope::new();
-        scope.inject("f", Nth::At(2), 18);
-        assert_eq!(enter("f"), None);
-        assert_eq!(enter("g"), None);
-        assert_eq!(enter("f"), Some(18));
-        assert_eq!(enter("f"), None);
-        assert_eq!(scope.calls("f"), 3);
-        assert_eq!(scope.call_log(), vec!["f", "g", "f", "f"]);
+        let (f, g) = ("doca_dpa_start", "doca_dpa_stop");
+        scope.inject(f, Nth::At(2), 18u32).unwrap();
+        scope.inject(g, Nth::At(2), 18u32).unwrap();
+        assert_eq!(scope.unfired().len(), 2);
+        assert_eq!(enter(f), None);
+        assert_eq!(enter(g), None);
+        assert_eq!(enter(f), Some(18));
+        assert_eq!(enter(f), None);
+        assert_eq!(scope.calls(f), 3);
+        assert_eq!(scope.call_log(), vec![f, g, f, f]);
         assert_eq!(scope.injected(), 1);
-        let other = std::thread::spawn(|| enter("f")).join().unwrap();
+        assert_eq!(
+            scope.unfired(),
+            vec!["doca_dpa_stop@2=DOCA_ERROR_BAD_STATE (1 matching calls)".to_owned()]
+        );
+        let unfired = std::panic::catch_unwind(|| scope.assert_all_fired()).unwrap_err();
+        assert!(unfired
+            .downcast_ref::<String>()
+            .unwrap()
+            .contains("never fired: doca_dpa_stop@2"));
+        let other = std::thread::spawn(move || enter(f)).join().unwrap();
         assert_eq!(other, None);
     }
 
     #[test]
     fn handles_share_the_scope_across_threads() {
         let scope = Scope::new();
-        scope.inject("h", Nth::Every, 7);
+        scope
+            .inject("doca_pe_create", Nth::Every, abi::DOCA_ERROR_NO_MEMORY)
+            .unwrap();
         let handle = scope.handle();
         let got = std::thread::spawn(move || {
             let _in = handle.enter();
-            enter("h")
+            enter("doca_pe_create")
         })
         .join()
         .unwrap();

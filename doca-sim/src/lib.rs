@@ -26,37 +26,69 @@
 //! live-object accounting, and [`Profile`] shapes the devices:
 //!
 //! ```
-//! use doca_sim::{Nth, Scope};
+//! use doca_sim::{abi, Nth, Scope};
 //! let scope = Scope::new();
-//! scope.inject("doca_dpa_start", Nth::At(1), 21 /* DOCA_ERROR_DRIVER */);
+//! scope.inject("doca_dpa_start", Nth::At(1), abi::DOCA_ERROR_DRIVER)?;
 //! // ... run the code under test on this thread ...
+//! # let mut dpa = std::ptr::null_mut();
+//! # // SAFETY: a NULL device is refused with INVALID_VALUE; start then
+//! # // fails with the injected code.
+//! # unsafe { abi::doca_dpa_create(std::ptr::null_mut(), &mut dpa); abi::doca_dpa_start(dpa) };
+//! scope.assert_all_fired(); // the fault was reached
 //! assert_eq!(scope.live_total(), 0);
+//! # Ok::<(), doca_sim::InjectError>(())
 //! ```
 //!
+//! ## The memory checker
+//!
+//! In the sim a kernel is host code, so without help its bad access would
+//! corrupt or crash the test process. doca-sim fences every DPA heap
+//! allocation with inaccessible memory and keeps freed blocks inaccessible
+//! for a while; a kernel's bad access, NULL dereference, use after free,
+//! `abort()`/failed `assert()`, `doca_sim_dev_fault` call or overrun of the
+//! kernel run-time limit ends that kernel and makes its context fatal, as a
+//! device-side error does on hardware. [`fault_report`] then says what
+//! happened (see [`FaultReport`]); the host process carries on. The fenced
+//! heap is on by default; `memcheck = false` in the profile or
+//! `DOCA_SIM_MEMCHECK=0` (which wins over the profile) turns it off for
+//! speed, and then bad accesses inside the host's memory go unseen. Traps
+//! (a NULL dereference, `abort()`, the watchdog) are device faults either
+//! way.
+//!
 //! Environment variables: `DOCA_SIM_PROFILE` (a profile file, see
-//! [`Profile::parse`]), `DOCA_SIM_FAULTS` (faults for the whole process, see
-//! [`hooks`]), `DOCA_SIM_LOG` (print why each error was returned).
+//! [`Profile::parse`]; empty means the default), `DOCA_SIM_FAULTS` (faults
+//! for the whole process, see [`hooks`]), `DOCA_SIM_MEMCHECK` (`0`/`1`),
+//! `DOCA_SIM_LOG` (print why each error was returned). A malformed value
+//! makes every DOCA call fail with `DOCA_ERROR_BAD_CONFIG` (see
+//! [`config_error`]).
 
 pub mod abi;
 mod common;
+mod config;
 mod ctx;
 mod dev;
 mod device;
+mod dma;
 mod dpa;
 mod error;
 mod export;
 pub mod hooks;
+mod memcheck;
 mod mmap;
 mod profile;
 mod rdmi;
 mod registry;
 mod sync_event;
+mod trap;
 mod verbs;
 
-pub use hooks::{Entered, Nth, Scope, ScopeHandle};
+pub use config::config_error;
+pub use dpa::fault::{Access, DeviceCode, FaultKind, FaultReport};
+pub use dpa::{fault_report, max_run_time};
+pub use hooks::{Entered, InjectError, Nth, Scope, ScopeHandle};
 pub use profile::{
-    set_global_profile, DeviceProfile, Profile, ProfileError, RepresentorProfile,
-    DEFAULT_RUNTIME_VERSION,
+    profile_source, set_global_profile, DeviceProfile, Profile, ProfileError, ProfileSource,
+    RepresentorProfile, DEFAULT_RUNTIME_VERSION,
 };
 
 /// What `doca_dpa_sys::build_info::BACKEND` reports for this backend.

@@ -5,6 +5,11 @@
 //! `DOCA_SIM_PROFILE` environment variable, or installed from Rust with
 //! [`set_global_profile`] or [`Scope::set_profile`](crate::Scope::set_profile).
 //!
+//! Model choice: the profile fails closed. `DOCA_SIM_PROFILE` unset or empty
+//! means the default profile; a file that cannot be read or parsed makes
+//! every DOCA call fail with `DOCA_ERROR_BAD_CONFIG` (and says why once on
+//! stderr) rather than run on defaults the user did not ask for.
+//!
 //! The file format is line based: `key = value` pairs, `#` comments, and a
 //! `[device]` line starting each device. Keys before the first `[device]`
 //! describe the installation (`runtime_version`); device keys are the fields of
@@ -12,6 +17,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::hooks;
@@ -73,6 +79,10 @@ pub struct Profile {
     pub runtime_version: String,
     /// The devices `doca_devinfo_create_list` lists, in order.
     pub devices: Vec<DeviceProfile>,
+    /// Whether the DPA heap is fenced so that a kernel's bad access is a
+    /// reported device fault (default true; `DOCA_SIM_MEMCHECK` overrides
+    /// it). Turning it off makes allocations cheaper and bad accesses silent.
+    pub memcheck: bool,
 }
 
 /// The runtime version the default profile reports; it matches the version of
@@ -134,6 +144,7 @@ impl Default for Profile {
     fn default() -> Self {
         Profile {
             runtime_version: DEFAULT_RUNTIME_VERSION.into(),
+            memcheck: true,
             devices: vec![
                 DeviceProfile::bluefield3("mlx5_0", "p0", "0000:03:00.0"),
                 DeviceProfile::bluefield2("mlx5_2", "p2", "0000:81:00.0"),
@@ -195,6 +206,7 @@ impl Profile {
     ///
     /// ```text
     /// runtime_version = 3.3.0001
+    /// memcheck = true          # false: no fenced DPA heap (faster, bad accesses unseen)
     /// [device]                 # starts from a BlueField-3 with default limits
     /// ibdev_name = mlx5_0
     /// iface_name = p0
@@ -215,6 +227,7 @@ impl Profile {
         let mut profile = Profile {
             runtime_version: DEFAULT_RUNTIME_VERSION.into(),
             devices: Vec::new(),
+            memcheck: true,
         };
         for (index, raw) in text.lines().enumerate() {
             let line = index + 1;
@@ -239,6 +252,10 @@ impl Profile {
             let Some(dev) = profile.devices.last_mut() else {
                 match key {
                     "runtime_version" => profile.runtime_version = value.into(),
+                    "memcheck" => {
+                        profile.memcheck = parse_bool(value)
+                            .ok_or_else(|| err(format!("bad value `{value}` for `memcheck`")))?
+                    }
                     _ => return Err(err(format!("unknown key `{key}` before any [device]"))),
                 }
                 continue;
@@ -289,8 +306,78 @@ impl Profile {
     }
 }
 
+/// Where the profile in use outside any scope comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ProfileSource {
+    /// The built-in default (`DOCA_SIM_PROFILE` unset or empty).
+    Default,
+    /// The file `DOCA_SIM_PROFILE` names.
+    File(PathBuf),
+    /// Installed by the program with [`set_global_profile`].
+    Program,
+    /// `DOCA_SIM_PROFILE` names a file that cannot be read or parsed: every
+    /// DOCA call fails with `DOCA_ERROR_BAD_CONFIG`.
+    Invalid {
+        /// The value of `DOCA_SIM_PROFILE`.
+        path: PathBuf,
+        /// Why it was refused.
+        reason: String,
+    },
+}
+
+impl fmt::Display for ProfileSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ProfileSource::Default => f.write_str("the default profile"),
+            ProfileSource::File(p) => write!(f, "DOCA_SIM_PROFILE={}", p.display()),
+            ProfileSource::Program => f.write_str("a profile set by the program"),
+            ProfileSource::Invalid { path, reason } => write!(
+                f,
+                "DOCA_SIM_PROFILE={} is invalid ({reason}); every DOCA call fails with \
+                 DOCA_ERROR_BAD_CONFIG",
+                path.display()
+            ),
+        }
+    }
+}
+
+/// What `DOCA_SIM_PROFILE` says, read once: the profile (None for the
+/// default) or why it was refused.
+fn env_profile() -> &'static (ProfileSource, Option<Profile>) {
+    static ENV: OnceLock<(ProfileSource, Option<Profile>)> = OnceLock::new();
+    ENV.get_or_init(|| match std::env::var_os("DOCA_SIM_PROFILE") {
+        None => (ProfileSource::Default, None),
+        Some(path) if path.is_empty() => (ProfileSource::Default, None),
+        Some(path) => {
+            let path = PathBuf::from(path);
+            match Profile::load(&path) {
+                Ok(p) => (ProfileSource::File(path), Some(p)),
+                Err(e) => (
+                    ProfileSource::Invalid {
+                        path,
+                        reason: e.to_string(),
+                    },
+                    None,
+                ),
+            }
+        }
+    })
+}
+
+/// Why `DOCA_SIM_PROFILE` was refused, if it was.
+pub(crate) fn env_error() -> Option<String> {
+    match &env_profile().0 {
+        ProfileSource::Invalid { path, reason } => {
+            Some(format!("DOCA_SIM_PROFILE={}: {reason}", path.display()))
+        }
+        _ => None,
+    }
+}
+
 struct Profiles {
     global: Arc<Profile>,
+    source: ProfileSource,
     scoped: HashMap<u64, Arc<Profile>>,
 }
 
@@ -298,15 +385,10 @@ fn profiles() -> std::sync::MutexGuard<'static, Profiles> {
     static PROFILES: OnceLock<Mutex<Profiles>> = OnceLock::new();
     PROFILES
         .get_or_init(|| {
-            let global = match std::env::var_os("DOCA_SIM_PROFILE") {
-                Some(path) => Profile::load(std::path::Path::new(&path)).unwrap_or_else(|e| {
-                    eprintln!("doca-sim: DOCA_SIM_PROFILE ignored, using the default: {e}");
-                    Profile::default()
-                }),
-                None => Profile::default(),
-            };
+            let (source, profile) = env_profile().clone();
             Mutex::new(Profiles {
-                global: Arc::new(global),
+                global: Arc::new(profile.unwrap_or_default()),
+                source,
                 scoped: HashMap::new(),
             })
         })
@@ -317,7 +399,17 @@ fn profiles() -> std::sync::MutexGuard<'static, Profiles> {
 /// Replaces the profile used outside any scope (and by scopes without their
 /// own). Objects created earlier keep the devices they were made from.
 pub fn set_global_profile(profile: Profile) {
-    profiles().global = Arc::new(profile);
+    let mut profiles = profiles();
+    profiles.global = Arc::new(profile);
+    if !matches!(profiles.source, ProfileSource::Invalid { .. }) {
+        profiles.source = ProfileSource::Program;
+    }
+}
+
+/// Sim only: where the profile in use outside any scope comes from (what
+/// `doca-doctor` reports).
+pub fn profile_source() -> ProfileSource {
+    profiles().source.clone()
 }
 
 /// The profile in force for the calling thread.

@@ -215,15 +215,32 @@ impl ConnectionCore {
             ));
         }
         let slot = (st.received % slots) as u32;
-        // SAFETY: the slot lies inside the receive buffer the connection owns
-        // for its whole life (init_receive), `data.len() <= SLOT_BYTES`.
-        unsafe {
-            std::ptr::copy_nonoverlapping(
-                data.as_ptr(),
+        // The buffer is the program's memory (it may even be a DPA heap
+        // block the program freed), so the copy probes it: an inaccessible
+        // buffer is a device fault of the sending kernel, not a host crash.
+        // The copy is relaxed atomic words: the host may read the buffer
+        // meanwhile.
+        // SAFETY: `data` holds `data.len() <= SLOT_BYTES` bytes; the
+        // destination, inside the registered buffer, is probed.
+        let copied = unsafe {
+            crate::trap::probe_copy(
                 (addr + slot as usize * SLOT_BYTES) as *mut u8,
+                data.as_ptr(),
                 data.len(),
             )
         };
+        if let Err(bad) = copied {
+            drop(st);
+            crate::device::bad_address(
+                "doca_sim_dev_rdmi_send (the connection's receive buffer)",
+                bad,
+                crate::dpa::fault::Access::Write,
+            );
+            return Err(fail(
+                codes::INVALID_VALUE,
+                "the receive buffer is not accessible",
+            ));
+        }
         st.received += 1;
         let source = st.common.source.clone();
         drop(st);
@@ -579,13 +596,14 @@ fn device_error(e: crate::error::SimError) -> c_int {
 /// connection's receive window is full; INVALID_VALUE for bad handles or
 /// lengths, or a poster and connection of different verbs contexts or PDs).
 #[no_mangle]
-pub unsafe extern "C" fn doca_sim_dev_rdmi_send(
+pub unsafe extern "C" fn doca_sim_impl_rdmi_send(
     poster: u64,
     conn: u64,
     data: *const c_void,
     len: u32,
     user_data: u32,
 ) -> c_int {
+    let _sim = crate::trap::SimCode::enter();
     let (Some(DeviceObject::RdmiPoster(p)), Some(DeviceObject::RdmiConnection(c))) =
         (registry::resolve(poster), registry::resolve(conn))
     else {
@@ -603,13 +621,24 @@ pub unsafe extern "C" fn doca_sim_dev_rdmi_send(
             return codes::INVALID_VALUE as c_int;
         }
     }
-    let bytes = if len == 0 {
-        &[][..]
-    } else {
-        // SAFETY: the kernel passes `len` readable bytes.
-        unsafe { std::slice::from_raw_parts(data.cast::<u8>(), len as usize) }
-    };
-    if let Err(e) = c.receive(bytes) {
+    if len as usize > SLOT_BYTES {
+        return codes::INVALID_VALUE as c_int;
+    }
+    // The kernel's bytes are read through a probe: a bad pointer is the
+    // kernel's fault (the context turns fatal), not a host crash.
+    let mut bytes = [0u8; SLOT_BYTES];
+    // SAFETY: `bytes` holds `len <= SLOT_BYTES` bytes; the kernel's side is
+    // probed.
+    let copied = unsafe { crate::trap::probe_copy(bytes.as_mut_ptr(), data.cast(), len as usize) };
+    if let Err(addr) = copied {
+        crate::device::bad_address(
+            "doca_sim_dev_rdmi_send",
+            addr,
+            crate::dpa::fault::Access::Read,
+        );
+        return codes::INVALID_VALUE as c_int;
+    }
+    if let Err(e) = c.receive(&bytes[..len as usize]) {
         return device_error(e);
     }
     p.posted.fetch_add(1, Ordering::AcqRel);
@@ -624,6 +653,7 @@ pub unsafe extern "C" fn doca_sim_dev_rdmi_send(
 /// (they become acknowledgeable by the host).
 #[no_mangle]
 pub extern "C" fn doca_sim_dev_rdmi_consume(conn: u64, n: u32) -> c_int {
+    let _sim = crate::trap::SimCode::enter();
     let Some(DeviceObject::RdmiConnection(c)) = registry::resolve(conn) else {
         return codes::INVALID_VALUE as c_int;
     };
@@ -639,6 +669,7 @@ pub extern "C" fn doca_sim_dev_rdmi_consume(conn: u64, n: u32) -> c_int {
 /// host address in the sim), or 0.
 #[no_mangle]
 pub extern "C" fn doca_sim_dev_rdmi_rq_addr(conn: u64) -> u64 {
+    let _sim = crate::trap::SimCode::enter();
     match registry::resolve(conn) {
         Some(DeviceObject::RdmiConnection(c)) => lock(&c.state).buffer.map_or(0, |(a, _)| a as u64),
         _ => 0,

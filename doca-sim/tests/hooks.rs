@@ -14,7 +14,9 @@ use common::*;
 #[test]
 fn the_nth_call_fails_once() {
     let scope = Scope::new();
-    scope.inject("doca_sync_event_create", Nth::At(2), NO_MEMORY as i32);
+    scope
+        .inject("doca_sync_event_create", Nth::At(2), NO_MEMORY)
+        .unwrap();
     let a = new_event();
     let mut b = null_mut();
     fails!(NO_MEMORY, abi::doca_sync_event_create(&mut b));
@@ -33,7 +35,7 @@ fn every_call_fails_until_the_faults_are_cleared() {
     let scope = Scope::new();
     let ctx = Ctx::created();
     ok!(abi::doca_dpa_set_app(ctx.dpa, noop_app()));
-    scope.inject("doca_dpa_start", Nth::Every, DRIVER as i32);
+    scope.inject("doca_dpa_start", Nth::Every, DRIVER).unwrap();
     for _ in 0..3 {
         fails!(DRIVER, abi::doca_dpa_start(ctx.dpa));
     }
@@ -51,7 +53,7 @@ fn every_call_fails_until_the_faults_are_cleared() {
 fn a_wildcard_fails_every_fallible_function() {
     let scope = Scope::new();
     let dev = open_dev(BF3);
-    scope.inject("*", Nth::Every, BAD_STATE as i32);
+    scope.inject("*", Nth::Every, BAD_STATE).unwrap();
     let mut ev = null_mut();
     fails!(BAD_STATE, abi::doca_sync_event_create(&mut ev));
     fails!(BAD_STATE, abi::doca_dev_close(dev));
@@ -77,17 +79,13 @@ fn the_variadic_entry_points_take_faults_too() {
         c"hooked",
         vec![global(c"count", k, count), rpc(c"rpc", r, count)],
     ));
-    scope.inject(
-        "doca_dpa_kernel_launch_update_set",
-        Nth::At(1),
-        DRIVER as i32,
-    );
-    scope.inject(
-        "doca_dpa_kernel_launch_update_add",
-        Nth::Every,
-        AGAIN as i32,
-    );
-    scope.inject("doca_dpa_rpc", Nth::At(1), DRIVER as i32);
+    scope
+        .inject("doca_dpa_kernel_launch_update_set", Nth::At(1), DRIVER)
+        .unwrap();
+    scope
+        .inject("doca_dpa_kernel_launch_update_add", Nth::Every, AGAIN)
+        .unwrap();
+    scope.inject("doca_dpa_rpc", Nth::At(1), DRIVER).unwrap();
     fails!(DRIVER, ctx.launch(null_mut(), 0, 1, k));
     fails!(
         AGAIN,
@@ -144,7 +142,9 @@ fn counters_and_the_call_log() {
 #[test]
 fn scopes_are_per_thread_unless_entered() {
     let scope = Scope::new();
-    scope.inject("doca_pe_create", Nth::Every, NO_MEMORY as i32);
+    scope
+        .inject("doca_pe_create", Nth::Every, NO_MEMORY)
+        .unwrap();
     let mut pe = null_mut();
     fails!(NO_MEMORY, abi::doca_pe_create(&mut pe));
     // A thread outside the scope is not affected and not counted.
@@ -313,7 +313,7 @@ fn a_fault_sweep_over_a_flow_leaks_nothing() {
     for (i, function) in log.iter().enumerate() {
         let nth = log[..=i].iter().filter(|f| *f == function).count() as u64;
         let scope = Scope::new();
-        scope.inject(function, Nth::At(nth), DRIVER as i32);
+        scope.inject(function, Nth::At(nth), DRIVER).unwrap();
         assert_eq!(flow(app, k), Err(DRIVER), "fault in {function}#{nth}");
         assert_eq!(scope.injected(), 1, "{function}#{nth}");
         assert_no_leaks(&scope);

@@ -302,8 +302,14 @@ fn mmaps_of_host_memory() {
 }
 
 #[test]
-fn blocks_freed_under_a_running_kernel_are_quarantined() {
+fn without_checking_blocks_freed_under_a_running_kernel_are_quarantined() {
     let scope = Scope::new();
+    // With memory checking (the default) such a block is fenced at once and
+    // the late read is a reported use after free (tests/device_faults.rs).
+    scope.set_profile(Profile {
+        memcheck: false,
+        ..Profile::default()
+    });
     static BLOCK: AtomicU64 = AtomicU64::new(0);
     static STARTED: AtomicU32 = AtomicU32::new(0);
     static RELEASE: AtomicU32 = AtomicU32::new(0);

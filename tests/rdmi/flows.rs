@@ -835,7 +835,9 @@ fn failed_starts_leave_nothing_behind() {
                 let nth = points[..=i].iter().filter(|g| *g == f).count() as u64;
                 scope.clear_faults();
                 scope.reset_calls();
-                scope.inject(f, doca_sim::Nth::At(nth), ErrorCode::DRIVER.0 as i32);
+                scope
+                    .inject(f, doca_sim::Nth::At(nth), ErrorCode::DRIVER.0)
+                    .unwrap_or_else(|e| panic!("{e}"));
                 let err = start(source).unwrap_err();
                 assert_eq!(err.call(), Some(*f), "{what}: fault in {f} #{nth}: {err}");
                 assert!(err.is_driver(), "{what}: {err}");

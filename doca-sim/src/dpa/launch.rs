@@ -5,7 +5,10 @@
 //! the kernel at once on its own worker thread (so instances may synchronise
 //! with each other), and then sets or adds to the completion event. A watchdog
 //! makes the context fatal when an instance runs past the device's kernel
-//! run-time limit; that launch then never completes, as on hardware.
+//! run-time limit and stops it (a signal makes the instance's thread leave
+//! the kernel, see `crate::trap`); that launch then never completes, as on
+//! hardware. The same signal stops every instance still running in a
+//! context that turned fatal for another reason.
 //!
 //! The submitting thread allocates nothing in the steady state: jobs are
 //! moved into an idle worker's slot, and idle workers are reused.
@@ -16,12 +19,13 @@
 
 use std::cell::RefCell;
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::thread::{self, Thread};
 use std::time::{Duration, Instant};
 
 use super::app::{Kernel, KernelDesc, KIND_GLOBAL, KIND_RPC, MAX_KERNEL_ARGS};
+use super::fault::{DeviceCode, FaultKind, FaultReport, Site};
 use super::threads::ThreadCore;
 use super::{dpa, DpaCore};
 use crate::abi;
@@ -29,6 +33,7 @@ use crate::dev::obj;
 use crate::error::{codes, fail, SimResult};
 use crate::export::{out, run};
 use crate::sync_event::{Compare, EventCore, SyncEvent};
+use crate::trap::{self, ended, Target, TrapRecord};
 
 /// `wait_threshold` must be in 0..=254.
 const MAX_WAIT_THRESHOLD: u64 = 254;
@@ -37,10 +42,26 @@ const MAX_WAIT_THRESHOLD: u64 = 254;
 #[derive(Clone)]
 pub(crate) struct DeviceContext {
     pub(crate) core: Arc<DpaCore>,
+    /// The function running.
+    pub(crate) kernel: Kernel,
+    /// What kind of device code it runs as.
+    pub(crate) code: DeviceCode,
     pub(crate) rank: u32,
     pub(crate) num_threads: u32,
     /// Set when the code runs as a DPA thread (not a launched kernel).
     pub(crate) thread: Option<Arc<ThreadCore>>,
+}
+
+impl DeviceContext {
+    /// The running code, as fault reports name it.
+    pub(crate) fn site(&self) -> Site {
+        Site {
+            function: self.kernel.name(),
+            code: self.code,
+            rank: self.rank,
+            num_threads: self.num_threads,
+        }
+    }
 }
 
 thread_local! {
@@ -57,54 +78,74 @@ pub(crate) fn with_device<R>(f: impl FnOnce(Option<&DeviceContext>) -> R) -> R {
     DEVICE.with(|d| f(d.borrow().as_ref()))
 }
 
-extern "C" {
-    /// `csrc/device.c`: calls `invoke(args)` under a `setjmp` so device calls
-    /// that end the instance (thread finish/reschedule, fatal errors) can
-    /// return here. `*ended` gets the `longjmp` code, 0 for a normal return.
-    fn doca_sim_run_instance(
-        invoke: unsafe extern "C" fn(*const u64) -> u64,
-        args: *const u64,
-        ended: *mut c_int,
-    ) -> u64;
-}
-
-/// How a device function run ended (the `longjmp` codes of `csrc/device.c`).
+/// How a device function run ended (the jump codes of `csrc/trap.h`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Ended {
     Returned,
+    /// Ended because its context is fatal.
     Aborted,
     Rescheduled,
     Finished,
+    /// A trap in device code (a bad access, abort()...).
+    Faulted,
+    /// Stopped by the watchdog.
+    Killed,
 }
 
-/// Runs one kernel instance or thread activation on this thread.
+impl Ended {
+    /// Whether the run ended with a device-side error.
+    pub(crate) fn is_error(self) -> bool {
+        matches!(self, Ended::Aborted | Ended::Faulted | Ended::Killed)
+    }
+}
+
+/// Numbers runs of device code, so a stop request meant for one run never
+/// stops the next one on the same thread.
+static NEXT_RUN: AtomicU64 = AtomicU64::new(1);
+
+/// Runs one kernel instance, thread activation or RPC on this thread.
+///
+/// A trap in the kernel ends the run with [`Ended::Faulted`] and makes the
+/// context fatal with a report of what the handler saw.
 pub(crate) fn run_device_code(
     ctx: DeviceContext,
-    kernel: Kernel,
     args: &[u64; MAX_KERNEL_ARGS],
     watch: &Watch,
 ) -> (u64, Ended) {
     let limit = ctx.core.max_run_time_ms();
     let core = ctx.core.clone();
+    let site = ctx.site();
+    let invoke = ctx.kernel.0.invoke;
     core.active.fetch_add(1, Ordering::AcqRel);
     DEVICE.with(|d| *d.borrow_mut() = Some(ctx));
-    if limit > 0 {
-        watch.arm(&core, kernel, Duration::from_millis(limit));
-    }
+    let run = NEXT_RUN.fetch_add(1, Ordering::Relaxed);
+    watch.arm(&core, &site, limit, run);
     let mut ended: c_int = 0;
+    let mut record = TrapRecord::default();
     // SAFETY: `invoke` is the generated trampoline of a kernel of a validated
     // app table; it reads `num_params <= MAX_KERNEL_ARGS` entries of `args`.
-    let value = unsafe { doca_sim_run_instance(kernel.0.invoke, args.as_ptr(), &mut ended) };
+    // Only C (kernel) frames lie between this call and the jumps that end it.
+    let value =
+        unsafe { trap::doca_sim_run_instance(invoke, args.as_ptr(), run, &mut record, &mut ended) };
     watch.disarm();
+    let ended = match ended {
+        ended::RETURNED => Ended::Returned,
+        ended::RESCHEDULED => Ended::Rescheduled,
+        ended::FINISHED => Ended::Finished,
+        ended::FAULTED => Ended::Faulted,
+        ended::KILLED => Ended::Killed,
+        _ => Ended::Aborted,
+    };
+    match ended {
+        Ended::Faulted => core.make_fatal(FaultReport::from_trap(&site, &record)),
+        // The watchdog made the context fatal before asking; this only
+        // guards the invariant.
+        Ended::Killed => core.make_fatal(FaultReport::watchdog(&site, limit)),
+        _ => {}
+    }
     DEVICE.with(|d| *d.borrow_mut() = None);
     core.active.fetch_sub(1, Ordering::AcqRel);
     core.device_code_finished();
-    let ended = match ended {
-        0 => Ended::Returned,
-        2 => Ended::Rescheduled,
-        3 => Ended::Finished,
-        _ => Ended::Aborted,
-    };
     (value, ended)
 }
 
@@ -136,31 +177,66 @@ enum Task {
     Call(Box<dyn FnOnce(&Watch) + Send>),
 }
 
+/// What one worker runs, as the watchdog sees it.
+struct Armed {
+    /// None when the device has no run-time limit.
+    deadline: Option<Instant>,
+    limit_ms: u64,
+    core: Arc<DpaCore>,
+    site: Site,
+    run: u64,
+    expired: bool,
+}
+
 /// The watchdog's view of what one worker runs.
 #[derive(Default)]
 pub(crate) struct Watch {
-    slot: Mutex<Option<(Instant, Arc<DpaCore>, &'static str)>>,
+    slot: Mutex<Option<Armed>>,
+    /// How to signal the worker's thread (set when the thread starts).
+    target: OnceLock<Target>,
 }
 
 impl Watch {
-    fn arm(&self, core: &Arc<DpaCore>, kernel: Kernel, limit: Duration) {
-        *self.slot.lock().unwrap_or_else(|p| p.into_inner()) =
-            Some((Instant::now() + limit, core.clone(), kernel.name()));
+    fn arm(&self, core: &Arc<DpaCore>, site: &Site, limit_ms: u64, run: u64) {
+        let deadline = (limit_ms > 0).then(|| Instant::now() + Duration::from_millis(limit_ms));
+        *self.slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(Armed {
+            deadline,
+            limit_ms,
+            core: core.clone(),
+            site: site.clone(),
+            run,
+            expired: false,
+        });
     }
 
+    /// After this returns the watchdog sends no more stop requests for the
+    /// run (it signals only while holding the slot).
     fn disarm(&self) {
         *self.slot.lock().unwrap_or_else(|p| p.into_inner()) = None;
     }
 
-    fn expire(&self, now: Instant) {
+    /// Makes an over-time run's context fatal, and asks the thread to stop
+    /// a run whose context is fatal (repeated every tick until it does: a
+    /// thread inside the sim's own code or libc defers the request).
+    ///
+    /// Model choice: once a context is fatal, for whatever reason, every run
+    /// of its device code still in kernel code is stopped, as a fatal DPA
+    /// context runs nothing more (DOCA documents only that it must be
+    /// destroyed).
+    fn tick(&self, now: Instant) {
         let mut slot = self.slot.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((deadline, core, name)) = slot.as_ref() {
-            if now >= *deadline {
-                core.make_fatal(format!(
-                    "kernel `{name}` ran longer than the kernel max run time ({} ms)",
-                    core.max_run_time_ms()
-                ));
-                *slot = None;
+        let Some(armed) = slot.as_mut() else {
+            return;
+        };
+        if !armed.expired && armed.deadline.is_some_and(|d| now >= d) {
+            armed.expired = true;
+            armed
+                .core
+                .make_fatal(FaultReport::watchdog(&armed.site, armed.limit_ms));
+        }
+        if armed.expired || armed.core.is_fatal() {
+            if let Some(target) = self.target.get() {
+                target.kill(armed.run);
             }
         }
     }
@@ -180,6 +256,7 @@ struct Pool {
 fn pool() -> &'static Pool {
     static POOL: OnceLock<Pool> = OnceLock::new();
     POOL.get_or_init(|| {
+        trap::install();
         start_watchdog();
         Pool {
             idle: Mutex::new(Vec::with_capacity(256)),
@@ -199,7 +276,7 @@ fn start_watchdog() {
             let now = Instant::now();
             let workers = pool().all.lock().unwrap_or_else(|p| p.into_inner()).clone();
             for w in workers {
-                w.watch.expire(now);
+                w.watch.tick(now);
             }
         });
     if spawned.is_err() {
@@ -233,17 +310,13 @@ fn spawn_worker() -> SimResult<Arc<Worker>> {
 }
 
 fn worker_loop(me: Arc<Worker>) {
+    if let Some(target) = trap::thread_init() {
+        let _ = me.watch.target.set(target);
+    }
     loop {
         let task = me.task.lock().unwrap_or_else(|p| p.into_inner()).take();
         match task {
-            Some(task) => {
-                execute(task, &me.watch);
-                pool()
-                    .idle
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .push(me.clone());
-            }
+            Some(task) => execute(task, &me.watch, Idle::new(&me)),
             None => thread::park(),
         }
     }
@@ -269,11 +342,50 @@ pub(crate) fn spawn_call(f: impl FnOnce(&Watch) + Send + 'static) -> SimResult {
     dispatch(Task::Call(Box::new(f)))
 }
 
-fn execute(task: Task, watch: &Watch) {
+/// Puts a worker back in the idle list once (at the latest when dropped).
+///
+/// A worker becomes idle before the end of its work is visible (an
+/// instance's countdown, a launch's completion), so a launch that the host
+/// submits as soon as it sees the previous one complete finds the same
+/// workers idle and the pool does not grow. A worker given a task while it
+/// is still finishing runs it next.
+struct Idle<'a> {
+    worker: &'a Arc<Worker>,
+    done: bool,
+}
+
+impl<'a> Idle<'a> {
+    fn new(worker: &'a Arc<Worker>) -> Self {
+        Idle {
+            worker,
+            done: false,
+        }
+    }
+
+    fn now(&mut self) {
+        if !self.done {
+            self.done = true;
+            pool()
+                .idle
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(self.worker.clone());
+        }
+    }
+}
+
+impl Drop for Idle<'_> {
+    fn drop(&mut self) {
+        self.now();
+    }
+}
+
+fn execute(task: Task, watch: &Watch, mut idle: Idle<'_>) {
     match task {
-        Task::Launch(job) => coordinate(job, watch),
+        Task::Launch(job) => coordinate(job, watch, &mut idle),
         Task::Instance(gang, rank) => {
             run_instance(&gang.job, rank, watch);
+            idle.now();
             let mut left = gang.remaining.lock().unwrap_or_else(|p| p.into_inner());
             *left -= 1;
             if *left == 0 {
@@ -287,14 +399,16 @@ fn execute(task: Task, watch: &Watch) {
 fn run_instance(job: &LaunchJob, rank: u32, watch: &Watch) {
     let ctx = DeviceContext {
         core: job.core.clone(),
+        kernel: job.kernel,
+        code: DeviceCode::Kernel,
         rank,
         num_threads: job.num_threads,
         thread: None,
     };
-    run_device_code(ctx, job.kernel, &job.args, watch);
+    run_device_code(ctx, &job.args, watch);
 }
 
-fn coordinate(job: LaunchJob, watch: &Watch) {
+fn coordinate(job: LaunchJob, watch: &Watch, idle: &mut Idle<'_>) {
     let core = job.core.clone();
     let gate_open = match &job.wait {
         Some((event, threshold)) => event.wait(Compare::Ge, *threshold, u64::MAX, || {
@@ -305,16 +419,16 @@ fn coordinate(job: LaunchJob, watch: &Watch) {
     if gate_open {
         if job.num_threads == 1 {
             run_instance(&job, 0, watch);
-            finish(&job);
+            finish(&job, idle);
         } else {
-            run_gang(job, watch);
+            run_gang(job, watch, idle);
         }
     }
     core.in_flight.fetch_sub(1, Ordering::AcqRel);
     core.device_code_finished();
 }
 
-fn run_gang(job: LaunchJob, watch: &Watch) {
+fn run_gang(job: LaunchJob, watch: &Watch, idle: &mut Idle<'_>) {
     let n = job.num_threads;
     let gang = Arc::new(Gang {
         job,
@@ -323,9 +437,11 @@ fn run_gang(job: LaunchJob, watch: &Watch) {
     });
     for rank in 1..n {
         if dispatch(Task::Instance(gang.clone(), rank)).is_err() {
-            gang.job
-                .core
-                .make_fatal("the host could not start enough threads for the launch".into());
+            gang.job.core.make_fatal(FaultReport::device(
+                FaultKind::HostLimit,
+                None,
+                "the host could not start enough threads for the launch".into(),
+            ));
             let mut left = gang.remaining.lock().unwrap_or_else(|p| p.into_inner());
             *left -= n - rank;
             break;
@@ -337,15 +453,22 @@ fn run_gang(job: LaunchJob, watch: &Watch) {
         left = gang.done.wait(left).unwrap_or_else(|p| p.into_inner());
     }
     drop(left);
-    finish(&gang.job);
+    finish(&gang.job, idle);
 }
 
-fn finish(job: &LaunchJob) {
+fn finish(job: &LaunchJob, idle: &mut Idle<'_>) {
     // A fatal context never reports completion: the host sees the event
     // stall and `doca_dpa_peek_at_last_error` return BAD_STATE.
     if job.core.is_fatal() {
         return;
     }
+    let damage = job.core.heap().check_canaries();
+    if let Some(damage) = damage {
+        job.core
+            .report_damage(damage, Some(job.kernel.name()), "the end of its launch");
+        return;
+    }
+    idle.now();
     if let Some((event, count, add)) = &job.completion {
         if *add {
             event.add(*count);
@@ -529,23 +652,28 @@ fn rpc(
     spawn_call(move |watch| {
         let ctx = DeviceContext {
             core,
+            kernel,
+            code: DeviceCode::Rpc,
             rank: 0,
             num_threads: 1,
             thread: None,
         };
-        let r = run_device_code(ctx, kernel, &copied, watch);
+        let r = run_device_code(ctx, &copied, watch);
         *done.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(r);
         done.1.notify_all();
     })?;
-    let limit = match this.core.max_run_time_ms() {
+    // The watchdog stops an RPC that overruns, as it stops kernels; this
+    // deadline is only a backstop in case it could not.
+    let limit_ms = this.core.max_run_time_ms();
+    let limit = match limit_ms {
         0 => Duration::from_secs(3600),
-        ms => Duration::from_millis(ms),
+        ms => Duration::from_millis(ms) + 20 * WATCHDOG_TICK,
     };
     let deadline = Instant::now() + limit;
     let mut slot = result.0.lock().unwrap_or_else(|p| p.into_inner());
     loop {
         if let Some((value, ended)) = *slot {
-            if ended == Ended::Aborted || this.core.is_fatal() {
+            if ended.is_error() || this.core.is_fatal() {
                 return Err(fail(
                     codes::DRIVER,
                     "the RPC ended with a device-side error",
@@ -553,17 +681,26 @@ fn rpc(
             }
             return out(retval, value);
         }
+        if this.core.is_fatal() {
+            return Err(fail(
+                codes::DRIVER,
+                "the DPA context turned fatal during the RPC",
+            ));
+        }
         let now = Instant::now();
         if now >= deadline {
-            this.core.make_fatal(format!(
-                "RPC `{}` did not return within the kernel max run time",
-                kernel.name()
-            ));
+            let site = Site {
+                function: kernel.name(),
+                code: DeviceCode::Rpc,
+                rank: 0,
+                num_threads: 1,
+            };
+            this.core.make_fatal(FaultReport::watchdog(&site, limit_ms));
             return Err(fail(codes::DRIVER, "RPC timed out"));
         }
         slot = result
             .1
-            .wait_timeout(slot, deadline - now)
+            .wait_timeout(slot, (deadline - now).min(WATCHDOG_TICK))
             .unwrap_or_else(|p| p.into_inner())
             .0;
     }

@@ -1,6 +1,7 @@
 //! `doca_dpa.h`: the DPA context, its application, limits and heap.
 
 pub(crate) mod app;
+pub(crate) mod fault;
 pub(crate) mod launch;
 pub(crate) mod memory;
 pub(crate) mod threads;
@@ -13,9 +14,11 @@ use crate::abi;
 use crate::dev::{obj, Dev, DeviceModel};
 use crate::error::{codes, fail, SimResult};
 use crate::export::{doca_api, in_str, not_modelled, out, out_str};
+use crate::memcheck;
 use crate::registry::{self, DeviceObject, SimObject};
 
 use app::App;
+use fault::{FaultKind, FaultReport};
 use memory::Heap;
 
 /// Lifecycle of a DPA context.
@@ -48,7 +51,8 @@ pub(crate) struct DpaCore {
     base: Option<Arc<DpaCore>>,
     state: Mutex<DpaState>,
     fatal: AtomicBool,
-    fatal_reason: Mutex<Option<String>>,
+    /// Why the context turned fatal (the first fault wins).
+    fault: Mutex<Option<FaultReport>>,
     pub(crate) heap: Mutex<Heap>,
     /// Threads, completions, async ops, notification completions, thread
     /// groups, affinities, hash tables and extended contexts alive on it.
@@ -130,14 +134,39 @@ impl DpaCore {
         self.in_flight.load(Ordering::Acquire) != 0 || self.active.load(Ordering::Acquire) != 0
     }
 
+    /// The heap, locked.
+    pub(crate) fn heap(&self) -> MutexGuard<'_, Heap> {
+        self.heap.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     /// Called when device code of this context stops running.
     pub(crate) fn device_code_finished(&self) {
         if !self.busy() {
-            self.heap
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .release_quarantine();
+            self.heap().release_quarantine();
         }
+    }
+
+    /// Makes the context fatal if a block's canary was damaged.
+    ///
+    /// Model choice: the bytes between the end of a block and its guard page
+    /// (alignment slack) cannot trap, so damage there is found afterwards and
+    /// reported as a bad access of `function` (the kernel whose launch just
+    /// ended) or of no device code (found by a host call).
+    pub(crate) fn report_damage(
+        &self,
+        damage: memcheck::Damage,
+        function: Option<&'static str>,
+        found_by: &str,
+    ) {
+        let mut report = FaultReport::device(
+            FaultKind::BadAccess,
+            None,
+            format!("{} (found by {found_by})", damage.describe()),
+        );
+        report.function = function.map(str::to_owned);
+        report.code = function.map(|_| fault::DeviceCode::Kernel);
+        report.allocation = Some(damage.describe());
+        self.make_fatal(report);
     }
 
     pub(crate) fn is_fatal(&self) -> bool {
@@ -145,21 +174,23 @@ impl DpaCore {
     }
 
     /// Marks the context as hit by a device-side error; it stays so.
-    pub(crate) fn make_fatal(&self, reason: String) {
-        let mut slot = self.fatal_reason.lock().unwrap_or_else(|p| p.into_inner());
+    ///
+    /// Model choice: the first report is kept (later faults, such as the
+    /// other instances of a launch tripping over the same bug, are the
+    /// consequences a developer does not need first).
+    pub(crate) fn make_fatal(&self, report: FaultReport) {
+        let mut slot = self.fault.lock().unwrap_or_else(|p| p.into_inner());
         if slot.is_none() {
-            crate::export::log(format_args!("DPA context fatal: {reason}"));
-            *slot = Some(reason);
+            crate::export::log(format_args!("DPA context fatal: {}", report.reason));
+            *slot = Some(report);
         }
         self.fatal.store(true, Ordering::Release);
     }
 
-    /// Why the context is fatal, if it is.
-    pub(crate) fn fatal_reason(&self) -> Option<String> {
-        self.fatal_reason
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
+    /// Why the context (or the base it extends) is fatal, if it is.
+    pub(crate) fn fault_report(&self) -> Option<FaultReport> {
+        let own = self.fault.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        own.or_else(|| self.base.as_ref().and_then(|b| b.fault_report()))
     }
 
     /// The same context, or one extended from it / it extends.
@@ -238,6 +269,7 @@ fn new_core(
     phase: Phase,
     app: Option<App>,
 ) -> Arc<DpaCore> {
+    let checked = device.memcheck;
     Arc::new(DpaCore {
         device,
         base,
@@ -250,8 +282,8 @@ fn new_core(
             handle: None,
         }),
         fatal: AtomicBool::new(false),
-        fatal_reason: Mutex::new(None),
-        heap: Mutex::new(Heap::default()),
+        fault: Mutex::new(None),
+        heap: Mutex::new(Heap::new(checked)),
         children: AtomicUsize::new(0),
         consumers: AtomicUsize::new(0),
         in_flight: AtomicUsize::new(0),
@@ -344,7 +376,9 @@ doca_api! {
         stop_core(&this.core);
         this.core.state().phase = Phase::Destroyed;
         let busy = this.core.busy();
-        this.core.heap.lock().unwrap_or_else(|p| p.into_inner()).clear(busy);
+        if let Some(damage) = this.core.heap().clear(busy) {
+            crate::export::log(format_args!("at doca_dpa_destroy: {}", damage.describe()));
+        }
         if let Some(base) = &this.core.base {
             base.children.fetch_sub(1, Ordering::AcqRel);
         }
@@ -467,7 +501,9 @@ doca_api! {
         out(value, v as c_uint)
     }
 
-    /// Kernel run-time limit in seconds (the profile's milliseconds rounded up).
+    /// Kernel run-time limit in seconds (the profile's milliseconds rounded
+    /// up; [`max_run_time`](crate::max_run_time) gives the exact limit the
+    /// watchdog enforces).
     fn doca_dpa_get_kernel_max_run_time(dpa: *const abi::doca_dpa, value: *mut c_ulonglong) {
         let v = limit(dpa, |d| d.profile.kernel_max_run_time_ms.div_ceil(1000))?;
         out(value, v as c_ulonglong)
@@ -533,7 +569,8 @@ doca_api! {
     fn doca_dpa_peek_at_last_error(dpa: *const abi::doca_dpa) {
         let core = &self::dpa(dpa)?.core;
         if core.is_fatal() {
-            crate::export::log(format_args!("fatal because: {}", core.fatal_reason().unwrap_or_default()));
+            let reason = core.fault_report().map(|r| r.reason).unwrap_or_default();
+            crate::export::log(format_args!("fatal because: {reason}"));
             return Err(fail(codes::BAD_STATE, "a device-side error occurred on this DPA context"));
         }
         Ok(())
@@ -550,7 +587,7 @@ doca_api! {
             return Err(fail(codes::INVALID_VALUE, "NULL output pointer"));
         }
         let capacity = this.core.device.profile.heap_bytes;
-        let addr = this.core.heap.lock().unwrap_or_else(|p| p.into_inner()).alloc(size, capacity)?;
+        let addr = this.core.heap().alloc(size, capacity)?;
         out(dev_ptr, addr)
     }
 
@@ -559,7 +596,11 @@ doca_api! {
         let this = self::dpa(dpa)?;
         this.core.require_running()?;
         let busy = this.core.busy();
-        this.core.heap.lock().unwrap_or_else(|p| p.into_inner()).free(dev_ptr, busy)
+        let damage = this.core.heap().free(dev_ptr, busy, "doca_dpa_mem_free")?;
+        if let Some(damage) = damage {
+            this.core.report_damage(damage, None, "doca_dpa_mem_free");
+        }
+        Ok(())
     }
 
     /// Copies host memory to the DPA heap.
@@ -569,11 +610,9 @@ doca_api! {
         if src_ptr.is_null() {
             return Err(fail(codes::INVALID_VALUE, "NULL host source"));
         }
-        this.core.heap.lock().unwrap_or_else(|p| p.into_inner()).check_range(dst_ptr, size)?;
-        // SAFETY: the destination lies in a live heap block (checked) and the
-        // source is a host buffer of `size` bytes by the C contract.
-        unsafe { std::ptr::copy(src_ptr.cast::<u8>(), dst_ptr as *mut u8, size) };
-        Ok(())
+        // SAFETY: the source is a host buffer of `size` bytes by the C
+        // contract; the heap checks the destination under its lock.
+        unsafe { this.core.heap().write(dst_ptr, src_ptr.cast::<u8>(), size) }
     }
 
     /// Copies DPA heap memory to the host.
@@ -583,21 +622,16 @@ doca_api! {
         if dst_ptr.is_null() {
             return Err(fail(codes::INVALID_VALUE, "NULL host destination"));
         }
-        this.core.heap.lock().unwrap_or_else(|p| p.into_inner()).check_range(src_ptr, size)?;
-        // SAFETY: the source lies in a live heap block (checked) and the
-        // destination is a host buffer of `size` bytes by the C contract.
-        unsafe { std::ptr::copy(src_ptr as *const u8, dst_ptr.cast::<u8>(), size) };
-        Ok(())
+        // SAFETY: the destination is a host buffer of `size` bytes by the C
+        // contract; the heap checks the source under its lock.
+        unsafe { this.core.heap().read(src_ptr, dst_ptr.cast::<u8>(), size) }
     }
 
     /// Fills DPA heap memory.
     fn doca_dpa_memset(dpa: *mut abi::doca_dpa, dev_ptr: abi::doca_dpa_dev_uintptr_t, value: c_int, size: usize) {
         let this = self::dpa(dpa)?;
         this.core.require_running()?;
-        this.core.heap.lock().unwrap_or_else(|p| p.into_inner()).check_range(dev_ptr, size)?;
-        // SAFETY: the range lies in a live heap block (checked).
-        unsafe { std::ptr::write_bytes(dev_ptr as *mut u8, value as u8, size) };
-        Ok(())
+        this.core.heap().fill(dev_ptr, value as u8, size)
     }
 }
 
@@ -606,4 +640,27 @@ not_modelled! {
     fn doca_dpa_h2d_buf_memcpy(dpa: *mut abi::doca_dpa, dst_ptr: abi::doca_dpa_dev_uintptr_t, buf: *mut abi::doca_buf, size: usize);
     /// Copies into a `doca_buf` (the sim has no buffer inventories).
     fn doca_dpa_d2h_buf_memcpy(dpa: *mut abi::doca_dpa, buf: *mut abi::doca_buf, src_ptr: abi::doca_dpa_dev_uintptr_t, size: usize);
+}
+
+/// Sim only: why the DPA context `dpa` turned fatal, or `None` while it is
+/// not fatal (or when `dpa` is not a live context). An extended context
+/// reports its base's fault.
+///
+/// Hardware DOCA reports only `DOCA_ERROR_BAD_STATE` from
+/// `doca_dpa_peek_at_last_error`; the sim also knows which kernel faulted,
+/// how, and where.
+pub fn fault_report(dpa: *const abi::doca_dpa) -> Option<FaultReport> {
+    self::dpa(dpa).ok()?.core.fault_report()
+}
+
+/// Sim only: the kernel run-time limit the watchdog enforces on `dpa`'s
+/// device (`None` when it has none, or `dpa` is not a live context).
+///
+/// `doca_dpa_get_kernel_max_run_time` reports whole seconds, as DOCA does, so
+/// a profile limit of 300 ms reads as 1 s there; this is the exact value.
+pub fn max_run_time(dpa: *const abi::doca_dpa) -> Option<std::time::Duration> {
+    match self::dpa(dpa).ok()?.core.max_run_time_ms() {
+        0 => None,
+        ms => Some(std::time::Duration::from_millis(ms)),
+    }
 }

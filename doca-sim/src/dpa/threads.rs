@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::app::{Kernel, MAX_KERNEL_ARGS};
+use super::fault::{DeviceCode, FaultKind, FaultReport};
 use super::launch::{run_device_code, spawn_call, DeviceContext, Ended};
 use super::{dpa, DpaCore};
 use crate::abi;
@@ -167,8 +168,11 @@ impl ThreadCore {
         let me = self.clone();
         if spawn_call(move |watch| me.run_activations(watch)).is_err() {
             self.running.store(false, Ordering::SeqCst);
-            self.dpa
-                .make_fatal("the host could not start a thread for a DPA thread activation".into());
+            self.dpa.make_fatal(FaultReport::device(
+                FaultKind::HostLimit,
+                None,
+                "the host could not start a thread for a DPA thread activation".into(),
+            ));
         }
     }
 
@@ -194,6 +198,8 @@ impl ThreadCore {
                 let (rank, size) = self.group_rank();
                 let ctx = DeviceContext {
                     core: self.dpa.clone(),
+                    kernel: func,
+                    code: DeviceCode::Thread,
                     rank,
                     num_threads: size,
                     thread: Some(self.clone()),
@@ -202,11 +208,11 @@ impl ThreadCore {
                 args[0] = arg;
                 // Model choice: returning from the thread function without
                 // finishing is treated like doca_dpa_dev_thread_reschedule().
-                let (_, ended) = run_device_code(ctx, func, &args, watch);
+                let (_, ended) = run_device_code(ctx, &args, watch);
                 if ended == Ended::Finished {
                     lock(&self.config).finished = true;
                 }
-                if ended == Ended::Aborted {
+                if ended.is_error() {
                     break;
                 }
             }
@@ -298,7 +304,12 @@ impl CompletionCore {
             }
             if st.unread.len() as u64 + st.unacked >= u64::from(st.size) {
                 drop(st);
-                self.dpa.make_fatal("completion queue overrun".into());
+                let site = super::launch::current_device().map(|c| c.site());
+                self.dpa.make_fatal(FaultReport::device(
+                    FaultKind::QueueOverrun,
+                    site.as_ref(),
+                    "completion queue overrun".into(),
+                ));
                 return Err(fail(codes::FULL, "completion queue overrun"));
             }
             st.unread
