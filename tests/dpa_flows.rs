@@ -188,8 +188,19 @@ fn a_device_fault_makes_the_context_fatal_and_it_stays_so() {
         .wait(LONG)
         .unwrap_err();
     match &err {
+        // On the sim the crash comes with its fault report; DOCA says only that the
+        // context is fatal.
+        Error::ContextFatal { fault: Some(f), .. } => {
+            assert!(f.contains("fault") && f.contains("deliberate fault"), "{f}")
+        }
         Error::LaunchTimeout(d) => assert!(d.context_fatal, "{err}"),
         other => panic!("expected a fatal diagnosis, got {other}"),
+    }
+    if doca::dpa::build_info::BACKEND == "sim" {
+        assert!(
+            matches!(err, Error::ContextFatal { fault: Some(_), .. }),
+            "{err}"
+        );
     }
     assert!(err.is_context_fatal());
     assert_eq!(dpa.health().unwrap(), Health::Fatal);

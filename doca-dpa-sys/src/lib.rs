@@ -60,6 +60,13 @@ pub use generated::*;
 #[cfg(not(doca_backend = "hardware"))]
 pub use doca_sim::abi::dpa::*;
 
+/// What only the software DPA can say about a context (sim builds only): its fault
+/// report and its exact kernel run-time limit.
+#[cfg(doca_backend = "sim")]
+pub mod sim {
+    pub use doca_sim::{fault_report, max_run_time, FaultReport};
+}
+
 /// What this build of the bindings was made for: backend, DOCA version and
 /// the symbol audit.
 #[allow(missing_docs)]

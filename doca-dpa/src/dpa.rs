@@ -293,9 +293,14 @@ fn query_limits(p: *mut sys::doca_dpa) -> Result<Limits> {
     unsafe { doca_call!(doca_dpa_get_num_eus_per_core(p, &mut eus)) }?;
     // SAFETY: as above: a created context; valid out-pointers.
     unsafe { doca_call!(doca_dpa_get_total_num_eus_available(p, &mut total)) }?;
+    // DOCA reports whole seconds; the software DPA knows the exact limit.
+    #[cfg(doca_backend = "sim")]
+    let max_run_time = sys::sim::max_run_time(p).unwrap_or(Duration::from_secs(run_time as u64));
+    #[cfg(not(doca_backend = "sim"))]
+    let max_run_time = Duration::from_secs(run_time as u64);
     Ok(Limits {
         max_threads_per_kernel: threads as u32,
-        kernel_max_run_time: Duration::from_secs(run_time as u64),
+        kernel_max_run_time: max_run_time,
         cores: cores as u32,
         eus_per_core: eus as u32,
         eus_available: total as u32,
@@ -388,7 +393,14 @@ impl Dpa {
     /// software DPA's fault report. Real DOCA writes crash data to
     /// `doca_dpa_fatal.<pid>.*` files instead.
     pub fn fault_report(&self) -> Option<String> {
-        None
+        #[cfg(doca_backend = "sim")]
+        {
+            sys::sim::fault_report(self.as_ptr()).map(|r| r.to_string())
+        }
+        #[cfg(not(doca_backend = "sim"))]
+        {
+            None
+        }
     }
 
     /// [`Error::ContextFatal`] for `call`, with the fault report.

@@ -270,6 +270,14 @@ impl Launcher {
                 backoff.should_check_health() && self.dpa().health()? == crate::Health::Fatal;
             if fatal || (backoff.should_check_clock() && start.elapsed() >= timeout) {
                 let fatal = fatal || self.dpa().health()? == crate::Health::Fatal;
+                let fault = self.dpa().fault_report();
+                if fatal && fault.is_some() {
+                    // A crash, with its cause: not a timeout.
+                    return Err(Error::ContextFatal {
+                        call: "doca_dpa_peek_at_last_error",
+                        fault,
+                    });
+                }
                 return Err(Error::LaunchTimeout(Box::new(LaunchDiagnosis {
                     kernel,
                     waited: start.elapsed(),
@@ -277,7 +285,7 @@ impl Launcher {
                     value_at_submit: first,
                     value_at_timeout: v,
                     context_fatal: fatal,
-                    fault: self.dpa().fault_report(),
+                    fault,
                     kernel_max_run_time: self.dpa().limits().kernel_max_run_time,
                 })));
             }
