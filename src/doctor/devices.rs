@@ -79,7 +79,10 @@ fn read_limits(info: &DeviceInfo) -> Result<Limits, String> {
     let l = builder.limits().map_err(|e| e.to_string())?;
     Ok(Limits {
         max_threads_per_kernel: l.max_threads_per_kernel,
-        kernel_max_run_time_s: l.kernel_max_run_time.as_secs(),
+        // Whole seconds, rounded up, as `doca_dpa_get_kernel_max_run_time` reports
+        // them (the software DPA gives doca-dpa the exact limit).
+        kernel_max_run_time_s: l.kernel_max_run_time.as_secs()
+            + u64::from(l.kernel_max_run_time.subsec_nanos() > 0),
         cores: l.cores,
         eus_per_core: l.eus_per_core,
         eus_available: l.eus_available,
