@@ -240,7 +240,7 @@ impl ConnInner {
         const CALL: &str = "doca_rdmi_connection_recv_ack";
         let n = fit(CALL, "num_acked", n)?;
         // SAFETY: a started (or stopping) connection of ours.
-        rdmi_call!(doca_rdmi_connection_recv_ack(self.as_ptr(), n))
+        unsafe { rdmi_call!(doca_rdmi_connection_recv_ack(self.as_ptr(), n)) }
     }
 
     fn read_slot(&self, slot: usize, out: &mut [u8]) -> Result<()> {
@@ -396,11 +396,13 @@ impl<'a> ConnectionBuilder<'a> {
             .hold("doca_rdmi_connection_dpa_completion_attach", &self.dpa)?;
         let mut raw = std::ptr::null_mut();
         // SAFETY: a live verbs context and representor; valid out-pointer.
-        rdmi_call!(doca_rdmi_connection_create(
-            self.verbs.as_ptr(),
-            self.rep.as_ptr().cast(),
-            &mut raw
-        ))?;
+        unsafe {
+            rdmi_call!(doca_rdmi_connection_create(
+                self.verbs.as_ptr(),
+                self.rep.as_ptr().cast(),
+                &mut raw
+            ))
+        }?;
         let mut inner = ConnInner {
             life: Life::new("doca_rdmi_connection_create", raw)?,
             receive: None,
@@ -416,7 +418,7 @@ impl<'a> ConnectionBuilder<'a> {
         #[cfg(doca_sym = "doca_rdmi_connection_set_pd")]
         if let Some(pd) = &inner._pd {
             // SAFETY: our idle connection and a live PD it keeps alive.
-            rdmi_call!(doca_rdmi_connection_set_pd(p, pd.as_ptr()))?;
+            unsafe { rdmi_call!(doca_rdmi_connection_set_pd(p, pd.as_ptr())) }?;
         }
         // SAFETY: our live connection.
         let raw_ctx = unsafe { sys::doca_rdmi_connection_as_ctx(p) };
@@ -429,12 +431,14 @@ impl<'a> ConnectionBuilder<'a> {
         match &inner._source {
             // SAFETY: our idle connection and a started completion of its datapath
             // context (checked by `hold`), which the connection keeps alive.
-            Held::Dpa(c) => rdmi_call!(doca_rdmi_connection_dpa_completion_attach(
-                p,
-                c.as_ptr().cast()
-            ))?,
+            Held::Dpa(c) => unsafe {
+                rdmi_call!(doca_rdmi_connection_dpa_completion_attach(
+                    p,
+                    c.as_ptr().cast()
+                ))
+            }?,
             // SAFETY: our idle connection and a live CQ it keeps alive.
-            Held::Cq(q) => rdmi_call!(doca_rdmi_connection_cq_attach(p, q.as_ptr()))?,
+            Held::Cq(q) => unsafe { rdmi_call!(doca_rdmi_connection_cq_attach(p, q.as_ptr())) }?,
         }
         const INIT: &str = "doca_rdmi_connection_init_receive";
         let buf = inner.receive.insert(self.receive);
@@ -443,25 +447,27 @@ impl<'a> ConnectionBuilder<'a> {
         // SAFETY: our idle connection; the buffer is owned by `inner` and
         // outlives the connection (freed only after destroy, leaked if the
         // destroy fails).
-        rdmi_call!(doca_rdmi_connection_init_receive(p, buf_ptr.cast(), size))?;
+        unsafe { rdmi_call!(doca_rdmi_connection_init_receive(p, buf_ptr.cast(), size)) }?;
         #[cfg(doca_sym = "doca_rdmi_connection_set_input")]
         for (op_type, data) in &self.inputs {
             const CALL: &str = "doca_rdmi_connection_set_input";
             let op = fit(CALL, "op_type", *op_type)?;
             let len = fit(CALL, "size", data.len())?;
             // SAFETY: our idle connection; `data` is kept by the connection.
-            rdmi_call!(doca_rdmi_connection_set_input(
-                p,
-                op,
-                data.as_ptr().cast(),
-                len
-            ))?;
+            unsafe {
+                rdmi_call!(doca_rdmi_connection_set_input(
+                    p,
+                    op,
+                    data.as_ptr().cast(),
+                    len
+                ))
+            }?;
         }
         inner._inputs = self.inputs;
         inner.ctx()?.start()?;
         let mut h = 0 as _;
         // SAFETY: our started connection on the DPA datapath; valid out-pointer.
-        rdmi_call!(doca_rdmi_connection_get_dpa_handle(p, &mut h))?;
+        unsafe { rdmi_call!(doca_rdmi_connection_get_dpa_handle(p, &mut h)) }?;
         inner.handle = h as u64;
         tracing::debug!(target: "doca_rdmi::connection", "connection started");
         Ok(Connection {
@@ -539,12 +545,14 @@ impl<'a> Connection<'a> {
         const CALL: &str = "doca_rdmi_connection_get_app_rq_info";
         let (mut mkey, mut offset, mut size) = (0, 0, 0);
         // SAFETY: our connection; valid out-pointers.
-        rdmi_call!(doca_rdmi_connection_get_app_rq_info(
-            self.inner.as_ptr(),
-            &mut mkey,
-            &mut offset,
-            &mut size
-        ))?;
+        unsafe {
+            rdmi_call!(doca_rdmi_connection_get_app_rq_info(
+                self.inner.as_ptr(),
+                &mut mkey,
+                &mut offset,
+                &mut size
+            ))
+        }?;
         Ok(AppRqInfo {
             mkey: crate::error::widen(CALL, "mkey", mkey)?,
             offset: crate::error::widen(CALL, "offset", offset)?,

@@ -225,16 +225,18 @@ impl Ctx {
     pub(crate) fn set_datapath_on_dpa(&self, dpa: &Dpa) -> Result<()> {
         // SAFETY: an idle context of a live RDMI object and a started DPA
         // context that the object keeps alive.
-        core_call!(doca_ctx_set_datapath_on_dpa(
-            self.as_ptr(),
-            dpa.as_ptr().cast()
-        ))
+        unsafe {
+            core_call!(doca_ctx_set_datapath_on_dpa(
+                self.as_ptr(),
+                dpa.as_ptr().cast()
+            ))
+        }
     }
 
     /// `doca_ctx_start`.
     pub(crate) fn start(&self) -> Result<()> {
         // SAFETY: a configured context of a live RDMI object.
-        core_call!(doca_ctx_start(self.as_ptr()))?;
+        unsafe { core_call!(doca_ctx_start(self.as_ptr())) }?;
         self.phase.set(Phase::Running);
         Ok(())
     }
@@ -243,7 +245,7 @@ impl Ctx {
     pub(crate) fn state(&self) -> Result<CtxState> {
         let mut raw = 0 as _;
         // SAFETY: a live context; valid out-pointer.
-        core_call!(doca_ctx_get_state(self.as_ptr(), &mut raw))?;
+        unsafe { core_call!(doca_ctx_get_state(self.as_ptr(), &mut raw)) }?;
         Ok(CtxState::from_raw(raw as u32))
     }
 
@@ -254,7 +256,7 @@ impl Ctx {
             return Ok(());
         }
         // SAFETY: a started context of a live RDMI object.
-        match core_call!(doca_ctx_stop(self.as_ptr())) {
+        match unsafe { core_call!(doca_ctx_stop(self.as_ptr())) } {
             Ok(()) => self.phase.set(Phase::Idle),
             Err(e) if e.code() == Some(ErrorCode::IN_PROGRESS) => {
                 tracing::debug!(target: "doca_rdmi::ctx", "doca_ctx_stop is in progress");

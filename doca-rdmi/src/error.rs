@@ -67,30 +67,21 @@ where
     })
 }
 
-/// Calls a `doca-rdmi-sys` function and checks its code:
-/// `rdmi_call!(doca_rdmi_poster_destroy(ptr))?`.
+/// Calls a `doca-rdmi-sys` function and checks its code. It adds no `unsafe` of its
+/// own: each call site writes the block and its SAFETY comment,
+/// `unsafe { rdmi_call!(doca_rdmi_poster_destroy(ptr)) }?`.
 macro_rules! rdmi_call {
     ($func:ident($($arg:expr),* $(,)?)) => {
-        $crate::error::check(stringify!($func), {
-            #[allow(unused_unsafe)]
-            // SAFETY: each call site documents why its arguments are valid;
-            // this macro only adds the error check.
-            unsafe { ::doca_rdmi_sys::$func($($arg),*) }
-        })
+        $crate::error::check(stringify!($func), ::doca_rdmi_sys::$func($($arg),*))
     };
 }
 pub(crate) use rdmi_call;
 
-/// Calls a DOCA Core function of `doca-dpa-sys` and checks its code:
-/// `core_call!(doca_ctx_start(ctx))?`.
+/// Calls a DOCA Core function of `doca-dpa-sys` and checks its code, with the
+/// `unsafe` block at the call site: `unsafe { core_call!(doca_ctx_start(ctx)) }?`.
 macro_rules! core_call {
     ($func:ident($($arg:expr),* $(,)?)) => {
-        $crate::error::check(stringify!($func), {
-            #[allow(unused_unsafe)]
-            // SAFETY: each call site documents why its arguments are valid;
-            // this macro only adds the error check.
-            unsafe { ::doca_dpa_sys::$func($($arg),*) }
-        })
+        $crate::error::check(stringify!($func), ::doca_dpa_sys::$func($($arg),*))
     };
 }
 pub(crate) use core_call;

@@ -164,7 +164,7 @@ impl<'a> PosterBuilder<'a> {
             .hold("doca_rdmi_poster_dpa_completion_attach", &self.dpa)?;
         let mut raw = std::ptr::null_mut();
         // SAFETY: a live verbs context; valid out-pointer.
-        rdmi_call!(doca_rdmi_poster_create(self.verbs.as_ptr(), &mut raw))?;
+        unsafe { rdmi_call!(doca_rdmi_poster_create(self.verbs.as_ptr(), &mut raw)) }?;
         let mut inner = PosterInner {
             life: Life::new("doca_rdmi_poster_create", raw)?,
             _inputs: Vec::new(),
@@ -179,7 +179,7 @@ impl<'a> PosterBuilder<'a> {
         #[cfg(doca_sym = "doca_rdmi_poster_set_pd")]
         if let Some(pd) = &inner._pd {
             // SAFETY: our idle poster and a live PD it keeps alive.
-            rdmi_call!(doca_rdmi_poster_set_pd(p, pd.as_ptr()))?;
+            unsafe { rdmi_call!(doca_rdmi_poster_set_pd(p, pd.as_ptr())) }?;
         }
         // SAFETY: our live poster.
         let raw_ctx = unsafe { sys::doca_rdmi_poster_as_ctx(p) };
@@ -193,10 +193,11 @@ impl<'a> PosterBuilder<'a> {
             // SAFETY: our idle poster and a started completion of its datapath
             // context (checked by `hold`), which the poster keeps alive.
             Held::Dpa(c) => {
-                rdmi_call!(doca_rdmi_poster_dpa_completion_attach(p, c.as_ptr().cast()))?
+                // SAFETY: as the arm says: an idle poster, a completion it keeps alive.
+                unsafe { rdmi_call!(doca_rdmi_poster_dpa_completion_attach(p, c.as_ptr().cast())) }?
             }
             // SAFETY: our idle poster and a live CQ it keeps alive.
-            Held::Cq(q) => rdmi_call!(doca_rdmi_poster_cq_attach(p, q.as_ptr()))?,
+            Held::Cq(q) => unsafe { rdmi_call!(doca_rdmi_poster_cq_attach(p, q.as_ptr())) }?,
         }
         #[cfg(doca_sym = "doca_rdmi_poster_set_input")]
         for (op_type, data) in &self.inputs {
@@ -204,13 +205,13 @@ impl<'a> PosterBuilder<'a> {
             let op = crate::error::fit(CALL, "op_type", *op_type)?;
             let len = crate::error::fit(CALL, "size", data.len())?;
             // SAFETY: our idle poster; `data` is kept by the poster.
-            rdmi_call!(doca_rdmi_poster_set_input(p, op, data.as_ptr().cast(), len))?;
+            unsafe { rdmi_call!(doca_rdmi_poster_set_input(p, op, data.as_ptr().cast(), len)) }?;
         }
         inner._inputs = self.inputs;
         inner.ctx()?.start()?;
         let mut h = 0 as _;
         // SAFETY: our started poster on the DPA datapath; valid out-pointer.
-        rdmi_call!(doca_rdmi_poster_get_dpa_handle(p, &mut h))?;
+        unsafe { rdmi_call!(doca_rdmi_poster_get_dpa_handle(p, &mut h)) }?;
         inner.handle = h as u64;
         tracing::debug!(target: "doca_rdmi::poster", "poster started");
         Ok(Poster {
@@ -280,12 +281,14 @@ impl<'a> Poster<'a> {
         // SAFETY: our started poster; the caller keeps the buffer valid as
         // the contract above says. `as _` passes the address as a pointer or
         // an integer, whichever the header declares.
-        rdmi_call!(doca_rdmi_poster_post(
-            self.inner.life.as_ptr(),
-            cqe_buf.as_mut_ptr() as _,
-            n,
-            key
-        ))
+        unsafe {
+            rdmi_call!(doca_rdmi_poster_post(
+                self.inner.life.as_ptr(),
+                cqe_buf.as_mut_ptr() as _,
+                n,
+                key
+            ))
+        }
     }
 
     /// The context's state (`doca_ctx_get_state`, STABLE).

@@ -43,7 +43,7 @@ impl VerbsInner {
         self.destroyed = true;
         // SAFETY: created by DOCA, destroyed once; every object using it
         // holds an Rc of this, so they are gone.
-        rdmi_call!(doca_verbs_context_destroy(self.ptr.as_ptr()))
+        unsafe { rdmi_call!(doca_verbs_context_destroy(self.ptr.as_ptr())) }
     }
 }
 
@@ -99,11 +99,13 @@ impl VerbsContext {
         }
         let mut raw = std::ptr::null_mut();
         // SAFETY: a live devinfo; valid out-pointer.
-        rdmi_call!(doca_verbs_context_create(
-            info.cast(),
-            flags.bits() as _,
-            &mut raw
-        ))?;
+        unsafe {
+            rdmi_call!(doca_verbs_context_create(
+                info.cast(),
+                flags.bits() as _,
+                &mut raw
+            ))
+        }?;
         let ptr = NonNull::new(raw)
             .ok_or_else(|| invalid("doca_verbs_context_create", "DOCA returned NULL"))?;
         tracing::debug!(target: "doca_rdmi::verbs", device = %device.info().pci_addr, "verbs context created");
@@ -156,7 +158,7 @@ impl VerbsContext {
     pub fn query_device(&self) -> Result<DeviceAttributes> {
         let mut raw = std::ptr::null_mut();
         // SAFETY: a live verbs context; valid out-pointer.
-        rdmi_call!(doca_verbs_query_device(self.as_ptr(), &mut raw))?;
+        unsafe { rdmi_call!(doca_verbs_query_device(self.as_ptr(), &mut raw)) }?;
         if raw.is_null() {
             return Err(invalid("doca_verbs_query_device", "DOCA returned NULL"));
         }
@@ -173,7 +175,7 @@ impl VerbsContext {
             }
         };
         // SAFETY: freed once.
-        rdmi_call!(doca_verbs_device_attr_free(raw))?;
+        unsafe { rdmi_call!(doca_verbs_device_attr_free(raw)) }?;
         Ok(attrs)
     }
 }
@@ -212,7 +214,7 @@ impl PdInner {
         self.destroyed = true;
         // SAFETY: created by DOCA, destroyed once; every object using it
         // holds an Rc of this, so they are gone.
-        rdmi_call!(doca_verbs_pd_destroy(self.ptr.as_ptr()))
+        unsafe { rdmi_call!(doca_verbs_pd_destroy(self.ptr.as_ptr())) }
     }
 }
 
@@ -248,7 +250,7 @@ impl ProtectionDomain {
     pub fn new(context: &VerbsContext) -> Result<ProtectionDomain> {
         let mut raw = std::ptr::null_mut();
         // SAFETY: a live verbs context; valid out-pointer.
-        rdmi_call!(doca_verbs_pd_create(context.as_ptr(), &mut raw))?;
+        unsafe { rdmi_call!(doca_verbs_pd_create(context.as_ptr(), &mut raw)) }?;
         let ptr = NonNull::new(raw)
             .ok_or_else(|| invalid("doca_verbs_pd_create", "DOCA returned NULL"))?;
         Ok(ProtectionDomain {
@@ -357,7 +359,7 @@ struct RawCqAttr(NonNull<sys::doca_verbs_cq_attr>);
 impl Drop for RawCqAttr {
     fn drop(&mut self) {
         // SAFETY: created by doca_verbs_cq_attr_create, destroyed once.
-        if let Err(e) = rdmi_call!(doca_verbs_cq_attr_destroy(self.0.as_ptr())) {
+        if let Err(e) = unsafe { rdmi_call!(doca_verbs_cq_attr_destroy(self.0.as_ptr())) } {
             tracing::warn!(target: "doca_rdmi::verbs", error = %e, "doca_verbs_cq_attr_destroy failed");
         }
     }
@@ -367,29 +369,32 @@ impl RawCqAttr {
     fn apply(attrs: &CqAttributes) -> Result<RawCqAttr> {
         let mut raw = std::ptr::null_mut();
         // SAFETY: valid out-pointer.
-        rdmi_call!(doca_verbs_cq_attr_create(&mut raw))?;
+        unsafe { rdmi_call!(doca_verbs_cq_attr_create(&mut raw)) }?;
         let a = RawCqAttr(
             NonNull::new(raw)
                 .ok_or_else(|| invalid("doca_verbs_cq_attr_create", "DOCA returned NULL"))?,
         );
         let p = a.0.as_ptr();
-        // SAFETY (each call below): `p` is our live attribute object.
-        rdmi_call!(doca_verbs_cq_attr_set_cq_size(p, attrs.size as _))?;
+        // SAFETY: `p` is our live attribute object.
+        unsafe { rdmi_call!(doca_verbs_cq_attr_set_cq_size(p, attrs.size as _)) }?;
         #[cfg(doca_sym = "doca_verbs_cq_attr_set_entry_size")]
         if let Some(size) = attrs.entry_size {
             let raw = match size {
                 CqEntrySize::Bytes64 => sys::DOCA_VERBS_CQ_ENTRY_SIZE_64,
                 CqEntrySize::Bytes128 => sys::DOCA_VERBS_CQ_ENTRY_SIZE_128,
             };
-            rdmi_call!(doca_verbs_cq_attr_set_entry_size(p, raw as _))?;
+            // SAFETY: `p` is our live attribute object.
+            unsafe { rdmi_call!(doca_verbs_cq_attr_set_entry_size(p, raw as _)) }?;
         }
         #[cfg(doca_sym = "doca_verbs_cq_attr_set_cq_overrun")]
         if let Some(overrun) = attrs.overrun {
-            rdmi_call!(doca_verbs_cq_attr_set_cq_overrun(p, u8::from(overrun) as _))?;
+            // SAFETY: `p` is our live attribute object.
+            unsafe { rdmi_call!(doca_verbs_cq_attr_set_cq_overrun(p, u8::from(overrun) as _)) }?;
         }
         #[cfg(doca_sym = "doca_verbs_cq_attr_set_dpa_thread_id")]
         if let Some(id) = attrs.dpa_thread_id {
-            rdmi_call!(doca_verbs_cq_attr_set_dpa_thread_id(p, id as _))?;
+            // SAFETY: `p` is our live attribute object.
+            unsafe { rdmi_call!(doca_verbs_cq_attr_set_dpa_thread_id(p, id as _)) }?;
         }
         Ok(a)
     }
@@ -411,7 +416,7 @@ impl CqInner {
         self.destroyed = true;
         // SAFETY: created by DOCA, destroyed once; every object using it
         // holds an Rc of this, so they are gone.
-        rdmi_call!(doca_verbs_cq_destroy(self.ptr.as_ptr()))
+        unsafe { rdmi_call!(doca_verbs_cq_destroy(self.ptr.as_ptr())) }
     }
 }
 
@@ -457,11 +462,13 @@ impl CompletionQueue {
         let attr = RawCqAttr::apply(attrs)?;
         let mut raw = std::ptr::null_mut();
         // SAFETY: a live verbs context and attribute object; valid out-pointer.
-        rdmi_call!(doca_verbs_cq_create(
-            context.as_ptr(),
-            attr.0.as_ptr(),
-            &mut raw
-        ))?;
+        unsafe {
+            rdmi_call!(doca_verbs_cq_create(
+                context.as_ptr(),
+                attr.0.as_ptr(),
+                &mut raw
+            ))
+        }?;
         let ptr = NonNull::new(raw)
             .ok_or_else(|| invalid("doca_verbs_cq_create", "DOCA returned NULL"))?;
         Ok(CompletionQueue {
