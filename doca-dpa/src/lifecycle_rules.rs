@@ -12,7 +12,7 @@
 //! | DPA addresses and handles must designate live objects | they are not safe values: forging or reading one is `unsafe` |
 //! | children are destroyed before their parent (BAD_STATE / IN_USE) | children own their parent (`Dpa` is reference counted) |
 //! | DOCA DPA objects are not thread-safe | `Device`, `Dpa` and what is made from them are neither `Send` nor `Sync` |
-//! | launch arguments must have the kernel's exact C types (INVALID_VALUE or silent corruption) | declarations are generated from the C ([`include_app!`](crate::include_app)); writing one by hand needs `unsafe impl` |
+//! | launch arguments must have the kernel's exact C types (INVALID_VALUE or silent corruption) | declarations are generated from the C ([`include_app!`](crate::include_app)); writing one by hand means implementing an unsafe trait |
 //!
 //! RDMI's rules are pinned the same way in `doca-rdmi`: exactly one completion
 //! source (`CompletionSource`, an enum argument of the builders), attach/PD/
@@ -110,7 +110,7 @@
 //! }
 //! ```
 //!
-//! A hand-written kernel declaration is an `unsafe impl` (the generated ones are made
+//! A hand-written kernel declaration implements an unsafe trait (the generated ones are made
 //! from the C prototype):
 //!
 //! ```
