@@ -630,31 +630,15 @@ impl<'a> Connection<'a> {
     /// Fails with [`doca_dpa::Error::InUse`] (the connection comes back, running)
     /// while launches, threads, DPA structs or posters still hold it.
     pub fn request_stop(self) -> Result<StoppingConnection<'a>, StopError<Connection<'a>>> {
-        let inner = match Rc::try_unwrap(self.inner) {
-            Ok(inner) => inner,
-            Err(inner) => {
-                let users = Rc::strong_count(&inner) - 1;
-                return Err(StopError::new(
-                    doca_dpa::Error::InUse {
-                        call: "doca_ctx_stop",
-                        users,
-                    },
-                    Connection {
-                        inner,
-                        _source: PhantomData,
-                    },
-                ));
-            }
-        };
-        match inner.ctx().and_then(Ctx::request_stop) {
-            Ok(()) => Ok(StoppingConnection {
-                inner: Box::new(inner),
+        match crate::ctx::request_stop_unique(self.inner, ConnInner::ctx) {
+            Ok(inner) => Ok(StoppingConnection {
+                inner,
                 _source: PhantomData,
             }),
-            Err(e) => Err(StopError::new(
+            Err((e, inner)) => Err(StopError::new(
                 e,
                 Connection {
-                    inner: Rc::new(inner),
+                    inner,
                     _source: PhantomData,
                 },
             )),

@@ -82,6 +82,30 @@ impl CompletionSource<'_> {
     }
 }
 
+/// Takes sole ownership of a started RDMI object and asks DOCA to stop it
+/// (`doca_ctx_stop`). On failure the shared object comes back with the error:
+/// [`Error::InUse`] while launches, threads, DPA structs or posters still hold it, or
+/// DOCA's refusal.
+pub(crate) fn request_stop_unique<T>(
+    inner: std::rc::Rc<T>,
+    ctx: impl for<'x> Fn(&'x T) -> Result<&'x Ctx>,
+) -> std::result::Result<Box<T>, (Error, std::rc::Rc<T>)> {
+    let inner = std::rc::Rc::try_unwrap(inner).map_err(|shared| {
+        let users = std::rc::Rc::strong_count(&shared) - 1;
+        (
+            Error::InUse {
+                call: "doca_ctx_stop",
+                users,
+            },
+            shared,
+        )
+    })?;
+    match ctx(&inner).and_then(Ctx::request_stop) {
+        Ok(()) => Ok(Box::new(inner)),
+        Err(e) => Err((e, std::rc::Rc::new(inner))),
+    }
+}
+
 /// The state of a DOCA context (`enum doca_ctx_states`, from
 /// `doca_ctx_get_state`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

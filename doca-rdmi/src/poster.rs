@@ -317,31 +317,15 @@ impl<'a> Poster<'a> {
     /// Fails with [`doca_dpa::Error::InUse`] (the poster comes back) while launches,
     /// threads or DPA structs still hold it.
     pub fn request_stop(self) -> Result<StoppingPoster<'a>, StopError<Poster<'a>>> {
-        let inner = match Rc::try_unwrap(self.inner) {
-            Ok(inner) => inner,
-            Err(inner) => {
-                let users = Rc::strong_count(&inner) - 1;
-                return Err(StopError::new(
-                    doca_dpa::Error::InUse {
-                        call: "doca_ctx_stop",
-                        users,
-                    },
-                    Poster {
-                        inner,
-                        _source: PhantomData,
-                    },
-                ));
-            }
-        };
-        match inner.ctx().and_then(Ctx::request_stop) {
-            Ok(()) => Ok(StoppingPoster {
-                inner: Box::new(inner),
+        match crate::ctx::request_stop_unique(self.inner, PosterInner::ctx) {
+            Ok(inner) => Ok(StoppingPoster {
+                inner,
                 _source: PhantomData,
             }),
-            Err(e) => Err(StopError::new(
+            Err((e, inner)) => Err(StopError::new(
                 e,
                 Poster {
-                    inner: Rc::new(inner),
+                    inner,
                     _source: PhantomData,
                 },
             )),

@@ -466,6 +466,22 @@ fn parse_header(file: &Path, header: &[Token]) -> Result<Option<DeviceFunction>,
     }))
 }
 
+/// The index of the `}` closing the block whose `{` is at `open` (or the end).
+fn matching_brace(tokens: &[Token], open: usize) -> usize {
+    let mut depth = 0usize;
+    for (i, t) in tokens.iter().enumerate().skip(open) {
+        if t.is("{") {
+            depth += 1;
+        } else if t.is("}") {
+            depth -= 1;
+            if depth == 0 {
+                return i;
+            }
+        }
+    }
+    tokens.len()
+}
+
 /// Every `__dpa_global__` and `__dpa_rpc__` function defined in `text` (the contents of
 /// `file`, which is only used in errors and in the results), in source order.
 ///
@@ -494,19 +510,7 @@ pub fn parse_device_functions(file: &Path, text: &str) -> Result<Vec<DeviceFunct
                     found.push(f);
                 }
                 header.clear();
-                // Skip the braced block.
-                let mut depth = 0usize;
-                while i < tokens.len() {
-                    if tokens[i].is("{") {
-                        depth += 1;
-                    } else if tokens[i].is("}") {
-                        depth -= 1;
-                        if depth == 0 {
-                            break;
-                        }
-                    }
-                    i += 1;
-                }
+                i = matching_brace(&tokens, i);
             }
             _ => header.push(t.clone()),
         }
@@ -580,18 +584,7 @@ pub fn parse_structs(file: &Path, text: &str) -> Vec<StructDef> {
         if t.is("{") || !tagged {
             if t.is("{") {
                 // Skip any other braced block (a function body, an initializer).
-                let mut depth = 0usize;
-                while i < tokens.len() {
-                    if tokens[i].is("{") {
-                        depth += 1;
-                    } else if tokens[i].is("}") {
-                        depth -= 1;
-                        if depth == 0 {
-                            break;
-                        }
-                    }
-                    i += 1;
-                }
+                i = matching_brace(&tokens, i);
                 at_statement_start = true;
             } else {
                 at_statement_start = false;
