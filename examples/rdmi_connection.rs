@@ -38,6 +38,10 @@ doca::rdmi::if_rdmi! {
     const MESSAGES: u32 = 8;
     /// Receive slots (more than MESSAGES: the window never fills).
     const SLOTS: usize = 16;
+    /// Bytes per receive slot, as the kernel reads them: the sim's layout
+    /// (`DOCA_SIM_RDMI_SLOT_BYTES`; on hardware this kernel receives nothing,
+    /// and DOCA does not publish its layout, so the example names the size).
+    const SLOT_BYTES: usize = 64;
     /// Report words: 8 counters, then one per receive.
     const REPORT_WORDS: usize = 8 + MESSAGES as usize;
 
@@ -89,7 +93,7 @@ doca::rdmi::if_rdmi! {
             &rep,
             &dpa,
             CompletionSource::Dpa(&conn_comp),
-            ReceiveBuffer::with_slots(SLOTS)?,
+            ReceiveBuffer::with_slot_bytes(SLOTS * SLOT_BYTES, SLOT_BYTES)?,
         )
         .pd(&pd)
         .start()?;

@@ -16,7 +16,8 @@
 #    a dpacc known to belong to another DOCA release is refused and that an
 #    unknown pairing builds with a warning.
 # 4. Builds the doca package (examples, doca-doctor) in hardware mode with and
-#    without doca-rdmi.pc, and checks doca-doctor's dpacc report.
+#    without doca-rdmi.pc, checks doca-doctor's dpacc report, and runs clippy
+#    over the library crates in hardware mode.
 # 5. Points at a DOCA 2.5-shaped prefix (its doca.pc with the real, here
 #    unresolvable, Requires.private) and checks the refusal message, in
 #    hardware and auto mode.
@@ -183,6 +184,11 @@ json=$(doctor "$work/dpacc-3.1/dpacc" --json)
 want_json '"pairing": "mismatch"'
 json=$(doctor "$work/dpacc-unknown/dpacc" --json)
 want_json '"pairing": "unknown"'
+
+echo "== clippy in hardware mode (every cfg'd FFI call site has its SAFETY comment)"
+out=$(cd "$root" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$prefix/lib/pkgconfig" DPACC="$prefix/tools/dpacc" \
+    cargo clippy -q -p doca-dpa-sys -p doca-rdmi-sys -p doca-dpa -p doca-rdmi -- -D warnings 2>&1) \
+    || { echo "$out"; fail "clippy finds warnings in the hardware build"; }
 
 echo "== the doca package in hardware mode without doca-rdmi.pc (a DOCA 3.0 install)"
 mkdir -p "$work/no-rdmi-pkgconfig"

@@ -46,6 +46,14 @@ pub use generated::*;
 #[cfg(not(doca_backend = "hardware"))]
 pub use doca_sim::abi::rdmi::*;
 
+/// What only the software DPA can say about RDMI (sim builds only).
+#[cfg(doca_backend = "sim")]
+pub mod sim {
+    /// Bytes per receive slot of a connection's receive buffer: a model choice
+    /// of the sim (DOCA does not publish its receive layout).
+    pub use doca_sim::RDMI_SLOT_BYTES as RECEIVE_SLOT_BYTES;
+}
+
 #[cfg(doca_hand_declared = "doca_rdmi_connection_as_ctx")]
 extern "C" {
     /// The DOCA context of an RDMI connection (declared by hand: the library

@@ -8,25 +8,23 @@
 //! refuses values that do not fit instead of truncating them.
 
 use std::fmt;
-use std::marker::PhantomData;
 use std::ptr::NonNull;
-use std::time::Duration;
-
 use std::rc::Rc;
+use std::time::Duration;
 
 use doca_dpa::{Dpa, Keep, KeepAlive, KernelArg, Representor, Result};
 use doca_rdmi_sys as sys;
 
 use crate::ctx::{
-    CompletionSource, Ctx, CtxState, Held, Life, Phase, RawObject, StopError, DEFAULT_STOP_TIMEOUT,
+    configure_and_start, CompletionSource, Config, Ctx, CtxState, Life, Phase, RawObject, StopError,
 };
 use crate::error::{fit, invalid, rdmi_call};
 use crate::param;
-use crate::verbs::{ProtectionDomain, VerbsContext};
+use crate::verbs::{CompletionQueue, ProtectionDomain, VerbsContext};
 
-/// Bytes per receive slot in the software DPA (`DOCA_SIM_RDMI_SLOT_BYTES`, a
-/// model choice of doca-sim: DOCA's real receive layout is not public). The
-/// default slot size of a [`ReceiveBuffer`].
+/// Bytes per receive slot in the software DPA (a model choice of doca-sim:
+/// DOCA's real receive layout is not public). On the sim it is the default
+/// slot size of a [`ReceiveBuffer`]; see [`ReceiveBuffer::default_slot_bytes`].
 pub const SIM_SLOT_BYTES: usize = 64;
 
 const PAGE: usize = 4096;
@@ -52,19 +50,45 @@ unsafe impl Send for ReceiveBuffer {}
 unsafe impl Sync for ReceiveBuffer {}
 
 impl ReceiveBuffer {
-    /// `len` zeroed bytes, cut into slots of [`SIM_SLOT_BYTES`] for
-    /// [`Connection::received`]. `len` must not be 0 (DOCA refuses an empty
-    /// receive buffer).
-    pub fn new(len: usize) -> Result<ReceiveBuffer> {
-        ReceiveBuffer::with_slot_bytes(len, SIM_SLOT_BYTES)
+    /// The slot size the installed DOCA receives in, when it says: on the
+    /// software DPA its model ([`SIM_SLOT_BYTES`]). DOCA does not publish
+    /// its receive layout, so on hardware this is
+    /// [`Error::Unavailable`](doca_dpa::Error::Unavailable): the size is the
+    /// one the kernel and the receive side agree on, given with
+    /// [`ReceiveBuffer::with_slot_bytes`].
+    pub fn default_slot_bytes() -> Result<usize> {
+        #[cfg(doca_backend = "sim")]
+        {
+            const _: () = assert!(SIM_SLOT_BYTES == sys::sim::RECEIVE_SLOT_BYTES);
+            Ok(sys::sim::RECEIVE_SLOT_BYTES)
+        }
+        #[cfg(not(doca_backend = "sim"))]
+        {
+            Err(doca_dpa::Error::Unavailable {
+                what: "a default RDMI receive slot size",
+                reason: "the installed DOCA does not publish its receive layout; \
+                         give the slot size your kernel uses to ReceiveBuffer::with_slot_bytes"
+                    .to_owned(),
+            })
+        }
     }
 
-    /// `slots` slots of [`SIM_SLOT_BYTES`] bytes.
+    /// `len` zeroed bytes, cut into slots of
+    /// [`ReceiveBuffer::default_slot_bytes`] (software DPA only; on hardware
+    /// use [`ReceiveBuffer::with_slot_bytes`]). `len` must not be 0 (DOCA
+    /// refuses an empty receive buffer).
+    pub fn new(len: usize) -> Result<ReceiveBuffer> {
+        ReceiveBuffer::with_slot_bytes(len, ReceiveBuffer::default_slot_bytes()?)
+    }
+
+    /// `slots` slots of [`ReceiveBuffer::default_slot_bytes`] bytes (software
+    /// DPA only, like [`ReceiveBuffer::new`]).
     pub fn with_slots(slots: usize) -> Result<ReceiveBuffer> {
+        let slot_bytes = ReceiveBuffer::default_slot_bytes()?;
         let len = slots
-            .checked_mul(SIM_SLOT_BYTES)
+            .checked_mul(slot_bytes)
             .ok_or_else(|| invalid("doca_rdmi_connection_init_receive", "buffer size overflows"))?;
-        ReceiveBuffer::new(len)
+        ReceiveBuffer::with_slot_bytes(len, slot_bytes)
     }
 
     /// `len` zeroed bytes read back in slots of `slot_bytes` (the layout the
@@ -200,28 +224,91 @@ pub(crate) enum RawConnection {}
 impl RawObject for RawConnection {
     type C = sys::doca_rdmi_connection;
     const DESTROY: &'static str = "doca_rdmi_connection_destroy";
+    const AS_CTX: &'static str = "doca_rdmi_connection_as_ctx";
+    const SET_INPUT: &'static str = "doca_rdmi_connection_set_input";
+    const DPA_COMPLETION_ATTACH: &'static str = "doca_rdmi_connection_dpa_completion_attach";
+
     unsafe fn destroy(p: *mut Self::C) -> doca_dpa_sys::doca_error_t {
         // SAFETY: per the trait contract.
         unsafe { sys::doca_rdmi_connection_destroy(p) }
     }
+
+    unsafe fn as_ctx(p: *mut Self::C) -> *mut doca_dpa_sys::doca_ctx {
+        // SAFETY: per the trait contract: a live connection.
+        unsafe { sys::doca_rdmi_connection_as_ctx(p) }.cast()
+    }
+
+    unsafe fn set_pd(p: *mut Self::C, pd: &ProtectionDomain) -> Result<()> {
+        #[cfg(doca_sym = "doca_rdmi_connection_set_pd")]
+        {
+            // SAFETY: per the trait contract: an idle connection, a PD that outlives it.
+            unsafe { rdmi_call!(doca_rdmi_connection_set_pd(p, pd.as_ptr())) }
+        }
+        #[cfg(not(doca_sym = "doca_rdmi_connection_set_pd"))]
+        {
+            let _ = (p, pd);
+            Err(crate::ctx::undeclared("doca_rdmi_connection_set_pd"))
+        }
+    }
+
+    unsafe fn attach_dpa_completion(p: *mut Self::C, c: &doca_dpa::Completion) -> Result<()> {
+        // SAFETY: per the trait contract: an idle connection, a started completion
+        // that outlives it.
+        unsafe {
+            rdmi_call!(doca_rdmi_connection_dpa_completion_attach(
+                p,
+                c.as_ptr().cast()
+            ))
+        }
+    }
+
+    unsafe fn attach_cq(p: *mut Self::C, q: &CompletionQueue) -> Result<()> {
+        // SAFETY: per the trait contract: an idle connection, a CQ that outlives it.
+        unsafe { rdmi_call!(doca_rdmi_connection_cq_attach(p, q.as_ptr())) }
+    }
+
+    unsafe fn set_input(p: *mut Self::C, op_type: u32, data: &[u8]) -> Result<()> {
+        #[cfg(doca_sym = "doca_rdmi_connection_set_input")]
+        {
+            let op = fit(Self::SET_INPUT, "op_type", op_type)?;
+            let len = fit(Self::SET_INPUT, "size", data.len())?;
+            // SAFETY: per the trait contract: an idle connection, a block that
+            // outlives it.
+            unsafe {
+                rdmi_call!(doca_rdmi_connection_set_input(
+                    p,
+                    op,
+                    data.as_ptr().cast(),
+                    len
+                ))
+            }
+        }
+        #[cfg(not(doca_sym = "doca_rdmi_connection_set_input"))]
+        {
+            let _ = (p, op_type, data);
+            Err(crate::ctx::undeclared(Self::SET_INPUT))
+        }
+    }
+
+    unsafe fn dpa_handle(p: *mut Self::C) -> Result<u64> {
+        let mut h = 0 as _;
+        // SAFETY: per the trait contract: a started connection; valid out-pointer.
+        unsafe { rdmi_call!(doca_rdmi_connection_get_dpa_handle(p, &mut h)) }?;
+        Ok(h as u64)
+    }
 }
 
 /// A connection and everything it must outlive or keep alive. Its `Drop`
-/// runs the teardown (stop, destroy) before the fields go, in order: the
-/// inputs and the receive buffer, the PD and CQ, the verbs context, the
-/// representor, the DPA context.
+/// runs the teardown (stop, destroy) before the fields go: the receive
+/// buffer, then the configuration (inputs, PD, completion source, verbs
+/// context, DPA context), then the representor.
 pub(crate) struct ConnInner {
     life: Life<RawConnection>,
     /// Given to DOCA by `init_receive`; taken back only once destroyed.
     receive: Option<ReceiveBuffer>,
-    /// Firmware-command inputs, kept in case DOCA reads them later.
-    _inputs: Vec<(u32, Vec<u8>)>,
     handle: u64,
-    _pd: Option<ProtectionDomain>,
-    _source: Held,
-    _verbs: VerbsContext,
+    _config: Config,
     _rep: Representor,
-    _dpa: Dpa,
 }
 
 /// A connection kept alive by a poster that works with it.
@@ -296,77 +383,60 @@ impl Drop for ConnInner {
 /// A builder has no DPA handle — it exists only once started:
 ///
 /// ```compile_fail
-/// # fn f(b: doca_rdmi::ConnectionBuilder<'_>) {
+/// # fn f(b: doca_rdmi::ConnectionBuilder) {
 /// let h = b.dpa_handle(); // handle before start
 /// # }
 /// ```
-pub struct ConnectionBuilder<'a> {
-    verbs: VerbsContext,
+#[derive(Debug)]
+pub struct ConnectionBuilder {
+    config: Config,
     rep: Representor,
-    dpa: Dpa,
-    source: CompletionSource<'a>,
     receive: ReceiveBuffer,
-    pd: Option<ProtectionDomain>,
-    inputs: Vec<(u32, Vec<u8>)>,
-    stop_timeout: Duration,
 }
 
-impl fmt::Debug for ConnectionBuilder<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ConnectionBuilder")
-            .field("source", &self.source)
-            .field("receive", &self.receive)
-            .field("pd", &self.pd.is_some())
-            .field("inputs", &self.inputs.len())
-            .finish()
-    }
-}
-
-impl<'a> ConnectionBuilder<'a> {
+impl ConnectionBuilder {
     /// A connection on `verbs` serving `rep`, driven by kernels of
     /// `datapath`, delivering completions to `source`, receiving into
-    /// `receive` (which it owns from now on).
+    /// `receive`; the connection keeps all of them alive (and owns the
+    /// buffer). No DOCA call.
     pub fn new(
         verbs: &VerbsContext,
         rep: &Representor,
         datapath: &Dpa,
-        source: CompletionSource<'a>,
+        source: CompletionSource<'_>,
         receive: ReceiveBuffer,
-    ) -> ConnectionBuilder<'a> {
+    ) -> ConnectionBuilder {
         ConnectionBuilder {
-            verbs: verbs.clone(),
+            config: Config::new(verbs, datapath, source),
             rep: rep.clone(),
-            dpa: datapath.clone(),
-            source,
             receive,
-            pd: None,
-            inputs: Vec::new(),
-            stop_timeout: DEFAULT_STOP_TIMEOUT,
         }
     }
 
-    /// The protection domain (`doca_rdmi_connection_set_pd`, EXPERIMENTAL);
-    /// it must be the one of the posters this connection works with.
+    /// The protection domain (`doca_rdmi_connection_set_pd`, EXPERIMENTAL,
+    /// at start); it must be the one of the posters this connection works
+    /// with.
     #[cfg(doca_sym = "doca_rdmi_connection_set_pd")]
     pub fn pd(mut self, pd: &ProtectionDomain) -> Self {
-        self.pd = Some(pd.clone());
+        self.config.pd = Some(pd.clone());
         self
     }
 
     /// A firmware-command input block of operation `op_type`
-    /// (`doca_rdmi_connection_set_input`, EXPERIMENTAL; PRM passthrough). A
-    /// block that does not match its operation type fails silently in DOCA.
-    /// An empty block is refused by `start`.
+    /// (`doca_rdmi_connection_set_input`, EXPERIMENTAL, at start; PRM
+    /// passthrough). A block that does not match its operation type fails
+    /// silently in DOCA. An empty block is refused by `start`.
     #[cfg(doca_sym = "doca_rdmi_connection_set_input")]
     pub fn input(mut self, op_type: u32, data: &[u8]) -> Self {
-        self.inputs.push((op_type, data.to_vec()));
+        self.config.inputs.push((op_type, data.to_vec()));
         self
     }
 
     /// How long [`Connection::stop`] and `Drop` wait for an asynchronous
-    /// stop ([`DEFAULT_STOP_TIMEOUT`] unless set).
+    /// stop ([`DEFAULT_STOP_TIMEOUT`](crate::DEFAULT_STOP_TIMEOUT) unless
+    /// set). No DOCA call.
     pub fn stop_timeout(mut self, timeout: Duration) -> Self {
-        self.stop_timeout = timeout;
+        self.config.stop_timeout = timeout;
         self
     }
 
@@ -382,97 +452,37 @@ impl<'a> ConnectionBuilder<'a> {
     ///
     /// On failure everything made so far is destroyed (and the receive
     /// buffer freed afterwards).
-    pub fn start(self) -> Result<Connection<'a>> {
-        for (_, data) in &self.inputs {
-            if data.is_empty() {
-                return Err(invalid(
-                    "doca_rdmi_connection_set_input",
-                    "an input block is empty",
-                ));
-            }
-        }
-        let held = self
-            .source
-            .hold("doca_rdmi_connection_dpa_completion_attach", &self.dpa)?;
+    pub fn start(self) -> Result<Connection> {
+        self.config.check::<RawConnection>()?;
         let mut raw = std::ptr::null_mut();
         // SAFETY: a live verbs context and representor; valid out-pointer.
         unsafe {
             rdmi_call!(doca_rdmi_connection_create(
-                self.verbs.as_ptr(),
+                self.config.verbs.as_ptr(),
                 self.rep.as_ptr().cast(),
                 &mut raw
             ))
         }?;
         let mut inner = ConnInner {
             life: Life::new("doca_rdmi_connection_create", raw)?,
-            receive: None,
-            _inputs: Vec::new(),
+            receive: Some(self.receive),
             handle: 0,
-            _pd: self.pd,
-            _source: held,
-            _verbs: self.verbs,
+            _config: self.config,
             _rep: self.rep,
-            _dpa: self.dpa.clone(),
         };
-        let p = inner.as_ptr();
-        #[cfg(doca_sym = "doca_rdmi_connection_set_pd")]
-        if let Some(pd) = &inner._pd {
-            // SAFETY: our idle connection and a live PD it keeps alive.
-            unsafe { rdmi_call!(doca_rdmi_connection_set_pd(p, pd.as_ptr())) }?;
-        }
-        // SAFETY: our live connection.
-        let raw_ctx = unsafe { sys::doca_rdmi_connection_as_ctx(p) };
-        let ctx = inner.life.set_ctx(Ctx::new(
-            "doca_rdmi_connection_as_ctx",
-            raw_ctx.cast(),
-            self.stop_timeout,
-        )?);
-        ctx.set_datapath_on_dpa(&self.dpa)?;
-        match &inner._source {
-            // SAFETY: our idle connection and a started completion of its datapath
-            // context (checked by `hold`), which the connection keeps alive.
-            Held::Dpa(c) => unsafe {
-                rdmi_call!(doca_rdmi_connection_dpa_completion_attach(
-                    p,
-                    c.as_ptr().cast()
-                ))
-            }?,
-            // SAFETY: our idle connection and a live CQ it keeps alive.
-            Held::Cq(q) => unsafe { rdmi_call!(doca_rdmi_connection_cq_attach(p, q.as_ptr())) }?,
-        }
-        const INIT: &str = "doca_rdmi_connection_init_receive";
-        let buf = inner.receive.insert(self.receive);
-        let (buf_ptr, buf_len) = (buf.ptr.as_ptr(), buf.len);
-        let size = fit(INIT, "size", buf_len)?;
-        // SAFETY: our idle connection; the buffer is owned by `inner` and
-        // outlives the connection (freed only after destroy, leaked if the
-        // destroy fails).
-        unsafe { rdmi_call!(doca_rdmi_connection_init_receive(p, buf_ptr.cast(), size)) }?;
-        #[cfg(doca_sym = "doca_rdmi_connection_set_input")]
-        for (op_type, data) in &self.inputs {
-            const CALL: &str = "doca_rdmi_connection_set_input";
-            let op = fit(CALL, "op_type", *op_type)?;
-            let len = fit(CALL, "size", data.len())?;
-            // SAFETY: our idle connection; `data` is kept by the connection.
-            unsafe {
-                rdmi_call!(doca_rdmi_connection_set_input(
-                    p,
-                    op,
-                    data.as_ptr().cast(),
-                    len
-                ))
-            }?;
-        }
-        inner._inputs = self.inputs;
-        inner.ctx()?.start()?;
-        let mut h = 0 as _;
-        // SAFETY: our started connection on the DPA datapath; valid out-pointer.
-        unsafe { rdmi_call!(doca_rdmi_connection_get_dpa_handle(p, &mut h)) }?;
-        inner.handle = h as u64;
+        let buffer = inner.receive.as_ref().map(|b| (b.ptr.as_ptr(), b.len));
+        inner.handle = configure_and_start(&mut inner.life, &inner._config, |p| {
+            const INIT: &str = "doca_rdmi_connection_init_receive";
+            let (buf_ptr, buf_len) = buffer.ok_or_else(|| invalid(INIT, "no receive buffer"))?;
+            let size = fit(INIT, "size", buf_len)?;
+            // SAFETY: our idle connection; the buffer is owned by `inner` and
+            // outlives the connection (freed only after destroy, leaked if the
+            // destroy fails).
+            unsafe { rdmi_call!(doca_rdmi_connection_init_receive(p, buf_ptr.cast(), size)) }
+        })?;
         tracing::debug!(target: "doca_rdmi::connection", "connection started");
         Ok(Connection {
             inner: Rc::new(inner),
-            _source: PhantomData,
         })
     }
 }
@@ -484,7 +494,7 @@ impl<'a> ConnectionBuilder<'a> {
 /// Configuration belongs to the builder, so it cannot happen after start:
 ///
 /// ```compile_fail
-/// # fn f(conn: doca_rdmi::Connection<'_>, pd: &doca_rdmi::ProtectionDomain) {
+/// # fn f(conn: doca_rdmi::Connection, pd: &doca_rdmi::ProtectionDomain) {
 /// let conn = conn.pd(pd); // attach after start: no such method
 /// # }
 /// ```
@@ -494,19 +504,18 @@ impl<'a> ConnectionBuilder<'a> {
 /// launches, DPA threads, DPA structs and posters given it hold it. An explicit
 /// [`Connection::stop`] while they do fails with `InUse`. Failures in `Drop` are
 /// logged, never panicked on.
-pub struct Connection<'a> {
+pub struct Connection {
     inner: Rc<ConnInner>,
-    _source: PhantomData<CompletionSource<'a>>,
 }
 
 // The buffer is plain owned memory; the objects that hand it to DOCA are
 // bound to their thread like the DPA context they run on.
 static_assertions::assert_impl_all!(ReceiveBuffer: Send, Sync);
-static_assertions::assert_not_impl_any!(Connection<'static>: Send, Sync);
-static_assertions::assert_not_impl_any!(ConnectionBuilder<'static>: Send, Sync);
-static_assertions::assert_not_impl_any!(StoppingConnection<'static>: Send, Sync);
+static_assertions::assert_not_impl_any!(Connection: Send, Sync);
+static_assertions::assert_not_impl_any!(ConnectionBuilder: Send, Sync);
+static_assertions::assert_not_impl_any!(StoppingConnection: Send, Sync);
 
-impl fmt::Debug for Connection<'_> {
+impl fmt::Debug for Connection {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Connection")
             .field("handle", &self.inner.handle)
@@ -515,7 +524,7 @@ impl fmt::Debug for Connection<'_> {
     }
 }
 
-impl<'a> Connection<'a> {
+impl Connection {
     /// The DPA handle (`doca_rdmi_connection_get_dpa_handle`, EXPERIMENTAL, fetched
     /// by `start`).
     ///
@@ -561,7 +570,7 @@ impl<'a> Connection<'a> {
     }
 
     /// A copy of receive slot `slot` (of [`ReceiveBuffer::slot_bytes`]
-    /// bytes; 64 in the software DPA, see [`SIM_SLOT_BYTES`]).
+    /// bytes).
     ///
     /// Read a slot after the kernel reported the message in it and before
     /// acknowledging it: DOCA may reuse acknowledged slots at any time. The
@@ -629,19 +638,10 @@ impl<'a> Connection<'a> {
     ///
     /// Fails with [`doca_dpa::Error::InUse`] (the connection comes back, running)
     /// while launches, threads, DPA structs or posters still hold it.
-    pub fn request_stop(self) -> Result<StoppingConnection<'a>, StopError<Connection<'a>>> {
+    pub fn request_stop(self) -> Result<StoppingConnection, StopError<Connection>> {
         match crate::ctx::request_stop_unique(self.inner, ConnInner::ctx) {
-            Ok(inner) => Ok(StoppingConnection {
-                inner,
-                _source: PhantomData,
-            }),
-            Err((e, inner)) => Err(StopError::new(
-                e,
-                Connection {
-                    inner,
-                    _source: PhantomData,
-                },
-            )),
+            Ok(inner) => Ok(StoppingConnection { inner }),
+            Err((e, inner)) => Err(StopError::new(e, Connection { inner })),
         }
     }
 }
@@ -649,12 +649,11 @@ impl<'a> Connection<'a> {
 /// A connection whose stop was requested: it may still be draining
 /// (`DOCA_CTX_STATE_STOPPING`) and accepts acknowledgements, but has no DPA
 /// handle any more.
-pub struct StoppingConnection<'a> {
+pub struct StoppingConnection {
     inner: Box<ConnInner>,
-    _source: PhantomData<CompletionSource<'a>>,
 }
 
-impl fmt::Debug for StoppingConnection<'_> {
+impl fmt::Debug for StoppingConnection {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("StoppingConnection")
             .field("phase", &self.inner.life.ctx().map(Ctx::phase).ok())
@@ -662,7 +661,7 @@ impl fmt::Debug for StoppingConnection<'_> {
     }
 }
 
-impl<'a> StoppingConnection<'a> {
+impl StoppingConnection {
     /// The context's state (`doca_ctx_get_state`, STABLE): `Stopping` until the
     /// outstanding work drained, then `Idle`.
     pub fn state(&self) -> Result<CtxState> {
@@ -695,7 +694,7 @@ impl<'a> StoppingConnection<'a> {
     pub fn wait(
         mut self,
         timeout: Duration,
-    ) -> Result<ReceiveBuffer, StopError<StoppingConnection<'a>>> {
+    ) -> Result<ReceiveBuffer, StopError<StoppingConnection>> {
         let r = self.inner.ctx().and_then(|c| c.wait_idle(timeout));
         match r.and_then(|()| self.inner.finish()) {
             Ok(buf) => Ok(buf),
@@ -706,7 +705,7 @@ impl<'a> StoppingConnection<'a> {
 
 // SAFETY: the started connection's DPA handle; the keep record holds the connection
 // (and so its receive buffer, completion and contexts).
-unsafe impl KernelArg<param::RdmiConnection> for Connection<'_> {
+unsafe impl KernelArg<param::RdmiConnection> for Connection {
     fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
         keep.keep(KeepAlive::new(&self.inner));
         Ok(self.inner.handle)

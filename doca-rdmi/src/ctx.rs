@@ -16,7 +16,7 @@ use doca_dpa::{Dpa, Error, ErrorCode, Result};
 use doca_dpa_sys as sys;
 
 use crate::error::{core_call, doca_error, invalid};
-use crate::verbs::CompletionQueue;
+use crate::verbs::{CompletionQueue, ProtectionDomain, VerbsContext};
 
 /// How long [`Connection::stop`](crate::Connection::stop),
 /// [`Poster::stop`](crate::Poster::stop) and `Drop` wait for an
@@ -50,13 +50,14 @@ pub const DEFAULT_STOP_TIMEOUT: Duration = Duration::from_secs(5);
 pub enum CompletionSource<'a> {
     /// A started DPA completion context: DPA threads and kernels see the
     /// completions (`doca_rdmi_*_dpa_completion_attach`, EXPERIMENTAL). It
-    /// must belong to the [`Dpa`] given as datapath, and it is borrowed for
-    /// the whole life of the RDMI object, which is therefore torn down
-    /// before it.
+    /// must belong to the [`Dpa`] given as datapath (checked at start, before
+    /// DOCA is called), and the RDMI object keeps it alive, so it is torn down
+    /// before its completion context whatever the drop order.
     Dpa(&'a doca_dpa::Completion),
     /// A verbs completion queue that the host reads
-    /// (`doca_rdmi_*_cq_attach`, EXPERIMENTAL). Kernels waiting on a DPA
-    /// completion never see these completions.
+    /// (`doca_rdmi_*_cq_attach`, EXPERIMENTAL), kept alive by the RDMI
+    /// object. Kernels waiting on a DPA completion never see these
+    /// completions.
     Cq(&'a CompletionQueue),
 }
 
@@ -68,18 +69,105 @@ pub(crate) enum Held {
 }
 
 impl CompletionSource<'_> {
-    /// Takes owning references of the source, after checking that a DPA completion
-    /// belongs to the `datapath` context (DOCA does not check it on attach).
-    pub(crate) fn hold(&self, call: &'static str, datapath: &Dpa) -> Result<Held> {
+    /// Owning references of the source.
+    fn hold(&self) -> Held {
         match self {
-            CompletionSource::Dpa(c) if !c.dpa().same_context(datapath) => Err(invalid(
-                call,
-                "the DPA completion belongs to another DPA context than the datapath",
-            )),
-            CompletionSource::Dpa(c) => Ok(Held::Dpa((*c).clone())),
-            CompletionSource::Cq(q) => Ok(Held::Cq((*q).clone())),
+            CompletionSource::Dpa(c) => Held::Dpa((*c).clone()),
+            CompletionSource::Cq(q) => Held::Cq((*q).clone()),
         }
     }
+}
+
+/// What both RDMI builders collect before start, and what a started object then
+/// keeps alive: its verbs context, DPA datapath, completion source, PD and the
+/// input blocks DOCA may read later.
+pub(crate) struct Config {
+    pub(crate) verbs: VerbsContext,
+    pub(crate) dpa: Dpa,
+    source: Held,
+    pub(crate) pd: Option<ProtectionDomain>,
+    pub(crate) inputs: Vec<(u32, Vec<u8>)>,
+    pub(crate) stop_timeout: Duration,
+}
+
+impl Config {
+    pub(crate) fn new(
+        verbs: &VerbsContext,
+        datapath: &Dpa,
+        source: CompletionSource<'_>,
+    ) -> Config {
+        Config {
+            verbs: verbs.clone(),
+            dpa: datapath.clone(),
+            source: source.hold(),
+            pd: None,
+            inputs: Vec::new(),
+            stop_timeout: DEFAULT_STOP_TIMEOUT,
+        }
+    }
+
+    /// Refuses, before any DOCA call, what DOCA would take without a word: an
+    /// empty input block, a DPA completion of another context than the datapath.
+    pub(crate) fn check<R: RawObject>(&self) -> Result<()> {
+        if self.inputs.iter().any(|(_, data)| data.is_empty()) {
+            return Err(invalid(R::SET_INPUT, "an input block is empty"));
+        }
+        match &self.source {
+            Held::Dpa(c) if !c.dpa().same_context(&self.dpa) => Err(invalid(
+                R::DPA_COMPLETION_ATTACH,
+                "the DPA completion belongs to another DPA context than the datapath",
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl fmt::Debug for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Config")
+            .field("source", &self.source)
+            .field("pd", &self.pd.is_some())
+            .field("inputs", &self.inputs.len())
+            .field("stop_timeout", &self.stop_timeout)
+            .finish()
+    }
+}
+
+/// Configures a created RDMI object in DOCA's documented order — PD, `*_as_ctx`,
+/// `doca_ctx_set_datapath_on_dpa`, the completion source, `receive` (the
+/// connection's receive buffer), the input blocks — starts it (`doca_ctx_start`)
+/// and returns its DPA handle. On failure the caller's owner of `life` tears it
+/// down.
+pub(crate) fn configure_and_start<R: RawObject>(
+    life: &mut Life<R>,
+    config: &Config,
+    receive: impl FnOnce(*mut R::C) -> Result<()>,
+) -> Result<u64> {
+    let p = life.as_ptr();
+    if let Some(pd) = &config.pd {
+        // SAFETY: our idle object; the PD is kept alive by `config`, which the
+        // object's owner holds as long as the object.
+        unsafe { R::set_pd(p, pd) }?;
+    }
+    // SAFETY: our live object.
+    let raw_ctx = unsafe { R::as_ctx(p) };
+    let ctx = life.set_ctx(Ctx::new(R::AS_CTX, raw_ctx, config.stop_timeout)?);
+    ctx.set_datapath_on_dpa(&config.dpa)?;
+    match &config.source {
+        // SAFETY: our idle object and a started completion of its datapath context
+        // (`Config::check`), kept alive by `config`.
+        Held::Dpa(c) => unsafe { R::attach_dpa_completion(p, c) }?,
+        // SAFETY: our idle object and a live CQ kept alive by `config`.
+        Held::Cq(q) => unsafe { R::attach_cq(p, q) }?,
+    }
+    receive(p)?;
+    for (op_type, data) in &config.inputs {
+        // SAFETY: our idle object; `data` lives in `config`, as long as the object.
+        unsafe { R::set_input(p, *op_type, data) }?;
+    }
+    ctx.start()?;
+    // SAFETY: our started object on the DPA datapath.
+    unsafe { R::dpa_handle(p) }
 }
 
 /// Takes sole ownership of a started RDMI object and asks DOCA to stop it
@@ -314,17 +402,71 @@ impl Ctx {
     }
 }
 
-/// The raw side of an RDMI object type: its C struct and destroy call.
+/// The raw side of an RDMI object type: its C struct and the functions of it
+/// that connections and posters share (each named `doca_rdmi_<object>_*`).
 pub(crate) trait RawObject {
     /// The C struct.
     type C;
     /// The destroy function's name.
     const DESTROY: &'static str;
+    /// The `*_as_ctx` function's name.
+    const AS_CTX: &'static str;
+    /// The `*_set_input` function's name.
+    const SET_INPUT: &'static str;
+    /// The `*_dpa_completion_attach` function's name.
+    const DPA_COMPLETION_ATTACH: &'static str;
+
     /// Calls the destroy function.
     ///
     /// # Safety
     /// `p` is a live object of this type, stopped, destroyed once.
     unsafe fn destroy(p: *mut Self::C) -> sys::doca_error_t;
+
+    /// `*_as_ctx`.
+    ///
+    /// # Safety
+    /// `p` is a live object of this type.
+    unsafe fn as_ctx(p: *mut Self::C) -> *mut sys::doca_ctx;
+
+    /// `*_set_pd`.
+    ///
+    /// # Safety
+    /// `p` is an idle object of this type; `pd` outlives it.
+    unsafe fn set_pd(p: *mut Self::C, pd: &ProtectionDomain) -> Result<()>;
+
+    /// `*_dpa_completion_attach`.
+    ///
+    /// # Safety
+    /// `p` is an idle object of this type; `c` is started and outlives it.
+    unsafe fn attach_dpa_completion(p: *mut Self::C, c: &doca_dpa::Completion) -> Result<()>;
+
+    /// `*_cq_attach`.
+    ///
+    /// # Safety
+    /// `p` is an idle object of this type; `q` outlives it.
+    unsafe fn attach_cq(p: *mut Self::C, q: &CompletionQueue) -> Result<()>;
+
+    /// `*_set_input`.
+    ///
+    /// # Safety
+    /// `p` is an idle object of this type; `data` outlives it.
+    unsafe fn set_input(p: *mut Self::C, op_type: u32, data: &[u8]) -> Result<()>;
+
+    /// `*_get_dpa_handle`.
+    ///
+    /// # Safety
+    /// `p` is a started object of this type on the DPA datapath.
+    unsafe fn dpa_handle(p: *mut Self::C) -> Result<u64>;
+}
+
+/// The error of a configuration call the installed header does not declare (the
+/// builder method that asks for it does not exist in such a build).
+#[allow(dead_code)]
+pub(crate) fn undeclared(call: &'static str) -> Error {
+    Error::Unavailable {
+        what: call,
+        reason: "the installed DOCA RDMI header does not declare it".to_owned(),
+    }
 }
 
 /// An RDMI object from creation to destruction: its pointer, its `doca_ctx`

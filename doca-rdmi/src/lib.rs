@@ -25,25 +25,26 @@
 //!     let verbs = VerbsContext::new(device)?;
 //!     let pd = ProtectionDomain::new(&verbs)?;
 //!
-//!     // Connections first, posters after: they are dropped in reverse.
 //!     let conn = ConnectionBuilder::new(
 //!         &verbs, &rep, dpa,
 //!         CompletionSource::Dpa(completion),
-//!         ReceiveBuffer::with_slots(16)?,
+//!         ReceiveBuffer::with_slot_bytes(16 * 64, 64)?,
 //!     )
 //!     .pd(&pd)
 //!     .start()?;
+//!     // The poster keeps the connection it works with alive.
 //!     let poster = PosterBuilder::new(&verbs, dpa, CompletionSource::Dpa(completion))
 //!         .pd(&pd)
+//!         .connection(&conn)
 //!         .start()?;
 //!
-//!     // Launch a kernel with `poster.dpa_handle()` and `conn.dpa_handle()`
-//!     // (kernel parameters declared as `param::RdmiPoster` and
-//!     // `param::RdmiConnection`), then acknowledge what it consumed:
+//!     // Launch a kernel with `(&poster, &conn)` as arguments (kernel
+//!     // parameters of the RDMI handle types); the launch keeps both alive
+//!     // until it completed. Then acknowledge what it consumed:
 //!     conn.recv_ack(1)?;
 //!     let first = conn.received(0)?;
 //!
-//!     poster.stop()?;                 // posters before connections
+//!     poster.stop()?;                 // the poster lets the connection go
 //!     let buffer = conn.stop()?;      // the receive buffer comes back
 //!     assert_eq!(buffer.slot(0), Some(&first[..]));
 //!     Ok(())
@@ -56,23 +57,28 @@
 //!
 //! [`ConnectionBuilder`] → [`Connection`] → [`StoppingConnection`] (and the
 //! same for posters): configuration exists only before start, DPA handles
-//! only on started objects and borrowed from them, so "attach after start",
-//! "handle before start" and "handle after stop" do not compile. Exactly one
-//! [`CompletionSource`] is taken by value. What the types cannot rule out is
-//! DOCA's to refuse, and comes back as a [`doca_dpa::Error`].
+//! only on started objects, and only as kernel arguments that keep the object
+//! alive, so "attach after start", "handle before start" and "handle after
+//! stop" do not compile. Exactly one [`CompletionSource`] is given. What the
+//! types cannot rule out is DOCA's to refuse, and comes back as a
+//! [`doca_dpa::Error`].
 //!
-//! ## Ownership and teardown order
+//! ## What keeps an RDMI object alive
 //!
-//! Verbs objects hold an `Rc` of their parents; connections and posters hold
-//! their verbs context, PD, CQ, representor and the [`doca_dpa::Dpa`] they
-//! run on, and borrow a DPA completion source for their whole life. So
-//! whatever order values drop in, each RDMI object is stopped and destroyed
-//! before its completion source, PD, CQ, verbs context and DPA context. A
-//! connection frees its receive buffer only after it was destroyed (and
-//! leaks it if DOCA refuses to destroy it). Posters are not tied to
-//! connections: create connections first so that posters drop first, as DOCA
-//! asks, or stop them explicitly in that order. `Drop` never panics; it
-//! logs through `tracing`, and `stop()` returns the errors instead.
+//! Ownership, never a borrow or a declaration order. Verbs objects hold an
+//! `Rc` of their parents (a CQ bound to a DPA thread holds the thread);
+//! connections and posters hold their verbs context, PD, completion source
+//! (DPA completion or CQ), representor and the [`doca_dpa::Dpa`] they run on;
+//! a poster holds the connections given to [`PosterBuilder::connection`];
+//! a launch, DPA thread or DPA struct given a connection or poster holds it
+//! until the device is done with it. So whatever order values drop in, each
+//! RDMI object is stopped and destroyed after everything that uses it and
+//! before everything it uses, and an explicit `stop()` while something still
+//! uses it fails with [`doca_dpa::Error::InUse`]. A connection frees its
+//! receive buffer only after it was destroyed (and leaks it if DOCA refuses
+//! to destroy it). `Drop` never panics; it logs through `tracing` (install a
+//! subscriber to see teardown failures), and `stop()` returns the errors
+//! instead.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 // Parameter types differ between DOCA releases' headers (and the reference
 // headers): casts and conversions that are no-ops against one are needed

@@ -7,43 +7,92 @@
 //! the installed header uses.
 
 use std::fmt;
-use std::marker::PhantomData;
-use std::time::Duration;
-
 use std::rc::Rc;
+use std::time::Duration;
 
 use doca_dpa::{Dpa, Keep, KeepAlive, KernelArg, Result};
 use doca_rdmi_sys as sys;
 
 use crate::ctx::{
-    CompletionSource, Ctx, CtxState, Held, Life, Phase, RawObject, StopError, DEFAULT_STOP_TIMEOUT,
+    configure_and_start, CompletionSource, Config, Ctx, CtxState, Life, Phase, RawObject, StopError,
 };
 use crate::error::{invalid, rdmi_call};
 use crate::param;
-use crate::verbs::{ProtectionDomain, VerbsContext};
+use crate::verbs::{CompletionQueue, ProtectionDomain, VerbsContext};
 
 pub(crate) enum RawPoster {}
 
 impl RawObject for RawPoster {
     type C = sys::doca_rdmi_poster;
     const DESTROY: &'static str = "doca_rdmi_poster_destroy";
+    const AS_CTX: &'static str = "doca_rdmi_poster_as_ctx";
+    const SET_INPUT: &'static str = "doca_rdmi_poster_set_input";
+    const DPA_COMPLETION_ATTACH: &'static str = "doca_rdmi_poster_dpa_completion_attach";
+
     unsafe fn destroy(p: *mut Self::C) -> doca_dpa_sys::doca_error_t {
         // SAFETY: per the trait contract.
         unsafe { sys::doca_rdmi_poster_destroy(p) }
+    }
+
+    unsafe fn as_ctx(p: *mut Self::C) -> *mut doca_dpa_sys::doca_ctx {
+        // SAFETY: per the trait contract: a live poster.
+        unsafe { sys::doca_rdmi_poster_as_ctx(p) }.cast()
+    }
+
+    unsafe fn set_pd(p: *mut Self::C, pd: &ProtectionDomain) -> Result<()> {
+        #[cfg(doca_sym = "doca_rdmi_poster_set_pd")]
+        {
+            // SAFETY: per the trait contract: an idle poster, a PD that outlives it.
+            unsafe { rdmi_call!(doca_rdmi_poster_set_pd(p, pd.as_ptr())) }
+        }
+        #[cfg(not(doca_sym = "doca_rdmi_poster_set_pd"))]
+        {
+            let _ = (p, pd);
+            Err(crate::ctx::undeclared("doca_rdmi_poster_set_pd"))
+        }
+    }
+
+    unsafe fn attach_dpa_completion(p: *mut Self::C, c: &doca_dpa::Completion) -> Result<()> {
+        // SAFETY: per the trait contract: an idle poster, a started completion that
+        // outlives it.
+        unsafe { rdmi_call!(doca_rdmi_poster_dpa_completion_attach(p, c.as_ptr().cast())) }
+    }
+
+    unsafe fn attach_cq(p: *mut Self::C, q: &CompletionQueue) -> Result<()> {
+        // SAFETY: per the trait contract: an idle poster, a CQ that outlives it.
+        unsafe { rdmi_call!(doca_rdmi_poster_cq_attach(p, q.as_ptr())) }
+    }
+
+    unsafe fn set_input(p: *mut Self::C, op_type: u32, data: &[u8]) -> Result<()> {
+        #[cfg(doca_sym = "doca_rdmi_poster_set_input")]
+        {
+            let op = crate::error::fit(Self::SET_INPUT, "op_type", op_type)?;
+            let len = crate::error::fit(Self::SET_INPUT, "size", data.len())?;
+            // SAFETY: per the trait contract: an idle poster, a block that outlives it.
+            unsafe { rdmi_call!(doca_rdmi_poster_set_input(p, op, data.as_ptr().cast(), len)) }
+        }
+        #[cfg(not(doca_sym = "doca_rdmi_poster_set_input"))]
+        {
+            let _ = (p, op_type, data);
+            Err(crate::ctx::undeclared(Self::SET_INPUT))
+        }
+    }
+
+    unsafe fn dpa_handle(p: *mut Self::C) -> Result<u64> {
+        let mut h = 0 as _;
+        // SAFETY: per the trait contract: a started poster; valid out-pointer.
+        unsafe { rdmi_call!(doca_rdmi_poster_get_dpa_handle(p, &mut h)) }?;
+        Ok(h as u64)
     }
 }
 
 /// A poster and what it keeps alive; `Drop` runs the teardown first.
 struct PosterInner {
     life: Life<RawPoster>,
-    _inputs: Vec<(u32, Vec<u8>)>,
     handle: u64,
     /// The connections it works with: destroyed after it (DOCA's teardown order).
     _connections: Vec<KeepAlive>,
-    _pd: Option<ProtectionDomain>,
-    _source: Held,
-    _verbs: VerbsContext,
-    _dpa: Dpa,
+    _config: Config,
 }
 
 impl PosterInner {
@@ -67,78 +116,61 @@ impl Drop for PosterInner {
 /// calls. It has no DPA handle:
 ///
 /// ```compile_fail
-/// # fn f(b: doca_rdmi::PosterBuilder<'_>) {
+/// # fn f(b: doca_rdmi::PosterBuilder) {
 /// let h = b.dpa_handle(); // handle before start
 /// # }
 /// ```
-pub struct PosterBuilder<'a> {
-    verbs: VerbsContext,
-    dpa: Dpa,
-    source: CompletionSource<'a>,
-    pd: Option<ProtectionDomain>,
-    inputs: Vec<(u32, Vec<u8>)>,
+#[derive(Debug)]
+pub struct PosterBuilder {
+    config: Config,
     connections: Vec<KeepAlive>,
-    stop_timeout: Duration,
 }
 
-impl fmt::Debug for PosterBuilder<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("PosterBuilder")
-            .field("source", &self.source)
-            .field("pd", &self.pd.is_some())
-            .field("inputs", &self.inputs.len())
-            .finish()
-    }
-}
-
-impl<'a> PosterBuilder<'a> {
+impl PosterBuilder {
     /// A poster on `verbs` (the verbs context of the connections it works
     /// with), driven by kernels of `datapath`, delivering completions to
-    /// `source`.
+    /// `source` (which the poster keeps alive). No DOCA call.
     pub fn new(
         verbs: &VerbsContext,
         datapath: &Dpa,
-        source: CompletionSource<'a>,
-    ) -> PosterBuilder<'a> {
+        source: CompletionSource<'_>,
+    ) -> PosterBuilder {
         PosterBuilder {
-            verbs: verbs.clone(),
-            dpa: datapath.clone(),
-            source,
-            pd: None,
-            inputs: Vec::new(),
+            config: Config::new(verbs, datapath, source),
             connections: Vec::new(),
-            stop_timeout: DEFAULT_STOP_TIMEOUT,
         }
     }
 
     /// A connection this poster works with: the poster keeps it alive, so it is
     /// stopped and destroyed after the poster, as DOCA's teardown order requires,
-    /// whatever order the values are dropped in.
+    /// whatever order the values are dropped in. No DOCA call.
     #[cfg(doca_rdmi_api = "connection")]
-    pub fn connection(mut self, connection: &crate::Connection<'_>) -> Self {
+    pub fn connection(mut self, connection: &crate::Connection) -> Self {
         self.connections.push(KeepAlive::new(&connection.shared()));
         self
     }
 
-    /// The protection domain (`doca_rdmi_poster_set_pd`, EXPERIMENTAL): the
-    /// one of the connections it works with.
+    /// The protection domain (`doca_rdmi_poster_set_pd`, EXPERIMENTAL, at
+    /// start): the one of the connections it works with.
     #[cfg(doca_sym = "doca_rdmi_poster_set_pd")]
     pub fn pd(mut self, pd: &ProtectionDomain) -> Self {
-        self.pd = Some(pd.clone());
+        self.config.pd = Some(pd.clone());
         self
     }
 
     /// A firmware-command input block (`doca_rdmi_poster_set_input`,
-    /// EXPERIMENTAL; PRM passthrough). Empty blocks are refused by `start`.
+    /// EXPERIMENTAL, at start; PRM passthrough). Empty blocks are refused by
+    /// `start`.
     #[cfg(doca_sym = "doca_rdmi_poster_set_input")]
     pub fn input(mut self, op_type: u32, data: &[u8]) -> Self {
-        self.inputs.push((op_type, data.to_vec()));
+        self.config.inputs.push((op_type, data.to_vec()));
         self
     }
 
-    /// How long [`Poster::stop`] and `Drop` wait for an asynchronous stop.
+    /// How long [`Poster::stop`] and `Drop` wait for an asynchronous stop. No
+    /// DOCA call.
     pub fn stop_timeout(mut self, timeout: Duration) -> Self {
-        self.stop_timeout = timeout;
+        self.config.stop_timeout = timeout;
         self
     }
 
@@ -150,73 +182,26 @@ impl<'a> PosterBuilder<'a> {
     /// input, `doca_ctx_start`, then `doca_rdmi_poster_get_dpa_handle`. All
     /// EXPERIMENTAL except `doca_ctx_start` (STABLE). On failure everything
     /// made so far is destroyed.
-    pub fn start(self) -> Result<Poster<'a>> {
-        for (_, data) in &self.inputs {
-            if data.is_empty() {
-                return Err(invalid(
-                    "doca_rdmi_poster_set_input",
-                    "an input block is empty",
-                ));
-            }
-        }
-        let held = self
-            .source
-            .hold("doca_rdmi_poster_dpa_completion_attach", &self.dpa)?;
+    pub fn start(self) -> Result<Poster> {
+        self.config.check::<RawPoster>()?;
         let mut raw = std::ptr::null_mut();
         // SAFETY: a live verbs context; valid out-pointer.
-        unsafe { rdmi_call!(doca_rdmi_poster_create(self.verbs.as_ptr(), &mut raw)) }?;
+        unsafe {
+            rdmi_call!(doca_rdmi_poster_create(
+                self.config.verbs.as_ptr(),
+                &mut raw
+            ))
+        }?;
         let mut inner = PosterInner {
             life: Life::new("doca_rdmi_poster_create", raw)?,
-            _inputs: Vec::new(),
             handle: 0,
             _connections: self.connections,
-            _pd: self.pd,
-            _source: held,
-            _verbs: self.verbs,
-            _dpa: self.dpa.clone(),
+            _config: self.config,
         };
-        let p = inner.life.as_ptr();
-        #[cfg(doca_sym = "doca_rdmi_poster_set_pd")]
-        if let Some(pd) = &inner._pd {
-            // SAFETY: our idle poster and a live PD it keeps alive.
-            unsafe { rdmi_call!(doca_rdmi_poster_set_pd(p, pd.as_ptr())) }?;
-        }
-        // SAFETY: our live poster.
-        let raw_ctx = unsafe { sys::doca_rdmi_poster_as_ctx(p) };
-        let ctx = inner.life.set_ctx(Ctx::new(
-            "doca_rdmi_poster_as_ctx",
-            raw_ctx.cast(),
-            self.stop_timeout,
-        )?);
-        ctx.set_datapath_on_dpa(&self.dpa)?;
-        match &inner._source {
-            // SAFETY: our idle poster and a started completion of its datapath
-            // context (checked by `hold`), which the poster keeps alive.
-            Held::Dpa(c) => {
-                // SAFETY: as the arm says: an idle poster, a completion it keeps alive.
-                unsafe { rdmi_call!(doca_rdmi_poster_dpa_completion_attach(p, c.as_ptr().cast())) }?
-            }
-            // SAFETY: our idle poster and a live CQ it keeps alive.
-            Held::Cq(q) => unsafe { rdmi_call!(doca_rdmi_poster_cq_attach(p, q.as_ptr())) }?,
-        }
-        #[cfg(doca_sym = "doca_rdmi_poster_set_input")]
-        for (op_type, data) in &self.inputs {
-            const CALL: &str = "doca_rdmi_poster_set_input";
-            let op = crate::error::fit(CALL, "op_type", *op_type)?;
-            let len = crate::error::fit(CALL, "size", data.len())?;
-            // SAFETY: our idle poster; `data` is kept by the poster.
-            unsafe { rdmi_call!(doca_rdmi_poster_set_input(p, op, data.as_ptr().cast(), len)) }?;
-        }
-        inner._inputs = self.inputs;
-        inner.ctx()?.start()?;
-        let mut h = 0 as _;
-        // SAFETY: our started poster on the DPA datapath; valid out-pointer.
-        unsafe { rdmi_call!(doca_rdmi_poster_get_dpa_handle(p, &mut h)) }?;
-        inner.handle = h as u64;
+        inner.handle = configure_and_start(&mut inner.life, &inner._config, |_| Ok(()))?;
         tracing::debug!(target: "doca_rdmi::poster", "poster started");
         Ok(Poster {
             inner: Rc::new(inner),
-            _source: PhantomData,
         })
     }
 }
@@ -228,16 +213,15 @@ impl<'a> PosterBuilder<'a> {
 /// Dropping a poster stops and destroys it once nothing else uses it (launches,
 /// threads and DPA structs given it hold it); failures are logged. The connections
 /// given to [`PosterBuilder::connection`] are destroyed after it.
-pub struct Poster<'a> {
+pub struct Poster {
     inner: Rc<PosterInner>,
-    _source: PhantomData<CompletionSource<'a>>,
 }
 
-static_assertions::assert_not_impl_any!(Poster<'static>: Send, Sync);
-static_assertions::assert_not_impl_any!(PosterBuilder<'static>: Send, Sync);
-static_assertions::assert_not_impl_any!(StoppingPoster<'static>: Send, Sync);
+static_assertions::assert_not_impl_any!(Poster: Send, Sync);
+static_assertions::assert_not_impl_any!(PosterBuilder: Send, Sync);
+static_assertions::assert_not_impl_any!(StoppingPoster: Send, Sync);
 
-impl fmt::Debug for Poster<'_> {
+impl fmt::Debug for Poster {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Poster")
             .field("handle", &self.inner.handle)
@@ -245,7 +229,7 @@ impl fmt::Debug for Poster<'_> {
     }
 }
 
-impl<'a> Poster<'a> {
+impl Poster {
     /// The DPA handle (`doca_rdmi_poster_get_dpa_handle`, EXPERIMENTAL, fetched by
     /// `start`).
     ///
@@ -316,30 +300,20 @@ impl<'a> Poster<'a> {
     ///
     /// Fails with [`doca_dpa::Error::InUse`] (the poster comes back) while launches,
     /// threads or DPA structs still hold it.
-    pub fn request_stop(self) -> Result<StoppingPoster<'a>, StopError<Poster<'a>>> {
+    pub fn request_stop(self) -> Result<StoppingPoster, StopError<Poster>> {
         match crate::ctx::request_stop_unique(self.inner, PosterInner::ctx) {
-            Ok(inner) => Ok(StoppingPoster {
-                inner,
-                _source: PhantomData,
-            }),
-            Err((e, inner)) => Err(StopError::new(
-                e,
-                Poster {
-                    inner,
-                    _source: PhantomData,
-                },
-            )),
+            Ok(inner) => Ok(StoppingPoster { inner }),
+            Err((e, inner)) => Err(StopError::new(e, Poster { inner })),
         }
     }
 }
 
 /// A poster whose stop was requested.
-pub struct StoppingPoster<'a> {
+pub struct StoppingPoster {
     inner: Box<PosterInner>,
-    _source: PhantomData<CompletionSource<'a>>,
 }
 
-impl fmt::Debug for StoppingPoster<'_> {
+impl fmt::Debug for StoppingPoster {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("StoppingPoster")
             .field("phase", &self.inner.life.ctx().map(Ctx::phase).ok())
@@ -347,7 +321,7 @@ impl fmt::Debug for StoppingPoster<'_> {
     }
 }
 
-impl<'a> StoppingPoster<'a> {
+impl StoppingPoster {
     /// The context's state (`doca_ctx_get_state`, STABLE).
     pub fn state(&self) -> Result<CtxState> {
         self.inner.ctx()?.state()
@@ -361,7 +335,7 @@ impl<'a> StoppingPoster<'a> {
     /// Waits for at most `timeout` until idle, then destroys the poster
     /// (`doca_rdmi_poster_destroy`, EXPERIMENTAL); on failure the poster
     /// comes back.
-    pub fn wait(mut self, timeout: Duration) -> Result<(), StopError<StoppingPoster<'a>>> {
+    pub fn wait(mut self, timeout: Duration) -> Result<(), StopError<StoppingPoster>> {
         let r = self.inner.ctx().and_then(|c| c.wait_idle(timeout));
         match r.and_then(|()| self.inner.life.destroy()) {
             Ok(()) => Ok(()),
@@ -372,7 +346,7 @@ impl<'a> StoppingPoster<'a> {
 
 // SAFETY: the started poster's DPA handle; the keep record holds the poster (and so
 // the connections, completion and contexts it keeps alive).
-unsafe impl KernelArg<param::RdmiPoster> for Poster<'_> {
+unsafe impl KernelArg<param::RdmiPoster> for Poster {
     fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
         keep.keep(KeepAlive::new(&self.inner));
         Ok(self.inner.handle)

@@ -11,7 +11,7 @@ use std::fmt;
 use std::ptr::NonNull;
 use std::rc::Rc;
 
-use doca_dpa::{Device, Error, Result};
+use doca_dpa::{Device, Error, KeepAlive, Result};
 use doca_rdmi_sys as sys;
 
 use crate::error::{invalid, rdmi_call};
@@ -300,14 +300,29 @@ pub enum CqEntrySize {
 }
 
 /// What a [`CompletionQueue`] is made with (the setters of
-/// `struct doca_verbs_cq_attr`). Plain data, checked and applied by
-/// [`CompletionQueue::new`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// `struct doca_verbs_cq_attr`), checked and applied by
+/// [`CompletionQueue::new`]. A CQ bound to a DPA thread holds that thread
+/// alive until the CQ is destroyed.
+#[derive(Debug, Clone)]
 pub struct CqAttributes {
     size: u32,
     entry_size: Option<CqEntrySize>,
     overrun: Option<bool>,
-    dpa_thread_id: Option<u32>,
+    dpa_thread: Option<BoundThread>,
+}
+
+/// The DPA thread a CQ delivers to: its id, and what keeps it from being
+/// destroyed while the CQ may still wake it.
+#[derive(Clone)]
+struct BoundThread {
+    id: u32,
+    _thread: KeepAlive,
+}
+
+impl std::fmt::Debug for BoundThread {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BoundThread").field("id", &self.id).finish()
+    }
 }
 
 impl CqAttributes {
@@ -319,7 +334,7 @@ impl CqAttributes {
             size,
             entry_size: None,
             overrun: None,
-            dpa_thread_id: None,
+            dpa_thread: None,
         }
     }
 
@@ -338,18 +353,27 @@ impl CqAttributes {
         self
     }
 
-    /// Binds the CQ to a DPA thread (`doca_verbs_cq_attr_set_dpa_thread_id`,
-    /// EXPERIMENTAL);
-    /// the id comes from [`doca_dpa::DpaThread::id`].
+    /// Binds the CQ to `thread` (`doca_dpa_thread_get_id`, then
+    /// `doca_verbs_cq_attr_set_dpa_thread_id`, EXPERIMENTAL, at
+    /// [`CompletionQueue::new`]). The CQ keeps the thread alive: the DPA
+    /// thread cannot be stopped and destroyed while a CQ may still wake it.
     #[cfg(doca_sym = "doca_verbs_cq_attr_set_dpa_thread_id")]
-    pub fn dpa_thread_id(mut self, id: u32) -> Self {
-        self.dpa_thread_id = Some(id);
-        self
+    pub fn dpa_thread(mut self, thread: &doca_dpa::DpaThread) -> Result<Self> {
+        self.dpa_thread = Some(BoundThread {
+            id: thread.id()?,
+            _thread: thread.keep_alive(),
+        });
+        Ok(self)
     }
 
     /// The requested size.
     pub fn size(&self) -> u32 {
         self.size
+    }
+
+    /// The id of the DPA thread the CQ is bound to, if any.
+    pub fn bound_thread_id(&self) -> Option<u32> {
+        self.dpa_thread.as_ref().map(|bound| bound.id)
     }
 }
 
@@ -392,9 +416,10 @@ impl RawCqAttr {
             unsafe { rdmi_call!(doca_verbs_cq_attr_set_cq_overrun(p, u8::from(overrun) as _)) }?;
         }
         #[cfg(doca_sym = "doca_verbs_cq_attr_set_dpa_thread_id")]
-        if let Some(id) = attrs.dpa_thread_id {
-            // SAFETY: `p` is our live attribute object.
-            unsafe { rdmi_call!(doca_verbs_cq_attr_set_dpa_thread_id(p, id as _)) }?;
+        if let Some(bound) = &attrs.dpa_thread {
+            // SAFETY: `p` is our live attribute object; the thread stays alive
+            // as long as the CQ (its KeepAlive is in the CQ's attributes).
+            unsafe { rdmi_call!(doca_verbs_cq_attr_set_dpa_thread_id(p, bound.id as _)) }?;
         }
         Ok(a)
     }
@@ -475,7 +500,7 @@ impl CompletionQueue {
             inner: Rc::new(CqInner {
                 destroyed: false,
                 ptr,
-                attrs: *attrs,
+                attrs: attrs.clone(),
                 context: context.clone(),
             }),
         })

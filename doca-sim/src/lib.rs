@@ -90,6 +90,7 @@ pub use profile::{
     profile_source, set_global_profile, DeviceProfile, Profile, ProfileError, ProfileSource,
     RepresentorProfile, DEFAULT_RUNTIME_VERSION,
 };
+pub use rdmi::SLOT_BYTES as RDMI_SLOT_BYTES;
 
 /// What `doca_dpa_sys::build_info::BACKEND` reports for this backend.
 pub const BACKEND_NAME: &str = "sim";

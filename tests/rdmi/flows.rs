@@ -77,7 +77,7 @@ impl Fx {
             .unwrap()
     }
 
-    fn connection<'a>(&self, comp: &'a Completion, slots: usize) -> Connection<'a> {
+    fn connection(&self, comp: &Completion, slots: usize) -> Connection {
         ConnectionBuilder::new(
             &self.verbs,
             &self.rep,
@@ -90,7 +90,7 @@ impl Fx {
         .unwrap()
     }
 
-    fn poster<'a>(&self, comp: &'a Completion) -> Poster<'a> {
+    fn poster(&self, comp: &Completion) -> Poster {
         PosterBuilder::new(&self.verbs, &self.dpa, CompletionSource::Dpa(comp))
             .pd(&self.pd)
             .start()
@@ -100,7 +100,7 @@ impl Fx {
 
 /// Launches `rdmi_test_send`: `count` messages numbered from `first`;
 /// returns (sent, first error code).
-fn send(fx: &Fx, poster: &Poster<'_>, conn: &Connection<'_>, count: u32, first: u32) -> (u64, u64) {
+fn send(fx: &Fx, poster: &Poster, conn: &Connection, count: u32, first: u32) -> (u64, u64) {
     let out = DpaBuffer::<u64>::new(&fx.dpa, 2).unwrap();
     let launcher = Launcher::new(&fx.dpa).unwrap();
     launcher
@@ -117,7 +117,7 @@ fn send(fx: &Fx, poster: &Poster<'_>, conn: &Connection<'_>, count: u32, first: 
 }
 
 /// Launches `rdmi_test_consume`; returns its code.
-fn consume(fx: &Fx, conn: &Connection<'_>, n: u32) -> u64 {
+fn consume(fx: &Fx, conn: &Connection, n: u32) -> u64 {
     let out = DpaBuffer::<u64>::new(&fx.dpa, 1).unwrap();
     let launcher = Launcher::new(&fx.dpa).unwrap();
     launcher
@@ -224,6 +224,7 @@ fn verbs_objects_are_made_with_their_attributes_and_die_after_their_users() {
     assert!(attrs.dpa_external_datapath, "the test device has a DPA");
     assert!(attrs.max_cq > 0 && attrs.max_pd > 0);
 
+    let scope = doca_sim::Scope::new();
     let counter = DpaBuffer::<u64>::from_slice(&fx.dpa, &[0]).unwrap();
     let thread = ThreadBuilder::new(&fx.dpa, &doca_tests::count_activations, (&counter,))
         .unwrap()
@@ -232,9 +233,18 @@ fn verbs_objects_are_made_with_their_attributes_and_die_after_their_users() {
     let cq_attrs = CqAttributes::new(64)
         .entry_size(CqEntrySize::Bytes128)
         .overrun(true)
-        .dpa_thread_id(thread.id().unwrap());
+        .dpa_thread(&thread)
+        .unwrap();
     let cq = CompletionQueue::new(&fx.verbs, &cq_attrs).unwrap();
-    assert_eq!(cq.attributes(), &cq_attrs);
+    drop(cq_attrs);
+    assert_eq!(cq.attributes().size(), 64);
+    assert_eq!(cq.attributes().bound_thread_id(), Some(thread.id().unwrap()));
+    // The CQ, not the host's handle, keeps the thread it delivers to.
+    drop(thread);
+    let live_threads = || scope.live_objects().get("doca_dpa_thread").copied();
+    if sim() {
+        assert_eq!(live_threads(), Some(1), "the CQ let its thread go");
+    }
     assert_ne!(cq.number(), 0);
     assert!(CompletionQueue::new(&fx.verbs, &CqAttributes::new(0))
         .unwrap_err()
@@ -250,10 +260,13 @@ fn verbs_objects_are_made_with_their_attributes_and_die_after_their_users() {
     drop(verbs);
     assert!(pd.same_as(&pd.clone()));
     cq.destroy().unwrap();
+    if sim() {
+        assert_eq!(live_threads(), None, "the CQ's thread outlived it");
+    }
     let verbs = pd.context().clone();
     pd.destroy().unwrap();
     verbs.destroy().unwrap();
-    drop((thread, counter, dpa));
+    drop((counter, dpa));
 }
 
 #[test]
@@ -617,6 +630,22 @@ fn waiting_for_a_stop_is_bounded() {
     stopping.wait(LONG).unwrap();
     drop(poster);
     drain(&fx, &comp);
+}
+
+#[test]
+fn the_default_slot_size_is_the_installed_doca_s_or_none() {
+    match ReceiveBuffer::default_slot_bytes() {
+        Ok(bytes) => {
+            assert!(sim(), "hardware DOCA publishes no receive layout");
+            assert_eq!(bytes, SIM_SLOT_BYTES);
+            assert_eq!(ReceiveBuffer::with_slots(3).unwrap().len(), 3 * bytes);
+        }
+        Err(e) => {
+            assert!(!sim() && e.is_not_supported(), "{e}");
+            assert!(e.to_string().contains("with_slot_bytes"), "{e}");
+            assert!(ReceiveBuffer::new(64).unwrap_err().is_not_supported());
+        }
+    }
 }
 
 #[test]
