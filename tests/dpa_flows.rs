@@ -210,6 +210,39 @@ fn a_device_fault_makes_the_context_fatal_and_it_stays_so() {
 }
 
 #[test]
+fn every_operation_on_a_fatal_context_says_it_is_fatal() {
+    use doca::dpa::{CompletionBuilder, ThreadBuilder};
+    let dpa = dpa();
+    let buffer = DpaBuffer::<u64>::from_slice(&dpa, &[7]).unwrap();
+    let launcher = Launcher::new(&dpa).unwrap();
+    let crashed = launcher
+        .launch(&doca_tests::fault, 1, ())
+        .unwrap()
+        .wait(LONG);
+    assert!(crashed.unwrap_err().is_context_fatal());
+    // Whatever DOCA refuses on a fatal context comes back as ContextFatal naming
+    // the call, not as a raw code.
+    let fatal = |what: &str, err: Error| {
+        assert!(err.is_context_fatal(), "{what}: {err}");
+        assert!(
+            err.call().is_some_and(|c| c.starts_with("doca_")),
+            "{what}: {err}"
+        );
+    };
+    if doca::dpa::build_info::BACKEND == "sim" {
+        fatal("alloc", DpaBuffer::<u64>::new(&dpa, 4).unwrap_err());
+        fatal("h2d", buffer.write(0, &[1]).unwrap_err());
+        fatal("d2h", buffer.to_vec().unwrap_err());
+        fatal("memset", buffer.fill_bytes(0).unwrap_err());
+        let completion = CompletionBuilder::new(&dpa, 4).and_then(CompletionBuilder::start);
+        fatal("completion", completion.unwrap_err());
+        let thread = ThreadBuilder::new(&dpa, &doca_tests::count_activations, (&buffer,))
+            .and_then(ThreadBuilder::start);
+        fatal("thread", thread.unwrap_err());
+    }
+}
+
+#[test]
 fn a_dpa_thread_runs_on_each_notification() {
     use doca::dpa::{NotificationCompletion, ThreadBuilder};
     let dpa = dpa();

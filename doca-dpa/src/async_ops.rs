@@ -64,14 +64,14 @@ impl AsyncOps {
         }
         let mut raw = std::ptr::null_mut();
         // SAFETY: a started context; valid out-pointer.
-        unsafe {
+        dpa.or_fatal(unsafe {
             doca_call!(doca_dpa_async_ops_create(
                 dpa.as_ptr(),
                 queue_size,
                 user_data,
                 &mut raw
             ))
-        }?;
+        })?;
         let ptr = NonNull::new(raw)
             .ok_or_else(|| Error::invalid("doca_dpa_async_ops_create", "DOCA returned NULL"))?;
         let mut ops = AsyncOpsInner {

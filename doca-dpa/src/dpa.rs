@@ -422,6 +422,21 @@ impl Dpa {
         }
     }
 
+    /// `result` of a DOCA call on this context, as a user should see it: once a
+    /// device-side error made the context fatal, DOCA refuses calls on it
+    /// (BAD_STATE on the software DPA), and that refusal becomes
+    /// [`Error::ContextFatal`] with the fault report (one
+    /// `doca_dpa_peek_at_last_error`, on the failure path only).
+    pub(crate) fn or_fatal<T>(&self, result: Result<T>) -> Result<T> {
+        match result {
+            Err(e @ Error::Doca { call, .. }) => match self.health() {
+                Ok(Health::Fatal) => Err(self.fatal_error(call)),
+                _ => Err(e),
+            },
+            other => other,
+        }
+    }
+
     /// Fails with [`Error::ContextFatal`] if the context is fatal.
     pub(crate) fn ensure_healthy(&self, call: &'static str) -> Result<()> {
         match self.health()? {

@@ -51,13 +51,13 @@ impl HashTable {
         }
         let mut raw = std::ptr::null_mut();
         // SAFETY: a started context; valid out-pointer.
-        unsafe {
+        dpa.or_fatal(unsafe {
             doca_call!(doca_dpa_hash_table_create(
                 dpa.as_ptr(),
                 num_entries as _,
                 &mut raw
             ))
-        }?;
+        })?;
         let ptr = NonNull::new(raw)
             .ok_or_else(|| Error::invalid("doca_dpa_hash_table_create", "DOCA returned NULL"))?;
         // From here the table is owned: an early return destroys it.

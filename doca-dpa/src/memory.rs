@@ -107,7 +107,7 @@ impl Allocation {
         }
         let mut addr = 0;
         // SAFETY: a started context; valid out-pointer.
-        unsafe { doca_call!(doca_dpa_mem_alloc(dpa.as_ptr(), bytes, &mut addr)) }?;
+        dpa.or_fatal(unsafe { doca_call!(doca_dpa_mem_alloc(dpa.as_ptr(), bytes, &mut addr)) })?;
         tracing::trace!(target: "doca_dpa::memory", addr, bytes, "DPA memory allocated");
         Ok(Rc::new(Allocation {
             dpa: dpa.clone(),
@@ -138,14 +138,14 @@ impl Allocation {
         }
         // SAFETY: in bounds (checked); DOCA reads `data.len()` bytes from `data` (its
         // non-const pointer parameter is not written through).
-        unsafe {
+        self.dpa.or_fatal(unsafe {
             doca_call!(doca_dpa_h2d_memcpy(
                 self.dpa.as_ptr(),
                 dst,
                 data.as_ptr().cast_mut().cast(),
                 data.len()
             ))
-        }
+        })
     }
 
     fn read_bytes(&self, offset: usize, out: &mut [u8]) -> Result<()> {
@@ -154,14 +154,14 @@ impl Allocation {
             return Ok(());
         }
         // SAFETY: in bounds (checked); `out` is writable for its length.
-        unsafe {
+        self.dpa.or_fatal(unsafe {
             doca_call!(doca_dpa_d2h_memcpy(
                 self.dpa.as_ptr(),
                 out.as_mut_ptr().cast(),
                 src,
                 out.len()
             ))
-        }
+        })
     }
 }
 
@@ -285,14 +285,14 @@ impl<T: DeviceCopy> DpaBuffer<T> {
     /// Sets every byte of the buffer to `byte` (`doca_dpa_memset`).
     pub fn fill_bytes(&self, byte: u8) -> Result<()> {
         // SAFETY: the whole allocation, which this buffer keeps alive.
-        unsafe {
+        self.alloc.dpa.or_fatal(unsafe {
             doca_call!(doca_dpa_memset(
                 self.alloc.dpa.as_ptr(),
                 self.alloc.addr,
                 byte as i32,
                 self.alloc.bytes
             ))
-        }
+        })
     }
 
     /// A view of `count` elements from element `offset`, for passing part of the

@@ -96,7 +96,9 @@ impl DpaMmap {
         };
         // SAFETY: an unstarted map, a started context and a range of its heap
         // (kept alive by the map).
-        unsafe { doca_call!(doca_mmap_set_dpa_memrange(raw, dpa.as_ptr(), addr, len)) }?;
+        dpa.or_fatal(unsafe {
+            doca_call!(doca_mmap_set_dpa_memrange(raw, dpa.as_ptr(), addr, len))
+        })?;
         // SAFETY: a configured map.
         unsafe { doca_call!(doca_mmap_start(raw)) }?;
         map.started = true;

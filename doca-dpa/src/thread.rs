@@ -202,7 +202,7 @@ impl ThreadBuilder {
         let value = <S::Params as ThreadParams>::thread_arg(arg.lower_all(&mut keep.recorder(0))?);
         let mut raw = std::ptr::null_mut();
         // SAFETY: a started context; valid out-pointer.
-        unsafe { doca_call!(doca_dpa_thread_create(dpa.as_ptr(), &mut raw)) }?;
+        dpa.or_fatal(unsafe { doca_call!(doca_dpa_thread_create(dpa.as_ptr(), &mut raw)) })?;
         let raw = RawThread::new("doca_dpa_thread_create", raw)?;
         // SAFETY: an unstarted thread and a function of the context's app (checked);
         // `keep` holds what the argument references, for the thread's life.
@@ -289,7 +289,8 @@ impl ThreadBuilder {
 
     fn start_in_place(&mut self) -> Result<()> {
         // SAFETY: a configured thread.
-        unsafe { doca_call!(doca_dpa_thread_start(self.inner.raw.as_ptr())) }?;
+        let started = unsafe { doca_call!(doca_dpa_thread_start(self.inner.raw.as_ptr())) };
+        self.inner.dpa.or_fatal(started)?;
         self.inner.raw.started = true;
         tracing::debug!(target: "doca_dpa::thread", func = self.inner.func, "DPA thread started");
         Ok(())
@@ -375,16 +376,16 @@ impl NotificationCompletion {
         let dpa = &thread.inner.dpa;
         let mut raw = std::ptr::null_mut();
         // SAFETY: a started context and a started thread of it.
-        unsafe {
+        dpa.or_fatal(unsafe {
             doca_call!(doca_dpa_notification_completion_create(
                 dpa.as_ptr(),
                 thread.inner.raw.as_ptr(),
                 &mut raw
             ))
-        }?;
+        })?;
         let mut raw = RawNotification::new("doca_dpa_notification_completion_create", raw)?;
         // SAFETY: our notification completion.
-        unsafe { doca_call!(doca_dpa_notification_completion_start(raw.as_ptr())) }?;
+        dpa.or_fatal(unsafe { doca_call!(doca_dpa_notification_completion_start(raw.as_ptr())) })?;
         raw.started = true;
         let mut handle = 0;
         // SAFETY: started; valid out-pointer.
@@ -441,13 +442,13 @@ impl CompletionBuilder {
         }
         let mut raw = std::ptr::null_mut();
         // SAFETY: a started context; valid out-pointer.
-        unsafe {
+        dpa.or_fatal(unsafe {
             doca_call!(doca_dpa_completion_create(
                 dpa.as_ptr(),
                 queue_size,
                 &mut raw
             ))
-        }?;
+        })?;
         Ok(CompletionBuilder {
             raw: RawCompletion::new("doca_dpa_completion_create", raw)?,
             dpa: dpa.clone(),
@@ -478,7 +479,8 @@ impl CompletionBuilder {
     /// Starts it (`doca_dpa_completion_start`) and gets its DPA handle.
     pub fn start(mut self) -> Result<Completion> {
         // SAFETY: a configured completion.
-        unsafe { doca_call!(doca_dpa_completion_start(self.raw.as_ptr())) }?;
+        let started = unsafe { doca_call!(doca_dpa_completion_start(self.raw.as_ptr())) };
+        self.dpa.or_fatal(started)?;
         self.raw.started = true;
         let mut handle = 0;
         // SAFETY: started; valid out-pointer.
@@ -611,7 +613,9 @@ impl ThreadGroup {
             .map_err(|_| Error::invalid("doca_dpa_thread_group_create", "too many threads"))?;
         let mut raw = std::ptr::null_mut();
         // SAFETY: a started context; valid out-pointer.
-        unsafe { doca_call!(doca_dpa_thread_group_create(dpa.as_ptr(), n, &mut raw)) }?;
+        dpa.or_fatal(unsafe {
+            doca_call!(doca_dpa_thread_group_create(dpa.as_ptr(), n, &mut raw))
+        })?;
         let ptr = NonNull::new(raw)
             .ok_or_else(|| Error::invalid("doca_dpa_thread_group_create", "DOCA returned NULL"))?;
         let mut group = ThreadGroup {
