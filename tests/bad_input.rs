@@ -140,32 +140,106 @@ fn device_names_and_pci_addresses() {
             "0000:03:00.8",
         ] {
             let err = Device::open_by_pci(bad).unwrap_err();
-            assert!(
-                err.is_invalid_argument() || matches!(err, Error::Unavailable { .. }),
-                "{bad:?}: {err}"
-            );
+            assert!(err.is_invalid_argument(), "{bad:?}: {err}");
         }
         invalid(
             Device::open_by_pci("not-a-pci-address").unwrap_err(),
             "doca_devinfo_is_equal_pci_addr",
         );
         for missing in ["ffff:ff:1f.7", "0000:99:00.0"] {
+            let err = Device::open_by_pci(missing).unwrap_err();
+            assert!(err.is_not_found(), "{missing}: {err}");
             assert!(
-                matches!(
-                    Device::open_by_pci(missing).unwrap_err(),
-                    Error::Unavailable { .. }
-                ),
-                "{missing}"
+                matches!(&err, Error::NoSuchDevice { seen, .. } if !seen.is_empty()),
+                "{err}"
             );
+            assert!(
+                err.to_string().contains(missing),
+                "the address is not echoed: {err}"
+            );
+            assert!(err.to_string().contains("devices seen"), "{err}");
         }
-        for name in ["mlx5_999", "", "no such device", "mlx5_0\0x"] {
+        for name in ["mlx5_999", "no such device", "mlx5_0\0x"] {
             let err = Device::open_by_ibdev_name(name).unwrap_err();
-            assert!(
-                err.is_invalid_argument() || matches!(err, Error::Unavailable { .. }),
-                "{name:?}: {err}"
-            );
+            assert!(err.is_not_found(), "{name:?}: {err}");
+            assert!(err.to_string().contains(name), "{err}");
         }
+        invalid(
+            Device::open_by_ibdev_name("").unwrap_err(),
+            "doca_devinfo_get_ibdev_name",
+        );
     });
+}
+
+/// Errors name their cause: a device without a DPA, a machine without one,
+/// every DOCA code, an unbounded wait.
+#[test]
+fn errors_name_the_cause() {
+    use doca::dpa::{CompletionEvent, Dpa, ErrorCode, Export};
+    use std::time::Duration;
+    for (code, name) in [
+        (ErrorCode::SHUTDOWN, "DOCA_ERROR_SHUTDOWN"),
+        (ErrorCode::CONNECTION_RESET, "DOCA_ERROR_CONNECTION_RESET"),
+        (
+            ErrorCode::CONNECTION_ABORTED,
+            "DOCA_ERROR_CONNECTION_ABORTED",
+        ),
+        (
+            ErrorCode::CONNECTION_INPROGRESS,
+            "DOCA_ERROR_CONNECTION_INPROGRESS",
+        ),
+        (ErrorCode::NO_LOCK, "DOCA_ERROR_NO_LOCK"),
+        (ErrorCode::UNEXPECTED, "DOCA_ERROR_UNEXPECTED"),
+        (ErrorCode::ALREADY_EXIST, "DOCA_ERROR_ALREADY_EXIST"),
+        (ErrorCode::EMPTY, "DOCA_ERROR_EMPTY"),
+        (ErrorCode::AUTHENTICATION, "DOCA_ERROR_AUTHENTICATION"),
+        (ErrorCode::BAD_CONFIG, "DOCA_ERROR_BAD_CONFIG"),
+        (ErrorCode::SKIPPED, "DOCA_ERROR_SKIPPED"),
+    ] {
+        assert_eq!(code.name(), name);
+    }
+
+    // Waits: an unbounded wait that is already satisfied returns (no overflow),
+    // and a wait that gives up is a host-side timeout, not a DOCA failure.
+    leak_checked(|| {
+        let dpa = common::dpa();
+        let launcher = Launcher::new(&dpa).unwrap();
+        let launch = launcher.launch(&doca_tests::noop, 1, ()).unwrap();
+        launch.wait(Duration::MAX).unwrap();
+        launcher.wait_all(Duration::MAX).unwrap();
+        let event = CompletionEvent::new(&dpa, Export::No).unwrap();
+        let err = event.wait_gt(0, Duration::from_millis(5)).unwrap_err();
+        assert!(matches!(err, Error::WaitTimeout { .. }), "{err}");
+        assert_eq!(err.call(), None, "{err}");
+        assert_eq!(err.kind(), ErrorKind::Timeout);
+    });
+
+    if doca::dpa::build_info::BACKEND != "sim" {
+        return;
+    }
+    // A machine whose only device has no DPA.
+    let scope = doca_sim::Scope::new();
+    scope.set_profile(doca_sim::Profile {
+        devices: vec![doca_sim::DeviceProfile::bluefield2(
+            "mlx5_2",
+            "p2",
+            "0000:81:00.0",
+        )],
+        ..Default::default()
+    });
+    let err = Device::open_first_with_dpa().unwrap_err();
+    assert!(err.is_no_dpa() && err.is_not_supported(), "{err}");
+    assert!(err.to_string().contains("mlx5_2 (0000:81:00.0)"), "{err}");
+    let device = Device::open_by_ibdev_name("mlx5_2").unwrap();
+    assert!(!device.info().has_dpa);
+    let err = Dpa::start(&device, doca_tests::app()).unwrap_err();
+    assert!(err.is_no_dpa(), "{err}");
+    assert_eq!(err.code(), Some(ErrorCode::NOT_SUPPORTED));
+    assert!(
+        err.to_string()
+            .starts_with("mlx5_2 (0000:81:00.0) has no DPA"),
+        "{err}"
+    );
 }
 
 /// A function pointer that is not a kernel of the app, through the raw call:

@@ -294,11 +294,11 @@ fn devices_are_listed_and_bad_names_refused() {
         .is_invalid_argument());
     assert!(matches!(
         Device::open_by_pci("ffff:ff:1f.7").unwrap_err(),
-        Error::Unavailable { .. }
+        Error::NoSuchDevice { .. }
     ));
     assert!(matches!(
         Device::open_by_ibdev_name("mlx5_999").unwrap_err(),
-        Error::Unavailable { .. }
+        Error::NoSuchDevice { .. }
     ));
 }
 
@@ -313,6 +313,7 @@ fn a_device_without_dpa_is_reported_as_such() {
     let device = info.open().unwrap();
     let err = DpaBuilder::new(&device).unwrap_err();
     assert!(err.is_no_dpa(), "{err}");
+    assert!(err.to_string().contains(&info.ibdev_name), "{err}");
 }
 
 #[test]

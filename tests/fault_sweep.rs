@@ -307,10 +307,7 @@ fn error_matches(err: &doca::dpa::Error, call: &str, code: ErrorCode) -> bool {
         return true;
     }
     // The capability query answering NOT_SUPPORTED means "no DPA here".
-    if call == "doca_dpa_cap_is_supported"
-        && code == ErrorCode::NOT_SUPPORTED
-        && matches!(err, doca::dpa::Error::Unavailable { .. })
-    {
+    if call == "doca_dpa_cap_is_supported" && code == ErrorCode::NOT_SUPPORTED && err.is_no_dpa() {
         return true;
     }
     // A DOCA context answering IN_PROGRESS to stop is waited for (up to the
@@ -332,12 +329,9 @@ fn error_matches(err: &doca::dpa::Error, call: &str, code: ErrorCode) -> bool {
 fn known_deviation(err: &doca::dpa::Error, call: &str, code: ErrorCode) -> Option<&'static str> {
     // doca-dpa/src/device.rs: `Device::open_first_with_dpa` treats a device
     // whose capability query fails as one without a DPA, whatever the code,
-    // and reports `Unavailable` ("no device matches"): the DOCA error is lost.
+    // and reports "no device has a DPA": the DOCA error is lost.
     // Only NOT_SUPPORTED means "no DPA"; other codes should be returned.
-    if call == "doca_dpa_cap_is_supported"
-        && code != ErrorCode::NOT_SUPPORTED
-        && matches!(err, doca::dpa::Error::Unavailable { .. })
-    {
+    if call == "doca_dpa_cap_is_supported" && code != ErrorCode::NOT_SUPPORTED && err.is_no_dpa() {
         return Some("open_first_with_dpa drops the capability query's error (doca-dpa device.rs)");
     }
     None

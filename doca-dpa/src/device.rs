@@ -15,6 +15,7 @@ use crate::error::{doca_call, Error, Result};
 /// Made by [`devices`] (`doca_devinfo_create_list` + the
 /// `doca_devinfo_get_*` queries); [`DeviceInfo::open`] opens it.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct DeviceInfo {
     /// PCI address, `dddd:bb:dd.f` (`doca_devinfo_get_pci_addr_str`).
     pub pci_addr: String,
@@ -25,6 +26,13 @@ pub struct DeviceInfo {
     /// Whether the device has a DPA (`doca_dpa_cap_is_supported`,
     /// EXPERIMENTAL). Always false in builds without the symbol.
     pub has_dpa: bool,
+}
+
+/// `mlx5_0 (0000:03:00.0)`: how errors name a device.
+impl fmt::Display for DeviceInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.ibdev_name, self.pci_addr)
+    }
 }
 
 /// Owns a device list for the duration of a lookup.
@@ -189,13 +197,22 @@ impl DeviceInfo {
     /// Opens this device (a fresh `doca_devinfo_create_list`, the entry with
     /// this PCI address, `doca_dev_open`, then `doca_devinfo_destroy_list`).
     pub fn open(&self) -> Result<Device> {
-        Device::open_matching("doca_dev_open", |d| d.pci_addr == self.pci_addr)
+        Device::open_described(
+            "DeviceInfo::open",
+            || format!("PCI address {} any more", self.pci_addr),
+            |d| d.pci_addr == self.pci_addr,
+        )
     }
 }
 
 impl Device {
-    fn open_matching(call: &'static str, want: impl Fn(&DeviceInfo) -> bool) -> Result<Device> {
+    /// Opens the first listed device `want` accepts; `Err(seen)` lists every
+    /// device looked at when none was.
+    fn open_matching(
+        want: impl Fn(&DeviceInfo) -> bool,
+    ) -> Result<std::result::Result<Device, Vec<String>>> {
         let list = DevList::new()?;
+        let mut seen = Vec::new();
         for raw in list.iter() {
             let info = describe(raw)?;
             if want(&info) {
@@ -206,21 +223,34 @@ impl Device {
                     Error::invalid("doca_dev_open", "DOCA returned a NULL device")
                 })?;
                 tracing::debug!(target: "doca_dpa::device", pci = %info.pci_addr, name = %info.ibdev_name, "device opened");
-                return Ok(Device {
+                return Ok(Ok(Device {
                     inner: Rc::new(DeviceInner { ptr, info }),
-                });
+                }));
             }
+            seen.push(info.to_string());
         }
-        Err(Error::Unavailable {
-            what: call,
-            reason: "no device matches".into(),
+        Ok(Err(seen))
+    }
+
+    /// Opens the device `want` accepts, or [`Error::NoSuchDevice`] for `wanted`.
+    fn open_described(
+        call: &'static str,
+        wanted: impl FnOnce() -> String,
+        want: impl Fn(&DeviceInfo) -> bool,
+    ) -> Result<Device> {
+        Device::open_matching(want)?.map_err(|seen| Error::NoSuchDevice {
+            call,
+            wanted: wanted(),
+            seen,
         })
     }
 
-    /// Opens the device with this PCI address (`0000:03:00.0` or `03:00.0`).
+    /// Opens the device with this PCI address (`0000:03:00.0` or `03:00.0`)
+    /// (`doca_devinfo_create_list`, the `doca_devinfo_get_*` queries,
+    /// `doca_dev_open`, `doca_devinfo_destroy_list`).
     ///
     /// Malformed addresses are refused before any DOCA call; an address no
-    /// device has gives [`Error::Unavailable`].
+    /// device has gives [`Error::NoSuchDevice`] naming it and the devices seen.
     pub fn open_by_pci(addr: &str) -> Result<Device> {
         parse_pci(addr)?;
         let full = |d: &DeviceInfo| {
@@ -229,10 +259,15 @@ impl Device {
                     .split_once(':')
                     .is_some_and(|(_, bdf)| bdf.eq_ignore_ascii_case(addr))
         };
-        Device::open_matching("Device::open_by_pci", full)
+        Device::open_described(
+            "Device::open_by_pci",
+            || format!("PCI address {addr}"),
+            full,
+        )
     }
 
-    /// Opens the device with this InfiniBand device name (e.g. `mlx5_0`).
+    /// Opens the device with this InfiniBand device name (e.g. `mlx5_0`), as
+    /// [`Device::open_by_pci`] does.
     pub fn open_by_ibdev_name(name: &str) -> Result<Device> {
         if name.is_empty() || name.len() >= sys::DOCA_DEVINFO_IBDEV_NAME_SIZE as usize {
             return Err(Error::invalid(
@@ -240,12 +275,27 @@ impl Device {
                 format!("`{name}` is not a valid IB device name"),
             ));
         }
-        Device::open_matching("Device::open_by_ibdev_name", |d| d.ibdev_name == name)
+        Device::open_described(
+            "Device::open_by_ibdev_name",
+            || format!("IB device name {name}"),
+            |d| d.ibdev_name == name,
+        )
     }
 
-    /// The first device that has a DPA, for programs that do not care which.
+    /// The first device that has a DPA, for programs that do not care which
+    /// (the listing calls of [`Device::open_by_pci`] and
+    /// `doca_dpa_cap_is_supported`). When none has one: [`Error::NoDpa`]
+    /// listing the devices seen.
     pub fn open_first_with_dpa() -> Result<Device> {
-        Device::open_matching("Device::open_first_with_dpa", |d| d.has_dpa)
+        Device::open_matching(|d| d.has_dpa)?.map_err(|seen| Error::NoDpa {
+            device: if seen.is_empty() {
+                "no DOCA device is visible, so none".to_owned()
+            } else {
+                format!("none of the devices DOCA sees ({})", seen.join(", "))
+            },
+            call: "doca_dpa_cap_is_supported",
+            code: None,
+        })
     }
 
     /// What DOCA said about the device when it was opened.

@@ -43,6 +43,7 @@ impl LogLevel {
 
 /// The limits of a DPA, queried from a created context.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Limits {
     /// Most threads one launch may use (`doca_dpa_get_max_threads_per_kernel`).
     pub max_threads_per_kernel: u32,
@@ -155,12 +156,21 @@ impl Drop for DpaBuilder {
 impl DpaBuilder {
     /// Creates a DPA context on `device` (`doca_dpa_create`, EXPERIMENTAL).
     ///
-    /// Fails with a NOT_SUPPORTED [`Error`] (see [`Error::is_no_dpa`]) when
-    /// the device has no DPA.
+    /// Fails with [`Error::NoDpa`] naming the device when it has no DPA
+    /// (DOCA answers NOT_SUPPORTED).
     pub fn new(device: &Device) -> Result<DpaBuilder> {
         let mut raw = std::ptr::null_mut();
         // SAFETY: a live device; valid out-pointer.
-        unsafe { doca_call!(doca_dpa_create(device.as_ptr(), &mut raw)) }?;
+        match unsafe { doca_call!(doca_dpa_create(device.as_ptr(), &mut raw)) } {
+            Err(e) if e.code() == Some(ErrorCode::NOT_SUPPORTED) => {
+                return Err(Error::NoDpa {
+                    device: device.info().to_string(),
+                    call: "doca_dpa_create",
+                    code: e.code(),
+                })
+            }
+            other => other?,
+        }
         let ptr = NonNull::new(raw)
             .ok_or_else(|| Error::invalid("doca_dpa_create", "DOCA returned NULL"))?;
         tracing::debug!(target: "doca_dpa::dpa", device = %device.info().pci_addr, "DPA context created");

@@ -65,6 +65,28 @@ codes! {
     IN_PROGRESS = DOCA_ERROR_IN_PROGRESS;
     /// `DOCA_ERROR_TOO_BIG`.
     TOO_BIG = DOCA_ERROR_TOO_BIG;
+    /// `DOCA_ERROR_SHUTDOWN`.
+    SHUTDOWN = DOCA_ERROR_SHUTDOWN;
+    /// `DOCA_ERROR_CONNECTION_RESET`.
+    CONNECTION_RESET = DOCA_ERROR_CONNECTION_RESET;
+    /// `DOCA_ERROR_CONNECTION_ABORTED`.
+    CONNECTION_ABORTED = DOCA_ERROR_CONNECTION_ABORTED;
+    /// `DOCA_ERROR_CONNECTION_INPROGRESS`.
+    CONNECTION_INPROGRESS = DOCA_ERROR_CONNECTION_INPROGRESS;
+    /// `DOCA_ERROR_NO_LOCK`.
+    NO_LOCK = DOCA_ERROR_NO_LOCK;
+    /// `DOCA_ERROR_UNEXPECTED`.
+    UNEXPECTED = DOCA_ERROR_UNEXPECTED;
+    /// `DOCA_ERROR_ALREADY_EXIST`.
+    ALREADY_EXIST = DOCA_ERROR_ALREADY_EXIST;
+    /// `DOCA_ERROR_EMPTY`.
+    EMPTY = DOCA_ERROR_EMPTY;
+    /// `DOCA_ERROR_AUTHENTICATION`.
+    AUTHENTICATION = DOCA_ERROR_AUTHENTICATION;
+    /// `DOCA_ERROR_BAD_CONFIG`.
+    BAD_CONFIG = DOCA_ERROR_BAD_CONFIG;
+    /// `DOCA_ERROR_SKIPPED`.
+    SKIPPED = DOCA_ERROR_SKIPPED;
 }
 
 impl ErrorCode {
@@ -115,6 +137,7 @@ impl fmt::Display for ErrorCode {
 /// What a failed wait for a kernel launch observed, so "my kernel hangs" can
 /// be told apart from "my kernel crashed the DPA" without a debugger.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct LaunchDiagnosis {
     /// The kernel's C name.
     pub kernel: &'static str,
@@ -233,7 +256,36 @@ pub enum Error {
         /// How many other owners were alive.
         users: usize,
     },
-    /// The device has no DPA, or the installed DOCA lacks the function.
+    /// The device has no DPA (`doca_dpa_cap_is_supported` said so, or
+    /// `doca_dpa_create` answered NOT_SUPPORTED), or no device DOCA sees has one.
+    #[error("{device} has no DPA{}", match code {
+        Some(c) => format!(" ({call} returned {c})"),
+        None => format!(" ({call})"),
+    })]
+    NoDpa {
+        /// The device asked for (`mlx5_2 (0000:03:00.0)`), or which devices were
+        /// looked at when none had a DPA.
+        device: String,
+        /// The call or lookup that found out.
+        call: &'static str,
+        /// DOCA's code, when a DOCA call said so.
+        code: Option<ErrorCode>,
+    },
+    /// No device DOCA sees matches what was asked for.
+    #[error("{call}: no DOCA device has {wanted}; devices seen: {}", if seen.is_empty() {
+        "none".to_owned()
+    } else {
+        seen.join(", ")
+    })]
+    NoSuchDevice {
+        /// The lookup.
+        call: &'static str,
+        /// What was looked for (`PCI address 0000:99:00.0`).
+        wanted: String,
+        /// Every device DOCA listed (`mlx5_0 (0000:03:00.0)`).
+        seen: Vec<String>,
+    },
+    /// The installed DOCA lacks the function or the information.
     #[error("{what} is not available: {reason}")]
     Unavailable {
         /// What was asked for.
@@ -249,6 +301,8 @@ pub enum Error {
 pub enum ErrorKind {
     /// Not supported on this device or DOCA version (no DPA, feature missing).
     NotSupported,
+    /// What was looked for does not exist (no such device).
+    NotFound,
     /// Called in the wrong lifecycle state.
     BadState,
     /// An argument was invalid.
@@ -294,6 +348,7 @@ impl Error {
     pub fn code(&self) -> Option<ErrorCode> {
         match self {
             Error::Doca { code, .. } => Some(*code),
+            Error::NoDpa { code, .. } => *code,
             _ => None,
         }
     }
@@ -304,7 +359,9 @@ impl Error {
             Error::Doca { call, .. }
             | Error::InvalidArgument { call, .. }
             | Error::ContextFatal { call, .. }
-            | Error::InUse { call, .. } => Some(call),
+            | Error::InUse { call, .. }
+            | Error::NoDpa { call, .. }
+            | Error::NoSuchDevice { call, .. } => Some(call),
             Error::LaunchTimeout(_) | Error::WaitTimeout { .. } => None,
             Error::Unavailable { .. } => None,
         }
@@ -321,6 +378,7 @@ impl Error {
                 ErrorCode::DRIVER => ErrorKind::Driver,
                 ErrorCode::UNSUPPORTED_VERSION => ErrorKind::VersionMismatch,
                 ErrorCode::IN_USE => ErrorKind::InUse,
+                ErrorCode::NOT_FOUND => ErrorKind::NotFound,
                 ErrorCode::TIME_OUT => ErrorKind::Timeout,
                 ErrorCode::AGAIN | ErrorCode::FULL => ErrorKind::Again,
                 _ => ErrorKind::Other,
@@ -329,15 +387,22 @@ impl Error {
             Error::ContextFatal { .. } => ErrorKind::ContextFatal,
             Error::LaunchTimeout(d) if d.context_fatal => ErrorKind::ContextFatal,
             Error::LaunchTimeout(_) | Error::WaitTimeout { .. } => ErrorKind::Timeout,
-            Error::Unavailable { .. } => ErrorKind::NotSupported,
+            Error::Unavailable { .. } | Error::NoDpa { .. } => ErrorKind::NotSupported,
+            Error::NoSuchDevice { .. } => ErrorKind::NotFound,
             Error::InUse { .. } => ErrorKind::InUse,
         }
     }
 
-    /// The device has no DPA (`doca_dpa_cap_is_supported` or
-    /// `doca_dpa_create` said NOT_SUPPORTED).
+    /// The device has no DPA, or no device has one ([`Error::NoDpa`], or
+    /// `doca_dpa_cap_is_supported` / `doca_dpa_create` said NOT_SUPPORTED).
     pub fn is_no_dpa(&self) -> bool {
-        matches!(self, Error::Doca { call: "doca_dpa_cap_is_supported" | "doca_dpa_create", code, .. } if *code == ErrorCode::NOT_SUPPORTED)
+        matches!(self, Error::NoDpa { .. })
+            || matches!(self, Error::Doca { call: "doca_dpa_cap_is_supported" | "doca_dpa_create", code, .. } if *code == ErrorCode::NOT_SUPPORTED)
+    }
+
+    /// No device matches what was asked for ([`Error::NoSuchDevice`]).
+    pub fn is_not_found(&self) -> bool {
+        self.kind() == ErrorKind::NotFound
     }
 
     /// Not supported by this hardware generation or DOCA version.
@@ -360,8 +425,12 @@ impl Error {
         self.kind() == ErrorKind::NoMemory
     }
 
-    /// Driver or firmware failure (DOCA_ERROR_DRIVER): on DPA launches this
-    /// is usually a DPA image built with a dpacc that does not match DOCA.
+    /// Driver or firmware failure (DOCA_ERROR_DRIVER). DOCA returns it for
+    /// several causes: an RPC whose device function never returned (it hung or
+    /// crashed; check [`Dpa::health`](crate::Dpa::health)), a firmware command
+    /// the device refused, and — at the first launch or RPC — a DPA image
+    /// built with a dpacc that does not match the installed DOCA (`doca-doctor`
+    /// reports the pairing).
     pub fn is_driver(&self) -> bool {
         self.kind() == ErrorKind::Driver
     }
