@@ -182,12 +182,16 @@ pub trait ParamList: 'static {
 }
 
 /// A tuple of arguments matching the parameter tuple `Ps` element by element.
+///
+/// `F` is the device function's generated signature type (named after the
+/// function): it only serves the compiler's message when the arguments do not
+/// match, so that the message names the function.
 #[diagnostic::on_unimplemented(
-    message = "these arguments do not match the device function's parameters `{Ps}`",
-    label = "expected a tuple with one argument per C parameter, in order",
+    message = "these arguments do not match the parameters `{Ps}` of `{F}`",
+    label = "expected a tuple with one argument per C parameter of `{F}`, in order",
     note = "the parameters come from the function's C prototype; see its documentation"
 )]
-pub trait KernelArgs<Ps: ParamList> {
+pub trait KernelArgs<Ps: ParamList, F = ()> {
     /// Lowers every argument, recording what they keep alive.
     #[doc(hidden)]
     fn lower_all(&self, keep: &mut Keep<'_>) -> Result<Ps::Abi>;
@@ -199,7 +203,7 @@ macro_rules! tuples {
             type Abi = ($($p::Abi,)*);
         }
 
-        impl<$($p: KernelParam,)* $($a: KernelArg<$p>,)*> KernelArgs<($($p,)*)> for ($($a,)*) {
+        impl<F, $($p: KernelParam,)* $($a: KernelArg<$p>,)*> KernelArgs<($($p,)*), F> for ($($a,)*) {
             #[inline]
             #[allow(non_snake_case, unused_variables, clippy::unused_unit)]
             fn lower_all(&self, keep: &mut Keep<'_>) -> Result<($($p::Abi,)*)> {

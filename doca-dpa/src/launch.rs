@@ -104,7 +104,7 @@ impl Launcher {
     ///
     /// Returns at once. Every object the arguments reference is kept alive by the
     /// launcher until the launch is known to have finished.
-    pub fn launch<S: KernelSig, A: KernelArgs<S::Params>>(
+    pub fn launch<S: KernelSig, A: KernelArgs<S::Params, S>>(
         &self,
         kernel: &Kernel<S>,
         threads: u32,
@@ -115,7 +115,7 @@ impl Launcher {
 
     /// Like [`Launcher::launch`], held until `gate`'s event reaches its
     /// threshold.
-    pub fn launch_gated<S: KernelSig, A: KernelArgs<S::Params>>(
+    pub fn launch_gated<S: KernelSig, A: KernelArgs<S::Params, S>>(
         &self,
         gate: Gate<'_>,
         kernel: &Kernel<S>,
@@ -126,7 +126,7 @@ impl Launcher {
     }
 
     #[inline]
-    fn submit<S: KernelSig, A: KernelArgs<S::Params>>(
+    fn submit<S: KernelSig, A: KernelArgs<S::Params, S>>(
         &self,
         gate: Option<Gate<'_>>,
         kernel: &Kernel<S>,
@@ -391,7 +391,11 @@ impl Dpa {
     /// If DOCA reports a failure on a context that is no longer healthy, the RPC may
     /// still be running on the DPA, so what the arguments keep alive is leaked rather
     /// than released.
-    pub fn rpc<S: RpcSig, A: KernelArgs<S::Params>>(&self, rpc: &Rpc<S>, args: A) -> Result<u64> {
+    pub fn rpc<S: RpcSig, A: KernelArgs<S::Params, S>>(
+        &self,
+        rpc: &Rpc<S>,
+        args: A,
+    ) -> Result<u64> {
         const CALL: &str = "doca_dpa_rpc";
         if !rpc.belongs_to(self.app()) {
             return Err(foreign_function(CALL, rpc.name(), self.app()));

@@ -186,7 +186,7 @@ impl ThreadBuilder {
     /// zero or one argument matching its C parameter (`doca_dpa_thread_create`,
     /// `doca_dpa_thread_set_func_arg`). The thread keeps what the argument references
     /// alive until it is destroyed.
-    pub fn new<S: KernelSig, A: KernelArgs<S::Params>>(
+    pub fn new<S: KernelSig, A: KernelArgs<S::Params, S>>(
         dpa: &Dpa,
         func: &Kernel<S>,
         arg: A,
