@@ -617,3 +617,39 @@ fn a_completion_wakes_its_bound_thread() {
         assert_eq!(state.get().unwrap().last_user_data, u64::from(user_data));
     }
 }
+
+#[test]
+fn structs_pass_by_value_to_kernels_and_rpcs() {
+    use doca::dpa::Dev;
+    let dpa = dpa();
+    let pair = doca_tests::bv_pair { a: 1 << 40, b: 7 };
+    assert_eq!(
+        dpa.rpc(&doca_tests::bv_pair_sum, (3u32, &pair, 100u64))
+            .unwrap(),
+        (1 << 40) + 7 + 3 + 100
+    );
+    let point = doca_tests::bv_point {
+        x: 1.5,
+        y: 2.5,
+        w: 10.0,
+    };
+    assert_eq!(
+        dpa.rpc(&doca_tests::bv_point_weigh, (point, 5u32)).unwrap(),
+        45
+    );
+
+    let out = DpaBuffer::<u64>::new(&dpa, 4).unwrap();
+    let target = doca_tests::bv_target {
+        out: Dev::new(&out).unwrap(),
+        n: 4,
+        scale: 3,
+    };
+    let launcher = Launcher::new(&dpa).unwrap();
+    let launch = launcher
+        .launch(&doca_tests::bv_target_fill, 1, (&target, 10u64))
+        .unwrap();
+    // The launch keeps what the struct's fields reference.
+    drop(target);
+    launch.wait(LONG).unwrap();
+    assert_eq!(out.to_vec().unwrap(), [10, 13, 16, 19]);
+}

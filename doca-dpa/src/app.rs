@@ -58,7 +58,7 @@ impl App {
     }
 }
 
-mod sealed {
+pub(crate) mod sealed {
     pub trait Sealed {}
     impl Sealed for u64 {}
     impl Sealed for u32 {}
@@ -69,7 +69,8 @@ mod sealed {
 }
 
 /// A C type a generated launcher takes for a parameter: `uint64_t`, `uint32_t`,
-/// `int64_t`, `int32_t`, `float`, `double`.
+/// `int64_t`, `int32_t`, `float`, `double`, or a struct's device layout
+/// ([`StructAbi`](crate::StructAbi), handed to the launcher by address).
 pub trait AbiScalar: sealed::Sealed + Copy + Send + 'static {}
 impl AbiScalar for u64 {}
 impl AbiScalar for u32 {}
@@ -148,6 +149,9 @@ pub mod param {
         /// `doca_rdmi_dev_poster_t`. Argument: a started RDMI poster (doca-rdmi).
         RdmiPoster: u64;
     }
+
+    #[cfg(doca_sym = "doca_dpa_mem_alloc")]
+    pub use crate::memory::ByValue;
 }
 
 /// A value that can be passed for a parameter of type `P`.

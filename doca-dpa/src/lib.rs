@@ -143,7 +143,9 @@ pub use keep::{Keep, KeepAlive};
 pub use launch::{Gate, Launch, Launcher, MAX_WAIT_THRESHOLD};
 #[cfg(doca_sym = "doca_dpa_mem_alloc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
-pub use memory::{Dev, DevPtr, DeviceCopy, DeviceStruct, DpaBox, DpaBuffer, DpaSlice, Handle};
+pub use memory::{
+    Dev, DevPtr, DeviceCopy, DeviceStruct, DpaBox, DpaBuffer, DpaSlice, Handle, StructAbi,
+};
 #[cfg(all(
     doca_sym = "doca_mmap_set_dpa_memrange",
     doca_sym = "doca_mmap_dev_get_dpa_handle",
@@ -168,7 +170,8 @@ pub mod __private {
     pub use crate::error::Result;
     pub use crate::keep::Keep;
     #[cfg(doca_sym = "doca_dpa_mem_alloc")]
-    pub use crate::memory::{Dev, DeviceStruct, DpaBox, Handle};
+    pub use crate::memory::{Dev, DeviceStruct, DpaBox, Handle, StructAbi};
+    pub use crate::KernelArg;
     pub use doca_dpa_sys as sys;
 }
 

@@ -520,6 +520,31 @@ pub unsafe trait DeviceStruct: 'static {
     fn lower(&self, keep: &mut Keep<'_>) -> Result<Self::Repr>;
 }
 
+/// `struct NAME` passed by value to a device function whose C prototype takes it
+/// so. Argument: the generated host struct `NAME` (its handle and address fields keep
+/// their objects alive for the launch, as other arguments do).
+pub struct ByValue<T>(std::marker::PhantomData<fn() -> T>);
+
+// SAFETY: the generated launcher takes a struct parameter as the address of its
+// device layout (`T::Repr`, checked against the C definition) and copies it into a
+// C value of the struct type for the variadic call.
+unsafe impl<T: DeviceStruct> crate::KernelParam for ByValue<T>
+where
+    T::Repr: Send,
+{
+    type Abi = StructAbi<T::Repr>;
+}
+
+/// The device layout of a struct argument, as a generated launcher takes it (by
+/// address: its C side copies it into the struct type, so the struct's C calling
+/// convention is the C compiler's business, not Rust's).
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug)]
+pub struct StructAbi<R>(pub R);
+
+impl<R: Copy + Send + 'static> crate::app::sealed::Sealed for StructAbi<R> {}
+impl<R: Copy + Send + 'static> crate::AbiScalar for StructAbi<R> {}
+
 struct BoxInner {
     // Field order is drop order: the memory goes before what its fields reference.
     alloc: Rc<Allocation>,

@@ -42,11 +42,11 @@ struct doca_sim_kernel {
 	void (*func)(void);
 	/** DOCA_SIM_KERNEL_GLOBAL or DOCA_SIM_KERNEL_RPC. */
 	uint32_t kind;
-	/** Number of parameters (at most DOCA_SIM_MAX_KERNEL_ARGS). */
+	/** Number of 8-byte argument slots the parameters take (one per scalar, one per 8 bytes of a struct passed by value; at most DOCA_SIM_MAX_KERNEL_ARGS). */
 	uint32_t num_params;
 	/** sizeof of each parameter, for diagnostics. */
 	const uint8_t *param_sizes;
-	/** Reads the variadic launch arguments, each with its exact C type, widened into args[]. */
+	/** Reads the variadic launch arguments, each with its exact C type, into their slots of args[]. */
 	void (*read_args)(va_list *ap, uint64_t *args);
 	/** Calls the function with args[] converted back to the parameter types; returns the RPC value or 0. */
 	uint64_t (*invoke)(const uint64_t *args);

@@ -32,8 +32,11 @@ impl ParamRefusal {
     fn explain(self) -> &'static str {
         match self {
             ParamRefusal::StructByValue => {
-                "structs passed by value are not supported by the software DPA; pass a \
-                 pointer to the struct in DPA memory (doca_dpa_dev_uintptr_t) instead"
+                "a struct passed by value must be defined in the application's sources as \
+                 a file-scope `struct NAME { … }` whose fields are all of supported types \
+                 (no arrays, bit-fields or nested members), so that its host declaration \
+                 can be generated; otherwise pass a pointer to it in DPA memory \
+                 (doca_dpa_dev_uintptr_t)"
             }
             ParamRefusal::UnionByValue => {
                 "unions passed by value are not supported by the software DPA; pass a \

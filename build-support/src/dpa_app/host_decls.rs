@@ -123,6 +123,91 @@ pub fn rust_param(
         })
 }
 
+/// The application struct that a parameter of C type `c_type` passes by value: the
+/// type names it (`struct NAME`, or the `ALIAS` of `typedef struct NAME { … } ALIAS`)
+/// and every field has a Rust declaration.
+pub(crate) fn by_value_struct<'a>(c_type: &str, structs: &'a [StructDef]) -> Option<&'a StructDef> {
+    let tag = c_type.strip_prefix("struct ");
+    declared_structs(structs).into_iter().find(|s| match tag {
+        Some(tag) => s.name == tag,
+        None => s.alias.as_deref() == Some(c_type),
+    })
+}
+
+/// How one parameter crosses from Rust to the generated C launcher: as a scalar of
+/// the type table, or as a struct passed by value (whose device layout the launcher
+/// receives by address and copies into a C value of the struct type).
+enum Crossing<'a> {
+    Scalar(RustParam),
+    Struct(&'a StructDef),
+}
+
+impl Crossing<'_> {
+    /// The parameter type in `__sig` (`param::DevPtr`, `param::ByValue<super::pair>`).
+    fn sig_type(&self) -> String {
+        match self {
+            Crossing::Scalar(p) => p.rust.to_owned(),
+            Crossing::Struct(def) => format!("param::ByValue<super::{}>", rust_ident(&def.name)),
+        }
+    }
+
+    /// The value the signature hands to the launcher, as named in `__sig`.
+    fn abi_type(&self) -> String {
+        match self {
+            Crossing::Scalar(p) => p.abi_rust.to_owned(),
+            Crossing::Struct(def) => format!(
+                "__dpa::StructAbi<super::__repr_{}::{}>",
+                def.name,
+                rust_ident(&def.name)
+            ),
+        }
+    }
+
+    /// The launcher's parameter type, as `__ffi` declares it.
+    fn ffi_type(&self) -> &'static str {
+        match self {
+            Crossing::Scalar(p) => p.abi_rust,
+            Crossing::Struct(_) => "*const ::core::ffi::c_void",
+        }
+    }
+
+    /// How `__sig` passes value `a{i}` to the launcher.
+    fn forward(&self, i: usize) -> String {
+        match self {
+            Crossing::Scalar(_) => format!(", a{i}"),
+            Crossing::Struct(_) => format!(", ::core::ptr::addr_of!(a{i}).cast()"),
+        }
+    }
+}
+
+/// The crossing of parameter `p` of `f` (1-based `position`), or why it has none.
+fn crossing<'a>(
+    f: &DeviceFunction,
+    position: usize,
+    p: &Param,
+    structs: &'a [StructDef],
+) -> Result<Crossing<'a>, DpaAppError> {
+    if !p.c_type.contains('*') {
+        if let Some(def) = by_value_struct(&p.c_type, structs) {
+            return Ok(Crossing::Struct(def));
+        }
+        if p.c_type.starts_with("struct ") {
+            return Err(DpaAppError::UnsupportedParam {
+                file: f.file.clone(),
+                line: f.line,
+                kernel: f.name.clone(),
+                position,
+                param: match &p.name {
+                    Some(n) => format!("{} {n}", p.c_type),
+                    None => p.c_type.clone(),
+                },
+                refusal: ParamRefusal::StructByValue,
+            });
+        }
+    }
+    rust_param(f, position, p).map(Crossing::Scalar)
+}
+
 /// Names the generated module uses for itself; a device function cannot take them.
 const RESERVED: &[&str] = &["app", "__ffi", "__sig", "__dpa", "APP_NAME"];
 
@@ -173,17 +258,23 @@ fn prototype(f: &DeviceFunction) -> String {
     format!("{marker} {} {}({list})", f.return_type, f.name)
 }
 
-/// Every parameter's Rust side, or the first that has none.
-fn rust_params(f: &DeviceFunction) -> Result<Vec<RustParam>, DpaAppError> {
+/// Every parameter's crossing, or the first that has none.
+fn crossings<'a>(
+    f: &DeviceFunction,
+    structs: &'a [StructDef],
+) -> Result<Vec<Crossing<'a>>, DpaAppError> {
     f.params
         .iter()
         .enumerate()
-        .map(|(i, p)| rust_param(f, i + 1, p))
+        .map(|(i, p)| crossing(f, i + 1, p, structs))
         .collect()
 }
 
 /// Checks that every device function of the app can be declared in Rust.
-pub(crate) fn check_functions(functions: &[DeviceFunction]) -> Result<(), DpaAppError> {
+pub(crate) fn check_functions(
+    functions: &[DeviceFunction],
+    structs: &[StructDef],
+) -> Result<(), DpaAppError> {
     for f in functions {
         if RESERVED.contains(&f.name.as_str()) {
             return Err(DpaAppError::ReservedKernelName {
@@ -191,9 +282,27 @@ pub(crate) fn check_functions(functions: &[DeviceFunction]) -> Result<(), DpaApp
                 file: f.file.clone(),
             });
         }
-        rust_params(f)?;
+        crossings(f, structs)?;
     }
     Ok(())
+}
+
+/// The C definition of `def` for the launchers' translation unit: the same tag and
+/// members, so a value of it is a value of the application's type. Pointer members
+/// become `void *` (their pointee need not be visible to host code; every object
+/// pointer has the same representation and calling convention).
+fn launcher_struct(def: &StructDef) -> String {
+    let mut c = format!("struct {} {{\n", def.name);
+    for f in &def.fields {
+        let ty = if f.c_type.contains('*') {
+            "void *"
+        } else {
+            f.c_type.as_str()
+        };
+        let _ = writeln!(c, "\t{ty} {};", f.name);
+    }
+    c.push_str("};\n");
+    c
 }
 
 /// The C file of the launchers: for each kernel,
@@ -205,13 +314,18 @@ pub(crate) fn check_functions(functions: &[DeviceFunction]) -> Result<(), DpaApp
 /// It is host code: compiled by the host C compiler against the installed DOCA headers
 /// (or the sim's reference headers), with the application's include directories so that
 /// typedefs shared by host and device resolve.
-pub fn launcher_source(app: &str, functions: &[DeviceFunction]) -> Result<String, DpaAppError> {
+pub fn launcher_source(
+    app: &str,
+    functions: &[DeviceFunction],
+    structs: &[StructDef],
+) -> Result<String, DpaAppError> {
     let mut c = String::new();
     let _ = writeln!(
         c,
         "// Generated by doca-build-support: the host launchers of DPA application `{app}`.\n\
          // Do not edit; it is rewritten on every build.\n\
          #include <stdint.h>\n\
+         #include <string.h>\n\
          #include <doca_dpa.h>\n\
          #include <doca_sync_event.h>\n\
          #include <doca_mmap.h>\n\
@@ -234,30 +348,65 @@ pub fn launcher_source(app: &str, functions: &[DeviceFunction]) -> Result<String
          \tuint32_t add;\n\
          }};\n"
     );
+    let mut defined: Vec<&str> = Vec::new();
     for f in functions {
-        let params = rust_params(f)?;
+        for x in crossings(f, structs)? {
+            if let Crossing::Struct(def) = x {
+                if !defined.contains(&def.name.as_str()) {
+                    defined.push(&def.name);
+                    let _ = writeln!(
+                        c,
+                        "// `struct {}` of {}:{}, passed by value.\n{}",
+                        def.name,
+                        def.file.display(),
+                        def.line,
+                        launcher_struct(def)
+                    );
+                }
+            }
+        }
+    }
+    for f in functions {
+        let params = crossings(f, structs)?;
         let _ = writeln!(c, "// {} ({}:{})", prototype(f), f.file.display(), f.line);
         let _ = writeln!(c, "extern doca_dpa_func_t {};", f.name);
         let decl: Vec<String> = params
             .iter()
             .enumerate()
-            .map(|(i, p)| format!("{} a{i}", p.abi_c))
+            .map(|(i, p)| match p {
+                Crossing::Scalar(p) => format!("{} a{i}", p.abi_c),
+                Crossing::Struct(_) => format!("const void *a{i}"),
+            })
+            .collect();
+        // Struct arguments arrive as the address of their device layout: copied into
+        // a C value of the struct type, passed by value as a C host program would.
+        let copies: String = params
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| match p {
+                Crossing::Struct(def) => Some(format!(
+                    "\tstruct {n} v{i};\n\tmemcpy(&v{i}, a{i}, sizeof(v{i}));\n",
+                    n = def.name
+                )),
+                Crossing::Scalar(_) => None,
+            })
             .collect();
         let pass: String = f
             .params
             .iter()
             .zip(&params)
             .enumerate()
-            .map(|(i, (cp, rp))| {
-                if cp.c_type.contains('*') {
-                    // The pointee type need not be visible here; every object pointer
-                    // has the representation of `void *` on the DPA and host ABIs.
+            .map(|(i, (cp, x))| match x {
+                // The pointee type need not be visible here; every object pointer
+                // has the representation of `void *` on the DPA and host ABIs.
+                Crossing::Scalar(_) if cp.c_type.contains('*') => {
                     format!(", (void *)(uintptr_t)a{i}")
-                } else if rp.abi_c == "float" || rp.abi_c == "double" {
-                    format!(", a{i}")
-                } else {
-                    format!(", ({})a{i}", cp.c_type)
                 }
+                Crossing::Scalar(rp) if rp.abi_c == "float" || rp.abi_c == "double" => {
+                    format!(", a{i}")
+                }
+                Crossing::Scalar(_) => format!(", ({})a{i}", cp.c_type),
+                Crossing::Struct(_) => format!(", v{i}"),
             })
             .collect();
         let tail = if decl.is_empty() {
@@ -272,6 +421,7 @@ pub fn launcher_source(app: &str, functions: &[DeviceFunction]) -> Result<String
                     c,
                     "doca_error_t {sym}(const struct doca_gen_launch *l{tail});\n\
                      doca_error_t {sym}(const struct doca_gen_launch *l{tail})\n{{\n\
+                     {copies}\
                      \tif (l->add)\n\
                      \t\treturn doca_dpa_kernel_launch_update_add(l->dpa, l->wait_event, l->wait_threshold,\n\
                      \t\t\tl->comp_event, l->comp_count, l->num_threads, &{name}{pass});\n\
@@ -285,6 +435,7 @@ pub fn launcher_source(app: &str, functions: &[DeviceFunction]) -> Result<String
                     c,
                     "doca_error_t {sym}(struct doca_dpa *dpa, uint64_t *ret{tail});\n\
                      doca_error_t {sym}(struct doca_dpa *dpa, uint64_t *ret{tail})\n{{\n\
+                     {copies}\
                      \treturn doca_dpa_rpc(dpa, &{name}, ret{pass});\n}}\n",
                     name = f.name
                 );
@@ -327,7 +478,7 @@ pub fn rust_source(
     let mut ffi = String::new();
     let mut sigs = String::new();
     for f in functions {
-        let params = rust_params(f)?;
+        let params = crossings(f, structs)?;
         let id = rust_ident(&f.name);
         let doc = format!(
             "`{}`\n///\n/// Defined at `{}:{}`.",
@@ -335,15 +486,25 @@ pub fn rust_source(
             f.file.display(),
             f.line
         );
-        let sig_params: String = params.iter().map(|p| format!("{},", p.rust)).collect();
+        let sig_params: String = params
+            .iter()
+            .map(|p| format!("{},", p.sig_type()))
+            .collect();
         let abi_params: Vec<String> = params
             .iter()
             .enumerate()
-            .map(|(i, p)| format!("a{i}: {}", p.abi_rust))
+            .map(|(i, p)| format!("a{i}: {}", p.ffi_type()))
             .collect();
-        let abi_tuple: String = params.iter().map(|p| format!("{},", p.abi_rust)).collect();
+        let abi_tuple: String = params
+            .iter()
+            .map(|p| format!("{},", p.abi_type()))
+            .collect();
         let binding: String = (0..params.len()).map(|i| format!("a{i},")).collect();
-        let forward: String = (0..params.len()).map(|i| format!(", a{i}")).collect();
+        let forward: String = params
+            .iter()
+            .enumerate()
+            .map(|(i, p)| p.forward(i))
+            .collect();
         let sym = launcher_symbol(app, f);
         let abi_decl = if abi_params.is_empty() {
             String::new()
@@ -487,7 +648,7 @@ fn struct_source(r: &mut String, def: &StructDef) {
     for (f, (rp, offset)) in def.fields.iter().zip(&fields) {
         let name = rust_ident(&f.name);
         if *offset > at {
-            let _ = writeln!(repr, "        _pad{pad}: [u8; {}],", offset - at);
+            let _ = writeln!(repr, "        pub(super) _pad{pad}: [u8; {}],", offset - at);
             let _ = writeln!(lower, "            _pad{pad}: [0; {}],", offset - at);
             pad += 1;
         }
@@ -523,7 +684,7 @@ fn struct_source(r: &mut String, def: &StructDef) {
         }
     }
     if size > at {
-        let _ = writeln!(repr, "        _pad{pad}: [u8; {}],", size - at);
+        let _ = writeln!(repr, "        pub(super) _pad{pad}: [u8; {}],", size - at);
         let _ = writeln!(lower, "            _pad{pad}: [0; {}],", size - at);
     }
     let _ = writeln!(
@@ -551,13 +712,26 @@ fn struct_source(r: &mut String, def: &StructDef) {
          unsafe impl __dpa::DeviceStruct for {id} {{\n\
          \x20   type Repr = __repr_{name}::{id};\n\
          \x20   const NAME: &'static str = \"{name}\";\n\
-         \x20   fn lower(&self, keep: &mut __dpa::Keep<'_>) -> __dpa::Result<Self::Repr> {{\n\
+         \x20   fn lower(&self, {keep}: &mut __dpa::Keep<'_>) -> __dpa::Result<Self::Repr> {{\n\
          \x20       Ok(__repr_{name}::{id} {{\n{lower}        }})\n\
+         \x20   }}\n\
+         }}\n\n\
+         // SAFETY: the value is the struct's device layout as `DeviceStruct::lower` makes\n\
+         // it (recording what its fields keep alive); the generated launcher copies it\n\
+         // into a C `struct {name}`.\n\
+         unsafe impl __dpa::KernelArg<__dpa::param::ByValue<{id}>> for {id} {{\n\
+         \x20   fn lower(&self, keep: &mut __dpa::Keep<'_>) -> __dpa::Result<__dpa::StructAbi<__repr_{name}::{id}>> {{\n\
+         \x20       Ok(__dpa::StructAbi(__dpa::DeviceStruct::lower(self, keep)?))\n\
          \x20   }}\n\
          }}\n",
         name = def.name,
         file = def.file.display(),
         line = def.line,
+        keep = if fields.iter().any(|(rp, _)| rp.rust.starts_with("param::")) {
+            "keep"
+        } else {
+            "_keep"
+        },
     );
 }
 
@@ -629,17 +803,62 @@ mod tests {
     #[test]
     fn unknown_types_are_refused_with_the_list() {
         let fs = parse("__dpa_global__ void k(my_handle_t h) {}\n");
-        let e = check_functions(&fs).unwrap_err();
+        let e = check_functions(&fs, &[]).unwrap_err();
         let text = e.to_string();
         assert!(text.contains("my_handle_t h"), "{text}");
         assert!(text.contains("doca_dpa_dev_uintptr_t"), "{text}");
     }
 
     #[test]
+    fn structs_by_value_cross_as_their_device_layout() {
+        let src = "struct pt { uint64_t a; uint32_t b; };\n\
+                   typedef struct wt { float x; float y; } wt_t;\n\
+                   __dpa_rpc__ uint64_t use(uint32_t k, struct pt p, wt_t w) { return k; }\n";
+        let fs = parse(src);
+        let structs = crate::dpa_app::parse::parse_structs(Path::new("/abs/k.c"), src);
+        let c = launcher_source("my_app", &fs, &structs).unwrap();
+        for needle in [
+            "struct pt {\n\tuint64_t a;\n\tuint32_t b;\n};",
+            "struct wt {\n\tfloat x;\n\tfloat y;\n};",
+            "ret, uint32_t a0, const void *a1, const void *a2)\n{",
+            "\tstruct pt v1;\n\tmemcpy(&v1, a1, sizeof(v1));\n",
+            "\tstruct wt v2;\n",
+            "&use, ret, (uint32_t)a0, v1, v2);",
+        ] {
+            assert!(c.contains(needle), "missing {needle:?} in\n{c}");
+        }
+        let r = rust_source("my_app", &fs, &structs).unwrap();
+        for needle in [
+            "type Params = (u32,param::ByValue<super::pt>,param::ByValue<super::wt>,);",
+            "(a0,a1,a2,): (u32,__dpa::StructAbi<super::__repr_pt::pt>,__dpa::StructAbi<super::__repr_wt::wt>,)",
+            "::core::ptr::addr_of!(a1).cast()",
+            "a1: *const ::core::ffi::c_void",
+            "unsafe impl __dpa::KernelArg<__dpa::param::ByValue<pt>> for pt {",
+            "pub(super) _pad0: [u8; 4],",
+        ] {
+            assert!(r.contains(needle), "missing {needle:?} in\n{r}");
+        }
+        // A struct the app does not define (or cannot be declared) is refused.
+        let fs = parse("__dpa_global__ void k(struct other o) {}\n");
+        let e = check_functions(&fs, &structs).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                DpaAppError::UnsupportedParam {
+                    refusal: ParamRefusal::StructByValue,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        assert!(e.to_string().contains("struct other o"), "{e}");
+    }
+
+    #[test]
     fn reserved_names_are_refused() {
         let fs = parse("__dpa_global__ void app(void) {}\n");
         assert!(matches!(
-            check_functions(&fs),
+            check_functions(&fs, &[]),
             Err(DpaAppError::ReservedKernelName { .. })
         ));
     }
@@ -650,7 +869,7 @@ mod tests {
             "__dpa_global__ void fill(doca_dpa_dev_uintptr_t out, uint32_t n, float s, struct st *p) {}\n\
              __dpa_rpc__ uint64_t ping(void) { return 1; }\n",
         );
-        let c = launcher_source("my_app", &fs).unwrap();
+        let c = launcher_source("my_app", &fs, &[]).unwrap();
         for needle in [
             "extern doca_dpa_func_t fill;",
             "doca_error_t doca_gen_my_app_launch_fill(const struct doca_gen_launch *l, uint64_t a0, uint32_t a1, float a2, uint64_t a3)\n{",

@@ -35,6 +35,7 @@ pub(crate) fn build(
     env: &EnvReader,
     r: &Resolved,
     kernels: &[DeviceFunction],
+    structs: &[StructDef],
     d: &mut Directives,
 ) -> Result<PathBuf, DpaAppError> {
     let host_include: Vec<PathBuf> = env
@@ -54,7 +55,7 @@ pub(crate) fn build(
     }
     let lib = format!("{}_launchers", r.lib_name);
     let source = r.out_dir.join(format!("{lib}.c"));
-    let text = launcher_source(&r.app_name, kernels)?;
+    let text = launcher_source(&r.app_name, kernels, structs)?;
     std::fs::write(&source, text).map_err(|e| io_err(&source, e))?;
     let mut b = host_compiler(env, r)?;
     b.file(&source)

@@ -401,8 +401,8 @@ impl DpaApp {
         let r = self.resolve(env, &mut d)?;
         // Every backend (docs too) gets the Rust declarations, generated from the C.
         let kernels = sim::scan_sources(&r.app_name, &r.sources)?;
-        host_decls::check_functions(&kernels)?;
         let structs = sim::scan_structs(&r.sources)?;
+        host_decls::check_functions(&kernels, &structs)?;
         built.rust_declarations = Some(launchers::write_rust(&r, &kernels, &structs)?);
         match backend {
             Backend::Sim => {
@@ -419,7 +419,7 @@ impl DpaApp {
             Backend::Docs => {}
         }
         if backend != Backend::Docs {
-            built.launchers = Some(launchers::build(env, &r, &kernels, &mut d)?);
+            built.launchers = Some(launchers::build(env, &r, &kernels, &structs, &mut d)?);
         }
         built.kernels = kernels;
         built.sources = r.sources;

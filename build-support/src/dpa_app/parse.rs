@@ -312,9 +312,8 @@ fn parse_param(site: &Site<'_>, position: usize, tokens: &[Token]) -> Result<Par
     }
     let is_pointer = type_tokens.contains(&"*");
     if !is_pointer {
-        if type_tokens.contains(&"struct") {
-            return Err(refuse(ParamRefusal::StructByValue));
-        }
+        // A `struct` by value passes the parser: whether it can be declared depends on
+        // the application's struct definitions (see `host_decls`).
         if type_tokens.contains(&"union") {
             return Err(refuse(ParamRefusal::UnionByValue));
         }
@@ -534,6 +533,8 @@ pub struct Field {
 pub struct StructDef {
     /// The struct tag.
     pub name: String,
+    /// The name a `typedef struct NAME { … } ALIAS;` gives it.
+    pub alias: Option<String>,
     /// The fields, in order.
     pub fields: Vec<Field>,
     /// The source file.
@@ -623,9 +624,14 @@ pub fn parse_structs(file: &Path, text: &str) -> Vec<StructDef> {
             }
             j += 1;
         }
+        let alias = match (t.is("typedef"), tokens.get(j), tokens.get(j + 1)) {
+            (true, Some(a), Some(end)) if a.is_ident() && end.is(";") => Some(a.text.clone()),
+            _ => None,
+        };
         if let Some(fields) = fields.filter(|f| !f.is_empty() && current.is_empty()) {
             found.push(StructDef {
                 name: name.text.clone(),
+                alias,
                 fields,
                 file: file.to_owned(),
                 line: name.line,
@@ -739,14 +745,6 @@ mod tests {
         use ParamRefusal as R;
         let cases = [
             (
-                "__dpa_global__ void k(uint64_t a, struct arg s) {}",
-                ("k", 2, R::StructByValue),
-            ),
-            (
-                "__dpa_rpc__ uint64_t k(const struct arg s) { return 0; }",
-                ("k", 1, R::StructByValue),
-            ),
-            (
                 "__dpa_global__ void k(union u x) {}",
                 ("k", 1, R::UnionByValue),
             ),
@@ -789,12 +787,12 @@ mod tests {
     fn refusal_message_names_file_kernel_and_parameter() {
         let e = parse_device_functions(
             Path::new("/src/k.c"),
-            "\n__dpa_global__ void ping(uint64_t a,\n struct arg s) {}",
+            "\n__dpa_global__ void ping(uint64_t a,\n union arg s) {}",
         )
         .unwrap_err();
         let t = e.to_string();
         assert!(
-            t.starts_with("/src/k.c:2: device function `ping`, parameter 2 (`struct arg s`)"),
+            t.starts_with("/src/k.c:2: device function `ping`, parameter 2 (`union arg s`)"),
             "{t}"
         );
         assert!(t.contains("pointer"), "{t}");
@@ -935,5 +933,7 @@ mod tests {
             ]
         );
         assert_eq!(got[1].line, 3);
+        assert_eq!(got[0].alias, None);
+        assert_eq!(got[1].alias.as_deref(), Some("pair_t"));
     }
 }

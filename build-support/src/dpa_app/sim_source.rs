@@ -5,7 +5,8 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::parse::DeviceFunction;
+use super::host_decls::by_value_struct;
+use super::parse::{DeviceFunction, StructDef};
 
 /// Quotes `s` as a C string literal.
 fn c_string(s: &str) -> String {
@@ -40,6 +41,36 @@ fn float_kind(c_type: &str) -> Option<&'static str> {
     }
 }
 
+/// Where each argument of `k` sits in the launch's array of 8-byte slots, and how many
+/// slots they take in all, as C constant expressions: a scalar takes one slot, a struct
+/// passed by value as many as its size needs (`DOCA_SIM_GEN_SLOTS`).
+fn slot_layout(k: &DeviceFunction, structs: &[StructDef]) -> (Vec<String>, String) {
+    let mut scalars = 0usize;
+    let mut struct_slots: Vec<String> = Vec::new();
+    let expr = |scalars: usize, struct_slots: &[String]| {
+        if struct_slots.is_empty() {
+            scalars.to_string()
+        } else {
+            format!("({scalars} + {})", struct_slots.join(" + "))
+        }
+    };
+    let mut offsets = Vec::new();
+    for p in &k.params {
+        offsets.push(expr(scalars, &struct_slots));
+        if is_struct(&p.c_type, structs) {
+            struct_slots.push(format!("DOCA_SIM_GEN_SLOTS({})", p.c_type));
+        } else {
+            scalars += 1;
+        }
+    }
+    (offsets, expr(scalars, &struct_slots))
+}
+
+/// Whether a parameter of C type `c_type` is a struct passed by value.
+fn is_struct(c_type: &str, structs: &[StructDef]) -> bool {
+    !c_type.contains('*') && by_value_struct(c_type, structs).is_some()
+}
+
 /// The prefix of the generated helpers of `kernel`.
 fn helper(kernel: &str) -> String {
     format!("doca_sim_gen_{kernel}")
@@ -52,19 +83,29 @@ fn helper(kernel: &str) -> String {
 /// in two sources collide, unlike with dpacc). `kernels` are the device functions found in
 /// them. For each kernel the file has:
 ///
-/// * a `_Static_assert` per parameter that its type is 4 or 8 bytes (narrower types are
-///   promoted by `...` and cannot be read back with their own type);
+/// * a `_Static_assert` per scalar parameter that its type is 4 or 8 bytes (narrower
+///   types are promoted by `...` and cannot be read back with their own type), and one
+///   that all arguments fit `DOCA_SIM_MAX_KERNEL_ARGS` 8-byte slots;
 /// * `<helper>_read(va_list *ap, uint64_t *args)`, which reads each variadic launch
-///   argument with the parameter's exact type and widens it into `args[i]`;
+///   argument with the parameter's exact type and stores it in its slots (a scalar
+///   widened into one; a struct passed by value, `structs`, copied into as many as it
+///   needs);
 /// * `<helper>_invoke(const uint64_t *args)`, which calls the function with each
 ///   argument converted back to its type and returns the RPC's value (0 for kernels);
 /// * `<helper>_sizes[]`, the `sizeof` of each parameter;
+///
+/// The kernel's `num_params` in the table counts slots, which is what the sim copies.
 ///
 /// then the `struct doca_sim_kernel` table, the `struct doca_sim_app` descriptor and the
 /// global `struct doca_dpa_app *<app_name>` pointing at it.
 ///
 /// Paths must be absolute and free of `"` and line breaks (checked by the caller).
-pub fn sim_app_source(app_name: &str, sources: &[&Path], kernels: &[DeviceFunction]) -> String {
+pub fn sim_app_source(
+    app_name: &str,
+    sources: &[&Path],
+    kernels: &[DeviceFunction],
+    structs: &[StructDef],
+) -> String {
     let mut c = String::new();
     let _ = writeln!(
         c,
@@ -78,7 +119,9 @@ pub fn sim_app_source(app_name: &str, sources: &[&Path], kernels: &[DeviceFuncti
          static inline float doca_sim_gen_float_arg(const uint64_t *slot)\n\
          {\n\tfloat v;\n\tmemcpy(&v, slot, sizeof(v));\n\treturn v;\n}\n\
          static inline double doca_sim_gen_double_arg(const uint64_t *slot)\n\
-         {\n\tdouble v;\n\tmemcpy(&v, slot, sizeof(v));\n\treturn v;\n}\n\n",
+         {\n\tdouble v;\n\tmemcpy(&v, slot, sizeof(v));\n\treturn v;\n}\n\
+         // The 8-byte argument slots a struct passed by value takes.\n\
+         #define DOCA_SIM_GEN_SLOTS(type) ((sizeof(type) + 7) / 8)\n\n",
     );
     c.push_str(
         "// The application's sources, as one translation unit: in the software DPA they\n\
@@ -92,6 +135,7 @@ pub fn sim_app_source(app_name: &str, sources: &[&Path], kernels: &[DeviceFuncti
     for k in kernels {
         let h = helper(&k.name);
         let n = k.params.len();
+        let (offsets, total) = slot_layout(k, structs);
         let _ = writeln!(
             c,
             "// {} `{}` ({}:{})",
@@ -104,6 +148,9 @@ pub fn sim_app_source(app_name: &str, sources: &[&Path], kernels: &[DeviceFuncti
             k.line
         );
         for (i, p) in k.params.iter().enumerate() {
+            if is_struct(&p.c_type, structs) {
+                continue;
+            }
             let what = match &p.name {
                 Some(name) => format!("parameter {} (`{}`)", i + 1, name),
                 None => format!("parameter {}", i + 1),
@@ -121,24 +168,51 @@ pub fn sim_app_source(app_name: &str, sources: &[&Path], kernels: &[DeviceFuncti
                 m = c_string(&msg)
             );
         }
+        let msg = format!(
+            "{}: its arguments take more than DOCA_SIM_MAX_KERNEL_ARGS 8-byte slots (structs \
+             passed by value take one per 8 bytes)",
+            k.name
+        );
+        let _ = writeln!(
+            c,
+            "_Static_assert({total} <= DOCA_SIM_MAX_KERNEL_ARGS,\n\t       {});",
+            c_string(&msg)
+        );
         if n > 0 {
             let _ = writeln!(c, "static void {h}_read(va_list *ap, uint64_t *args)\n{{");
-            for (i, p) in k.params.iter().enumerate() {
-                let _ = match float_kind(&p.c_type) {
-                    // `float` arrives promoted to `double`; the bits of the value in
-                    // its own type are kept in args[i].
-                    Some(t) => writeln!(
+            for (p, off) in k.params.iter().zip(&offsets) {
+                let t = &p.c_type;
+                let _ = if is_struct(t, structs) {
+                    writeln!(
                         c,
-                        "\t{{ {t} v = ({t})va_arg(*ap, double); memcpy(&args[{i}], &v, sizeof(v)); }}"
-                    ),
-                    None => writeln!(
-                        c,
-                        "\targs[{i}] = (uint64_t)(uintptr_t)va_arg(*ap, {});",
-                        p.c_type
-                    ),
+                        "\t{{ {t} v = va_arg(*ap, {t}); memcpy(&args[{off}], &v, sizeof(v)); }}"
+                    )
+                } else {
+                    match float_kind(t) {
+                        // `float` arrives promoted to `double`; the bits of the value in
+                        // its own type are kept in its slot.
+                        Some(t) => writeln!(
+                            c,
+                            "\t{{ {t} v = ({t})va_arg(*ap, double); memcpy(&args[{off}], &v, sizeof(v)); }}"
+                        ),
+                        None => writeln!(
+                            c,
+                            "\targs[{off}] = (uint64_t)(uintptr_t)va_arg(*ap, {t});"
+                        ),
+                    }
                 };
             }
             c.push_str("}\n");
+        }
+        for (i, (p, off)) in k.params.iter().zip(&offsets).enumerate() {
+            if is_struct(&p.c_type, structs) {
+                let _ = writeln!(
+                    c,
+                    "static inline {t} {h}_arg{i}(const uint64_t *args)\n\
+                     {{\n\t{t} v;\n\tmemcpy(&v, &args[{off}], sizeof(v));\n\treturn v;\n}}",
+                    t = p.c_type
+                );
+            }
         }
         let _ = writeln!(c, "static uint64_t {h}_invoke(const uint64_t *args)\n{{");
         if n == 0 {
@@ -147,10 +221,16 @@ pub fn sim_app_source(app_name: &str, sources: &[&Path], kernels: &[DeviceFuncti
         let call_args: Vec<String> = k
             .params
             .iter()
+            .zip(&offsets)
             .enumerate()
-            .map(|(i, p)| match float_kind(&p.c_type) {
-                Some(t) => format!("doca_sim_gen_{t}_arg(&args[{i}])"),
-                None => format!("({})(uintptr_t)args[{i}]", p.c_type),
+            .map(|(i, (p, off))| {
+                if is_struct(&p.c_type, structs) {
+                    return format!("{h}_arg{i}(args)");
+                }
+                match float_kind(&p.c_type) {
+                    Some(t) => format!("doca_sim_gen_{t}_arg(&args[{off}])"),
+                    None => format!("({})(uintptr_t)args[{off}]", p.c_type),
+                }
             })
             .collect();
         let call = if call_args.is_empty() {
@@ -168,10 +248,11 @@ pub fn sim_app_source(app_name: &str, sources: &[&Path], kernels: &[DeviceFuncti
         }
         c.push_str("}\n");
         if n > 0 {
+            // Informational (the sim copies slots); a struct's size may not fit a byte.
             let sizes: Vec<String> = k
                 .params
                 .iter()
-                .map(|p| format!("sizeof({})", p.c_type))
+                .map(|p| format!("(uint8_t)sizeof({})", p.c_type))
                 .collect();
             let _ = writeln!(
                 c,
@@ -186,6 +267,7 @@ pub fn sim_app_source(app_name: &str, sources: &[&Path], kernels: &[DeviceFuncti
     for k in kernels {
         let h = helper(&k.name);
         let n = k.params.len();
+        let (_, slots) = slot_layout(k, structs);
         let (sizes, read) = if n > 0 {
             (format!("{h}_sizes"), format!("{h}_read"))
         } else {
@@ -194,7 +276,7 @@ pub fn sim_app_source(app_name: &str, sources: &[&Path], kernels: &[DeviceFuncti
         let _ = writeln!(
             c,
             "\t{{\n\t\t.name = {},\n\t\t.func = (void (*)(void)){},\n\t\t.kind = {},\n\
-             \t\t.num_params = {n},\n\t\t.param_sizes = {sizes},\n\t\t.read_args = {read},\n\
+             \t\t.num_params = {slots},\n\t\t.param_sizes = {sizes},\n\t\t.read_args = {read},\n\
              \t\t.invoke = {h}_invoke,\n\t}},",
             c_string(&k.name),
             k.name,
@@ -241,7 +323,7 @@ mod tests {
              __dpa_rpc__ uint64_t ping(void) { return 7; }\n",
         )
         .unwrap();
-        let c = sim_app_source("my_app", &[src], &ks);
+        let c = sim_app_source("my_app", &[src], &ks, &[]);
         for needle in [
             "#include \"/abs/k.c\"",
             "_Static_assert(sizeof(uint32_t) == 4 || sizeof(uint32_t) == 8,",
@@ -250,7 +332,7 @@ mod tests {
             "\targs[1] = (uint64_t)(uintptr_t)va_arg(*ap, uint32_t);",
             "(doca_dpa_dev_uintptr_t)(uintptr_t)args[0],",
             "(uint32_t)(uintptr_t)args[1]);\n\treturn 0;",
-            "static const uint8_t doca_sim_gen_fill_sizes[2] = { sizeof(doca_dpa_dev_uintptr_t), sizeof(uint32_t) };",
+            "static const uint8_t doca_sim_gen_fill_sizes[2] = { (uint8_t)sizeof(doca_dpa_dev_uintptr_t), (uint8_t)sizeof(uint32_t) };",
             "\treturn ping();",
             ".func = (void (*)(void))ping,",
             ".kind = DOCA_SIM_KERNEL_RPC,",

@@ -160,7 +160,7 @@ fn generated_c_is_valid_and_passes_arguments() {
     let src = std::fs::canonicalize(fixtures().join("small/mixed.c")).unwrap();
     let text = std::fs::read_to_string(&src).unwrap();
     let kernels = parse_device_functions(&src, &text).unwrap();
-    let c = sim_app_source("small_app", &[src.as_path()], &kernels);
+    let c = sim_app_source("small_app", &[src.as_path()], &kernels, &[]);
     let generated = out.write("small_app.c", &c);
     let exe = out.path().join("driver");
     let status = Command::new(cc.path())
@@ -215,7 +215,7 @@ fn generated_size_assert_catches_narrow_typedefs() {
     let kernels = parse_device_functions(&src, &std::fs::read_to_string(&src).unwrap()).unwrap();
     let generated = out.write(
         "narrow_app.c",
-        &sim_app_source("narrow_app", &[src.as_path()], &kernels),
+        &sim_app_source("narrow_app", &[src.as_path()], &kernels, &[]),
     );
     let o = Command::new(cc.path())
         .args(["-std=gnu11", "-c", "-o"])
