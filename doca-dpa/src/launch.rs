@@ -86,8 +86,21 @@ impl Launcher {
     /// Creates the launcher and its completion event (DPA publisher, CPU
     /// subscriber; see [`CompletionEvent`](crate::CompletionEvent)).
     pub fn new(dpa: &Dpa) -> Result<Launcher> {
+        Launcher::on(Event::completion(dpa, None)?)
+    }
+
+    /// Like [`Launcher::new`], with its completion event driven by `engine`, so that
+    /// launches can be awaited ([`Launch::completion`], [`Launcher::all_completed`])
+    /// and [`Launch::wait`] sleeps on the engine's handle instead of spinning (see
+    /// [`CompletionEvent::with_engine`](crate::CompletionEvent::with_engine) for the
+    /// DOCA calls).
+    pub fn with_engine(dpa: &Dpa, engine: &crate::Engine) -> Result<Launcher> {
+        Launcher::on(Event::completion(dpa, Some(engine))?)
+    }
+
+    fn on(event: Event) -> Result<Launcher> {
         Ok(Launcher {
-            event: std::mem::ManuallyDrop::new(Event::completion(dpa)?),
+            event: std::mem::ManuallyDrop::new(event),
             submitted: Cell::new(0),
             retired: Cell::new(0),
             keep: RefCell::new(KeepQueue::with_capacity(64)),
@@ -289,7 +302,7 @@ impl Launcher {
                     kernel_max_run_time: self.dpa().limits().kernel_max_run_time,
                 })));
             }
-            backoff.pause();
+            self.event.pause(&mut backoff, v)?;
             v = self.event.get()?;
         }
     }
@@ -356,7 +369,7 @@ impl fmt::Debug for Launch<'_> {
     }
 }
 
-impl Launch<'_> {
+impl<'l> Launch<'l> {
     /// Waits for completion, polling the completion event
     /// (`doca_sync_event_get`) and the context's health
     /// (`doca_dpa_peek_at_last_error`).
@@ -371,6 +384,20 @@ impl Launch<'_> {
         self.launcher.wait_until(target, self.kernel, timeout)
     }
 
+    /// The launch's completion as a `Future`: resolves once every launch submitted
+    /// before this call has completed (`doca_pe_progress`, `doca_sync_event_get`,
+    /// `doca_dpa_peek_at_last_error`, the launcher's wait task re-armed with
+    /// `doca_task_submit`), or with [`Error::ContextFatal`] when the context turned
+    /// fatal. The launcher must have been made with [`Launcher::with_engine`]
+    /// ([`Error::Unavailable`] otherwise). Dropping the future is always safe.
+    pub fn completion(self) -> LaunchCompletion<'l> {
+        let target = self.launcher.submitted.get().max(self.ticket);
+        LaunchCompletion {
+            launcher: self.launcher,
+            target,
+        }
+    }
+
     /// Whether the launch is known to have finished (`doca_sync_event_get`).
     pub fn is_complete(&self) -> Result<bool> {
         self.launcher.completed()?;
@@ -380,6 +407,68 @@ impl Launch<'_> {
     /// The kernel's name.
     pub fn kernel(&self) -> &'static str {
         self.kernel
+    }
+}
+
+impl<'l> std::future::IntoFuture for Launch<'l> {
+    type Output = Result<()>;
+    type IntoFuture = LaunchCompletion<'l>;
+
+    /// `launch.await` is [`Launch::completion`].
+    fn into_future(self) -> LaunchCompletion<'l> {
+        self.completion()
+    }
+}
+
+impl Launcher {
+    /// Every launch submitted so far, completed, as a `Future` (as
+    /// [`Launch::completion`] for the last of them).
+    pub fn all_completed(&self) -> LaunchCompletion<'_> {
+        LaunchCompletion {
+            launcher: self,
+            target: self.submitted.get(),
+        }
+    }
+}
+
+/// The future of [`Launch::completion`] and [`Launcher::all_completed`]. It borrows
+/// the launcher, which keeps the launches' arguments alive.
+#[must_use = "futures do nothing unless awaited"]
+#[derive(Debug)]
+pub struct LaunchCompletion<'l> {
+    launcher: &'l Launcher,
+    target: u64,
+}
+
+impl std::future::Future for LaunchCompletion<'_> {
+    type Output = Result<()>;
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<()>> {
+        let (l, target) = (self.launcher, self.target);
+        if l.retired.get() >= target {
+            return std::task::Poll::Ready(Ok(()));
+        }
+        let waiter = match l.event.waiter() {
+            Ok(w) => w,
+            Err(e) => return std::task::Poll::Ready(Err(e)),
+        };
+        waiter.poll_until(
+            cx,
+            || l.event.get(),
+            |v| {
+                l.observe(v);
+                if l.retired.get() >= target {
+                    return Ok(Some(()));
+                }
+                if l.dpa().health()? == crate::Health::Fatal {
+                    return Err(l.dpa().fatal_error("doca_dpa_peek_at_last_error"));
+                }
+                Ok(None)
+            },
+        )
     }
 }
 

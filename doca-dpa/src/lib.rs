@@ -92,6 +92,8 @@ mod async_ops;
 mod device;
 #[cfg(doca_sym = "doca_dpa_create")]
 mod dpa;
+#[cfg(doca_sym = "doca_sync_event_create")]
+mod engine;
 mod error;
 #[cfg(doca_sym = "doca_dpa_hash_table_create")]
 mod hash_table;
@@ -114,6 +116,8 @@ mod mmap;
 mod sync_event;
 #[cfg(doca_sym = "doca_dpa_thread_create")]
 mod thread;
+#[cfg(all(feature = "tokio", doca_sym = "doca_sync_event_create"))]
+mod tokio_reactor;
 
 #[cfg(doca_sym = "doca_dpa_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
@@ -128,6 +132,9 @@ pub use device::{devices, Device, DeviceInfo, Representor, RepresentorFilter};
 #[cfg(doca_sym = "doca_dpa_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use dpa::{Dpa, DpaBuilder, Health, Limits, LogLevel};
+#[cfg(doca_sym = "doca_sync_event_create")]
+#[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
+pub use engine::{Engine, Reactor};
 pub use error::{Error, ErrorCode, ErrorKind, LaunchDiagnosis, Result};
 #[cfg(doca_sym = "doca_dpa_hash_table_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
@@ -140,7 +147,7 @@ pub use keep::buried_count;
 pub use keep::{Keep, KeepAlive};
 #[cfg(doca_sym = "doca_dpa_kernel_launch_update_add")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
-pub use launch::{Gate, Launch, Launcher, MAX_WAIT_THRESHOLD};
+pub use launch::{Gate, Launch, LaunchCompletion, Launcher, MAX_WAIT_THRESHOLD};
 #[cfg(doca_sym = "doca_dpa_mem_alloc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use memory::{
@@ -154,7 +161,7 @@ pub use memory::{
 pub use mmap::DpaMmap;
 #[cfg(doca_sym = "doca_sync_event_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
-pub use sync_event::{CompletionEvent, Export, KernelEvent, WaitEvent};
+pub use sync_event::{CompletionEvent, Export, KernelEvent, Reached, WaitEvent};
 #[cfg(doca_sym = "doca_dpa_thread_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use thread::{

@@ -18,6 +18,7 @@ use std::rc::Rc;
 
 use crate::app::{param, KernelArg};
 use crate::dpa::Dpa;
+use crate::engine::{Engine, Waiter};
 use crate::error::{doca_call, Error, Result};
 use crate::keep::{Keep, KeepAlive};
 
@@ -28,6 +29,8 @@ pub(crate) struct Event {
     dpa: Dpa,
     handle: Option<u64>,
     started: bool,
+    /// When made with an [`Engine`]: the event runs as a context with a wait task.
+    waiter: Option<Waiter>,
 }
 
 /// Which locations an event gets.
@@ -39,7 +42,7 @@ enum Recipe {
 }
 
 impl Event {
-    fn new(dpa: &Dpa, recipe: Recipe, export: bool) -> Result<Event> {
+    fn new(dpa: &Dpa, recipe: Recipe, export: bool, engine: Option<&Engine>) -> Result<Event> {
         let mut raw = std::ptr::null_mut();
         // SAFETY: valid out-pointer.
         unsafe { doca_call!(doca_sync_event_create(&mut raw)) }?;
@@ -51,6 +54,7 @@ impl Event {
             dpa: dpa.clone(),
             handle: None,
             started: false,
+            waiter: None,
         };
         let (e, d, dev) = (raw, dpa.as_ptr(), dpa.device().as_ptr());
         // SAFETY: an idle event, a started DPA context and its open device.
@@ -74,9 +78,21 @@ impl Event {
                 unsafe { doca_call!(doca_sync_event_add_subscriber_location_dpa(e, d)) }?;
             }
         }
-        // SAFETY: a configured event.
-        unsafe { doca_call!(doca_sync_event_start(e)) }?;
-        event.started = true;
+        match engine {
+            // Driven as a context: started by `doca_ctx_start`.
+            Some(engine) => match Waiter::start(e, dpa, engine) {
+                Ok(w) => event.waiter = Some(w),
+                Err((partial, err)) => {
+                    event.waiter = partial;
+                    return Err(err);
+                }
+            },
+            None => {
+                // SAFETY: a configured event.
+                unsafe { doca_call!(doca_sync_event_start(e)) }?;
+                event.started = true;
+            }
+        }
         if export {
             let mut h = 0;
             // SAFETY: a started event with this DPA as a location.
@@ -94,9 +110,33 @@ impl Event {
         &self.dpa
     }
 
-    /// The launcher's completion event: DPA publisher, CPU subscriber, no DPA handle.
-    pub(crate) fn completion(dpa: &Dpa) -> Result<Event> {
-        Event::new(dpa, Recipe::KernelToHost, false)
+    /// The launcher's completion event: DPA publisher, CPU subscriber, no DPA handle;
+    /// awaitable when made with an engine.
+    pub(crate) fn completion(dpa: &Dpa, engine: Option<&Engine>) -> Result<Event> {
+        Event::new(dpa, Recipe::KernelToHost, false, engine)
+    }
+
+    /// The wait task side, when made with an engine.
+    pub(crate) fn waiter(&self) -> Result<&Waiter> {
+        self.waiter.as_ref().ok_or_else(|| Error::Unavailable {
+            what: "awaiting this event",
+            reason: "it was made without an Engine (use the constructor that takes one)".to_owned(),
+        })
+    }
+
+    /// One pause of a host wait that saw `seen`: sleeping on the engine's handle
+    /// when the event has one, else the spin-yield-sleep `backoff`.
+    pub(crate) fn pause(&self, backoff: &mut Backoff, seen: u64) -> Result<()> {
+        match &self.waiter {
+            Some(w) => {
+                backoff.sleeping();
+                w.sleep(seen, Backoff::SLEEP_SLICE)
+            }
+            None => {
+                backoff.pause();
+                Ok(())
+            }
+        }
     }
 
     fn handle(&self) -> Result<u64> {
@@ -160,13 +200,19 @@ impl Event {
                     reason: format!("the event stayed at {v}, not above {threshold}"),
                 });
             }
-            backoff.pause();
+            self.pause(&mut backoff, v)?;
         }
     }
 }
 
 impl Drop for Event {
     fn drop(&mut self) {
+        if let Some(w) = &mut self.waiter {
+            if !w.teardown() {
+                // Its context may still complete a task: keep the event.
+                return;
+            }
+        }
         if self.started {
             // SAFETY: our started event, stopped once.
             if let Err(e) = unsafe { doca_call!(doca_sync_event_stop(self.as_ptr())) } {
@@ -191,6 +237,14 @@ impl Backoff {
     const SPIN_ROUNDS: u32 = 2_000;
     const YIELD_ROUNDS: u32 = 2_200;
     const HEALTH_EVERY: u32 = 256;
+    /// How long a wait that sleeps on an engine's handle sleeps before it looks at
+    /// the clock and the context's health again.
+    pub(crate) const SLEEP_SLICE: Duration = Duration::from_millis(10);
+
+    /// The wait sleeps (on an engine's handle): every round checks health and clock.
+    pub(crate) fn sleeping(&mut self) {
+        self.round = self.round.max(Self::YIELD_ROUNDS);
+    }
 
     pub(crate) fn new() -> Backoff {
         Backoff { round: 0 }
@@ -255,7 +309,7 @@ impl WaitEvent {
     /// Creates and starts the event; [`Export::ToDpa`] also gets its DPA handle
     /// for kernels that wait on it explicitly.
     pub fn new(dpa: &Dpa, export: Export) -> Result<WaitEvent> {
-        Event::new(dpa, Recipe::HostToKernel, export == Export::ToDpa)
+        Event::new(dpa, Recipe::HostToKernel, export == Export::ToDpa, None)
             .map(|e| WaitEvent(Rc::new(e)))
     }
 
@@ -281,8 +335,37 @@ impl CompletionEvent {
     /// Creates and starts the event; [`Export::ToDpa`] also gets its DPA handle so a
     /// kernel can update it explicitly.
     pub fn new(dpa: &Dpa, export: Export) -> Result<CompletionEvent> {
-        Event::new(dpa, Recipe::KernelToHost, export == Export::ToDpa)
+        Event::new(dpa, Recipe::KernelToHost, export == Export::ToDpa, None)
             .map(|e| CompletionEvent(Rc::new(e)))
+    }
+
+    /// Like [`CompletionEvent::new`], driven by `engine` so that it can be awaited
+    /// ([`CompletionEvent::reached`]) and [`CompletionEvent::wait_gt`] sleeps instead
+    /// of spinning: instead of `doca_sync_event_start`,
+    /// `doca_sync_event_cap_task_wait_neq_is_supported`, `doca_sync_event_as_ctx`,
+    /// `doca_pe_connect_ctx`, `doca_sync_event_task_wait_neq_set_conf`,
+    /// `doca_ctx_start` and `doca_sync_event_task_wait_neq_alloc_init` (one task,
+    /// reused for every wait). [`Error::Unavailable`] when the device's sync events
+    /// take no wait tasks.
+    pub fn with_engine(dpa: &Dpa, export: Export, engine: &Engine) -> Result<CompletionEvent> {
+        Event::new(
+            dpa,
+            Recipe::KernelToHost,
+            export == Export::ToDpa,
+            Some(engine),
+        )
+        .map(|e| CompletionEvent(Rc::new(e)))
+    }
+
+    /// Resolves once the value is at least `value`, with the value seen
+    /// (`doca_pe_progress`, `doca_sync_event_get`, and the wait task re-armed with
+    /// `doca_task_submit`). The future keeps the event alive. For an event made
+    /// without an engine it resolves to [`Error::Unavailable`].
+    pub fn reached(&self, value: u64) -> Reached {
+        Reached {
+            event: self.0.clone(),
+            target: value,
+        }
     }
 
     /// Reads the value (`doca_sync_event_get`).
@@ -308,7 +391,7 @@ impl CompletionEvent {
 impl KernelEvent {
     /// Creates, starts and exports the event.
     pub fn new(dpa: &Dpa) -> Result<KernelEvent> {
-        Event::new(dpa, Recipe::KernelToKernel, true).map(|e| KernelEvent(Rc::new(e)))
+        Event::new(dpa, Recipe::KernelToKernel, true, None).map(|e| KernelEvent(Rc::new(e)))
     }
 }
 
@@ -324,3 +407,38 @@ macro_rules! event_args {
     )*};
 }
 event_args!(WaitEvent, CompletionEvent, KernelEvent);
+
+/// The future of [`CompletionEvent::reached`].
+#[must_use = "futures do nothing unless awaited"]
+#[derive(Debug)]
+pub struct Reached {
+    event: Rc<Event>,
+    target: u64,
+}
+
+impl std::future::Future for Reached {
+    type Output = Result<u64>;
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<u64>> {
+        let event = &self.event;
+        let waiter = match event.waiter() {
+            Ok(w) => w,
+            Err(e) => return std::task::Poll::Ready(Err(e)),
+        };
+        let target = self.target;
+        waiter.poll_until(
+            cx,
+            || event.get(),
+            |v| {
+                if v >= target {
+                    return Ok(Some(v));
+                }
+                event.dpa.ensure_healthy("doca_sync_event_get")?;
+                Ok(None)
+            },
+        )
+    }
+}

@@ -24,6 +24,7 @@
 #ifndef DOCA_PE_H_
 #define DOCA_PE_H_
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <doca_compat.h>
@@ -38,6 +39,18 @@ extern "C" {
 struct doca_pe;
 /** A generic DOCA context (see doca_ctx.h). */
 struct doca_ctx;
+/** A unit of work submitted to a context and completed through its progress engine. */
+struct doca_task;
+
+/**
+ * @brief What a context calls when one of its tasks completes (or fails).
+ *
+ * @param [in] task the task; it may be freed or resubmitted from the callback.
+ * @param [in] task_user_data the task's user data.
+ * @param [in] ctx_user_data the context's user data.
+ */
+typedef void (*doca_task_completion_cb_t)(struct doca_task *task, union doca_data task_user_data,
+					  union doca_data ctx_user_data);
 
 /**
  * @brief Creates a progress engine.
@@ -126,6 +139,81 @@ doca_error_t doca_pe_request_notification(struct doca_pe *pe);
  */
 DOCA_STABLE
 doca_error_t doca_pe_clear_notification(struct doca_pe *pe, doca_notification_handle_t handle);
+
+/**
+ * @brief How many tasks of the engine's contexts are submitted and not completed yet.
+ *
+ * @param [in] pe the engine.
+ * @param [out] num_inflight_tasks receives the count.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument.
+ */
+DOCA_STABLE
+doca_error_t doca_pe_get_num_inflight_tasks(const struct doca_pe *pe, size_t *num_inflight_tasks);
+
+/**
+ * @brief Submits a task to its context. Its completion (or error) callback runs from a
+ * later doca_pe_progress() of the context's engine.
+ *
+ * @param [in] task an allocated task that is not in flight.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL task;
+ * DOCA_ERROR_BAD_STATE when the context is not running or the task is already in flight.
+ */
+DOCA_STABLE
+doca_error_t doca_task_submit(struct doca_task *task);
+
+/**
+ * @brief Like doca_task_submit(), refusing instead of queueing when the context cannot
+ * take the task at once.
+ *
+ * @param [in] task an allocated task that is not in flight.
+ * @return as doca_task_submit(); DOCA_ERROR_AGAIN when the context is busy.
+ */
+DOCA_STABLE
+doca_error_t doca_task_try_submit(struct doca_task *task);
+
+/**
+ * @brief Returns a task that is not in flight to its context's pool.
+ *
+ * @param [in] task the task.
+ */
+DOCA_STABLE
+void doca_task_free(struct doca_task *task);
+
+/**
+ * @brief The outcome of a completed task: DOCA_SUCCESS, or why it failed.
+ *
+ * @param [in] task the task.
+ * @return the status.
+ */
+DOCA_STABLE
+doca_error_t doca_task_get_status(const struct doca_task *task);
+
+/**
+ * @brief Sets the user data passed to the task's callbacks.
+ *
+ * @param [in] task the task.
+ * @param [in] user_data the data.
+ */
+DOCA_STABLE
+void doca_task_set_user_data(struct doca_task *task, union doca_data user_data);
+
+/**
+ * @brief The task's user data.
+ *
+ * @param [in] task the task.
+ * @return the data.
+ */
+DOCA_STABLE
+union doca_data doca_task_get_user_data(const struct doca_task *task);
+
+/**
+ * @brief The context the task belongs to.
+ *
+ * @param [in] task the task.
+ * @return the context.
+ */
+DOCA_STABLE
+struct doca_ctx *doca_task_get_ctx(const struct doca_task *task);
 
 #ifdef __cplusplus
 }

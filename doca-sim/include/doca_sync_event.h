@@ -31,6 +31,7 @@
 
 #include <doca_compat.h>
 #include <doca_error.h>
+#include <doca_types.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -48,6 +49,19 @@ struct doca_devinfo;
 struct doca_dev;
 /** A DPA context (see doca_dpa.h). */
 struct doca_dpa;
+
+/** A task of a sync event used as a context: read its value. */
+struct doca_sync_event_task_get;
+/** A task of a sync event used as a context: set its value. */
+struct doca_sync_event_task_notify_set;
+/** A task of a sync event used as a context: add to its value. */
+struct doca_sync_event_task_notify_add;
+/** A task of a sync event used as a context: complete once (value AND mask) equals a value. */
+struct doca_sync_event_task_wait_eq;
+/** A task of a sync event used as a context: complete once (value AND mask) differs from a value. */
+struct doca_sync_event_task_wait_neq;
+/** A unit of work of a context (see doca_pe.h). */
+struct doca_task;
 
 /** How DPA kernels refer to a sync event. */
 typedef uint64_t doca_dpa_dev_sync_event_t;
@@ -316,6 +330,392 @@ doca_error_t doca_sync_event_wait_neq(struct doca_sync_event *event, uint64_t va
  */
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_wait_neq_yield(struct doca_sync_event *event, uint64_t value, uint64_t mask);
+
+/*
+ * Tasks. A sync event can also be driven as a DOCA context: connect
+ * doca_sync_event_as_ctx() to a progress engine, configure each task type with
+ * its *_set_conf() (callbacks and the size of its pool) while the context is
+ * idle, start it with doca_ctx_start(), then allocate tasks with *_alloc_init(),
+ * submit them as doca_task (doca_task_submit()) and let doca_pe_progress() run
+ * their callbacks. A task that completed is freed with doca_task_free() or
+ * submitted again.
+ */
+
+/** Called when a get task completes or fails. */
+typedef void (*doca_sync_event_task_get_completion_cb_t)(struct doca_sync_event_task_get *task,
+							 union doca_data task_user_data,
+							 union doca_data ctx_user_data);
+/** Called when a notify-set task completes or fails. */
+typedef void (*doca_sync_event_task_notify_set_completion_cb_t)(struct doca_sync_event_task_notify_set *task,
+								union doca_data task_user_data,
+								union doca_data ctx_user_data);
+/** Called when a notify-add task completes or fails. */
+typedef void (*doca_sync_event_task_notify_add_completion_cb_t)(struct doca_sync_event_task_notify_add *task,
+								union doca_data task_user_data,
+								union doca_data ctx_user_data);
+/** Called when a wait-equal task completes or fails. */
+typedef void (*doca_sync_event_task_wait_eq_completion_cb_t)(struct doca_sync_event_task_wait_eq *task,
+							     union doca_data task_user_data,
+							     union doca_data ctx_user_data);
+/** Called when a wait-not-equal task completes or fails. */
+typedef void (*doca_sync_event_task_wait_neq_completion_cb_t)(struct doca_sync_event_task_wait_neq *task,
+							      union doca_data task_user_data,
+							      union doca_data ctx_user_data);
+
+/**
+ * @brief Whether sync events of this device accept get tasks.
+ * @param [in] devinfo the device.
+ * @return DOCA_SUCCESS when they do; DOCA_ERROR_NOT_SUPPORTED otherwise.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_cap_task_get_is_supported(const struct doca_devinfo *devinfo);
+
+/**
+ * @brief Configures get tasks: their callbacks and how many may be allocated at once.
+ * The event's context must be idle.
+ * @param [in] event the event.
+ * @param [in] completion_cb called on success.
+ * @param [in] error_cb called on failure.
+ * @param [in] num_tasks the size of the task pool (not 0).
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for a bad argument; DOCA_ERROR_BAD_STATE
+ * when the context is not idle.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_task_get_set_conf(struct doca_sync_event *event,
+					       doca_sync_event_task_get_completion_cb_t completion_cb,
+					       doca_sync_event_task_get_completion_cb_t error_cb,
+					       uint32_t num_tasks);
+
+/**
+ * @brief Allocates a get task from the pool: on completion the event's value is written
+ * to *ret_val_ptr. The event's context must be running.
+ * @param [in] event the event.
+ * @param [in] ret_val_ptr where the value goes.
+ * @param [in] user_data the task's user data.
+ * @param [out] task receives the task.
+ * @return DOCA_SUCCESS; DOCA_ERROR_NO_MEMORY when the pool is exhausted;
+ * DOCA_ERROR_BAD_STATE when the context is not running; DOCA_ERROR_INVALID_VALUE for a bad argument.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_task_get_alloc_init(struct doca_sync_event *event, uint64_t *ret_val_ptr,
+						 union doca_data user_data,
+						 struct doca_sync_event_task_get **task);
+
+/**
+ * @brief The task as a generic doca_task.
+ * @param [in] task the task.
+ * @return the same task.
+ */
+DOCA_EXPERIMENTAL
+struct doca_task *doca_sync_event_task_get_as_doca_task(struct doca_sync_event_task_get *task);
+
+/**
+ * @brief Sets where the value of a get task goes.
+ * @param [in] task the task.
+ * @param [in] ret_val_ptr the destination.
+ */
+DOCA_EXPERIMENTAL
+void doca_sync_event_task_get_set_ret_val_ptr(struct doca_sync_event_task_get *task, uint64_t *ret_val_ptr);
+
+/**
+ * @brief Where the value of a get task goes.
+ * @param [in] task the task.
+ * @return the destination.
+ */
+DOCA_EXPERIMENTAL
+uint64_t *doca_sync_event_task_get_get_ret_val_ptr(const struct doca_sync_event_task_get *task);
+
+/**
+ * @brief Whether sync events of this device accept notify-set tasks.
+ * @param [in] devinfo the device.
+ * @return DOCA_SUCCESS when they do; DOCA_ERROR_NOT_SUPPORTED otherwise.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_cap_task_notify_set_is_supported(const struct doca_devinfo *devinfo);
+
+/**
+ * @brief Configures notify-set tasks, as doca_sync_event_task_get_set_conf().
+ * @param [in] event the event.
+ * @param [in] completion_cb called on success.
+ * @param [in] error_cb called on failure.
+ * @param [in] num_tasks the size of the task pool (not 0).
+ * @return as doca_sync_event_task_get_set_conf().
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_task_notify_set_set_conf(struct doca_sync_event *event,
+						      doca_sync_event_task_notify_set_completion_cb_t completion_cb,
+						      doca_sync_event_task_notify_set_completion_cb_t error_cb,
+						      uint32_t num_tasks);
+
+/**
+ * @brief Allocates a notify-set task: on completion the event's value is set_val.
+ * @param [in] event the event.
+ * @param [in] set_val the value to set.
+ * @param [in] user_data the task's user data.
+ * @param [out] task receives the task.
+ * @return as doca_sync_event_task_get_alloc_init().
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_task_notify_set_alloc_init(struct doca_sync_event *event, uint64_t set_val,
+							union doca_data user_data,
+							struct doca_sync_event_task_notify_set **task);
+
+/**
+ * @brief The task as a generic doca_task.
+ * @param [in] task the task.
+ * @return the same task.
+ */
+DOCA_EXPERIMENTAL
+struct doca_task *doca_sync_event_task_notify_set_as_doca_task(struct doca_sync_event_task_notify_set *task);
+
+/**
+ * @brief Sets the value a notify-set task sets.
+ * @param [in] task the task.
+ * @param [in] set_val the value.
+ */
+DOCA_EXPERIMENTAL
+void doca_sync_event_task_notify_set_set_set_val(struct doca_sync_event_task_notify_set *task, uint64_t set_val);
+
+/**
+ * @brief The value a notify-set task sets.
+ * @param [in] task the task.
+ * @return the value.
+ */
+DOCA_EXPERIMENTAL
+uint64_t doca_sync_event_task_notify_set_get_set_val(const struct doca_sync_event_task_notify_set *task);
+
+/**
+ * @brief Whether sync events of this device accept notify-add tasks.
+ * @param [in] devinfo the device.
+ * @return DOCA_SUCCESS when they do; DOCA_ERROR_NOT_SUPPORTED otherwise.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_cap_task_notify_add_is_supported(const struct doca_devinfo *devinfo);
+
+/**
+ * @brief Configures notify-add tasks, as doca_sync_event_task_get_set_conf().
+ * @param [in] event the event.
+ * @param [in] completion_cb called on success.
+ * @param [in] error_cb called on failure.
+ * @param [in] num_tasks the size of the task pool (not 0).
+ * @return as doca_sync_event_task_get_set_conf().
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_task_notify_add_set_conf(struct doca_sync_event *event,
+						      doca_sync_event_task_notify_add_completion_cb_t completion_cb,
+						      doca_sync_event_task_notify_add_completion_cb_t error_cb,
+						      uint32_t num_tasks);
+
+/**
+ * @brief Allocates a notify-add task: on completion inc_val is added to the event's value
+ * and the value before is written to *fetched_val_ptr.
+ * @param [in] event the event.
+ * @param [in] inc_val what to add.
+ * @param [in] fetched_val_ptr where the previous value goes.
+ * @param [in] user_data the task's user data.
+ * @param [out] task receives the task.
+ * @return as doca_sync_event_task_get_alloc_init().
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_task_notify_add_alloc_init(struct doca_sync_event *event, uint64_t inc_val,
+							uint64_t *fetched_val_ptr, union doca_data user_data,
+							struct doca_sync_event_task_notify_add **task);
+
+/**
+ * @brief The task as a generic doca_task.
+ * @param [in] task the task.
+ * @return the same task.
+ */
+DOCA_EXPERIMENTAL
+struct doca_task *doca_sync_event_task_notify_add_as_doca_task(struct doca_sync_event_task_notify_add *task);
+
+/**
+ * @brief Sets what a notify-add task adds.
+ * @param [in] task the task.
+ * @param [in] inc_val the increment.
+ */
+DOCA_EXPERIMENTAL
+void doca_sync_event_task_notify_add_set_inc_val(struct doca_sync_event_task_notify_add *task, uint64_t inc_val);
+
+/**
+ * @brief What a notify-add task adds.
+ * @param [in] task the task.
+ * @return the increment.
+ */
+DOCA_EXPERIMENTAL
+uint64_t doca_sync_event_task_notify_add_get_inc_val(const struct doca_sync_event_task_notify_add *task);
+
+/**
+ * @brief Sets where a notify-add task writes the previous value.
+ * @param [in] task the task.
+ * @param [in] fetched_val_ptr the destination.
+ */
+DOCA_EXPERIMENTAL
+void doca_sync_event_task_notify_add_set_fetched_val_ptr(struct doca_sync_event_task_notify_add *task,
+							 uint64_t *fetched_val_ptr);
+
+/**
+ * @brief Where a notify-add task writes the previous value.
+ * @param [in] task the task.
+ * @return the destination.
+ */
+DOCA_EXPERIMENTAL
+uint64_t *doca_sync_event_task_notify_add_get_fetched_val_ptr(const struct doca_sync_event_task_notify_add *task);
+
+/**
+ * @brief Whether sync events of this device accept wait-equal tasks.
+ * @param [in] devinfo the device.
+ * @return DOCA_SUCCESS when they do; DOCA_ERROR_NOT_SUPPORTED otherwise.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_cap_task_wait_eq_is_supported(const struct doca_devinfo *devinfo);
+
+/**
+ * @brief Configures wait-equal tasks, as doca_sync_event_task_get_set_conf().
+ * @param [in] event the event.
+ * @param [in] completion_cb called on success.
+ * @param [in] error_cb called on failure.
+ * @param [in] num_tasks the size of the task pool (not 0).
+ * @return as doca_sync_event_task_get_set_conf().
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_task_wait_eq_set_conf(struct doca_sync_event *event,
+						   doca_sync_event_task_wait_eq_completion_cb_t completion_cb,
+						   doca_sync_event_task_wait_eq_completion_cb_t error_cb,
+						   uint32_t num_tasks);
+
+/**
+ * @brief Allocates a wait-equal task: it completes once (value AND mask) equals wait_val.
+ * A counter that passes wait_val between two looks is never seen equal: waiting with
+ * wait-not-equal on the last value seen is the robust form.
+ * @param [in] event the event.
+ * @param [in] wait_val the value to wait for.
+ * @param [in] mask the bits of the value compared.
+ * @param [in] user_data the task's user data.
+ * @param [out] task receives the task.
+ * @return as doca_sync_event_task_get_alloc_init().
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_task_wait_eq_alloc_init(struct doca_sync_event *event, uint64_t wait_val,
+						     uint64_t mask, union doca_data user_data,
+						     struct doca_sync_event_task_wait_eq **task);
+
+/**
+ * @brief The task as a generic doca_task.
+ * @param [in] task the task.
+ * @return the same task.
+ */
+DOCA_EXPERIMENTAL
+struct doca_task *doca_sync_event_task_wait_eq_as_doca_task(struct doca_sync_event_task_wait_eq *task);
+
+/**
+ * @brief Sets the value a wait-equal task waits for.
+ * @param [in] task the task.
+ * @param [in] wait_val the value.
+ */
+DOCA_EXPERIMENTAL
+void doca_sync_event_task_wait_eq_set_wait_val(struct doca_sync_event_task_wait_eq *task, uint64_t wait_val);
+
+/**
+ * @brief The value a wait-equal task waits for.
+ * @param [in] task the task.
+ * @return the value.
+ */
+DOCA_EXPERIMENTAL
+uint64_t doca_sync_event_task_wait_eq_get_wait_val(const struct doca_sync_event_task_wait_eq *task);
+
+/**
+ * @brief Sets the mask of a wait-equal task.
+ * @param [in] task the task.
+ * @param [in] mask the mask.
+ */
+DOCA_EXPERIMENTAL
+void doca_sync_event_task_wait_eq_set_mask(struct doca_sync_event_task_wait_eq *task, uint64_t mask);
+
+/**
+ * @brief The mask of a wait-equal task.
+ * @param [in] task the task.
+ * @return the mask.
+ */
+DOCA_EXPERIMENTAL
+uint64_t doca_sync_event_task_wait_eq_get_mask(const struct doca_sync_event_task_wait_eq *task);
+
+/**
+ * @brief Whether sync events of this device accept wait-not-equal tasks.
+ * @param [in] devinfo the device.
+ * @return DOCA_SUCCESS when they do; DOCA_ERROR_NOT_SUPPORTED otherwise.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_cap_task_wait_neq_is_supported(const struct doca_devinfo *devinfo);
+
+/**
+ * @brief Configures wait-not-equal tasks, as doca_sync_event_task_get_set_conf().
+ * @param [in] event the event.
+ * @param [in] completion_cb called on success.
+ * @param [in] error_cb called on failure.
+ * @param [in] num_tasks the size of the task pool (not 0).
+ * @return as doca_sync_event_task_get_set_conf().
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_task_wait_neq_set_conf(struct doca_sync_event *event,
+						    doca_sync_event_task_wait_neq_completion_cb_t completion_cb,
+						    doca_sync_event_task_wait_neq_completion_cb_t error_cb,
+						    uint32_t num_tasks);
+
+/**
+ * @brief Allocates a wait-not-equal task: it completes once (value AND mask) differs from
+ * wait_val.
+ * @param [in] event the event.
+ * @param [in] wait_val the value to move away from.
+ * @param [in] mask the bits of the value compared.
+ * @param [in] user_data the task's user data.
+ * @param [out] task receives the task.
+ * @return as doca_sync_event_task_get_alloc_init().
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_task_wait_neq_alloc_init(struct doca_sync_event *event, uint64_t wait_val,
+						      uint64_t mask, union doca_data user_data,
+						      struct doca_sync_event_task_wait_neq **task);
+
+/**
+ * @brief The task as a generic doca_task.
+ * @param [in] task the task.
+ * @return the same task.
+ */
+DOCA_EXPERIMENTAL
+struct doca_task *doca_sync_event_task_wait_neq_as_doca_task(struct doca_sync_event_task_wait_neq *task);
+
+/**
+ * @brief Sets the value a wait-not-equal task moves away from.
+ * @param [in] task the task.
+ * @param [in] wait_val the value.
+ */
+DOCA_EXPERIMENTAL
+void doca_sync_event_task_wait_neq_set_wait_val(struct doca_sync_event_task_wait_neq *task, uint64_t wait_val);
+
+/**
+ * @brief The value a wait-not-equal task moves away from.
+ * @param [in] task the task.
+ * @return the value.
+ */
+DOCA_EXPERIMENTAL
+uint64_t doca_sync_event_task_wait_neq_get_wait_val(const struct doca_sync_event_task_wait_neq *task);
+
+/**
+ * @brief Sets the mask of a wait-not-equal task.
+ * @param [in] task the task.
+ * @param [in] mask the mask.
+ */
+DOCA_EXPERIMENTAL
+void doca_sync_event_task_wait_neq_set_mask(struct doca_sync_event_task_wait_neq *task, uint64_t mask);
+
+/**
+ * @brief The mask of a wait-not-equal task.
+ * @param [in] task the task.
+ * @return the mask.
+ */
+DOCA_EXPERIMENTAL
+uint64_t doca_sync_event_task_wait_neq_get_mask(const struct doca_sync_event_task_wait_neq *task);
 
 #ifdef __cplusplus
 }

@@ -1,14 +1,15 @@
 //! `doca_ctx.h` and `doca_pe.h`: the generic DOCA context lifecycle that RDMI
-//! connections and posters go through, and progress engines.
+//! connections, posters and sync events used as contexts go through, and
+//! progress engines with their notification handle.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::abi;
 use crate::dev::obj;
 use crate::dpa::{dpa, DpaCore};
 use crate::error::{codes, fail, SimResult};
-use crate::export::{doca_api, not_modelled, out};
+use crate::export::{doca_api, out};
 use crate::registry::{self, SimObject};
 
 /// What a library object that is a DOCA context tells the generic lifecycle.
@@ -22,6 +23,63 @@ pub(crate) trait CtxOwner: Send + Sync + 'static {
     }
     /// The context left the running state.
     fn stopped(&self) {}
+    /// Completes what is due in a `doca_pe_progress` (every task in flight,
+    /// with an error, when `stopping`); whether anything completed.
+    fn progress(&self, _stopping: bool, _ctx_user_data: abi::doca_data) -> bool {
+        false
+    }
+    /// Whether a progress call would complete something now.
+    fn ready(&self, _stopping: bool) -> bool {
+        false
+    }
+    /// The context was connected to the engine whose notifier this is: fire it
+    /// when the owner's work may have become ready.
+    fn watch(&self, _engine: &Arc<Notifier>) {}
+}
+
+/// A progress engine's notification handle: an `eventfd` that becomes readable
+/// once armed (`doca_pe_request_notification`) and some connected context has
+/// something to complete.
+pub(crate) struct Notifier {
+    fd: libc::c_int,
+    armed: AtomicBool,
+}
+
+impl Notifier {
+    fn new() -> SimResult<Notifier> {
+        // SAFETY: plain system call with constant flags.
+        let fd = unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_CLOEXEC) };
+        if fd < 0 {
+            return Err(fail(codes::OPERATING_SYSTEM, "eventfd failed"));
+        }
+        Ok(Notifier {
+            fd,
+            armed: AtomicBool::new(false),
+        })
+    }
+
+    /// Makes the handle readable if a waiter armed it (once per arming).
+    pub(crate) fn fire(&self) {
+        if self.armed.swap(false, Ordering::AcqRel) {
+            let one: u64 = 1;
+            // SAFETY: our eventfd; an 8-byte write of a counter increment.
+            let _ = unsafe { libc::write(self.fd, (&one as *const u64).cast(), 8) };
+        }
+    }
+
+    fn clear(&self) {
+        let mut count: u64 = 0;
+        // SAFETY: our non-blocking eventfd; an 8-byte read resets its counter
+        // (EAGAIN when it was not readable, which is fine).
+        let _ = unsafe { libc::read(self.fd, (&mut count as *mut u64).cast(), 8) };
+    }
+}
+
+impl Drop for Notifier {
+    fn drop(&mut self) {
+        // SAFETY: our descriptor, closed once.
+        unsafe { libc::close(self.fd) };
+    }
 }
 
 /// `enum doca_ctx_states` values.
@@ -69,6 +127,43 @@ impl Ctx {
             return states::IDLE;
         }
         st.phase
+    }
+
+    /// Fires the notifier of the engine this context is connected to.
+    pub(crate) fn notify_engine(&self) {
+        if let Some(pe) = &self.state().pe {
+            pe.notifier.fire();
+        }
+    }
+
+    /// Completes what is due (see [`CtxOwner::progress`]) while the context runs
+    /// or stops; whether anything completed.
+    fn progress_tasks(&self) -> bool {
+        let (phase, user_data) = {
+            let st = self.state();
+            (st.phase, st.user_data)
+        };
+        match phase {
+            states::RUNNING | states::STOPPING => {
+                self.owner.progress(phase == states::STOPPING, user_data)
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether a progress call would complete something now.
+    fn has_ready_work(&self) -> bool {
+        let phase = self.state().phase;
+        match phase {
+            states::RUNNING => self.owner.ready(false),
+            states::STOPPING => true,
+            _ => false,
+        }
+    }
+
+    /// Tasks in flight.
+    pub(crate) fn in_flight(&self) -> u64 {
+        self.owner.in_flight()
     }
 
     /// The DPA this context is bound to with `doca_ctx_set_datapath_on_dpa`.
@@ -166,6 +261,16 @@ pub(crate) fn destroy_ctx(ptr: usize) -> SimResult {
 pub(crate) struct PeCore {
     connected: AtomicUsize,
     contexts: Mutex<Vec<usize>>,
+    notifier: Arc<Notifier>,
+}
+
+impl PeCore {
+    fn contexts(&self) -> Vec<usize> {
+        self.contexts
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
 }
 
 /// `struct doca_pe`.
@@ -270,10 +375,18 @@ doca_api! {
         Ok(())
     }
 
-    /// Model choice: the sim's contexts have no task queues, so this is 0.
+    /// Tasks submitted to the context and not completed (0 for contexts with
+    /// no tasks: RDMI connections and posters).
     fn doca_ctx_get_num_inflight_tasks(ctx: *const abi::doca_ctx, num_inflight_tasks: *mut usize) {
-        ctx_ref(ctx as usize)?;
-        out(num_inflight_tasks, 0)
+        let n = ctx_ref(ctx as usize)?.in_flight();
+        out(num_inflight_tasks, n as usize)
+    }
+
+    /// Tasks in flight over every context connected to the engine.
+    fn doca_pe_get_num_inflight_tasks(pe: *const abi::doca_pe, num_inflight_tasks: *mut usize) {
+        let p = obj::<Pe, _>(pe)?;
+        let n: u64 = p.core.contexts().into_iter().filter_map(|c| ctx_ref(c).ok()).map(Ctx::in_flight).sum();
+        out(num_inflight_tasks, n as usize)
     }
 
     /// Creates a progress engine.
@@ -281,8 +394,9 @@ doca_api! {
         if pe.is_null() {
             return Err(fail(codes::INVALID_VALUE, "NULL output pointer"));
         }
+        let notifier = Arc::new(Notifier::new()?);
         let p = registry::register(Pe {
-            core: Arc::new(PeCore { connected: AtomicUsize::new(0), contexts: Mutex::default() }),
+            core: Arc::new(PeCore { connected: AtomicUsize::new(0), contexts: Mutex::default(), notifier }),
         });
         out(pe, p.cast())
     }
@@ -312,16 +426,22 @@ doca_api! {
         st.pe = Some(p.core.clone());
         p.core.connected.fetch_add(1, Ordering::AcqRel);
         p.core.contexts.lock().unwrap_or_else(|e| e.into_inner()).push(ctx as usize);
+        drop(st);
+        c.owner.watch(&p.core.notifier);
         Ok(())
     }
 
-    /// Finishes asynchronous stops of connected contexts; 1 if one finished.
+    /// Completes the tasks of connected contexts that are ready (running
+    /// their callbacks) and finishes asynchronous stops whose work drained; 1
+    /// if anything progressed.
     fn doca_pe_progress(pe: *mut abi::doca_pe) -> u8 {
         let Ok(p) = obj::<Pe, _>(pe) else { return 0 };
-        let contexts = p.core.contexts.lock().unwrap_or_else(|e| e.into_inner()).clone();
         let mut progressed = 0;
-        for c in contexts {
+        for c in p.core.contexts() {
             if let Ok(ctx) = ctx_ref(c) {
+                if ctx.progress_tasks() {
+                    progressed = 1;
+                }
                 let before = ctx.state().phase;
                 if before == states::STOPPING && ctx.phase() == states::IDLE {
                     progressed = 1;
@@ -330,13 +450,35 @@ doca_api! {
         }
         progressed
     }
-}
 
-not_modelled! {
-    /// Event-driven progress (the sim's contexts complete synchronously).
-    fn doca_pe_get_notification_handle(pe: *const abi::doca_pe, handle: *mut abi::doca_notification_handle_t);
-    /// Event-driven progress.
-    fn doca_pe_request_notification(pe: *mut abi::doca_pe);
-    /// Event-driven progress.
-    fn doca_pe_clear_notification(pe: *mut abi::doca_pe, handle: abi::doca_notification_handle_t);
+    /// The engine's notification handle: an `eventfd` (Linux), readable once
+    /// armed and there is progress to make.
+    fn doca_pe_get_notification_handle(pe: *const abi::doca_pe, handle: *mut abi::doca_notification_handle_t) {
+        let p = obj::<Pe, _>(pe)?;
+        out(handle, p.core.notifier.fd)
+    }
+
+    /// Arms the handle: it becomes readable when a connected context has
+    /// something to complete (at once if one already has).
+    fn doca_pe_request_notification(pe: *mut abi::doca_pe) {
+        let p = obj::<Pe, _>(pe)?;
+        p.core.notifier.armed.store(true, Ordering::Release);
+        // Armed first, then looked: work that becomes ready meanwhile fires
+        // the armed notifier itself.
+        let ready = p.core.contexts().into_iter().filter_map(|c| ctx_ref(c).ok()).any(|c| c.has_ready_work());
+        if ready {
+            p.core.notifier.fire();
+        }
+        Ok(())
+    }
+
+    /// Consumes a notification (makes the handle unreadable again).
+    fn doca_pe_clear_notification(pe: *mut abi::doca_pe, handle: abi::doca_notification_handle_t) {
+        let p = obj::<Pe, _>(pe)?;
+        if handle != p.core.notifier.fd {
+            return Err(fail(codes::INVALID_VALUE, "not this engine's notification handle"));
+        }
+        p.core.notifier.clear();
+        Ok(())
+    }
 }

@@ -95,6 +95,7 @@ pub(crate) mod codes {
     pub(crate) const NO_MEMORY: Code = 7;
     pub(crate) const NOT_CONNECTED: Code = 14;
     pub(crate) const NOT_FOUND: Code = 16;
+    pub(crate) const IO_FAILED: Code = 17;
     pub(crate) const BAD_STATE: Code = 18;
     pub(crate) const UNSUPPORTED_VERSION: Code = 19;
     pub(crate) const OPERATING_SYSTEM: Code = 20;

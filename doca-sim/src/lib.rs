@@ -79,6 +79,7 @@ mod profile;
 mod rdmi;
 mod registry;
 mod sync_event;
+mod sync_event_task;
 mod trap;
 mod verbs;
 

@@ -59,6 +59,9 @@ pub struct DeviceProfile {
     /// Whether sync events can be exported to this device's DPA
     /// (`doca_sync_event_cap_is_export_to_dpa_supported`).
     pub sync_event_export: bool,
+    /// Whether sync events used as contexts take tasks
+    /// (`doca_sync_event_cap_task_*_is_supported`).
+    pub sync_event_tasks: bool,
     /// Network representors of this device (for RDMI connections).
     pub representors: Vec<RepresentorProfile>,
 }
@@ -109,6 +112,7 @@ impl DeviceProfile {
             kernel_max_run_time_ms: 12_000,
             heap_bytes: 1 << 30,
             sync_event_export: true,
+            sync_event_tasks: true,
             representors: vec![
                 RepresentorProfile {
                     iface_name: "pf0hpf".into(),
@@ -221,6 +225,7 @@ impl Profile {
     /// kernel_max_run_time_ms = 12000
     /// heap_bytes = 1073741824
     /// sync_event_export = true
+    /// sync_event_tasks = true   # false: sync events used as contexts take no tasks
     /// representors = pf0hpf@0000:03:00.1, pf0vf0@0000:03:00.2
     /// ```
     pub fn parse(text: &str) -> Result<Profile, ProfileError> {
@@ -289,6 +294,7 @@ impl Profile {
                 "kernel_max_run_time_ms" => dev.kernel_max_run_time_ms = num()?,
                 "heap_bytes" => dev.heap_bytes = num()?,
                 "sync_event_export" => dev.sync_event_export = parse_bool(value).ok_or_else(bad)?,
+                "sync_event_tasks" => dev.sync_event_tasks = parse_bool(value).ok_or_else(bad)?,
                 "representors" => dev.representors = parse_representors(value).ok_or_else(bad)?,
                 _ => return Err(err(format!("unknown device key `{key}`"))),
             }

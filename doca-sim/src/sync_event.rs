@@ -1,7 +1,7 @@
 //! `doca_sync_event.h`: sync events shared by the host and the DPA.
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, Weak};
 use std::time::Duration;
 
 use crate::abi;
@@ -10,15 +10,27 @@ use crate::dpa::{Dpa, DpaCore};
 use crate::error::{codes, fail, SimResult};
 use crate::export::{doca_api, not_modelled, out};
 use crate::registry::{self, DeviceObject, SimObject};
+use crate::sync_event_task::{EventCtx, EventTasks};
 
 /// The shared counter of a sync event, reachable from host calls and from
 /// kernels (through a DPA handle).
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub(crate) struct EventCore {
     value: AtomicU64,
     waiters: AtomicUsize,
     lock: Mutex<()>,
     changed: Condvar,
+    /// Whether a progress engine watches the value (tasks of the event's context).
+    watched: AtomicBool,
+    watchers: Mutex<Vec<Weak<crate::ctx::Notifier>>>,
+}
+
+impl std::fmt::Debug for EventCore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EventCore")
+            .field("value", &self.get())
+            .finish_non_exhaustive()
+    }
 }
 
 /// A comparison a wait is for, applied to `value & mask`.
@@ -75,6 +87,25 @@ impl EventCore {
             let _guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
             self.changed.notify_all();
         }
+        if self.watched.load(Ordering::Acquire) {
+            let watchers = self.watchers.lock().unwrap_or_else(|p| p.into_inner());
+            for w in watchers.iter().filter_map(Weak::upgrade) {
+                w.fire();
+            }
+        }
+    }
+
+    /// Fires `engine`'s notifier (when armed) on every later change of the value.
+    pub(crate) fn watch(&self, engine: &Arc<crate::ctx::Notifier>) {
+        let mut watchers = self.watchers.lock().unwrap_or_else(|p| p.into_inner());
+        watchers.retain(|w| w.strong_count() > 0);
+        if !watchers
+            .iter()
+            .any(|w| std::ptr::eq(w.as_ptr(), Arc::as_ptr(engine)))
+        {
+            watchers.push(Arc::downgrade(engine));
+        }
+        self.watched.store(true, Ordering::Release);
     }
 
     /// Blocks until the comparison holds; returns false if `abort` said to
@@ -135,7 +166,9 @@ struct EventState {
 /// `struct doca_sync_event`.
 pub(crate) struct SyncEvent {
     pub(crate) core: Arc<EventCore>,
-    state: Mutex<EventState>,
+    state: Arc<Mutex<EventState>>,
+    /// The event as a context: its tasks (see [`crate::sync_event_task`]).
+    tasks: Arc<EventTasks>,
 }
 impl SimObject for SyncEvent {
     const KIND: &'static str = "doca_sync_event";
@@ -190,6 +223,32 @@ fn event<'a>(ptr: *const abi::doca_sync_event) -> SimResult<&'a SyncEvent> {
     obj::<SyncEvent, _>(ptr)
 }
 
+/// The task side of a sync event.
+pub(crate) fn tasks_of(ptr: *const abi::doca_sync_event) -> SimResult<Arc<EventTasks>> {
+    Ok(event(ptr)?.tasks.clone())
+}
+
+/// Starts (or stops) an event in the state it shares with its context: the
+/// same rules as `doca_sync_event_start` / `_stop`.
+fn set_started(state: &Mutex<EventState>, start: bool) -> SimResult {
+    let mut state = state.lock().unwrap_or_else(|p| p.into_inner());
+    if start {
+        if state.started {
+            return Err(fail(codes::BAD_STATE, "sync event already started"));
+        }
+        if state.publishers.is_empty() || state.subscribers.is_empty() {
+            return Err(fail(
+                codes::INVALID_VALUE,
+                "a sync event needs a publisher and a subscriber location",
+            ));
+        }
+    } else if !state.started {
+        return Err(fail(codes::BAD_STATE, "sync event is not started"));
+    }
+    state.started = start;
+    Ok(())
+}
+
 fn configure(ptr: *mut abi::doca_sync_event, publisher: bool, location: Location) -> SimResult {
     let ev = event(ptr)?;
     let mut state = ev.state();
@@ -227,7 +286,9 @@ doca_api! {
         if event.is_null() {
             return Err(fail(codes::INVALID_VALUE, "NULL output pointer"));
         }
-        let ev = registry::register(SyncEvent { core: Arc::default(), state: Mutex::default() });
+        let core: Arc<EventCore> = Arc::default();
+        let tasks = EventTasks::new(core.clone());
+        let ev = registry::register(SyncEvent { core, state: Arc::default(), tasks });
         out(event, ev.cast())
     }
 
@@ -236,8 +297,12 @@ doca_api! {
     /// Model choice: a started event must be stopped first (BAD_STATE), the
     /// configure/start/stop/destroy rule of DOCA contexts.
     fn doca_sync_event_destroy(event: *mut abi::doca_sync_event) {
-        if self::event(event)?.state().started {
+        let ev = self::event(event)?;
+        if ev.state().started {
             return Err(fail(codes::BAD_STATE, "stop the sync event before destroying it"));
+        }
+        if let Some(ctx) = ev.tasks.existing_ctx() {
+            crate::ctx::destroy_ctx(ctx)?;
         }
         // SAFETY: checked above; only this call frees it.
         let ev = unsafe { registry::unregister::<SyncEvent, _>(event) }?;
@@ -274,29 +339,15 @@ doca_api! {
     /// Starts the event in standalone mode.
     ///
     /// Model choice: at least one publisher and one subscriber are required
-    /// (INVALID_VALUE otherwise); starting twice is BAD_STATE.
+    /// (INVALID_VALUE otherwise); starting twice is BAD_STATE. An event used as
+    /// a context is started with `doca_ctx_start` instead, under the same rules.
     fn doca_sync_event_start(event: *mut abi::doca_sync_event) {
-        let ev = self::event(event)?;
-        let mut state = ev.state();
-        if state.started {
-            return Err(fail(codes::BAD_STATE, "sync event already started"));
-        }
-        if state.publishers.is_empty() || state.subscribers.is_empty() {
-            return Err(fail(codes::INVALID_VALUE, "a sync event needs a publisher and a subscriber location"));
-        }
-        state.started = true;
-        Ok(())
+        set_started(&self::event(event)?.state, true)
     }
 
     /// Stops a started event.
     fn doca_sync_event_stop(event: *mut abi::doca_sync_event) {
-        let ev = self::event(event)?;
-        let mut state = ev.state();
-        if !state.started {
-            return Err(fail(codes::BAD_STATE, "sync event is not started"));
-        }
-        state.started = false;
-        Ok(())
+        set_started(&self::event(event)?.state, false)
     }
 
     /// Exports the event to a DPA context that is one of its locations.
@@ -380,11 +431,20 @@ doca_api! {
         host_wait(event, Compare::Neq, value, mask)
     }
 
-    /// Not modelled: the sim's events run in standalone mode only, so this
-    /// returns NULL.
+    /// The event as a DOCA context (always the same one), for tasks completed
+    /// by a progress engine; NULL for a pointer that is not an event.
     fn doca_sync_event_as_ctx(event: *mut abi::doca_sync_event) -> *mut abi::doca_ctx {
-        let _ = event;
-        std::ptr::null_mut()
+        let Ok(ev) = self::event(event) else {
+            return std::ptr::null_mut();
+        };
+        let state = ev.state.clone();
+        let tasks = ev.tasks.clone();
+        ev.tasks.ctx(move || {
+            Arc::new(EventCtx {
+                tasks,
+                set_started: Box::new(move |start| set_started(&state, start)),
+            })
+        }) as *mut abi::doca_ctx
     }
 }
 

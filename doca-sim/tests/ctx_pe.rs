@@ -2,7 +2,8 @@
 //! (`doca_pe_*`), driven through an RDMI poster's context: NOT_CONNECTED
 //! without a PE or DPA datapath, BAD_STATE for configuration after start,
 //! NOT_PERMITTED for a second PE, IN_USE for a PE with connected contexts,
-//! user data and state-change callbacks.
+//! user data and state-change callbacks, notification handles (sync-event
+//! tasks wake them: see `sync_event_tasks.rs`).
 
 mod common;
 
@@ -243,16 +244,29 @@ fn a_state_callback_may_query_its_context() {
 }
 
 #[test]
-fn pe_notifications_are_not_modelled() {
+fn pe_notification_handles_are_the_engines_own() {
     let scope = Scope::new();
     let pe = new_pe();
-    let mut handle = 0;
+    let other = new_pe();
+    let (mut handle, mut other_handle) = (-1, -1);
+    ok!(abi::doca_pe_get_notification_handle(pe, &mut handle));
+    ok!(abi::doca_pe_get_notification_handle(
+        other,
+        &mut other_handle
+    ));
+    assert!(handle >= 0 && other_handle >= 0 && handle != other_handle);
     fails!(
-        NOT_SUPPORTED,
-        abi::doca_pe_get_notification_handle(pe, &mut handle)
+        INVALID_VALUE,
+        abi::doca_pe_get_notification_handle(pe, null_mut())
     );
-    fails!(NOT_SUPPORTED, abi::doca_pe_request_notification(pe));
-    fails!(NOT_SUPPORTED, abi::doca_pe_clear_notification(pe, 0));
+    // With no context connected there is nothing to wake for.
+    ok!(abi::doca_pe_request_notification(pe));
+    ok!(abi::doca_pe_clear_notification(pe, handle));
+    fails!(
+        INVALID_VALUE,
+        abi::doca_pe_clear_notification(pe, other_handle)
+    );
     ok!(abi::doca_pe_destroy(pe));
+    ok!(abi::doca_pe_destroy(other));
     assert_no_leaks(&scope);
 }

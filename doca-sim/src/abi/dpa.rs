@@ -205,6 +205,16 @@ pub type doca_ctx_state_changed_callback_t = ::std::option::Option<
 pub struct doca_pe {
     _unused: [u8; 0],
 }
+#[doc = "A unit of work submitted to a context and completed through its progress engine."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_task {
+    _unused: [u8; 0],
+}
+#[doc = "What a context calls when one of its tasks completes (or fails).\n\n# Parameters\n\n* `task` (in) - the task; it may be freed or resubmitted from the callback.\n* `task_user_data` (in) - the task's user data.\n* `ctx_user_data` (in) - the context's user data."]
+pub type doca_task_completion_cb_t = ::std::option::Option<
+    unsafe extern "C" fn(task: *mut doca_task, task_user_data: doca_data, ctx_user_data: doca_data),
+>;
 #[doc = "A sync event."]
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -217,10 +227,80 @@ pub struct doca_sync_event {
 pub struct doca_sync_event_remote_net {
     _unused: [u8; 0],
 }
+#[doc = "A task of a sync event used as a context: read its value."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_sync_event_task_get {
+    _unused: [u8; 0],
+}
+#[doc = "A task of a sync event used as a context: set its value."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_sync_event_task_notify_set {
+    _unused: [u8; 0],
+}
+#[doc = "A task of a sync event used as a context: add to its value."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_sync_event_task_notify_add {
+    _unused: [u8; 0],
+}
+#[doc = "A task of a sync event used as a context: complete once (value AND mask) equals a value."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_sync_event_task_wait_eq {
+    _unused: [u8; 0],
+}
+#[doc = "A task of a sync event used as a context: complete once (value AND mask) differs from a value."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_sync_event_task_wait_neq {
+    _unused: [u8; 0],
+}
 #[doc = "How DPA kernels refer to a sync event."]
 pub type doca_dpa_dev_sync_event_t = u64;
 #[doc = "How DPA kernels refer to a remote (network) sync event."]
 pub type doca_dpa_dev_sync_event_remote_net_t = u64;
+#[doc = "Called when a get task completes or fails."]
+pub type doca_sync_event_task_get_completion_cb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        task: *mut doca_sync_event_task_get,
+        task_user_data: doca_data,
+        ctx_user_data: doca_data,
+    ),
+>;
+#[doc = "Called when a notify-set task completes or fails."]
+pub type doca_sync_event_task_notify_set_completion_cb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        task: *mut doca_sync_event_task_notify_set,
+        task_user_data: doca_data,
+        ctx_user_data: doca_data,
+    ),
+>;
+#[doc = "Called when a notify-add task completes or fails."]
+pub type doca_sync_event_task_notify_add_completion_cb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        task: *mut doca_sync_event_task_notify_add,
+        task_user_data: doca_data,
+        ctx_user_data: doca_data,
+    ),
+>;
+#[doc = "Called when a wait-equal task completes or fails."]
+pub type doca_sync_event_task_wait_eq_completion_cb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        task: *mut doca_sync_event_task_wait_eq,
+        task_user_data: doca_data,
+        ctx_user_data: doca_data,
+    ),
+>;
+#[doc = "Called when a wait-not-equal task completes or fails."]
+pub type doca_sync_event_task_wait_neq_completion_cb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        task: *mut doca_sync_event_task_wait_neq,
+        task_user_data: doca_data,
+        ctx_user_data: doca_data,
+    ),
+>;
 #[doc = "A memory map."]
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -450,6 +530,25 @@ unsafe extern "C" {
         pe: *mut doca_pe,
         handle: doca_notification_handle_t,
     ) -> doca_error_t;
+    #[doc = "How many tasks of the engine's contexts are submitted and not completed yet.\n\n# Parameters\n\n* `pe` (in) - the engine.\n* `num_inflight_tasks` (out) - receives the count.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
+    pub fn doca_pe_get_num_inflight_tasks(
+        pe: *const doca_pe,
+        num_inflight_tasks: *mut usize,
+    ) -> doca_error_t;
+    #[doc = "Submits a task to its context. Its completion (or error) callback runs from a\nlater doca_pe_progress() of the context's engine.\n\n# Parameters\n\n* `task` (in) - an allocated task that is not in flight.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL task;\nDOCA_ERROR_BAD_STATE when the context is not running or the task is already in flight."]
+    pub fn doca_task_submit(task: *mut doca_task) -> doca_error_t;
+    #[doc = "Like doca_task_submit(), refusing instead of queueing when the context cannot\ntake the task at once.\n\n# Parameters\n\n* `task` (in) - an allocated task that is not in flight.\n\n# Returns\n\nas doca_task_submit(); DOCA_ERROR_AGAIN when the context is busy."]
+    pub fn doca_task_try_submit(task: *mut doca_task) -> doca_error_t;
+    #[doc = "Returns a task that is not in flight to its context's pool.\n\n# Parameters\n\n* `task` (in) - the task."]
+    pub fn doca_task_free(task: *mut doca_task);
+    #[doc = "The outcome of a completed task: DOCA_SUCCESS, or why it failed.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe status."]
+    pub fn doca_task_get_status(task: *const doca_task) -> doca_error_t;
+    #[doc = "Sets the user data passed to the task's callbacks.\n\n# Parameters\n\n* `task` (in) - the task.\n* `user_data` (in) - the data."]
+    pub fn doca_task_set_user_data(task: *mut doca_task, user_data: doca_data);
+    #[doc = "The task's user data.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe data."]
+    pub fn doca_task_get_user_data(task: *const doca_task) -> doca_data;
+    #[doc = "The context the task belongs to.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe context."]
+    pub fn doca_task_get_ctx(task: *const doca_task) -> *mut doca_ctx;
     #[doc = "Creates a sync event on the host.\n\n# Parameters\n\n* `event` (out) - receives the event; destroy it with doca_sync_event_destroy().\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument;\nanother DOCA error code when it cannot be created."]
     pub fn doca_sync_event_create(event: *mut *mut doca_sync_event) -> doca_error_t;
     #[doc = "Destroys a sync event.\n\n# Parameters\n\n* `event` (in) - the event; no kernel or peer may still use it.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL event."]
@@ -556,6 +655,187 @@ unsafe extern "C" {
         value: u64,
         mask: u64,
     ) -> doca_error_t;
+    #[doc = "Whether sync events of this device accept get tasks.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n\n# Returns\n\nDOCA_SUCCESS when they do; DOCA_ERROR_NOT_SUPPORTED otherwise."]
+    pub fn doca_sync_event_cap_task_get_is_supported(devinfo: *const doca_devinfo) -> doca_error_t;
+    #[doc = "Configures get tasks: their callbacks and how many may be allocated at once.\nThe event's context must be idle.\n\n# Parameters\n\n* `event` (in) - the event.\n* `completion_cb` (in) - called on success.\n* `error_cb` (in) - called on failure.\n* `num_tasks` (in) - the size of the task pool (not 0).\n\n# Returns\n\nDOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for a bad argument; DOCA_ERROR_BAD_STATE\nwhen the context is not idle."]
+    pub fn doca_sync_event_task_get_set_conf(
+        event: *mut doca_sync_event,
+        completion_cb: doca_sync_event_task_get_completion_cb_t,
+        error_cb: doca_sync_event_task_get_completion_cb_t,
+        num_tasks: u32,
+    ) -> doca_error_t;
+    #[doc = "Allocates a get task from the pool: on completion the event's value is written\nto \\*ret_val_ptr. The event's context must be running.\n\n# Parameters\n\n* `event` (in) - the event.\n* `ret_val_ptr` (in) - where the value goes.\n* `user_data` (in) - the task's user data.\n* `task` (out) - receives the task.\n\n# Returns\n\nDOCA_SUCCESS; DOCA_ERROR_NO_MEMORY when the pool is exhausted;\nDOCA_ERROR_BAD_STATE when the context is not running; DOCA_ERROR_INVALID_VALUE for a bad argument."]
+    pub fn doca_sync_event_task_get_alloc_init(
+        event: *mut doca_sync_event,
+        ret_val_ptr: *mut u64,
+        user_data: doca_data,
+        task: *mut *mut doca_sync_event_task_get,
+    ) -> doca_error_t;
+    #[doc = "The task as a generic doca_task.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe same task."]
+    pub fn doca_sync_event_task_get_as_doca_task(
+        task: *mut doca_sync_event_task_get,
+    ) -> *mut doca_task;
+    #[doc = "Sets where the value of a get task goes.\n\n# Parameters\n\n* `task` (in) - the task.\n* `ret_val_ptr` (in) - the destination."]
+    pub fn doca_sync_event_task_get_set_ret_val_ptr(
+        task: *mut doca_sync_event_task_get,
+        ret_val_ptr: *mut u64,
+    );
+    #[doc = "Where the value of a get task goes.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe destination."]
+    pub fn doca_sync_event_task_get_get_ret_val_ptr(
+        task: *const doca_sync_event_task_get,
+    ) -> *mut u64;
+    #[doc = "Whether sync events of this device accept notify-set tasks.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n\n# Returns\n\nDOCA_SUCCESS when they do; DOCA_ERROR_NOT_SUPPORTED otherwise."]
+    pub fn doca_sync_event_cap_task_notify_set_is_supported(
+        devinfo: *const doca_devinfo,
+    ) -> doca_error_t;
+    #[doc = "Configures notify-set tasks, as doca_sync_event_task_get_set_conf().\n\n# Parameters\n\n* `event` (in) - the event.\n* `completion_cb` (in) - called on success.\n* `error_cb` (in) - called on failure.\n* `num_tasks` (in) - the size of the task pool (not 0).\n\n# Returns\n\nas doca_sync_event_task_get_set_conf()."]
+    pub fn doca_sync_event_task_notify_set_set_conf(
+        event: *mut doca_sync_event,
+        completion_cb: doca_sync_event_task_notify_set_completion_cb_t,
+        error_cb: doca_sync_event_task_notify_set_completion_cb_t,
+        num_tasks: u32,
+    ) -> doca_error_t;
+    #[doc = "Allocates a notify-set task: on completion the event's value is set_val.\n\n# Parameters\n\n* `event` (in) - the event.\n* `set_val` (in) - the value to set.\n* `user_data` (in) - the task's user data.\n* `task` (out) - receives the task.\n\n# Returns\n\nas doca_sync_event_task_get_alloc_init()."]
+    pub fn doca_sync_event_task_notify_set_alloc_init(
+        event: *mut doca_sync_event,
+        set_val: u64,
+        user_data: doca_data,
+        task: *mut *mut doca_sync_event_task_notify_set,
+    ) -> doca_error_t;
+    #[doc = "The task as a generic doca_task.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe same task."]
+    pub fn doca_sync_event_task_notify_set_as_doca_task(
+        task: *mut doca_sync_event_task_notify_set,
+    ) -> *mut doca_task;
+    #[doc = "Sets the value a notify-set task sets.\n\n# Parameters\n\n* `task` (in) - the task.\n* `set_val` (in) - the value."]
+    pub fn doca_sync_event_task_notify_set_set_set_val(
+        task: *mut doca_sync_event_task_notify_set,
+        set_val: u64,
+    );
+    #[doc = "The value a notify-set task sets.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe value."]
+    pub fn doca_sync_event_task_notify_set_get_set_val(
+        task: *const doca_sync_event_task_notify_set,
+    ) -> u64;
+    #[doc = "Whether sync events of this device accept notify-add tasks.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n\n# Returns\n\nDOCA_SUCCESS when they do; DOCA_ERROR_NOT_SUPPORTED otherwise."]
+    pub fn doca_sync_event_cap_task_notify_add_is_supported(
+        devinfo: *const doca_devinfo,
+    ) -> doca_error_t;
+    #[doc = "Configures notify-add tasks, as doca_sync_event_task_get_set_conf().\n\n# Parameters\n\n* `event` (in) - the event.\n* `completion_cb` (in) - called on success.\n* `error_cb` (in) - called on failure.\n* `num_tasks` (in) - the size of the task pool (not 0).\n\n# Returns\n\nas doca_sync_event_task_get_set_conf()."]
+    pub fn doca_sync_event_task_notify_add_set_conf(
+        event: *mut doca_sync_event,
+        completion_cb: doca_sync_event_task_notify_add_completion_cb_t,
+        error_cb: doca_sync_event_task_notify_add_completion_cb_t,
+        num_tasks: u32,
+    ) -> doca_error_t;
+    #[doc = "Allocates a notify-add task: on completion inc_val is added to the event's value\nand the value before is written to \\*fetched_val_ptr.\n\n# Parameters\n\n* `event` (in) - the event.\n* `inc_val` (in) - what to add.\n* `fetched_val_ptr` (in) - where the previous value goes.\n* `user_data` (in) - the task's user data.\n* `task` (out) - receives the task.\n\n# Returns\n\nas doca_sync_event_task_get_alloc_init()."]
+    pub fn doca_sync_event_task_notify_add_alloc_init(
+        event: *mut doca_sync_event,
+        inc_val: u64,
+        fetched_val_ptr: *mut u64,
+        user_data: doca_data,
+        task: *mut *mut doca_sync_event_task_notify_add,
+    ) -> doca_error_t;
+    #[doc = "The task as a generic doca_task.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe same task."]
+    pub fn doca_sync_event_task_notify_add_as_doca_task(
+        task: *mut doca_sync_event_task_notify_add,
+    ) -> *mut doca_task;
+    #[doc = "Sets what a notify-add task adds.\n\n# Parameters\n\n* `task` (in) - the task.\n* `inc_val` (in) - the increment."]
+    pub fn doca_sync_event_task_notify_add_set_inc_val(
+        task: *mut doca_sync_event_task_notify_add,
+        inc_val: u64,
+    );
+    #[doc = "What a notify-add task adds.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe increment."]
+    pub fn doca_sync_event_task_notify_add_get_inc_val(
+        task: *const doca_sync_event_task_notify_add,
+    ) -> u64;
+    #[doc = "Sets where a notify-add task writes the previous value.\n\n# Parameters\n\n* `task` (in) - the task.\n* `fetched_val_ptr` (in) - the destination."]
+    pub fn doca_sync_event_task_notify_add_set_fetched_val_ptr(
+        task: *mut doca_sync_event_task_notify_add,
+        fetched_val_ptr: *mut u64,
+    );
+    #[doc = "Where a notify-add task writes the previous value.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe destination."]
+    pub fn doca_sync_event_task_notify_add_get_fetched_val_ptr(
+        task: *const doca_sync_event_task_notify_add,
+    ) -> *mut u64;
+    #[doc = "Whether sync events of this device accept wait-equal tasks.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n\n# Returns\n\nDOCA_SUCCESS when they do; DOCA_ERROR_NOT_SUPPORTED otherwise."]
+    pub fn doca_sync_event_cap_task_wait_eq_is_supported(
+        devinfo: *const doca_devinfo,
+    ) -> doca_error_t;
+    #[doc = "Configures wait-equal tasks, as doca_sync_event_task_get_set_conf().\n\n# Parameters\n\n* `event` (in) - the event.\n* `completion_cb` (in) - called on success.\n* `error_cb` (in) - called on failure.\n* `num_tasks` (in) - the size of the task pool (not 0).\n\n# Returns\n\nas doca_sync_event_task_get_set_conf()."]
+    pub fn doca_sync_event_task_wait_eq_set_conf(
+        event: *mut doca_sync_event,
+        completion_cb: doca_sync_event_task_wait_eq_completion_cb_t,
+        error_cb: doca_sync_event_task_wait_eq_completion_cb_t,
+        num_tasks: u32,
+    ) -> doca_error_t;
+    #[doc = "Allocates a wait-equal task: it completes once (value AND mask) equals wait_val.\nA counter that passes wait_val between two looks is never seen equal: waiting with\nwait-not-equal on the last value seen is the robust form.\n\n# Parameters\n\n* `event` (in) - the event.\n* `wait_val` (in) - the value to wait for.\n* `mask` (in) - the bits of the value compared.\n* `user_data` (in) - the task's user data.\n* `task` (out) - receives the task.\n\n# Returns\n\nas doca_sync_event_task_get_alloc_init()."]
+    pub fn doca_sync_event_task_wait_eq_alloc_init(
+        event: *mut doca_sync_event,
+        wait_val: u64,
+        mask: u64,
+        user_data: doca_data,
+        task: *mut *mut doca_sync_event_task_wait_eq,
+    ) -> doca_error_t;
+    #[doc = "The task as a generic doca_task.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe same task."]
+    pub fn doca_sync_event_task_wait_eq_as_doca_task(
+        task: *mut doca_sync_event_task_wait_eq,
+    ) -> *mut doca_task;
+    #[doc = "Sets the value a wait-equal task waits for.\n\n# Parameters\n\n* `task` (in) - the task.\n* `wait_val` (in) - the value."]
+    pub fn doca_sync_event_task_wait_eq_set_wait_val(
+        task: *mut doca_sync_event_task_wait_eq,
+        wait_val: u64,
+    );
+    #[doc = "The value a wait-equal task waits for.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe value."]
+    pub fn doca_sync_event_task_wait_eq_get_wait_val(
+        task: *const doca_sync_event_task_wait_eq,
+    ) -> u64;
+    #[doc = "Sets the mask of a wait-equal task.\n\n# Parameters\n\n* `task` (in) - the task.\n* `mask` (in) - the mask."]
+    pub fn doca_sync_event_task_wait_eq_set_mask(
+        task: *mut doca_sync_event_task_wait_eq,
+        mask: u64,
+    );
+    #[doc = "The mask of a wait-equal task.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe mask."]
+    pub fn doca_sync_event_task_wait_eq_get_mask(task: *const doca_sync_event_task_wait_eq) -> u64;
+    #[doc = "Whether sync events of this device accept wait-not-equal tasks.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n\n# Returns\n\nDOCA_SUCCESS when they do; DOCA_ERROR_NOT_SUPPORTED otherwise."]
+    pub fn doca_sync_event_cap_task_wait_neq_is_supported(
+        devinfo: *const doca_devinfo,
+    ) -> doca_error_t;
+    #[doc = "Configures wait-not-equal tasks, as doca_sync_event_task_get_set_conf().\n\n# Parameters\n\n* `event` (in) - the event.\n* `completion_cb` (in) - called on success.\n* `error_cb` (in) - called on failure.\n* `num_tasks` (in) - the size of the task pool (not 0).\n\n# Returns\n\nas doca_sync_event_task_get_set_conf()."]
+    pub fn doca_sync_event_task_wait_neq_set_conf(
+        event: *mut doca_sync_event,
+        completion_cb: doca_sync_event_task_wait_neq_completion_cb_t,
+        error_cb: doca_sync_event_task_wait_neq_completion_cb_t,
+        num_tasks: u32,
+    ) -> doca_error_t;
+    #[doc = "Allocates a wait-not-equal task: it completes once (value AND mask) differs from\nwait_val.\n\n# Parameters\n\n* `event` (in) - the event.\n* `wait_val` (in) - the value to move away from.\n* `mask` (in) - the bits of the value compared.\n* `user_data` (in) - the task's user data.\n* `task` (out) - receives the task.\n\n# Returns\n\nas doca_sync_event_task_get_alloc_init()."]
+    pub fn doca_sync_event_task_wait_neq_alloc_init(
+        event: *mut doca_sync_event,
+        wait_val: u64,
+        mask: u64,
+        user_data: doca_data,
+        task: *mut *mut doca_sync_event_task_wait_neq,
+    ) -> doca_error_t;
+    #[doc = "The task as a generic doca_task.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe same task."]
+    pub fn doca_sync_event_task_wait_neq_as_doca_task(
+        task: *mut doca_sync_event_task_wait_neq,
+    ) -> *mut doca_task;
+    #[doc = "Sets the value a wait-not-equal task moves away from.\n\n# Parameters\n\n* `task` (in) - the task.\n* `wait_val` (in) - the value."]
+    pub fn doca_sync_event_task_wait_neq_set_wait_val(
+        task: *mut doca_sync_event_task_wait_neq,
+        wait_val: u64,
+    );
+    #[doc = "The value a wait-not-equal task moves away from.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe value."]
+    pub fn doca_sync_event_task_wait_neq_get_wait_val(
+        task: *const doca_sync_event_task_wait_neq,
+    ) -> u64;
+    #[doc = "Sets the mask of a wait-not-equal task.\n\n# Parameters\n\n* `task` (in) - the task.\n* `mask` (in) - the mask."]
+    pub fn doca_sync_event_task_wait_neq_set_mask(
+        task: *mut doca_sync_event_task_wait_neq,
+        mask: u64,
+    );
+    #[doc = "The mask of a wait-not-equal task.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe mask."]
+    pub fn doca_sync_event_task_wait_neq_get_mask(
+        task: *const doca_sync_event_task_wait_neq,
+    ) -> u64;
     #[doc = "Creates an empty memory map.\n\n# Parameters\n\n* `mmap` (out) - receives the map; destroy it with doca_mmap_destroy().\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument;\nanother DOCA error code when it cannot be created."]
     pub fn doca_mmap_create(mmap: *mut *mut doca_mmap) -> doca_error_t;
     #[doc = "Destroys a memory map.\n\n# Parameters\n\n* `mmap` (in) - the map.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL map;\nanother DOCA error code while the map is still in use."]

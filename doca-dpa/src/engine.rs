@@ -1,0 +1,553 @@
+//! Waiting without burning a core: a progress engine (`doca_pe`) that completion
+//! events are connected to, wait tasks on those events, and the engine's
+//! notification handle (a file descriptor on Linux).
+//!
+//! An event made with an [`Engine`] is driven as a DOCA context
+//! (`doca_sync_event_as_ctx`) and owns one wait-not-equal task
+//! (`doca_sync_event_task_wait_neq`), allocated once and re-armed with the last
+//! value seen after every completion: a counter that passes a target between two
+//! looks is never missed (a wait-equal task would be), and nothing is allocated per
+//! wait. The engine's handle becomes readable when an armed task can complete;
+//! then `doca_pe_progress` runs the task's callback.
+//!
+//! Two ways to wait on it:
+//! - blocking: [`Launch::wait`](crate::Launch::wait) and
+//!   [`CompletionEvent::wait_gt`](crate::CompletionEvent::wait_gt) sleep in
+//!   `poll(2)` on the handle instead of spinning;
+//! - async: [`Launch::completion`](crate::Launch::completion),
+//!   [`Launcher::all_completed`](crate::Launcher::all_completed) and
+//!   [`CompletionEvent::reached`](crate::CompletionEvent::reached) are `Future`s.
+//!   They need a [`Reactor`] to watch the handle: the `tokio` feature provides
+//!   one (used automatically inside a tokio runtime), any other runtime can
+//!   implement the trait.
+//!
+//! Everything here belongs to the thread that made it, like the [`Dpa`]; on a
+//! multi-threaded runtime, await these futures in a `LocalSet` or on a
+//! current-thread runtime.
+//!
+//! A kernel that crashes never completes its launch, and no notification says
+//! so: each poll checks the context's health, but bound an await with your
+//! runtime's timeout; [`Launch::wait`](crate::Launch::wait) then diagnoses it.
+
+use std::cell::{Cell, RefCell};
+use std::fmt;
+use std::ptr::NonNull;
+use std::rc::Rc;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Wake, Waker};
+use std::time::Duration;
+
+use doca_dpa_sys as sys;
+
+use crate::dpa::Dpa;
+use crate::error::{doca_call, Error, Result};
+
+/// What watches an [`Engine`]'s notification handle for an async runtime.
+///
+/// `poll_readable` registers `cx`'s waker for readability of `fd` (it is always the
+/// same descriptor) and returns `Ready` once it is readable; before clearing the
+/// runtime's readiness it must call `drain`, which consumes the notification (so an
+/// edge-triggered runtime sees the next one).
+pub trait Reactor: 'static {
+    /// Polls readability of the engine's notification handle.
+    fn poll_readable(
+        &self,
+        fd: std::os::fd::RawFd,
+        cx: &mut Context<'_>,
+        drain: &dyn Fn(),
+    ) -> Poll<std::io::Result<()>>;
+}
+
+/// Wakes every future waiting on an engine when its handle becomes readable: each
+/// looks at its own event again.
+struct Broadcast {
+    wakers: Mutex<Vec<Waker>>,
+    spare: Mutex<Vec<Waker>>,
+}
+
+impl Broadcast {
+    fn register(&self, waker: &Waker) {
+        let mut wakers = self.wakers.lock().unwrap_or_else(|p| p.into_inner());
+        if !wakers.iter().any(|w| w.will_wake(waker)) {
+            wakers.push(waker.clone());
+        }
+    }
+}
+
+impl Wake for Broadcast {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        // Swap the list with a spare one of kept capacity: no allocation in the
+        // steady state, and no lock held while the wakers run.
+        let mut spare = self.spare.lock().unwrap_or_else(|p| p.into_inner());
+        std::mem::swap(
+            &mut *spare,
+            &mut *self.wakers.lock().unwrap_or_else(|p| p.into_inner()),
+        );
+        for w in spare.drain(..) {
+            w.wake();
+        }
+    }
+}
+
+pub(crate) struct EngineInner {
+    pe: NonNull<sys::doca_pe>,
+    fd: std::os::fd::RawFd,
+    reactor: RefCell<Option<Box<dyn Reactor>>>,
+    broadcast: Arc<Broadcast>,
+    broadcast_waker: Waker,
+}
+
+impl Drop for EngineInner {
+    fn drop(&mut self) {
+        // The reactor's registration of the handle goes before the handle does.
+        drop(self.reactor.get_mut().take());
+        // SAFETY: our engine, destroyed once, after every event connected to it (they
+        // hold this inner).
+        if let Err(e) = unsafe { doca_call!(doca_pe_destroy(self.pe.as_ptr())) } {
+            tracing::warn!(target: "doca_dpa::engine", error = %e, "doca_pe_destroy failed during drop");
+        }
+    }
+}
+
+/// A DOCA progress engine (`doca_pe`) for awaiting launches and events. Cheap to
+/// clone; destroyed (`doca_pe_destroy`) once every event connected to it is gone.
+#[derive(Clone)]
+pub struct Engine {
+    pub(crate) inner: Rc<EngineInner>,
+}
+
+impl fmt::Debug for Engine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Engine")
+            .field("fd", &self.inner.fd)
+            .finish_non_exhaustive()
+    }
+}
+
+static_assertions::assert_not_impl_any!(Engine: Send, Sync);
+
+/// Why the installed DOCA cannot serve an engine.
+fn unavailable(reason: impl Into<String>) -> Error {
+    Error::Unavailable {
+        what: "waiting on a progress engine",
+        reason: reason.into(),
+    }
+}
+
+impl Engine {
+    /// Creates a progress engine (`doca_pe_create`, `doca_pe_get_notification_handle`).
+    ///
+    /// Fails with [`Error::Unavailable`] when this build of DOCA lacks progress
+    /// engines or sync-event wait tasks (the blocking waits still work without one).
+    pub fn new() -> Result<Engine> {
+        Engine::create()
+    }
+
+    #[cfg(all(
+        doca_sym = "doca_pe_create",
+        doca_sym = "doca_pe_get_notification_handle",
+        doca_sym = "doca_sync_event_task_wait_neq_alloc_init"
+    ))]
+    fn create() -> Result<Engine> {
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: valid out-pointer.
+        unsafe { doca_call!(doca_pe_create(&mut raw)) }?;
+        let pe = NonNull::new(raw)
+            .ok_or_else(|| Error::invalid("doca_pe_create", "DOCA returned NULL"))?;
+        let broadcast = Arc::new(Broadcast {
+            wakers: Mutex::new(Vec::with_capacity(8)),
+            spare: Mutex::new(Vec::with_capacity(8)),
+        });
+        let mut inner = EngineInner {
+            pe,
+            fd: -1,
+            reactor: RefCell::new(None),
+            broadcast_waker: Waker::from(broadcast.clone()),
+            broadcast,
+        };
+        // SAFETY: our engine; valid out-pointer. On failure `inner` destroys it.
+        unsafe { doca_call!(doca_pe_get_notification_handle(pe.as_ptr(), &mut inner.fd)) }?;
+        Ok(Engine {
+            inner: Rc::new(inner),
+        })
+    }
+
+    #[cfg(not(all(
+        doca_sym = "doca_pe_create",
+        doca_sym = "doca_pe_get_notification_handle",
+        doca_sym = "doca_sync_event_task_wait_neq_alloc_init"
+    )))]
+    fn create() -> Result<Engine> {
+        Err(unavailable(
+            "this build of DOCA lacks doca_pe_create, doca_pe_get_notification_handle or \
+             doca_sync_event_task_wait_neq_alloc_init (see doca_dpa::build_info)",
+        ))
+    }
+
+    /// Uses `reactor` to watch the notification handle for futures (instead of the
+    /// `tokio` feature's, or where there is none).
+    pub fn set_reactor(&self, reactor: impl Reactor) {
+        *self.inner.reactor.borrow_mut() = Some(Box::new(reactor));
+    }
+
+    /// Completes what is due: runs the callbacks of tasks that can complete
+    /// (`doca_pe_progress`). Whether anything progressed.
+    pub fn progress(&self) -> bool {
+        // SAFETY: our engine.
+        unsafe { sys::doca_pe_progress(self.inner.pe.as_ptr()) != 0 }
+    }
+
+    pub(crate) fn as_ptr(&self) -> *mut sys::doca_pe {
+        self.inner.pe.as_ptr()
+    }
+
+    /// Arms the handle (`doca_pe_request_notification`).
+    fn request_notification(&self) -> Result<()> {
+        // SAFETY: our engine.
+        unsafe { doca_call!(doca_pe_request_notification(self.as_ptr())) }
+    }
+
+    /// Consumes a notification (`doca_pe_clear_notification`).
+    fn clear_notification(&self) {
+        let (pe, fd) = (self.as_ptr(), self.inner.fd);
+        // SAFETY: our engine and its own handle.
+        let cleared = unsafe { doca_call!(doca_pe_clear_notification(pe, fd)) };
+        if let Err(e) = cleared {
+            tracing::warn!(target: "doca_dpa::engine", error = %e, "doca_pe_clear_notification failed");
+        }
+    }
+
+    /// Sleeps in `poll(2)` until the armed handle is readable or `timeout` passed,
+    /// then consumes the notification and progresses.
+    pub(crate) fn sleep(&self, timeout: Duration) -> Result<()> {
+        self.request_notification()?;
+        let mut pfd = libc::pollfd {
+            fd: self.inner.fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let ms = i32::try_from(timeout.as_millis()).unwrap_or(i32::MAX);
+        // SAFETY: one valid pollfd for the duration of the call.
+        let n = unsafe { libc::poll(&mut pfd, 1, ms) };
+        if n > 0 {
+            self.clear_notification();
+        }
+        self.progress();
+        Ok(())
+    }
+
+    /// Registers `cx` to be woken when the handle becomes readable; whether it
+    /// already is (then the caller looks again at once).
+    fn poll_readable(&self, cx: &Context<'_>) -> Result<bool> {
+        self.inner.broadcast.register(cx.waker());
+        self.request_notification()?;
+        let mut reactor = self.inner.reactor.borrow_mut();
+        if reactor.is_none() {
+            *reactor = default_reactor(self.inner.fd);
+        }
+        let Some(r) = reactor.as_ref() else {
+            return Err(unavailable(
+                "no reactor watches the engine: await inside a tokio runtime with the \
+                 `tokio` feature, or give one with Engine::set_reactor",
+            ));
+        };
+        let mut bcx = Context::from_waker(&self.inner.broadcast_waker);
+        match r.poll_readable(self.inner.fd, &mut bcx, &|| self.clear_notification()) {
+            Poll::Ready(Ok(())) => Ok(true),
+            Poll::Ready(Err(e)) => Err(unavailable(format!(
+                "watching the notification handle failed: {e}"
+            ))),
+            Poll::Pending => Ok(false),
+        }
+    }
+}
+
+/// The reactor used when none was set: tokio's, inside a tokio runtime.
+fn default_reactor(fd: std::os::fd::RawFd) -> Option<Box<dyn Reactor>> {
+    #[cfg(feature = "tokio")]
+    {
+        crate::tokio_reactor::TokioReactor::current(fd).map(|r| Box::new(r) as Box<dyn Reactor>)
+    }
+    #[cfg(not(feature = "tokio"))]
+    {
+        let _ = fd;
+        None
+    }
+}
+
+/// The flag a wait task's callback clears; boxed so its address, given to DOCA as
+/// the task's user data, stays put.
+struct WaitCell {
+    in_flight: Cell<bool>,
+}
+
+/// The awaitable side of an event connected to an [`Engine`]: its context and its
+/// one wait-not-equal task.
+pub(crate) struct Waiter {
+    engine: Engine,
+    ctx: NonNull<sys::doca_ctx>,
+    started: bool,
+    task: Option<NonNull<sys::doca_sync_event_task_wait_neq>>,
+    cell: Option<Box<WaitCell>>,
+}
+
+impl fmt::Debug for Waiter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Waiter")
+            .field("in_flight", &self.cell.as_ref().map(|c| c.in_flight.get()))
+            .finish_non_exhaustive()
+    }
+}
+
+/// The task callback (completion and error alike): the task is no longer in flight.
+#[cfg(doca_sym = "doca_sync_event_task_wait_neq_set_conf")]
+unsafe extern "C" fn task_done(
+    _task: *mut sys::doca_sync_event_task_wait_neq,
+    task_user_data: sys::doca_data,
+    _ctx_user_data: sys::doca_data,
+) {
+    // SAFETY: the user data is the address of the waiter's boxed cell, which lives
+    // until the task was freed after its context stopped (or is leaked).
+    let cell = unsafe { &*task_user_data.ptr.cast::<WaitCell>() };
+    cell.in_flight.set(false);
+}
+
+impl Waiter {
+    /// Connects the configured, not started event `event` of `dpa` to `engine` and
+    /// starts it as a context with one wait task (`doca_sync_event_cap_task_wait_neq_is_supported`,
+    /// `doca_sync_event_as_ctx`, `doca_pe_connect_ctx`,
+    /// `doca_sync_event_task_wait_neq_set_conf`, `doca_ctx_start`,
+    /// `doca_sync_event_task_wait_neq_alloc_init`). Returns the waiter as far as it
+    /// got, for the event's teardown, with the error.
+    #[cfg(all(
+        doca_sym = "doca_sync_event_as_ctx",
+        doca_sym = "doca_pe_connect_ctx",
+        doca_sym = "doca_ctx_start",
+        doca_sym = "doca_sync_event_cap_task_wait_neq_is_supported",
+        doca_sym = "doca_sync_event_task_wait_neq_set_conf",
+        doca_sym = "doca_sync_event_task_wait_neq_alloc_init"
+    ))]
+    pub(crate) fn start(
+        event: *mut sys::doca_sync_event,
+        dpa: &Dpa,
+        engine: &Engine,
+    ) -> std::result::Result<Waiter, (Option<Waiter>, Error)> {
+        // SAFETY: the device's devinfo, valid while the device is open.
+        let info = unsafe { sys::doca_dev_as_devinfo(dpa.device().as_ptr()) };
+        // SAFETY: a live devinfo.
+        let cap = unsafe { doca_call!(doca_sync_event_cap_task_wait_neq_is_supported(info)) };
+        if let Err(e) = cap {
+            return Err((
+                None,
+                unavailable(format!(
+                    "{} cannot wait on sync events with tasks: {e}",
+                    dpa.device().info()
+                )),
+            ));
+        }
+        // SAFETY: our live, idle event.
+        let ctx = unsafe { sys::doca_sync_event_as_ctx(event) };
+        let Some(ctx) = NonNull::new(ctx) else {
+            return Err((
+                None,
+                Error::invalid("doca_sync_event_as_ctx", "DOCA returned no context"),
+            ));
+        };
+        let mut w = Waiter {
+            engine: engine.clone(),
+            ctx,
+            started: false,
+            task: None,
+            cell: None,
+        };
+        match w.configure(event) {
+            Ok(()) => Ok(w),
+            Err(e) => Err((Some(w), e)),
+        }
+    }
+
+    #[cfg(all(
+        doca_sym = "doca_sync_event_as_ctx",
+        doca_sym = "doca_pe_connect_ctx",
+        doca_sym = "doca_ctx_start",
+        doca_sym = "doca_sync_event_cap_task_wait_neq_is_supported",
+        doca_sym = "doca_sync_event_task_wait_neq_set_conf",
+        doca_sym = "doca_sync_event_task_wait_neq_alloc_init"
+    ))]
+    fn configure(&mut self, event: *mut sys::doca_sync_event) -> Result<()> {
+        // SAFETY: our engine and the event's idle context.
+        unsafe { doca_call!(doca_pe_connect_ctx(self.engine.as_ptr(), self.ctx.as_ptr())) }?;
+        // SAFETY: the event's idle context; the callbacks are ours.
+        unsafe {
+            doca_call!(doca_sync_event_task_wait_neq_set_conf(
+                event,
+                Some(task_done),
+                Some(task_done),
+                1
+            ))
+        }?;
+        // SAFETY: a connected, configured context.
+        unsafe { doca_call!(doca_ctx_start(self.ctx.as_ptr())) }?;
+        self.started = true;
+        let cell = self.cell.insert(Box::new(WaitCell {
+            in_flight: Cell::new(false),
+        }));
+        let user = sys::doca_data {
+            ptr: (&**cell as *const WaitCell).cast_mut().cast(),
+        };
+        let mut task = std::ptr::null_mut();
+        // SAFETY: the running context; the user data is the boxed cell, which lives
+        // as long as the task; valid out-pointer.
+        unsafe {
+            doca_call!(doca_sync_event_task_wait_neq_alloc_init(
+                event,
+                0,
+                u64::MAX,
+                user,
+                &mut task
+            ))
+        }?;
+        self.task = Some(NonNull::new(task).ok_or_else(|| {
+            Error::invalid(
+                "doca_sync_event_task_wait_neq_alloc_init",
+                "DOCA returned NULL",
+            )
+        })?);
+        Ok(())
+    }
+
+    #[cfg(not(all(
+        doca_sym = "doca_sync_event_as_ctx",
+        doca_sym = "doca_pe_connect_ctx",
+        doca_sym = "doca_ctx_start",
+        doca_sym = "doca_sync_event_cap_task_wait_neq_is_supported",
+        doca_sym = "doca_sync_event_task_wait_neq_set_conf",
+        doca_sym = "doca_sync_event_task_wait_neq_alloc_init"
+    )))]
+    pub(crate) fn start(
+        _event: *mut sys::doca_sync_event,
+        _dpa: &Dpa,
+        _engine: &Engine,
+    ) -> std::result::Result<Waiter, (Option<Waiter>, Error)> {
+        Err((
+            None,
+            unavailable("this build of DOCA lacks the sync-event wait tasks"),
+        ))
+    }
+
+    /// Makes sure the wait task is in flight, waiting for the value to leave `seen`
+    /// (`doca_sync_event_task_wait_neq_set_wait_val`, `doca_task_submit`).
+    fn arm(&self, seen: u64) -> Result<()> {
+        let (Some(task), Some(cell)) = (self.task, self.cell.as_ref()) else {
+            return Err(unavailable("the event's wait task was not allocated"));
+        };
+        if cell.in_flight.get() {
+            return Ok(());
+        }
+        // SAFETY: our allocated task, not in flight.
+        unsafe { sys::doca_sync_event_task_wait_neq_set_wait_val(task.as_ptr(), seen) };
+        // SAFETY: as above.
+        let t = unsafe { sys::doca_sync_event_task_wait_neq_as_doca_task(task.as_ptr()) };
+        // SAFETY: our allocated task, of the running context.
+        unsafe { doca_call!(doca_task_submit(t)) }?;
+        cell.in_flight.set(true);
+        Ok(())
+    }
+
+    /// Waits (blocking, in `poll(2)`) for at most `slice` for the value to leave
+    /// `seen`.
+    pub(crate) fn sleep(&self, seen: u64, slice: Duration) -> Result<()> {
+        self.arm(seen)?;
+        self.engine.sleep(slice)
+    }
+
+    /// One step of a future: progress, look at `value()`, and if `done` does not
+    /// accept it, arm the task and register `cx`.
+    pub(crate) fn poll_until<T>(
+        &self,
+        cx: &Context<'_>,
+        value: impl Fn() -> Result<u64>,
+        mut done: impl FnMut(u64) -> Result<Option<T>>,
+    ) -> Poll<Result<T>> {
+        loop {
+            self.engine.progress();
+            let v = match value() {
+                Ok(v) => v,
+                Err(e) => return Poll::Ready(Err(e)),
+            };
+            match done(v) {
+                Ok(Some(t)) => return Poll::Ready(Ok(t)),
+                Ok(None) => {}
+                Err(e) => return Poll::Ready(Err(e)),
+            }
+            if let Err(e) = self.arm(v) {
+                return Poll::Ready(Err(e));
+            }
+            match self.engine.poll_readable(cx) {
+                Ok(true) => continue,
+                Ok(false) => return Poll::Pending,
+                Err(e) => return Poll::Ready(Err(e)),
+            }
+        }
+    }
+
+    /// Stops the context (`doca_ctx_stop`; when a task is in flight DOCA flushes it
+    /// on the next `doca_pe_progress`, which is driven here for a bounded time) and
+    /// frees the task (`doca_task_free`). False when the context could not be seen
+    /// idle: the event must then not be destroyed, and the cell is leaked, since the
+    /// task may still complete into it.
+    pub(crate) fn teardown(&mut self) -> bool {
+        if self.started {
+            if !self.stop() {
+                if let Some(cell) = self.cell.take() {
+                    crate::keep::bury(cell);
+                }
+                return false;
+            }
+            self.started = false;
+        }
+        if let Some(task) = self.task.take() {
+            // SAFETY: our task, not in flight (its context is idle).
+            unsafe {
+                let t = sys::doca_sync_event_task_wait_neq_as_doca_task(task.as_ptr());
+                sys::doca_task_free(t);
+            }
+        }
+        true
+    }
+
+    #[cfg(all(doca_sym = "doca_ctx_stop", doca_sym = "doca_ctx_get_state"))]
+    fn stop(&self) -> bool {
+        // SAFETY: our running context.
+        match unsafe { doca_call!(doca_ctx_stop(self.ctx.as_ptr())) } {
+            Ok(()) => return true,
+            Err(e) if e.code() == Some(crate::ErrorCode::IN_PROGRESS) => {}
+            Err(e) => {
+                tracing::warn!(target: "doca_dpa::engine", error = %e, "doca_ctx_stop of a sync event failed");
+                return false;
+            }
+        }
+        let deadline = std::time::Instant::now() + Duration::from_secs(1);
+        while std::time::Instant::now() < deadline {
+            self.engine.progress();
+            let mut state = 0 as _;
+            // SAFETY: our context; valid out-pointer.
+            let ok = unsafe { doca_call!(doca_ctx_get_state(self.ctx.as_ptr(), &mut state)) };
+            if ok.is_ok() && state == sys::DOCA_CTX_STATE_IDLE as _ {
+                return true;
+            }
+            std::thread::yield_now();
+        }
+        tracing::warn!(target: "doca_dpa::engine", "a sync event's context did not stop in time; leaking it");
+        false
+    }
+
+    #[cfg(not(all(doca_sym = "doca_ctx_stop", doca_sym = "doca_ctx_get_state")))]
+    fn stop(&self) -> bool {
+        false
+    }
+}

@@ -1,0 +1,60 @@
+//! The `tokio` feature's [`Reactor`]: the engine's notification handle registered
+//! with tokio's I/O driver (`tokio::io::unix::AsyncFd`), so awaiting needs no thread
+//! of its own.
+
+use std::os::fd::RawFd;
+use std::task::{Context, Poll};
+
+use tokio::io::unix::AsyncFd;
+
+use crate::engine::Reactor;
+
+/// The handle as tokio registers it. The engine owns the descriptor; this only
+/// names it (dropping the registration does not close it).
+struct Handle(RawFd);
+
+impl std::os::fd::AsRawFd for Handle {
+    fn as_raw_fd(&self) -> RawFd {
+        self.0
+    }
+}
+
+/// Watches an engine's handle with the I/O driver of the tokio runtime it was made
+/// in.
+pub(crate) struct TokioReactor {
+    fd: AsyncFd<Handle>,
+}
+
+impl TokioReactor {
+    /// A reactor on the current tokio runtime, if there is one. The runtime must
+    /// have its I/O driver enabled (`enable_io` or `enable_all`; tokio panics
+    /// otherwise).
+    pub(crate) fn current(fd: RawFd) -> Option<TokioReactor> {
+        tokio::runtime::Handle::try_current().ok()?;
+        // SAFETY: `fd` is the engine's notification handle, open until the engine is
+        // destroyed; the engine drops this reactor before `doca_pe_destroy` closes it,
+        // and `Handle` always returns that same descriptor.
+        unsafe { AsyncFd::register_with_interest(Handle(fd), tokio::io::Interest::READABLE) }
+            .ok()
+            .map(|fd| TokioReactor { fd })
+    }
+}
+
+impl Reactor for TokioReactor {
+    fn poll_readable(
+        &self,
+        _fd: RawFd,
+        cx: &mut Context<'_>,
+        drain: &dyn Fn(),
+    ) -> Poll<std::io::Result<()>> {
+        match self.fd.poll_read_ready(cx) {
+            Poll::Ready(Ok(mut guard)) => {
+                drain();
+                guard.clear_ready();
+                Poll::Ready(Ok(()))
+            }
+            Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
