@@ -329,6 +329,13 @@ impl WaitEvent {
     pub fn get(&self) -> Result<u64> {
         self.0.get()
     }
+
+    /// The raw `doca_sync_event`, for calls this crate does not wrap (a host
+    /// thread of yours publishing to it, say). Valid while the event lives; do not
+    /// stop or destroy it.
+    pub fn as_ptr(&self) -> *mut sys::doca_sync_event {
+        self.0.as_ptr()
+    }
 }
 
 impl CompletionEvent {
