@@ -102,7 +102,15 @@ pub fn emit_cfgs(links_key: &str) {
 /// Like [`emit_cfgs`], merging several -sys crates (`doca-rdmi` reads both `DOCA_DPA`
 /// and `DOCA_RDMI`). The first key gives the backend and version.
 pub fn emit_cfgs_for(links_keys: &[&str]) {
+    emit_cfgs_with(links_keys, &[]);
+}
+
+/// Like [`emit_cfgs_for`], also emitting each `(alias, symbols)` of `aliases` as the
+/// cfg `alias` when every one of its symbols is usable (one name for a feature that
+/// needs several DOCA functions, declared with `rustc-check-cfg` either way).
+pub fn emit_cfgs_with(links_keys: &[&str], aliases: &[(&str, &[&str])]) {
     let env = EnvReader::from_process();
+    let experimental = env.is_set("CARGO_FEATURE_EXPERIMENTAL");
     let result = plan(&env, links_keys).and_then(|p| {
         let out = env
             .get_os("OUT_DIR")
@@ -114,7 +122,21 @@ pub fn emit_cfgs_for(links_keys: &[&str]) {
         Ok(p)
     });
     match result {
-        Ok(p) => p.directives.print(),
+        Ok(p) => {
+            p.directives.print();
+            for (alias, symbols) in aliases {
+                println!("cargo::rustc-check-cfg=cfg({alias})");
+                let ok = |name: &str| {
+                    p.audit
+                        .rows
+                        .iter()
+                        .any(|r| r.name == name && usable(r, experimental))
+                };
+                if symbols.iter().all(|s| ok(s)) {
+                    println!("cargo::rustc-cfg={alias}");
+                }
+            }
+        }
         Err(e) => {
             eprintln!("\nerror: {e}\n");
             std::process::exit(1);

@@ -147,11 +147,7 @@ impl Engine {
         Engine::create()
     }
 
-    #[cfg(all(
-        doca_sym = "doca_pe_create",
-        doca_sym = "doca_pe_get_notification_handle",
-        doca_sym = "doca_sync_event_task_wait_neq_alloc_init"
-    ))]
+    #[cfg(doca_dpa_wait_tasks)]
     fn create() -> Result<Engine> {
         let mut raw = std::ptr::null_mut();
         // SAFETY: valid out-pointer.
@@ -176,15 +172,11 @@ impl Engine {
         })
     }
 
-    #[cfg(not(all(
-        doca_sym = "doca_pe_create",
-        doca_sym = "doca_pe_get_notification_handle",
-        doca_sym = "doca_sync_event_task_wait_neq_alloc_init"
-    )))]
+    #[cfg(not(doca_dpa_wait_tasks))]
     fn create() -> Result<Engine> {
         Err(unavailable(
-            "this build of DOCA lacks doca_pe_create, doca_pe_get_notification_handle or \
-             doca_sync_event_task_wait_neq_alloc_init (see doca_dpa::build_info)",
+            "this build of DOCA lacks a progress-engine or sync-event task function \
+             (see doca_dpa::build_info::SYMBOLS)",
         ))
     }
 
@@ -304,7 +296,7 @@ impl fmt::Debug for Waiter {
 }
 
 /// The task callback (completion and error alike): the task is no longer in flight.
-#[cfg(doca_sym = "doca_sync_event_task_wait_neq_set_conf")]
+#[cfg(doca_dpa_wait_tasks)]
 unsafe extern "C" fn task_done(
     _task: *mut sys::doca_sync_event_task_wait_neq,
     task_user_data: sys::doca_data,
@@ -323,14 +315,7 @@ impl Waiter {
     /// `doca_sync_event_task_wait_neq_set_conf`, `doca_ctx_start`,
     /// `doca_sync_event_task_wait_neq_alloc_init`). Returns the waiter as far as it
     /// got, for the event's teardown, with the error.
-    #[cfg(all(
-        doca_sym = "doca_sync_event_as_ctx",
-        doca_sym = "doca_pe_connect_ctx",
-        doca_sym = "doca_ctx_start",
-        doca_sym = "doca_sync_event_cap_task_wait_neq_is_supported",
-        doca_sym = "doca_sync_event_task_wait_neq_set_conf",
-        doca_sym = "doca_sync_event_task_wait_neq_alloc_init"
-    ))]
+    #[cfg(doca_dpa_wait_tasks)]
     pub(crate) fn start(
         event: *mut sys::doca_sync_event,
         dpa: &Dpa,
@@ -370,14 +355,7 @@ impl Waiter {
         }
     }
 
-    #[cfg(all(
-        doca_sym = "doca_sync_event_as_ctx",
-        doca_sym = "doca_pe_connect_ctx",
-        doca_sym = "doca_ctx_start",
-        doca_sym = "doca_sync_event_cap_task_wait_neq_is_supported",
-        doca_sym = "doca_sync_event_task_wait_neq_set_conf",
-        doca_sym = "doca_sync_event_task_wait_neq_alloc_init"
-    ))]
+    #[cfg(doca_dpa_wait_tasks)]
     fn configure(&mut self, event: *mut sys::doca_sync_event) -> Result<()> {
         // SAFETY: our engine and the event's idle context.
         unsafe { doca_call!(doca_pe_connect_ctx(self.engine.as_ptr(), self.ctx.as_ptr())) }?;
@@ -420,14 +398,7 @@ impl Waiter {
         Ok(())
     }
 
-    #[cfg(not(all(
-        doca_sym = "doca_sync_event_as_ctx",
-        doca_sym = "doca_pe_connect_ctx",
-        doca_sym = "doca_ctx_start",
-        doca_sym = "doca_sync_event_cap_task_wait_neq_is_supported",
-        doca_sym = "doca_sync_event_task_wait_neq_set_conf",
-        doca_sym = "doca_sync_event_task_wait_neq_alloc_init"
-    )))]
+    #[cfg(not(doca_dpa_wait_tasks))]
     pub(crate) fn start(
         _event: *mut sys::doca_sync_event,
         _dpa: &Dpa,
@@ -520,7 +491,7 @@ impl Waiter {
         true
     }
 
-    #[cfg(all(doca_sym = "doca_ctx_stop", doca_sym = "doca_ctx_get_state"))]
+    #[cfg(doca_dpa_wait_tasks)]
     fn stop(&self) -> bool {
         // SAFETY: our running context.
         match unsafe { doca_call!(doca_ctx_stop(self.ctx.as_ptr())) } {
@@ -546,7 +517,7 @@ impl Waiter {
         false
     }
 
-    #[cfg(not(all(doca_sym = "doca_ctx_stop", doca_sym = "doca_ctx_get_state")))]
+    #[cfg(not(doca_dpa_wait_tasks))]
     fn stop(&self) -> bool {
         false
     }

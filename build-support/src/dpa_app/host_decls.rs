@@ -110,17 +110,22 @@ pub fn rust_param(
         .iter()
         .find(|(c, _)| *c == p.c_type)
         .map(|(_, r)| r.clone())
-        .ok_or_else(|| DpaAppError::UnsupportedParam {
-            file: f.file.clone(),
-            line: f.line,
-            kernel: f.name.clone(),
-            position,
-            param: match &p.name {
-                Some(n) => format!("{} {n}", p.c_type),
-                None => p.c_type.clone(),
-            },
-            refusal: ParamRefusal::UnknownType,
-        })
+        .ok_or_else(|| refuse(f, position, p, ParamRefusal::UnknownType))
+}
+
+/// The error refusing parameter `p` of `f` (1-based `position`).
+fn refuse(f: &DeviceFunction, position: usize, p: &Param, refusal: ParamRefusal) -> DpaAppError {
+    DpaAppError::UnsupportedParam {
+        file: f.file.clone(),
+        line: f.line,
+        kernel: f.name.clone(),
+        position,
+        param: match &p.name {
+            Some(n) => format!("{} {n}", p.c_type),
+            None => p.c_type.clone(),
+        },
+        refusal,
+    }
 }
 
 /// The application struct that a parameter of C type `c_type` passes by value: the
@@ -192,17 +197,7 @@ fn crossing<'a>(
             return Ok(Crossing::Struct(def));
         }
         if p.c_type.starts_with("struct ") {
-            return Err(DpaAppError::UnsupportedParam {
-                file: f.file.clone(),
-                line: f.line,
-                kernel: f.name.clone(),
-                position,
-                param: match &p.name {
-                    Some(n) => format!("{} {n}", p.c_type),
-                    None => p.c_type.clone(),
-                },
-                refusal: ParamRefusal::StructByValue,
-            });
+            return Err(refuse(f, position, p, ParamRefusal::StructByValue));
         }
     }
     rust_param(f, position, p).map(Crossing::Scalar)
