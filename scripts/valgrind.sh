@@ -16,7 +16,7 @@ run() {
     fi
 }
 cargo build -q --examples
-for ex in kernel_launch wait_sync_event dpa_thread rpc rdmi_connection; do
+for ex in kernel_launch wait_sync_event dpa_thread rpc rdmi_connection async_service; do
     [ -x "target/debug/examples/$ex" ] && run "example-$ex" "target/debug/examples/$ex"
 done
 # The integration tests of the top-level package. doca_doctor's spawn the
