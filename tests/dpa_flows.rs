@@ -653,3 +653,28 @@ fn structs_pass_by_value_to_kernels_and_rpcs() {
     launch.wait(LONG).unwrap();
     assert_eq!(out.to_vec().unwrap(), [10, 13, 16, 19]);
 }
+
+#[test]
+fn a_context_nothing_shares_moves_to_another_thread() {
+    let dpa = dpa();
+    let clone = dpa.clone();
+    // Shared: it stays.
+    let dpa = dpa.into_send().unwrap_err();
+    drop(clone);
+    let buffer = DpaBuffer::<u64>::new(&dpa, 1).unwrap();
+    let dpa = dpa.into_send().unwrap_err();
+    drop(buffer);
+    let moving = dpa.into_send().expect("nothing else shares it now");
+    let worker = std::thread::spawn(move || {
+        let dpa = moving.into_dpa();
+        let out = DpaBuffer::<u64>::new(&dpa, 2).unwrap();
+        let launcher = Launcher::new(&dpa).unwrap();
+        launcher
+            .launch(&doca_tests::write_ranks, 2, (&out, 40u64))
+            .unwrap()
+            .wait(LONG)
+            .unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(worker.join().unwrap(), [40, 41]);
+}

@@ -298,6 +298,11 @@ impl Device {
         })
     }
 
+    /// Whether this is the only handle of the device (no clone, nothing made from it).
+    pub(crate) fn is_unshared(&self) -> bool {
+        Rc::strong_count(&self.inner) == 1 && Rc::weak_count(&self.inner) == 0
+    }
+
     /// What DOCA said about the device when it was opened.
     pub fn info(&self) -> &DeviceInfo {
         &self.inner.info

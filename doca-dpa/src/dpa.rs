@@ -341,6 +341,42 @@ pub struct Dpa {
 static_assertions::assert_impl_all!(Dpa: Clone);
 static_assertions::assert_not_impl_any!(Dpa: Send, Sync);
 
+/// A [`Dpa`] that nothing else shares, on its way to another thread
+/// ([`Dpa::into_send`]); [`SendDpa::into_dpa`] there makes it a `Dpa` again. No DOCA
+/// call.
+pub struct SendDpa {
+    inner: Rc<DpaInner>,
+}
+
+// SAFETY: a `SendDpa` is made only from the sole handle of a context: no other `Dpa`,
+// no object made from it (they hold its `Rc`), no other handle of its device, and no
+// base context (checked by `Dpa::into_send`). Moving it moves every reference to these
+// DOCA objects at once, so they are never used from two threads; DOCA's objects are
+// not thread-safe (facts: the DPA guide's note), which forbids concurrent use, not
+// using an object from another thread than the one that made it.
+unsafe impl Send for SendDpa {}
+
+static_assertions::assert_impl_all!(SendDpa: Send);
+static_assertions::assert_not_impl_any!(SendDpa: Sync, Clone);
+
+impl fmt::Debug for SendDpa {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SendDpa")
+            .field("device", &self.inner.device.info().pci_addr)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SendDpa {
+    /// The context, on this thread.
+    pub fn into_dpa(self) -> Dpa {
+        Dpa {
+            inner: self.inner,
+            _not_send: std::marker::PhantomData,
+        }
+    }
+}
+
 impl fmt::Debug for Dpa {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Dpa")
@@ -392,6 +428,34 @@ impl Dpa {
     /// Limits queried when the context started.
     pub fn limits(&self) -> Limits {
         self.inner.limits
+    }
+
+    /// Hands the context to another thread (to a worker, or an async task on another
+    /// runtime thread): only a context nothing else shares can go, so `self` comes back
+    /// as the error while any clone of it, any object made from it (DPA memory,
+    /// events, launchers, threads… hold it), another handle of its device, or a base
+    /// context it extends exists. No DOCA call.
+    ///
+    /// ```
+    /// # fn f(dpa: doca_dpa::Dpa) {
+    /// let moving = dpa.into_send().expect("nothing else shares the context");
+    /// std::thread::spawn(move || {
+    ///     let dpa = moving.into_dpa();
+    ///     // ... use it on this thread
+    /// # drop(dpa);
+    /// });
+    /// # }
+    /// ```
+    pub fn into_send(self) -> std::result::Result<SendDpa, Dpa> {
+        let sole = Rc::strong_count(&self.inner) == 1
+            && Rc::weak_count(&self.inner) == 0
+            && self.inner._base.is_none()
+            && self.inner.device.is_unshared();
+        if sole {
+            Ok(SendDpa { inner: self.inner })
+        } else {
+            Err(self)
+        }
     }
 
     /// Whether `other` is this context (or a clone of it).

@@ -131,7 +131,7 @@ pub use async_ops::AsyncOps;
 pub use device::{devices, Device, DeviceInfo, Representor, RepresentorFilter};
 #[cfg(doca_sym = "doca_dpa_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
-pub use dpa::{Dpa, DpaBuilder, Health, Limits, LogLevel};
+pub use dpa::{Dpa, DpaBuilder, Health, Limits, LogLevel, SendDpa};
 #[cfg(doca_sym = "doca_sync_event_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use engine::{Engine, Reactor};

@@ -11,7 +11,7 @@
 //! | nothing the device uses may be freed, stopped or destroyed while it may use it | launches, threads and [`DpaBox`](crate::DpaBox) fields hold a [`KeepAlive`](crate::KeepAlive) of it (see [`keep`](crate::KeepAlive)) |
 //! | DPA addresses and handles must designate live objects | they are not safe values: forging or reading one is `unsafe` |
 //! | children are destroyed before their parent (BAD_STATE / IN_USE) | children own their parent (`Dpa` is reference counted) |
-//! | DOCA DPA objects are not thread-safe | `Device`, `Dpa` and what is made from them are neither `Send` nor `Sync` |
+//! | DOCA DPA objects are not thread-safe | `Device`, `Dpa` and what is made from them are neither `Send` nor `Sync`; a context nothing shares moves to another thread whole ([`Dpa::into_send`](crate::Dpa::into_send)) |
 //! | launch arguments must have the kernel's exact C types (INVALID_VALUE or silent corruption) | declarations are generated from the C ([`include_app!`](crate::include_app)); writing one by hand means implementing an unsafe trait |
 //!
 //! RDMI's rules are pinned the same way in `doca-rdmi`: exactly one completion
