@@ -898,9 +898,9 @@ mod tests {
             "/// `__dpa_global__ void fill(doca_dpa_dev_uintptr_t out, uint32_t n)`",
             "pub struct st {",
             "pub ev: __dpa::Dev<__dpa::param::SyncEvent>,",
-            "        pub n: u32,\n        _pad0: [u8; 4],\n",
+            "        pub n: u32,\n        pub(super) _pad0: [u8; 4],\n",
             "pub ev: __dpa::Handle<__dpa::param::SyncEvent>,",
-            "pub f: f32,\n        _pad1: [u8; 4],",
+            "pub f: f32,\n        pub(super) _pad1: [u8; 4],",
             "size_of::<__repr_st::st>() == 24",
         ] {
             assert!(r.contains(needle), "missing {needle:?} in\n{r}");
