@@ -145,7 +145,7 @@ pub unsafe extern "C" fn doca_sim_dev_log_line(level: c_uint, line: *const c_cha
     let text = unsafe { CStr::from_ptr(line) }.to_string_lossy();
     with_device(|ctx| match ctx {
         Some(c) => c.core.device_log(level, &text),
-        None => println!("[dpa] {text}"),
+        None => print!("{text}"),
     });
 }
 
@@ -153,7 +153,7 @@ pub unsafe extern "C" fn doca_sim_dev_log_line(level: c_uint, line: *const c_cha
 #[no_mangle]
 pub extern "C" fn doca_dpa_dev_trace(a1: u64, a2: u64, a3: u64, a4: u64, a5: u64) {
     let _sim = SimCode::enter();
-    let line = format!("trace {a1:#x} {a2:#x} {a3:#x} {a4:#x} {a5:#x}");
+    let line = format!("trace {a1:#x} {a2:#x} {a3:#x} {a4:#x} {a5:#x}\n");
     with_device(|ctx| {
         if let Some(c) = ctx {
             c.core.device_log(60, &line);

@@ -25,10 +25,15 @@ fn thread_configuration_and_start_rules() {
     let scope = Scope::new();
     let t = entry!();
     let k = entry!();
+    let two = entry!();
     let stranger = entry!();
     let app = app(
         c"thread_rules",
-        vec![thread_fn(c"t", t, nothing), global(c"k", k, nothing)],
+        vec![
+            thread_fn(c"t", t, nothing),
+            global(c"k", k, nothing),
+            kernel(c"two", two, KIND_GLOBAL, 2, nothing),
+        ],
     );
     let ctx = Ctx::created();
     let thread = new_thread(ctx.dpa);
@@ -38,11 +43,13 @@ fn thread_configuration_and_start_rules() {
         abi::doca_dpa_thread_set_func_arg(thread, f(t), 1)
     );
     ok!(abi::doca_dpa_set_app(ctx.dpa, app));
-    // Model choice: a thread function takes exactly one u64.
+    // Model choice: a thread function takes one u64 or nothing (NVIDIA's
+    // nvqual sample declares `void f(void)` thread functions); two is too many.
     fails!(
         INVALID_VALUE,
-        abi::doca_dpa_thread_set_func_arg(thread, f(k), 1)
+        abi::doca_dpa_thread_set_func_arg(thread, f(two), 1)
     );
+    ok!(abi::doca_dpa_thread_set_func_arg(thread, f(k), 1));
     fails!(
         INVALID_VALUE,
         abi::doca_dpa_thread_set_func_arg(thread, f(stranger), 1)

@@ -222,19 +222,25 @@ impl DpaCore {
         if level > threshold || threshold == abi::DOCA_DPA_DEV_LOG_LEVEL_DISABLE {
             return;
         }
-        let line = format!("[dpa] {message}");
+        // The kernel's text as written: no prefix, no added newline (kernels
+        // end their lines with `\n`, as they do for dpacc builds).
+        use std::io::Write;
+        let line = message.as_bytes();
         match path {
             Some(path) => {
-                use std::io::Write;
                 if let Ok(mut f) = std::fs::OpenOptions::new()
                     .create(true)
                     .append(true)
                     .open(path)
                 {
-                    let _ = writeln!(f, "{line}");
+                    let _ = f.write_all(line);
                 }
             }
-            None => println!("{line}"),
+            None => {
+                let mut stdout = std::io::stdout().lock();
+                let _ = stdout.write_all(line);
+                let _ = stdout.flush();
+            }
         }
     }
 }

@@ -561,15 +561,18 @@ doca_api! {
 
     /// Sets the thread's function and its single u64 argument.
     ///
-    /// Model choice: the function must take exactly one parameter
-    /// (INVALID_VALUE otherwise), the thread-entry signature.
+    /// Model choice: the function takes one `uint64_t` parameter (the
+    /// thread-entry signature) or none, in which case `arg` is ignored; more
+    /// parameters are INVALID_VALUE. The 3.0 header types the entry as taking
+    /// one argument, but NVIDIA's nvqual sample declares
+    /// `__dpa_global__ void f(void)` thread functions (docs/sim-model.md).
     fn doca_dpa_thread_set_func_arg(dpa_thread: *mut abi::doca_dpa_thread, func: abi::doca_dpa_func_t, arg: u64) {
         let t = thread(dpa_thread)?;
         let app = t.core.dpa.app().ok_or(fail(codes::BAD_STATE, "no application set on the DPA context"))?;
         let func = func.ok_or(fail(codes::INVALID_VALUE, "NULL thread function"))?;
         let kernel = app.kernel(func as *const std::ffi::c_void)?;
-        if kernel.0.num_params != 1 {
-            return Err(fail(codes::INVALID_VALUE, "a DPA thread function takes one uint64_t argument"));
+        if kernel.0.num_params > 1 {
+            return Err(fail(codes::INVALID_VALUE, "a DPA thread function takes one uint64_t argument or none"));
         }
         configure_thread(dpa_thread, |cfg| {
             cfg.func = Some(kernel);
