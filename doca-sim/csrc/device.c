@@ -39,14 +39,23 @@ void doca_sim_impl_hash_table_add(uint64_t handle, uint32_t key, uint64_t value)
 void doca_sim_impl_hash_table_remove(uint64_t handle, uint32_t key);
 int doca_sim_impl_hash_table_find(uint64_t handle, uint32_t key, uint64_t *value);
 
+/*
+ * Neither returns into the kernel: the jump leaves it for the sim's run of
+ * the activation. Reached outside any run of device code (a call from host
+ * code, or a kernel bound to another copy of the sim than the one running
+ * it), there is nowhere to go back to, and carrying on into the code after
+ * the call would run it again: that is a host crash with a message.
+ */
 void doca_dpa_dev_thread_reschedule(void)
 {
 	doca_sim_trap_end(DOCA_SIM_ENDED_RESCHEDULED);
+	doca_sim_trap_outside_device_code("doca_dpa_dev_thread_reschedule");
 }
 
 void doca_dpa_dev_thread_finish(void)
 {
 	doca_sim_trap_end(DOCA_SIM_ENDED_FINISHED);
+	doca_sim_trap_outside_device_code("doca_dpa_dev_thread_finish");
 }
 
 void doca_dpa_dev_yield(void)

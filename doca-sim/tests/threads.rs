@@ -49,7 +49,9 @@ fn thread_configuration_and_start_rules() {
         INVALID_VALUE,
         abi::doca_dpa_thread_set_func_arg(thread, f(two), 1)
     );
-    ok!(abi::doca_dpa_thread_set_func_arg(thread, f(k), 1));
+    let no_param = new_thread(ctx.dpa);
+    ok!(abi::doca_dpa_thread_set_func_arg(no_param, f(k), 1));
+    ok!(abi::doca_dpa_thread_destroy(no_param));
     fails!(
         INVALID_VALUE,
         abi::doca_dpa_thread_set_func_arg(thread, f(stranger), 1)
