@@ -34,6 +34,13 @@ impl Mmap {
     fn state(&self) -> MutexGuard<'_, MmapState> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
+
+    /// What stopping does: the DPA handle is given up.
+    fn stop(&self) {
+        let mut st = self.state();
+        st.started = false;
+        st.handle = None;
+    }
 }
 
 fn mmap<'a>(ptr: *const abi::doca_mmap) -> SimResult<&'a Mmap> {
@@ -62,11 +69,12 @@ doca_api! {
         out(mmap, registry::register(Mmap { state: Mutex::default() }).cast())
     }
 
-    /// Destroys a stopped memory map.
+    /// Destroys a memory map, stopping it first if it is started.
+    ///
+    /// Model choice: NVIDIA's DPA samples destroy started maps without
+    /// stopping them; destroy is stop-then-destroy (docs/sim-model.md).
     fn doca_mmap_destroy(mmap: *mut abi::doca_mmap) {
-        if self::mmap(mmap)?.state().started {
-            return Err(fail(codes::BAD_STATE, "stop the mmap before destroying it"));
-        }
+        self::mmap(mmap)?.stop();
         // SAFETY: checked above; only this call frees it.
         unsafe { registry::unregister::<Mmap, _>(mmap) }?;
         Ok(())
@@ -86,12 +94,10 @@ doca_api! {
     /// Stops a started map.
     fn doca_mmap_stop(mmap: *mut abi::doca_mmap) {
         let m = self::mmap(mmap)?;
-        let mut st = m.state();
-        if !st.started {
+        if !m.state().started {
             return Err(fail(codes::BAD_STATE, "the mmap is not started"));
         }
-        st.started = false;
-        st.handle = None;
+        m.stop();
         Ok(())
     }
 

@@ -224,8 +224,11 @@ fn mmaps_of_dpa_memory() {
     ok!(abi::doca_mmap_start(m));
     ok!(abi::doca_mmap_dev_get_dpa_handle(m, ctx.dev, &mut h));
     assert_ne!(h, 0);
-    fails!(BAD_STATE, abi::doca_mmap_destroy(m));
     ok!(abi::doca_mmap_stop(m));
+    fails!(BAD_STATE, abi::doca_mmap_stop(m));
+    ok!(abi::doca_mmap_start(m));
+    // Model choice: a started map is stopped, then destroyed (the samples
+    // destroy without stopping).
     ok!(abi::doca_mmap_destroy(m));
 
     // A DPA range on an unstarted context is BAD_STATE.

@@ -109,13 +109,11 @@ fn thread_configuration_and_start_rules() {
     fails!(BAD_STATE, abi::doca_dpa_thread_start(thread));
     // Running needs an attached completion or notification completion.
     fails!(BAD_STATE, abi::doca_dpa_thread_run(thread));
-    // Model choice: a started thread must be stopped before destroy.
-    fails!(BAD_STATE, abi::doca_dpa_thread_destroy(thread));
-    for th in [thread, other] {
-        ok!(abi::doca_dpa_thread_stop(th));
-        fails!(BAD_STATE, abi::doca_dpa_thread_run(th));
-        ok!(abi::doca_dpa_thread_destroy(th));
-    }
+    ok!(abi::doca_dpa_thread_stop(thread));
+    fails!(BAD_STATE, abi::doca_dpa_thread_run(thread));
+    ok!(abi::doca_dpa_thread_destroy(thread));
+    // Model choice: a started thread is stopped, then destroyed.
+    ok!(abi::doca_dpa_thread_destroy(other));
     fails!(INVALID_VALUE, abi::doca_dpa_thread_destroy(thread));
     ok!(abi::doca_dpa_eu_affinity_destroy(aff));
     fails!(
@@ -477,8 +475,6 @@ fn thread_group_rules_and_ranks() {
         BAD_STATE,
         abi::doca_dpa_thread_group_set_thread(tg, threads[1], 1)
     );
-    // Model choice: stop a started group before destroying it.
-    fails!(BAD_STATE, abi::doca_dpa_thread_group_destroy(tg));
 
     // The member at rank 1 sees its group rank and size.
     let mut notify = null_mut();
@@ -497,10 +493,17 @@ fn thread_group_rules_and_ranks() {
     ok!(ctx.launch(null_mut(), 0, 1, k));
     assert!(poll(PATIENCE, || SHAPE.load(SeqCst) == 102));
 
-    ok!(abi::doca_dpa_notification_completion_stop(notify));
+    // Model choice: started objects are stopped, then destroyed, as the
+    // samples' teardown expects.
     ok!(abi::doca_dpa_notification_completion_destroy(notify));
-    ok!(abi::doca_dpa_thread_group_stop(tg));
     ok!(abi::doca_dpa_thread_group_destroy(tg));
+    // The group's threads left it when it went.
+    let mut rank_of_other = null_mut();
+    ok!(abi::doca_dpa_thread_group_create(ctx.dpa, 1, &mut rank_of_other));
+    ok!(abi::doca_dpa_thread_stop(threads[1]));
+    ok!(abi::doca_dpa_thread_group_set_thread(rank_of_other, threads[1], 0));
+    ok!(abi::doca_dpa_thread_group_destroy(rank_of_other));
+    ok!(abi::doca_dpa_thread_start(threads[1]));
     for th in threads {
         ok!(abi::doca_dpa_thread_stop(th));
         ok!(abi::doca_dpa_thread_destroy(th));

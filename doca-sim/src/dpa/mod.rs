@@ -370,12 +370,21 @@ doca_api! {
         out(dpa, registry::register(Dpa { core, dev: dev as usize }).cast())
     }
 
-    /// Destroys a DPA context (stopping it if needed); IN_USE while another
-    /// DOCA context is bound to its datapath.
+    /// Destroys a DPA context, stopping it first if it is started; IN_USE
+    /// while another DOCA context is bound to its datapath.
+    ///
+    /// Model choice: as the stop it implies, destroy is IN_USE while threads,
+    /// completions, extended contexts or other objects made from the context
+    /// still exist (the facts' teardown table: children die first). Several
+    /// NVIDIA samples destroy a started context without stopping it, which
+    /// works once its children are gone (docs/sim-model.md).
     fn doca_dpa_destroy(dpa: *mut abi::doca_dpa) {
         let this = self::dpa(dpa)?;
         if this.core.consumers.load(Ordering::Acquire) != 0 {
             return Err(fail(codes::IN_USE, "a DOCA context bound to this DPA datapath still exists"));
+        }
+        if this.core.children.load(Ordering::Acquire) != 0 {
+            return Err(fail(codes::IN_USE, "threads, completions or extended contexts still exist"));
         }
         // SAFETY: checked above; only this call frees it.
         let this = unsafe { registry::unregister::<Dpa, _>(dpa) }?;
