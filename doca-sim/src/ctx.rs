@@ -332,7 +332,101 @@ doca_api! {
     }
 }
 
+// Tasks: the sim's contexts (DPA, RDMI) take none, so no `doca_task` or
+// `doca_task_batch` is ever handed out. Calls that need one are not
+// modelled; accessors that cannot fail do nothing or answer zero.
+doca_api! {
+    /// Nothing is ever held back (no context takes tasks).
+    fn doca_ctx_flush_tasks(ctx: *mut abi::doca_ctx) -> () {
+        let _ = ctx;
+    }
+
+    /// Model choice: 0, as for `doca_ctx_get_num_inflight_tasks`.
+    fn doca_pe_get_num_inflight_tasks(pe: *const abi::doca_pe, num_inflight_tasks: *mut usize) {
+        obj::<Pe, _>(pe)?;
+        out(num_inflight_tasks, 0)
+    }
+
+    /// No task exists: nothing to free.
+    fn doca_task_free(task: *mut abi::doca_task) -> () {
+        let _ = task;
+    }
+
+    /// No batch exists: nothing to free.
+    fn doca_task_batch_free(task_batch: *mut abi::doca_task_batch) -> () {
+        let _ = task_batch;
+    }
+
+    /// No task exists: nothing to set.
+    fn doca_task_set_user_data(task: *mut abi::doca_task, user_data: abi::doca_data) -> () {
+        let _ = (task, user_data);
+    }
+
+    /// No batch exists: nothing to set.
+    fn doca_task_batch_set_user_data(task_batch: *mut abi::doca_task_batch, user_data: abi::doca_data) -> () {
+        let _ = (task_batch, user_data);
+    }
+
+    /// No task exists: zero.
+    fn doca_task_get_user_data(task: *const abi::doca_task) -> abi::doca_data {
+        let _ = task;
+        abi::doca_data { u64_: 0 }
+    }
+
+    /// No batch exists: zero.
+    fn doca_task_batch_get_user_data(task_batch: *const abi::doca_task_batch) -> abi::doca_data {
+        let _ = task_batch;
+        abi::doca_data { u64_: 0 }
+    }
+
+    /// No batch exists: zero.
+    fn doca_task_batch_get_ctx_user_data(task_batch: *const abi::doca_task_batch) -> abi::doca_data {
+        let _ = task_batch;
+        abi::doca_data { u64_: 0 }
+    }
+
+    /// No task exists: NULL.
+    fn doca_task_get_ctx(task: *const abi::doca_task) -> *mut abi::doca_ctx {
+        let _ = task;
+        std::ptr::null_mut()
+    }
+
+    /// No batch exists: NULL.
+    fn doca_task_batch_get_ctx(task_batch: *const abi::doca_task_batch) -> *mut abi::doca_ctx {
+        let _ = task_batch;
+        std::ptr::null_mut()
+    }
+
+    /// No batch exists: 0.
+    fn doca_task_batch_get_tasks_num(task_batch: *mut abi::doca_task_batch) -> u16 {
+        let _ = task_batch;
+        0
+    }
+}
+
 not_modelled! {
+    /// GPU datapaths (the sim has no GPU).
+    fn doca_ctx_set_datapath_on_gpu(ctx: *mut abi::doca_ctx, gpu_dev: *mut abi::doca_gpu);
+    /// Completion vectors.
+    fn doca_ctx_set_completion_vector(ctx: *mut abi::doca_ctx, comp_vector: u32);
+    /// Completion vectors.
+    fn doca_ctx_cap_get_num_completion_vectors(devinfo: *const abi::doca_devinfo, num_comp_vectors: *mut u32);
+    /// Progress-engine event modes.
+    fn doca_pe_set_event_mode(pe: *mut abi::doca_pe, event_mode: abi::doca_pe_event_mode);
+    /// Tasks (no context of the sim takes any).
+    fn doca_task_submit(task: *mut abi::doca_task);
+    /// Tasks.
+    fn doca_task_submit_ex(task: *mut abi::doca_task, flags: u32);
+    /// Tasks.
+    fn doca_task_try_submit(task: *mut abi::doca_task);
+    /// Tasks.
+    fn doca_task_get_status(task: *const abi::doca_task);
+    /// Task batches.
+    fn doca_task_batch_submit(task_batch: *mut abi::doca_task_batch);
+    /// Task batches.
+    fn doca_task_batch_try_submit(task_batch: *mut abi::doca_task_batch);
+    /// Task batches.
+    fn doca_task_batch_get_status(task_batch: *const abi::doca_task_batch);
     /// Event-driven progress (the sim's contexts complete synchronously).
     fn doca_pe_get_notification_handle(pe: *const abi::doca_pe, handle: *mut abi::doca_notification_handle_t);
     /// Event-driven progress.

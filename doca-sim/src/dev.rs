@@ -7,7 +7,7 @@ use std::sync::Arc;
 use crate::abi;
 use crate::error::{codes, fail, SimResult};
 use crate::export::{doca_api, not_modelled, out, out_str};
-use crate::profile::{self, DeviceProfile, RepresentorProfile};
+use crate::profile::{self, DeviceProfile, PciFuncType, RepresentorProfile};
 use crate::registry::{self, SimObject};
 
 /// A device of the current profile, shared by every devinfo and open handle
@@ -50,6 +50,8 @@ impl SimObject for Dev {
 pub(crate) struct RepInfo {
     pub(crate) rep: RepresentorProfile,
     pub(crate) parent: Arc<DeviceModel>,
+    /// Position among the parent's representors.
+    index: u16,
 }
 impl SimObject for RepInfo {
     const KIND: &'static str = "doca_devinfo_rep";
@@ -150,6 +152,20 @@ fn devinfo_model<'a>(devinfo: *const abi::doca_devinfo) -> SimResult<&'a Arc<Dev
     Ok(&obj::<DevInfo, _>(devinfo)?.model)
 }
 
+/// Whether `text` names the PCI address `ours` (`dddd:bb:dd.f` or `bb:dd.f`).
+fn same_pci_addr(ours: &str, text: &str) -> bool {
+    text.eq_ignore_ascii_case(ours)
+        || ours.split_once(':').is_some_and(|(_, bdf)| bdf.eq_ignore_ascii_case(text))
+}
+
+fn func_type_code(kind: PciFuncType) -> abi::doca_pci_func_type {
+    match kind {
+        PciFuncType::Pf => abi::DOCA_PCI_FUNC_TYPE_PF,
+        PciFuncType::Vf => abi::DOCA_PCI_FUNC_TYPE_VF,
+        PciFuncType::Sf => abi::DOCA_PCI_FUNC_TYPE_SF,
+    }
+}
+
 /// Reads a fixed-size output buffer request.
 fn check_buf(buf: *mut c_char, size: u32, needed: usize) -> SimResult {
     if buf.is_null() || (size as usize) < needed {
@@ -234,10 +250,7 @@ doca_api! {
     fn doca_devinfo_is_equal_pci_addr(devinfo: *const abi::doca_devinfo, pci_addr_str: *const c_char, is_equal: *mut u8) {
         let model = devinfo_model(devinfo)?;
         let text = crate::export::in_str(pci_addr_str)?;
-        let ours = &model.profile.pci_addr;
-        let equal = text.eq_ignore_ascii_case(ours)
-            || ours.split_once(':').is_some_and(|(_, bdf)| bdf.eq_ignore_ascii_case(text));
-        out(is_equal, u8::from(equal))
+        out(is_equal, u8::from(same_pci_addr(&model.profile.pci_addr, text)))
     }
 
     /// Network interface name.
@@ -274,11 +287,87 @@ doca_api! {
         out(filter_net_supported, u8::from(!model.profile.representors.is_empty()))
     }
 
-    /// PF or VF, from the profile.
+    /// PF, VF or SF, from the profile.
     fn doca_devinfo_get_pci_func_type(devinfo: *const abi::doca_devinfo, pci_func_type: *mut abi::doca_pci_func_type) {
+        out(pci_func_type, func_type_code(devinfo_model(devinfo)?.profile.func_type))
+    }
+
+    /// Whether every representor can be listed: as for network ones.
+    fn doca_devinfo_rep_cap_is_filter_all_supported(devinfo: *const abi::doca_devinfo, filter_all_supported: *mut u8) {
         let model = devinfo_model(devinfo)?;
-        let kind = if model.profile.is_pf { abi::DOCA_PCI_FUNC_TYPE_PF } else { abi::DOCA_PCI_FUNC_TYPE_VF };
-        out(pci_func_type, kind)
+        out(filter_all_supported, u8::from(!model.profile.representors.is_empty()))
+    }
+
+    /// Model choice: no simulated device emulates PCI functions, so none
+    /// lists emulated representors, manages hot-plug, moderates
+    /// notifications or reclaims resources faster.
+    fn doca_devinfo_rep_cap_is_filter_emulated_supported(devinfo: *const abi::doca_devinfo, filter_emulated_supported: *mut u8) {
+        devinfo_model(devinfo)?;
+        out(filter_emulated_supported, 0)
+    }
+
+    /// 0 (see `doca_devinfo_rep_cap_is_filter_emulated_supported`).
+    fn doca_devinfo_cap_is_hotplug_manager_supported(devinfo: *const abi::doca_devinfo, is_hotplug_manager: *mut u8) {
+        devinfo_model(devinfo)?;
+        out(is_hotplug_manager, 0)
+    }
+
+    /// 0 (see `doca_devinfo_rep_cap_is_filter_emulated_supported`).
+    fn doca_devinfo_cap_is_notification_moderation_supported(devinfo: *const abi::doca_devinfo, is_notification_moderation_supported: *mut u8) {
+        devinfo_model(devinfo)?;
+        out(is_notification_moderation_supported, 0)
+    }
+
+    /// 0 (see `doca_devinfo_rep_cap_is_filter_emulated_supported`).
+    fn doca_devinfo_cap_is_accelerate_resource_reclaim_supported(devinfo: *const abi::doca_devinfo, is_accelerate_resource_reclaim: *mut u8) {
+        devinfo_model(devinfo)?;
+        out(is_accelerate_resource_reclaim, 0)
+    }
+
+    /// Model choice: the parent's InfiniBand name and the representor's
+    /// interface name, joined by `-`.
+    fn doca_devinfo_rep_get_vuid(devinfo_rep: *const abi::doca_devinfo_rep, rep_vuid: *mut c_char, size: u32) {
+        let info = obj::<RepInfo, _>(devinfo_rep)?;
+        let vuid = format!("{}-{}", info.parent.profile.ibdev_name, info.rep.iface_name);
+        out_str(rep_vuid, size as usize, &vuid)
+    }
+
+    /// PCI address of the represented function.
+    fn doca_devinfo_rep_get_pci_addr_str(devinfo_rep: *const abi::doca_devinfo_rep, pci_addr_str: *mut c_char) {
+        let info = obj::<RepInfo, _>(devinfo_rep)?;
+        out_str(pci_addr_str, abi::DOCA_DEVINFO_REP_PCI_ADDR_SIZE as usize, &info.rep.pci_addr)
+    }
+
+    /// PF, VF or SF, from the profile.
+    fn doca_devinfo_rep_get_pci_func_type(devinfo_rep: *const abi::doca_devinfo_rep, pci_func_type: *mut abi::doca_pci_func_type) {
+        out(pci_func_type, func_type_code(obj::<RepInfo, _>(devinfo_rep)?.rep.func_type))
+    }
+
+    /// Model choice: no represented function is hot-plugged.
+    fn doca_devinfo_rep_get_is_hotplug(devinfo_rep: *const abi::doca_devinfo_rep, is_hotplug: *mut u8) {
+        obj::<RepInfo, _>(devinfo_rep)?;
+        out(is_hotplug, 0)
+    }
+
+    /// The representor's interface name.
+    fn doca_devinfo_rep_get_iface_name(devinfo_rep: *const abi::doca_devinfo_rep, iface_name: *mut c_char, size: u32) {
+        let info = obj::<RepInfo, _>(devinfo_rep)?;
+        check_buf(iface_name, size, abi::DOCA_DEVINFO_IFACE_NAME_SIZE as usize)?;
+        out_str(iface_name, size as usize, &info.rep.iface_name)
+    }
+
+    /// Model choice: the parent's VHCA id times 256 plus the representor's
+    /// position (unique within a profile).
+    fn doca_devinfo_rep_get_vhca_id(devinfo_rep: *const abi::doca_devinfo_rep, vhca_id: *mut u16) {
+        let info = obj::<RepInfo, _>(devinfo_rep)?;
+        out(vhca_id, info.parent.index.wrapping_mul(256).wrapping_add(info.index))
+    }
+
+    /// Compares the represented function's PCI address with a string.
+    fn doca_devinfo_rep_is_equal_pci_addr(devinfo_rep: *const abi::doca_devinfo_rep, pci_addr_str: *const c_char, is_equal: *mut u8) {
+        let info = obj::<RepInfo, _>(devinfo_rep)?;
+        let text = crate::export::in_str(pci_addr_str)?;
+        out(is_equal, u8::from(same_pci_addr(&info.rep.pci_addr, text)))
     }
 
     /// Lists the representors of an open device that match `filter`.
@@ -302,7 +391,10 @@ doca_api! {
                 .profile
                 .representors
                 .iter()
-                .map(|rep| registry::register(RepInfo { rep: rep.clone(), parent: handle.model.clone() }))
+                .enumerate()
+                .map(|(index, rep)| {
+                    registry::register(RepInfo { rep: rep.clone(), parent: handle.model.clone(), index: index as u16 })
+                })
                 .collect()
         } else {
             Vec::new()
@@ -323,7 +415,7 @@ doca_api! {
         if dev_rep.is_null() {
             return Err(fail(codes::INVALID_VALUE, "NULL output pointer"));
         }
-        let own = registry::register(RepInfo { rep: info.rep.clone(), parent: info.parent.clone() }) as usize;
+        let own = registry::register(RepInfo { rep: info.rep.clone(), parent: info.parent.clone(), index: info.index }) as usize;
         out(dev_rep, registry::register(DevRep { info: own, users: AtomicUsize::new(0) }).cast())
     }
 
@@ -353,4 +445,8 @@ not_modelled! {
     fn doca_devinfo_get_ipv6_addr(devinfo: *const abi::doca_devinfo, ipv6_addr: *mut u8, size: u32);
     /// InfiniBand LID (the simulated devices are Ethernet).
     fn doca_devinfo_get_lid(devinfo: *const abi::doca_devinfo, lid: *mut u16);
+    /// Active link rate.
+    fn doca_devinfo_get_active_rate(devinfo: *const abi::doca_devinfo, active_rate: *mut u64);
+    /// Faster resource reclaim (see `doca_devinfo_cap_is_accelerate_resource_reclaim_supported`).
+    fn doca_dev_accelerate_resource_reclaim(dev: *mut abi::doca_dev);
 }

@@ -199,12 +199,76 @@ pub type doca_ctx_state_changed_callback_t = ::std::option::Option<
         next_state: doca_ctx_states,
     ),
 >;
+#[doc = "A GPU device (DOCA GPUNetIO); doca-sim has none."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_gpu {
+    _unused: [u8; 0],
+}
 #[doc = "A progress engine."]
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct doca_pe {
     _unused: [u8; 0],
 }
+#[doc = "A task of some context."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_task {
+    _unused: [u8; 0],
+}
+#[doc = "A batch of tasks of one context."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_task_batch {
+    _unused: [u8; 0],
+}
+#[doc = "Called when a task completes (or fails)."]
+pub type doca_task_completion_cb_t = ::std::option::Option<
+    unsafe extern "C" fn(task: *mut doca_task, task_user_data: doca_data, ctx_user_data: doca_data),
+>;
+#[doc = "16 tasks."]
+pub const DOCA_TASK_BATCH_MAX_TASKS_NUMBER_16: doca_task_batch_max_tasks_number = 0;
+#[doc = "32 tasks."]
+pub const DOCA_TASK_BATCH_MAX_TASKS_NUMBER_32: doca_task_batch_max_tasks_number = 1;
+#[doc = "64 tasks."]
+pub const DOCA_TASK_BATCH_MAX_TASKS_NUMBER_64: doca_task_batch_max_tasks_number = 2;
+#[doc = "128 tasks."]
+pub const DOCA_TASK_BATCH_MAX_TASKS_NUMBER_128: doca_task_batch_max_tasks_number = 3;
+#[doc = "How many tasks a batch can hold."]
+pub type doca_task_batch_max_tasks_number = ::std::os::raw::c_uint;
+#[doc = "1 event."]
+pub const DOCA_EVENT_BATCH_EVENTS_NUMBER_1: doca_event_batch_events_number = 0;
+#[doc = "2 events."]
+pub const DOCA_EVENT_BATCH_EVENTS_NUMBER_2: doca_event_batch_events_number = 1;
+#[doc = "4 events."]
+pub const DOCA_EVENT_BATCH_EVENTS_NUMBER_4: doca_event_batch_events_number = 2;
+#[doc = "8 events."]
+pub const DOCA_EVENT_BATCH_EVENTS_NUMBER_8: doca_event_batch_events_number = 3;
+#[doc = "16 events."]
+pub const DOCA_EVENT_BATCH_EVENTS_NUMBER_16: doca_event_batch_events_number = 4;
+#[doc = "32 events."]
+pub const DOCA_EVENT_BATCH_EVENTS_NUMBER_32: doca_event_batch_events_number = 5;
+#[doc = "64 events."]
+pub const DOCA_EVENT_BATCH_EVENTS_NUMBER_64: doca_event_batch_events_number = 6;
+#[doc = "128 events."]
+pub const DOCA_EVENT_BATCH_EVENTS_NUMBER_128: doca_event_batch_events_number = 7;
+#[doc = "How many events an event batch can report."]
+pub type doca_event_batch_events_number = ::std::os::raw::c_uint;
+#[doc = "Submit now."]
+pub const DOCA_TASK_SUBMIT_FLAG_NONE: doca_task_submit_flag = 0;
+#[doc = "Submit this task and those held back."]
+pub const DOCA_TASK_SUBMIT_FLAG_FLUSH: doca_task_submit_flag = 1;
+#[doc = "Report completions in fewer events."]
+pub const DOCA_TASK_SUBMIT_FLAG_OPTIMIZE_REPORTS: doca_task_submit_flag = 2;
+#[doc = "Flags of doca_task_submit_ex()."]
+pub type doca_task_submit_flag = ::std::os::raw::c_uint;
+#[doc = "Only contexts with pending events."]
+pub const DOCA_PE_EVENT_MODE_PROGRESS_SELECTIVE: doca_pe_event_mode = 0;
+#[doc = "Every connected context."]
+pub const DOCA_PE_EVENT_MODE_PROGRESS_ALL: doca_pe_event_mode = 1;
+#[doc = "Which contexts doca_pe_progress() serves."]
+pub type doca_pe_event_mode = ::std::os::raw::c_uint;
 #[doc = "A sync event."]
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -221,6 +285,86 @@ pub struct doca_sync_event_remote_net {
 pub type doca_dpa_dev_sync_event_t = u64;
 #[doc = "How DPA kernels refer to a remote (network) sync event."]
 pub type doca_dpa_dev_sync_event_remote_net_t = u64;
+#[doc = "A buffer of DOCA Core's buffer inventory (not modelled by doca-sim)."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_buf {
+    _unused: [u8; 0],
+}
+#[doc = "A GPU-side handle of a sync event."]
+pub type doca_gpu_dev_sync_event_t = u64;
+#[doc = "A GPU-side handle of a remote-net sync event."]
+pub type doca_gpu_dev_sync_event_remote_net_t = u64;
+#[doc = "A task reading an event's value through a progress engine."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_sync_event_task_get {
+    _unused: [u8; 0],
+}
+#[doc = "A task setting an event's value."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_sync_event_task_notify_set {
+    _unused: [u8; 0],
+}
+#[doc = "A task adding to an event's value."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_sync_event_task_notify_add {
+    _unused: [u8; 0],
+}
+#[doc = "A task waiting until an event's masked value equals a value."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_sync_event_task_wait_eq {
+    _unused: [u8; 0],
+}
+#[doc = "A task waiting until an event's masked value differs from a value."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_sync_event_task_wait_neq {
+    _unused: [u8; 0],
+}
+#[doc = "Completion callback of a get task."]
+pub type doca_sync_event_task_get_completion_cb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        task: *mut doca_sync_event_task_get,
+        task_user_data: doca_data,
+        ctx_user_data: doca_data,
+    ),
+>;
+#[doc = "Completion callback of a notify-set task."]
+pub type doca_sync_event_task_notify_set_completion_cb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        task: *mut doca_sync_event_task_notify_set,
+        task_user_data: doca_data,
+        ctx_user_data: doca_data,
+    ),
+>;
+#[doc = "Completion callback of a notify-add task."]
+pub type doca_sync_event_task_notify_add_completion_cb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        task: *mut doca_sync_event_task_notify_add,
+        task_user_data: doca_data,
+        ctx_user_data: doca_data,
+    ),
+>;
+#[doc = "Completion callback of a wait-eq task."]
+pub type doca_sync_event_task_wait_eq_completion_cb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        task: *mut doca_sync_event_task_wait_eq,
+        task_user_data: doca_data,
+        ctx_user_data: doca_data,
+    ),
+>;
+#[doc = "Completion callback of a wait-neq task."]
+pub type doca_sync_event_task_wait_neq_completion_cb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        task: *mut doca_sync_event_task_wait_neq,
+        task_user_data: doca_data,
+        ctx_user_data: doca_data,
+    ),
+>;
 #[doc = "A memory map."]
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -229,12 +373,14 @@ pub struct doca_mmap {
 }
 #[doc = "How DPA kernels refer to a memory map.\n\nUnlike the other DPA handles this one is 32 bits wide, which matters when it\nis passed as a variadic kernel argument."]
 pub type doca_dpa_dev_mmap_t = u32;
-#[doc = "A DOCA buffer (from the doca_buf API, not declared in these reference headers)."]
-#[repr(C)]
-#[derive(Debug, Copy, Clone)]
-pub struct doca_buf {
-    _unused: [u8; 0],
-}
+#[doc = "Called when a memory map that owns its memory range is destroyed.\n\n# Parameters\n\n* `addr` - the start of the range given to doca_mmap_set_memrange().\n* `len` - its length.\n* `opaque` - the pointer given to doca_mmap_set_free_cb()."]
+pub type doca_mmap_memrange_free_cb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        addr: *mut ::std::os::raw::c_void,
+        len: usize,
+        opaque: *mut ::std::os::raw::c_void,
+    ),
+>;
 #[doc = "A hash table living in DPA memory."]
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -407,6 +553,76 @@ unsafe extern "C" {
         devinfo: *const doca_devinfo,
         pci_func_type: *mut doca_pci_func_type,
     ) -> doca_error_t;
+    #[doc = "Asks the driver to give back the device's released resources sooner.\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED (see\ndoca_devinfo_cap_is_accelerate_resource_reclaim_supported()).\n\n# Parameters\n\n* `dev` (in) - an opened device.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL device;\nDOCA_ERROR_NOT_SUPPORTED when the device cannot do it."]
+    pub fn doca_dev_accelerate_resource_reclaim(dev: *mut doca_dev) -> doca_error_t;
+    #[doc = "Reads the port's active link rate.\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n* `active_rate` (out) - receives the rate.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
+    pub fn doca_devinfo_get_active_rate(
+        devinfo: *const doca_devinfo,
+        active_rate: *mut u64,
+    ) -> doca_error_t;
+    #[doc = "Tells whether the device can manage PCI hot-plug of emulated functions.\n\ndoca-sim: always 0 (the simulated devices emulate no PCI functions).\n\n# Parameters\n\n* `devinfo` (in) - the device.\n* `is_hotplug_manager` (out) - receives 1 when supported, 0 otherwise.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
+    pub fn doca_devinfo_cap_is_hotplug_manager_supported(
+        devinfo: *const doca_devinfo,
+        is_hotplug_manager: *mut u8,
+    ) -> doca_error_t;
+    #[doc = "Tells whether the device can moderate completion notifications.\n\ndoca-sim: always 0.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n* `is_notification_moderation_supported` (out) - receives 1 when supported, 0 otherwise.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
+    pub fn doca_devinfo_cap_is_notification_moderation_supported(
+        devinfo: *const doca_devinfo,
+        is_notification_moderation_supported: *mut u8,
+    ) -> doca_error_t;
+    #[doc = "Tells whether representors can be listed with DOCA_DEVINFO_REP_FILTER_ALL.\n\ndoca-sim: 1 exactly when the device has representors in its profile (as for\nthe network filter).\n\n# Parameters\n\n* `devinfo` (in) - the device.\n* `filter_all_supported` (out) - receives 1 when supported, 0 otherwise.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
+    pub fn doca_devinfo_rep_cap_is_filter_all_supported(
+        devinfo: *const doca_devinfo,
+        filter_all_supported: *mut u8,
+    ) -> doca_error_t;
+    #[doc = "Tells whether emulated-function representors can be listed\n(DOCA_DEVINFO_REP_FILTER_EMULATED).\n\ndoca-sim: always 0.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n* `filter_emulated_supported` (out) - receives 1 when supported, 0 otherwise.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
+    pub fn doca_devinfo_rep_cap_is_filter_emulated_supported(
+        devinfo: *const doca_devinfo,
+        filter_emulated_supported: *mut u8,
+    ) -> doca_error_t;
+    #[doc = "Tells whether doca_dev_accelerate_resource_reclaim() can be used.\n\ndoca-sim: always 0.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n* `is_accelerate_resource_reclaim` (out) - receives 1 when supported, 0 otherwise.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
+    pub fn doca_devinfo_cap_is_accelerate_resource_reclaim_supported(
+        devinfo: *const doca_devinfo,
+        is_accelerate_resource_reclaim: *mut u8,
+    ) -> doca_error_t;
+    #[doc = "Writes a representor's vendor-unique id.\n\ndoca-sim: the parent device's InfiniBand name and the representor's\ninterface name, joined by '-'.\n\n# Parameters\n\n* `devinfo_rep` (in) - the representor.\n* `rep_vuid` (out) - the buffer to fill.\n* `size` (in) - its length; DOCA_DEVINFO_REP_VUID_SIZE is always enough.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument or\na buffer that is too small."]
+    pub fn doca_devinfo_rep_get_vuid(
+        devinfo_rep: *const doca_devinfo_rep,
+        rep_vuid: *mut ::std::os::raw::c_char,
+        size: u32,
+    ) -> doca_error_t;
+    #[doc = "Writes the PCI address of the function a representor stands for.\n\n# Parameters\n\n* `devinfo_rep` (in) - the representor.\n* `pci_addr_str` (out) - a buffer of at least DOCA_DEVINFO_REP_PCI_ADDR_SIZE bytes.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
+    pub fn doca_devinfo_rep_get_pci_addr_str(
+        devinfo_rep: *const doca_devinfo_rep,
+        pci_addr_str: *mut ::std::os::raw::c_char,
+    ) -> doca_error_t;
+    #[doc = "Tells whether a representor stands for a physical, virtual or scalable function.\n\n# Parameters\n\n* `devinfo_rep` (in) - the representor.\n* `pci_func_type` (out) - receives the function type.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
+    pub fn doca_devinfo_rep_get_pci_func_type(
+        devinfo_rep: *const doca_devinfo_rep,
+        pci_func_type: *mut doca_pci_func_type,
+    ) -> doca_error_t;
+    #[doc = "Tells whether a representor stands for a hot-plugged function.\n\ndoca-sim: always 0.\n\n# Parameters\n\n* `devinfo_rep` (in) - the representor.\n* `is_hotplug` (out) - receives 1 for a hot-plugged function, 0 otherwise.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
+    pub fn doca_devinfo_rep_get_is_hotplug(
+        devinfo_rep: *const doca_devinfo_rep,
+        is_hotplug: *mut u8,
+    ) -> doca_error_t;
+    #[doc = "Writes a representor's network interface name.\n\n# Parameters\n\n* `devinfo_rep` (in) - the representor.\n* `iface_name` (out) - the buffer to fill.\n* `size` (in) - its length; DOCA_DEVINFO_IFACE_NAME_SIZE is always enough.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument or\na buffer that is too small."]
+    pub fn doca_devinfo_rep_get_iface_name(
+        devinfo_rep: *const doca_devinfo_rep,
+        iface_name: *mut ::std::os::raw::c_char,
+        size: u32,
+    ) -> doca_error_t;
+    #[doc = "Reads a representor's virtual HCA id.\n\ndoca-sim: the parent device's id times 256 plus the representor's position.\n\n# Parameters\n\n* `devinfo_rep` (in) - the representor.\n* `vhca_id` (out) - receives the id.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
+    pub fn doca_devinfo_rep_get_vhca_id(
+        devinfo_rep: *const doca_devinfo_rep,
+        vhca_id: *mut u16,
+    ) -> doca_error_t;
+    #[doc = "Tells whether a representor stands for the function at a given PCI address.\n\n# Parameters\n\n* `devinfo_rep` (in) - the representor.\n* `pci_addr_str` (in) - the address to compare with, as text.\n* `is_equal` (out) - receives 1 when they match, 0 otherwise.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
+    pub fn doca_devinfo_rep_is_equal_pci_addr(
+        devinfo_rep: *const doca_devinfo_rep,
+        pci_addr_str: *const ::std::os::raw::c_char,
+        is_equal: *mut u8,
+    ) -> doca_error_t;
     #[doc = "Starts a context.\n\n# Parameters\n\n* `ctx` (in) - the context, idle and fully configured.\n\n# Returns\n\nDOCA_SUCCESS when it is running; DOCA_ERROR_IN_PROGRESS when starting\ncontinues asynchronously (watch the state-changed callback);\nDOCA_ERROR_NOT_CONNECTED when the context has neither a progress engine nor a\nGPU or DPA datapath; DOCA_ERROR_NOT_SUPPORTED when the context's device cannot\nrun it; DOCA_ERROR_INVALID_VALUE for a NULL context."]
     pub fn doca_ctx_start(ctx: *mut doca_ctx) -> doca_error_t;
     #[doc = "Stops a context.\n\n# Parameters\n\n* `ctx` (in) - the context to stop.\n\n# Returns\n\nDOCA_SUCCESS when it is idle again; DOCA_ERROR_IN_PROGRESS when work\nis still in flight and stopping finishes later (the state-changed callback\nreports it); DOCA_ERROR_INVALID_VALUE for a NULL context."]
@@ -430,6 +646,18 @@ unsafe extern "C" {
     #[doc = "Moves a context's datapath onto the DPA.\n\nAfterwards the context is driven by DPA kernels through its DPA handle and\nneeds no progress engine to start. Contexts bound this way must be stopped\nand destroyed before the DPA context itself.\n\n# Parameters\n\n* `ctx` (in) - the context, idle.\n* `dpa_dev` (in) - the DPA context to run the datapath on.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument;\nDOCA_ERROR_BAD_STATE when the context was already started."]
     pub fn doca_ctx_set_datapath_on_dpa(ctx: *mut doca_ctx, dpa_dev: *mut doca_dpa)
         -> doca_error_t;
+    #[doc = "Runs the context's data path on a GPU (before start).\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `ctx` (in) - the context.\n* `gpu_dev` (in) - the GPU.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
+    pub fn doca_ctx_set_datapath_on_gpu(ctx: *mut doca_ctx, gpu_dev: *mut doca_gpu)
+        -> doca_error_t;
+    #[doc = "Submits the tasks queued on the context that were held back.\n\ndoca-sim: contexts take no tasks, so there is never anything to flush; the\ncall does nothing.\n\n# Parameters\n\n* `ctx` (in) - the context."]
+    pub fn doca_ctx_flush_tasks(ctx: *mut doca_ctx);
+    #[doc = "Chooses the completion vector the context's completions use (before start).\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `ctx` (in) - the context.\n* `comp_vector` (in) - the vector's index.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
+    pub fn doca_ctx_set_completion_vector(ctx: *mut doca_ctx, comp_vector: u32) -> doca_error_t;
+    #[doc = "Reads how many completion vectors a device offers.\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n* `num_comp_vectors` (out) - receives the number.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
+    pub fn doca_ctx_cap_get_num_completion_vectors(
+        devinfo: *const doca_devinfo,
+        num_comp_vectors: *mut u32,
+    ) -> doca_error_t;
     #[doc = "Creates a progress engine.\n\n# Parameters\n\n* `pe` (out) - receives the engine; destroy it with doca_pe_destroy().\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument;\nanother DOCA error code when it cannot be created."]
     pub fn doca_pe_create(pe: *mut *mut doca_pe) -> doca_error_t;
     #[doc = "Destroys a progress engine.\n\n# Parameters\n\n* `pe` (in) - the engine.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL engine;\nDOCA_ERROR_IN_USE while contexts are still connected to it."]
@@ -450,6 +678,48 @@ unsafe extern "C" {
         pe: *mut doca_pe,
         handle: doca_notification_handle_t,
     ) -> doca_error_t;
+    #[doc = "Counts the tasks submitted through the engine's contexts and not completed yet.\n\ndoca-sim: always 0 (no context takes tasks).\n\n# Parameters\n\n* `pe` (in) - the engine.\n* `num_inflight_tasks` (out) - receives the count.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
+    pub fn doca_pe_get_num_inflight_tasks(
+        pe: *const doca_pe,
+        num_inflight_tasks: *mut usize,
+    ) -> doca_error_t;
+    #[doc = "Chooses which contexts the engine's progress serves.\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `pe` (in) - the engine.\n* `event_mode` (in) - the mode.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
+    pub fn doca_pe_set_event_mode(pe: *mut doca_pe, event_mode: doca_pe_event_mode)
+        -> doca_error_t;
+    #[doc = "Submits a task to its context.\n\nNot modelled by doca-sim (no task exists): returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
+    pub fn doca_task_submit(task: *mut doca_task) -> doca_error_t;
+    #[doc = "Submits a task with doca_task_submit_flag flags.\n\nNot modelled by doca-sim (no task exists): returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `task` (in) - the task.\n* `flags` (in) - a bitwise OR of enum doca_task_submit_flag values.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
+    pub fn doca_task_submit_ex(task: *mut doca_task, flags: u32) -> doca_error_t;
+    #[doc = "Submits a batch of tasks.\n\nNot modelled by doca-sim (no batch exists): returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `task_batch` (in) - the batch.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
+    pub fn doca_task_batch_submit(task_batch: *mut doca_task_batch) -> doca_error_t;
+    #[doc = "Submits a task if that can be done without waiting.\n\nNot modelled by doca-sim (no task exists): returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
+    pub fn doca_task_try_submit(task: *mut doca_task) -> doca_error_t;
+    #[doc = "Submits a batch if that can be done without waiting.\n\nNot modelled by doca-sim (no batch exists): returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `task_batch` (in) - the batch.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
+    pub fn doca_task_batch_try_submit(task_batch: *mut doca_task_batch) -> doca_error_t;
+    #[doc = "Gives a task back to its context.\n\ndoca-sim: no task exists; does nothing.\n\n# Parameters\n\n* `task` (in) - the task."]
+    pub fn doca_task_free(task: *mut doca_task);
+    #[doc = "Gives a batch back to its context.\n\ndoca-sim: no batch exists; does nothing.\n\n# Parameters\n\n* `task_batch` (in) - the batch."]
+    pub fn doca_task_batch_free(task_batch: *mut doca_task_batch);
+    #[doc = "How a completed task ended.\n\nNot modelled by doca-sim (no task exists): returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nDOCA_SUCCESS for a task that succeeded; its error code otherwise."]
+    pub fn doca_task_get_status(task: *const doca_task) -> doca_error_t;
+    #[doc = "How a completed batch ended.\n\nNot modelled by doca-sim (no batch exists): returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `task_batch` (in) - the batch.\n\n# Returns\n\nDOCA_SUCCESS for a batch that succeeded; its error code otherwise."]
+    pub fn doca_task_batch_get_status(task_batch: *const doca_task_batch) -> doca_error_t;
+    #[doc = "Attaches user data to a task.\n\ndoca-sim: no task exists; does nothing.\n\n# Parameters\n\n* `task` (in) - the task.\n* `user_data` (in) - the data."]
+    pub fn doca_task_set_user_data(task: *mut doca_task, user_data: doca_data);
+    #[doc = "Attaches user data to a batch.\n\ndoca-sim: no batch exists; does nothing.\n\n# Parameters\n\n* `task_batch` (in) - the batch.\n* `user_data` (in) - the data."]
+    pub fn doca_task_batch_set_user_data(task_batch: *mut doca_task_batch, user_data: doca_data);
+    #[doc = "The user data of a task.\n\ndoca-sim: no task exists; returns zero.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe data."]
+    pub fn doca_task_get_user_data(task: *const doca_task) -> doca_data;
+    #[doc = "The user data of a batch.\n\ndoca-sim: no batch exists; returns zero.\n\n# Parameters\n\n* `task_batch` (in) - the batch.\n\n# Returns\n\nthe data."]
+    pub fn doca_task_batch_get_user_data(task_batch: *const doca_task_batch) -> doca_data;
+    #[doc = "The context a task belongs to.\n\ndoca-sim: no task exists; returns NULL.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe context."]
+    pub fn doca_task_get_ctx(task: *const doca_task) -> *mut doca_ctx;
+    #[doc = "The context a batch belongs to.\n\ndoca-sim: no batch exists; returns NULL.\n\n# Parameters\n\n* `task_batch` (in) - the batch.\n\n# Returns\n\nthe context."]
+    pub fn doca_task_batch_get_ctx(task_batch: *const doca_task_batch) -> *mut doca_ctx;
+    #[doc = "The user data of the context a batch belongs to.\n\ndoca-sim: no batch exists; returns zero.\n\n# Parameters\n\n* `task_batch` (in) - the batch.\n\n# Returns\n\nthe data."]
+    pub fn doca_task_batch_get_ctx_user_data(task_batch: *const doca_task_batch) -> doca_data;
+    #[doc = "How many tasks a batch holds.\n\ndoca-sim: no batch exists; returns 0.\n\n# Parameters\n\n* `task_batch` (in) - the batch.\n\n# Returns\n\nthe number of tasks."]
+    pub fn doca_task_batch_get_tasks_num(task_batch: *mut doca_task_batch) -> u16;
     #[doc = "Creates a sync event on the host.\n\n# Parameters\n\n* `event` (out) - receives the event; destroy it with doca_sync_event_destroy().\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument;\nanother DOCA error code when it cannot be created."]
     pub fn doca_sync_event_create(event: *mut *mut doca_sync_event) -> doca_error_t;
     #[doc = "Destroys a sync event.\n\n# Parameters\n\n* `event` (in) - the event; no kernel or peer may still use it.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL event."]
@@ -556,6 +826,273 @@ unsafe extern "C" {
         value: u64,
         mask: u64,
     ) -> doca_error_t;
+    #[doc = "Re-creates, on this side of a PCI link, an event exported with\ndoca_sync_event_export_to_remote_pci().\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `dev` (in) - the device to create it on.\n* `data` (in) - the export blob.\n* `sz` (in) - its length.\n* `event` (out) - receives the event.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
+    pub fn doca_sync_event_create_from_export(
+        dev: *mut doca_dev,
+        data: *const u8,
+        sz: usize,
+        event: *mut *mut doca_sync_event,
+    ) -> doca_error_t;
+    #[doc = "Tells whether doca_sync_event_create_from_export() can be used on a device.\n\ndoca-sim: DOCA_ERROR_NOT_SUPPORTED (PCI exports are not modelled).\n\n# Parameters\n\n* `devinfo` (in) - the device.\n\n# Returns\n\nDOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise."]
+    pub fn doca_sync_event_cap_is_create_from_export_supported(
+        devinfo: *const doca_devinfo,
+    ) -> doca_error_t;
+    #[doc = "Creates the remote side of an event exported with\ndoca_sync_event_export_to_remote_net().\n\ndoca-sim: the export must come from this process (a loopback); the remote\nevent refers to the exported event, which must still exist.\n\n# Parameters\n\n* `dev` (in) - the device to reach the event through.\n* `data` (in) - the export blob.\n* `sz` (in) - its length.\n* `event` (out) - receives the remote event; destroy it with doca_sync_event_remote_net_destroy().\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument or a\nblob that is not an export; DOCA_ERROR_NOT_FOUND when the exported event is gone."]
+    pub fn doca_sync_event_remote_net_create_from_export(
+        dev: *mut doca_dev,
+        data: *const u8,
+        sz: usize,
+        event: *mut *mut doca_sync_event_remote_net,
+    ) -> doca_error_t;
+    #[doc = "Tells whether remote-net events can be created from an export on a device.\n\ndoca-sim: DOCA_SUCCESS for devices with a DPA.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n\n# Returns\n\nDOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise."]
+    pub fn doca_sync_event_cap_remote_net_is_create_from_export_supported(
+        devinfo: *const doca_devinfo,
+    ) -> doca_error_t;
+    #[doc = "Destroys a remote-net event; its DPA handles stop being valid.\n\n# Parameters\n\n* `event` (in) - the remote event.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL or unknown event."]
+    pub fn doca_sync_event_remote_net_destroy(
+        event: *mut doca_sync_event_remote_net,
+    ) -> doca_error_t;
+    #[doc = "Declares that a GPU will update the event.\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `event` (in) - the event.\n* `gpu` (in) - the GPU.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
+    pub fn doca_sync_event_add_publisher_location_gpu(
+        event: *mut doca_sync_event,
+        gpu: *mut doca_gpu,
+    ) -> doca_error_t;
+    #[doc = "Declares that a GPU will wait on the event.\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `event` (in) - the event.\n* `gpu` (in) - the GPU.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
+    pub fn doca_sync_event_add_subscriber_location_gpu(
+        event: *mut doca_sync_event,
+        gpu: *mut doca_gpu,
+    ) -> doca_error_t;
+    #[doc = "Backs the event's value with a DOCA buffer.\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `event` (in) - the event.\n* `buf` (in) - the buffer.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
+    pub fn doca_sync_event_set_doca_buf(
+        event: *mut doca_sync_event,
+        buf: *mut doca_buf,
+    ) -> doca_error_t;
+    #[doc = "Tells whether get tasks can be used on a device.\n\ndoca-sim: DOCA_ERROR_NOT_SUPPORTED (tasks are not modelled).\n\n# Parameters\n\n* `devinfo` (in) - the device.\n\n# Returns\n\nDOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise."]
+    pub fn doca_sync_event_cap_task_get_is_supported(devinfo: *const doca_devinfo) -> doca_error_t;
+    #[doc = "Configures the get tasks of an event (before start).\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `event` (in) - the event.\n* `completion_cb` (in) - called when a task succeeds.\n* `error_cb` (in) - called when a task fails.\n* `num_tasks` (in) - how many tasks may be allocated at once.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
+    pub fn doca_sync_event_task_get_set_conf(
+        event: *mut doca_sync_event,
+        completion_cb: doca_sync_event_task_get_completion_cb_t,
+        error_cb: doca_sync_event_task_get_completion_cb_t,
+        num_tasks: u32,
+    ) -> doca_error_t;
+    #[doc = "Allocates a task that reads the event's value into \\*ret_val_ptr.\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `event` (in) - the event.\n* `ret_val_ptr` (in) - where the value goes.\n* `user_data` (in) - the task's user data.\n* `task` (out) - receives the task.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
+    pub fn doca_sync_event_task_get_alloc_init(
+        event: *mut doca_sync_event,
+        ret_val_ptr: *mut u64,
+        user_data: doca_data,
+        task: *mut *mut doca_sync_event_task_get,
+    ) -> doca_error_t;
+    #[doc = "The generic task behind a get task.\n\ndoca-sim: no such task exists; returns NULL.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe task as a struct doca_task."]
+    pub fn doca_sync_event_task_get_as_doca_task(
+        task: *mut doca_sync_event_task_get,
+    ) -> *mut doca_task;
+    #[doc = "Sets the result pointer of a task.\n\ndoca-sim: no such task exists; does nothing.\n\n# Parameters\n\n* `task` (in) - the task.\n* `ret_val_ptr` (in) - the new value."]
+    pub fn doca_sync_event_task_get_set_ret_val_ptr(
+        task: *mut doca_sync_event_task_get,
+        ret_val_ptr: *mut u64,
+    );
+    #[doc = "The result pointer of a task.\n\ndoca-sim: no such task exists; returns NULL.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe value."]
+    pub fn doca_sync_event_task_get_get_ret_val_ptr(
+        task: *const doca_sync_event_task_get,
+    ) -> *mut u64;
+    #[doc = "Tells whether notify-set tasks can be used on a device.\n\ndoca-sim: DOCA_ERROR_NOT_SUPPORTED (tasks are not modelled).\n\n# Parameters\n\n* `devinfo` (in) - the device.\n\n# Returns\n\nDOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise."]
+    pub fn doca_sync_event_cap_task_notify_set_is_supported(
+        devinfo: *const doca_devinfo,
+    ) -> doca_error_t;
+    #[doc = "Configures the notify-set tasks of an event (before start).\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `event` (in) - the event.\n* `completion_cb` (in) - called when a task succeeds.\n* `error_cb` (in) - called when a task fails.\n* `num_tasks` (in) - how many tasks may be allocated at once.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
+    pub fn doca_sync_event_task_notify_set_set_conf(
+        event: *mut doca_sync_event,
+        completion_cb: doca_sync_event_task_notify_set_completion_cb_t,
+        error_cb: doca_sync_event_task_notify_set_completion_cb_t,
+        num_tasks: u32,
+    ) -> doca_error_t;
+    #[doc = "Allocates a task that sets the event's value.\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `event` (in) - the event.\n* `set_val` (in) - the value to set.\n* `user_data` (in) - the task's user data.\n* `task` (out) - receives the task.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
+    pub fn doca_sync_event_task_notify_set_alloc_init(
+        event: *mut doca_sync_event,
+        set_val: u64,
+        user_data: doca_data,
+        task: *mut *mut doca_sync_event_task_notify_set,
+    ) -> doca_error_t;
+    #[doc = "The generic task behind a notify-set task.\n\ndoca-sim: no such task exists; returns NULL.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe task as a struct doca_task."]
+    pub fn doca_sync_event_task_notify_set_as_doca_task(
+        task: *mut doca_sync_event_task_notify_set,
+    ) -> *mut doca_task;
+    #[doc = "Sets the value to set of a task.\n\ndoca-sim: no such task exists; does nothing.\n\n# Parameters\n\n* `task` (in) - the task.\n* `set_val` (in) - the new value."]
+    pub fn doca_sync_event_task_notify_set_set_set_val(
+        task: *mut doca_sync_event_task_notify_set,
+        set_val: u64,
+    );
+    #[doc = "The value to set of a task.\n\ndoca-sim: no such task exists; returns 0.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe value."]
+    pub fn doca_sync_event_task_notify_set_get_set_val(
+        task: *const doca_sync_event_task_notify_set,
+    ) -> u64;
+    #[doc = "Tells whether notify-add tasks can be used on a device.\n\ndoca-sim: DOCA_ERROR_NOT_SUPPORTED (tasks are not modelled).\n\n# Parameters\n\n* `devinfo` (in) - the device.\n\n# Returns\n\nDOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise."]
+    pub fn doca_sync_event_cap_task_notify_add_is_supported(
+        devinfo: *const doca_devinfo,
+    ) -> doca_error_t;
+    #[doc = "Configures the notify-add tasks of an event (before start).\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `event` (in) - the event.\n* `completion_cb` (in) - called when a task succeeds.\n* `error_cb` (in) - called when a task fails.\n* `num_tasks` (in) - how many tasks may be allocated at once.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
+    pub fn doca_sync_event_task_notify_add_set_conf(
+        event: *mut doca_sync_event,
+        completion_cb: doca_sync_event_task_notify_add_completion_cb_t,
+        error_cb: doca_sync_event_task_notify_add_completion_cb_t,
+        num_tasks: u32,
+    ) -> doca_error_t;
+    #[doc = "Allocates a task that adds to the event's value.\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `event` (in) - the event.\n* `inc_val` (in) - the value to add.\n* `fetched_val_ptr` (in) - where the previous value goes.\n* `user_data` (in) - the task's user data.\n* `task` (out) - receives the task.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
+    pub fn doca_sync_event_task_notify_add_alloc_init(
+        event: *mut doca_sync_event,
+        inc_val: u64,
+        fetched_val_ptr: *mut u64,
+        user_data: doca_data,
+        task: *mut *mut doca_sync_event_task_notify_add,
+    ) -> doca_error_t;
+    #[doc = "The generic task behind a notify-add task.\n\ndoca-sim: no such task exists; returns NULL.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe task as a struct doca_task."]
+    pub fn doca_sync_event_task_notify_add_as_doca_task(
+        task: *mut doca_sync_event_task_notify_add,
+    ) -> *mut doca_task;
+    #[doc = "Sets the value to add of a task.\n\ndoca-sim: no such task exists; does nothing.\n\n# Parameters\n\n* `task` (in) - the task.\n* `inc_val` (in) - the new value."]
+    pub fn doca_sync_event_task_notify_add_set_inc_val(
+        task: *mut doca_sync_event_task_notify_add,
+        inc_val: u64,
+    );
+    #[doc = "The value to add of a task.\n\ndoca-sim: no such task exists; returns 0.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe value."]
+    pub fn doca_sync_event_task_notify_add_get_inc_val(
+        task: *const doca_sync_event_task_notify_add,
+    ) -> u64;
+    #[doc = "Sets the previous-value pointer of a task.\n\ndoca-sim: no such task exists; does nothing.\n\n# Parameters\n\n* `task` (in) - the task.\n* `fetched_val_ptr` (in) - the new value."]
+    pub fn doca_sync_event_task_notify_add_set_fetched_val_ptr(
+        task: *mut doca_sync_event_task_notify_add,
+        fetched_val_ptr: *mut u64,
+    );
+    #[doc = "The previous-value pointer of a task.\n\ndoca-sim: no such task exists; returns NULL.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe value."]
+    pub fn doca_sync_event_task_notify_add_get_fetched_val_ptr(
+        task: *const doca_sync_event_task_notify_add,
+    ) -> *mut u64;
+    #[doc = "Tells whether wait-eq tasks can be used on a device.\n\ndoca-sim: DOCA_ERROR_NOT_SUPPORTED (tasks are not modelled).\n\n# Parameters\n\n* `devinfo` (in) - the device.\n\n# Returns\n\nDOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise."]
+    pub fn doca_sync_event_cap_task_wait_eq_is_supported(
+        devinfo: *const doca_devinfo,
+    ) -> doca_error_t;
+    #[doc = "Configures the wait-eq tasks of an event (before start).\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `event` (in) - the event.\n* `completion_cb` (in) - called when a task succeeds.\n* `error_cb` (in) - called when a task fails.\n* `num_tasks` (in) - how many tasks may be allocated at once.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
+    pub fn doca_sync_event_task_wait_eq_set_conf(
+        event: *mut doca_sync_event,
+        completion_cb: doca_sync_event_task_wait_eq_completion_cb_t,
+        error_cb: doca_sync_event_task_wait_eq_completion_cb_t,
+        num_tasks: u32,
+    ) -> doca_error_t;
+    #[doc = "Allocates a task that waits on the event's masked value.\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `event` (in) - the event.\n* `wait_val` (in) - the value compared with.\n* `mask` (in) - the mask applied to the event's value.\n* `user_data` (in) - the task's user data.\n* `task` (out) - receives the task.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
+    pub fn doca_sync_event_task_wait_eq_alloc_init(
+        event: *mut doca_sync_event,
+        wait_val: u64,
+        mask: u64,
+        user_data: doca_data,
+        task: *mut *mut doca_sync_event_task_wait_eq,
+    ) -> doca_error_t;
+    #[doc = "The generic task behind a wait-eq task.\n\ndoca-sim: no such task exists; returns NULL.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe task as a struct doca_task."]
+    pub fn doca_sync_event_task_wait_eq_as_doca_task(
+        task: *mut doca_sync_event_task_wait_eq,
+    ) -> *mut doca_task;
+    #[doc = "Sets the value compared with of a task.\n\ndoca-sim: no such task exists; does nothing.\n\n# Parameters\n\n* `task` (in) - the task.\n* `wait_val` (in) - the new value."]
+    pub fn doca_sync_event_task_wait_eq_set_wait_val(
+        task: *mut doca_sync_event_task_wait_eq,
+        wait_val: u64,
+    );
+    #[doc = "The value compared with of a task.\n\ndoca-sim: no such task exists; returns 0.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe value."]
+    pub fn doca_sync_event_task_wait_eq_get_wait_val(
+        task: *const doca_sync_event_task_wait_eq,
+    ) -> u64;
+    #[doc = "Sets the mask of a task.\n\ndoca-sim: no such task exists; does nothing.\n\n# Parameters\n\n* `task` (in) - the task.\n* `mask` (in) - the new value."]
+    pub fn doca_sync_event_task_wait_eq_set_mask(
+        task: *mut doca_sync_event_task_wait_eq,
+        mask: u64,
+    );
+    #[doc = "The mask of a task.\n\ndoca-sim: no such task exists; returns 0.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe value."]
+    pub fn doca_sync_event_task_wait_eq_get_mask(task: *const doca_sync_event_task_wait_eq) -> u64;
+    #[doc = "Tells whether wait-neq tasks can be used on a device.\n\ndoca-sim: DOCA_ERROR_NOT_SUPPORTED (tasks are not modelled).\n\n# Parameters\n\n* `devinfo` (in) - the device.\n\n# Returns\n\nDOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise."]
+    pub fn doca_sync_event_cap_task_wait_neq_is_supported(
+        devinfo: *const doca_devinfo,
+    ) -> doca_error_t;
+    #[doc = "Configures the wait-neq tasks of an event (before start).\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `event` (in) - the event.\n* `completion_cb` (in) - called when a task succeeds.\n* `error_cb` (in) - called when a task fails.\n* `num_tasks` (in) - how many tasks may be allocated at once.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
+    pub fn doca_sync_event_task_wait_neq_set_conf(
+        event: *mut doca_sync_event,
+        completion_cb: doca_sync_event_task_wait_neq_completion_cb_t,
+        error_cb: doca_sync_event_task_wait_neq_completion_cb_t,
+        num_tasks: u32,
+    ) -> doca_error_t;
+    #[doc = "Allocates a task that waits on the event's masked value.\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `event` (in) - the event.\n* `wait_val` (in) - the value compared with.\n* `mask` (in) - the mask applied to the event's value.\n* `user_data` (in) - the task's user data.\n* `task` (out) - receives the task.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
+    pub fn doca_sync_event_task_wait_neq_alloc_init(
+        event: *mut doca_sync_event,
+        wait_val: u64,
+        mask: u64,
+        user_data: doca_data,
+        task: *mut *mut doca_sync_event_task_wait_neq,
+    ) -> doca_error_t;
+    #[doc = "The generic task behind a wait-neq task.\n\ndoca-sim: no such task exists; returns NULL.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe task as a struct doca_task."]
+    pub fn doca_sync_event_task_wait_neq_as_doca_task(
+        task: *mut doca_sync_event_task_wait_neq,
+    ) -> *mut doca_task;
+    #[doc = "Sets the value compared with of a task.\n\ndoca-sim: no such task exists; does nothing.\n\n# Parameters\n\n* `task` (in) - the task.\n* `wait_val` (in) - the new value."]
+    pub fn doca_sync_event_task_wait_neq_set_wait_val(
+        task: *mut doca_sync_event_task_wait_neq,
+        wait_val: u64,
+    );
+    #[doc = "The value compared with of a task.\n\ndoca-sim: no such task exists; returns 0.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe value."]
+    pub fn doca_sync_event_task_wait_neq_get_wait_val(
+        task: *const doca_sync_event_task_wait_neq,
+    ) -> u64;
+    #[doc = "Sets the mask of a task.\n\ndoca-sim: no such task exists; does nothing.\n\n# Parameters\n\n* `task` (in) - the task.\n* `mask` (in) - the new value."]
+    pub fn doca_sync_event_task_wait_neq_set_mask(
+        task: *mut doca_sync_event_task_wait_neq,
+        mask: u64,
+    );
+    #[doc = "The mask of a task.\n\ndoca-sim: no such task exists; returns 0.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe value."]
+    pub fn doca_sync_event_task_wait_neq_get_mask(
+        task: *const doca_sync_event_task_wait_neq,
+    ) -> u64;
+    #[doc = "Exports the event to the other side of a PCI link.\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `event` (in) - the event.\n* `dev` (in) - the device of the link.\n* `data` (out) - receives the export blob.\n* `sz` (out) - receives its length.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
+    pub fn doca_sync_event_export_to_remote_pci(
+        event: *mut doca_sync_event,
+        dev: *mut doca_dev,
+        data: *mut *const u8,
+        sz: *mut usize,
+    ) -> doca_error_t;
+    #[doc = "Tells whether events can be exported over PCI from a device.\n\ndoca-sim: DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n\n# Returns\n\nDOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise."]
+    pub fn doca_sync_event_cap_is_export_to_remote_pci_supported(
+        devinfo: *const doca_devinfo,
+    ) -> doca_error_t;
+    #[doc = "Produces the handle GPU code uses to reach the event.\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `event` (in) - the event.\n* `gpu` (in) - the GPU.\n* `gpu_dev_se` (out) - receives the handle.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
+    pub fn doca_sync_event_get_gpu_handle(
+        event: *mut doca_sync_event,
+        gpu: *mut doca_gpu,
+        gpu_dev_se: *mut *mut doca_gpu_dev_sync_event_t,
+    ) -> doca_error_t;
+    #[doc = "Tells whether events can be exported to a GPU.\n\ndoca-sim: DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n\n# Returns\n\nDOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise."]
+    pub fn doca_sync_event_cap_is_export_to_gpu_supported(
+        devinfo: *const doca_devinfo,
+    ) -> doca_error_t;
+    #[doc = "Exports a started event whose publisher is a network peer, for\ndoca_sync_event_remote_net_create_from_export().\n\ndoca-sim: the blob names the event inside this process and stays valid\nuntil the event is destroyed.\n\n# Parameters\n\n* `event` (in) - the event.\n* `data` (out) - receives the export blob.\n* `sz` (out) - receives its length.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument;\nDOCA_ERROR_BAD_STATE when the event is not started; DOCA_ERROR_NOT_PERMITTED when\nno remote-net publisher location was added."]
+    pub fn doca_sync_event_export_to_remote_net(
+        event: *mut doca_sync_event,
+        data: *mut *const u8,
+        sz: *mut usize,
+    ) -> doca_error_t;
+    #[doc = "Tells whether events can be exported for network peers.\n\ndoca-sim: DOCA_SUCCESS for devices with a DPA.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n\n# Returns\n\nDOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise."]
+    pub fn doca_sync_event_cap_is_export_to_remote_net_supported(
+        devinfo: *const doca_devinfo,
+    ) -> doca_error_t;
+    #[doc = "Tells whether remote-net events can be handed to the DPA of a device.\n\ndoca-sim: DOCA_SUCCESS for devices with a DPA.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n\n# Returns\n\nDOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise."]
+    pub fn doca_sync_event_cap_remote_net_is_export_to_dpa_supported(
+        devinfo: *const doca_devinfo,
+    ) -> doca_error_t;
+    #[doc = "Produces the handle GPU code uses to reach a remote-net event.\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `event` (in) - the remote event.\n* `gpu` (in) - the GPU.\n* `gpu_remote_event` (out) - receives the handle.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
+    pub fn doca_sync_event_remote_net_get_gpu_handle(
+        event: *mut doca_sync_event_remote_net,
+        gpu: *mut doca_gpu,
+        gpu_remote_event: *mut doca_gpu_dev_sync_event_remote_net_t,
+    ) -> doca_error_t;
+    #[doc = "Tells whether remote-net events can be handed to a GPU.\n\ndoca-sim: DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n\n# Returns\n\nDOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise."]
+    pub fn doca_sync_event_cap_remote_net_is_export_to_gpu_supported(
+        devinfo: *const doca_devinfo,
+    ) -> doca_error_t;
     #[doc = "Creates an empty memory map.\n\n# Parameters\n\n* `mmap` (out) - receives the map; destroy it with doca_mmap_destroy().\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument;\nanother DOCA error code when it cannot be created."]
     pub fn doca_mmap_create(mmap: *mut *mut doca_mmap) -> doca_error_t;
     #[doc = "Destroys a memory map.\n\n# Parameters\n\n* `mmap` (in) - the map.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL map;\nanother DOCA error code while the map is still in use."]
@@ -587,6 +1124,85 @@ unsafe extern "C" {
         dpa_addr: u64,
         len: usize,
     ) -> doca_error_t;
+    #[doc = "Removes a device added with doca_mmap_add_dev() (before start).\n\n# Parameters\n\n* `mmap` (in) - the memory map.\n* `dev` (in) - the device.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument;\nDOCA_ERROR_BAD_STATE when the map is started; DOCA_ERROR_NOT_FOUND when the device\nwas not added."]
+    pub fn doca_mmap_rm_dev(mmap: *mut doca_mmap, dev: *mut doca_dev) -> doca_error_t;
+    #[doc = "Exports a started map to the other side of a PCI link.\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `mmap` (in) - the memory map.\n* `dev` (in) - the device of the link.\n* `export_desc` (out) - receives the descriptor.\n* `export_desc_len` (out) - receives its length.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
+    pub fn doca_mmap_export_pci(
+        mmap: *mut doca_mmap,
+        dev: *const doca_dev,
+        export_desc: *mut *const ::std::os::raw::c_void,
+        export_desc_len: *mut usize,
+    ) -> doca_error_t;
+    #[doc = "Exports a started map for RDMA peers, for doca_mmap_create_from_export().\n\ndoca-sim: the descriptor holds the map's host range and permissions, for\nthis process (a loopback); it stays valid until the map is destroyed.\n\n# Parameters\n\n* `mmap` (in) - the memory map.\n* `dev` (in) - a device added to the map.\n* `export_desc` (out) - receives the descriptor.\n* `export_desc_len` (out) - receives its length.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument;\nDOCA_ERROR_BAD_STATE when the map is not started; DOCA_ERROR_NOT_FOUND when the\ndevice was not added; DOCA_ERROR_NOT_SUPPORTED for a map of DPA memory."]
+    pub fn doca_mmap_export_rdma(
+        mmap: *mut doca_mmap,
+        dev: *const doca_dev,
+        export_desc: *mut *const ::std::os::raw::c_void,
+        export_desc_len: *mut usize,
+    ) -> doca_error_t;
+    #[doc = "Creates a map of the memory another map exported.\n\ndoca-sim: from an RDMA export of this process; the new map is started, has\n\\`dev\\` added and the exporter's range and permissions. It does not own the\nmemory.\n\n# Parameters\n\n* `user_data` (in) - the new map's user data (NULL: zero).\n* `export_desc` (in) - the descriptor.\n* `export_desc_len` (in) - its length.\n* `dev` (in) - the device to reach the memory through.\n* `mmap` (out) - receives the map; destroy it with doca_mmap_destroy().\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument or a\ndescriptor that is not an export."]
+    pub fn doca_mmap_create_from_export(
+        user_data: *const doca_data,
+        export_desc: *const ::std::os::raw::c_void,
+        export_desc_len: usize,
+        dev: *mut doca_dev,
+        mmap: *mut *mut doca_mmap,
+    ) -> doca_error_t;
+    #[doc = "Sets a memory range backed by a dma-buf (before start).\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `mmap` (in) - the memory map.\n* `dmabuf_fd` (in) - the dma-buf's file descriptor.\n* `addr` (in) - the range's address.\n* `dmabuf_offset` (in) - the range's offset in the dma-buf.\n* `len` (in) - the range's length.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
+    pub fn doca_mmap_set_dmabuf_memrange(
+        mmap: *mut doca_mmap,
+        dmabuf_fd: ::std::os::raw::c_int,
+        addr: *mut ::std::os::raw::c_void,
+        dmabuf_offset: usize,
+        len: usize,
+    ) -> doca_error_t;
+    #[doc = "Reads the map's host memory range.\n\n# Parameters\n\n* `mmap` (in) - the memory map.\n* `addr` (out) - receives its start.\n* `len` (out) - receives its length.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument;\nDOCA_ERROR_BAD_STATE when no host range was set."]
+    pub fn doca_mmap_get_memrange(
+        mmap: *const doca_mmap,
+        addr: *mut *mut ::std::os::raw::c_void,
+        len: *mut usize,
+    ) -> doca_error_t;
+    #[doc = "Gives the map ownership of its memory range: \\`free_cb\\` is called with\nthe range and \\`opaque\\` when the map is destroyed (before start).\n\n# Parameters\n\n* `mmap` (in) - the memory map.\n* `free_cb` (in) - the callback.\n* `opaque` (in) - passed to it.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL callback;\nDOCA_ERROR_BAD_STATE when the map is started."]
+    pub fn doca_mmap_set_free_cb(
+        mmap: *mut doca_mmap,
+        free_cb: doca_mmap_memrange_free_cb_t,
+        opaque: *mut ::std::os::raw::c_void,
+    ) -> doca_error_t;
+    #[doc = "Reads the map's user data.\n\n# Parameters\n\n* `mmap` (in) - the memory map.\n* `user_data` (out) - receives it.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
+    pub fn doca_mmap_get_user_data(
+        mmap: *const doca_mmap,
+        user_data: *mut doca_data,
+    ) -> doca_error_t;
+    #[doc = "Reads how many devices may be added to the map.\n\n# Parameters\n\n* `mmap` (in) - the memory map.\n* `max_num_devices` (out) - receives the number.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
+    pub fn doca_mmap_get_max_num_devices(
+        mmap: *const doca_mmap,
+        max_num_devices: *mut u32,
+    ) -> doca_error_t;
+    #[doc = "Reads how many buffers of a buffer inventory refer to the map.\n\ndoca-sim: always 0 (buffer inventories are not modelled).\n\n# Parameters\n\n* `mmap` (in) - the memory map.\n* `num_bufs` (out) - receives the number.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
+    pub fn doca_mmap_get_num_bufs(mmap: *const doca_mmap, num_bufs: *mut u32) -> doca_error_t;
+    #[doc = "Tells whether the map was exported.\n\n# Parameters\n\n* `mmap` (in) - the memory map.\n* `exported` (out) - receives 1 after an export, 0 otherwise.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
+    pub fn doca_mmap_get_exported(mmap: *const doca_mmap, exported: *mut u8) -> doca_error_t;
+    #[doc = "Tells whether the map was created from an export.\n\n# Parameters\n\n* `mmap` (in) - the memory map.\n* `from_export` (out) - receives 1 for a map made by doca_mmap_create_from_export(), 0 otherwise.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
+    pub fn doca_mmap_get_from_export(mmap: *const doca_mmap, from_export: *mut u8) -> doca_error_t;
+    #[doc = "Sets how many devices may be added to the map (before start).\n\ndoca-sim: until it is set there is no limit (doca_mmap_get_max_num_devices()\nreads UINT32_MAX); once set, adding more devices is DOCA_ERROR_NO_MEMORY.\n\n# Parameters\n\n* `mmap` (in) - the memory map.\n* `max_num_devices` (in) - the number, at least 1.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for 0 or fewer than\nalready added; DOCA_ERROR_BAD_STATE when the map is started."]
+    pub fn doca_mmap_set_max_num_devices(
+        mmap: *mut doca_mmap,
+        max_num_devices: u32,
+    ) -> doca_error_t;
+    #[doc = "Sets the map's user data.\n\n# Parameters\n\n* `mmap` (in) - the memory map.\n* `user_data` (in) - the data.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL map;\nDOCA_ERROR_BAD_STATE when the map is started."]
+    pub fn doca_mmap_set_user_data(mmap: *mut doca_mmap, user_data: doca_data) -> doca_error_t;
+    #[doc = "Tells whether maps can be exported over PCI from a device.\n\ndoca-sim: always 0.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n* `mmap_export` (out) - receives 1 when supported, 0 otherwise.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
+    pub fn doca_mmap_cap_is_export_pci_supported(
+        devinfo: *const doca_devinfo,
+        mmap_export: *mut u8,
+    ) -> doca_error_t;
+    #[doc = "Tells whether maps can be created from a PCI export on a device.\n\ndoca-sim: always 0.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n* `from_export` (out) - receives 1 when supported, 0 otherwise.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
+    pub fn doca_mmap_cap_is_create_from_export_pci_supported(
+        devinfo: *const doca_devinfo,
+        from_export: *mut u8,
+    ) -> doca_error_t;
+    #[doc = "Makes the map safe to use from several threads (before start).\n\ndoca-sim: maps are always safe to share; the call only checks the state.\n\n# Parameters\n\n* `mmap` (in) - the memory map.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL map;\nDOCA_ERROR_BAD_STATE when the map is started."]
+    pub fn doca_mmap_enable_thread_safety(mmap: *mut doca_mmap) -> doca_error_t;
     #[doc = "Tells whether a device has a DPA that this library can drive.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n\n# Returns\n\nDOCA_SUCCESS when the device has a usable DPA; DOCA_ERROR_NOT_SUPPORTED\nwhen it has none; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_dpa_cap_is_supported(devinfo: *const doca_devinfo) -> doca_error_t;
     #[doc = "Creates a DPA context on an opened device.\n\nThe base context belongs on a physical function (PF); other functions are\nreached with doca_dpa_device_extend().\n\n# Parameters\n\n* `dev` (in) - the opened device.\n* `dpa` (out) - receives the context, not yet started.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nDOCA_ERROR_DRIVER when the driver refuses; DOCA_ERROR_NOT_SUPPORTED when the\ndevice has no DPA; DOCA_ERROR_NO_MEMORY when allocation fails."]

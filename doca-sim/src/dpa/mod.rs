@@ -362,7 +362,7 @@ doca_api! {
         if !handle.model.profile.dpa {
             return Err(fail(codes::NOT_SUPPORTED, "this device has no DPA"));
         }
-        if !handle.model.profile.is_pf {
+        if handle.model.profile.func_type != crate::profile::PciFuncType::Pf {
             return Err(fail(codes::NOT_SUPPORTED, "a base DPA context needs a PCI physical function"));
         }
         handle.users.fetch_add(1, Ordering::AcqRel);
