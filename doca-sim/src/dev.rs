@@ -155,7 +155,9 @@ fn devinfo_model<'a>(devinfo: *const abi::doca_devinfo) -> SimResult<&'a Arc<Dev
 /// Whether `text` names the PCI address `ours` (`dddd:bb:dd.f` or `bb:dd.f`).
 fn same_pci_addr(ours: &str, text: &str) -> bool {
     text.eq_ignore_ascii_case(ours)
-        || ours.split_once(':').is_some_and(|(_, bdf)| bdf.eq_ignore_ascii_case(text))
+        || ours
+            .split_once(':')
+            .is_some_and(|(_, bdf)| bdf.eq_ignore_ascii_case(text))
 }
 
 fn func_type_code(kind: PciFuncType) -> abi::doca_pci_func_type {

@@ -55,7 +55,11 @@ fn parse_rdma_export(blob: &[u8]) -> Option<(usize, usize, u32)> {
     }
     let word = |at: usize| u64::from_le_bytes(rest[at..at + 8].try_into().unwrap_or_default());
     let permissions = u32::from_le_bytes(rest[16..20].try_into().unwrap_or_default());
-    Some((usize::try_from(word(0)).ok()?, usize::try_from(word(8)).ok()?, permissions))
+    Some((
+        usize::try_from(word(0)).ok()?,
+        usize::try_from(word(8)).ok()?,
+        permissions,
+    ))
 }
 
 /// `struct doca_mmap`.

@@ -214,7 +214,10 @@ impl Profile {
         Profile {
             runtime_version: DEFAULT_RUNTIME_VERSION.into(),
             memcheck: true,
-            devices: vec![bf3, DeviceProfile::bluefield2("mlx5_2", "p2", "0000:81:00.0")],
+            devices: vec![
+                bf3,
+                DeviceProfile::bluefield2("mlx5_2", "p2", "0000:81:00.0"),
+            ],
         }
     }
 }
@@ -545,7 +548,11 @@ mod tests {
         )
         .unwrap();
         assert_eq!(p.devices[0].func_type, PciFuncType::Sf);
-        let kinds: Vec<_> = p.devices[0].representors.iter().map(|r| r.func_type).collect();
+        let kinds: Vec<_> = p.devices[0]
+            .representors
+            .iter()
+            .map(|r| r.func_type)
+            .collect();
         assert_eq!(kinds, [PciFuncType::Vf, PciFuncType::Pf]);
         assert!(Profile::parse("[device]\nfunc_type = pci\n").is_err());
         assert!(Profile::parse("[device]\nrepresentors = a@0000:01:00.1/xf\n").is_err());

@@ -418,7 +418,10 @@ fn remote_net_capable(devinfo: *const abi::doca_devinfo) -> SimResult {
     if obj::<crate::dev::DevInfo, _>(devinfo)?.model.profile.dpa {
         Ok(())
     } else {
-        Err(fail(codes::NOT_SUPPORTED, "remote-net sync events need a device with a DPA"))
+        Err(fail(
+            codes::NOT_SUPPORTED,
+            "remote-net sync events need a device with a DPA",
+        ))
     }
 }
 

@@ -25,7 +25,10 @@ fn manifest() -> PathBuf {
 }
 
 fn root() -> PathBuf {
-    manifest().parent().expect("doca-sim is in the workspace").to_owned()
+    manifest()
+        .parent()
+        .expect("doca-sim is in the workspace")
+        .to_owned()
 }
 
 /// Where the programs are built.
@@ -137,7 +140,9 @@ fn run_program(exe: &Path) -> (bool, String, String) {
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    let out = child.wait_with_output().expect("collect the program's output");
+    let out = child
+        .wait_with_output()
+        .expect("collect the program's output");
     (
         out.status.success(),
         String::from_utf8_lossy(&out.stdout).into_owned(),

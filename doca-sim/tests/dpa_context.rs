@@ -480,12 +480,30 @@ fn destroy_and_stop_are_in_use_while_children_exist() {
     // while threads, completions and the like exist; so is destroy, for each
     // kind of child until the last one is gone.
     let children: [(&str, Box<dyn Fn() -> Code>); 6] = [
-        ("thread", Box::new(move || ffi!(abi::doca_dpa_thread_destroy(thread)))),
-        ("completion", Box::new(move || ffi!(abi::doca_dpa_completion_destroy(comp)))),
-        ("async ops", Box::new(move || ffi!(abi::doca_dpa_async_ops_destroy(ops)))),
-        ("thread group", Box::new(move || ffi!(abi::doca_dpa_thread_group_destroy(tg)))),
-        ("affinity", Box::new(move || ffi!(abi::doca_dpa_eu_affinity_destroy(aff)))),
-        ("hash table", Box::new(move || ffi!(abi::doca_dpa_hash_table_destroy(ht)))),
+        (
+            "thread",
+            Box::new(move || ffi!(abi::doca_dpa_thread_destroy(thread))),
+        ),
+        (
+            "completion",
+            Box::new(move || ffi!(abi::doca_dpa_completion_destroy(comp))),
+        ),
+        (
+            "async ops",
+            Box::new(move || ffi!(abi::doca_dpa_async_ops_destroy(ops))),
+        ),
+        (
+            "thread group",
+            Box::new(move || ffi!(abi::doca_dpa_thread_group_destroy(tg))),
+        ),
+        (
+            "affinity",
+            Box::new(move || ffi!(abi::doca_dpa_eu_affinity_destroy(aff))),
+        ),
+        (
+            "hash table",
+            Box::new(move || ffi!(abi::doca_dpa_hash_table_destroy(ht))),
+        ),
     ];
     for (what, destroy) in &children {
         fails!(IN_USE, abi::doca_dpa_stop(dpa));

@@ -499,9 +499,17 @@ fn thread_group_rules_and_ranks() {
     ok!(abi::doca_dpa_thread_group_destroy(tg));
     // The group's threads left it when it went.
     let mut rank_of_other = null_mut();
-    ok!(abi::doca_dpa_thread_group_create(ctx.dpa, 1, &mut rank_of_other));
+    ok!(abi::doca_dpa_thread_group_create(
+        ctx.dpa,
+        1,
+        &mut rank_of_other
+    ));
     ok!(abi::doca_dpa_thread_stop(threads[1]));
-    ok!(abi::doca_dpa_thread_group_set_thread(rank_of_other, threads[1], 0));
+    ok!(abi::doca_dpa_thread_group_set_thread(
+        rank_of_other,
+        threads[1],
+        0
+    ));
     ok!(abi::doca_dpa_thread_group_destroy(rank_of_other));
     ok!(abi::doca_dpa_thread_start(threads[1]));
     for th in threads {
