@@ -79,7 +79,9 @@ impl Mmap {
     fn stop(&self) {
         let mut st = self.state();
         st.started = false;
-        st.handle = None;
+        if let Some(handle) = st.handle.take() {
+            handle_ranges().remove(&handle);
+        }
     }
 }
 
@@ -99,6 +101,23 @@ fn configure(ptr: *mut abi::doca_mmap, f: impl FnOnce(&mut MmapState) -> SimResu
 /// Model choice: DPA mmap handles (32-bit, as `doca_dpa_dev_mmap_t` is) are
 /// numbered from 1 in creation order.
 static NEXT_MMAP_HANDLE: AtomicU32 = AtomicU32::new(1);
+
+/// The memory range (start, length) of each live DPA mmap handle, for the
+/// device calls that name one (`doca_dpa_dev_mmap_get_external_ptr`). A
+/// handle lives from `doca_mmap_dev_get_dpa_handle` until its map stops.
+fn handle_ranges() -> MutexGuard<'static, std::collections::HashMap<u32, (u64, u64)>> {
+    static RANGES: std::sync::OnceLock<Mutex<std::collections::HashMap<u32, (u64, u64)>>> =
+        std::sync::OnceLock::new();
+    RANGES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+}
+
+/// The memory range of a live DPA mmap handle.
+pub(crate) fn handle_range(handle: u32) -> Option<(u64, u64)> {
+    handle_ranges().get(&handle).copied()
+}
 
 doca_api! {
     /// Creates an empty memory map.
@@ -340,7 +359,16 @@ doca_api! {
         if !st.devices.contains(&(dev as usize)) && st.dpa_range.is_none() {
             return Err(fail(codes::NOT_FOUND, "the device was not added to this mmap"));
         }
-        let handle = *st.handle.get_or_insert_with(|| NEXT_MMAP_HANDLE.fetch_add(1, Ordering::Relaxed));
+        let range = match (&st.host_range, &st.dpa_range) {
+            (Some((addr, len)), _) => (*addr as u64, *len as u64),
+            (None, Some((_, addr, len))) => (*addr, *len as u64),
+            (None, None) => (0, 0),
+        };
+        let handle = *st.handle.get_or_insert_with(|| {
+            let handle = NEXT_MMAP_HANDLE.fetch_add(1, Ordering::Relaxed);
+            handle_ranges().insert(handle, range);
+            handle
+        });
         out(dpa_mmap_handle, handle)
     }
 

@@ -240,3 +240,23 @@ fn check_program(name: &str) {
 fn a_parameterless_thread_finishes_for_good() {
     check_program("thread_finish");
 }
+
+#[test]
+fn a_kernel_uses_the_buf_and_completion_accessors_on_an_extended_context() {
+    check_program("kernel_accessors");
+}
+
+#[test]
+fn the_samples_common_setup_exports_and_imports_events_and_mmaps() {
+    check_program("common_setup");
+}
+
+#[test]
+fn started_objects_are_destroyed_without_a_stop() {
+    check_program("teardown_without_stop");
+}
+
+#[test]
+fn host_side_device_selection_finds_an_sf_with_rdma() {
+    check_program("device_selection");
+}

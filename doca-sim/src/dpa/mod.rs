@@ -194,6 +194,11 @@ impl DpaCore {
     }
 
     /// The same context, or one extended from it / it extends.
+    /// The context this one extends, or itself (what its family shares).
+    pub(crate) fn base_or_self(self: &Arc<Self>) -> *const DpaCore {
+        Arc::as_ptr(self.base.as_ref().unwrap_or(self))
+    }
+
     pub(crate) fn shares_device_context(self: &Arc<Self>, other: &Arc<DpaCore>) -> bool {
         Arc::ptr_eq(self, other)
             || self.base.as_ref().is_some_and(|b| Arc::ptr_eq(b, other))
