@@ -420,7 +420,7 @@ doca_error_t doca_sync_event_remote_net_create_from_export(struct doca_dev *dev,
 /**
  * @brief Tells whether remote-net events can be created from an export on a device.
  *
- * doca-sim: DOCA_SUCCESS for devices with a DPA.
+ * doca-sim: DOCA_SUCCESS for devices that export sync events to a DPA.
  *
  * @param [in] devinfo the device.
  * @return DOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise.
@@ -990,7 +990,7 @@ doca_error_t doca_sync_event_export_to_remote_net(struct doca_sync_event *event,
 /**
  * @brief Tells whether events can be exported for network peers.
  *
- * doca-sim: DOCA_SUCCESS for devices with a DPA.
+ * doca-sim: DOCA_SUCCESS for devices that export sync events to a DPA.
  *
  * @param [in] devinfo the device.
  * @return DOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise.
@@ -1001,7 +1001,7 @@ doca_error_t doca_sync_event_cap_is_export_to_remote_net_supported(const struct 
 /**
  * @brief Tells whether remote-net events can be handed to the DPA of a device.
  *
- * doca-sim: DOCA_SUCCESS for devices with a DPA.
+ * doca-sim: DOCA_SUCCESS for devices that export sync events to a DPA.
  *
  * @param [in] devinfo the device.
  * @return DOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise.

@@ -154,16 +154,19 @@ impl DeviceProfile {
         }
     }
 
-    /// A scalable function of a BlueField-3 PF, as its Arm side lists it: it
-    /// reaches the PF's DPA (`doca_dpa_cap_is_supported` succeeds,
-    /// `doca_dpa_device_extend` onto it works, a base context on it is
-    /// refused) and has no representors.
+    /// A scalable function of a BlueField-3 PF, as its Arm side lists it:
+    /// the PF's DPA context can be extended onto it (`doca_dpa_device_extend`,
+    /// with the PF's limits), it has no DPA of its own
+    /// (`doca_dpa_cap_is_supported` answers NOT_SUPPORTED, so programs that
+    /// pick the first device with a DPA still pick the PF), sync events can be
+    /// exported from it, and it has no representors.
     ///
     /// Model choice: an SF reports its PF's PCI address, as an auxiliary
     /// device of that PF.
     pub fn bluefield3_sf(ibdev_name: &str, iface_name: &str, pf_pci_addr: &str) -> Self {
         DeviceProfile {
             mac: [0x02, 0x00, 0x00, 0x00, 0x03, 0x10],
+            dpa: false,
             func_type: PciFuncType::Sf,
             representors: Vec::new(),
             ..Self::bluefield3(ibdev_name, iface_name, pf_pci_addr)

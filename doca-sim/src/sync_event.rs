@@ -413,14 +413,19 @@ fn net_export_id(blob: &[u8]) -> Option<u64> {
     Some(u64::from_le_bytes(id.try_into().ok()?))
 }
 
-/// The remote-net capabilities: what a device with a DPA can do.
+/// The remote-net capabilities: those of devices that export sync events to
+/// a DPA.
 fn remote_net_capable(devinfo: *const abi::doca_devinfo) -> SimResult {
-    if obj::<crate::dev::DevInfo, _>(devinfo)?.model.profile.dpa {
+    if obj::<crate::dev::DevInfo, _>(devinfo)?
+        .model
+        .profile
+        .sync_event_export
+    {
         Ok(())
     } else {
         Err(fail(
             codes::NOT_SUPPORTED,
-            "remote-net sync events need a device with a DPA",
+            "this device exports no sync events",
         ))
     }
 }
@@ -508,17 +513,17 @@ doca_api! {
         out(dpa_remote_event, handle)
     }
 
-    /// SUCCESS on devices with a DPA.
+    /// SUCCESS on devices that export sync events to a DPA.
     fn doca_sync_event_cap_is_export_to_remote_net_supported(devinfo: *const abi::doca_devinfo) {
         remote_net_capable(devinfo)
     }
 
-    /// SUCCESS on devices with a DPA.
+    /// SUCCESS on devices that export sync events to a DPA.
     fn doca_sync_event_cap_remote_net_is_create_from_export_supported(devinfo: *const abi::doca_devinfo) {
         remote_net_capable(devinfo)
     }
 
-    /// SUCCESS on devices with a DPA.
+    /// SUCCESS on devices that export sync events to a DPA.
     fn doca_sync_event_cap_remote_net_is_export_to_dpa_supported(devinfo: *const abi::doca_devinfo) {
         remote_net_capable(devinfo)
     }

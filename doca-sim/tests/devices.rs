@@ -79,10 +79,11 @@ fn default_profile_lists_a_bluefield3_a_bluefield2_and_an_sf() {
         };
         assert_eq!(kind, want, "device {index}");
     }
-    // The SF of the BlueField-3 (the DPU view): the PF's address, its DPA.
+    // The SF of the BlueField-3 (the DPU view): the PF's address, no DPA of
+    // its own (the PF's context is extended onto it).
     assert_eq!(ibdev(items[SF]), "mlx5_3");
     assert_eq!(pci(items[SF]), pci(items[BF3]));
-    ok!(abi::doca_dpa_cap_is_supported(items[SF]));
+    fails!(NOT_SUPPORTED, abi::doca_dpa_cap_is_supported(items[SF]));
 
     assert_eq!(scope.live_objects().get("doca_devinfo"), Some(&3));
     assert_eq!(scope.live_objects().get("doca_devinfo_list"), Some(&1));

@@ -37,7 +37,8 @@ int main(void)
 			enum doca_pci_func_type kind;
 
 			if (doca_devinfo_get_pci_func_type(list[i], &kind) != DOCA_SUCCESS ||
-			    kind != DOCA_PCI_FUNC_TYPE_SF || doca_dpa_cap_is_supported(list[i]) != DOCA_SUCCESS)
+			    kind != DOCA_PCI_FUNC_TYPE_SF ||
+			    doca_sync_event_cap_is_export_to_remote_net_supported(list[i]) != DOCA_SUCCESS)
 				continue;
 			CHECK(doca_devinfo_get_ibdev_name(list[i], name, sizeof(name)));
 			CHECK(doca_dev_open(list[i], &rdma_dev));
