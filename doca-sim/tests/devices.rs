@@ -9,6 +9,14 @@ use std::ptr::null_mut;
 
 use common::*;
 
+/// The NUL-terminated text a sim query wrote into `buf`.
+fn c_text(buf: &[c_char]) -> String {
+    // SAFETY: the sim NUL-terminates within the buffers it fills.
+    unsafe { CStr::from_ptr(buf.as_ptr()) }
+        .to_string_lossy()
+        .into_owned()
+}
+
 fn ibdev(info: *const abi::doca_devinfo) -> String {
     let mut buf = [0 as c_char; abi::DOCA_DEVINFO_IBDEV_NAME_SIZE as usize];
     ok!(abi::doca_devinfo_get_ibdev_name(
@@ -16,10 +24,7 @@ fn ibdev(info: *const abi::doca_devinfo) -> String {
         buf.as_mut_ptr(),
         buf.len() as u32
     ));
-    // SAFETY: the sim NUL-terminates within the buffer.
-    unsafe { CStr::from_ptr(buf.as_ptr()) }
-        .to_string_lossy()
-        .into_owned()
+    c_text(&buf)
 }
 
 fn iface(info: *const abi::doca_devinfo) -> String {
@@ -29,19 +34,13 @@ fn iface(info: *const abi::doca_devinfo) -> String {
         buf.as_mut_ptr(),
         buf.len() as u32
     ));
-    // SAFETY: the sim NUL-terminates within the buffer.
-    unsafe { CStr::from_ptr(buf.as_ptr()) }
-        .to_string_lossy()
-        .into_owned()
+    c_text(&buf)
 }
 
 fn pci(info: *const abi::doca_devinfo) -> String {
     let mut buf = [0 as c_char; abi::DOCA_DEVINFO_PCI_ADDR_SIZE as usize];
     ok!(abi::doca_devinfo_get_pci_addr_str(info, buf.as_mut_ptr()));
-    // SAFETY: the sim NUL-terminates within the buffer.
-    unsafe { CStr::from_ptr(buf.as_ptr()) }
-        .to_string_lossy()
-        .into_owned()
+    c_text(&buf)
 }
 
 #[test]
@@ -368,11 +367,7 @@ fn representor_lists_and_filters() {
         buf.as_mut_ptr(),
         buf.len() as u32
     ));
-    // SAFETY: NUL-terminated within the buffer.
-    assert_eq!(
-        unsafe { CStr::from_ptr(buf.as_ptr()) }.to_str().unwrap(),
-        "pf0vf0"
-    );
+    assert_eq!(c_text(&buf), "pf0vf0");
     fails!(
         INVALID_VALUE,
         abi::doca_devinfo_rep_get_iface_name(reps[1], buf.as_mut_ptr(), 4)
@@ -381,22 +376,14 @@ fn representor_lists_and_filters() {
         reps[1],
         buf.as_mut_ptr()
     ));
-    // SAFETY: as above.
-    assert_eq!(
-        unsafe { CStr::from_ptr(buf.as_ptr()) }.to_str().unwrap(),
-        "0000:03:00.2"
-    );
+    assert_eq!(c_text(&buf), "0000:03:00.2");
     let mut vuid = [0 as c_char; abi::DOCA_DEVINFO_REP_VUID_SIZE as usize];
     ok!(abi::doca_devinfo_rep_get_vuid(
         reps[0],
         vuid.as_mut_ptr(),
         vuid.len() as u32
     ));
-    // SAFETY: as above.
-    assert_eq!(
-        unsafe { CStr::from_ptr(vuid.as_ptr()) }.to_str().unwrap(),
-        "mlx5_0-pf0hpf"
-    );
+    assert_eq!(c_text(&vuid), "mlx5_0-pf0hpf");
     let mut eq = 9u8;
     ok!(abi::doca_devinfo_rep_is_equal_pci_addr(
         reps[1],

@@ -479,7 +479,8 @@ fn destroy_and_stop_are_in_use_while_children_exist() {
     // Model choice (facts §8.2): destroy implies stop, and stop is IN_USE
     // while threads, completions and the like exist; so is destroy, for each
     // kind of child until the last one is gone.
-    let children: [(&str, Box<dyn Fn() -> Code>); 6] = [
+    type Destroy = Box<dyn Fn() -> Code>;
+    let children: [(&str, Destroy); 6] = [
         (
             "thread",
             Box::new(move || ffi!(abi::doca_dpa_thread_destroy(thread))),
