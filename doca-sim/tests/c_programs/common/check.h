@@ -15,6 +15,7 @@
 #include <doca_dev.h>
 #include <doca_dpa.h>
 #include <doca_error.h>
+#include <doca_sync_event.h>
 
 /* Fails the program unless `call` answers `want`. */
 #define EXPECT(want, call)                                                                                       \
@@ -70,6 +71,18 @@ static inline struct doca_dpa *start_dpa(struct doca_dev *dev, struct doca_dpa_a
 	CHECK(doca_dpa_set_app(dpa, app));
 	CHECK(doca_dpa_start(dpa));
 	return dpa;
+}
+
+/* A started event kernels on `dpa` publish and the host (through `dev`) waits on. */
+static inline struct doca_sync_event *dpa_to_cpu_event(struct doca_dev *dev, struct doca_dpa *dpa)
+{
+	struct doca_sync_event *ev = NULL;
+
+	CHECK(doca_sync_event_create(&ev));
+	CHECK(doca_sync_event_add_publisher_location_dpa(ev, dpa));
+	CHECK(doca_sync_event_add_subscriber_location_cpu(ev, dev));
+	CHECK(doca_sync_event_start(ev));
+	return ev;
 }
 
 #endif /* C_PROGRAMS_CHECK_H_ */

@@ -62,10 +62,7 @@ int main(void)
 	CHECK(doca_mmap_dev_get_dpa_handle(imported, dev, &imported_handle));
 	printf("exports: event %s, mmap %s\n", event_blob_len > 0 ? "ok" : "empty", mmap_blob_len > 0 ? "ok" : "empty");
 
-	CHECK(doca_sync_event_create(&done));
-	CHECK(doca_sync_event_add_publisher_location_dpa(done, dpa));
-	CHECK(doca_sync_event_add_subscriber_location_cpu(done, dev));
-	CHECK(doca_sync_event_start(done));
+	done = dpa_to_cpu_event(dev, dpa);
 	CHECK(doca_sync_event_get_dpa_handle(done, dpa, &done_handle));
 	CHECK(doca_dpa_kernel_launch_update_set(dpa, NULL, 0, NULL, 0, 1, &got_handles, remote_handle, imported_handle,
 						(uint64_t)(uintptr_t)words, done_handle));

@@ -56,10 +56,7 @@ int main(void)
 	CHECK(doca_dpa_get_dpa_handle(rdma_dpa, &handle));
 	ASSERT(handle != 0);
 
-	CHECK(doca_sync_event_create(&done));
-	CHECK(doca_sync_event_add_publisher_location_dpa(done, rdma_dpa));
-	CHECK(doca_sync_event_add_subscriber_location_cpu(done, pf));
-	CHECK(doca_sync_event_start(done));
+	done = dpa_to_cpu_event(pf, rdma_dpa);
 	CHECK(doca_dpa_kernel_launch_update_set(rdma_dpa, NULL, 0, done, 1, 1, &selection_kernel));
 	CHECK(doca_sync_event_wait_gt(done, 0, UINT64_MAX));
 	CHECK(doca_sync_event_destroy(done));

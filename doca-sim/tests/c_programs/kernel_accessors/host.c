@@ -66,10 +66,7 @@ int main(void)
 
 	CHECK(doca_dpa_mem_alloc(ext, 256, &arr));
 	CHECK(doca_dpa_mem_alloc(ext, sizeof(r), &results));
-	CHECK(doca_sync_event_create(&done));
-	CHECK(doca_sync_event_add_publisher_location_dpa(done, ext));
-	CHECK(doca_sync_event_add_subscriber_location_cpu(done, sf));
-	CHECK(doca_sync_event_start(done));
+	done = dpa_to_cpu_event(sf, ext);
 
 	CHECK(doca_dpa_kernel_launch_update_set(ext, NULL, 0, done, 1, 1, &accessors, ext_handle, comp_handle, arr,
 						(uint64_t)(uintptr_t)host_words, mmap_handle, results));

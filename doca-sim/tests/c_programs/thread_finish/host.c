@@ -17,17 +17,6 @@ extern struct doca_dpa_app *thread_finish_app;
 doca_dpa_func_t finishing_thread;
 doca_dpa_func_t notify_thread;
 
-static struct doca_sync_event *dpa_to_cpu_event(struct doca_dev *dev, struct doca_dpa *dpa)
-{
-	struct doca_sync_event *ev = NULL;
-
-	CHECK(doca_sync_event_create(&ev));
-	CHECK(doca_sync_event_add_publisher_location_dpa(ev, dpa));
-	CHECK(doca_sync_event_add_subscriber_location_cpu(ev, dev));
-	CHECK(doca_sync_event_start(ev));
-	return ev;
-}
-
 static void notify(struct doca_dpa *dpa, struct doca_sync_event *done, uint64_t n,
 		   doca_dpa_dev_notification_completion_t handle)
 {
