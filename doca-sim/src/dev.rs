@@ -1,8 +1,9 @@
 //! `doca_dev.h`: device lists, device open/close, representors and queries.
 
+use std::collections::BTreeMap;
 use std::ffi::c_char;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::abi;
 use crate::error::{codes, fail, SimResult};
@@ -66,79 +67,68 @@ impl SimObject for DevRep {
     const KIND: &'static str = "doca_dev_rep";
 }
 
-/// The array handed out by a `*_create_list` call: registered under the
-/// address of its first slot so the matching `*_destroy_list` finds it.
+/// The array handed out by a `*_create_list` call.
 struct List<T: SimObject> {
     items: Box<[*mut T]>,
+    /// The scope its live-object count is charged to.
+    scope: u64,
 }
 // SAFETY: the raw pointers are registered sim objects, themselves Send + Sync;
 // the list only stores them.
 unsafe impl<T: SimObject> Send for List<T> {}
-// SAFETY: as above; the list is never mutated after creation.
-unsafe impl<T: SimObject> Sync for List<T> {}
 
-struct DevList;
-struct RepList;
-trait ListKind {
-    const KIND: &'static str;
-}
-impl ListKind for DevList {
-    const KIND: &'static str = "doca_devinfo_list";
-}
-impl ListKind for RepList {
-    const KIND: &'static str = "doca_devinfo_rep_list";
+/// The live lists of one kind (`doca_devinfo_list`, `doca_devinfo_rep_list`),
+/// by the address of their first slot, so the matching `*_destroy_list`
+/// finds them.
+struct Lists<T: SimObject> {
+    kind: &'static str,
+    live: Mutex<BTreeMap<usize, List<T>>>,
 }
 
-type ListMap =
-    std::collections::HashMap<usize, (&'static str, u64, Box<dyn std::any::Any + Send + Sync>)>;
-
-fn lists() -> std::sync::MutexGuard<'static, ListMap> {
-    static LISTS: std::sync::OnceLock<std::sync::Mutex<ListMap>> = std::sync::OnceLock::new();
-    LISTS
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-}
-
-fn publish_list<K: ListKind, T: SimObject>(items: Vec<*mut T>) -> (*mut *mut T, u32) {
-    let count = items.len() as u32;
-    // One extra NULL slot: the array stays non-empty (so its address is
-    // unique) and ends like a C array of pointers customarily does.
-    let mut items = items;
-    items.push(std::ptr::null_mut());
-    let mut list = List {
-        items: items.into_boxed_slice(),
-    };
-    let head = list.items.as_mut_ptr();
-    let scope = registry::account_resource(K::KIND);
-    lists().insert(head as usize, (K::KIND, scope, Box::new(list)));
-    (head, count)
-}
-
-fn destroy_list<K: ListKind, T: SimObject>(head: *mut *mut T) -> SimResult {
-    let entry = {
-        let mut lists = lists();
-        match lists.get(&(head as usize)) {
-            Some((kind, _, _)) if *kind == K::KIND => lists.remove(&(head as usize)),
-            _ => None,
+impl<T: SimObject> Lists<T> {
+    const fn new(kind: &'static str) -> Self {
+        Lists {
+            kind,
+            live: Mutex::new(BTreeMap::new()),
         }
-    };
-    let Some((_, scope, list)) = entry else {
-        return Err(fail(
+    }
+
+    fn live(&self) -> MutexGuard<'_, BTreeMap<usize, List<T>>> {
+        self.live.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Keeps `items` as a C array of pointers; returns its head and length.
+    fn publish(&self, items: Vec<*mut T>) -> (*mut *mut T, u32) {
+        let count = items.len() as u32;
+        // One extra NULL slot: the array stays non-empty (so its address is
+        // unique) and ends like a C array of pointers customarily does.
+        let mut items = items;
+        items.push(std::ptr::null_mut());
+        let mut items = items.into_boxed_slice();
+        let head = items.as_mut_ptr();
+        let scope = registry::account_resource(self.kind);
+        self.live().insert(head as usize, List { items, scope });
+        (head, count)
+    }
+
+    /// Frees a list this published and the objects in it.
+    fn destroy(&self, head: *mut *mut T) -> SimResult {
+        let list = self.live().remove(&(head as usize)).ok_or(fail(
             codes::INVALID_VALUE,
             "not a list returned by create_list",
-        ));
-    };
-    registry::release_resource(scope, K::KIND);
-    if let Ok(list) = list.downcast::<List<T>>() {
+        ))?;
+        registry::release_resource(list.scope, self.kind);
         for item in list.items.iter().filter(|p| !p.is_null()) {
-            // SAFETY: list items were registered by `publish_list`'s caller and
+            // SAFETY: list items were registered by `publish`'s caller and
             // are only unregistered here, once.
             unsafe { registry::unregister::<T, T>(*item) }?;
         }
+        Ok(())
     }
-    Ok(())
 }
+
+static DEV_LISTS: Lists<DevInfo> = Lists::new("doca_devinfo_list");
+static REP_LISTS: Lists<RepInfo> = Lists::new("doca_devinfo_rep_list");
 
 /// Borrows the live `T` behind a C pointer (see [`registry::get`]).
 pub(crate) fn obj<'a, T: SimObject, P>(ptr: *const P) -> SimResult<&'a T> {
@@ -201,14 +191,14 @@ doca_api! {
                 })
             })
             .collect();
-        let (head, count) = publish_list::<DevList, DevInfo>(items);
+        let (head, count) = DEV_LISTS.publish(items);
         out(dev_list, head.cast())?;
         out(nb_devs, count)
     }
 
     /// Destroys a device list and the devinfos in it (open devices stay open).
     fn doca_devinfo_destroy_list(dev_list: *mut *mut abi::doca_devinfo) {
-        destroy_list::<DevList, DevInfo>(dev_list.cast())
+        DEV_LISTS.destroy(dev_list.cast())
     }
 
     /// Opens a device.
@@ -401,14 +391,14 @@ doca_api! {
         } else {
             Vec::new()
         };
-        let (head, count) = publish_list::<RepList, RepInfo>(items);
+        let (head, count) = REP_LISTS.publish(items);
         out(dev_list_rep, head.cast())?;
         out(nb_devs_rep, count)
     }
 
     /// Destroys a representor list.
     fn doca_devinfo_rep_destroy_list(dev_list_rep: *mut *mut abi::doca_devinfo_rep) {
-        destroy_list::<RepList, RepInfo>(dev_list_rep.cast())
+        REP_LISTS.destroy(dev_list_rep.cast())
     }
 
     /// Opens a representor.
