@@ -875,7 +875,7 @@ unsafe extern "C" {
         sz: usize,
         event: *mut *mut doca_sync_event_remote_net,
     ) -> doca_error_t;
-    #[doc = "Tells whether remote-net events can be created from an export on a device.\n\ndoca-sim: DOCA_SUCCESS for devices with a DPA.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n\n# Returns\n\nDOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise."]
+    #[doc = "Tells whether remote-net events can be created from an export on a device.\n\ndoca-sim: DOCA_SUCCESS for devices that export sync events to a DPA.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n\n# Returns\n\nDOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise."]
     pub fn doca_sync_event_cap_remote_net_is_create_from_export_supported(
         devinfo: *const doca_devinfo,
     ) -> doca_error_t;
@@ -1106,11 +1106,11 @@ unsafe extern "C" {
         data: *mut *const u8,
         sz: *mut usize,
     ) -> doca_error_t;
-    #[doc = "Tells whether events can be exported for network peers.\n\ndoca-sim: DOCA_SUCCESS for devices with a DPA.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n\n# Returns\n\nDOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise."]
+    #[doc = "Tells whether events can be exported for network peers.\n\ndoca-sim: DOCA_SUCCESS for devices that export sync events to a DPA.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n\n# Returns\n\nDOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise."]
     pub fn doca_sync_event_cap_is_export_to_remote_net_supported(
         devinfo: *const doca_devinfo,
     ) -> doca_error_t;
-    #[doc = "Tells whether remote-net events can be handed to the DPA of a device.\n\ndoca-sim: DOCA_SUCCESS for devices with a DPA.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n\n# Returns\n\nDOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise."]
+    #[doc = "Tells whether remote-net events can be handed to the DPA of a device.\n\ndoca-sim: DOCA_SUCCESS for devices that export sync events to a DPA.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n\n# Returns\n\nDOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise."]
     pub fn doca_sync_event_cap_remote_net_is_export_to_dpa_supported(
         devinfo: *const doca_devinfo,
     ) -> doca_error_t;
