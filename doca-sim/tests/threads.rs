@@ -249,10 +249,6 @@ fn a_kernel_notification_runs_the_thread() {
     assert_eq!(SHAPE.load(SeqCst), 1, "rank 0 of 1 outside a group");
 
     // A stopped thread is not activated any more.
-    fails!(
-        BAD_STATE,
-        abi::doca_dpa_notification_completion_destroy(notify)
-    );
     ok!(abi::doca_dpa_notification_completion_stop(notify));
     fails!(
         BAD_STATE,
