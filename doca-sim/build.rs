@@ -1,6 +1,6 @@
-//! Compiles the sim's C shim (variadic entry points, the traps that end a
-//! kernel instance) and the kernels of the device-fault test, and tells
-//! dependants where the reference headers are.
+//! Compiles the sim's C shim (variadic entry points, the device API, the
+//! traps that end a kernel instance) and the kernels of the device-fault
+//! test, and tells dependants where the reference headers are.
 
 use std::path::PathBuf;
 
@@ -23,7 +23,16 @@ fn main() {
         .flag_if_supported("-std=gnu11")
         .warnings(true)
         .extra_warnings(true)
+        .cargo_metadata(false)
         .compile("doca_sim_c");
+    // Whole archive: the device API of csrc/device.c is called only by
+    // kernels, never by the sim's Rust code, and must still be in every
+    // library built from this crate (the fake install's shared one exports
+    // it with csrc/exports.map, so kernels there reach the same trap state
+    // as the sim that runs them).
+    let out = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
+    println!("cargo::rustc-link-search=native={out}");
+    println!("cargo::rustc-link-lib=static:+whole-archive=doca_sim_c");
     // The kernels of tests/device_faults.rs, an archive in OUT_DIR that only
     // that test links (with #[link]); absent from a packaged crate.
     let test_kernels = root.join("tests/kernels/device_faults.c");

@@ -239,6 +239,14 @@ fn holds(kind: &str) -> &'static [&'static str] {
         // A thread that could not be stopped may still run: its context and the
         // memory its argument references are leaked with it.
         "doca_dpa_thread" => &["doca_dpa", "dpa_heap_block"],
+        // Any other child keeps its context: doca_dpa_destroy is IN_USE while
+        // one exists (the stop it implies is).
+        "doca_dpa_completion"
+        | "doca_dpa_notification_completion"
+        | "doca_dpa_async_ops"
+        | "doca_dpa_tg"
+        | "doca_dpa_eu_affinity"
+        | "doca_dpa_hash_table" => &["doca_dpa"],
         // A launch that never completed keeps its arguments, its gate and the
         // launcher's completion event (and their context).
         "pending_launch" => &["doca_sync_event", "dpa_heap_block", "doca_dpa"],

@@ -17,6 +17,8 @@
 #include <stdio.h>
 
 #include <doca_dpa_dev.h>
+#include <doca_dpa_dev_buf.h>
+#include <doca_dpa_dev_rdma.h>
 #include <doca_dpa_dev_sync_event.h>
 #include <doca_sim_dev.h>
 
@@ -38,15 +40,26 @@ int doca_sim_impl_completion_post(uint64_t handle, uint32_t type, uint32_t user_
 void doca_sim_impl_hash_table_add(uint64_t handle, uint32_t key, uint64_t value);
 void doca_sim_impl_hash_table_remove(uint64_t handle, uint32_t key);
 int doca_sim_impl_hash_table_find(uint64_t handle, uint32_t key, uint64_t *value);
+void doca_sim_impl_device_set(uint64_t handle);
+uint64_t doca_sim_impl_mmap_get_external_ptr(uint32_t handle, uint64_t addr);
 
+/*
+ * Neither returns into the kernel: the jump leaves it for the sim's run of
+ * the activation. Reached outside any run of device code (a call from host
+ * code, or a kernel bound to another copy of the sim than the one running
+ * it), there is nowhere to go back to, and carrying on into the code after
+ * the call would run it again: that is a host crash with a message.
+ */
 void doca_dpa_dev_thread_reschedule(void)
 {
 	doca_sim_trap_end(DOCA_SIM_ENDED_RESCHEDULED);
+	doca_sim_trap_outside_device_code("doca_dpa_dev_thread_reschedule");
 }
 
 void doca_dpa_dev_thread_finish(void)
 {
 	doca_sim_trap_end(DOCA_SIM_ENDED_FINISHED);
+	doca_sim_trap_outside_device_code("doca_dpa_dev_thread_finish");
 }
 
 void doca_dpa_dev_yield(void)
@@ -160,4 +173,272 @@ int doca_sim_dev_rdmi_send(uint64_t poster, uint64_t connection, const void *dat
 
 	doca_sim_trap_end_if_requested();
 	return err;
+}
+
+/*
+ * Device calls the sim does not model: the kernel's context turns fatal and
+ * the device log says which call it was.
+ */
+static void not_modelled(const char *call)
+{
+	char line[160];
+
+	snprintf(line, sizeof(line), "%s is not modelled by doca-sim\n", call);
+	doca_sim_dev_log_line((unsigned int)DOCA_DPA_DEV_LOG_LEVEL_ERROR, line);
+	doca_sim_dev_fault(line);
+}
+
+void doca_dpa_dev_sync_event_post_wait_gt(doca_dpa_dev_async_ops_t async_ops_handle,
+					  doca_dpa_dev_sync_event_t wait_se_handle, uint64_t value)
+{
+	(void)async_ops_handle;
+	(void)wait_se_handle;
+	(void)value;
+	not_modelled(__func__);
+}
+
+void doca_dpa_dev_sync_event_post_wait_ne(doca_dpa_dev_async_ops_t async_ops_handle,
+					  doca_dpa_dev_sync_event_t wait_se_handle, uint64_t value)
+{
+	(void)async_ops_handle;
+	(void)wait_se_handle;
+	(void)value;
+	not_modelled(__func__);
+}
+
+void doca_dpa_dev_post_buf_memcpy(doca_dpa_dev_async_ops_t async_ops_handle, doca_dpa_dev_buf_t dst_buf_handle,
+				  doca_dpa_dev_buf_t src_buf_handle, uint32_t flags)
+{
+	(void)async_ops_handle;
+	(void)dst_buf_handle;
+	(void)src_buf_handle;
+	(void)flags;
+	not_modelled(__func__);
+}
+
+void doca_dpa_dev_post_memcpy(doca_dpa_dev_async_ops_t async_ops_handle, doca_dpa_dev_mmap_t dst_mmap_handle,
+			      uint64_t dst_addr, doca_dpa_dev_mmap_t src_mmap_handle, uint64_t src_addr, size_t length,
+			      uint32_t flags)
+{
+	(void)async_ops_handle;
+	(void)dst_mmap_handle;
+	(void)dst_addr;
+	(void)src_mmap_handle;
+	(void)src_addr;
+	(void)length;
+	(void)flags;
+	not_modelled(__func__);
+}
+
+void doca_dpa_dev_rdma_post_read(doca_dpa_dev_rdma_t rdma, uint32_t connection_id, doca_dpa_dev_mmap_t
+				dst_mmap_handle, uint64_t dst_addr, doca_dpa_dev_mmap_t src_mmap_handle, uint64_t src_addr, size_t length,
+				uint32_t flags)
+{
+	(void)rdma;
+	(void)connection_id;
+	(void)dst_mmap_handle;
+	(void)dst_addr;
+	(void)src_mmap_handle;
+	(void)src_addr;
+	(void)length;
+	(void)flags;
+	not_modelled(__func__);
+}
+
+void doca_dpa_dev_rdma_post_buf_read(doca_dpa_dev_rdma_t rdma, uint32_t connection_id, doca_dpa_dev_buf_t
+				dst_buf_handle, doca_dpa_dev_buf_t src_buf_handle, uint32_t flags)
+{
+	(void)rdma;
+	(void)connection_id;
+	(void)dst_buf_handle;
+	(void)src_buf_handle;
+	(void)flags;
+	not_modelled(__func__);
+}
+
+void doca_dpa_dev_rdma_post_write(doca_dpa_dev_rdma_t rdma, uint32_t connection_id, doca_dpa_dev_mmap_t
+				dst_mmap_handle, uint64_t dst_addr, doca_dpa_dev_mmap_t src_mmap_handle, uint64_t src_addr, size_t length,
+				uint32_t flags)
+{
+	(void)rdma;
+	(void)connection_id;
+	(void)dst_mmap_handle;
+	(void)dst_addr;
+	(void)src_mmap_handle;
+	(void)src_addr;
+	(void)length;
+	(void)flags;
+	not_modelled(__func__);
+}
+
+void doca_dpa_dev_rdma_post_buf_write(doca_dpa_dev_rdma_t rdma, uint32_t connection_id, doca_dpa_dev_buf_t
+				dst_buf_handle, doca_dpa_dev_buf_t src_buf_handle, uint32_t flags)
+{
+	(void)rdma;
+	(void)connection_id;
+	(void)dst_buf_handle;
+	(void)src_buf_handle;
+	(void)flags;
+	not_modelled(__func__);
+}
+
+void doca_dpa_dev_rdma_post_write_imm(doca_dpa_dev_rdma_t rdma, uint32_t connection_id, doca_dpa_dev_mmap_t
+				dst_mmap_handle, uint64_t dst_addr, doca_dpa_dev_mmap_t src_mmap_handle, uint64_t src_addr, size_t length,
+				uint32_t immediate, uint32_t flags)
+{
+	(void)rdma;
+	(void)connection_id;
+	(void)dst_mmap_handle;
+	(void)dst_addr;
+	(void)src_mmap_handle;
+	(void)src_addr;
+	(void)length;
+	(void)immediate;
+	(void)flags;
+	not_modelled(__func__);
+}
+
+void doca_dpa_dev_rdma_post_buf_write_imm(doca_dpa_dev_rdma_t rdma, uint32_t connection_id, doca_dpa_dev_buf_t
+				dst_buf_handle, doca_dpa_dev_buf_t src_buf_handle, uint32_t immediate, uint32_t flags)
+{
+	(void)rdma;
+	(void)connection_id;
+	(void)dst_buf_handle;
+	(void)src_buf_handle;
+	(void)immediate;
+	(void)flags;
+	not_modelled(__func__);
+}
+
+void doca_dpa_dev_rdma_post_send(doca_dpa_dev_rdma_t rdma, uint32_t connection_id, doca_dpa_dev_mmap_t mmap_handle,
+				uint64_t addr, size_t length, uint32_t flags)
+{
+	(void)rdma;
+	(void)connection_id;
+	(void)mmap_handle;
+	(void)addr;
+	(void)length;
+	(void)flags;
+	not_modelled(__func__);
+}
+
+void doca_dpa_dev_rdma_post_buf_send(doca_dpa_dev_rdma_t rdma, uint32_t connection_id, doca_dpa_dev_buf_t
+				send_buf_handle, uint32_t flags)
+{
+	(void)rdma;
+	(void)connection_id;
+	(void)send_buf_handle;
+	(void)flags;
+	not_modelled(__func__);
+}
+
+void doca_dpa_dev_rdma_post_send_imm(doca_dpa_dev_rdma_t rdma, uint32_t connection_id, doca_dpa_dev_mmap_t
+				mmap_handle, uint64_t addr, size_t length, uint32_t immediate, uint32_t flags)
+{
+	(void)rdma;
+	(void)connection_id;
+	(void)mmap_handle;
+	(void)addr;
+	(void)length;
+	(void)immediate;
+	(void)flags;
+	not_modelled(__func__);
+}
+
+void doca_dpa_dev_rdma_post_buf_send_imm(doca_dpa_dev_rdma_t rdma, uint32_t connection_id, doca_dpa_dev_buf_t
+				send_buf_handle, uint32_t immediate, uint32_t flags)
+{
+	(void)rdma;
+	(void)connection_id;
+	(void)send_buf_handle;
+	(void)immediate;
+	(void)flags;
+	not_modelled(__func__);
+}
+
+void doca_dpa_dev_rdma_post_receive(doca_dpa_dev_rdma_t rdma, doca_dpa_dev_mmap_t mmap_handle, uint64_t addr, size_t
+				length)
+{
+	(void)rdma;
+	(void)mmap_handle;
+	(void)addr;
+	(void)length;
+	not_modelled(__func__);
+}
+
+void doca_dpa_dev_rdma_post_buf_receive(doca_dpa_dev_rdma_t rdma, doca_dpa_dev_buf_t receive_buf_handle)
+{
+	(void)rdma;
+	(void)receive_buf_handle;
+	not_modelled(__func__);
+}
+
+void doca_dpa_dev_rdma_receive_ack(doca_dpa_dev_rdma_t rdma, uint32_t num_acked)
+{
+	(void)rdma;
+	(void)num_acked;
+	not_modelled(__func__);
+}
+
+void doca_dpa_dev_rdma_post_atomic_fetch_add(doca_dpa_dev_rdma_t rdma, uint32_t connection_id, doca_dpa_dev_mmap_t
+				dst_mmap_handle, uint64_t dst_addr, uint64_t value, uint32_t flags)
+{
+	(void)rdma;
+	(void)connection_id;
+	(void)dst_mmap_handle;
+	(void)dst_addr;
+	(void)value;
+	(void)flags;
+	not_modelled(__func__);
+}
+
+void doca_dpa_dev_rdma_post_buf_atomic_fetch_add(doca_dpa_dev_rdma_t rdma, uint32_t connection_id,
+				doca_dpa_dev_buf_t dst_buf_handle, uint64_t value, uint32_t flags)
+{
+	(void)rdma;
+	(void)connection_id;
+	(void)dst_buf_handle;
+	(void)value;
+	(void)flags;
+	not_modelled(__func__);
+}
+
+void doca_dpa_dev_rdma_signal_set(doca_dpa_dev_rdma_t rdma, uint32_t connection_id,
+				doca_dpa_dev_sync_event_remote_net_t remote_sync_event, uint64_t count)
+{
+	(void)rdma;
+	(void)connection_id;
+	(void)remote_sync_event;
+	(void)count;
+	not_modelled(__func__);
+}
+
+void doca_dpa_dev_rdma_signal_add(doca_dpa_dev_rdma_t rdma, uint32_t connection_id,
+				doca_dpa_dev_sync_event_remote_net_t remote_sync_event, uint64_t count)
+{
+	(void)rdma;
+	(void)connection_id;
+	(void)remote_sync_event;
+	(void)count;
+	not_modelled(__func__);
+}
+
+void doca_dpa_dev_device_set(doca_dpa_dev_t dpa_handle)
+{
+	doca_sim_impl_device_set(dpa_handle);
+	doca_sim_trap_end_if_requested();
+}
+
+doca_dpa_dev_uintptr_t doca_dpa_dev_mmap_get_external_ptr(doca_dpa_dev_mmap_t mmap_handle, uint64_t addr)
+{
+	uint64_t ptr = doca_sim_impl_mmap_get_external_ptr(mmap_handle, addr);
+
+	doca_sim_trap_end_if_requested();
+	return ptr;
+}
+
+/* Reads the buffer in kernel mode: a bad buffer address is the kernel's own trap. */
+doca_dpa_dev_uintptr_t doca_dpa_dev_buf_get_external_ptr(doca_dpa_dev_buf_t buf)
+{
+	return doca_dpa_dev_mmap_get_external_ptr(doca_dpa_dev_buf_get_mmap(buf), doca_dpa_dev_buf_get_addr(buf));
 }

@@ -40,6 +40,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <ucontext.h>
@@ -384,6 +385,20 @@ void doca_sim_trap_end(int code)
 		t->mode = MODE_HOST;
 		siglongjmp(*t->instance, code);
 	}
+}
+
+void doca_sim_trap_outside_device_code(const char *call)
+{
+	static const char head[] = "doca-sim: ";
+	static const char tail[] = " was called outside a run of device code (no DPA thread or kernel "
+				   "instance of this sim is running on this thread); it cannot return\n";
+
+	/* write(2), not stdio: this may be reached with stdio's locks in any state. */
+	if (write(STDERR_FILENO, head, sizeof(head) - 1) < 0 || write(STDERR_FILENO, call, strlen(call)) < 0 ||
+	    write(STDERR_FILENO, tail, sizeof(tail) - 1) < 0) {
+		/* Nothing more can be said. */
+	}
+	abort();
 }
 
 void doca_sim_trap_end_if_requested(void)

@@ -38,5 +38,7 @@ struct doca_sim_trap_record {
 void doca_sim_trap_end(int code);
 /* Ends the running device code if a sim device function asked for it. */
 void doca_sim_trap_end_if_requested(void);
+/* A device call that cannot return was made outside device code: says so on stderr and aborts. */
+__attribute__((noreturn)) void doca_sim_trap_outside_device_code(const char *call);
 
 #endif /* DOCA_SIM_TRAP_H_ */

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <dpaintrin.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -29,7 +31,13 @@ extern "C" {
 /** An RPC function (returns uint64_t to doca_dpa_rpc). */
 #define __dpa_rpc__
 /** Forces inlining, as the device header does. */
+#ifndef __forceinline
 #define __forceinline static inline __attribute__((always_inline))
+#endif
+/** Forces inlining (newer device headers define it when it is not defined). */
+#ifndef __always_inline
+#define __always_inline __attribute__((always_inline))
+#endif
 
 typedef uint64_t doca_dpa_dev_t;
 typedef uint64_t doca_dpa_dev_uintptr_t;
@@ -60,6 +68,20 @@ typedef enum {
 	DOCA_DPA_DEV_COMP_RECV_ERR = 0xE,
 } doca_dpa_dev_completion_type_t;
 
+/** Flags of the device-side post calls (doca_dpa_dev_buf.h, doca_dpa_dev_rdma.h). */
+enum doca_dpa_dev_submit_flag {
+	DOCA_DPA_DEV_SUBMIT_FLAG_NONE = 0U,		     /**< Post now. */
+	DOCA_DPA_DEV_SUBMIT_FLAG_FLUSH = (1U << 0),	     /**< Post this one and those held back. */
+	DOCA_DPA_DEV_SUBMIT_FLAG_OPTIMIZE_REPORTS = (1U << 1), /**< Report completions in fewer elements. */
+};
+
+/**
+ * Selects the device (a context or one of its extensions, by its DPA handle)
+ * the calling thread's following device calls act on. In the sim: the handle
+ * must name the running context or another extension of the same base (a
+ * device fault otherwise); the sim's device calls act the same on each.
+ */
+void doca_dpa_dev_device_set(doca_dpa_dev_t dpa_handle);
 /** Rank of the calling thread among the threads of its launch (or group). */
 unsigned int doca_dpa_dev_thread_rank(void);
 /** Number of threads running the calling kernel. */
@@ -96,6 +118,28 @@ doca_dpa_dev_completion_type_t doca_dpa_dev_get_completion_type(doca_dpa_dev_com
 uint32_t doca_dpa_dev_get_completion_user_data(doca_dpa_dev_completion_element_t comp_element);
 /** Immediate data of a completion element. */
 uint32_t doca_dpa_dev_get_completion_immediate(doca_dpa_dev_completion_element_t comp_element);
+/*
+ * Completion-element accessors of newer DOCA (3.2 and later). The sim's
+ * producers (RDMI, doca_sim_dev_completion_post) give an element a type, a
+ * 24-bit user data and a 32-bit immediate only; what the accessors derive
+ * from them is said for each.
+ */
+/** Opcode of the send WQE that completed; the sim's producers post no WQEs: 0. */
+uint32_t doca_dpa_dev_completion_element_get_swqe_opcode(doca_dpa_dev_completion_element_t comp_element);
+/** Shared receive queue number; the sim has no SRQs: 0. */
+uint32_t doca_dpa_dev_completion_element_get_srqn(doca_dpa_dev_completion_element_t comp_element);
+/** Queue pair number; the sim's producers have no QPs: 0. */
+uint32_t doca_dpa_dev_completion_element_get_qpn(doca_dpa_dev_completion_element_t comp_element);
+/** WQE counter; in the sim the low 16 bits of the user data (the work-request index its producers put there). */
+uint32_t doca_dpa_dev_completion_element_get_wqe_counter(doca_dpa_dev_completion_element_t comp_element);
+/** Bytes received; in the sim the immediate of a RECV_SEND element (its producers' length), 0 otherwise. */
+uint32_t doca_dpa_dev_completion_element_get_received_bytes(doca_dpa_dev_completion_element_t comp_element);
+/** Error syndrome; in the sim 1 for SEND_ERR and RECV_ERR elements, 0 otherwise. */
+uint32_t doca_dpa_dev_completion_element_get_error_syndrome(doca_dpa_dev_completion_element_t comp_element);
+/** Vendor error syndrome; in the sim the immediate of an error element, 0 otherwise. */
+uint32_t doca_dpa_dev_completion_element_get_vendor_error_syndrome(doca_dpa_dev_completion_element_t comp_element);
+/** Completion timestamp; the sim keeps none: 0. */
+uint64_t doca_dpa_dev_completion_element_get_timestamp(doca_dpa_dev_completion_element_t comp_element);
 /** Releases completion elements that were read. */
 void doca_dpa_dev_completion_ack(doca_dpa_dev_completion_t dpa_comp_handle, uint64_t num_comp);
 /** Asks to be woken by the next completion. */
@@ -107,24 +151,6 @@ void doca_dpa_dev_hash_table_add(doca_dpa_dev_hash_table_t ht_handle, uint32_t k
 void doca_dpa_dev_hash_table_remove(doca_dpa_dev_hash_table_t ht_handle, uint32_t key);
 /** Finds a key; non-zero when found. */
 int doca_dpa_dev_hash_table_find(doca_dpa_dev_hash_table_t ht_handle, uint32_t key, uint64_t *value);
-
-/* Compiler intrinsics of dpacc that kernels commonly use. */
-uint64_t doca_sim_dev_cycles(void);
-/** Cycle counter (the sim counts nanoseconds). */
-static inline uint64_t __dpa_thread_cycles(void)
-{
-	return doca_sim_dev_cycles();
-}
-/** Makes this thread's writes visible; host memory is coherent in the sim. */
-static inline void __dpa_thread_window_writeback(void)
-{
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-}
-/** Memory fence. */
-static inline void __dpa_thread_memory_writeback(void)
-{
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-}
 
 #ifdef __cplusplus
 }

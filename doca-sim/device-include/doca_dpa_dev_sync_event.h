@@ -14,6 +14,8 @@ extern "C" {
 #endif
 
 typedef uint64_t doca_dpa_dev_sync_event_t;
+/** The DPA handle of a sync event reached over the network (doca_dpa_dev_rdma.h signals it). */
+typedef uint64_t doca_dpa_dev_sync_event_remote_net_t;
 
 /** Reads the event's value. */
 void doca_dpa_dev_sync_event_get(doca_dpa_dev_sync_event_t dpa_dev_se_handle, uint64_t *value);
@@ -23,6 +25,18 @@ void doca_dpa_dev_sync_event_update_add(doca_dpa_dev_sync_event_t dpa_dev_se_han
 void doca_dpa_dev_sync_event_update_set(doca_dpa_dev_sync_event_t dpa_dev_se_handle, uint64_t value);
 /** Waits until (event value & mask) > value. */
 void doca_dpa_dev_sync_event_wait_gt(doca_dpa_dev_sync_event_t dpa_dev_se_handle, uint64_t value, uint64_t mask);
+/**
+ * Posts, on async ops, a wait until the event's value is greater than `value`.
+ * Not modelled by doca-sim: a device fault with a device-log line saying so.
+ */
+void doca_dpa_dev_sync_event_post_wait_gt(doca_dpa_dev_async_ops_t async_ops_handle,
+					  doca_dpa_dev_sync_event_t wait_se_handle, uint64_t value);
+/**
+ * Posts, on async ops, a wait until the event's value differs from `value`.
+ * Not modelled by doca-sim: a device fault with a device-log line saying so.
+ */
+void doca_dpa_dev_sync_event_post_wait_ne(doca_dpa_dev_async_ops_t async_ops_handle,
+					  doca_dpa_dev_sync_event_t wait_se_handle, uint64_t value);
 
 #ifdef __cplusplus
 }

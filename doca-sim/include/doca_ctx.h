@@ -37,6 +37,8 @@ extern "C" {
 struct doca_ctx;
 /** A DPA context (see doca_dpa.h). */
 struct doca_dpa;
+/** Description of a device (doca_dev.h). */
+struct doca_devinfo;
 
 /**
  * @brief Lifecycle states of a context.
@@ -147,6 +149,56 @@ doca_error_t doca_ctx_get_num_inflight_tasks(const struct doca_ctx *ctx, size_t 
  */
 DOCA_EXPERIMENTAL
 doca_error_t doca_ctx_set_datapath_on_dpa(struct doca_ctx *ctx, struct doca_dpa *dpa_dev);
+
+/** A GPU device (DOCA GPUNetIO); doca-sim has none. */
+struct doca_gpu;
+
+/**
+ * @brief Runs the context's data path on a GPU (before start).
+ *
+ * Not modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.
+ *
+ * @param [in] ctx the context.
+ * @param [in] gpu_dev the GPU.
+ * @return DOCA_SUCCESS on success; a DOCA error code otherwise.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_ctx_set_datapath_on_gpu(struct doca_ctx *ctx, struct doca_gpu *gpu_dev);
+
+/**
+ * @brief Submits the tasks queued on the context that were held back.
+ *
+ * doca-sim: contexts take no tasks, so there is never anything to flush; the
+ * call does nothing.
+ *
+ * @param [in] ctx the context.
+ */
+DOCA_EXPERIMENTAL
+void doca_ctx_flush_tasks(struct doca_ctx *ctx);
+
+/**
+ * @brief Chooses the completion vector the context's completions use (before start).
+ *
+ * Not modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.
+ *
+ * @param [in] ctx the context.
+ * @param [in] comp_vector the vector's index.
+ * @return DOCA_SUCCESS on success; a DOCA error code otherwise.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_ctx_set_completion_vector(struct doca_ctx *ctx, uint32_t comp_vector);
+
+/**
+ * @brief Reads how many completion vectors a device offers.
+ *
+ * Not modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.
+ *
+ * @param [in] devinfo the device.
+ * @param [out] num_comp_vectors receives the number.
+ * @return DOCA_SUCCESS on success; a DOCA error code otherwise.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_ctx_cap_get_num_completion_vectors(const struct doca_devinfo *devinfo, uint32_t *num_comp_vectors);
 
 #ifdef __cplusplus
 }

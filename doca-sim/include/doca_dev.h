@@ -308,6 +308,183 @@ DOCA_EXPERIMENTAL
 doca_error_t doca_devinfo_get_pci_func_type(const struct doca_devinfo *devinfo,
 					    enum doca_pci_func_type *pci_func_type);
 
+/**
+ * @brief Asks the driver to give back the device's released resources sooner.
+ *
+ * Not modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED (see
+ * doca_devinfo_cap_is_accelerate_resource_reclaim_supported()).
+ *
+ * @param [in] dev an opened device.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL device;
+ * DOCA_ERROR_NOT_SUPPORTED when the device cannot do it.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_dev_accelerate_resource_reclaim(struct doca_dev *dev);
+
+/**
+ * @brief Reads the port's active link rate.
+ *
+ * Not modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.
+ *
+ * @param [in] devinfo the device.
+ * @param [out] active_rate receives the rate.
+ * @return DOCA_SUCCESS on success; a DOCA error code otherwise.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_devinfo_get_active_rate(const struct doca_devinfo *devinfo, uint64_t *active_rate);
+
+/**
+ * @brief Tells whether the device can manage PCI hot-plug of emulated functions.
+ *
+ * doca-sim: always 0 (the simulated devices emulate no PCI functions).
+ *
+ * @param [in] devinfo the device.
+ * @param [out] is_hotplug_manager receives 1 when supported, 0 otherwise.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument.
+ */
+DOCA_STABLE
+doca_error_t doca_devinfo_cap_is_hotplug_manager_supported(const struct doca_devinfo *devinfo,
+							   uint8_t *is_hotplug_manager);
+
+/**
+ * @brief Tells whether the device can moderate completion notifications.
+ *
+ * doca-sim: always 0.
+ *
+ * @param [in] devinfo the device.
+ * @param [out] is_notification_moderation_supported receives 1 when supported, 0 otherwise.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_devinfo_cap_is_notification_moderation_supported(const struct doca_devinfo *devinfo,
+								   uint8_t *is_notification_moderation_supported);
+
+/**
+ * @brief Tells whether representors can be listed with DOCA_DEVINFO_REP_FILTER_ALL.
+ *
+ * doca-sim: 1 exactly when the device has representors in its profile (as for
+ * the network filter).
+ *
+ * @param [in] devinfo the device.
+ * @param [out] filter_all_supported receives 1 when supported, 0 otherwise.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument.
+ */
+DOCA_STABLE
+doca_error_t doca_devinfo_rep_cap_is_filter_all_supported(const struct doca_devinfo *devinfo,
+							  uint8_t *filter_all_supported);
+
+/**
+ * @brief Tells whether emulated-function representors can be listed
+ * (DOCA_DEVINFO_REP_FILTER_EMULATED).
+ *
+ * doca-sim: always 0.
+ *
+ * @param [in] devinfo the device.
+ * @param [out] filter_emulated_supported receives 1 when supported, 0 otherwise.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument.
+ */
+DOCA_STABLE
+doca_error_t doca_devinfo_rep_cap_is_filter_emulated_supported(const struct doca_devinfo *devinfo,
+							       uint8_t *filter_emulated_supported);
+
+/**
+ * @brief Tells whether doca_dev_accelerate_resource_reclaim() can be used.
+ *
+ * doca-sim: always 0.
+ *
+ * @param [in] devinfo the device.
+ * @param [out] is_accelerate_resource_reclaim receives 1 when supported, 0 otherwise.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_devinfo_cap_is_accelerate_resource_reclaim_supported(const struct doca_devinfo *devinfo,
+									uint8_t *is_accelerate_resource_reclaim);
+
+/**
+ * @brief Writes a representor's vendor-unique id.
+ *
+ * doca-sim: the parent device's InfiniBand name and the representor's
+ * interface name, joined by '-'.
+ *
+ * @param [in] devinfo_rep the representor.
+ * @param [out] rep_vuid the buffer to fill.
+ * @param [in] size its length; DOCA_DEVINFO_REP_VUID_SIZE is always enough.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument or
+ * a buffer that is too small.
+ */
+DOCA_STABLE
+doca_error_t doca_devinfo_rep_get_vuid(const struct doca_devinfo_rep *devinfo_rep, char *rep_vuid, uint32_t size);
+
+/**
+ * @brief Writes the PCI address of the function a representor stands for.
+ *
+ * @param [in] devinfo_rep the representor.
+ * @param [out] pci_addr_str a buffer of at least DOCA_DEVINFO_REP_PCI_ADDR_SIZE bytes.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument.
+ */
+DOCA_STABLE
+doca_error_t doca_devinfo_rep_get_pci_addr_str(const struct doca_devinfo_rep *devinfo_rep, char *pci_addr_str);
+
+/**
+ * @brief Tells whether a representor stands for a physical, virtual or scalable function.
+ *
+ * @param [in] devinfo_rep the representor.
+ * @param [out] pci_func_type receives the function type.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument.
+ */
+DOCA_STABLE
+doca_error_t doca_devinfo_rep_get_pci_func_type(const struct doca_devinfo_rep *devinfo_rep,
+						enum doca_pci_func_type *pci_func_type);
+
+/**
+ * @brief Tells whether a representor stands for a hot-plugged function.
+ *
+ * doca-sim: always 0.
+ *
+ * @param [in] devinfo_rep the representor.
+ * @param [out] is_hotplug receives 1 for a hot-plugged function, 0 otherwise.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument.
+ */
+DOCA_STABLE
+doca_error_t doca_devinfo_rep_get_is_hotplug(const struct doca_devinfo_rep *devinfo_rep, uint8_t *is_hotplug);
+
+/**
+ * @brief Writes a representor's network interface name.
+ *
+ * @param [in] devinfo_rep the representor.
+ * @param [out] iface_name the buffer to fill.
+ * @param [in] size its length; DOCA_DEVINFO_IFACE_NAME_SIZE is always enough.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument or
+ * a buffer that is too small.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_devinfo_rep_get_iface_name(const struct doca_devinfo_rep *devinfo_rep, char *iface_name,
+					     uint32_t size);
+
+/**
+ * @brief Reads a representor's virtual HCA id.
+ *
+ * doca-sim: the parent device's id times 256 plus the representor's position.
+ *
+ * @param [in] devinfo_rep the representor.
+ * @param [out] vhca_id receives the id.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_devinfo_rep_get_vhca_id(const struct doca_devinfo_rep *devinfo_rep, uint16_t *vhca_id);
+
+/**
+ * @brief Tells whether a representor stands for the function at a given PCI address.
+ *
+ * @param [in] devinfo_rep the representor.
+ * @param [in] pci_addr_str the address to compare with, as text.
+ * @param [out] is_equal receives 1 when they match, 0 otherwise.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument.
+ */
+DOCA_STABLE
+doca_error_t doca_devinfo_rep_is_equal_pci_addr(const struct doca_devinfo_rep *devinfo_rep, const char *pci_addr_str,
+						uint8_t *is_equal);
+
 #ifdef __cplusplus
 }
 #endif

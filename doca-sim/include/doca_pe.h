@@ -39,18 +39,6 @@ extern "C" {
 struct doca_pe;
 /** A generic DOCA context (see doca_ctx.h). */
 struct doca_ctx;
-/** A unit of work submitted to a context and completed through its progress engine. */
-struct doca_task;
-
-/**
- * @brief What a context calls when one of its tasks completes (or fails).
- *
- * @param [in] task the task; it may be freed or resubmitted from the callback.
- * @param [in] task_user_data the task's user data.
- * @param [in] ctx_user_data the context's user data.
- */
-typedef void (*doca_task_completion_cb_t)(struct doca_task *task, union doca_data task_user_data,
-					  union doca_data ctx_user_data);
 
 /**
  * @brief Creates a progress engine.
@@ -140,8 +128,59 @@ doca_error_t doca_pe_request_notification(struct doca_pe *pe);
 DOCA_STABLE
 doca_error_t doca_pe_clear_notification(struct doca_pe *pe, doca_notification_handle_t handle);
 
+/*
+ * Tasks. doca-sim's contexts (DPA, RDMI) take no tasks, so no task or task
+ * batch can ever be allocated: the calls below that need one answer
+ * DOCA_ERROR_NOT_SUPPORTED, and the accessors that cannot fail answer a zero
+ * value and do nothing else.
+ */
+
+/** A task of some context. */
+struct doca_task;
+/** A batch of tasks of one context. */
+struct doca_task_batch;
+
+/** Called when a task completes (or fails). */
+typedef void (*doca_task_completion_cb_t)(struct doca_task *task, union doca_data task_user_data,
+					  union doca_data ctx_user_data);
+
+/** How many tasks a batch can hold. */
+enum doca_task_batch_max_tasks_number {
+	DOCA_TASK_BATCH_MAX_TASKS_NUMBER_16,  /**< 16 tasks. */
+	DOCA_TASK_BATCH_MAX_TASKS_NUMBER_32,  /**< 32 tasks. */
+	DOCA_TASK_BATCH_MAX_TASKS_NUMBER_64,  /**< 64 tasks. */
+	DOCA_TASK_BATCH_MAX_TASKS_NUMBER_128, /**< 128 tasks. */
+};
+
+/** How many events an event batch can report. */
+enum doca_event_batch_events_number {
+	DOCA_EVENT_BATCH_EVENTS_NUMBER_1,   /**< 1 event. */
+	DOCA_EVENT_BATCH_EVENTS_NUMBER_2,   /**< 2 events. */
+	DOCA_EVENT_BATCH_EVENTS_NUMBER_4,   /**< 4 events. */
+	DOCA_EVENT_BATCH_EVENTS_NUMBER_8,   /**< 8 events. */
+	DOCA_EVENT_BATCH_EVENTS_NUMBER_16,  /**< 16 events. */
+	DOCA_EVENT_BATCH_EVENTS_NUMBER_32,  /**< 32 events. */
+	DOCA_EVENT_BATCH_EVENTS_NUMBER_64,  /**< 64 events. */
+	DOCA_EVENT_BATCH_EVENTS_NUMBER_128, /**< 128 events. */
+};
+
+/** Flags of doca_task_submit_ex(). */
+enum doca_task_submit_flag {
+	DOCA_TASK_SUBMIT_FLAG_NONE = 0U,		 /**< Submit now. */
+	DOCA_TASK_SUBMIT_FLAG_FLUSH = (1U << 0),	 /**< Submit this task and those held back. */
+	DOCA_TASK_SUBMIT_FLAG_OPTIMIZE_REPORTS = (1U << 1), /**< Report completions in fewer events. */
+};
+
+/** Which contexts doca_pe_progress() serves. */
+enum doca_pe_event_mode {
+	DOCA_PE_EVENT_MODE_PROGRESS_SELECTIVE, /**< Only contexts with pending events. */
+	DOCA_PE_EVENT_MODE_PROGRESS_ALL,       /**< Every connected context. */
+};
+
 /**
- * @brief How many tasks of the engine's contexts are submitted and not completed yet.
+ * @brief Counts the tasks submitted through the engine's contexts and not completed yet.
+ *
+ * doca-sim: always 0 (no context takes tasks).
  *
  * @param [in] pe the engine.
  * @param [out] num_inflight_tasks receives the count.
@@ -151,28 +190,77 @@ DOCA_STABLE
 doca_error_t doca_pe_get_num_inflight_tasks(const struct doca_pe *pe, size_t *num_inflight_tasks);
 
 /**
- * @brief Submits a task to its context. Its completion (or error) callback runs from a
- * later doca_pe_progress() of the context's engine.
+ * @brief Chooses which contexts the engine's progress serves.
  *
- * @param [in] task an allocated task that is not in flight.
- * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL task;
- * DOCA_ERROR_BAD_STATE when the context is not running or the task is already in flight.
+ * Not modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.
+ *
+ * @param [in] pe the engine.
+ * @param [in] event_mode the mode.
+ * @return DOCA_SUCCESS on success; a DOCA error code otherwise.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_pe_set_event_mode(struct doca_pe *pe, enum doca_pe_event_mode event_mode);
+
+/**
+ * @brief Submits a task to its context.
+ *
+ * Not modelled by doca-sim (no task exists): returns DOCA_ERROR_NOT_SUPPORTED.
+ *
+ * @param [in] task the task.
+ * @return DOCA_SUCCESS on success; a DOCA error code otherwise.
  */
 DOCA_STABLE
 doca_error_t doca_task_submit(struct doca_task *task);
 
 /**
- * @brief Like doca_task_submit(), refusing instead of queueing when the context cannot
- * take the task at once.
+ * @brief Submits a task with doca_task_submit_flag flags.
  *
- * @param [in] task an allocated task that is not in flight.
- * @return as doca_task_submit(); DOCA_ERROR_AGAIN when the context is busy.
+ * Not modelled by doca-sim (no task exists): returns DOCA_ERROR_NOT_SUPPORTED.
+ *
+ * @param [in] task the task.
+ * @param [in] flags a bitwise OR of enum doca_task_submit_flag values.
+ * @return DOCA_SUCCESS on success; a DOCA error code otherwise.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_task_submit_ex(struct doca_task *task, uint32_t flags);
+
+/**
+ * @brief Submits a batch of tasks.
+ *
+ * Not modelled by doca-sim (no batch exists): returns DOCA_ERROR_NOT_SUPPORTED.
+ *
+ * @param [in] task_batch the batch.
+ * @return DOCA_SUCCESS on success; a DOCA error code otherwise.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_task_batch_submit(struct doca_task_batch *task_batch);
+
+/**
+ * @brief Submits a task if that can be done without waiting.
+ *
+ * Not modelled by doca-sim (no task exists): returns DOCA_ERROR_NOT_SUPPORTED.
+ *
+ * @param [in] task the task.
+ * @return DOCA_SUCCESS on success; a DOCA error code otherwise.
  */
 DOCA_STABLE
 doca_error_t doca_task_try_submit(struct doca_task *task);
 
 /**
- * @brief Returns a task that is not in flight to its context's pool.
+ * @brief Submits a batch if that can be done without waiting.
+ *
+ * Not modelled by doca-sim (no batch exists): returns DOCA_ERROR_NOT_SUPPORTED.
+ *
+ * @param [in] task_batch the batch.
+ * @return DOCA_SUCCESS on success; a DOCA error code otherwise.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_task_batch_try_submit(struct doca_task_batch *task_batch);
+
+/**
+ * @brief Gives a task back to its context.
+ *
+ * doca-sim: no task exists; does nothing.
  *
  * @param [in] task the task.
  */
@@ -180,16 +268,41 @@ DOCA_STABLE
 void doca_task_free(struct doca_task *task);
 
 /**
- * @brief The outcome of a completed task: DOCA_SUCCESS, or why it failed.
+ * @brief Gives a batch back to its context.
+ *
+ * doca-sim: no batch exists; does nothing.
+ *
+ * @param [in] task_batch the batch.
+ */
+DOCA_EXPERIMENTAL
+void doca_task_batch_free(struct doca_task_batch *task_batch);
+
+/**
+ * @brief How a completed task ended.
+ *
+ * Not modelled by doca-sim (no task exists): returns DOCA_ERROR_NOT_SUPPORTED.
  *
  * @param [in] task the task.
- * @return the status.
+ * @return DOCA_SUCCESS for a task that succeeded; its error code otherwise.
  */
 DOCA_STABLE
 doca_error_t doca_task_get_status(const struct doca_task *task);
 
 /**
- * @brief Sets the user data passed to the task's callbacks.
+ * @brief How a completed batch ended.
+ *
+ * Not modelled by doca-sim (no batch exists): returns DOCA_ERROR_NOT_SUPPORTED.
+ *
+ * @param [in] task_batch the batch.
+ * @return DOCA_SUCCESS for a batch that succeeded; its error code otherwise.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_task_batch_get_status(const struct doca_task_batch *task_batch);
+
+/**
+ * @brief Attaches user data to a task.
+ *
+ * doca-sim: no task exists; does nothing.
  *
  * @param [in] task the task.
  * @param [in] user_data the data.
@@ -198,7 +311,20 @@ DOCA_STABLE
 void doca_task_set_user_data(struct doca_task *task, union doca_data user_data);
 
 /**
- * @brief The task's user data.
+ * @brief Attaches user data to a batch.
+ *
+ * doca-sim: no batch exists; does nothing.
+ *
+ * @param [in] task_batch the batch.
+ * @param [in] user_data the data.
+ */
+DOCA_EXPERIMENTAL
+void doca_task_batch_set_user_data(struct doca_task_batch *task_batch, union doca_data user_data);
+
+/**
+ * @brief The user data of a task.
+ *
+ * doca-sim: no task exists; returns zero.
  *
  * @param [in] task the task.
  * @return the data.
@@ -207,13 +333,59 @@ DOCA_STABLE
 union doca_data doca_task_get_user_data(const struct doca_task *task);
 
 /**
- * @brief The context the task belongs to.
+ * @brief The user data of a batch.
+ *
+ * doca-sim: no batch exists; returns zero.
+ *
+ * @param [in] task_batch the batch.
+ * @return the data.
+ */
+DOCA_EXPERIMENTAL
+union doca_data doca_task_batch_get_user_data(const struct doca_task_batch *task_batch);
+
+/**
+ * @brief The context a task belongs to.
+ *
+ * doca-sim: no task exists; returns NULL.
  *
  * @param [in] task the task.
  * @return the context.
  */
 DOCA_STABLE
 struct doca_ctx *doca_task_get_ctx(const struct doca_task *task);
+
+/**
+ * @brief The context a batch belongs to.
+ *
+ * doca-sim: no batch exists; returns NULL.
+ *
+ * @param [in] task_batch the batch.
+ * @return the context.
+ */
+DOCA_EXPERIMENTAL
+struct doca_ctx *doca_task_batch_get_ctx(const struct doca_task_batch *task_batch);
+
+/**
+ * @brief The user data of the context a batch belongs to.
+ *
+ * doca-sim: no batch exists; returns zero.
+ *
+ * @param [in] task_batch the batch.
+ * @return the data.
+ */
+DOCA_EXPERIMENTAL
+union doca_data doca_task_batch_get_ctx_user_data(const struct doca_task_batch *task_batch);
+
+/**
+ * @brief How many tasks a batch holds.
+ *
+ * doca-sim: no batch exists; returns 0.
+ *
+ * @param [in] task_batch the batch.
+ * @return the number of tasks.
+ */
+DOCA_EXPERIMENTAL
+uint16_t doca_task_batch_get_tasks_num(struct doca_task_batch *task_batch);
 
 #ifdef __cplusplus
 }

@@ -27,6 +27,7 @@
 #ifndef DOCA_SYNC_EVENT_H_
 #define DOCA_SYNC_EVENT_H_
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <doca_compat.h>
@@ -43,25 +44,14 @@ struct doca_sync_event;
 struct doca_sync_event_remote_net;
 /** A generic DOCA context (see doca_ctx.h). */
 struct doca_ctx;
+/** A task of some context (doca_pe.h). */
+struct doca_task;
 /** Description of a device (see doca_dev.h). */
 struct doca_devinfo;
 /** An opened device (see doca_dev.h). */
 struct doca_dev;
 /** A DPA context (see doca_dpa.h). */
 struct doca_dpa;
-
-/** A task of a sync event used as a context: read its value. */
-struct doca_sync_event_task_get;
-/** A task of a sync event used as a context: set its value. */
-struct doca_sync_event_task_notify_set;
-/** A task of a sync event used as a context: add to its value. */
-struct doca_sync_event_task_notify_add;
-/** A task of a sync event used as a context: complete once (value AND mask) equals a value. */
-struct doca_sync_event_task_wait_eq;
-/** A task of a sync event used as a context: complete once (value AND mask) differs from a value. */
-struct doca_sync_event_task_wait_neq;
-/** A unit of work of a context (see doca_pe.h). */
-struct doca_task;
 
 /** How DPA kernels refer to a sync event. */
 typedef uint64_t doca_dpa_dev_sync_event_t;
@@ -332,128 +322,269 @@ DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_wait_neq_yield(struct doca_sync_event *event, uint64_t value, uint64_t mask);
 
 /*
- * Tasks. A sync event can also be driven as a DOCA context: connect
- * doca_sync_event_as_ctx() to a progress engine, configure each task type with
- * its *_set_conf() (callbacks and the size of its pool) while the context is
- * idle, start it with doca_ctx_start(), then allocate tasks with *_alloc_init(),
- * submit them as doca_task (doca_task_submit()) and let doca_pe_progress() run
- * their callbacks. A task that completed is freed with doca_task_free() or
- * submitted again.
+ * Everything else of the 3.0 sync event surface. doca-sim models remote-net
+ * events as a loopback inside one process (an exported event can be
+ * re-created from its export by this process, and its DPA handle is a real
+ * handle); PCI and GPU exports, caller buffers and the progress-engine tasks
+ * are not modelled (DOCA_ERROR_NOT_SUPPORTED, with capability queries that
+ * say so). No task can be allocated, so the task accessors that cannot fail
+ * do nothing or answer zero.
  */
 
-/** Called when a get task completes or fails. */
+/** A buffer of DOCA Core's buffer inventory (not modelled by doca-sim). */
+struct doca_buf;
+/** A GPU device (not modelled by doca-sim). */
+struct doca_gpu;
+/** A GPU-side handle of a sync event. */
+typedef uint64_t doca_gpu_dev_sync_event_t;
+/** A GPU-side handle of a remote-net sync event. */
+typedef uint64_t doca_gpu_dev_sync_event_remote_net_t;
+
+/** A task reading an event's value through a progress engine. */
+struct doca_sync_event_task_get;
+/** A task setting an event's value. */
+struct doca_sync_event_task_notify_set;
+/** A task adding to an event's value. */
+struct doca_sync_event_task_notify_add;
+/** A task waiting until an event's masked value equals a value. */
+struct doca_sync_event_task_wait_eq;
+/** A task waiting until an event's masked value differs from a value. */
+struct doca_sync_event_task_wait_neq;
+
+/** Completion callback of a get task. */
 typedef void (*doca_sync_event_task_get_completion_cb_t)(struct doca_sync_event_task_get *task,
 							 union doca_data task_user_data,
 							 union doca_data ctx_user_data);
-/** Called when a notify-set task completes or fails. */
+/** Completion callback of a notify-set task. */
 typedef void (*doca_sync_event_task_notify_set_completion_cb_t)(struct doca_sync_event_task_notify_set *task,
 								union doca_data task_user_data,
 								union doca_data ctx_user_data);
-/** Called when a notify-add task completes or fails. */
+/** Completion callback of a notify-add task. */
 typedef void (*doca_sync_event_task_notify_add_completion_cb_t)(struct doca_sync_event_task_notify_add *task,
 								union doca_data task_user_data,
 								union doca_data ctx_user_data);
-/** Called when a wait-equal task completes or fails. */
+/** Completion callback of a wait-eq task. */
 typedef void (*doca_sync_event_task_wait_eq_completion_cb_t)(struct doca_sync_event_task_wait_eq *task,
 							     union doca_data task_user_data,
 							     union doca_data ctx_user_data);
-/** Called when a wait-not-equal task completes or fails. */
+/** Completion callback of a wait-neq task. */
 typedef void (*doca_sync_event_task_wait_neq_completion_cb_t)(struct doca_sync_event_task_wait_neq *task,
 							      union doca_data task_user_data,
 							      union doca_data ctx_user_data);
 
 /**
- * @brief Whether sync events of this device accept get tasks.
+ * @brief Re-creates, on this side of a PCI link, an event exported with
+ * doca_sync_event_export_to_remote_pci().
+ *
+ * Not modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.
+ *
+ * @param [in] dev the device to create it on.
+ * @param [in] data the export blob.
+ * @param [in] sz its length.
+ * @param [out] event receives the event.
+ * @return DOCA_SUCCESS on success; a DOCA error code otherwise.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_create_from_export(struct doca_dev *dev, const uint8_t *data, size_t sz,
+					       struct doca_sync_event **event);
+
+/**
+ * @brief Tells whether doca_sync_event_create_from_export() can be used on a device.
+ *
+ * doca-sim: DOCA_ERROR_NOT_SUPPORTED (PCI exports are not modelled).
+ *
  * @param [in] devinfo the device.
- * @return DOCA_SUCCESS when they do; DOCA_ERROR_NOT_SUPPORTED otherwise.
+ * @return DOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_cap_is_create_from_export_supported(const struct doca_devinfo *devinfo);
+
+/**
+ * @brief Creates the remote side of an event exported with
+ * doca_sync_event_export_to_remote_net().
+ *
+ * doca-sim: the export must come from this process (a loopback); the remote
+ * event refers to the exported event, which must still exist.
+ *
+ * @param [in] dev the device to reach the event through.
+ * @param [in] data the export blob.
+ * @param [in] sz its length.
+ * @param [out] event receives the remote event; destroy it with doca_sync_event_remote_net_destroy().
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument or a
+ * blob that is not an export; DOCA_ERROR_NOT_FOUND when the exported event is gone.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_remote_net_create_from_export(struct doca_dev *dev, const uint8_t *data, size_t sz,
+							  struct doca_sync_event_remote_net **event);
+
+/**
+ * @brief Tells whether remote-net events can be created from an export on a device.
+ *
+ * doca-sim: DOCA_SUCCESS for devices that export sync events to a DPA.
+ *
+ * @param [in] devinfo the device.
+ * @return DOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_cap_remote_net_is_create_from_export_supported(const struct doca_devinfo *devinfo);
+
+/**
+ * @brief Destroys a remote-net event; its DPA handles stop being valid.
+ *
+ * @param [in] event the remote event.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL or unknown event.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_remote_net_destroy(struct doca_sync_event_remote_net *event);
+
+/**
+ * @brief Declares that a GPU will update the event.
+ *
+ * Not modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.
+ *
+ * @param [in] event the event.
+ * @param [in] gpu the GPU.
+ * @return DOCA_SUCCESS on success; a DOCA error code otherwise.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_add_publisher_location_gpu(struct doca_sync_event *event, struct doca_gpu *gpu);
+
+/**
+ * @brief Declares that a GPU will wait on the event.
+ *
+ * Not modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.
+ *
+ * @param [in] event the event.
+ * @param [in] gpu the GPU.
+ * @return DOCA_SUCCESS on success; a DOCA error code otherwise.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_add_subscriber_location_gpu(struct doca_sync_event *event, struct doca_gpu *gpu);
+
+/**
+ * @brief Backs the event's value with a DOCA buffer.
+ *
+ * Not modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.
+ *
+ * @param [in] event the event.
+ * @param [in] buf the buffer.
+ * @return DOCA_SUCCESS on success; a DOCA error code otherwise.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_set_doca_buf(struct doca_sync_event *event, struct doca_buf *buf);
+
+/**
+ * @brief Tells whether get tasks can be used on a device.
+ *
+ * doca-sim: DOCA_ERROR_NOT_SUPPORTED (tasks are not modelled).
+ *
+ * @param [in] devinfo the device.
+ * @return DOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise.
  */
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_cap_task_get_is_supported(const struct doca_devinfo *devinfo);
 
 /**
- * @brief Configures get tasks: their callbacks and how many may be allocated at once.
- * The event's context must be idle.
+ * @brief Configures the get tasks of an event (before start).
+ *
+ * Not modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.
+ *
  * @param [in] event the event.
- * @param [in] completion_cb called on success.
- * @param [in] error_cb called on failure.
- * @param [in] num_tasks the size of the task pool (not 0).
- * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for a bad argument; DOCA_ERROR_BAD_STATE
- * when the context is not idle.
+ * @param [in] completion_cb called when a task succeeds.
+ * @param [in] error_cb called when a task fails.
+ * @param [in] num_tasks how many tasks may be allocated at once.
+ * @return DOCA_SUCCESS on success; a DOCA error code otherwise.
  */
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_task_get_set_conf(struct doca_sync_event *event,
-					       doca_sync_event_task_get_completion_cb_t completion_cb,
-					       doca_sync_event_task_get_completion_cb_t error_cb,
-					       uint32_t num_tasks);
+						doca_sync_event_task_get_completion_cb_t completion_cb,
+						doca_sync_event_task_get_completion_cb_t error_cb, uint32_t num_tasks);
 
 /**
- * @brief Allocates a get task from the pool: on completion the event's value is written
- * to *ret_val_ptr. The event's context must be running.
+ * @brief Allocates a task that reads the event's value into *ret_val_ptr.
+ *
+ * Not modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.
+ *
  * @param [in] event the event.
  * @param [in] ret_val_ptr where the value goes.
  * @param [in] user_data the task's user data.
  * @param [out] task receives the task.
- * @return DOCA_SUCCESS; DOCA_ERROR_NO_MEMORY when the pool is exhausted;
- * DOCA_ERROR_BAD_STATE when the context is not running; DOCA_ERROR_INVALID_VALUE for a bad argument.
+ * @return DOCA_SUCCESS on success; a DOCA error code otherwise.
  */
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_task_get_alloc_init(struct doca_sync_event *event, uint64_t *ret_val_ptr,
-						 union doca_data user_data,
-						 struct doca_sync_event_task_get **task);
+						 union doca_data user_data, struct doca_sync_event_task_get **task);
 
 /**
- * @brief The task as a generic doca_task.
+ * @brief The generic task behind a get task.
+ *
+ * doca-sim: no such task exists; returns NULL.
+ *
  * @param [in] task the task.
- * @return the same task.
+ * @return the task as a struct doca_task.
  */
 DOCA_EXPERIMENTAL
 struct doca_task *doca_sync_event_task_get_as_doca_task(struct doca_sync_event_task_get *task);
 
 /**
- * @brief Sets where the value of a get task goes.
+ * @brief Sets the result pointer of a task.
+ *
+ * doca-sim: no such task exists; does nothing.
+ *
  * @param [in] task the task.
- * @param [in] ret_val_ptr the destination.
+ * @param [in] ret_val_ptr the new value.
  */
 DOCA_EXPERIMENTAL
 void doca_sync_event_task_get_set_ret_val_ptr(struct doca_sync_event_task_get *task, uint64_t *ret_val_ptr);
 
 /**
- * @brief Where the value of a get task goes.
+ * @brief The result pointer of a task.
+ *
+ * doca-sim: no such task exists; returns NULL.
+ *
  * @param [in] task the task.
- * @return the destination.
+ * @return the value.
  */
 DOCA_EXPERIMENTAL
 uint64_t *doca_sync_event_task_get_get_ret_val_ptr(const struct doca_sync_event_task_get *task);
 
 /**
- * @brief Whether sync events of this device accept notify-set tasks.
+ * @brief Tells whether notify-set tasks can be used on a device.
+ *
+ * doca-sim: DOCA_ERROR_NOT_SUPPORTED (tasks are not modelled).
+ *
  * @param [in] devinfo the device.
- * @return DOCA_SUCCESS when they do; DOCA_ERROR_NOT_SUPPORTED otherwise.
+ * @return DOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise.
  */
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_cap_task_notify_set_is_supported(const struct doca_devinfo *devinfo);
 
 /**
- * @brief Configures notify-set tasks, as doca_sync_event_task_get_set_conf().
+ * @brief Configures the notify-set tasks of an event (before start).
+ *
+ * Not modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.
+ *
  * @param [in] event the event.
- * @param [in] completion_cb called on success.
- * @param [in] error_cb called on failure.
- * @param [in] num_tasks the size of the task pool (not 0).
- * @return as doca_sync_event_task_get_set_conf().
+ * @param [in] completion_cb called when a task succeeds.
+ * @param [in] error_cb called when a task fails.
+ * @param [in] num_tasks how many tasks may be allocated at once.
+ * @return DOCA_SUCCESS on success; a DOCA error code otherwise.
  */
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_task_notify_set_set_conf(struct doca_sync_event *event,
-						      doca_sync_event_task_notify_set_completion_cb_t completion_cb,
-						      doca_sync_event_task_notify_set_completion_cb_t error_cb,
-						      uint32_t num_tasks);
+						doca_sync_event_task_notify_set_completion_cb_t completion_cb,
+						doca_sync_event_task_notify_set_completion_cb_t error_cb, uint32_t num_tasks);
 
 /**
- * @brief Allocates a notify-set task: on completion the event's value is set_val.
+ * @brief Allocates a task that sets the event's value.
+ *
+ * Not modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.
+ *
  * @param [in] event the event.
  * @param [in] set_val the value to set.
  * @param [in] user_data the task's user data.
  * @param [out] task receives the task.
- * @return as doca_sync_event_task_get_alloc_init().
+ * @return DOCA_SUCCESS on success; a DOCA error code otherwise.
  */
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_task_notify_set_alloc_init(struct doca_sync_event *event, uint64_t set_val,
@@ -461,23 +592,32 @@ doca_error_t doca_sync_event_task_notify_set_alloc_init(struct doca_sync_event *
 							struct doca_sync_event_task_notify_set **task);
 
 /**
- * @brief The task as a generic doca_task.
+ * @brief The generic task behind a notify-set task.
+ *
+ * doca-sim: no such task exists; returns NULL.
+ *
  * @param [in] task the task.
- * @return the same task.
+ * @return the task as a struct doca_task.
  */
 DOCA_EXPERIMENTAL
 struct doca_task *doca_sync_event_task_notify_set_as_doca_task(struct doca_sync_event_task_notify_set *task);
 
 /**
- * @brief Sets the value a notify-set task sets.
+ * @brief Sets the value to set of a task.
+ *
+ * doca-sim: no such task exists; does nothing.
+ *
  * @param [in] task the task.
- * @param [in] set_val the value.
+ * @param [in] set_val the new value.
  */
 DOCA_EXPERIMENTAL
 void doca_sync_event_task_notify_set_set_set_val(struct doca_sync_event_task_notify_set *task, uint64_t set_val);
 
 /**
- * @brief The value a notify-set task sets.
+ * @brief The value to set of a task.
+ *
+ * doca-sim: no such task exists; returns 0.
+ *
  * @param [in] task the task.
  * @return the value.
  */
@@ -485,36 +625,43 @@ DOCA_EXPERIMENTAL
 uint64_t doca_sync_event_task_notify_set_get_set_val(const struct doca_sync_event_task_notify_set *task);
 
 /**
- * @brief Whether sync events of this device accept notify-add tasks.
+ * @brief Tells whether notify-add tasks can be used on a device.
+ *
+ * doca-sim: DOCA_ERROR_NOT_SUPPORTED (tasks are not modelled).
+ *
  * @param [in] devinfo the device.
- * @return DOCA_SUCCESS when they do; DOCA_ERROR_NOT_SUPPORTED otherwise.
+ * @return DOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise.
  */
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_cap_task_notify_add_is_supported(const struct doca_devinfo *devinfo);
 
 /**
- * @brief Configures notify-add tasks, as doca_sync_event_task_get_set_conf().
+ * @brief Configures the notify-add tasks of an event (before start).
+ *
+ * Not modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.
+ *
  * @param [in] event the event.
- * @param [in] completion_cb called on success.
- * @param [in] error_cb called on failure.
- * @param [in] num_tasks the size of the task pool (not 0).
- * @return as doca_sync_event_task_get_set_conf().
+ * @param [in] completion_cb called when a task succeeds.
+ * @param [in] error_cb called when a task fails.
+ * @param [in] num_tasks how many tasks may be allocated at once.
+ * @return DOCA_SUCCESS on success; a DOCA error code otherwise.
  */
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_task_notify_add_set_conf(struct doca_sync_event *event,
-						      doca_sync_event_task_notify_add_completion_cb_t completion_cb,
-						      doca_sync_event_task_notify_add_completion_cb_t error_cb,
-						      uint32_t num_tasks);
+						doca_sync_event_task_notify_add_completion_cb_t completion_cb,
+						doca_sync_event_task_notify_add_completion_cb_t error_cb, uint32_t num_tasks);
 
 /**
- * @brief Allocates a notify-add task: on completion inc_val is added to the event's value
- * and the value before is written to *fetched_val_ptr.
+ * @brief Allocates a task that adds to the event's value.
+ *
+ * Not modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.
+ *
  * @param [in] event the event.
- * @param [in] inc_val what to add.
+ * @param [in] inc_val the value to add.
  * @param [in] fetched_val_ptr where the previous value goes.
  * @param [in] user_data the task's user data.
  * @param [out] task receives the task.
- * @return as doca_sync_event_task_get_alloc_init().
+ * @return DOCA_SUCCESS on success; a DOCA error code otherwise.
  */
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_task_notify_add_alloc_init(struct doca_sync_event *event, uint64_t inc_val,
@@ -522,102 +669,130 @@ doca_error_t doca_sync_event_task_notify_add_alloc_init(struct doca_sync_event *
 							struct doca_sync_event_task_notify_add **task);
 
 /**
- * @brief The task as a generic doca_task.
+ * @brief The generic task behind a notify-add task.
+ *
+ * doca-sim: no such task exists; returns NULL.
+ *
  * @param [in] task the task.
- * @return the same task.
+ * @return the task as a struct doca_task.
  */
 DOCA_EXPERIMENTAL
 struct doca_task *doca_sync_event_task_notify_add_as_doca_task(struct doca_sync_event_task_notify_add *task);
 
 /**
- * @brief Sets what a notify-add task adds.
+ * @brief Sets the value to add of a task.
+ *
+ * doca-sim: no such task exists; does nothing.
+ *
  * @param [in] task the task.
- * @param [in] inc_val the increment.
+ * @param [in] inc_val the new value.
  */
 DOCA_EXPERIMENTAL
 void doca_sync_event_task_notify_add_set_inc_val(struct doca_sync_event_task_notify_add *task, uint64_t inc_val);
 
 /**
- * @brief What a notify-add task adds.
+ * @brief The value to add of a task.
+ *
+ * doca-sim: no such task exists; returns 0.
+ *
  * @param [in] task the task.
- * @return the increment.
+ * @return the value.
  */
 DOCA_EXPERIMENTAL
 uint64_t doca_sync_event_task_notify_add_get_inc_val(const struct doca_sync_event_task_notify_add *task);
 
 /**
- * @brief Sets where a notify-add task writes the previous value.
+ * @brief Sets the previous-value pointer of a task.
+ *
+ * doca-sim: no such task exists; does nothing.
+ *
  * @param [in] task the task.
- * @param [in] fetched_val_ptr the destination.
+ * @param [in] fetched_val_ptr the new value.
  */
 DOCA_EXPERIMENTAL
-void doca_sync_event_task_notify_add_set_fetched_val_ptr(struct doca_sync_event_task_notify_add *task,
-							 uint64_t *fetched_val_ptr);
+void doca_sync_event_task_notify_add_set_fetched_val_ptr(struct doca_sync_event_task_notify_add *task, uint64_t *fetched_val_ptr);
 
 /**
- * @brief Where a notify-add task writes the previous value.
+ * @brief The previous-value pointer of a task.
+ *
+ * doca-sim: no such task exists; returns NULL.
+ *
  * @param [in] task the task.
- * @return the destination.
+ * @return the value.
  */
 DOCA_EXPERIMENTAL
 uint64_t *doca_sync_event_task_notify_add_get_fetched_val_ptr(const struct doca_sync_event_task_notify_add *task);
 
 /**
- * @brief Whether sync events of this device accept wait-equal tasks.
+ * @brief Tells whether wait-eq tasks can be used on a device.
+ *
+ * doca-sim: DOCA_ERROR_NOT_SUPPORTED (tasks are not modelled).
+ *
  * @param [in] devinfo the device.
- * @return DOCA_SUCCESS when they do; DOCA_ERROR_NOT_SUPPORTED otherwise.
+ * @return DOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise.
  */
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_cap_task_wait_eq_is_supported(const struct doca_devinfo *devinfo);
 
 /**
- * @brief Configures wait-equal tasks, as doca_sync_event_task_get_set_conf().
+ * @brief Configures the wait-eq tasks of an event (before start).
+ *
+ * Not modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.
+ *
  * @param [in] event the event.
- * @param [in] completion_cb called on success.
- * @param [in] error_cb called on failure.
- * @param [in] num_tasks the size of the task pool (not 0).
- * @return as doca_sync_event_task_get_set_conf().
+ * @param [in] completion_cb called when a task succeeds.
+ * @param [in] error_cb called when a task fails.
+ * @param [in] num_tasks how many tasks may be allocated at once.
+ * @return DOCA_SUCCESS on success; a DOCA error code otherwise.
  */
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_task_wait_eq_set_conf(struct doca_sync_event *event,
-						   doca_sync_event_task_wait_eq_completion_cb_t completion_cb,
-						   doca_sync_event_task_wait_eq_completion_cb_t error_cb,
-						   uint32_t num_tasks);
+						doca_sync_event_task_wait_eq_completion_cb_t completion_cb,
+						doca_sync_event_task_wait_eq_completion_cb_t error_cb, uint32_t num_tasks);
 
 /**
- * @brief Allocates a wait-equal task: it completes once (value AND mask) equals wait_val.
- * A counter that passes wait_val between two looks is never seen equal: waiting with
- * wait-not-equal on the last value seen is the robust form.
+ * @brief Allocates a task that waits on the event's masked value.
+ *
+ * Not modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.
+ *
  * @param [in] event the event.
- * @param [in] wait_val the value to wait for.
- * @param [in] mask the bits of the value compared.
+ * @param [in] wait_val the value compared with.
+ * @param [in] mask the mask applied to the event's value.
  * @param [in] user_data the task's user data.
  * @param [out] task receives the task.
- * @return as doca_sync_event_task_get_alloc_init().
+ * @return DOCA_SUCCESS on success; a DOCA error code otherwise.
  */
 DOCA_EXPERIMENTAL
-doca_error_t doca_sync_event_task_wait_eq_alloc_init(struct doca_sync_event *event, uint64_t wait_val,
-						     uint64_t mask, union doca_data user_data,
-						     struct doca_sync_event_task_wait_eq **task);
+doca_error_t doca_sync_event_task_wait_eq_alloc_init(struct doca_sync_event *event, uint64_t wait_val, uint64_t mask,
+						     union doca_data user_data, struct doca_sync_event_task_wait_eq **task);
 
 /**
- * @brief The task as a generic doca_task.
+ * @brief The generic task behind a wait-eq task.
+ *
+ * doca-sim: no such task exists; returns NULL.
+ *
  * @param [in] task the task.
- * @return the same task.
+ * @return the task as a struct doca_task.
  */
 DOCA_EXPERIMENTAL
 struct doca_task *doca_sync_event_task_wait_eq_as_doca_task(struct doca_sync_event_task_wait_eq *task);
 
 /**
- * @brief Sets the value a wait-equal task waits for.
+ * @brief Sets the value compared with of a task.
+ *
+ * doca-sim: no such task exists; does nothing.
+ *
  * @param [in] task the task.
- * @param [in] wait_val the value.
+ * @param [in] wait_val the new value.
  */
 DOCA_EXPERIMENTAL
 void doca_sync_event_task_wait_eq_set_wait_val(struct doca_sync_event_task_wait_eq *task, uint64_t wait_val);
 
 /**
- * @brief The value a wait-equal task waits for.
+ * @brief The value compared with of a task.
+ *
+ * doca-sim: no such task exists; returns 0.
+ *
  * @param [in] task the task.
  * @return the value.
  */
@@ -625,76 +800,97 @@ DOCA_EXPERIMENTAL
 uint64_t doca_sync_event_task_wait_eq_get_wait_val(const struct doca_sync_event_task_wait_eq *task);
 
 /**
- * @brief Sets the mask of a wait-equal task.
+ * @brief Sets the mask of a task.
+ *
+ * doca-sim: no such task exists; does nothing.
+ *
  * @param [in] task the task.
- * @param [in] mask the mask.
+ * @param [in] mask the new value.
  */
 DOCA_EXPERIMENTAL
 void doca_sync_event_task_wait_eq_set_mask(struct doca_sync_event_task_wait_eq *task, uint64_t mask);
 
 /**
- * @brief The mask of a wait-equal task.
+ * @brief The mask of a task.
+ *
+ * doca-sim: no such task exists; returns 0.
+ *
  * @param [in] task the task.
- * @return the mask.
+ * @return the value.
  */
 DOCA_EXPERIMENTAL
 uint64_t doca_sync_event_task_wait_eq_get_mask(const struct doca_sync_event_task_wait_eq *task);
 
 /**
- * @brief Whether sync events of this device accept wait-not-equal tasks.
+ * @brief Tells whether wait-neq tasks can be used on a device.
+ *
+ * doca-sim: DOCA_ERROR_NOT_SUPPORTED (tasks are not modelled).
+ *
  * @param [in] devinfo the device.
- * @return DOCA_SUCCESS when they do; DOCA_ERROR_NOT_SUPPORTED otherwise.
+ * @return DOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise.
  */
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_cap_task_wait_neq_is_supported(const struct doca_devinfo *devinfo);
 
 /**
- * @brief Configures wait-not-equal tasks, as doca_sync_event_task_get_set_conf().
+ * @brief Configures the wait-neq tasks of an event (before start).
+ *
+ * Not modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.
+ *
  * @param [in] event the event.
- * @param [in] completion_cb called on success.
- * @param [in] error_cb called on failure.
- * @param [in] num_tasks the size of the task pool (not 0).
- * @return as doca_sync_event_task_get_set_conf().
+ * @param [in] completion_cb called when a task succeeds.
+ * @param [in] error_cb called when a task fails.
+ * @param [in] num_tasks how many tasks may be allocated at once.
+ * @return DOCA_SUCCESS on success; a DOCA error code otherwise.
  */
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_task_wait_neq_set_conf(struct doca_sync_event *event,
-						    doca_sync_event_task_wait_neq_completion_cb_t completion_cb,
-						    doca_sync_event_task_wait_neq_completion_cb_t error_cb,
-						    uint32_t num_tasks);
+						doca_sync_event_task_wait_neq_completion_cb_t completion_cb,
+						doca_sync_event_task_wait_neq_completion_cb_t error_cb, uint32_t num_tasks);
 
 /**
- * @brief Allocates a wait-not-equal task: it completes once (value AND mask) differs from
- * wait_val.
+ * @brief Allocates a task that waits on the event's masked value.
+ *
+ * Not modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.
+ *
  * @param [in] event the event.
- * @param [in] wait_val the value to move away from.
- * @param [in] mask the bits of the value compared.
+ * @param [in] wait_val the value compared with.
+ * @param [in] mask the mask applied to the event's value.
  * @param [in] user_data the task's user data.
  * @param [out] task receives the task.
- * @return as doca_sync_event_task_get_alloc_init().
+ * @return DOCA_SUCCESS on success; a DOCA error code otherwise.
  */
 DOCA_EXPERIMENTAL
-doca_error_t doca_sync_event_task_wait_neq_alloc_init(struct doca_sync_event *event, uint64_t wait_val,
-						      uint64_t mask, union doca_data user_data,
-						      struct doca_sync_event_task_wait_neq **task);
+doca_error_t doca_sync_event_task_wait_neq_alloc_init(struct doca_sync_event *event, uint64_t wait_val, uint64_t mask,
+						     union doca_data user_data, struct doca_sync_event_task_wait_neq **task);
 
 /**
- * @brief The task as a generic doca_task.
+ * @brief The generic task behind a wait-neq task.
+ *
+ * doca-sim: no such task exists; returns NULL.
+ *
  * @param [in] task the task.
- * @return the same task.
+ * @return the task as a struct doca_task.
  */
 DOCA_EXPERIMENTAL
 struct doca_task *doca_sync_event_task_wait_neq_as_doca_task(struct doca_sync_event_task_wait_neq *task);
 
 /**
- * @brief Sets the value a wait-not-equal task moves away from.
+ * @brief Sets the value compared with of a task.
+ *
+ * doca-sim: no such task exists; does nothing.
+ *
  * @param [in] task the task.
- * @param [in] wait_val the value.
+ * @param [in] wait_val the new value.
  */
 DOCA_EXPERIMENTAL
 void doca_sync_event_task_wait_neq_set_wait_val(struct doca_sync_event_task_wait_neq *task, uint64_t wait_val);
 
 /**
- * @brief The value a wait-not-equal task moves away from.
+ * @brief The value compared with of a task.
+ *
+ * doca-sim: no such task exists; returns 0.
+ *
  * @param [in] task the task.
  * @return the value.
  */
@@ -702,20 +898,141 @@ DOCA_EXPERIMENTAL
 uint64_t doca_sync_event_task_wait_neq_get_wait_val(const struct doca_sync_event_task_wait_neq *task);
 
 /**
- * @brief Sets the mask of a wait-not-equal task.
+ * @brief Sets the mask of a task.
+ *
+ * doca-sim: no such task exists; does nothing.
+ *
  * @param [in] task the task.
- * @param [in] mask the mask.
+ * @param [in] mask the new value.
  */
 DOCA_EXPERIMENTAL
 void doca_sync_event_task_wait_neq_set_mask(struct doca_sync_event_task_wait_neq *task, uint64_t mask);
 
 /**
- * @brief The mask of a wait-not-equal task.
+ * @brief The mask of a task.
+ *
+ * doca-sim: no such task exists; returns 0.
+ *
  * @param [in] task the task.
- * @return the mask.
+ * @return the value.
  */
 DOCA_EXPERIMENTAL
 uint64_t doca_sync_event_task_wait_neq_get_mask(const struct doca_sync_event_task_wait_neq *task);
+
+/**
+ * @brief Exports the event to the other side of a PCI link.
+ *
+ * Not modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.
+ *
+ * @param [in] event the event.
+ * @param [in] dev the device of the link.
+ * @param [out] data receives the export blob.
+ * @param [out] sz receives its length.
+ * @return DOCA_SUCCESS on success; a DOCA error code otherwise.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_export_to_remote_pci(struct doca_sync_event *event, struct doca_dev *dev,
+						 const uint8_t **data, size_t *sz);
+
+/**
+ * @brief Tells whether events can be exported over PCI from a device.
+ *
+ * doca-sim: DOCA_ERROR_NOT_SUPPORTED.
+ *
+ * @param [in] devinfo the device.
+ * @return DOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_cap_is_export_to_remote_pci_supported(const struct doca_devinfo *devinfo);
+
+/**
+ * @brief Produces the handle GPU code uses to reach the event.
+ *
+ * Not modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.
+ *
+ * @param [in] event the event.
+ * @param [in] gpu the GPU.
+ * @param [out] gpu_dev_se receives the handle.
+ * @return DOCA_SUCCESS on success; a DOCA error code otherwise.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_get_gpu_handle(struct doca_sync_event *event, struct doca_gpu *gpu,
+					   doca_gpu_dev_sync_event_t **gpu_dev_se);
+
+/**
+ * @brief Tells whether events can be exported to a GPU.
+ *
+ * doca-sim: DOCA_ERROR_NOT_SUPPORTED.
+ *
+ * @param [in] devinfo the device.
+ * @return DOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_cap_is_export_to_gpu_supported(const struct doca_devinfo *devinfo);
+
+/**
+ * @brief Exports a started event whose publisher is a network peer, for
+ * doca_sync_event_remote_net_create_from_export().
+ *
+ * doca-sim: the blob names the event inside this process and stays valid
+ * until the event is destroyed.
+ *
+ * @param [in] event the event.
+ * @param [out] data receives the export blob.
+ * @param [out] sz receives its length.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument;
+ * DOCA_ERROR_BAD_STATE when the event is not started; DOCA_ERROR_NOT_PERMITTED when
+ * no remote-net publisher location was added.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_export_to_remote_net(struct doca_sync_event *event, const uint8_t **data, size_t *sz);
+
+/**
+ * @brief Tells whether events can be exported for network peers.
+ *
+ * doca-sim: DOCA_SUCCESS for devices that export sync events to a DPA.
+ *
+ * @param [in] devinfo the device.
+ * @return DOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_cap_is_export_to_remote_net_supported(const struct doca_devinfo *devinfo);
+
+/**
+ * @brief Tells whether remote-net events can be handed to the DPA of a device.
+ *
+ * doca-sim: DOCA_SUCCESS for devices that export sync events to a DPA.
+ *
+ * @param [in] devinfo the device.
+ * @return DOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_cap_remote_net_is_export_to_dpa_supported(const struct doca_devinfo *devinfo);
+
+/**
+ * @brief Produces the handle GPU code uses to reach a remote-net event.
+ *
+ * Not modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.
+ *
+ * @param [in] event the remote event.
+ * @param [in] gpu the GPU.
+ * @param [out] gpu_remote_event receives the handle.
+ * @return DOCA_SUCCESS on success; a DOCA error code otherwise.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_remote_net_get_gpu_handle(struct doca_sync_event_remote_net *event, struct doca_gpu *gpu,
+						      doca_gpu_dev_sync_event_remote_net_t *gpu_remote_event);
+
+/**
+ * @brief Tells whether remote-net events can be handed to a GPU.
+ *
+ * doca-sim: DOCA_ERROR_NOT_SUPPORTED.
+ *
+ * @param [in] devinfo the device.
+ * @return DOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_cap_remote_net_is_export_to_gpu_supported(const struct doca_devinfo *devinfo);
 
 #ifdef __cplusplus
 }

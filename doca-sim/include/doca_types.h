@@ -17,6 +17,9 @@
 
 #include <stdint.h>
 
+/** Bytes of a GID (a port's 128-bit global identifier). */
+#define DOCA_GID_BYTE_LENGTH 16
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -52,6 +55,36 @@ enum doca_pci_func_type {
 	DOCA_PCI_FUNC_TYPE_PF = 0, /**< A physical function. */
 	DOCA_PCI_FUNC_TYPE_VF,	   /**< A virtual function (SR-IOV). */
 	DOCA_PCI_FUNC_TYPE_SF,	   /**< A scalable (sub-)function. */
+};
+
+/**
+ * @brief Where GPU-visible memory lives (DOCA GPUNetIO; doca-sim has no GPU).
+ */
+enum doca_gpu_mem_type {
+	DOCA_GPU_MEM_TYPE_GPU = 0,     /**< GPU memory. */
+	DOCA_GPU_MEM_TYPE_GPU_CPU = 1, /**< GPU memory the CPU can reach. */
+	DOCA_GPU_MEM_TYPE_CPU_GPU = 2, /**< CPU memory the GPU can reach. */
+};
+
+/**
+ * @brief How Ethernet sends wait for their time slot.
+ */
+enum doca_eth_wait_on_time_type {
+	DOCA_ETH_WAIT_ON_TIME_TYPE_NONE = 0,   /**< Not supported. */
+	DOCA_ETH_WAIT_ON_TIME_TYPE_NATIVE = 1, /**< Done by the device. */
+	DOCA_ETH_WAIT_ON_TIME_TYPE_DPDK = 2,   /**< Done the DPDK way. */
+};
+
+/**
+ * @brief Maximum transmission units of a port or path.
+ */
+enum doca_mtu_size {
+	DOCA_MTU_SIZE_256_BYTES = 0x0,	/**< 256 bytes. */
+	DOCA_MTU_SIZE_512_BYTES = 0x1,	/**< 512 bytes. */
+	DOCA_MTU_SIZE_1K_BYTES = 0x2,	/**< 1024 bytes. */
+	DOCA_MTU_SIZE_2K_BYTES = 0x3,	/**< 2048 bytes. */
+	DOCA_MTU_SIZE_4K_BYTES = 0x4,	/**< 4096 bytes. */
+	DOCA_MTU_SIZE_RAW_ETHERNET = 0x5, /**< Raw Ethernet (not an RDMA MTU). */
 };
 
 /** An operating-system handle that can be waited on (a file descriptor on Linux). */

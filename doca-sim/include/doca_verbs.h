@@ -16,8 +16,9 @@
  * to DPA completion queues. The host configures queue pairs; kernels only use
  * them.
  *
- * This reference header is a subset: QP state changes, address handles,
- * completion channels, export/import and raw buffer access are left out.
+ * This reference header is a subset: completion channels, export/import,
+ * raw buffer access and the attribute-mask constants of
+ * doca_verbs_qp_modify() are left out.
  */
 
 #ifndef DOCA_VERBS_H_
@@ -534,6 +535,436 @@ uint32_t doca_verbs_device_attr_get_max_pd(const struct doca_verbs_device_attr *
 DOCA_EXPERIMENTAL
 uint8_t doca_verbs_device_attr_get_is_dpa_external_datapath_supported(
 	const struct doca_verbs_device_attr *verbs_device_attr);
+
+/* ------------------------------------------------------------------------- */
+/* QP state changes, address handles, external memory                        */
+/* ------------------------------------------------------------------------- */
+
+/** Device memory registered by DOCA Core's umem API (not in these headers). */
+struct doca_umem;
+/** A user access region of DOCA Core's UAR API (not in these headers). */
+struct doca_uar;
+/** Attributes of a queue pair state change (doca_verbs_qp_modify()). */
+struct doca_verbs_qp_attr;
+/** How to reach a peer: the address handle of a connected queue pair. */
+struct doca_verbs_ah_attr;
+
+/** A GID: a port's 128-bit global identifier. */
+struct doca_verbs_gid {
+	uint8_t raw[DOCA_GID_BYTE_LENGTH]; /**< Its bytes, network order. */
+};
+
+/**
+ * @brief States of a queue pair.
+ */
+enum doca_verbs_qp_state {
+	DOCA_VERBS_QP_STATE_RST = 0, /**< Reset: just created. */
+	DOCA_VERBS_QP_STATE_INIT,    /**< Initialised. */
+	DOCA_VERBS_QP_STATE_RTR,     /**< Ready to receive. */
+	DOCA_VERBS_QP_STATE_RTS,     /**< Ready to send. */
+	DOCA_VERBS_QP_STATE_ERR,     /**< Error. */
+};
+
+/**
+ * @brief How an address handle names the peer.
+ */
+enum doca_verbs_addr_type {
+	DOCA_VERBS_ADDR_TYPE_IPv4,	/**< RoCE over IPv4. */
+	DOCA_VERBS_ADDR_TYPE_IPv6,	/**< RoCE over IPv6. */
+	DOCA_VERBS_ADDR_TYPE_IB_GRH,	/**< InfiniBand with a global route header. */
+	DOCA_VERBS_ADDR_TYPE_IB_NO_GRH, /**< InfiniBand without one. */
+};
+
+/**
+ * @brief Creates an empty set of queue pair attributes.
+ *
+ * @param [out] verbs_qp_attr receives it; destroy it with doca_verbs_qp_attr_destroy().
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_qp_attr_create(struct doca_verbs_qp_attr **verbs_qp_attr);
+
+/**
+ * @brief Destroys a set of queue pair attributes.
+ *
+ * @param [in] verbs_qp_attr the attributes.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL or unknown set.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_qp_attr_destroy(struct doca_verbs_qp_attr *verbs_qp_attr);
+
+/**
+ * @brief Sets the state doca_verbs_qp_modify() moves to.
+ *
+ * @param [in] verbs_qp_attr the attributes.
+ * @param [in] next_state the value.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_qp_attr_set_next_state(struct doca_verbs_qp_attr *verbs_qp_attr, enum doca_verbs_qp_state next_state);
+
+/**
+ * @brief Sets the state the queue pair is believed to be in (parameter type inferred).
+ *
+ * @param [in] verbs_qp_attr the attributes.
+ * @param [in] current_state the value.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_qp_attr_set_current_state(struct doca_verbs_qp_attr *verbs_qp_attr, enum doca_verbs_qp_state current_state);
+
+/**
+ * @brief Sets whether peers may write (non-zero) or not.
+ *
+ * @param [in] verbs_qp_attr the attributes.
+ * @param [in] allow_remote_write the value.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_qp_attr_set_allow_remote_write(struct doca_verbs_qp_attr *verbs_qp_attr, int allow_remote_write);
+
+/**
+ * @brief Sets whether peers may read (non-zero) or not.
+ *
+ * @param [in] verbs_qp_attr the attributes.
+ * @param [in] allow_remote_read the value.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_qp_attr_set_allow_remote_read(struct doca_verbs_qp_attr *verbs_qp_attr, int allow_remote_read);
+
+/**
+ * @brief Sets how many RDMA reads and atomics may be outstanding.
+ *
+ * @param [in] verbs_qp_attr the attributes.
+ * @param [in] max_rd_atomic the value.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_qp_attr_set_max_rd_atomic(struct doca_verbs_qp_attr *verbs_qp_attr, uint8_t max_rd_atomic);
+
+/**
+ * @brief Sets how many RDMA reads and atomics a peer may have outstanding.
+ *
+ * @param [in] verbs_qp_attr the attributes.
+ * @param [in] max_dest_rd_atomic the value.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_qp_attr_set_max_dest_rd_atomic(struct doca_verbs_qp_attr *verbs_qp_attr, uint8_t max_dest_rd_atomic);
+
+/**
+ * @brief Sets the partition key index.
+ *
+ * @param [in] verbs_qp_attr the attributes.
+ * @param [in] pkey_index the value.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_qp_attr_set_pkey_index(struct doca_verbs_qp_attr *verbs_qp_attr, uint16_t pkey_index);
+
+/**
+ * @brief Sets the port.
+ *
+ * @param [in] verbs_qp_attr the attributes.
+ * @param [in] port_num the value.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_qp_attr_set_port_num(struct doca_verbs_qp_attr *verbs_qp_attr, uint16_t port_num);
+
+/**
+ * @brief Sets the acknowledgement timeout.
+ *
+ * @param [in] verbs_qp_attr the attributes.
+ * @param [in] ack_timeout the value.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_qp_attr_set_ack_timeout(struct doca_verbs_qp_attr *verbs_qp_attr, uint16_t ack_timeout);
+
+/**
+ * @brief Sets the retry count.
+ *
+ * @param [in] verbs_qp_attr the attributes.
+ * @param [in] retry_cnt the value.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_qp_attr_set_retry_cnt(struct doca_verbs_qp_attr *verbs_qp_attr, uint16_t retry_cnt);
+
+/**
+ * @brief Sets the receiver-not-ready retry count.
+ *
+ * @param [in] verbs_qp_attr the attributes.
+ * @param [in] rnr_retry the value.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_qp_attr_set_rnr_retry(struct doca_verbs_qp_attr *verbs_qp_attr, uint16_t rnr_retry);
+
+/**
+ * @brief Sets the minimal receiver-not-ready timer.
+ *
+ * @param [in] verbs_qp_attr the attributes.
+ * @param [in] min_rnr_timer the value.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_qp_attr_set_min_rnr_timer(struct doca_verbs_qp_attr *verbs_qp_attr, uint16_t min_rnr_timer);
+
+/**
+ * @brief Sets the receive queue's first packet sequence number (parameter type inferred).
+ *
+ * @param [in] verbs_qp_attr the attributes.
+ * @param [in] rq_psn the value.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_qp_attr_set_rq_psn(struct doca_verbs_qp_attr *verbs_qp_attr, uint32_t rq_psn);
+
+/**
+ * @brief Sets the send queue's first packet sequence number (parameter type inferred).
+ *
+ * @param [in] verbs_qp_attr the attributes.
+ * @param [in] sq_psn the value.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_qp_attr_set_sq_psn(struct doca_verbs_qp_attr *verbs_qp_attr, uint32_t sq_psn);
+
+/**
+ * @brief Sets the peer queue pair's number (parameter type inferred).
+ *
+ * @param [in] verbs_qp_attr the attributes.
+ * @param [in] dest_qp_num the value.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_qp_attr_set_dest_qp_num(struct doca_verbs_qp_attr *verbs_qp_attr, uint32_t dest_qp_num);
+
+/**
+ * @brief Sets the path MTU (parameter type inferred).
+ *
+ * @param [in] verbs_qp_attr the attributes.
+ * @param [in] path_mtu the value.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_qp_attr_set_path_mtu(struct doca_verbs_qp_attr *verbs_qp_attr, enum doca_mtu_size path_mtu);
+
+/**
+ * @brief Sets the address handle of the peer.
+ *
+ * @param [in] verbs_qp_attr the attributes.
+ * @param [in] ah_attr the address handle.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_qp_attr_set_ah_attr(struct doca_verbs_qp_attr *verbs_qp_attr, struct doca_verbs_ah_attr *ah_attr);
+
+/**
+ * @brief Moves a queue pair to the next state of `verbs_qp_attr`, applying the
+ * attributes `attr_mask` selects (the DOCA_VERBS_QP_ATTR_* bits of the real header).
+ *
+ * doca-sim: the state machine RST -> INIT -> RTR -> RTS (RTS -> RTS too), any state ->
+ * RST or ERR; other transitions are DOCA_ERROR_BAD_STATE, a set without a next state
+ * or an empty mask DOCA_ERROR_INVALID_VALUE. The attributes are kept, not applied to
+ * any traffic (the sim's queue pairs carry none).
+ *
+ * @param [in] verbs_qp the queue pair.
+ * @param [in] verbs_qp_attr the attributes.
+ * @param [in] attr_mask which attributes to apply.
+ * @return DOCA_SUCCESS on success; a DOCA error code otherwise.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_qp_modify(struct doca_verbs_qp *verbs_qp, struct doca_verbs_qp_attr *verbs_qp_attr, int attr_mask);
+
+/**
+ * @brief Reads a queue pair's attributes.
+ *
+ * Not modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.
+ *
+ * @param [in] verbs_qp the queue pair.
+ * @param [out] verbs_qp_attr receives its attributes.
+ * @param [out] verbs_qp_init_attr receives its creation attributes.
+ * @param [out] attr_mask receives which attributes were read.
+ * @return DOCA_SUCCESS on success; a DOCA error code otherwise.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_qp_query(struct doca_verbs_qp *verbs_qp, struct doca_verbs_qp_attr *verbs_qp_attr,
+				 struct doca_verbs_qp_init_attr *verbs_qp_init_attr, int *attr_mask);
+
+/**
+ * @brief Creates an address handle on a verbs context.
+ *
+ * @param [in] verbs_context the context.
+ * @param [out] verbs_ah_attr receives it; destroy it with doca_verbs_ah_attr_destroy().
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_ah_attr_create(struct doca_verbs_context *verbs_context, struct doca_verbs_ah_attr **verbs_ah_attr);
+
+/**
+ * @brief Destroys an address handle.
+ *
+ * @param [in] verbs_ah_attr the address handle.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL or unknown handle.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_ah_attr_destroy(struct doca_verbs_ah_attr *verbs_ah_attr);
+
+/**
+ * @brief Sets the peer's GID.
+ *
+ * @param [in] verbs_ah_attr the address handle.
+ * @param [in] gid the GID.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL handle.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_ah_attr_set_gid(struct doca_verbs_ah_attr *verbs_ah_attr, struct doca_verbs_gid gid);
+
+/**
+ * @brief Sets how the peer is addressed.
+ *
+ * @param [in] verbs_ah_attr the address handle.
+ * @param [in] addr_type the address type.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL handle or unknown type.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_ah_attr_set_addr_type(struct doca_verbs_ah_attr *verbs_ah_attr, enum doca_verbs_addr_type addr_type);
+
+/**
+ * @brief Sets the peer's local identifier (InfiniBand).
+ *
+ * @param [in] verbs_ah_attr the address handle.
+ * @param [in] dlid the LID.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL handle.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_ah_attr_set_dlid(struct doca_verbs_ah_attr *verbs_ah_attr, uint32_t dlid);
+
+/**
+ * @brief Sets the service level.
+ *
+ * @param [in] verbs_ah_attr the address handle.
+ * @param [in] sl the value.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL handle.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_ah_attr_set_sl(struct doca_verbs_ah_attr *verbs_ah_attr, uint8_t sl);
+
+/**
+ * @brief Sets the index of the local GID.
+ *
+ * @param [in] verbs_ah_attr the address handle.
+ * @param [in] sgid_index the value.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL handle.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_ah_attr_set_sgid_index(struct doca_verbs_ah_attr *verbs_ah_attr, uint8_t sgid_index);
+
+/**
+ * @brief Sets the static rate.
+ *
+ * @param [in] verbs_ah_attr the address handle.
+ * @param [in] static_rate the value.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL handle.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_ah_attr_set_static_rate(struct doca_verbs_ah_attr *verbs_ah_attr, uint8_t static_rate);
+
+/**
+ * @brief Sets the hop limit.
+ *
+ * @param [in] verbs_ah_attr the address handle.
+ * @param [in] hop_limit the value.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL handle.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_ah_attr_set_hop_limit(struct doca_verbs_ah_attr *verbs_ah_attr, uint8_t hop_limit);
+
+/**
+ * @brief Sets the traffic class.
+ *
+ * @param [in] verbs_ah_attr the address handle.
+ * @param [in] traffic_class the value.
+ * @return DOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL handle.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_ah_attr_set_traffic_class(struct doca_verbs_ah_attr *verbs_ah_attr, uint8_t traffic_class);
+
+/**
+ * @brief Places a completion queue in caller-registered memory.
+ *
+ * Not modelled by doca-sim (umem and UAR objects come from DOCA Core APIs
+ * outside the reference headers): returns DOCA_ERROR_NOT_SUPPORTED.
+ *
+ * @param [in] verbs_cq_attr the attributes.
+ * @param [in] external_umem the memory.
+ * @param [in] external_umem_offset the offset in it.
+ * @return DOCA_SUCCESS on success; a DOCA error code otherwise.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_cq_attr_set_external_umem(struct doca_verbs_cq_attr *verbs_cq_attr, struct doca_umem *external_umem,
+						 uint64_t external_umem_offset);
+
+/**
+ * @brief Rings a completion queue's doorbell through a caller UAR.
+ *
+ * Not modelled by doca-sim (umem and UAR objects come from DOCA Core APIs
+ * outside the reference headers): returns DOCA_ERROR_NOT_SUPPORTED.
+ *
+ * @param [in] verbs_cq_attr the attributes.
+ * @param [in] external_uar the UAR.
+ * @return DOCA_SUCCESS on success; a DOCA error code otherwise.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_cq_attr_set_external_uar(struct doca_verbs_cq_attr *verbs_cq_attr, struct doca_uar *external_uar);
+
+/**
+ * @brief Places a queue pair's work queues in caller-registered memory.
+ *
+ * Not modelled by doca-sim (umem and UAR objects come from DOCA Core APIs
+ * outside the reference headers): returns DOCA_ERROR_NOT_SUPPORTED.
+ *
+ * @param [in] verbs_qp_init_attr the attributes.
+ * @param [in] external_umem the memory.
+ * @param [in] external_umem_offset the offset in it.
+ * @return DOCA_SUCCESS on success; a DOCA error code otherwise.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_qp_init_attr_set_external_umem(struct doca_verbs_qp_init_attr *verbs_qp_init_attr,
+						      struct doca_umem *external_umem, uint64_t external_umem_offset);
+
+/**
+ * @brief Places a queue pair's doorbell record in caller-registered memory.
+ *
+ * Not modelled by doca-sim (umem and UAR objects come from DOCA Core APIs
+ * outside the reference headers): returns DOCA_ERROR_NOT_SUPPORTED.
+ *
+ * @param [in] verbs_qp_init_attr the attributes.
+ * @param [in] external_umem the memory.
+ * @param [in] external_umem_offset the offset in it.
+ * @return DOCA_SUCCESS on success; a DOCA error code otherwise.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_qp_init_attr_set_external_dbr_umem(struct doca_verbs_qp_init_attr *verbs_qp_init_attr,
+							  struct doca_umem *external_umem, uint64_t external_umem_offset);
+
+/**
+ * @brief Rings a queue pair's doorbell through a caller UAR.
+ *
+ * Not modelled by doca-sim (umem and UAR objects come from DOCA Core APIs
+ * outside the reference headers): returns DOCA_ERROR_NOT_SUPPORTED.
+ *
+ * @param [in] verbs_qp_init_attr the attributes.
+ * @param [in] external_uar the UAR.
+ * @return DOCA_SUCCESS on success; a DOCA error code otherwise.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_verbs_qp_init_attr_set_external_uar(struct doca_verbs_qp_init_attr *verbs_qp_init_attr,
+						     struct doca_uar *external_uar);
 
 #ifdef __cplusplus
 }

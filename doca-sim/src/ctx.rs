@@ -9,7 +9,7 @@ use crate::abi;
 use crate::dev::obj;
 use crate::dpa::{dpa, DpaCore};
 use crate::error::{codes, fail, SimResult};
-use crate::export::{doca_api, out};
+use crate::export::{doca_api, not_modelled, out};
 use crate::registry::{self, SimObject};
 
 /// What a library object that is a DOCA context tells the generic lifecycle.
@@ -481,4 +481,67 @@ doca_api! {
         p.core.notifier.clear();
         Ok(())
     }
+}
+
+// Task batches: not modelled (only sync events used as contexts take tasks,
+// one at a time: see sync_event_task.rs); accessors that cannot fail do
+// nothing or answer zero.
+doca_api! {
+    /// Nothing is ever held back (sync-event tasks complete on progress).
+    fn doca_ctx_flush_tasks(ctx: *mut abi::doca_ctx) -> () {
+        let _ = ctx;
+    }
+
+    /// No batch exists: nothing to free.
+    fn doca_task_batch_free(task_batch: *mut abi::doca_task_batch) -> () {
+        let _ = task_batch;
+    }
+
+    /// No batch exists: nothing to set.
+    fn doca_task_batch_set_user_data(task_batch: *mut abi::doca_task_batch, user_data: abi::doca_data) -> () {
+        let _ = (task_batch, user_data);
+    }
+
+    /// No batch exists: zero.
+    fn doca_task_batch_get_user_data(task_batch: *const abi::doca_task_batch) -> abi::doca_data {
+        let _ = task_batch;
+        abi::doca_data { u64_: 0 }
+    }
+
+    /// No batch exists: zero.
+    fn doca_task_batch_get_ctx_user_data(task_batch: *const abi::doca_task_batch) -> abi::doca_data {
+        let _ = task_batch;
+        abi::doca_data { u64_: 0 }
+    }
+
+    /// No batch exists: NULL.
+    fn doca_task_batch_get_ctx(task_batch: *const abi::doca_task_batch) -> *mut abi::doca_ctx {
+        let _ = task_batch;
+        std::ptr::null_mut()
+    }
+
+    /// No batch exists: 0.
+    fn doca_task_batch_get_tasks_num(task_batch: *mut abi::doca_task_batch) -> u16 {
+        let _ = task_batch;
+        0
+    }
+}
+
+not_modelled! {
+    /// GPU datapaths (the sim has no GPU).
+    fn doca_ctx_set_datapath_on_gpu(ctx: *mut abi::doca_ctx, gpu_dev: *mut abi::doca_gpu);
+    /// Completion vectors.
+    fn doca_ctx_set_completion_vector(ctx: *mut abi::doca_ctx, comp_vector: u32);
+    /// Completion vectors.
+    fn doca_ctx_cap_get_num_completion_vectors(devinfo: *const abi::doca_devinfo, num_comp_vectors: *mut u32);
+    /// Progress-engine event modes.
+    fn doca_pe_set_event_mode(pe: *mut abi::doca_pe, event_mode: abi::doca_pe_event_mode);
+    /// Tasks.
+    fn doca_task_submit_ex(task: *mut abi::doca_task, flags: u32);
+    /// Task batches.
+    fn doca_task_batch_submit(task_batch: *mut abi::doca_task_batch);
+    /// Task batches.
+    fn doca_task_batch_try_submit(task_batch: *mut abi::doca_task_batch);
+    /// Task batches.
+    fn doca_task_batch_get_status(task_batch: *const abi::doca_task_batch);
 }

@@ -1,13 +1,14 @@
 //! `doca_dev.h`: device lists, device open/close, representors and queries.
 
+use std::collections::BTreeMap;
 use std::ffi::c_char;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::abi;
 use crate::error::{codes, fail, SimResult};
 use crate::export::{doca_api, not_modelled, out, out_str};
-use crate::profile::{self, DeviceProfile, RepresentorProfile};
+use crate::profile::{self, DeviceProfile, PciFuncType, RepresentorProfile};
 use crate::registry::{self, SimObject};
 
 /// A device of the current profile, shared by every devinfo and open handle
@@ -50,6 +51,8 @@ impl SimObject for Dev {
 pub(crate) struct RepInfo {
     pub(crate) rep: RepresentorProfile,
     pub(crate) parent: Arc<DeviceModel>,
+    /// Position among the parent's representors.
+    index: u16,
 }
 impl SimObject for RepInfo {
     const KIND: &'static str = "doca_devinfo_rep";
@@ -64,79 +67,68 @@ impl SimObject for DevRep {
     const KIND: &'static str = "doca_dev_rep";
 }
 
-/// The array handed out by a `*_create_list` call: registered under the
-/// address of its first slot so the matching `*_destroy_list` finds it.
+/// The array handed out by a `*_create_list` call.
 struct List<T: SimObject> {
     items: Box<[*mut T]>,
+    /// The scope its live-object count is charged to.
+    scope: u64,
 }
 // SAFETY: the raw pointers are registered sim objects, themselves Send + Sync;
 // the list only stores them.
 unsafe impl<T: SimObject> Send for List<T> {}
-// SAFETY: as above; the list is never mutated after creation.
-unsafe impl<T: SimObject> Sync for List<T> {}
 
-struct DevList;
-struct RepList;
-trait ListKind {
-    const KIND: &'static str;
-}
-impl ListKind for DevList {
-    const KIND: &'static str = "doca_devinfo_list";
-}
-impl ListKind for RepList {
-    const KIND: &'static str = "doca_devinfo_rep_list";
+/// The live lists of one kind (`doca_devinfo_list`, `doca_devinfo_rep_list`),
+/// by the address of their first slot, so the matching `*_destroy_list`
+/// finds them.
+struct Lists<T: SimObject> {
+    kind: &'static str,
+    live: Mutex<BTreeMap<usize, List<T>>>,
 }
 
-type ListMap =
-    std::collections::HashMap<usize, (&'static str, u64, Box<dyn std::any::Any + Send + Sync>)>;
-
-fn lists() -> std::sync::MutexGuard<'static, ListMap> {
-    static LISTS: std::sync::OnceLock<std::sync::Mutex<ListMap>> = std::sync::OnceLock::new();
-    LISTS
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-}
-
-fn publish_list<K: ListKind, T: SimObject>(items: Vec<*mut T>) -> (*mut *mut T, u32) {
-    let count = items.len() as u32;
-    // One extra NULL slot: the array stays non-empty (so its address is
-    // unique) and ends like a C array of pointers customarily does.
-    let mut items = items;
-    items.push(std::ptr::null_mut());
-    let mut list = List {
-        items: items.into_boxed_slice(),
-    };
-    let head = list.items.as_mut_ptr();
-    let scope = registry::account_resource(K::KIND);
-    lists().insert(head as usize, (K::KIND, scope, Box::new(list)));
-    (head, count)
-}
-
-fn destroy_list<K: ListKind, T: SimObject>(head: *mut *mut T) -> SimResult {
-    let entry = {
-        let mut lists = lists();
-        match lists.get(&(head as usize)) {
-            Some((kind, _, _)) if *kind == K::KIND => lists.remove(&(head as usize)),
-            _ => None,
+impl<T: SimObject> Lists<T> {
+    const fn new(kind: &'static str) -> Self {
+        Lists {
+            kind,
+            live: Mutex::new(BTreeMap::new()),
         }
-    };
-    let Some((_, scope, list)) = entry else {
-        return Err(fail(
+    }
+
+    fn live(&self) -> MutexGuard<'_, BTreeMap<usize, List<T>>> {
+        self.live.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Keeps `items` as a C array of pointers; returns its head and length.
+    fn publish(&self, items: Vec<*mut T>) -> (*mut *mut T, u32) {
+        let count = items.len() as u32;
+        // One extra NULL slot: the array stays non-empty (so its address is
+        // unique) and ends like a C array of pointers customarily does.
+        let mut items = items;
+        items.push(std::ptr::null_mut());
+        let mut items = items.into_boxed_slice();
+        let head = items.as_mut_ptr();
+        let scope = registry::account_resource(self.kind);
+        self.live().insert(head as usize, List { items, scope });
+        (head, count)
+    }
+
+    /// Frees a list this published and the objects in it.
+    fn destroy(&self, head: *mut *mut T) -> SimResult {
+        let list = self.live().remove(&(head as usize)).ok_or(fail(
             codes::INVALID_VALUE,
             "not a list returned by create_list",
-        ));
-    };
-    registry::release_resource(scope, K::KIND);
-    if let Ok(list) = list.downcast::<List<T>>() {
+        ))?;
+        registry::release_resource(list.scope, self.kind);
         for item in list.items.iter().filter(|p| !p.is_null()) {
-            // SAFETY: list items were registered by `publish_list`'s caller and
+            // SAFETY: list items were registered by `publish`'s caller and
             // are only unregistered here, once.
             unsafe { registry::unregister::<T, T>(*item) }?;
         }
+        Ok(())
     }
-    Ok(())
 }
+
+static DEV_LISTS: Lists<DevInfo> = Lists::new("doca_devinfo_list");
+static REP_LISTS: Lists<RepInfo> = Lists::new("doca_devinfo_rep_list");
 
 /// Borrows the live `T` behind a C pointer (see [`registry::get`]).
 pub(crate) fn obj<'a, T: SimObject, P>(ptr: *const P) -> SimResult<&'a T> {
@@ -148,6 +140,22 @@ pub(crate) fn obj<'a, T: SimObject, P>(ptr: *const P) -> SimResult<&'a T> {
 
 fn devinfo_model<'a>(devinfo: *const abi::doca_devinfo) -> SimResult<&'a Arc<DeviceModel>> {
     Ok(&obj::<DevInfo, _>(devinfo)?.model)
+}
+
+/// Whether `text` names the PCI address `ours` (`dddd:bb:dd.f` or `bb:dd.f`).
+fn same_pci_addr(ours: &str, text: &str) -> bool {
+    text.eq_ignore_ascii_case(ours)
+        || ours
+            .split_once(':')
+            .is_some_and(|(_, bdf)| bdf.eq_ignore_ascii_case(text))
+}
+
+fn func_type_code(kind: PciFuncType) -> abi::doca_pci_func_type {
+    match kind {
+        PciFuncType::Pf => abi::DOCA_PCI_FUNC_TYPE_PF,
+        PciFuncType::Vf => abi::DOCA_PCI_FUNC_TYPE_VF,
+        PciFuncType::Sf => abi::DOCA_PCI_FUNC_TYPE_SF,
+    }
 }
 
 /// Reads a fixed-size output buffer request.
@@ -183,14 +191,14 @@ doca_api! {
                 })
             })
             .collect();
-        let (head, count) = publish_list::<DevList, DevInfo>(items);
+        let (head, count) = DEV_LISTS.publish(items);
         out(dev_list, head.cast())?;
         out(nb_devs, count)
     }
 
     /// Destroys a device list and the devinfos in it (open devices stay open).
     fn doca_devinfo_destroy_list(dev_list: *mut *mut abi::doca_devinfo) {
-        destroy_list::<DevList, DevInfo>(dev_list.cast())
+        DEV_LISTS.destroy(dev_list.cast())
     }
 
     /// Opens a device.
@@ -234,10 +242,7 @@ doca_api! {
     fn doca_devinfo_is_equal_pci_addr(devinfo: *const abi::doca_devinfo, pci_addr_str: *const c_char, is_equal: *mut u8) {
         let model = devinfo_model(devinfo)?;
         let text = crate::export::in_str(pci_addr_str)?;
-        let ours = &model.profile.pci_addr;
-        let equal = text.eq_ignore_ascii_case(ours)
-            || ours.split_once(':').is_some_and(|(_, bdf)| bdf.eq_ignore_ascii_case(text));
-        out(is_equal, u8::from(equal))
+        out(is_equal, u8::from(same_pci_addr(&model.profile.pci_addr, text)))
     }
 
     /// Network interface name.
@@ -274,11 +279,87 @@ doca_api! {
         out(filter_net_supported, u8::from(!model.profile.representors.is_empty()))
     }
 
-    /// PF or VF, from the profile.
+    /// PF, VF or SF, from the profile.
     fn doca_devinfo_get_pci_func_type(devinfo: *const abi::doca_devinfo, pci_func_type: *mut abi::doca_pci_func_type) {
+        out(pci_func_type, func_type_code(devinfo_model(devinfo)?.profile.func_type))
+    }
+
+    /// Whether every representor can be listed: as for network ones.
+    fn doca_devinfo_rep_cap_is_filter_all_supported(devinfo: *const abi::doca_devinfo, filter_all_supported: *mut u8) {
         let model = devinfo_model(devinfo)?;
-        let kind = if model.profile.is_pf { abi::DOCA_PCI_FUNC_TYPE_PF } else { abi::DOCA_PCI_FUNC_TYPE_VF };
-        out(pci_func_type, kind)
+        out(filter_all_supported, u8::from(!model.profile.representors.is_empty()))
+    }
+
+    /// Model choice: no simulated device emulates PCI functions, so none
+    /// lists emulated representors, manages hot-plug, moderates
+    /// notifications or reclaims resources faster.
+    fn doca_devinfo_rep_cap_is_filter_emulated_supported(devinfo: *const abi::doca_devinfo, filter_emulated_supported: *mut u8) {
+        devinfo_model(devinfo)?;
+        out(filter_emulated_supported, 0)
+    }
+
+    /// 0 (see `doca_devinfo_rep_cap_is_filter_emulated_supported`).
+    fn doca_devinfo_cap_is_hotplug_manager_supported(devinfo: *const abi::doca_devinfo, is_hotplug_manager: *mut u8) {
+        devinfo_model(devinfo)?;
+        out(is_hotplug_manager, 0)
+    }
+
+    /// 0 (see `doca_devinfo_rep_cap_is_filter_emulated_supported`).
+    fn doca_devinfo_cap_is_notification_moderation_supported(devinfo: *const abi::doca_devinfo, is_notification_moderation_supported: *mut u8) {
+        devinfo_model(devinfo)?;
+        out(is_notification_moderation_supported, 0)
+    }
+
+    /// 0 (see `doca_devinfo_rep_cap_is_filter_emulated_supported`).
+    fn doca_devinfo_cap_is_accelerate_resource_reclaim_supported(devinfo: *const abi::doca_devinfo, is_accelerate_resource_reclaim: *mut u8) {
+        devinfo_model(devinfo)?;
+        out(is_accelerate_resource_reclaim, 0)
+    }
+
+    /// Model choice: the parent's InfiniBand name and the representor's
+    /// interface name, joined by `-`.
+    fn doca_devinfo_rep_get_vuid(devinfo_rep: *const abi::doca_devinfo_rep, rep_vuid: *mut c_char, size: u32) {
+        let info = obj::<RepInfo, _>(devinfo_rep)?;
+        let vuid = format!("{}-{}", info.parent.profile.ibdev_name, info.rep.iface_name);
+        out_str(rep_vuid, size as usize, &vuid)
+    }
+
+    /// PCI address of the represented function.
+    fn doca_devinfo_rep_get_pci_addr_str(devinfo_rep: *const abi::doca_devinfo_rep, pci_addr_str: *mut c_char) {
+        let info = obj::<RepInfo, _>(devinfo_rep)?;
+        out_str(pci_addr_str, abi::DOCA_DEVINFO_REP_PCI_ADDR_SIZE as usize, &info.rep.pci_addr)
+    }
+
+    /// PF, VF or SF, from the profile.
+    fn doca_devinfo_rep_get_pci_func_type(devinfo_rep: *const abi::doca_devinfo_rep, pci_func_type: *mut abi::doca_pci_func_type) {
+        out(pci_func_type, func_type_code(obj::<RepInfo, _>(devinfo_rep)?.rep.func_type))
+    }
+
+    /// Model choice: no represented function is hot-plugged.
+    fn doca_devinfo_rep_get_is_hotplug(devinfo_rep: *const abi::doca_devinfo_rep, is_hotplug: *mut u8) {
+        obj::<RepInfo, _>(devinfo_rep)?;
+        out(is_hotplug, 0)
+    }
+
+    /// The representor's interface name.
+    fn doca_devinfo_rep_get_iface_name(devinfo_rep: *const abi::doca_devinfo_rep, iface_name: *mut c_char, size: u32) {
+        let info = obj::<RepInfo, _>(devinfo_rep)?;
+        check_buf(iface_name, size, abi::DOCA_DEVINFO_IFACE_NAME_SIZE as usize)?;
+        out_str(iface_name, size as usize, &info.rep.iface_name)
+    }
+
+    /// Model choice: the parent's VHCA id times 256 plus the representor's
+    /// position (unique within a profile).
+    fn doca_devinfo_rep_get_vhca_id(devinfo_rep: *const abi::doca_devinfo_rep, vhca_id: *mut u16) {
+        let info = obj::<RepInfo, _>(devinfo_rep)?;
+        out(vhca_id, info.parent.index.wrapping_mul(256).wrapping_add(info.index))
+    }
+
+    /// Compares the represented function's PCI address with a string.
+    fn doca_devinfo_rep_is_equal_pci_addr(devinfo_rep: *const abi::doca_devinfo_rep, pci_addr_str: *const c_char, is_equal: *mut u8) {
+        let info = obj::<RepInfo, _>(devinfo_rep)?;
+        let text = crate::export::in_str(pci_addr_str)?;
+        out(is_equal, u8::from(same_pci_addr(&info.rep.pci_addr, text)))
     }
 
     /// Lists the representors of an open device that match `filter`.
@@ -302,19 +383,22 @@ doca_api! {
                 .profile
                 .representors
                 .iter()
-                .map(|rep| registry::register(RepInfo { rep: rep.clone(), parent: handle.model.clone() }))
+                .enumerate()
+                .map(|(index, rep)| {
+                    registry::register(RepInfo { rep: rep.clone(), parent: handle.model.clone(), index: index as u16 })
+                })
                 .collect()
         } else {
             Vec::new()
         };
-        let (head, count) = publish_list::<RepList, RepInfo>(items);
+        let (head, count) = REP_LISTS.publish(items);
         out(dev_list_rep, head.cast())?;
         out(nb_devs_rep, count)
     }
 
     /// Destroys a representor list.
     fn doca_devinfo_rep_destroy_list(dev_list_rep: *mut *mut abi::doca_devinfo_rep) {
-        destroy_list::<RepList, RepInfo>(dev_list_rep.cast())
+        REP_LISTS.destroy(dev_list_rep.cast())
     }
 
     /// Opens a representor.
@@ -323,7 +407,7 @@ doca_api! {
         if dev_rep.is_null() {
             return Err(fail(codes::INVALID_VALUE, "NULL output pointer"));
         }
-        let own = registry::register(RepInfo { rep: info.rep.clone(), parent: info.parent.clone() }) as usize;
+        let own = registry::register(RepInfo { rep: info.rep.clone(), parent: info.parent.clone(), index: info.index }) as usize;
         out(dev_rep, registry::register(DevRep { info: own, users: AtomicUsize::new(0) }).cast())
     }
 
@@ -353,4 +437,8 @@ not_modelled! {
     fn doca_devinfo_get_ipv6_addr(devinfo: *const abi::doca_devinfo, ipv6_addr: *mut u8, size: u32);
     /// InfiniBand LID (the simulated devices are Ethernet).
     fn doca_devinfo_get_lid(devinfo: *const abi::doca_devinfo, lid: *mut u16);
+    /// Active link rate.
+    fn doca_devinfo_get_active_rate(devinfo: *const abi::doca_devinfo, active_rate: *mut u64);
+    /// Faster resource reclaim (see `doca_devinfo_cap_is_accelerate_resource_reclaim_supported`).
+    fn doca_dev_accelerate_resource_reclaim(dev: *mut abi::doca_dev);
 }

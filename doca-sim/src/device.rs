@@ -26,6 +26,18 @@ use crate::registry::{resolve, DeviceObject};
 use crate::sync_event::{Compare, EventCore};
 use crate::trap::{self, SimCode};
 
+/// `doca_dpa_dev_completion_type_t` of `device-include/doca_dpa_dev.h`.
+pub(crate) mod comp {
+    /// `DOCA_DPA_DEV_COMP_SEND`.
+    pub(crate) const SEND: u32 = 0x0;
+    /// `DOCA_DPA_DEV_COMP_RECV_SEND`.
+    pub(crate) const RECV_SEND: u32 = 0x2;
+    /// `DOCA_DPA_DEV_COMP_SEND_ERR`.
+    pub(crate) const SEND_ERR: u32 = 0xD;
+    /// `DOCA_DPA_DEV_COMP_RECV_ERR`.
+    pub(crate) const RECV_ERR: u32 = 0xE;
+}
+
 /// Records a device fault of the running code; its C wrapper then ends it.
 fn raise(kind: FaultKind, reason: String) {
     with_device(|ctx| match ctx {
@@ -145,7 +157,7 @@ pub unsafe extern "C" fn doca_sim_dev_log_line(level: c_uint, line: *const c_cha
     let text = unsafe { CStr::from_ptr(line) }.to_string_lossy();
     with_device(|ctx| match ctx {
         Some(c) => c.core.device_log(level, &text),
-        None => println!("[dpa] {text}"),
+        None => print!("{text}"),
     });
 }
 
@@ -153,7 +165,7 @@ pub unsafe extern "C" fn doca_sim_dev_log_line(level: c_uint, line: *const c_cha
 #[no_mangle]
 pub extern "C" fn doca_dpa_dev_trace(a1: u64, a2: u64, a3: u64, a4: u64, a5: u64) {
     let _sim = SimCode::enter();
-    let line = format!("trace {a1:#x} {a2:#x} {a3:#x} {a4:#x} {a5:#x}");
+    let line = format!("trace {a1:#x} {a2:#x} {a3:#x} {a4:#x} {a5:#x}\n");
     with_device(|ctx| {
         if let Some(c) = ctx {
             c.core.device_log(60, &line);
@@ -238,21 +250,21 @@ pub unsafe extern "C" fn doca_sim_impl_get_completion(handle: u64, element: *mut
 #[no_mangle]
 pub extern "C" fn doca_dpa_dev_get_completion_type(element: u64) -> c_uint {
     let _sim = SimCode::enter();
-    (element & 0xff) as c_uint
+    element_parts(element).0
 }
 
 /// The user data of a completion element.
 #[no_mangle]
 pub extern "C" fn doca_dpa_dev_get_completion_user_data(element: u64) -> u32 {
     let _sim = SimCode::enter();
-    ((element >> 8) & 0xff_ffff) as u32
+    element_parts(element).1
 }
 
 /// The immediate of a completion element.
 #[no_mangle]
 pub extern "C" fn doca_dpa_dev_get_completion_immediate(element: u64) -> u32 {
     let _sim = SimCode::enter();
-    (element >> 32) as u32
+    element_parts(element).2
 }
 
 /// Releases `n` read completion elements.
@@ -359,4 +371,146 @@ pub unsafe extern "C" fn doca_sim_impl_hash_table_find(
         }
         None => 0,
     }
+}
+
+// ------------------------------------------------ extended contexts, mmaps
+
+/// The context a DPA context extends, or itself.
+fn root(core: &std::sync::Arc<crate::dpa::DpaCore>) -> *const crate::dpa::DpaCore {
+    core.base_or_self()
+}
+
+/// Checks the handle of `doca_dpa_dev_device_set` (the C wrapper ends the
+/// instance on a fault).
+///
+/// Model choice: the handle must name the running context, its base or
+/// another extension of that base; since the sim's device calls act the same
+/// on each of them, nothing else changes.
+#[no_mangle]
+pub extern "C" fn doca_sim_impl_device_set(handle: u64) {
+    let _sim = SimCode::enter();
+    let Some(DeviceObject::Dpa(target)) = resolve(handle) else {
+        return fault(format!(
+            "DPA handle {handle:#x} is not a live started DPA context"
+        ));
+    };
+    let related = with_device(|ctx| ctx.is_some_and(|c| root(&c.core) == root(&target)));
+    if !related {
+        fault(format!(
+            "DPA handle {handle:#x} names neither this context nor one of its extensions"
+        ));
+    }
+}
+
+/// The address of `addr` in the map behind `handle` (0 and a device fault
+/// when the handle is not live or `addr` is outside the map).
+///
+/// Model choice: the map's memory (host or DPA heap) is directly addressable
+/// in the sim, so the address itself.
+#[no_mangle]
+pub extern "C" fn doca_sim_impl_mmap_get_external_ptr(handle: u32, addr: u64) -> u64 {
+    let _sim = SimCode::enter();
+    match crate::mmap::handle_range(handle) {
+        Some((start, len)) if addr >= start && addr - start < len => addr,
+        Some(_) => {
+            fault(format!(
+                "address {addr:#x} is outside the memory map of handle {handle}"
+            ));
+            0
+        }
+        None => {
+            fault(format!("mmap handle {handle} is not live"));
+            0
+        }
+    }
+}
+
+// ------------------------------------- completion elements (newer accessors)
+
+/// The sim's completion element: type, user data and immediate (see
+/// `doca_dpa_dev_get_completion_type` and neighbours).
+fn element_parts(element: u64) -> (u32, u32, u32) {
+    (
+        (element & 0xff) as u32,
+        ((element >> 8) & 0xff_ffff) as u32,
+        (element >> 32) as u32,
+    )
+}
+
+fn is_error_element(kind: u32) -> bool {
+    kind == comp::SEND_ERR || kind == comp::RECV_ERR
+}
+
+/// Model choice: the sim's producers post no send WQEs: 0.
+#[no_mangle]
+pub extern "C" fn doca_dpa_dev_completion_element_get_swqe_opcode(element: u64) -> u32 {
+    let _sim = SimCode::enter();
+    let _ = element;
+    0
+}
+
+/// Model choice: the sim has no shared receive queues: 0.
+#[no_mangle]
+pub extern "C" fn doca_dpa_dev_completion_element_get_srqn(element: u64) -> u32 {
+    let _sim = SimCode::enter();
+    let _ = element;
+    0
+}
+
+/// Model choice: the sim's producers have no queue pairs: 0.
+#[no_mangle]
+pub extern "C" fn doca_dpa_dev_completion_element_get_qpn(element: u64) -> u32 {
+    let _sim = SimCode::enter();
+    let _ = element;
+    0
+}
+
+/// Model choice: the low 16 bits of the user data, where the sim's producers
+/// put the work-request index (an RDMI receive slot, say).
+#[no_mangle]
+pub extern "C" fn doca_dpa_dev_completion_element_get_wqe_counter(element: u64) -> u32 {
+    let _sim = SimCode::enter();
+    element_parts(element).1 & 0xffff
+}
+
+/// The work-request index: as `doca_dpa_dev_completion_element_get_wqe_counter`.
+#[no_mangle]
+pub extern "C" fn doca_dpa_dev_rdma_completion_get_wr_index(element: u64) -> u32 {
+    doca_dpa_dev_completion_element_get_wqe_counter(element)
+}
+
+/// Model choice: the immediate of a RECV_SEND element (the sim's producers
+/// put the length there), 0 for other kinds.
+#[no_mangle]
+pub extern "C" fn doca_dpa_dev_completion_element_get_received_bytes(element: u64) -> u32 {
+    let _sim = SimCode::enter();
+    match element_parts(element) {
+        (kind, _, immediate) if kind == comp::RECV_SEND => immediate,
+        _ => 0,
+    }
+}
+
+/// Model choice: 1 for error elements, 0 otherwise.
+#[no_mangle]
+pub extern "C" fn doca_dpa_dev_completion_element_get_error_syndrome(element: u64) -> u32 {
+    let _sim = SimCode::enter();
+    u32::from(is_error_element(element_parts(element).0))
+}
+
+/// Model choice: the immediate of an error element, 0 otherwise.
+#[no_mangle]
+pub extern "C" fn doca_dpa_dev_completion_element_get_vendor_error_syndrome(element: u64) -> u32 {
+    let _sim = SimCode::enter();
+    match element_parts(element) {
+        (kind, _, immediate) if is_error_element(kind) => immediate,
+        _ => 0,
+    }
+}
+
+/// Model choice: the sim keeps no completion timestamps: 0.
+#[no_mangle]
+pub extern "C" fn doca_dpa_dev_completion_element_get_timestamp(element: u64) -> u64 {
+    let _sim = SimCode::enter();
+    let _ = element;
+    0
 }

@@ -75,6 +75,8 @@ pub(crate) fn result_code(result: SimResult) -> abi::doca_error_t {
 ///     fn doca_dpa_start(dpa: *mut abi::doca_dpa) { ...; Ok(()) }
 ///     /// a function that cannot fail returns its own type and is only counted
 ///     fn doca_dev_as_devinfo(dev: *const abi::doca_dev) -> *mut abi::doca_devinfo { ... }
+///     /// `-> ()` is how a C function returning void is written
+///     fn doca_ctx_flush_tasks(ctx: *mut abi::doca_ctx) -> () { ... }
 /// }
 /// ```
 macro_rules! doca_api {
@@ -91,6 +93,22 @@ macro_rules! doca_api {
             const _: unsafe extern "C" fn($($ty),*) -> $crate::abi::doca_error_t =
                 $crate::abi::$name;
             $crate::export::run(stringify!($name), || -> $crate::error::SimResult { $body })
+        }
+        doca_api! { $($rest)* }
+    };
+    (
+        $(#[$meta:meta])*
+        fn $name:ident($($arg:ident : $ty:ty),* $(,)?) -> () $body:block
+        $($rest:tt)*
+    ) => {
+        $(#[$meta])*
+        #[no_mangle]
+        #[allow(unreachable_pub)]
+        pub unsafe extern "C" fn $name($($arg: $ty),*) {
+            const _: unsafe extern "C" fn($($ty),*) = $crate::abi::$name;
+            let _sim = $crate::trap::SimCode::enter();
+            $crate::hooks::count(stringify!($name));
+            $body
         }
         doca_api! { $($rest)* }
     };

@@ -88,8 +88,8 @@ pub use dpa::fault::{Access, DeviceCode, FaultKind, FaultReport};
 pub use dpa::{fault_report, max_run_time};
 pub use hooks::{Entered, InjectError, Nth, Scope, ScopeHandle};
 pub use profile::{
-    profile_source, set_global_profile, DeviceProfile, Profile, ProfileError, ProfileSource,
-    RepresentorProfile, DEFAULT_RUNTIME_VERSION,
+    profile_source, set_global_profile, DeviceProfile, PciFuncType, Profile, ProfileError,
+    ProfileSource, RepresentorProfile, DEFAULT_RUNTIME_VERSION,
 };
 pub use rdmi::SLOT_BYTES as RDMI_SLOT_BYTES;
 

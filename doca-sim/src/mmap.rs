@@ -9,17 +9,57 @@ use crate::abi;
 use crate::dev::{obj, Dev};
 use crate::dpa::{dpa, DpaCore};
 use crate::error::{codes, fail, SimResult};
-use crate::export::{doca_api, out};
+use crate::export::{doca_api, not_modelled, out};
 use crate::registry::{self, SimObject};
 
 #[derive(Default)]
 struct MmapState {
     started: bool,
     devices: Vec<usize>,
+    /// `doca_mmap_set_max_num_devices`; no limit until set.
+    max_devices: Option<u32>,
     host_range: Option<(usize, usize)>,
     dpa_range: Option<(Arc<DpaCore>, u64, usize)>,
     permissions: u32,
     handle: Option<u32>,
+    user_data: abi::doca_data,
+    /// Called with the host range when the map is destroyed.
+    free_cb: Option<(unsafe extern "C" fn(*mut c_void, usize, *mut c_void), usize)>,
+    /// The descriptor of `doca_mmap_export_rdma`, valid while the map is.
+    rdma_export: Option<Box<[u8]>>,
+    from_export: bool,
+}
+
+// SAFETY: the raw parts are plain values: device handles and the free
+// callback's opaque pointer are kept as addresses and only handed back to C,
+// and `doca_data` is user data the sim never dereferences.
+unsafe impl Send for MmapState {}
+
+/// Marks an RDMA export descriptor of this sim; the host range (address,
+/// length) and the permissions follow, little-endian.
+const RDMA_EXPORT_MAGIC: &[u8; 16] = b"doca-sim:mm-rdma";
+
+fn rdma_export(addr: usize, len: usize, permissions: u32) -> Box<[u8]> {
+    let mut blob = RDMA_EXPORT_MAGIC.to_vec();
+    blob.extend_from_slice(&(addr as u64).to_le_bytes());
+    blob.extend_from_slice(&(len as u64).to_le_bytes());
+    blob.extend_from_slice(&permissions.to_le_bytes());
+    blob.into_boxed_slice()
+}
+
+/// (address, length, permissions) of an RDMA export descriptor.
+fn parse_rdma_export(blob: &[u8]) -> Option<(usize, usize, u32)> {
+    let rest = blob.strip_prefix(RDMA_EXPORT_MAGIC.as_slice())?;
+    if rest.len() != 20 {
+        return None;
+    }
+    let word = |at: usize| u64::from_le_bytes(rest[at..at + 8].try_into().unwrap_or_default());
+    let permissions = u32::from_le_bytes(rest[16..20].try_into().unwrap_or_default());
+    Some((
+        usize::try_from(word(0)).ok()?,
+        usize::try_from(word(8)).ok()?,
+        permissions,
+    ))
 }
 
 /// `struct doca_mmap`.
@@ -33,6 +73,15 @@ impl SimObject for Mmap {
 impl Mmap {
     fn state(&self) -> MutexGuard<'_, MmapState> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// What stopping does: the DPA handle is given up.
+    fn stop(&self) {
+        let mut st = self.state();
+        st.started = false;
+        if let Some(handle) = st.handle.take() {
+            handle_ranges().remove(&handle);
+        }
     }
 }
 
@@ -53,6 +102,23 @@ fn configure(ptr: *mut abi::doca_mmap, f: impl FnOnce(&mut MmapState) -> SimResu
 /// numbered from 1 in creation order.
 static NEXT_MMAP_HANDLE: AtomicU32 = AtomicU32::new(1);
 
+/// The memory range (start, length) of each live DPA mmap handle, for the
+/// device calls that name one (`doca_dpa_dev_mmap_get_external_ptr`). A
+/// handle lives from `doca_mmap_dev_get_dpa_handle` until its map stops.
+fn handle_ranges() -> MutexGuard<'static, std::collections::HashMap<u32, (u64, u64)>> {
+    static RANGES: std::sync::OnceLock<Mutex<std::collections::HashMap<u32, (u64, u64)>>> =
+        std::sync::OnceLock::new();
+    RANGES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+}
+
+/// The memory range of a live DPA mmap handle.
+pub(crate) fn handle_range(handle: u32) -> Option<(u64, u64)> {
+    handle_ranges().get(&handle).copied()
+}
+
 doca_api! {
     /// Creates an empty memory map.
     fn doca_mmap_create(mmap: *mut *mut abi::doca_mmap) {
@@ -62,13 +128,21 @@ doca_api! {
         out(mmap, registry::register(Mmap { state: Mutex::default() }).cast())
     }
 
-    /// Destroys a stopped memory map.
+    /// Destroys a memory map, stopping it first if it is started; a map
+    /// that owns its range (`doca_mmap_set_free_cb`) frees it.
+    ///
+    /// Model choice: NVIDIA's DPA samples destroy started maps without
+    /// stopping them; destroy is stop-then-destroy (docs/sim-model.md).
     fn doca_mmap_destroy(mmap: *mut abi::doca_mmap) {
-        if self::mmap(mmap)?.state().started {
-            return Err(fail(codes::BAD_STATE, "stop the mmap before destroying it"));
-        }
+        self::mmap(mmap)?.stop();
         // SAFETY: checked above; only this call frees it.
-        unsafe { registry::unregister::<Mmap, _>(mmap) }?;
+        let m = unsafe { registry::unregister::<Mmap, _>(mmap) }?;
+        let st = m.state.into_inner().unwrap_or_else(|p| p.into_inner());
+        if let (Some((free_cb, opaque)), Some((addr, len))) = (st.free_cb, st.host_range) {
+            // SAFETY: the callback and its argument are the caller's, given
+            // to be called once with the range when the map goes.
+            unsafe { free_cb(addr as *mut c_void, len, opaque as *mut c_void) };
+        }
         Ok(())
     }
 
@@ -86,12 +160,10 @@ doca_api! {
     /// Stops a started map.
     fn doca_mmap_stop(mmap: *mut abi::doca_mmap) {
         let m = self::mmap(mmap)?;
-        let mut st = m.state();
-        if !st.started {
+        if !m.state().started {
             return Err(fail(codes::BAD_STATE, "the mmap is not started"));
         }
-        st.started = false;
-        st.handle = None;
+        m.stop();
         Ok(())
     }
 
@@ -102,9 +174,159 @@ doca_api! {
             if st.dpa_range.is_some() {
                 return Err(fail(codes::NOT_PERMITTED, "a map of DPA memory takes no devices"));
             }
+            if st.max_devices.is_some_and(|max| st.devices.len() >= max as usize) {
+                return Err(fail(codes::NO_MEMORY, "the map already has its maximum number of devices"));
+            }
             st.devices.push(dev as usize);
             Ok(())
         })
+    }
+
+    /// Removes an added device.
+    fn doca_mmap_rm_dev(mmap: *mut abi::doca_mmap, dev: *mut abi::doca_dev) {
+        obj::<Dev, _>(dev)?;
+        configure(mmap, |st| {
+            let at = st.devices.iter().position(|d| *d == dev as usize)
+                .ok_or(fail(codes::NOT_FOUND, "the device was not added to this mmap"))?;
+            st.devices.remove(at);
+            Ok(())
+        })
+    }
+
+    /// Limits the number of devices.
+    fn doca_mmap_set_max_num_devices(mmap: *mut abi::doca_mmap, max_num_devices: u32) {
+        configure(mmap, |st| {
+            if max_num_devices == 0 || (max_num_devices as usize) < st.devices.len() {
+                return Err(fail(codes::INVALID_VALUE, "the limit is 0 or below the devices already added"));
+            }
+            st.max_devices = Some(max_num_devices);
+            Ok(())
+        })
+    }
+
+    /// Model choice: without a limit set, `UINT32_MAX`.
+    fn doca_mmap_get_max_num_devices(mmap: *const abi::doca_mmap, max_num_devices: *mut u32) {
+        let max = self::mmap(mmap)?.state().max_devices.unwrap_or(u32::MAX);
+        out(max_num_devices, max)
+    }
+
+    /// Stores the user data.
+    fn doca_mmap_set_user_data(mmap: *mut abi::doca_mmap, user_data: abi::doca_data) {
+        configure(mmap, |st| {
+            st.user_data = user_data;
+            Ok(())
+        })
+    }
+
+    /// Reads the user data.
+    fn doca_mmap_get_user_data(mmap: *const abi::doca_mmap, user_data: *mut abi::doca_data) {
+        let data = self::mmap(mmap)?.state().user_data;
+        out(user_data, data)
+    }
+
+    /// Makes the map own its range: `free_cb` runs when it is destroyed.
+    fn doca_mmap_set_free_cb(mmap: *mut abi::doca_mmap, free_cb: abi::doca_mmap_memrange_free_cb_t, opaque: *mut c_void) {
+        let cb = free_cb.ok_or(fail(codes::INVALID_VALUE, "NULL free callback"))?;
+        configure(mmap, |st| {
+            st.free_cb = Some((cb, opaque as usize));
+            Ok(())
+        })
+    }
+
+    /// The host range; BAD_STATE when none was set.
+    fn doca_mmap_get_memrange(mmap: *const abi::doca_mmap, addr: *mut *mut c_void, len: *mut usize) {
+        let (start, length) = self::mmap(mmap)?.state().host_range
+            .ok_or(fail(codes::BAD_STATE, "the mmap has no host memory range"))?;
+        out(addr, start as *mut c_void)?;
+        out(len, length)
+    }
+
+    /// Model choice: buffer inventories are not modelled, so 0.
+    fn doca_mmap_get_num_bufs(mmap: *const abi::doca_mmap, num_bufs: *mut u32) {
+        self::mmap(mmap)?;
+        out(num_bufs, 0)
+    }
+
+    /// 1 once exported.
+    fn doca_mmap_get_exported(mmap: *const abi::doca_mmap, exported: *mut u8) {
+        let done = self::mmap(mmap)?.state().rdma_export.is_some();
+        out(exported, u8::from(done))
+    }
+
+    /// 1 for a map made by `doca_mmap_create_from_export`.
+    fn doca_mmap_get_from_export(mmap: *const abi::doca_mmap, from_export: *mut u8) {
+        let made = self::mmap(mmap)?.state().from_export;
+        out(from_export, u8::from(made))
+    }
+
+    /// Maps are always safe to share in the sim; only the state is checked.
+    fn doca_mmap_enable_thread_safety(mmap: *mut abi::doca_mmap) {
+        configure(mmap, |_| Ok(()))
+    }
+
+    /// Model choice: PCI exports are not modelled, so 0.
+    fn doca_mmap_cap_is_export_pci_supported(devinfo: *const abi::doca_devinfo, mmap_export: *mut u8) {
+        obj::<crate::dev::DevInfo, _>(devinfo)?;
+        out(mmap_export, 0)
+    }
+
+    /// Model choice: PCI exports are not modelled, so 0.
+    fn doca_mmap_cap_is_create_from_export_pci_supported(devinfo: *const abi::doca_devinfo, from_export: *mut u8) {
+        obj::<crate::dev::DevInfo, _>(devinfo)?;
+        out(from_export, 0)
+    }
+
+    /// Exports a started host-memory map for RDMA peers.
+    ///
+    /// Model choice: the descriptor carries the host range and permissions
+    /// for this process (RDMA in the sim is a loopback) and stays valid until
+    /// the map is destroyed; the device must have been added.
+    fn doca_mmap_export_rdma(mmap: *mut abi::doca_mmap, dev: *const abi::doca_dev, export_desc: *mut *const c_void, export_desc_len: *mut usize) {
+        let m = self::mmap(mmap)?;
+        obj::<Dev, _>(dev)?;
+        if export_desc.is_null() || export_desc_len.is_null() {
+            return Err(fail(codes::INVALID_VALUE, "NULL output pointer"));
+        }
+        let mut st = m.state();
+        if !st.started {
+            return Err(fail(codes::BAD_STATE, "the mmap is not started"));
+        }
+        if !st.devices.contains(&(dev as usize)) {
+            return Err(fail(codes::NOT_FOUND, "the device was not added to this mmap"));
+        }
+        let (addr, len) = st.host_range.ok_or(fail(codes::NOT_SUPPORTED, "maps of DPA memory are not exported"))?;
+        let permissions = st.permissions;
+        let blob = st.rdma_export.get_or_insert_with(|| rdma_export(addr, len, permissions));
+        out(export_desc, blob.as_ptr().cast())?;
+        out(export_desc_len, blob.len())
+    }
+
+    /// A started map of the memory an RDMA export of this process describes.
+    fn doca_mmap_create_from_export(user_data: *const abi::doca_data, export_desc: *const c_void, export_desc_len: usize, dev: *mut abi::doca_dev, mmap: *mut *mut abi::doca_mmap) {
+        obj::<Dev, _>(dev)?;
+        if export_desc.is_null() || mmap.is_null() {
+            return Err(fail(codes::INVALID_VALUE, "NULL argument"));
+        }
+        // SAFETY: the caller passes `export_desc_len` readable bytes.
+        let blob = unsafe { std::slice::from_raw_parts(export_desc.cast::<u8>(), export_desc_len) };
+        let (addr, len, permissions) = parse_rdma_export(blob)
+            .ok_or(fail(codes::INVALID_VALUE, "not an RDMA export of doca-sim"))?;
+        let user_data = if user_data.is_null() {
+            abi::doca_data::default()
+        } else {
+            // SAFETY: a non-NULL input pointer is readable (the C contract).
+            unsafe { user_data.read() }
+        };
+        let state = MmapState {
+            started: true,
+            devices: vec![dev as usize],
+            host_range: Some((addr, len)),
+            permissions,
+            user_data,
+            from_export: true,
+            ..MmapState::default()
+        };
+        out(mmap, registry::register(Mmap { state: Mutex::new(state) }).cast())
     }
 
     /// Sets the host memory range.
@@ -137,7 +359,16 @@ doca_api! {
         if !st.devices.contains(&(dev as usize)) && st.dpa_range.is_none() {
             return Err(fail(codes::NOT_FOUND, "the device was not added to this mmap"));
         }
-        let handle = *st.handle.get_or_insert_with(|| NEXT_MMAP_HANDLE.fetch_add(1, Ordering::Relaxed));
+        let range = match (&st.host_range, &st.dpa_range) {
+            (Some((addr, len)), _) => (*addr as u64, *len as u64),
+            (None, Some((_, addr, len))) => (*addr, *len as u64),
+            (None, None) => (0, 0),
+        };
+        let handle = *st.handle.get_or_insert_with(|| {
+            let handle = NEXT_MMAP_HANDLE.fetch_add(1, Ordering::Relaxed);
+            handle_ranges().insert(handle, range);
+            handle
+        });
         out(dpa_mmap_handle, handle)
     }
 
@@ -157,4 +388,11 @@ doca_api! {
             Ok(())
         })
     }
+}
+
+not_modelled! {
+    /// Exports over PCI (see `doca_mmap_cap_is_export_pci_supported`).
+    fn doca_mmap_export_pci(mmap: *mut abi::doca_mmap, dev: *const abi::doca_dev, export_desc: *mut *const c_void, export_desc_len: *mut usize);
+    /// dma-buf memory.
+    fn doca_mmap_set_dmabuf_memrange(mmap: *mut abi::doca_mmap, dmabuf_fd: std::ffi::c_int, addr: *mut c_void, dmabuf_offset: usize, len: usize);
 }

@@ -1,7 +1,10 @@
 //! Device profiles: which devices the software DPA pretends to have.
 //!
-//! The default profile has one DPA-capable BlueField-3 PF and one BlueField-2
-//! without a DPA. A profile can be loaded from the file named by the
+//! The default profile is the DPU (Arm) view of a DPA-capable BlueField-3:
+//! its PF (with network representors of the host's functions), a scalable
+//! function (SF) of that PF, and a BlueField-2 without a DPA
+//! ([`Profile::dpu_view`]); [`Profile::host_view`] is the same card seen from
+//! the host, where no representors exist. A profile can be loaded from the file named by the
 //! `DOCA_SIM_PROFILE` environment variable, or installed from Rust with
 //! [`set_global_profile`] or [`Scope::set_profile`](crate::Scope::set_profile).
 //!
@@ -35,8 +38,8 @@ pub struct DeviceProfile {
     pub mac: [u8; 6],
     /// Whether the device has a DPA (`doca_dpa_cap_is_supported`).
     pub dpa: bool,
-    /// Whether this is a PCI physical function (`doca_devinfo_get_pci_func_type`).
-    pub is_pf: bool,
+    /// The kind of PCI function (`doca_devinfo_get_pci_func_type`).
+    pub func_type: PciFuncType,
     /// DPA cores (`doca_dpa_get_core_num`).
     pub cores: u32,
     /// Execution units per core (`doca_dpa_get_num_eus_per_core`).
@@ -73,6 +76,33 @@ pub struct RepresentorProfile {
     pub iface_name: String,
     /// PCI address of the represented function.
     pub pci_addr: String,
+    /// The kind of the represented function
+    /// (`doca_devinfo_rep_get_pci_func_type`).
+    pub func_type: PciFuncType,
+}
+
+/// A kind of PCI function (`enum doca_pci_func_type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PciFuncType {
+    /// A physical function.
+    #[default]
+    Pf,
+    /// A virtual function (SR-IOV).
+    Vf,
+    /// A scalable function (a BlueField's Arm side creates them on a PF).
+    Sf,
+}
+
+impl PciFuncType {
+    /// `pf`, `vf` or `sf`, as profile files spell it.
+    pub fn parse(text: &str) -> Option<PciFuncType> {
+        match text {
+            "pf" => Some(PciFuncType::Pf),
+            "vf" => Some(PciFuncType::Vf),
+            "sf" => Some(PciFuncType::Sf),
+            _ => None,
+        }
+    }
 }
 
 /// The devices and installation the sim presents.
@@ -104,7 +134,7 @@ impl DeviceProfile {
             pci_addr: pci_addr.into(),
             mac: [0x02, 0x00, 0x00, 0x00, 0x03, 0x00],
             dpa: true,
-            is_pf: true,
+            func_type: PciFuncType::Pf,
             cores: 12,
             eus_per_core: 16,
             eus_available: 190,
@@ -117,12 +147,33 @@ impl DeviceProfile {
                 RepresentorProfile {
                     iface_name: "pf0hpf".into(),
                     pci_addr: "0000:03:00.1".into(),
+                    func_type: PciFuncType::Pf,
                 },
                 RepresentorProfile {
                     iface_name: "pf0vf0".into(),
                     pci_addr: "0000:03:00.2".into(),
+                    func_type: PciFuncType::Vf,
                 },
             ],
+        }
+    }
+
+    /// A scalable function of a BlueField-3 PF, as its Arm side lists it:
+    /// the PF's DPA context can be extended onto it (`doca_dpa_device_extend`,
+    /// with the PF's limits), it has no DPA of its own
+    /// (`doca_dpa_cap_is_supported` answers NOT_SUPPORTED, so programs that
+    /// pick the first device with a DPA still pick the PF), sync events can be
+    /// exported from it, and it has no representors.
+    ///
+    /// Model choice: an SF reports its PF's PCI address, as an auxiliary
+    /// device of that PF.
+    pub fn bluefield3_sf(ibdev_name: &str, iface_name: &str, pf_pci_addr: &str) -> Self {
+        DeviceProfile {
+            mac: [0x02, 0x00, 0x00, 0x00, 0x03, 0x10],
+            dpa: false,
+            func_type: PciFuncType::Sf,
+            representors: Vec::new(),
+            ..Self::bluefield3(ibdev_name, iface_name, pf_pci_addr)
         }
     }
 
@@ -144,16 +195,46 @@ impl DeviceProfile {
     }
 }
 
-impl Default for Profile {
-    fn default() -> Self {
+impl Profile {
+    /// The devices a BlueField-3's Arm side lists: the PF `mlx5_0` with
+    /// representors of the host's PF and of a VF, a BlueField-2 `mlx5_2`
+    /// without a DPA, and an SF `mlx5_3` of the BlueField-3's PF (the RDMA
+    /// device NVIDIA's DPA samples look for when they find representors).
+    pub fn dpu_view() -> Profile {
         Profile {
             runtime_version: DEFAULT_RUNTIME_VERSION.into(),
             memcheck: true,
             devices: vec![
                 DeviceProfile::bluefield3("mlx5_0", "p0", "0000:03:00.0"),
                 DeviceProfile::bluefield2("mlx5_2", "p2", "0000:81:00.0"),
+                DeviceProfile::bluefield3_sf("mlx5_3", "en3f0pf0sf0", "0000:03:00.0"),
             ],
         }
+    }
+
+    /// The same machine seen from the host: the BlueField-3's PF (with its
+    /// DPA, without representors: only the Arm side has them) and the
+    /// BlueField-2.
+    pub fn host_view() -> Profile {
+        let mut bf3 = DeviceProfile::bluefield3("mlx5_0", "p0", "0000:03:00.0");
+        bf3.representors.clear();
+        Profile {
+            runtime_version: DEFAULT_RUNTIME_VERSION.into(),
+            memcheck: true,
+            devices: vec![
+                bf3,
+                DeviceProfile::bluefield2("mlx5_2", "p2", "0000:81:00.0"),
+            ],
+        }
+    }
+}
+
+impl Default for Profile {
+    /// [`Profile::dpu_view`]: under it NVIDIA's DPA samples' host-side device
+    /// selection (representors, so look for an SF to extend the DPA onto)
+    /// finds what it looks for.
+    fn default() -> Self {
+        Profile::dpu_view()
     }
 }
 
@@ -191,15 +272,21 @@ fn parse_mac(v: &str) -> Option<[u8; 6]> {
     parts.next().is_none().then_some(out)
 }
 
+/// `iface@pci` or `iface@pci/vf` (`/pf`, `/vf`, `/sf`; PF when absent), comma separated.
 fn parse_representors(v: &str) -> Option<Vec<RepresentorProfile>> {
     v.split(',')
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .map(|item| {
-            let (iface, pci) = item.split_once('@')?;
+            let (iface, rest) = item.split_once('@')?;
+            let (pci, func_type) = match rest.split_once('/') {
+                Some((pci, kind)) => (pci, PciFuncType::parse(kind.trim())?),
+                None => (rest, PciFuncType::Pf),
+            };
             Some(RepresentorProfile {
                 iface_name: iface.trim().into(),
                 pci_addr: pci.trim().into(),
+                func_type,
             })
         })
         .collect()
@@ -217,7 +304,7 @@ impl Profile {
     /// pci_addr = 0000:03:00.0
     /// dpa = true               # false: a device without DPA (BlueField-2 like)
     /// mac = 02:00:00:00:03:00
-    /// is_pf = true
+    /// func_type = pf           # pf, vf or sf (doca_devinfo_get_pci_func_type)
     /// cores = 12
     /// eus_per_core = 16
     /// eus_available = 190
@@ -226,7 +313,7 @@ impl Profile {
     /// heap_bytes = 1073741824
     /// sync_event_export = true
     /// sync_event_tasks = true   # false: sync events used as contexts take no tasks
-    /// representors = pf0hpf@0000:03:00.1, pf0vf0@0000:03:00.2
+    /// representors = pf0hpf@0000:03:00.1, pf0vf0@0000:03:00.2/vf   # /pf (default), /vf, /sf
     /// ```
     pub fn parse(text: &str) -> Result<Profile, ProfileError> {
         let mut profile = Profile {
@@ -286,7 +373,7 @@ impl Profile {
                     }
                     dev.dpa = dpa;
                 }
-                "is_pf" => dev.is_pf = parse_bool(value).ok_or_else(bad)?,
+                "func_type" => dev.func_type = PciFuncType::parse(value).ok_or_else(bad)?,
                 "cores" => dev.cores = small()?,
                 "eus_per_core" => dev.eus_per_core = small()?,
                 "eus_available" => dev.eus_available = small()?,
@@ -446,13 +533,39 @@ mod tests {
     use super::*;
 
     #[test]
-    fn default_has_a_bf3_with_dpa_and_a_bf2_without() {
+    fn default_is_the_dpu_view_of_a_bf3_with_an_sf_and_a_bf2() {
         let p = Profile::default();
-        assert_eq!(p.devices.len(), 2);
+        assert_eq!(p, Profile::dpu_view());
+        assert_eq!(p.devices.len(), 3);
         assert!(p.devices[0].dpa);
+        assert_eq!(p.devices[0].func_type, PciFuncType::Pf);
         assert_eq!(p.devices[0].cores * p.devices[0].eus_per_core, 192);
         assert_eq!(p.devices[0].eus_available, 190);
+        assert!(!p.devices[0].representors.is_empty());
         assert!(!p.devices[1].dpa);
+        assert_eq!(p.devices[2].func_type, PciFuncType::Sf);
+        assert_eq!(p.devices[2].pci_addr, p.devices[0].pci_addr);
+        let host = Profile::host_view();
+        assert_eq!(host.devices.len(), 2);
+        assert!(host.devices.iter().all(|d| d.representors.is_empty()));
+    }
+
+    #[test]
+    fn function_types_parse_and_unknown_ones_are_refused() {
+        let p = Profile::parse(
+            "[device]\nfunc_type = sf\nrepresentors = a@0000:01:00.1/vf, b@0000:01:00.2\n",
+        )
+        .unwrap();
+        assert_eq!(p.devices[0].func_type, PciFuncType::Sf);
+        let kinds: Vec<_> = p.devices[0]
+            .representors
+            .iter()
+            .map(|r| r.func_type)
+            .collect();
+        assert_eq!(kinds, [PciFuncType::Vf, PciFuncType::Pf]);
+        assert!(Profile::parse("[device]\nfunc_type = pci\n").is_err());
+        assert!(Profile::parse("[device]\nrepresentors = a@0000:01:00.1/xf\n").is_err());
+        assert!(Profile::parse("[device]\nis_pf = true\n").is_err());
     }
 
     #[test]

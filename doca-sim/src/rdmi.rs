@@ -52,10 +52,7 @@ use crate::verbs::{cq, pd, verbs_ctx, CqCore, PdCore, VerbsCore};
 /// Bytes per receive slot.
 pub const SLOT_BYTES: usize = 64;
 
-/// `DOCA_DPA_DEV_COMP_SEND`.
-const COMP_SEND: u32 = 0x0;
-/// `DOCA_DPA_DEV_COMP_RECV_SEND`.
-const COMP_RECV_SEND: u32 = 0x2;
+use crate::device::comp::{RECV_SEND as COMP_RECV_SEND, SEND as COMP_SEND};
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())

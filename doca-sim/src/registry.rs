@@ -138,6 +138,12 @@ pub(crate) enum DeviceObject {
     RdmiConnection(Arc<crate::rdmi::ConnectionCore>),
     /// A started RDMI poster (`doca_rdmi_dev_poster_t`).
     RdmiPoster(Arc<crate::rdmi::PosterCore>),
+    /// A sync event reached over the network: the export of one
+    /// (`doca_sync_event_export_to_remote_net`) and the DPA handles of its
+    /// remote side (`doca_dpa_dev_sync_event_remote_net_t`). Only RDMA
+    /// signals use such handles on the DPA, and the sim models no DPA RDMA.
+    #[allow(dead_code)]
+    RemoteNetEvent(Arc<crate::sync_event::EventCore>),
     /// A handle whose device-side use the sim does not model.
     Opaque,
 }

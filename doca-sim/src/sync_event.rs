@@ -152,6 +152,8 @@ impl EventCore {
 enum Location {
     Cpu,
     Dpa(Arc<DpaCore>),
+    /// A peer across the network (publisher only).
+    RemoteNet,
 }
 
 #[derive(Default)]
@@ -161,6 +163,9 @@ struct EventState {
     started: bool,
     /// DPA handles exported from this event, retracted when it is destroyed.
     handles: Vec<u64>,
+    /// The blob of `doca_sync_event_export_to_remote_net`, valid while the
+    /// event exists.
+    net_export: Option<Box<[u8]>>,
 }
 
 /// `struct doca_sync_event`.
@@ -292,15 +297,16 @@ doca_api! {
         out(event, ev.cast())
     }
 
-    /// Destroys a sync event.
+    /// Destroys a sync event, stopping it first if it is started.
     ///
-    /// Model choice: a started event must be stopped first (BAD_STATE), the
-    /// configure/start/stop/destroy rule of DOCA contexts.
+    /// Model choice: the 3.0 header documents only INVALID_VALUE (NULL) for
+    /// destroy, and NVIDIA's DPA samples destroy started events without
+    /// stopping them, so a started event is stopped, then destroyed
+    /// (docs/sim-model.md).
     fn doca_sync_event_destroy(event: *mut abi::doca_sync_event) {
         let ev = self::event(event)?;
-        if ev.state().started {
-            return Err(fail(codes::BAD_STATE, "stop the sync event before destroying it"));
-        }
+        // Model choice (docs/sim-model.md): a started event is stopped, then destroyed.
+        ev.state().started = false;
         if let Some(ctx) = ev.tasks.existing_ctx() {
             crate::ctx::destroy_ctx(ctx)?;
         }
@@ -448,15 +454,176 @@ doca_api! {
     }
 }
 
+// ------------------------------------------------------------- remote net
+
+/// `struct doca_sync_event_remote_net`: the remote side of an exported event.
+pub(crate) struct RemoteNetEvent {
+    core: Arc<EventCore>,
+    /// DPA handles made from it, retracted when it is destroyed.
+    handles: Mutex<Vec<u64>>,
+}
+impl SimObject for RemoteNetEvent {
+    const KIND: &'static str = "doca_sync_event_remote_net";
+}
+
+/// Marks a remote-net export blob of this sim; the export's id follows.
+const NET_EXPORT_MAGIC: &[u8; 16] = b"doca-sim:se-net\0";
+
+fn net_export_id(blob: &[u8]) -> Option<u64> {
+    let id = blob.strip_prefix(NET_EXPORT_MAGIC.as_slice())?;
+    Some(u64::from_le_bytes(id.try_into().ok()?))
+}
+
+/// The remote-net capabilities: those of devices that export sync events to
+/// a DPA.
+fn remote_net_capable(devinfo: *const abi::doca_devinfo) -> SimResult {
+    if obj::<crate::dev::DevInfo, _>(devinfo)?
+        .model
+        .profile
+        .sync_event_export
+    {
+        Ok(())
+    } else {
+        Err(fail(
+            codes::NOT_SUPPORTED,
+            "this device exports no sync events",
+        ))
+    }
+}
+
+doca_api! {
+    /// Adds a network peer as a publisher.
+    ///
+    /// Model choice: remote-net events are a loopback inside one process
+    /// (the peer is this process, through the export), which is how NVIDIA's
+    /// DPA samples use them (docs/sim-model.md).
+    fn doca_sync_event_add_publisher_location_remote_net(event: *mut abi::doca_sync_event) {
+        configure(event, true, Location::RemoteNet)
+    }
+
+    /// Exports a started event that has a remote-net publisher.
+    ///
+    /// Model choice: the blob names the event inside this process (an id
+    /// that `doca_sync_event_remote_net_create_from_export` resolves) and
+    /// stays valid until the event is destroyed; exporting again returns the
+    /// same blob.
+    fn doca_sync_event_export_to_remote_net(event: *mut abi::doca_sync_event, data: *mut *const u8, sz: *mut usize) {
+        let ev = self::event(event)?;
+        if data.is_null() || sz.is_null() {
+            return Err(fail(codes::INVALID_VALUE, "NULL output pointer"));
+        }
+        let mut state = ev.state();
+        if !state.started {
+            return Err(fail(codes::BAD_STATE, "sync event is not started"));
+        }
+        if !state.publishers.iter().any(|l| matches!(l, Location::RemoteNet)) {
+            return Err(fail(codes::NOT_PERMITTED, "the event has no remote-net publisher location"));
+        }
+        if state.net_export.is_none() {
+            let id = registry::publish(DeviceObject::RemoteNetEvent(ev.core.clone()));
+            state.handles.push(id);
+            let mut blob = NET_EXPORT_MAGIC.to_vec();
+            blob.extend_from_slice(&id.to_le_bytes());
+            state.net_export = Some(blob.into_boxed_slice());
+        }
+        let blob = state.net_export.as_deref().unwrap_or_default();
+        out(data, blob.as_ptr())?;
+        out(sz, blob.len())
+    }
+
+    /// Creates the remote side of an event exported by this process.
+    fn doca_sync_event_remote_net_create_from_export(dev: *mut abi::doca_dev, data: *const u8, sz: usize, event: *mut *mut abi::doca_sync_event_remote_net) {
+        obj::<Dev, _>(dev)?;
+        if data.is_null() || event.is_null() {
+            return Err(fail(codes::INVALID_VALUE, "NULL argument"));
+        }
+        // SAFETY: the caller passes `sz` readable bytes (the C contract).
+        let blob = unsafe { std::slice::from_raw_parts(data, sz) };
+        let id = net_export_id(blob).ok_or(fail(codes::INVALID_VALUE, "not a remote-net export of doca-sim"))?;
+        let Some(DeviceObject::RemoteNetEvent(core)) = registry::resolve(id) else {
+            return Err(fail(codes::NOT_FOUND, "the exported sync event no longer exists"));
+        };
+        let remote = registry::register(RemoteNetEvent { core, handles: Mutex::default() });
+        out(event, remote.cast())
+    }
+
+    /// Destroys the remote side; its DPA handles are retracted.
+    fn doca_sync_event_remote_net_destroy(event: *mut abi::doca_sync_event_remote_net) {
+        // SAFETY: `unregister` checks the pointer; only this call frees it.
+        let remote = unsafe { registry::unregister::<RemoteNetEvent, _>(event) }?;
+        for handle in remote.handles.lock().unwrap_or_else(|p| p.into_inner()).drain(..) {
+            registry::retract(handle);
+        }
+        Ok(())
+    }
+
+    /// The handle DPA RDMA signals would name the remote event by.
+    ///
+    /// Model choice: a live handle of the event (the sim models no DPA RDMA,
+    /// so no device call uses it yet); the DPA context must be started on a
+    /// device that can export sync events.
+    fn doca_sync_event_remote_net_get_dpa_handle(event: *mut abi::doca_sync_event_remote_net, dpa: *mut abi::doca_dpa, dpa_remote_event: *mut abi::doca_dpa_dev_sync_event_remote_net_t) {
+        let remote = obj::<RemoteNetEvent, _>(event)?;
+        let core = obj::<Dpa, _>(dpa)?.core.clone();
+        core.require_started()?;
+        if !core.device.profile.sync_event_export {
+            return Err(fail(codes::NOT_SUPPORTED, "this device cannot export sync events to its DPA"));
+        }
+        let handle = registry::publish(DeviceObject::RemoteNetEvent(remote.core.clone()));
+        remote.handles.lock().unwrap_or_else(|p| p.into_inner()).push(handle);
+        out(dpa_remote_event, handle)
+    }
+
+    /// SUCCESS on devices that export sync events to a DPA.
+    fn doca_sync_event_cap_is_export_to_remote_net_supported(devinfo: *const abi::doca_devinfo) {
+        remote_net_capable(devinfo)
+    }
+
+    /// SUCCESS on devices that export sync events to a DPA.
+    fn doca_sync_event_cap_remote_net_is_create_from_export_supported(devinfo: *const abi::doca_devinfo) {
+        remote_net_capable(devinfo)
+    }
+
+    /// SUCCESS on devices that export sync events to a DPA.
+    fn doca_sync_event_cap_remote_net_is_export_to_dpa_supported(devinfo: *const abi::doca_devinfo) {
+        remote_net_capable(devinfo)
+    }
+}
+
+// ------------------------------------------------------------------ tasks
+//
+// No sync event task can be allocated (see `not_modelled!` below), so the
+// accessors that cannot fail do nothing or answer zero.
+
+doca_api! {}
+
 not_modelled! {
     /// Remote PCI publishers.
     fn doca_sync_event_add_publisher_location_remote_pci(event: *mut abi::doca_sync_event);
-    /// Remote network publishers.
-    fn doca_sync_event_add_publisher_location_remote_net(event: *mut abi::doca_sync_event);
     /// Remote PCI subscribers.
     fn doca_sync_event_add_subscriber_location_remote_pci(event: *mut abi::doca_sync_event);
     /// Events backed by caller memory.
     fn doca_sync_event_set_addr(event: *mut abi::doca_sync_event, addr: *mut u64);
-    /// Remote network events (the sim has no network peers).
-    fn doca_sync_event_remote_net_get_dpa_handle(event: *mut abi::doca_sync_event_remote_net, dpa: *mut abi::doca_dpa, dpa_remote_event: *mut abi::doca_dpa_dev_sync_event_remote_net_t);
+    /// Events backed by a DOCA buffer.
+    fn doca_sync_event_set_doca_buf(event: *mut abi::doca_sync_event, buf: *mut abi::doca_buf);
+    /// GPU publishers (the sim has no GPU).
+    fn doca_sync_event_add_publisher_location_gpu(event: *mut abi::doca_sync_event, gpu: *mut abi::doca_gpu);
+    /// GPU subscribers.
+    fn doca_sync_event_add_subscriber_location_gpu(event: *mut abi::doca_sync_event, gpu: *mut abi::doca_gpu);
+    /// GPU handles.
+    fn doca_sync_event_get_gpu_handle(event: *mut abi::doca_sync_event, gpu: *mut abi::doca_gpu, gpu_dev_se: *mut *mut abi::doca_gpu_dev_sync_event_t);
+    /// GPU handles.
+    fn doca_sync_event_cap_is_export_to_gpu_supported(devinfo: *const abi::doca_devinfo);
+    /// GPU handles of remote-net events.
+    fn doca_sync_event_remote_net_get_gpu_handle(event: *mut abi::doca_sync_event_remote_net, gpu: *mut abi::doca_gpu, gpu_remote_event: *mut abi::doca_gpu_dev_sync_event_remote_net_t);
+    /// GPU handles of remote-net events.
+    fn doca_sync_event_cap_remote_net_is_export_to_gpu_supported(devinfo: *const abi::doca_devinfo);
+    /// Exports over PCI.
+    fn doca_sync_event_export_to_remote_pci(event: *mut abi::doca_sync_event, dev: *mut abi::doca_dev, data: *mut *const u8, sz: *mut usize);
+    /// Exports over PCI.
+    fn doca_sync_event_cap_is_export_to_remote_pci_supported(devinfo: *const abi::doca_devinfo);
+    /// Events created from a PCI export.
+    fn doca_sync_event_create_from_export(dev: *mut abi::doca_dev, data: *const u8, sz: usize, event: *mut *mut abi::doca_sync_event);
+    /// Events created from a PCI export.
+    fn doca_sync_event_cap_is_create_from_export_supported(devinfo: *const abi::doca_devinfo);
 }

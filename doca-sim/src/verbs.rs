@@ -1,5 +1,6 @@
-//! `doca_verbs.h`, the subset RDMI needs: verbs context, protection domain,
-//! completion queue and its attributes, queue pair basics, device attributes.
+//! `doca_verbs.h`, the subset RDMI and DPA-verbs programs need: verbs
+//! context, protection domain, completion queue and its attributes, queue
+//! pair basics and state changes, address handles, device attributes.
 //!
 //! Model choice: verbs objects count their users; destroying one that another
 //! object still uses (a PD under a QP or RDMI object, a context under a PD) is
@@ -13,7 +14,7 @@ use crate::abi;
 use crate::dev::{obj, DevInfo, DeviceModel};
 use crate::dpa::{dpa, DpaCore};
 use crate::error::{codes, fail, SimResult};
-use crate::export::{doca_api, out};
+use crate::export::{doca_api, not_modelled, out};
 use crate::registry::{self, SimObject};
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -145,12 +146,59 @@ pub(crate) struct Qp {
     qpn: u32,
     dpa: Option<Arc<DpaCore>>,
     handle: Mutex<Option<u64>>,
+    /// `enum doca_verbs_qp_state`, moved by `doca_verbs_qp_modify`.
+    state: Mutex<abi::doca_verbs_qp_state>,
 }
 impl SimObject for Qp {
     const KIND: &'static str = "doca_verbs_qp";
 }
 
 /// `struct doca_verbs_device_attr`.
+/// `struct doca_verbs_qp_attr`.
+///
+/// Model choice: only the next state is kept; the sim's queue pairs carry no
+/// traffic, so the other attributes are accepted and not used.
+#[derive(Default)]
+pub(crate) struct QpAttr {
+    next_state: Mutex<Option<abi::doca_verbs_qp_state>>,
+}
+impl SimObject for QpAttr {
+    const KIND: &'static str = "doca_verbs_qp_attr";
+}
+
+/// `struct doca_verbs_ah_attr`: made on a verbs context, which it keeps in
+/// use. Model choice: its values are accepted and not used (no traffic).
+pub(crate) struct AhAttr {
+    vctx: Arc<VerbsCore>,
+}
+impl SimObject for AhAttr {
+    const KIND: &'static str = "doca_verbs_ah_attr";
+}
+
+/// Whether a queue pair may move from `from` to `to`: reset and error from
+/// anywhere, otherwise RST -> INIT -> RTR -> RTS (and RTS -> RTS).
+fn qp_transition_allowed(from: abi::doca_verbs_qp_state, to: abi::doca_verbs_qp_state) -> bool {
+    use abi::{
+        DOCA_VERBS_QP_STATE_ERR as ERR, DOCA_VERBS_QP_STATE_INIT as INIT,
+        DOCA_VERBS_QP_STATE_RST as RST, DOCA_VERBS_QP_STATE_RTR as RTR,
+        DOCA_VERBS_QP_STATE_RTS as RTS,
+    };
+    matches!(
+        (from, to),
+        (_, RST) | (_, ERR) | (RST, INIT) | (INIT, RTR) | (RTR, RTS) | (RTS, RTS)
+    )
+}
+
+/// A setter of QP attributes the sim accepts without using.
+fn qp_attr_accept(attr: *mut abi::doca_verbs_qp_attr) -> SimResult {
+    obj::<QpAttr, _>(attr).map(|_| ())
+}
+
+/// A setter of an address handle's values (accepted, not used).
+fn ah_attr_accept(attr: *mut abi::doca_verbs_ah_attr) -> SimResult {
+    obj::<AhAttr, _>(attr).map(|_| ())
+}
+
 pub(crate) struct DeviceAttr {
     dpa: bool,
 }
@@ -483,6 +531,7 @@ doca_api! {
             qpn: NEXT_NUMBER.fetch_add(1, Ordering::Relaxed),
             dpa: v.dpa.clone(),
             handle: Mutex::new(None),
+            state: Mutex::new(abi::DOCA_VERBS_QP_STATE_RST),
         };
         out(verbs_qp, registry::register(qp).cast())
     }
@@ -560,4 +609,147 @@ doca_api! {
     fn doca_verbs_device_attr_get_is_dpa_external_datapath_supported(verbs_device_attr: *const abi::doca_verbs_device_attr) -> u8 {
         attr_value(verbs_device_attr, |a| u32::from(a.dpa)) as u8
     }
+}
+
+doca_api! {
+    /// Creates an empty set of QP attributes.
+    fn doca_verbs_qp_attr_create(verbs_qp_attr: *mut *mut abi::doca_verbs_qp_attr) {
+        if verbs_qp_attr.is_null() {
+            return Err(fail(codes::INVALID_VALUE, "NULL output pointer"));
+        }
+        out(verbs_qp_attr, registry::register(QpAttr::default()).cast())
+    }
+
+    /// Destroys a set of QP attributes.
+    fn doca_verbs_qp_attr_destroy(verbs_qp_attr: *mut abi::doca_verbs_qp_attr) {
+        // SAFETY: `unregister` checks the pointer; only this call frees it.
+        unsafe { registry::unregister::<QpAttr, _>(verbs_qp_attr) }?;
+        Ok(())
+    }
+
+    /// The state `doca_verbs_qp_modify` moves to.
+    fn doca_verbs_qp_attr_set_next_state(verbs_qp_attr: *mut abi::doca_verbs_qp_attr, next_state: abi::doca_verbs_qp_state) {
+        let attr = obj::<QpAttr, _>(verbs_qp_attr)?;
+        if next_state > abi::DOCA_VERBS_QP_STATE_ERR {
+            return Err(fail(codes::INVALID_VALUE, "unknown QP state"));
+        }
+        *lock(&attr.next_state) = Some(next_state);
+        Ok(())
+    }
+
+    /// Accepted (see [`QpAttr`]); the address handle must be live.
+    fn doca_verbs_qp_attr_set_ah_attr(verbs_qp_attr: *mut abi::doca_verbs_qp_attr, ah_attr: *mut abi::doca_verbs_ah_attr) {
+        ah_attr_accept(ah_attr)?;
+        qp_attr_accept(verbs_qp_attr)
+    }
+
+    /// Moves a QP to the attributes' next state.
+    ///
+    /// Model choice: the state machine of the header's transition table
+    /// (RST -> INIT -> RTR -> RTS, RTS -> RTS, anything -> RST or ERR);
+    /// another transition is BAD_STATE, a set without a next state or an
+    /// empty mask INVALID_VALUE. Which attributes a transition needs is not
+    /// checked.
+    fn doca_verbs_qp_modify(verbs_qp: *mut abi::doca_verbs_qp, verbs_qp_attr: *mut abi::doca_verbs_qp_attr, attr_mask: std::ffi::c_int) {
+        let q = obj::<Qp, _>(verbs_qp)?;
+        let attr = obj::<QpAttr, _>(verbs_qp_attr)?;
+        if attr_mask == 0 {
+            return Err(fail(codes::INVALID_VALUE, "an empty attribute mask"));
+        }
+        let next = lock(&attr.next_state).ok_or(fail(codes::INVALID_VALUE, "the attributes name no next state"))?;
+        let mut state = lock(&q.state);
+        if !qp_transition_allowed(*state, next) {
+            return Err(fail(codes::BAD_STATE, "the QP cannot move to that state from its current one"));
+        }
+        *state = next;
+        Ok(())
+    }
+
+    /// Creates an address handle on a verbs context (which it keeps in use).
+    fn doca_verbs_ah_attr_create(verbs_context: *mut abi::doca_verbs_context, verbs_ah_attr: *mut *mut abi::doca_verbs_ah_attr) {
+        let vctx = verbs_ctx(verbs_context)?.core.clone();
+        if verbs_ah_attr.is_null() {
+            return Err(fail(codes::INVALID_VALUE, "NULL output pointer"));
+        }
+        vctx.users.add();
+        out(verbs_ah_attr, registry::register(AhAttr { vctx }).cast())
+    }
+
+    /// Destroys an address handle.
+    fn doca_verbs_ah_attr_destroy(verbs_ah_attr: *mut abi::doca_verbs_ah_attr) {
+        // SAFETY: `unregister` checks the pointer; only this call frees it.
+        let ah = unsafe { registry::unregister::<AhAttr, _>(verbs_ah_attr) }?;
+        ah.vctx.users.remove();
+        Ok(())
+    }
+
+    /// Accepted (see [`AhAttr`]); an unknown address type is INVALID_VALUE.
+    fn doca_verbs_ah_attr_set_addr_type(verbs_ah_attr: *mut abi::doca_verbs_ah_attr, addr_type: abi::doca_verbs_addr_type) {
+        if addr_type > abi::DOCA_VERBS_ADDR_TYPE_IB_NO_GRH {
+            return Err(fail(codes::INVALID_VALUE, "unknown address type"));
+        }
+        ah_attr_accept(verbs_ah_attr)
+    }
+}
+
+/// Setters of values the sim accepts and does not use (its queue pairs
+/// carry no traffic): each checks its object with `$check` and ignores the
+/// value.
+macro_rules! accepted_setters {
+    ($check:ident, $obj:ident: $obj_ty:ty, $what:literal: $( fn $name:ident($arg:ident: $arg_ty:ty); )*) => {
+        doca_api! {
+            $(
+                #[doc = concat!("Accepted, not used (see [`", $what, "`]).")]
+                fn $name($obj: $obj_ty, $arg: $arg_ty) {
+                    let _ = $arg;
+                    $check($obj)
+                }
+            )*
+        }
+    };
+}
+
+accepted_setters! {
+    qp_attr_accept, verbs_qp_attr: *mut abi::doca_verbs_qp_attr, "QpAttr":
+    fn doca_verbs_qp_attr_set_current_state(current_state: abi::doca_verbs_qp_state);
+    fn doca_verbs_qp_attr_set_allow_remote_write(allow_remote_write: std::ffi::c_int);
+    fn doca_verbs_qp_attr_set_allow_remote_read(allow_remote_read: std::ffi::c_int);
+    fn doca_verbs_qp_attr_set_max_rd_atomic(max_rd_atomic: u8);
+    fn doca_verbs_qp_attr_set_max_dest_rd_atomic(max_dest_rd_atomic: u8);
+    fn doca_verbs_qp_attr_set_pkey_index(pkey_index: u16);
+    fn doca_verbs_qp_attr_set_port_num(port_num: u16);
+    fn doca_verbs_qp_attr_set_ack_timeout(ack_timeout: u16);
+    fn doca_verbs_qp_attr_set_retry_cnt(retry_cnt: u16);
+    fn doca_verbs_qp_attr_set_rnr_retry(rnr_retry: u16);
+    fn doca_verbs_qp_attr_set_min_rnr_timer(min_rnr_timer: u16);
+    fn doca_verbs_qp_attr_set_rq_psn(rq_psn: u32);
+    fn doca_verbs_qp_attr_set_sq_psn(sq_psn: u32);
+    fn doca_verbs_qp_attr_set_dest_qp_num(dest_qp_num: u32);
+    fn doca_verbs_qp_attr_set_path_mtu(path_mtu: abi::doca_mtu_size);
+}
+
+accepted_setters! {
+    ah_attr_accept, verbs_ah_attr: *mut abi::doca_verbs_ah_attr, "AhAttr":
+    fn doca_verbs_ah_attr_set_gid(gid: abi::doca_verbs_gid);
+    fn doca_verbs_ah_attr_set_dlid(dlid: u32);
+    fn doca_verbs_ah_attr_set_sl(sl: u8);
+    fn doca_verbs_ah_attr_set_sgid_index(sgid_index: u8);
+    fn doca_verbs_ah_attr_set_static_rate(static_rate: u8);
+    fn doca_verbs_ah_attr_set_hop_limit(hop_limit: u8);
+    fn doca_verbs_ah_attr_set_traffic_class(traffic_class: u8);
+}
+
+not_modelled! {
+    /// Queries of QP attributes.
+    fn doca_verbs_qp_query(verbs_qp: *mut abi::doca_verbs_qp, verbs_qp_attr: *mut abi::doca_verbs_qp_attr, verbs_qp_init_attr: *mut abi::doca_verbs_qp_init_attr, attr_mask: *mut std::ffi::c_int);
+    /// External memory (umem objects are outside the reference headers).
+    fn doca_verbs_cq_attr_set_external_umem(verbs_cq_attr: *mut abi::doca_verbs_cq_attr, external_umem: *mut abi::doca_umem, external_umem_offset: u64);
+    /// External UARs (outside the reference headers).
+    fn doca_verbs_cq_attr_set_external_uar(verbs_cq_attr: *mut abi::doca_verbs_cq_attr, external_uar: *mut abi::doca_uar);
+    /// External memory.
+    fn doca_verbs_qp_init_attr_set_external_umem(verbs_qp_init_attr: *mut abi::doca_verbs_qp_init_attr, external_umem: *mut abi::doca_umem, external_umem_offset: u64);
+    /// External memory.
+    fn doca_verbs_qp_init_attr_set_external_dbr_umem(verbs_qp_init_attr: *mut abi::doca_verbs_qp_init_attr, external_umem: *mut abi::doca_umem, external_umem_offset: u64);
+    /// External UARs.
+    fn doca_verbs_qp_init_attr_set_external_uar(verbs_qp_init_attr: *mut abi::doca_verbs_qp_init_attr, external_uar: *mut abi::doca_uar);
 }

@@ -83,11 +83,10 @@ fn completion_rules_and_queue_sizes() {
     assert_eq!(h, h2);
     // The thread now has an attached completion and may run.
     ok!(abi::doca_dpa_thread_run(thread));
-    // Model choice: destroy needs a stopped completion.
-    fails!(BAD_STATE, abi::doca_dpa_completion_destroy(comp));
-    ok!(abi::doca_dpa_completion_stop(comp));
+    // Model choice: destroying a started completion stops it first, as
+    // NVIDIA's samples expect; so does destroying a started thread.
     ok!(abi::doca_dpa_completion_destroy(comp));
-    ok!(abi::doca_dpa_thread_stop(thread));
+    fails!(INVALID_VALUE, abi::doca_dpa_completion_stop(comp));
     ok!(abi::doca_dpa_thread_destroy(thread));
     ctx.teardown();
     assert_no_leaks(&scope);
@@ -264,8 +263,10 @@ fn async_ops_rules() {
     fails!(BAD_STATE, abi::doca_dpa_async_ops_attach(ops, comp));
     ok!(abi::doca_dpa_async_ops_get_dpa_handle(ops, &mut h));
     assert_ne!(h, 0);
-    fails!(BAD_STATE, abi::doca_dpa_async_ops_destroy(ops));
     ok!(abi::doca_dpa_async_ops_stop(ops));
+    fails!(BAD_STATE, abi::doca_dpa_async_ops_stop(ops));
+    ok!(abi::doca_dpa_async_ops_start(ops));
+    // Started, destroyed without a stop (stop-then-destroy).
     ok!(abi::doca_dpa_async_ops_destroy(ops));
     ok!(abi::doca_dpa_completion_stop(comp));
     ok!(abi::doca_dpa_completion_destroy(comp));

@@ -9,6 +9,14 @@ use std::ptr::null_mut;
 
 use common::*;
 
+/// The NUL-terminated text a sim query wrote into `buf`.
+fn c_text(buf: &[c_char]) -> String {
+    // SAFETY: the sim NUL-terminates within the buffers it fills.
+    unsafe { CStr::from_ptr(buf.as_ptr()) }
+        .to_string_lossy()
+        .into_owned()
+}
+
 fn ibdev(info: *const abi::doca_devinfo) -> String {
     let mut buf = [0 as c_char; abi::DOCA_DEVINFO_IBDEV_NAME_SIZE as usize];
     ok!(abi::doca_devinfo_get_ibdev_name(
@@ -16,10 +24,7 @@ fn ibdev(info: *const abi::doca_devinfo) -> String {
         buf.as_mut_ptr(),
         buf.len() as u32
     ));
-    // SAFETY: the sim NUL-terminates within the buffer.
-    unsafe { CStr::from_ptr(buf.as_ptr()) }
-        .to_string_lossy()
-        .into_owned()
+    c_text(&buf)
 }
 
 fn iface(info: *const abi::doca_devinfo) -> String {
@@ -29,26 +34,20 @@ fn iface(info: *const abi::doca_devinfo) -> String {
         buf.as_mut_ptr(),
         buf.len() as u32
     ));
-    // SAFETY: the sim NUL-terminates within the buffer.
-    unsafe { CStr::from_ptr(buf.as_ptr()) }
-        .to_string_lossy()
-        .into_owned()
+    c_text(&buf)
 }
 
 fn pci(info: *const abi::doca_devinfo) -> String {
     let mut buf = [0 as c_char; abi::DOCA_DEVINFO_PCI_ADDR_SIZE as usize];
     ok!(abi::doca_devinfo_get_pci_addr_str(info, buf.as_mut_ptr()));
-    // SAFETY: the sim NUL-terminates within the buffer.
-    unsafe { CStr::from_ptr(buf.as_ptr()) }
-        .to_string_lossy()
-        .into_owned()
+    c_text(&buf)
 }
 
 #[test]
-fn default_profile_lists_a_bluefield3_and_a_bluefield2() {
+fn default_profile_lists_a_bluefield3_a_bluefield2_and_an_sf() {
     let scope = Scope::new();
     let (list, items) = dev_list();
-    assert_eq!(items.len(), 2);
+    assert_eq!(items.len(), 3);
     assert_eq!(ibdev(items[BF3]), "mlx5_0");
     assert_eq!(iface(items[BF3]), "p0");
     assert_eq!(pci(items[BF3]), "0000:03:00.0");
@@ -72,10 +71,20 @@ fn default_profile_lists_a_bluefield3_and_a_bluefield2() {
         assert_eq!(usize::from(vhca), index);
         let mut kind = 99;
         ok!(abi::doca_devinfo_get_pci_func_type(*info, &mut kind));
-        assert_eq!(kind, abi::DOCA_PCI_FUNC_TYPE_PF);
+        let want = if index == SF {
+            abi::DOCA_PCI_FUNC_TYPE_SF
+        } else {
+            abi::DOCA_PCI_FUNC_TYPE_PF
+        };
+        assert_eq!(kind, want, "device {index}");
     }
+    // The SF of the BlueField-3 (the DPU view): the PF's address, no DPA of
+    // its own (the PF's context is extended onto it).
+    assert_eq!(ibdev(items[SF]), "mlx5_3");
+    assert_eq!(pci(items[SF]), pci(items[BF3]));
+    fails!(NOT_SUPPORTED, abi::doca_dpa_cap_is_supported(items[SF]));
 
-    assert_eq!(scope.live_objects().get("doca_devinfo"), Some(&2));
+    assert_eq!(scope.live_objects().get("doca_devinfo"), Some(&3));
     assert_eq!(scope.live_objects().get("doca_devinfo_list"), Some(&1));
     ok!(abi::doca_devinfo_destroy_list(list));
     assert_no_leaks(&scope);
@@ -257,7 +266,7 @@ fn scoped_profiles_shape_the_list() {
         "runtime_version = 3.1.0001\n\
          [device]\nibdev_name = mlx5_9\nrepresentors = r0@0000:09:00.1\n\
          [device]\ndpa = false\n\
-         [device]\nis_pf = false\n",
+         [device]\nfunc_type = vf\n",
     )
     .unwrap();
     scope.set_profile(profile);
@@ -287,7 +296,7 @@ fn scoped_profiles_shape_the_list() {
     })
     .join()
     .unwrap();
-    assert_eq!(other, 2);
+    assert_eq!(other, 3);
     assert_no_leaks(&scope);
 }
 
@@ -329,6 +338,78 @@ fn representor_lists_and_filters() {
         abi::doca_devinfo_rep_create_list(dev, all, null_mut(), &mut n)
     );
 
+    // What each representor says about itself (the default profile's
+    // representors: the host PF and a VF).
+    let (list, n) = rep_list(dev, net_f);
+    // SAFETY: the list has `n` entries.
+    let reps: Vec<_> = (0..n).map(|i| unsafe { *list.add(i) }).collect();
+    let mut kinds = Vec::new();
+    let mut ids = Vec::new();
+    for rep in &reps {
+        let mut kind = 99;
+        ok!(abi::doca_devinfo_rep_get_pci_func_type(*rep, &mut kind));
+        kinds.push(kind);
+        let mut id = 0u16;
+        ok!(abi::doca_devinfo_rep_get_vhca_id(*rep, &mut id));
+        ids.push(id);
+        let mut hotplug = 9u8;
+        ok!(abi::doca_devinfo_rep_get_is_hotplug(*rep, &mut hotplug));
+        assert_eq!(hotplug, 0);
+    }
+    assert_eq!(
+        kinds,
+        [abi::DOCA_PCI_FUNC_TYPE_PF, abi::DOCA_PCI_FUNC_TYPE_VF]
+    );
+    assert_ne!(ids[0], ids[1]);
+    let mut buf = [0 as c_char; abi::DOCA_DEVINFO_IFACE_NAME_SIZE as usize];
+    ok!(abi::doca_devinfo_rep_get_iface_name(
+        reps[1],
+        buf.as_mut_ptr(),
+        buf.len() as u32
+    ));
+    assert_eq!(c_text(&buf), "pf0vf0");
+    fails!(
+        INVALID_VALUE,
+        abi::doca_devinfo_rep_get_iface_name(reps[1], buf.as_mut_ptr(), 4)
+    );
+    ok!(abi::doca_devinfo_rep_get_pci_addr_str(
+        reps[1],
+        buf.as_mut_ptr()
+    ));
+    assert_eq!(c_text(&buf), "0000:03:00.2");
+    let mut vuid = [0 as c_char; abi::DOCA_DEVINFO_REP_VUID_SIZE as usize];
+    ok!(abi::doca_devinfo_rep_get_vuid(
+        reps[0],
+        vuid.as_mut_ptr(),
+        vuid.len() as u32
+    ));
+    assert_eq!(c_text(&vuid), "mlx5_0-pf0hpf");
+    let mut eq = 9u8;
+    ok!(abi::doca_devinfo_rep_is_equal_pci_addr(
+        reps[1],
+        c"03:00.2".as_ptr(),
+        &mut eq
+    ));
+    assert_eq!(eq, 1);
+    ok!(abi::doca_devinfo_rep_is_equal_pci_addr(
+        reps[0],
+        c"03:00.2".as_ptr(),
+        &mut eq
+    ));
+    assert_eq!(eq, 0);
+    ok!(abi::doca_devinfo_rep_destroy_list(list));
+    let mut cap = 9u8;
+    ok!(abi::doca_devinfo_rep_cap_is_filter_all_supported(
+        devinfo(dev),
+        &mut cap
+    ));
+    assert_eq!(cap, 1);
+    ok!(abi::doca_devinfo_rep_cap_is_filter_emulated_supported(
+        devinfo(dev),
+        &mut cap
+    ));
+    assert_eq!(cap, 0);
+
     // Open a representor; it outlives its list.
     let (list, n) = rep_list(dev, net_f);
     assert_eq!(n, 2);
@@ -355,5 +436,73 @@ fn representor_lists_and_filters() {
     assert_eq!(n, 0);
     ok!(abi::doca_devinfo_rep_destroy_list(list));
     close_dev(bf2);
+    assert_no_leaks(&scope);
+}
+
+/// NVIDIA's DPA samples' host-side device selection, as the default profile
+/// must satisfy it: the first device with a DPA; when it lists network
+/// representors (the samples read that as "running on the DPU's Arm side"),
+/// an SF to create the RDMA resources on, onto which the PF's DPA context is
+/// extended; otherwise the PF itself.
+#[test]
+fn the_default_profile_passes_the_samples_device_selection() {
+    let scope = Scope::new();
+    let (list, items) = dev_list();
+    let pf_info = *items
+        .iter()
+        .find(|i| ffi!(abi::doca_dpa_cap_is_supported(**i)) == SUCCESS)
+        .expect("a device with a DPA");
+    let mut on_dpu = 0u8;
+    ok!(abi::doca_devinfo_rep_cap_is_filter_net_supported(
+        pf_info,
+        &mut on_dpu
+    ));
+    assert_eq!(on_dpu, 1, "the default profile is the DPU view");
+    let sf_info = *items
+        .iter()
+        .find(|i| {
+            let mut kind = 99;
+            ffi!(abi::doca_devinfo_get_pci_func_type(**i, &mut kind)) == SUCCESS
+                && kind == abi::DOCA_PCI_FUNC_TYPE_SF
+        })
+        .expect("an SF for the RDMA resources");
+    let mut pf = null_mut();
+    let mut sf = null_mut();
+    ok!(abi::doca_dev_open(pf_info, &mut pf));
+    ok!(abi::doca_dev_open(sf_info, &mut sf));
+    ok!(abi::doca_devinfo_destroy_list(list));
+    let mut dpa = null_mut();
+    ok!(abi::doca_dpa_create(pf, &mut dpa));
+    ok!(abi::doca_dpa_set_app(dpa, noop_app()));
+    ok!(abi::doca_dpa_start(dpa));
+    let mut extended = null_mut();
+    ok!(abi::doca_dpa_device_extend(dpa, sf, &mut extended));
+    let mut handle = 0;
+    ok!(abi::doca_dpa_get_dpa_handle(extended, &mut handle));
+    assert_ne!(handle, 0);
+    // A base context on the SF itself is refused: the DPA belongs to the PF.
+    let mut on_sf = null_mut();
+    fails!(NOT_SUPPORTED, abi::doca_dpa_create(sf, &mut on_sf));
+    ok!(abi::doca_dpa_destroy(extended));
+    close_dev(sf);
+    ok!(abi::doca_dpa_destroy(dpa));
+    close_dev(pf);
+    assert_no_leaks(&scope);
+}
+
+#[test]
+fn the_host_view_has_no_representors_so_samples_use_the_pf() {
+    let scope = Scope::new();
+    scope.set_profile(Profile::host_view());
+    let (list, items) = dev_list();
+    assert_eq!(items.len(), 2);
+    let mut on_dpu = 9u8;
+    ok!(abi::doca_devinfo_rep_cap_is_filter_net_supported(
+        items[BF3],
+        &mut on_dpu
+    ));
+    assert_eq!(on_dpu, 0);
+    ok!(abi::doca_dpa_cap_is_supported(items[BF3]));
+    ok!(abi::doca_devinfo_destroy_list(list));
     assert_no_leaks(&scope);
 }

@@ -453,7 +453,7 @@ fn destroy_without_stop_frees_the_heap() {
 }
 
 #[test]
-fn child_operations_after_the_parent_is_destroyed_are_bad_state() {
+fn destroy_and_stop_are_in_use_while_children_exist() {
     let scope = Scope::new();
     unsafe extern "C" fn thread_body(_: *const u64) -> u64 {
         0
@@ -474,63 +474,47 @@ fn child_operations_after_the_parent_is_destroyed_are_bad_state() {
     ok!(abi::doca_dpa_thread_group_create(dpa, 1, &mut tg));
     ok!(abi::doca_dpa_eu_affinity_create(dpa, &mut aff));
     ok!(abi::doca_dpa_hash_table_create(dpa, 4, &mut ht));
-    // Destroy is allowed with children (only bound contexts block it).
+    ok!(abi::doca_dpa_thread_set_func_arg(thread, f(t), 1));
+    ok!(abi::doca_dpa_thread_start(thread));
+    // Model choice (facts §8.2): destroy implies stop, and stop is IN_USE
+    // while threads, completions and the like exist; so is destroy, for each
+    // kind of child until the last one is gone.
+    type Destroy = Box<dyn Fn() -> Code>;
+    let children: [(&str, Destroy); 6] = [
+        (
+            "thread",
+            Box::new(move || ffi!(abi::doca_dpa_thread_destroy(thread))),
+        ),
+        (
+            "completion",
+            Box::new(move || ffi!(abi::doca_dpa_completion_destroy(comp))),
+        ),
+        (
+            "async ops",
+            Box::new(move || ffi!(abi::doca_dpa_async_ops_destroy(ops))),
+        ),
+        (
+            "thread group",
+            Box::new(move || ffi!(abi::doca_dpa_thread_group_destroy(tg))),
+        ),
+        (
+            "affinity",
+            Box::new(move || ffi!(abi::doca_dpa_eu_affinity_destroy(aff))),
+        ),
+        (
+            "hash table",
+            Box::new(move || ffi!(abi::doca_dpa_hash_table_destroy(ht))),
+        ),
+    ];
+    for (what, destroy) in &children {
+        fails!(IN_USE, abi::doca_dpa_stop(dpa));
+        fails!(IN_USE, abi::doca_dpa_destroy(dpa));
+        // A started thread is destroyed without being stopped first.
+        assert_eq!(destroy(), SUCCESS, "destroying the {what}");
+    }
+    // The last child gone, the started context is destroyed without a stop.
     ctx.destroy();
-
-    let mut v = 0u64;
-    let mut n = 0u32;
-    fails!(
-        BAD_STATE,
-        abi::doca_dpa_thread_set_func_arg(thread, f(t), 1)
-    );
-    fails!(BAD_STATE, abi::doca_dpa_thread_set_local_storage(thread, 0));
-    fails!(BAD_STATE, abi::doca_dpa_thread_start(thread));
-    fails!(BAD_STATE, abi::doca_dpa_thread_stop(thread));
-    fails!(BAD_STATE, abi::doca_dpa_thread_run(thread));
-    fails!(
-        BAD_STATE,
-        abi::doca_dpa_thread_get_local_storage(thread, &mut v)
-    );
-    fails!(BAD_STATE, abi::doca_dpa_thread_destroy(thread));
-    fails!(
-        BAD_STATE,
-        abi::doca_dpa_completion_get_queue_size(comp, &mut n)
-    );
-    fails!(BAD_STATE, abi::doca_dpa_completion_start(comp));
-    fails!(BAD_STATE, abi::doca_dpa_completion_destroy(comp));
-    fails!(
-        BAD_STATE,
-        abi::doca_dpa_async_ops_get_user_data(ops, &mut v)
-    );
-    fails!(BAD_STATE, abi::doca_dpa_async_ops_destroy(ops));
-    fails!(
-        BAD_STATE,
-        abi::doca_dpa_thread_group_get_num_threads(tg, &mut n)
-    );
-    fails!(BAD_STATE, abi::doca_dpa_thread_group_destroy(tg));
-    fails!(BAD_STATE, abi::doca_dpa_eu_affinity_set(aff, 0));
-    fails!(BAD_STATE, abi::doca_dpa_eu_affinity_destroy(aff));
-    fails!(
-        BAD_STATE,
-        abi::doca_dpa_hash_table_get_dpa_handle(ht, &mut v)
-    );
-    fails!(BAD_STATE, abi::doca_dpa_hash_table_destroy(ht));
-    // Creating children on a destroyed context: the pointer is gone.
-    fails!(INVALID_VALUE, abi::doca_dpa_thread_create(dpa, &mut thread));
-
-    // The children can never be destroyed, and the leak check says so.
-    let leaked: Vec<_> = scope.live_objects().into_iter().collect();
-    assert_eq!(
-        leaked,
-        vec![
-            ("doca_dpa_async_ops", 1),
-            ("doca_dpa_completion", 1),
-            ("doca_dpa_eu_affinity", 1),
-            ("doca_dpa_hash_table", 1),
-            ("doca_dpa_tg", 1),
-            ("doca_dpa_thread", 1),
-        ]
-    );
+    assert_no_leaks(&scope);
 }
 
 #[test]
@@ -577,16 +561,14 @@ fn an_extended_context_is_a_child_of_its_base() {
     let other = open_dev(BF3);
     let mut ext = null_mut();
     ok!(abi::doca_dpa_device_extend(base.dpa, other, &mut ext));
-    // Destroying the base first (a misuse) leaves the extension unusable.
-    ok!(abi::doca_dpa_destroy(base.dpa));
-    close_dev(base.dev);
+    // Extended contexts are destroyed before their base (facts §8.2): the
+    // base's stop and destroy are IN_USE while one exists.
+    fails!(IN_USE, abi::doca_dpa_stop(base.dpa));
+    fails!(IN_USE, abi::doca_dpa_destroy(base.dpa));
     let mut p = 0;
-    let mut thread = null_mut();
-    fails!(BAD_STATE, abi::doca_dpa_mem_alloc(ext, 8, &mut p));
-    fails!(BAD_STATE, abi::doca_dpa_get_dpa_handle(ext, &mut p));
-    fails!(BAD_STATE, abi::doca_dpa_thread_create(ext, &mut thread));
-    // It can still be destroyed, releasing its device.
+    ok!(abi::doca_dpa_get_dpa_handle(ext, &mut p));
     ok!(abi::doca_dpa_destroy(ext));
     close_dev(other);
+    base.destroy();
     assert_no_leaks(&scope);
 }

@@ -224,8 +224,11 @@ fn mmaps_of_dpa_memory() {
     ok!(abi::doca_mmap_start(m));
     ok!(abi::doca_mmap_dev_get_dpa_handle(m, ctx.dev, &mut h));
     assert_ne!(h, 0);
-    fails!(BAD_STATE, abi::doca_mmap_destroy(m));
     ok!(abi::doca_mmap_stop(m));
+    fails!(BAD_STATE, abi::doca_mmap_stop(m));
+    ok!(abi::doca_mmap_start(m));
+    // Model choice: a started map is stopped, then destroyed (the samples
+    // destroy without stopping).
     ok!(abi::doca_mmap_destroy(m));
 
     // A DPA range on an unstarted context is BAD_STATE.
@@ -351,6 +354,125 @@ fn without_checking_blocks_freed_under_a_running_kernel_are_quarantined() {
         .live_objects()
         .contains_key("dpa_heap_block")));
     drop_event(comp);
+    ctx.teardown();
+    assert_no_leaks(&scope);
+}
+
+/// The other half of the samples' common setup: a host-memory map exported
+/// for RDMA and re-created from the export (the sim's loopback), plus the
+/// map accessors of the 3.0 header.
+#[test]
+fn mmaps_export_for_rdma_and_come_back() {
+    use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+    static FREED: AtomicUsize = AtomicUsize::new(0);
+    unsafe extern "C" fn free_range(
+        addr: *mut std::ffi::c_void,
+        len: usize,
+        opaque: *mut std::ffi::c_void,
+    ) {
+        assert_eq!(opaque as usize, 0x5eed);
+        FREED.store(addr as usize + len, SeqCst);
+    }
+    let scope = Scope::new();
+    let ctx = Ctx::started(noop_app());
+    let mut memory = vec![0u8; 4096];
+    let mut m = null_mut();
+    ok!(abi::doca_mmap_create(&mut m));
+    let mut max = 0;
+    ok!(abi::doca_mmap_get_max_num_devices(m, &mut max));
+    assert_eq!(max, u32::MAX, "no limit until one is set");
+    ok!(abi::doca_mmap_set_max_num_devices(m, 1));
+    ok!(abi::doca_mmap_set_memrange(
+        m,
+        memory.as_mut_ptr().cast(),
+        memory.len()
+    ));
+    ok!(abi::doca_mmap_set_permissions(
+        m,
+        abi::DOCA_ACCESS_FLAG_RDMA_WRITE | abi::DOCA_ACCESS_FLAG_LOCAL_READ_WRITE
+    ));
+    ok!(abi::doca_mmap_set_user_data(m, abi::doca_data { u64_: 77 }));
+    ok!(abi::doca_mmap_set_free_cb(
+        m,
+        Some(free_range),
+        0x5eed as *mut _
+    ));
+    ok!(abi::doca_mmap_add_dev(m, ctx.dev));
+    let other = open_dev(BF3);
+    fails!(NO_MEMORY, abi::doca_mmap_add_dev(m, other));
+    fails!(NOT_FOUND, abi::doca_mmap_rm_dev(m, other));
+    let mut desc = std::ptr::null();
+    let mut len = 0;
+    fails!(
+        BAD_STATE,
+        abi::doca_mmap_export_rdma(m, ctx.dev, &mut desc, &mut len)
+    );
+    ok!(abi::doca_mmap_start(m));
+    fails!(
+        NOT_FOUND,
+        abi::doca_mmap_export_rdma(m, other, &mut desc, &mut len)
+    );
+    let mut flag = 9u8;
+    ok!(abi::doca_mmap_get_exported(m, &mut flag));
+    assert_eq!(flag, 0);
+    ok!(abi::doca_mmap_export_rdma(m, ctx.dev, &mut desc, &mut len));
+    ok!(abi::doca_mmap_get_exported(m, &mut flag));
+    assert_eq!(flag, 1);
+    fails!(
+        NOT_SUPPORTED,
+        abi::doca_mmap_export_pci(m, ctx.dev, &mut desc, &mut len)
+    );
+    ok!(abi::doca_mmap_export_rdma(m, ctx.dev, &mut desc, &mut len));
+
+    let mut remote = null_mut();
+    ok!(abi::doca_mmap_create_from_export(
+        std::ptr::null(),
+        desc,
+        len,
+        ctx.dev,
+        &mut remote
+    ));
+    let (mut addr, mut size) = (null_mut(), 0);
+    ok!(abi::doca_mmap_get_memrange(remote, &mut addr, &mut size));
+    assert_eq!(
+        (addr as usize, size),
+        (memory.as_ptr() as usize, memory.len())
+    );
+    ok!(abi::doca_mmap_get_from_export(remote, &mut flag));
+    assert_eq!(flag, 1);
+    // It is started and its device is added: a kernel can name it.
+    let mut h = 0;
+    ok!(abi::doca_mmap_dev_get_dpa_handle(remote, ctx.dev, &mut h));
+    assert_ne!(h, 0);
+    let junk = [7u8; 40];
+    fails!(
+        INVALID_VALUE,
+        abi::doca_mmap_create_from_export(
+            std::ptr::null(),
+            junk.as_ptr().cast(),
+            junk.len(),
+            ctx.dev,
+            &mut remote
+        )
+    );
+    ok!(abi::doca_mmap_destroy(remote));
+    assert_eq!(
+        FREED.load(SeqCst),
+        0,
+        "a map made from an export owns nothing"
+    );
+
+    let mut data = abi::doca_data::default();
+    ok!(abi::doca_mmap_get_user_data(m, &mut data));
+    // SAFETY: the union was written through its u64 member.
+    assert_eq!(unsafe { data.u64_ }, 77);
+    let mut bufs = 9;
+    ok!(abi::doca_mmap_get_num_bufs(m, &mut bufs));
+    assert_eq!(bufs, 0);
+    // Destroyed while started: stopped, then its range is handed back.
+    ok!(abi::doca_mmap_destroy(m));
+    assert_eq!(FREED.load(SeqCst), memory.as_ptr() as usize + memory.len());
+    close_dev(other);
     ctx.teardown();
     assert_no_leaks(&scope);
 }

@@ -70,8 +70,6 @@ fn locations_after_start_and_destroy_while_started_are_bad_state() {
         BAD_STATE,
         abi::doca_sync_event_add_subscriber_location_dpa(ev, ctx.dpa)
     );
-    // Model choice: a started event must be stopped before destroy.
-    fails!(BAD_STATE, abi::doca_sync_event_destroy(ev));
     ok!(abi::doca_sync_event_stop(ev));
     fails!(BAD_STATE, abi::doca_sync_event_stop(ev));
     // Stopped: values are out of reach, locations can be added again.
@@ -92,11 +90,16 @@ fn locations_after_start_and_destroy_while_started_are_bad_state() {
         NOT_SUPPORTED,
         abi::doca_sync_event_add_subscriber_location_remote_pci(ev)
     );
+    fails!(NOT_SUPPORTED, abi::doca_sync_event_set_addr(ev, null_mut()));
     fails!(
         NOT_SUPPORTED,
-        abi::doca_sync_event_add_publisher_location_remote_net(ev)
+        abi::doca_sync_event_set_doca_buf(ev, null_mut())
     );
     fails!(NOT_SUPPORTED, abi::doca_sync_event_set_addr(ev, null_mut()));
+    fails!(
+        NOT_SUPPORTED,
+        abi::doca_sync_event_add_publisher_location_gpu(ev, null_mut())
+    );
     // An event is also a context (for tasks: see sync_event_tasks.rs); a
     // pointer that is not an event has none.
     assert!(!ffi!(abi::doca_sync_event_as_ctx(ev)).is_null());
@@ -264,12 +267,135 @@ fn dpa_handles_need_export_support() {
         NOT_SUPPORTED,
         abi::doca_sync_event_get_dpa_handle(comp, ctx.dpa, &mut h)
     );
+    // A remote-net event's DPA handle needs the same export support.
+    let net = new_event();
+    ok!(abi::doca_sync_event_add_publisher_location_remote_net(net));
+    ok!(abi::doca_sync_event_add_subscriber_location_cpu(
+        net, ctx.dev
+    ));
+    ok!(abi::doca_sync_event_start(net));
+    let mut data = std::ptr::null();
+    let mut sz = 0;
+    ok!(abi::doca_sync_event_export_to_remote_net(
+        net, &mut data, &mut sz
+    ));
+    let mut remote_ev = null_mut();
+    ok!(abi::doca_sync_event_remote_net_create_from_export(
+        ctx.dev,
+        data,
+        sz,
+        &mut remote_ev
+    ));
     let mut remote = 0;
     fails!(
         NOT_SUPPORTED,
-        abi::doca_sync_event_remote_net_get_dpa_handle(null_mut(), ctx.dpa, &mut remote)
+        abi::doca_sync_event_remote_net_get_dpa_handle(remote_ev, ctx.dpa, &mut remote)
     );
+    ok!(abi::doca_sync_event_remote_net_destroy(remote_ev));
+    ok!(abi::doca_sync_event_destroy(net));
     drop_event(comp);
+    ctx.teardown();
+    assert_no_leaks(&scope);
+}
+
+/// The common setup of NVIDIA's DPA samples: an event a network peer
+/// publishes, exported and re-created from the export (the sim's loopback),
+/// with a DPA handle for the remote side.
+#[test]
+fn remote_net_events_export_and_come_back() {
+    let scope = Scope::new();
+    let ctx = Ctx::started(noop_app());
+    let info = devinfo(ctx.dev);
+    ok!(abi::doca_sync_event_cap_is_export_to_remote_net_supported(
+        info
+    ));
+    ok!(abi::doca_sync_event_cap_remote_net_is_create_from_export_supported(info));
+    ok!(abi::doca_sync_event_cap_remote_net_is_export_to_dpa_supported(info));
+    fails!(
+        NOT_SUPPORTED,
+        abi::doca_sync_event_cap_is_export_to_remote_pci_supported(info)
+    );
+    fails!(
+        NOT_SUPPORTED,
+        abi::doca_sync_event_cap_task_wait_eq_is_supported(info)
+    );
+
+    let ev = new_event();
+    ok!(abi::doca_sync_event_add_publisher_location_remote_net(ev));
+    ok!(abi::doca_sync_event_add_subscriber_location_cpu(
+        ev, ctx.dev
+    ));
+    let mut data = std::ptr::null();
+    let mut sz = 0;
+    // Only a started event exports.
+    fails!(
+        BAD_STATE,
+        abi::doca_sync_event_export_to_remote_net(ev, &mut data, &mut sz)
+    );
+    ok!(abi::doca_sync_event_start(ev));
+    ok!(abi::doca_sync_event_export_to_remote_net(
+        ev, &mut data, &mut sz
+    ));
+    assert!(!data.is_null() && sz > 0);
+    let (first, first_sz) = (data, sz);
+    ok!(abi::doca_sync_event_export_to_remote_net(
+        ev, &mut data, &mut sz
+    ));
+    assert_eq!((data, sz), (first, first_sz), "one export per event");
+
+    let mut remote = null_mut();
+    ok!(abi::doca_sync_event_remote_net_create_from_export(
+        ctx.dev,
+        data,
+        sz,
+        &mut remote
+    ));
+    let mut handle = 0;
+    ok!(abi::doca_sync_event_remote_net_get_dpa_handle(
+        remote,
+        ctx.dpa,
+        &mut handle
+    ));
+    assert_ne!(handle, 0);
+    // Garbage is not an export; an event without a remote-net publisher has none.
+    let junk = [0u8; 24];
+    let mut other = null_mut();
+    fails!(
+        INVALID_VALUE,
+        abi::doca_sync_event_remote_net_create_from_export(
+            ctx.dev,
+            junk.as_ptr(),
+            junk.len(),
+            &mut other
+        )
+    );
+    let plain = ctx.comp_event();
+    fails!(
+        NOT_PERMITTED,
+        abi::doca_sync_event_export_to_remote_net(plain, &mut data, &mut sz)
+    );
+    drop_event(plain);
+    // The remote side goes first or after: either order is clean. Once the
+    // exported event is gone, its export no longer resolves.
+    let saved = {
+        // SAFETY: the sim's export blob of `sz` bytes, alive until `ev` goes.
+        unsafe { std::slice::from_raw_parts(first, first_sz) }.to_vec()
+    };
+    ok!(abi::doca_sync_event_destroy(ev));
+    fails!(
+        NOT_FOUND,
+        abi::doca_sync_event_remote_net_create_from_export(
+            ctx.dev,
+            saved.as_ptr(),
+            saved.len(),
+            &mut other
+        )
+    );
+    ok!(abi::doca_sync_event_remote_net_destroy(remote));
+    fails!(
+        INVALID_VALUE,
+        abi::doca_sync_event_remote_net_destroy(remote)
+    );
     ctx.teardown();
     assert_no_leaks(&scope);
 }

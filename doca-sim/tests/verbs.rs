@@ -221,6 +221,63 @@ fn queue_pairs() {
     );
     assert_ne!(ffi!(abi::doca_verbs_qp_get_qpn(host_qp)), qpn);
 
+    // Connecting: RST -> INIT -> RTR -> RTS, with an address handle.
+    let mut attr = null_mut();
+    ok!(abi::doca_verbs_qp_attr_create(&mut attr));
+    fails!(INVALID_VALUE, abi::doca_verbs_qp_modify(host_qp, attr, 1));
+    let mut ah = null_mut();
+    ok!(abi::doca_verbs_ah_attr_create(vctx, &mut ah));
+    let gid = abi::doca_verbs_gid {
+        raw: [0xfe; abi::DOCA_GID_BYTE_LENGTH as usize],
+    };
+    ok!(abi::doca_verbs_ah_attr_set_gid(ah, gid));
+    ok!(abi::doca_verbs_ah_attr_set_addr_type(
+        ah,
+        abi::DOCA_VERBS_ADDR_TYPE_IPv4
+    ));
+    fails!(INVALID_VALUE, abi::doca_verbs_ah_attr_set_addr_type(ah, 9));
+    ok!(abi::doca_verbs_ah_attr_set_sgid_index(ah, 0));
+    ok!(abi::doca_verbs_qp_attr_set_ah_attr(attr, ah));
+    ok!(abi::doca_verbs_qp_attr_set_path_mtu(
+        attr,
+        abi::DOCA_MTU_SIZE_1K_BYTES
+    ));
+    // Skipping INIT is refused; the documented order works.
+    ok!(abi::doca_verbs_qp_attr_set_next_state(
+        attr,
+        abi::DOCA_VERBS_QP_STATE_RTR
+    ));
+    fails!(BAD_STATE, abi::doca_verbs_qp_modify(host_qp, attr, 1));
+    for state in [
+        abi::DOCA_VERBS_QP_STATE_INIT,
+        abi::DOCA_VERBS_QP_STATE_RTR,
+        abi::DOCA_VERBS_QP_STATE_RTS,
+        abi::DOCA_VERBS_QP_STATE_RTS,
+        abi::DOCA_VERBS_QP_STATE_ERR,
+        abi::DOCA_VERBS_QP_STATE_RST,
+    ] {
+        ok!(abi::doca_verbs_qp_attr_set_next_state(attr, state));
+        fails!(INVALID_VALUE, abi::doca_verbs_qp_modify(host_qp, attr, 0));
+        ok!(abi::doca_verbs_qp_modify(host_qp, attr, 1));
+    }
+    fails!(
+        INVALID_VALUE,
+        abi::doca_verbs_qp_attr_set_next_state(attr, 9)
+    );
+    // Not modelled: queries and external memory.
+    let mut mask = 0;
+    fails!(
+        NOT_SUPPORTED,
+        abi::doca_verbs_qp_query(host_qp, attr, init2, &mut mask)
+    );
+    fails!(
+        NOT_SUPPORTED,
+        abi::doca_verbs_qp_init_attr_set_external_uar(init2, null_mut())
+    );
+    ok!(abi::doca_verbs_qp_attr_destroy(attr));
+    ok!(abi::doca_verbs_ah_attr_destroy(ah));
+    fails!(INVALID_VALUE, abi::doca_verbs_ah_attr_destroy(ah));
+
     ok!(abi::doca_verbs_qp_destroy(host_qp));
     ok!(abi::doca_verbs_qp_destroy(qp));
     fails!(INVALID_VALUE, abi::doca_verbs_qp_destroy(qp));

@@ -2,16 +2,21 @@
 #
 # fake_doca_install PREFIX [FIRST_INCLUDE_DIR]
 #   Lays out PREFIX like a DOCA install: the reference headers, doca-sim built
-#   as libdoca_common.so (the Rust cdylib) and libdoca_dpa.so (the C variadic
-#   entry points: a Rust cdylib does not export C symbols, so they form their
-#   own library, which needs libdoca_common.so like DOCA's does), empty
+#   as libdoca_common.so (the Rust cdylib, which also exports the C device API
+#   of csrc/device.c through csrc/exports.map, so kernels compiled for the host
+#   end their runs in the copy of the sim that runs them) and libdoca_dpa.so
+#   (the C variadic entry points: a Rust cdylib exports no other C symbols, so
+#   they form their own library, which needs libdoca_common.so like DOCA's
+#   does), empty
 #   libdoca_verbs.so / libdoca_rdmi.so that need it too, and .pc files for the
 #   four modules with requirement lines shaped like real ones (Requires between
 #   the DOCA modules; Requires.private on FlexIO and rdma-core, for which
 #   stand-in modules are laid out too: pkg-config refuses flags for a module
 #   whose requirements it cannot find). FIRST_INCLUDE_DIR, when given, goes
 #   before the headers on every module's include path (a header variant).
-#   Needs $root (the repository) and $CARGO_TARGET_DIR set by the caller.
+#   Needs $root (the repository) and $CARGO_TARGET_DIR set by the caller. The
+#   same build leaves doca-sim as a static library in
+#   $CARGO_TARGET_DIR/debug/libdoca_sim.a (for C programs linked statically).
 fake_doca_install() {
     local prefix=$1 first=${2:-} version
     version=$(sed -n 's/^#define DOCA_VERSION_STRING "\(.*\)"/\1/p' "$root/doca-sim/include/doca_version.h")
@@ -19,7 +24,8 @@ fake_doca_install() {
     cp "$root"/doca-sim/include/*.h "$prefix/include/"
 
     echo "== building doca-sim as shared libraries"
-    (cd "$root" && cargo rustc -q -p doca-sim --lib --crate-type cdylib)
+    (cd "$root" && cargo rustc -q -p doca-sim --lib --crate-type cdylib,staticlib -- \
+        -C link-arg=-Wl,--version-script="$root/doca-sim/csrc/exports.map")
     cp "$CARGO_TARGET_DIR/debug/libdoca_sim.so" "$prefix/lib/libdoca_common.so"
     cc -shared -fPIC -O1 -o "$prefix/lib/libdoca_dpa.so" "$root/doca-sim/csrc/shim.c" \
         -I"$root/doca-sim/include" -I"$root/doca-sim/device-include" -DDOCA_ALLOW_EXPERIMENTAL_API \

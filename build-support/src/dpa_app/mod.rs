@@ -28,7 +28,8 @@
 //!   `/opt/mellanox/doca/tools/`).
 //! * **sim**: the software DPA (doca-sim) runs kernels on host threads. The same C sources
 //!   are compiled for the host against doca-sim's device headers
-//!   (`DEP_DOCA_DPA_SIM_DEVICE_INCLUDE`), together with a generated file
+//!   (`DEP_DOCA_DPA_SIM_DEVICE_INCLUDE`) and, after them, the host headers
+//!   (`DEP_DOCA_DPA_INCLUDE`, as dpacc is given `-I<DOCA>/include`), together with a generated file
 //!   ([`sim_app_source`]) that describes every device function to the sim and defines
 //!   the application symbol.
 //! * **docs**: nothing is built (documentation builds run no kernel).
@@ -59,7 +60,7 @@
 //!
 //! Variables read (through [`EnvReader`], so cargo reruns the build script when they
 //! change): `DEP_DOCA_DPA_BACKEND`, `OUT_DIR`, `CARGO_MANIFEST_DIR` (relative paths are
-//! relative to it); sim: `DEP_DOCA_DPA_SIM_DEVICE_INCLUDE`, `TARGET`, `HOST`,
+//! relative to it); sim: `DEP_DOCA_DPA_SIM_DEVICE_INCLUDE`, `DEP_DOCA_DPA_INCLUDE`, `TARGET`, `HOST`,
 //! `OPT_LEVEL`, `DEBUG` and the `CC`/`CFLAGS` family the `cc` crate uses; hardware:
 //! `DEP_DOCA_DPA_VERSION`, `DEP_DOCA_DPA_INCLUDE`, `DEP_DOCA_DPA_LIBDIR`,
 //! `DEP_DOCA_DPA_PREFIX`, `DPACC`, `PATH`
@@ -99,7 +100,7 @@ pub use parse::{
     parse_device_functions, parse_structs, DeviceFunction, Field, FunctionKind, Param, StructDef,
     MAX_KERNEL_ARGS,
 };
-pub use sim::SIM_DEVICE_INCLUDE_ENV;
+pub use sim::{HOST_INCLUDE_ENV, SIM_DEVICE_INCLUDE_ENV};
 pub use sim_source::sim_app_source;
 pub use tools::{
     ATTRS2BLOB_ENV, ATTRS2BLOB_NAME, DEFAULT_ATTRS2BLOB, DEFAULT_DPACC, DPACC_ENV,

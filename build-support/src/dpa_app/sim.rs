@@ -13,6 +13,18 @@ use crate::env::EnvReader;
 /// The variable (links metadata of doca-dpa-sys) naming doca-sim's device headers.
 pub const SIM_DEVICE_INCLUDE_ENV: &str = "DEP_DOCA_DPA_SIM_DEVICE_INCLUDE";
 
+/// The variable (links metadata of doca-dpa-sys) naming the host headers the
+/// -sys crates were built against (in the sim, doca-sim's reference headers),
+/// `:`-separated.
+pub const HOST_INCLUDE_ENV: &str = "DEP_DOCA_DPA_INCLUDE";
+
+/// The host header directories of [`HOST_INCLUDE_ENV`] (none when unset).
+fn host_include_dirs(env: &EnvReader) -> Vec<PathBuf> {
+    env.get_os(HOST_INCLUDE_ENV)
+        .map(|v| std::env::split_paths(&v).collect())
+        .unwrap_or_default()
+}
+
 /// What the sim build produced.
 pub(crate) struct SimOutput {
     pub(crate) generated: PathBuf,
@@ -181,6 +193,12 @@ pub(crate) fn build(
 
     let mut b = host_compiler(env, r)?;
     b.file(&generated).include(&device_include);
+    // dpacc is given `-I<DOCA>/include`, and real kernels' shared headers
+    // include host headers (doca_sync_event.h, doca_dpa.h): the sim's kernel
+    // compile sees the host headers too, after the device headers.
+    for dir in host_include_dirs(env) {
+        b.include(dir);
+    }
     b.try_compile(&r.lib_name)
         .map_err(|e| DpaAppError::SimCompile {
             app: r.app_name.clone(),

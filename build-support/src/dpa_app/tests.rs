@@ -64,6 +64,10 @@ macro_rules! need_c_compiler {
 }
 
 fn sim_env(out: &TempDir, extra: &[(&str, &str)]) -> EnvReader {
+    EnvReader::fixed(sim_vars(out, extra))
+}
+
+fn sim_vars(out: &TempDir, extra: &[(&str, &str)]) -> Vec<(String, OsString)> {
     let mut vars: Vec<(String, OsString)> = vec![
         ("DEP_DOCA_DPA_BACKEND".into(), "sim".into()),
         (
@@ -82,7 +86,7 @@ fn sim_env(out: &TempDir, extra: &[(&str, &str)]) -> EnvReader {
             .iter()
             .map(|(k, v)| ((*k).to_owned(), OsString::from(*v))),
     );
-    EnvReader::fixed(vars)
+    vars
 }
 
 // ---------------------------------------------------------------------------------
@@ -153,6 +157,33 @@ fn sim_build_of_realistic_sources() {
 
 /// The generated C of a small application compiles with -Wall -Wextra -Werror, and a
 /// driver that walks the table like the sim does gets every argument back intact.
+#[test]
+fn sim_kernels_see_the_host_headers_as_dpacc_kernels_do() {
+    let _cc = need_c_compiler!();
+    let src = TempDir::new("dpa-sim-host-headers-src");
+    // A header shared by host and device code, as real samples write them.
+    let kernel = src.write(
+        "shared.c",
+        "#include <doca_dpa_dev.h>\n#include <doca_sync_event.h>\n\
+         __dpa_global__ void shared_kernel(doca_dpa_dev_sync_event_t ev) { (void)ev; }\n",
+    );
+    let out = TempDir::new("dpa-sim-host-headers");
+    let built = DpaApp::new("host_headers_app")
+        .source(&kernel)
+        .build_with_env(&sim_env(&out, &[]));
+    assert!(built.is_ok(), "{:?}", built.err().map(|e| e.to_string()));
+    // The host directory is what makes it build: without it the include fails.
+    let out = TempDir::new("dpa-sim-host-headers-missing");
+    let mut vars = sim_vars(&out, &[]);
+    vars.retain(|(k, _)| k != HOST_INCLUDE_ENV);
+    let env = EnvReader::fixed(vars);
+    let err = DpaApp::new("host_headers_app")
+        .source(&kernel)
+        .build_with_env(&env)
+        .expect_err("built without the host headers");
+    assert!(err.to_string().contains("host_headers_app"), "{err}");
+}
+
 #[test]
 fn generated_c_is_valid_and_passes_arguments() {
     let cc = need_c_compiler!();

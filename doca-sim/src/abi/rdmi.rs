@@ -54,6 +54,59 @@ pub const DOCA_VERBS_CQ_ENTRY_SIZE_64: doca_verbs_cq_entry_size = 0;
 pub const DOCA_VERBS_CQ_ENTRY_SIZE_128: doca_verbs_cq_entry_size = 1;
 #[doc = "Size of one completion queue entry."]
 pub type doca_verbs_cq_entry_size = ::std::os::raw::c_uint;
+#[doc = "Device memory registered by DOCA Core's umem API (not in these headers)."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_umem {
+    _unused: [u8; 0],
+}
+#[doc = "A user access region of DOCA Core's UAR API (not in these headers)."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_uar {
+    _unused: [u8; 0],
+}
+#[doc = "Attributes of a queue pair state change (doca_verbs_qp_modify())."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_verbs_qp_attr {
+    _unused: [u8; 0],
+}
+#[doc = "How to reach a peer: the address handle of a connected queue pair."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_verbs_ah_attr {
+    _unused: [u8; 0],
+}
+#[doc = "A GID: a port's 128-bit global identifier."]
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct doca_verbs_gid {
+    #[doc = "Its bytes, network order."]
+    pub raw: [u8; 16usize],
+}
+#[doc = "Reset: just created."]
+pub const DOCA_VERBS_QP_STATE_RST: doca_verbs_qp_state = 0;
+#[doc = "Initialised."]
+pub const DOCA_VERBS_QP_STATE_INIT: doca_verbs_qp_state = 1;
+#[doc = "Ready to receive."]
+pub const DOCA_VERBS_QP_STATE_RTR: doca_verbs_qp_state = 2;
+#[doc = "Ready to send."]
+pub const DOCA_VERBS_QP_STATE_RTS: doca_verbs_qp_state = 3;
+#[doc = "Error."]
+pub const DOCA_VERBS_QP_STATE_ERR: doca_verbs_qp_state = 4;
+#[doc = "States of a queue pair."]
+pub type doca_verbs_qp_state = ::std::os::raw::c_uint;
+#[doc = "RoCE over IPv4."]
+pub const DOCA_VERBS_ADDR_TYPE_IPv4: doca_verbs_addr_type = 0;
+#[doc = "RoCE over IPv6."]
+pub const DOCA_VERBS_ADDR_TYPE_IPv6: doca_verbs_addr_type = 1;
+#[doc = "InfiniBand with a global route header."]
+pub const DOCA_VERBS_ADDR_TYPE_IB_GRH: doca_verbs_addr_type = 2;
+#[doc = "InfiniBand without one."]
+pub const DOCA_VERBS_ADDR_TYPE_IB_NO_GRH: doca_verbs_addr_type = 3;
+#[doc = "How an address handle names the peer."]
+pub type doca_verbs_addr_type = ::std::os::raw::c_uint;
 #[doc = "An RDMI connection."]
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -253,6 +306,183 @@ unsafe extern "C" {
     pub fn doca_verbs_device_attr_get_is_dpa_external_datapath_supported(
         verbs_device_attr: *const doca_verbs_device_attr,
     ) -> u8;
+    #[doc = "Creates an empty set of queue pair attributes.\n\n# Parameters\n\n* `verbs_qp_attr` (out) - receives it; destroy it with doca_verbs_qp_attr_destroy().\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
+    pub fn doca_verbs_qp_attr_create(verbs_qp_attr: *mut *mut doca_verbs_qp_attr) -> doca_error_t;
+    #[doc = "Destroys a set of queue pair attributes.\n\n# Parameters\n\n* `verbs_qp_attr` (in) - the attributes.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL or unknown set."]
+    pub fn doca_verbs_qp_attr_destroy(verbs_qp_attr: *mut doca_verbs_qp_attr) -> doca_error_t;
+    #[doc = "Sets the state doca_verbs_qp_modify() moves to.\n\n# Parameters\n\n* `verbs_qp_attr` (in) - the attributes.\n* `next_state` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set."]
+    pub fn doca_verbs_qp_attr_set_next_state(
+        verbs_qp_attr: *mut doca_verbs_qp_attr,
+        next_state: doca_verbs_qp_state,
+    ) -> doca_error_t;
+    #[doc = "Sets the state the queue pair is believed to be in (parameter type inferred).\n\n# Parameters\n\n* `verbs_qp_attr` (in) - the attributes.\n* `current_state` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set."]
+    pub fn doca_verbs_qp_attr_set_current_state(
+        verbs_qp_attr: *mut doca_verbs_qp_attr,
+        current_state: doca_verbs_qp_state,
+    ) -> doca_error_t;
+    #[doc = "Sets whether peers may write (non-zero) or not.\n\n# Parameters\n\n* `verbs_qp_attr` (in) - the attributes.\n* `allow_remote_write` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set."]
+    pub fn doca_verbs_qp_attr_set_allow_remote_write(
+        verbs_qp_attr: *mut doca_verbs_qp_attr,
+        allow_remote_write: ::std::os::raw::c_int,
+    ) -> doca_error_t;
+    #[doc = "Sets whether peers may read (non-zero) or not.\n\n# Parameters\n\n* `verbs_qp_attr` (in) - the attributes.\n* `allow_remote_read` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set."]
+    pub fn doca_verbs_qp_attr_set_allow_remote_read(
+        verbs_qp_attr: *mut doca_verbs_qp_attr,
+        allow_remote_read: ::std::os::raw::c_int,
+    ) -> doca_error_t;
+    #[doc = "Sets how many RDMA reads and atomics may be outstanding.\n\n# Parameters\n\n* `verbs_qp_attr` (in) - the attributes.\n* `max_rd_atomic` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set."]
+    pub fn doca_verbs_qp_attr_set_max_rd_atomic(
+        verbs_qp_attr: *mut doca_verbs_qp_attr,
+        max_rd_atomic: u8,
+    ) -> doca_error_t;
+    #[doc = "Sets how many RDMA reads and atomics a peer may have outstanding.\n\n# Parameters\n\n* `verbs_qp_attr` (in) - the attributes.\n* `max_dest_rd_atomic` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set."]
+    pub fn doca_verbs_qp_attr_set_max_dest_rd_atomic(
+        verbs_qp_attr: *mut doca_verbs_qp_attr,
+        max_dest_rd_atomic: u8,
+    ) -> doca_error_t;
+    #[doc = "Sets the partition key index.\n\n# Parameters\n\n* `verbs_qp_attr` (in) - the attributes.\n* `pkey_index` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set."]
+    pub fn doca_verbs_qp_attr_set_pkey_index(
+        verbs_qp_attr: *mut doca_verbs_qp_attr,
+        pkey_index: u16,
+    ) -> doca_error_t;
+    #[doc = "Sets the port.\n\n# Parameters\n\n* `verbs_qp_attr` (in) - the attributes.\n* `port_num` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set."]
+    pub fn doca_verbs_qp_attr_set_port_num(
+        verbs_qp_attr: *mut doca_verbs_qp_attr,
+        port_num: u16,
+    ) -> doca_error_t;
+    #[doc = "Sets the acknowledgement timeout.\n\n# Parameters\n\n* `verbs_qp_attr` (in) - the attributes.\n* `ack_timeout` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set."]
+    pub fn doca_verbs_qp_attr_set_ack_timeout(
+        verbs_qp_attr: *mut doca_verbs_qp_attr,
+        ack_timeout: u16,
+    ) -> doca_error_t;
+    #[doc = "Sets the retry count.\n\n# Parameters\n\n* `verbs_qp_attr` (in) - the attributes.\n* `retry_cnt` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set."]
+    pub fn doca_verbs_qp_attr_set_retry_cnt(
+        verbs_qp_attr: *mut doca_verbs_qp_attr,
+        retry_cnt: u16,
+    ) -> doca_error_t;
+    #[doc = "Sets the receiver-not-ready retry count.\n\n# Parameters\n\n* `verbs_qp_attr` (in) - the attributes.\n* `rnr_retry` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set."]
+    pub fn doca_verbs_qp_attr_set_rnr_retry(
+        verbs_qp_attr: *mut doca_verbs_qp_attr,
+        rnr_retry: u16,
+    ) -> doca_error_t;
+    #[doc = "Sets the minimal receiver-not-ready timer.\n\n# Parameters\n\n* `verbs_qp_attr` (in) - the attributes.\n* `min_rnr_timer` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set."]
+    pub fn doca_verbs_qp_attr_set_min_rnr_timer(
+        verbs_qp_attr: *mut doca_verbs_qp_attr,
+        min_rnr_timer: u16,
+    ) -> doca_error_t;
+    #[doc = "Sets the receive queue's first packet sequence number (parameter type inferred).\n\n# Parameters\n\n* `verbs_qp_attr` (in) - the attributes.\n* `rq_psn` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set."]
+    pub fn doca_verbs_qp_attr_set_rq_psn(
+        verbs_qp_attr: *mut doca_verbs_qp_attr,
+        rq_psn: u32,
+    ) -> doca_error_t;
+    #[doc = "Sets the send queue's first packet sequence number (parameter type inferred).\n\n# Parameters\n\n* `verbs_qp_attr` (in) - the attributes.\n* `sq_psn` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set."]
+    pub fn doca_verbs_qp_attr_set_sq_psn(
+        verbs_qp_attr: *mut doca_verbs_qp_attr,
+        sq_psn: u32,
+    ) -> doca_error_t;
+    #[doc = "Sets the peer queue pair's number (parameter type inferred).\n\n# Parameters\n\n* `verbs_qp_attr` (in) - the attributes.\n* `dest_qp_num` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set."]
+    pub fn doca_verbs_qp_attr_set_dest_qp_num(
+        verbs_qp_attr: *mut doca_verbs_qp_attr,
+        dest_qp_num: u32,
+    ) -> doca_error_t;
+    #[doc = "Sets the path MTU (parameter type inferred).\n\n# Parameters\n\n* `verbs_qp_attr` (in) - the attributes.\n* `path_mtu` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set."]
+    pub fn doca_verbs_qp_attr_set_path_mtu(
+        verbs_qp_attr: *mut doca_verbs_qp_attr,
+        path_mtu: doca_mtu_size,
+    ) -> doca_error_t;
+    #[doc = "Sets the address handle of the peer.\n\n# Parameters\n\n* `verbs_qp_attr` (in) - the attributes.\n* `ah_attr` (in) - the address handle.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
+    pub fn doca_verbs_qp_attr_set_ah_attr(
+        verbs_qp_attr: *mut doca_verbs_qp_attr,
+        ah_attr: *mut doca_verbs_ah_attr,
+    ) -> doca_error_t;
+    #[doc = "Moves a queue pair to the next state of \\`verbs_qp_attr\\`, applying the\nattributes \\`attr_mask\\` selects (the DOCA_VERBS_QP_ATTR_\\* bits of the real header).\n\ndoca-sim: the state machine RST -\\> INIT -\\> RTR -\\> RTS (RTS -\\> RTS too), any state -\\>\nRST or ERR; other transitions are DOCA_ERROR_BAD_STATE, a set without a next state\nor an empty mask DOCA_ERROR_INVALID_VALUE. The attributes are kept, not applied to\nany traffic (the sim's queue pairs carry none).\n\n# Parameters\n\n* `verbs_qp` (in) - the queue pair.\n* `verbs_qp_attr` (in) - the attributes.\n* `attr_mask` (in) - which attributes to apply.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
+    pub fn doca_verbs_qp_modify(
+        verbs_qp: *mut doca_verbs_qp,
+        verbs_qp_attr: *mut doca_verbs_qp_attr,
+        attr_mask: ::std::os::raw::c_int,
+    ) -> doca_error_t;
+    #[doc = "Reads a queue pair's attributes.\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `verbs_qp` (in) - the queue pair.\n* `verbs_qp_attr` (out) - receives its attributes.\n* `verbs_qp_init_attr` (out) - receives its creation attributes.\n* `attr_mask` (out) - receives which attributes were read.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
+    pub fn doca_verbs_qp_query(
+        verbs_qp: *mut doca_verbs_qp,
+        verbs_qp_attr: *mut doca_verbs_qp_attr,
+        verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
+        attr_mask: *mut ::std::os::raw::c_int,
+    ) -> doca_error_t;
+    #[doc = "Creates an address handle on a verbs context.\n\n# Parameters\n\n* `verbs_context` (in) - the context.\n* `verbs_ah_attr` (out) - receives it; destroy it with doca_verbs_ah_attr_destroy().\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
+    pub fn doca_verbs_ah_attr_create(
+        verbs_context: *mut doca_verbs_context,
+        verbs_ah_attr: *mut *mut doca_verbs_ah_attr,
+    ) -> doca_error_t;
+    #[doc = "Destroys an address handle.\n\n# Parameters\n\n* `verbs_ah_attr` (in) - the address handle.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL or unknown handle."]
+    pub fn doca_verbs_ah_attr_destroy(verbs_ah_attr: *mut doca_verbs_ah_attr) -> doca_error_t;
+    #[doc = "Sets the peer's GID.\n\n# Parameters\n\n* `verbs_ah_attr` (in) - the address handle.\n* `gid` (in) - the GID.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL handle."]
+    pub fn doca_verbs_ah_attr_set_gid(
+        verbs_ah_attr: *mut doca_verbs_ah_attr,
+        gid: doca_verbs_gid,
+    ) -> doca_error_t;
+    #[doc = "Sets how the peer is addressed.\n\n# Parameters\n\n* `verbs_ah_attr` (in) - the address handle.\n* `addr_type` (in) - the address type.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL handle or unknown type."]
+    pub fn doca_verbs_ah_attr_set_addr_type(
+        verbs_ah_attr: *mut doca_verbs_ah_attr,
+        addr_type: doca_verbs_addr_type,
+    ) -> doca_error_t;
+    #[doc = "Sets the peer's local identifier (InfiniBand).\n\n# Parameters\n\n* `verbs_ah_attr` (in) - the address handle.\n* `dlid` (in) - the LID.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL handle."]
+    pub fn doca_verbs_ah_attr_set_dlid(
+        verbs_ah_attr: *mut doca_verbs_ah_attr,
+        dlid: u32,
+    ) -> doca_error_t;
+    #[doc = "Sets the service level.\n\n# Parameters\n\n* `verbs_ah_attr` (in) - the address handle.\n* `sl` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL handle."]
+    pub fn doca_verbs_ah_attr_set_sl(
+        verbs_ah_attr: *mut doca_verbs_ah_attr,
+        sl: u8,
+    ) -> doca_error_t;
+    #[doc = "Sets the index of the local GID.\n\n# Parameters\n\n* `verbs_ah_attr` (in) - the address handle.\n* `sgid_index` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL handle."]
+    pub fn doca_verbs_ah_attr_set_sgid_index(
+        verbs_ah_attr: *mut doca_verbs_ah_attr,
+        sgid_index: u8,
+    ) -> doca_error_t;
+    #[doc = "Sets the static rate.\n\n# Parameters\n\n* `verbs_ah_attr` (in) - the address handle.\n* `static_rate` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL handle."]
+    pub fn doca_verbs_ah_attr_set_static_rate(
+        verbs_ah_attr: *mut doca_verbs_ah_attr,
+        static_rate: u8,
+    ) -> doca_error_t;
+    #[doc = "Sets the hop limit.\n\n# Parameters\n\n* `verbs_ah_attr` (in) - the address handle.\n* `hop_limit` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL handle."]
+    pub fn doca_verbs_ah_attr_set_hop_limit(
+        verbs_ah_attr: *mut doca_verbs_ah_attr,
+        hop_limit: u8,
+    ) -> doca_error_t;
+    #[doc = "Sets the traffic class.\n\n# Parameters\n\n* `verbs_ah_attr` (in) - the address handle.\n* `traffic_class` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL handle."]
+    pub fn doca_verbs_ah_attr_set_traffic_class(
+        verbs_ah_attr: *mut doca_verbs_ah_attr,
+        traffic_class: u8,
+    ) -> doca_error_t;
+    #[doc = "Places a completion queue in caller-registered memory.\n\nNot modelled by doca-sim (umem and UAR objects come from DOCA Core APIs\noutside the reference headers): returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `verbs_cq_attr` (in) - the attributes.\n* `external_umem` (in) - the memory.\n* `external_umem_offset` (in) - the offset in it.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
+    pub fn doca_verbs_cq_attr_set_external_umem(
+        verbs_cq_attr: *mut doca_verbs_cq_attr,
+        external_umem: *mut doca_umem,
+        external_umem_offset: u64,
+    ) -> doca_error_t;
+    #[doc = "Rings a completion queue's doorbell through a caller UAR.\n\nNot modelled by doca-sim (umem and UAR objects come from DOCA Core APIs\noutside the reference headers): returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `verbs_cq_attr` (in) - the attributes.\n* `external_uar` (in) - the UAR.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
+    pub fn doca_verbs_cq_attr_set_external_uar(
+        verbs_cq_attr: *mut doca_verbs_cq_attr,
+        external_uar: *mut doca_uar,
+    ) -> doca_error_t;
+    #[doc = "Places a queue pair's work queues in caller-registered memory.\n\nNot modelled by doca-sim (umem and UAR objects come from DOCA Core APIs\noutside the reference headers): returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `verbs_qp_init_attr` (in) - the attributes.\n* `external_umem` (in) - the memory.\n* `external_umem_offset` (in) - the offset in it.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
+    pub fn doca_verbs_qp_init_attr_set_external_umem(
+        verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
+        external_umem: *mut doca_umem,
+        external_umem_offset: u64,
+    ) -> doca_error_t;
+    #[doc = "Places a queue pair's doorbell record in caller-registered memory.\n\nNot modelled by doca-sim (umem and UAR objects come from DOCA Core APIs\noutside the reference headers): returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `verbs_qp_init_attr` (in) - the attributes.\n* `external_umem` (in) - the memory.\n* `external_umem_offset` (in) - the offset in it.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
+    pub fn doca_verbs_qp_init_attr_set_external_dbr_umem(
+        verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
+        external_umem: *mut doca_umem,
+        external_umem_offset: u64,
+    ) -> doca_error_t;
+    #[doc = "Rings a queue pair's doorbell through a caller UAR.\n\nNot modelled by doca-sim (umem and UAR objects come from DOCA Core APIs\noutside the reference headers): returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `verbs_qp_init_attr` (in) - the attributes.\n* `external_uar` (in) - the UAR.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
+    pub fn doca_verbs_qp_init_attr_set_external_uar(
+        verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
+        external_uar: *mut doca_uar,
+    ) -> doca_error_t;
     #[doc = "Creates an RDMI connection.\n\n**Note:** Parameter types are inferred; no public header is known.\n\n# Parameters\n\n* `verbs_ctx` (in) - the verbs context (posters working with it must share it).\n* `rep` (in) - the representor the connection serves.\n* `conn` (out) - receives the connection, idle.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nDOCA_ERROR_NO_MEMORY when allocation fails."]
     pub fn doca_rdmi_connection_create(
         verbs_ctx: *mut doca_verbs_context,

@@ -194,6 +194,11 @@ impl DpaCore {
     }
 
     /// The same context, or one extended from it / it extends.
+    /// The context this one extends, or itself (what its family shares).
+    pub(crate) fn base_or_self(self: &Arc<Self>) -> *const DpaCore {
+        Arc::as_ptr(self.base.as_ref().unwrap_or(self))
+    }
+
     pub(crate) fn shares_device_context(self: &Arc<Self>, other: &Arc<DpaCore>) -> bool {
         Arc::ptr_eq(self, other)
             || self.base.as_ref().is_some_and(|b| Arc::ptr_eq(b, other))
@@ -222,19 +227,25 @@ impl DpaCore {
         if level > threshold || threshold == abi::DOCA_DPA_DEV_LOG_LEVEL_DISABLE {
             return;
         }
-        let line = format!("[dpa] {message}");
+        // The kernel's text as written: no prefix, no added newline (kernels
+        // end their lines with `\n`, as they do for dpacc builds).
+        use std::io::Write;
+        let line = message.as_bytes();
         match path {
             Some(path) => {
-                use std::io::Write;
                 if let Ok(mut f) = std::fs::OpenOptions::new()
                     .create(true)
                     .append(true)
                     .open(path)
                 {
-                    let _ = writeln!(f, "{line}");
+                    let _ = f.write_all(line);
                 }
             }
-            None => println!("{line}"),
+            None => {
+                let mut stdout = std::io::stdout().lock();
+                let _ = stdout.write_all(line);
+                let _ = stdout.flush();
+            }
         }
     }
 }
@@ -356,7 +367,7 @@ doca_api! {
         if !handle.model.profile.dpa {
             return Err(fail(codes::NOT_SUPPORTED, "this device has no DPA"));
         }
-        if !handle.model.profile.is_pf {
+        if handle.model.profile.func_type != crate::profile::PciFuncType::Pf {
             return Err(fail(codes::NOT_SUPPORTED, "a base DPA context needs a PCI physical function"));
         }
         handle.users.fetch_add(1, Ordering::AcqRel);
@@ -364,12 +375,21 @@ doca_api! {
         out(dpa, registry::register(Dpa { core, dev: dev as usize }).cast())
     }
 
-    /// Destroys a DPA context (stopping it if needed); IN_USE while another
-    /// DOCA context is bound to its datapath.
+    /// Destroys a DPA context, stopping it first if it is started; IN_USE
+    /// while another DOCA context is bound to its datapath.
+    ///
+    /// Model choice: as the stop it implies, destroy is IN_USE while threads,
+    /// completions, extended contexts or other objects made from the context
+    /// still exist (the facts' teardown table: children die first). Several
+    /// NVIDIA samples destroy a started context without stopping it, which
+    /// works once its children are gone (docs/sim-model.md).
     fn doca_dpa_destroy(dpa: *mut abi::doca_dpa) {
         let this = self::dpa(dpa)?;
         if this.core.consumers.load(Ordering::Acquire) != 0 {
             return Err(fail(codes::IN_USE, "a DOCA context bound to this DPA datapath still exists"));
+        }
+        if this.core.children.load(Ordering::Acquire) != 0 {
+            return Err(fail(codes::IN_USE, "threads, completions or extended contexts still exist"));
         }
         // SAFETY: checked above; only this call frees it.
         let this = unsafe { registry::unregister::<Dpa, _>(dpa) }?;

@@ -32,8 +32,11 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// An object owned by a DPA context.
 trait Child: SimObject {
     fn parent(&self) -> &Arc<DpaCore>;
-    /// Whether the object is started (then it must be stopped first).
+    /// Whether the object is started.
     fn started(&self) -> bool;
+    /// Stops a started object: what its `*_stop` call does once it checked
+    /// that the object is started.
+    fn stop(&self) {}
     /// Called when the object is destroyed (retract handles, detach).
     fn on_destroy(&self) {}
 }
@@ -53,6 +56,10 @@ macro_rules! started_child {
             fn started(&self) -> bool {
                 let $o = self;
                 lock($state).started
+            }
+            fn stop(&self) {
+                let $o = self;
+                lock($state).started = false;
             }
             fn on_destroy(&self) {
                 let $o = self;
@@ -82,13 +89,26 @@ fn child<'a, T: Child, P>(ptr: *const P) -> SimResult<&'a T> {
     Ok(c)
 }
 
+/// The `*_stop` call of a child: BAD_STATE unless it is started.
+fn stop_child<T: Child, P>(ptr: *mut P, not_started: &'static str) -> SimResult {
+    let c = child::<T, P>(ptr)?;
+    if !c.started() {
+        return Err(fail(codes::BAD_STATE, not_started));
+    }
+    c.stop();
+    Ok(())
+}
+
+/// The `*_destroy` call of a child.
+///
+/// Model choice: a started object is stopped, then destroyed. The 3.0 header
+/// documents no BAD_STATE for destroying a started thread, thread group,
+/// completion, async ops or notification completion, and NVIDIA's DPA samples
+/// destroy them without stopping them first (docs/sim-model.md).
 fn destroy_child<T: Child, P>(ptr: *mut P) -> SimResult {
     let c = child::<T, P>(ptr)?;
     if c.started() {
-        return Err(fail(
-            codes::BAD_STATE,
-            "stop the object before destroying it",
-        ));
+        c.stop();
     }
     // SAFETY: checked above; only this call frees it.
     let c = unsafe { registry::unregister::<T, P>(ptr) }?;
@@ -238,6 +258,11 @@ impl Child for DpaThread {
     }
     fn started(&self) -> bool {
         lock(&self.core.config).started
+    }
+    fn stop(&self) {
+        let mut cfg = lock(&self.core.config);
+        cfg.started = false;
+        cfg.runnable = false;
     }
 }
 
@@ -458,6 +483,9 @@ impl Child for ThreadGroup {
     fn started(&self) -> bool {
         lock(&self.state).started
     }
+    fn stop(&self) {
+        lock(&self.state).started = false;
+    }
 }
 
 // --------------------------------------------------------------- affinities
@@ -554,22 +582,25 @@ doca_api! {
         out(dpa_thread, t.cast())
     }
 
-    /// Destroys a DPA thread (stopped first).
+    /// Destroys a DPA thread, stopping it first if it is started.
     fn doca_dpa_thread_destroy(dpa_thread: *mut abi::doca_dpa_thread) {
         destroy_child::<DpaThread, _>(dpa_thread)
     }
 
     /// Sets the thread's function and its single u64 argument.
     ///
-    /// Model choice: the function must take exactly one parameter
-    /// (INVALID_VALUE otherwise), the thread-entry signature.
+    /// Model choice: the function takes one `uint64_t` parameter (the
+    /// thread-entry signature) or none, in which case `arg` is ignored; more
+    /// parameters are INVALID_VALUE. The 3.0 header types the entry as taking
+    /// one argument, but NVIDIA's nvqual sample declares
+    /// `__dpa_global__ void f(void)` thread functions (docs/sim-model.md).
     fn doca_dpa_thread_set_func_arg(dpa_thread: *mut abi::doca_dpa_thread, func: abi::doca_dpa_func_t, arg: u64) {
         let t = thread(dpa_thread)?;
         let app = t.core.dpa.app().ok_or(fail(codes::BAD_STATE, "no application set on the DPA context"))?;
         let func = func.ok_or(fail(codes::INVALID_VALUE, "NULL thread function"))?;
         let kernel = app.kernel(func as *const std::ffi::c_void)?;
-        if kernel.0.num_params != 1 {
-            return Err(fail(codes::INVALID_VALUE, "a DPA thread function takes one uint64_t argument"));
+        if kernel.0.num_params > 1 {
+            return Err(fail(codes::INVALID_VALUE, "a DPA thread function takes one uint64_t argument or none"));
         }
         configure_thread(dpa_thread, |cfg| {
             cfg.func = Some(kernel);
@@ -634,14 +665,7 @@ doca_api! {
 
     /// Stops the thread: it is no longer activated.
     fn doca_dpa_thread_stop(dpa_thread: *mut abi::doca_dpa_thread) {
-        let t = thread(dpa_thread)?;
-        let mut cfg = lock(&t.core.config);
-        if !cfg.started {
-            return Err(fail(codes::BAD_STATE, "the DPA thread is not started"));
-        }
-        cfg.started = false;
-        cfg.runnable = false;
-        Ok(())
+        stop_child::<DpaThread, _>(dpa_thread, "the DPA thread is not started")
     }
 
     /// Marks a started thread with an attached completion as runnable.
@@ -686,13 +710,12 @@ doca_api! {
         out(tg, g.cast())
     }
 
-    /// Destroys a group (stopped first).
+    /// Destroys a group, stopping it first if it is started; its threads
+    /// leave it.
     fn doca_dpa_thread_group_destroy(tg: *mut abi::doca_dpa_tg) {
         let g = child::<ThreadGroup, _>(tg)?;
-        if !lock(&g.state).started {
-            for t in lock(&g.state).ranks.iter().flatten() {
-                lock(&t.config).group = None;
-            }
+        for t in lock(&g.state).ranks.iter().flatten() {
+            lock(&t.config).group = None;
         }
         destroy_child::<ThreadGroup, _>(tg)
     }
@@ -741,13 +764,7 @@ doca_api! {
 
     /// Stops a group.
     fn doca_dpa_thread_group_stop(tg: *mut abi::doca_dpa_tg) {
-        let g = child::<ThreadGroup, _>(tg)?;
-        let mut st = lock(&g.state);
-        if !st.started {
-            return Err(fail(codes::BAD_STATE, "the thread group is not started"));
-        }
-        st.started = false;
-        Ok(())
+        stop_child::<ThreadGroup, _>(tg, "the thread group is not started")
     }
 
     // ---- completions
@@ -770,7 +787,7 @@ doca_api! {
         out(dpa_comp, c.cast())
     }
 
-    /// Destroys a completion context (stopped first).
+    /// Destroys a completion context, stopping it first if it is started.
     fn doca_dpa_completion_destroy(dpa_comp: *mut abi::doca_dpa_completion) {
         destroy_child::<Completion, _>(dpa_comp)
     }
@@ -826,13 +843,7 @@ doca_api! {
 
     /// Stops the completion context.
     fn doca_dpa_completion_stop(dpa_comp: *mut abi::doca_dpa_completion) {
-        let c = completion(dpa_comp)?;
-        let mut st = lock(&c.core.state);
-        if !st.started {
-            return Err(fail(codes::BAD_STATE, "the completion context is not started"));
-        }
-        st.started = false;
-        Ok(())
+        stop_child::<Completion, _>(dpa_comp, "the completion context is not started")
     }
 
     /// The DPA handle of a started completion context.
@@ -866,7 +877,7 @@ doca_api! {
         out(notify_comp, n.cast())
     }
 
-    /// Destroys a notification completion (stopped first).
+    /// Destroys a notification completion, stopping it first if it is started.
     fn doca_dpa_notification_completion_destroy(notify_comp: *mut abi::doca_dpa_notification_completion) {
         destroy_child::<Notification, _>(notify_comp)
     }
@@ -896,13 +907,7 @@ doca_api! {
 
     /// Stops it.
     fn doca_dpa_notification_completion_stop(notify_comp: *mut abi::doca_dpa_notification_completion) {
-        let n = child::<Notification, _>(notify_comp)?;
-        let mut st = lock(&n.state);
-        if !st.started {
-            return Err(fail(codes::BAD_STATE, "not started"));
-        }
-        st.started = false;
-        Ok(())
+        stop_child::<Notification, _>(notify_comp, "not started")
     }
 
     /// The DPA handle kernels pass to `doca_dpa_dev_thread_notify`.
@@ -936,7 +941,7 @@ doca_api! {
         out(async_ops, a.cast())
     }
 
-    /// Destroys it (stopped first).
+    /// Destroys it, stopping it first if it is started.
     fn doca_dpa_async_ops_destroy(async_ops: *mut abi::doca_dpa_async_ops) {
         destroy_child::<AsyncOps, _>(async_ops)
     }
@@ -981,13 +986,7 @@ doca_api! {
 
     /// Stops it.
     fn doca_dpa_async_ops_stop(async_ops: *mut abi::doca_dpa_async_ops) {
-        let a = child::<AsyncOps, _>(async_ops)?;
-        let mut st = lock(&a.state);
-        if !st.started {
-            return Err(fail(codes::BAD_STATE, "async ops not started"));
-        }
-        st.started = false;
-        Ok(())
+        stop_child::<AsyncOps, _>(async_ops, "async ops not started")
     }
 
     /// The DPA handle of started async ops.

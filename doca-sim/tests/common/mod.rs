@@ -255,6 +255,8 @@ pub(crate) const COMP_RECV_SEND: u32 = 0x2;
 /// profile.
 pub(crate) const BF3: usize = 0;
 pub(crate) const BF2: usize = 1;
+/// The scalable function of the BlueField-3 (default profile, DPU view).
+pub(crate) const SF: usize = 2;
 
 /// The devinfo list of the current profile.
 pub(crate) fn dev_list() -> (*mut *mut abi::doca_devinfo, Vec<*mut abi::doca_devinfo>) {
