@@ -181,7 +181,13 @@ fn check_program(name: &str) {
     if device.exists() {
         let text = std::fs::read_to_string(&device).unwrap();
         let kernels = parse_device_functions(&device, &text).unwrap_or_else(|e| panic!("{e}"));
-        let app = sim_app_source(&format!("{name}_app"), &[device.as_path()], &kernels);
+        let structs = doca_build_support::dpa_app::parse_structs(&device, &text);
+        let app = sim_app_source(
+            &format!("{name}_app"),
+            &[device.as_path()],
+            &kernels,
+            &structs,
+        );
         let app_c = out.join("app.c");
         std::fs::write(&app_c, app).unwrap();
         let app_obj = out.join("app.o");

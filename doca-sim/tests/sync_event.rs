@@ -315,10 +315,8 @@ fn remote_net_events_export_and_come_back() {
         NOT_SUPPORTED,
         abi::doca_sync_event_cap_is_export_to_remote_pci_supported(info)
     );
-    fails!(
-        NOT_SUPPORTED,
-        abi::doca_sync_event_cap_task_wait_eq_is_supported(info)
-    );
+    // Tasks are modelled (sync_event_tasks.rs).
+    ok!(abi::doca_sync_event_cap_task_wait_eq_is_supported(info));
 
     let ev = new_event();
     ok!(abi::doca_sync_event_add_publisher_location_remote_net(ev));
