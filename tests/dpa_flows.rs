@@ -60,6 +60,42 @@ fn instances_run_concurrently_and_meet_at_a_barrier() {
     assert!(out.to_vec().unwrap().iter().all(|seen| *seen == 64));
 }
 
+/// 190 threads (the most a kernel of a BlueField-3 runs) that wait for each
+/// other through DPA memory, with a yielding and a pure spinning barrier:
+/// the launch completes only if every instance makes progress while the
+/// others wait.
+#[test]
+fn a_full_width_launch_meets_at_a_barrier() {
+    let dpa = dpa();
+    let threads = dpa.limits().max_threads_per_kernel.min(190);
+    let launcher = Launcher::new(&dpa).unwrap();
+    let meet = |launch: &dyn Fn(&DpaBuffer<u64>, &DpaBuffer<u64>)| {
+        let counter = DpaBuffer::<u64>::from_slice(&dpa, &[0]).unwrap();
+        let out = DpaBuffer::<u64>::new(&dpa, threads as usize).unwrap();
+        out.fill_bytes(0).unwrap();
+        launch(&counter, &out);
+        let seen = out.to_vec().unwrap();
+        assert!(
+            seen.iter().all(|s| *s == u64::from(threads)),
+            "every thread saw all {threads} arrive: {seen:?}"
+        );
+    };
+    meet(&|counter, out| {
+        launcher
+            .launch(&doca_tests::barrier, threads, (counter, out))
+            .unwrap()
+            .wait(LONG)
+            .unwrap()
+    });
+    meet(&|counter, out| {
+        launcher
+            .launch(&doca_tests::spin_barrier, threads, (counter, out))
+            .unwrap()
+            .wait(LONG)
+            .unwrap()
+    });
+}
+
 #[test]
 fn one_event_counts_many_launches() {
     let dpa = dpa();

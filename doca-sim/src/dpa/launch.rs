@@ -1,17 +1,19 @@
 //! Kernel launches and RPCs, and the host threads that play the DPA's EUs.
 //!
 //! A launch returns as soon as it is queued. One pool worker coordinates it:
-//! it waits for the wait event to reach the threshold, runs every instance of
-//! the kernel at once on its own worker thread (so instances may synchronise
-//! with each other), and then sets or adds to the completion event. A watchdog
-//! makes the context fatal when an instance runs past the device's kernel
-//! run-time limit and stops it (a signal makes the instance's thread leave
-//! the kernel, see `crate::trap`); that launch then never completes, as on
-//! hardware. The same signal stops every instance still running in a
-//! context that turned fatal for another reason.
+//! it waits for the wait event to reach the threshold, runs the instances of
+//! the kernel (with helpers, as a [`Gang`], when there are several), and then
+//! sets or adds to the completion event. A watchdog makes the context fatal
+//! when an instance runs past the device's kernel run-time limit and stops it
+//! (a signal makes the instance's thread leave the kernel, see
+//! `crate::trap`); that launch then never completes, as on hardware. The
+//! same signal stops every instance still running in a context that turned
+//! fatal for another reason.
 //!
 //! The submitting thread allocates nothing in the steady state: jobs are
-//! moved into an idle worker's slot, and idle workers are reused.
+//! moved into an idle worker's slot, and idle workers are reused (the most
+//! recently idle first; it spins briefly before it parks, so back-to-back
+//! launches are handed over without waking a sleeping thread).
 
 // Functions called from C (kernels, the shim) are `pub` for `#[no_mangle]`
 // export, not for Rust callers.
@@ -19,7 +21,7 @@
 
 use std::cell::RefCell;
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::thread::{self, Thread};
 use std::time::{Duration, Instant};
@@ -159,11 +161,89 @@ pub(crate) struct LaunchJob {
     completion: Option<(Arc<EventCore>, u64, bool)>,
 }
 
-/// Instances of one launch beyond the first, sharing a countdown.
+/// The instances of a launch of several threads.
+///
+/// Ranks are claimed in order by the threads working on the launch: the
+/// coordinator, the helpers woken with it, and more helpers whenever the
+/// watchdog sees no instance end for a tick while ranks are unclaimed (see
+/// [`grow_stalled_gangs`]). A thread runs each instance it claims to its end,
+/// so instances that wait for each other (a barrier through DPA memory) all
+/// end up on threads of their own and make progress, while a launch of short
+/// instances costs a few hand-offs, not one per instance.
+///
+/// Model choice: on the DPA every thread of a kernel has its own hardware
+/// thread from the start; the sim gives an instance its own host thread only
+/// once the instances already running stop ending (a host thread per
+/// instance costs a hand-off each, ~5 µs here, and two cores run no more
+/// than two at once anyway). Programs cannot tell the difference except by
+/// timing: every instance runs, instances that wait for each other all run
+/// at the same time, and the launch completes once all have ended.
 struct Gang {
     job: LaunchJob,
-    remaining: Mutex<u32>,
-    done: Condvar,
+    /// The next rank no thread has claimed.
+    next: AtomicU32,
+    /// Instances that ended (or were skipped because the context is fatal).
+    ended: AtomicU32,
+    /// Threads working on the gang, the coordinator included.
+    threads: AtomicU32,
+    /// `ended` when the watchdog last looked (the watchdog's own).
+    seen: AtomicU32,
+    /// Woken when the last instance ends.
+    coordinator: Thread,
+}
+
+impl Gang {
+    /// The next unclaimed rank, if any is left.
+    fn claim(&self) -> Option<u32> {
+        let rank = self.next.fetch_add(1, Ordering::AcqRel);
+        (rank < self.job.num_threads).then_some(rank)
+    }
+
+    /// Runs claimed instances until none is left. `last` runs before the
+    /// end of this thread's last instance is visible (so a helper is idle
+    /// again before the launch can complete).
+    fn work(&self, watch: &Watch, mut last: impl FnMut()) {
+        let mut rank = self.claim();
+        while let Some(r) = rank {
+            // A fatal context runs nothing more: the unclaimed instances
+            // never start.
+            if !self.job.core.is_fatal() {
+                run_instance(&self.job, r, watch);
+            }
+            rank = self.claim();
+            if rank.is_none() {
+                last();
+            }
+            if self.ended.fetch_add(1, Ordering::AcqRel) + 1 == self.job.num_threads {
+                self.coordinator.unpark();
+            }
+        }
+    }
+
+    fn all_ended(&self) -> bool {
+        self.ended.load(Ordering::Acquire) >= self.job.num_threads
+    }
+
+    /// Wakes `count` more helpers (at most the unclaimed instances). A host
+    /// that cannot start the threads makes the context fatal.
+    fn add_helpers(self: &Arc<Self>, count: u32) {
+        let unclaimed = self
+            .job
+            .num_threads
+            .saturating_sub(self.next.load(Ordering::Acquire));
+        for _ in 0..count.min(unclaimed) {
+            self.threads.fetch_add(1, Ordering::AcqRel);
+            if dispatch(Task::Helper(self.clone())).is_err() {
+                self.threads.fetch_sub(1, Ordering::AcqRel);
+                self.job.core.make_fatal(FaultReport::device(
+                    FaultKind::HostLimit,
+                    None,
+                    "the host could not start enough threads for the launch".into(),
+                ));
+                return;
+            }
+        }
+    }
 }
 
 /// Work a pool thread can be given.
@@ -172,7 +252,8 @@ struct Gang {
 #[allow(clippy::large_enum_variant)]
 enum Task {
     Launch(LaunchJob),
-    Instance(Arc<Gang>, u32),
+    /// Claim and run instances of a gang.
+    Helper(Arc<Gang>),
     /// A DPA thread activation or an RPC, given the worker's watchdog slot.
     Call(Box<dyn FnOnce(&Watch) + Send>),
 }
@@ -245,12 +326,74 @@ impl Watch {
 struct Worker {
     thread: OnceLock<Thread>,
     task: Mutex<Option<Task>>,
+    /// Whether `task` holds a task: an idle worker spins on this, not on
+    /// the lock the submitting thread takes.
+    ready: AtomicBool,
     watch: Watch,
 }
+
+impl Worker {
+    fn take(&self) -> Option<Task> {
+        if !self.ready.load(Ordering::Acquire) {
+            return None;
+        }
+        let mut slot = self.task.lock().unwrap_or_else(|p| p.into_inner());
+        self.ready.store(false, Ordering::Relaxed);
+        slot.take()
+    }
+
+    fn give(&self, task: Task) {
+        *self.task.lock().unwrap_or_else(|p| p.into_inner()) = Some(task);
+        self.ready.store(true, Ordering::Release);
+        // Costs a system call only if the worker is parked, not while it
+        // spins.
+        if let Some(t) = self.thread.get() {
+            t.unpark();
+        }
+    }
+
+    /// Spins for a task for [`IDLE_SPIN`] if no other idle worker spins;
+    /// whether one arrived.
+    ///
+    /// Launches that follow each other closely (a host that submits as soon
+    /// as it sees the previous one complete) then reach a worker that is
+    /// still awake: the hand-off is a store and a load, not a futex wake of
+    /// a sleeping thread (several µs on a virtual machine). One spinner at a
+    /// time bounds the CPU an idle pool burns to one core for
+    /// [`IDLE_SPIN`] after the last launch.
+    fn spin_for_task(&self) -> bool {
+        static SPINNING: AtomicBool = AtomicBool::new(false);
+        if SPINNING.swap(true, Ordering::AcqRel) {
+            return false;
+        }
+        let start = Instant::now();
+        let found = 'spin: loop {
+            for _ in 0..64 {
+                if self.ready.load(Ordering::Acquire) {
+                    break 'spin true;
+                }
+                std::hint::spin_loop();
+            }
+            if start.elapsed() >= IDLE_SPIN {
+                break false;
+            }
+            // Other workers may be runnable on this core (a gang, launches
+            // in flight): they run first.
+            thread::yield_now();
+        };
+        SPINNING.store(false, Ordering::Release);
+        found
+    }
+}
+
+/// How long the one spinning idle worker waits for a task before it parks.
+const IDLE_SPIN: Duration = Duration::from_micros(50);
 
 struct Pool {
     idle: Mutex<Vec<Arc<Worker>>>,
     all: Mutex<Vec<Arc<Worker>>>,
+    /// Gangs that may still have unclaimed instances, for the watchdog.
+    gangs: Mutex<Vec<Arc<Gang>>>,
 }
 
 fn pool() -> &'static Pool {
@@ -261,27 +404,64 @@ fn pool() -> &'static Pool {
         Pool {
             idle: Mutex::new(Vec::with_capacity(256)),
             all: Mutex::new(Vec::with_capacity(256)),
+            gangs: Mutex::new(Vec::with_capacity(16)),
         }
     })
 }
 
 /// How often the watchdog looks at running kernels.
 const WATCHDOG_TICK: Duration = Duration::from_millis(5);
+/// How often it looks at gangs with unclaimed instances: a launch whose
+/// instances wait for each other doubles its threads at this pace.
+const GANG_TICK: Duration = Duration::from_millis(1);
 
 fn start_watchdog() {
     let spawned = thread::Builder::new()
         .name("doca-sim-watchdog".into())
-        .spawn(|| loop {
-            thread::sleep(WATCHDOG_TICK);
-            let now = Instant::now();
-            let workers = pool().all.lock().unwrap_or_else(|p| p.into_inner()).clone();
-            for w in workers {
-                w.watch.tick(now);
+        .spawn(|| {
+            let mut last_watch = Instant::now();
+            loop {
+                let gangs = !lock(&pool().gangs).is_empty();
+                thread::sleep(if gangs { GANG_TICK } else { WATCHDOG_TICK });
+                grow_stalled_gangs();
+                let now = Instant::now();
+                if now - last_watch >= WATCHDOG_TICK {
+                    last_watch = now;
+                    let workers = lock(&pool().all).clone();
+                    for w in workers {
+                        w.watch.tick(now);
+                    }
+                }
             }
         });
     if spawned.is_err() {
-        eprintln!("doca-sim: cannot start the watchdog; kernel run time is not enforced");
+        eprintln!("doca-sim: cannot start the watchdog; kernel run-time limit is not enforced");
     }
+}
+
+/// Gives every gang in which no instance ended since the last look, and
+/// which still has unclaimed instances, as many more helpers as it has
+/// threads: the instances running may be waiting for ones not yet started.
+fn grow_stalled_gangs() {
+    let stalled: Vec<Arc<Gang>> = {
+        let mut gangs = lock(&pool().gangs);
+        gangs.retain(|g| g.next.load(Ordering::Acquire) < g.job.num_threads);
+        gangs
+            .iter()
+            .filter(|g| {
+                let ended = g.ended.load(Ordering::Acquire);
+                g.seen.swap(ended, Ordering::AcqRel) == ended
+            })
+            .cloned()
+            .collect()
+    };
+    for gang in stalled {
+        gang.add_helpers(gang.threads.load(Ordering::Acquire).max(1));
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// Stack of each simulated EU. Kernels written for an 8 KiB DPA stack fit
@@ -292,6 +472,7 @@ fn spawn_worker() -> SimResult<Arc<Worker>> {
     let worker = Arc::new(Worker {
         thread: OnceLock::new(),
         task: Mutex::new(None),
+        ready: AtomicBool::new(false),
         watch: Watch::default(),
     });
     let mine = worker.clone();
@@ -301,11 +482,7 @@ fn spawn_worker() -> SimResult<Arc<Worker>> {
         .spawn(move || worker_loop(mine))
         .map_err(|_| fail(codes::NO_MEMORY, "cannot start a host thread for a DPA EU"))?;
     let _ = worker.thread.set(handle.thread().clone());
-    pool()
-        .all
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .push(worker.clone());
+    lock(&pool().all).push(worker.clone());
     Ok(worker)
 }
 
@@ -314,24 +491,24 @@ fn worker_loop(me: Arc<Worker>) {
         let _ = me.watch.target.set(target);
     }
     loop {
-        let task = me.task.lock().unwrap_or_else(|p| p.into_inner()).take();
-        match task {
+        match me.take() {
             Some(task) => execute(task, &me.watch, Idle::new(&me)),
-            None => thread::park(),
+            None => {
+                if !me.spin_for_task() {
+                    thread::park();
+                }
+            }
         }
     }
 }
 
 fn dispatch(task: Task) -> SimResult {
-    let worker = pool().idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
+    let worker = lock(&pool().idle).pop();
     let worker = match worker {
         Some(w) => w,
         None => spawn_worker()?,
     };
-    *worker.task.lock().unwrap_or_else(|p| p.into_inner()) = Some(task);
-    if let Some(t) = worker.thread.get() {
-        t.unpark();
-    }
+    worker.give(task);
     Ok(())
 }
 
@@ -383,15 +560,7 @@ impl Drop for Idle<'_> {
 fn execute(task: Task, watch: &Watch, mut idle: Idle<'_>) {
     match task {
         Task::Launch(job) => coordinate(job, watch, &mut idle),
-        Task::Instance(gang, rank) => {
-            run_instance(&gang.job, rank, watch);
-            idle.now();
-            let mut left = gang.remaining.lock().unwrap_or_else(|p| p.into_inner());
-            *left -= 1;
-            if *left == 0 {
-                gang.done.notify_all();
-            }
-        }
+        Task::Helper(gang) => gang.work(watch, || idle.now()),
         Task::Call(f) => f(watch),
     }
 }
@@ -428,31 +597,37 @@ fn coordinate(job: LaunchJob, watch: &Watch, idle: &mut Idle<'_>) {
     core.device_code_finished();
 }
 
+/// How many threads start on a gang: one per core the host has.
+fn first_threads() -> u32 {
+    static CORES: OnceLock<u32> = OnceLock::new();
+    *CORES.get_or_init(|| {
+        thread::available_parallelism().map_or(1, |n| u32::try_from(n.get()).unwrap_or(u32::MAX))
+    })
+}
+
 fn run_gang(job: LaunchJob, watch: &Watch, idle: &mut Idle<'_>) {
     let n = job.num_threads;
     let gang = Arc::new(Gang {
         job,
-        remaining: Mutex::new(n - 1),
-        done: Condvar::new(),
+        next: AtomicU32::new(0),
+        ended: AtomicU32::new(0),
+        threads: AtomicU32::new(1),
+        seen: AtomicU32::new(0),
+        coordinator: thread::current(),
     });
-    for rank in 1..n {
-        if dispatch(Task::Instance(gang.clone(), rank)).is_err() {
-            gang.job.core.make_fatal(FaultReport::device(
-                FaultKind::HostLimit,
-                None,
-                "the host could not start enough threads for the launch".into(),
-            ));
-            let mut left = gang.remaining.lock().unwrap_or_else(|p| p.into_inner());
-            *left -= n - rank;
-            break;
+    gang.add_helpers(first_threads().min(n) - 1);
+    lock(&pool().gangs).push(gang.clone());
+    gang.work(watch, || {});
+    // The last instances may still run on helpers.
+    let mut spins = 0u32;
+    while !gang.all_ended() {
+        if spins < 1 << 12 {
+            spins += 1;
+            std::hint::spin_loop();
+        } else {
+            thread::park();
         }
     }
-    run_instance(&gang.job, 0, watch);
-    let mut left = gang.remaining.lock().unwrap_or_else(|p| p.into_inner());
-    while *left > 0 {
-        left = gang.done.wait(left).unwrap_or_else(|p| p.into_inner());
-    }
-    drop(left);
     finish(&gang.job, idle);
 }
 
@@ -709,5 +884,5 @@ fn rpc(
 /// Count of live EU threads (for tests).
 #[allow(dead_code)]
 pub(crate) fn worker_count() -> usize {
-    pool().all.lock().unwrap_or_else(|p| p.into_inner()).len()
+    lock(&pool().all).len()
 }
