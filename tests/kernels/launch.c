@@ -62,6 +62,13 @@ __dpa_global__ void fill_words(doca_dpa_dev_uintptr_t out, uint64_t n)
 		o[i] = i;
 }
 
+/* Counts to n: a kernel that runs for a time the benchmarks calibrate. */
+__dpa_global__ void busy(uint64_t n)
+{
+	for (volatile uint64_t i = 0; i < n; i++)
+		;
+}
+
 /* Spins until the host writes a non-zero stop flag (used for timeouts and the watchdog). */
 __dpa_global__ void spin_until(doca_dpa_dev_uintptr_t stop_flag)
 {

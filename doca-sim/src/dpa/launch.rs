@@ -101,10 +101,6 @@ impl Ended {
     }
 }
 
-/// Numbers runs of device code, so a stop request meant for one run never
-/// stops the next one on the same thread.
-static NEXT_RUN: AtomicU64 = AtomicU64::new(1);
-
 /// Runs one kernel instance, thread activation or RPC on this thread.
 ///
 /// A trap in the kernel ends the run with [`Ended::Faulted`] and makes the
@@ -115,13 +111,10 @@ pub(crate) fn run_device_code(
     watch: &Watch,
 ) -> (u64, Ended) {
     let limit = ctx.core.max_run_time_ms();
-    let core = ctx.core.clone();
-    let site = ctx.site();
     let invoke = ctx.kernel.0.invoke;
-    core.active.fetch_add(1, Ordering::AcqRel);
+    let run = watch.arm(&ctx, limit);
+    ctx.core.active.fetch_add(1, Ordering::AcqRel);
     DEVICE.with(|d| *d.borrow_mut() = Some(ctx));
-    let run = NEXT_RUN.fetch_add(1, Ordering::Relaxed);
-    watch.arm(&core, &site, limit, run);
     let mut ended: c_int = 0;
     let mut record = TrapRecord::default();
     // SAFETY: `invoke` is the generated trampoline of a kernel of a validated
@@ -130,6 +123,10 @@ pub(crate) fn run_device_code(
     let value =
         unsafe { trap::doca_sim_run_instance(invoke, args.as_ptr(), run, &mut record, &mut ended) };
     watch.disarm();
+    let Some(ctx) = DEVICE.with(|d| d.borrow_mut().take()) else {
+        // Only this function sets and clears the slot.
+        return (value, Ended::Aborted);
+    };
     let ended = match ended {
         ended::RETURNED => Ended::Returned,
         ended::RESCHEDULED => Ended::Rescheduled,
@@ -139,15 +136,18 @@ pub(crate) fn run_device_code(
         _ => Ended::Aborted,
     };
     match ended {
-        Ended::Faulted => core.make_fatal(FaultReport::from_trap(&site, &record)),
+        Ended::Faulted => ctx
+            .core
+            .make_fatal(FaultReport::from_trap(&ctx.site(), &record)),
         // The watchdog made the context fatal before asking; this only
         // guards the invariant.
-        Ended::Killed => core.make_fatal(FaultReport::watchdog(&site, limit)),
+        Ended::Killed => ctx
+            .core
+            .make_fatal(FaultReport::watchdog(&ctx.site(), limit)),
         _ => {}
     }
-    DEVICE.with(|d| *d.borrow_mut() = None);
-    core.active.fetch_sub(1, Ordering::AcqRel);
-    core.device_code_finished();
+    ctx.core.active.fetch_sub(1, Ordering::AcqRel);
+    ctx.core.device_code_finished();
     (value, ended)
 }
 
@@ -186,7 +186,8 @@ struct Gang {
     ended: AtomicU32,
     /// Threads working on the gang, the coordinator included.
     threads: AtomicU32,
-    /// `ended` when the watchdog last looked (the watchdog's own).
+    /// `ended` when the watchdog last looked (the watchdog's own;
+    /// [`NOT_SEEN`] before its first look).
     seen: AtomicU32,
     /// Woken when the last instance ends.
     coordinator: Thread,
@@ -224,14 +225,14 @@ impl Gang {
         self.ended.load(Ordering::Acquire) >= self.job.num_threads
     }
 
-    /// Wakes `count` more helpers (at most the unclaimed instances). A host
+    /// Wakes `count` more helpers, never more threads than instances in
+    /// all (helpers woken earlier may not have claimed theirs yet). A host
     /// that cannot start the threads makes the context fatal.
     fn add_helpers(self: &Arc<Self>, count: u32) {
-        let unclaimed = self
-            .job
-            .num_threads
-            .saturating_sub(self.next.load(Ordering::Acquire));
-        for _ in 0..count.min(unclaimed) {
+        let n = self.job.num_threads;
+        let unclaimed = n.saturating_sub(self.next.load(Ordering::Acquire));
+        let room = n.saturating_sub(self.threads.load(Ordering::Acquire));
+        for _ in 0..count.min(unclaimed).min(room) {
             self.threads.fetch_add(1, Ordering::AcqRel);
             if dispatch(Task::Helper(self.clone())).is_err() {
                 self.threads.fetch_sub(1, Ordering::AcqRel);
@@ -260,40 +261,64 @@ enum Task {
 
 /// What one worker runs, as the watchdog sees it.
 struct Armed {
-    /// None when the device has no run-time limit.
-    deadline: Option<Instant>,
+    /// The run-time limit; 0 for none.
     limit_ms: u64,
+    /// When the watchdog first saw the run: it counts the limit from there
+    /// (so it never stops a run early, and arming reads no clock).
+    seen_at: Option<Instant>,
     core: Arc<DpaCore>,
-    site: Site,
+    kernel: Kernel,
+    code: DeviceCode,
+    rank: u32,
+    num_threads: u32,
     run: u64,
     expired: bool,
+}
+
+impl Armed {
+    fn site(&self) -> Site {
+        Site {
+            function: self.kernel.name(),
+            code: self.code,
+            rank: self.rank,
+            num_threads: self.num_threads,
+        }
+    }
 }
 
 /// The watchdog's view of what one worker runs.
 #[derive(Default)]
 pub(crate) struct Watch {
     slot: Mutex<Option<Armed>>,
+    /// Numbers the runs of device code on this worker, so a stop request
+    /// meant for one run never stops the next one on the same thread.
+    runs: AtomicU64,
     /// How to signal the worker's thread (set when the thread starts).
     target: OnceLock<Target>,
 }
 
 impl Watch {
-    fn arm(&self, core: &Arc<DpaCore>, site: &Site, limit_ms: u64, run: u64) {
-        let deadline = (limit_ms > 0).then(|| Instant::now() + Duration::from_millis(limit_ms));
-        *self.slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(Armed {
-            deadline,
+    /// Returns the new run's number.
+    fn arm(&self, ctx: &DeviceContext, limit_ms: u64) -> u64 {
+        let run = self.runs.fetch_add(1, Ordering::Relaxed) + 1;
+        *lock(&self.slot) = Some(Armed {
             limit_ms,
-            core: core.clone(),
-            site: site.clone(),
+            seen_at: None,
+            core: ctx.core.clone(),
+            kernel: ctx.kernel,
+            code: ctx.code,
+            rank: ctx.rank,
+            num_threads: ctx.num_threads,
             run,
             expired: false,
         });
+        run
     }
 
     /// After this returns the watchdog sends no more stop requests for the
     /// run (it signals only while holding the slot).
     fn disarm(&self) {
-        *self.slot.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        *lock(&self.slot) = None;
     }
 
     /// Makes an over-time run's context fatal, and asks the thread to stop
@@ -305,15 +330,17 @@ impl Watch {
     /// context runs nothing more (DOCA documents only that it must be
     /// destroyed).
     fn tick(&self, now: Instant) {
-        let mut slot = self.slot.lock().unwrap_or_else(|p| p.into_inner());
+        let mut slot = lock(&self.slot);
         let Some(armed) = slot.as_mut() else {
             return;
         };
-        if !armed.expired && armed.deadline.is_some_and(|d| now >= d) {
+        let since = *armed.seen_at.get_or_insert(now);
+        let over = armed.limit_ms > 0 && now - since >= Duration::from_millis(armed.limit_ms);
+        if !armed.expired && over {
             armed.expired = true;
             armed
                 .core
-                .make_fatal(FaultReport::watchdog(&armed.site, armed.limit_ms));
+                .make_fatal(FaultReport::watchdog(&armed.site(), armed.limit_ms));
         }
         if armed.expired || armed.core.is_fatal() {
             if let Some(target) = self.target.get() {
@@ -329,6 +356,8 @@ struct Worker {
     /// Whether `task` holds a task: an idle worker spins on this, not on
     /// the lock the submitting thread takes.
     ready: AtomicBool,
+    /// Whether it spins for its next task (see [`Worker::spin_for_task`]).
+    spinning: AtomicBool,
     watch: Watch,
 }
 
@@ -366,6 +395,7 @@ impl Worker {
         if SPINNING.swap(true, Ordering::AcqRel) {
             return false;
         }
+        self.spinning.store(true, Ordering::Release);
         let start = Instant::now();
         let found = 'spin: loop {
             for _ in 0..64 {
@@ -381,6 +411,7 @@ impl Worker {
             // in flight): they run first.
             thread::yield_now();
         };
+        self.spinning.store(false, Ordering::Release);
         SPINNING.store(false, Ordering::Release);
         found
     }
@@ -473,6 +504,7 @@ fn spawn_worker() -> SimResult<Arc<Worker>> {
         thread: OnceLock::new(),
         task: Mutex::new(None),
         ready: AtomicBool::new(false),
+        spinning: AtomicBool::new(false),
         watch: Watch::default(),
     });
     let mine = worker.clone();
@@ -502,8 +534,25 @@ fn worker_loop(me: Arc<Worker>) {
     }
 }
 
+/// How far down the idle list [`dispatch`] looks for the spinning worker.
+const HOT_SEARCH: usize = 8;
+
 fn dispatch(task: Task) -> SimResult {
-    let worker = lock(&pool().idle).pop();
+    let worker = {
+        let mut idle = lock(&pool().idle);
+        // The spinning worker takes the task without being woken; it is
+        // usually the last one back.
+        let top = idle.len();
+        match idle
+            .iter()
+            .rev()
+            .take(HOT_SEARCH)
+            .position(|w| w.spinning.load(Ordering::Acquire))
+        {
+            Some(i) => Some(idle.remove(top - 1 - i)),
+            None => idle.pop(),
+        }
+    };
     let worker = match worker {
         Some(w) => w,
         None => spawn_worker()?,
@@ -597,11 +646,17 @@ fn coordinate(job: LaunchJob, watch: &Watch, idle: &mut Idle<'_>) {
     core.device_code_finished();
 }
 
-/// How many threads start on a gang: one per core the host has.
+/// [`Gang::seen`] of a gang the watchdog has not looked at yet (no gang
+/// has that many instances).
+const NOT_SEEN: u32 = u32::MAX;
+
+/// How many threads start on a gang: one per core of the host, less the one
+/// the submitting thread usually spins on while it waits.
 fn first_threads() -> u32 {
-    static CORES: OnceLock<u32> = OnceLock::new();
-    *CORES.get_or_init(|| {
-        thread::available_parallelism().map_or(1, |n| u32::try_from(n.get()).unwrap_or(u32::MAX))
+    static THREADS: OnceLock<u32> = OnceLock::new();
+    *THREADS.get_or_init(|| {
+        let cores = thread::available_parallelism().map_or(1, |n| n.get());
+        u32::try_from(cores.saturating_sub(1).max(1)).unwrap_or(u32::MAX)
     })
 }
 
@@ -612,7 +667,7 @@ fn run_gang(job: LaunchJob, watch: &Watch, idle: &mut Idle<'_>) {
         next: AtomicU32::new(0),
         ended: AtomicU32::new(0),
         threads: AtomicU32::new(1),
-        seen: AtomicU32::new(0),
+        seen: AtomicU32::new(NOT_SEEN),
         coordinator: thread::current(),
     });
     gang.add_helpers(first_threads().min(n) - 1);
