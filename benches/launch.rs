@@ -33,7 +33,7 @@ mod common;
 #[path = "../doca-sim/benches/harness/mod.rs"]
 mod harness;
 use common::doca_tests;
-use harness::{iters, per_iter, per_iter_pair, quick, ratio};
+use harness::{iters, per_iter, per_iter_pair, quick, ratio, row};
 
 // ------------------------------------------------------------ allocations
 
@@ -120,10 +120,14 @@ impl Drop for RawEvent {
     }
 }
 
-/// One raw launch of the no-op kernel and a spin on the event.
-fn raw_launch_wait(dpa: *mut sys::doca_dpa, event: *mut sys::doca_sync_event, target: u64) {
+/// One raw submission of the no-op kernel, as a program on the -sys
+/// bindings makes it (out of line, so that `scripts/callgrind-launch.sh`
+/// counts it whole, argument passing included, as it counts the safe
+/// `Launcher::launch`).
+#[inline(never)]
+fn raw_submit(dpa: *mut sys::doca_dpa, event: *mut sys::doca_sync_event) -> sys::doca_error_t {
     // SAFETY: a started context, its completion event, a kernel of its app.
-    let rc = unsafe {
+    unsafe {
         sys::doca_dpa_kernel_launch_update_add(
             dpa,
             std::ptr::null_mut(),
@@ -133,8 +137,13 @@ fn raw_launch_wait(dpa: *mut sys::doca_dpa, event: *mut sys::doca_sync_event, ta
             1,
             Some(noop),
         )
-    };
-    assert_eq!(rc, 0);
+    }
+}
+
+/// Spins on the event until it reaches `target` (out of line, as
+/// [`raw_submit`]).
+#[inline(never)]
+fn raw_wait(event: *mut sys::doca_sync_event, target: u64) {
     let mut v = 0;
     loop {
         // SAFETY: started event; valid out-pointer.
@@ -144,6 +153,13 @@ fn raw_launch_wait(dpa: *mut sys::doca_dpa, event: *mut sys::doca_sync_event, ta
         }
         std::hint::spin_loop();
     }
+}
+
+/// One raw launch of the no-op kernel and a spin on the event.
+fn raw_launch_wait(dpa: *mut sys::doca_dpa, event: *mut sys::doca_sync_event, target: u64) {
+    let rc = raw_submit(dpa, event);
+    assert_eq!(rc, 0);
+    raw_wait(event, target);
 }
 
 // ------------------------------------------------------------ anchors
@@ -363,7 +379,9 @@ fn main() {
 
     // A fixed workload for external tools (valgrind, perf): only N launches
     // of one path (of DOCA_BENCH_THREADS threads on the safe path), no
-    // timing.
+    // timing. With DOCA_BENCH_SETTLE_US, the host sleeps that long between
+    // submitting and waiting, so that the wait finds the launch complete and
+    // polls once: a deterministic count of the wait path.
     if let Ok(mode) = std::env::var("DOCA_BENCH_MODE") {
         let number = |var: &str, default: u64| -> u64 {
             std::env::var(var)
@@ -376,11 +394,39 @@ fn main() {
         };
         let n = number("DOCA_BENCH_LAUNCHES", 1000);
         let threads = number("DOCA_BENCH_THREADS", 1) as u32;
+        let settle = Duration::from_micros(number("DOCA_BENCH_SETTLE_US", 0));
         let raw_event = RawEvent::new(&dpa);
-        for i in 1..=n {
+        // Warm-up (the pool starts its threads) outside the functions the
+        // wait is counted in: `Launcher::wait_all`, an inline poll.
+        const WARM_UP: u64 = 20;
+        for i in 1..=WARM_UP {
             match mode.as_str() {
-                "raw" => raw_launch_wait(dpa.as_ptr(), raw_event.0, i),
-                "safe" => safe_launch(threads),
+                "raw" => {
+                    assert_eq!(raw_submit(dpa.as_ptr(), raw_event.0), 0);
+                    let mut v = 0;
+                    while v < i {
+                        // SAFETY: started event; valid out-pointer.
+                        unsafe { sys::doca_sync_event_get(raw_event.0, &mut v) };
+                    }
+                }
+                _ => {
+                    let _launch = launcher.launch(&doca_tests::noop, threads, ()).unwrap();
+                    launcher.wait_all(WAIT).unwrap();
+                }
+            }
+        }
+        for i in WARM_UP + 1..=WARM_UP + n {
+            match mode.as_str() {
+                "raw" => {
+                    assert_eq!(raw_submit(dpa.as_ptr(), raw_event.0), 0);
+                    std::thread::sleep(settle);
+                    raw_wait(raw_event.0, i);
+                }
+                "safe" => {
+                    let launch = launcher.launch(&doca_tests::noop, threads, ()).unwrap();
+                    std::thread::sleep(settle);
+                    launch.wait(WAIT).unwrap();
+                }
                 other => panic!("DOCA_BENCH_MODE={other}: expected safe or raw"),
             }
         }
@@ -399,7 +445,11 @@ fn main() {
             raw_launch_wait(dpa.as_ptr(), raw_event.0, target);
         },
     );
-    println!("1. safe launch+wait / raw launch+wait        = {:.3}  (target <= 1.05; safe {safe:?}, raw {raw:?})", ratio(safe, raw));
+    row(
+        "1. safe launch+wait / raw launch+wait",
+        format!("{:.3}", ratio(safe, raw)),
+        format!("target <= 1.05; safe {safe:?}, raw {raw:?}"),
+    );
 
     // 2. allocations
     let n = 1_000;
@@ -408,7 +458,11 @@ fn main() {
             safe_launch(1);
         }
     });
-    println!("2. heap allocations per safe launch           = {:.3}  (target 0; {allocs} in {n} launches, submitting thread)", allocs as f64 / n as f64);
+    row(
+        "2. heap allocations per safe launch",
+        format!("{:.3}", allocs as f64 / n as f64),
+        format!("target 0; {allocs} in {n} launches, submitting thread"),
+    );
 
     // 3. round trip vs the hand-off floor
     let mut parked = Peer::new(Idle::Parks);
@@ -419,19 +473,37 @@ fn main() {
     let spin_spin = per_iter(iters(20_000), || spinning.round_trip());
     drop(spinning);
     let condvar = condvar_round_trip();
-    println!("3. round trip / unpark+spin hand-off floor    = {:.3}  (target <= 3; round trip {round_trip:?}, floor {floor:?})", ratio(round_trip, floor));
-    println!("   round trip / spin-spin ping-pong           = {:.3}  (context; spin-spin {spin_spin:?}, mutex+condvar ping-pong {condvar:?})", ratio(round_trip, spin_spin));
+    row(
+        "3. round trip / unpark+spin hand-off floor",
+        format!("{:.3}", ratio(round_trip, floor)),
+        format!("target <= 3; round trip {round_trip:?}, floor {floor:?}"),
+    );
+    row(
+        "   round trip / spin-spin ping-pong",
+        format!("{:.3}", ratio(round_trip, spin_spin)),
+        format!("context; spin-spin {spin_spin:?}"),
+    );
+    row(
+        "   round trip / mutex+condvar ping-pong",
+        format!("{:.3}", ratio(round_trip, condvar)),
+        format!("context; condvar {condvar:?}"),
+    );
 
     // 4. scaling
     let max = dpa.limits().max_threads_per_kernel;
     let wide = max.min(190);
     let (wide_latency, one) = per_iter_pair(iters(500), || safe_launch(wide), || safe_launch(1));
-    println!("4. {wide}-thread / 1-thread launch latency     = {:.2}  (target <= 20; {wide} threads {wide_latency:?}, 1 thread {one:?})", ratio(wide_latency, one));
+    row(
+        &format!("4. {wide}-thread / 1-thread launch latency"),
+        format!("{:.2}", ratio(wide_latency, one)),
+        format!("target <= 20; {wide} threads {wide_latency:?}, 1 thread {one:?}"),
+    );
     for threads in [16u32, 64].into_iter().filter(|t| *t < wide) {
         let latency = per_iter(iters(500), || safe_launch(threads));
-        println!(
-            "   {threads:3}-thread / 1-thread launch latency    = {:.2}  (context; {latency:?})",
-            ratio(latency, one)
+        row(
+            &format!("   {threads}-thread / 1-thread launch latency"),
+            format!("{:.2}", ratio(latency, one)),
+            format!("context; {latency:?}"),
         );
     }
     const IN_FLIGHT: usize = 8;
@@ -442,19 +514,35 @@ fn main() {
         // Waiting on the last launch waits for every earlier one too.
         last.wait(WAIT).unwrap();
     }) / IN_FLIGHT as u32;
-    println!("   {wide} threads, {IN_FLIGHT} launches in flight / one   = {:.2}  (context; {pipelined:?} per launch)", ratio(pipelined, wide_latency));
+    row(
+        &format!("   {wide} threads, {IN_FLIGHT} in flight / one at a time"),
+        format!("{:.2}", ratio(pipelined, wide_latency)),
+        format!("context; {pipelined:?} per launch"),
+    );
 
     // 5. memory checking
     #[cfg(doca_backend = "sim")]
     {
         let [(rc, ru), (hc, hu)] = memcheck_cost();
-        println!("5. checked / unchecked round trip             = {:.3}  (checked {rc:?}, unchecked {ru:?})", ratio(rc, ru));
-        println!("   checked / unchecked kernel writing 1 MiB   = {:.3}  (checked {hc:?}, unchecked {hu:?})", ratio(hc, hu));
+        row(
+            "5. checked / unchecked round trip",
+            format!("{:.3}", ratio(rc, ru)),
+            format!("checked {rc:?}, unchecked {ru:?}"),
+        );
+        row(
+            "   checked / unchecked kernel writing 1 MiB",
+            format!("{:.3}", ratio(hc, hu)),
+            format!("checked {hc:?}, unchecked {hu:?}"),
+        );
     }
 
     // 6. waiting CPU
     let (share, wall) = waiting_cpu(&launcher, Duration::from_millis(50));
-    println!("6. waiting-thread CPU / wall, Launch::wait    = {share:.3}  (a kernel of {wall:?}; the spin-then-sleep wait)");
+    row(
+        "6. waiting-thread CPU / wall, Launch::wait",
+        format!("{share:.3}"),
+        format!("a kernel of {wall:?}; the spin-then-sleep wait"),
+    );
 
     // 7. event reuse vs fresh event
     let fresh = per_iter(iters(1_000), || {
@@ -477,7 +565,15 @@ fn main() {
             v = event.get().unwrap();
         }
     });
-    println!("7. launches/s reused event / fresh event      = {:.3}  (higher is better; reused {:.0}/s, fresh {:.0}/s)", ratio(fresh, round_trip), 1.0 / round_trip.as_secs_f64(), 1.0 / fresh.as_secs_f64());
+    row(
+        "7. launches/s, reused event / fresh event",
+        format!("{:.3}", ratio(fresh, round_trip)),
+        format!(
+            "higher is better; reused {:.0}/s, fresh {:.0}/s",
+            1.0 / round_trip.as_secs_f64(),
+            1.0 / fresh.as_secs_f64()
+        ),
+    );
 }
 
 /// The raw event behind a safe completion event, for the fresh-event figure

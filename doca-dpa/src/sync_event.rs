@@ -184,7 +184,7 @@ impl Drop for Event {
 /// arrive within microseconds), then yield, then sleep in growing steps, and
 /// look at the context's health now and then.
 ///
-/// The spin is short (a few tens of µs) because the thread that completes
+/// The spin is short (64 polls, a few µs) because the thread that completes
 /// the work may need this core: the sim's EU threads are host threads, and
 /// on a busy host (or one with two cores) they run only when the waiter
 /// yields. Yielding costs a system call when nothing else is runnable.
@@ -193,7 +193,7 @@ pub(crate) struct Backoff {
 }
 
 impl Backoff {
-    const SPIN_ROUNDS: u32 = 200;
+    const SPIN_ROUNDS: u32 = 64;
     const YIELD_ROUNDS: u32 = 2_200;
     const HEALTH_EVERY: u32 = 256;
 

@@ -19,7 +19,7 @@ mod harness;
 use std::ffi::c_void;
 
 use common::*;
-use harness::{iters, per_iter_pair, quick, ratio};
+use harness::{iters, per_iter_pair, quick, ratio, row};
 
 #[link(name = "doca_sim_test_kernels", kind = "static")]
 extern "C" {
@@ -61,9 +61,10 @@ fn main() {
         || ok!(abi::doca_dpa_mem_free(cd, alloc(cd, 64))),
         || ok!(abi::doca_dpa_mem_free(ud, alloc(ud, 64))),
     );
-    println!(
-        "1. mem_alloc + mem_free of 64 bytes   = {:.3}  (checked {c:?}, unchecked {u:?})",
-        ratio(c, u)
+    row(
+        "1. mem_alloc + mem_free of 64 bytes",
+        format!("{:.3}", ratio(c, u)),
+        format!("checked {c:?}, unchecked {u:?}"),
     );
 
     let cb = alloc(cd, MIB);
@@ -86,9 +87,10 @@ fn main() {
             std::hint::black_box(&mut host2);
         },
     );
-    println!(
-        "2. d2h_memcpy 1 MiB / host memcpy     = {:.3}  (d2h {d2h:?}, memcpy {memcpy:?})",
-        ratio(d2h, memcpy)
+    row(
+        "2. d2h_memcpy 1 MiB / host memcpy",
+        format!("{:.3}", ratio(d2h, memcpy)),
+        format!("d2h {d2h:?}, memcpy {memcpy:?}"),
     );
 
     ok!(abi::doca_dpa_mem_free(cd, cb));

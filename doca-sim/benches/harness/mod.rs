@@ -66,6 +66,13 @@ pub(crate) fn per_iter_pair(
     (median(sa), median(sb))
 }
 
+/// Prints one figure as `label = value  (note)`, the line format
+/// `scripts/benchmarks.sh` turns into a table row. A label that starts with
+/// a number opens a figure; one that starts with spaces adds to it.
+pub(crate) fn row(label: &str, value: impl std::fmt::Display, note: impl std::fmt::Display) {
+    println!("{label:<46} = {value}  ({note})");
+}
+
 /// `a / b`.
 pub(crate) fn ratio(a: Duration, b: Duration) -> f64 {
     a.as_secs_f64() / b.as_secs_f64()
