@@ -33,7 +33,7 @@ mod common;
 #[path = "../doca-sim/benches/harness/mod.rs"]
 mod harness;
 use common::doca_tests;
-use harness::{iters, per_iter, per_iter_pair, quick, ratio, row};
+use harness::{iters, per_iter, per_iter_pair, quick, ratio, ratio_row, row};
 
 // ------------------------------------------------------------ allocations
 
@@ -445,9 +445,10 @@ fn main() {
             raw_launch_wait(dpa.as_ptr(), raw_event.0, target);
         },
     );
-    row(
+    ratio_row(
         "1. safe launch+wait / raw launch+wait",
-        format!("{:.3}", ratio(safe, raw)),
+        safe,
+        raw,
         format!("target <= 1.05; safe {safe:?}, raw {raw:?}"),
     );
 
@@ -473,19 +474,22 @@ fn main() {
     let spin_spin = per_iter(iters(20_000), || spinning.round_trip());
     drop(spinning);
     let condvar = condvar_round_trip();
-    row(
+    ratio_row(
         "3. round trip / unpark+spin hand-off floor",
-        format!("{:.3}", ratio(round_trip, floor)),
+        round_trip,
+        floor,
         format!("target <= 3; round trip {round_trip:?}, floor {floor:?}"),
     );
-    row(
+    ratio_row(
         "   round trip / spin-spin ping-pong",
-        format!("{:.3}", ratio(round_trip, spin_spin)),
+        round_trip,
+        spin_spin,
         format!("context; spin-spin {spin_spin:?}"),
     );
-    row(
+    ratio_row(
         "   round trip / mutex+condvar ping-pong",
-        format!("{:.3}", ratio(round_trip, condvar)),
+        round_trip,
+        condvar,
         format!("context; condvar {condvar:?}"),
     );
 
@@ -493,16 +497,18 @@ fn main() {
     let max = dpa.limits().max_threads_per_kernel;
     let wide = max.min(190);
     let (wide_latency, one) = per_iter_pair(iters(500), || safe_launch(wide), || safe_launch(1));
-    row(
+    ratio_row(
         &format!("4. {wide}-thread / 1-thread launch latency"),
-        format!("{:.2}", ratio(wide_latency, one)),
+        wide_latency,
+        one,
         format!("target <= 20; {wide} threads {wide_latency:?}, 1 thread {one:?}"),
     );
     for threads in [16u32, 64].into_iter().filter(|t| *t < wide) {
         let latency = per_iter(iters(500), || safe_launch(threads));
-        row(
+        ratio_row(
             &format!("   {threads}-thread / 1-thread launch latency"),
-            format!("{:.2}", ratio(latency, one)),
+            latency,
+            one,
             format!("context; {latency:?}"),
         );
     }
@@ -514,9 +520,10 @@ fn main() {
         // Waiting on the last launch waits for every earlier one too.
         last.wait(WAIT).unwrap();
     }) / IN_FLIGHT as u32;
-    row(
+    ratio_row(
         &format!("   {wide} threads, {IN_FLIGHT} in flight / one at a time"),
-        format!("{:.2}", ratio(pipelined, wide_latency)),
+        pipelined,
+        wide_latency,
         format!("context; {pipelined:?} per launch"),
     );
 
@@ -524,14 +531,16 @@ fn main() {
     #[cfg(doca_backend = "sim")]
     {
         let [(rc, ru), (hc, hu)] = memcheck_cost();
-        row(
+        ratio_row(
             "5. checked / unchecked round trip",
-            format!("{:.3}", ratio(rc, ru)),
+            rc,
+            ru,
             format!("checked {rc:?}, unchecked {ru:?}"),
         );
-        row(
+        ratio_row(
             "   checked / unchecked kernel writing 1 MiB",
-            format!("{:.3}", ratio(hc, hu)),
+            hc,
+            hu,
             format!("checked {hc:?}, unchecked {hu:?}"),
         );
     }
@@ -565,9 +574,10 @@ fn main() {
             v = event.get().unwrap();
         }
     });
-    row(
+    ratio_row(
         "7. launches/s, reused event / fresh event",
-        format!("{:.3}", ratio(fresh, round_trip)),
+        fresh,
+        round_trip,
         format!(
             "higher is better; reused {:.0}/s, fresh {:.0}/s",
             1.0 / round_trip.as_secs_f64(),

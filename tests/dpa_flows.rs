@@ -6,7 +6,9 @@ mod common;
 use std::time::Duration;
 
 use common::{doca_tests, dpa};
-use doca::dpa::{DpaBuffer, Error, Export, Gate, Launcher, WaitEvent};
+use doca::dpa::{
+    DpaBuffer, Error, Export, Gate, Kernel, KernelArgs, KernelSig, Launcher, WaitEvent,
+};
 
 const LONG: Duration = Duration::from_secs(20);
 
@@ -69,31 +71,31 @@ fn a_full_width_launch_meets_at_a_barrier() {
     let dpa = dpa();
     let threads = dpa.limits().max_threads_per_kernel.min(190);
     let launcher = Launcher::new(&dpa).unwrap();
-    let meet = |launch: &dyn Fn(&DpaBuffer<u64>, &DpaBuffer<u64>)| {
-        let counter = DpaBuffer::<u64>::from_slice(&dpa, &[0]).unwrap();
-        let out = DpaBuffer::<u64>::new(&dpa, threads as usize).unwrap();
-        out.fill_bytes(0).unwrap();
-        launch(&counter, &out);
-        let seen = out.to_vec().unwrap();
-        assert!(
-            seen.iter().all(|s| *s == u64::from(threads)),
-            "every thread saw all {threads} arrive: {seen:?}"
-        );
-    };
-    meet(&|counter, out| {
-        launcher
-            .launch(&doca_tests::barrier, threads, (counter, out))
-            .unwrap()
-            .wait(LONG)
-            .unwrap()
-    });
-    meet(&|counter, out| {
-        launcher
-            .launch(&doca_tests::spin_barrier, threads, (counter, out))
-            .unwrap()
-            .wait(LONG)
-            .unwrap()
-    });
+    meet_at(&launcher, &doca_tests::barrier, threads);
+    meet_at(&launcher, &doca_tests::spin_barrier, threads);
+}
+
+/// Launches a `(counter, out)` barrier kernel on `threads` threads and checks
+/// that every thread saw all of them arrive.
+fn meet_at<S: KernelSig>(launcher: &Launcher, kernel: &Kernel<S>, threads: u32)
+where
+    for<'a> (&'a DpaBuffer<u64>, &'a DpaBuffer<u64>): KernelArgs<S::Params>,
+{
+    let dpa = launcher.dpa();
+    let counter = DpaBuffer::<u64>::from_slice(dpa, &[0]).unwrap();
+    let out = DpaBuffer::<u64>::new(dpa, threads as usize).unwrap();
+    out.fill_bytes(0).unwrap();
+    launcher
+        .launch(kernel, threads, (&counter, &out))
+        .unwrap()
+        .wait(LONG)
+        .unwrap();
+    let seen = out.to_vec().unwrap();
+    assert!(
+        seen.iter().all(|s| *s == u64::from(threads)),
+        "every thread of `{}` saw all {threads} arrive: {seen:?}",
+        kernel.name()
+    );
 }
 
 #[test]

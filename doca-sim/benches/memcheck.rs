@@ -19,7 +19,7 @@ mod harness;
 use std::ffi::c_void;
 
 use common::*;
-use harness::{iters, per_iter_pair, quick, ratio, row};
+use harness::{iters, per_iter_pair, quick, ratio, ratio_row, row};
 
 #[link(name = "doca_sim_test_kernels", kind = "static")]
 extern "C" {
@@ -61,9 +61,10 @@ fn main() {
         || ok!(abi::doca_dpa_mem_free(cd, alloc(cd, 64))),
         || ok!(abi::doca_dpa_mem_free(ud, alloc(ud, 64))),
     );
-    row(
+    ratio_row(
         "1. mem_alloc + mem_free of 64 bytes",
-        format!("{:.3}", ratio(c, u)),
+        c,
+        u,
         format!("checked {c:?}, unchecked {u:?}"),
     );
 
@@ -87,9 +88,10 @@ fn main() {
             std::hint::black_box(&mut host2);
         },
     );
-    row(
+    ratio_row(
         "2. d2h_memcpy 1 MiB / host memcpy",
-        format!("{:.3}", ratio(d2h, memcpy)),
+        d2h,
+        memcpy,
         format!("d2h {d2h:?}, memcpy {memcpy:?}"),
     );
 

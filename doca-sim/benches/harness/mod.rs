@@ -73,6 +73,11 @@ pub(crate) fn row(label: &str, value: impl std::fmt::Display, note: impl std::fm
     println!("{label:<46} = {value}  ({note})");
 }
 
+/// [`row`] for the ratio `a / b`.
+pub(crate) fn ratio_row(label: &str, a: Duration, b: Duration, note: impl std::fmt::Display) {
+    row(label, format!("{:.3}", ratio(a, b)), note);
+}
+
 /// `a / b`.
 pub(crate) fn ratio(a: Duration, b: Duration) -> f64 {
     a.as_secs_f64() / b.as_secs_f64()

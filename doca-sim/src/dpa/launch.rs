@@ -570,8 +570,8 @@ pub(crate) fn spawn_call(f: impl FnOnce(&Watch) + Send + 'static) -> SimResult {
 
 /// Puts a worker back in the idle list once (at the latest when dropped).
 ///
-/// A worker becomes idle before the end of its work is visible (an
-/// instance's countdown, a launch's completion), so a launch that the host
+/// A worker becomes idle before the end of its work is visible (a gang
+/// helper's last instance, a launch's completion), so a launch that the host
 /// submits as soon as it sees the previous one complete finds the same
 /// workers idle and the pool does not grow. A worker given a task while it
 /// is still finishing runs it next.
