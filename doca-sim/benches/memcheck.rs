@@ -19,7 +19,7 @@ mod harness;
 use std::ffi::c_void;
 
 use common::*;
-use harness::{iters, per_iter_pair, quick, ratio, ratio_row, row};
+use harness::{iters, per_iter_pair, quick, ratio_row};
 
 #[link(name = "doca_sim_test_kernels", kind = "static")]
 extern "C" {
