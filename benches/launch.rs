@@ -1,29 +1,39 @@
 //! Launch-path benchmarks: each figure is printed as a ratio against a
-//! baseline measured in the same run, then the absolute times as context.
+//! baseline measured in the same run (in alternating rounds where both sides
+//! are timed), then the absolute times as context.
 //!
 //! `cargo bench --bench launch` (sim by default; on a BlueField runner the
-//! real device). `BENCH_QUICK=1` shortens every measurement.
+//! real device). `BENCH_QUICK=1` shortens every measurement;
+//! `scripts/benchmarks.sh` runs it and writes `BENCHMARKS.md`.
 //!
 //! 1. safe launch + wait vs the same sequence through raw -sys calls;
 //! 2. heap allocations per steady-state safe launch (counting allocator);
-//! 3. sim launch→completion latency vs a bare two-thread ping-pong;
-//! 4. launches per second, one reused completion event vs a fresh event per
-//!    launch;
-//! 5. scaling with the thread count: completion time per launch, and
-//!    pipelined throughput with several launches in flight.
+//! 3. the launch round trip vs the floor of its shape: a host thread that
+//!    wakes a parked thread with `unpark` and spins until it answers (with a
+//!    spin-spin ping-pong and a mutex + condvar ping-pong as context);
+//! 4. a 190-thread launch vs a 1-thread launch, and the rows between;
+//! 5. the sim's memory checking, checked vs unchecked: round trip and a
+//!    kernel writing 1 MiB (sim only);
+//! 6. the CPU the waiting thread uses while a 50 ms kernel runs;
+//! 7. launches per second, one reused completion event vs a fresh event per
+//!    launch.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use doca::dpa::{CompletionEvent, Dpa, Launcher};
+use doca::dpa::{CompletionEvent, Dpa, DpaBuffer, Launcher};
 use doca::sys;
 
 #[path = "../tests/common/mod.rs"]
 mod common;
+#[path = "../doca-sim/benches/harness/mod.rs"]
+mod harness;
 use common::doca_tests;
+use harness::{iters, per_iter, per_iter_pair, quick, ratio, ratio_row, row};
 
 // ------------------------------------------------------------ allocations
 
@@ -68,61 +78,6 @@ fn allocations_during(f: impl FnOnce()) -> u64 {
     ALLOCS.load(Ordering::Relaxed) - before
 }
 
-// ------------------------------------------------------------ measurement
-
-fn quick() -> bool {
-    std::env::var_os("BENCH_QUICK").is_some()
-}
-
-/// Median time per iteration over several rounds of `iters` iterations.
-fn per_iter(iters: u32, mut f: impl FnMut()) -> Duration {
-    let rounds = if quick() { 3 } else { 7 };
-    for _ in 0..iters / 10 + 1 {
-        f(); // warm up
-    }
-    let mut samples: Vec<Duration> = (0..rounds)
-        .map(|_| {
-            let start = Instant::now();
-            for _ in 0..iters {
-                f();
-            }
-            start.elapsed() / iters
-        })
-        .collect();
-    samples.sort();
-    samples[samples.len() / 2]
-}
-
-/// Like [`per_iter`] for two closures, alternating their rounds so that
-/// drift in the machine's load affects both alike.
-fn per_iter_pair(iters: u32, mut a: impl FnMut(), mut b: impl FnMut()) -> (Duration, Duration) {
-    let rounds = if quick() { 5 } else { 11 };
-    for _ in 0..iters / 10 + 1 {
-        a();
-        b();
-    }
-    let time = |f: &mut dyn FnMut()| {
-        let start = Instant::now();
-        for _ in 0..iters {
-            f();
-        }
-        start.elapsed() / iters
-    };
-    let (mut sa, mut sb): (Vec<Duration>, Vec<Duration>) =
-        (0..rounds).map(|_| (time(&mut a), time(&mut b))).unzip();
-    sa.sort();
-    sb.sort();
-    (sa[rounds / 2], sb[rounds / 2])
-}
-
-fn iters(full: u32) -> u32 {
-    if quick() {
-        (full / 10).max(10)
-    } else {
-        full
-    }
-}
-
 const WAIT: Duration = Duration::from_secs(30);
 
 // ------------------------------------------------------------ raw path
@@ -165,10 +120,14 @@ impl Drop for RawEvent {
     }
 }
 
-/// One raw launch of the no-op kernel and a spin on the event.
-fn raw_launch_wait(dpa: *mut sys::doca_dpa, event: *mut sys::doca_sync_event, target: u64) {
+/// One raw submission of the no-op kernel, as a program on the -sys
+/// bindings makes it (out of line, so that `scripts/callgrind-launch.sh`
+/// counts it whole, argument passing included, as it counts the safe
+/// `Launcher::launch`).
+#[inline(never)]
+fn raw_submit(dpa: *mut sys::doca_dpa, event: *mut sys::doca_sync_event) -> sys::doca_error_t {
     // SAFETY: a started context, its completion event, a kernel of its app.
-    let rc = unsafe {
+    unsafe {
         sys::doca_dpa_kernel_launch_update_add(
             dpa,
             std::ptr::null_mut(),
@@ -178,8 +137,13 @@ fn raw_launch_wait(dpa: *mut sys::doca_dpa, event: *mut sys::doca_sync_event, ta
             1,
             Some(noop),
         )
-    };
-    assert_eq!(rc, 0);
+    }
+}
+
+/// Spins on the event until it reaches `target` (out of line, as
+/// [`raw_submit`]).
+#[inline(never)]
+fn raw_wait(event: *mut sys::doca_sync_event, target: u64) {
     let mut v = 0;
     loop {
         // SAFETY: started event; valid out-pointer.
@@ -191,14 +155,20 @@ fn raw_launch_wait(dpa: *mut sys::doca_dpa, event: *mut sys::doca_sync_event, ta
     }
 }
 
-// ------------------------------------------------------------ ping-pong
+/// One raw launch of the no-op kernel and a spin on the event.
+fn raw_launch_wait(dpa: *mut sys::doca_dpa, event: *mut sys::doca_sync_event, target: u64) {
+    let rc = raw_submit(dpa, event);
+    assert_eq!(rc, 0);
+    raw_wait(event, target);
+}
 
-/// Round trip of a bare two-thread ping-pong over a mutex + condvar: the
-/// cost of the two cross-thread hand-offs any software DPA needs.
-fn ping_pong_round_trip() -> Duration {
+// ------------------------------------------------------------ anchors
+
+/// Round trip of a bare two-thread ping-pong over a mutex + condvar (context
+/// only: it flatters anything faster than two futex sleeps).
+fn condvar_round_trip() -> Duration {
     let state = Arc::new((Mutex::new(0u64), Condvar::new()));
     let peer = state.clone();
-    let n = iters(20_000) as u64;
     let worker = std::thread::spawn(move || {
         let (lock, cv) = &*peer;
         loop {
@@ -215,22 +185,179 @@ fn ping_pong_round_trip() -> Duration {
         }
     });
     let (lock, cv) = &*state;
-    let round = |next: &mut u64| {
+    let mut next = 0u64;
+    let result = per_iter(iters(20_000), || {
         let mut v = lock.lock().unwrap();
-        *v = *next + 1;
+        *v = next + 1;
         cv.notify_one();
-        while *v != *next + 2 {
+        while *v != next + 2 {
             v = cv.wait(v).unwrap();
         }
-        *next += 2;
-    };
-    let mut next = 0u64;
-    let result = per_iter(n as u32, || round(&mut next));
+        next += 2;
+    });
     *lock.lock().unwrap() = u64::MAX;
     cv.notify_one();
     let _ = worker.join();
     result
 }
+
+/// How the peer of a [`Peer`] waits for the next ping.
+#[derive(Clone, Copy, PartialEq)]
+enum Idle {
+    /// `thread::park`: the host wakes it with `unpark` (a futex wake).
+    Parks,
+    /// Spins on the flag.
+    Spins,
+}
+
+/// A second thread that answers pings through one atomic: the shapes of a
+/// software DPA's hand-off with nothing else in it. The host writes a ping
+/// (odd), wakes the peer if it parks, and spins until the peer answers.
+struct Peer {
+    flag: Arc<AtomicU64>,
+    thread: Option<JoinHandle<()>>,
+    idle: Idle,
+    next: u64,
+}
+
+const STOP: u64 = u64::MAX;
+
+impl Peer {
+    fn new(idle: Idle) -> Peer {
+        let flag = Arc::new(AtomicU64::new(0));
+        let theirs = flag.clone();
+        let thread = std::thread::spawn(move || loop {
+            let v = theirs.load(Ordering::Acquire);
+            if v == STOP {
+                return;
+            }
+            if v % 2 == 1 {
+                theirs.store(v + 1, Ordering::Release);
+            } else if idle == Idle::Parks {
+                std::thread::park();
+            } else {
+                std::hint::spin_loop();
+            }
+        });
+        Peer {
+            flag,
+            thread: Some(thread),
+            idle,
+            next: 0,
+        }
+    }
+
+    fn round_trip(&mut self) {
+        let ping = self.next + 1;
+        self.flag.store(ping, Ordering::Release);
+        if self.idle == Idle::Parks {
+            if let Some(t) = &self.thread {
+                t.thread().unpark();
+            }
+        }
+        while self.flag.load(Ordering::Acquire) != ping + 1 {
+            std::hint::spin_loop();
+        }
+        self.next = ping + 1;
+    }
+}
+
+impl Drop for Peer {
+    fn drop(&mut self) {
+        self.flag.store(STOP, Ordering::Release);
+        if let Some(t) = self.thread.take() {
+            t.thread().unpark();
+            let _ = t.join();
+        }
+    }
+}
+
+// ------------------------------------------------------------ waiting CPU
+
+/// CPU time the calling thread has used.
+fn thread_cpu() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: a valid clock id and out-pointer.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0);
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+/// The share of one core the waiting thread uses while a kernel that runs
+/// about `run` (calibrated here) completes, waited for with `Launch::wait`.
+fn waiting_cpu(launcher: &Launcher, run: Duration) -> (f64, Duration) {
+    let count = 1u64 << 20;
+    let start = Instant::now();
+    launcher
+        .launch(&doca_tests::busy, 1, (count,))
+        .unwrap()
+        .wait(WAIT)
+        .unwrap();
+    let per_count = start.elapsed().as_secs_f64() / count as f64;
+    let n = (run.as_secs_f64() / per_count) as u64;
+    let (cpu, wall) = (thread_cpu(), Instant::now());
+    launcher
+        .launch(&doca_tests::busy, 1, (n,))
+        .unwrap()
+        .wait(WAIT)
+        .unwrap();
+    let (cpu, wall) = (thread_cpu() - cpu, wall.elapsed());
+    (ratio(cpu, wall), wall)
+}
+
+// ------------------------------------------------------------ memory checking
+
+/// Round trip and a kernel writing 1 MiB on a context whose heap is
+/// checked vs one whose heap is not (the sim's `memcheck` profile key), in
+/// alternating rounds. Each context holds 8 small live blocks besides, whose
+/// canaries a checked launch looks at when it ends.
+#[cfg(doca_backend = "sim")]
+fn memcheck_cost() -> [(Duration, Duration); 2] {
+    let context = |memcheck: bool| {
+        let scope = doca_sim::Scope::new();
+        scope.set_profile(doca_sim::Profile {
+            memcheck,
+            ..doca_sim::Profile::default()
+        });
+        let dpa = common::dpa();
+        drop(scope);
+        dpa
+    };
+    let (checked, plain) = (context(true), context(false));
+    let blocks = |dpa: &Dpa| -> Vec<DpaBuffer<u64>> {
+        (0..8).map(|_| DpaBuffer::new(dpa, 32).unwrap()).collect()
+    };
+    let _live = (blocks(&checked), blocks(&plain));
+    let (lc, lp) = (
+        Launcher::new(&checked).unwrap(),
+        Launcher::new(&plain).unwrap(),
+    );
+    let noop = |l: &Launcher| {
+        l.launch(&doca_tests::noop, 1, ())
+            .unwrap()
+            .wait(WAIT)
+            .unwrap()
+    };
+    let round_trip = per_iter_pair(iters(5_000), || noop(&lc), || noop(&lp));
+    const WORDS: usize = (1 << 20) / 8;
+    let (bc, bp) = (
+        DpaBuffer::<u64>::new(&checked, WORDS).unwrap(),
+        DpaBuffer::<u64>::new(&plain, WORDS).unwrap(),
+    );
+    let fill = |l: &Launcher, b: &DpaBuffer<u64>| {
+        l.launch(&doca_tests::fill_words, 1, (b, WORDS as u64))
+            .unwrap()
+            .wait(WAIT)
+            .unwrap()
+    };
+    let heavy = per_iter_pair(iters(200), || fill(&lc, &bc), || fill(&lp, &bp));
+    [round_trip, heavy]
+}
+
+// ------------------------------------------------------------ the run
 
 fn main() {
     // `cargo bench` passes --bench; nothing else is accepted.
@@ -242,23 +369,65 @@ fn main() {
         if quick() { " (quick)" } else { "" }
     );
     let launcher = Launcher::new(&dpa).unwrap();
+    let safe_launch = |threads: u32| {
+        launcher
+            .launch(&doca_tests::noop, threads, ())
+            .unwrap()
+            .wait(WAIT)
+            .unwrap()
+    };
 
     // A fixed workload for external tools (valgrind, perf): only N launches
-    // of one path, no timing.
+    // of one path (of DOCA_BENCH_THREADS threads on the safe path), no
+    // timing. With DOCA_BENCH_SETTLE_US, the host sleeps that long between
+    // submitting and waiting, so that the wait finds the launch complete and
+    // polls once: a deterministic count of the wait path.
     if let Ok(mode) = std::env::var("DOCA_BENCH_MODE") {
-        let n: u64 = std::env::var("DOCA_BENCH_LAUNCHES")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(1000);
+        let number = |var: &str, default: u64| -> u64 {
+            std::env::var(var)
+                .ok()
+                .map(|v| {
+                    v.parse()
+                        .unwrap_or_else(|_| panic!("{var}={v}: not a number"))
+                })
+                .unwrap_or(default)
+        };
+        let n = number("DOCA_BENCH_LAUNCHES", 1000);
+        let threads = number("DOCA_BENCH_THREADS", 1) as u32;
+        let settle = Duration::from_micros(number("DOCA_BENCH_SETTLE_US", 0));
         let raw_event = RawEvent::new(&dpa);
-        for i in 1..=n {
+        // Warm-up (the pool starts its threads) outside the functions the
+        // wait is counted in: `Launcher::wait_all`, an inline poll.
+        const WARM_UP: u64 = 20;
+        for i in 1..=WARM_UP {
             match mode.as_str() {
-                "raw" => raw_launch_wait(dpa.as_ptr(), raw_event.0, i),
-                _ => launcher
-                    .launch(&doca_tests::noop, 1, ())
-                    .unwrap()
-                    .wait(WAIT)
-                    .unwrap(),
+                "raw" => {
+                    assert_eq!(raw_submit(dpa.as_ptr(), raw_event.0), 0);
+                    let mut v = 0;
+                    while v < i {
+                        // SAFETY: started event; valid out-pointer.
+                        unsafe { sys::doca_sync_event_get(raw_event.0, &mut v) };
+                    }
+                }
+                _ => {
+                    let _launch = launcher.launch(&doca_tests::noop, threads, ()).unwrap();
+                    launcher.wait_all(WAIT).unwrap();
+                }
+            }
+        }
+        for i in WARM_UP + 1..=WARM_UP + n {
+            match mode.as_str() {
+                "raw" => {
+                    assert_eq!(raw_submit(dpa.as_ptr(), raw_event.0), 0);
+                    std::thread::sleep(settle);
+                    raw_wait(raw_event.0, i);
+                }
+                "safe" => {
+                    let launch = launcher.launch(&doca_tests::noop, threads, ()).unwrap();
+                    std::thread::sleep(settle);
+                    launch.wait(WAIT).unwrap();
+                }
+                other => panic!("DOCA_BENCH_MODE={other}: expected safe or raw"),
             }
         }
         println!("{mode}: {n} launches done");
@@ -270,38 +439,121 @@ fn main() {
     let mut target = 0u64;
     let (safe, raw) = per_iter_pair(
         iters(5_000),
-        || {
-            launcher
-                .launch(&doca_tests::noop, 1, ())
-                .unwrap()
-                .wait(WAIT)
-                .unwrap()
-        },
+        || safe_launch(1),
         || {
             target += 1;
             raw_launch_wait(dpa.as_ptr(), raw_event.0, target);
         },
     );
-    println!("1. safe launch+wait / raw launch+wait      = {:.3}  (target <= 1.05; safe {safe:?}, raw {raw:?})", ratio(safe, raw));
+    ratio_row(
+        "1. safe launch+wait / raw launch+wait",
+        safe,
+        raw,
+        format!("target <= 1.05; safe {safe:?}, raw {raw:?}"),
+    );
 
     // 2. allocations
     let n = 1_000;
     let allocs = allocations_during(|| {
         for _ in 0..n {
-            launcher
-                .launch(&doca_tests::noop, 1, ())
-                .unwrap()
-                .wait(WAIT)
-                .unwrap();
+            safe_launch(1);
         }
     });
-    println!("2. heap allocations per safe launch         = {:.3}  (target 0; {allocs} in {n} launches, submitting thread)", allocs as f64 / n as f64);
+    row(
+        "2. heap allocations per safe launch",
+        format!("{:.3}", allocs as f64 / n as f64),
+        format!("target 0; {allocs} in {n} launches, submitting thread"),
+    );
 
-    // 3. sim round trip vs ping-pong
-    let pp = ping_pong_round_trip();
-    println!("3. launch->completion / thread ping-pong    = {:.3}  (target <= 2; launch {safe:?}, ping-pong {pp:?})", ratio(safe, pp));
+    // 3. round trip vs the hand-off floor
+    let mut parked = Peer::new(Idle::Parks);
+    let (round_trip, floor) =
+        per_iter_pair(iters(5_000), || safe_launch(1), || parked.round_trip());
+    drop(parked);
+    let mut spinning = Peer::new(Idle::Spins);
+    let spin_spin = per_iter(iters(20_000), || spinning.round_trip());
+    drop(spinning);
+    let condvar = condvar_round_trip();
+    ratio_row(
+        "3. round trip / unpark+spin hand-off floor",
+        round_trip,
+        floor,
+        format!("target <= 3; round trip {round_trip:?}, floor {floor:?}"),
+    );
+    ratio_row(
+        "   round trip / spin-spin ping-pong",
+        round_trip,
+        spin_spin,
+        format!("context; spin-spin {spin_spin:?}"),
+    );
+    ratio_row(
+        "   round trip / mutex+condvar ping-pong",
+        round_trip,
+        condvar,
+        format!("context; condvar {condvar:?}"),
+    );
 
-    // 4. event reuse vs fresh event
+    // 4. scaling
+    let max = dpa.limits().max_threads_per_kernel;
+    let wide = max.min(190);
+    let (wide_latency, one) = per_iter_pair(iters(500), || safe_launch(wide), || safe_launch(1));
+    ratio_row(
+        &format!("4. {wide}-thread / 1-thread launch latency"),
+        wide_latency,
+        one,
+        format!("target <= 20; {wide} threads {wide_latency:?}, 1 thread {one:?}"),
+    );
+    for threads in [16u32, 64].into_iter().filter(|t| *t < wide) {
+        let latency = per_iter(iters(500), || safe_launch(threads));
+        ratio_row(
+            &format!("   {threads}-thread / 1-thread launch latency"),
+            latency,
+            one,
+            format!("context; {latency:?}"),
+        );
+    }
+    const IN_FLIGHT: usize = 8;
+    let pipelined = per_iter(iters(100), || {
+        let launches: [_; IN_FLIGHT] =
+            std::array::from_fn(|_| launcher.launch(&doca_tests::noop, wide, ()).unwrap());
+        let [.., last] = launches;
+        // Waiting on the last launch waits for every earlier one too.
+        last.wait(WAIT).unwrap();
+    }) / IN_FLIGHT as u32;
+    ratio_row(
+        &format!("   {wide} threads, {IN_FLIGHT} in flight / one at a time"),
+        pipelined,
+        wide_latency,
+        format!("context; {pipelined:?} per launch"),
+    );
+
+    // 5. memory checking
+    #[cfg(doca_backend = "sim")]
+    {
+        let [(rc, ru), (hc, hu)] = memcheck_cost();
+        ratio_row(
+            "5. checked / unchecked round trip",
+            rc,
+            ru,
+            format!("checked {rc:?}, unchecked {ru:?}"),
+        );
+        ratio_row(
+            "   checked / unchecked kernel writing 1 MiB",
+            hc,
+            hu,
+            format!("checked {hc:?}, unchecked {hu:?}"),
+        );
+    }
+
+    // 6. waiting CPU
+    let (share, wall) = waiting_cpu(&launcher, Duration::from_millis(50));
+    row(
+        "6. waiting-thread CPU / wall, Launch::wait",
+        format!("{share:.3}"),
+        format!("a kernel of {wall:?}; the spin-then-sleep wait"),
+    );
+
+    // 7. event reuse vs fresh event
     let fresh = per_iter(iters(1_000), || {
         let event = CompletionEvent::new(&dpa, doca::dpa::Export::No).unwrap();
         let mut v = 0;
@@ -322,35 +574,16 @@ fn main() {
             v = event.get().unwrap();
         }
     });
-    println!("4. launches/s reused event / fresh event    = {:.3}  (higher is better; reused {:.0}/s, fresh {:.0}/s)", ratio(fresh, safe), 1.0 / safe.as_secs_f64(), 1.0 / fresh.as_secs_f64());
-
-    // 5. scaling
-    let max = dpa.limits().max_threads_per_kernel;
-    let mut base = None;
-    for threads in [1u32, 16, 64, 190].into_iter().filter(|t| *t <= max) {
-        let latency = per_iter(iters(500), || {
-            launcher
-                .launch(&doca_tests::noop, threads, ())
-                .unwrap()
-                .wait(WAIT)
-                .unwrap();
-        });
-        const IN_FLIGHT: usize = 8;
-        let in_flight = IN_FLIGHT as u32;
-        let pipelined = per_iter(iters(100), || {
-            let launches: [_; IN_FLIGHT] =
-                std::array::from_fn(|_| launcher.launch(&doca_tests::noop, threads, ()).unwrap());
-            let [.., last] = launches;
-            // Waiting on the last launch waits for every earlier one too.
-            last.wait(WAIT).unwrap();
-        }) / in_flight;
-        let b = *base.get_or_insert(latency);
-        println!("5. N={threads:3}: latency / N=1 latency         = {:.2}  (latency {latency:?}; pipelined, {in_flight} in flight: {pipelined:?} per launch)", ratio(latency, b));
-    }
-}
-
-fn ratio(a: Duration, b: Duration) -> f64 {
-    a.as_secs_f64() / b.as_secs_f64()
+    ratio_row(
+        "7. launches/s, reused event / fresh event",
+        fresh,
+        round_trip,
+        format!(
+            "higher is better; reused {:.0}/s, fresh {:.0}/s",
+            1.0 / round_trip.as_secs_f64(),
+            1.0 / fresh.as_secs_f64()
+        ),
+    );
 }
 
 /// The raw event behind a safe completion event, for the fresh-event figure

@@ -13,12 +13,8 @@ use doca::dpa::{Dpa, DpaBuffer, Launcher};
 const THREADS: u64 = 4;
 
 fn launches() -> u64 {
-    // Valgrind (scripts/valgrind.sh runs the integration tests) is ~50x
-    // slower: fewer launches there.
-    let valgrind = std::fs::read_to_string("/proc/self/maps")
-        .map(|m| m.contains("vgpreload"))
-        .unwrap_or(false);
-    if valgrind {
+    // Fewer launches under valgrind, which is ~50x slower.
+    if common::under_valgrind() {
         20
     } else {
         200

@@ -6,7 +6,9 @@ mod common;
 use std::time::Duration;
 
 use common::{doca_tests, dpa};
-use doca::dpa::{DpaBuffer, Error, Export, Gate, Launcher, WaitEvent};
+use doca::dpa::{
+    DpaBuffer, Error, Export, Gate, Kernel, KernelArgs, KernelSig, Launcher, WaitEvent,
+};
 
 const LONG: Duration = Duration::from_secs(20);
 
@@ -58,6 +60,45 @@ fn instances_run_concurrently_and_meet_at_a_barrier() {
         .wait(LONG)
         .unwrap();
     assert!(out.to_vec().unwrap().iter().all(|seen| *seen == 64));
+}
+
+/// 190 threads (the most a kernel of a BlueField-3 runs) that wait for each
+/// other through DPA memory, with a yielding and a pure spinning barrier:
+/// the launch completes only if every instance makes progress while the
+/// others wait.
+#[test]
+fn a_full_width_launch_meets_at_a_barrier() {
+    let dpa = dpa();
+    let threads = dpa.limits().max_threads_per_kernel.min(190);
+    let launcher = Launcher::new(&dpa).unwrap();
+    meet_at(&launcher, &doca_tests::barrier, threads);
+    // Valgrind runs one thread at a time and leaves a spinning one only at
+    // the end of its time slice: 190 pure spinners would take minutes there.
+    let spinners = if common::under_valgrind() { 8 } else { threads };
+    meet_at(&launcher, &doca_tests::spin_barrier, spinners);
+}
+
+/// Launches a `(counter, out)` barrier kernel on `threads` threads and checks
+/// that every thread saw all of them arrive.
+fn meet_at<S: KernelSig>(launcher: &Launcher, kernel: &Kernel<S>, threads: u32)
+where
+    for<'a> (&'a DpaBuffer<u64>, &'a DpaBuffer<u64>): KernelArgs<S::Params, S>,
+{
+    let dpa = launcher.dpa();
+    let counter = DpaBuffer::<u64>::from_slice(dpa, &[0]).unwrap();
+    let out = DpaBuffer::<u64>::new(dpa, threads as usize).unwrap();
+    out.fill_bytes(0).unwrap();
+    launcher
+        .launch(kernel, threads, (&counter, &out))
+        .unwrap()
+        .wait(LONG)
+        .unwrap();
+    let seen = out.to_vec().unwrap();
+    assert!(
+        seen.iter().all(|s| *s == u64::from(threads)),
+        "every thread of `{}` saw all {threads} arrive: {seen:?}",
+        kernel.name()
+    );
 }
 
 #[test]

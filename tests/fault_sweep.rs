@@ -345,14 +345,6 @@ fn known_deviation(err: &doca::dpa::Error, call: &str, code: ErrorCode) -> Optio
     None
 }
 
-/// Whether this process runs under valgrind (which makes everything ~50x
-/// slower: the sweep then samples one code per call).
-fn under_valgrind() -> bool {
-    std::fs::read_to_string("/proc/self/maps")
-        .map(|m| m.contains("vgpreload"))
-        .unwrap_or(false)
-}
-
 struct Outcome {
     result: std::thread::Result<FlowResult>,
     elapsed: Duration,
@@ -418,7 +410,8 @@ fn every_fault_of_every_flow_is_survived() {
         ("dpa memory", flow_memory),
         ("rdmi", flow_rdmi),
     ];
-    let valgrind = under_valgrind();
+    // Under valgrind the sweep samples one code per call.
+    let valgrind = common::under_valgrind();
     let started = Instant::now();
     let mut points = 0usize;
     let mut not_reached = 0usize;

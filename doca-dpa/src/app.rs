@@ -385,6 +385,7 @@ macro_rules! device_fn_common {
 device_fn_common!(Kernel, Rpc);
 
 /// The error for a device function used with a context of another application.
+#[cold]
 pub(crate) fn foreign_function(call: &'static str, name: &str, dpa_app: App) -> crate::Error {
     crate::Error::invalid(
         call,

@@ -150,20 +150,14 @@ impl Launcher {
         let dpa = self.dpa();
         let max = dpa.limits().max_threads_per_kernel;
         if threads == 0 || threads > max {
-            return Err(Error::invalid(
-                CALL,
-                format!("{threads} threads requested; a launch takes 1..={max}"),
-            ));
+            return Err(bad_thread_count(CALL, threads, max));
         }
         if !kernel.belongs_to(dpa.app()) {
             return Err(foreign_function(CALL, kernel.name(), dpa.app()));
         }
         if let Some(g) = gate {
             if !g.event.0.dpa().same_context(dpa) {
-                return Err(Error::invalid(
-                    CALL,
-                    "the gate's wait event was made for another DPA context",
-                ));
+                return Err(foreign_gate(CALL));
             }
         }
         let ticket = self.submitted.get() + 1;
@@ -203,7 +197,6 @@ impl Launcher {
             return Err(self.explain(e));
         }
         self.submitted.set(ticket);
-        tracing::trace!(target: "doca_dpa::launch", kernel = kernel.name(), threads, ticket, "kernel launched");
         Ok(Launch {
             launcher: self,
             kernel: kernel.name(),
@@ -270,15 +263,16 @@ impl Launcher {
         if self.retired.get() >= target {
             return Ok(());
         }
-        let start = Instant::now();
         let first = self.event.get()?;
+        self.observe(first);
+        if self.retired.get() >= target {
+            return Ok(());
+        }
+        // Not complete at the first look: from here on the wait is timed.
+        let start = Instant::now();
         let mut v = first;
         let mut backoff = Backoff::new();
         loop {
-            self.observe(v);
-            if self.retired.get() >= target {
-                return Ok(());
-            }
             let fatal =
                 backoff.should_check_health() && self.dpa().health()? == crate::Health::Fatal;
             if fatal || (backoff.should_check_clock() && start.elapsed() >= timeout) {
@@ -304,6 +298,10 @@ impl Launcher {
             }
             self.event.pause(&mut backoff, v)?;
             v = self.event.get()?;
+            self.observe(v);
+            if self.retired.get() >= target {
+                return Ok(());
+            }
         }
     }
 
@@ -342,6 +340,24 @@ impl Drop for Launcher {
             crate::keep::bury(unsafe { std::mem::ManuallyDrop::take(&mut self.event) });
         }
     }
+}
+
+// The refusals of `submit`, out of line: the checks stay a few instructions
+// on the path every launch takes.
+#[cold]
+fn bad_thread_count(call: &'static str, threads: u32, max: u32) -> Error {
+    Error::invalid(
+        call,
+        format!("{threads} threads requested; a launch takes 1..={max}"),
+    )
+}
+
+#[cold]
+fn foreign_gate(call: &'static str) -> Error {
+    Error::invalid(
+        call,
+        "the gate's wait event was made for another DPA context",
+    )
 }
 
 /// A submitted launch. [`Launch::wait`] returns when it has completed.

@@ -229,12 +229,17 @@ impl Drop for Event {
 /// How a host thread waits for the DPA: spin first (completions usually
 /// arrive within microseconds), then yield, then sleep in growing steps, and
 /// look at the context's health now and then.
+///
+/// The spin is short (64 polls, a few µs) because the thread that completes
+/// the work may need this core: the sim's EU threads are host threads, and
+/// on a busy host (or one with two cores) they run only when the waiter
+/// yields. Yielding costs a system call when nothing else is runnable.
 pub(crate) struct Backoff {
     round: u32,
 }
 
 impl Backoff {
-    const SPIN_ROUNDS: u32 = 2_000;
+    const SPIN_ROUNDS: u32 = 64;
     const YIELD_ROUNDS: u32 = 2_200;
     const HEALTH_EVERY: u32 = 256;
     /// How long a wait that sleeps on an engine's handle sleeps before it looks at

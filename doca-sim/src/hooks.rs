@@ -21,13 +21,14 @@
 //! [`Scope::assert_all_fired`] tells a test whose faults never fired.
 
 use std::cell::Cell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use crate::abi;
 use crate::error::{code_from_name, name, Code};
+use crate::registry::FastMap;
 
 /// Which calls of a function a fault applies to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -161,14 +162,14 @@ pub(crate) fn env_faults() -> &'static Result<Vec<Fault>, String> {
 #[derive(Default)]
 struct ScopeState {
     faults: Vec<Fault>,
-    calls: HashMap<&'static str, u64>,
+    calls: FastMap<&'static str, u64>,
     log: Vec<&'static str>,
     live: BTreeMap<&'static str, i64>,
     injected: u64,
 }
 
 struct Hooks {
-    scopes: HashMap<u64, ScopeState>,
+    scopes: FastMap<u64, ScopeState>,
 }
 
 fn hooks() -> MutexGuard<'static, Hooks> {
@@ -180,7 +181,7 @@ fn hooks() -> MutexGuard<'static, Hooks> {
         if let Ok(faults) = env_faults() {
             global.faults = faults.clone();
         }
-        let mut scopes = HashMap::new();
+        let mut scopes = FastMap::default();
         scopes.insert(0, global);
         Mutex::new(Hooks { scopes })
     });

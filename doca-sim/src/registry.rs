@@ -12,11 +12,56 @@
 //! of the safe layer fail loudly instead of corrupting memory.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
 
 use crate::error::{codes, fail, SimResult};
 use crate::hooks;
+
+/// A hash map keyed by the sim's own values (addresses, handles, scope ids,
+/// function names), none of which an adversary chooses: the lookups on every
+/// DOCA call need speed, not the default hasher's resistance to collisions
+/// chosen by an attacker.
+pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
+
+/// The multiply-rotate hash of the Rust compiler's own tables (FxHash).
+#[derive(Default, Clone, Copy)]
+pub(crate) struct FastHasher(u64);
+
+impl FastHasher {
+    const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(Self::K);
+    }
+}
+
+impl Hasher for FastHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+        let mut tail = [0u8; 8];
+        tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+        self.add(u64::from_le_bytes(tail));
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.add(n);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.add(n as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
 
 /// A type the sim hands to C as an opaque pointer.
 pub(crate) trait SimObject: Send + Sync + 'static {
@@ -29,8 +74,8 @@ struct Entry {
     scope: u64,
 }
 
-fn objects() -> MutexGuard<'static, HashMap<usize, Entry>> {
-    static OBJECTS: OnceLock<Mutex<HashMap<usize, Entry>>> = OnceLock::new();
+fn objects() -> MutexGuard<'static, FastMap<usize, Entry>> {
+    static OBJECTS: OnceLock<Mutex<FastMap<usize, Entry>>> = OnceLock::new();
     OBJECTS
         .get_or_init(Default::default)
         .lock()
@@ -69,7 +114,7 @@ fn check<T: SimObject>(addr: usize) -> SimResult {
     check_in::<T>(&objects(), addr)
 }
 
-fn check_in<T: SimObject>(objects: &HashMap<usize, Entry>, addr: usize) -> SimResult {
+fn check_in<T: SimObject>(objects: &FastMap<usize, Entry>, addr: usize) -> SimResult {
     if addr == 0 {
         return Err(fail(codes::INVALID_VALUE, "NULL object pointer"));
     }
@@ -148,8 +193,8 @@ pub(crate) enum DeviceObject {
     Opaque,
 }
 
-fn handles() -> &'static RwLock<HashMap<u64, DeviceObject>> {
-    static HANDLES: OnceLock<RwLock<HashMap<u64, DeviceObject>>> = OnceLock::new();
+fn handles() -> &'static RwLock<FastMap<u64, DeviceObject>> {
+    static HANDLES: OnceLock<RwLock<FastMap<u64, DeviceObject>>> = OnceLock::new();
     HANDLES.get_or_init(Default::default)
 }
 

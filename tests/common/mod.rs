@@ -24,3 +24,12 @@ pub(crate) fn device() -> Device {
 pub(crate) fn dpa() -> Dpa {
     Dpa::start(&device(), doca_tests::app()).expect("starting the DPA context")
 }
+
+/// Whether this process runs under valgrind (`scripts/valgrind.sh` runs the
+/// integration tests), which makes everything ~50x slower and runs one
+/// thread at a time.
+pub(crate) fn under_valgrind() -> bool {
+    std::fs::read_to_string("/proc/self/maps")
+        .map(|m| m.contains("vgpreload"))
+        .unwrap_or(false)
+}

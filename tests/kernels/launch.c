@@ -38,6 +38,37 @@ __dpa_global__ void barrier(doca_dpa_dev_uintptr_t counter, doca_dpa_dev_uintptr
 	((uint64_t *)out)[doca_dpa_dev_thread_rank()] = __atomic_load_n(count, __ATOMIC_SEQ_CST);
 }
 
+/*
+ * The same meeting as DPA kernels often write it: no yield, the threads spin
+ * on DPA memory, so it completes only if every thread runs at the same time.
+ */
+__dpa_global__ void spin_barrier(doca_dpa_dev_uintptr_t counter, doca_dpa_dev_uintptr_t out)
+{
+	uint64_t *count = (uint64_t *)counter;
+	unsigned int n = doca_dpa_dev_num_threads();
+
+	__atomic_add_fetch(count, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(count, __ATOMIC_SEQ_CST) < n)
+		;
+	((uint64_t *)out)[doca_dpa_dev_thread_rank()] = __atomic_load_n(count, __ATOMIC_SEQ_CST);
+}
+
+/* out[i] = i for i < n, from one thread: a memory-heavy kernel for the benchmarks. */
+__dpa_global__ void fill_words(doca_dpa_dev_uintptr_t out, uint64_t n)
+{
+	uint64_t *o = (uint64_t *)out;
+
+	for (uint64_t i = 0; i < n; i++)
+		o[i] = i;
+}
+
+/* Counts to n: a kernel that runs for a time the benchmarks calibrate. */
+__dpa_global__ void busy(uint64_t n)
+{
+	for (volatile uint64_t i = 0; i < n; i++)
+		;
+}
+
 /* Spins until the host writes a non-zero stop flag (used for timeouts and the watchdog). */
 __dpa_global__ void spin_until(doca_dpa_dev_uintptr_t stop_flag)
 {

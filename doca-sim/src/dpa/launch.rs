@@ -1,17 +1,19 @@
 //! Kernel launches and RPCs, and the host threads that play the DPA's EUs.
 //!
 //! A launch returns as soon as it is queued. One pool worker coordinates it:
-//! it waits for the wait event to reach the threshold, runs every instance of
-//! the kernel at once on its own worker thread (so instances may synchronise
-//! with each other), and then sets or adds to the completion event. A watchdog
-//! makes the context fatal when an instance runs past the device's kernel
-//! run-time limit and stops it (a signal makes the instance's thread leave
-//! the kernel, see `crate::trap`); that launch then never completes, as on
-//! hardware. The same signal stops every instance still running in a
-//! context that turned fatal for another reason.
+//! it waits for the wait event to reach the threshold, runs the instances of
+//! the kernel (with helpers, as a [`Gang`], when there are several), and then
+//! sets or adds to the completion event. A watchdog makes the context fatal
+//! when an instance runs past the device's kernel run-time limit and stops it
+//! (a signal makes the instance's thread leave the kernel, see
+//! `crate::trap`); that launch then never completes, as on hardware. The
+//! same signal stops every instance still running in a context that turned
+//! fatal for another reason.
 //!
 //! The submitting thread allocates nothing in the steady state: jobs are
-//! moved into an idle worker's slot, and idle workers are reused.
+//! moved into an idle worker's slot, and idle workers are reused (the most
+//! recently idle first; it spins briefly before it parks, so back-to-back
+//! launches are handed over without waking a sleeping thread).
 
 // Functions called from C (kernels, the shim) are `pub` for `#[no_mangle]`
 // export, not for Rust callers.
@@ -19,7 +21,7 @@
 
 use std::cell::RefCell;
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::thread::{self, Thread};
 use std::time::{Duration, Instant};
@@ -99,10 +101,6 @@ impl Ended {
     }
 }
 
-/// Numbers runs of device code, so a stop request meant for one run never
-/// stops the next one on the same thread.
-static NEXT_RUN: AtomicU64 = AtomicU64::new(1);
-
 /// Runs one kernel instance, thread activation or RPC on this thread.
 ///
 /// A trap in the kernel ends the run with [`Ended::Faulted`] and makes the
@@ -113,13 +111,10 @@ pub(crate) fn run_device_code(
     watch: &Watch,
 ) -> (u64, Ended) {
     let limit = ctx.core.max_run_time_ms();
-    let core = ctx.core.clone();
-    let site = ctx.site();
     let invoke = ctx.kernel.0.invoke;
-    core.active.fetch_add(1, Ordering::AcqRel);
+    let run = watch.arm(&ctx, limit);
+    ctx.core.active.fetch_add(1, Ordering::AcqRel);
     DEVICE.with(|d| *d.borrow_mut() = Some(ctx));
-    let run = NEXT_RUN.fetch_add(1, Ordering::Relaxed);
-    watch.arm(&core, &site, limit, run);
     let mut ended: c_int = 0;
     let mut record = TrapRecord::default();
     // SAFETY: `invoke` is the generated trampoline of a kernel of a validated
@@ -128,6 +123,10 @@ pub(crate) fn run_device_code(
     let value =
         unsafe { trap::doca_sim_run_instance(invoke, args.as_ptr(), run, &mut record, &mut ended) };
     watch.disarm();
+    let Some(ctx) = DEVICE.with(|d| d.borrow_mut().take()) else {
+        // Only this function sets and clears the slot.
+        return (value, Ended::Aborted);
+    };
     let ended = match ended {
         ended::RETURNED => Ended::Returned,
         ended::RESCHEDULED => Ended::Rescheduled,
@@ -137,15 +136,18 @@ pub(crate) fn run_device_code(
         _ => Ended::Aborted,
     };
     match ended {
-        Ended::Faulted => core.make_fatal(FaultReport::from_trap(&site, &record)),
+        Ended::Faulted => ctx
+            .core
+            .make_fatal(FaultReport::from_trap(&ctx.site(), &record)),
         // The watchdog made the context fatal before asking; this only
         // guards the invariant.
-        Ended::Killed => core.make_fatal(FaultReport::watchdog(&site, limit)),
+        Ended::Killed => ctx
+            .core
+            .make_fatal(FaultReport::watchdog(&ctx.site(), limit)),
         _ => {}
     }
-    DEVICE.with(|d| *d.borrow_mut() = None);
-    core.active.fetch_sub(1, Ordering::AcqRel);
-    core.device_code_finished();
+    ctx.core.active.fetch_sub(1, Ordering::AcqRel);
+    ctx.core.device_code_finished();
     (value, ended)
 }
 
@@ -159,11 +161,90 @@ pub(crate) struct LaunchJob {
     completion: Option<(Arc<EventCore>, u64, bool)>,
 }
 
-/// Instances of one launch beyond the first, sharing a countdown.
+/// The instances of a launch of several threads.
+///
+/// Ranks are claimed in order by the threads working on the launch: the
+/// coordinator, the helpers woken with it, and more helpers whenever the
+/// watchdog sees no instance end for a tick while ranks are unclaimed (see
+/// [`grow_stalled_gangs`]). A thread runs each instance it claims to its end,
+/// so instances that wait for each other (a barrier through DPA memory) all
+/// end up on threads of their own and make progress, while a launch of short
+/// instances costs a few hand-offs, not one per instance.
+///
+/// Model choice: on the DPA every thread of a kernel has its own hardware
+/// thread from the start; the sim gives an instance its own host thread only
+/// once the instances already running stop ending (a host thread per
+/// instance costs a hand-off each, ~5 µs here, and two cores run no more
+/// than two at once anyway). Programs cannot tell the difference except by
+/// timing: every instance runs, instances that wait for each other all run
+/// at the same time, and the launch completes once all have ended.
 struct Gang {
     job: LaunchJob,
-    remaining: Mutex<u32>,
-    done: Condvar,
+    /// The next rank no thread has claimed.
+    next: AtomicU32,
+    /// Instances that ended (or were skipped because the context is fatal).
+    ended: AtomicU32,
+    /// Threads working on the gang, the coordinator included.
+    threads: AtomicU32,
+    /// `ended` when the watchdog last looked (the watchdog's own;
+    /// [`NOT_SEEN`] before its first look).
+    seen: AtomicU32,
+    /// Woken when the last instance ends.
+    coordinator: Thread,
+}
+
+impl Gang {
+    /// The next unclaimed rank, if any is left.
+    fn claim(&self) -> Option<u32> {
+        let rank = self.next.fetch_add(1, Ordering::AcqRel);
+        (rank < self.job.num_threads).then_some(rank)
+    }
+
+    /// Runs claimed instances until none is left. `last` runs before the
+    /// end of this thread's last instance is visible (so a helper is idle
+    /// again before the launch can complete).
+    fn work(&self, watch: &Watch, mut last: impl FnMut()) {
+        let mut rank = self.claim();
+        while let Some(r) = rank {
+            // A fatal context runs nothing more: the unclaimed instances
+            // never start.
+            if !self.job.core.is_fatal() {
+                run_instance(&self.job, r, watch);
+            }
+            rank = self.claim();
+            if rank.is_none() {
+                last();
+            }
+            if self.ended.fetch_add(1, Ordering::AcqRel) + 1 == self.job.num_threads {
+                self.coordinator.unpark();
+            }
+        }
+    }
+
+    fn all_ended(&self) -> bool {
+        self.ended.load(Ordering::Acquire) >= self.job.num_threads
+    }
+
+    /// Wakes `count` more helpers, never more threads than instances in
+    /// all (helpers woken earlier may not have claimed theirs yet). A host
+    /// that cannot start the threads makes the context fatal.
+    fn add_helpers(self: &Arc<Self>, count: u32) {
+        let n = self.job.num_threads;
+        let unclaimed = n.saturating_sub(self.next.load(Ordering::Acquire));
+        let room = n.saturating_sub(self.threads.load(Ordering::Acquire));
+        for _ in 0..count.min(unclaimed).min(room) {
+            self.threads.fetch_add(1, Ordering::AcqRel);
+            if dispatch(Task::Helper(self.clone())).is_err() {
+                self.threads.fetch_sub(1, Ordering::AcqRel);
+                self.job.core.make_fatal(FaultReport::device(
+                    FaultKind::HostLimit,
+                    None,
+                    "the host could not start enough threads for the launch".into(),
+                ));
+                return;
+            }
+        }
+    }
 }
 
 /// Work a pool thread can be given.
@@ -172,47 +253,72 @@ struct Gang {
 #[allow(clippy::large_enum_variant)]
 enum Task {
     Launch(LaunchJob),
-    Instance(Arc<Gang>, u32),
+    /// Claim and run instances of a gang.
+    Helper(Arc<Gang>),
     /// A DPA thread activation or an RPC, given the worker's watchdog slot.
     Call(Box<dyn FnOnce(&Watch) + Send>),
 }
 
 /// What one worker runs, as the watchdog sees it.
 struct Armed {
-    /// None when the device has no run-time limit.
-    deadline: Option<Instant>,
+    /// The run-time limit; 0 for none.
     limit_ms: u64,
+    /// When the watchdog first saw the run: it counts the limit from there
+    /// (so it never stops a run early, and arming reads no clock).
+    seen_at: Option<Instant>,
     core: Arc<DpaCore>,
-    site: Site,
+    kernel: Kernel,
+    code: DeviceCode,
+    rank: u32,
+    num_threads: u32,
     run: u64,
     expired: bool,
+}
+
+impl Armed {
+    fn site(&self) -> Site {
+        Site {
+            function: self.kernel.name(),
+            code: self.code,
+            rank: self.rank,
+            num_threads: self.num_threads,
+        }
+    }
 }
 
 /// The watchdog's view of what one worker runs.
 #[derive(Default)]
 pub(crate) struct Watch {
     slot: Mutex<Option<Armed>>,
+    /// Numbers the runs of device code on this worker, so a stop request
+    /// meant for one run never stops the next one on the same thread.
+    runs: AtomicU64,
     /// How to signal the worker's thread (set when the thread starts).
     target: OnceLock<Target>,
 }
 
 impl Watch {
-    fn arm(&self, core: &Arc<DpaCore>, site: &Site, limit_ms: u64, run: u64) {
-        let deadline = (limit_ms > 0).then(|| Instant::now() + Duration::from_millis(limit_ms));
-        *self.slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(Armed {
-            deadline,
+    /// Returns the new run's number.
+    fn arm(&self, ctx: &DeviceContext, limit_ms: u64) -> u64 {
+        let run = self.runs.fetch_add(1, Ordering::Relaxed) + 1;
+        *lock(&self.slot) = Some(Armed {
             limit_ms,
-            core: core.clone(),
-            site: site.clone(),
+            seen_at: None,
+            core: ctx.core.clone(),
+            kernel: ctx.kernel,
+            code: ctx.code,
+            rank: ctx.rank,
+            num_threads: ctx.num_threads,
             run,
             expired: false,
         });
+        run
     }
 
     /// After this returns the watchdog sends no more stop requests for the
     /// run (it signals only while holding the slot).
     fn disarm(&self) {
-        *self.slot.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        *lock(&self.slot) = None;
     }
 
     /// Makes an over-time run's context fatal, and asks the thread to stop
@@ -224,15 +330,17 @@ impl Watch {
     /// context runs nothing more (DOCA documents only that it must be
     /// destroyed).
     fn tick(&self, now: Instant) {
-        let mut slot = self.slot.lock().unwrap_or_else(|p| p.into_inner());
+        let mut slot = lock(&self.slot);
         let Some(armed) = slot.as_mut() else {
             return;
         };
-        if !armed.expired && armed.deadline.is_some_and(|d| now >= d) {
+        let since = *armed.seen_at.get_or_insert(now);
+        let over = armed.limit_ms > 0 && now - since >= Duration::from_millis(armed.limit_ms);
+        if !armed.expired && over {
             armed.expired = true;
             armed
                 .core
-                .make_fatal(FaultReport::watchdog(&armed.site, armed.limit_ms));
+                .make_fatal(FaultReport::watchdog(&armed.site(), armed.limit_ms));
         }
         if armed.expired || armed.core.is_fatal() {
             if let Some(target) = self.target.get() {
@@ -245,12 +353,78 @@ impl Watch {
 struct Worker {
     thread: OnceLock<Thread>,
     task: Mutex<Option<Task>>,
+    /// Whether `task` holds a task: an idle worker spins on this, not on
+    /// the lock the submitting thread takes.
+    ready: AtomicBool,
+    /// Whether it spins for its next task (see [`Worker::spin_for_task`]).
+    spinning: AtomicBool,
     watch: Watch,
 }
+
+impl Worker {
+    fn take(&self) -> Option<Task> {
+        if !self.ready.load(Ordering::Acquire) {
+            return None;
+        }
+        let mut slot = self.task.lock().unwrap_or_else(|p| p.into_inner());
+        self.ready.store(false, Ordering::Relaxed);
+        slot.take()
+    }
+
+    fn give(&self, task: Task) {
+        *self.task.lock().unwrap_or_else(|p| p.into_inner()) = Some(task);
+        self.ready.store(true, Ordering::Release);
+        // Costs a system call only if the worker is parked, not while it
+        // spins.
+        if let Some(t) = self.thread.get() {
+            t.unpark();
+        }
+    }
+
+    /// Spins for a task for [`IDLE_SPIN`] if no other idle worker spins;
+    /// whether one arrived.
+    ///
+    /// Launches that follow each other closely (a host that submits as soon
+    /// as it sees the previous one complete) then reach a worker that is
+    /// still awake: the hand-off is a store and a load, not a futex wake of
+    /// a sleeping thread (several µs on a virtual machine). One spinner at a
+    /// time bounds the CPU an idle pool burns to one core for
+    /// [`IDLE_SPIN`] after the last launch.
+    fn spin_for_task(&self) -> bool {
+        static SPINNING: AtomicBool = AtomicBool::new(false);
+        if SPINNING.swap(true, Ordering::AcqRel) {
+            return false;
+        }
+        self.spinning.store(true, Ordering::Release);
+        let start = Instant::now();
+        let found = 'spin: loop {
+            for _ in 0..64 {
+                if self.ready.load(Ordering::Acquire) {
+                    break 'spin true;
+                }
+                std::hint::spin_loop();
+            }
+            if start.elapsed() >= IDLE_SPIN {
+                break false;
+            }
+            // Other workers may be runnable on this core (a gang, launches
+            // in flight): they run first.
+            thread::yield_now();
+        };
+        self.spinning.store(false, Ordering::Release);
+        SPINNING.store(false, Ordering::Release);
+        found
+    }
+}
+
+/// How long the one spinning idle worker waits for a task before it parks.
+const IDLE_SPIN: Duration = Duration::from_micros(50);
 
 struct Pool {
     idle: Mutex<Vec<Arc<Worker>>>,
     all: Mutex<Vec<Arc<Worker>>>,
+    /// Gangs that may still have unclaimed instances, for the watchdog.
+    gangs: Mutex<Vec<Arc<Gang>>>,
 }
 
 fn pool() -> &'static Pool {
@@ -261,27 +435,64 @@ fn pool() -> &'static Pool {
         Pool {
             idle: Mutex::new(Vec::with_capacity(256)),
             all: Mutex::new(Vec::with_capacity(256)),
+            gangs: Mutex::new(Vec::with_capacity(16)),
         }
     })
 }
 
 /// How often the watchdog looks at running kernels.
 const WATCHDOG_TICK: Duration = Duration::from_millis(5);
+/// How often it looks at gangs with unclaimed instances: a launch whose
+/// instances wait for each other doubles its threads at this pace.
+const GANG_TICK: Duration = Duration::from_millis(1);
 
 fn start_watchdog() {
     let spawned = thread::Builder::new()
         .name("doca-sim-watchdog".into())
-        .spawn(|| loop {
-            thread::sleep(WATCHDOG_TICK);
-            let now = Instant::now();
-            let workers = pool().all.lock().unwrap_or_else(|p| p.into_inner()).clone();
-            for w in workers {
-                w.watch.tick(now);
+        .spawn(|| {
+            let mut last_watch = Instant::now();
+            loop {
+                let gangs = !lock(&pool().gangs).is_empty();
+                thread::sleep(if gangs { GANG_TICK } else { WATCHDOG_TICK });
+                grow_stalled_gangs();
+                let now = Instant::now();
+                if now - last_watch >= WATCHDOG_TICK {
+                    last_watch = now;
+                    let workers = lock(&pool().all).clone();
+                    for w in workers {
+                        w.watch.tick(now);
+                    }
+                }
             }
         });
     if spawned.is_err() {
-        eprintln!("doca-sim: cannot start the watchdog; kernel run time is not enforced");
+        eprintln!("doca-sim: cannot start the watchdog; kernel run-time limit is not enforced");
     }
+}
+
+/// Gives every gang in which no instance ended since the last look, and
+/// which still has unclaimed instances, as many more helpers as it has
+/// threads: the instances running may be waiting for ones not yet started.
+fn grow_stalled_gangs() {
+    let stalled: Vec<Arc<Gang>> = {
+        let mut gangs = lock(&pool().gangs);
+        gangs.retain(|g| g.next.load(Ordering::Acquire) < g.job.num_threads);
+        gangs
+            .iter()
+            .filter(|g| {
+                let ended = g.ended.load(Ordering::Acquire);
+                g.seen.swap(ended, Ordering::AcqRel) == ended
+            })
+            .cloned()
+            .collect()
+    };
+    for gang in stalled {
+        gang.add_helpers(gang.threads.load(Ordering::Acquire).max(1));
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// Stack of each simulated EU. Kernels written for an 8 KiB DPA stack fit
@@ -292,6 +503,8 @@ fn spawn_worker() -> SimResult<Arc<Worker>> {
     let worker = Arc::new(Worker {
         thread: OnceLock::new(),
         task: Mutex::new(None),
+        ready: AtomicBool::new(false),
+        spinning: AtomicBool::new(false),
         watch: Watch::default(),
     });
     let mine = worker.clone();
@@ -301,11 +514,7 @@ fn spawn_worker() -> SimResult<Arc<Worker>> {
         .spawn(move || worker_loop(mine))
         .map_err(|_| fail(codes::NO_MEMORY, "cannot start a host thread for a DPA EU"))?;
     let _ = worker.thread.set(handle.thread().clone());
-    pool()
-        .all
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .push(worker.clone());
+    lock(&pool().all).push(worker.clone());
     Ok(worker)
 }
 
@@ -314,24 +523,41 @@ fn worker_loop(me: Arc<Worker>) {
         let _ = me.watch.target.set(target);
     }
     loop {
-        let task = me.task.lock().unwrap_or_else(|p| p.into_inner()).take();
-        match task {
+        match me.take() {
             Some(task) => execute(task, &me.watch, Idle::new(&me)),
-            None => thread::park(),
+            None => {
+                if !me.spin_for_task() {
+                    thread::park();
+                }
+            }
         }
     }
 }
 
+/// How far down the idle list [`dispatch`] looks for the spinning worker.
+const HOT_SEARCH: usize = 8;
+
 fn dispatch(task: Task) -> SimResult {
-    let worker = pool().idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
+    let worker = {
+        let mut idle = lock(&pool().idle);
+        // The spinning worker takes the task without being woken; it is
+        // usually the last one back.
+        let top = idle.len();
+        match idle
+            .iter()
+            .rev()
+            .take(HOT_SEARCH)
+            .position(|w| w.spinning.load(Ordering::Acquire))
+        {
+            Some(i) => Some(idle.remove(top - 1 - i)),
+            None => idle.pop(),
+        }
+    };
     let worker = match worker {
         Some(w) => w,
         None => spawn_worker()?,
     };
-    *worker.task.lock().unwrap_or_else(|p| p.into_inner()) = Some(task);
-    if let Some(t) = worker.thread.get() {
-        t.unpark();
-    }
+    worker.give(task);
     Ok(())
 }
 
@@ -344,8 +570,8 @@ pub(crate) fn spawn_call(f: impl FnOnce(&Watch) + Send + 'static) -> SimResult {
 
 /// Puts a worker back in the idle list once (at the latest when dropped).
 ///
-/// A worker becomes idle before the end of its work is visible (an
-/// instance's countdown, a launch's completion), so a launch that the host
+/// A worker becomes idle before the end of its work is visible (a gang
+/// helper's last instance, a launch's completion), so a launch that the host
 /// submits as soon as it sees the previous one complete finds the same
 /// workers idle and the pool does not grow. A worker given a task while it
 /// is still finishing runs it next.
@@ -383,15 +609,7 @@ impl Drop for Idle<'_> {
 fn execute(task: Task, watch: &Watch, mut idle: Idle<'_>) {
     match task {
         Task::Launch(job) => coordinate(job, watch, &mut idle),
-        Task::Instance(gang, rank) => {
-            run_instance(&gang.job, rank, watch);
-            idle.now();
-            let mut left = gang.remaining.lock().unwrap_or_else(|p| p.into_inner());
-            *left -= 1;
-            if *left == 0 {
-                gang.done.notify_all();
-            }
-        }
+        Task::Helper(gang) => gang.work(watch, || idle.now()),
         Task::Call(f) => f(watch),
     }
 }
@@ -428,31 +646,43 @@ fn coordinate(job: LaunchJob, watch: &Watch, idle: &mut Idle<'_>) {
     core.device_code_finished();
 }
 
+/// [`Gang::seen`] of a gang the watchdog has not looked at yet (no gang
+/// has that many instances).
+const NOT_SEEN: u32 = u32::MAX;
+
+/// How many threads start on a gang: one per core of the host, less the one
+/// the submitting thread usually spins on while it waits.
+fn first_threads() -> u32 {
+    static THREADS: OnceLock<u32> = OnceLock::new();
+    *THREADS.get_or_init(|| {
+        let cores = thread::available_parallelism().map_or(1, |n| n.get());
+        u32::try_from(cores.saturating_sub(1).max(1)).unwrap_or(u32::MAX)
+    })
+}
+
 fn run_gang(job: LaunchJob, watch: &Watch, idle: &mut Idle<'_>) {
     let n = job.num_threads;
     let gang = Arc::new(Gang {
         job,
-        remaining: Mutex::new(n - 1),
-        done: Condvar::new(),
+        next: AtomicU32::new(0),
+        ended: AtomicU32::new(0),
+        threads: AtomicU32::new(1),
+        seen: AtomicU32::new(NOT_SEEN),
+        coordinator: thread::current(),
     });
-    for rank in 1..n {
-        if dispatch(Task::Instance(gang.clone(), rank)).is_err() {
-            gang.job.core.make_fatal(FaultReport::device(
-                FaultKind::HostLimit,
-                None,
-                "the host could not start enough threads for the launch".into(),
-            ));
-            let mut left = gang.remaining.lock().unwrap_or_else(|p| p.into_inner());
-            *left -= n - rank;
-            break;
+    gang.add_helpers(first_threads().min(n) - 1);
+    lock(&pool().gangs).push(gang.clone());
+    gang.work(watch, || {});
+    // The last instances may still run on helpers.
+    let mut spins = 0u32;
+    while !gang.all_ended() {
+        if spins < 1 << 12 {
+            spins += 1;
+            std::hint::spin_loop();
+        } else {
+            thread::park();
         }
     }
-    run_instance(&gang.job, 0, watch);
-    let mut left = gang.remaining.lock().unwrap_or_else(|p| p.into_inner());
-    while *left > 0 {
-        left = gang.done.wait(left).unwrap_or_else(|p| p.into_inner());
-    }
-    drop(left);
     finish(&gang.job, idle);
 }
 
@@ -709,5 +939,5 @@ fn rpc(
 /// Count of live EU threads (for tests).
 #[allow(dead_code)]
 pub(crate) fn worker_count() -> usize {
-    pool().all.lock().unwrap_or_else(|p| p.into_inner()).len()
+    lock(&pool().all).len()
 }
