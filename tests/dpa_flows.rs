@@ -72,10 +72,12 @@ fn a_full_width_launch_meets_at_a_barrier() {
     let threads = dpa.limits().max_threads_per_kernel.min(190);
     let launcher = Launcher::new(&dpa).unwrap();
     meet_at(&launcher, &doca_tests::barrier, threads);
-    // Valgrind runs one thread at a time and leaves a spinning one only at
-    // the end of its time slice: 190 pure spinners would take minutes there.
-    let spinners = if common::under_valgrind() { 8 } else { threads };
-    meet_at(&launcher, &doca_tests::spin_barrier, spinners);
+    // Valgrind runs one thread at a time and leaves a spinning one only at the
+    // end of its time slice: even 8 pure spinners can outlast the kernel run-time
+    // limit there on a loaded machine, so the pure-spin barrier runs natively only.
+    if !common::under_valgrind() {
+        meet_at(&launcher, &doca_tests::spin_barrier, threads);
+    }
 }
 
 /// Launches a `(counter, out)` barrier kernel on `threads` threads and checks
