@@ -1,12 +1,7 @@
-//! Builds the DPA applications of the examples and the integration tests
-//! (dpacc on hardware, the host compiler against doca-sim's device headers on
-//! the sim), and passes the backend on as a cfg so tests can tell.
+//! Passes the backend and the DOCA audit on as cfgs, so the examples and tests can
+//! tell the sim from hardware. It builds no DPA kernel: the examples' and tests'
+//! kernels come from `doca-test-kernels` (a dev-dependency), so nothing of ours is
+//! linked into a dependant.
 fn main() {
-    doca_build_support::dpa_app::DpaApp::new("doca_examples")
-        .sources_in("examples/kernels")
-        .build_or_exit();
-    doca_build_support::dpa_app::DpaApp::new("doca_tests")
-        .sources_in("tests/kernels")
-        .build_or_exit();
     doca_build_support::safe::emit_cfgs("DOCA_DPA");
 }

@@ -3,9 +3,9 @@
 //! The facade of doca-rs: [`dpa`] is the `doca-dpa` crate (devices, DPA
 //! contexts, kernel launches, events, memory, threads), [`rdmi`] the
 //! `doca-rdmi` crate, and [`sys`] the raw DPA bindings. The project's
-//! examples and integration tests live in this package; its build script
-//! builds their DPA kernels (with dpacc on hardware, with the host compiler
-//! for the software DPA).
+//! examples and integration tests live in this package; their DPA kernels come
+//! from a package only they depend on (`doca-test-kernels`), so this library
+//! links no kernel of ours into your program.
 //!
 //! Launching a kernel (this runs on the software DPA where DOCA is absent):
 //!
@@ -14,8 +14,9 @@
 //! use doca::dpa::{Device, Dpa, DpaBuffer, Launcher};
 //!
 //! // The examples' DPA image (`examples/kernels/*.c`, `--app-name=doca_examples`),
-//! // declared from its C prototypes by this package's build script.
-//! doca::dpa::include_app!(doca_examples);
+//! // declared from its C prototypes. Your crate writes `doca::dpa::include_app!(my_app);`
+//! // for the app its own build script builds (see the README's guide).
+//! use doca_test_kernels::doca_examples;
 //!
 //! let device = Device::open_first_with_dpa()?;
 //! let dpa = Dpa::start(&device, doca_examples::app())?;

@@ -172,11 +172,8 @@ pub(crate) fn build(
             path: archive,
         });
     }
+    // Linked by the `#[link]` of the generated declarations, not by a directive.
     d.link_search(&r.out_dir);
-    d.push(format!(
-        "cargo::rustc-link-lib=static:+whole-archive={}",
-        r.lib_name
-    ));
     Ok(HardwareOutput {
         dpacc,
         args,

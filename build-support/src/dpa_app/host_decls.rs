@@ -301,10 +301,18 @@ pub fn launcher_source(app: &str, functions: &[DeviceFunction]) -> Result<String
 /// it, with the C prototype as its documentation), the signature types in `__sig`, and
 /// the `extern "C"` declarations of the application symbol, the device functions' host
 /// symbols and the generated launchers in `__ffi`.
+///
+/// The `extern` block carries one `#[link(kind = "static")]` per name of `link_libs` (the
+/// launchers first, as they refer to the application's symbols), so every crate that
+/// includes the declarations links the archives itself: a binary that declares an app
+/// links it without naming the crate whose build script built it, and two crates that
+/// include the same app in one program share one copy (archive members are taken once).
+/// Empty for documentation builds, which build no archive.
 pub fn rust_source(
     app: &str,
     functions: &[DeviceFunction],
     structs: &[StructDef],
+    link_libs: &[String],
 ) -> Result<String, DpaAppError> {
     let mut r = String::new();
     let _ = writeln!(
@@ -419,6 +427,10 @@ pub fn rust_source(
     for def in declared_structs(structs) {
         struct_source(&mut r, def);
     }
+    let links: String = link_libs
+        .iter()
+        .map(|lib| format!("    #[link(name = \"{lib}\", kind = \"static\")]\n"))
+        .collect();
     let _ = writeln!(
         r,
         "/// Signature types of the device functions (one per function).\n\
@@ -432,6 +444,7 @@ pub fn rust_source(
          mod __ffi {{\n\
          \x20   #[allow(unused_imports)]\n\
          \x20   use super::__dpa;\n\
+         {links}\
          \x20   extern \"C\" {{\n\
          \x20       pub(super) static {app}: *mut __dpa::sys::doca_dpa_app;\n\
          {ffi}    }}\n\
@@ -672,7 +685,7 @@ mod tests {
             Path::new("/abs/k.c"),
             "struct st { uint32_t n; doca_dpa_dev_sync_event_t ev; float f; };\n",
         );
-        let r = rust_source("my_app", &fs, &structs).unwrap();
+        let r = rust_source("my_app", &fs, &structs, &[]).unwrap();
         for needle in [
             "pub const APP_NAME: &str = \"my_app\";",
             "pub const fill: __dpa::Kernel<__sig::fill> =",

@@ -33,14 +33,21 @@
 //!   the application symbol.
 //! * **docs**: nothing is built (documentation builds run no kernel).
 //!
-//! Either way the result is the static library `OUT_DIR/lib<lib>.a`, linked with
-//! `static:+whole-archive` (so the object that defines the application symbol is kept),
-//! which defines `struct doca_dpa_app *<app name>` and one host symbol per device
-//! function, as the C samples expect.
+//! Either way the result is the static library `OUT_DIR/lib<lib>.a`, which defines
+//! `struct doca_dpa_app *<app name>` and one host symbol per device function, as the C
+//! samples expect, and `OUT_DIR/lib<lib>_launchers.a`, the generated launchers. The
+//! build script emits no `rustc-link-lib` for them: the generated Rust declarations
+//! carry the `#[link]` attributes, so whichever crate includes them with
+//! `doca_dpa::include_app!` links the archives — a binary that declares an app needs no
+//! `extern crate` of the package that built it, and a program never links an app it
+//! does not declare. The build script only adds `OUT_DIR` to the library search path,
+//! which cargo passes on to every target of the package and to dependants.
+//! `include_app!` of a name this build script did not build is a compile error that
+//! lists the applications it did build ([`APP_INDEX_FILE`]).
 //!
 //! Rules to know:
 //!
-//! * The Rust declaration of the application (`doca_dpa::dpa_app!`) must list the same
+//! * A hand-written declaration of the application (generated ones cannot differ) must list the same
 //!   device functions, with the same parameter C types, as the sources: DOCA passes
 //!   launch arguments through a C variadic call and reads them back by the kernel's
 //!   declared types, so a mismatch is undefined behaviour on hardware and garbage in the
@@ -94,7 +101,7 @@ pub use host_decls::{
     declared_structs, launcher_source, launcher_symbol, rust_param, rust_source, struct_layout,
     struct_layout_asserts, supported_types, RustParam,
 };
-pub use launchers::rust_file_name;
+pub use launchers::{app_index_source, rust_file_name, APP_INDEX_FILE};
 pub use parse::{
     parse_device_functions, parse_structs, DeviceFunction, Field, FunctionKind, Param, StructDef,
     MAX_KERNEL_ARGS,
@@ -231,8 +238,8 @@ pub struct BuiltApp {
     pub app_name: String,
     /// The backend it was built for.
     pub backend: Backend,
-    /// The library name (`doca_dpa_app_<app name>`), linked as
-    /// `static:+whole-archive`.
+    /// The library name (`doca_dpa_app_<app name>`), linked by the `#[link]` of the
+    /// generated declarations.
     pub lib_name: String,
     /// `OUT_DIR/lib<lib_name>.a` (none for the docs backend).
     pub archive: Option<PathBuf>,
@@ -403,7 +410,12 @@ impl DpaApp {
         let kernels = sim::scan_sources(&r.app_name, &r.sources)?;
         host_decls::check_functions(&kernels)?;
         let structs = sim::scan_structs(&r.sources)?;
-        built.rust_declarations = Some(launchers::write_rust(&r, &kernels, &structs)?);
+        built.rust_declarations = Some(launchers::write_rust(
+            &r,
+            &kernels,
+            &structs,
+            backend != Backend::Docs,
+        )?);
         match backend {
             Backend::Sim => {
                 let out = sim::build(env, &r, &kernels, &structs, &mut d)?;

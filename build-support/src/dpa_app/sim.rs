@@ -188,11 +188,8 @@ pub(crate) fn build(
             message: e.to_string(),
         })?;
     let archive = r.out_dir.join(format!("lib{}.a", r.lib_name));
+    // Linked by the `#[link]` of the generated declarations, not by a directive.
     d.link_search(&r.out_dir);
-    d.push(format!(
-        "cargo::rustc-link-lib=static:+whole-archive={}",
-        r.lib_name
-    ));
     Ok(SimOutput { generated, archive })
 }
 

@@ -137,7 +137,24 @@ fn sim_build_of_realistic_sources() {
         "cargo::rustc-link-search=native={}",
         out.path().display()
     )));
-    assert!(d.contains("cargo::rustc-link-lib=static:+whole-archive=doca_dpa_app_realistic_app"));
+    // The archives are linked by the declarations' `#[link]`, never by a directive that
+    // would bind them to this package's library target.
+    assert!(
+        !d.lines().iter().any(|l| l.contains("rustc-link-lib")),
+        "{d:?}"
+    );
+    let decls = std::fs::read_to_string(built.rust_declarations.as_ref().unwrap()).unwrap();
+    for lib in [
+        "doca_dpa_app_realistic_app_launchers",
+        "doca_dpa_app_realistic_app",
+    ] {
+        assert!(
+            decls.contains(&format!("#[link(name = \"{lib}\", kind = \"static\")]")),
+            "{lib} not linked by\n{decls}"
+        );
+    }
+    let index = std::fs::read_to_string(out.path().join(APP_INDEX_FILE)).unwrap();
+    assert!(index.contains("(realistic_app) => {"), "{index}");
     for v in [
         "DEP_DOCA_DPA_BACKEND",
         "DEP_DOCA_DPA_SIM_DEVICE_INCLUDE",
@@ -548,7 +565,10 @@ mod hardware_flow {
         assert!(argv.contains(&"-I/opt/doca/include".to_owned()));
         assert!(argv.contains(&"-I/opt/doca/include/extra".to_owned()));
         let d = &built.directives;
-        assert!(d.contains("cargo::rustc-link-lib=static:+whole-archive=doca_dpa_app_hw_app"));
+        assert!(
+            !d.lines().iter().any(|l| l.contains("rustc-link-lib")),
+            "{d:?}"
+        );
         assert!(d.contains(&format!(
             "cargo::rustc-link-search=native={}",
             out.path().display()
@@ -561,7 +581,6 @@ mod hardware_flow {
         // The prototypes were read for the Rust declarations and the launchers.
         assert!(built.kernels.iter().any(|k| k.name == "fill"));
         assert!(built.launchers.as_ref().is_some_and(|p| p.is_file()));
-        assert!(d.contains("cargo::rustc-link-lib=static=doca_dpa_app_hw_app_launchers"));
         argv
     }
 
