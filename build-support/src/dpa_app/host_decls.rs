@@ -302,7 +302,7 @@ pub fn launcher_source(app: &str, functions: &[DeviceFunction]) -> Result<String
 /// the `extern "C"` declarations of the application symbol, the device functions' host
 /// symbols and the generated launchers in `__ffi`.
 ///
-/// The `extern` block carries one `#[link(kind = "static")]` per name of `link_libs` (the
+/// `__ffi` carries one `#[link(kind = "static")]` per name of `link_libs` (the
 /// launchers first, as they refer to the application's symbols), so every crate that
 /// includes the declarations links the archives itself: a binary that declares an app
 /// links it without naming the crate whose build script built it, and two crates that
@@ -427,10 +427,22 @@ pub fn rust_source(
     for def in declared_structs(structs) {
         struct_source(&mut r, def);
     }
-    let links: String = link_libs
-        .iter()
-        .map(|lib| format!("    #[link(name = \"{lib}\", kind = \"static\")]\n"))
-        .collect();
+    // One block per archive: the declarations' block links the last, empty blocks
+    // link the others (first on the command line).
+    let (links, last_link) = match link_libs.split_last() {
+        Some((last, others)) => (
+            others
+                .iter()
+                .map(|lib| {
+                    format!(
+                        "    #[link(name = \"{lib}\", kind = \"static\")]\n    extern \"C\" {{}}\n"
+                    )
+                })
+                .collect::<String>(),
+            format!("    #[link(name = \"{last}\", kind = \"static\")]\n"),
+        ),
+        None => (String::new(), String::new()),
+    };
     let _ = writeln!(
         r,
         "/// Signature types of the device functions (one per function).\n\
@@ -444,7 +456,7 @@ pub fn rust_source(
          mod __ffi {{\n\
          \x20   #[allow(unused_imports)]\n\
          \x20   use super::__dpa;\n\
-         {links}\
+         {links}{last_link}\
          \x20   extern \"C\" {{\n\
          \x20       pub(super) static {app}: *mut __dpa::sys::doca_dpa_app;\n\
          {ffi}    }}\n\
