@@ -10,6 +10,7 @@ use super::error::DpaAppError;
 use super::host_decls::{launcher_source, rust_source};
 use super::parse::{DeviceFunction, StructDef};
 use super::sim::host_compiler;
+use super::DEP_HINT;
 use super::{io_err, Resolved};
 use crate::cfgs::Directives;
 use crate::env::EnvReader;
@@ -98,8 +99,7 @@ pub(crate) fn build(
     kernels: &[DeviceFunction],
     d: &mut Directives,
 ) -> Result<PathBuf, DpaAppError> {
-    let host_include: Vec<PathBuf> = env
-        .get_os("DEP_DOCA_DPA_INCLUDE")
+    let host_include: Vec<PathBuf> = super::dep_metadata(env, "DEP_DOCA_DPA_INCLUDE")
         .map(|v| {
             std::env::split_paths(&v)
                 .filter(|p| !p.as_os_str().is_empty())
@@ -109,8 +109,7 @@ pub(crate) fn build(
     if host_include.is_empty() {
         return Err(DpaAppError::MissingEnv {
             name: "DEP_DOCA_DPA_INCLUDE",
-            hint: "it is links metadata of doca-dpa-sys; make doca-dpa-sys a direct \
-                   dependency of the package whose build script builds the DPA app",
+            hint: DEP_HINT,
         });
     }
     let lib = launchers_lib_name(&r.lib_name);

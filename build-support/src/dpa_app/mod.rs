@@ -120,6 +120,27 @@ use crate::env::EnvReader;
 /// The variable (links metadata of doca-dpa-sys) that names the backend.
 pub const BACKEND_ENV: &str = "DEP_DOCA_DPA_BACKEND";
 
+/// The hint for metadata that doca-dpa-sys provides.
+const DEP_HINT: &str = "it is links metadata of doca-dpa-sys, which the `doca` facade passes on: \
+                        make `doca` (or doca-dpa-sys) a [dependencies] entry of the package whose \
+                        build script builds the DPA app";
+
+/// The links metadata `DEP_DOCA_DPA_<KEY>` (`name`) of doca-dpa-sys, or, when
+/// doca-dpa-sys is not a direct dependency, the same value as the `doca` facade
+/// (`links = "doca"`) passes it on: `DEP_DOCA_<KEY>`. So a user crate that depends on
+/// `doca` alone can build DPA apps.
+pub(crate) fn dep_metadata(env: &EnvReader, name: &str) -> Option<OsString> {
+    env.get_os(name).or_else(|| {
+        let key = name.strip_prefix("DEP_DOCA_DPA_")?;
+        env.get_os(&format!("DEP_DOCA_{key}"))
+    })
+}
+
+/// [`dep_metadata`] as text (lossy, so a typo stays visible).
+pub(crate) fn dep_metadata_text(env: &EnvReader, name: &str) -> Option<String> {
+    dep_metadata(env, name).map(|v| v.to_string_lossy().into_owned())
+}
+
 pub(crate) fn io_err(path: &Path, e: std::io::Error) -> DpaAppError {
     DpaAppError::Io {
         path: path.to_owned(),
@@ -382,10 +403,9 @@ impl DpaApp {
         tools: &hardware::ToolDefaults,
     ) -> Result<BuiltApp, DpaAppError> {
         validate_app_name(&self.name)?;
-        let backend_text = env.get(BACKEND_ENV).ok_or(DpaAppError::MissingEnv {
+        let backend_text = dep_metadata_text(env, BACKEND_ENV).ok_or(DpaAppError::MissingEnv {
             name: BACKEND_ENV,
-            hint: "it is links metadata of doca-dpa-sys; make doca-dpa-sys a direct \
-                   dependency of the package whose build script builds the DPA app",
+            hint: DEP_HINT,
         })?;
         let backend = Backend::parse(backend_text.trim()).ok_or(DpaAppError::UnknownBackend {
             value: backend_text.clone(),

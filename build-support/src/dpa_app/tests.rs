@@ -315,7 +315,37 @@ fn sim_errors() {
         ),
         "{e:?}"
     );
-    assert!(e.to_string().contains("direct dependency"));
+    assert!(e.to_string().contains("make `doca`"), "{e}");
+}
+
+#[test]
+fn the_facade_metadata_is_enough() {
+    // A user crate depends on `doca` alone: its build script sees the metadata as the
+    // facade passes it on (DEP_DOCA_*), not doca-dpa-sys's own (DEP_DOCA_DPA_*).
+    let _cc = need_c_compiler!();
+    let out = TempDir::new("dpa-facade");
+    let facade: Vec<(String, OsString)> = vec![
+        ("DEP_DOCA_BACKEND".into(), "sim".into()),
+        (
+            "DEP_DOCA_SIM_DEVICE_INCLUDE".into(),
+            device_include().into(),
+        ),
+        ("DEP_DOCA_INCLUDE".into(), reference_include().into()),
+        ("OUT_DIR".into(), out.path().into()),
+        ("CARGO_MANIFEST_DIR".into(), fixtures().into()),
+        ("TARGET".into(), host_triple().into()),
+        ("HOST".into(), host_triple().into()),
+    ];
+    let env = EnvReader::fixed(facade);
+    let built = DpaApp::new("facade_app")
+        .sources_in("kernels")
+        .include("kernels/include")
+        .define("REALISTIC", Some("1"))
+        .build_with_env(&env)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(built.backend, Backend::Sim);
+    assert!(built.archive.is_some_and(|a| a.is_file()));
+    assert!(env.was_read("DEP_DOCA_DPA_BACKEND") && env.was_read("DEP_DOCA_BACKEND"));
 }
 
 // ---------------------------------------------------------------------------------

@@ -138,25 +138,25 @@ pub type doca_be32_t = u32;
 pub type doca_be64_t = u64;
 #[doc = "Description of a device, as found in the device list."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_devinfo {
     _unused: [u8; 0],
 }
 #[doc = "Description of a representor, as found in a representor list."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_devinfo_rep {
     _unused: [u8; 0],
 }
 #[doc = "An opened device."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_dev {
     _unused: [u8; 0],
 }
 #[doc = "An opened representor."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_dev_rep {
     _unused: [u8; 0],
 }
@@ -170,13 +170,13 @@ pub const DOCA_DEVINFO_REP_FILTER_EMULATED: doca_devinfo_rep_filter = 4;
 pub type doca_devinfo_rep_filter = ::std::os::raw::c_uint;
 #[doc = "A generic DOCA context."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_ctx {
     _unused: [u8; 0],
 }
 #[doc = "A DPA context (see doca_dpa.h)."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_dpa {
     _unused: [u8; 0],
 }
@@ -201,19 +201,19 @@ pub type doca_ctx_state_changed_callback_t = ::std::option::Option<
 >;
 #[doc = "A progress engine."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_pe {
     _unused: [u8; 0],
 }
 #[doc = "A sync event."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_sync_event {
     _unused: [u8; 0],
 }
 #[doc = "A sync event living on a remote peer, reached over the network."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_sync_event_remote_net {
     _unused: [u8; 0],
 }
@@ -223,7 +223,7 @@ pub type doca_dpa_dev_sync_event_t = u64;
 pub type doca_dpa_dev_sync_event_remote_net_t = u64;
 #[doc = "A memory map."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_mmap {
     _unused: [u8; 0],
 }
@@ -231,55 +231,55 @@ pub struct doca_mmap {
 pub type doca_dpa_dev_mmap_t = u32;
 #[doc = "A DOCA buffer (from the doca_buf API, not declared in these reference headers)."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_buf {
     _unused: [u8; 0],
 }
 #[doc = "A hash table living in DPA memory."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_dpa_hash_table {
     _unused: [u8; 0],
 }
 #[doc = "A set of execution units (EUs) a DPA thread may run on."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_dpa_eu_affinity {
     _unused: [u8; 0],
 }
 #[doc = "A persistent DPA thread."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_dpa_thread {
     _unused: [u8; 0],
 }
 #[doc = "A group of DPA threads with ranks."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_dpa_tg {
     _unused: [u8; 0],
 }
 #[doc = "A completion queue read by DPA code."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_dpa_completion {
     _unused: [u8; 0],
 }
 #[doc = "A queue of asynchronous operations issued by DPA code."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_dpa_async_ops {
     _unused: [u8; 0],
 }
 #[doc = "A doorbell that lets one DPA thread wake another, without a completion entry."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_dpa_notification_completion {
     _unused: [u8; 0],
 }
 #[doc = "A DPA image built by dpacc; the host sees it as a global named after --app-name."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_dpa_app {
     _unused: [u8; 0],
 }
