@@ -1,5 +1,7 @@
 //! The complete build-script flow of `doca-dpa-sys` and `doca-rdmi-sys`:
 //!
+//! (Compiled, not run: it is a build script, which needs the environment cargo gives one.)
+//!
 //! ```no_run
 //! // The whole `fn main` of doca-dpa-sys/build.rs:
 //! doca_build_support::sys::build(doca_build_support::sys::SysCrate::Dpa);

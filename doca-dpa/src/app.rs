@@ -394,15 +394,39 @@ pub(crate) fn foreign_function(call: &'static str, name: &str, dpa_app: App) -> 
 /// function, documented with its C prototype. An argument of the wrong type or count
 /// does not compile.
 ///
-/// ```ignore
+/// ```
+/// # // A doctest has no build script: the app comes from doca-rs's kernels package,
+/// # // whose build script and `include_app!` are what the comments below show.
+/// # use doca_test_kernels::doca_examples;
+/// # use doca_dpa::{Device, Dpa, DpaBuffer, Launcher};
+/// # let dpa = Dpa::start(&Device::open_first_with_dpa()?, doca_examples::app())?;
 /// // build.rs:
-/// //     doca_build_support::dpa_app::DpaApp::new("my_app").sources_in("kernels").build_or_exit();
-/// doca_dpa::include_app!(pub my_app);
-/// launcher.launch(&my_app::fill, 16, (&buffer, 7u64))?;
+/// //     doca_build_support::dpa_app::DpaApp::new("doca_examples")
+/// //         .sources_in("examples/kernels")
+/// //         .build_or_exit();
+/// // src/lib.rs:
+/// //     doca_dpa::include_app!(pub doca_examples);
+/// assert_eq!(doca_examples::APP_NAME, "doca_examples");
+/// assert_eq!(doca_examples::fill_ranks.name(), "fill_ranks");
+/// let out = DpaBuffer::<u64>::new(&dpa, 3)?;
+/// Launcher::new(&dpa)?
+///     .launch(&doca_examples::fill_ranks, 2, (&out, 1u64, 5u32))?
+///     .wait(std::time::Duration::from_secs(10))?;
+/// assert_eq!(out.to_vec()?, [5, 6, 2]);
+/// # Ok::<(), doca_dpa::Error>(())
 /// ```
 ///
-/// (`ignore`: a doctest has no build script to build an app; the `doca` facade's crate
-/// documentation and the README's guide have this flow as code that runs on the sim.)
+/// A wrong argument type or count is a compile error:
+///
+/// ```compile_fail
+/// # use doca_test_kernels::doca_examples;
+/// # use doca_dpa::{Device, Dpa, DpaBuffer, Launcher};
+/// # let dpa = Dpa::start(&Device::open_first_with_dpa()?, doca_examples::app())?;
+/// let out = DpaBuffer::<u64>::new(&dpa, 3)?;
+/// // fill_ranks takes (out, uint64_t scale, uint32_t offset): one argument is missing.
+/// Launcher::new(&dpa)?.launch(&doca_examples::fill_ranks, 2, (&out, 1u64))?;
+/// # Ok::<(), doca_dpa::Error>(())
+/// ```
 ///
 /// # Usage
 ///

@@ -1,5 +1,7 @@
 //! Building DPA applications (the device code of DPA kernels) from a build script.
 //!
+//! (Compiled, not run: it is a build script, which needs the environment cargo gives one.)
+//!
 //! ```no_run
 //! // build.rs of a package that depends directly on doca-dpa-sys (so that its build
 //! // script receives the DEP_DOCA_DPA_* metadata):
@@ -43,7 +45,9 @@
 //! does not declare. The build script only adds `OUT_DIR` to the library search path,
 //! which cargo passes on to every target of the package and to dependants.
 //! `include_app!` of a name this build script did not build is a compile error that
-//! lists the applications it did build ([`APP_INDEX_FILE`]).
+//! lists the applications it did build ([`APP_INDEX_FILE`]). The build also sets the
+//! `doca_backend` cfg (`"hardware"`, `"sim"` or `"docs"`) for the package, so its
+//! sim-only tests can say `#![cfg(doca_backend = "sim")]`.
 //!
 //! Rules to know:
 //!
@@ -425,6 +429,13 @@ impl DpaApp {
             directives: Directives::new(),
         };
         let mut d = Directives::new();
+        // The package can tell the backends apart (`#[cfg(doca_backend = "sim")]` on
+        // tests that use `doca::sim`), as doca-rs's own crates do.
+        d.check_cfg_values(
+            crate::cfgs::BACKEND_CFG,
+            Backend::ALL.iter().map(|b| b.as_str()),
+        );
+        d.backend(backend);
         let r = self.resolve(env, &mut d)?;
         // Every backend (docs too) gets the Rust declarations, generated from the C.
         let kernels = sim::scan_sources(&r.app_name, &r.sources)?;

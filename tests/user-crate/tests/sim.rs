@@ -1,4 +1,7 @@
 //! The fixture's tests, on the sim (doca's `sim` feature in [dev-dependencies]).
+//! They use the sim's hooks, so a hardware build (DOCA_BACKEND=hardware on a
+//! BlueField runner) compiles them out; `doca_backend` is set by the DPA app build.
+#![cfg(doca_backend = "sim")]
 
 use doca::dpa::{Device, Dpa, ErrorCode};
 use doca::sim::{Nth, Scope};
