@@ -7,8 +7,9 @@
 # 1. Times a clean `cargo test --no-run` (the sim, through doca's `sim`
 #    feature in the fixture's [dev-dependencies]) and prints the figure with
 #    the load average (BENCHMARKS.md records it).
-# 2. Runs the fixture's tests (its `add` kernel, fault injection) and binary.
-# 3. Checks with nm that the test binary and the binary define `add` and the
+# 2. Runs the fixture's tests (its `add` kernel, fault injection) and its two
+#    binaries (one declares the app itself, never naming the library).
+# 3. Checks with nm that the test binary and the binaries define `add` and the
 #    fixture's app symbol, and none of doca-rs's own kernel or app symbols.
 # 4. Where pkg-config finds no DOCA: checks that a plain `cargo build`
 #    (hardware by default) fails and names the one switch to the sim.
@@ -40,17 +41,20 @@ echo "== the user crate's tests, on the sim"
 tests=$(cargo test -q --test sim 2>&1) || { echo "$tests"; fail "the fixture's tests failed"; }
 echo "$tests" | tail -n 3
 grep -q "test result: ok. 2 passed" <<<"$tests" || fail "the fixture's two tests did not both run"
-# The binary as `cargo test` built it (with the dev-dependencies' `sim`); `cargo
-# run` would build it for hardware, the default.
-out=$("$CARGO_TARGET_DIR/debug/doca-user-fixture" 2>&1) || { echo "$out"; fail "the fixture's binary failed"; }
-[ "$out" = "[5, 6, 7, 8]" ] || fail "the fixture's binary printed: $out"
+# The binaries as `cargo test` built them (with the dev-dependencies' `sim`);
+# `cargo run` would build them for hardware, the default. One uses the app the
+# library declares, one declares it itself without naming the library.
+for b in uses_the_lib declares_itself; do
+    out=$("$CARGO_TARGET_DIR/debug/$b" 2>&1) || { echo "$out"; fail "the fixture's binary $b failed"; }
+    [ "$out" = "[5, 6, 7, 8]" ] || fail "the fixture's binary $b printed: $out"
+done
 
 echo "== no kernel of doca-rs in the user's binaries"
 ours=$(cat "$root"/examples/kernels/*.c "$root"/tests/kernels/*.c \
     | sed -n 's/.*__dpa_\(global\|rpc\)__ *[a-z_0-9]* *\([A-Za-z_][A-Za-z_0-9]*\) *(.*/\2/p' | sort -u)
 [ -n "$ours" ] || fail "found no kernel names in doca-rs's kernel sources"
 bins=$(cargo test --no-run 2>&1 | sed -n 's/.*Executable tests\/sim.rs (\(.*\))/\1/p')
-bins="$bins $CARGO_TARGET_DIR/debug/doca-user-fixture"
+bins="$bins $CARGO_TARGET_DIR/debug/uses_the_lib $CARGO_TARGET_DIR/debug/declares_itself"
 for bin in $bins; do
     [ -x "$bin" ] || fail "no binary $bin"
     defined=$(nm --defined-only "$bin" | awk '{ print $3 }' | sort -u)

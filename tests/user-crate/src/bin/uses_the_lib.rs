@@ -1,4 +1,4 @@
-//! The fixture's binary: declares nothing itself and links the app through the
+//! A binary that declares nothing itself and links the app through the
 //! library's declarations.
 
 fn main() -> Result<(), doca::dpa::Error> {
