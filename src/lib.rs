@@ -7,6 +7,14 @@
 //! from a package only they depend on (`doca-test-kernels`), so this library
 //! links no kernel of ours into your program.
 //!
+//! Backends: real DOCA by default (found by pkg-config); the `sim` feature
+//! (`doca = { version = "0.1", features = ["sim"] }`, typically in
+//! `[dev-dependencies]`) or `DOCA_BACKEND=sim` puts the whole tree on the
+//! software DPA, whose test hooks are then `doca::sim` (fault injection, device
+//! profiles, live-object accounting). `doca` passes the backend on to your build
+//! script (`links = "doca"`), so `doca_build_support::dpa_app::DpaApp` builds your
+//! kernels with dpacc or for the sim to match.
+//!
 //! Launching a kernel (this runs on the software DPA where DOCA is absent):
 //!
 //! ```
