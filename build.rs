@@ -1,12 +1,21 @@
-//! Builds the DPA applications of the examples and the integration tests
-//! (dpacc on hardware, the host compiler against doca-sim's device headers on
-//! the sim), and passes the backend on as a cfg so tests can tell.
+//! Passes the backend and the DOCA audit on as cfgs, so the examples and tests can
+//! tell the sim from hardware, and passes doca-dpa-sys's links metadata on to
+//! dependants (`links = "doca"`: `DEP_DOCA_BACKEND`, `DEP_DOCA_INCLUDE`, …), so a
+//! crate that depends on `doca` alone can build its DPA apps with
+//! `doca_build_support::dpa_app::DpaApp`. It builds no DPA kernel: the examples' and
+//! tests' kernels come from `doca-test-kernels` (a dev-dependency), so nothing of ours
+//! is linked into a dependant.
 fn main() {
-    doca_build_support::dpa_app::DpaApp::new("doca_examples")
-        .sources_in("examples/kernels")
-        .build_or_exit();
-    doca_build_support::dpa_app::DpaApp::new("doca_tests")
-        .sources_in("tests/kernels")
-        .build_or_exit();
     doca_build_support::safe::emit_cfgs("DOCA_DPA");
+    let mut metadata: Vec<(String, String)> = std::env::vars()
+        .filter_map(|(name, value)| {
+            let key = name.strip_prefix("DEP_DOCA_DPA_")?;
+            Some((key.to_ascii_lowercase(), value))
+        })
+        .collect();
+    metadata.sort();
+    for (key, value) in metadata {
+        // Metadata values are one line; paths lists and versions are.
+        println!("cargo::metadata={key}={value}");
+    }
 }

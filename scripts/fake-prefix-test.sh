@@ -15,9 +15,9 @@
 #    doca_dpa::dpa_app!), and checks the dpacc command line; then checks that
 #    a dpacc known to belong to another DOCA release is refused and that an
 #    unknown pairing builds with a warning.
-# 4. Builds the doca package (examples, doca-doctor) in hardware mode with and
-#    without doca-rdmi.pc, checks doca-doctor's dpacc report, and runs clippy
-#    over the library crates in hardware mode.
+# 4. Builds the doca package's examples and the doca-doctor package in hardware
+#    mode with and without doca-rdmi.pc, checks doca-doctor's dpacc report, and
+#    runs clippy over the library crates in hardware mode.
 # 5. Points at a DOCA 2.5-shaped prefix (its doca.pc with the real, here
 #    unresolvable, Requires.private) and checks the refusal message, in
 #    hardware and auto mode.
@@ -155,10 +155,13 @@ grep -q "warning: .*dpacc 1.13.0.4 .*with DOCA $version: an unverified pairing" 
     || { echo "$msg"; fail "the unknown pairing was not reported as a warning with both versions"; }
 [ -f "$work/dpacc-unknown/dpacc.argv" ] || fail "the dpacc of an unknown pairing did not compile"
 
-# hw_build PKG_CONFIG_PATH: the doca package's examples and binaries, hardware mode.
+# hw_build PKG_CONFIG_PATH: the doca package's examples (their kernels built by
+# doca-test-kernels with the fake dpacc) and the doca-doctor package, hardware mode.
 hw_build() {
     (cd "$root" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$1" DPACC="$prefix/tools/dpacc" \
-        cargo build -q --examples --bins 2>&1)
+        cargo build -q -p doca --examples 2>&1 \
+        && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$1" DPACC="$prefix/tools/dpacc" \
+        cargo build -q -p doca-doctor 2>&1)
 }
 # doctor DPACC ARGS…: doca-doctor as built by hw_build (its exit status is not the point).
 doctor() {

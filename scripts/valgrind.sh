@@ -19,14 +19,15 @@ cargo build -q --examples
 for ex in kernel_launch wait_sync_event dpa_thread rpc rdmi_connection async_service; do
     [ -x "target/debug/examples/$ex" ] && run "example-$ex" "target/debug/examples/$ex"
 done
-# The integration tests of the top-level package. doca_doctor's spawn the
-# binary, which valgrind would not follow (it runs separately below);
-# fault_sweep leaks on purpose (when DOCA refuses a teardown, the object is
+# The integration tests of the top-level package (doca-doctor's, in its own
+# package, spawn the binary, which valgrind would not follow: the binary runs
+# separately below); fault_sweep leaks on purpose (when DOCA refuses a teardown, the object is
 # leaked rather than freed), so memcheck's leak count means nothing there.
 while read -r name path; do
-    case "$name" in doca_doctor | fault_sweep) continue ;; esac
+    case "$name" in fault_sweep) continue ;; esac
     run "test-$name" "$path" --test-threads=2
 done < <(cargo test -p doca --tests --no-run 2>&1 | sed -n 's/.*Executable tests\/\([a-z_]*\)\.rs (\(.*\))/\1 \2/p')
-[ -x target/debug/doca-doctor ] && run "doca-doctor" target/debug/doca-doctor
+cargo build -q -p doca-doctor
+run "doca-doctor" target/debug/doca-doctor
 echo "valgrind: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -3,9 +3,17 @@
 //! The facade of doca-rs: [`dpa`] is the `doca-dpa` crate (devices, DPA
 //! contexts, kernel launches, events, memory, threads), [`rdmi`] the
 //! `doca-rdmi` crate, and [`sys`] the raw DPA bindings. The project's
-//! examples and integration tests live in this package; its build script
-//! builds their DPA kernels (with dpacc on hardware, with the host compiler
-//! for the software DPA).
+//! examples and integration tests live in this package; their DPA kernels come
+//! from a package only they depend on (`doca-test-kernels`), so this library
+//! links no kernel of ours into your program.
+//!
+//! Backends: real DOCA by default (found by pkg-config); the `sim` feature
+//! (`doca = { version = "0.1", features = ["sim"] }`, typically in
+//! `[dev-dependencies]`) or `DOCA_BACKEND=sim` puts the whole tree on the
+//! software DPA, whose test hooks are then `doca::sim` (fault injection, device
+//! profiles, live-object accounting). `doca` passes the backend on to your build
+//! script (`links = "doca"`), so `doca_build_support::dpa_app::DpaApp` builds your
+//! kernels with dpacc or for the sim to match.
 //!
 //! Launching a kernel (this runs on the software DPA where DOCA is absent):
 //!
@@ -14,8 +22,9 @@
 //! use doca::dpa::{Device, Dpa, DpaBuffer, Launcher};
 //!
 //! // The examples' DPA image (`examples/kernels/*.c`, `--app-name=doca_examples`),
-//! // declared from its C prototypes by this package's build script.
-//! doca::dpa::include_app!(doca_examples);
+//! // declared from its C prototypes. Your crate writes `doca::dpa::include_app!(my_app);`
+//! // for the app its own build script builds (see the README's guide).
+//! use doca_test_kernels::doca_examples;
 //!
 //! let device = Device::open_first_with_dpa()?;
 //! let dpa = Dpa::start(&device, doca_examples::app())?;
@@ -32,3 +41,9 @@ pub use doca_dpa as dpa;
 /// Raw bindings to DOCA DPA and the DOCA Core pieces it needs.
 pub use doca_dpa_sys as sys;
 pub use doca_rdmi as rdmi;
+/// Sim only: the software DPA's test hooks (fault injection, device profiles,
+/// live-object accounting), so a dependant's tests need no `doca-sim` dependency of
+/// their own. Present only in builds on the `sim` backend (the `sim` feature or
+/// `DOCA_BACKEND=sim`).
+#[cfg(doca_backend = "sim")]
+pub use doca_sim as sim;

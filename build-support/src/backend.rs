@@ -11,6 +11,13 @@
 //! | `DOCA_BACKEND=auto` | `hardware` if the probe succeeds; `sim` when DOCA is simply not there; an old, mismatched or broken install is still an error |
 //! | unset (or empty) | `sim` if the `sim` cargo feature is on, else as `hardware` |
 //! | anything else | an error listing the valid values |
+//!
+//! Values are case-insensitive and trimmed (`DOCA_BACKEND=Sim` is `sim`).
+//!
+//! The one switch a dependant uses to put the whole tree on the software DPA is the
+//! `sim` feature of the `doca` facade (which turns on the `sim` features of both -sys
+//! crates) or `DOCA_BACKEND=sim`; every "DOCA not found" message names exactly that
+//! ([`SIM_SWITCH`]).
 
 use std::fmt;
 
@@ -58,7 +65,20 @@ impl fmt::Display for Backend {
     }
 }
 
-/// The values `DOCA_BACKEND` accepts.
+/// The text of [`SIM_SWITCH`], as a macro so `concat!` can use it.
+macro_rules! sim_switch {
+    () => {
+        "enable the `sim` feature of `doca` (doca = { version = \"0.1\", features = [\"sim\"] }, \
+         typically in [dev-dependencies]) or set DOCA_BACKEND=sim"
+    };
+}
+pub(crate) use sim_switch;
+
+/// How a dependant switches the whole tree to the software DPA, as the error messages
+/// say it.
+pub const SIM_SWITCH: &str = sim_switch!();
+
+/// The values `DOCA_BACKEND` accepts (in any case).
 pub const VALID_VALUES: &[&str] = &["hardware", "sim", "auto"];
 
 /// The outcome of [`choose`].
@@ -125,7 +145,9 @@ pub fn choose(
             reason: "DOCS_RS is set: documentation build, nothing is linked".to_owned(),
         });
     }
-    let requested = env.get("DOCA_BACKEND").map(|v| v.trim().to_owned());
+    let requested = env
+        .get("DOCA_BACKEND")
+        .map(|v| v.trim().to_ascii_lowercase());
     match requested.as_deref() {
         Some("sim") => Ok(Choice {
             backend: Backend::Sim,
@@ -160,11 +182,13 @@ pub fn choose(
         }),
         None | Some("") => hardware(
             probe,
-            "the default for library consumers; set DOCA_BACKEND=sim or enable the `sim` feature \
-             to use the software DPA",
+            concat!(
+                "the default for library consumers; for the software DPA, ",
+                sim_switch!()
+            ),
         ),
-        Some(other) => Err(BackendError::InvalidValue {
-            value: other.to_owned(),
+        Some(_) => Err(BackendError::InvalidValue {
+            value: env.get("DOCA_BACKEND").unwrap_or_default(),
         }),
     }
 }
@@ -319,6 +343,32 @@ mod tests {
         let text = c.unwrap_err().to_string();
         assert!(text.contains("DOCA_BACKEND=sim"), "{text}");
         assert!(text.contains("PKG_CONFIG_PATH"), "{text}");
+    }
+
+    #[test]
+    fn values_are_case_insensitive() {
+        for v in ["SIM", "Sim", " sIm "] {
+            let (c, probed) = run(&[("DOCA_BACKEND", v)], false, Ok(install()));
+            assert_eq!(c.unwrap().backend, Backend::Sim, "{v}");
+            assert!(!probed);
+        }
+        let (c, _) = run(&[("DOCA_BACKEND", "HardWare")], false, Ok(install()));
+        assert_eq!(c.unwrap().backend, Backend::Hardware);
+        let (c, _) = run(&[("DOCA_BACKEND", "AUTO")], false, Err(not_found()));
+        assert_eq!(c.unwrap().backend, Backend::Sim);
+    }
+
+    #[test]
+    fn the_not_found_message_names_the_one_switch() {
+        let (c, _) = run(&[], false, Err(not_found()));
+        let text = c.unwrap_err().to_string();
+        for needle in [
+            "the `sim` feature of `doca`",
+            "features = [\"sim\"]",
+            "DOCA_BACKEND=sim",
+        ] {
+            assert!(text.contains(needle), "{needle:?} missing from:\n{text}");
+        }
     }
 
     #[test]

@@ -356,8 +356,12 @@ impl DiscoveryError {
     }
 }
 
-const WAYS_OUT_OLD: &str = "What to do: install DOCA 2.9 or newer and point PKG_CONFIG_PATH (or DOCA_PREFIX) \
-at its pkgconfig directory, or build with the software DPA instead: DOCA_BACKEND=sim (or the `sim` cargo feature).";
+const WAYS_OUT_OLD: &str = concat!(
+    "What to do: install DOCA 2.9 or newer and point PKG_CONFIG_PATH (or DOCA_PREFIX) \
+     at its pkgconfig directory, or build with the software DPA instead: ",
+    crate::backend::sim_switch!(),
+    "."
+);
 
 impl fmt::Display for DiscoveryError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -406,7 +410,8 @@ impl fmt::Display for DiscoveryError {
                 )?;
                 write!(
                     f,
-                    "  3. opt into the software DPA: DOCA_BACKEND=sim (or the `sim` cargo feature)."
+                    "  3. opt into the software DPA: {}.",
+                    crate::backend::SIM_SWITCH
                 )
             }
             DiscoveryError::OldInstall {
@@ -481,7 +486,8 @@ impl fmt::Display for DiscoveryError {
                 write!(
                     f,
                     " and add the directory that holds each missing .pc file to \
-                     PKG_CONFIG_PATH, or build with the software DPA: DOCA_BACKEND=sim."
+                     PKG_CONFIG_PATH, or build with the software DPA: {}.",
+                    crate::backend::SIM_SWITCH
                 )
             }
             DiscoveryError::BrokenModule { module, message } => {
@@ -492,19 +498,22 @@ impl fmt::Display for DiscoveryError {
                 write!(
                     f,
                     "The DOCA install looks incomplete: reinstall DOCA (with its dependencies, \
-                     e.g. libflexio), or build with DOCA_BACKEND=sim."
+                     e.g. libflexio), or build with the software DPA: {}.",
+                    crate::backend::SIM_SWITCH
                 )
             }
             DiscoveryError::BadVersion { source, text } => write!(
                 f,
                 "{source} states the version `{text}`, which is not a DOCA version \
-                 (MAJOR.MINOR.PATCH); reinstall DOCA or build with DOCA_BACKEND=sim."
+                 (MAJOR.MINOR.PATCH); reinstall DOCA or build with the software DPA: {}.",
+                crate::backend::SIM_SWITCH
             ),
             DiscoveryError::PartialRdmi { rdmi_source } => write!(
                 f,
                 "doca-rdmi was found ({rdmi_source}) but doca-verbs, which it is built on, was not \
-                 (partial install: reinstall DOCA so that both are present), or build with \
-                 DOCA_BACKEND=sim."
+                 (partial install: reinstall DOCA so that both are present), or build with the \
+                 software DPA: {}.",
+                crate::backend::SIM_SWITCH
             ),
         }
     }
@@ -1238,7 +1247,7 @@ mod tests {
             "install DOCA",
             "DOCA_PREFIX",
             "DOCA_BACKEND=sim",
-            "`sim` cargo feature",
+            "features = [\"sim\"]",
         ] {
             assert!(text.contains(needle), "{needle:?} missing from:\n{text}");
         }

@@ -1,5 +1,7 @@
 //! For the build scripts of the safe crates (`doca-dpa`, `doca-rdmi`):
 //!
+//! (Compiled, not run: it is a build script, which needs the environment cargo gives one.)
+//!
 //! ```no_run
 //! // The whole `fn main` of doca-dpa/build.rs (doca-dpa depends on doca-dpa-sys,
 //! // `links = "doca_dpa"`):

@@ -1,5 +1,7 @@
 //! The complete build-script flow of `doca-dpa-sys` and `doca-rdmi-sys`:
 //!
+//! (Compiled, not run: it is a build script, which needs the environment cargo gives one.)
+//!
 //! ```no_run
 //! // The whole `fn main` of doca-dpa-sys/build.rs:
 //! doca_build_support::sys::build(doca_build_support::sys::SysCrate::Dpa);
@@ -239,7 +241,14 @@ pub fn run(
 ) -> Result<SysOutput, SysError> {
     // 1. Environment.
     let inputs = ProbeInputs::from_env(env);
-    let sim_feature = env.is_set("CARGO_FEATURE_SIM");
+    // doca-rdmi-sys follows doca-dpa-sys (its dependency) onto the sim, so the `sim`
+    // feature of any crate that reaches doca-dpa-sys puts the whole tree there; DOCA
+    // Core objects must come from the same library in both.
+    let sim_feature = env.is_set("CARGO_FEATURE_SIM")
+        || (krate == SysCrate::Rdmi
+            && env
+                .get("DEP_DOCA_DPA_BACKEND")
+                .is_some_and(|b| b.trim() == Backend::Sim.as_str()));
     let out_dir = env
         .get_os("OUT_DIR")
         .map(PathBuf::from)
@@ -674,6 +683,18 @@ mod tests {
         assert!(!d.contains("cargo::rustc-cfg=doca_rdmi_absent"));
         let row = o.audit.get("doca_rdmi_connection_as_ctx").unwrap();
         assert!(!row.declared && row.exported == Some(true));
+    }
+
+    #[test]
+    fn rdmi_follows_the_dpa_sys_sim() {
+        let (out, r) = (TempDir::new("out"), reference());
+        // No DOCA_BACKEND, no `sim` feature of doca-rdmi-sys: doca-dpa-sys chose the sim.
+        let e = env(&[("DEP_DOCA_DPA_BACKEND", "sim")], &out, &r);
+        let o = run(SysCrate::Rdmi, &e, no_probe).unwrap();
+        assert_eq!(o.backend, Backend::Sim);
+        assert!(o
+            .directives
+            .contains("cargo::rustc-cfg=doca_backend=\"sim\""));
     }
 
     #[test]

@@ -398,17 +398,68 @@ pub(crate) fn foreign_function(call: &'static str, name: &str, dpa_app: App) -> 
 
 /// Includes the Rust declarations that `doca-build-support` generated from the C
 /// sources of a DPA application (in this package's build script), as a module named
-/// like the application.
+/// like the application: `app()` (for [`Dpa::start`](crate::Dpa::start)), `APP_NAME`,
+/// and one [`Kernel`] or [`Rpc`] constant per `__dpa_global__` / `__dpa_rpc__`
+/// function, documented with its C prototype. An argument of the wrong type or count
+/// does not compile.
 ///
-/// ```ignore
-/// // build.rs: doca_build_support::dpa_app::DpaApp::new("my_app").sources_in("kernels").build_or_exit();
-/// doca_dpa::include_app!(my_app);
-/// // my_app::app(), and one constant per __dpa_global__ / __dpa_rpc__ function:
-/// launcher.launch(&my_app::fill, 16, (&buffer, 7u64))?;
+/// ```
+/// # // A doctest has no build script: the app comes from doca-rs's kernels package,
+/// # // whose build script and `include_app!` are what the comments below show.
+/// # use doca_test_kernels::doca_examples;
+/// # use doca_dpa::{Device, Dpa, DpaBuffer, Launcher};
+/// # let dpa = Dpa::start(&Device::open_first_with_dpa()?, doca_examples::app())?;
+/// // build.rs:
+/// //     doca_build_support::dpa_app::DpaApp::new("doca_examples")
+/// //         .sources_in("examples/kernels")
+/// //         .build_or_exit();
+/// // src/lib.rs:
+/// //     doca_dpa::include_app!(pub doca_examples);
+/// assert_eq!(doca_examples::APP_NAME, "doca_examples");
+/// assert_eq!(doca_examples::fill_ranks.name(), "fill_ranks");
+/// let out = DpaBuffer::<u64>::new(&dpa, 3)?;
+/// Launcher::new(&dpa)?
+///     .launch(&doca_examples::fill_ranks, 2, (&out, 1u64, 5u32))?
+///     .wait(std::time::Duration::from_secs(10))?;
+/// assert_eq!(out.to_vec()?, [5, 6, 2]);
+/// # Ok::<(), doca_dpa::Error>(())
 /// ```
 ///
-/// Each constant is documented with its C prototype; an argument of the wrong type or
-/// count does not compile.
+/// A wrong argument type or count is a compile error:
+///
+/// ```compile_fail
+/// # use doca_test_kernels::doca_examples;
+/// # use doca_dpa::{Device, Dpa, DpaBuffer, Launcher};
+/// # let dpa = Dpa::start(&Device::open_first_with_dpa()?, doca_examples::app())?;
+/// let out = DpaBuffer::<u64>::new(&dpa, 3)?;
+/// // fill_ranks takes (out, uint64_t scale, uint32_t offset): one argument is missing.
+/// Launcher::new(&dpa)?.launch(&doca_examples::fill_ranks, 2, (&out, 1u64))?;
+/// # Ok::<(), doca_dpa::Error>(())
+/// ```
+///
+/// # Usage
+///
+/// * Invoke it in the package whose build script built the app: the declarations are
+///   read from that package's `OUT_DIR`. A name the build script did not build is a
+///   compile error listing the apps it did build.
+/// * To share an app between crates, include it once with `pub` in a library
+///   (`doca_dpa::include_app!(pub my_app);`) and use `the_lib::my_app::…` elsewhere.
+/// * Linking needs nothing more: the declarations carry the `#[link]` attributes of the
+///   app's archives, so any crate that includes them — a library, a binary, a test —
+///   links the app, and a program that never declares an app does not contain it.
+///   Device function names are global C symbols: two apps in one program cannot have
+///   functions of the same name.
+///
+/// # Safety
+///
+/// The macro expands to safe items only; the `unsafe` blocks inside the generated
+/// declarations rely on the declarations having been generated from the very sources
+/// that were compiled into the linked archives, which `doca-build-support` guarantees by
+/// writing both in one build-script run. Do not edit or hand-write the included file: a
+/// declaration whose parameter types differ from the C prototype makes DOCA read launch
+/// arguments with the wrong types (undefined behaviour on hardware). Writing such a
+/// declaration by hand means implementing the `unsafe` traits [`KernelSig`] /
+/// [`RpcSig`].
 #[macro_export]
 macro_rules! include_app {
     ($(#[$meta:meta])* $vis:vis $app:ident) => {
@@ -418,7 +469,15 @@ macro_rules! include_app {
         $vis mod $app {
             #[allow(unused_imports)]
             use $crate::__private as __dpa;
-            include!(concat!(env!("OUT_DIR"), "/doca_dpa_app_", stringify!($app), ".rs"));
+            include!(concat!(
+                env!(
+                    "OUT_DIR",
+                    "include_app! reads the declarations a build script wrote: build the app in \
+                     this package's build.rs with doca_build_support::dpa_app::DpaApp"
+                ),
+                "/doca_dpa_apps.rs"
+            ));
+            __doca_dpa_app!($app);
         }
     };
 }

@@ -228,7 +228,7 @@ impl DpaBuilder {
     /// query answers before `doca_dpa_start`: an error here says which call
     /// refused.
     ///
-    /// ```no_run
+    /// ```
     /// # fn main() -> doca_dpa::Result<()> {
     /// let device = doca_dpa::Device::open_first_with_dpa()?;
     /// let limits = doca_dpa::DpaBuilder::new(&device)?.limits()?;

@@ -22,21 +22,37 @@
 //! Launching a kernel needs a DPA image linked into the program: a build script
 //! builds it from the kernels' C sources with `doca-build-support`, which also
 //! generates the Rust declarations of every kernel from its C prototype; the
-//! program includes them with [`include_app!`] (the `doca` facade crate's
-//! documentation has this flow as a doctest that runs on the software DPA):
+//! program includes them with [`include_app!`]. This example runs on the software
+//! DPA, with the app of doca-rs's own examples (`examples/kernels/kernel_launch.c`)
+//! standing in for yours:
 //!
-//! ```ignore
-//! // build.rs: DpaApp::new("fill_app").sources_in("kernels").build_or_exit();
-//! // kernels/fill.c: __dpa_global__ void fill(doca_dpa_dev_uintptr_t out, uint64_t value)
-//! doca_dpa::include_app!(fill_app);
+//! ```
+//! # // The doctest cannot have a build script: it takes the app from doca-rs's
+//! # // kernels package, which does exactly what the two comments below say.
+//! # use doca_test_kernels::doca_examples;
+//! use std::time::Duration;
+//! use doca_dpa::{Device, Dpa, DpaBuffer, Launcher};
+//!
+//! // build.rs: DpaApp::new("doca_examples").sources_in("examples/kernels").build_or_exit();
+//! // kernel_launch.c: __dpa_global__ void fill_ranks(doca_dpa_dev_uintptr_t out,
+//! //                                                 uint64_t scale, uint32_t offset)
+//! // and in the crate: doca_dpa::include_app!(doca_examples);
 //!
 //! let device = Device::open_first_with_dpa()?;
-//! let dpa = Dpa::start(&device, fill_app::app())?;
-//! let out = DpaBuffer::<u64>::new(&dpa, 64)?;
+//! let dpa = Dpa::start(&device, doca_examples::app())?;
+//! let out = DpaBuffer::<u64>::new(&dpa, 5)?; // 4 slots + the thread count
 //! let launcher = Launcher::new(&dpa)?;
-//! launcher.launch(&fill_app::fill, 64, (&out, 7u64))?.wait(Duration::from_secs(5))?;
-//! assert!(out.to_vec()?.iter().all(|v| *v == 7));
+//! launcher
+//!     .launch(&doca_examples::fill_ranks, 4, (&out, 10u64, 7u32))?
+//!     .wait(Duration::from_secs(10))?;
+//! assert_eq!(out.to_vec()?, [7, 17, 27, 37, 4]);
+//! # Ok::<(), doca_dpa::Error>(())
 //! ```
+//!
+//! Teardown failures (a context that refuses to stop, objects leaked because the
+//! device may still use them) are reported through `tracing` only, since `Drop`
+//! cannot return them: install a `tracing` subscriber to see them, or call the
+//! explicit `stop()` / `destroy()` methods where they exist to get a `Result`.
 //!
 //! ## What keeps device work alive
 //!

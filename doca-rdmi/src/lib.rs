@@ -14,6 +14,9 @@
 //!
 //! ## The flow
 //!
+//! (Compiled, not run: the received message needs a DPA kernel that sends it;
+//! `examples/rdmi_connection.rs` runs this flow end to end on the sim.)
+//!
 //! ```no_run
 //! # doca_rdmi::if_rdmi! { // (builds without RDMI compile nothing here)
 //! use doca_dpa::{Completion, Dpa, RepresentorFilter};

@@ -69,7 +69,7 @@ pub(crate) fn result_code(result: SimResult) -> abi::doca_error_t {
 
 /// Defines exported C functions of the reference headers.
 ///
-/// ```ignore
+/// ```text
 /// doca_api! {
 ///     /// doc
 ///     fn doca_dpa_start(dpa: *mut abi::doca_dpa) { ...; Ok(()) }

@@ -6,9 +6,9 @@
 
 use doca::dpa::{Device, Dpa};
 
-// The kernels of `tests/kernels/` (`--app-name=doca_tests`), declared from their C
-// prototypes by this package's build script.
-doca::dpa::include_app!(pub doca_tests);
+// The kernels of `tests/kernels/` (`--app-name=doca_tests`), built and declared
+// from their C prototypes by the doca-test-kernels package.
+pub(crate) use doca_test_kernels::doca_tests;
 
 /// The device under test.
 pub(crate) fn device() -> Device {

@@ -9,6 +9,7 @@ use super::error::DpaAppError;
 use super::tools::{
     check_dpacc_version, find_attrs2blob, find_dpacc, run_tool, DEFAULT_ATTRS2BLOB, DEFAULT_DPACC,
 };
+use super::DEP_HINT;
 use super::{io_err, Resolved};
 use crate::cfgs::Directives;
 use crate::env::EnvReader;
@@ -16,10 +17,6 @@ use crate::version::DocaVersion;
 
 /// The content of the default process-attributes file: no optional feature.
 pub const DEFAULT_PROC_ATTRIBUTES: &str = "Feature_list:\n";
-
-/// The hint for metadata that doca-dpa-sys provides.
-const DEP_HINT: &str = "it is links metadata of doca-dpa-sys; make doca-dpa-sys a direct \
-                        dependency of the package whose build script builds the DPA app";
 
 /// Where the tools are looked for when the environment does not say (tests replace them).
 #[derive(Debug, Clone)]
@@ -81,17 +78,16 @@ pub(crate) fn build(
     tools: &ToolDefaults,
     d: &mut Directives,
 ) -> Result<HardwareOutput, DpaAppError> {
-    let version_text = env
-        .get("DEP_DOCA_DPA_VERSION")
-        .ok_or(DpaAppError::MissingEnv {
+    let version_text =
+        super::dep_metadata_text(env, "DEP_DOCA_DPA_VERSION").ok_or(DpaAppError::MissingEnv {
             name: "DEP_DOCA_DPA_VERSION",
             hint: DEP_HINT,
         })?;
     let doca = DocaVersion::parse(&version_text).map_err(|_| DpaAppError::BadDocaVersion {
         value: version_text.clone(),
     })?;
-    let doca_include_dirs = split_dirs(env.get_os("DEP_DOCA_DPA_INCLUDE"));
-    let dpa_lib_dirs = split_dirs(env.get_os("DEP_DOCA_DPA_LIBDIR"));
+    let doca_include_dirs = split_dirs(super::dep_metadata(env, "DEP_DOCA_DPA_INCLUDE"));
+    let dpa_lib_dirs = split_dirs(super::dep_metadata(env, "DEP_DOCA_DPA_LIBDIR"));
     if dpa_lib_dirs.is_empty() {
         d.warning(
             "DEP_DOCA_DPA_LIBDIR is empty (pkg-config gave doca-dpa no -L directory): dpacc \
@@ -105,8 +101,7 @@ pub(crate) fn build(
         check_no_whitespace("define", &format!("{k}={}", v.as_deref().unwrap_or("")))?;
     }
 
-    let prefix = env
-        .get_os("DEP_DOCA_DPA_PREFIX")
+    let prefix = super::dep_metadata(env, "DEP_DOCA_DPA_PREFIX")
         .filter(|p| !p.is_empty())
         .map(PathBuf::from);
     let dpacc = find_dpacc(env, &tools.dpacc)?;
@@ -172,11 +167,8 @@ pub(crate) fn build(
             path: archive,
         });
     }
+    // Linked by the `#[link]` of the generated declarations, not by a directive.
     d.link_search(&r.out_dir);
-    d.push(format!(
-        "cargo::rustc-link-lib=static:+whole-archive={}",
-        r.lib_name
-    ));
     Ok(HardwareOutput {
         dpacc,
         args,

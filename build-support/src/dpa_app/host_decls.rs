@@ -452,10 +452,18 @@ pub fn launcher_source(
 /// it, with the C prototype as its documentation), the signature types in `__sig`, and
 /// the `extern "C"` declarations of the application symbol, the device functions' host
 /// symbols and the generated launchers in `__ffi`.
+///
+/// `__ffi` carries one `#[link(kind = "static")]` per name of `link_libs` (the
+/// launchers first, as they refer to the application's symbols), so every crate that
+/// includes the declarations links the archives itself: a binary that declares an app
+/// links it without naming the crate whose build script built it, and two crates that
+/// include the same app in one program share one copy (archive members are taken once).
+/// Empty for documentation builds, which build no archive.
 pub fn rust_source(
     app: &str,
     functions: &[DeviceFunction],
     structs: &[StructDef],
+    link_libs: &[String],
 ) -> Result<String, DpaAppError> {
     let mut r = String::new();
     let _ = writeln!(
@@ -580,6 +588,22 @@ pub fn rust_source(
     for def in declared_structs(structs) {
         struct_source(&mut r, def);
     }
+    // One block per archive: the declarations' block links the last, empty blocks
+    // link the others (first on the command line).
+    let (links, last_link) = match link_libs.split_last() {
+        Some((last, others)) => (
+            others
+                .iter()
+                .map(|lib| {
+                    format!(
+                        "    #[link(name = \"{lib}\", kind = \"static\")]\n    extern \"C\" {{}}\n"
+                    )
+                })
+                .collect::<String>(),
+            format!("    #[link(name = \"{last}\", kind = \"static\")]\n"),
+        ),
+        None => (String::new(), String::new()),
+    };
     let _ = writeln!(
         r,
         "/// Signature types of the device functions (one per function).\n\
@@ -593,6 +617,7 @@ pub fn rust_source(
          mod __ffi {{\n\
          \x20   #[allow(unused_imports)]\n\
          \x20   use super::__dpa;\n\
+         {links}{last_link}\
          \x20   extern \"C\" {{\n\
          \x20       pub(super) static {app}: *mut __dpa::sys::doca_dpa_app;\n\
          {ffi}    }}\n\
@@ -836,7 +861,7 @@ mod tests {
         ] {
             assert!(c.contains(needle), "missing {needle:?} in\n{c}");
         }
-        let r = rust_source("my_app", &fs, &structs).unwrap();
+        let r = rust_source("my_app", &fs, &structs, &[]).unwrap();
         for needle in [
             "type Params = (u32,param::ByValue<super::pt>,param::ByValue<super::wt>,);",
             "(a0,a1,a2,): (u32,__dpa::StructAbi<super::__repr_pt::pt>,__dpa::StructAbi<super::__repr_wt::wt>,)",
@@ -900,7 +925,7 @@ mod tests {
             Path::new("/abs/k.c"),
             "struct st { uint32_t n; doca_dpa_dev_sync_event_t ev; float f; };\n",
         );
-        let r = rust_source("my_app", &fs, &structs).unwrap();
+        let r = rust_source("my_app", &fs, &structs, &[]).unwrap();
         for needle in [
             "pub const APP_NAME: &str = \"my_app\";",
             "pub const fill: __dpa::Kernel<__sig::fill> =",

@@ -1,5 +1,7 @@
 //! Building DPA applications (the device code of DPA kernels) from a build script.
 //!
+//! (Compiled, not run: it is a build script, which needs the environment cargo gives one.)
+//!
 //! ```no_run
 //! // build.rs of a package that depends directly on doca-dpa-sys (so that its build
 //! // script receives the DEP_DOCA_DPA_* metadata):
@@ -34,14 +36,23 @@
 //!   the application symbol.
 //! * **docs**: nothing is built (documentation builds run no kernel).
 //!
-//! Either way the result is the static library `OUT_DIR/lib<lib>.a`, linked with
-//! `static:+whole-archive` (so the object that defines the application symbol is kept),
-//! which defines `struct doca_dpa_app *<app name>` and one host symbol per device
-//! function, as the C samples expect.
+//! Either way the result is the static library `OUT_DIR/lib<lib>.a`, which defines
+//! `struct doca_dpa_app *<app name>` and one host symbol per device function, as the C
+//! samples expect, and `OUT_DIR/lib<lib>_launchers.a`, the generated launchers. The
+//! build script emits no `rustc-link-lib` for them: the generated Rust declarations
+//! carry the `#[link]` attributes, so whichever crate includes them with
+//! `doca_dpa::include_app!` links the archives — a binary that declares an app needs no
+//! `extern crate` of the package that built it, and a program never links an app it
+//! does not declare. The build script only adds `OUT_DIR` to the library search path,
+//! which cargo passes on to every target of the package and to dependants.
+//! `include_app!` of a name this build script did not build is a compile error that
+//! lists the applications it did build ([`APP_INDEX_FILE`]). The build also sets the
+//! `doca_backend` cfg (`"hardware"`, `"sim"` or `"docs"`) for the package, so its
+//! sim-only tests can say `#![cfg(doca_backend = "sim")]`.
 //!
 //! Rules to know:
 //!
-//! * The Rust declaration of the application (`doca_dpa::dpa_app!`) must list the same
+//! * A hand-written declaration of the application (generated ones cannot differ) must list the same
 //!   device functions, with the same parameter C types, as the sources: DOCA passes
 //!   launch arguments through a C variadic call and reads them back by the kernel's
 //!   declared types, so a mismatch is undefined behaviour on hardware and garbage in the
@@ -95,7 +106,7 @@ pub use host_decls::{
     declared_structs, launcher_source, launcher_symbol, rust_param, rust_source, struct_layout,
     struct_layout_asserts, supported_types, RustParam,
 };
-pub use launchers::rust_file_name;
+pub use launchers::{app_index_source, rust_file_name, APP_INDEX_FILE};
 pub use parse::{
     parse_device_functions, parse_structs, DeviceFunction, Field, FunctionKind, Param, StructDef,
     MAX_KERNEL_ARGS,
@@ -113,6 +124,27 @@ use crate::env::EnvReader;
 
 /// The variable (links metadata of doca-dpa-sys) that names the backend.
 pub const BACKEND_ENV: &str = "DEP_DOCA_DPA_BACKEND";
+
+/// The hint for metadata that doca-dpa-sys provides.
+const DEP_HINT: &str = "it is links metadata of doca-dpa-sys, which the `doca` facade passes on: \
+                        make `doca` (or doca-dpa-sys) a [dependencies] entry of the package whose \
+                        build script builds the DPA app";
+
+/// The links metadata `DEP_DOCA_DPA_<KEY>` (`name`) of doca-dpa-sys, or, when
+/// doca-dpa-sys is not a direct dependency, the same value as the `doca` facade
+/// (`links = "doca"`) passes it on: `DEP_DOCA_<KEY>`. So a user crate that depends on
+/// `doca` alone can build DPA apps.
+pub(crate) fn dep_metadata(env: &EnvReader, name: &str) -> Option<OsString> {
+    env.get_os(name).or_else(|| {
+        let key = name.strip_prefix("DEP_DOCA_DPA_")?;
+        env.get_os(&format!("DEP_DOCA_{key}"))
+    })
+}
+
+/// [`dep_metadata`] as text (lossy, so a typo stays visible).
+pub(crate) fn dep_metadata_text(env: &EnvReader, name: &str) -> Option<String> {
+    dep_metadata(env, name).map(|v| v.to_string_lossy().into_owned())
+}
 
 pub(crate) fn io_err(path: &Path, e: std::io::Error) -> DpaAppError {
     DpaAppError::Io {
@@ -232,8 +264,8 @@ pub struct BuiltApp {
     pub app_name: String,
     /// The backend it was built for.
     pub backend: Backend,
-    /// The library name (`doca_dpa_app_<app name>`), linked as
-    /// `static:+whole-archive`.
+    /// The library name (`doca_dpa_app_<app name>`), linked by the `#[link]` of the
+    /// generated declarations.
     pub lib_name: String,
     /// `OUT_DIR/lib<lib_name>.a` (none for the docs backend).
     pub archive: Option<PathBuf>,
@@ -376,10 +408,9 @@ impl DpaApp {
         tools: &hardware::ToolDefaults,
     ) -> Result<BuiltApp, DpaAppError> {
         validate_app_name(&self.name)?;
-        let backend_text = env.get(BACKEND_ENV).ok_or(DpaAppError::MissingEnv {
+        let backend_text = dep_metadata_text(env, BACKEND_ENV).ok_or(DpaAppError::MissingEnv {
             name: BACKEND_ENV,
-            hint: "it is links metadata of doca-dpa-sys; make doca-dpa-sys a direct \
-                   dependency of the package whose build script builds the DPA app",
+            hint: DEP_HINT,
         })?;
         let backend = Backend::parse(backend_text.trim()).ok_or(DpaAppError::UnknownBackend {
             value: backend_text.clone(),
@@ -399,12 +430,24 @@ impl DpaApp {
             directives: Directives::new(),
         };
         let mut d = Directives::new();
+        // The package can tell the backends apart (`#[cfg(doca_backend = "sim")]` on
+        // tests that use `doca::sim`), as doca-rs's own crates do.
+        d.check_cfg_values(
+            crate::cfgs::BACKEND_CFG,
+            Backend::ALL.iter().map(|b| b.as_str()),
+        );
+        d.backend(backend);
         let r = self.resolve(env, &mut d)?;
         // Every backend (docs too) gets the Rust declarations, generated from the C.
         let kernels = sim::scan_sources(&r.app_name, &r.sources)?;
         let structs = sim::scan_structs(&r.sources)?;
         host_decls::check_functions(&kernels, &structs)?;
-        built.rust_declarations = Some(launchers::write_rust(&r, &kernels, &structs)?);
+        built.rust_declarations = Some(launchers::write_rust(
+            &r,
+            &kernels,
+            &structs,
+            backend != Backend::Docs,
+        )?);
         match backend {
             Backend::Sim => {
                 let out = sim::build(env, &r, &kernels, &structs, &mut d)?;

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use super::error::DpaAppError;
 use super::parse::{parse_device_functions, parse_structs, DeviceFunction, StructDef};
 use super::sim_source::sim_app_source;
+use super::DEP_HINT;
 use super::{io_err, Resolved};
 use crate::cfgs::Directives;
 use crate::env::EnvReader;
@@ -163,13 +164,11 @@ pub(crate) fn build(
     structs: &[StructDef],
     d: &mut Directives,
 ) -> Result<SimOutput, DpaAppError> {
-    let device_include = env
-        .get_os(SIM_DEVICE_INCLUDE_ENV)
+    let device_include = super::dep_metadata(env, SIM_DEVICE_INCLUDE_ENV)
         .map(PathBuf::from)
         .ok_or(DpaAppError::MissingEnv {
             name: SIM_DEVICE_INCLUDE_ENV,
-            hint: "it is links metadata of doca-dpa-sys (sim backend); make doca-dpa-sys a \
-                   direct dependency of the package whose build script builds the DPA app",
+            hint: DEP_HINT,
         })?;
     let app_header = device_include.join("doca_sim_app.h");
     if !app_header.is_file() {
@@ -206,11 +205,8 @@ pub(crate) fn build(
             message: e.to_string(),
         })?;
     let archive = r.out_dir.join(format!("lib{}.a", r.lib_name));
+    // Linked by the `#[link]` of the generated declarations, not by a directive.
     d.link_search(&r.out_dir);
-    d.push(format!(
-        "cargo::rustc-link-lib=static:+whole-archive={}",
-        r.lib_name
-    ));
     Ok(SimOutput { generated, archive })
 }
 

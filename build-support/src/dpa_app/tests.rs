@@ -67,6 +67,8 @@ fn sim_env(out: &TempDir, extra: &[(&str, &str)]) -> EnvReader {
     EnvReader::fixed(sim_vars(out, extra))
 }
 
+/// The variables cargo gives a sim build script of a package that depends on
+/// doca-dpa-sys directly.
 fn sim_vars(out: &TempDir, extra: &[(&str, &str)]) -> Vec<(String, OsString)> {
     let mut vars: Vec<(String, OsString)> = vec![
         ("DEP_DOCA_DPA_BACKEND".into(), "sim".into()),
@@ -141,7 +143,24 @@ fn sim_build_of_realistic_sources() {
         "cargo::rustc-link-search=native={}",
         out.path().display()
     )));
-    assert!(d.contains("cargo::rustc-link-lib=static:+whole-archive=doca_dpa_app_realistic_app"));
+    // The archives are linked by the declarations' `#[link]`, never by a directive that
+    // would bind them to this package's library target.
+    assert!(
+        !d.lines().iter().any(|l| l.contains("rustc-link-lib")),
+        "{d:?}"
+    );
+    let decls = std::fs::read_to_string(built.rust_declarations.as_ref().unwrap()).unwrap();
+    for lib in [
+        "doca_dpa_app_realistic_app_launchers",
+        "doca_dpa_app_realistic_app",
+    ] {
+        assert!(
+            decls.contains(&format!("#[link(name = \"{lib}\", kind = \"static\")]")),
+            "{lib} not linked by\n{decls}"
+        );
+    }
+    let index = std::fs::read_to_string(out.path().join(APP_INDEX_FILE)).unwrap();
+    assert!(index.contains("(realistic_app) => {"), "{index}");
     for v in [
         "DEP_DOCA_DPA_BACKEND",
         "DEP_DOCA_DPA_SIM_DEVICE_INCLUDE",
@@ -329,7 +348,32 @@ fn sim_errors() {
         ),
         "{e:?}"
     );
-    assert!(e.to_string().contains("direct dependency"));
+    assert!(e.to_string().contains("make `doca`"), "{e}");
+}
+
+#[test]
+fn the_facade_metadata_is_enough() {
+    // A user crate depends on `doca` alone: its build script sees the metadata as the
+    // facade passes it on (DEP_DOCA_*), not doca-dpa-sys's own (DEP_DOCA_DPA_*).
+    let _cc = need_c_compiler!();
+    let out = TempDir::new("dpa-facade");
+    let facade =
+        sim_vars(&out, &[])
+            .into_iter()
+            .map(|(k, v)| match k.strip_prefix("DEP_DOCA_DPA_") {
+                Some(key) => (format!("DEP_DOCA_{key}"), v),
+                None => (k, v),
+            });
+    let env = EnvReader::fixed(facade);
+    let built = DpaApp::new("facade_app")
+        .source("second/other.c")
+        .build_with_env(&env)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        (built.backend, built.archive.is_some_and(|a| a.is_file())),
+        (Backend::Sim, true)
+    );
+    assert!(env.was_read("DEP_DOCA_DPA_BACKEND") && env.was_read("DEP_DOCA_BACKEND"));
 }
 
 // ---------------------------------------------------------------------------------
@@ -579,7 +623,10 @@ mod hardware_flow {
         assert!(argv.contains(&"-I/opt/doca/include".to_owned()));
         assert!(argv.contains(&"-I/opt/doca/include/extra".to_owned()));
         let d = &built.directives;
-        assert!(d.contains("cargo::rustc-link-lib=static:+whole-archive=doca_dpa_app_hw_app"));
+        assert!(
+            !d.lines().iter().any(|l| l.contains("rustc-link-lib")),
+            "{d:?}"
+        );
         assert!(d.contains(&format!(
             "cargo::rustc-link-search=native={}",
             out.path().display()
@@ -592,7 +639,6 @@ mod hardware_flow {
         // The prototypes were read for the Rust declarations and the launchers.
         assert!(built.kernels.iter().any(|k| k.name == "fill"));
         assert!(built.launchers.as_ref().is_some_and(|p| p.is_file()));
-        assert!(d.contains("cargo::rustc-link-lib=static=doca_dpa_app_hw_app_launchers"));
         argv
     }
 

@@ -169,25 +169,25 @@ pub type doca_be32_t = u32;
 pub type doca_be64_t = u64;
 #[doc = "Description of a device, as found in the device list."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_devinfo {
     _unused: [u8; 0],
 }
 #[doc = "Description of a representor, as found in a representor list."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_devinfo_rep {
     _unused: [u8; 0],
 }
 #[doc = "An opened device."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_dev {
     _unused: [u8; 0],
 }
 #[doc = "An opened representor."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_dev_rep {
     _unused: [u8; 0],
 }
@@ -201,13 +201,13 @@ pub const DOCA_DEVINFO_REP_FILTER_EMULATED: doca_devinfo_rep_filter = 4;
 pub type doca_devinfo_rep_filter = ::std::os::raw::c_uint;
 #[doc = "A generic DOCA context."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_ctx {
     _unused: [u8; 0],
 }
 #[doc = "A DPA context (see doca_dpa.h)."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_dpa {
     _unused: [u8; 0],
 }
@@ -232,25 +232,25 @@ pub type doca_ctx_state_changed_callback_t = ::std::option::Option<
 >;
 #[doc = "A GPU device (DOCA GPUNetIO); doca-sim has none."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_gpu {
     _unused: [u8; 0],
 }
 #[doc = "A progress engine."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_pe {
     _unused: [u8; 0],
 }
 #[doc = "A task of some context."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_task {
     _unused: [u8; 0],
 }
 #[doc = "A batch of tasks of one context."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_task_batch {
     _unused: [u8; 0],
 }
@@ -302,13 +302,13 @@ pub const DOCA_PE_EVENT_MODE_PROGRESS_ALL: doca_pe_event_mode = 1;
 pub type doca_pe_event_mode = ::std::os::raw::c_uint;
 #[doc = "A sync event."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_sync_event {
     _unused: [u8; 0],
 }
 #[doc = "A sync event living on a remote peer, reached over the network."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_sync_event_remote_net {
     _unused: [u8; 0],
 }
@@ -318,7 +318,7 @@ pub type doca_dpa_dev_sync_event_t = u64;
 pub type doca_dpa_dev_sync_event_remote_net_t = u64;
 #[doc = "A buffer of DOCA Core's buffer inventory (not modelled by doca-sim)."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_buf {
     _unused: [u8; 0],
 }
@@ -328,31 +328,31 @@ pub type doca_gpu_dev_sync_event_t = u64;
 pub type doca_gpu_dev_sync_event_remote_net_t = u64;
 #[doc = "A task reading an event's value through a progress engine."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_sync_event_task_get {
     _unused: [u8; 0],
 }
 #[doc = "A task setting an event's value."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_sync_event_task_notify_set {
     _unused: [u8; 0],
 }
 #[doc = "A task adding to an event's value."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_sync_event_task_notify_add {
     _unused: [u8; 0],
 }
 #[doc = "A task waiting until an event's masked value equals a value."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_sync_event_task_wait_eq {
     _unused: [u8; 0],
 }
 #[doc = "A task waiting until an event's masked value differs from a value."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_sync_event_task_wait_neq {
     _unused: [u8; 0],
 }
@@ -398,7 +398,7 @@ pub type doca_sync_event_task_wait_neq_completion_cb_t = ::std::option::Option<
 >;
 #[doc = "A memory map."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_mmap {
     _unused: [u8; 0],
 }
@@ -414,49 +414,49 @@ pub type doca_mmap_memrange_free_cb_t = ::std::option::Option<
 >;
 #[doc = "A hash table living in DPA memory."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_dpa_hash_table {
     _unused: [u8; 0],
 }
 #[doc = "A set of execution units (EUs) a DPA thread may run on."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_dpa_eu_affinity {
     _unused: [u8; 0],
 }
 #[doc = "A persistent DPA thread."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_dpa_thread {
     _unused: [u8; 0],
 }
 #[doc = "A group of DPA threads with ranks."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_dpa_tg {
     _unused: [u8; 0],
 }
 #[doc = "A completion queue read by DPA code."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_dpa_completion {
     _unused: [u8; 0],
 }
 #[doc = "A queue of asynchronous operations issued by DPA code."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_dpa_async_ops {
     _unused: [u8; 0],
 }
 #[doc = "A doorbell that lets one DPA thread wake another, without a completion entry."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_dpa_notification_completion {
     _unused: [u8; 0],
 }
 #[doc = "A DPA image built by dpacc; the host sees it as a global named after --app-name."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_dpa_app {
     _unused: [u8; 0],
 }

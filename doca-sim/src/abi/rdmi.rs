@@ -6,43 +6,43 @@ pub const DOCA_VERBS_QP_TYPE_RC: u32 = 0;
 pub const DOCA_VERBS_QP_TYPE_UC: u32 = 1;
 #[doc = "A verbs context: a device instance for verbs objects."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_verbs_context {
     _unused: [u8; 0],
 }
 #[doc = "Device limits and capabilities read through a verbs context."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_verbs_device_attr {
     _unused: [u8; 0],
 }
 #[doc = "A protection domain."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_verbs_pd {
     _unused: [u8; 0],
 }
 #[doc = "Attributes collected before creating a completion queue."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_verbs_cq_attr {
     _unused: [u8; 0],
 }
 #[doc = "A completion queue."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_verbs_cq {
     _unused: [u8; 0],
 }
 #[doc = "Attributes collected before creating a queue pair."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_verbs_qp_init_attr {
     _unused: [u8; 0],
 }
 #[doc = "A queue pair."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_verbs_qp {
     _unused: [u8; 0],
 }
@@ -56,25 +56,25 @@ pub const DOCA_VERBS_CQ_ENTRY_SIZE_128: doca_verbs_cq_entry_size = 1;
 pub type doca_verbs_cq_entry_size = ::std::os::raw::c_uint;
 #[doc = "Device memory registered by DOCA Core's umem API (not in these headers)."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_umem {
     _unused: [u8; 0],
 }
 #[doc = "A user access region of DOCA Core's UAR API (not in these headers)."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_uar {
     _unused: [u8; 0],
 }
 #[doc = "Attributes of a queue pair state change (doca_verbs_qp_modify())."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_verbs_qp_attr {
     _unused: [u8; 0],
 }
 #[doc = "How to reach a peer: the address handle of a connected queue pair."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_verbs_ah_attr {
     _unused: [u8; 0],
 }
@@ -109,7 +109,7 @@ pub const DOCA_VERBS_ADDR_TYPE_IB_NO_GRH: doca_verbs_addr_type = 3;
 pub type doca_verbs_addr_type = ::std::os::raw::c_uint;
 #[doc = "An RDMI connection."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_rdmi_connection {
     _unused: [u8; 0],
 }
@@ -117,7 +117,7 @@ pub struct doca_rdmi_connection {
 pub type doca_dpa_dev_rdmi_connection_t = u64;
 #[doc = "An RDMI poster."]
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Debug)]
 pub struct doca_rdmi_poster {
     _unused: [u8; 0],
 }

@@ -1,14 +1,58 @@
-//! What the build chose: the backend, and whether RDMI is in it.
+//! What the build chose: the backend, the sim's configuration, and whether RDMI
+//! is in it.
 
 use doca::rdmi::Availability;
 
 use super::check::Check;
 use super::json::{Json, ObjectBuilder};
 
-/// The `backend` check. `profile` is `DOCA_SIM_PROFILE` (used on the sim only).
-/// With `--require hardware`, a sim build fails.
-pub(crate) fn evaluate_backend(backend: &str, profile: Option<&str>, require_hw: bool) -> Check {
+/// The software DPA's view of its configuration (sim builds only).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SimConfig {
+    /// Where the device profile came from (`doca_sim::profile_source`).
+    pub(crate) profile_source: String,
+    /// Why `DOCA_SIM_PROFILE` / `DOCA_SIM_FAULTS` / `DOCA_SIM_MEMCHECK` were refused
+    /// (`doca_sim::config_error`); while refused, every DOCA call fails with
+    /// `DOCA_ERROR_BAD_CONFIG`.
+    pub(crate) config_error: Option<String>,
+}
+
+impl SimConfig {
+    /// What the sim linked into this program says.
+    pub(crate) fn gather() -> SimConfig {
+        SimConfig {
+            profile_source: doca_sim::profile_source().to_string(),
+            config_error: doca_sim::config_error(),
+        }
+    }
+
+    /// The `sim` object of the JSON report.
+    pub(crate) fn to_json(&self) -> Json {
+        ObjectBuilder::new()
+            .field("profile_source", self.profile_source.as_str())
+            .field("config_error", self.config_error.as_deref())
+            .build()
+    }
+}
+
+/// The `backend` check. `profile` is `DOCA_SIM_PROFILE` and `sim` the sim's
+/// configuration (both used on the sim only). With `--require hardware`, a sim
+/// build fails; a refused sim configuration always fails.
+pub(crate) fn evaluate_backend(
+    backend: &str,
+    profile: Option<&str>,
+    sim: Option<&SimConfig>,
+    require_hw: bool,
+) -> Check {
     const ID: &str = "backend";
+    if let Some(reason) = sim.and_then(|s| s.config_error.as_deref()) {
+        return Check::problem(
+            ID,
+            true,
+            format!("sim: the configuration is refused ({reason}); every DOCA call fails"),
+            "fix or unset DOCA_SIM_PROFILE, DOCA_SIM_FAULTS and DOCA_SIM_MEMCHECK",
+        );
+    }
     match backend {
         "hardware" => Check::ok(
             ID,
@@ -91,17 +135,34 @@ mod tests {
 
     #[test]
     fn backends() {
+        let fine = SimConfig {
+            profile_source: "the default profile".into(),
+            config_error: None,
+        };
         assert_eq!(
-            evaluate_backend("hardware", None, true).verdict,
+            evaluate_backend("hardware", None, None, true).verdict,
             Verdict::Ok
         );
-        let c = evaluate_backend("sim", Some("/tmp/p"), false);
+        let c = evaluate_backend("sim", Some("/tmp/p"), Some(&fine), false);
         assert_eq!(c.verdict, Verdict::Ok);
         assert!(c.summary.contains("DOCA_SIM_PROFILE=/tmp/p"));
-        let c = evaluate_backend("sim", None, true);
+        let c = evaluate_backend("sim", None, Some(&fine), true);
         assert_eq!(c.verdict, Verdict::Fail);
         assert!(c.fix.unwrap_or_default().contains("DOCA_BACKEND=hardware"));
-        assert_eq!(evaluate_backend("docs", None, false).verdict, Verdict::Fail);
+        assert_eq!(
+            evaluate_backend("docs", None, None, false).verdict,
+            Verdict::Fail
+        );
+        let refused = SimConfig {
+            config_error: Some("DOCA_SIM_FAULTS: unknown function `doca_nope`".into()),
+            ..fine
+        };
+        let c = evaluate_backend("sim", None, Some(&refused), false);
+        assert_eq!(c.verdict, Verdict::Fail);
+        assert!(c.required);
+        assert!(c.summary.contains("doca_nope"), "{}", c.summary);
+        assert!(c.fix.unwrap_or_default().contains("DOCA_SIM_FAULTS"));
+        assert!(refused.to_json().to_pretty().contains("doca_nope"));
     }
 
     #[test]

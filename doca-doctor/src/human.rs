@@ -41,6 +41,13 @@ pub(crate) fn render(r: &Report) -> String {
         env!("CARGO_PKG_VERSION"),
         r.backend
     );
+    if let Some(sim) = &r.sim {
+        out.push_str(&format!("sim device profile: {}\n", sim.profile_source));
+        if let Some(e) = &sim.config_error {
+            out.push_str(&format!("sim configuration refused: {e}\n"));
+        }
+        out.push('\n');
+    }
 
     // Verdicts.
     let mut rows = vec![cells(&["CHECK", "VERDICT", "REQUIRED", "SUMMARY"])];

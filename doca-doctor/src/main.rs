@@ -1,10 +1,38 @@
-//! The checks of `doca-doctor`, one small module each, and its output.
+//! `doca-doctor`: is this machine right for doca-rs?
+//!
+//! ```text
+//! cargo install --path doca-doctor                    # from a doca-rs checkout
+//! doca-doctor                                         # human report
+//! doca-doctor --json                                  # JSON, schema_version 2
+//! doca-doctor --require hardware --require dpa        # what a BlueField CI job asks
+//! cargo run -p doca-doctor -- --json                  # in the doca-rs repository
+//! ```
+//!
+//! Reports on the machine and the installed DOCA, as this program was built:
+//! the backend (real DOCA or the software DPA — build with `DOCA_BACKEND=hardware`
+//! or without the `sim` feature to check an install); the DOCA versions (every
+//! pkg-config module the build saw, `doca_version.h`, the runtime library) and
+//! whether they match; the `dpacc` found and whether its release is DOCA's;
+//! every device with its PCI address, name, DPA and DPA limits; the symbol
+//! audit; RDMI availability; on the sim, where its device profile came from and
+//! why its environment configuration was refused, if it was. Each check gets a
+//! verdict (`ok`, `warn`, `fail`) and, when not ok, the fix in one sentence.
+//!
+//! `--require dpa` makes "a device with a DPA whose limits can be read"
+//! required, `--require rdmi` "RDMI available", `--require hardware` "built
+//! for real DOCA, not the sim". Exit status: 0 when every required check
+//! passed, 1 when one failed, 2 for a usage error.
+//!
+//! It is its own package so that the libraries carry none of it: `doca`
+//! depends on neither this program nor `doca-build-support` at run time.
+//!
+//! The checks, one small module each, and the output:
 //!
 //! | module | what |
 //! |---|---|
 //! | `cli` | the command line |
 //! | `check` | verdicts (`ok` / `warn` / `fail`) and the exit status |
-//! | `build` | the backend and RDMI availability |
+//! | `backend` | the backend, the sim's configuration, RDMI availability |
 //! | `versions` | the four-way version match |
 //! | `dpacc` | the DPA compiler and its version |
 //! | `devices` | the device list and DPA limits |
@@ -32,9 +60,13 @@
 //! {
 //!   "schema_version": 2,
 //!   "tool": "doca-doctor",
-//!   "tool_version": "0.1.0",                 // the doca package version
+//!   "tool_version": "0.1.0",                 // the doca-doctor package version
 //!   "backend": "sim",                        // "hardware" | "sim" | "docs"
 //!   "sim_profile": null,                     // DOCA_SIM_PROFILE on the sim, else null
+//!   "sim": {                                 // null unless on the sim
+//!     "profile_source": "the default profile", // doca_sim::profile_source()
+//!     "config_error": null                   // doca_sim::config_error(): why the sim's
+//!   },                                       //   environment was refused
 //!   "required": ["dpa"],                     // the --require names given
 //!   "verdict": "ok",                         // worst verdict of all checks
 //!   "exit_code": 0,                          // 0 or 1, as the process exits
@@ -87,10 +119,10 @@
 //! }
 //! ```
 //!
-//! `docs/doca-doctor.md` describes each field in full; a test checks that it
+//! `README.md` of this package describes each field in full; a test checks that it
 //! names every key the program writes.
 
-mod build;
+mod backend;
 mod check;
 mod cli;
 mod devices;
@@ -119,9 +151,13 @@ fn write_stderr(text: &str) {
     let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
 
+fn main() {
+    std::process::exit(run(std::env::args_os().skip(1)));
+}
+
 /// Runs doca-doctor with `args` (without the program name); returns the exit
 /// status.
-pub(crate) fn main(args: impl IntoIterator<Item = OsString>) -> i32 {
+fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
     match cli::parse(args) {
         Err(e) => {
             write_stderr(&format!("doca-doctor: {e}\n\n{USAGE}\n"));

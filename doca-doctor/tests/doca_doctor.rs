@@ -552,6 +552,11 @@ fn default_profile_passes() {
     assert_schema(&v, code);
     assert_eq!(code, 0);
     assert_eq!(v.get("sim_profile"), &Value::Null);
+    assert_eq!(
+        v.get("sim").get("profile_source").str(),
+        "the default profile"
+    );
+    assert_eq!(v.get("sim").get("config_error"), &Value::Null);
     assert_eq!(v.get("versions").get("match"), &Value::Bool(true));
     assert_eq!(
         v.get("versions").get("runtime").str(),
@@ -646,6 +651,10 @@ fn requiring_a_dpa_fails_without_one() {
     assert_eq!(code, 0);
     assert_eq!(v.check("dpa").get("verdict").str(), "warn");
     assert_eq!(v.get("verdict").str(), "warn");
+    assert_eq!(
+        v.get("sim").get("profile_source").str(),
+        format!("DOCA_SIM_PROFILE={}", path.path.display())
+    );
 
     // Required: a failure, exit 1, with the fix.
     let (code, v) = doctor_json(Some(&path.path), &["--require", "dpa"]);
@@ -712,6 +721,30 @@ fn requiring_hardware_fails_on_the_sim() {
 }
 
 #[test]
+fn a_refused_sim_configuration_fails_the_backend_check() {
+    if !sim() {
+        return;
+    }
+    let path = profile(
+        "malformed",
+        "[device]\nibdev_name = mlx5_0\nno_such_key = 1\n",
+    );
+    let (code, v) = doctor_json(Some(&path.path), &[]);
+    assert_eq!(code, 1);
+    let error = v.get("sim").get("config_error").str();
+    assert!(error.contains("no_such_key"), "{error}");
+    assert!(v
+        .get("sim")
+        .get("profile_source")
+        .str()
+        .contains("is invalid"));
+    let backend = v.check("backend");
+    assert_eq!(backend.get("verdict").str(), "fail");
+    assert!(backend.get("summary").str().contains("no_such_key"));
+    assert!(backend.get("fix").str().contains("DOCA_SIM_PROFILE"));
+}
+
+#[test]
 fn usage_errors_exit_2() {
     if !sim() {
         return;
@@ -740,8 +773,8 @@ fn every_json_key_is_documented() {
     if !sim() {
         return;
     }
-    let doc_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/doca-doctor.md");
-    let doc = std::fs::read_to_string(&doc_path).expect("reading docs/doca-doctor.md");
+    let doc_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
+    let doc = std::fs::read_to_string(&doc_path).expect("reading README.md");
     let (_, v) = doctor_json(None, &["--require", "dpa"]);
     let mut keys = Vec::new();
     v.keys(&mut keys);
@@ -753,6 +786,6 @@ fn every_json_key_is_documented() {
         .collect();
     assert!(
         undocumented.is_empty(),
-        "keys missing from docs/doca-doctor.md: {undocumented:?}"
+        "keys missing from README.md: {undocumented:?}"
     );
 }

@@ -1,7 +1,7 @@
 //! The whole report: gathers every fact, runs every check, and writes the JSON
 //! document of schema version [`SCHEMA_VERSION`].
 
-use super::build::{evaluate_backend, RdmiReport};
+use super::backend::{evaluate_backend, RdmiReport, SimConfig};
 use super::check::{exit_code, worst, Check};
 use super::cli::Options;
 use super::devices::{self, DeviceEntry};
@@ -21,6 +21,8 @@ pub(crate) struct Report {
     pub(crate) backend: &'static str,
     /// `DOCA_SIM_PROFILE`, on the sim.
     pub(crate) sim_profile: Option<String>,
+    /// The sim's profile source and configuration error, on the sim.
+    pub(crate) sim: Option<SimConfig>,
     /// The `--require` names.
     pub(crate) required: Vec<&'static str>,
     /// The verdicts, in the order `backend`, `versions`, `dpacc`, `devices`,
@@ -62,9 +64,15 @@ impl Report {
         let sim_profile = std::env::var_os("DOCA_SIM_PROFILE")
             .filter(|_| sim)
             .map(|p| p.to_string_lossy().into_owned());
+        let sim_config = sim.then(SimConfig::gather);
         let req = opts.require;
 
-        let backend_check = evaluate_backend(backend, sim_profile.as_deref(), req.hardware);
+        let backend_check = evaluate_backend(
+            backend,
+            sim_profile.as_deref(),
+            sim_config.as_ref(),
+            req.hardware,
+        );
         let runtime = doca::dpa::runtime_version();
         let (versions, versions_check) = versions::evaluate(
             Versions {
@@ -100,6 +108,7 @@ impl Report {
         Report {
             backend,
             sim_profile,
+            sim: sim_config,
             required: req.names(),
             checks: vec![
                 backend_check,
@@ -138,6 +147,7 @@ impl Report {
             .field("tool_version", env!("CARGO_PKG_VERSION"))
             .field("backend", self.backend)
             .field("sim_profile", self.sim_profile.as_deref())
+            .field("sim", self.sim.as_ref().map(SimConfig::to_json))
             .field("required", self.required.clone())
             .field("verdict", worst(&self.checks).as_str())
             .field("exit_code", u32::from(self.exit_code() != 0))

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Builds tests/user-crate as a doca-rs user would: copied out of the repository
+# into a temporary directory, its path dependencies pointed at this checkout,
+# with a fresh target directory, so this repository's .cargo/config.toml
+# (DOCA_BACKEND=auto) does not apply.
+#
+# 1. Times a clean `cargo test --no-run` (the sim, through doca's `sim`
+#    feature in the fixture's [dev-dependencies]) and prints the figure with
+#    the load average (BENCHMARKS.md records it).
+# 2. Runs the fixture's tests (its `add` kernel, fault injection) and its two
+#    binaries (one declares the app itself, never naming the library).
+# 3. Checks with nm that the test binary and the binaries define `add` and the
+#    fixture's app symbol, and none of doca-rs's own kernel or app symbols.
+# 4. Where pkg-config finds no DOCA: checks that a plain `cargo build`
+#    (hardware by default) fails and names the one switch to the sim.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+fail() { echo "user-crate-test: FAIL: $*" >&2; exit 1; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/doca-user-crate.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cp -r "$root/tests/user-crate" "$work/user-crate"
+cd "$work/user-crate"
+sed -i "s#path = \"\.\./\.\.#path = \"$root#g" Cargo.toml
+grep -q "path = \"$root\"" Cargo.toml || fail "the fixture's paths were not rewritten"
+# The fixture decides its backend through features, as a user's crate does.
+unset DOCA_BACKEND
+export CARGO_TARGET_DIR="$work/target" CARGO_TERM_COLOR=never
+# The lock file of the repository, so the dependency versions are the ones CI tests.
+cp "$root/Cargo.lock" Cargo.lock
+
+echo "== clean sim build of the user crate (cargo test --no-run)"
+load=$(cut -d' ' -f1-3 /proc/loadavg)
+start=$(date +%s.%N)
+cargo test -q --no-run 2>"$work/build.log" || { cat "$work/build.log"; fail "the user crate does not build"; }
+end=$(date +%s.%N)
+secs=$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.1f", e - s }')
+echo "user-crate: clean sim build ${secs} s on $(nproc) cores (load average before: $load)"
+
+echo "== the user crate's tests, on the sim"
+tests=$(cargo test -q --test sim 2>&1) || { echo "$tests"; fail "the fixture's tests failed"; }
+echo "$tests" | tail -n 3
+grep -q "test result: ok. 2 passed" <<<"$tests" || fail "the fixture's two tests did not both run"
+# The binaries as `cargo test` built them (with the dev-dependencies' `sim`);
+# `cargo run` would build them for hardware, the default. One uses the app the
+# library declares, one declares it itself without naming the library.
+for b in uses_the_lib declares_itself; do
+    out=$("$CARGO_TARGET_DIR/debug/$b" 2>&1) || { echo "$out"; fail "the fixture's binary $b failed"; }
+    [ "$out" = "[5, 6, 7, 8]" ] || fail "the fixture's binary $b printed: $out"
+done
+
+echo "== no kernel of doca-rs in the user's binaries"
+ours=$(cat "$root"/examples/kernels/*.c "$root"/tests/kernels/*.c \
+    | sed -n 's/.*__dpa_\(global\|rpc\)__ *[a-z_0-9]* *\([A-Za-z_][A-Za-z_0-9]*\) *(.*/\2/p' | sort -u)
+[ -n "$ours" ] || fail "found no kernel names in doca-rs's kernel sources"
+bins=$(cargo test --no-run 2>&1 | sed -n 's/.*Executable tests\/sim.rs (\(.*\))/\1/p')
+bins="$bins $CARGO_TARGET_DIR/debug/uses_the_lib $CARGO_TARGET_DIR/debug/declares_itself"
+for bin in $bins; do
+    [ -x "$bin" ] || fail "no binary $bin"
+    defined=$(nm --defined-only "$bin" | awk '{ print $3 }' | sort -u)
+    grep -qx add <<<"$defined" || fail "$bin does not define the user's kernel add"
+    grep -qx user_kernels <<<"$defined" || fail "$bin does not define the app symbol user_kernels"
+    for sym in doca_examples doca_tests $ours; do
+        [ "$sym" = add ] && continue  # the user's own kernel has this name
+        if grep -qx "$sym" <<<"$defined"; then
+            fail "$bin defines doca-rs's own symbol $sym"
+        fi
+    done
+    echo "$(basename "$bin"): add and user_kernels defined; none of $(wc -w <<<"$ours") doca-rs kernel names nor doca_examples/doca_tests"
+done
+
+if pkg-config --exists doca-common 2>/dev/null; then
+    echo "== (DOCA is installed: the hardware-default check is skipped)"
+else
+    echo "== without DOCA, the hardware default fails and names the switch to the sim"
+    if msg=$(cargo build -q 2>&1); then
+        fail "the user crate built for hardware without DOCA"
+    fi
+    for needle in 'the `sim` feature of `doca`' 'features = ["sim"]' 'DOCA_BACKEND=sim'; do
+        grep -qF -- "$needle" <<<"$msg" || { echo "$msg"; fail "the hardware error does not name: $needle"; }
+    done
+fi
+echo "user-crate-test: ok (clean sim build ${secs} s)"

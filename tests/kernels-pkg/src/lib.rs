@@ -1,0 +1,7 @@
+//! The DPA applications of doca-rs's own examples (`examples/kernels/*.c`, app
+//! `doca_examples`) and of its integration tests and benchmarks (`tests/kernels/*.c`,
+//! app `doca_tests`), built by this package's build script and declared here from
+//! their C prototypes. Using a declaration links its app; nothing else links it.
+
+doca_dpa::include_app!(pub doca_examples);
+doca_dpa::include_app!(pub doca_tests);
