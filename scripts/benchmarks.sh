@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the benchmarks once and writes their section of BENCHMARKS.md: the
-# launch benchmark (`cargo bench --bench launch`), the memory checker's own
+# launch benchmark (`cargo bench --bench launch`), the wait benchmark (`cargo
+# bench --bench wait`: spin, fd and async waits), the memory checker's own
 # calls (`cargo bench -p doca-sim --bench memcheck`) and, when valgrind is
 # installed, the instruction counts of scripts/callgrind-launch.sh.
 #
@@ -21,9 +22,11 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
 cargo bench -q --bench launch --no-run
+cargo bench -q --bench wait --no-run
 cargo bench -q -p doca-sim --bench memcheck --no-run
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 cargo bench -q --bench launch >"$out/launch"
+cargo bench -q --bench wait >"$out/wait"
 cargo bench -q -p doca-sim --bench memcheck >"$out/memcheck"
 if command -v valgrind >/dev/null; then
     bash scripts/callgrind-launch.sh >"$out/callgrind"
@@ -93,6 +96,23 @@ EOF
    yields, then sleeps in growing steps).
 7. **Event reuse**: a reused completion event (the `Launcher`) against
    creating, configuring and destroying an event per launch.
+
+## Waiting without a core (`cargo bench --bench wait`)
+
+```
+EOF
+    sed -n '/^== ratios/,$p' "$out/wait"
+    cat <<'EOF'
+```
+
+A kernel is held for 50 ms behind a gate event while the host waits for its
+launch three ways: `Launch::wait` on a plain launcher (spin, then yield,
+then sleep), on a launcher with an `Engine` (`poll(2)` on the progress
+engine's notification handle, woken by a sync-event wait task), and
+`launch.await` on a current-thread tokio runtime (the handle registered
+with tokio's reactor). The CPU figure is the waiting thread's
+`CLOCK_THREAD_CPUTIME_ID` over the wall time; the latency figure is a
+no-op launch from submit to the waiter seeing it complete.
 
 ## The memory checker's own calls (`cargo bench -p doca-sim --bench memcheck`)
 

@@ -16,6 +16,10 @@
 #               raw:  the bench's `raw_wait` (`doca_sync_event_get` until the
 #                     count is reached).
 # Two launch counts per measurement cancel fixed costs.
+# --fair-sched=yes: valgrind runs one thread at a time, and with its default
+# lock a thread spinning on an atomic (the raw wait, the sim's idle worker) can
+# keep the lock for good while the thread it waits for never runs; the fair
+# ticket lock hands it round. It does not change what is counted.
 # Usage: scripts/callgrind-launch.sh [N]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,7 +31,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 count() { # mode function launches [settle µs]
     DOCA_BENCH_MODE=$1 DOCA_BENCH_LAUNCHES=$3 DOCA_BENCH_SETTLE_US=${4:-0} \
-        valgrind --tool=callgrind --toggle-collect="$2" \
+        valgrind --tool=callgrind --fair-sched=yes --toggle-collect="$2" \
         --callgrind-out-file="$out/cg" "$bin" >/dev/null 2>"$out/log"
     sed -n 's/^summary: //p' "$out/cg"
 }
