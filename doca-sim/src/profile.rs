@@ -249,7 +249,11 @@ pub struct ProfileError {
 
 impl fmt::Display for ProfileError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "profile line {}: {}", self.line, self.message)
+        if self.line == 0 {
+            write!(f, "profile: {}", self.message)
+        } else {
+            write!(f, "profile line {}: {}", self.line, self.message)
+        }
     }
 }
 

@@ -109,7 +109,7 @@ fn a_misspelt_function_in_doca_sim_faults_stops_the_run() {
 fn a_missing_or_malformed_profile_stops_the_run() {
     refused(
         &[("DOCA_SIM_PROFILE", "/nonexistent/doca-sim.profile")],
-        "DOCA_SIM_PROFILE=/nonexistent/doca-sim.profile: profile line 0: cannot read",
+        "DOCA_SIM_PROFILE=/nonexistent/doca-sim.profile: profile: cannot read",
     );
     let dir = std::env::temp_dir().join(format!("doca-sim-config-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
