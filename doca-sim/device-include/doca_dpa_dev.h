@@ -49,6 +49,13 @@ typedef uint64_t doca_dpa_dev_completion_element_t;
 /** A memory map handle (the one 32-bit DPA handle). */
 typedef uint32_t doca_dpa_dev_mmap_t;
 
+/*
+ * Defined by both the host header and the device header, so that a header
+ * shared by host and device code can include either or both (as real
+ * programs' shared headers do): the first one included defines it.
+ */
+#ifndef DOCA_SIM_DEV_LOG_LEVEL_DEFINED_
+#define DOCA_SIM_DEV_LOG_LEVEL_DEFINED_
 /** Device log levels, most severe first. */
 typedef enum doca_dpa_dev_log_level {
 	DOCA_DPA_DEV_LOG_LEVEL_DISABLE = 10,
@@ -57,6 +64,7 @@ typedef enum doca_dpa_dev_log_level {
 	DOCA_DPA_DEV_LOG_LEVEL_INFO = 50,
 	DOCA_DPA_DEV_LOG_LEVEL_DEBUG = 60,
 } doca_dpa_dev_log_level_t;
+#endif /* DOCA_SIM_DEV_LOG_LEVEL_DEFINED_ */
 
 /** Kinds of completion elements. */
 typedef enum {

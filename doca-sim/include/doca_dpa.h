@@ -95,6 +95,13 @@ typedef uint64_t doca_dpa_dev_async_ops_t;
 /** How DPA kernels refer to a notification completion. */
 typedef uint64_t doca_dpa_dev_notification_completion_t;
 
+/*
+ * Defined by both the host header and the device header, so that a header
+ * shared by host and device code can include either or both (as real
+ * programs' shared headers do): the first one included defines it.
+ */
+#ifndef DOCA_SIM_DEV_LOG_LEVEL_DEFINED_
+#define DOCA_SIM_DEV_LOG_LEVEL_DEFINED_
 /**
  * @brief How much the device-side log prints; each level includes those above it.
  *
@@ -107,6 +114,7 @@ typedef enum doca_dpa_dev_log_level {
 	DOCA_DPA_DEV_LOG_LEVEL_INFO = 50,    /**< Informational messages and above. */
 	DOCA_DPA_DEV_LOG_LEVEL_DEBUG = 60,   /**< Everything, debug messages included. */
 } doca_dpa_dev_log_level_t;
+#endif /* DOCA_SIM_DEV_LOG_LEVEL_DEFINED_ */
 
 /** Width in bits of completion user data: values must be below (1 << 24). */
 #define DOCA_DPA_COMPLETION_LOG_MAX_USER_DATA (24)

@@ -181,7 +181,11 @@ fn check_program(name: &str) {
     if device.exists() {
         let text = std::fs::read_to_string(&device).unwrap();
         let kernels = parse_device_functions(&device, &text).unwrap_or_else(|e| panic!("{e}"));
-        let structs = doca_build_support::dpa_app::parse_structs(&device, &text);
+        let structs = doca_build_support::dpa_app::scan_structs(
+            std::slice::from_ref(&device),
+            std::slice::from_ref(&dir),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
         let app = sim_app_source(
             &format!("{name}_app"),
             &[device.as_path()],
@@ -265,4 +269,9 @@ fn started_objects_are_destroyed_without_a_stop() {
 #[test]
 fn host_side_device_selection_finds_an_sf_with_rdma() {
     check_program("device_selection");
+}
+
+#[test]
+fn rpcs_and_kernels_take_structs_by_value_from_a_shared_header() {
+    check_program("rpc_struct_by_value");
 }

@@ -7,6 +7,8 @@
  */
 #include <doca_dpa_dev.h>
 
+#include "by_value.h"
+
 /* 16 bytes: 4 of tail padding. */
 struct bv_pair {
 	uint64_t a;
@@ -20,12 +22,6 @@ typedef struct bv_point {
 	double w;
 } bv_point_t;
 
-/* A DPA address inside a struct argument: the launch keeps the buffer alive. */
-struct bv_target {
-	doca_dpa_dev_uintptr_t out;
-	uint32_t n;
-	uint32_t scale;
-};
 
 /* Scalars around a struct: each argument must come out of its own slots. */
 __dpa_rpc__ uint64_t bv_pair_sum(uint32_t k, struct bv_pair p, uint64_t m)

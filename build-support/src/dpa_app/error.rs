@@ -32,10 +32,11 @@ impl ParamRefusal {
     fn explain(self) -> &'static str {
         match self {
             ParamRefusal::StructByValue => {
-                "a struct passed by value must be defined in the application's sources as \
-                 a file-scope `struct NAME { … }` whose fields are all of supported types \
-                 (no arrays, bit-fields or nested members), so that its host declaration \
-                 can be generated; otherwise pass a pointer to it in DPA memory \
+                "a struct passed by value must be defined in the application's sources (or \
+                 a header they include with `#include \"…\"`) as a file-scope \
+                 `struct NAME { … }` whose fields are all of supported types (no arrays, \
+                 bit-fields or nested members), so that its host declaration can be \
+                 generated; otherwise pass a pointer to it in DPA memory \
                  (doca_dpa_dev_uintptr_t)"
             }
             ParamRefusal::UnionByValue => {

@@ -111,7 +111,7 @@ pub use parse::{
     parse_device_functions, parse_structs, DeviceFunction, Field, FunctionKind, Param, StructDef,
     MAX_KERNEL_ARGS,
 };
-pub use sim::{HOST_INCLUDE_ENV, SIM_DEVICE_INCLUDE_ENV};
+pub use sim::{scan_structs, HOST_INCLUDE_ENV, SIM_DEVICE_INCLUDE_ENV};
 pub use sim_source::sim_app_source;
 pub use tools::{
     ATTRS2BLOB_ENV, ATTRS2BLOB_NAME, DEFAULT_ATTRS2BLOB, DEFAULT_DPACC, DPACC_ENV,
@@ -440,7 +440,7 @@ impl DpaApp {
         let r = self.resolve(env, &mut d)?;
         // Every backend (docs too) gets the Rust declarations, generated from the C.
         let kernels = sim::scan_sources(&r.app_name, &r.sources)?;
-        let structs = sim::scan_structs(&r.sources)?;
+        let structs = sim::scan_structs(&r.sources, &r.include_dirs)?;
         host_decls::check_functions(&kernels, &structs)?;
         built.rust_declarations = Some(launchers::write_rust(
             &r,

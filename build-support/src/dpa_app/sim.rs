@@ -66,16 +66,55 @@ pub(crate) fn scan_sources(
     Ok(all)
 }
 
-/// A path that can be written inside `#include "…"`.
-/// Every struct defined in the sources (for the Rust declarations of those whose
-/// fields all have Rust types).
-pub(crate) fn scan_structs(sources: &[PathBuf]) -> Result<Vec<StructDef>, DpaAppError> {
+/// Every struct defined in the sources and in the headers they include with
+/// `#include "…"` (for the Rust declarations of those whose fields all have Rust
+/// types, and for the launchers' layout checks).
+///
+/// Real programs define the structs they pass by value in a header shared by the
+/// host and the device side (NVIDIA's ping-pong sample does), so a quoted include
+/// is followed, once per file: resolved next to the including file first, then in
+/// `include_dirs`, as the C preprocessor does. A quoted include found in neither is
+/// left to the compiler (it may come from a `-I` the build does not know of);
+/// `<…>` includes are system and DOCA headers and are not read.
+pub fn scan_structs(
+    sources: &[PathBuf],
+    include_dirs: &[PathBuf],
+) -> Result<Vec<StructDef>, DpaAppError> {
     let mut all = Vec::new();
-    for s in sources {
-        let text = std::fs::read_to_string(s).map_err(|e| io_err(s, e))?;
-        all.extend(parse_structs(s, &text));
+    let mut seen: Vec<PathBuf> = Vec::new();
+    let mut queue: Vec<PathBuf> = sources.to_vec();
+    queue.reverse();
+    while let Some(file) = queue.pop() {
+        let key = file.canonicalize().unwrap_or_else(|_| file.clone());
+        if seen.contains(&key) {
+            continue;
+        }
+        seen.push(key);
+        let text = std::fs::read_to_string(&file).map_err(|e| io_err(&file, e))?;
+        all.extend(parse_structs(&file, &text));
+        let here = file.parent().map(Path::to_path_buf).unwrap_or_default();
+        let mut includes: Vec<PathBuf> = quoted_includes(&text)
+            .filter_map(|name| {
+                std::iter::once(&here)
+                    .chain(include_dirs)
+                    .map(|dir| dir.join(name))
+                    .find(|p| p.is_file())
+            })
+            .collect();
+        includes.reverse();
+        queue.extend(includes);
     }
     Ok(all)
+}
+
+/// The names of a file's `#include "NAME"` lines, in order.
+fn quoted_includes(text: &str) -> impl Iterator<Item = &str> {
+    text.lines().filter_map(|line| {
+        let rest = line.trim_start().strip_prefix('#')?.trim_start();
+        let rest = rest.strip_prefix("include")?.trim_start();
+        let rest = rest.strip_prefix('"')?;
+        rest.split_once('"').map(|(name, _)| name)
+    })
 }
 
 fn includable(p: &Path) -> Result<(), DpaAppError> {
@@ -222,5 +261,31 @@ mod tests {
             Err(DpaAppError::UnusablePath { .. })
         ));
         assert!(includable(Path::new("/a\n/b.c")).is_err());
+    }
+
+    #[test]
+    fn structs_are_found_in_quoted_includes() {
+        let src = crate::testutil::TempDir::new("dpa-structs-includes");
+        let inc = crate::testutil::TempDir::new("dpa-structs-includes-dir");
+        src.write(
+            "shared.h",
+            "#include \"nested.h\"\n#include <stdint.h>\nstruct ping { uint64_t seq; };\n",
+        );
+        inc.write("nested.h", "typedef struct deep { uint32_t x; } deep_t;\n");
+        // Included twice, and a quoted include that exists nowhere (left to the compiler).
+        let kernel = src.write(
+            "k.c",
+            "#include \"shared.h\"\n #  include \"shared.h\"\n#include \"absent.h\"\n\
+             struct local { uint32_t y; };\n",
+        );
+        let structs = scan_structs(&[kernel], &[inc.path().to_owned()]).unwrap();
+        let names: Vec<&str> = structs.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["local", "ping", "deep"]);
+        assert_eq!(structs[2].alias.as_deref(), Some("deep_t"));
+        assert!(
+            structs[1].file.ends_with("shared.h"),
+            "{:?}",
+            structs[1].file
+        );
     }
 }
