@@ -164,3 +164,39 @@ fn without_wait_tasks_the_async_api_says_so_and_blocking_waits_work() {
     drop((launcher, engine, dpa));
     assert_eq!(scope.live_total(), 0, "left {:?}", scope.live_objects());
 }
+
+#[test]
+fn an_engine_follows_the_runtime_it_is_awaited_in() {
+    let dpa = dpa();
+    let engine = Engine::new().unwrap();
+    let launcher = Launcher::with_engine(&dpa, &engine).unwrap();
+    let runtime = || {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .enable_time()
+            .build()
+            .unwrap()
+    };
+    let await_one = |rt: &tokio::runtime::Runtime| {
+        let launch = launcher.launch(&doca_tests::noop, 1, ()).unwrap();
+        tokio::task::LocalSet::new().block_on(rt, async {
+            tokio::time::timeout(LONG, launch.completion())
+                .await
+                .expect("the await hung")
+                .unwrap()
+        });
+    };
+    // Registered with `first`, which then stays alive but idle: the await in
+    // `second` must not wait for `first`'s driver.
+    let first = runtime();
+    await_one(&first);
+    let second = runtime();
+    await_one(&second);
+    // The first runtime is gone: its registration must not be used again.
+    drop(first);
+    await_one(&second);
+    let third = runtime();
+    drop(second);
+    await_one(&third);
+    assert_eq!(launcher.retired(), 4);
+}

@@ -96,7 +96,7 @@ impl Wake for Broadcast {
 pub(crate) struct EngineInner {
     pe: NonNull<sys::doca_pe>,
     fd: std::os::fd::RawFd,
-    reactor: RefCell<Option<Box<dyn Reactor>>>,
+    reactor: RefCell<Option<Watcher>>,
     broadcast: Arc<Broadcast>,
     broadcast_waker: Waker,
 }
@@ -183,7 +183,10 @@ impl Engine {
     /// Uses `reactor` to watch the notification handle for futures (instead of the
     /// `tokio` feature's, or where there is none).
     pub fn set_reactor(&self, reactor: impl Reactor) {
-        *self.inner.reactor.borrow_mut() = Some(Box::new(reactor));
+        let mut slot = self.inner.reactor.borrow_mut();
+        // The old registration goes first.
+        *slot = None;
+        *slot = Some(Watcher::Set(Box::new(reactor)));
     }
 
     /// Completes what is due: runs the callbacks of tasks that can complete
@@ -237,11 +240,14 @@ impl Engine {
     fn poll_readable(&self, cx: &Context<'_>) -> Result<bool> {
         self.inner.broadcast.register(cx.waker());
         self.request_notification()?;
-        let mut reactor = self.inner.reactor.borrow_mut();
-        if reactor.is_none() {
-            *reactor = default_reactor(self.inner.fd);
+        let mut slot = self.inner.reactor.borrow_mut();
+        if !slot.as_ref().is_some_and(Watcher::serves_this_runtime) {
+            // Deregister from the runtime it was made in before registering with
+            // the current one.
+            *slot = None;
+            *slot = default_watcher(self.inner.fd);
         }
-        let Some(r) = reactor.as_ref() else {
+        let Some(r) = slot.as_ref().map(Watcher::reactor) else {
             return Err(unavailable(
                 "no reactor watches the engine: await inside a tokio runtime with the \
                  `tokio` feature, or give one with Engine::set_reactor",
@@ -258,11 +264,42 @@ impl Engine {
     }
 }
 
-/// The reactor used when none was set: tokio's, inside a tokio runtime.
-fn default_reactor(fd: std::os::fd::RawFd) -> Option<Box<dyn Reactor>> {
+/// What watches an engine's handle.
+enum Watcher {
+    /// Given with [`Engine::set_reactor`]: used for good.
+    Set(Box<dyn Reactor>),
+    /// The `tokio` feature's, registered with the I/O driver of the runtime that
+    /// was current when it was made. An engine awaited later in another runtime
+    /// (the first one dropped, or idle while another runs) registers again there:
+    /// a registration with a runtime nobody drives would never wake the future.
+    #[cfg(feature = "tokio")]
+    Tokio(crate::tokio_reactor::TokioReactor),
+}
+
+impl Watcher {
+    fn reactor(&self) -> &dyn Reactor {
+        match self {
+            Watcher::Set(r) => r.as_ref(),
+            #[cfg(feature = "tokio")]
+            Watcher::Tokio(r) => r,
+        }
+    }
+
+    /// Whether it can wake a future polled now, on this thread.
+    fn serves_this_runtime(&self) -> bool {
+        match self {
+            Watcher::Set(_) => true,
+            #[cfg(feature = "tokio")]
+            Watcher::Tokio(r) => r.is_current(),
+        }
+    }
+}
+
+/// The watcher used when no reactor was set: tokio's, inside a tokio runtime.
+fn default_watcher(fd: std::os::fd::RawFd) -> Option<Watcher> {
     #[cfg(feature = "tokio")]
     {
-        crate::tokio_reactor::TokioReactor::current(fd).map(|r| Box::new(r) as Box<dyn Reactor>)
+        crate::tokio_reactor::TokioReactor::current(fd).map(Watcher::Tokio)
     }
     #[cfg(not(feature = "tokio"))]
     {

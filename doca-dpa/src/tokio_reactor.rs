@@ -23,6 +23,8 @@ impl std::os::fd::AsRawFd for Handle {
 /// in.
 pub(crate) struct TokioReactor {
     fd: AsyncFd<Handle>,
+    /// The runtime whose driver `fd` is registered with.
+    runtime: tokio::runtime::Id,
 }
 
 impl TokioReactor {
@@ -30,13 +32,18 @@ impl TokioReactor {
     /// have its I/O driver enabled (`enable_io` or `enable_all`; tokio panics
     /// otherwise).
     pub(crate) fn current(fd: RawFd) -> Option<TokioReactor> {
-        tokio::runtime::Handle::try_current().ok()?;
+        let runtime = tokio::runtime::Handle::try_current().ok()?.id();
         // SAFETY: `fd` is the engine's notification handle, open until the engine is
         // destroyed; the engine drops this reactor before `doca_pe_destroy` closes it,
         // and `Handle` always returns that same descriptor.
         unsafe { AsyncFd::register_with_interest(Handle(fd), tokio::io::Interest::READABLE) }
             .ok()
-            .map(|fd| TokioReactor { fd })
+            .map(|fd| TokioReactor { fd, runtime })
+    }
+
+    /// Whether the current runtime (if any) is the one this registration belongs to.
+    pub(crate) fn is_current(&self) -> bool {
+        tokio::runtime::Handle::try_current().is_ok_and(|h| h.id() == self.runtime)
     }
 }
 
