@@ -316,12 +316,18 @@ pub struct CqAttributes {
 #[derive(Clone)]
 struct BoundThread {
     id: u32,
+    /// PCI address of the device the thread's DPA context runs on: a thread id
+    /// means something only on that device's DPA.
+    device: String,
     _thread: KeepAlive,
 }
 
 impl std::fmt::Debug for BoundThread {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("BoundThread").field("id", &self.id).finish()
+        f.debug_struct("BoundThread")
+            .field("id", &self.id)
+            .field("device", &self.device)
+            .finish()
     }
 }
 
@@ -361,6 +367,7 @@ impl CqAttributes {
     pub fn dpa_thread(mut self, thread: &doca_dpa::DpaThread) -> Result<Self> {
         self.dpa_thread = Some(BoundThread {
             id: thread.id()?,
+            device: thread.dpa().device().info().pci_addr.clone(),
             _thread: thread.keep_alive(),
         });
         Ok(self)
@@ -476,13 +483,28 @@ impl fmt::Debug for CompletionQueue {
 impl CompletionQueue {
     /// Creates a CQ (`doca_verbs_cq_attr_create`, the attribute setters
     /// `attrs` asks for, `doca_verbs_cq_create`, `doca_verbs_cq_attr_destroy`;
-    /// all EXPERIMENTAL). A size of 0 is refused before any DOCA call.
+    /// all EXPERIMENTAL). A size of 0, and a DPA thread of another device than
+    /// `context`'s (its id would name some other thread, or none, of this
+    /// device's DPA), are refused before any DOCA call.
     pub fn new(context: &VerbsContext, attrs: &CqAttributes) -> Result<CompletionQueue> {
         if attrs.size == 0 {
             return Err(invalid(
                 "doca_verbs_cq_attr_set_cq_size",
                 "a CQ needs at least one entry",
             ));
+        }
+        if let Some(bound) = &attrs.dpa_thread {
+            let here = &context.device().info().pci_addr;
+            if &bound.device != here {
+                return Err(invalid(
+                    "doca_verbs_cq_attr_set_dpa_thread_id",
+                    format!(
+                        "DPA thread {} runs on the DPA of device {}, but the CQ's verbs \
+                         context is on device {here}",
+                        bound.id, bound.device
+                    ),
+                ));
+            }
         }
         let attr = RawCqAttr::apply(attrs)?;
         let mut raw = std::ptr::null_mut();

@@ -913,3 +913,34 @@ fn a_connection_that_cannot_be_destroyed_is_leaked_not_freed() {
     // logs the failure instead of panicking.
     drain(&fx, &comp);
 }
+
+#[test]
+fn a_cq_refuses_a_dpa_thread_of_another_device() {
+    let fx = fx();
+    let here = fx.dpa.device().info().pci_addr.clone();
+    // Any other device will do: the CQ is made on its verbs context.
+    let Some(info) = doca::dpa::devices()
+        .unwrap()
+        .into_iter()
+        .find(|d| d.pci_addr != here)
+    else {
+        eprintln!("skipped: one device only");
+        return;
+    };
+    let other = VerbsContext::new(&info.open().unwrap()).unwrap();
+    let counter = DpaBuffer::<u64>::from_slice(&fx.dpa, &[0]).unwrap();
+    let thread = ThreadBuilder::new(&fx.dpa, &doca_tests::count_activations, (&counter,))
+        .unwrap()
+        .start()
+        .unwrap();
+    let attrs = CqAttributes::new(16).dpa_thread(&thread).unwrap();
+    let err = CompletionQueue::new(&other, &attrs).unwrap_err();
+    assert!(err.is_invalid_argument(), "{err}");
+    let text = err.to_string();
+    assert!(
+        text.contains(&here) && text.contains(&info.pci_addr),
+        "the error names neither device: {text}"
+    );
+    // The thread's own device takes it.
+    CompletionQueue::new(&fx.verbs, &attrs).unwrap();
+}
