@@ -147,3 +147,29 @@ fn a_missing_function_is_reported() {
     let (line, previous) = declaration(&code, "doca_here").expect("declared");
     assert_eq!((line, previous), ("int doca_here(void);", "DOCA_STABLE"));
 }
+
+#[test]
+fn dpa_verbs_stops_a_kernel_build_with_the_reason() {
+    // DPA Verbs is DOCA 3.2+, outside the modelled surface: a kernel that
+    // includes it must not build against stand-ins that do nothing.
+    let dir = std::env::temp_dir().join(format!("doca-sim-dev-verbs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let kernel = dir.join("k.c");
+    std::fs::write(&kernel, "#include <doca_dpa_dev_verbs.h>\n").unwrap();
+    let out = std::process::Command::new("cc")
+        .arg("-fsyntax-only")
+        .arg("-I")
+        .arg(manifest().join("device-include"))
+        .arg("-I")
+        .arg(manifest().join("include"))
+        .arg(&kernel)
+        .output()
+        .expect("running cc");
+    let _ = std::fs::remove_dir_all(&dir);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "the kernel built");
+    assert!(
+        stderr.contains("doca-sim does not model DPA Verbs"),
+        "no reason given: {stderr}"
+    );
+}
