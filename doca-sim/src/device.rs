@@ -22,7 +22,7 @@ use std::time::Instant;
 
 use crate::dpa::fault::{Access, FaultKind, FaultReport};
 use crate::dpa::launch::{current_device, with_device};
-use crate::registry::{resolve, DeviceObject};
+use crate::registry::resolve;
 use crate::sync_event::{Compare, EventCore};
 use crate::trap::{self, SimCode};
 
@@ -83,9 +83,9 @@ fn write_out<T: Copy>(call: &str, ptr: *mut T, value: T) {
 }
 
 fn event(handle: u64) -> Option<std::sync::Arc<EventCore>> {
-    match resolve(handle) {
-        Some(DeviceObject::SyncEvent(e)) => Some(e),
-        _ => {
+    match resolve::<EventCore>(handle) {
+        Some(e) => Some(e),
+        None => {
             fault(format!(
                 "sync event handle {handle:#x} is not a live exported event"
             ));
@@ -95,9 +95,9 @@ fn event(handle: u64) -> Option<std::sync::Arc<EventCore>> {
 }
 
 fn completion(handle: u64) -> Option<std::sync::Arc<crate::dpa::threads::CompletionCore>> {
-    match resolve(handle) {
-        Some(DeviceObject::Completion(c)) => Some(c),
-        _ => {
+    match resolve::<crate::dpa::threads::CompletionCore>(handle) {
+        Some(c) => Some(c),
+        None => {
             fault(format!(
                 "completion handle {handle:#x} is not a live completion context"
             ));
@@ -140,9 +140,9 @@ pub extern "C" fn doca_dpa_dev_thread_get_local_storage() -> u64 {
 #[no_mangle]
 pub extern "C" fn doca_sim_impl_thread_notify(handle: u64) {
     let _sim = SimCode::enter();
-    match resolve(handle) {
-        Some(DeviceObject::Thread(t)) => t.activate(),
-        _ => fault(format!("notification handle {handle:#x} is not live")),
+    match resolve::<crate::dpa::threads::ThreadCore>(handle) {
+        Some(t) => t.activate(),
+        None => fault(format!("notification handle {handle:#x} is not live")),
     }
 }
 
@@ -325,9 +325,9 @@ pub unsafe extern "C" fn doca_sim_dev_raise_fault(reason: *const c_char) {
 }
 
 fn hash(handle: u64) -> Option<std::sync::Arc<crate::dpa::threads::HashCore>> {
-    match resolve(handle) {
-        Some(DeviceObject::HashTable(h)) => Some(h),
-        _ => {
+    match resolve::<crate::dpa::threads::HashCore>(handle) {
+        Some(h) => Some(h),
+        None => {
             fault(format!("hash table handle {handle:#x} is not live"));
             None
         }
@@ -389,7 +389,7 @@ fn root(core: &std::sync::Arc<crate::dpa::DpaCore>) -> *const crate::dpa::DpaCor
 #[no_mangle]
 pub extern "C" fn doca_sim_impl_device_set(handle: u64) {
     let _sim = SimCode::enter();
-    let Some(DeviceObject::Dpa(target)) = resolve(handle) else {
+    let Some(target) = resolve::<crate::dpa::DpaCore>(handle) else {
         return fault(format!(
             "DPA handle {handle:#x} is not a live started DPA context"
         ));

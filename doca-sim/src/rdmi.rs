@@ -46,7 +46,7 @@ use crate::dpa::threads::{completion_core, CompletionCore};
 use crate::dpa::DpaCore;
 use crate::error::{codes, fail, SimResult};
 use crate::export::{doca_api, not_modelled, out};
-use crate::registry::{self, DeviceObject, SimObject};
+use crate::registry::{self, SimObject};
 use crate::verbs::{cq, pd, verbs_ctx, CqCore, PdCore, VerbsCore};
 
 /// Bytes per receive slot.
@@ -450,7 +450,7 @@ doca_api! {
         let h = *lock(&c.core.state)
             .common
             .handle
-            .get_or_insert_with(|| registry::publish(DeviceObject::RdmiConnection(core)));
+            .get_or_insert_with(|| registry::publish(core));
         out(dpa_handle, h)
     }
 
@@ -541,7 +541,7 @@ doca_api! {
         let core = p.core.clone();
         let h = *lock(&p.core.state)
             .handle
-            .get_or_insert_with(|| registry::publish(DeviceObject::RdmiPoster(core)));
+            .get_or_insert_with(|| registry::publish(core));
         out(dpa_handle, h)
     }
 
@@ -601,9 +601,10 @@ pub unsafe extern "C" fn doca_sim_impl_rdmi_send(
     user_data: u32,
 ) -> c_int {
     let _sim = crate::trap::SimCode::enter();
-    let (Some(DeviceObject::RdmiPoster(p)), Some(DeviceObject::RdmiConnection(c))) =
-        (registry::resolve(poster), registry::resolve(conn))
-    else {
+    let (Some(p), Some(c)) = (
+        registry::resolve::<PosterCore>(poster),
+        registry::resolve::<ConnectionCore>(conn),
+    ) else {
         return codes::INVALID_VALUE as c_int;
     };
     if data.is_null() && len > 0 {
@@ -651,7 +652,7 @@ pub unsafe extern "C" fn doca_sim_impl_rdmi_send(
 #[no_mangle]
 pub extern "C" fn doca_sim_dev_rdmi_consume(conn: u64, n: u32) -> c_int {
     let _sim = crate::trap::SimCode::enter();
-    let Some(DeviceObject::RdmiConnection(c)) = registry::resolve(conn) else {
+    let Some(c) = registry::resolve::<ConnectionCore>(conn) else {
         return codes::INVALID_VALUE as c_int;
     };
     let mut st = lock(&c.state);
@@ -667,8 +668,6 @@ pub extern "C" fn doca_sim_dev_rdmi_consume(conn: u64, n: u32) -> c_int {
 #[no_mangle]
 pub extern "C" fn doca_sim_dev_rdmi_rq_addr(conn: u64) -> u64 {
     let _sim = crate::trap::SimCode::enter();
-    match registry::resolve(conn) {
-        Some(DeviceObject::RdmiConnection(c)) => lock(&c.state).buffer.map_or(0, |(a, _)| a as u64),
-        _ => 0,
-    }
+    registry::resolve::<ConnectionCore>(conn)
+        .map_or(0, |c| lock(&c.state).buffer.map_or(0, |(a, _)| a as u64))
 }

@@ -9,7 +9,7 @@ use crate::dev::{obj, Dev};
 use crate::dpa::{Dpa, DpaCore};
 use crate::error::{codes, fail, SimResult};
 use crate::export::{doca_api, not_modelled, out};
-use crate::registry::{self, DeviceObject, SimObject};
+use crate::registry::{self, SimObject};
 use crate::sync_event_task::{EventCtx, EventTasks};
 
 /// The shared counter of a sync event, reachable from host calls and from
@@ -372,7 +372,7 @@ doca_api! {
         if !is_location {
             return Err(fail(codes::INVALID_VALUE, "the DPA is neither a publisher nor a subscriber of this event"));
         }
-        let handle = registry::publish(DeviceObject::SyncEvent(ev.core.clone()));
+        let handle = registry::publish(ev.core.clone());
         state.handles.push(handle);
         out(dpa_dev_se_handle, handle)
     }
@@ -456,6 +456,12 @@ doca_api! {
 
 // ------------------------------------------------------------- remote net
 
+/// What a remote-net handle designates in the handle table: the export of
+/// an event (`doca_sync_event_export_to_remote_net`) or a DPA handle of its
+/// remote side (`doca_dpa_dev_sync_event_remote_net_t`). Only RDMA signals
+/// use the latter on the DPA, and the sim models no DPA RDMA.
+struct NetEvent(Arc<EventCore>);
+
 /// `struct doca_sync_event_remote_net`: the remote side of an exported event.
 pub(crate) struct RemoteNetEvent {
     core: Arc<EventCore>,
@@ -520,7 +526,7 @@ doca_api! {
             return Err(fail(codes::NOT_PERMITTED, "the event has no remote-net publisher location"));
         }
         if state.net_export.is_none() {
-            let id = registry::publish(DeviceObject::RemoteNetEvent(ev.core.clone()));
+            let id = registry::publish(Arc::new(NetEvent(ev.core.clone())));
             state.handles.push(id);
             let mut blob = NET_EXPORT_MAGIC.to_vec();
             blob.extend_from_slice(&id.to_le_bytes());
@@ -540,9 +546,10 @@ doca_api! {
         // SAFETY: the caller passes `sz` readable bytes (the C contract).
         let blob = unsafe { std::slice::from_raw_parts(data, sz) };
         let id = net_export_id(blob).ok_or(fail(codes::INVALID_VALUE, "not a remote-net export of doca-sim"))?;
-        let Some(DeviceObject::RemoteNetEvent(core)) = registry::resolve(id) else {
+        let Some(net) = registry::resolve::<NetEvent>(id) else {
             return Err(fail(codes::NOT_FOUND, "the exported sync event no longer exists"));
         };
+        let core = net.0.clone();
         let remote = registry::register(RemoteNetEvent { core, handles: Mutex::default() });
         out(event, remote.cast())
     }
@@ -569,7 +576,7 @@ doca_api! {
         if !core.device.profile.sync_event_export {
             return Err(fail(codes::NOT_SUPPORTED, "this device cannot export sync events to its DPA"));
         }
-        let handle = registry::publish(DeviceObject::RemoteNetEvent(remote.core.clone()));
+        let handle = registry::publish(Arc::new(NetEvent(remote.core.clone())));
         remote.handles.lock().unwrap_or_else(|p| p.into_inner()).push(handle);
         out(dpa_remote_event, handle)
     }

@@ -556,7 +556,10 @@ impl Child for HashTable {
     }
 }
 
-fn handle_of(slot: &mut Option<u64>, make: impl FnOnce() -> registry::DeviceObject) -> u64 {
+fn handle_of<T: Send + Sync + 'static>(
+    slot: &mut Option<u64>,
+    make: impl FnOnce() -> Arc<T>,
+) -> u64 {
     *slot.get_or_insert_with(|| registry::publish(make()))
 }
 
@@ -854,7 +857,7 @@ doca_api! {
             return Err(fail(codes::BAD_STATE, "the completion context is not started"));
         }
         let core = c.core.clone();
-        let h = handle_of(&mut st.handle, || registry::DeviceObject::Completion(core));
+        let h = handle_of(&mut st.handle, || core);
         out(handle, h)
     }
 
@@ -918,7 +921,7 @@ doca_api! {
             return Err(fail(codes::BAD_STATE, "not started"));
         }
         let t = n.thread.clone();
-        let h = handle_of(&mut st.handle, || registry::DeviceObject::Thread(t));
+        let h = handle_of(&mut st.handle, || t);
         out(handle, h)
     }
 
@@ -996,7 +999,7 @@ doca_api! {
         if !st.started {
             return Err(fail(codes::BAD_STATE, "async ops not started"));
         }
-        let h = handle_of(&mut st.handle, || registry::DeviceObject::Opaque);
+        let h = handle_of(&mut st.handle, || Arc::new(registry::Opaque));
         out(handle, h)
     }
 
@@ -1069,7 +1072,7 @@ doca_api! {
     fn doca_dpa_hash_table_get_dpa_handle(ht: *mut abi::doca_dpa_hash_table, ht_handle: *mut abi::doca_dpa_dev_hash_table_t) {
         let t = child::<HashTable, _>(ht)?;
         let core = t.core.clone();
-        let h = handle_of(&mut lock(&t.handle), || registry::DeviceObject::HashTable(core));
+        let h = handle_of(&mut lock(&t.handle), || core);
         out(ht_handle, h)
     }
 }
