@@ -23,7 +23,7 @@ use std::time::Instant;
 use crate::dpa::fault::{Access, FaultKind, FaultReport};
 use crate::dpa::launch::{current_device, with_device};
 use crate::registry::resolve;
-use crate::sync_event::{Compare, EventCore};
+use crate::sync_event::value::{Compare, EventCore};
 use crate::trap::{self, SimCode};
 
 /// `doca_dpa_dev_completion_type_t` of `device-include/doca_dpa_dev.h`.
@@ -131,9 +131,7 @@ pub extern "C" fn doca_dpa_dev_num_threads() -> c_uint {
 #[no_mangle]
 pub extern "C" fn doca_dpa_dev_thread_get_local_storage() -> u64 {
     let _sim = SimCode::enter();
-    current_device()
-        .and_then(|c| c.thread)
-        .map_or(0, |t| t.local_storage())
+    current_device().map_or(0, |c| c.local_storage)
 }
 
 /// Wakes the thread bound to a notification completion.

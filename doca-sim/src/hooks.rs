@@ -527,7 +527,7 @@ mod tests {
         // macro given `fn NAME,`) or in the C shim (the variadic ones).
         let root = concat!(env!("CARGO_MANIFEST_DIR"), "/");
         let mut sources = String::new();
-        for dir in ["src", "src/dpa", "csrc"] {
+        for dir in ["src", "src/dpa", "src/sync_event", "csrc"] {
             for entry in std::fs::read_dir(format!("{root}{dir}")).unwrap() {
                 let path = entry.unwrap().path();
                 if path.is_file() {

@@ -81,7 +81,6 @@ mod rdmi;
 mod registry;
 mod scope;
 mod sync_event;
-mod sync_event_task;
 mod trap;
 mod verbs;
 

@@ -222,7 +222,7 @@ impl ThreadCore {
                     code: DeviceCode::Thread,
                     rank,
                     num_threads: size,
-                    thread: Some(self.clone()),
+                    local_storage: self.local_storage(),
                 };
                 let mut args = [0u64; MAX_KERNEL_ARGS];
                 args[0] = arg;
