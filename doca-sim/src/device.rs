@@ -20,55 +20,15 @@ use std::ffi::{c_char, c_int, c_uint, CStr};
 use std::sync::OnceLock;
 use std::time::Instant;
 
-use crate::dpa::fault::{Access, FaultKind, FaultReport};
-use crate::dpa::launch::{current_device, with_device};
+use crate::dpa::fault::{Access, FaultKind};
+use crate::dpa::launch::{bad_address, current_device, raise, with_device};
+use crate::dpa::threads::comp;
 use crate::registry::resolve;
 use crate::sync_event::value::{Compare, EventCore};
 use crate::trap::{self, SimCode};
 
-/// `doca_dpa_dev_completion_type_t` of `device-include/doca_dpa_dev.h`.
-pub(crate) mod comp {
-    /// `DOCA_DPA_DEV_COMP_SEND`.
-    pub(crate) const SEND: u32 = 0x0;
-    /// `DOCA_DPA_DEV_COMP_RECV_SEND`.
-    pub(crate) const RECV_SEND: u32 = 0x2;
-    /// `DOCA_DPA_DEV_COMP_SEND_ERR`.
-    pub(crate) const SEND_ERR: u32 = 0xD;
-    /// `DOCA_DPA_DEV_COMP_RECV_ERR`.
-    pub(crate) const RECV_ERR: u32 = 0xE;
-}
-
-/// Records a device fault of the running code; its C wrapper then ends it.
-fn raise(kind: FaultKind, reason: String) {
-    with_device(|ctx| match ctx {
-        Some(ctx) => {
-            ctx.core
-                .make_fatal(FaultReport::device(kind, Some(&ctx.site()), reason));
-            trap::request_end();
-        }
-        None => eprintln!("doca-sim: device call outside a kernel: {reason}"),
-    });
-}
-
-/// A device call with a handle that designates nothing live.
 fn fault(reason: String) {
     raise(FaultKind::InvalidDeviceCall, reason);
-}
-
-/// A device call was given an address it cannot access.
-pub(crate) fn bad_address(call: &str, addr: u64, access: Access) {
-    with_device(|ctx| match ctx {
-        Some(ctx) => {
-            ctx.core.make_fatal(FaultReport::bad_address(
-                Some(&ctx.site()),
-                call,
-                addr,
-                access,
-            ));
-            trap::request_end();
-        }
-        None => eprintln!("doca-sim: {call} outside a kernel was given a bad address {addr:#x}"),
-    });
 }
 
 /// Writes a result through a pointer the kernel passed (an inaccessible

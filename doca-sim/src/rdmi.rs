@@ -42,6 +42,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use crate::abi;
 use crate::ctx::{self, destroy_ctx, new_ctx, CtxOwner};
 use crate::dev::{obj, DevRep};
+use crate::dpa::threads::comp::{RECV_SEND as COMP_RECV_SEND, SEND as COMP_SEND};
 use crate::dpa::threads::{completion_core, CompletionCore};
 use crate::dpa::DpaCore;
 use crate::error::{codes, fail, SimResult};
@@ -51,8 +52,6 @@ use crate::verbs::{cq, pd, verbs_ctx, CqCore, PdCore, VerbsCore};
 
 /// Bytes per receive slot.
 pub const SLOT_BYTES: usize = 64;
-
-use crate::device::comp::{RECV_SEND as COMP_RECV_SEND, SEND as COMP_SEND};
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
@@ -228,7 +227,7 @@ impl ConnectionCore {
         };
         if let Err(bad) = copied {
             drop(st);
-            crate::device::bad_address(
+            crate::dpa::launch::bad_address(
                 "doca_sim_dev_rdmi_send (the connection's receive buffer)",
                 bad,
                 crate::dpa::fault::Access::Write,
@@ -629,7 +628,7 @@ pub unsafe extern "C" fn doca_sim_impl_rdmi_send(
     // probed.
     let copied = unsafe { crate::trap::probe_copy(bytes.as_mut_ptr(), data.cast(), len as usize) };
     if let Err(addr) = copied {
-        crate::device::bad_address(
+        crate::dpa::launch::bad_address(
             "doca_sim_dev_rdmi_send",
             addr,
             crate::dpa::fault::Access::Read,

@@ -27,7 +27,7 @@ use std::thread::{self, Thread};
 use std::time::{Duration, Instant};
 
 use super::app::{Kernel, KernelDesc, KIND_GLOBAL, KIND_RPC, MAX_KERNEL_ARGS};
-use super::fault::{DeviceCode, FaultKind, FaultReport, Site};
+use super::fault::{Access, DeviceCode, FaultKind, FaultReport, Site};
 use super::{dpa, DpaCore};
 use crate::abi;
 use crate::dev::obj;
@@ -80,6 +80,35 @@ pub(crate) fn current_device() -> Option<DeviceContext> {
 /// Runs `f` with the device context of the calling thread.
 pub(crate) fn with_device<R>(f: impl FnOnce(Option<&DeviceContext>) -> R) -> R {
     DEVICE.with(|d| f(d.borrow().as_ref()))
+}
+
+/// Records a device fault of the running code; its C wrapper then ends it.
+pub(crate) fn raise(kind: FaultKind, reason: String) {
+    with_device(|ctx| match ctx {
+        Some(ctx) => {
+            ctx.core
+                .make_fatal(FaultReport::device(kind, Some(&ctx.site()), reason));
+            trap::request_end();
+        }
+        None => eprintln!("doca-sim: device call outside a kernel: {reason}"),
+    });
+}
+
+/// A device call with a handle that designates nothing live.
+/// A device call was given an address it cannot access.
+pub(crate) fn bad_address(call: &str, addr: u64, access: Access) {
+    with_device(|ctx| match ctx {
+        Some(ctx) => {
+            ctx.core.make_fatal(FaultReport::bad_address(
+                Some(&ctx.site()),
+                call,
+                addr,
+                access,
+            ));
+            trap::request_end();
+        }
+        None => eprintln!("doca-sim: {call} outside a kernel was given a bad address {addr:#x}"),
+    });
 }
 
 /// How a device function run ended (the jump codes of `csrc/trap.h`).

@@ -286,6 +286,18 @@ static NEXT_THREAD_ID: AtomicU32 = AtomicU32::new(1);
 
 // ------------------------------------------------------------ completions
 
+/// `doca_dpa_dev_completion_type_t` of `device-include/doca_dpa_dev.h`.
+pub(crate) mod comp {
+    /// `DOCA_DPA_DEV_COMP_SEND`.
+    pub(crate) const SEND: u32 = 0x0;
+    /// `DOCA_DPA_DEV_COMP_RECV_SEND`.
+    pub(crate) const RECV_SEND: u32 = 0x2;
+    /// `DOCA_DPA_DEV_COMP_SEND_ERR`.
+    pub(crate) const SEND_ERR: u32 = 0xD;
+    /// `DOCA_DPA_DEV_COMP_RECV_ERR`.
+    pub(crate) const RECV_ERR: u32 = 0xE;
+}
+
 /// A completion element as the sim encodes it in the device-side
 /// `doca_dpa_dev_completion_element_t` (a u64): type in bits 0..8, user data
 /// in bits 8..32, immediate in bits 32..64.
