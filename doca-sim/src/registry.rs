@@ -167,3 +167,25 @@ pub(crate) fn retract(handle: u64) {
         .unwrap_or_else(|p| p.into_inner())
         .remove(&handle);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_handle_resolves_only_as_the_type_it_was_published_as() {
+        struct Event(u64);
+        struct Completion;
+        let handle = publish(Arc::new(Event(7)));
+        assert_eq!(handle & HANDLE_TAG, HANDLE_TAG);
+        assert_eq!(resolve::<Event>(handle).map(|e| e.0), Some(7));
+        assert!(resolve::<Completion>(handle).is_none());
+        let other = publish(Arc::new(Completion));
+        assert_ne!(other, handle);
+        assert!(resolve::<Event>(other).is_none());
+        retract(handle);
+        assert!(resolve::<Event>(handle).is_none());
+        assert!(resolve::<Completion>(other).is_some());
+        retract(other);
+    }
+}

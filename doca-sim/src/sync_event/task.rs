@@ -1,6 +1,9 @@
 //! Sync events driven as DOCA contexts (`doca_sync_event_as_ctx`): the five
 //! task types of `doca_sync_event.h` and the generic `doca_task` calls of
-//! `doca_pe.h`, completed by `doca_pe_progress`.
+//! `doca_pe.h`, completed by `doca_pe_progress`. The C functions that take
+//! the event itself (`doca_sync_event_as_ctx`, each type's `*_set_conf` and
+//! `*_alloc_init`) are in the parent module, which owns the event; they call
+//! [`configure`] and [`allocate`] here.
 //!
 //! Model (the facts give the prototypes and the PE rules; the rest follows
 //! NVIDIA's PE samples, which configure, start, allocate, submit, progress and
