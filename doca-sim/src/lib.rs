@@ -88,14 +88,16 @@
 //!    on host threads, kernel launches, RPCs), `dpa::threads` (DPA threads,
 //!    completions, notifications), `mmap`, `verbs`.
 //! 9. RDMI: `rdmi`.
-//! 10. The device-side C edge, which only calls into the model: `device`
-//!     (the functions DPA kernels call) and `common` (`doca_error.h`,
-//!     `doca_version.h`).
+//! 10. The C edge that only calls into the model: `device` (the functions
+//!     DPA kernels call) and `common` (`doca_error.h`, `doca_version.h`).
 //!
 //! Each object module of layers 4 to 9 holds its model and, in its
-//! `doca_api!` blocks, the host C functions of that object (their names are
+//! `doca_api!` blocks, the host C functions of that object; their names are
 //! the DOCA names, so `grep -rn 'fn doca_sync_event_start'` finds the one
-//! place).
+//! place. The few device calls that need an object's private state stay
+//! with it (RDMI's `doca_sim_dev_rdmi_*` and `doca_sim_impl_rdmi_send`, the
+//! launch entry points of
+//! `csrc/` in `dpa::launch`).
 
 pub mod abi;
 mod common;
