@@ -96,8 +96,7 @@
 //! the DOCA names, so `grep -rn 'fn doca_sync_event_start'` finds the one
 //! place. The few device calls that need an object's private state stay
 //! with it (RDMI's `doca_sim_dev_rdmi_*` and `doca_sim_impl_rdmi_send`, the
-//! launch entry points of
-//! `csrc/` in `dpa::launch`).
+//! launch entry points of `csrc/` in `dpa::launch`).
 
 pub mod abi;
 mod common;
