@@ -27,6 +27,7 @@ use crate::registry::resolve;
 use crate::sync_event::value::{Compare, EventCore};
 use crate::trap::{self, SimCode};
 
+/// A device call with a handle that designates nothing live.
 fn fault(reason: String) {
     raise(FaultKind::InvalidDeviceCall, reason);
 }

@@ -94,7 +94,6 @@ pub(crate) fn raise(kind: FaultKind, reason: String) {
     });
 }
 
-/// A device call with a handle that designates nothing live.
 /// A device call was given an address it cannot access.
 pub(crate) fn bad_address(call: &str, addr: u64, access: Access) {
     with_device(|ctx| match ctx {
