@@ -484,7 +484,7 @@ doca_api! {
 }
 
 // Task batches: not modelled (only sync events used as contexts take tasks,
-// one at a time: see sync_event_task.rs); accessors that cannot fail do
+// one at a time: see sync_event/task.rs); accessors that cannot fail do
 // nothing or answer zero.
 doca_api! {
     /// Nothing is ever held back (sync-event tasks complete on progress).

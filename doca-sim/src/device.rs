@@ -20,55 +20,16 @@ use std::ffi::{c_char, c_int, c_uint, CStr};
 use std::sync::OnceLock;
 use std::time::Instant;
 
-use crate::dpa::fault::{Access, FaultKind, FaultReport};
-use crate::dpa::launch::{current_device, with_device};
-use crate::registry::{resolve, DeviceObject};
-use crate::sync_event::{Compare, EventCore};
+use crate::dpa::fault::{Access, FaultKind};
+use crate::dpa::launch::{bad_address, current_device, raise, with_device};
+use crate::dpa::threads::comp;
+use crate::registry::resolve;
+use crate::sync_event::value::{Compare, EventCore};
 use crate::trap::{self, SimCode};
-
-/// `doca_dpa_dev_completion_type_t` of `device-include/doca_dpa_dev.h`.
-pub(crate) mod comp {
-    /// `DOCA_DPA_DEV_COMP_SEND`.
-    pub(crate) const SEND: u32 = 0x0;
-    /// `DOCA_DPA_DEV_COMP_RECV_SEND`.
-    pub(crate) const RECV_SEND: u32 = 0x2;
-    /// `DOCA_DPA_DEV_COMP_SEND_ERR`.
-    pub(crate) const SEND_ERR: u32 = 0xD;
-    /// `DOCA_DPA_DEV_COMP_RECV_ERR`.
-    pub(crate) const RECV_ERR: u32 = 0xE;
-}
-
-/// Records a device fault of the running code; its C wrapper then ends it.
-fn raise(kind: FaultKind, reason: String) {
-    with_device(|ctx| match ctx {
-        Some(ctx) => {
-            ctx.core
-                .make_fatal(FaultReport::device(kind, Some(&ctx.site()), reason));
-            trap::request_end();
-        }
-        None => eprintln!("doca-sim: device call outside a kernel: {reason}"),
-    });
-}
 
 /// A device call with a handle that designates nothing live.
 fn fault(reason: String) {
     raise(FaultKind::InvalidDeviceCall, reason);
-}
-
-/// A device call was given an address it cannot access.
-pub(crate) fn bad_address(call: &str, addr: u64, access: Access) {
-    with_device(|ctx| match ctx {
-        Some(ctx) => {
-            ctx.core.make_fatal(FaultReport::bad_address(
-                Some(&ctx.site()),
-                call,
-                addr,
-                access,
-            ));
-            trap::request_end();
-        }
-        None => eprintln!("doca-sim: {call} outside a kernel was given a bad address {addr:#x}"),
-    });
 }
 
 /// Writes a result through a pointer the kernel passed (an inaccessible
@@ -83,9 +44,9 @@ fn write_out<T: Copy>(call: &str, ptr: *mut T, value: T) {
 }
 
 fn event(handle: u64) -> Option<std::sync::Arc<EventCore>> {
-    match resolve(handle) {
-        Some(DeviceObject::SyncEvent(e)) => Some(e),
-        _ => {
+    match resolve::<EventCore>(handle) {
+        Some(e) => Some(e),
+        None => {
             fault(format!(
                 "sync event handle {handle:#x} is not a live exported event"
             ));
@@ -95,9 +56,9 @@ fn event(handle: u64) -> Option<std::sync::Arc<EventCore>> {
 }
 
 fn completion(handle: u64) -> Option<std::sync::Arc<crate::dpa::threads::CompletionCore>> {
-    match resolve(handle) {
-        Some(DeviceObject::Completion(c)) => Some(c),
-        _ => {
+    match resolve::<crate::dpa::threads::CompletionCore>(handle) {
+        Some(c) => Some(c),
+        None => {
             fault(format!(
                 "completion handle {handle:#x} is not a live completion context"
             ));
@@ -131,18 +92,16 @@ pub extern "C" fn doca_dpa_dev_num_threads() -> c_uint {
 #[no_mangle]
 pub extern "C" fn doca_dpa_dev_thread_get_local_storage() -> u64 {
     let _sim = SimCode::enter();
-    current_device()
-        .and_then(|c| c.thread)
-        .map_or(0, |t| t.local_storage())
+    current_device().map_or(0, |c| c.local_storage)
 }
 
 /// Wakes the thread bound to a notification completion.
 #[no_mangle]
 pub extern "C" fn doca_sim_impl_thread_notify(handle: u64) {
     let _sim = SimCode::enter();
-    match resolve(handle) {
-        Some(DeviceObject::Thread(t)) => t.activate(),
-        _ => fault(format!("notification handle {handle:#x} is not live")),
+    match resolve::<crate::dpa::threads::ThreadCore>(handle) {
+        Some(t) => t.activate(),
+        None => fault(format!("notification handle {handle:#x} is not live")),
     }
 }
 
@@ -325,9 +284,9 @@ pub unsafe extern "C" fn doca_sim_dev_raise_fault(reason: *const c_char) {
 }
 
 fn hash(handle: u64) -> Option<std::sync::Arc<crate::dpa::threads::HashCore>> {
-    match resolve(handle) {
-        Some(DeviceObject::HashTable(h)) => Some(h),
-        _ => {
+    match resolve::<crate::dpa::threads::HashCore>(handle) {
+        Some(h) => Some(h),
+        None => {
             fault(format!("hash table handle {handle:#x} is not live"));
             None
         }
@@ -389,7 +348,7 @@ fn root(core: &std::sync::Arc<crate::dpa::DpaCore>) -> *const crate::dpa::DpaCor
 #[no_mangle]
 pub extern "C" fn doca_sim_impl_device_set(handle: u64) {
     let _sim = SimCode::enter();
-    let Some(DeviceObject::Dpa(target)) = resolve(handle) else {
+    let Some(target) = resolve::<crate::dpa::DpaCore>(handle) else {
         return fault(format!(
             "DPA handle {handle:#x} is not a live started DPA context"
         ));

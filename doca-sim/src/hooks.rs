@@ -20,15 +20,14 @@
 //! call fail with `DOCA_ERROR_BAD_CONFIG`, see [`crate::config_error`]), and
 //! [`Scope::assert_all_fired`] tells a test whose faults never fired.
 
-use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use crate::abi;
 use crate::error::{code_from_name, name, Code};
-use crate::registry::FastMap;
+use crate::fastmap::FastMap;
+use crate::scope;
 
 /// Which calls of a function a fault applies to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -190,17 +189,6 @@ fn hooks() -> MutexGuard<'static, Hooks> {
     lock.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-thread_local! {
-    static CURRENT: Cell<u64> = const { Cell::new(0) };
-}
-
-static NEXT_SCOPE: AtomicU64 = AtomicU64::new(1);
-
-/// The scope id of the calling thread (0 when it has entered none).
-pub(crate) fn current_scope() -> u64 {
-    CURRENT.with(Cell::get)
-}
-
 fn parse_fault_spec(spec: &str) -> Result<Vec<Fault>, String> {
     let mut out = Vec::new();
     for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -237,7 +225,7 @@ fn parse_fault_spec(spec: &str) -> Result<Vec<Fault>, String> {
 ///
 /// Called at the top of every exported function that returns `doca_error_t`.
 pub(crate) fn enter(function: &'static str) -> Option<Code> {
-    let scope = current_scope();
+    let scope = scope::current();
     let mut hooks = hooks();
     let state = hooks.scopes.entry(scope).or_default();
     *state.calls.entry(function).or_insert(0) += 1;
@@ -269,7 +257,7 @@ pub(crate) fn enter(function: &'static str) -> Option<Code> {
 
 /// Records a call of a function that cannot fail (no injection point).
 pub(crate) fn count(function: &'static str) {
-    let scope = current_scope();
+    let scope = scope::current();
     let mut hooks = hooks();
     let state = hooks.scopes.entry(scope).or_default();
     *state.calls.entry(function).or_insert(0) += 1;
@@ -313,14 +301,14 @@ pub struct Entered {
 
 impl Drop for Entered {
     fn drop(&mut self) {
-        CURRENT.with(|c| c.set(self.previous));
+        scope::enter(self.previous);
     }
 }
 
 impl ScopeHandle {
     /// Enters the scope on the calling thread until the guard is dropped.
     pub fn enter(self) -> Entered {
-        let previous = CURRENT.with(|c| c.replace(self.id));
+        let previous = scope::enter(self.id);
         Entered {
             previous,
             _not_send: std::marker::PhantomData,
@@ -331,9 +319,9 @@ impl ScopeHandle {
 impl Scope {
     /// Creates a fresh scope (no faults, zero counters) and enters it.
     pub fn new() -> Self {
-        let id = NEXT_SCOPE.fetch_add(1, Ordering::Relaxed);
+        let id = scope::fresh();
         hooks().scopes.insert(id, ScopeState::default());
-        let previous = CURRENT.with(|c| c.replace(id));
+        let previous = scope::enter(id);
         Scope {
             id,
             previous,
@@ -490,7 +478,7 @@ impl Default for Scope {
 
 impl Drop for Scope {
     fn drop(&mut self) {
-        CURRENT.with(|c| c.set(self.previous));
+        scope::enter(self.previous);
         // Objects still alive keep their scope id; their counts are dropped
         // with the scope because nobody can ask for them any more.
         hooks().scopes.remove(&self.id);
@@ -539,7 +527,7 @@ mod tests {
         // macro given `fn NAME,`) or in the C shim (the variadic ones).
         let root = concat!(env!("CARGO_MANIFEST_DIR"), "/");
         let mut sources = String::new();
-        for dir in ["src", "src/dpa", "csrc"] {
+        for dir in ["src", "src/dpa", "src/sync_event", "csrc"] {
             for entry in std::fs::read_dir(format!("{root}{dir}")).unwrap() {
                 let path = entry.unwrap().path();
                 if path.is_file() {

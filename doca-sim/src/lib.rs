@@ -61,6 +61,42 @@
 //! `DOCA_SIM_LOG` (print why each error was returned). A malformed value
 //! makes every DOCA call fail with `DOCA_ERROR_BAD_CONFIG` (see
 //! [`config_error`]).
+//!
+//! ## Layers
+//!
+//! Bottom to top. A module imports only modules of its own layer or of the
+//! layers below it, and no imports go round in a loop (`tests/layers.rs`
+//! checks both against this list), so a behaviour is found by going down
+//! from the C function that shows it:
+//!
+//! 1. Foundations, which import nothing of the crate: `abi` (the bindings of
+//!    the reference headers), `error`, `trap` (catching device code's bad
+//!    accesses), `dma` (probing copies), `fastmap`, `scope` (the calling
+//!    thread's test scope id).
+//! 2. Settings and test hooks: `profile`, `memcheck`, `hooks` (fault
+//!    injection, call counts, live-object counts), `config` (the environment,
+//!    which fails closed).
+//! 3. The frame of every call: `export` (the `doca_api!` wrapper each host C
+//!    function runs in: config check, fault injection, error log) and
+//!    `registry` (the live C objects and the DPA handle table, generic over
+//!    the object types above it).
+//! 4. Devices: `dev`.
+//! 5. The DPA context: `dpa`, `dpa::app`, `dpa::fault`, `dpa::memory`.
+//! 6. Contexts and progress engines: `ctx`.
+//! 7. Sync events: `sync_event`, `sync_event::value`, `sync_event::task`.
+//! 8. What runs on the DPA and what it reaches: `dpa::launch` (device code
+//!    on host threads, kernel launches, RPCs), `dpa::threads` (DPA threads,
+//!    completions, notifications), `mmap`, `verbs`.
+//! 9. RDMI: `rdmi`.
+//! 10. The C edge that only calls into the model: `device` (the functions
+//!     DPA kernels call) and `common` (`doca_error.h`, `doca_version.h`).
+//!
+//! Each object module of layers 4 to 9 holds its model and, in its
+//! `doca_api!` blocks, the host C functions of that object; their names are
+//! the DOCA names, so `grep -rn 'fn doca_sync_event_start'` finds the one
+//! place. The few device calls that need an object's private state stay
+//! with it (RDMI's `doca_sim_dev_rdmi_*` and `doca_sim_impl_rdmi_send`, the
+//! launch entry points of `csrc/` in `dpa::launch`).
 
 pub mod abi;
 mod common;
@@ -72,14 +108,15 @@ mod dma;
 mod dpa;
 mod error;
 mod export;
+mod fastmap;
 pub mod hooks;
 mod memcheck;
 mod mmap;
 mod profile;
 mod rdmi;
 mod registry;
+mod scope;
 mod sync_event;
-mod sync_event_task;
 mod trap;
 mod verbs;
 

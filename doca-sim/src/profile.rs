@@ -23,7 +23,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use crate::hooks;
+use crate::scope;
 
 /// One simulated device.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -511,7 +511,7 @@ pub fn profile_source() -> ProfileSource {
 
 /// The profile in force for the calling thread.
 pub(crate) fn current() -> Arc<Profile> {
-    let scope = hooks::current_scope();
+    let scope = scope::current();
     let profiles = profiles();
     profiles
         .scoped

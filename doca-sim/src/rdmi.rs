@@ -42,17 +42,16 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use crate::abi;
 use crate::ctx::{self, destroy_ctx, new_ctx, CtxOwner};
 use crate::dev::{obj, DevRep};
+use crate::dpa::threads::comp::{RECV_SEND as COMP_RECV_SEND, SEND as COMP_SEND};
 use crate::dpa::threads::{completion_core, CompletionCore};
 use crate::dpa::DpaCore;
 use crate::error::{codes, fail, SimResult};
 use crate::export::{doca_api, not_modelled, out};
-use crate::registry::{self, DeviceObject, SimObject};
+use crate::registry::{self, SimObject};
 use crate::verbs::{cq, pd, verbs_ctx, CqCore, PdCore, VerbsCore};
 
 /// Bytes per receive slot.
 pub const SLOT_BYTES: usize = 64;
-
-use crate::device::comp::{RECV_SEND as COMP_RECV_SEND, SEND as COMP_SEND};
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
@@ -228,7 +227,7 @@ impl ConnectionCore {
         };
         if let Err(bad) = copied {
             drop(st);
-            crate::device::bad_address(
+            crate::dpa::launch::bad_address(
                 "doca_sim_dev_rdmi_send (the connection's receive buffer)",
                 bad,
                 crate::dpa::fault::Access::Write,
@@ -450,7 +449,7 @@ doca_api! {
         let h = *lock(&c.core.state)
             .common
             .handle
-            .get_or_insert_with(|| registry::publish(DeviceObject::RdmiConnection(core)));
+            .get_or_insert_with(|| registry::publish(core));
         out(dpa_handle, h)
     }
 
@@ -541,7 +540,7 @@ doca_api! {
         let core = p.core.clone();
         let h = *lock(&p.core.state)
             .handle
-            .get_or_insert_with(|| registry::publish(DeviceObject::RdmiPoster(core)));
+            .get_or_insert_with(|| registry::publish(core));
         out(dpa_handle, h)
     }
 
@@ -601,9 +600,10 @@ pub unsafe extern "C" fn doca_sim_impl_rdmi_send(
     user_data: u32,
 ) -> c_int {
     let _sim = crate::trap::SimCode::enter();
-    let (Some(DeviceObject::RdmiPoster(p)), Some(DeviceObject::RdmiConnection(c))) =
-        (registry::resolve(poster), registry::resolve(conn))
-    else {
+    let (Some(p), Some(c)) = (
+        registry::resolve::<PosterCore>(poster),
+        registry::resolve::<ConnectionCore>(conn),
+    ) else {
         return codes::INVALID_VALUE as c_int;
     };
     if data.is_null() && len > 0 {
@@ -628,7 +628,7 @@ pub unsafe extern "C" fn doca_sim_impl_rdmi_send(
     // probed.
     let copied = unsafe { crate::trap::probe_copy(bytes.as_mut_ptr(), data.cast(), len as usize) };
     if let Err(addr) = copied {
-        crate::device::bad_address(
+        crate::dpa::launch::bad_address(
             "doca_sim_dev_rdmi_send",
             addr,
             crate::dpa::fault::Access::Read,
@@ -651,7 +651,7 @@ pub unsafe extern "C" fn doca_sim_impl_rdmi_send(
 #[no_mangle]
 pub extern "C" fn doca_sim_dev_rdmi_consume(conn: u64, n: u32) -> c_int {
     let _sim = crate::trap::SimCode::enter();
-    let Some(DeviceObject::RdmiConnection(c)) = registry::resolve(conn) else {
+    let Some(c) = registry::resolve::<ConnectionCore>(conn) else {
         return codes::INVALID_VALUE as c_int;
     };
     let mut st = lock(&c.state);
@@ -667,8 +667,6 @@ pub extern "C" fn doca_sim_dev_rdmi_consume(conn: u64, n: u32) -> c_int {
 #[no_mangle]
 pub extern "C" fn doca_sim_dev_rdmi_rq_addr(conn: u64) -> u64 {
     let _sim = crate::trap::SimCode::enter();
-    match registry::resolve(conn) {
-        Some(DeviceObject::RdmiConnection(c)) => lock(&c.state).buffer.map_or(0, |(a, _)| a as u64),
-        _ => 0,
-    }
+    registry::resolve::<ConnectionCore>(conn)
+        .map_or(0, |c| lock(&c.state).buffer.map_or(0, |(a, _)| a as u64))
 }

@@ -11,57 +11,14 @@
 //! leaves stale pointers undefined; the sim turns them into an error so tests
 //! of the safe layer fail loudly instead of corrupting memory.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::any::Any;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
 
 use crate::error::{codes, fail, SimResult};
+use crate::fastmap::FastMap;
 use crate::hooks;
-
-/// A hash map keyed by the sim's own values (addresses, handles, scope ids,
-/// function names), none of which an adversary chooses: the lookups on every
-/// DOCA call need speed, not the default hasher's resistance to collisions
-/// chosen by an attacker.
-pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
-
-/// The multiply-rotate hash of the Rust compiler's own tables (FxHash).
-#[derive(Default, Clone, Copy)]
-pub(crate) struct FastHasher(u64);
-
-impl FastHasher {
-    const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(Self::K);
-    }
-}
-
-impl Hasher for FastHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            self.add(u64::from_le_bytes(word));
-        }
-        let mut tail = [0u8; 8];
-        tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
-        self.add(u64::from_le_bytes(tail));
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.add(n);
-    }
-
-    fn write_usize(&mut self, n: usize) {
-        self.add(n as u64);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
+use crate::scope;
 
 /// A type the sim hands to C as an opaque pointer.
 pub(crate) trait SimObject: Send + Sync + 'static {
@@ -85,7 +42,7 @@ fn objects() -> MutexGuard<'static, FastMap<usize, Entry>> {
 /// Boxes `object`, registers it and returns the pointer for C.
 pub(crate) fn register<T: SimObject>(object: T) -> *mut T {
     let ptr = Box::into_raw(Box::new(object));
-    let scope = hooks::current_scope();
+    let scope = scope::current();
     objects().insert(
         ptr as usize,
         Entry {
@@ -153,7 +110,7 @@ pub(crate) unsafe fn unregister<T: SimObject, P>(ptr: *mut P) -> SimResult<Box<T
 /// the live-object accounting of the current scope. Returns the scope so the
 /// matching release is charged to the same one.
 pub(crate) fn account_resource(kind: &'static str) -> u64 {
-    let scope = hooks::current_scope();
+    let scope = scope::current();
     hooks::account(scope, kind, 1);
     scope
 }
@@ -163,38 +120,17 @@ pub(crate) fn release_resource(scope: u64, kind: &'static str) {
     hooks::account(scope, kind, -1);
 }
 
-/// What a DPA-side handle (a `doca_dpa_dev_*_t` value) designates.
-#[derive(Clone)]
-pub(crate) enum DeviceObject {
-    /// A DPA context (`doca_dpa_dev_t`). No sim device function takes it;
-    /// the entry only keeps the handle valid while the context is started.
-    #[allow(dead_code)]
-    Dpa(Arc<crate::dpa::DpaCore>),
-    /// A sync event exported to a DPA (`doca_dpa_dev_sync_event_t`).
-    SyncEvent(Arc<crate::sync_event::EventCore>),
-    /// A DPA completion context (`doca_dpa_dev_completion_t`).
-    Completion(Arc<crate::dpa::threads::CompletionCore>),
-    /// The thread a notification completion wakes
-    /// (`doca_dpa_dev_notification_completion_t`).
-    Thread(Arc<crate::dpa::threads::ThreadCore>),
-    /// A DPA hash table (`doca_dpa_dev_hash_table_t`).
-    HashTable(Arc<crate::dpa::threads::HashCore>),
-    /// A started RDMI connection (`doca_dpa_dev_rdmi_connection_t`).
-    RdmiConnection(Arc<crate::rdmi::ConnectionCore>),
-    /// A started RDMI poster (`doca_rdmi_dev_poster_t`).
-    RdmiPoster(Arc<crate::rdmi::PosterCore>),
-    /// A sync event reached over the network: the export of one
-    /// (`doca_sync_event_export_to_remote_net`) and the DPA handles of its
-    /// remote side (`doca_dpa_dev_sync_event_remote_net_t`). Only RDMA
-    /// signals use such handles on the DPA, and the sim models no DPA RDMA.
-    #[allow(dead_code)]
-    RemoteNetEvent(Arc<crate::sync_event::EventCore>),
-    /// A handle whose device-side use the sim does not model.
-    Opaque,
-}
+/// What a DPA-side handle (a `doca_dpa_dev_*_t` value) designates: the
+/// shared core of the object it was made from (a `DpaCore`, an `EventCore`,
+/// a `CompletionCore`, ...), looked up again by its type. The table knows no
+/// object type, so the objects above it publish their own.
+type Published = Arc<dyn Any + Send + Sync>;
 
-fn handles() -> &'static RwLock<FastMap<u64, DeviceObject>> {
-    static HANDLES: OnceLock<RwLock<FastMap<u64, DeviceObject>>> = OnceLock::new();
+/// What a handle whose device-side use the sim does not model designates.
+pub(crate) struct Opaque;
+
+fn handles() -> &'static RwLock<FastMap<u64, Published>> {
+    static HANDLES: OnceLock<RwLock<FastMap<u64, Published>>> = OnceLock::new();
     HANDLES.get_or_init(Default::default)
 }
 
@@ -203,7 +139,7 @@ fn handles() -> &'static RwLock<FastMap<u64, DeviceObject>> {
 const HANDLE_TAG: u64 = 0xD0CA_0000_0000_0000;
 
 /// Publishes `object` in the handle table and returns its new handle.
-pub(crate) fn publish(object: DeviceObject) -> u64 {
+pub(crate) fn publish<T: Send + Sync + 'static>(object: Arc<T>) -> u64 {
     static NEXT: AtomicU64 = AtomicU64::new(1);
     let handle = HANDLE_TAG | NEXT.fetch_add(1, Ordering::Relaxed);
     handles()
@@ -213,13 +149,15 @@ pub(crate) fn publish(object: DeviceObject) -> u64 {
     handle
 }
 
-/// Looks a handle up.
-pub(crate) fn resolve(handle: u64) -> Option<DeviceObject> {
-    handles()
+/// Looks a handle up: the object it designates, if it is a live handle of
+/// a `T`.
+pub(crate) fn resolve<T: Send + Sync + 'static>(handle: u64) -> Option<Arc<T>> {
+    let object = handles()
         .read()
         .unwrap_or_else(|p| p.into_inner())
         .get(&handle)
-        .cloned()
+        .cloned()?;
+    object.downcast().ok()
 }
 
 /// Removes a handle: later device calls with it are refused.
@@ -228,4 +166,26 @@ pub(crate) fn retract(handle: u64) {
         .write()
         .unwrap_or_else(|p| p.into_inner())
         .remove(&handle);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_handle_resolves_only_as_the_type_it_was_published_as() {
+        struct Event(u64);
+        struct Completion;
+        let handle = publish(Arc::new(Event(7)));
+        assert_eq!(handle & HANDLE_TAG, HANDLE_TAG);
+        assert_eq!(resolve::<Event>(handle).map(|e| e.0), Some(7));
+        assert!(resolve::<Completion>(handle).is_none());
+        let other = publish(Arc::new(Completion));
+        assert_ne!(other, handle);
+        assert!(resolve::<Event>(other).is_none());
+        retract(handle);
+        assert!(resolve::<Event>(handle).is_none());
+        assert!(resolve::<Completion>(other).is_some());
+        retract(other);
+    }
 }

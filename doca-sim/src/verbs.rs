@@ -564,7 +564,7 @@ doca_api! {
             Some(d) if d.shares_device_context(&core) => {}
             _ => return Err(fail(codes::INVALID_VALUE, "the QP is not on this DPA's datapath")),
         }
-        let h = *lock(&q.handle).get_or_insert_with(|| registry::publish(registry::DeviceObject::Opaque));
+        let h = *lock(&q.handle).get_or_insert_with(|| registry::publish(Arc::new(registry::Opaque)));
         out(dpa_qp_handle, h)
     }
 

@@ -27,14 +27,14 @@ use std::thread::{self, Thread};
 use std::time::{Duration, Instant};
 
 use super::app::{Kernel, KernelDesc, KIND_GLOBAL, KIND_RPC, MAX_KERNEL_ARGS};
-use super::fault::{DeviceCode, FaultKind, FaultReport, Site};
-use super::threads::ThreadCore;
+use super::fault::{Access, DeviceCode, FaultKind, FaultReport, Site};
 use super::{dpa, DpaCore};
 use crate::abi;
 use crate::dev::obj;
 use crate::error::{codes, fail, SimResult};
 use crate::export::{out, run};
-use crate::sync_event::{Compare, EventCore, SyncEvent};
+use crate::sync_event::value::{Compare, EventCore};
+use crate::sync_event::SyncEvent;
 use crate::trap::{self, ended, Target, TrapRecord};
 
 /// `wait_threshold` must be in 0..=254.
@@ -50,8 +50,10 @@ pub(crate) struct DeviceContext {
     pub(crate) code: DeviceCode,
     pub(crate) rank: u32,
     pub(crate) num_threads: u32,
-    /// Set when the code runs as a DPA thread (not a launched kernel).
-    pub(crate) thread: Option<Arc<ThreadCore>>,
+    /// The local storage of the DPA thread the code runs as, read when its
+    /// activation starts (a started thread's configuration cannot change);
+    /// 0 in a launched kernel or an RPC.
+    pub(crate) local_storage: u64,
 }
 
 impl DeviceContext {
@@ -78,6 +80,34 @@ pub(crate) fn current_device() -> Option<DeviceContext> {
 /// Runs `f` with the device context of the calling thread.
 pub(crate) fn with_device<R>(f: impl FnOnce(Option<&DeviceContext>) -> R) -> R {
     DEVICE.with(|d| f(d.borrow().as_ref()))
+}
+
+/// Records a device fault of the running code; its C wrapper then ends it.
+pub(crate) fn raise(kind: FaultKind, reason: String) {
+    with_device(|ctx| match ctx {
+        Some(ctx) => {
+            ctx.core
+                .make_fatal(FaultReport::device(kind, Some(&ctx.site()), reason));
+            trap::request_end();
+        }
+        None => eprintln!("doca-sim: device call outside a kernel: {reason}"),
+    });
+}
+
+/// A device call was given an address it cannot access.
+pub(crate) fn bad_address(call: &str, addr: u64, access: Access) {
+    with_device(|ctx| match ctx {
+        Some(ctx) => {
+            ctx.core.make_fatal(FaultReport::bad_address(
+                Some(&ctx.site()),
+                call,
+                addr,
+                access,
+            ));
+            trap::request_end();
+        }
+        None => eprintln!("doca-sim: {call} outside a kernel was given a bad address {addr:#x}"),
+    });
 }
 
 /// How a device function run ended (the jump codes of `csrc/trap.h`).
@@ -621,7 +651,7 @@ fn run_instance(job: &LaunchJob, rank: u32, watch: &Watch) {
         code: DeviceCode::Kernel,
         rank,
         num_threads: job.num_threads,
-        thread: None,
+        local_storage: 0,
     };
     run_device_code(ctx, &job.args, watch);
 }
@@ -886,7 +916,7 @@ fn rpc(
             code: DeviceCode::Rpc,
             rank: 0,
             num_threads: 1,
-            thread: None,
+            local_storage: 0,
         };
         let r = run_device_code(ctx, &copied, watch);
         *done.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(r);

@@ -15,7 +15,7 @@ use crate::dev::{obj, Dev, DeviceModel};
 use crate::error::{codes, fail, SimResult};
 use crate::export::{doca_api, in_str, not_modelled, out, out_str};
 use crate::memcheck;
-use crate::registry::{self, DeviceObject, SimObject};
+use crate::registry::{self, SimObject};
 
 use app::App;
 use fault::{FaultKind, FaultReport};
@@ -573,7 +573,7 @@ doca_api! {
         let mut state = this.core.state();
         let value = *state
             .handle
-            .get_or_insert_with(|| registry::publish(DeviceObject::Dpa(this.core.clone())));
+            .get_or_insert_with(|| registry::publish(this.core.clone()));
         out(handle, value)
     }
 

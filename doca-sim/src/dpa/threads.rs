@@ -222,7 +222,7 @@ impl ThreadCore {
                     code: DeviceCode::Thread,
                     rank,
                     num_threads: size,
-                    thread: Some(self.clone()),
+                    local_storage: self.local_storage(),
                 };
                 let mut args = [0u64; MAX_KERNEL_ARGS];
                 args[0] = arg;
@@ -285,6 +285,18 @@ fn configure_thread(
 static NEXT_THREAD_ID: AtomicU32 = AtomicU32::new(1);
 
 // ------------------------------------------------------------ completions
+
+/// `doca_dpa_dev_completion_type_t` of `device-include/doca_dpa_dev.h`.
+pub(crate) mod comp {
+    /// `DOCA_DPA_DEV_COMP_SEND`.
+    pub(crate) const SEND: u32 = 0x0;
+    /// `DOCA_DPA_DEV_COMP_RECV_SEND`.
+    pub(crate) const RECV_SEND: u32 = 0x2;
+    /// `DOCA_DPA_DEV_COMP_SEND_ERR`.
+    pub(crate) const SEND_ERR: u32 = 0xD;
+    /// `DOCA_DPA_DEV_COMP_RECV_ERR`.
+    pub(crate) const RECV_ERR: u32 = 0xE;
+}
 
 /// A completion element as the sim encodes it in the device-side
 /// `doca_dpa_dev_completion_element_t` (a u64): type in bits 0..8, user data
@@ -556,7 +568,10 @@ impl Child for HashTable {
     }
 }
 
-fn handle_of(slot: &mut Option<u64>, make: impl FnOnce() -> registry::DeviceObject) -> u64 {
+fn handle_of<T: Send + Sync + 'static>(
+    slot: &mut Option<u64>,
+    make: impl FnOnce() -> Arc<T>,
+) -> u64 {
     *slot.get_or_insert_with(|| registry::publish(make()))
 }
 
@@ -854,7 +869,7 @@ doca_api! {
             return Err(fail(codes::BAD_STATE, "the completion context is not started"));
         }
         let core = c.core.clone();
-        let h = handle_of(&mut st.handle, || registry::DeviceObject::Completion(core));
+        let h = handle_of(&mut st.handle, || core);
         out(handle, h)
     }
 
@@ -918,7 +933,7 @@ doca_api! {
             return Err(fail(codes::BAD_STATE, "not started"));
         }
         let t = n.thread.clone();
-        let h = handle_of(&mut st.handle, || registry::DeviceObject::Thread(t));
+        let h = handle_of(&mut st.handle, || t);
         out(handle, h)
     }
 
@@ -996,7 +1011,7 @@ doca_api! {
         if !st.started {
             return Err(fail(codes::BAD_STATE, "async ops not started"));
         }
-        let h = handle_of(&mut st.handle, || registry::DeviceObject::Opaque);
+        let h = handle_of(&mut st.handle, || Arc::new(registry::Opaque));
         out(handle, h)
     }
 
@@ -1069,7 +1084,7 @@ doca_api! {
     fn doca_dpa_hash_table_get_dpa_handle(ht: *mut abi::doca_dpa_hash_table, ht_handle: *mut abi::doca_dpa_dev_hash_table_t) {
         let t = child::<HashTable, _>(ht)?;
         let core = t.core.clone();
-        let h = handle_of(&mut lock(&t.handle), || registry::DeviceObject::HashTable(core));
+        let h = handle_of(&mut lock(&t.handle), || core);
         out(ht_handle, h)
     }
 }

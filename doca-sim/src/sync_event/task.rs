@@ -1,6 +1,9 @@
 //! Sync events driven as DOCA contexts (`doca_sync_event_as_ctx`): the five
 //! task types of `doca_sync_event.h` and the generic `doca_task` calls of
-//! `doca_pe.h`, completed by `doca_pe_progress`.
+//! `doca_pe.h`, completed by `doca_pe_progress`. The C functions that take
+//! the event itself (`doca_sync_event_as_ctx`, each type's `*_set_conf` and
+//! `*_alloc_init`) are in the parent module, which owns the event; they call
+//! [`configure`] and [`allocate`] here.
 //!
 //! Model (the facts give the prototypes and the PE rules; the rest follows
 //! NVIDIA's PE samples, which configure, start, allocate, submit, progress and
@@ -21,6 +24,7 @@
 use std::ffi::c_void;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use super::value::{Compare, EventCore};
 use crate::abi;
 use crate::ctx::{self, states, CtxOwner};
 use crate::dev::obj;
@@ -28,11 +32,10 @@ use crate::dpa::DpaCore;
 use crate::error::{codes, fail, SimResult};
 use crate::export::{doca_api, out};
 use crate::registry::{self, SimObject};
-use crate::sync_event::{Compare, EventCore};
 
 /// The task types, in the order of their configurations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub(crate) enum Kind {
     Get,
     NotifySet,
     NotifyAdd,
@@ -50,14 +53,14 @@ impl Kind {
 
 /// Every task callback type of `doca_sync_event.h` with its task pointer
 /// erased: they differ only in the pointee type of their first parameter.
-type Callback = unsafe extern "C" fn(*mut c_void, abi::doca_data, abi::doca_data);
+pub(crate) type Callback = unsafe extern "C" fn(*mut c_void, abi::doca_data, abi::doca_data);
 
 /// Erases the task type of a callback.
 ///
 /// # Safety
 /// `F` must be an `Option` of an `extern "C"` function taking a pointer to a
 /// sized task type and two `doca_data`, returning nothing.
-unsafe fn erase<F: Copy>(cb: F) -> Option<Callback> {
+pub(crate) unsafe fn erase<F: Copy>(cb: F) -> Option<Callback> {
     const { assert!(size_of::<F>() == size_of::<Option<Callback>>()) };
     // SAFETY: per the contract, `F` is `Option<extern "C" fn(*mut T, doca_data,
     // doca_data)>`; pointers to sized types are ABI-compatible with each other,
@@ -76,7 +79,7 @@ struct Conf {
 
 /// What a task does when it completes.
 #[derive(Clone, Copy)]
-enum Op {
+pub(crate) enum Op {
     Get { ret: *mut u64 },
     Set { value: u64 },
     Add { inc: u64, fetched: *mut u64 },
@@ -255,7 +258,7 @@ fn phase(tasks: &EventTasks) -> u32 {
     }
 }
 
-fn configure(
+pub(crate) fn configure(
     tasks: &EventTasks,
     kind: Kind,
     completion: Option<Callback>,
@@ -285,7 +288,7 @@ fn configure(
     Ok(())
 }
 
-fn allocate<T>(
+pub(crate) fn allocate<T>(
     tasks: &Arc<EventTasks>,
     kind: Kind,
     op: Op,
@@ -416,29 +419,18 @@ fn cap(devinfo: *const abi::doca_devinfo) -> SimResult {
     }
 }
 
-fn event_tasks(event: *mut abi::doca_sync_event) -> SimResult<Arc<EventTasks>> {
-    crate::sync_event::tasks_of(event)
-}
-
-/// The three functions each task type has besides its allocation and accessors:
-/// its capability query, its configuration and its `doca_task` view.
+/// Two of the functions each task type has besides its allocation, its
+/// configuration (both take the event: `super`) and its accessors: its
+/// capability query and its `doca_task` view.
 macro_rules! task_type {
     ($(
-        $kind:expr, $task:ty, $cb:ty:
-            cap fn $cap:ident, conf fn $conf:ident, as_task fn $as_task:ident;
+        $task:ty:
+            cap fn $cap:ident, as_task fn $as_task:ident;
     )*) => {$(
         doca_api! {
             /// Whether this device's sync events take tasks of this type.
             fn $cap(devinfo: *const abi::doca_devinfo) {
                 cap(devinfo)
-            }
-
-            /// Configures tasks of this type (idle context only).
-            fn $conf(event: *mut abi::doca_sync_event, completion_cb: $cb, error_cb: $cb, num_tasks: u32) {
-                // SAFETY: `$cb` is this type's callback: an optional C function of
-                // (task pointer, doca_data, doca_data).
-                let (ok, err) = unsafe { (erase(completion_cb), erase(error_cb)) };
-                configure(&*event_tasks(event)?, $kind, ok, err, num_tasks)
             }
 
             /// The task itself, as a generic `doca_task`.
@@ -450,60 +442,24 @@ macro_rules! task_type {
 }
 
 task_type! {
-    Kind::Get, abi::doca_sync_event_task_get, abi::doca_sync_event_task_get_completion_cb_t:
+    abi::doca_sync_event_task_get:
         cap fn doca_sync_event_cap_task_get_is_supported,
-        conf fn doca_sync_event_task_get_set_conf,
         as_task fn doca_sync_event_task_get_as_doca_task;
-    Kind::NotifySet, abi::doca_sync_event_task_notify_set,
-    abi::doca_sync_event_task_notify_set_completion_cb_t:
+    abi::doca_sync_event_task_notify_set:
         cap fn doca_sync_event_cap_task_notify_set_is_supported,
-        conf fn doca_sync_event_task_notify_set_set_conf,
         as_task fn doca_sync_event_task_notify_set_as_doca_task;
-    Kind::NotifyAdd, abi::doca_sync_event_task_notify_add,
-    abi::doca_sync_event_task_notify_add_completion_cb_t:
+    abi::doca_sync_event_task_notify_add:
         cap fn doca_sync_event_cap_task_notify_add_is_supported,
-        conf fn doca_sync_event_task_notify_add_set_conf,
         as_task fn doca_sync_event_task_notify_add_as_doca_task;
-    Kind::WaitEq, abi::doca_sync_event_task_wait_eq,
-    abi::doca_sync_event_task_wait_eq_completion_cb_t:
+    abi::doca_sync_event_task_wait_eq:
         cap fn doca_sync_event_cap_task_wait_eq_is_supported,
-        conf fn doca_sync_event_task_wait_eq_set_conf,
         as_task fn doca_sync_event_task_wait_eq_as_doca_task;
-    Kind::WaitNeq, abi::doca_sync_event_task_wait_neq,
-    abi::doca_sync_event_task_wait_neq_completion_cb_t:
+    abi::doca_sync_event_task_wait_neq:
         cap fn doca_sync_event_cap_task_wait_neq_is_supported,
-        conf fn doca_sync_event_task_wait_neq_set_conf,
         as_task fn doca_sync_event_task_wait_neq_as_doca_task;
 }
 
 doca_api! {
-    /// Allocates a get task.
-    fn doca_sync_event_task_get_alloc_init(event: *mut abi::doca_sync_event, ret_val_ptr: *mut u64, user_data: abi::doca_data, task: *mut *mut abi::doca_sync_event_task_get) {
-        allocate(&event_tasks(event)?, Kind::Get, Op::Get { ret: ret_val_ptr }, user_data, task)
-    }
-
-    /// Allocates a notify-set task.
-    fn doca_sync_event_task_notify_set_alloc_init(event: *mut abi::doca_sync_event, set_val: u64, user_data: abi::doca_data, task: *mut *mut abi::doca_sync_event_task_notify_set) {
-        allocate(&event_tasks(event)?, Kind::NotifySet, Op::Set { value: set_val }, user_data, task)
-    }
-
-    /// Allocates a notify-add task.
-    fn doca_sync_event_task_notify_add_alloc_init(event: *mut abi::doca_sync_event, inc_val: u64, fetched_val_ptr: *mut u64, user_data: abi::doca_data, task: *mut *mut abi::doca_sync_event_task_notify_add) {
-        allocate(&event_tasks(event)?, Kind::NotifyAdd, Op::Add { inc: inc_val, fetched: fetched_val_ptr }, user_data, task)
-    }
-
-    /// Allocates a wait-equal task.
-    fn doca_sync_event_task_wait_eq_alloc_init(event: *mut abi::doca_sync_event, wait_val: u64, mask: u64, user_data: abi::doca_data, task: *mut *mut abi::doca_sync_event_task_wait_eq) {
-        let op = Op::Wait { cmp: Compare::Eq, value: wait_val, mask };
-        allocate(&event_tasks(event)?, Kind::WaitEq, op, user_data, task)
-    }
-
-    /// Allocates a wait-not-equal task.
-    fn doca_sync_event_task_wait_neq_alloc_init(event: *mut abi::doca_sync_event, wait_val: u64, mask: u64, user_data: abi::doca_data, task: *mut *mut abi::doca_sync_event_task_wait_neq) {
-        let op = Op::Wait { cmp: Compare::Neq, value: wait_val, mask };
-        allocate(&event_tasks(event)?, Kind::WaitNeq, op, user_data, task)
-    }
-
     /// Sets where a get task writes the value.
     fn doca_sync_event_task_get_set_ret_val_ptr(task: *mut abi::doca_sync_event_task_get, ret_val_ptr: *mut u64) -> () {
         with_op(task, Kind::Get, (), |op| *op = Op::Get { ret: ret_val_ptr })

@@ -1,151 +1,19 @@
 //! `doca_sync_event.h`: sync events shared by the host and the DPA.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex, Weak};
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
 
 use crate::abi;
 use crate::dev::{obj, Dev};
 use crate::dpa::{Dpa, DpaCore};
 use crate::error::{codes, fail, SimResult};
 use crate::export::{doca_api, not_modelled, out};
-use crate::registry::{self, DeviceObject, SimObject};
-use crate::sync_event_task::{EventCtx, EventTasks};
+use crate::registry::{self, SimObject};
 
-/// The shared counter of a sync event, reachable from host calls and from
-/// kernels (through a DPA handle).
-#[derive(Default)]
-pub(crate) struct EventCore {
-    value: AtomicU64,
-    waiters: AtomicUsize,
-    lock: Mutex<()>,
-    changed: Condvar,
-    /// Whether a progress engine watches the value (tasks of the event's context).
-    watched: AtomicBool,
-    watchers: Mutex<Vec<Weak<crate::ctx::Notifier>>>,
-}
+use task::{erase, EventCtx, EventTasks, Kind, Op};
+use value::{Compare, EventCore};
 
-impl std::fmt::Debug for EventCore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("EventCore")
-            .field("value", &self.get())
-            .finish_non_exhaustive()
-    }
-}
-
-/// A comparison a wait is for, applied to `value & mask`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Compare {
-    /// Strictly greater than the threshold.
-    Gt,
-    /// Equal to it.
-    Eq,
-    /// Different from it.
-    Neq,
-    /// Greater than or equal (the kernel-launch gate).
-    Ge,
-}
-
-impl Compare {
-    pub(crate) fn holds(self, value: u64, mask: u64, threshold: u64) -> bool {
-        let v = value & mask;
-        match self {
-            Compare::Gt => v > threshold,
-            Compare::Eq => v == threshold,
-            Compare::Neq => v != threshold,
-            Compare::Ge => v >= threshold,
-        }
-    }
-}
-
-/// How long a blocked waiter sleeps before re-checking its abort condition.
-const RECHECK: Duration = Duration::from_millis(5);
-/// Polls before a waiter blocks: most waits in tests and benches are short.
-const SPINS: u32 = 200;
-
-impl EventCore {
-    pub(crate) fn get(&self) -> u64 {
-        self.value.load(Ordering::SeqCst)
-    }
-
-    pub(crate) fn set(&self, value: u64) {
-        self.value.store(value, Ordering::SeqCst);
-        self.wake();
-    }
-
-    pub(crate) fn add(&self, value: u64) -> u64 {
-        let old = self.value.fetch_add(value, Ordering::SeqCst);
-        self.wake();
-        old
-    }
-
-    fn wake(&self) {
-        // Pairs with the SeqCst increment of `waiters` in `wait`: either the
-        // waiter sees the new value before sleeping, or we see the waiter and
-        // notify under the lock it sleeps on.
-        if self.waiters.load(Ordering::SeqCst) > 0 {
-            let _guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
-            self.changed.notify_all();
-        }
-        if self.watched.load(Ordering::Acquire) {
-            let watchers = self.watchers.lock().unwrap_or_else(|p| p.into_inner());
-            for w in watchers.iter().filter_map(Weak::upgrade) {
-                w.fire();
-            }
-        }
-    }
-
-    /// Fires `engine`'s notifier (when armed) on every later change of the value.
-    pub(crate) fn watch(&self, engine: &Arc<crate::ctx::Notifier>) {
-        let mut watchers = self.watchers.lock().unwrap_or_else(|p| p.into_inner());
-        watchers.retain(|w| w.strong_count() > 0);
-        if !watchers
-            .iter()
-            .any(|w| std::ptr::eq(w.as_ptr(), Arc::as_ptr(engine)))
-        {
-            watchers.push(Arc::downgrade(engine));
-        }
-        self.watched.store(true, Ordering::Release);
-    }
-
-    /// Blocks until the comparison holds; returns false if `abort` said to
-    /// give up first.
-    ///
-    /// Model choice: DOCA's waits busy-poll; the sim polls briefly and then
-    /// sleeps on a condition variable, which only changes CPU use.
-    pub(crate) fn wait(
-        &self,
-        cmp: Compare,
-        threshold: u64,
-        mask: u64,
-        abort: impl Fn() -> bool,
-    ) -> bool {
-        for _ in 0..SPINS {
-            if cmp.holds(self.get(), mask, threshold) {
-                return true;
-            }
-            std::hint::spin_loop();
-        }
-        self.waiters.fetch_add(1, Ordering::SeqCst);
-        let mut guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
-        let ok = loop {
-            if cmp.holds(self.get(), mask, threshold) {
-                break true;
-            }
-            if abort() {
-                break false;
-            }
-            guard = self
-                .changed
-                .wait_timeout(guard, RECHECK)
-                .unwrap_or_else(|p| p.into_inner())
-                .0;
-        };
-        drop(guard);
-        self.waiters.fetch_sub(1, Ordering::SeqCst);
-        ok
-    }
-}
+mod task;
+pub(crate) mod value;
 
 /// Where an event is published from or subscribed to.
 #[derive(Clone)]
@@ -172,7 +40,7 @@ struct EventState {
 pub(crate) struct SyncEvent {
     pub(crate) core: Arc<EventCore>,
     state: Arc<Mutex<EventState>>,
-    /// The event as a context: its tasks (see [`crate::sync_event_task`]).
+    /// The event as a context: its tasks (see [`task`]).
     tasks: Arc<EventTasks>,
 }
 impl SimObject for SyncEvent {
@@ -229,7 +97,7 @@ fn event<'a>(ptr: *const abi::doca_sync_event) -> SimResult<&'a SyncEvent> {
 }
 
 /// The task side of a sync event.
-pub(crate) fn tasks_of(ptr: *const abi::doca_sync_event) -> SimResult<Arc<EventTasks>> {
+fn tasks_of(ptr: *const abi::doca_sync_event) -> SimResult<Arc<EventTasks>> {
     Ok(event(ptr)?.tasks.clone())
 }
 
@@ -372,7 +240,7 @@ doca_api! {
         if !is_location {
             return Err(fail(codes::INVALID_VALUE, "the DPA is neither a publisher nor a subscriber of this event"));
         }
-        let handle = registry::publish(DeviceObject::SyncEvent(ev.core.clone()));
+        let handle = registry::publish(ev.core.clone());
         state.handles.push(handle);
         out(dpa_dev_se_handle, handle)
     }
@@ -454,7 +322,73 @@ doca_api! {
     }
 }
 
+// ------------------------------------------------------------- tasks
+
+/// The `*_set_conf` of each task type (the model is in [`task`]): they take
+/// the event, so they live beside it.
+macro_rules! task_conf {
+    ($($kind:expr, $cb:ty: fn $conf:ident,)*) => {$(
+        doca_api! {
+            /// Configures tasks of this type (idle context only).
+            fn $conf(event: *mut abi::doca_sync_event, completion_cb: $cb, error_cb: $cb, num_tasks: u32) {
+                // SAFETY: `$cb` is this type's callback: an optional C function of
+                // (task pointer, doca_data, doca_data).
+                let (ok, err) = unsafe { (erase(completion_cb), erase(error_cb)) };
+                task::configure(&*tasks_of(event)?, $kind, ok, err, num_tasks)
+            }
+        }
+    )*};
+}
+
+task_conf! {
+    Kind::Get, abi::doca_sync_event_task_get_completion_cb_t:
+        fn doca_sync_event_task_get_set_conf,
+    Kind::NotifySet, abi::doca_sync_event_task_notify_set_completion_cb_t:
+        fn doca_sync_event_task_notify_set_set_conf,
+    Kind::NotifyAdd, abi::doca_sync_event_task_notify_add_completion_cb_t:
+        fn doca_sync_event_task_notify_add_set_conf,
+    Kind::WaitEq, abi::doca_sync_event_task_wait_eq_completion_cb_t:
+        fn doca_sync_event_task_wait_eq_set_conf,
+    Kind::WaitNeq, abi::doca_sync_event_task_wait_neq_completion_cb_t:
+        fn doca_sync_event_task_wait_neq_set_conf,
+}
+
+doca_api! {
+    /// Allocates a get task.
+    fn doca_sync_event_task_get_alloc_init(event: *mut abi::doca_sync_event, ret_val_ptr: *mut u64, user_data: abi::doca_data, task: *mut *mut abi::doca_sync_event_task_get) {
+        task::allocate(&tasks_of(event)?, Kind::Get, Op::Get { ret: ret_val_ptr }, user_data, task)
+    }
+
+    /// Allocates a notify-set task.
+    fn doca_sync_event_task_notify_set_alloc_init(event: *mut abi::doca_sync_event, set_val: u64, user_data: abi::doca_data, task: *mut *mut abi::doca_sync_event_task_notify_set) {
+        task::allocate(&tasks_of(event)?, Kind::NotifySet, Op::Set { value: set_val }, user_data, task)
+    }
+
+    /// Allocates a notify-add task.
+    fn doca_sync_event_task_notify_add_alloc_init(event: *mut abi::doca_sync_event, inc_val: u64, fetched_val_ptr: *mut u64, user_data: abi::doca_data, task: *mut *mut abi::doca_sync_event_task_notify_add) {
+        task::allocate(&tasks_of(event)?, Kind::NotifyAdd, Op::Add { inc: inc_val, fetched: fetched_val_ptr }, user_data, task)
+    }
+
+    /// Allocates a wait-equal task.
+    fn doca_sync_event_task_wait_eq_alloc_init(event: *mut abi::doca_sync_event, wait_val: u64, mask: u64, user_data: abi::doca_data, task: *mut *mut abi::doca_sync_event_task_wait_eq) {
+        let op = Op::Wait { cmp: Compare::Eq, value: wait_val, mask };
+        task::allocate(&tasks_of(event)?, Kind::WaitEq, op, user_data, task)
+    }
+
+    /// Allocates a wait-not-equal task.
+    fn doca_sync_event_task_wait_neq_alloc_init(event: *mut abi::doca_sync_event, wait_val: u64, mask: u64, user_data: abi::doca_data, task: *mut *mut abi::doca_sync_event_task_wait_neq) {
+        let op = Op::Wait { cmp: Compare::Neq, value: wait_val, mask };
+        task::allocate(&tasks_of(event)?, Kind::WaitNeq, op, user_data, task)
+    }
+}
+
 // ------------------------------------------------------------- remote net
+
+/// What a remote-net handle designates in the handle table: the export of
+/// an event (`doca_sync_event_export_to_remote_net`) or a DPA handle of its
+/// remote side (`doca_dpa_dev_sync_event_remote_net_t`). Only RDMA signals
+/// use the latter on the DPA, and the sim models no DPA RDMA.
+struct NetEvent(Arc<EventCore>);
 
 /// `struct doca_sync_event_remote_net`: the remote side of an exported event.
 pub(crate) struct RemoteNetEvent {
@@ -520,7 +454,7 @@ doca_api! {
             return Err(fail(codes::NOT_PERMITTED, "the event has no remote-net publisher location"));
         }
         if state.net_export.is_none() {
-            let id = registry::publish(DeviceObject::RemoteNetEvent(ev.core.clone()));
+            let id = registry::publish(Arc::new(NetEvent(ev.core.clone())));
             state.handles.push(id);
             let mut blob = NET_EXPORT_MAGIC.to_vec();
             blob.extend_from_slice(&id.to_le_bytes());
@@ -540,9 +474,10 @@ doca_api! {
         // SAFETY: the caller passes `sz` readable bytes (the C contract).
         let blob = unsafe { std::slice::from_raw_parts(data, sz) };
         let id = net_export_id(blob).ok_or(fail(codes::INVALID_VALUE, "not a remote-net export of doca-sim"))?;
-        let Some(DeviceObject::RemoteNetEvent(core)) = registry::resolve(id) else {
+        let Some(net) = registry::resolve::<NetEvent>(id) else {
             return Err(fail(codes::NOT_FOUND, "the exported sync event no longer exists"));
         };
+        let core = net.0.clone();
         let remote = registry::register(RemoteNetEvent { core, handles: Mutex::default() });
         out(event, remote.cast())
     }
@@ -569,7 +504,7 @@ doca_api! {
         if !core.device.profile.sync_event_export {
             return Err(fail(codes::NOT_SUPPORTED, "this device cannot export sync events to its DPA"));
         }
-        let handle = registry::publish(DeviceObject::RemoteNetEvent(remote.core.clone()));
+        let handle = registry::publish(Arc::new(NetEvent(remote.core.clone())));
         remote.handles.lock().unwrap_or_else(|p| p.into_inner()).push(handle);
         out(dpa_remote_event, handle)
     }
