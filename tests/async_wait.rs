@@ -6,12 +6,13 @@
 mod common;
 
 use std::future::Future;
-use std::pin::pin;
+use std::os::fd::RawFd;
+use std::pin::{pin, Pin};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use common::{doca_tests, dpa};
-use doca::dpa::{CompletionEvent, DpaBuffer, Engine, Export, Gate, Launcher, WaitEvent};
+use doca::dpa::{CompletionEvent, DpaBuffer, Engine, Export, Gate, Launcher, Reactor, WaitEvent};
 
 const LONG: Duration = Duration::from_secs(20);
 
@@ -199,4 +200,259 @@ fn an_engine_follows_the_runtime_it_is_awaited_in() {
     drop(second);
     await_one(&third);
     assert_eq!(launcher.retired(), 4);
+}
+
+/// A waker that counts its wakes.
+struct Counter(std::sync::atomic::AtomicUsize);
+
+impl std::task::Wake for Counter {
+    fn wake(self: std::sync::Arc<Self>) {
+        self.wake_by_ref();
+    }
+    fn wake_by_ref(self: &std::sync::Arc<Self>) {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+fn counting_waker() -> (std::sync::Arc<Counter>, Waker) {
+    let c = std::sync::Arc::new(Counter(0.into()));
+    (c.clone(), Waker::from(c))
+}
+
+fn wakes(c: &Counter) -> usize {
+    c.0.load(std::sync::atomic::Ordering::SeqCst)
+}
+
+/// Never ready and never wakes: futures on it wake only through the engine.
+struct Silent;
+
+impl Reactor for Silent {
+    fn poll_readable(
+        &self,
+        _: RawFd,
+        _: &mut Context<'_>,
+        _: &dyn Fn(),
+    ) -> Poll<std::io::Result<()>> {
+        Poll::Pending
+    }
+}
+
+#[test]
+fn a_blocking_wait_on_the_engine_wakes_the_futures_whose_notification_it_consumed() {
+    let dpa = dpa();
+    let engine = Engine::new().unwrap();
+    engine.set_reactor(Silent);
+    let l1 = Launcher::with_engine(&dpa, &engine).unwrap();
+    let l2 = Launcher::with_engine(&dpa, &engine).unwrap();
+    let stop1 = DpaBuffer::<u64>::from_slice(&dpa, &[0]).unwrap();
+    let stop2 = DpaBuffer::<u64>::from_slice(&dpa, &[0]).unwrap();
+    let a = l1.launch(&doca_tests::spin_until, 1, (&stop1,)).unwrap();
+    let mut fa = pin!(a.completion());
+    let (count, waker) = counting_waker();
+    assert!(fa
+        .as_mut()
+        .poll(&mut Context::from_waker(&waker))
+        .is_pending());
+    let b = l2.launch(&doca_tests::spin_until, 1, (&stop2,)).unwrap();
+    stop1.write(0, &[1]).unwrap();
+    while l1.completed().unwrap() < 1 {
+        std::thread::yield_now();
+    }
+    // B still spins: this wait sleeps on the engine's handle, whose notification
+    // is A's, and times out.
+    assert!(b.wait(Duration::from_millis(50)).is_err());
+    assert!(wakes(&count) > 0, "A's future was not woken");
+    assert!(fa
+        .as_mut()
+        .poll(&mut Context::from_waker(&waker))
+        .is_ready());
+    stop2.write(0, &[1]).unwrap();
+    l2.wait_all(LONG).unwrap();
+}
+
+#[test]
+fn setting_a_reactor_wakes_the_futures_waiting_on_the_old_one() {
+    let dpa = dpa();
+    let engine = Engine::new().unwrap();
+    engine.set_reactor(Silent);
+    let event = CompletionEvent::with_engine(&dpa, Export::No, &engine).unwrap();
+    let mut reached = pin!(event.reached(1));
+    let (count, waker) = counting_waker();
+    assert!(reached
+        .as_mut()
+        .poll(&mut Context::from_waker(&waker))
+        .is_pending());
+    assert_eq!(wakes(&count), 0);
+    engine.set_reactor(Silent);
+    assert!(
+        wakes(&count) > 0,
+        "the future still waits on the reactor that was replaced"
+    );
+}
+
+/// Always says the handle is readable: spurious readiness, which readiness APIs allow.
+struct AlwaysReady(std::rc::Rc<std::cell::Cell<u32>>);
+
+impl Reactor for AlwaysReady {
+    fn poll_readable(
+        &self,
+        _: RawFd,
+        _: &mut Context<'_>,
+        _: &dyn Fn(),
+    ) -> Poll<std::io::Result<()>> {
+        self.0.set(self.0.get() + 1);
+        Poll::Ready(Ok(()))
+    }
+}
+
+#[test]
+fn spurious_readiness_does_not_spin_inside_a_poll() {
+    let dpa = dpa();
+    let engine = Engine::new().unwrap();
+    let calls = std::rc::Rc::new(std::cell::Cell::new(0));
+    engine.set_reactor(AlwaysReady(calls.clone()));
+    let launcher = Launcher::with_engine(&dpa, &engine).unwrap();
+    let stop = DpaBuffer::<u64>::from_slice(&dpa, &[0]).unwrap();
+    let launch = launcher
+        .launch(&doca_tests::spin_until, 1, (&stop,))
+        .unwrap();
+    let mut done = pin!(launch.completion());
+    let (count, waker) = counting_waker();
+    // One poll returns, asking to be polled again, instead of looping for as
+    // long as the kernel runs.
+    assert!(done
+        .as_mut()
+        .poll(&mut Context::from_waker(&waker))
+        .is_pending());
+    assert!(
+        calls.get() <= 2,
+        "{} reactor calls in one poll",
+        calls.get()
+    );
+    assert_eq!(wakes(&count), 1);
+    stop.write(0, &[1]).unwrap();
+    launcher.wait_all(LONG).unwrap();
+}
+
+/// A future of the engine that a waker polls.
+type Inner = Pin<Box<dyn Future<Output = doca::dpa::Result<u64>>>>;
+
+std::thread_local! {
+    static INLINE: std::cell::RefCell<Option<Inner>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Polls another future of the same engine inside `wake`, as an executor may.
+struct PollsInline;
+
+impl std::task::Wake for PollsInline {
+    fn wake(self: std::sync::Arc<Self>) {
+        INLINE.with(|f| {
+            if let Some(f) = f.borrow_mut().as_mut() {
+                let _ = f.as_mut().poll(&mut Context::from_waker(Waker::noop()));
+            }
+        });
+    }
+}
+
+/// Yields: wakes the task at once and says not ready.
+struct Yields;
+
+impl Reactor for Yields {
+    fn poll_readable(
+        &self,
+        _: RawFd,
+        cx: &mut Context<'_>,
+        _: &dyn Fn(),
+    ) -> Poll<std::io::Result<()>> {
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+}
+
+#[test]
+fn a_waker_may_poll_another_future_of_the_engine_inline() {
+    let dpa = dpa();
+    let engine = Engine::new().unwrap();
+    engine.set_reactor(Yields);
+    let first = CompletionEvent::with_engine(&dpa, Export::No, &engine).unwrap();
+    let second = CompletionEvent::with_engine(&dpa, Export::No, &engine).unwrap();
+    INLINE.with(|f| *f.borrow_mut() = Some(Box::pin(second.reached(1))));
+    let waker = Waker::from(std::sync::Arc::new(PollsInline));
+    let mut outer = pin!(first.reached(1));
+    assert!(outer
+        .as_mut()
+        .poll(&mut Context::from_waker(&waker))
+        .is_pending());
+    INLINE.with(|f| *f.borrow_mut() = None);
+}
+
+#[test]
+fn an_event_whose_context_cannot_stop_keeps_its_dpa_and_engine() {
+    if !sim() {
+        return;
+    }
+    let scope = doca_sim::Scope::new();
+    {
+        let dpa = dpa();
+        let engine = Engine::new().unwrap();
+        engine.set_reactor(Silent);
+        let event = CompletionEvent::with_engine(&dpa, Export::No, &engine).unwrap();
+        {
+            let mut reached = pin!(event.reached(1));
+            assert!(reached
+                .as_mut()
+                .poll(&mut Context::from_waker(Waker::noop()))
+                .is_pending());
+        }
+        scope
+            .inject(
+                "doca_ctx_stop",
+                doca_sim::Nth::At(1),
+                doca::dpa::ErrorCode::DRIVER.0,
+            )
+            .unwrap();
+        let buried = doca::dpa::buried_count();
+        drop(event);
+        assert!(
+            doca::dpa::buried_count() > buried,
+            "the event was not leaked"
+        );
+        drop((engine, dpa));
+    }
+    // The leaked event still has the DPA context as a location and its context
+    // is connected to the engine: both must outlive it.
+    let live = scope.live_objects();
+    assert!(live.contains_key("doca_sync_event"), "{live:?}");
+    assert!(
+        live.contains_key("doca_dpa") && live.contains_key("doca_pe"),
+        "{live:?}"
+    );
+}
+
+#[test]
+fn a_launcher_drop_waits_through_a_failing_engine() {
+    if !sim() {
+        return;
+    }
+    let scope = doca_sim::Scope::new();
+    let dpa = dpa();
+    let engine = Engine::new().unwrap();
+    let launcher = Launcher::with_engine(&dpa, &engine).unwrap();
+    // The launch stays in flight, its arguments owned by the launcher.
+    drop(
+        launcher
+            .launch(&doca_tests::busy, 1, (2_000_000u64,))
+            .unwrap(),
+    );
+    scope
+        .inject(
+            "doca_pe_request_notification",
+            doca_sim::Nth::Every,
+            doca::dpa::ErrorCode::DRIVER.0,
+        )
+        .unwrap();
+    let buried = doca::dpa::buried_count();
+    // The engine fails, the kernel still completes: the drop backs off and frees.
+    drop(launcher);
+    assert_eq!(doca::dpa::buried_count(), buried);
 }

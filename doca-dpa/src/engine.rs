@@ -81,14 +81,20 @@ impl Wake for Broadcast {
 
     fn wake_by_ref(self: &Arc<Self>) {
         // Swap the list with a spare one of kept capacity: no allocation in the
-        // steady state, and no lock held while the wakers run.
-        let mut spare = self.spare.lock().unwrap_or_else(|p| p.into_inner());
+        // steady state, and no lock held while the wakers run (a waker may poll
+        // a future of this engine at once, which registers again, or wake the
+        // broadcast again: a nested call finds an empty spare and does the same).
+        let mut woken = std::mem::take(&mut *self.spare.lock().unwrap_or_else(|p| p.into_inner()));
         std::mem::swap(
-            &mut *spare,
+            &mut woken,
             &mut *self.wakers.lock().unwrap_or_else(|p| p.into_inner()),
         );
-        for w in spare.drain(..) {
+        for w in woken.drain(..) {
             w.wake();
+        }
+        let mut spare = self.spare.lock().unwrap_or_else(|p| p.into_inner());
+        if spare.capacity() < woken.capacity() {
+            *spare = woken;
         }
     }
 }
@@ -96,7 +102,9 @@ impl Wake for Broadcast {
 pub(crate) struct EngineInner {
     pe: NonNull<sys::doca_pe>,
     fd: std::os::fd::RawFd,
-    reactor: RefCell<Option<Watcher>>,
+    /// Shared so that a poll can call the reactor with no borrow held (a reactor or
+    /// a waker may poll another future of this engine, or set a reactor, inside).
+    reactor: RefCell<Option<Rc<Watcher>>>,
     broadcast: Arc<Broadcast>,
     broadcast_waker: Waker,
 }
@@ -182,16 +190,37 @@ impl Engine {
 
     /// Uses `reactor` to watch the notification handle for futures (instead of the
     /// `tokio` feature's, or where there is none).
+    ///
+    /// Futures already waiting are woken, so that they register with it.
     pub fn set_reactor(&self, reactor: impl Reactor) {
-        let mut slot = self.inner.reactor.borrow_mut();
+        let old = self.inner.reactor.borrow_mut().take();
         // The old registration goes first.
-        *slot = None;
-        *slot = Some(Watcher::Set(Box::new(reactor)));
+        drop(old);
+        *self.inner.reactor.borrow_mut() = Some(Rc::new(Watcher::Set(Box::new(reactor))));
+        self.wake_waiting();
+    }
+
+    /// Wakes every future waiting on this engine: each looks at its event again
+    /// and registers anew. Needed wherever a notification is consumed, or the
+    /// watcher replaced, outside the reactor that the futures registered with.
+    fn wake_waiting(&self) {
+        self.inner.broadcast_waker.wake_by_ref();
     }
 
     /// Completes what is due: runs the callbacks of tasks that can complete
-    /// (`doca_pe_progress`). Whether anything progressed.
+    /// (`doca_pe_progress`). Whether anything progressed; if so, the futures
+    /// waiting on this engine are woken to look at their events.
     pub fn progress(&self) -> bool {
+        let progressed = self.progress_quietly();
+        if progressed {
+            self.wake_waiting();
+        }
+        progressed
+    }
+
+    /// `doca_pe_progress`, waking no one: for a future's own poll, which looks at
+    /// its event right after.
+    fn progress_quietly(&self) -> bool {
         // SAFETY: our engine.
         unsafe { sys::doca_pe_progress(self.inner.pe.as_ptr()) != 0 }
     }
@@ -217,7 +246,8 @@ impl Engine {
     }
 
     /// Sleeps in `poll(2)` until the armed handle is readable or `timeout` passed,
-    /// then consumes the notification and progresses.
+    /// then consumes the notification and progresses. A notification consumed
+    /// here is one the futures' reactor will not see: they are woken.
     pub(crate) fn sleep(&self, timeout: Duration) -> Result<()> {
         self.request_notification()?;
         let mut pfd = libc::pollfd {
@@ -231,7 +261,9 @@ impl Engine {
         if n > 0 {
             self.clear_notification();
         }
-        self.progress();
+        if self.progress_quietly() || n > 0 {
+            self.wake_waiting();
+        }
         Ok(())
     }
 
@@ -240,21 +272,35 @@ impl Engine {
     fn poll_readable(&self, cx: &Context<'_>) -> Result<bool> {
         self.inner.broadcast.register(cx.waker());
         self.request_notification()?;
-        let mut slot = self.inner.reactor.borrow_mut();
-        if !slot.as_ref().is_some_and(Watcher::serves_this_runtime) {
-            // Deregister from the runtime it was made in before registering with
-            // the current one.
-            *slot = None;
-            *slot = default_watcher(self.inner.fd);
-        }
-        let Some(r) = slot.as_ref().map(Watcher::reactor) else {
-            return Err(unavailable(
-                "no reactor watches the engine: await inside a tokio runtime with the \
-                 `tokio` feature, or give one with Engine::set_reactor",
-            ));
+        let current = self.inner.reactor.borrow().clone();
+        let watcher = match current {
+            Some(w) if w.serves_this_runtime() => w,
+            stale => {
+                // Deregister from the runtime it was made in before registering
+                // with the current one; the futures that registered through the
+                // old one are woken to register again.
+                let replaced = stale.is_some();
+                drop(stale);
+                drop(self.inner.reactor.borrow_mut().take());
+                let fresh = default_watcher(self.inner.fd).map(Rc::new);
+                self.inner.reactor.borrow_mut().clone_from(&fresh);
+                if replaced {
+                    self.wake_waiting();
+                }
+                fresh.ok_or_else(|| {
+                    unavailable(
+                        "no reactor watches the engine: await inside a tokio runtime with \
+                         the `tokio` feature, or give one with Engine::set_reactor",
+                    )
+                })?
+            }
         };
         let mut bcx = Context::from_waker(&self.inner.broadcast_waker);
-        match r.poll_readable(self.inner.fd, &mut bcx, &|| self.clear_notification()) {
+        let drain = || self.clear_notification();
+        match watcher
+            .reactor()
+            .poll_readable(self.inner.fd, &mut bcx, &drain)
+        {
             Poll::Ready(Ok(())) => Ok(true),
             Poll::Ready(Err(e)) => Err(unavailable(format!(
                 "watching the notification handle failed: {e}"
@@ -481,8 +527,9 @@ impl Waiter {
         value: impl Fn() -> Result<u64>,
         mut done: impl FnMut(u64) -> Result<Option<T>>,
     ) -> Poll<Result<T>> {
+        let mut retried = false;
         loop {
-            self.engine.progress();
+            self.engine.progress_quietly();
             let v = match value() {
                 Ok(v) => v,
                 Err(e) => return Poll::Ready(Err(e)),
@@ -496,7 +543,13 @@ impl Waiter {
                 return Poll::Ready(Err(e));
             }
             match self.engine.poll_readable(cx) {
-                Ok(true) => continue,
+                // Readiness may be spurious (any readiness API allows it): look
+                // once more, then let the executor run others before the next.
+                Ok(true) if !retried => retried = true,
+                Ok(true) => {
+                    cx.waker().wake_by_ref();
+                    return Poll::Pending;
+                }
                 Ok(false) => return Poll::Pending,
                 Err(e) => return Poll::Ready(Err(e)),
             }

@@ -130,7 +130,14 @@ impl Event {
         match &self.waiter {
             Some(w) => {
                 backoff.sleeping();
-                w.sleep(seen, Backoff::SLEEP_SLICE)
+                if let Err(e) = w.sleep(seen, Backoff::SLEEP_SLICE) {
+                    // The launches still complete: a failed re-arm or notification
+                    // request must not end a wait (or make a drop leak) that the
+                    // backoff can finish.
+                    tracing::debug!(target: "doca_dpa::sync_event", error = %e, "the engine's wait failed; backing off instead");
+                    backoff.pause();
+                }
+                Ok(())
             }
             None => {
                 backoff.pause();
@@ -209,7 +216,10 @@ impl Drop for Event {
     fn drop(&mut self) {
         if let Some(w) = &mut self.waiter {
             if !w.teardown() {
-                // Its context may still complete a task: keep the event.
+                // Its context may still complete a task: keep the event, and with
+                // it what must outlive it (the DPA context it has as a location,
+                // the engine its context is connected to).
+                crate::keep::bury((self.dpa.clone(), self.waiter.take()));
                 return;
             }
         }

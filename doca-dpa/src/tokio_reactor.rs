@@ -36,9 +36,15 @@ impl TokioReactor {
         // SAFETY: `fd` is the engine's notification handle, open until the engine is
         // destroyed; the engine drops this reactor before `doca_pe_destroy` closes it,
         // and `Handle` always returns that same descriptor.
-        unsafe { AsyncFd::register_with_interest(Handle(fd), tokio::io::Interest::READABLE) }
-            .ok()
-            .map(|fd| TokioReactor { fd, runtime })
+        let registered =
+            unsafe { AsyncFd::register_with_interest(Handle(fd), tokio::io::Interest::READABLE) };
+        match registered {
+            Ok(fd) => Some(TokioReactor { fd, runtime }),
+            Err(e) => {
+                tracing::warn!(target: "doca_dpa::engine", error = %e, "tokio refused to watch the engine's notification handle");
+                None
+            }
+        }
     }
 
     /// Whether the current runtime (if any) is the one this registration belongs to.
