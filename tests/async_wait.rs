@@ -456,3 +456,33 @@ fn a_launcher_drop_waits_through_a_failing_engine() {
     drop(launcher);
     assert_eq!(doca::dpa::buried_count(), buried);
 }
+
+#[test]
+fn an_engine_never_progresses_a_context_connected_to_another() {
+    let dpa = dpa();
+    let first = Engine::new().unwrap();
+    let second = Engine::new().unwrap();
+    second.set_reactor(Silent);
+    // Contexts connected to `first` and destroyed: their memory is reused by
+    // the next ones made.
+    for _ in 0..16 {
+        drop(CompletionEvent::with_engine(&dpa, Export::ToDpa, &first).unwrap());
+    }
+    let event = CompletionEvent::with_engine(&dpa, Export::ToDpa, &second).unwrap();
+    let mut reached = pin!(event.reached(5));
+    assert!(reached
+        .as_mut()
+        .poll(&mut Context::from_waker(Waker::noop()))
+        .is_pending());
+    Launcher::new(&dpa)
+        .unwrap()
+        .launch(&doca_tests::set_event, 1, (&event, 5u64))
+        .unwrap()
+        .wait(LONG)
+        .unwrap();
+    assert!(
+        !first.progress(),
+        "an engine completed a task of another's context"
+    );
+    assert!(second.progress());
+}

@@ -252,6 +252,12 @@ pub(crate) fn destroy_ctx(ptr: usize) -> SimResult {
         d.consumers.fetch_sub(1, Ordering::AcqRel);
     }
     if let Some(pe) = &st.pe {
+        // Off the engine's list before the address can be reused: a later
+        // context at the same address is not this engine's.
+        pe.contexts
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|&c| c != ptr);
         pe.connected.fetch_sub(1, Ordering::AcqRel);
     }
     Ok(())
