@@ -59,6 +59,14 @@ impl<'a> Gate<'a> {
 /// Dropping the launcher waits (up to the kernel run-time limit) for its launches;
 /// if it cannot confirm they finished, it leaks their arguments and its completion
 /// event rather than free what the DPA may still use.
+///
+/// One event counts every launch, and launches complete in any order, so a
+/// launch is known to have finished only once *every* launch submitted so far has:
+/// a [`Launch::wait`], [`Launch::completion`] or [`Launch::is_complete`] also waits
+/// for the launches submitted after it, and arguments are released in batches.
+/// A launcher that never runs dry (a service that always has a launch in flight
+/// on it) therefore resolves no wait and holds its arguments until it does; give
+/// each independent stream of requests its own launcher, and let each drain.
 pub struct Launcher {
     event: std::mem::ManuallyDrop<Event>,
     submitted: Cell<u64>,
