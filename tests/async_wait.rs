@@ -223,17 +223,43 @@ fn wakes(c: &Counter) -> usize {
     c.0.load(std::sync::atomic::Ordering::SeqCst)
 }
 
-/// Never ready and never wakes: futures on it wake only through the engine.
-struct Silent;
+/// A reactor that behaves as a test needs, counting its calls.
+#[derive(Clone, Copy)]
+enum Scripted {
+    /// Never ready and never wakes: futures on it wake only through the engine.
+    Silent,
+    /// Wakes the task at once and says not ready (a yield).
+    Yields,
+    /// Always says the handle is readable: spurious readiness, which readiness
+    /// APIs allow.
+    AlwaysReady,
+}
 
-impl Reactor for Silent {
+/// A [`Scripted`] reactor and its call count.
+struct Script(Scripted, std::rc::Rc<std::cell::Cell<u32>>);
+
+impl Script {
+    fn new(how: Scripted) -> Script {
+        Script(how, Default::default())
+    }
+}
+
+impl Reactor for Script {
     fn poll_readable(
         &self,
         _: RawFd,
-        _: &mut Context<'_>,
+        cx: &mut Context<'_>,
         _: &dyn Fn(),
     ) -> Poll<std::io::Result<()>> {
-        Poll::Pending
+        self.1.set(self.1.get() + 1);
+        match self.0 {
+            Scripted::Silent => Poll::Pending,
+            Scripted::Yields => {
+                cx.waker().wake_by_ref();
+                Poll::Pending
+            }
+            Scripted::AlwaysReady => Poll::Ready(Ok(())),
+        }
     }
 }
 
@@ -241,7 +267,7 @@ impl Reactor for Silent {
 fn a_blocking_wait_on_the_engine_wakes_the_futures_whose_notification_it_consumed() {
     let dpa = dpa();
     let engine = Engine::new().unwrap();
-    engine.set_reactor(Silent);
+    engine.set_reactor(Script::new(Scripted::Silent));
     let l1 = Launcher::with_engine(&dpa, &engine).unwrap();
     let l2 = Launcher::with_engine(&dpa, &engine).unwrap();
     let stop1 = DpaBuffer::<u64>::from_slice(&dpa, &[0]).unwrap();
@@ -274,7 +300,7 @@ fn a_blocking_wait_on_the_engine_wakes_the_futures_whose_notification_it_consume
 fn setting_a_reactor_wakes_the_futures_waiting_on_the_old_one() {
     let dpa = dpa();
     let engine = Engine::new().unwrap();
-    engine.set_reactor(Silent);
+    engine.set_reactor(Script::new(Scripted::Silent));
     let event = CompletionEvent::with_engine(&dpa, Export::No, &engine).unwrap();
     let mut reached = pin!(event.reached(1));
     let (count, waker) = counting_waker();
@@ -283,34 +309,20 @@ fn setting_a_reactor_wakes_the_futures_waiting_on_the_old_one() {
         .poll(&mut Context::from_waker(&waker))
         .is_pending());
     assert_eq!(wakes(&count), 0);
-    engine.set_reactor(Silent);
+    engine.set_reactor(Script::new(Scripted::Silent));
     assert!(
         wakes(&count) > 0,
         "the future still waits on the reactor that was replaced"
     );
 }
 
-/// Always says the handle is readable: spurious readiness, which readiness APIs allow.
-struct AlwaysReady(std::rc::Rc<std::cell::Cell<u32>>);
-
-impl Reactor for AlwaysReady {
-    fn poll_readable(
-        &self,
-        _: RawFd,
-        _: &mut Context<'_>,
-        _: &dyn Fn(),
-    ) -> Poll<std::io::Result<()>> {
-        self.0.set(self.0.get() + 1);
-        Poll::Ready(Ok(()))
-    }
-}
-
 #[test]
 fn spurious_readiness_does_not_spin_inside_a_poll() {
     let dpa = dpa();
     let engine = Engine::new().unwrap();
-    let calls = std::rc::Rc::new(std::cell::Cell::new(0));
-    engine.set_reactor(AlwaysReady(calls.clone()));
+    let script = Script::new(Scripted::AlwaysReady);
+    let calls = script.1.clone();
+    engine.set_reactor(script);
     let launcher = Launcher::with_engine(&dpa, &engine).unwrap();
     let stop = DpaBuffer::<u64>::from_slice(&dpa, &[0]).unwrap();
     let launch = launcher
@@ -354,26 +366,11 @@ impl std::task::Wake for PollsInline {
     }
 }
 
-/// Yields: wakes the task at once and says not ready.
-struct Yields;
-
-impl Reactor for Yields {
-    fn poll_readable(
-        &self,
-        _: RawFd,
-        cx: &mut Context<'_>,
-        _: &dyn Fn(),
-    ) -> Poll<std::io::Result<()>> {
-        cx.waker().wake_by_ref();
-        Poll::Pending
-    }
-}
-
 #[test]
 fn a_waker_may_poll_another_future_of_the_engine_inline() {
     let dpa = dpa();
     let engine = Engine::new().unwrap();
-    engine.set_reactor(Yields);
+    engine.set_reactor(Script::new(Scripted::Yields));
     let first = CompletionEvent::with_engine(&dpa, Export::No, &engine).unwrap();
     let second = CompletionEvent::with_engine(&dpa, Export::No, &engine).unwrap();
     INLINE.with(|f| *f.borrow_mut() = Some(Box::pin(second.reached(1))));
@@ -395,7 +392,7 @@ fn an_event_whose_context_cannot_stop_keeps_its_dpa_and_engine() {
     {
         let dpa = dpa();
         let engine = Engine::new().unwrap();
-        engine.set_reactor(Silent);
+        engine.set_reactor(Script::new(Scripted::Silent));
         let event = CompletionEvent::with_engine(&dpa, Export::No, &engine).unwrap();
         {
             let mut reached = pin!(event.reached(1));
@@ -462,7 +459,7 @@ fn an_engine_never_progresses_a_context_connected_to_another() {
     let dpa = dpa();
     let first = Engine::new().unwrap();
     let second = Engine::new().unwrap();
-    second.set_reactor(Silent);
+    second.set_reactor(Script::new(Scripted::Silent));
     // Contexts connected to `first` and destroyed: their memory is reused by
     // the next ones made.
     for _ in 0..16 {
