@@ -28,6 +28,15 @@
 //! A kernel that crashes never completes its launch, and no notification says
 //! so: each poll checks the context's health, but bound an await with your
 //! runtime's timeout; [`Launch::wait`](crate::Launch::wait) then diagnoses it.
+//!
+//! On hardware this relies on the PE contract as the facts state it: once armed
+//! with `doca_pe_request_notification`, the handle becomes readable when a task of
+//! a connected context can complete. The software DPA models exactly that; it has
+//! not yet been observed on a BlueField by this project's CI. Were the handle to
+//! stay silent there, the blocking waits would still finish (they sleep in 10 ms
+//! slices and look at the value between them), but a future would wake only when
+//! something else polls it: bound awaits with a timeout until the BlueField CI
+//! recipe (`ci/bluefield/`) has run `tests/async_wait.rs` on the device.
 
 use std::cell::{Cell, RefCell};
 use std::fmt;
