@@ -130,6 +130,9 @@ fn a_future_dropped_mid_wait_leaves_nothing_behind() {
         // kernel completes.
         let launch = launcher.launch(&doca_tests::noop, 1, ()).unwrap();
         launch.wait(LONG).unwrap();
+        // The no-op's epoch may finish before the spinning launch's: it retires
+        // once both have.
+        launcher.wait_all(LONG).unwrap();
         assert_eq!(launcher.retired(), 2);
     }
     if let Some(scope) = scope {

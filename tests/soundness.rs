@@ -114,12 +114,12 @@ fn timeout_then_drop_every_argument(live: &Live<'_>) -> CaseResult {
     }
     drop((data, event, gate_event));
     live.expect("dpa_heap_block", 2, "after the timeout and the drops")?;
-    live.expect("doca_sync_event", 3, "after the timeout and the drops")?;
+    live.expect("doca_sync_event", 4, "after the timeout and the drops")?;
     release(&go)?;
     launcher.wait_all(LONG).map_err(err)?;
     no_fault(&dpa, "after the kernel used the dropped arguments")?;
     live.expect("dpa_heap_block", 1, "once the launch was seen to finish")?;
-    live.expect("doca_sync_event", 1, "once the launch was seen to finish")?;
+    live.expect("doca_sync_event", 2, "once the launch was seen to finish")?;
     Ok(())
 }
 
@@ -166,6 +166,110 @@ fn a_later_launch_completing_first_releases_nothing(live: &Live<'_>) -> CaseResu
     Ok(())
 }
 
+/// Quick launches in each part of the epoch case: fewer under valgrind (50x
+/// slower).
+fn quick_launches() -> usize {
+    if common::under_valgrind() {
+        200
+    } else {
+        2_000
+    }
+}
+
+/// A quick launch on memory that only the launcher holds (the host drops its
+/// handle at once): what the launcher keeps shows in the live DPA heap blocks.
+fn launch_on_dropped_memory<'l>(
+    launcher: &'l Launcher,
+    dpa: &Dpa,
+    value: u64,
+) -> Result<doca::dpa::Launch<'l>, String> {
+    let out = DpaBuffer::<u64>::new(dpa, 1).map_err(err)?;
+    launcher
+        .launch(&doca_tests::write_ranks, 1, (&out, value))
+        .map_err(err)
+}
+
+/// A slow launch in an older epoch, thousands of quick ones in newer epochs, each
+/// waited for while the slow one holds its dropped arguments: every quick wait
+/// returns, and nothing is released — of the slow launch, nor past it — until it
+/// finishes. Then, with a launch always in flight (the launcher never runs dry),
+/// the launcher still retires as it goes and holds a bounded number of arguments.
+///
+/// (On the default device: the held kernel must outlast the quick launches, longer
+/// than the short kernel run-time limit of the other cases.)
+fn a_slow_launch_in_an_older_epoch_outlives_quick_ones(live: &Live<'_>) -> CaseResult {
+    if let Some(scope) = live.scope {
+        scope.set_profile(doca_sim::Profile::default());
+    }
+    let dpa = common::dpa();
+    let go = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(err)?;
+    let data = DpaBuffer::<u64>::new(&dpa, 8).map_err(err)?;
+    let event = KernelEvent::new(&dpa).map_err(err)?;
+    let launcher = Launcher::new(&dpa).map_err(err)?;
+    let slow = launcher
+        .launch(
+            &doca_tests::sound_hold_then_write,
+            1,
+            (&go, &data, 8u32, &event),
+        )
+        .map_err(err)?;
+    // A look at it closes its epoch: the quick launches count on the other event.
+    check(!slow.is_complete().map_err(err)?, || {
+        "the held launch was reported complete".into()
+    })?;
+    drop((slow, data, event));
+    let n = quick_launches();
+    for i in 0..n {
+        launch_on_dropped_memory(&launcher, &dpa, i as u64)?
+            .wait(LONG)
+            .map_err(|e| format!("quick launch {i} behind the held one: {e}"))?;
+    }
+    check(launcher.retired() == 0, || {
+        format!(
+            "{} launches retired while the first still runs",
+            launcher.retired()
+        )
+    })?;
+    let held = 2 + n as i64;
+    live.expect("dpa_heap_block", held, "while the slow launch runs")?;
+    live.expect("doca_sync_event", 3, "while the slow launch runs")?;
+    release(&go)?;
+    // Never dry: the next launch is submitted before the previous one is waited for.
+    let deadline = Instant::now() + LONG;
+    let mut previous = launch_on_dropped_memory(&launcher, &dpa, 0)?;
+    let (mut i, mut checked) = (0u64, 0);
+    while checked < n {
+        i += 1;
+        let next = launch_on_dropped_memory(&launcher, &dpa, i)?;
+        previous.wait(LONG).map_err(err)?;
+        previous = next;
+        if launcher.retired() == 0 {
+            // The slow launch has not seen `go` yet.
+            check(Instant::now() < deadline, || {
+                "the released launch never finished".into()
+            })?;
+            continue;
+        }
+        checked += 1;
+        let behind = launcher.submitted() - launcher.retired();
+        check(behind <= 2, || {
+            format!("{i} launches after the release, always one in flight: {behind} not retired")
+        })?;
+        // `go`, and the memory of the launches not retired.
+        check(live.count("dpa_heap_block") <= 1 + behind as i64, || {
+            format!("{i}: {:?} with {behind} launches not retired", live.all())
+        })?;
+    }
+    no_fault(&dpa, "after the slow launch wrote its dropped buffer")?;
+    live.expect("doca_sync_event", 2, "once the slow launch was seen to finish")?;
+    previous.wait(LONG).map_err(err)?;
+    launcher.wait_all(LONG).map_err(err)?;
+    check(launcher.retired() == launcher.submitted(), || {
+        format!("{launcher:?} after waiting for all")
+    })?;
+    Ok(())
+}
+
 /// `mem::forget` of a launch, then the arguments are dropped: nothing is released
 /// until the launcher sees the launch finish.
 fn forgetting_a_launch_keeps_its_arguments(live: &Live<'_>) -> CaseResult {
@@ -187,7 +291,7 @@ fn forgetting_a_launch_keeps_its_arguments(live: &Live<'_>) -> CaseResult {
     std::mem::forget(launch);
     drop((data, event));
     live.expect("dpa_heap_block", 2, "after forget and the drops")?;
-    live.expect("doca_sync_event", 2, "after forget and the drops")?;
+    live.expect("doca_sync_event", 3, "after forget and the drops")?;
     release(&go)?;
     launcher.wait_all(LONG).map_err(err)?;
     no_fault(&dpa, "after the forgotten launch ran")?;
@@ -363,6 +467,10 @@ fn no_sequence_of_safe_calls_lets_the_dpa_use_what_was_released() {
         (
             "drop of a launch while a later launch completes first",
             a_later_launch_completing_first_releases_nothing,
+        ),
+        (
+            "a slow launch in an older epoch, thousands of quick ones in newer ones",
+            a_slow_launch_in_an_older_epoch_outlives_quick_ones,
         ),
         (
             "mem::forget of a launch, then drop of its arguments",
