@@ -261,7 +261,11 @@ fn a_slow_launch_in_an_older_epoch_outlives_quick_ones(live: &Live<'_>) -> CaseR
         })?;
     }
     no_fault(&dpa, "after the slow launch wrote its dropped buffer")?;
-    live.expect("doca_sync_event", 2, "once the slow launch was seen to finish")?;
+    live.expect(
+        "doca_sync_event",
+        2,
+        "once the slow launch was seen to finish",
+    )?;
     previous.wait(LONG).map_err(err)?;
     launcher.wait_all(LONG).map_err(err)?;
     check(launcher.retired() == launcher.submitted(), || {
