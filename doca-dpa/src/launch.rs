@@ -119,7 +119,10 @@ enum Look {
     /// The closed epoch still runs; the values seen of the events whose change
     /// the wait needs to see: the closed one's, and the current one's when the
     /// wait can also end with the current epoch.
-    Pending { closed: u64, current: Option<u64> },
+    Pending {
+        closed: u64,
+        current: Option<u64>,
+    },
 }
 
 impl fmt::Debug for Launcher {
