@@ -104,8 +104,9 @@ pub struct Launcher {
 /// finished and is retired.
 #[derive(Debug)]
 struct Epochs {
-    /// Index in `Launcher::events` of the current event.
-    current: Cell<usize>,
+    /// Which of `Launcher::events` is current: the second when set (a `bool`, so
+    /// that indexing the pair needs no bounds check).
+    second_current: Cell<bool>,
     /// The last ticket of the closed epoch.
     closed_through: Cell<u64>,
     /// Launches each event was given before the current epoch began: for the other
@@ -131,7 +132,7 @@ impl fmt::Debug for Launcher {
             .field("submitted", &self.submitted.get())
             .field("retired", &self.retired.get())
             .field("closed_through", &self.epochs.closed_through.get())
-            .field("current_event", &self.epochs.current.get())
+            .field("current_event", &self.current())
             .finish()
     }
 }
@@ -172,7 +173,7 @@ impl Launcher {
             submitted: Cell::new(0),
             retired: Cell::new(0),
             epochs: Epochs {
-                current: Cell::new(0),
+                second_current: Cell::new(false),
                 closed_through: Cell::new(0),
                 assigned: [Cell::new(0), Cell::new(0)],
             },
@@ -299,7 +300,7 @@ impl Launcher {
     /// (`doca_sync_event_get` on each).
     pub fn completed(&self) -> Result<u64> {
         let values = [self.events[0].get()?, self.events[1].get()?];
-        let (current, closed) = (self.epochs.current.get(), self.closed());
+        let (current, closed) = (self.current(), self.closed());
         if self.has_counted_all(closed, values[closed]) {
             self.retire(self.epochs.closed_through.get());
             if self.has_counted_all(current, values[current]) {
@@ -315,9 +316,14 @@ impl Launcher {
         self.retired.get()
     }
 
+    /// The index of the current event.
+    fn current(&self) -> usize {
+        usize::from(self.epochs.second_current.get())
+    }
+
     /// The index of the event that is not current: the closed epoch's.
     fn closed(&self) -> usize {
-        1 - self.epochs.current.get()
+        usize::from(!self.epochs.second_current.get())
     }
 
     /// Whether `events[event]`, seen at `value`, has counted every launch it was
@@ -326,7 +332,7 @@ impl Launcher {
     /// has finished — whatever their order.
     fn has_counted_all(&self, event: usize, value: u64) -> bool {
         let mut given = self.epochs.assigned[event].get();
-        if event == self.epochs.current.get() {
+        if event == self.current() {
             given += self.submitted.get() - self.epochs.closed_through.get();
         }
         value >= given
@@ -348,6 +354,7 @@ impl Launcher {
 
     /// The closed event's value while launches of the closed epoch still run;
     /// `None` once every one has (then it, and every older epoch, is retired).
+    #[inline]
     fn closed_pending(&self) -> Result<Option<u64>> {
         let through = self.epochs.closed_through.get();
         if self.retired.get() >= through {
@@ -370,60 +377,71 @@ impl Launcher {
     /// given new launches only when none of its earlier ones still runs, and two
     /// epochs are all there is to track.
     fn switch(&self) {
-        let (current, through, submitted) = (
-            self.epochs.current.get(),
-            self.epochs.closed_through.get(),
-            self.submitted.get(),
-        );
+        let (through, submitted) = (self.epochs.closed_through.get(), self.submitted.get());
         debug_assert!(self.retired.get() >= through);
-        let assigned = &self.epochs.assigned[current];
+        let assigned = &self.epochs.assigned[self.current()];
         assigned.set(assigned.get() + (submitted - through));
         self.epochs.closed_through.set(submitted);
-        let next = 1 - current;
-        self.epochs.current.set(next);
+        let next = self.closed();
+        self.epochs.second_current.set(next == 1);
         self.current.set(self.events[next].as_ptr());
     }
 
     /// Closes the epoch of `ticket` if it is the current one and the closed one has
     /// finished, so that launches submitted from now on do not delay a wait for
-    /// it; then what `closed_pending` says.
-    fn close_epoch_of(&self, ticket: u64) -> Result<Option<u64>> {
-        let closed = self.closed_pending()?;
-        if closed.is_some() || ticket <= self.epochs.closed_through.get() {
-            return Ok(closed);
+    /// it.
+    fn close_epoch_of(&self, ticket: u64) -> Result<()> {
+        if ticket > self.epochs.closed_through.get() && self.closed_pending()?.is_none() {
+            self.switch();
         }
-        self.switch();
-        self.closed_pending()
+        Ok(())
     }
 
     /// Where a wait for `ticket` stands (a wait for every launch through it when
-    /// `whole`), closing its epoch first when it can.
+    /// `whole`), closing its epoch when it is still open and can be closed. One
+    /// `doca_sync_event_get` when the launch has finished.
     fn look(&self, ticket: u64, whole: bool) -> Result<Look> {
         if self.retired.get() >= ticket {
             return Ok(Look::Done);
         }
-        let Some(closed) = self.close_epoch_of(ticket)? else {
-            // The closed epoch and every older one finished, and the ticket is in
-            // one of them (else its epoch would just have been closed).
-            return Ok(Look::Done);
-        };
-        if whole || ticket <= self.epochs.closed_through.get() {
-            return Ok(Look::Pending {
+        let through = self.epochs.closed_through.get();
+        let current = self.current();
+        match self.closed_pending()? {
+            // Retired with the closed epoch.
+            None if ticket <= through => Ok(Look::Done),
+            None => {
+                // In the current epoch, and every launch before it finished.
+                let seen = self.events[current].get()?;
+                if self.has_counted_all(current, seen) {
+                    self.retire(self.submitted.get());
+                    return Ok(Look::Done);
+                }
+                // Launches submitted from now on count on the other event: the
+                // wait is for this event's count.
+                self.switch();
+                Ok(Look::Pending {
+                    closed: seen,
+                    current: None,
+                })
+            }
+            Some(closed) if whole || ticket <= through => Ok(Look::Pending {
                 closed,
                 current: None,
-            });
+            }),
+            Some(closed) => {
+                // In the current epoch, behind a closed one that still runs:
+                // finished when the current event has counted its whole epoch
+                // (retired only once the closed epoch has finished too).
+                let seen = self.events[current].get()?;
+                if self.has_counted_all(current, seen) {
+                    return Ok(Look::Done);
+                }
+                Ok(Look::Pending {
+                    closed,
+                    current: Some(seen),
+                })
+            }
         }
-        // In the current epoch, behind a closed one that still runs: finished when
-        // the current event has counted its whole epoch (retired only once the
-        // closed epoch has finished too).
-        let current = self.events[self.epochs.current.get()].get()?;
-        if self.has_counted_all(self.epochs.current.get(), current) {
-            return Ok(Look::Done);
-        }
-        Ok(Look::Pending {
-            closed,
-            current: Some(current),
-        })
     }
 
     /// A look at the events from a submission whose queue has grown: retires what
@@ -451,6 +469,7 @@ impl Launcher {
         }
     }
 
+    #[inline]
     fn wait_until(
         &self,
         ticket: u64,
@@ -458,14 +477,26 @@ impl Launcher {
         kernel: &'static str,
         timeout: Duration,
     ) -> Result<()> {
-        let Look::Pending {
-            mut closed,
-            mut current,
-        } = self.look(ticket, whole)?
-        else {
-            return Ok(());
-        };
-        // Not complete at the first look: from here on the wait is timed.
+        match self.look(ticket, whole)? {
+            Look::Done => Ok(()),
+            Look::Pending { closed, current } => {
+                self.wait_timed(ticket, whole, kernel, timeout, closed, current)
+            }
+        }
+    }
+
+    /// The rest of a wait that was not complete at the first look (out of line:
+    /// a wait for a launch that already finished stays short): timed from here.
+    #[inline(never)]
+    fn wait_timed(
+        &self,
+        ticket: u64,
+        whole: bool,
+        kernel: &'static str,
+        timeout: Duration,
+        mut closed: u64,
+        mut current: Option<u64>,
+    ) -> Result<()> {
         let start = Instant::now();
         let first = self.completed()?;
         let mut backoff = Backoff::new();
@@ -509,7 +540,7 @@ impl Launcher {
     /// the current epoch (both wake the engine's handle).
     fn pause(&self, backoff: &mut Backoff, closed: u64, current: Option<u64>) -> Result<()> {
         if let Some(seen) = current {
-            if let Err(e) = self.events[self.epochs.current.get()].watch(seen) {
+            if let Err(e) = self.events[self.current()].watch(seen) {
                 // Only wakes sooner: the sleep's slice bounds the delay.
                 tracing::debug!(target: "doca_dpa::launch", error = %e, "arming the current event's wait task failed");
             }
@@ -707,7 +738,7 @@ impl std::future::Future for LaunchCompletion<'_> {
                 }
                 l.events[l.closed()].watch(closed)?;
                 if let Some(seen) = current {
-                    l.events[l.epochs.current.get()].watch(seen)?;
+                    l.events[l.current()].watch(seen)?;
                 }
                 Ok(None)
             }
