@@ -459,13 +459,17 @@ impl Launcher {
         self.wait_until(self.submitted.get(), true, "all launches", timeout)
     }
 
-    /// The last ticket a wait for `ticket` (for every launch through it when
-    /// `whole`) needs to see counted: the end of its epoch.
+    /// The last ticket a wait for `ticket` needs to see counted: `ticket` itself
+    /// for a wait for every launch through it (`whole`), else the end of its epoch
+    /// (so far, for the current one).
     fn expected(&self, ticket: u64, whole: bool) -> u64 {
-        if whole || ticket > self.epochs.closed_through.get() {
-            ticket.max(self.submitted.get())
+        let through = self.epochs.closed_through.get();
+        if whole {
+            ticket
+        } else if ticket <= through {
+            through
         } else {
-            self.epochs.closed_through.get()
+            self.submitted.get()
         }
     }
 
