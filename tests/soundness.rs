@@ -88,6 +88,36 @@ fn err(e: Error) -> String {
     e.to_string()
 }
 
+/// What a held launch of `sound_hold_then_write` uses: it waits for `go`, then
+/// writes every word of `data` and adds to `event`.
+struct Held {
+    go: DpaBuffer<u64>,
+    data: DpaBuffer<u64>,
+    event: KernelEvent,
+}
+
+impl Held {
+    fn new(dpa: &Dpa, words: usize) -> Result<Held, String> {
+        Ok(Held {
+            go: DpaBuffer::from_slice(dpa, &[0]).map_err(err)?,
+            data: DpaBuffer::new(dpa, words).map_err(err)?,
+            event: KernelEvent::new(dpa).map_err(err)?,
+        })
+    }
+
+    /// Submits the launch, held until `go` is released.
+    fn launch<'l>(&self, launcher: &'l Launcher) -> Result<doca::dpa::Launch<'l>, String> {
+        let words = u32::try_from(self.data.len()).map_err(|e| e.to_string())?;
+        launcher
+            .launch(
+                &doca_tests::sound_hold_then_write,
+                1,
+                (&self.go, &self.data, words, &self.event),
+            )
+            .map_err(err)
+    }
+}
+
 /// A launch times out; the host then drops every argument (DPA memory, a kernel
 /// event, the gate's wait event) and the launch handle. The kernel then writes the
 /// memory and updates the event: both must still exist.
@@ -128,20 +158,12 @@ fn timeout_then_drop_every_argument(live: &Live<'_>) -> CaseResult {
 /// it finishes.
 fn a_later_launch_completing_first_releases_nothing(live: &Live<'_>) -> CaseResult {
     let dpa = common::dpa();
-    let go = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(err)?;
-    let slow_data = DpaBuffer::<u64>::new(&dpa, 16).map_err(err)?;
+    let held = Held::new(&dpa, 16)?;
     let fast_data = DpaBuffer::<u64>::new(&dpa, 1).map_err(err)?;
-    let event = KernelEvent::new(&dpa).map_err(err)?;
     let launcher = Launcher::new(&dpa).map_err(err)?;
-    let slow = launcher
-        .launch(
-            &doca_tests::sound_hold_then_write,
-            1,
-            (&go, &slow_data, 16u32, &event),
-        )
-        .map_err(err)?;
+    let slow = held.launch(&launcher)?;
     drop(slow);
-    drop(slow_data);
+    drop(held.data);
     let fast = launcher
         .launch(&doca_tests::write_ranks, 1, (&fast_data, 5u64))
         .map_err(err)?;
@@ -159,7 +181,7 @@ fn a_later_launch_completing_first_releases_nothing(live: &Live<'_>) -> CaseResu
         "a launch was reported complete while an earlier one still runs".into()
     })?;
     live.expect("dpa_heap_block", 3, "after the fast launch completed")?;
-    release(&go)?;
+    release(&held.go)?;
     fast.wait(LONG).map_err(err)?;
     no_fault(&dpa, "after the slow launch wrote its dropped buffer")?;
     live.expect("dpa_heap_block", 2, "once both launches finished")?;
@@ -202,21 +224,14 @@ fn a_slow_launch_in_an_older_epoch_outlives_quick_ones(live: &Live<'_>) -> CaseR
         scope.set_profile(doca_sim::Profile::default());
     }
     let dpa = common::dpa();
-    let go = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(err)?;
-    let data = DpaBuffer::<u64>::new(&dpa, 8).map_err(err)?;
-    let event = KernelEvent::new(&dpa).map_err(err)?;
+    let held = Held::new(&dpa, 8)?;
     let launcher = Launcher::new(&dpa).map_err(err)?;
-    let slow = launcher
-        .launch(
-            &doca_tests::sound_hold_then_write,
-            1,
-            (&go, &data, 8u32, &event),
-        )
-        .map_err(err)?;
+    let slow = held.launch(&launcher)?;
     // A look at it closes its epoch: the quick launches count on the other event.
     check(!slow.is_complete().map_err(err)?, || {
         "the held launch was reported complete".into()
     })?;
+    let Held { go, data, event } = held;
     drop((slow, data, event));
     let n = quick_launches();
     for i in 0..n {
@@ -278,17 +293,10 @@ fn a_slow_launch_in_an_older_epoch_outlives_quick_ones(live: &Live<'_>) -> CaseR
 /// until the launcher sees the launch finish.
 fn forgetting_a_launch_keeps_its_arguments(live: &Live<'_>) -> CaseResult {
     let dpa = common::dpa();
-    let go = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(err)?;
-    let data = DpaBuffer::<u64>::new(&dpa, 8).map_err(err)?;
-    let event = KernelEvent::new(&dpa).map_err(err)?;
+    let held = Held::new(&dpa, 8)?;
     let launcher = Launcher::new(&dpa).map_err(err)?;
-    let launch = launcher
-        .launch(
-            &doca_tests::sound_hold_then_write,
-            1,
-            (&go, &data, 8u32, &event),
-        )
-        .map_err(err)?;
+    let launch = held.launch(&launcher)?;
+    let Held { go, data, event } = held;
     // `Launch` holds nothing the device uses, so this is the same as dropping it:
     // exactly what the case checks.
     #[allow(clippy::forget_non_drop)]
@@ -309,17 +317,14 @@ fn forgetting_a_launch_keeps_its_arguments(live: &Live<'_>) -> CaseResult {
 /// kernel. (Uses a device with a 300 ms kernel run-time limit.)
 fn destroying_the_context_under_a_running_kernel(live: &Live<'_>) -> CaseResult {
     let dpa = common::dpa();
-    let go = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(err)?;
-    let data = DpaBuffer::<u64>::new(&dpa, 8).map_err(err)?;
-    let event = KernelEvent::new(&dpa).map_err(err)?;
+    let held = Held::new(&dpa, 8)?;
     let launcher = Launcher::new(&dpa).map_err(err)?;
-    let _launch = launcher
-        .launch(
-            &doca_tests::sound_hold_then_write,
-            1,
-            (&go, &data, 8u32, &event),
-        )
-        .map_err(err)?;
+    let _launch = held.launch(&launcher)?;
+    let Held {
+        go: _go,
+        data,
+        event,
+    } = held;
     match dpa.clone().destroy() {
         Err(Error::InUse { .. }) => {}
         other => return Err(format!("destroy with a kernel running returned {other:?}")),
