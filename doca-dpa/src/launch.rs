@@ -316,6 +316,13 @@ impl Launcher {
         self.retired.get()
     }
 
+    /// References to argument objects the launcher holds for launches not yet
+    /// retired (no DOCA call). For tests: it stays bounded while launches retire.
+    #[doc(hidden)]
+    pub fn kept(&self) -> usize {
+        self.keep.try_borrow().map_or(0, |keep| keep.len())
+    }
+
     /// The index of the current event.
     fn current(&self) -> usize {
         usize::from(self.epochs.second_current.get())
