@@ -84,7 +84,10 @@ impl<'a> Gate<'a> {
 /// once every launch of it and of every earlier epoch has finished. A launch of the
 /// current epoch can be known finished while the closed epoch still runs (a slow
 /// kernel in it); its wait returns, and its arguments are released once the closed
-/// epoch finishes too.
+/// epoch finishes too. What two events cannot do: while the closed epoch runs,
+/// the current one cannot close, so a wait for a launch of it returns once the
+/// current event has counted every launch given to it, those submitted during the
+/// wait included.
 pub struct Launcher {
     /// The completion events that take turns; `epochs` says which is current.
     events: ManuallyDrop<[Event; 2]>,
