@@ -350,6 +350,9 @@ fn destroying_the_context_under_a_running_kernel(live: &Live<'_>) -> CaseResult 
         "the launcher was dropped with a kernel running and leaked nothing".into()
     })?;
     live.expect("dpa_heap_block", 2, "after the launcher leaked the launch")?;
+    // The kernel's event and both of the launcher's completion events: the DPA
+    // may still update any of them.
+    live.expect("doca_sync_event", 3, "after the launcher leaked the launch")?;
     match dpa.destroy() {
         Err(Error::InUse { .. }) => Ok(()),
         other => Err(format!(
