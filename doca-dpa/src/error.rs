@@ -147,8 +147,8 @@ pub struct LaunchDiagnosis {
     /// epoch (see [`Launcher`](crate::Launcher)), or the last launch of a wait for
     /// all of them.
     pub expected: u64,
-    /// Launches completed (the launcher's two completion events, added) when the
-    /// wait found the launch still running.
+    /// Launches completed (the launcher's two completion events, added, each as
+    /// last read) when the wait found the launch still running.
     pub value_at_submit: u64,
     /// Launches completed when the wait gave up.
     pub value_at_timeout: u64,

@@ -115,6 +115,8 @@ struct Epochs {
     /// Launches each event was given before the current epoch began: for the other
     /// event, every launch it was ever given.
     assigned: [Cell<u64>; 2],
+    /// The value last read of each event, for a diagnosis.
+    seen: [Cell<u64>; 2],
 }
 
 /// Where a wait stands after a look at the events.
@@ -179,6 +181,7 @@ impl Launcher {
                 second_current: Cell::new(false),
                 closed_through: Cell::new(0),
                 assigned: [Cell::new(0), Cell::new(0)],
+                seen: [Cell::new(0), Cell::new(0)],
             },
             keep: RefCell::new(KeepQueue::with_capacity(64)),
         }
@@ -302,7 +305,7 @@ impl Launcher {
     /// Launches completed so far: the values of the two completion events, added
     /// (`doca_sync_event_get` on each).
     pub fn completed(&self) -> Result<u64> {
-        let values = [self.events[0].get()?, self.events[1].get()?];
+        let values = [self.read(0)?, self.read(1)?];
         let (current, closed) = (self.current(), self.closed());
         if self.has_counted_all(closed, values[closed]) {
             self.retire(self.epochs.closed_through.get());
@@ -324,6 +327,19 @@ impl Launcher {
     #[doc(hidden)]
     pub fn kept(&self) -> usize {
         self.keep.try_borrow().map_or(0, |keep| keep.len())
+    }
+
+    /// `doca_sync_event_get` of `events[event]`, remembered.
+    #[inline]
+    fn read(&self, event: usize) -> Result<u64> {
+        let value = self.events[event].get()?;
+        self.epochs.seen[event].set(value);
+        Ok(value)
+    }
+
+    /// Launches completed as last read (the two events' values, added).
+    fn last_seen(&self) -> u64 {
+        self.epochs.seen[0].get() + self.epochs.seen[1].get()
     }
 
     /// The index of the current event.
@@ -371,7 +387,7 @@ impl Launcher {
             return Ok(None);
         }
         let closed = self.closed();
-        let seen = self.events[closed].get()?;
+        let seen = self.read(closed)?;
         if !self.has_counted_all(closed, seen) {
             return Ok(Some(seen));
         }
@@ -421,7 +437,7 @@ impl Launcher {
             None if ticket <= through => Ok(Look::Done),
             None => {
                 // In the current epoch, and every launch before it finished.
-                let seen = self.events[current].get()?;
+                let seen = self.read(current)?;
                 if self.has_counted_all(current, seen) {
                     self.retire(self.submitted.get());
                     return Ok(Look::Done);
@@ -442,7 +458,7 @@ impl Launcher {
                 // In the current epoch, behind a closed one that still runs:
                 // finished when the current event has counted its whole epoch
                 // (retired only once the closed epoch has finished too).
-                let seen = self.events[current].get()?;
+                let seen = self.read(current)?;
                 if self.has_counted_all(current, seen) {
                     return Ok(Look::Done);
                 }
@@ -512,7 +528,9 @@ impl Launcher {
         mut current: Option<u64>,
     ) -> Result<()> {
         let start = Instant::now();
-        let first = self.completed()?;
+        // As last read, not read again: a second look at both events would cost
+        // every wait that finds its launch running two more DOCA calls.
+        let first = self.last_seen();
         let mut backoff = Backoff::new();
         loop {
             let fatal =
