@@ -382,10 +382,16 @@ impl Launcher {
     /// `None` once every one has (then it, and every older epoch, is retired).
     #[inline]
     fn closed_pending(&self) -> Result<Option<u64>> {
-        let through = self.epochs.closed_through.get();
-        if self.retired.get() >= through {
+        if self.retired.get() >= self.epochs.closed_through.get() {
             return Ok(None);
         }
+        self.read_closed()
+    }
+
+    /// `closed_pending` when the closed epoch is not known to have finished: a
+    /// look at its event.
+    fn read_closed(&self) -> Result<Option<u64>> {
+        let through = self.epochs.closed_through.get();
         let closed = self.closed();
         let seen = self.read(closed)?;
         if !self.has_counted_all(closed, seen) {
