@@ -517,7 +517,8 @@ fn main() {
         let launches: [_; IN_FLIGHT] =
             std::array::from_fn(|_| launcher.launch(&doca_tests::noop, wide, ()).unwrap());
         let [.., last] = launches;
-        // Waiting on the last launch waits for every earlier one too.
+        // No wait between them: the eight share an epoch, and waiting on the
+        // last waits for all of them.
         last.wait(WAIT).unwrap();
     }) / IN_FLIGHT as u32;
     ratio_row(

@@ -12,7 +12,9 @@ use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use common::{doca_tests, dpa};
-use doca::dpa::{CompletionEvent, DpaBuffer, Engine, Export, Gate, Launcher, Reactor, WaitEvent};
+use doca::dpa::{
+    CompletionEvent, DpaBuffer, Engine, Export, Gate, KernelEvent, Launcher, Reactor, WaitEvent,
+};
 
 const LONG: Duration = Duration::from_secs(20);
 
@@ -130,6 +132,9 @@ fn a_future_dropped_mid_wait_leaves_nothing_behind() {
         // kernel completes.
         let launch = launcher.launch(&doca_tests::noop, 1, ()).unwrap();
         launch.wait(LONG).unwrap();
+        // The no-op's epoch may finish before the spinning launch's: it retires
+        // once both have.
+        launcher.wait_all(LONG).unwrap();
         assert_eq!(launcher.retired(), 2);
     }
     if let Some(scope) = scope {
@@ -482,4 +487,166 @@ fn an_engine_never_progresses_a_context_connected_to_another() {
         "an engine completed a task of another's context"
     );
     assert!(second.progress());
+}
+
+/// Both futures' outputs, polled together on one task.
+async fn join<A: Future, B: Future>(a: A, b: B) -> (A::Output, B::Output) {
+    let (mut a, mut b) = (pin!(a), pin!(b));
+    let (mut out_a, mut out_b) = (None, None);
+    std::future::poll_fn(|cx| {
+        if out_a.is_none() {
+            if let Poll::Ready(v) = a.as_mut().poll(cx) {
+                out_a = Some(v);
+            }
+        }
+        if out_b.is_none() {
+            if let Poll::Ready(v) = b.as_mut().poll(cx) {
+                out_b = Some(v);
+            }
+        }
+        if out_a.is_some() && out_b.is_some() {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    })
+    .await;
+    (out_a.unwrap(), out_b.unwrap())
+}
+
+/// How a test waits for a launch.
+#[derive(Debug, Clone, Copy)]
+enum WaitBy {
+    Future,
+    Blocking,
+    IsComplete,
+}
+
+#[test]
+fn a_finished_launch_resolves_while_a_later_one_still_spins() {
+    let dpa = dpa();
+    let engine = Engine::new().unwrap();
+    for by in [WaitBy::Future, WaitBy::Blocking, WaitBy::IsComplete] {
+        let launcher = Launcher::with_engine(&dpa, &engine).unwrap();
+        let stop = DpaBuffer::<u64>::from_slice(&dpa, &[0]).unwrap();
+        let a = launcher.launch(&doca_tests::noop, 1, ()).unwrap();
+        // The future is made, or the launch looked at, before the spinning launch
+        // is submitted: from then on later launches count apart from it.
+        let (a, future) = match by {
+            WaitBy::Future => (None, Some(a.completion())),
+            WaitBy::Blocking | WaitBy::IsComplete => {
+                let _ = a.is_complete().unwrap();
+                (Some(a), None)
+            }
+        };
+        let b = launcher
+            .launch(&doca_tests::spin_until, 1, (&stop,))
+            .unwrap();
+        match (by, a, future) {
+            (WaitBy::Future, _, Some(f)) => run(f).unwrap(),
+            (WaitBy::Blocking, Some(a), _) => a.wait(LONG).unwrap(),
+            (WaitBy::IsComplete, Some(a), _) => {
+                let deadline = std::time::Instant::now() + LONG;
+                while !a.is_complete().unwrap() {
+                    assert!(
+                        std::time::Instant::now() < deadline,
+                        "{by:?}: never complete"
+                    );
+                    std::thread::yield_now();
+                }
+            }
+            _ => unreachable!(),
+        }
+        assert!(
+            !b.is_complete().unwrap(),
+            "{by:?}: the spinning launch finished"
+        );
+        assert_eq!(launcher.retired(), 1, "{by:?}");
+        assert_eq!(launcher.completed().unwrap(), 1, "{by:?}");
+        stop.write(0, &[1]).unwrap();
+        b.wait(LONG).unwrap();
+        assert_eq!(launcher.retired(), 2, "{by:?}");
+    }
+}
+
+#[test]
+fn a_launcher_that_never_runs_dry_retires_as_it_goes() {
+    let scope = sim().then(doca_sim::Scope::new);
+    let live = |kind: &str| {
+        scope
+            .as_ref()
+            .map(|s| s.live_objects().get(kind).copied().unwrap_or(0))
+    };
+    let n: u64 = if common::under_valgrind() { 100 } else { 1_000 };
+    let dpa = dpa();
+    let engine = Engine::new().unwrap();
+    let launcher = Launcher::with_engine(&dpa, &engine).unwrap();
+    let go = DpaBuffer::<u64>::from_slice(&dpa, &[0]).unwrap();
+    // One buffer for the quick launches (the sim's memory checker reserves
+    // address space for every block freed, which valgrind cannot give thousands
+    // of): what the launcher holds for them shows in `kept`.
+    let out = DpaBuffer::<u64>::new(&dpa, 1).unwrap();
+    let quick = |value: u64| {
+        launcher
+            .launch(&doca_tests::write_ranks, 1, (&out, value))
+            .unwrap()
+            .completion()
+    };
+    run(async {
+        // A service awaits a slow request alongside quick ones; the host lets go
+        // of what the slow one uses.
+        let slow = {
+            let data = DpaBuffer::<u64>::new(&dpa, 4).unwrap();
+            let event = KernelEvent::new(&dpa).unwrap();
+            launcher
+                .launch(
+                    &doca_tests::sound_hold_then_write,
+                    1,
+                    (&go, &data, 4u32, &event),
+                )
+                .unwrap()
+                .completion()
+        };
+        let quick_ones = async {
+            // Always one in flight: the next is submitted before the previous is
+            // awaited.
+            let mut previous = quick(0);
+            for i in 1..=2 * n {
+                let next = quick(i);
+                previous.await.unwrap();
+                previous = next;
+                let behind = launcher.submitted() - launcher.retired();
+                if i == n {
+                    // Nothing retired past the slow launch, which still holds its
+                    // memory and event (with `go` and `out`), and a reference to
+                    // `out` per quick launch.
+                    assert_eq!(launcher.retired(), 0);
+                    assert!(launcher.kept() as u64 >= behind, "{launcher:?}");
+                    assert_eq!(live("dpa_heap_block").unwrap_or(3), 3);
+                    assert_eq!(live("doca_sync_event").unwrap_or(3), 3);
+                    go.write(0, &[1]).unwrap();
+                } else if i > n && launcher.retired() > 0 {
+                    assert!(behind <= 3, "{i}: {launcher:?}");
+                    assert!(launcher.kept() as u64 <= behind, "{i}: {launcher:?}");
+                }
+            }
+            previous.await.unwrap();
+        };
+        let (slow, ()) = join(slow, quick_ones).await;
+        slow.unwrap();
+    });
+    assert_eq!(dpa.health().unwrap(), doca::dpa::Health::Ok);
+    assert!(
+        launcher.retired() > n,
+        "retired only {} before running dry: {launcher:?}",
+        launcher.retired()
+    );
+    launcher.wait_all(LONG).unwrap();
+    assert_eq!(launcher.retired(), 2 * n + 2);
+    assert_eq!(launcher.kept(), 0);
+    assert_eq!(
+        live("dpa_heap_block").unwrap_or(2),
+        2,
+        "only `go` and `out` are left"
+    );
 }

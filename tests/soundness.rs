@@ -88,6 +88,36 @@ fn err(e: Error) -> String {
     e.to_string()
 }
 
+/// What a held launch of `sound_hold_then_write` uses: it waits for `go`, then
+/// writes every word of `data` and adds to `event`.
+struct Held {
+    go: DpaBuffer<u64>,
+    data: DpaBuffer<u64>,
+    event: KernelEvent,
+}
+
+impl Held {
+    fn new(dpa: &Dpa, words: usize) -> Result<Held, String> {
+        Ok(Held {
+            go: DpaBuffer::from_slice(dpa, &[0]).map_err(err)?,
+            data: DpaBuffer::new(dpa, words).map_err(err)?,
+            event: KernelEvent::new(dpa).map_err(err)?,
+        })
+    }
+
+    /// Submits the launch, held until `go` is released.
+    fn launch<'l>(&self, launcher: &'l Launcher) -> Result<doca::dpa::Launch<'l>, String> {
+        let words = u32::try_from(self.data.len()).map_err(|e| e.to_string())?;
+        launcher
+            .launch(
+                &doca_tests::sound_hold_then_write,
+                1,
+                (&self.go, &self.data, words, &self.event),
+            )
+            .map_err(err)
+    }
+}
+
 /// A launch times out; the host then drops every argument (DPA memory, a kernel
 /// event, the gate's wait event) and the launch handle. The kernel then writes the
 /// memory and updates the event: both must still exist.
@@ -114,12 +144,12 @@ fn timeout_then_drop_every_argument(live: &Live<'_>) -> CaseResult {
     }
     drop((data, event, gate_event));
     live.expect("dpa_heap_block", 2, "after the timeout and the drops")?;
-    live.expect("doca_sync_event", 3, "after the timeout and the drops")?;
+    live.expect("doca_sync_event", 4, "after the timeout and the drops")?;
     release(&go)?;
     launcher.wait_all(LONG).map_err(err)?;
     no_fault(&dpa, "after the kernel used the dropped arguments")?;
     live.expect("dpa_heap_block", 1, "once the launch was seen to finish")?;
-    live.expect("doca_sync_event", 1, "once the launch was seen to finish")?;
+    live.expect("doca_sync_event", 2, "once the launch was seen to finish")?;
     Ok(())
 }
 
@@ -128,20 +158,12 @@ fn timeout_then_drop_every_argument(live: &Live<'_>) -> CaseResult {
 /// it finishes.
 fn a_later_launch_completing_first_releases_nothing(live: &Live<'_>) -> CaseResult {
     let dpa = common::dpa();
-    let go = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(err)?;
-    let slow_data = DpaBuffer::<u64>::new(&dpa, 16).map_err(err)?;
+    let held = Held::new(&dpa, 16)?;
     let fast_data = DpaBuffer::<u64>::new(&dpa, 1).map_err(err)?;
-    let event = KernelEvent::new(&dpa).map_err(err)?;
     let launcher = Launcher::new(&dpa).map_err(err)?;
-    let slow = launcher
-        .launch(
-            &doca_tests::sound_hold_then_write,
-            1,
-            (&go, &slow_data, 16u32, &event),
-        )
-        .map_err(err)?;
+    let slow = held.launch(&launcher)?;
     drop(slow);
-    drop(slow_data);
+    drop(held.data);
     let fast = launcher
         .launch(&doca_tests::write_ranks, 1, (&fast_data, 5u64))
         .map_err(err)?;
@@ -159,35 +181,140 @@ fn a_later_launch_completing_first_releases_nothing(live: &Live<'_>) -> CaseResu
         "a launch was reported complete while an earlier one still runs".into()
     })?;
     live.expect("dpa_heap_block", 3, "after the fast launch completed")?;
-    release(&go)?;
+    release(&held.go)?;
     fast.wait(LONG).map_err(err)?;
     no_fault(&dpa, "after the slow launch wrote its dropped buffer")?;
     live.expect("dpa_heap_block", 2, "once both launches finished")?;
     Ok(())
 }
 
+/// Quick launches in each part of the epoch case: fewer under valgrind (50x
+/// slower).
+fn quick_launches() -> usize {
+    if common::under_valgrind() {
+        200
+    } else {
+        2_000
+    }
+}
+
+/// A slow launch in an older epoch, thousands of quick ones in newer epochs, each
+/// waited for while the slow one holds its dropped arguments: every quick wait
+/// returns, and nothing is released — of the slow launch, nor past it — until it
+/// finishes. Then, with a launch always in flight (the launcher never runs dry),
+/// the launcher still retires as it goes and holds a bounded number of arguments.
+///
+/// (On the default device: the held kernel must outlast the quick launches, longer
+/// than the short kernel run-time limit of the other cases. The quick launches
+/// share one buffer: the sim's memory checker reserves address space for every
+/// block it ever freed, which valgrind's smaller address space cannot give
+/// thousands of.)
+fn a_slow_launch_in_an_older_epoch_outlives_quick_ones(live: &Live<'_>) -> CaseResult {
+    if let Some(scope) = live.scope {
+        scope.set_profile(doca_sim::Profile::default());
+    }
+    let dpa = common::dpa();
+    let out = DpaBuffer::<u64>::new(&dpa, 1).map_err(err)?;
+    let held = Held::new(&dpa, 8)?;
+    let launcher = Launcher::new(&dpa).map_err(err)?;
+    let quick = |value: u64| {
+        launcher
+            .launch(&doca_tests::write_ranks, 1, (&out, value))
+            .map_err(err)
+    };
+    let slow = held.launch(&launcher)?;
+    // A look at it closes its epoch: the quick launches count on the other event.
+    check(!slow.is_complete().map_err(err)?, || {
+        "the held launch was reported complete".into()
+    })?;
+    let Held { go, data, event } = held;
+    drop((slow, data, event));
+    let n = quick_launches();
+    for i in 0..n as u64 {
+        quick(i)?
+            .wait(LONG)
+            .map_err(|e| format!("quick launch {i} behind the held one: {e}"))?;
+    }
+    check(launcher.retired() == 0, || {
+        format!(
+            "{} launches retired while the first still runs",
+            launcher.retired()
+        )
+    })?;
+    // One reference (to `out`) per quick launch, and the slow launch's.
+    check(launcher.kept() > n, || {
+        format!(
+            "{} references kept for {n} quick launches and a held one",
+            launcher.kept()
+        )
+    })?;
+    live.expect("dpa_heap_block", 3, "while the slow launch runs")?;
+    live.expect("doca_sync_event", 3, "while the slow launch runs")?;
+    release(&go)?;
+    // Never dry: the next launch is submitted before the previous one is waited for.
+    let deadline = Instant::now() + LONG;
+    let mut previous = quick(0)?;
+    let (mut i, mut checked) = (0u64, 0);
+    while checked < n {
+        i += 1;
+        let next = quick(i)?;
+        previous.wait(LONG).map_err(err)?;
+        previous = next;
+        if launcher.retired() == 0 {
+            // The slow launch has not seen `go` yet.
+            check(Instant::now() < deadline, || {
+                "the released launch never finished".into()
+            })?;
+            continue;
+        }
+        checked += 1;
+        let behind = launcher.submitted() - launcher.retired();
+        check(behind <= 2, || {
+            format!("{i} launches after the release, always one in flight: {behind} not retired")
+        })?;
+        check(launcher.kept() <= behind as usize, || {
+            format!(
+                "{i}: {} references kept for {behind} launches not retired",
+                launcher.kept()
+            )
+        })?;
+    }
+    no_fault(&dpa, "after the slow launch wrote its dropped buffer")?;
+    live.expect(
+        "dpa_heap_block",
+        2,
+        "once the slow launch was seen to finish",
+    )?;
+    live.expect(
+        "doca_sync_event",
+        2,
+        "once the slow launch was seen to finish",
+    )?;
+    previous.wait(LONG).map_err(err)?;
+    launcher.wait_all(LONG).map_err(err)?;
+    check(launcher.retired() == launcher.submitted(), || {
+        format!("{launcher:?} after waiting for all")
+    })?;
+    check(launcher.kept() == 0, || {
+        format!("{} references kept once all retired", launcher.kept())
+    })
+}
+
 /// `mem::forget` of a launch, then the arguments are dropped: nothing is released
 /// until the launcher sees the launch finish.
 fn forgetting_a_launch_keeps_its_arguments(live: &Live<'_>) -> CaseResult {
     let dpa = common::dpa();
-    let go = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(err)?;
-    let data = DpaBuffer::<u64>::new(&dpa, 8).map_err(err)?;
-    let event = KernelEvent::new(&dpa).map_err(err)?;
+    let held = Held::new(&dpa, 8)?;
     let launcher = Launcher::new(&dpa).map_err(err)?;
-    let launch = launcher
-        .launch(
-            &doca_tests::sound_hold_then_write,
-            1,
-            (&go, &data, 8u32, &event),
-        )
-        .map_err(err)?;
+    let launch = held.launch(&launcher)?;
+    let Held { go, data, event } = held;
     // `Launch` holds nothing the device uses, so this is the same as dropping it:
     // exactly what the case checks.
     #[allow(clippy::forget_non_drop)]
     std::mem::forget(launch);
     drop((data, event));
     live.expect("dpa_heap_block", 2, "after forget and the drops")?;
-    live.expect("doca_sync_event", 2, "after forget and the drops")?;
+    live.expect("doca_sync_event", 3, "after forget and the drops")?;
     release(&go)?;
     launcher.wait_all(LONG).map_err(err)?;
     no_fault(&dpa, "after the forgotten launch ran")?;
@@ -201,17 +328,14 @@ fn forgetting_a_launch_keeps_its_arguments(live: &Live<'_>) -> CaseResult {
 /// kernel. (Uses a device with a 300 ms kernel run-time limit.)
 fn destroying_the_context_under_a_running_kernel(live: &Live<'_>) -> CaseResult {
     let dpa = common::dpa();
-    let go = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(err)?;
-    let data = DpaBuffer::<u64>::new(&dpa, 8).map_err(err)?;
-    let event = KernelEvent::new(&dpa).map_err(err)?;
+    let held = Held::new(&dpa, 8)?;
     let launcher = Launcher::new(&dpa).map_err(err)?;
-    let _launch = launcher
-        .launch(
-            &doca_tests::sound_hold_then_write,
-            1,
-            (&go, &data, 8u32, &event),
-        )
-        .map_err(err)?;
+    let _launch = held.launch(&launcher)?;
+    let Held {
+        go: _go,
+        data,
+        event,
+    } = held;
     match dpa.clone().destroy() {
         Err(Error::InUse { .. }) => {}
         other => return Err(format!("destroy with a kernel running returned {other:?}")),
@@ -226,6 +350,9 @@ fn destroying_the_context_under_a_running_kernel(live: &Live<'_>) -> CaseResult 
         "the launcher was dropped with a kernel running and leaked nothing".into()
     })?;
     live.expect("dpa_heap_block", 2, "after the launcher leaked the launch")?;
+    // The kernel's event and both of the launcher's completion events: the DPA
+    // may still update any of them.
+    live.expect("doca_sync_event", 3, "after the launcher leaked the launch")?;
     match dpa.destroy() {
         Err(Error::InUse { .. }) => Ok(()),
         other => Err(format!(
@@ -363,6 +490,10 @@ fn no_sequence_of_safe_calls_lets_the_dpa_use_what_was_released() {
         (
             "drop of a launch while a later launch completes first",
             a_later_launch_completing_first_releases_nothing,
+        ),
+        (
+            "a slow launch in an older epoch, thousands of quick ones in newer ones",
+            a_slow_launch_in_an_older_epoch_outlives_quick_ones,
         ),
         (
             "mem::forget of a launch, then drop of its arguments",

@@ -276,6 +276,36 @@ impl Engine {
         Ok(())
     }
 
+    /// One step of a future waiting on events of this engine: progress, then
+    /// `look`, which either finishes (`Some`) or arms the wait tasks of every event
+    /// whose change it needs to see (`None`); then register `cx`.
+    pub(crate) fn poll_until<T>(
+        &self,
+        cx: &Context<'_>,
+        mut look: impl FnMut() -> Result<Option<T>>,
+    ) -> Poll<Result<T>> {
+        let mut retried = false;
+        loop {
+            self.progress_quietly();
+            match look() {
+                Ok(Some(t)) => return Poll::Ready(Ok(t)),
+                Ok(None) => {}
+                Err(e) => return Poll::Ready(Err(e)),
+            }
+            match self.poll_readable(cx) {
+                // Readiness may be spurious (any readiness API allows it): look
+                // once more, then let the executor run others before the next.
+                Ok(true) if !retried => retried = true,
+                Ok(true) => {
+                    cx.waker().wake_by_ref();
+                    return Poll::Pending;
+                }
+                Ok(false) => return Poll::Pending,
+                Err(e) => return Poll::Ready(Err(e)),
+            }
+        }
+    }
+
     /// Registers `cx` to be woken when the handle becomes readable; whether it
     /// already is (then the caller looks again at once).
     fn poll_readable(&self, cx: &Context<'_>) -> Result<bool> {
@@ -504,7 +534,7 @@ impl Waiter {
 
     /// Makes sure the wait task is in flight, waiting for the value to leave `seen`
     /// (`doca_sync_event_task_wait_neq_set_wait_val`, `doca_task_submit`).
-    fn arm(&self, seen: u64) -> Result<()> {
+    pub(crate) fn arm(&self, seen: u64) -> Result<()> {
         let (Some(task), Some(cell)) = (self.task, self.cell.as_ref()) else {
             return Err(unavailable("the event's wait task was not allocated"));
         };
@@ -528,6 +558,11 @@ impl Waiter {
         self.engine.sleep(slice)
     }
 
+    /// The engine it is connected to.
+    pub(crate) fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
     /// One step of a future: progress, look at `value()`, and if `done` does not
     /// accept it, arm the task and register `cx`.
     pub(crate) fn poll_until<T>(
@@ -536,33 +571,14 @@ impl Waiter {
         value: impl Fn() -> Result<u64>,
         mut done: impl FnMut(u64) -> Result<Option<T>>,
     ) -> Poll<Result<T>> {
-        let mut retried = false;
-        loop {
-            self.engine.progress_quietly();
-            let v = match value() {
-                Ok(v) => v,
-                Err(e) => return Poll::Ready(Err(e)),
-            };
-            match done(v) {
-                Ok(Some(t)) => return Poll::Ready(Ok(t)),
-                Ok(None) => {}
-                Err(e) => return Poll::Ready(Err(e)),
+        self.engine.poll_until(cx, || {
+            let v = value()?;
+            if let Some(t) = done(v)? {
+                return Ok(Some(t));
             }
-            if let Err(e) = self.arm(v) {
-                return Poll::Ready(Err(e));
-            }
-            match self.engine.poll_readable(cx) {
-                // Readiness may be spurious (any readiness API allows it): look
-                // once more, then let the executor run others before the next.
-                Ok(true) if !retried => retried = true,
-                Ok(true) => {
-                    cx.waker().wake_by_ref();
-                    return Poll::Pending;
-                }
-                Ok(false) => return Poll::Pending,
-                Err(e) => return Poll::Ready(Err(e)),
-            }
-        }
+            self.arm(v)?;
+            Ok(None)
+        })
     }
 
     /// Stops the context (`doca_ctx_stop`; when a task is in flight DOCA flushes it

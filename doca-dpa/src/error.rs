@@ -143,11 +143,14 @@ pub struct LaunchDiagnosis {
     pub kernel: &'static str,
     /// How long the wait lasted.
     pub waited: Duration,
-    /// Completion-event value the wait needed.
+    /// The last launch the wait needed to see counted: the end of the launch's
+    /// epoch (see [`Launcher`](crate::Launcher)), or the last launch of a wait for
+    /// all of them.
     pub expected: u64,
-    /// Value when the launch was submitted.
+    /// Launches completed (the launcher's two completion events, added, each as
+    /// last read) when the wait found the launch still running.
     pub value_at_submit: u64,
-    /// Value when the wait gave up.
+    /// Launches completed when the wait gave up.
     pub value_at_timeout: u64,
     /// Whether `doca_dpa_peek_at_last_error` reported a device-side error.
     pub context_fatal: bool,
@@ -159,7 +162,7 @@ pub struct LaunchDiagnosis {
 }
 
 impl LaunchDiagnosis {
-    /// Whether the completion event moved at all while waiting.
+    /// Whether the completion events moved at all while waiting.
     pub fn event_moved(&self) -> bool {
         self.value_at_timeout != self.value_at_submit
     }
@@ -169,7 +172,7 @@ impl fmt::Display for LaunchDiagnosis {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "kernel `{}` did not complete within {:?}: completion event {} (needed {}, was {} at submit); ",
+            "kernel `{}` did not complete within {:?}: {} launches completed (the wait needed launch {} counted, {} had completed when it began); ",
             self.kernel, self.waited, self.value_at_timeout, self.expected, self.value_at_submit
         )?;
         if let Some(fault) = &self.fault {
@@ -182,12 +185,12 @@ impl fmt::Display for LaunchDiagnosis {
         } else if self.event_moved() {
             write!(
                 f,
-                "the event moved, so earlier launches completed but this one has not"
+                "the completion events moved, so other launches completed but this one has not"
             )
         } else {
             write!(
                 f,
-                "the event never moved: the kernel may not terminate (it will be killed after the kernel max run time of {:?}), may wait on an event nobody updates, or the DOCA/dpacc versions may not match",
+                "the completion events never moved: the kernel may not terminate (it will be killed after the kernel max run time of {:?}), may wait on an event nobody updates, or the DOCA/dpacc versions may not match",
                 self.kernel_max_run_time
             )
         }

@@ -1,16 +1,19 @@
-//! Kernel launches: a [`Launcher`] owns one completion event and reuses it
-//! with increasing counts (creating an event per launch is an order of
-//! magnitude slower on hardware), and every launch returns a [`Launch`] that
-//! is waited on with a timeout and a diagnosis.
+//! Kernel launches: a [`Launcher`] owns two completion events that take turns, each
+//! reused with increasing counts (creating an event per launch is an order of
+//! magnitude slower on hardware), and every launch returns a [`Launch`] that is
+//! waited on with a timeout and a diagnosis.
 //!
 //! The launcher, not the [`Launch`], keeps each launch's arguments alive: they are
-//! released only once the completion event shows that every launch submitted so far
-//! has finished. Dropping or forgetting a `Launch`, timing out, or completing out of
-//! order cannot release them early.
+//! released only once a completion event shows that the launch's whole epoch (and
+//! every earlier one) has finished. Dropping or forgetting a `Launch`, timing out,
+//! or completing out of order cannot release them early.
 
 use std::cell::{Cell, RefCell};
 use std::fmt;
+use std::mem::ManuallyDrop;
 use std::time::{Duration, Instant};
+
+use doca_dpa_sys as sys;
 
 use crate::app::{foreign_function, Kernel, KernelArgs, KernelSig, RawLaunch, Rpc, RpcSig};
 use crate::dpa::Dpa;
@@ -43,8 +46,8 @@ impl<'a> Gate<'a> {
     }
 }
 
-/// Launches kernels on one DPA context and tracks their completion with one
-/// reused completion event.
+/// Launches kernels on one DPA context and tracks their completion with two
+/// reused completion events.
 ///
 /// The launch path makes one DOCA call (`doca_dpa_kernel_launch_update_add`,
 /// EXPERIMENTAL, through the kernel's generated launcher) and allocates nothing in
@@ -58,21 +61,74 @@ impl<'a> Gate<'a> {
 ///
 /// Dropping the launcher waits (up to the kernel run-time limit) for its launches;
 /// if it cannot confirm they finished, it leaks their arguments and its completion
-/// event rather than free what the DPA may still use.
+/// events rather than free what the DPA may still use.
 ///
-/// One event counts every launch, and launches complete in any order, so a
-/// launch is known to have finished only once *every* launch submitted so far has:
-/// a [`Launch::wait`], [`Launch::completion`] or [`Launch::is_complete`] also waits
-/// for the launches submitted after it, and arguments are released in batches.
-/// A launcher that never runs dry (a service that always has a launch in flight
-/// on it) therefore resolves no wait and holds its arguments until it does; give
-/// each independent stream of requests its own launcher, and let each drain.
+/// # Epochs
+///
+/// Launches complete in any order, and a completion event only counts them: a
+/// count below the number of launches it was given says that some are still
+/// running, not which. So the two events take turns. New launches count on the
+/// *current* event; an *epoch* is the run of launches counted on one event between
+/// two turns. A wait on a launch of the current epoch ([`Launch::wait`],
+/// [`Launch::completion`] — made, not only polled —, [`Launch::is_complete`],
+/// [`Launcher::all_completed`], [`Launcher::wait_all`]) closes that epoch once the
+/// other event has counted all of its own launches, and makes the other event
+/// current: launches submitted from then on no longer delay the wait. A launch is
+/// known finished when the event of its epoch has counted the whole epoch, so a
+/// wait returns without waiting for launches submitted after its epoch closed, and
+/// a launcher that always has a launch in flight still sees launches finish and
+/// releases their arguments. Launches submitted with no wait between them share an
+/// epoch and are known finished together.
+///
+/// Arguments are released in submission order ([`Launcher::retired`]): an epoch's
+/// once every launch of it and of every earlier epoch has finished. A launch of the
+/// current epoch can be known finished while the closed epoch still runs (a slow
+/// kernel in it); its wait returns, and its arguments are released once the closed
+/// epoch finishes too. What two events cannot do: while the closed epoch runs,
+/// the current one cannot close, so a wait for a launch of it returns once the
+/// current event has counted every launch given to it, those submitted during the
+/// wait included.
 pub struct Launcher {
-    event: std::mem::ManuallyDrop<Event>,
+    /// The completion events that take turns; `epochs` says which is current.
+    events: ManuallyDrop<[Event; 2]>,
+    /// The current event, the only thing a submission reads of the epochs: it
+    /// changes only in [`Launcher::switch`], off the submission path.
+    current: Cell<*mut sys::doca_sync_event>,
     submitted: Cell<u64>,
-    /// Launches up to this ticket are known to have finished.
+    /// Launches up to this ticket are known to have finished and hold nothing.
     retired: Cell<u64>,
+    epochs: Epochs,
     keep: RefCell<KeepQueue>,
+}
+
+/// Where the epochs stand. Tickets `closed_through + 1 ..= submitted` are the
+/// current epoch's, counted on `events[current]`; the tickets of the epoch before
+/// (the closed one) are counted on the other event, and every older epoch has
+/// finished and is retired.
+#[derive(Debug)]
+struct Epochs {
+    /// Which of `Launcher::events` is current: the second when set (a `bool`, so
+    /// that indexing the pair needs no bounds check).
+    second_current: Cell<bool>,
+    /// The last ticket of the closed epoch.
+    closed_through: Cell<u64>,
+    /// Launches each event was given before the current epoch began: for the other
+    /// event, every launch it was ever given.
+    assigned: [Cell<u64>; 2],
+    /// The value last read of each event, for a diagnosis.
+    seen: [Cell<u64>; 2],
+}
+
+/// Where a wait stands after a look at the events.
+enum Look {
+    Done,
+    /// The closed epoch still runs; the values seen of the events whose change
+    /// the wait needs to see: the closed one's, and the current one's when the
+    /// wait can also end with the current epoch.
+    Pending {
+        closed: u64,
+        current: Option<u64>,
+    },
 }
 
 impl fmt::Debug for Launcher {
@@ -80,6 +136,8 @@ impl fmt::Debug for Launcher {
         f.debug_struct("Launcher")
             .field("submitted", &self.submitted.get())
             .field("retired", &self.retired.get())
+            .field("closed_through", &self.epochs.closed_through.get())
+            .field("current_event", &self.current())
             .finish()
     }
 }
@@ -91,33 +149,47 @@ static_assertions::assert_not_impl_any!(Launcher: Send, Sync);
 const RETIRE_AT: usize = 4096;
 
 impl Launcher {
-    /// Creates the launcher and its completion event (DPA publisher, CPU
+    /// Creates the launcher and its two completion events (DPA publisher, CPU
     /// subscriber; see [`CompletionEvent`](crate::CompletionEvent)).
     pub fn new(dpa: &Dpa) -> Result<Launcher> {
-        Launcher::on(Event::completion(dpa, None)?)
+        Ok(Launcher::on([
+            Event::completion(dpa, None)?,
+            Event::completion(dpa, None)?,
+        ]))
     }
 
-    /// Like [`Launcher::new`], with its completion event driven by `engine`, so that
-    /// launches can be awaited ([`Launch::completion`], [`Launcher::all_completed`])
-    /// and [`Launch::wait`] sleeps on the engine's handle instead of spinning (see
+    /// Like [`Launcher::new`], with both completion events driven by `engine`, so
+    /// that launches can be awaited ([`Launch::completion`],
+    /// [`Launcher::all_completed`]) and [`Launch::wait`] sleeps on the engine's
+    /// handle instead of spinning (see
     /// [`CompletionEvent::with_engine`](crate::CompletionEvent::with_engine) for the
     /// DOCA calls).
     pub fn with_engine(dpa: &Dpa, engine: &crate::Engine) -> Result<Launcher> {
-        Launcher::on(Event::completion(dpa, Some(engine))?)
+        Ok(Launcher::on([
+            Event::completion(dpa, Some(engine))?,
+            Event::completion(dpa, Some(engine))?,
+        ]))
     }
 
-    fn on(event: Event) -> Result<Launcher> {
-        Ok(Launcher {
-            event: std::mem::ManuallyDrop::new(event),
+    fn on(events: [Event; 2]) -> Launcher {
+        Launcher {
+            current: Cell::new(events[0].as_ptr()),
+            events: ManuallyDrop::new(events),
             submitted: Cell::new(0),
             retired: Cell::new(0),
+            epochs: Epochs {
+                second_current: Cell::new(false),
+                closed_through: Cell::new(0),
+                assigned: [Cell::new(0), Cell::new(0)],
+                seen: [Cell::new(0), Cell::new(0)],
+            },
             keep: RefCell::new(KeepQueue::with_capacity(64)),
-        })
+        }
     }
 
     /// The context it launches on.
     pub fn dpa(&self) -> &Dpa {
-        self.event.dpa()
+        self.events[0].dpa()
     }
 
     /// Launches `kernel` on `threads` DPA threads with `args`, one per C parameter
@@ -185,20 +257,25 @@ impl Launcher {
         if let Some(g) = gate {
             recorder.keep(KeepAlive::new(&g.event.0));
         }
+        // Read after everything above, any of which may have switched the
+        // current event: the ticket is in the current epoch whichever it is
+        // (it is above the closed epoch's last), so it counts on this one.
+        let comp_event = self.current.get();
         let raw = RawLaunch {
             dpa: dpa.as_ptr(),
             wait_event: gate.map_or(std::ptr::null_mut(), |g| g.event.0.as_ptr()),
             wait_threshold: gate.map_or(0, |g| u64::from(g.threshold)),
-            comp_event: self.event.as_ptr(),
+            comp_event,
             comp_count: 1,
             num_threads: threads,
             add: 1,
         };
-        // SAFETY: a started context; a started completion event it publishes; a gate
-        // event of the same context (checked above) that it subscribes to; a kernel
-        // of its application (checked above) whose generated launcher passes the
-        // lowered arguments with the C parameter types. Everything they reference is
-        // recorded in `keep` for this ticket.
+        // SAFETY: a started context; a started completion event it publishes (one
+        // of `events`, which live as long as the launcher); a gate event of the same
+        // context (checked above) that it subscribes to; a kernel of its application
+        // (checked above) whose generated launcher passes the lowered arguments with
+        // the C parameter types. Everything they reference is recorded in `keep` for
+        // this ticket.
         let rc = unsafe { S::launch(&raw, abi) };
         if let Err(e) = crate::error::check(CALL, rc) {
             keep.truncate(mark);
@@ -225,12 +302,18 @@ impl Launcher {
         self.submitted.get()
     }
 
-    /// Launches completed so far (the completion event's value,
-    /// `doca_sync_event_get`).
+    /// Launches completed so far: the values of the two completion events, added
+    /// (`doca_sync_event_get` on each).
     pub fn completed(&self) -> Result<u64> {
-        let v = self.event.get()?;
-        self.observe(v);
-        Ok(v)
+        let values = [self.read(0)?, self.read(1)?];
+        let (current, closed) = (self.current(), self.closed());
+        if self.has_counted_all(closed, values[closed]) {
+            self.retire(self.epochs.closed_through.get());
+            if self.has_counted_all(current, values[current]) {
+                self.retire(self.submitted.get());
+            }
+        }
+        Ok(values[0] + values[1])
     }
 
     /// Launches up to this count are known to have finished and no longer hold their
@@ -239,46 +322,221 @@ impl Launcher {
         self.retired.get()
     }
 
-    /// Records that the event was seen at `value`: when every launch submitted so far
-    /// has completed, every one of them is done, and their arguments are released.
-    /// (Launches complete in any order, so a lower value says nothing about which.)
-    fn observe(&self, value: u64) {
-        let submitted = self.submitted.get();
-        if value >= submitted && self.retired.get() < submitted {
-            self.retired.set(submitted);
+    /// References to argument objects the launcher holds for launches not yet
+    /// retired (no DOCA call). For tests: it stays bounded while launches retire.
+    #[doc(hidden)]
+    pub fn kept(&self) -> usize {
+        self.keep.try_borrow().map_or(0, |keep| keep.len())
+    }
+
+    /// `doca_sync_event_get` of `events[event]`, remembered.
+    #[inline]
+    fn read(&self, event: usize) -> Result<u64> {
+        let value = self.events[event].get()?;
+        self.epochs.seen[event].set(value);
+        Ok(value)
+    }
+
+    /// Launches completed as last read (the two events' values, added).
+    fn last_seen(&self) -> u64 {
+        self.epochs.seen[0].get() + self.epochs.seen[1].get()
+    }
+
+    /// The index of the current event.
+    fn current(&self) -> usize {
+        usize::from(self.epochs.second_current.get())
+    }
+
+    /// The index of the event that is not current: the closed epoch's.
+    fn closed(&self) -> usize {
+        usize::from(!self.epochs.second_current.get())
+    }
+
+    /// Whether `events[event]`, seen at `value`, has counted every launch it was
+    /// given. Each of them adds 1 when it finishes and nothing else updates it
+    /// (the launcher exports no DPA handle of it, nor its pointer), so then every one
+    /// has finished — whatever their order.
+    fn has_counted_all(&self, event: usize, value: u64) -> bool {
+        let mut given = self.epochs.assigned[event].get();
+        if event == self.current() {
+            given += self.submitted.get() - self.epochs.closed_through.get();
+        }
+        value >= given
+    }
+
+    /// Records that every launch through `ticket` has finished, and releases their
+    /// arguments.
+    fn retire(&self, ticket: u64) {
+        if ticket > self.retired.get() {
+            self.retired.set(ticket);
+            // Only a submission in progress holds the queue; it releases what is due
+            // itself (`poll_retired`), or the next retirement does: holding longer
+            // is always safe.
             if let Ok(mut keep) = self.keep.try_borrow_mut() {
-                keep.retire_through(submitted);
+                keep.retire_through(ticket);
             }
         }
     }
 
-    fn poll_retired(&self, keep: &mut KeepQueue) {
-        let submitted = self.submitted.get();
-        if let Ok(v) = self.event.get() {
-            if v >= submitted {
-                self.retired.set(submitted);
-                keep.retire_through(submitted);
+    /// The closed event's value while launches of the closed epoch still run;
+    /// `None` once every one has (then it, and every older epoch, is retired).
+    #[inline]
+    fn closed_pending(&self) -> Result<Option<u64>> {
+        if self.retired.get() >= self.epochs.closed_through.get() {
+            return Ok(None);
+        }
+        self.read_closed()
+    }
+
+    /// `closed_pending` when the closed epoch is not known to have finished: a
+    /// look at its event.
+    fn read_closed(&self) -> Result<Option<u64>> {
+        let through = self.epochs.closed_through.get();
+        let closed = self.closed();
+        let seen = self.read(closed)?;
+        if !self.has_counted_all(closed, seen) {
+            return Ok(Some(seen));
+        }
+        // Its event counted all its launches, and every older epoch is retired
+        // (the epoch was closed only once the one before it had finished): every
+        // launch through its last ticket has finished.
+        self.retire(through);
+        Ok(None)
+    }
+
+    /// Closes the current epoch: later launches count on the other event. Only once
+    /// the closed epoch has finished (`closed_pending` is `None`), so an event is
+    /// given new launches only when none of its earlier ones still runs, and two
+    /// epochs are all there is to track.
+    fn switch(&self) {
+        let (through, submitted) = (self.epochs.closed_through.get(), self.submitted.get());
+        debug_assert!(self.retired.get() >= through);
+        let assigned = &self.epochs.assigned[self.current()];
+        assigned.set(assigned.get() + (submitted - through));
+        self.epochs.closed_through.set(submitted);
+        let next = self.closed();
+        self.epochs.second_current.set(next == 1);
+        self.current.set(self.events[next].as_ptr());
+    }
+
+    /// Closes the epoch of `ticket` if it is the current one and the closed one has
+    /// finished, so that launches submitted from now on do not delay a wait for
+    /// it.
+    fn close_epoch_of(&self, ticket: u64) -> Result<()> {
+        if ticket > self.epochs.closed_through.get() && self.closed_pending()?.is_none() {
+            self.switch();
+        }
+        Ok(())
+    }
+
+    /// Where a wait for `ticket` stands (a wait for every launch through it when
+    /// `whole`), closing its epoch when it is still open and can be closed. One
+    /// `doca_sync_event_get` when the launch has finished.
+    fn look(&self, ticket: u64, whole: bool) -> Result<Look> {
+        if self.retired.get() >= ticket {
+            return Ok(Look::Done);
+        }
+        let through = self.epochs.closed_through.get();
+        let current = self.current();
+        match self.closed_pending()? {
+            // Retired with the closed epoch.
+            None if ticket <= through => Ok(Look::Done),
+            None => {
+                // In the current epoch, and every launch before it finished.
+                let seen = self.read(current)?;
+                if self.has_counted_all(current, seen) {
+                    self.retire(self.submitted.get());
+                    return Ok(Look::Done);
+                }
+                // Launches submitted from now on count on the other event: the
+                // wait is for this event's count.
+                self.switch();
+                Ok(Look::Pending {
+                    closed: seen,
+                    current: None,
+                })
+            }
+            Some(closed) if whole || ticket <= through => Ok(Look::Pending {
+                closed,
+                current: None,
+            }),
+            Some(closed) => {
+                // In the current epoch, behind a closed one that still runs:
+                // finished when the current event has counted its whole epoch
+                // (retired only once the closed epoch has finished too).
+                let seen = self.read(current)?;
+                if self.has_counted_all(current, seen) {
+                    return Ok(Look::Done);
+                }
+                Ok(Look::Pending {
+                    closed,
+                    current: Some(seen),
+                })
             }
         }
+    }
+
+    /// A look at the events from a submission whose queue has grown: retires what
+    /// has finished and closes the current epoch when it can, so that a program
+    /// that launches and never waits has its arguments released.
+    #[cold]
+    fn poll_retired(&self, keep: &mut KeepQueue) {
+        // A failed look releases nothing; the next submission looks again.
+        let _ = self.look(self.submitted.get(), true);
+        keep.retire_through(self.retired.get());
     }
 
     /// Waits until every launch submitted so far has completed.
     pub fn wait_all(&self, timeout: Duration) -> Result<()> {
-        self.wait_until(self.submitted.get(), "all launches", timeout)
+        self.wait_until(self.submitted.get(), true, "all launches", timeout)
     }
 
-    fn wait_until(&self, target: u64, kernel: &'static str, timeout: Duration) -> Result<()> {
-        if self.retired.get() >= target {
-            return Ok(());
+    /// The last ticket a wait for `ticket` needs to see counted: `ticket` itself
+    /// for a wait for every launch through it (`whole`), else the end of its epoch
+    /// (so far, for the current one).
+    fn expected(&self, ticket: u64, whole: bool) -> u64 {
+        let through = self.epochs.closed_through.get();
+        if whole {
+            ticket
+        } else if ticket <= through {
+            through
+        } else {
+            self.submitted.get()
         }
-        let first = self.event.get()?;
-        self.observe(first);
-        if self.retired.get() >= target {
-            return Ok(());
+    }
+
+    #[inline]
+    fn wait_until(
+        &self,
+        ticket: u64,
+        whole: bool,
+        kernel: &'static str,
+        timeout: Duration,
+    ) -> Result<()> {
+        match self.look(ticket, whole)? {
+            Look::Done => Ok(()),
+            Look::Pending { closed, current } => {
+                self.wait_timed(ticket, whole, kernel, timeout, closed, current)
+            }
         }
-        // Not complete at the first look: from here on the wait is timed.
+    }
+
+    /// The rest of a wait that was not complete at the first look (out of line:
+    /// a wait for a launch that already finished stays short): timed from here.
+    #[inline(never)]
+    fn wait_timed(
+        &self,
+        ticket: u64,
+        whole: bool,
+        kernel: &'static str,
+        timeout: Duration,
+        mut closed: u64,
+        mut current: Option<u64>,
+    ) -> Result<()> {
         let start = Instant::now();
-        let mut v = first;
+        // As last read, not read again: a second look at both events would cost
+        // every wait that finds its launch running two more DOCA calls.
+        let first = self.last_seen();
         let mut backoff = Backoff::new();
         loop {
             let fatal =
@@ -296,21 +554,36 @@ impl Launcher {
                 return Err(Error::LaunchTimeout(Box::new(LaunchDiagnosis {
                     kernel,
                     waited: start.elapsed(),
-                    expected: self.submitted.get(),
+                    expected: self.expected(ticket, whole),
                     value_at_submit: first,
-                    value_at_timeout: v,
+                    value_at_timeout: self.completed()?,
                     context_fatal: fatal,
                     fault,
                     kernel_max_run_time: self.dpa().limits().kernel_max_run_time,
                 })));
             }
-            self.event.pause(&mut backoff, v)?;
-            v = self.event.get()?;
-            self.observe(v);
-            if self.retired.get() >= target {
-                return Ok(());
+            self.pause(&mut backoff, closed, current)?;
+            match self.look(ticket, whole)? {
+                Look::Done => return Ok(()),
+                Look::Pending {
+                    closed: c,
+                    current: n,
+                } => (closed, current) = (c, n),
             }
         }
+    }
+
+    /// One pause of a blocking wait: on the closed event, which must move first,
+    /// with the current event's wait task armed too when the wait can also end with
+    /// the current epoch (both wake the engine's handle).
+    fn pause(&self, backoff: &mut Backoff, closed: u64, current: Option<u64>) -> Result<()> {
+        if let Some(seen) = current {
+            if let Err(e) = self.events[self.current()].watch(seen) {
+                // Only wakes sooner: the sleep's slice bounds the delay.
+                tracing::debug!(target: "doca_dpa::launch", error = %e, "arming the current event's wait task failed");
+            }
+        }
+        self.events[self.closed()].pause(backoff, closed)
     }
 
     /// Waits for every launch, bounded by the kernel run-time limit; on failure
@@ -320,7 +593,7 @@ impl Launcher {
             return true;
         }
         let bound = self.dpa().limits().kernel_max_run_time + Duration::from_secs(1);
-        match self.wait_until(self.submitted.get(), "all launches", bound) {
+        match self.wait_until(self.submitted.get(), true, "all launches", bound) {
             Ok(()) => true,
             Err(e) => {
                 tracing::warn!(
@@ -328,7 +601,7 @@ impl Launcher {
                     error = %e,
                     in_flight = self.submitted.get() - self.retired.get(),
                     "launches did not complete before the launcher was dropped: their \
-                     arguments and the completion event are leaked, not freed"
+                     arguments and the completion events are leaked, not freed"
                 );
                 false
             }
@@ -339,13 +612,14 @@ impl Launcher {
 impl Drop for Launcher {
     fn drop(&mut self) {
         if self.settle() {
-            // SAFETY: dropped once, here; every launch that could update the event has
-            // completed.
-            unsafe { std::mem::ManuallyDrop::drop(&mut self.event) };
+            // SAFETY: dropped once, here; every launch has completed (both events
+            // counted all theirs), so none can update either event.
+            unsafe { ManuallyDrop::drop(&mut self.events) };
         } else {
             self.keep.get_mut().bury_all();
-            // SAFETY: taken once, here, to be leaked: the DPA may still update it.
-            crate::keep::bury(unsafe { std::mem::ManuallyDrop::take(&mut self.event) });
+            // SAFETY: taken once, here, to be leaked: the DPA may still update
+            // either event.
+            crate::keep::bury(unsafe { ManuallyDrop::take(&mut self.events) });
         }
     }
 }
@@ -373,10 +647,11 @@ fn foreign_gate(call: &'static str) -> Error {
 /// A `Launch` holds nothing the device uses (the [`Launcher`] does), so dropping or
 /// forgetting it does not block and cannot free anything early.
 ///
-/// Waiting returns once the launcher's completion event shows that every
-/// launch submitted before the wait has finished (launches on one context
-/// may finish out of order, so this is the earliest point at which this one
-/// is known to be done).
+/// Waiting returns once the event of the launch's epoch has counted every launch
+/// of that epoch (see [`Launcher`]'s epochs): launches on one context may finish
+/// out of order, so this is the earliest point at which this one is known to be
+/// done. A wait closes the epoch, so launches submitted after the wait began do not
+/// delay it.
 #[must_use = "a launch completes asynchronously; wait on it"]
 pub struct Launch<'l> {
     launcher: &'l Launcher,
@@ -394,38 +669,39 @@ impl fmt::Debug for Launch<'_> {
 }
 
 impl<'l> Launch<'l> {
-    /// Waits for completion, polling the completion event
+    /// Waits for completion, polling the completion events
     /// (`doca_sync_event_get`) and the context's health
     /// (`doca_dpa_peek_at_last_error`).
     ///
     /// On timeout or a fatal context the error is
-    /// [`Error::LaunchTimeout`] with a [`LaunchDiagnosis`]: whether the event
+    /// [`Error::LaunchTimeout`] with a [`LaunchDiagnosis`]: whether the events
     /// moved, whether the context is fatal (and, on the software DPA, the fault
     /// report), and the kernel run-time limit. The launch's arguments stay alive
     /// either way.
     pub fn wait(self, timeout: Duration) -> Result<()> {
-        let target = self.launcher.submitted.get().max(self.ticket);
-        self.launcher.wait_until(target, self.kernel, timeout)
+        self.launcher
+            .wait_until(self.ticket, false, self.kernel, timeout)
     }
 
-    /// The launch's completion as a `Future`: resolves once every launch submitted
-    /// before this call has completed (`doca_pe_progress`, `doca_sync_event_get`,
-    /// `doca_dpa_peek_at_last_error`, the launcher's wait task re-armed with
+    /// The launch's completion as a `Future`: resolves once the launch is known to
+    /// have finished (`doca_pe_progress`, `doca_sync_event_get`,
+    /// `doca_dpa_peek_at_last_error`, the events' wait tasks re-armed with
     /// `doca_task_submit`), or with [`Error::ContextFatal`] when the context turned
-    /// fatal. The launcher must have been made with [`Launcher::with_engine`]
-    /// ([`Error::Unavailable`] otherwise). Dropping the future is always safe.
+    /// fatal. Making the future closes the launch's epoch when it can, so launches
+    /// submitted after this call do not delay it. The launcher must have been made
+    /// with [`Launcher::with_engine`] ([`Error::Unavailable`] otherwise). Dropping
+    /// the future is always safe.
     pub fn completion(self) -> LaunchCompletion<'l> {
-        let target = self.launcher.submitted.get().max(self.ticket);
-        LaunchCompletion {
-            launcher: self.launcher,
-            target,
-        }
+        self.launcher.completion_of(self.ticket, false)
     }
 
     /// Whether the launch is known to have finished (`doca_sync_event_get`).
+    /// Closes its epoch when it can, as a wait does.
     pub fn is_complete(&self) -> Result<bool> {
-        self.launcher.completed()?;
-        Ok(self.launcher.retired.get() >= self.ticket)
+        Ok(matches!(
+            self.launcher.look(self.ticket, false)?,
+            Look::Done
+        ))
     }
 
     /// The kernel's name.
@@ -446,11 +722,21 @@ impl<'l> std::future::IntoFuture for Launch<'l> {
 
 impl Launcher {
     /// Every launch submitted so far, completed, as a `Future` (as
-    /// [`Launch::completion`] for the last of them).
+    /// [`Launch::completion`]; launches submitted after this call are not waited
+    /// for).
     pub fn all_completed(&self) -> LaunchCompletion<'_> {
+        self.completion_of(self.submitted.get(), true)
+    }
+
+    fn completion_of(&self, ticket: u64, whole: bool) -> LaunchCompletion<'_> {
+        // Closed now, not at the first poll, so that launches submitted before
+        // that poll stay out of the epoch. A failed look changes nothing: the
+        // first poll looks again and reports it.
+        let _ = self.close_epoch_of(ticket);
         LaunchCompletion {
             launcher: self,
-            target: self.submitted.get(),
+            ticket,
+            whole,
         }
     }
 }
@@ -461,7 +747,9 @@ impl Launcher {
 #[derive(Debug)]
 pub struct LaunchCompletion<'l> {
     launcher: &'l Launcher,
-    target: u64,
+    ticket: u64,
+    /// Waits for every launch through `ticket`, not for `ticket` alone.
+    whole: bool,
 }
 
 impl std::future::Future for LaunchCompletion<'_> {
@@ -471,28 +759,28 @@ impl std::future::Future for LaunchCompletion<'_> {
         self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Result<()>> {
-        let (l, target) = (self.launcher, self.target);
-        if l.retired.get() >= target {
+        let (l, ticket, whole) = (self.launcher, self.ticket, self.whole);
+        if l.retired.get() >= ticket {
             return std::task::Poll::Ready(Ok(()));
         }
-        let waiter = match l.event.waiter() {
-            Ok(w) => w,
+        // Both events are on one engine (`Launcher::with_engine`), or neither.
+        let engine = match l.events[0].waiter() {
+            Ok(w) => w.engine(),
             Err(e) => return std::task::Poll::Ready(Err(e)),
         };
-        waiter.poll_until(
-            cx,
-            || l.event.get(),
-            |v| {
-                l.observe(v);
-                if l.retired.get() >= target {
-                    return Ok(Some(()));
-                }
+        engine.poll_until(cx, || match l.look(ticket, whole)? {
+            Look::Done => Ok(Some(())),
+            Look::Pending { closed, current } => {
                 if l.dpa().health()? == crate::Health::Fatal {
                     return Err(l.dpa().fatal_error("doca_dpa_peek_at_last_error"));
                 }
+                l.events[l.closed()].watch(closed)?;
+                if let Some(seen) = current {
+                    l.events[l.current()].watch(seen)?;
+                }
                 Ok(None)
-            },
-        )
+            }
+        })
     }
 }
 

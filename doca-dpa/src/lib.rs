@@ -61,8 +61,9 @@
 //! counted, and whatever hands it to the device holds a [`KeepAlive`] of it until
 //! the library has *observed* that the device is done:
 //!
-//! - a launch's arguments and gate event are held by its [`Launcher`] until the
-//!   completion event shows every launch submitted so far finished; a [`Launch`]
+//! - a launch's arguments and gate event are held by its [`Launcher`] until a
+//!   completion event shows that it and every launch before it finished (see the
+//!   launcher's epochs); a [`Launch`]
 //!   borrows nothing, so dropping or forgetting it, a timeout, or out-of-order
 //!   completion cannot release them early;
 //! - a [`DpaThread`] holds its argument and local storage until it is destroyed;

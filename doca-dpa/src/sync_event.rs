@@ -124,6 +124,16 @@ impl Event {
         })
     }
 
+    /// Arms the wait task, when the event has one, so that the engine's handle also
+    /// wakes a wait pausing on another event of the engine once this one leaves
+    /// `seen`.
+    pub(crate) fn watch(&self, seen: u64) -> Result<()> {
+        match &self.waiter {
+            Some(w) => w.arm(seen),
+            None => Ok(()),
+        }
+    }
+
     /// One pause of a host wait that saw `seen`: sleeping on the engine's handle
     /// when the event has one, else the spin-yield-sleep `backoff`.
     pub(crate) fn pause(&self, backoff: &mut Backoff, seen: u64) -> Result<()> {
