@@ -16,9 +16,8 @@
  * to DPA completion queues. The host configures queue pairs; kernels only use
  * them.
  *
- * This reference header is a subset: completion channels, export/import,
- * raw buffer access and the attribute-mask constants of
- * doca_verbs_qp_modify() are left out.
+ * This reference header is a subset: completion channels, export/import
+ * and raw buffer access are left out.
  */
 
 #ifndef DOCA_VERBS_H_
@@ -544,6 +543,30 @@ uint8_t doca_verbs_device_attr_get_is_dpa_external_datapath_supported(
 struct doca_umem;
 /** A user access region of DOCA Core's UAR API (not in these headers). */
 struct doca_uar;
+/*
+ * Bits of the attr_mask of doca_verbs_qp_modify(): which attributes of the
+ * doca_verbs_qp_attr the call applies. (doca-sim checks only that the mask is
+ * not empty and that a next state is set.)
+ */
+#define DOCA_VERBS_QP_ATTR_ALLOW_REMOTE_WRITE (1 << 0) /**< allow_remote_write */
+#define DOCA_VERBS_QP_ATTR_ALLOW_REMOTE_READ (1 << 1)  /**< allow_remote_read */
+#define DOCA_VERBS_QP_ATTR_PKEY_INDEX (1 << 2)	       /**< pkey_index */
+#define DOCA_VERBS_QP_ATTR_MIN_RNR_TIMER (1 << 3)      /**< min_rnr_timer */
+#define DOCA_VERBS_QP_ATTR_PORT_NUM (1 << 4)	       /**< port_num */
+#define DOCA_VERBS_QP_ATTR_NEXT_STATE (1 << 5)	       /**< next_state */
+#define DOCA_VERBS_QP_ATTR_CURRENT_STATE (1 << 6)      /**< current_state */
+#define DOCA_VERBS_QP_ATTR_PATH_MTU (1 << 7)	       /**< path_mtu */
+#define DOCA_VERBS_QP_ATTR_RQ_PSN (1 << 8)	       /**< rq_psn */
+#define DOCA_VERBS_QP_ATTR_SQ_PSN (1 << 9)	       /**< sq_psn */
+#define DOCA_VERBS_QP_ATTR_DEST_QP_NUM (1 << 10)       /**< dest_qp_num */
+#define DOCA_VERBS_QP_ATTR_ACK_TIMEOUT (1 << 11)       /**< ack_timeout */
+#define DOCA_VERBS_QP_ATTR_RETRY_CNT (1 << 12)	       /**< retry_cnt */
+#define DOCA_VERBS_QP_ATTR_RNR_RETRY (1 << 13)	       /**< rnr_retry */
+#define DOCA_VERBS_QP_ATTR_AH_ATTR (1 << 14)	       /**< ah_attr */
+#define DOCA_VERBS_QP_ATTR_ATOMIC_MODE (1 << 15)       /**< atomic_mode */
+#define DOCA_VERBS_QP_ATTR_MAX_QP_RD_ATOMIC (1 << 16)  /**< outstanding reads/atomics it initiates */
+#define DOCA_VERBS_QP_ATTR_MAX_DEST_RD_ATOMIC (1 << 17) /**< incoming reads/atomics it serves */
+
 /** Attributes of a queue pair state change (doca_verbs_qp_modify()). */
 struct doca_verbs_qp_attr;
 /** How to reach a peer: the address handle of a connected queue pair. */

@@ -221,10 +221,17 @@ fn queue_pairs() {
     );
     assert_ne!(ffi!(abi::doca_verbs_qp_get_qpn(host_qp)), qpn);
 
-    // Connecting: RST -> INIT -> RTR -> RTS, with an address handle.
+    // Connecting: RST -> INIT -> RTR -> RTS, with an address handle. The mask
+    // names the attributes applied, with the header's bits.
+    let mask = (abi::DOCA_VERBS_QP_ATTR_NEXT_STATE
+        | abi::DOCA_VERBS_QP_ATTR_AH_ATTR
+        | abi::DOCA_VERBS_QP_ATTR_PATH_MTU) as std::ffi::c_int;
     let mut attr = null_mut();
     ok!(abi::doca_verbs_qp_attr_create(&mut attr));
-    fails!(INVALID_VALUE, abi::doca_verbs_qp_modify(host_qp, attr, 1));
+    fails!(
+        INVALID_VALUE,
+        abi::doca_verbs_qp_modify(host_qp, attr, mask)
+    );
     let mut ah = null_mut();
     ok!(abi::doca_verbs_ah_attr_create(vctx, &mut ah));
     let gid = abi::doca_verbs_gid {
@@ -247,7 +254,7 @@ fn queue_pairs() {
         attr,
         abi::DOCA_VERBS_QP_STATE_RTR
     ));
-    fails!(BAD_STATE, abi::doca_verbs_qp_modify(host_qp, attr, 1));
+    fails!(BAD_STATE, abi::doca_verbs_qp_modify(host_qp, attr, mask));
     for state in [
         abi::DOCA_VERBS_QP_STATE_INIT,
         abi::DOCA_VERBS_QP_STATE_RTR,
@@ -258,7 +265,7 @@ fn queue_pairs() {
     ] {
         ok!(abi::doca_verbs_qp_attr_set_next_state(attr, state));
         fails!(INVALID_VALUE, abi::doca_verbs_qp_modify(host_qp, attr, 0));
-        ok!(abi::doca_verbs_qp_modify(host_qp, attr, 1));
+        ok!(abi::doca_verbs_qp_modify(host_qp, attr, mask));
     }
     fails!(
         INVALID_VALUE,

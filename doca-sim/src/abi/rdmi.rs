@@ -4,6 +4,24 @@ use super::dpa::*;
 pub const DOCA_VERBS_CONTEXT_CREATE_FLAGS_NONE: u32 = 0;
 pub const DOCA_VERBS_QP_TYPE_RC: u32 = 0;
 pub const DOCA_VERBS_QP_TYPE_UC: u32 = 1;
+pub const DOCA_VERBS_QP_ATTR_ALLOW_REMOTE_WRITE: u32 = 1;
+pub const DOCA_VERBS_QP_ATTR_ALLOW_REMOTE_READ: u32 = 2;
+pub const DOCA_VERBS_QP_ATTR_PKEY_INDEX: u32 = 4;
+pub const DOCA_VERBS_QP_ATTR_MIN_RNR_TIMER: u32 = 8;
+pub const DOCA_VERBS_QP_ATTR_PORT_NUM: u32 = 16;
+pub const DOCA_VERBS_QP_ATTR_NEXT_STATE: u32 = 32;
+pub const DOCA_VERBS_QP_ATTR_CURRENT_STATE: u32 = 64;
+pub const DOCA_VERBS_QP_ATTR_PATH_MTU: u32 = 128;
+pub const DOCA_VERBS_QP_ATTR_RQ_PSN: u32 = 256;
+pub const DOCA_VERBS_QP_ATTR_SQ_PSN: u32 = 512;
+pub const DOCA_VERBS_QP_ATTR_DEST_QP_NUM: u32 = 1024;
+pub const DOCA_VERBS_QP_ATTR_ACK_TIMEOUT: u32 = 2048;
+pub const DOCA_VERBS_QP_ATTR_RETRY_CNT: u32 = 4096;
+pub const DOCA_VERBS_QP_ATTR_RNR_RETRY: u32 = 8192;
+pub const DOCA_VERBS_QP_ATTR_AH_ATTR: u32 = 16384;
+pub const DOCA_VERBS_QP_ATTR_ATOMIC_MODE: u32 = 32768;
+pub const DOCA_VERBS_QP_ATTR_MAX_QP_RD_ATOMIC: u32 = 65536;
+pub const DOCA_VERBS_QP_ATTR_MAX_DEST_RD_ATOMIC: u32 = 131072;
 #[doc = "A verbs context: a device instance for verbs objects."]
 #[repr(C)]
 #[derive(Debug)]
