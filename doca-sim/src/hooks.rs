@@ -526,11 +526,18 @@ mod tests {
         // Each is defined by the sim: in Rust (doca_api! / not_modelled!, or a
         // macro given `fn NAME,`) or in the C shim (the variadic ones).
         let root = concat!(env!("CARGO_MANIFEST_DIR"), "/");
+        // Every file below src/ and csrc/, however the modules are laid out.
         let mut sources = String::new();
-        for dir in ["src", "src/dpa", "src/sync_event", "csrc"] {
-            for entry in std::fs::read_dir(format!("{root}{dir}")).unwrap() {
+        let mut dirs = vec![
+            std::path::PathBuf::from(format!("{root}src")),
+            std::path::PathBuf::from(format!("{root}csrc")),
+        ];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(dir).unwrap() {
                 let path = entry.unwrap().path();
-                if path.is_file() {
+                if path.is_dir() {
+                    dirs.push(path);
+                } else {
                     sources.push_str(&std::fs::read_to_string(path).unwrap());
                 }
             }

@@ -440,7 +440,12 @@ impl DpaApp {
         let r = self.resolve(env, &mut d)?;
         // Every backend (docs too) gets the Rust declarations, generated from the C.
         let kernels = sim::scan_sources(&r.app_name, &r.sources)?;
-        let structs = sim::scan_structs(&r.sources, &r.include_dirs)?;
+        let (structs, read) = sim::scan_structs_reading(&r.sources, &r.include_dirs)?;
+        // A header a source includes gives struct layouts too: edit it, rebuild.
+        // (The sources themselves are watched already; naming them again is harmless.)
+        for file in &read {
+            d.rerun_if_changed(file);
+        }
         host_decls::check_functions(&kernels, &structs)?;
         built.rust_declarations = Some(launchers::write_rust(
             &r,

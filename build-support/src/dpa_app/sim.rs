@@ -80,6 +80,15 @@ pub fn scan_structs(
     sources: &[PathBuf],
     include_dirs: &[PathBuf],
 ) -> Result<Vec<StructDef>, DpaAppError> {
+    scan_structs_reading(sources, include_dirs).map(|(structs, _)| structs)
+}
+
+/// [`scan_structs`], and every file it read (canonical paths, in reading order):
+/// the build reruns when one of the headers changes.
+pub(crate) fn scan_structs_reading(
+    sources: &[PathBuf],
+    include_dirs: &[PathBuf],
+) -> Result<(Vec<StructDef>, Vec<PathBuf>), DpaAppError> {
     let mut all = Vec::new();
     let mut seen: Vec<PathBuf> = Vec::new();
     let mut queue: Vec<PathBuf> = sources.to_vec();
@@ -104,7 +113,7 @@ pub fn scan_structs(
         includes.reverse();
         queue.extend(includes);
     }
-    Ok(all)
+    Ok((all, seen))
 }
 
 /// The names of a file's `#include "NAME"` lines, in order.
