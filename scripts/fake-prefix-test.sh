@@ -4,8 +4,9 @@
 # 1. Lays out a directory like a DOCA install: the reference headers, .pc
 #    files, and doca-sim built as shared libraries named like DOCA's.
 # 2. Builds a probe with DOCA_BACKEND=hardware and PKG_CONFIG_PATH pointing
-#    there (pkg-config -> bindgen -> dynamic link), runs it, and checks it
-#    talked to the library it found.
+#    there (pkg-config -> the bundled bindings, checked against the install's
+#    headers -> dynamic link), runs it, and checks it talked to the library it
+#    found; then again with the bindgen feature (bindgen over the headers).
 # 3. Gives the install a fake `tools/dpacc` (answers --version in the real
 #    format, with dpacc's own numbering: DOCA 3.1's 1.12.0.26, accepted as the
 #    install's own dpacc whatever the table of pairings says; records its
@@ -106,6 +107,12 @@ grep -qx "device=mlx5_2 dpa=false" <<<"$out" || fail "probe did not list the sim
 grep -qx "declared_not_exported=" <<<"$out" || fail "some declared functions are not exported by the fake install"
 grep -qx "hand_declared=doca_rdmi_connection_as_ctx" <<<"$out" || fail "doca_rdmi_connection_as_ctx was not detected for hand declaration"
 grep -qx "launch_null_rc=6" <<<"$out" || fail "the variadic launch did not answer INVALID_VALUE for a NULL context"
+grep -qx "header_version=$version" <<<"$out" || fail "the bindings' DOCA_VERSION_STRING is not the install's"
+# No bindgen feature: the bundled bindings, checked against the install's headers.
+for set in dpa rdmi; do
+    grep -q "^bindings_$set=bundled, [0-9]* items checked against the installed headers" <<<"$out" \
+        || fail "the $set bindings are not the bundled ones checked against the install"
+done
 bin="$CARGO_TARGET_DIR/debug/doca-fake-prefix-probe"
 # ldd's output is captured first: `ldd | grep -q` under pipefail fails at
 # random when grep exits before ldd has written everything (SIGPIPE).
@@ -114,6 +121,17 @@ for lib in libdoca_dpa.so libdoca_common.so; do
     grep -q "$prefix/lib/$lib" <<<"$deps" \
         || fail "the probe is not dynamically linked to the fake $lib"
 done
+
+echo "== the probe again with the bindgen feature (bindings from the installed headers)"
+out=$(cd "$probe" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$prefix/lib/pkgconfig" \
+    LD_LIBRARY_PATH="$prefix/lib" cargo run -q --features doca-dpa-sys/bindgen,doca-rdmi-sys/bindgen 2>&1) \
+    || { echo "$out"; fail "probe build or run with bindgen failed"; }
+for set in dpa rdmi; do
+    grep -qx "bindings_$set=bindgen over the installed headers" <<<"$out" \
+        || { echo "$out"; fail "the bindgen feature did not make the $set bindings with bindgen"; }
+done
+grep -qx "device=mlx5_0 dpa=true" <<<"$out" || fail "the bindgen-built probe did not list the sim's BlueField-3"
+grep -qx "header_version=$version" <<<"$out" || fail "the bindgen-built DOCA_VERSION_STRING is not the install's"
 
 echo "== building the kernels probe with the install's own dpacc (DOCA $version)"
 kprobe="$root/tests/fake-prefix/kernels-probe"
@@ -252,4 +270,4 @@ for needle in doca-dpa PKG_CONFIG_PATH DOCA_BACKEND=sim; do
     grep -q -- "$needle" <<<"$msg" || { echo "$msg"; fail "the not-found message does not mention $needle"; }
 done
 
-echo "fake-prefix-test: 8 passed, 0 failed"
+echo "fake-prefix-test: 9 passed, 0 failed"

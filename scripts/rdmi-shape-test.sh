@@ -9,8 +9,10 @@
 #    first on the include path of every module: its RDMI headers take byte
 #    pointers and 16/32-bit counts where the reference ones take void
 #    pointers and size_t, and an address (uint64_t) instead of a pointer.
-# 2. Checks (cargo check) a probe crate depending on doca-rdmi with
-#    DOCA_BACKEND=hardware: bindgen runs over the narrow headers, and the
+# 2. Checks that without the bindgen feature the build refuses these headers
+#    (the bundled bindings would not match them) and names the functions that
+#    differ. Then checks (cargo check) a probe crate depending on doca-rdmi with
+#    DOCA_BACKEND=hardware and doca-rdmi's bindgen feature: bindgen runs over the narrow headers, and the
 #    probe both uses the RDMI API (so an RDMI that was compiled out fails the
 #    build) and pins the narrow signatures of the raw bindings (so a build
 #    that did not see the variant fails too).
@@ -112,9 +114,18 @@ fn main() {
 }
 EOF
 
-echo "== checking doca-rdmi against the narrow RDMI headers (DOCA_BACKEND=hardware)"
+echo "== the bundled bindings refuse the narrow RDMI headers and name what differs"
+if msg=$(cd "$probe" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$prefix/lib/pkgconfig" \
+    cargo check -q 2>&1); then
+    fail "the bundled RDMI bindings were accepted for headers that declare RDMI differently"
+fi
+for needle in doca_rdmi_connection_recv_ack doca_rdmi_poster_post '`bindgen` feature'; do
+    grep -qF -- "$needle" <<<"$msg" || { echo "$msg"; fail "the refusal does not name $needle"; }
+done
+
+echo "== checking doca-rdmi against the narrow RDMI headers (DOCA_BACKEND=hardware, bindgen feature)"
 out=$(cd "$probe" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$prefix/lib/pkgconfig" \
-    cargo check -q 2>&1) || { echo "$out"; fail "doca-rdmi does not build against the narrow header variant"; }
+    cargo check -q --features doca-rdmi/bindgen 2>&1) || { echo "$out"; fail "doca-rdmi does not build against the narrow header variant"; }
 [ -z "$out" ] || echo "$out"
 if grep -q "doca-rdmi/src" <<<"$out"; then fail "doca-rdmi has warnings against the narrow headers"; fi
 
@@ -143,4 +154,4 @@ out=$(cd "$absent" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$work/no-rdmi-pkgco
 echo "$out"
 grep -q "^absent: no doca-rdmi.pc" <<<"$out" || fail "availability() does not explain the missing doca-rdmi.pc"
 
-echo "rdmi-shape-test: 2 passed, 0 failed"
+echo "rdmi-shape-test: 3 passed, 0 failed"

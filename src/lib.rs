@@ -15,6 +15,12 @@
 //! script (`links = "doca"`), so `doca_build_support::dpa_app::DpaApp` builds your
 //! kernels with dpacc or for the sim to match.
 //!
+//! On hardware the bindings are the ones doca-rs bundles, used once the build has
+//! checked that the installed DOCA headers declare every bound item the same way
+//! (no libclang needed); the `bindgen` feature generates them from the installed
+//! headers instead. The `tokio` feature lets launches and events be awaited in a
+//! tokio runtime.
+//!
 //! Launching a kernel (this runs on the software DPA where DOCA is absent):
 //!
 //! ```

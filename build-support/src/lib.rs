@@ -1,8 +1,8 @@
 //! Build-script support for the doca-rs crates (NVIDIA DOCA DPA and DOCA RDMI bindings).
 //!
 //! Used by the build scripts of `doca-dpa-sys` and `doca-rdmi-sys` ([`sys::build`]), of
-//! the safe crates ([`safe::emit_cfgs`]), and by the `doca-regen-bindings` command
-//! ([`regen`]). The pieces:
+//! the safe crates ([`safe::emit_cfgs`]), of crates that build DPA applications
+//! ([`dpa_app`]), and by the `doca-regen-bindings` command. The pieces:
 //!
 //! * [`env`](mod@env): every environment read goes through [`env::EnvReader`], which declares it
 //!   to cargo (`rerun-if-env-changed`).
@@ -15,9 +15,15 @@
 //! * [`backend`]: hardware / sim / docs choice from `DOCA_BACKEND`, `DOCS_RS` and the
 //!   `sim` feature.
 //! * [`cfgs`]: cargo directives (`rustc-check-cfg`, `rustc-cfg`, `metadata`…).
-//! * [`bindgen_config`]: the one bindgen configuration shared by hardware builds and
-//!   the regeneration of the committed bindings.
-//! * [`sys`], [`safe`], [`regen`]: the complete flows.
+//! * [`binding_set`]: the two header sets the -sys crates bind and where they are.
+//! * [`conformance`]: whether the installed headers declare every bound item as the
+//!   reference headers do (no libclang), and [`bundled`]: the committed bindings made
+//!   fit for an install that passed, which hardware builds use unless the -sys crate's
+//!   `bindgen` feature is on.
+//! * `bindgen_config` and `regen` (the `bindgen` feature): the one bindgen
+//!   configuration, shared by hardware builds with that feature and by
+//!   `cargo regen-bindings`, which makes the committed bindings.
+//! * [`sys`], [`safe`]: the complete flows of the -sys and safe crates' build scripts.
 //! * [`dpa_app`]: building DPA applications (kernels) from a build script, with dpacc on
 //!   hardware or for the software DPA in sim builds.
 //!
@@ -33,6 +39,8 @@ pub mod audit;
 pub mod backend;
 #[cfg(feature = "bindgen")]
 pub mod bindgen_config;
+pub mod binding_set;
+pub mod bundled;
 pub mod cfgs;
 pub mod discovery;
 pub mod dpa_app;
@@ -40,7 +48,6 @@ pub mod env;
 #[cfg(feature = "bindgen")]
 pub mod regen;
 pub mod safe;
-#[cfg(feature = "bindgen")]
 pub mod sys;
 pub mod version;
 

@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use crate::bindgen_config::{self, BindgenOptions, BindingSet};
 
 /// The file names written in the output directory.
-pub const DPA_FILE: &str = "dpa.rs";
+pub const DPA_FILE: &str = BindingSet::Dpa.committed_file();
 /// See [`DPA_FILE`].
-pub const RDMI_FILE: &str = "rdmi.rs";
+pub const RDMI_FILE: &str = BindingSet::Rdmi.committed_file();
 
 /// The workspace root: the parent of this crate's manifest directory (`CARGO_MANIFEST_DIR`
 /// at run time when cargo sets it, else the one this crate was compiled in).

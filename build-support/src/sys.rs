@@ -9,15 +9,21 @@
 //!
 //! 1. Reads the environment through [`EnvReader`]: `DOCA_BACKEND`, `DOCS_RS`,
 //!    `DOCA_PREFIX`, `PKG_CONFIG_PATH`, `DOCA_ALLOW_VERSION_MISMATCH`,
-//!    `CARGO_FEATURE_SIM`, `OUT_DIR`, and `DEP_DOCA_SIM_INCLUDE` (the reference headers
+//!    `CARGO_FEATURE_SIM`, `CARGO_FEATURE_BINDGEN`, `OUT_DIR`, `DEP_DOCA_SIM_ABI`, and
+//!    `DEP_DOCA_SIM_INCLUDE` (the reference headers
 //!    exported by `doca-sim`; `<CARGO_MANIFEST_DIR>/../doca-sim/include` when absent).
 //! 2. Chooses the backend ([`crate::backend::choose`]); on error prints the message and
 //!    exits with failure.
-//! 3. Hardware: bindgen over the installed headers into `OUT_DIR/bindings.rs`, link
-//!    directives from pkg-config, audit of the installed headers against the exports of
-//!    the libraries pkg-config names. Sim / docs: no bindgen and no link directives; the
-//!    audit comes from the reference headers, every declared function counted as
-//!    exported (the sim implements them all), plus the sim-only extra exports.
+//! 3. Hardware: the bindings for `OUT_DIR/bindings.rs`, link directives from pkg-config,
+//!    and the audit of the installed headers against the exports of the libraries
+//!    pkg-config names. The bindings are, with the -sys crate's `bindgen` feature
+//!    (`CARGO_FEATURE_BINDGEN`), bindgen's over the installed headers; without it, the
+//!    bundled ones ([`crate::bundled`]: the committed bindings of the reference headers,
+//!    `DEP_DOCA_SIM_ABI`) once [`crate::conformance`] finds every item of them declared
+//!    by the installed headers as by the reference headers, and a build failure that
+//!    lists each difference otherwise. Sim / docs: no bindings file and no link
+//!    directives; the audit comes from the reference headers, every declared function
+//!    counted as exported (the sim implements them all), plus the sim-only extra exports.
 //! 4. Emits the check-cfgs and cfgs, writes `OUT_DIR/audit.tsv`,
 //!    `OUT_DIR/universe.txt` and `OUT_DIR/build_info.rs`, and the `links` metadata
 //!    `backend`, `version`, `audit`, `universe`, `include`, `rdmi`, `libdir` (hardware:
@@ -36,7 +42,9 @@ use crate::audit::{
     HAND_DECLARABLE, SIM_EXTRA_EXPORTS,
 };
 use crate::backend::{choose, Backend, BackendError};
-use crate::bindgen_config::{self, resolve_headers, BindgenOptions, BindingSet};
+use crate::binding_set::{resolve_headers, BindingSet, GENERATED_HEADER};
+use crate::bundled::{self, CommittedKind, VERSION_MACROS};
+use crate::conformance::{self, ItemKey, Items};
 use crate::cfgs::{Directives, HAND_DECLARED_CFG, RDMI_ABSENT_CFG, SYM_CFG};
 use crate::discovery::{self, DiscoveryError, Install, ProbeInputs};
 use crate::env::EnvReader;
@@ -99,8 +107,25 @@ pub enum SysError {
         /// What is missing.
         what: String,
     },
-    /// Generating bindings failed (hardware backend).
-    Bindgen(bindgen_config::Error),
+    /// Generating bindings failed (hardware backend, `bindgen` feature).
+    #[cfg(feature = "bindgen")]
+    Bindgen(crate::bindgen_config::Error),
+    /// The `bindgen` feature of the -sys crate is on but doca-build-support was built
+    /// without its own `bindgen` feature (the -sys crate's feature turns both on).
+    BindgenNotBuilt,
+    /// The installed headers declare items of the bundled bindings differently from the
+    /// reference headers they were made from (hardware backend, no `bindgen` feature).
+    NotConforming {
+        /// The set checked.
+        set: BindingSet,
+        /// Where the installed headers are.
+        include_dirs: Vec<PathBuf>,
+        /// The differences, one a line.
+        report: String,
+    },
+    /// The bundled bindings could not be made (a stale committed file, an unusable
+    /// `doca_version.h`, an item the check does not cover).
+    Bundled(String),
     /// A file could not be written.
     Io {
         /// The path.
@@ -124,11 +149,38 @@ impl fmt::Display for SysError {
                  they ship with the doca-sim crate (DEP_DOCA_SIM_INCLUDE)",
                 dir.display()
             ),
+            #[cfg(feature = "bindgen")]
             SysError::Bindgen(e) => write!(
                 f,
                 "generating the DOCA bindings failed: {e}\n(to build without the installed DOCA, \
                  use the software DPA: DOCA_BACKEND=sim)"
             ),
+            SysError::BindgenNotBuilt => write!(
+                f,
+                "the `bindgen` feature is on but doca-build-support was built without bindgen; \
+                 turn the feature on through the -sys crate (`doca-dpa-sys/bindgen`), which \
+                 enables both"
+            ),
+            SysError::NotConforming {
+                set,
+                include_dirs,
+                report,
+            } => write!(
+                f,
+                "the installed DOCA headers ({}) declare items of the {} bindings differently \
+                 from the reference headers doca-rs bundles its bindings from:\n{report}\n\
+                 The bundled bindings would not match this DOCA, so the build stops. Turn on \
+                 the `bindgen` feature (`doca = {{ version = \"0.1\", features = [\"bindgen\"] }}`, \
+                 or `doca-dpa-sys/bindgen` / `doca-rdmi-sys/bindgen`) to generate the bindings \
+                 from these headers (needs libclang), and report the difference to doca-rs.",
+                include_dirs
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                set.name(),
+            ),
+            SysError::Bundled(m) => write!(f, "the bundled DOCA bindings: {m}"),
             SysError::Io { path, message } => write!(f, "{}: {message}", path.display()),
         }
     }
@@ -277,6 +329,11 @@ pub fn run(
     let mut rdmi_absent_reason = None;
     let mut files = Vec::new();
     let mut pkg_versions: Vec<(String, String)> = Vec::new();
+    // How bindings.rs was made (hardware), for build_info.
+    let mut bindings_made = match choice.backend {
+        Backend::Hardware => "none (this DOCA install has no RDMI)".to_owned(),
+        _ => "committed (the reference headers of doca-sim)".to_owned(),
+    };
     let universe_base = reference_universe(&reference_dir);
     // What the preprocessor knows when bindgen parses the headers for this target, so
     // the audit counts what the compiler sees (DOCA declares some functions for one
@@ -307,10 +364,10 @@ pub fn run(
                     &bindings_path,
                     &format!(
                         "{}\n// No RDMI bindings: {reason}\n",
-                        bindgen_config::GENERATED_HEADER
+                        GENERATED_HEADER
                     ),
                 )?;
-                let sel = resolve_headers(set, &include_dirs, &BindgenOptions::default());
+                let sel = resolve_headers(set, &include_dirs, &[]);
                 let audit = Audit::build(
                     &read_texts(&sel.used),
                     krate.extra_names(),
@@ -321,14 +378,17 @@ pub fn run(
                 rdmi_absent_reason = Some(reason);
                 (install.version, audit, include_dirs)
             } else {
-                let opts = BindgenOptions::for_sys(set);
-                let sel = resolve_headers(set, &include_dirs, &opts);
-                let text = bindgen_config::generate(set, &include_dirs, &opts)
-                    .map_err(SysError::Bindgen)?;
-                write(&bindings_path, &text)?;
-                for h in &sel.used {
+                let sel = resolve_headers(set, &include_dirs, &[]);
+                let made = if env.is_set("CARGO_FEATURE_BINDGEN") {
+                    generated_bindings(set, &include_dirs)?
+                } else {
+                    bundled_bindings(set, env, &sel.used, &include_dirs, &reference_dir, &cond)?
+                };
+                write(&bindings_path, &made.text)?;
+                for h in sel.used.iter().chain(&made.read) {
                     d.rerun_if_changed(h);
                 }
+                bindings_made = made.how;
                 // Link what pkg-config says, for this crate's modules.
                 let link_dirs = install.link_dirs(krate.link_modules());
                 let libs = install.libs(krate.link_modules());
@@ -374,7 +434,7 @@ pub fn run(
                 }
             })?;
             let dirs = vec![reference_dir.clone()];
-            let sel = resolve_headers(set, &dirs, &BindgenOptions::default());
+            let sel = resolve_headers(set, &dirs, &[]);
             let headers = read_texts(&sel.used);
             // The sim implements what the reference headers declare for the target.
             let mut exported: BTreeSet<String> = headers
@@ -450,6 +510,7 @@ pub fn run(
             &pkg_versions,
             doca_prefix.as_deref(),
             rdmi_absent_reason.as_deref(),
+            &bindings_made,
             &audit,
         ),
     )?;
@@ -518,6 +579,7 @@ pub fn build_info(
     pkg_config_versions: &[(String, String)],
     doca_prefix: Option<&str>,
     rdmi_absent_reason: Option<&str>,
+    bindings: &str,
     audit: &Audit,
 ) -> String {
     let mut s = String::new();
@@ -556,8 +618,148 @@ pub fn build_info(
         "pub const RDMI_ABSENT_REASON: Option<&str> = {:?};\n\n",
         rdmi_absent_reason
     ));
+    s.push_str(
+        "/// How the bindings were made: bindgen over the installed headers (the `bindgen`\n\
+         /// feature), the bundled ones checked against the installed headers, or the committed\n\
+         /// ones of the reference headers (sim and docs builds).\n",
+    );
+    s.push_str(&format!("pub const BINDINGS: &str = {bindings:?};\n\n"));
     s.push_str(&audit.to_rust_table());
     s
+}
+
+/// A hardware `bindings.rs`: its text, how it was made, and the files read beyond the
+/// set's headers (for rerun-if-changed).
+struct MadeBindings {
+    text: String,
+    how: String,
+    read: Vec<PathBuf>,
+}
+
+/// bindgen over the installed headers (the -sys crate's `bindgen` feature).
+#[cfg(feature = "bindgen")]
+fn generated_bindings(set: BindingSet, include_dirs: &[PathBuf]) -> Result<MadeBindings, SysError> {
+    use crate::bindgen_config::{self, BindgenOptions};
+    let text = bindgen_config::generate(set, include_dirs, &BindgenOptions::for_sys(set))
+        .map_err(SysError::Bindgen)?;
+    Ok(MadeBindings {
+        text,
+        how: "bindgen over the installed headers".to_owned(),
+        read: Vec::new(),
+    })
+}
+
+#[cfg(not(feature = "bindgen"))]
+fn generated_bindings(_: BindingSet, _: &[PathBuf]) -> Result<MadeBindings, SysError> {
+    Err(SysError::BindgenNotBuilt)
+}
+
+/// The items of the reference headers that a committed item stands for (any one of them
+/// covers it): a constant is an enumerator or a macro, a type a typedef or a C enum.
+fn reference_keys(item: &bundled::CommittedItem) -> Vec<ItemKey> {
+    let n = || item.name.clone();
+    match item.kind {
+        CommittedKind::Function => vec![ItemKey::Function(n())],
+        CommittedKind::Constant => vec![ItemKey::Enumerator(n()), ItemKey::Macro(n())],
+        CommittedKind::Type => vec![ItemKey::Typedef(n()), ItemKey::Enum(n())],
+        CommittedKind::Alias => vec![ItemKey::Typedef(n())],
+        CommittedKind::Struct => vec![ItemKey::Struct(n()), ItemKey::Typedef(n())],
+        CommittedKind::Union => vec![ItemKey::Union(n()), ItemKey::Typedef(n())],
+        CommittedKind::OpaqueStruct => vec![],
+    }
+}
+
+/// The committed bindings of `set`, once the installed headers (`set_headers`, and the
+/// DOCA headers they include from `include_dirs`) are found to declare every item of
+/// them as the reference headers in `reference_dir` do.
+fn bundled_bindings(
+    set: BindingSet,
+    env: &EnvReader,
+    set_headers: &[PathBuf],
+    include_dirs: &[PathBuf],
+    reference_dir: &Path,
+    cond: &Conditions,
+) -> Result<MadeBindings, SysError> {
+    let abi_dir = env
+        .get_os("DEP_DOCA_SIM_ABI")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| reference_dir.join("../src/abi"));
+    let committed_path = abi_dir.join(set.committed_file());
+    let committed =
+        std::fs::read_to_string(&committed_path).map_err(|e| io_err(&committed_path, e))?;
+    let reference = read_texts(&resolve_headers(set, &[reference_dir.to_owned()], &[]).used);
+    let reference = Items::from_headers(&reference, cond);
+    let (installed_texts, read) = conformance::installed_headers(set_headers, include_dirs);
+    let installed = Items::from_headers(&installed_texts, cond);
+
+    // Every item of the committed file must have been compared: one the scan of the
+    // reference headers missed would otherwise pass unchecked.
+    let uncovered: Vec<String> = bundled::committed_items(&committed)
+        .iter()
+        .filter(|i| {
+            let keys = reference_keys(i);
+            !keys.is_empty() && !keys.iter().any(|k| reference.contains(k))
+        })
+        .map(|i| i.name.clone())
+        .collect();
+    if !uncovered.is_empty() {
+        return Err(SysError::Bundled(format!(
+            "{} declares items the scan of the reference headers in {} did not find, so they \
+             cannot be checked against the installed headers: {} (a doca-rs bug; the \
+             `bindgen` feature avoids it)",
+            committed_path.display(),
+            reference_dir.display(),
+            uncovered.join(", ")
+        )));
+    }
+
+    let report = conformance::compare(&reference, &installed, VERSION_MACROS);
+    if !report.differences.is_empty() {
+        return Err(SysError::NotConforming {
+            set,
+            include_dirs: include_dirs.to_vec(),
+            report: report.to_string(),
+        });
+    }
+    let version_header = match set {
+        BindingSet::Dpa => {
+            let path = include_dirs
+                .iter()
+                .map(|d| d.join("doca_version.h"))
+                .find(|p| p.is_file())
+                .ok_or_else(|| {
+                    SysError::Bundled("no doca_version.h in the installed headers".to_owned())
+                })?;
+            Some(std::fs::read_to_string(&path).map_err(|e| io_err(&path, e))?)
+        }
+        BindingSet::Rdmi => None,
+    };
+    let source = include_dirs
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let text = bundled::render(
+        set,
+        &committed,
+        &report.absent_functions,
+        version_header.as_deref(),
+        &source,
+    )
+    .map_err(|e| SysError::Bundled(e.to_string()))?;
+    let mut how = format!(
+        "bundled, {} items checked against the installed headers",
+        report.matched
+    );
+    if !report.absent_functions.is_empty() {
+        how.push_str(&format!(
+            "; {} functions this DOCA does not declare left out",
+            report.absent_functions.len()
+        ));
+    }
+    let mut read = read;
+    read.push(committed_path);
+    Ok(MadeBindings { text, how, read })
 }
 
 #[cfg(test)]
@@ -829,6 +1031,7 @@ mod tests {
 
     /// Hardware with bindgen over a fake prefix (no libraries, so exports are unknown and
     /// assumed). Skipped where libclang is missing.
+    #[cfg(feature = "bindgen")]
     #[test]
     fn hardware_dpa_bindgen_and_links() {
         let (out, r) = (TempDir::new("out"), reference());
@@ -842,7 +1045,11 @@ mod tests {
             "#pragma once\n#include \"doca_error.h\"\n#define DOCA_EXPERIMENTAL\nstruct doca_dev; struct doca_dpa;\n\
              DOCA_EXPERIMENTAL\ndoca_error_t doca_dpa_create(struct doca_dev *dev, struct doca_dpa **dpa);\n",
         );
-        let e = env(&[("DOCA_BACKEND", "hardware")], &out, &r);
+        let e = env(
+            &[("DOCA_BACKEND", "hardware"), ("CARGO_FEATURE_BINDGEN", "1")],
+            &out,
+            &r,
+        );
         let _env = crate::discovery::env_lock();
         match run(SysCrate::Dpa, &e, |_| Ok(fake_install(&prefix, true))) {
             Err(SysError::Bindgen(b)) if b.is_libclang_missing() => {
@@ -866,7 +1073,137 @@ mod tests {
                 let b = std::fs::read_to_string(out.path().join("bindings.rs")).unwrap();
                 assert!(b.contains("doca_dpa_create"));
                 assert!(d.contains("cargo::metadata=backend=hardware"));
+                let info = std::fs::read_to_string(out.path().join("build_info.rs")).unwrap();
+                assert!(info.contains("BINDINGS: &str = \"bindgen over the installed headers\""));
             }
         }
+    }
+
+    /// doca-sim's reference headers and committed bindings, as a -sys build sees them.
+    fn shipped() -> (PathBuf, PathBuf) {
+        let sim = Path::new(env!("CARGO_MANIFEST_DIR")).join("../doca-sim");
+        (sim.join("include"), sim.join("src/abi"))
+    }
+
+    /// A fake install whose headers are the reference headers, edited by `edit`
+    /// (file name, text) and with a DOCA 3.0.0058 doca_version.h.
+    fn install_of_reference(edit: impl Fn(&str, String) -> String) -> TempDir {
+        let prefix = TempDir::new("bundled");
+        let (include, _) = shipped();
+        for entry in std::fs::read_dir(&include).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|x| x == "h") {
+                let name = file_name(&path);
+                let text = std::fs::read_to_string(&path).unwrap();
+                prefix.write(&format!("include/{name}"), &edit(&name, text));
+            }
+        }
+        let version = std::fs::read_to_string(include.join("doca_version.h")).unwrap();
+        let version = version
+            .lines()
+            .map(|l| match l.split_whitespace().nth(1) {
+                Some("DOCA_VERSION_MINOR") => "#define DOCA_VERSION_MINOR 0".to_owned(),
+                Some("DOCA_VERSION_PATCH") => "#define DOCA_VERSION_PATCH 58".to_owned(),
+                Some("DOCA_VERSION_STRING") => "#define DOCA_VERSION_STRING \"3.0.0058\"".to_owned(),
+                _ => l.to_owned(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        prefix.write("include/doca_version.h", &version);
+        prefix
+    }
+
+    fn run_bundled(krate: SysCrate, prefix: &TempDir, out: &TempDir) -> Result<SysOutput, SysError> {
+        let (include, abi) = shipped();
+        let e = EnvReader::fixed([
+            ("DOCA_BACKEND".to_owned(), "hardware".to_owned()),
+            ("OUT_DIR".to_owned(), out.path().display().to_string()),
+            ("DEP_DOCA_SIM_INCLUDE".to_owned(), include.display().to_string()),
+            ("DEP_DOCA_SIM_ABI".to_owned(), abi.display().to_string()),
+        ]);
+        let _env = crate::discovery::env_lock();
+        run(krate, &e, |_| Ok(fake_install(prefix, true)))
+    }
+
+    #[test]
+    fn hardware_uses_the_bundled_bindings_of_a_conforming_install() {
+        let prefix = install_of_reference(|_, t| t);
+        for krate in [SysCrate::Dpa, SysCrate::Rdmi] {
+            let out = TempDir::new("out");
+            let o = run_bundled(krate, &prefix, &out).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(o.backend, Backend::Hardware);
+            let b = std::fs::read_to_string(out.path().join("bindings.rs")).unwrap();
+            let (_, abi) = shipped();
+            let committed =
+                std::fs::read_to_string(abi.join(krate.binding_set().committed_file())).unwrap();
+            // Every function of the committed file, nothing left out.
+            assert_eq!(
+                b.matches("    pub fn ").count(),
+                committed.matches("    pub fn ").count()
+            );
+            let info = std::fs::read_to_string(out.path().join("build_info.rs")).unwrap();
+            assert!(info.contains("BINDINGS: &str = \"bundled, "), "{info}");
+            assert!(!info.contains("left out"), "{info}");
+            match krate {
+                SysCrate::Dpa => {
+                    assert!(b.contains("pub fn doca_dpa_create("));
+                    // The installed release, not the reference headers' one.
+                    assert!(b.contains("pub const DOCA_VERSION_STRING: &[u8; 9] = b\"3.0.0058\\0\";"));
+                    assert!(b.contains("pub const DOCA_VERSION_MINOR: u32 = 0;"));
+                }
+                SysCrate::Rdmi => assert!(b.contains("\nuse doca_dpa_sys::*;\n")),
+            }
+            // The installed headers and the committed file rerun the build when changed.
+            assert!(o.directives.contains(&format!(
+                "cargo::rerun-if-changed={}",
+                abi.join(krate.binding_set().committed_file()).display()
+            )));
+        }
+    }
+
+    #[test]
+    fn hardware_refuses_an_install_that_declares_a_bound_item_differently() {
+        let prefix = install_of_reference(|name, t| {
+            if name == "doca_dpa.h" {
+                let changed = t.replace(
+                    "doca_error_t doca_dpa_destroy(struct doca_dpa *dpa);",
+                    "doca_error_t doca_dpa_destroy(struct doca_dpa *dpa, uint32_t flags);",
+                );
+                assert_ne!(changed, t, "the reference prototype of doca_dpa_destroy moved");
+                changed
+            } else {
+                t
+            }
+        });
+        let out = TempDir::new("out");
+        let err = run_bundled(SysCrate::Dpa, &prefix, &out).unwrap_err();
+        assert!(matches!(err, SysError::NotConforming { set: BindingSet::Dpa, .. }), "{err:?}");
+        let text = err.to_string();
+        for needle in ["doca_dpa_destroy", "uint32_t", "`bindgen` feature", "libclang"] {
+            assert!(text.contains(needle), "{needle} not in: {text}");
+        }
+        assert!(!out.path().join("bindings.rs").exists(), "nothing half-built");
+    }
+
+    #[test]
+    fn an_older_install_gets_the_bindings_without_the_functions_it_lacks() {
+        let prefix = install_of_reference(|name, t| {
+            if name == "doca_dpa.h" {
+                t.lines()
+                    .filter(|l| !l.contains("doca_dpa_get_kernel_max_run_time"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            } else {
+                t
+            }
+        });
+        let out = TempDir::new("out");
+        let o = run_bundled(SysCrate::Dpa, &prefix, &out).unwrap_or_else(|e| panic!("{e}"));
+        let b = std::fs::read_to_string(out.path().join("bindings.rs")).unwrap();
+        assert!(!b.contains("doca_dpa_get_kernel_max_run_time"));
+        assert!(b.contains("pub fn doca_dpa_create("));
+        assert!(o.audit.get("doca_dpa_get_kernel_max_run_time").is_none_or(|r| !r.declared));
+        let info = std::fs::read_to_string(out.path().join("build_info.rs")).unwrap();
+        assert!(info.contains("1 functions this DOCA does not declare left out"), "{info}");
     }
 }

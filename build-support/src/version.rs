@@ -206,7 +206,7 @@ pub fn release_warning(v: DocaVersion) -> Option<String> {
 
 /// The replacement text of `#define NAME value` in `text`, if present (first match).
 /// Comments after the value are dropped.
-fn define_value(text: &str, name: &str) -> Option<String> {
+pub(crate) fn define_value(text: &str, name: &str) -> Option<String> {
     for line in text.lines() {
         let line = line.trim_start();
         let Some(rest) = line.strip_prefix('#') else {

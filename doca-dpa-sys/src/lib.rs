@@ -12,10 +12,15 @@
 //! `DOCA_BACKEND` (`hardware`, `sim` or `auto`) and the `sim` feature:
 //!
 //! - **hardware** (the default for consumers): pkg-config finds `doca-common`
-//!   and `doca-dpa`, bindgen runs over the installed headers with
-//!   `-DDOCA_ALLOW_EXPERIMENTAL_API`, and the DOCA libraries are linked
-//!   dynamically. A missing or unsupported DOCA fails the build with a message
-//!   saying what was searched and how to fix it.
+//!   and `doca-dpa`, and the DOCA libraries are linked dynamically. The
+//!   bindings are the bundled ones (those of the sim, generated from the
+//!   reference headers) once the build script has found every bound item
+//!   declared the same way by the installed headers; a difference fails the
+//!   build and names it. With the `bindgen` feature, bindgen runs over the
+//!   installed headers with `-DDOCA_ALLOW_EXPERIMENTAL_API` instead (needs
+//!   libclang). A missing or unsupported DOCA fails the build with a message
+//!   saying what was searched and how to fix it. `build_info::BINDINGS` says
+//!   which way a build went.
 //! - **sim**: the committed bindings of the reference headers shipped by
 //!   `doca-sim`, which this crate then links: a software DPA behind the same
 //!   C ABI. No DOCA and no libclang needed.

@@ -16,6 +16,16 @@ fn text(ptr: *const c_char) -> String {
 fn main() {
     println!("backend={}", sys::build_info::BACKEND);
     println!("bindings_version={}", sys::build_info::DOCA_VERSION);
+    println!("bindings_dpa={}", sys::build_info::BINDINGS);
+    println!("bindings_rdmi={}", doca_rdmi_sys::build_info::BINDINGS);
+    // The version constants of the bindings: the installed header's, whichever way
+    // the bindings were made.
+    println!(
+        "header_version={}",
+        CStr::from_bytes_with_nul(sys::DOCA_VERSION_STRING)
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    );
     // SAFETY: plain FFI calls with valid arguments.
     unsafe {
         println!("runtime_version={}", text(sys::doca_version_runtime()));

@@ -1,0 +1,350 @@
+//! The bundled bindings: the committed bindings of the reference headers
+//! (`doca-sim/src/abi/dpa.rs`, `rdmi.rs`), used by a hardware build without the `bindgen`
+//! feature once [`crate::conformance`] has found that the installed headers declare every
+//! item of them the way the reference headers do.
+//!
+//! Why that is enough: the committed files are bindgen's output over the reference
+//! headers (the freshness test `bindings_fresh` pins it), and bindgen's output for an
+//! item depends only on how the headers declare it. So where the installed declarations
+//! equal the reference ones, bindgen over the installed headers would give the same
+//! items, without a libclang on the build machine.
+//!
+//! [`render`] makes the file a -sys crate includes from the committed text:
+//! - functions the installed headers do not declare (an older DOCA) are left out, so a
+//!   call to one is a compile error, as it would be with bindgen;
+//! - the `DOCA_VERSION_*` constants take the installed `doca_version.h` values;
+//! - the RDMI file reaches the DPA items through `doca_dpa_sys` instead of its sibling
+//!   module.
+//!
+//! [`committed_items`] lists what the committed text defines, so the build can insist
+//! that the check covered every item (an item the scan missed is never assumed equal).
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use crate::binding_set::BindingSet;
+
+/// The `DOCA_VERSION_*` constants: integers taken from, and the string rebuilt from,
+/// the installed `doca_version.h` (they are the one part of the bindings that names the
+/// reference headers' release).
+pub const VERSION_MACROS: &[&str] = &[
+    "DOCA_VERSION_MAJOR",
+    "DOCA_VERSION_MINOR",
+    "DOCA_VERSION_PATCH",
+    "DOCA_VERSION_STRING",
+];
+
+/// What kind of Rust item of the committed bindings a name is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum CommittedKind {
+    /// `pub fn` inside the `extern "C"` block: a C function.
+    Function,
+    /// `pub const`: an enumerator or an object-like macro.
+    Constant,
+    /// `pub type`: a typedef, or the integer type of a C enum.
+    Type,
+    /// `pub use self::x as y`: a typedef naming another bound item.
+    Alias,
+    /// `pub struct` with fields: a struct whose layout is bound.
+    Struct,
+    /// `pub struct` with only `_unused: [u8; 0]`: an opaque struct (nothing to check).
+    OpaqueStruct,
+    /// `pub union`.
+    Union,
+}
+
+/// One item of the committed bindings.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct CommittedItem {
+    /// The kind.
+    pub kind: CommittedKind,
+    /// The C name (the Rust name bindgen kept).
+    pub name: String,
+}
+
+/// Why the bundled bindings could not be made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BundledError {
+    /// The committed text lacks something [`render`] must rewrite (a doca-rs bug or a
+    /// stale file).
+    Missing(String),
+    /// The installed `doca_version.h` lacks a `DOCA_VERSION_*` macro, or its value is
+    /// not what the constant needs.
+    VersionMacro {
+        /// The macro.
+        name: &'static str,
+        /// What was found.
+        found: Option<String>,
+    },
+}
+
+impl fmt::Display for BundledError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BundledError::Missing(what) => write!(
+                f,
+                "the committed bindings lack {what}; they are stale or damaged \
+                 (regenerate them with `cargo regen-bindings`)"
+            ),
+            BundledError::VersionMacro { name, found: None } => {
+                write!(f, "the installed doca_version.h does not define {name}")
+            }
+            BundledError::VersionMacro {
+                name,
+                found: Some(v),
+            } => write!(
+                f,
+                "the installed doca_version.h defines {name} as `{v}`, which is not a \
+                 {}",
+                if *name == "DOCA_VERSION_STRING" {
+                    "string literal"
+                } else {
+                    "decimal integer"
+                }
+            ),
+        }
+    }
+}
+
+impl std::error::Error for BundledError {}
+
+/// The name after `prefix` up to the first character that cannot be in a C name.
+fn name_after<'a>(line: &'a str, prefix: &str) -> Option<&'a str> {
+    let rest = line.strip_prefix(prefix)?;
+    let end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    (end > 0).then(|| &rest[..end])
+}
+
+/// The C function an `extern "C"` block line declares (`    pub fn NAME(`).
+fn function_name(line: &str) -> Option<&str> {
+    name_after(line, "    pub fn ")
+}
+
+/// Every item the committed text defines, in order. The text is bindgen's output after
+/// rustfmt (one item per top-level `pub` line, functions indented once inside
+/// `extern "C"`), which is what `cargo regen-bindings` writes.
+pub fn committed_items(text: &str) -> Vec<CommittedItem> {
+    let mut out = Vec::new();
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        let item = |kind, name: &str| CommittedItem {
+            kind,
+            name: name.to_owned(),
+        };
+        if let Some(n) = function_name(line) {
+            out.push(item(CommittedKind::Function, n));
+        } else if let Some(n) = name_after(line, "pub const ") {
+            out.push(item(CommittedKind::Constant, n));
+        } else if let Some(n) = name_after(line, "pub type ") {
+            out.push(item(CommittedKind::Type, n));
+        } else if let Some(rest) = line.strip_prefix("pub use self::") {
+            if let Some(alias) = rest.split(" as ").nth(1) {
+                out.push(item(CommittedKind::Alias, alias.trim_end_matches(';')));
+            }
+        } else if let Some(n) = name_after(line, "pub union ") {
+            out.push(item(CommittedKind::Union, n));
+        } else if let Some(n) = name_after(line, "pub struct ") {
+            let opaque = lines
+                .peek()
+                .is_some_and(|next| next.trim() == "_unused: [u8; 0],");
+            let kind = if opaque {
+                CommittedKind::OpaqueStruct
+            } else {
+                CommittedKind::Struct
+            };
+            out.push(item(kind, n));
+        }
+    }
+    out
+}
+
+/// The value of `#define NAME` in the installed `doca_version.h` as the Rust constant's
+/// right-hand side.
+fn version_value(version_header: &str, name: &'static str) -> Result<String, BundledError> {
+    let found = crate::version::define_value(version_header, name);
+    let bad = |found: Option<String>| BundledError::VersionMacro { name, found };
+    let v = found.clone().ok_or_else(|| bad(None))?;
+    if name == "DOCA_VERSION_STRING" {
+        let s = v
+            .strip_prefix('"')
+            .and_then(|s| s.strip_suffix('"'))
+            .filter(|s| s.chars().all(|c| c.is_ascii_graphic() && c != '"' && c != '\\'))
+            .ok_or_else(|| bad(found.clone()))?;
+        Ok(format!("&[u8; {}] = b\"{s}\\0\";", s.len() + 1))
+    } else {
+        let n: u32 = v.parse().map_err(|_| bad(found.clone()))?;
+        Ok(format!("u32 = {n};"))
+    }
+}
+
+/// The file a -sys crate includes on hardware without bindgen: `committed` (the set's
+/// committed bindings) without the functions in `absent_functions`, with the version
+/// constants of `version_header` (the installed `doca_version.h`; Dpa set only) and the
+/// -sys crate's `use` of the DPA items (Rdmi set). `source` names where the check read the
+/// installed headers (written in the file's first comment).
+pub fn render(
+    set: BindingSet,
+    committed: &str,
+    absent_functions: &BTreeSet<String>,
+    version_header: Option<&str>,
+    source: &str,
+) -> Result<String, BundledError> {
+    let mut out = format!(
+        "// The bundled bindings of doca-rs ({}), checked against the headers in {source}.\n",
+        set.committed_file()
+    );
+    let mut rewritten: BTreeSet<&'static str> = BTreeSet::new();
+    let mut use_line_seen = false;
+    // Attribute lines wait here until we know whether the item they belong to stays.
+    let mut pending: Vec<&str> = Vec::new();
+    let mut dropping = false;
+    for line in committed.lines() {
+        if dropping {
+            dropping = !line.trim_end().ends_with(';');
+            continue;
+        }
+        if line.starts_with("    #[") {
+            pending.push(line);
+            continue;
+        }
+        if let Some(name) = function_name(line) {
+            if absent_functions.contains(name) {
+                pending.clear();
+                dropping = !line.trim_end().ends_with(';');
+                continue;
+            }
+        }
+        for attr in pending.drain(..) {
+            out.push_str(attr);
+            out.push('\n');
+        }
+        let mut replaced = None;
+        if let Some(use_line) = set.dpa_use_line(false) {
+            if line.trim() == use_line {
+                use_line_seen = true;
+                replaced = set.dpa_use_line(true).map(str::to_owned);
+            }
+        }
+        for name in VERSION_MACROS {
+            if let Some(header) = version_header {
+                if name_after(line, "pub const ") == Some(name) {
+                    let value = version_value(header, name)?;
+                    replaced = Some(format!("pub const {name}: {value}"));
+                    rewritten.insert(name);
+                }
+            }
+        }
+        out.push_str(replaced.as_deref().unwrap_or(line));
+        out.push('\n');
+    }
+    if set.dpa_use_line(false).is_some() && !use_line_seen {
+        return Err(BundledError::Missing(format!(
+            "the line `{}`",
+            set.dpa_use_line(false).unwrap_or_default()
+        )));
+    }
+    if version_header.is_some() {
+        if let Some(name) = VERSION_MACROS.iter().find(|n| !rewritten.contains(*n)) {
+            return Err(BundledError::Missing(format!("the constant {name}")));
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn committed(set: BindingSet) -> String {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../doca-sim/src/abi")
+            .join(set.committed_file());
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    }
+
+    const VERSION_30: &str = "#define DOCA_VERSION_MAJOR 3\n#define DOCA_VERSION_MINOR 0\n\
+        #define DOCA_VERSION_PATCH 58\n#define DOCA_VERSION_STRING \"3.0.0058\"\n";
+
+    #[test]
+    fn lists_every_kind_of_item() {
+        let items = committed_items(&committed(BindingSet::Dpa));
+        let has = |kind, name: &str| {
+            items
+                .iter()
+                .any(|i| i.kind == kind && i.name == name)
+        };
+        assert!(has(CommittedKind::Function, "doca_dpa_create"));
+        assert!(has(CommittedKind::Constant, "DOCA_ERROR_SKIPPED"));
+        assert!(has(CommittedKind::Type, "doca_error"));
+        assert!(has(CommittedKind::Alias, "doca_error_t"));
+        assert!(has(CommittedKind::Union, "doca_data"));
+        assert!(has(CommittedKind::OpaqueStruct, "doca_dpa"));
+        let fns = items
+            .iter()
+            .filter(|i| i.kind == CommittedKind::Function)
+            .count();
+        let text = committed(BindingSet::Dpa);
+        assert_eq!(fns, text.matches("    pub fn ").count());
+        assert!(fns > 200, "{fns}");
+    }
+
+    #[test]
+    fn drops_absent_functions_with_their_docs() {
+        let text = committed(BindingSet::Dpa);
+        let absent: BTreeSet<String> = ["doca_dpa_create", "doca_dpa_kernel_launch_update_set"]
+            .map(str::to_owned)
+            .into();
+        let out = render(BindingSet::Dpa, &text, &absent, Some(VERSION_30), "/x").unwrap();
+        assert!(!out.contains("pub fn doca_dpa_create("), "still declared");
+        assert!(!out.contains("pub fn doca_dpa_kernel_launch_update_set("));
+        assert!(!out.contains("Creates a DPA context on an opened device."), "doc kept");
+        assert!(out.contains("pub fn doca_dpa_destroy("));
+        let before = committed_items(&text).len();
+        assert_eq!(committed_items(&out).len(), before - 2);
+        // Nothing half-dropped: every line of a multi-line prototype went.
+        assert_eq!(out.matches("    pub fn ").count(), text.matches("    pub fn ").count() - 2);
+        assert_eq!(out.matches(") -> ").count() + 2, text.matches(") -> ").count());
+    }
+
+    #[test]
+    fn version_constants_follow_the_installed_header() {
+        let text = committed(BindingSet::Dpa);
+        let out = render(BindingSet::Dpa, &text, &BTreeSet::new(), Some(VERSION_30), "/x").unwrap();
+        assert!(out.contains("pub const DOCA_VERSION_MINOR: u32 = 0;"), "{out}");
+        assert!(out.contains("pub const DOCA_VERSION_PATCH: u32 = 58;"));
+        assert!(out.contains("pub const DOCA_VERSION_STRING: &[u8; 9] = b\"3.0.0058\\0\";"));
+        let no_patch = VERSION_30.replace("#define DOCA_VERSION_PATCH 58\n", "");
+        let err = render(BindingSet::Dpa, &text, &BTreeSet::new(), Some(&no_patch), "/x").unwrap_err();
+        assert_eq!(
+            err,
+            BundledError::VersionMacro {
+                name: "DOCA_VERSION_PATCH",
+                found: None
+            }
+        );
+        assert!(err.to_string().contains("does not define DOCA_VERSION_PATCH"), "{err}");
+        let hex = VERSION_30.replace("MINOR 0", "MINOR (0x0)");
+        let err = render(BindingSet::Dpa, &text, &BTreeSet::new(), Some(&hex), "/x").unwrap_err();
+        assert!(err.to_string().contains("`(0x0)`"), "{err}");
+    }
+
+    #[test]
+    fn rdmi_reaches_the_dpa_items_through_the_sys_crate() {
+        let text = committed(BindingSet::Rdmi);
+        let out = render(BindingSet::Rdmi, &text, &BTreeSet::new(), None, "/x").unwrap();
+        assert!(out.contains("\nuse doca_dpa_sys::*;\n"), "{out}");
+        assert!(!out.contains("use super::dpa::*;"));
+        let stale = text.replace("use super::dpa::*;", "");
+        let err = render(BindingSet::Rdmi, &stale, &BTreeSet::new(), None, "/x").unwrap_err();
+        assert!(matches!(err, BundledError::Missing(_)), "{err:?}");
+    }
+
+    #[test]
+    fn a_file_without_version_constants_is_refused() {
+        let err = render(BindingSet::Dpa, "pub const X: u32 = 1;\n", &BTreeSet::new(), Some(VERSION_30), "/x")
+            .unwrap_err();
+        assert_eq!(err, BundledError::Missing("the constant DOCA_VERSION_MAJOR".into()));
+    }
+}
