@@ -194,6 +194,7 @@ out=$(hw_build "$prefix/lib/pkgconfig") || { echo "$out"; fail "the doca package
 [ -z "$out" ] || { echo "$out"; fail "the hardware build printed something (a warning?)"; }
 json=$(doctor "$prefix/tools/dpacc" --json)
 want_json '"backend": "hardware"'
+want_json '"dpa": "bundled, [0-9]+ items checked against the installed headers'
 want_json '"version": "1\.12\.0\.26"'
 want_json "\"doca_version\": \"$version\""
 want_json '"pairing": "same-install"'

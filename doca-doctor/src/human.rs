@@ -37,9 +37,11 @@ fn cells(items: &[&str]) -> Vec<String> {
 /// The report as text.
 pub(crate) fn render(r: &Report) -> String {
     let mut out = format!(
-        "doca-doctor {}: crates built for the {} backend\n\n",
+        "doca-doctor {}: crates built for the {} backend\nbindings: DPA {}; RDMI {}\n\n",
         env!("CARGO_PKG_VERSION"),
-        r.backend
+        r.backend,
+        r.bindings[0],
+        r.bindings[1],
     );
     if let Some(sim) = &r.sim {
         out.push_str(&format!("sim device profile: {}\n", sim.profile_source));

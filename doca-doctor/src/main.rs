@@ -62,6 +62,10 @@
 //!   "tool": "doca-doctor",
 //!   "tool_version": "0.1.0",                 // the doca-doctor package version
 //!   "backend": "sim",                        // "hardware" | "sim" | "docs"
+//!   "bindings": {                            // how each -sys crate's bindings were
+//!     "dpa": "committed (…)",                //   made (build_info::BINDINGS): bundled
+//!     "rdmi": "committed (…)"                //   and checked, bindgen, or committed
+//!   },
 //!   "sim_profile": null,                     // DOCA_SIM_PROFILE on the sim, else null
 //!   "sim": {                                 // null unless on the sim
 //!     "profile_source": "the default profile", // doca_sim::profile_source()

@@ -19,6 +19,8 @@ pub(crate) const SCHEMA_VERSION: u32 = 2;
 pub(crate) struct Report {
     /// `hardware`, `sim` or `docs`.
     pub(crate) backend: &'static str,
+    /// How each -sys crate's bindings were made (`build_info::BINDINGS`): DPA, RDMI.
+    pub(crate) bindings: [&'static str; 2],
     /// `DOCA_SIM_PROFILE`, on the sim.
     pub(crate) sim_profile: Option<String>,
     /// The sim's profile source and configuration error, on the sim.
@@ -107,6 +109,10 @@ impl Report {
 
         Report {
             backend,
+            bindings: [
+                doca::sys::build_info::BINDINGS,
+                doca::rdmi::sys::build_info::BINDINGS,
+            ],
             sim_profile,
             sim: sim_config,
             required: req.names(),
@@ -146,6 +152,13 @@ impl Report {
             .field("tool", "doca-doctor")
             .field("tool_version", env!("CARGO_PKG_VERSION"))
             .field("backend", self.backend)
+            .field(
+                "bindings",
+                ObjectBuilder::new()
+                    .field("dpa", self.bindings[0])
+                    .field("rdmi", self.bindings[1])
+                    .build(),
+            )
             .field("sim_profile", self.sim_profile.as_deref())
             .field("sim", self.sim.as_ref().map(SimConfig::to_json))
             .field("required", self.required.clone())
