@@ -15,6 +15,9 @@
 //! * [`backend`]: hardware / sim / docs choice from `DOCA_BACKEND`, `DOCS_RS` and the
 //!   `sim` feature.
 //! * [`cfgs`]: cargo directives (`rustc-check-cfg`, `rustc-cfg`, `metadata`…).
+//! * [`conformance`]: whether installed DOCA headers declare every item of the committed
+//!   bindings as our reference headers do (the check that lets hardware builds skip
+//!   bindgen).
 //! * [`bindgen_config`]: the one bindgen configuration shared by hardware builds and
 //!   the regeneration of the committed bindings.
 //! * [`sys`], [`safe`], [`regen`]: the complete flows.
@@ -34,6 +37,7 @@ pub mod backend;
 #[cfg(feature = "bindgen")]
 pub mod bindgen_config;
 pub mod cfgs;
+pub mod conformance;
 pub mod discovery;
 pub mod dpa_app;
 pub mod env;

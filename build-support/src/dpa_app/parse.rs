@@ -71,29 +71,31 @@ pub struct DeviceFunction {
     pub line: usize,
 }
 
+/// A token of C text (an identifier, a number, `...` or one punctuation character).
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Token {
-    text: String,
-    line: usize,
+pub(crate) struct Token {
+    pub(crate) text: String,
+    pub(crate) line: usize,
 }
 
 impl Token {
-    fn is(&self, s: &str) -> bool {
+    pub(crate) fn is(&self, s: &str) -> bool {
         self.text == s
     }
 
-    fn is_ident(&self) -> bool {
+    pub(crate) fn is_ident(&self) -> bool {
         is_ident(&self.text)
     }
 }
 
-fn is_ident(s: &str) -> bool {
+pub(crate) fn is_ident(s: &str) -> bool {
     let mut chars = s.chars();
     matches!(chars.next(), Some(c) if c == '_' || c.is_ascii_alphabetic())
         && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
 }
 
-fn tokenize(stripped: &str) -> Vec<Token> {
+/// The tokens of `stripped` (C text without comments and literals), with line numbers.
+pub(crate) fn tokenize(stripped: &str) -> Vec<Token> {
     let chars: Vec<char> = stripped.chars().collect();
     let mut out = Vec::new();
     let mut line = 1;
@@ -194,7 +196,7 @@ const NARROW_TYPES: &[&str] = &[
 ];
 
 /// Removes `__attribute__((…))` / `__attribute((…))` groups.
-fn drop_attributes(tokens: &[Token]) -> Vec<Token> {
+pub(crate) fn drop_attributes(tokens: &[Token]) -> Vec<Token> {
     let mut out = Vec::with_capacity(tokens.len());
     let mut i = 0;
     while i < tokens.len() {
@@ -240,7 +242,7 @@ fn join_type(tokens: &[&str]) -> String {
     s
 }
 
-fn join_tokens(tokens: &[Token]) -> String {
+pub(crate) fn join_tokens(tokens: &[Token]) -> String {
     tokens
         .iter()
         .map(|t| t.text.as_str())
@@ -249,7 +251,7 @@ fn join_tokens(tokens: &[Token]) -> String {
 }
 
 /// Splits `tokens` at commas outside any bracket.
-fn split_top_level_commas(tokens: &[Token]) -> Vec<&[Token]> {
+pub(crate) fn split_top_level_commas(tokens: &[Token]) -> Vec<&[Token]> {
     let mut parts = Vec::new();
     let mut depth = 0i32;
     let mut start = 0;
@@ -466,7 +468,7 @@ fn parse_header(file: &Path, header: &[Token]) -> Result<Option<DeviceFunction>,
 }
 
 /// The index of the `}` closing the block whose `{` is at `open` (or the end).
-fn matching_brace(tokens: &[Token], open: usize) -> usize {
+pub(crate) fn matching_brace(tokens: &[Token], open: usize) -> usize {
     let mut depth = 0usize;
     for (i, t) in tokens.iter().enumerate().skip(open) {
         if t.is("{") {
