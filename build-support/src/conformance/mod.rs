@@ -15,7 +15,7 @@
 //! # What is compared
 //!
 //! [`Items`] are read from header text, without a preprocessor but after
-//! [`blank_inactive`](crate::audit::blank_inactive) (lines the preprocessor would drop
+//! [`blank_inactive`] (lines the preprocessor would drop
 //! for the target are gone):
 //!
 //! * **functions** (not `static` / `inline`): return and parameter types,
@@ -155,7 +155,7 @@ pub struct Items {
 
 impl Items {
     /// Extracts the items of header texts (comments and all: the blanking is done
-    /// here), after [`blank_inactive`](crate::audit::blank_inactive)`(text, cond)`.
+    /// here), after [`blank_inactive`]`(text, cond)`.
     /// A later header's declaration of an item already seen is ignored.
     pub fn from_headers(headers: &[HeaderText], cond: &Conditions) -> Items {
         items::extract(headers, cond, &BTreeMap::new())

@@ -324,12 +324,12 @@ fn a_struct_field_added_or_renamed() {
         "uint8_t raw[DOCA_GID_BYTE_LENGTH];",
         "uint8_t raw[DOCA_GID_BYTE_LENGTH]; uint32_t pad : 4;",
     );
-    assert_eq!(keys(&added), [gid.clone()]);
+    assert_eq!(keys(&added), std::slice::from_ref(&gid));
     assert_eq!(
         added.differences[0].installed,
         "{ [DOCA_GID_BYTE_LENGTH] u8 raw; u32 pad : 4; }"
     );
-    assert_eq!(keys(&edit("raw[", "bytes[")), [gid.clone()]);
+    assert_eq!(keys(&edit("raw[", "bytes[")), std::slice::from_ref(&gid));
     // A body only declared (`struct doca_verbs_gid;`) is an absent item, not a failure.
     let opaque = edit(
         "struct doca_verbs_gid {",
