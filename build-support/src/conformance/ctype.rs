@@ -13,7 +13,9 @@ use std::collections::BTreeSet;
 
 use super::expr::{evaluate, ExprError, Value};
 use crate::audit::Marker;
-use crate::dpa_app::parse::{is_ident, join_tokens, split_top_level_commas, Token};
+use crate::dpa_app::parse::{
+    is_ident, join_tokens, split_top_level_commas, Token, PRIMITIVE_TYPE_WORDS, QUALIFIERS,
+};
 
 /// A C type, as far as the comparison needs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -107,35 +109,13 @@ impl Env<'_> {
     }
 }
 
-/// Words that may start or continue the specifiers and are dropped.
-const DROPPED: &[&str] = &[
-    "extern",
-    "__extension__",
-    "register",
-    "volatile",
-    "restrict",
-    "__restrict",
-    "__restrict__",
-    "__volatile__",
-    "_Noreturn",
-];
+/// Words that may start or continue the specifiers and are dropped (with
+/// [`QUALIFIERS`] other than `const`: bindgen drops `volatile` and `restrict`).
+const DROPPED: &[&str] = &["extern", "__extension__", "__volatile__", "_Noreturn"];
 
-/// Words of a primitive type.
-const PRIMITIVE_WORDS: &[&str] = &[
-    "void",
-    "char",
-    "short",
-    "int",
-    "long",
-    "float",
-    "double",
-    "signed",
-    "unsigned",
-    "_Bool",
-    "bool",
-    "__signed__",
-    "_Complex",
-];
+fn is_dropped(word: &str) -> bool {
+    DROPPED.contains(&word) || QUALIFIERS.contains(&word)
+}
 
 /// The canonical name of a primitive spelled with `words` (in any order), on LP64.
 fn primitive(words: &[&str]) -> Option<&'static str> {
@@ -392,9 +372,9 @@ impl Parser<'_, '_, '_> {
                 "typedef" => storage.typedef = true,
                 "static" | "inline" | "__inline" | "__inline__" => storage.local = true,
                 "const" | "__const" => konst = true,
-                w if DROPPED.contains(&w) || Marker::from_token(w).is_some() => {}
-                w if PRIMITIVE_WORDS.contains(&w) && named.is_none() => {
-                    let w = PRIMITIVE_WORDS.iter().find(|p| **p == w)?;
+                w if is_dropped(w) || Marker::from_token(w).is_some() => {}
+                w if PRIMITIVE_TYPE_WORDS.contains(&w) && named.is_none() => {
+                    let w = PRIMITIVE_TYPE_WORDS.iter().find(|p| **p == w)?;
                     words.push(w);
                 }
                 "struct" | "union" | "enum" if named.is_none() && words.is_empty() => {
@@ -558,7 +538,7 @@ impl Parser<'_, '_, '_> {
             while let Some(q) = self.peek() {
                 match q {
                     "const" | "__const" => konst = true,
-                    q if DROPPED.contains(&q) => {}
+                    q if is_dropped(q) => {}
                     _ => break,
                 }
                 self.pos += 1;
@@ -574,7 +554,7 @@ impl Parser<'_, '_, '_> {
                 }
                 Inner::Nested(Box::new(d))
             }
-            Some(w) if is_ident(w) && !PRIMITIVE_WORDS.contains(&w) => {
+            Some(w) if is_ident(w) && !PRIMITIVE_TYPE_WORDS.contains(&w) => {
                 let w = w.to_owned();
                 self.pos += 1;
                 Inner::Name(Some(w))
@@ -611,7 +591,7 @@ impl Parser<'_, '_, '_> {
             Some("*" | "(" | "^") => true,
             Some(w) if is_ident(w) => {
                 self.peek_at(2) == Some(")")
-                    && !PRIMITIVE_WORDS.contains(&w)
+                    && !PRIMITIVE_TYPE_WORDS.contains(&w)
                     && standard_typedef(w).is_none()
                     && !matches!(w, "const" | "struct" | "union" | "enum")
             }

@@ -141,8 +141,8 @@ pub(crate) fn tokenize(stripped: &str) -> Vec<Token> {
     out
 }
 
-/// Keywords and qualifiers that are part of a type but never a parameter's name.
-const TYPE_KEYWORDS: &[&str] = &[
+/// The words of C's primitive type names (`unsigned long int`, `_Bool`…).
+pub(crate) const PRIMITIVE_TYPE_WORDS: &[&str] = &[
     "void",
     "char",
     "short",
@@ -151,25 +151,23 @@ const TYPE_KEYWORDS: &[&str] = &[
     "float",
     "double",
     "signed",
+    "__signed__",
     "unsigned",
     "_Bool",
     "bool",
-    "struct",
-    "union",
-    "enum",
-    "const",
-    "volatile",
-    "restrict",
-    "__restrict",
-    "__restrict__",
-    "register",
-    "_Atomic",
     "_Complex",
     "__int128",
 ];
 
+/// Keywords and qualifiers that are part of a type but never a parameter's name.
+fn is_type_keyword(word: &str) -> bool {
+    PRIMITIVE_TYPE_WORDS.contains(&word)
+        || QUALIFIERS.contains(&word)
+        || matches!(word, "struct" | "union" | "enum" | "_Atomic")
+}
+
 /// Qualifiers that apply to the parameter itself when at top level.
-const QUALIFIERS: &[&str] = &[
+pub(crate) const QUALIFIERS: &[&str] = &[
     "const",
     "volatile",
     "restrict",
@@ -302,7 +300,7 @@ fn parse_param(site: &Site<'_>, position: usize, tokens: &[Token]) -> Result<Par
     let (type_tokens, name) = match texts.split_last() {
         Some((last, rest))
             if is_ident(last)
-                && !TYPE_KEYWORDS.contains(last)
+                && !is_type_keyword(last)
                 && rest.iter().any(|t| !QUALIFIERS.contains(t)) =>
         {
             (rest.to_vec(), Some((*last).to_owned()))
@@ -390,7 +388,7 @@ fn parse_header(file: &Path, header: &[Token]) -> Result<Option<DeviceFunction>,
     };
     let close = header.len() - 1;
     let name_token = &header[open - 1];
-    if !name_token.is_ident() || TYPE_KEYWORDS.contains(&name_token.text.as_str()) {
+    if !name_token.is_ident() || is_type_keyword(&name_token.text) {
         return Err(unsupported("no function name before the parameter list"));
     }
     // The specifiers: what precedes the name, after any earlier bracket group (a
@@ -558,7 +556,7 @@ fn parse_field(tokens: &[Token]) -> Option<Field> {
         return None;
     }
     let (name, ty) = texts.split_last()?;
-    if !is_ident(name) || TYPE_KEYWORDS.contains(name) || ty.is_empty() {
+    if !is_ident(name) || is_type_keyword(name) || ty.is_empty() {
         return None;
     }
     Some(Field {
