@@ -526,6 +526,58 @@ fn canonical(items: &Items, key: ItemKey) -> String {
 }
 
 #[test]
+fn record_bodies() {
+    let base =
+        "struct doca_s { uint32_t a; uint8_t b[16]; unsigned c : 3; struct doca_s *next; };\n";
+    let reference = items_of(base);
+    let key = ItemKey::Struct("doca_s".into());
+    assert_eq!(
+        canonical(&reference, key.clone()),
+        "{ u32 a; [16] u8 b; u32 c : 3; ptr struct doca_s next; }"
+    );
+    for (from, to, differs) in [
+        (
+            "uint32_t a; uint8_t b[16];",
+            "uint8_t b[16]; uint32_t a;",
+            true,
+        ),
+        ("c : 3", "c : 4", true),
+        ("b[16]", "b[15]", true),
+        ("uint32_t a;", "uint32_t a; uint32_t pad;", true),
+        ("b[16]", "b[0x10]", false),
+        ("uint32_t a;", "unsigned int a;", false),
+        ("uint32_t a;", "const uint32_t a;", false),
+    ] {
+        let c = compare(&reference, &items_of(&base.replacen(from, to, 1)), &[]);
+        assert_eq!(
+            keys(&c),
+            if differs { vec![key.clone()] } else { vec![] },
+            "{from} -> {to}"
+        );
+    }
+}
+
+#[test]
+fn an_enumerator_removed_is_absent() {
+    let c = replaced("doca_ctx.h", "DOCA_CTX_STATE_STOPPING = 3,", "");
+    assert!(c.conforms(), "{c}");
+    assert_eq!(
+        c.absent_other,
+        [ItemKey::Enumerator("DOCA_CTX_STATE_STOPPING".into())]
+    );
+    assert!(c.absent_functions.is_empty());
+}
+
+/// The lists above are copies of the bindgen configuration's (which needs the `bindgen`
+/// feature): they must not drift apart.
+#[cfg(feature = "bindgen")]
+#[test]
+fn the_sets_are_the_bindgen_sets() {
+    assert_eq!(DPA_SET, crate::bindgen_config::DPA_HEADERS);
+    assert_eq!(RDMI_SET, crate::bindgen_config::RDMI_HEADERS);
+}
+
+#[test]
 fn values_and_enum_types() {
     let items = items_of(
         "#define DOCA_A 13\n#define DOCA_B 0xd\n#define DOCA_C 13U\n#define DOCA_S \"a b\"\n\
