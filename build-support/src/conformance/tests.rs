@@ -46,6 +46,12 @@ fn linux() -> Conditions {
     Conditions::for_target_os("linux")
 }
 
+/// The DPA reference items, read once for all tests.
+fn dpa_reference() -> &'static Items {
+    static ITEMS: std::sync::OnceLock<Items> = std::sync::OnceLock::new();
+    ITEMS.get_or_init(|| reference(DPA_SET))
+}
+
 fn reference(set: &[&str]) -> Items {
     Items::from_headers(&reference_texts(set), &linux())
 }
@@ -73,7 +79,7 @@ fn mutated(file: &str, edit: impl Fn(&str) -> String) -> Conformance {
     h.text = edit(&before);
     assert_ne!(h.text, before, "the edit of {file} changed nothing");
     compare(
-        &reference(DPA_SET),
+        dpa_reference(),
         &Items::from_headers(&texts, &linux()),
         VERSION_MACROS,
     )
@@ -101,7 +107,7 @@ fn assert_same(c: &Conformance) {
 
 #[test]
 fn reference_dpa_set_against_itself() {
-    let items = reference(DPA_SET);
+    let items = dpa_reference();
     assert!(items.unparsed().is_empty(), "{:#?}", items.unparsed());
     let functions = items.function_names();
     let committed = committed_functions("dpa.rs");
@@ -190,10 +196,7 @@ fn a_parameter_type_changed() {
          doca_dpa.h declares `doca_error_t (ptr const struct doca_dpa, ptr u64)`"
     );
     assert!(c.absent_functions.is_empty());
-    assert_eq!(
-        c.matched + 1,
-        reference(DPA_SET).len() - VERSION_MACROS.len()
-    );
+    assert_eq!(c.matched + 1, dpa_reference().len() - VERSION_MACROS.len());
 }
 
 #[test]
@@ -362,11 +365,7 @@ fn a_macro_value_changed() {
     for h in &mut texts {
         h.text = edit(&h.text);
     }
-    let c = compare(
-        &reference(DPA_SET),
-        &Items::from_headers(&texts, &linux()),
-        &[],
-    );
+    let c = compare(dpa_reference(), &Items::from_headers(&texts, &linux()), &[]);
     assert_eq!(keys(&c), [ItemKey::Macro("DOCA_VERSION_MINOR".into())]);
 }
 
@@ -482,7 +481,7 @@ fn functions_moved_into_included_headers() {
     // not copied: an include that is not found is skipped.)
     assert_eq!(read.len(), DPA_SET.len() + 2, "{read:?}");
     let installed = Items::from_headers(&texts, &linux());
-    assert_same(&compare(&reference(DPA_SET), &installed, VERSION_MACROS));
+    assert_same(&compare(dpa_reference(), &installed, VERSION_MACROS));
     assert_eq!(
         installed
             .get(&ItemKey::Function("doca_dpa_get_uar_id".into()))
@@ -493,7 +492,7 @@ fn functions_moved_into_included_headers() {
     // Without the second directory, that function is absent.
     let (texts, _) = installed_headers(&set, std::slice::from_ref(&main));
     let c = compare(
-        &reference(DPA_SET),
+        dpa_reference(),
         &Items::from_headers(&texts, &linux()),
         VERSION_MACROS,
     );
@@ -690,7 +689,7 @@ fn real_doca_headers() {
     let (texts, read) = installed_headers(&set, std::slice::from_ref(&dir));
     assert!(read.len() >= DPA_SET.len(), "{read:?}");
     let installed = Items::from_headers(&texts, &linux());
-    let result = compare(&reference(DPA_SET), &installed, VERSION_MACROS);
+    let result = compare(dpa_reference(), &installed, VERSION_MACROS);
     eprintln!(
         "{} items matched; absent functions {:?}; absent others {:?}",
         result.matched, result.absent_functions, result.absent_other
