@@ -42,6 +42,7 @@ pub mod bindgen_config;
 pub mod binding_set;
 pub mod bundled;
 pub mod cfgs;
+pub mod conformance;
 pub mod discovery;
 pub mod dpa_app;
 pub mod env;

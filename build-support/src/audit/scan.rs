@@ -212,6 +212,16 @@ fn blank(text: &str, keep_directives: bool) -> String {
 /// Splits cleaned text into top-level statements: `(byte offset of the start, text)`.
 /// Bodies in braces are replaced by `{}`; function definitions are dropped.
 fn split_statements(clean: &str) -> Vec<(usize, String)> {
+    split(clean, false)
+}
+
+/// [`split_statements`] keeping the bodies of structs, unions and enums (the header
+/// conformance check compares them).
+pub(crate) fn split_statements_with_bodies(clean: &str) -> Vec<(usize, String)> {
+    split(clean, true)
+}
+
+fn split(clean: &str, keep_bodies: bool) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     let mut stmt = String::new();
     let mut start: Option<usize> = None;
@@ -241,7 +251,11 @@ fn split_statements(clean: &str) -> Vec<(usize, String)> {
             }
             // Skip the balanced body.
             let mut depth = 1usize;
+            let mut body = String::from("{");
             for (_, b) in iter.by_ref() {
+                if keep_bodies {
+                    body.push(b);
+                }
                 match b {
                     '{' => depth += 1,
                     '}' => {
@@ -257,6 +271,11 @@ fn split_statements(clean: &str) -> Vec<(usize, String)> {
                 // A function definition (or something we do not model): drop it.
                 stmt.clear();
                 start = None;
+            } else if keep_bodies {
+                if start.is_none() {
+                    start = Some(i);
+                }
+                stmt.push_str(&body);
             } else {
                 stmt.push_str("{}");
             }

@@ -83,7 +83,7 @@ mod error;
 mod hardware;
 mod host_decls;
 mod launchers;
-mod parse;
+pub(crate) mod parse;
 mod sim;
 mod sim_source;
 mod strip;

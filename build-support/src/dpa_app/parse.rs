@@ -71,29 +71,31 @@ pub struct DeviceFunction {
     pub line: usize,
 }
 
+/// A token of C text (an identifier, a number, `...` or one punctuation character).
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Token {
-    text: String,
-    line: usize,
+pub(crate) struct Token {
+    pub(crate) text: String,
+    pub(crate) line: usize,
 }
 
 impl Token {
-    fn is(&self, s: &str) -> bool {
+    pub(crate) fn is(&self, s: &str) -> bool {
         self.text == s
     }
 
-    fn is_ident(&self) -> bool {
+    pub(crate) fn is_ident(&self) -> bool {
         is_ident(&self.text)
     }
 }
 
-fn is_ident(s: &str) -> bool {
+pub(crate) fn is_ident(s: &str) -> bool {
     let mut chars = s.chars();
     matches!(chars.next(), Some(c) if c == '_' || c.is_ascii_alphabetic())
         && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
 }
 
-fn tokenize(stripped: &str) -> Vec<Token> {
+/// The tokens of `stripped` (C text without comments and literals), with line numbers.
+pub(crate) fn tokenize(stripped: &str) -> Vec<Token> {
     let chars: Vec<char> = stripped.chars().collect();
     let mut out = Vec::new();
     let mut line = 1;
@@ -139,8 +141,8 @@ fn tokenize(stripped: &str) -> Vec<Token> {
     out
 }
 
-/// Keywords and qualifiers that are part of a type but never a parameter's name.
-const TYPE_KEYWORDS: &[&str] = &[
+/// The words of C's primitive type names (`unsigned long int`, `_Bool`…).
+pub(crate) const PRIMITIVE_TYPE_WORDS: &[&str] = &[
     "void",
     "char",
     "short",
@@ -149,25 +151,23 @@ const TYPE_KEYWORDS: &[&str] = &[
     "float",
     "double",
     "signed",
+    "__signed__",
     "unsigned",
     "_Bool",
     "bool",
-    "struct",
-    "union",
-    "enum",
-    "const",
-    "volatile",
-    "restrict",
-    "__restrict",
-    "__restrict__",
-    "register",
-    "_Atomic",
     "_Complex",
     "__int128",
 ];
 
+/// Keywords and qualifiers that are part of a type but never a parameter's name.
+fn is_type_keyword(word: &str) -> bool {
+    PRIMITIVE_TYPE_WORDS.contains(&word)
+        || QUALIFIERS.contains(&word)
+        || matches!(word, "struct" | "union" | "enum" | "_Atomic")
+}
+
 /// Qualifiers that apply to the parameter itself when at top level.
-const QUALIFIERS: &[&str] = &[
+pub(crate) const QUALIFIERS: &[&str] = &[
     "const",
     "volatile",
     "restrict",
@@ -194,7 +194,7 @@ const NARROW_TYPES: &[&str] = &[
 ];
 
 /// Removes `__attribute__((…))` / `__attribute((…))` groups.
-fn drop_attributes(tokens: &[Token]) -> Vec<Token> {
+pub(crate) fn drop_attributes(tokens: &[Token]) -> Vec<Token> {
     let mut out = Vec::with_capacity(tokens.len());
     let mut i = 0;
     while i < tokens.len() {
@@ -240,7 +240,7 @@ fn join_type(tokens: &[&str]) -> String {
     s
 }
 
-fn join_tokens(tokens: &[Token]) -> String {
+pub(crate) fn join_tokens(tokens: &[Token]) -> String {
     tokens
         .iter()
         .map(|t| t.text.as_str())
@@ -249,7 +249,7 @@ fn join_tokens(tokens: &[Token]) -> String {
 }
 
 /// Splits `tokens` at commas outside any bracket.
-fn split_top_level_commas(tokens: &[Token]) -> Vec<&[Token]> {
+pub(crate) fn split_top_level_commas(tokens: &[Token]) -> Vec<&[Token]> {
     let mut parts = Vec::new();
     let mut depth = 0i32;
     let mut start = 0;
@@ -300,7 +300,7 @@ fn parse_param(site: &Site<'_>, position: usize, tokens: &[Token]) -> Result<Par
     let (type_tokens, name) = match texts.split_last() {
         Some((last, rest))
             if is_ident(last)
-                && !TYPE_KEYWORDS.contains(last)
+                && !is_type_keyword(last)
                 && rest.iter().any(|t| !QUALIFIERS.contains(t)) =>
         {
             (rest.to_vec(), Some((*last).to_owned()))
@@ -388,7 +388,7 @@ fn parse_header(file: &Path, header: &[Token]) -> Result<Option<DeviceFunction>,
     };
     let close = header.len() - 1;
     let name_token = &header[open - 1];
-    if !name_token.is_ident() || TYPE_KEYWORDS.contains(&name_token.text.as_str()) {
+    if !name_token.is_ident() || is_type_keyword(&name_token.text) {
         return Err(unsupported("no function name before the parameter list"));
     }
     // The specifiers: what precedes the name, after any earlier bracket group (a
@@ -466,7 +466,7 @@ fn parse_header(file: &Path, header: &[Token]) -> Result<Option<DeviceFunction>,
 }
 
 /// The index of the `}` closing the block whose `{` is at `open` (or the end).
-fn matching_brace(tokens: &[Token], open: usize) -> usize {
+pub(crate) fn matching_brace(tokens: &[Token], open: usize) -> usize {
     let mut depth = 0usize;
     for (i, t) in tokens.iter().enumerate().skip(open) {
         if t.is("{") {
@@ -556,7 +556,7 @@ fn parse_field(tokens: &[Token]) -> Option<Field> {
         return None;
     }
     let (name, ty) = texts.split_last()?;
-    if !is_ident(name) || TYPE_KEYWORDS.contains(name) || ty.is_empty() {
+    if !is_ident(name) || is_type_keyword(name) || ty.is_empty() {
         return None;
     }
     Some(Field {

@@ -1,0 +1,355 @@
+//! Extraction of the comparable items of a header set from its text.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::ctype::{parse_declaration, render, render_fields, Definition, Env, Ty};
+use super::expr::{evaluate, ExprError, Value};
+use super::{Item, ItemKey, Items, Unparsed};
+use crate::audit::scan::{blank_comments_and_preprocessor, split_statements_with_bodies};
+use crate::audit::{blank_inactive, Conditions, HeaderText};
+use crate::dpa_app::parse::{drop_attributes, is_ident, join_tokens, tokenize, Token};
+
+/// How deep macro values may refer to other macros before the evaluation gives up (a
+/// macro defined through itself would otherwise never end).
+const MAX_MACRO_DEPTH: usize = 32;
+
+/// The object-like macros of a header set: name → (value text, file). Function-like
+/// macros are not recorded; a later `#define` replaces an earlier one and `#undef`
+/// removes it, as the preprocessor does.
+pub(super) type Macros = BTreeMap<String, (String, String)>;
+
+/// Items of `headers` (after `blank_inactive` under `cond`); a name that no macro of
+/// `headers` defines is looked up in `fallback`.
+pub(super) fn extract(headers: &[HeaderText], cond: &Conditions, fallback: &Macros) -> Items {
+    let active: Vec<(String, String)> = headers
+        .iter()
+        .map(|h| (h.file_name.clone(), blank_inactive(&h.text, cond)))
+        .collect();
+    let mut macros = Macros::new();
+    for (file, text) in &active {
+        read_macros(file, text, &mut macros);
+    }
+    let mut x = Extraction {
+        macros: &macros,
+        fallback,
+        enumerators: RefCell::new(BTreeMap::new()),
+        items: BTreeMap::new(),
+        unparsed: Vec::new(),
+    };
+    for (file, text) in &active {
+        let clean = blank_comments_and_preprocessor(text);
+        for (_, statement) in split_statements_with_bodies(&clean) {
+            x.statement(file, &statement);
+        }
+    }
+    x.macro_items();
+    let Extraction {
+        items, unparsed, ..
+    } = x;
+    Items {
+        items,
+        unparsed,
+        macros,
+        sources: headers.to_vec(),
+        cond: cond.clone(),
+        context: fallback.clone(),
+    }
+}
+
+/// Records the `#define`s and `#undef`s of `text` (comments blanked, inactive lines
+/// blanked, directives kept) into `macros`.
+pub(super) fn read_macros(file: &str, text: &str, macros: &mut Macros) {
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let mut logical = line.to_owned();
+        while logical.trim_end().ends_with('\\') {
+            let trimmed = logical.trim_end().trim_end_matches('\\').to_owned();
+            logical = trimmed + " " + lines.next().unwrap_or("");
+        }
+        let Some(directive) = logical.trim_start().strip_prefix('#') else {
+            continue;
+        };
+        let directive = directive.trim_start();
+        let (word, rest) = directive
+            .find(|c: char| !c.is_ascii_alphanumeric())
+            .map_or((directive, ""), |i| directive.split_at(i));
+        let rest_trimmed = rest.trim_start();
+        let name_len = rest_trimmed
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest_trimmed.len());
+        let name = &rest_trimmed[..name_len];
+        if !is_ident(name) || rest.len() == rest_trimmed.len() {
+            continue;
+        }
+        match word {
+            "define" => {
+                let after = &rest_trimmed[name_len..];
+                if after.starts_with('(') {
+                    // Function-like: never a constant.
+                    macros.remove(name);
+                } else {
+                    macros.insert(name.to_owned(), (after.trim().to_owned(), file.to_owned()));
+                }
+            }
+            "undef" => {
+                macros.remove(name);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether bindgen would bind a macro of this name in our configuration: DOCA's own.
+fn is_doca_name(name: &str) -> bool {
+    name.starts_with("DOCA_") || name.starts_with("doca_")
+}
+
+/// Whether a macro value is a string literal (or adjacent literals), compared exactly.
+fn is_string_literal(value: &str) -> bool {
+    value.len() >= 2 && value.starts_with('"') && value.ends_with('"')
+}
+
+struct Extraction<'a> {
+    macros: &'a Macros,
+    fallback: &'a Macros,
+    /// Enumerators seen so far, for the values of later ones.
+    enumerators: RefCell<BTreeMap<String, Value>>,
+    items: BTreeMap<ItemKey, Item>,
+    unparsed: Vec<Unparsed>,
+}
+
+impl Extraction<'_> {
+    /// The value of a name in a constant expression: an earlier enumerator, else an
+    /// integer macro of this set, else one of the fallback set.
+    fn lookup(&self, name: &str, depth: usize) -> Option<Value> {
+        if let Some(v) = self.enumerators.borrow().get(name) {
+            return Some(*v);
+        }
+        let (text, _) = self.macros.get(name).or_else(|| self.fallback.get(name))?;
+        self.macro_value(text, depth + 1).ok()
+    }
+
+    fn macro_value(&self, text: &str, depth: usize) -> Result<Value, ExprError> {
+        if depth > MAX_MACRO_DEPTH {
+            return Err(ExprError::Malformed);
+        }
+        let lookup = |n: &str| self.lookup(n, depth);
+        evaluate(&tokenize(text), &lookup)
+    }
+
+    fn insert(
+        &mut self,
+        key: ItemKey,
+        file: &str,
+        canonical: String,
+        unresolved: BTreeSet<String>,
+    ) {
+        // The first declaration counts (a header set that declared one item twice, in
+        // two ways, would not compile).
+        self.items.entry(key).or_insert_with(|| Item {
+            canonical,
+            file: file.to_owned(),
+            unresolved,
+        });
+    }
+
+    fn statement(&mut self, file: &str, statement: &str) {
+        let tokens: Vec<Token> = drop_attributes(&tokenize(statement));
+        if tokens.is_empty() {
+            return;
+        }
+        let fallback = |n: &str| self.lookup(n, 0);
+        let mut env = Env {
+            lookup: &fallback,
+            unresolved: BTreeSet::new(),
+        };
+        let parsed = parse_declaration(&tokens, &mut env);
+        let unresolved = env.unresolved;
+        let Some(decl) = parsed.filter(|d| {
+            // A file-scope "declaration" without a declarator name or a definition is a
+            // macro call or the like.
+            !d.definitions.is_empty() || d.declarators.iter().all(|(n, _)| n.is_some())
+        }) else {
+            self.unparsed.push(Unparsed {
+                file: file.to_owned(),
+                text: join_tokens(&tokens),
+                names: tokens
+                    .iter()
+                    .filter(|t| t.is_ident())
+                    .map(|t| t.text.clone())
+                    .collect(),
+            });
+            return;
+        };
+        for definition in &decl.definitions {
+            match definition {
+                Definition::Record { kind, tag, fields } => {
+                    let key = if *kind == "union" {
+                        ItemKey::Union(tag.clone())
+                    } else {
+                        ItemKey::Struct(tag.clone())
+                    };
+                    self.insert(key, file, render_fields(fields), unresolved.clone());
+                }
+                Definition::Enum { tag, enumerators } => {
+                    // `typedef enum { … } name;` is bound under the typedef's name.
+                    let name = tag.clone().or_else(|| {
+                        decl.storage
+                            .typedef
+                            .then(|| decl.declarators.first().and_then(|(n, _)| n.clone()))
+                            .flatten()
+                    });
+                    self.enumeration(file, name.as_deref(), enumerators);
+                }
+            }
+        }
+        for (name, ty) in &decl.declarators {
+            let Some(name) = name else { continue };
+            if decl.storage.typedef {
+                self.insert(
+                    ItemKey::Typedef(name.clone()),
+                    file,
+                    render(ty),
+                    unresolved.clone(),
+                );
+            } else if matches!(ty, Ty::Function { .. }) && !decl.storage.local {
+                self.insert(
+                    ItemKey::Function(name.clone()),
+                    file,
+                    render(ty),
+                    unresolved.clone(),
+                );
+            }
+        }
+    }
+
+    /// The enumerators of one enum, and the enum's integer type.
+    fn enumeration(
+        &mut self,
+        file: &str,
+        name: Option<&str>,
+        list: &[(String, Option<Vec<Token>>)],
+    ) {
+        let context = match name {
+            Some(n) => format!("enum {n}"),
+            None => "anonymous enum".to_owned(),
+        };
+        // The previous enumerator: its value, or its canonical text when unknown.
+        let mut previous: Option<Result<Value, String>> = None;
+        let mut values = Vec::new();
+        let mut pending = Vec::new();
+        for (enumerator, expr) in list {
+            let mut unresolved = BTreeSet::new();
+            let value = match (expr, &previous) {
+                (Some(tokens), _) => match self.macro_value_of(tokens) {
+                    Ok(v) => Ok(v),
+                    Err(ExprError::Unknown(names)) => {
+                        unresolved.extend(names);
+                        Err(join_tokens(tokens))
+                    }
+                    Err(ExprError::Malformed) => Err(join_tokens(tokens)),
+                },
+                (None, None) => Ok(Value {
+                    value: 0,
+                    unsigned: false,
+                    bits: 32,
+                }),
+                (None, Some(Ok(v))) => {
+                    Value::fitting(v.value + 1).ok_or_else(|| format!("{} + 1", v.value))
+                }
+                (None, Some(Err(text))) => Err(format!("({text}) + 1")),
+            };
+            if let Ok(v) = &value {
+                // An enumerator is an `int` constant when it fits one (C11 6.7.2.2).
+                let typed = Value::fitting(v.value).unwrap_or(*v);
+                self.enumerators
+                    .borrow_mut()
+                    .insert(enumerator.clone(), typed);
+                values.push(v.value);
+            }
+            let text = match &value {
+                Ok(v) => v.value.to_string(),
+                Err(t) => format!("`{t}`"),
+            };
+            pending.push((enumerator.clone(), text, unresolved));
+            previous = Some(value);
+        }
+        let all_known = values.len() == list.len();
+        let repr = if all_known { repr_of(&values) } else { None };
+        for (enumerator, text, unresolved) in pending {
+            // An anonymous enum's constants take its integer type in bindgen's output.
+            let canonical = match (name, repr) {
+                (None, Some(r)) => format!("{text} ({context}, {r})"),
+                _ => format!("{text} ({context})"),
+            };
+            self.insert(ItemKey::Enumerator(enumerator), file, canonical, unresolved);
+        }
+        if let Some(n) = name {
+            let canonical = match repr {
+                Some(r) => r.to_owned(),
+                None => {
+                    "not evaluated: some enumerator values are not integer constants".to_owned()
+                }
+            };
+            self.insert(
+                ItemKey::Enum(n.to_owned()),
+                file,
+                canonical,
+                BTreeSet::new(),
+            );
+        }
+    }
+
+    fn macro_value_of(&self, tokens: &[Token]) -> Result<Value, ExprError> {
+        let lookup = |n: &str| self.lookup(n, 0);
+        evaluate(tokens, &lookup)
+    }
+
+    /// DOCA's object-like macros whose value bindgen turns into a constant.
+    fn macro_items(&mut self) {
+        let macros = self.macros;
+        for (name, (text, file)) in macros {
+            if !is_doca_name(name) || text.is_empty() {
+                continue;
+            }
+            let (canonical, unresolved) = if is_string_literal(text) {
+                (text.clone(), BTreeSet::new())
+            } else {
+                match self.macro_value(text, 0) {
+                    Ok(v) => (v.value.to_string(), BTreeSet::new()),
+                    Err(ExprError::Unknown(names)) => {
+                        (join_tokens(&tokenize(text)), names.into_iter().collect())
+                    }
+                    Err(ExprError::Malformed) => continue,
+                }
+            };
+            self.items
+                .entry(ItemKey::Macro(name.clone()))
+                .or_insert(Item {
+                    canonical,
+                    file: file.clone(),
+                    unresolved,
+                });
+        }
+    }
+}
+
+/// The integer type C (and so bindgen) gives an enum with these values: `u32` when none
+/// is negative and all fit, `i32` when one is negative and all fit an `int`, else the
+/// 64-bit type of the same signedness (GCC and Clang on LP64).
+fn repr_of(values: &[i128]) -> Option<&'static str> {
+    let negative = values.iter().any(|v| *v < 0);
+    let fits = |lo: i128, hi: i128| values.iter().all(|v| (lo..=hi).contains(v));
+    Some(if !negative && fits(0, u32::MAX.into()) {
+        "u32"
+    } else if fits(i32::MIN.into(), i32::MAX.into()) {
+        "i32"
+    } else if !negative && fits(0, u64::MAX.into()) {
+        "u64"
+    } else if fits(i64::MIN.into(), i64::MAX.into()) {
+        "i64"
+    } else {
+        return None;
+    })
+}
