@@ -87,7 +87,11 @@ pub struct HeaderSelection {
 
 /// Finds each header of `set` in the first of `include_dirs` that has it, leaving out
 /// the file names in `skip`.
-pub fn resolve_headers(set: BindingSet, include_dirs: &[PathBuf], skip: &[String]) -> HeaderSelection {
+pub fn resolve_headers(
+    set: BindingSet,
+    include_dirs: &[PathBuf],
+    skip: &[String],
+) -> HeaderSelection {
     let mut sel = HeaderSelection::default();
     for h in set.headers() {
         let found = if skip.iter().any(|s| s == h) {

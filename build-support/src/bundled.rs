@@ -170,7 +170,10 @@ fn version_value(version_header: &str, name: &'static str) -> Result<String, Bun
         let s = v
             .strip_prefix('"')
             .and_then(|s| s.strip_suffix('"'))
-            .filter(|s| s.chars().all(|c| c.is_ascii_graphic() && c != '"' && c != '\\'))
+            .filter(|s| {
+                s.chars()
+                    .all(|c| c.is_ascii_graphic() && c != '"' && c != '\\')
+            })
             .ok_or_else(|| bad(found.clone()))?;
         Ok(format!("&[u8; {}] = b\"{s}\\0\";", s.len() + 1))
     } else {
@@ -270,11 +273,7 @@ mod tests {
     #[test]
     fn lists_every_kind_of_item() {
         let items = committed_items(&committed(BindingSet::Dpa));
-        let has = |kind, name: &str| {
-            items
-                .iter()
-                .any(|i| i.kind == kind && i.name == name)
-        };
+        let has = |kind, name: &str| items.iter().any(|i| i.kind == kind && i.name == name);
         assert!(has(CommittedKind::Function, "doca_dpa_create"));
         assert!(has(CommittedKind::Constant, "DOCA_ERROR_SKIPPED"));
         assert!(has(CommittedKind::Type, "doca_error"));
@@ -299,24 +298,50 @@ mod tests {
         let out = render(BindingSet::Dpa, &text, &absent, Some(VERSION_30), "/x").unwrap();
         assert!(!out.contains("pub fn doca_dpa_create("), "still declared");
         assert!(!out.contains("pub fn doca_dpa_kernel_launch_update_set("));
-        assert!(!out.contains("Creates a DPA context on an opened device."), "doc kept");
+        assert!(
+            !out.contains("Creates a DPA context on an opened device."),
+            "doc kept"
+        );
         assert!(out.contains("pub fn doca_dpa_destroy("));
         let before = committed_items(&text).len();
         assert_eq!(committed_items(&out).len(), before - 2);
         // Nothing half-dropped: every line of a multi-line prototype went.
-        assert_eq!(out.matches("    pub fn ").count(), text.matches("    pub fn ").count() - 2);
-        assert_eq!(out.matches(") -> ").count() + 2, text.matches(") -> ").count());
+        assert_eq!(
+            out.matches("    pub fn ").count(),
+            text.matches("    pub fn ").count() - 2
+        );
+        assert_eq!(
+            out.matches(") -> ").count() + 2,
+            text.matches(") -> ").count()
+        );
     }
 
     #[test]
     fn version_constants_follow_the_installed_header() {
         let text = committed(BindingSet::Dpa);
-        let out = render(BindingSet::Dpa, &text, &BTreeSet::new(), Some(VERSION_30), "/x").unwrap();
-        assert!(out.contains("pub const DOCA_VERSION_MINOR: u32 = 0;"), "{out}");
+        let out = render(
+            BindingSet::Dpa,
+            &text,
+            &BTreeSet::new(),
+            Some(VERSION_30),
+            "/x",
+        )
+        .unwrap();
+        assert!(
+            out.contains("pub const DOCA_VERSION_MINOR: u32 = 0;"),
+            "{out}"
+        );
         assert!(out.contains("pub const DOCA_VERSION_PATCH: u32 = 58;"));
         assert!(out.contains("pub const DOCA_VERSION_STRING: &[u8; 9] = b\"3.0.0058\\0\";"));
         let no_patch = VERSION_30.replace("#define DOCA_VERSION_PATCH 58\n", "");
-        let err = render(BindingSet::Dpa, &text, &BTreeSet::new(), Some(&no_patch), "/x").unwrap_err();
+        let err = render(
+            BindingSet::Dpa,
+            &text,
+            &BTreeSet::new(),
+            Some(&no_patch),
+            "/x",
+        )
+        .unwrap_err();
         assert_eq!(
             err,
             BundledError::VersionMacro {
@@ -324,7 +349,11 @@ mod tests {
                 found: None
             }
         );
-        assert!(err.to_string().contains("does not define DOCA_VERSION_PATCH"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("does not define DOCA_VERSION_PATCH"),
+            "{err}"
+        );
         let hex = VERSION_30.replace("MINOR 0", "MINOR (0x0)");
         let err = render(BindingSet::Dpa, &text, &BTreeSet::new(), Some(&hex), "/x").unwrap_err();
         assert!(err.to_string().contains("`(0x0)`"), "{err}");
@@ -343,8 +372,17 @@ mod tests {
 
     #[test]
     fn a_file_without_version_constants_is_refused() {
-        let err = render(BindingSet::Dpa, "pub const X: u32 = 1;\n", &BTreeSet::new(), Some(VERSION_30), "/x")
-            .unwrap_err();
-        assert_eq!(err, BundledError::Missing("the constant DOCA_VERSION_MAJOR".into()));
+        let err = render(
+            BindingSet::Dpa,
+            "pub const X: u32 = 1;\n",
+            &BTreeSet::new(),
+            Some(VERSION_30),
+            "/x",
+        )
+        .unwrap_err();
+        assert_eq!(
+            err,
+            BundledError::Missing("the constant DOCA_VERSION_MAJOR".into())
+        );
     }
 }

@@ -44,8 +44,8 @@ use crate::audit::{
 use crate::backend::{choose, Backend, BackendError};
 use crate::binding_set::{resolve_headers, BindingSet, GENERATED_HEADER};
 use crate::bundled::{self, CommittedKind, VERSION_MACROS};
-use crate::conformance::{self, ItemKey, Items};
 use crate::cfgs::{Directives, HAND_DECLARED_CFG, RDMI_ABSENT_CFG, SYM_CFG};
+use crate::conformance::{self, ItemKey, Items};
 use crate::discovery::{self, DiscoveryError, Install, ProbeInputs};
 use crate::env::EnvReader;
 use crate::version::{release_warning, DocaVersion};
@@ -362,10 +362,7 @@ pub fn run(
                 );
                 write(
                     &bindings_path,
-                    &format!(
-                        "{}\n// No RDMI bindings: {reason}\n",
-                        GENERATED_HEADER
-                    ),
+                    &format!("{}\n// No RDMI bindings: {reason}\n", GENERATED_HEADER),
                 )?;
                 let sel = resolve_headers(set, &include_dirs, &[]);
                 let audit = Audit::build(
@@ -687,8 +684,17 @@ fn bundled_bindings(
     let committed_path = abi_dir.join(set.committed_file());
     let committed =
         std::fs::read_to_string(&committed_path).map_err(|e| io_err(&committed_path, e))?;
-    let reference = read_texts(&resolve_headers(set, &[reference_dir.to_owned()], &[]).used);
-    let reference = Items::from_headers(&reference, cond);
+    let reference_of =
+        |set| read_texts(&resolve_headers(set, &[reference_dir.to_owned()], &[]).used);
+    // The RDMI headers use macros of the DPA set's (array sizes): known as context.
+    let reference = match set {
+        BindingSet::Dpa => Items::from_headers(&reference_of(set), cond),
+        BindingSet::Rdmi => Items::from_headers_with_context(
+            &reference_of(set),
+            &reference_of(BindingSet::Dpa),
+            cond,
+        ),
+    };
     let (installed_texts, read) = conformance::installed_headers(set_headers, include_dirs);
     let installed = Items::from_headers(&installed_texts, cond);
 
@@ -698,7 +704,7 @@ fn bundled_bindings(
         .iter()
         .filter(|i| {
             let keys = reference_keys(i);
-            !keys.is_empty() && !keys.iter().any(|k| reference.contains(k))
+            !keys.is_empty() && !keys.iter().any(|k| reference.get(k).is_some())
         })
         .map(|i| i.name.clone())
         .collect();
@@ -1104,7 +1110,9 @@ mod tests {
             .map(|l| match l.split_whitespace().nth(1) {
                 Some("DOCA_VERSION_MINOR") => "#define DOCA_VERSION_MINOR 0".to_owned(),
                 Some("DOCA_VERSION_PATCH") => "#define DOCA_VERSION_PATCH 58".to_owned(),
-                Some("DOCA_VERSION_STRING") => "#define DOCA_VERSION_STRING \"3.0.0058\"".to_owned(),
+                Some("DOCA_VERSION_STRING") => {
+                    "#define DOCA_VERSION_STRING \"3.0.0058\"".to_owned()
+                }
                 _ => l.to_owned(),
             })
             .collect::<Vec<_>>()
@@ -1113,12 +1121,19 @@ mod tests {
         prefix
     }
 
-    fn run_bundled(krate: SysCrate, prefix: &TempDir, out: &TempDir) -> Result<SysOutput, SysError> {
+    fn run_bundled(
+        krate: SysCrate,
+        prefix: &TempDir,
+        out: &TempDir,
+    ) -> Result<SysOutput, SysError> {
         let (include, abi) = shipped();
         let e = EnvReader::fixed([
             ("DOCA_BACKEND".to_owned(), "hardware".to_owned()),
             ("OUT_DIR".to_owned(), out.path().display().to_string()),
-            ("DEP_DOCA_SIM_INCLUDE".to_owned(), include.display().to_string()),
+            (
+                "DEP_DOCA_SIM_INCLUDE".to_owned(),
+                include.display().to_string(),
+            ),
             ("DEP_DOCA_SIM_ABI".to_owned(), abi.display().to_string()),
         ]);
         let _env = crate::discovery::env_lock();
@@ -1148,7 +1163,9 @@ mod tests {
                 SysCrate::Dpa => {
                     assert!(b.contains("pub fn doca_dpa_create("));
                     // The installed release, not the reference headers' one.
-                    assert!(b.contains("pub const DOCA_VERSION_STRING: &[u8; 9] = b\"3.0.0058\\0\";"));
+                    assert!(
+                        b.contains("pub const DOCA_VERSION_STRING: &[u8; 9] = b\"3.0.0058\\0\";")
+                    );
                     assert!(b.contains("pub const DOCA_VERSION_MINOR: u32 = 0;"));
                 }
                 SysCrate::Rdmi => assert!(b.contains("\nuse doca_dpa_sys::*;\n")),
@@ -1169,7 +1186,10 @@ mod tests {
                     "doca_error_t doca_dpa_destroy(struct doca_dpa *dpa);",
                     "doca_error_t doca_dpa_destroy(struct doca_dpa *dpa, uint32_t flags);",
                 );
-                assert_ne!(changed, t, "the reference prototype of doca_dpa_destroy moved");
+                assert_ne!(
+                    changed, t,
+                    "the reference prototype of doca_dpa_destroy moved"
+                );
                 changed
             } else {
                 t
@@ -1177,12 +1197,29 @@ mod tests {
         });
         let out = TempDir::new("out");
         let err = run_bundled(SysCrate::Dpa, &prefix, &out).unwrap_err();
-        assert!(matches!(err, SysError::NotConforming { set: BindingSet::Dpa, .. }), "{err:?}");
+        assert!(
+            matches!(
+                err,
+                SysError::NotConforming {
+                    set: BindingSet::Dpa,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
         let text = err.to_string();
-        for needle in ["doca_dpa_destroy", "uint32_t", "`bindgen` feature", "libclang"] {
+        for needle in [
+            "doca_dpa_destroy",
+            "(ptr struct doca_dpa, u32)",
+            "`bindgen` feature",
+            "libclang",
+        ] {
             assert!(text.contains(needle), "{needle} not in: {text}");
         }
-        assert!(!out.path().join("bindings.rs").exists(), "nothing half-built");
+        assert!(
+            !out.path().join("bindings.rs").exists(),
+            "nothing half-built"
+        );
     }
 
     #[test]
@@ -1202,8 +1239,14 @@ mod tests {
         let b = std::fs::read_to_string(out.path().join("bindings.rs")).unwrap();
         assert!(!b.contains("doca_dpa_get_kernel_max_run_time"));
         assert!(b.contains("pub fn doca_dpa_create("));
-        assert!(o.audit.get("doca_dpa_get_kernel_max_run_time").is_none_or(|r| !r.declared));
+        assert!(o
+            .audit
+            .get("doca_dpa_get_kernel_max_run_time")
+            .is_none_or(|r| !r.declared));
         let info = std::fs::read_to_string(out.path().join("build_info.rs")).unwrap();
-        assert!(info.contains("1 functions this DOCA does not declare left out"), "{info}");
+        assert!(
+            info.contains("1 functions this DOCA does not declare left out"),
+            "{info}"
+        );
     }
 }

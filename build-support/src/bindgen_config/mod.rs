@@ -46,7 +46,11 @@ impl BindgenOptions {
     /// Options for a -sys build script (hardware backend).
     pub fn for_sys(set: BindingSet) -> Self {
         BindgenOptions {
-            raw_lines: set.dpa_use_line(true).map(str::to_owned).into_iter().collect(),
+            raw_lines: set
+                .dpa_use_line(true)
+                .map(str::to_owned)
+                .into_iter()
+                .collect(),
             ..BindgenOptions::default()
         }
     }
@@ -54,7 +58,11 @@ impl BindgenOptions {
     /// Options for the committed copies in `doca-sim/src/abi/`.
     pub fn for_committed(set: BindingSet) -> Self {
         BindgenOptions {
-            raw_lines: set.dpa_use_line(false).map(str::to_owned).into_iter().collect(),
+            raw_lines: set
+                .dpa_use_line(false)
+                .map(str::to_owned)
+                .into_iter()
+                .collect(),
             rustfmt: true,
             ..BindgenOptions::default()
         }
