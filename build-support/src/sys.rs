@@ -758,9 +758,10 @@ fn bundled_bindings(
         report.matched
     );
     if !report.absent_functions.is_empty() {
+        let n = report.absent_functions.len();
         how.push_str(&format!(
-            "; {} functions this DOCA does not declare left out",
-            report.absent_functions.len()
+            "; {n} function{} this DOCA does not declare left out",
+            if n == 1 { "" } else { "s" }
         ));
     }
     let mut read = read;
@@ -1245,7 +1246,7 @@ mod tests {
             .is_none_or(|r| !r.declared));
         let info = std::fs::read_to_string(out.path().join("build_info.rs")).unwrap();
         assert!(
-            info.contains("1 functions this DOCA does not declare left out"),
+            info.contains("1 function this DOCA does not declare left out"),
             "{info}"
         );
     }
