@@ -44,16 +44,22 @@ fn sources(dir: &Path, krate: &str) -> Vec<(String, String)> {
     out
 }
 
-/// Whether `line` uses `name` as a whole identifier (not inside a string,
-/// such as a cfg value or an error's call name).
-fn mentions(line: &str, name: &str) -> bool {
+/// Where `line` uses `name` as a whole identifier (not inside a string, such
+/// as a cfg value or an error's call name): the byte offsets.
+fn uses<'a>(line: &'a str, name: &'a str) -> impl Iterator<Item = usize> + 'a {
     let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    line.match_indices(name).any(|(i, _)| {
+    let name_len = name.len();
+    line.match_indices(name).map(|(i, _)| i).filter(move |&i| {
         let before = line[..i].chars().next_back();
-        let after = line[i + name.len()..].chars().next();
+        let after = line[i + name_len..].chars().next();
         let quoted = line[..i].matches('"').count() % 2 == 1;
         !quoted && !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
     })
+}
+
+/// Whether `line` uses `name` as a whole identifier.
+fn mentions(line: &str, name: &str) -> bool {
+    uses(line, name).next().is_some()
 }
 
 /// The identifier after `keyword ` on a line (`fn launch`, `impl<'a> Launcher<'a>`).
@@ -63,6 +69,7 @@ fn item_name(line: &str, keyword: &str) -> Option<String> {
         .strip_prefix("pub(crate) ")
         .or_else(|| t.strip_prefix("pub "))
         .unwrap_or(t);
+    let t = t.strip_prefix("const ").unwrap_or(t);
     let t = t.strip_prefix("unsafe ").unwrap_or(t);
     let rest = t.strip_prefix(keyword)?;
     let rest = if keyword == "impl" {
@@ -97,12 +104,74 @@ fn item_name(line: &str, keyword: &str) -> Option<String> {
     (!name.is_empty()).then_some(name)
 }
 
-/// The Rust items (`module::Type::method`, `module::function`, or the module
-/// for macro and static code) whose code uses `name`.
-fn callers(code: &[(String, String)], name: &str) -> Vec<String> {
-    let mut found = BTreeSet::new();
+/// The block a function is defined in.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Owner {
+    /// `impl Type`.
+    Type(String),
+    /// `impl Trait for Type`.
+    TraitImpl { tr: String, ty: String },
+    /// `trait Trait` (its provided methods).
+    Trait(String),
+}
+
+/// The block a top-level line opens, if it opens an `impl` or a `trait`.
+fn owner(line: &str) -> Option<Owner> {
+    if let Some(tr) = item_name(line, "trait ") {
+        return Some(Owner::Trait(tr));
+    }
+    let ty = item_name(line, "impl")?;
+    Some(match line.split_once(" for ") {
+        Some((head, _)) => Owner::TraitImpl {
+            tr: item_name(head, "impl").unwrap_or_default(),
+            ty,
+        },
+        None => Owner::Type(ty),
+    })
+}
+
+/// The item a line of code belongs to.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Item {
+    module: String,
+    owner: Option<Owner>,
+    func: Option<String>,
+    /// The function is declared `pub` (not `pub(crate)`).
+    pub_fn: bool,
+}
+
+impl Item {
+    /// `module::Type::method`, `module::function`, or the module for macro
+    /// and static code.
+    fn path(&self) -> String {
+        match (self.owner_name(), &self.func) {
+            (Some(t), Some(f)) => format!("{}::{t}::{f}", self.module),
+            (None, Some(f)) => format!("{}::{f}", self.module),
+            _ => self.module.clone(),
+        }
+    }
+
+    fn owner_name(&self) -> Option<&str> {
+        match self.owner.as_ref()? {
+            Owner::Type(t) | Owner::TraitImpl { ty: t, .. } | Owner::Trait(t) => Some(t),
+        }
+    }
+
+    fn krate(&self) -> &str {
+        self.module.split("::").next().unwrap_or_default()
+    }
+}
+
+/// Every line of the crates' code outside unit tests, with its item.
+fn scan(code: &[(String, String)]) -> Vec<(Item, &str)> {
+    let mut lines = Vec::new();
     for (module, text) in code {
-        let (mut impl_of, mut func) = (None::<String>, None::<String>);
+        let mut item = Item {
+            module: module.clone(),
+            owner: None,
+            func: None,
+            pub_fn: false,
+        };
         let mut in_tests = false;
         for line in text.lines() {
             // Unit tests are not callers.
@@ -113,28 +182,307 @@ fn callers(code: &[(String, String)], name: &str) -> Vec<String> {
                 in_tests = line != "}";
                 continue;
             }
-            if !line.is_empty()
-                && !line.starts_with(' ')
-                && !line.starts_with('}')
-                && !line.starts_with('#')
-            {
-                impl_of = item_name(line, "impl");
-                func = None;
+            // An item starts at a top-level line that opens one (not at the
+            // `) -> T {` or `where` of a long signature).
+            if line.starts_with(|c: char| c.is_ascii_alphabetic()) && !line.starts_with("where") {
+                item.owner = owner(line);
+                item.func = None;
+                item.pub_fn = false;
             }
             if let Some(f) = item_name(line, "fn ") {
-                func = Some(f);
+                item.pub_fn = line.trim_start().starts_with("pub ");
+                item.func = Some(f);
             }
-            if mentions(line, name) {
-                let item = match (&impl_of, &func) {
-                    (Some(t), Some(f)) => format!("{module}::{t}::{f}"),
-                    (None, Some(f)) => format!("{module}::{f}"),
-                    _ => module.clone(),
+            lines.push((item.clone(), line));
+        }
+    }
+    lines
+}
+
+/// The public API of the crates, as their roots declare it: the names each
+/// re-exports (`pub use module::{A, B}`), its public modules (`pub mod m`),
+/// and the traits it defines (a trait's impl is public only if it is).
+#[derive(Default)]
+struct Api {
+    names: BTreeSet<String>,
+    modules: BTreeSet<String>,
+    traits: BTreeSet<String>,
+}
+
+impl Api {
+    fn of(code: &[(String, String)], lines: &[(Item, &str)]) -> BTreeMap<String, Api> {
+        let mut apis: BTreeMap<String, Api> = BTreeMap::new();
+        for (module, text) in code.iter().filter(|(m, _)| !m.contains("::")) {
+            let api = apis.entry(module.clone()).or_default();
+            let mut statement = None::<String>;
+            for line in text.lines() {
+                if let Some(m) = line.strip_prefix("pub mod ") {
+                    let m: String = m.chars().take_while(|c| *c != ' ' && *c != ';').collect();
+                    api.modules.insert(format!("{module}::{m}"));
+                }
+                if line.starts_with("pub use ") {
+                    statement = Some(String::new());
+                }
+                let Some(s) = statement.as_mut() else {
+                    continue;
                 };
-                found.insert(item);
+                s.push_str(line);
+                if let Some(s) = s.strip_suffix(';') {
+                    // The last name of each path, or its alias.
+                    let list = s.split_once('{').map_or(s, |(_, l)| l);
+                    for path in list.split(',') {
+                        let last = path.trim_end_matches('}').split_whitespace().next_back();
+                        if let Some(name) = last.and_then(|p| p.rsplit("::").next()) {
+                            api.names.insert(name.to_owned());
+                        }
+                    }
+                    statement = None;
+                }
+            }
+        }
+        for (item, _) in lines {
+            if let Some(Owner::Trait(t)) = &item.owner {
+                apis.entry(item.krate().to_owned())
+                    .or_default()
+                    .traits
+                    .insert(t.clone());
+            }
+        }
+        apis
+    }
+
+    /// Whether a user of the crate can call `item`: a `pub fn` of the crate
+    /// root, of a public module, or re-exported; a `pub` method of a type
+    /// reachable that way; a method of a reachable trait, or of its impl for
+    /// a reachable type.
+    fn reaches(apis: &BTreeMap<String, Api>, item: &Item) -> bool {
+        let (Some(api), Some(func)) = (apis.get(item.krate()), &item.func) else {
+            return false;
+        };
+        let reachable = |name: &str| {
+            item.module == item.krate()
+                || api
+                    .modules
+                    .iter()
+                    .any(|m| item.module == *m || item.module.starts_with(&format!("{m}::")))
+                || api.names.contains(name)
+        };
+        match &item.owner {
+            None => item.pub_fn && reachable(func),
+            Some(Owner::Type(ty)) => item.pub_fn && reachable(ty),
+            Some(Owner::Trait(tr)) => reachable(tr),
+            Some(Owner::TraitImpl { tr, ty }) => {
+                reachable(ty) && (!api.traits.contains(tr) || reachable(tr))
             }
         }
     }
-    found.into_iter().collect()
+}
+
+/// Whether `text` ends with `word` as a whole identifier path segment.
+fn ends_with_word(text: &str, word: &str) -> bool {
+    text.strip_suffix(word).is_some_and(|rest| {
+        !rest
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
+}
+
+/// The last name of the value a method is called on (`before` ends with its
+/// `.`), and whether it was indexed: `ctx` for `self.inner.ctx()?.`, `event`
+/// for `self.event.`, `events` (indexed) for `self.events[i].`.
+fn receiver(before: &str) -> (&str, bool) {
+    let mut rest = before
+        .strip_suffix('.')
+        .unwrap_or(before)
+        .trim_end_matches('?');
+    let indexed = rest.ends_with(']');
+    if let Some(close) = rest.chars().next_back().filter(|c| *c == ')' || *c == ']') {
+        let open = if close == ')' { '(' } else { '[' };
+        let mut depth = 0;
+        for (i, c) in rest.char_indices().rev() {
+            depth += i32::from(c == close) - i32::from(c == open);
+            if depth == 0 {
+                rest = &rest[..i];
+                break;
+            }
+        }
+    }
+    let start = rest
+        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .map_or(0, |i| i + 1);
+    (&rest[start..], indexed)
+}
+
+/// `RawCqAttr` as `raw_cq_attr`.
+fn snake(ty: &str) -> String {
+    let mut snake = String::new();
+    for (i, c) in ty.char_indices() {
+        if c.is_ascii_uppercase() && i > 0 {
+            snake.push('_');
+        }
+        snake.push(c.to_ascii_lowercase());
+    }
+    snake
+}
+
+/// A function whose callers are sought, with what tells its calls from
+/// those of namesakes.
+struct Callee<'a> {
+    item: &'a Item,
+    /// Another function of the crate has the same name.
+    shared: bool,
+    /// The other types that define a method of that name.
+    rivals: Vec<&'a str>,
+    /// The modules whose code names the callee's type.
+    knowing: BTreeSet<&'a str>,
+}
+
+impl Callee<'_> {
+    /// Whether a value called `value` is by its name one of the callee's
+    /// type: `ctx` a `Ctx`, `events[i]` an `Event`; `attr` a `RawCqAttr` and
+    /// `inner` a `DpaInner` too, unless a rival's name ends the same way.
+    fn named_after(&self, (value, indexed): (&str, bool)) -> bool {
+        let value = if indexed {
+            value.strip_suffix('s').unwrap_or(value)
+        } else {
+            value
+        };
+        let ends = |ty: &str| snake(ty).ends_with(&format!("_{value}"));
+        let ty = self.item.owner_name().unwrap_or_default();
+        !value.is_empty()
+            && (value == snake(ty) || ends(ty) && !self.rivals.iter().any(|r| ends(r)))
+    }
+
+    /// Whether `line`, in `at`, calls (or names) this function.
+    ///
+    /// A method counts where it is named through its type (`Type::f`, or
+    /// `Self::f` / `self.f(` in the type's own impl), or called (`.f(`) on a
+    /// value named after its type, or on any value when no other function
+    /// of the crate has its name and the calling module names its type (not
+    /// a method of a std type that happens to share the name). A free
+    /// function counts where it is named through its module (`module::f`)
+    /// or called bare (`f(`): anywhere for a name of its own, in its own
+    /// module for a shared one. A macro's `$metavariable(` is never a call.
+    fn called_by(&self, line: &str, at: &Item) -> bool {
+        let callee = self.item;
+        let Some(f) = &callee.func else {
+            return false;
+        };
+        let on_value = |before: &str, own_impl: bool| {
+            if ends_with_word(before, "self.") {
+                own_impl
+            } else {
+                self.named_after(receiver(before))
+                    || !self.shared && self.knowing.contains(at.module.as_str())
+            }
+        };
+        uses(line, f).any(|i| {
+            let (before, after) = (&line[..i], &line[i + f.len()..]);
+            let called = after.starts_with('(') || after.starts_with("::<");
+            if before.ends_with('$') || !called && !before.ends_with("::") {
+                return false;
+            }
+            match callee.owner_name() {
+                Some(ty) => {
+                    let own_impl = at.module == callee.module && at.owner_name() == Some(ty);
+                    ends_with_word(before, &format!("{ty}::"))
+                        || own_impl && ends_with_word(before, "Self::")
+                        || called && before.ends_with('.') && on_value(before, own_impl)
+                }
+                None => {
+                    let module = callee.module.rsplit("::").next().unwrap_or_default();
+                    ends_with_word(before, &format!("{module}::"))
+                        || called
+                            && !before.ends_with('.')
+                            && !before.ends_with("::")
+                            && (!self.shared || at.module == callee.module)
+                }
+            }
+        })
+    }
+}
+
+/// The crates' code as a call graph, walked from each DOCA function up to
+/// the public items (see [`Api::reaches`]) that reach it.
+struct Calls<'a> {
+    lines: &'a [(Item, &'a str)],
+    apis: BTreeMap<String, Api>,
+    /// The items whose code calls an item (filled as items are asked about).
+    callers: BTreeMap<&'a Item, BTreeSet<&'a Item>>,
+}
+
+impl<'a> Calls<'a> {
+    fn new(code: &[(String, String)], lines: &'a [(Item, &'a str)]) -> Calls<'a> {
+        Calls {
+            lines,
+            apis: Api::of(code, lines),
+            callers: BTreeMap::new(),
+        }
+    }
+
+    /// The items whose code calls the function of `item` (none for module
+    /// code, which is not called by name).
+    fn callers_of(&mut self, item: &'a Item) -> &BTreeSet<&'a Item> {
+        let lines = self.lines;
+        self.callers.entry(item).or_insert_with(|| {
+            let namesakes: BTreeSet<&Item> = lines
+                .iter()
+                .map(|(i, _)| i)
+                .filter(|i| i.func.is_some() && i.krate() == item.krate() && i.func == item.func)
+                .filter(|i| i.path() != item.path())
+                .collect();
+            let knowing = match item.owner_name() {
+                Some(ty) if namesakes.is_empty() => lines
+                    .iter()
+                    .filter(|(_, line)| mentions(line, ty))
+                    .map(|(i, _)| i.module.as_str())
+                    .collect(),
+                _ => BTreeSet::new(),
+            };
+            let callee = Callee {
+                item,
+                shared: !namesakes.is_empty(),
+                rivals: namesakes.iter().filter_map(|i| i.owner_name()).collect(),
+                knowing,
+            };
+            lines
+                .iter()
+                .filter(|(at, line)| {
+                    at.krate() == item.krate() && at != item && callee.called_by(line, at)
+                })
+                .map(|(at, _)| at)
+                .collect()
+        })
+    }
+
+    /// The items to name as the callers of the DOCA function `name`: every
+    /// public item that uses it, directly or through private functions of
+    /// its crate only; when there is none, the items that use it directly
+    /// (private ones, and the module, for macro and static code).
+    fn naming(&mut self, name: &str) -> Vec<String> {
+        let direct: BTreeSet<&'a Item> = self
+            .lines
+            .iter()
+            .filter(|(_, l)| mentions(l, name))
+            .map(|(item, _)| item)
+            .collect();
+        let mut public = BTreeSet::new();
+        let mut seen = direct.clone();
+        let mut pending: Vec<&'a Item> = direct.iter().copied().collect();
+        while let Some(item) = pending.pop() {
+            if Api::reaches(&self.apis, item) {
+                public.insert(item.path());
+                continue;
+            }
+            let up: Vec<&'a Item> = self.callers_of(item).iter().copied().collect();
+            pending.extend(up.into_iter().filter(|i| seen.insert(i)));
+        }
+        if public.is_empty() {
+            public = direct.iter().map(|i| i.path()).collect();
+        }
+        public.into_iter().collect()
+    }
 }
 
 #[test]
@@ -154,6 +502,8 @@ fn every_doca_function_is_wrapped_or_explained() {
     }
     let mut code = sources(&root().join("doca-dpa/src"), "doca_dpa");
     code.extend(sources(&root().join("doca-rdmi/src"), "doca_rdmi"));
+    let lines = scan(&code);
+    let mut calls = Calls::new(&code, &lines);
     let raw_text = std::fs::read_to_string(root().join("docs/unwrapped.tsv")).unwrap();
     let reasons: BTreeMap<&str, &str> = raw_text
         .lines()
@@ -166,7 +516,10 @@ fn every_doca_function_is_wrapped_or_explained() {
          Generated from the symbol audit of this build by `tests/function_table.rs`\n\
          (`DOCA_UPDATE_DOCS=1 cargo test --test function_table` rewrites it; the test\n\
          fails when it is stale). Functions left raw are reachable through\n\
-         `doca::sys` and `doca::rdmi::sys`; `docs/unwrapped.tsv` says why each is.\n\n\
+         `doca::sys` and `doca::rdmi::sys`; `docs/unwrapped.tsv` says why each is.\n\
+         Callers are the public items (callable by users of the crate) that use a\n\
+         function, directly or through private code; its private callers are named\n\
+         only when no public item reaches them.\n\n\
          | function | header | status | called by / why raw |\n|---|---|---|---|\n",
     );
     let mut unexplained = Vec::new();
@@ -176,7 +529,7 @@ fn every_doca_function_is_wrapped_or_explained() {
     let launchers =
         std::fs::read_to_string(root().join("build-support/src/dpa_app/host_decls.rs")).unwrap();
     for (name, (header, marker)) in &symbols {
-        let mut callers = callers(&code, name);
+        let mut callers = calls.naming(name);
         if *name != "doca_dpa_kernel_launch_update_set" && launchers.contains(&format!("{name}(")) {
             callers.push(format!(
                 "generated C launcher (doca_build_support::dpa_app::host_decls), called by \
@@ -229,4 +582,52 @@ fn every_doca_function_is_wrapped_or_explained() {
         committed == table,
         "docs/functions.md is stale: run DOCA_UPDATE_DOCS=1 cargo test --test function_table"
     );
+}
+
+/// The caller rules on a small crate: `lib.rs` re-exports `Engine`, whose
+/// public `progress` reaches the DOCA call through a private method.
+fn sample(engine_code: &str) -> Vec<String> {
+    let code = vec![
+        (
+            "k".to_owned(),
+            "mod engine;\npub use engine::Engine;\n".to_owned(),
+        ),
+        ("k::engine".to_owned(), engine_code.to_owned()),
+    ];
+    let lines = scan(&code);
+    Calls::new(&code, &lines).naming("doca_pe_progress")
+}
+
+#[test]
+fn a_public_caller_is_named_before_the_private_code_it_reaches() {
+    let code = "pub struct Engine;\n\
+                impl Engine {\n    \
+                    pub fn progress(&self) -> bool {\n        self.quietly()\n    }\n\n    \
+                    fn quietly(&self) -> bool {\n        doca_pe_progress()\n    }\n\
+                }\n";
+    assert_eq!(sample(code), ["k::engine::Engine::progress"]);
+}
+
+#[test]
+fn private_callers_are_named_when_no_public_item_reaches_them() {
+    let code = "pub struct Engine;\n\
+                impl Engine {\n    \
+                    pub(crate) fn quietly(&self) -> bool {\n        doca_pe_progress()\n    }\n\
+                }\n";
+    assert_eq!(sample(code), ["k::engine::Engine::quietly"]);
+}
+
+#[test]
+fn a_namesake_method_of_another_value_is_not_a_call() {
+    // `Inner::get` shares its name with `Engine::get`; the public method calls
+    // `get` on a map, not on an `Inner`.
+    let code = "pub struct Engine;\n\
+                struct Inner;\n\
+                impl Engine {\n    \
+                    pub fn get(&self) -> u8 {\n        self.map.get(&1)\n    }\n\
+                }\n\
+                impl Inner {\n    \
+                    fn get(&self) -> bool {\n        doca_pe_progress()\n    }\n\
+                }\n";
+    assert_eq!(sample(code), ["k::engine::Inner::get"]);
 }

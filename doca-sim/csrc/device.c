@@ -176,8 +176,11 @@ int doca_sim_dev_rdmi_send(uint64_t poster, uint64_t connection, const void *dat
 }
 
 /*
- * Device calls the sim does not model: the kernel's context turns fatal and
- * the device log says which call it was.
+ * Device calls the sim does not model (DOCA's asynchronous operations and
+ * DPA RDMA). They must still be defined, so that a kernel using them links
+ * and runs up to the call: the kernel's context then turns fatal and the
+ * device log says which call it was. Each ignores its arguments, hence the
+ * warning is off for these definitions only.
  */
 static void not_modelled(const char *call)
 {
@@ -188,240 +191,151 @@ static void not_modelled(const char *call)
 	doca_sim_dev_fault(line);
 }
 
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+
 void doca_dpa_dev_sync_event_post_wait_gt(doca_dpa_dev_async_ops_t async_ops_handle,
 					  doca_dpa_dev_sync_event_t wait_se_handle, uint64_t value)
 {
-	(void)async_ops_handle;
-	(void)wait_se_handle;
-	(void)value;
 	not_modelled(__func__);
 }
 
 void doca_dpa_dev_sync_event_post_wait_ne(doca_dpa_dev_async_ops_t async_ops_handle,
 					  doca_dpa_dev_sync_event_t wait_se_handle, uint64_t value)
 {
-	(void)async_ops_handle;
-	(void)wait_se_handle;
-	(void)value;
 	not_modelled(__func__);
 }
 
-void doca_dpa_dev_post_buf_memcpy(doca_dpa_dev_async_ops_t async_ops_handle, doca_dpa_dev_buf_t dst_buf_handle,
-				  doca_dpa_dev_buf_t src_buf_handle, uint32_t flags)
+void doca_dpa_dev_post_buf_memcpy(doca_dpa_dev_async_ops_t async_ops_handle,
+				  doca_dpa_dev_buf_t dst_buf_handle, doca_dpa_dev_buf_t src_buf_handle,
+				  uint32_t flags)
 {
-	(void)async_ops_handle;
-	(void)dst_buf_handle;
-	(void)src_buf_handle;
-	(void)flags;
 	not_modelled(__func__);
 }
 
 void doca_dpa_dev_post_memcpy(doca_dpa_dev_async_ops_t async_ops_handle, doca_dpa_dev_mmap_t dst_mmap_handle,
-			      uint64_t dst_addr, doca_dpa_dev_mmap_t src_mmap_handle, uint64_t src_addr, size_t length,
-			      uint32_t flags)
+			      uint64_t dst_addr, doca_dpa_dev_mmap_t src_mmap_handle, uint64_t src_addr,
+			      size_t length, uint32_t flags)
 {
-	(void)async_ops_handle;
-	(void)dst_mmap_handle;
-	(void)dst_addr;
-	(void)src_mmap_handle;
-	(void)src_addr;
-	(void)length;
-	(void)flags;
 	not_modelled(__func__);
 }
 
-void doca_dpa_dev_rdma_post_read(doca_dpa_dev_rdma_t rdma, uint32_t connection_id, doca_dpa_dev_mmap_t
-				dst_mmap_handle, uint64_t dst_addr, doca_dpa_dev_mmap_t src_mmap_handle, uint64_t src_addr, size_t length,
-				uint32_t flags)
+void doca_dpa_dev_rdma_post_read(doca_dpa_dev_rdma_t rdma, uint32_t connection_id,
+				 doca_dpa_dev_mmap_t dst_mmap_handle, uint64_t dst_addr,
+				 doca_dpa_dev_mmap_t src_mmap_handle, uint64_t src_addr, size_t length,
+				 uint32_t flags)
 {
-	(void)rdma;
-	(void)connection_id;
-	(void)dst_mmap_handle;
-	(void)dst_addr;
-	(void)src_mmap_handle;
-	(void)src_addr;
-	(void)length;
-	(void)flags;
 	not_modelled(__func__);
 }
 
-void doca_dpa_dev_rdma_post_buf_read(doca_dpa_dev_rdma_t rdma, uint32_t connection_id, doca_dpa_dev_buf_t
-				dst_buf_handle, doca_dpa_dev_buf_t src_buf_handle, uint32_t flags)
+void doca_dpa_dev_rdma_post_buf_read(doca_dpa_dev_rdma_t rdma, uint32_t connection_id,
+				     doca_dpa_dev_buf_t dst_buf_handle, doca_dpa_dev_buf_t src_buf_handle,
+				     uint32_t flags)
 {
-	(void)rdma;
-	(void)connection_id;
-	(void)dst_buf_handle;
-	(void)src_buf_handle;
-	(void)flags;
 	not_modelled(__func__);
 }
 
-void doca_dpa_dev_rdma_post_write(doca_dpa_dev_rdma_t rdma, uint32_t connection_id, doca_dpa_dev_mmap_t
-				dst_mmap_handle, uint64_t dst_addr, doca_dpa_dev_mmap_t src_mmap_handle, uint64_t src_addr, size_t length,
-				uint32_t flags)
+void doca_dpa_dev_rdma_post_write(doca_dpa_dev_rdma_t rdma, uint32_t connection_id,
+				  doca_dpa_dev_mmap_t dst_mmap_handle, uint64_t dst_addr,
+				  doca_dpa_dev_mmap_t src_mmap_handle, uint64_t src_addr, size_t length,
+				  uint32_t flags)
 {
-	(void)rdma;
-	(void)connection_id;
-	(void)dst_mmap_handle;
-	(void)dst_addr;
-	(void)src_mmap_handle;
-	(void)src_addr;
-	(void)length;
-	(void)flags;
 	not_modelled(__func__);
 }
 
-void doca_dpa_dev_rdma_post_buf_write(doca_dpa_dev_rdma_t rdma, uint32_t connection_id, doca_dpa_dev_buf_t
-				dst_buf_handle, doca_dpa_dev_buf_t src_buf_handle, uint32_t flags)
+void doca_dpa_dev_rdma_post_buf_write(doca_dpa_dev_rdma_t rdma, uint32_t connection_id,
+				      doca_dpa_dev_buf_t dst_buf_handle, doca_dpa_dev_buf_t src_buf_handle,
+				      uint32_t flags)
 {
-	(void)rdma;
-	(void)connection_id;
-	(void)dst_buf_handle;
-	(void)src_buf_handle;
-	(void)flags;
 	not_modelled(__func__);
 }
 
-void doca_dpa_dev_rdma_post_write_imm(doca_dpa_dev_rdma_t rdma, uint32_t connection_id, doca_dpa_dev_mmap_t
-				dst_mmap_handle, uint64_t dst_addr, doca_dpa_dev_mmap_t src_mmap_handle, uint64_t src_addr, size_t length,
-				uint32_t immediate, uint32_t flags)
+void doca_dpa_dev_rdma_post_write_imm(doca_dpa_dev_rdma_t rdma, uint32_t connection_id,
+				      doca_dpa_dev_mmap_t dst_mmap_handle, uint64_t dst_addr,
+				      doca_dpa_dev_mmap_t src_mmap_handle, uint64_t src_addr, size_t length,
+				      uint32_t immediate, uint32_t flags)
 {
-	(void)rdma;
-	(void)connection_id;
-	(void)dst_mmap_handle;
-	(void)dst_addr;
-	(void)src_mmap_handle;
-	(void)src_addr;
-	(void)length;
-	(void)immediate;
-	(void)flags;
 	not_modelled(__func__);
 }
 
-void doca_dpa_dev_rdma_post_buf_write_imm(doca_dpa_dev_rdma_t rdma, uint32_t connection_id, doca_dpa_dev_buf_t
-				dst_buf_handle, doca_dpa_dev_buf_t src_buf_handle, uint32_t immediate, uint32_t flags)
+void doca_dpa_dev_rdma_post_buf_write_imm(doca_dpa_dev_rdma_t rdma, uint32_t connection_id,
+					  doca_dpa_dev_buf_t dst_buf_handle,
+					  doca_dpa_dev_buf_t src_buf_handle, uint32_t immediate,
+					  uint32_t flags)
 {
-	(void)rdma;
-	(void)connection_id;
-	(void)dst_buf_handle;
-	(void)src_buf_handle;
-	(void)immediate;
-	(void)flags;
 	not_modelled(__func__);
 }
 
-void doca_dpa_dev_rdma_post_send(doca_dpa_dev_rdma_t rdma, uint32_t connection_id, doca_dpa_dev_mmap_t mmap_handle,
-				uint64_t addr, size_t length, uint32_t flags)
+void doca_dpa_dev_rdma_post_send(doca_dpa_dev_rdma_t rdma, uint32_t connection_id,
+				 doca_dpa_dev_mmap_t mmap_handle, uint64_t addr, size_t length,
+				 uint32_t flags)
 {
-	(void)rdma;
-	(void)connection_id;
-	(void)mmap_handle;
-	(void)addr;
-	(void)length;
-	(void)flags;
 	not_modelled(__func__);
 }
 
-void doca_dpa_dev_rdma_post_buf_send(doca_dpa_dev_rdma_t rdma, uint32_t connection_id, doca_dpa_dev_buf_t
-				send_buf_handle, uint32_t flags)
+void doca_dpa_dev_rdma_post_buf_send(doca_dpa_dev_rdma_t rdma, uint32_t connection_id,
+				     doca_dpa_dev_buf_t send_buf_handle, uint32_t flags)
 {
-	(void)rdma;
-	(void)connection_id;
-	(void)send_buf_handle;
-	(void)flags;
 	not_modelled(__func__);
 }
 
-void doca_dpa_dev_rdma_post_send_imm(doca_dpa_dev_rdma_t rdma, uint32_t connection_id, doca_dpa_dev_mmap_t
-				mmap_handle, uint64_t addr, size_t length, uint32_t immediate, uint32_t flags)
+void doca_dpa_dev_rdma_post_send_imm(doca_dpa_dev_rdma_t rdma, uint32_t connection_id,
+				     doca_dpa_dev_mmap_t mmap_handle, uint64_t addr, size_t length,
+				     uint32_t immediate, uint32_t flags)
 {
-	(void)rdma;
-	(void)connection_id;
-	(void)mmap_handle;
-	(void)addr;
-	(void)length;
-	(void)immediate;
-	(void)flags;
 	not_modelled(__func__);
 }
 
-void doca_dpa_dev_rdma_post_buf_send_imm(doca_dpa_dev_rdma_t rdma, uint32_t connection_id, doca_dpa_dev_buf_t
-				send_buf_handle, uint32_t immediate, uint32_t flags)
+void doca_dpa_dev_rdma_post_buf_send_imm(doca_dpa_dev_rdma_t rdma, uint32_t connection_id,
+					 doca_dpa_dev_buf_t send_buf_handle, uint32_t immediate,
+					 uint32_t flags)
 {
-	(void)rdma;
-	(void)connection_id;
-	(void)send_buf_handle;
-	(void)immediate;
-	(void)flags;
 	not_modelled(__func__);
 }
 
-void doca_dpa_dev_rdma_post_receive(doca_dpa_dev_rdma_t rdma, doca_dpa_dev_mmap_t mmap_handle, uint64_t addr, size_t
-				length)
+void doca_dpa_dev_rdma_post_receive(doca_dpa_dev_rdma_t rdma, doca_dpa_dev_mmap_t mmap_handle, uint64_t addr,
+				    size_t length)
 {
-	(void)rdma;
-	(void)mmap_handle;
-	(void)addr;
-	(void)length;
 	not_modelled(__func__);
 }
 
 void doca_dpa_dev_rdma_post_buf_receive(doca_dpa_dev_rdma_t rdma, doca_dpa_dev_buf_t receive_buf_handle)
 {
-	(void)rdma;
-	(void)receive_buf_handle;
 	not_modelled(__func__);
 }
 
 void doca_dpa_dev_rdma_receive_ack(doca_dpa_dev_rdma_t rdma, uint32_t num_acked)
 {
-	(void)rdma;
-	(void)num_acked;
 	not_modelled(__func__);
 }
 
-void doca_dpa_dev_rdma_post_atomic_fetch_add(doca_dpa_dev_rdma_t rdma, uint32_t connection_id, doca_dpa_dev_mmap_t
-				dst_mmap_handle, uint64_t dst_addr, uint64_t value, uint32_t flags)
+void doca_dpa_dev_rdma_post_atomic_fetch_add(doca_dpa_dev_rdma_t rdma, uint32_t connection_id,
+					     doca_dpa_dev_mmap_t dst_mmap_handle, uint64_t dst_addr,
+					     uint64_t value, uint32_t flags)
 {
-	(void)rdma;
-	(void)connection_id;
-	(void)dst_mmap_handle;
-	(void)dst_addr;
-	(void)value;
-	(void)flags;
 	not_modelled(__func__);
 }
 
 void doca_dpa_dev_rdma_post_buf_atomic_fetch_add(doca_dpa_dev_rdma_t rdma, uint32_t connection_id,
-				doca_dpa_dev_buf_t dst_buf_handle, uint64_t value, uint32_t flags)
+						 doca_dpa_dev_buf_t dst_buf_handle, uint64_t value,
+						 uint32_t flags)
 {
-	(void)rdma;
-	(void)connection_id;
-	(void)dst_buf_handle;
-	(void)value;
-	(void)flags;
 	not_modelled(__func__);
 }
 
 void doca_dpa_dev_rdma_signal_set(doca_dpa_dev_rdma_t rdma, uint32_t connection_id,
-				doca_dpa_dev_sync_event_remote_net_t remote_sync_event, uint64_t count)
+				  doca_dpa_dev_sync_event_remote_net_t remote_sync_event, uint64_t count)
 {
-	(void)rdma;
-	(void)connection_id;
-	(void)remote_sync_event;
-	(void)count;
 	not_modelled(__func__);
 }
 
 void doca_dpa_dev_rdma_signal_add(doca_dpa_dev_rdma_t rdma, uint32_t connection_id,
-				doca_dpa_dev_sync_event_remote_net_t remote_sync_event, uint64_t count)
+				  doca_dpa_dev_sync_event_remote_net_t remote_sync_event, uint64_t count)
 {
-	(void)rdma;
-	(void)connection_id;
-	(void)remote_sync_event;
-	(void)count;
 	not_modelled(__func__);
 }
+
+#pragma GCC diagnostic pop
 
 void doca_dpa_dev_device_set(doca_dpa_dev_t dpa_handle)
 {
