@@ -546,6 +546,18 @@ fn record_bodies() {
         ("b[16]", "b[0x10]", false),
         ("uint32_t a;", "unsigned int a;", false),
         ("uint32_t a;", "const uint32_t a;", false),
+        // Layout attributes count for a record.
+        ("};", "} __attribute__((packed));", true),
+        (
+            "struct doca_s {",
+            "#pragma pack(push, 1)\nstruct doca_s {",
+            true,
+        ),
+        (
+            "struct doca_s {",
+            "struct __attribute__((aligned(8))) doca_s {",
+            true,
+        ),
     ] {
         let c = compare(&reference, &items_of(&base.replacen(from, to, 1)), &[]);
         assert_eq!(
@@ -554,6 +566,16 @@ fn record_bodies() {
             "{from} -> {to}"
         );
     }
+}
+
+#[test]
+fn an_anonymous_typedef_record_keeps_its_layout() {
+    let plain = items_of("typedef struct { uint32_t a; uint64_t b; } doca_t;\n");
+    let key = ItemKey::Typedef("doca_t".into());
+    assert_eq!(canonical(&plain, key.clone()), "struct { u32 a; u64 b; }");
+    let packed =
+        items_of("typedef struct { uint32_t a; uint64_t b; } __attribute__((packed)) doca_t;\n");
+    assert_eq!(keys(&compare(&plain, &packed, &[])), [key]);
 }
 
 #[test]
