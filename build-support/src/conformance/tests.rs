@@ -117,12 +117,12 @@ fn reference_dpa_set_against_itself() {
         missing.is_empty(),
         "committed functions not found as items: {missing:?}"
     );
-    let c = compare(&items, &items, &[]);
+    let c = compare(items, items, &[]);
     assert_same(&c);
     assert_eq!(c.matched, items.len());
     assert!(c.matched > functions.len() + 100, "{}", c.matched);
     // Exempt macros are not compared at all.
-    let c = compare(&items, &items, VERSION_MACROS);
+    let c = compare(items, items, VERSION_MACROS);
     assert_eq!(c.matched, items.len() - VERSION_MACROS.len());
 }
 
