@@ -267,7 +267,13 @@ fn split(clean: &str, keep_bodies: bool) -> Vec<(usize, String)> {
                     _ => {}
                 }
             }
-            if stmt.contains('(') {
+            // `struct __attribute__((aligned(8))) x {` is no function definition.
+            let is_function = if keep_bodies {
+                strip_attributes(&stmt).contains('(')
+            } else {
+                stmt.contains('(')
+            };
+            if is_function {
                 // A function definition (or something we do not model): drop it.
                 stmt.clear();
                 start = None;

@@ -495,13 +495,21 @@ impl Parser<'_, '_, '_> {
             return None;
         }
         if sub.pos == tokens.len() {
-            // An anonymous struct / union member (or a bare nested definition).
-            if matches!(base, Ty::Anonymous { .. }) {
-                out.push(Field {
+            match &base {
+                // An anonymous struct / union member.
+                Ty::Anonymous { .. } => out.push(Field {
                     ty: base,
                     name: None,
                     width: None,
-                });
+                }),
+                // A nested tag declaration or definition declares no member.
+                Ty::Named { name, .. }
+                    if ["struct ", "union ", "enum"]
+                        .iter()
+                        .any(|k| name.starts_with(k)) => {}
+                // A lone name (a macro such as `DOCA_STRUCT_START` that expands to a
+                // member): what it adds is not known, so the body is not read.
+                _ => return None,
             }
         } else {
             loop {
@@ -794,6 +802,9 @@ mod tests {
             let _ = decl(text);
         }
         assert!(decl("int x = 3").is_none());
+        // A member hidden behind a macro makes the body unreadable, not shorter.
+        assert!(decl("struct s { DOCA_STRUCT_START; int a; }").is_none());
+        assert!(decl("struct s { struct inner { int b; }; int a; }").is_some());
         assert!(decl("enum e { A B }").is_none());
         assert!(decl("int f(..., int)").is_none());
     }

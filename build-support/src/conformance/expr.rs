@@ -260,7 +260,9 @@ fn apply(op: &str, a: Value, b: Value) -> Option<Value> {
         "&" => x & y,
         "+" => x + y,
         "-" => x - y,
-        "*" => x * y,
+        // Operands are at most 64 bits wide: the product may leave i128, and only its
+        // low 64 bits count after the wrap below.
+        "*" => x.wrapping_mul(y),
         "/" | "%" if y == 0 => return None,
         "/" => x / y,
         "%" => x % y,
@@ -309,6 +311,8 @@ mod tests {
             ("-0x80000000", 2_147_483_648),
             ("!0", 1),
             ("27 % 14", 13),
+            ("0xFFFFFFFFFFFFFFFF * 0xFFFFFFFFFFFFFFFF", 1),
+            ("0xFFFFFFFFFFFFFFFF + 1", 0),
         ] {
             assert_eq!(eval(text), Ok(want), "{text}");
         }

@@ -39,8 +39,9 @@ pub(super) fn extract(headers: &[HeaderText], cond: &Conditions, fallback: &Macr
     };
     for (file, text) in &active {
         let clean = blank_comments_and_preprocessor(text);
+        let packs = text.lines().any(is_pragma_pack);
         for (_, statement) in split_statements_with_bodies(&clean) {
-            x.statement(file, &statement);
+            x.statement(file, &statement, packs);
         }
     }
     x.macro_items();
@@ -154,8 +155,16 @@ impl Extraction<'_> {
         });
     }
 
-    fn statement(&mut self, file: &str, statement: &str) {
-        let tokens: Vec<Token> = drop_attributes(&tokenize(statement));
+    /// One top-level statement of `file`; `packs`: the file has a `#pragma pack`.
+    fn statement(&mut self, file: &str, statement: &str, packs: bool) {
+        let all_tokens = tokenize(statement);
+        let tokens: Vec<Token> = drop_attributes(&all_tokens);
+        // Attributes change nothing of a function's or a typedef's Rust shape, but
+        // `packed` or `aligned` change a record's layout: a record keeps them.
+        let mut layout = attribute_text(&all_tokens, &tokens);
+        if packs {
+            layout.push_str(" (under a #pragma pack of this header)");
+        }
         if tokens.is_empty() {
             return;
         }
@@ -190,7 +199,8 @@ impl Extraction<'_> {
                     } else {
                         ItemKey::Struct(tag.clone())
                     };
-                    self.insert(key, file, render_fields(fields), unresolved.clone());
+                    let canonical = render_fields(fields) + &layout;
+                    self.insert(key, file, canonical, unresolved.clone());
                 }
                 Definition::Enum { tag, enumerators } => {
                     // `typedef enum { … } name;` is bound under the typedef's name.
@@ -207,10 +217,16 @@ impl Extraction<'_> {
         for (name, ty) in &decl.declarators {
             let Some(name) = name else { continue };
             if decl.storage.typedef {
+                let mut canonical = render(ty);
+                if matches!(ty, Ty::Anonymous { .. }) {
+                    // `typedef struct { … } __attribute__((packed)) x;`: bindgen names
+                    // the record after the typedef, so its layout is the typedef's.
+                    canonical.push_str(&layout);
+                }
                 self.insert(
                     ItemKey::Typedef(name.clone()),
                     file,
-                    render(ty),
+                    canonical,
                     unresolved.clone(),
                 );
             } else if matches!(ty, Ty::Function { .. }) && !decl.storage.local {
@@ -333,6 +349,37 @@ impl Extraction<'_> {
                 });
         }
     }
+}
+
+fn is_pragma_pack(line: &str) -> bool {
+    let Some(rest) = line.trim_start().strip_prefix('#') else {
+        return false;
+    };
+    let mut words = rest.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
+    let mut words = words.by_ref().filter(|w| !w.is_empty());
+    words.next() == Some("pragma") && words.next() == Some("pack")
+}
+
+/// The attribute groups `drop_attributes` took out of `all` (leaving `kept`), as text:
+/// empty when there were none, else ` with <attributes>`.
+fn attribute_text(all: &[Token], kept: &[Token]) -> String {
+    if all.len() == kept.len() {
+        return String::new();
+    }
+    // `kept` is `all` with some runs removed: walk both to find them.
+    let mut removed = Vec::new();
+    let mut k = 0;
+    for t in all {
+        if kept
+            .get(k)
+            .is_some_and(|kt| kt.text == t.text && kt.line == t.line)
+        {
+            k += 1;
+        } else {
+            removed.push(t.clone());
+        }
+    }
+    format!(" with {}", join_tokens(&removed))
 }
 
 /// The integer type C (and so bindgen) gives an enum with these values: `u32` when none

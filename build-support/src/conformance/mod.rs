@@ -23,7 +23,9 @@
 //! * **typedefs**: the target type (function-pointer and function typedefs included);
 //! * **struct and union bodies**: each field's type, name, array sizes (evaluated) and
 //!   bit-field width, in order (names become Rust field names, order and types decide
-//!   the layout); a `struct x;` declaration is not an item;
+//!   the layout), and the attributes written on the record (`packed`, `aligned`) or a
+//!   `#pragma pack` in its header, which change the layout too; a `struct x;`
+//!   declaration is not an item;
 //! * **enumerators**: the evaluated value and the enum it belongs to (bindgen types each
 //!   constant with its enum); **enums**: the integer type C gives them (`u32`, or `i32`
 //!   once one enumerator is negative, 64-bit when a value needs it), which bindgen uses
@@ -41,7 +43,7 @@
 //! # What is deliberately not compared
 //!
 //! Doc comments, parameter names, the `DOCA_EXPERIMENTAL` / `DOCA_STABLE` /
-//! `DOCA_DEPRECATED` markers, attributes and `extern`; the top-level `const` of a value
+//! `DOCA_DEPRECATED` markers, attributes of functions and typedefs, and `extern`; the top-level `const` of a value
 //! (bindgen drops it; `const` behind a pointer is kept, wherever it is written),
 //! `volatile` and `restrict`; `(void)` equals `()`; array parameters are pointers (C's
 //! rule). Items the installed headers have and the reference does not are ignored.

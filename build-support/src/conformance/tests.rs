@@ -97,6 +97,12 @@ fn keys(c: &Conformance) -> Vec<ItemKey> {
     c.differences.iter().map(|d| d.key.clone()).collect()
 }
 
+/// The one difference of `c`, which must be `key`'s: (reference, installed).
+fn only_difference(c: &Conformance, key: ItemKey) -> (&str, &str) {
+    assert_eq!(keys(c), [key], "{c}");
+    (&c.differences[0].reference, &c.differences[0].installed)
+}
+
 fn assert_same(c: &Conformance) {
     assert!(c.conforms(), "{c}");
     assert!(
@@ -117,12 +123,12 @@ fn reference_dpa_set_against_itself() {
         missing.is_empty(),
         "committed functions not found as items: {missing:?}"
     );
-    let c = compare(&items, &items, &[]);
+    let c = compare(items, items, &[]);
     assert_same(&c);
     assert_eq!(c.matched, items.len());
     assert!(c.matched > functions.len() + 100, "{}", c.matched);
     // Exempt macros are not compared at all.
-    let c = compare(&items, &items, VERSION_MACROS);
+    let c = compare(items, items, VERSION_MACROS);
     assert_eq!(c.matched, items.len() - VERSION_MACROS.len());
 }
 
@@ -178,9 +184,10 @@ fn reference_rdmi_set_against_its_installed_form() {
     );
     assert_same(&compare(&with_context, &installed, &[]));
     let c = compare(&with_context, &bigger, &[]);
-    assert_eq!(keys(&c), [gid]);
-    assert_eq!(c.differences[0].reference, "{ [16] u8 raw; }");
-    assert_eq!(c.differences[0].installed, "{ [32] u8 raw; }");
+    assert_eq!(
+        only_difference(&c, gid),
+        ("{ [16] u8 raw; }", "{ [32] u8 raw; }")
+    );
     // Without the context the size is the installed one's on both sides: only the DPA
     // set's check (macro DOCA_GID_BYTE_LENGTH) sees the change.
     assert_same(&compare(&items, &bigger, &[]));
@@ -268,11 +275,9 @@ fn an_enumerator_value_changed() {
         "DOCA_CTX_STATE_STOPPING = 4",
     );
     assert_eq!(
-        keys(&c),
-        [ItemKey::Enumerator("DOCA_CTX_STATE_STOPPING".into())]
+        only_difference(&c, ItemKey::Enumerator("DOCA_CTX_STATE_STOPPING".into())),
+        ("3 (enum doca_ctx_states)", "4 (enum doca_ctx_states)")
     );
-    assert_eq!(c.differences[0].reference, "3 (enum doca_ctx_states)");
-    assert_eq!(c.differences[0].installed, "4 (enum doca_ctx_states)");
 }
 
 #[test]
@@ -282,12 +287,8 @@ fn a_negative_enumerator_changes_the_enum() {
         "DOCA_CTX_STATE_STOPPING = 3,",
         "DOCA_CTX_STATE_STOPPING = 3, DOCA_CTX_STATE_BAD = -1,",
     );
-    assert_eq!(keys(&c), [ItemKey::Enum("doca_ctx_states".into())]);
     assert_eq!(
-        (
-            c.differences[0].reference.as_str(),
-            c.differences[0].installed.as_str()
-        ),
+        only_difference(&c, ItemKey::Enum("doca_ctx_states".into())),
         ("u32", "i32")
     );
 }
@@ -345,19 +346,8 @@ fn a_struct_field_added_or_renamed() {
 #[test]
 fn a_macro_value_changed() {
     let c = replaced("doca_dpa.h", "MAX_USER_DATA (24)", "MAX_USER_DATA (1 << 5)");
-    assert_eq!(
-        keys(&c),
-        [ItemKey::Macro(
-            "DOCA_DPA_COMPLETION_LOG_MAX_USER_DATA".into()
-        )]
-    );
-    assert_eq!(
-        (
-            c.differences[0].reference.as_str(),
-            c.differences[0].installed.as_str()
-        ),
-        ("24", "32")
-    );
+    let key = ItemKey::Macro("DOCA_DPA_COMPLETION_LOG_MAX_USER_DATA".into());
+    assert_eq!(only_difference(&c, key), ("24", "32"));
     // The version macros are exempt; without the exemption they differ.
     let edit = |t: &str| t.replacen("DOCA_VERSION_MINOR 3", "DOCA_VERSION_MINOR 0", 1);
     assert_same(&mutated("doca_version.h", edit));
@@ -391,12 +381,9 @@ fn a_callback_typedef_changed() {
         "(*doca_task_completion_cb_t)(struct doca_task *task",
         "(*doca_task_completion_cb_t)(struct doca_task_batch *task",
     );
+    let key = ItemKey::Typedef("doca_task_completion_cb_t".into());
     assert_eq!(
-        keys(&c),
-        [ItemKey::Typedef("doca_task_completion_cb_t".into())]
-    );
-    assert_eq!(
-        c.differences[0].installed,
+        only_difference(&c, key).1,
         "ptr (void (ptr struct doca_task_batch, union doca_data, union doca_data))"
     );
 }
@@ -408,8 +395,8 @@ fn an_unparseable_statement_naming_an_item_fails_closed() {
         "doca_error_t doca_dpa_get_uar_id(const struct doca_dpa *dpa, uint32_t *uar_id);",
         "DOCA_DECLARE(doca_dpa_get_uar_id, const struct doca_dpa *dpa, uint32_t *uar_id);",
     );
-    assert_eq!(keys(&c), [ItemKey::Function("doca_dpa_get_uar_id".into())]);
-    assert!(c.differences[0].installed.contains("cannot parse"), "{c}");
+    let key = ItemKey::Function("doca_dpa_get_uar_id".into());
+    assert!(only_difference(&c, key).1.contains("cannot parse"), "{c}");
     assert!(c.absent_functions.is_empty());
     // One that names nothing of the reference is ignored.
     assert_same(&replaced(
@@ -546,6 +533,18 @@ fn record_bodies() {
         ("b[16]", "b[0x10]", false),
         ("uint32_t a;", "unsigned int a;", false),
         ("uint32_t a;", "const uint32_t a;", false),
+        // Layout attributes count for a record.
+        ("};", "} __attribute__((packed));", true),
+        (
+            "struct doca_s {",
+            "#pragma pack(push, 1)\nstruct doca_s {",
+            true,
+        ),
+        (
+            "struct doca_s {",
+            "struct __attribute__((aligned(8))) doca_s {",
+            true,
+        ),
     ] {
         let c = compare(&reference, &items_of(&base.replacen(from, to, 1)), &[]);
         assert_eq!(
@@ -554,6 +553,16 @@ fn record_bodies() {
             "{from} -> {to}"
         );
     }
+}
+
+#[test]
+fn an_anonymous_typedef_record_keeps_its_layout() {
+    let plain = items_of("typedef struct { uint32_t a; uint64_t b; } doca_t;\n");
+    let key = ItemKey::Typedef("doca_t".into());
+    assert_eq!(canonical(&plain, key.clone()), "struct { u32 a; u64 b; }");
+    let packed =
+        items_of("typedef struct { uint32_t a; uint64_t b; } __attribute__((packed)) doca_t;\n");
+    assert_eq!(keys(&compare(&plain, &packed, &[])), [key]);
 }
 
 #[test]
