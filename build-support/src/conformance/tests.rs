@@ -1,32 +1,8 @@
 use super::*;
 
-/// The reference headers of the DPA binding set (the list of `bindgen_config::DPA_HEADERS`).
-const DPA_SET: &[&str] = &[
-    "doca_error.h",
-    "doca_types.h",
-    "doca_version.h",
-    "doca_dev.h",
-    "doca_ctx.h",
-    "doca_pe.h",
-    "doca_sync_event.h",
-    "doca_mmap.h",
-    "doca_dpa.h",
-];
+use crate::binding_set::{DPA_HEADERS as DPA_SET, RDMI_HEADERS as RDMI_SET};
 
-/// The reference headers of the RDMI binding set (`bindgen_config::RDMI_HEADERS`).
-const RDMI_SET: &[&str] = &[
-    "doca_verbs.h",
-    "doca_rdmi_connection.h",
-    "doca_rdmi_poster.h",
-];
-
-/// What the lead exempts: the version macros, rewritten from the installed version.
-const VERSION_MACROS: &[&str] = &[
-    "DOCA_VERSION_MAJOR",
-    "DOCA_VERSION_MINOR",
-    "DOCA_VERSION_PATCH",
-    "DOCA_VERSION_STRING",
-];
+use crate::bundled::VERSION_MACROS;
 
 fn include_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../doca-sim/include")
@@ -574,15 +550,6 @@ fn an_enumerator_removed_is_absent() {
         [ItemKey::Enumerator("DOCA_CTX_STATE_STOPPING".into())]
     );
     assert!(c.absent_functions.is_empty());
-}
-
-/// The lists above are copies of the bindgen configuration's (which needs the `bindgen`
-/// feature): they must not drift apart.
-#[cfg(feature = "bindgen")]
-#[test]
-fn the_sets_are_the_bindgen_sets() {
-    assert_eq!(DPA_SET, crate::bindgen_config::DPA_HEADERS);
-    assert_eq!(RDMI_SET, crate::bindgen_config::RDMI_HEADERS);
 }
 
 #[test]
