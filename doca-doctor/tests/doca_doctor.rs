@@ -415,6 +415,15 @@ fn assert_schema(v: &Value, code: i32) {
     assert_eq!(v.get("tool").str(), "doca-doctor");
     assert!(!v.get("tool_version").str().is_empty());
     assert_eq!(v.get("backend").str(), "sim");
+    for set in ["dpa", "rdmi"] {
+        // The sim's bindings are the committed ones (hardware's are checked by
+        // scripts/fake-prefix-test.sh).
+        assert!(
+            v.get("bindings").get(set).str().starts_with("committed"),
+            "{set}: {:?}",
+            v.get("bindings")
+        );
+    }
     assert!(matches!(v.get("sim_profile"), Value::Null | Value::Str(_)));
     v.get("required").array().iter().for_each(|r| {
         r.str();
