@@ -7,7 +7,7 @@
 # 1. Times a clean `cargo test --no-run` (the sim, through doca's `sim`
 #    feature in the fixture's [dev-dependencies]) and prints the figure with
 #    the load average (BENCHMARKS.md records it).
-#    Checks that no bindgen or clang-sys crate is in its dependency tree.
+#    Checks that no bindgen, clang-sys or syn crate is in its dependency tree.
 # 2. Runs the fixture's tests (its `add` kernel, fault injection) and its two
 #    binaries (one declares the app itself, never naming the library).
 # 3. Checks with nm that the test binary and the binaries define `add` and the
@@ -38,8 +38,8 @@ end=$(date +%s.%N)
 secs=$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.1f", e - s }')
 echo "user-crate: clean sim build ${secs} s on $(nproc) cores (load average before: $load)"
 
-echo "== no bindgen and no libclang crates in the user crate's build"
-for crate in bindgen clang-sys; do
+echo "== no bindgen, no libclang and no proc-macro crates in the user crate's build"
+for crate in bindgen clang-sys syn; do
     if tree=$(cargo tree -q -e normal,build,dev -i "$crate" 2>&1); then
         echo "$tree"
         fail "the user crate's build compiles $crate"
