@@ -90,8 +90,18 @@ enum doca_mtu_size {
 /** An operating-system handle that can be waited on (a file descriptor on Linux). */
 typedef int doca_event_handle_t;
 
+/** A doca_event_handle_t that refers to nothing (no file descriptor). */
+#define doca_event_invalid_handle -1
+
 /** The handle a progress engine hands out for event-driven waiting. */
 typedef doca_event_handle_t doca_notification_handle_t;
+
+/** One element of a gather list: a memory range, then the next element. */
+struct doca_gather_list {
+	void *addr;			/**< Where the range starts. */
+	uint64_t len;			/**< Its length in bytes. */
+	struct doca_gather_list *next;	/**< The next element, NULL after the last. */
+};
 
 /** A 16-bit value stored big-endian (network order). */
 typedef uint16_t doca_be16_t;
