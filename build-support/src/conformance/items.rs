@@ -19,6 +19,21 @@ const MAX_MACRO_DEPTH: usize = 32;
 /// removes it, as the preprocessor does.
 pub(super) type Macros = BTreeMap<String, (String, String)>;
 
+/// What the `#define`s of a header set say beyond the values of [`Macros`]: a macro
+/// that shares the name of a bound item replaces that item for the compiler (bindgen
+/// would see what it expands to), and a name defined twice in two ways was defined
+/// under conditions this reader cannot decide. Either way the check cannot know what
+/// the item is.
+#[derive(Clone, Debug, Default)]
+pub(super) struct MacroNames {
+    /// Every macro name defined (function-like ones too) → the file.
+    pub(super) defined: BTreeMap<String, String>,
+    /// Names `#define`d more than once with different replacements (no `#undef`
+    /// between).
+    pub(super) redefined: BTreeSet<String>,
+    function_like: BTreeMap<String, String>,
+}
+
 /// Items of `headers` (after `blank_inactive` under `cond`); a name that no macro of
 /// `headers` defines is looked up in `fallback`.
 pub(super) fn extract(headers: &[HeaderText], cond: &Conditions, fallback: &Macros) -> Items {
@@ -27,14 +42,16 @@ pub(super) fn extract(headers: &[HeaderText], cond: &Conditions, fallback: &Macr
         .map(|h| (h.file_name.clone(), blank_inactive(&h.text, cond)))
         .collect();
     let mut macros = Macros::new();
+    let mut macro_names = MacroNames::default();
     for (file, text) in &active {
-        read_macros(file, text, &mut macros);
+        read_macros(file, text, &mut macros, &mut macro_names);
     }
     let mut x = Extraction {
         macros: &macros,
         fallback,
         enumerators: RefCell::new(BTreeMap::new()),
         items: BTreeMap::new(),
+        conflicts: BTreeMap::new(),
         unparsed: Vec::new(),
     };
     for (file, text) in &active {
@@ -46,12 +63,17 @@ pub(super) fn extract(headers: &[HeaderText], cond: &Conditions, fallback: &Macr
     }
     x.macro_items();
     let Extraction {
-        items, unparsed, ..
+        items,
+        conflicts,
+        unparsed,
+        ..
     } = x;
     Items {
         items,
+        conflicts,
         unparsed,
         macros,
+        macro_names,
         sources: headers.to_vec(),
         cond: cond.clone(),
         context: fallback.clone(),
@@ -59,8 +81,8 @@ pub(super) fn extract(headers: &[HeaderText], cond: &Conditions, fallback: &Macr
 }
 
 /// Records the `#define`s and `#undef`s of `text` (comments blanked, inactive lines
-/// blanked, directives kept) into `macros`.
-pub(super) fn read_macros(file: &str, text: &str, macros: &mut Macros) {
+/// blanked, directives kept) into `macros` and `names`.
+pub(super) fn read_macros(file: &str, text: &str, macros: &mut Macros, names: &mut MacroNames) {
     let mut lines = text.lines();
     while let Some(line) = lines.next() {
         let mut logical = line.to_owned();
@@ -86,15 +108,33 @@ pub(super) fn read_macros(file: &str, text: &str, macros: &mut Macros) {
         match word {
             "define" => {
                 let after = &rest_trimmed[name_len..];
+                names.defined.insert(name.to_owned(), file.to_owned());
+                let earlier_object = macros.get(name).map(|(v, _)| v.clone());
+                let earlier_function = names.function_like.get(name).cloned();
                 if after.starts_with('(') {
                     // Function-like: never a constant.
                     macros.remove(name);
+                    if earlier_object.is_some()
+                        || earlier_function.is_some_and(|v| v != after.trim())
+                    {
+                        names.redefined.insert(name.to_owned());
+                    }
+                    names
+                        .function_like
+                        .insert(name.to_owned(), after.trim().to_owned());
                 } else {
+                    if earlier_function.is_some()
+                        || earlier_object.is_some_and(|v| v != after.trim())
+                    {
+                        names.redefined.insert(name.to_owned());
+                    }
                     macros.insert(name.to_owned(), (after.trim().to_owned(), file.to_owned()));
                 }
             }
             "undef" => {
                 macros.remove(name);
+                names.function_like.remove(name);
+                names.defined.remove(name);
             }
             _ => {}
         }
@@ -117,6 +157,7 @@ struct Extraction<'a> {
     /// Enumerators seen so far, for the values of later ones.
     enumerators: RefCell<BTreeMap<String, Value>>,
     items: BTreeMap<ItemKey, Item>,
+    conflicts: BTreeMap<ItemKey, Vec<String>>,
     unparsed: Vec<Unparsed>,
 }
 
@@ -146,13 +187,28 @@ impl Extraction<'_> {
         canonical: String,
         unresolved: BTreeSet<String>,
     ) {
-        // The first declaration counts (a header set that declared one item twice, in
-        // two ways, would not compile).
-        self.items.entry(key).or_insert_with(|| Item {
-            canonical,
-            file: file.to_owned(),
-            unresolved,
-        });
+        // A valid header set declares an item once, or twice the same way; two ways
+        // means both sides of a condition this reader could not decide were read,
+        // and which one the compiler sees is unknown.
+        match self.items.get(&key) {
+            Some(first) if first.canonical != canonical => {
+                self.conflicts
+                    .entry(key)
+                    .or_insert_with(|| vec![format!("`{}` ({})", first.canonical, first.file)])
+                    .push(format!("`{canonical}` ({file})"));
+            }
+            Some(_) => {}
+            None => {
+                self.items.insert(
+                    key,
+                    Item {
+                        canonical,
+                        file: file.to_owned(),
+                        unresolved,
+                    },
+                );
+            }
+        }
     }
 
     /// One top-level statement of `file`; `packs`: the file has a `#pragma pack`.

@@ -50,7 +50,11 @@
 //!
 //! A statement this reader cannot parse is ignored, unless it names a reference item the
 //! installed headers otherwise lack: then it is a [`Difference`] (the check fails
-//! closed rather than call an item absent that may be declared differently).
+//! closed rather than call an item absent that may be declared differently). So is an
+//! item the installed headers leave undecidable: a macro of its name (`#define
+//! doca_x doca_x_v2` would make the compiler call another symbol), two different
+//! declarations of it (both sides of a condition the reader could not decide), or a
+//! macro item defined twice with different values.
 
 mod ctype;
 mod expr;
@@ -145,9 +149,13 @@ pub struct Unparsed {
 #[derive(Clone, Debug)]
 pub struct Items {
     items: BTreeMap<ItemKey, Item>,
+    /// Items declared more than once in different ways: every form, with its file.
+    conflicts: BTreeMap<ItemKey, Vec<String>>,
     unparsed: Vec<Unparsed>,
     /// Every object-like macro: name → (value text, file).
     macros: items::Macros,
+    /// Every macro name, and those defined in two ways.
+    macro_names: items::MacroNames,
     /// What the items were read from (to read them again, see [`compare`]).
     sources: Vec<HeaderText>,
     cond: Conditions,
@@ -174,7 +182,12 @@ impl Items {
     ) -> Items {
         let mut macros = BTreeMap::new();
         for h in context {
-            items::read_macros(&h.file_name, &blank_inactive(&h.text, cond), &mut macros);
+            items::read_macros(
+                &h.file_name,
+                &blank_inactive(&h.text, cond),
+                &mut macros,
+                &mut items::MacroNames::default(),
+            );
         }
         items::extract(headers, cond, &macros)
     }
@@ -301,6 +314,18 @@ pub fn compare(reference: &Items, installed: &Items, exempt: &[&str]) -> Conform
         if matches!(key, ItemKey::Macro(n) if exempt.contains(&n.as_str())) {
             continue;
         }
+        if let Some(installed_form) = undecidable(key, installed) {
+            let file = installed.items.get(key).map(|i| i.file.clone());
+            out.differences.push(Difference {
+                key: key.clone(),
+                reference: item.canonical.clone(),
+                installed: installed_form,
+                installed_file: file
+                    .or_else(|| installed.macro_names.defined.get(key.name()).cloned())
+                    .unwrap_or_default(),
+            });
+            continue;
+        }
         match installed.items.get(key) {
             Some(theirs) if theirs.canonical == item.canonical => out.matched += 1,
             Some(theirs) => out.differences.push(Difference {
@@ -330,6 +355,33 @@ pub fn compare(reference: &Items, installed: &Items, exempt: &[&str]) -> Conform
         }
     }
     out
+}
+
+/// Why the installed headers leave `key` undecidable, if they do: a macro of its name
+/// replaces it, it is declared twice in two ways, or (a macro item) it is defined twice
+/// with different values.
+fn undecidable(key: &ItemKey, installed: &Items) -> Option<String> {
+    let names = &installed.macro_names;
+    match key {
+        ItemKey::Macro(n) if names.redefined.contains(n) => {
+            Some("defined more than once with different values".to_owned())
+        }
+        ItemKey::Macro(_) => None,
+        other => {
+            if let Some(file) = names.defined.get(other.name()) {
+                return Some(format!(
+                    "a macro of the same name (in {file}) replaces it for the compiler"
+                ));
+            }
+            installed.conflicts.get(other).map(|forms| {
+                format!(
+                    "declared more than once, in different ways (under conditions this \
+                     check cannot decide): {}",
+                    forms.join(", ")
+                )
+            })
+        }
+    }
 }
 
 /// The installed headers of a binding set (`set_headers`, full paths) and every

@@ -673,3 +673,76 @@ fn real_doca_headers() {
     assert!(result.conforms(), "{result}");
     assert!(result.matched > 300, "{}", result.matched);
 }
+
+#[test]
+fn a_macro_that_renames_a_bound_function_fails_closed() {
+    // Symbol versioning by macro: the compiler (and bindgen) would call
+    // doca_dpa_destroy_v2, the bundled bindings doca_dpa_destroy.
+    let c = mutated("doca_dpa.h", |t| {
+        t.replacen(
+            "#include <doca_error.h>",
+            "#include <doca_error.h>\n#define doca_dpa_destroy doca_dpa_destroy_v2\n",
+            1,
+        )
+    });
+    let (_, installed) = only_difference(&c, ItemKey::Function("doca_dpa_destroy".into()));
+    assert!(
+        installed.contains("a macro of the same name"),
+        "{installed}"
+    );
+    assert!(c.absent_functions.is_empty());
+}
+
+#[test]
+fn a_macro_that_replaces_a_bound_type_fails_closed() {
+    let c = replaced(
+        "doca_types.h",
+        "typedef int doca_event_handle_t;",
+        "typedef int doca_event_handle_t;\n#define doca_event_handle_t long",
+    );
+    let (_, installed) = only_difference(&c, ItemKey::Typedef("doca_event_handle_t".into()));
+    assert!(installed.contains("replaces it"), "{installed}");
+}
+
+#[test]
+fn two_ways_under_an_undecidable_condition_fail_closed() {
+    let c = replaced(
+        "doca_dpa.h",
+        "doca_error_t doca_dpa_destroy(struct doca_dpa *dpa);",
+        "#ifdef SOMETHING_THIS_CHECK_CANNOT_KNOW\n\
+         doca_error_t doca_dpa_destroy(struct doca_dpa *dpa);\n#else\n\
+         doca_error_t doca_dpa_destroy(struct doca_dpa *dpa, int flags);\n#endif",
+    );
+    let (_, installed) = only_difference(&c, ItemKey::Function("doca_dpa_destroy".into()));
+    assert!(installed.contains("declared more than once"), "{installed}");
+    assert!(
+        installed.contains("(ptr struct doca_dpa, i32)"),
+        "{installed}"
+    );
+    // The same declaration twice is no conflict.
+    let same = replaced(
+        "doca_dpa.h",
+        "doca_error_t doca_dpa_destroy(struct doca_dpa *dpa);",
+        "doca_error_t doca_dpa_destroy(struct doca_dpa *dpa);\n\
+         doca_error_t doca_dpa_destroy(struct doca_dpa *ctx);",
+    );
+    assert_same(&same);
+}
+
+#[test]
+fn a_macro_defined_two_ways_fails_closed() {
+    let c = replaced(
+        "doca_types.h",
+        "typedef int doca_event_handle_t;",
+        "typedef int doca_event_handle_t;\n#ifdef UNKNOWABLE\n#define DOCA_GID_BYTE_LENGTH 32\n#endif",
+    );
+    let (_, installed) = only_difference(&c, ItemKey::Macro("DOCA_GID_BYTE_LENGTH".into()));
+    assert!(installed.contains("more than once"), "{installed}");
+    // An #undef between two definitions is the preprocessor's way to change one.
+    let undone = replaced(
+        "doca_types.h",
+        "typedef int doca_event_handle_t;",
+        "typedef int doca_event_handle_t;\n#undef DOCA_GID_BYTE_LENGTH\n#define DOCA_GID_BYTE_LENGTH 16",
+    );
+    assert_same(&undone);
+}
