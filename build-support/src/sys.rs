@@ -158,8 +158,8 @@ impl fmt::Display for SysError {
             SysError::BindgenNotBuilt => write!(
                 f,
                 "the `bindgen` feature is on but doca-build-support was built without bindgen; \
-                 turn the feature on through the -sys crate (`doca-dpa-sys/bindgen`), which \
-                 enables both"
+                 turn the feature on through the -sys crate (`doca-dpa-sys/bindgen` or \
+                 `doca-rdmi-sys/bindgen`), which enables both"
             ),
             SysError::NotConforming {
                 set,
@@ -170,15 +170,19 @@ impl fmt::Display for SysError {
                 "the installed DOCA headers ({}) declare items of the {} bindings differently \
                  from the reference headers doca-rs bundles its bindings from:\n{report}\n\
                  The bundled bindings would not match this DOCA, so the build stops. Turn on \
-                 the `bindgen` feature (`doca = {{ version = \"0.1\", features = [\"bindgen\"] }}`, \
-                 or `doca-dpa-sys/bindgen` / `doca-rdmi-sys/bindgen`) to generate the bindings \
-                 from these headers (needs libclang), and report the difference to doca-rs.",
+                 the `bindgen` feature (`features = [\"bindgen\"]` on the `doca` dependency, \
+                 or `{}/bindgen`) to generate the bindings from these headers (needs \
+                 libclang), and report the difference to doca-rs.",
                 include_dirs
                     .iter()
                     .map(|p| p.display().to_string())
                     .collect::<Vec<_>>()
                     .join(", "),
                 set.name(),
+                match set {
+                    BindingSet::Dpa => "doca-dpa-sys",
+                    BindingSet::Rdmi => "doca-rdmi-sys",
+                },
             ),
             SysError::Bundled(m) => write!(f, "the bundled DOCA bindings: {m}"),
             SysError::Io { path, message } => write!(f, "{}: {message}", path.display()),
@@ -681,6 +685,18 @@ fn bundled_bindings(
         .get_os("DEP_DOCA_SIM_ABI")
         .map(PathBuf::from)
         .unwrap_or_else(|| reference_dir.join("../src/abi"));
+    if set_headers.is_empty() {
+        return Err(SysError::Bundled(format!(
+            "none of the {} headers ({}) is in {}; the install is incomplete",
+            set.name(),
+            set.headers().join(", "),
+            include_dirs
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
     let committed_path = abi_dir.join(set.committed_file());
     let committed =
         std::fs::read_to_string(&committed_path).map_err(|e| io_err(&committed_path, e))?;
@@ -719,8 +735,19 @@ fn bundled_bindings(
         )));
     }
 
-    let report = conformance::compare(&reference, &installed, VERSION_MACROS);
-    if !report.differences.is_empty() {
+    let mut report = conformance::compare(&reference, &installed, VERSION_MACROS);
+    // bindgen binds the functions of the set's own headers only (`allowlist_file`): one
+    // an install moved into another header is left out, as bindgen would leave it.
+    for name in reference.function_names() {
+        let key = ItemKey::Function(name.clone());
+        if installed
+            .get(&key)
+            .is_some_and(|i| !set.headers().contains(&i.file.as_str()))
+        {
+            report.absent_functions.insert(name);
+        }
+    }
+    if !report.conforms() {
         return Err(SysError::NotConforming {
             set,
             include_dirs: include_dirs.to_vec(),
@@ -736,7 +763,9 @@ fn bundled_bindings(
                 .ok_or_else(|| {
                     SysError::Bundled("no doca_version.h in the installed headers".to_owned())
                 })?;
-            Some(std::fs::read_to_string(&path).map_err(|e| io_err(&path, e))?)
+            let text = std::fs::read_to_string(&path).map_err(|e| io_err(&path, e))?;
+            // The version macros the compiler sees, not one under `#if 0`.
+            Some(blank_inactive(&text, cond))
         }
         BindingSet::Rdmi => None,
     };
@@ -1249,5 +1278,497 @@ mod tests {
             info.contains("1 function this DOCA does not declare left out"),
             "{info}"
         );
+    }
+
+    /// Bindgen as the judge: each install below is the reference headers with one change;
+    /// the bundled path must refuse it naming the item, or give bindgen's items exactly
+    /// (docs aside). Each case was a way through the check once. Skipped where libclang
+    /// is missing, unless `DOCA_REQUIRE_LIBCLANG` is set.
+    #[cfg(feature = "bindgen")]
+    mod against_bindgen {
+        use super::*;
+        use crate::bindgen_config::{self, BindgenOptions};
+
+        /// Lines of a bindings text without docs, blank lines and comments, for comparing
+        /// two outputs item by item.
+        fn significant(text: &str) -> Vec<String> {
+            text.lines()
+                .map(str::trim_end)
+                .filter(|l| {
+                    let t = l.trim_start();
+                    !t.is_empty() && !t.starts_with("#[doc") && !t.starts_with("//")
+                })
+                .map(str::to_owned)
+                .collect()
+        }
+
+        /// What bindgen (formatted as the committed copy is) makes of the install.
+        fn bindgen_of(set: BindingSet, prefix: &TempDir) -> Option<String> {
+            let opts = BindgenOptions {
+                rustfmt: true,
+                ..BindgenOptions::for_sys(set)
+            };
+            match bindgen_config::generate(set, &[prefix.path().join("include")], &opts) {
+                Ok(text) => Some(text),
+                Err(e)
+                    if e.is_libclang_missing()
+                        && std::env::var_os("DOCA_REQUIRE_LIBCLANG").is_none() =>
+                {
+                    eprintln!("skipped: {e}");
+                    None
+                }
+                Err(e) => panic!("bindgen over the mutated install: {e}"),
+            }
+        }
+
+        /// The lines only one side has: (bundled only, bindgen only).
+        fn line_difference(bundled: &str, bindgen: &str) -> (Vec<String>, Vec<String>) {
+            let a = significant(bundled);
+            let b = significant(bindgen);
+            let only = |x: &[String], y: &[String]| {
+                let mut rest: Vec<String> = y.to_vec();
+                x.iter()
+                    .filter(|l| match rest.iter().position(|r| r == *l) {
+                        Some(i) => {
+                            rest.remove(i);
+                            false
+                        }
+                        None => true,
+                    })
+                    .cloned()
+                    .collect::<Vec<_>>()
+            };
+            (only(&a, &b), only(&b, &a))
+        }
+
+        /// The claim for one mutated install: the bundled build either fails (the
+        /// message naming `item`) or gives bindgen's lines exactly.
+        fn check_claim(krate: SysCrate, prefix: &TempDir, item: &str, bindgen_must_contain: &str) {
+            let Some(oracle) = bindgen_of(krate.binding_set(), prefix) else {
+                return;
+            };
+            let squeezed: String = oracle.split_whitespace().collect();
+            assert!(
+                squeezed.contains(bindgen_must_contain),
+                "precondition: bindgen's output lacks {bindgen_must_contain:?}:\n{oracle}"
+            );
+            let out = TempDir::new("vs-bindgen-out");
+            match run_bundled(krate, prefix, &out) {
+                Err(e) => {
+                    let text = e.to_string();
+                    assert!(text.contains(item), "refused without naming {item}: {text}");
+                }
+                Ok(_) => {
+                    let bundled = std::fs::read_to_string(out.path().join("bindings.rs")).unwrap();
+                    let (only_bundled, only_bindgen) = line_difference(&bundled, &oracle);
+                    assert!(
+                        only_bundled.is_empty() && only_bindgen.is_empty(),
+                        "HOLE: the bundled bindings were accepted but differ from bindgen's \
+                         over the same install.\nonly in the bundled ones:\n{}\n\
+                         only in bindgen's:\n{}",
+                        only_bundled.join("\n"),
+                        only_bindgen.join("\n")
+                    );
+                }
+            }
+        }
+
+        /// The claim for an install whose doca_dpa_dev_sync_event_t is 32 bits wide.
+        fn check_sync_event_handle_is_u32(prefix: &TempDir) {
+            check_claim(
+                SysCrate::Dpa,
+                prefix,
+                "doca_dpa_dev_sync_event_t",
+                "pubtypedoca_dpa_dev_sync_event_t=u32;",
+            );
+        }
+
+        /// The claim for an install whose doca_dpa_destroy the compiler sees renamed.
+        fn check_destroy_renamed_to_v2(prefix: &TempDir) {
+            check_claim(
+                SysCrate::Dpa,
+                prefix,
+                "doca_dpa_destroy",
+                "pubfndoca_dpa_destroy_v2(",
+            );
+        }
+
+        fn edit_one(
+            file: &'static str,
+            from: &'static str,
+            to: &'static str,
+        ) -> impl Fn(&str, String) -> String {
+            move |name, text| {
+                if name == file {
+                    assert!(text.contains(from), "{file} lacks {from:?}");
+                    text.replacen(from, to, 1)
+                } else {
+                    text
+                }
+            }
+        }
+
+        /// The oracle itself: over the unmodified reference headers, bindgen and the
+        /// bundled bindings agree line for line (docs aside).
+        #[test]
+        fn vs_bindgen_control_unmodified_install_agrees_with_bindgen() {
+            for krate in [SysCrate::Dpa, SysCrate::Rdmi] {
+                let prefix = install_of_reference(|_, t| t);
+                let Some(oracle) = bindgen_of(krate.binding_set(), &prefix) else {
+                    return;
+                };
+                let out = TempDir::new("vs-bindgen-out");
+                run_bundled(krate, &prefix, &out).unwrap_or_else(|e| panic!("{e}"));
+                let bundled = std::fs::read_to_string(out.path().join("bindings.rs")).unwrap();
+                let (a, b) = line_difference(&bundled, &oracle);
+                assert!(a.is_empty() && b.is_empty(), "{krate:?}: {a:#?}\n{b:#?}");
+            }
+        }
+
+        /// A `#pragma pack(push, 1)` left open at the end of doca_error.h (the first
+        /// header bindgen reads) packs every struct of the later headers; the check looks
+        /// for a pragma only in the header of each struct.
+        #[test]
+        fn vs_bindgen_pragma_pack_left_open_in_an_earlier_header() {
+            let prefix = install_of_reference(|name, text| {
+                if name == "doca_error.h" {
+                    format!("{text}\n#pragma pack(push, 1)\n")
+                } else {
+                    text
+                }
+            });
+            check_claim(
+                SysCrate::Dpa,
+                &prefix,
+                "doca_gather_list",
+                "#[repr(C,packed)]",
+            );
+        }
+
+        /// `__attribute__((packed))` on an enum makes its integer type `unsigned char`
+        /// (bindgen: `c_uchar`); the check drops attributes of enums.
+        #[test]
+        fn vs_bindgen_packed_enum_changes_its_integer_type() {
+            let prefix = install_of_reference(edit_one(
+                "doca_dev.h",
+                "enum doca_devinfo_rep_filter {",
+                "enum __attribute__((packed)) doca_devinfo_rep_filter {",
+            ));
+            check_claim(
+                SysCrate::Dpa,
+                &prefix,
+                "doca_devinfo_rep_filter",
+                "pubtypedoca_devinfo_rep_filter=::std::os::raw::c_uchar;",
+            );
+        }
+
+        /// A calling-convention attribute on a function: bindgen binds it
+        /// `extern "win64"`; the check ignores function attributes.
+        #[test]
+        fn vs_bindgen_calling_convention_attribute_on_a_function() {
+            let prefix = install_of_reference(edit_one(
+                "doca_dpa.h",
+                "doca_error_t doca_dpa_destroy(struct doca_dpa *dpa);",
+                "doca_error_t doca_dpa_destroy(struct doca_dpa *dpa) __attribute__((ms_abi));",
+            ));
+            check_claim(
+                SysCrate::Dpa,
+                &prefix,
+                "doca_dpa_destroy",
+                "extern\"win64\"",
+            );
+        }
+
+        /// `__attribute__((noreturn))`: bindgen binds the function `-> !`.
+        #[test]
+        fn vs_bindgen_noreturn_attribute_on_a_function() {
+            let prefix = install_of_reference(edit_one(
+                "doca_pe.h",
+                "void doca_task_free(struct doca_task *task);",
+                "void doca_task_free(struct doca_task *task) __attribute__((noreturn));",
+            ));
+            check_claim(
+                SysCrate::Dpa,
+                &prefix,
+                "doca_task_free",
+                "pubfndoca_task_free(task:*mutdoca_task)->!;",
+            );
+        }
+
+        /// `__attribute__((mode(SI)))` on a typedef makes it 32 bits wide; the check
+        /// ignores typedef attributes (the functions taking `doca_dpa_dev_t *` then write
+        /// 4 bytes where the bundled bindings have 8).
+        #[test]
+        fn vs_bindgen_mode_attribute_narrows_a_typedef() {
+            let prefix = install_of_reference(edit_one(
+                "doca_dpa.h",
+                "typedef uint64_t doca_dpa_dev_t;",
+                "typedef uint64_t doca_dpa_dev_t __attribute__((mode(SI)));",
+            ));
+            check_claim(
+                SysCrate::Dpa,
+                &prefix,
+                "doca_dpa_dev_t",
+                "pubtypedoca_dpa_dev_t=",
+            );
+        }
+
+        /// A bound typedef declared in a header whose name does not start with `doca_`:
+        /// the check does not read it, calls the typedef absent (harmless) and keeps the
+        /// reference's `u64`; bindgen binds the installed `u32`.
+        #[test]
+        fn vs_bindgen_typedef_in_a_header_the_check_does_not_follow() {
+            let prefix = install_of_reference(edit_one(
+                "doca_sync_event.h",
+                "typedef uint64_t doca_dpa_dev_sync_event_t;",
+                "#include \"dpa_handle_types.h\"",
+            ));
+            prefix.write(
+                "include/dpa_handle_types.h",
+                "#include <stdint.h>\ntypedef uint32_t doca_dpa_dev_sync_event_t;\n",
+            );
+            check_sync_event_handle_is_u32(&prefix);
+        }
+
+        /// A bound typedef made by a macro with token pasting: the statement does not
+        /// name the typedef, so the check calls it absent and keeps `u64`.
+        #[test]
+        fn vs_bindgen_typedef_made_by_a_token_pasting_macro() {
+            let prefix = install_of_reference(edit_one(
+                "doca_sync_event.h",
+                "typedef uint64_t doca_dpa_dev_sync_event_t;",
+                "#define DOCA_DEV_HANDLE(name) typedef uint32_t doca_dpa_dev_##name##_t\n\
+                 DOCA_DEV_HANDLE(sync_event);",
+            ));
+            check_sync_event_handle_is_u32(&prefix);
+        }
+
+        /// An `#undef` of a macro bindgen defines (`-DDOCA_ALLOW_EXPERIMENTAL_API`) in an
+        /// earlier header: the check takes the macro as defined in every header, the
+        /// compiler does not.
+        #[test]
+        fn vs_bindgen_undef_of_a_bindgen_define_in_an_earlier_header() {
+            let prefix = install_of_reference(|name, text| match name {
+                "doca_error.h" => format!("{text}\n#undef DOCA_ALLOW_EXPERIMENTAL_API\n"),
+                "doca_sync_event.h" => {
+                    let from = "typedef uint64_t doca_dpa_dev_sync_event_t;";
+                    assert!(text.contains(from));
+                    text.replacen(
+                        from,
+                        "#ifdef DOCA_ALLOW_EXPERIMENTAL_API\n\
+                         typedef uint64_t doca_dpa_dev_sync_event_t;\n#else\n\
+                         typedef uint32_t doca_dpa_dev_sync_event_t;\n#endif",
+                        1,
+                    )
+                }
+                _ => text,
+            });
+            // Refused, naming the macro whose change the check cannot follow.
+            check_claim(
+                SysCrate::Dpa,
+                &prefix,
+                "DOCA_ALLOW_EXPERIMENTAL_API",
+                "pubtypedoca_dpa_dev_sync_event_t=u32;",
+            );
+        }
+
+        /// An `#undef` under a condition the check cannot decide is taken as certain: the
+        /// redefinition after it looks like the only value.
+        #[test]
+        fn vs_bindgen_undef_under_an_undecidable_condition_macro_value() {
+            let prefix = install_of_reference(edit_one(
+                "doca_dev.h",
+                "#define DOCA_DEVINFO_VUID_SIZE 128",
+                "#define DOCA_DEVINFO_VUID_SIZE 256\n#ifdef DOCA_SOMETHING_NOT_DEFINED\n\
+                 #undef DOCA_DEVINFO_VUID_SIZE\n#define DOCA_DEVINFO_VUID_SIZE 128\n#endif",
+            ));
+            check_claim(
+                SysCrate::Dpa,
+                &prefix,
+                "DOCA_DEVINFO_VUID_SIZE",
+                "pubconstDOCA_DEVINFO_VUID_SIZE:u32=256;",
+            );
+        }
+
+        /// The same with a symbol-renaming macro: `#define doca_dpa_destroy
+        /// doca_dpa_destroy_v2` stays in force (bindgen binds doca_dpa_destroy_v2), the
+        /// check sees it undone and binds doca_dpa_destroy.
+        #[test]
+        fn vs_bindgen_undef_under_an_undecidable_condition_symbol_rename() {
+            let prefix = install_of_reference(edit_one(
+                "doca_dpa.h",
+                "doca_error_t doca_dpa_destroy(struct doca_dpa *dpa);",
+                "#define doca_dpa_destroy doca_dpa_destroy_v2\n\
+                 #ifdef DOCA_SOMETHING_NOT_DEFINED\n#undef doca_dpa_destroy\n#endif\n\
+                 doca_error_t doca_dpa_destroy(struct doca_dpa *dpa);",
+            ));
+            check_destroy_renamed_to_v2(&prefix);
+        }
+
+        /// A bound macro whose installed value the evaluator does not model (a cast):
+        /// called absent (harmless), the reference's `24` stays in the bundled bindings,
+        /// where bindgen binds no constant at all.
+        #[test]
+        fn vs_bindgen_macro_with_an_unmodelled_value_keeps_the_reference_value() {
+            let prefix = install_of_reference(edit_one(
+                "doca_dpa.h",
+                "#define DOCA_DPA_COMPLETION_LOG_MAX_USER_DATA (24)",
+                "#define DOCA_DPA_COMPLETION_LOG_MAX_USER_DATA ((uint32_t)32)",
+            ));
+            check_claim(
+                SysCrate::Dpa,
+                &prefix,
+                "DOCA_DPA_COMPLETION_LOG_MAX_USER_DATA",
+                "pubtypedoca_dpa_dev_t=u64;",
+            );
+        }
+
+        /// A function moved to another doca_*.h header that a set header includes: the
+        /// check follows the include and keeps the function; bindgen's allowlist
+        /// (`allowlist_file` of the set's nine headers) does not bind it.
+        #[test]
+        fn vs_bindgen_function_moved_to_an_included_header() {
+            let decl =
+                "doca_error_t doca_dpa_get_uar_id(const struct doca_dpa *dpa, uint32_t *uar_id);";
+            let prefix = install_of_reference(move |name, text| {
+                if name == "doca_dpa.h" {
+                    assert!(text.contains(decl));
+                    text.replacen(decl, "", 1).replacen(
+                        "#include <doca_error.h>",
+                        "#include <doca_error.h>\n#include \"doca_dpa_extra.h\"",
+                        1,
+                    )
+                } else {
+                    text
+                }
+            });
+            prefix.write(
+                "include/doca_dpa_extra.h",
+                &format!("#include <doca_types.h>\nstruct doca_dpa;\nDOCA_EXPERIMENTAL\n{decl}\n"),
+            );
+            check_claim(
+                SysCrate::Dpa,
+                &prefix,
+                "doca_dpa_get_uar_id",
+                "pubfndoca_dpa_create(",
+            );
+        }
+
+        /// doca-rdmi.pc present but none of the RDMI headers installed: bindgen refuses
+        /// (none of the set's headers found); the bundled path builds bindings with every
+        /// RDMI function left out and says only "N functions left out" in build_info.
+        #[test]
+        fn vs_bindgen_rdmi_module_without_its_headers() {
+            let prefix = install_of_reference(|_, t| t);
+            for h in crate::binding_set::RDMI_HEADERS {
+                std::fs::remove_file(prefix.path().join("include").join(h)).unwrap();
+            }
+            let oracle = bindgen_config::generate(
+                BindingSet::Rdmi,
+                &[prefix.path().join("include")],
+                &BindgenOptions::for_sys(BindingSet::Rdmi),
+            );
+            assert!(
+                matches!(oracle, Err(bindgen_config::Error::NoHeaders { .. })),
+                "precondition: {oracle:?}"
+            );
+            let out = TempDir::new("vs-bindgen-out");
+            let result = run_bundled(SysCrate::Rdmi, &prefix, &out);
+            let info =
+                std::fs::read_to_string(out.path().join("build_info.rs")).unwrap_or_default();
+            assert!(
+                result.is_err(),
+                "HOLE: accepted an install with none of the RDMI headers; build_info: {}",
+                info.lines()
+                    .find(|l| l.contains("BINDINGS"))
+                    .unwrap_or_default()
+            );
+        }
+
+        /// The reader's macro state is its final one, not the one at the declaration: a
+        /// renaming macro in doca_compat.h, undone at the end of doca_dpa.h, renamed the
+        /// declaration between them for the compiler.
+        #[test]
+        fn vs_bindgen_rename_macro_undefined_after_the_declaration() {
+            let prefix = install_of_reference(|name, text| match name {
+                "doca_error.h" => {
+                    format!("{text}\n#define doca_dpa_destroy doca_dpa_destroy_v2\n")
+                }
+                "doca_dpa.h" => format!("{text}\n#undef doca_dpa_destroy\n"),
+                _ => text,
+            });
+            check_destroy_renamed_to_v2(&prefix);
+        }
+
+        /// Checked and sound (these pass): an asm label and a calling convention hidden
+        /// behind a macro both make the statement unparseable, and it names the item.
+        #[test]
+        fn vs_bindgen_sound_asm_label_and_attribute_macro() {
+            let prefix = install_of_reference(edit_one(
+                "doca_dpa.h",
+                "doca_error_t doca_dpa_destroy(struct doca_dpa *dpa);",
+                "doca_error_t doca_dpa_destroy(struct doca_dpa *dpa) __asm__(\"doca_dpa_destroy_v2\");",
+            ));
+            check_claim(
+                SysCrate::Dpa,
+                &prefix,
+                "doca_dpa_destroy",
+                "doca_dpa_destroy_v2",
+            );
+            let prefix = install_of_reference(edit_one(
+                "doca_dpa.h",
+                "doca_error_t doca_dpa_destroy(struct doca_dpa *dpa);",
+                "#define DOCA_MS __attribute__((ms_abi))\n\
+                 DOCA_MS doca_error_t doca_dpa_destroy(struct doca_dpa *dpa);",
+            ));
+            check_claim(
+                SysCrate::Dpa,
+                &prefix,
+                "doca_dpa_destroy",
+                "extern\"win64\"",
+            );
+        }
+
+        /// The version constants are rewritten from the first `#define` line of each
+        /// name in doca_version.h, whatever condition (or `#if 0`) it is under; bindgen
+        /// binds the one the preprocessor keeps. The comparison skips these names, so
+        /// nothing notices.
+        #[test]
+        fn vs_bindgen_version_macro_taken_from_an_inactive_branch() {
+            let prefix = install_of_reference(|_, t| t);
+            let path = prefix.path().join("include/doca_version.h");
+            let text = std::fs::read_to_string(&path).unwrap();
+            let from = "#define DOCA_VERSION_MINOR 0";
+            assert!(text.contains(from));
+            let text = text.replacen(
+                from,
+                "#if 0 /* the next release */\n#define DOCA_VERSION_MINOR 9\n#endif\n\
+                 #define DOCA_VERSION_MINOR 0",
+                1,
+            );
+            std::fs::write(&path, text).unwrap();
+            check_claim(
+                SysCrate::Dpa,
+                &prefix,
+                "DOCA_VERSION_MINOR",
+                "pubconstDOCA_VERSION_MINOR:u32=0;",
+            );
+        }
+
+        /// `packed` on a forward declaration of a struct applies to its later definition.
+        #[test]
+        fn vs_bindgen_packed_on_a_forward_declaration() {
+            let prefix = install_of_reference(edit_one(
+                "doca_types.h",
+                "struct doca_gather_list {",
+                "struct __attribute__((packed)) doca_gather_list;\nstruct doca_gather_list {",
+            ));
+            check_claim(
+                SysCrate::Dpa,
+                &prefix,
+                "doca_gather_list",
+                "pubstructdoca_gather_list",
+            );
+        }
     }
 }

@@ -58,6 +58,13 @@ impl Conditions {
         Conditions { defined, undefined }
     }
 
+    /// Whether the state of `name` is taken as certain (defined or undefined) when a
+    /// header starts: a header that `#define`s or `#undef`s it changes what the
+    /// headers after it see, which a per-header reading cannot follow.
+    pub fn is_assumed(&self, name: &str) -> bool {
+        self.defined.contains(name) || self.undefined.contains(name)
+    }
+
     /// [`Conditions::for_target_os`] of the platform this code runs on.
     pub fn for_host() -> Self {
         Self::for_target_os(std::env::consts::OS)

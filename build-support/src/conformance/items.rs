@@ -28,10 +28,21 @@ pub(super) type Macros = BTreeMap<String, (String, String)>;
 pub(super) struct MacroNames {
     /// Every macro name defined (function-like ones too) → the file.
     pub(super) defined: BTreeMap<String, String>,
-    /// Names `#define`d more than once with different replacements (no `#undef`
-    /// between).
+    /// Names `#define`d more than once with different replacements, an `#undef`
+    /// between or not: the reader cannot tell whether a condition it could not decide
+    /// guards the second one.
     pub(super) redefined: BTreeSet<String>,
-    function_like: BTreeMap<String, String>,
+    /// Every replacement text each name was given (`(…)` first for function-like).
+    ever: BTreeMap<String, String>,
+    /// Every name `#define`d or `#undef`d → the first file that did.
+    touched: BTreeMap<String, String>,
+}
+
+impl MacroNames {
+    /// Whether `name` was defined as a function-like macro.
+    pub(super) fn is_function_like(&self, name: &str) -> bool {
+        self.ever.get(name).is_some_and(|v| v.starts_with('('))
+    }
 }
 
 /// Items of `headers` (after `blank_inactive` under `cond`); a name that no macro of
@@ -46,22 +57,51 @@ pub(super) fn extract(headers: &[HeaderText], cond: &Conditions, fallback: &Macr
     for (file, text) in &active {
         read_macros(file, text, &mut macros, &mut macro_names);
     }
+    // Each header is read with the assumed macros set as bindgen sets them; one that
+    // changes them changes the headers after it, which this reading does not follow.
+    let problems = macro_names
+        .touched
+        .iter()
+        .filter(|(name, _)| cond.is_assumed(name))
+        .map(|(name, file)| {
+            format!(
+                "{file} #defines or #undefs {name}, which this check takes as set the way \
+                 bindgen sets it for every header"
+            )
+        })
+        .collect();
     let mut x = Extraction {
         macros: &macros,
         fallback,
         enumerators: RefCell::new(BTreeMap::new()),
         items: BTreeMap::new(),
         conflicts: BTreeMap::new(),
+        forward_attributes: BTreeMap::new(),
         unparsed: Vec::new(),
     };
+    // A `#pragma pack` left open applies to the headers included after it, whose order
+    // this reader does not follow: one anywhere marks every record.
+    let packs = active
+        .iter()
+        .any(|(_, text)| text.lines().any(is_pragma_pack));
     for (file, text) in &active {
         let clean = blank_comments_and_preprocessor(text);
-        let packs = text.lines().any(is_pragma_pack);
         for (_, statement) in split_statements_with_bodies(&clean) {
             x.statement(file, &statement, packs);
         }
     }
+    for (key, attributes) in std::mem::take(&mut x.forward_attributes) {
+        if let Some(item) = x.items.get_mut(&key) {
+            item.canonical.push_str(&attributes);
+        }
+    }
     x.macro_items();
+    let identifiers = active
+        .iter()
+        .flat_map(|(_, text)| tokenize(&crate::audit::scan::blank_comments(text)))
+        .filter(|t| t.is_ident())
+        .map(|t| t.text)
+        .collect();
     let Extraction {
         items,
         conflicts,
@@ -74,6 +114,8 @@ pub(super) fn extract(headers: &[HeaderText], cond: &Conditions, fallback: &Macr
         unparsed,
         macros,
         macro_names,
+        identifiers,
+        problems,
         sources: headers.to_vec(),
         cond: cond.clone(),
         context: fallback.clone(),
@@ -105,36 +147,33 @@ pub(super) fn read_macros(file: &str, text: &str, macros: &mut Macros, names: &m
         if !is_ident(name) || rest.len() == rest_trimmed.len() {
             continue;
         }
+        if word == "define" || word == "undef" {
+            names
+                .touched
+                .entry(name.to_owned())
+                .or_insert_with(|| file.to_owned());
+        }
         match word {
             "define" => {
                 let after = &rest_trimmed[name_len..];
+                // Kept through an `#undef`: a macro undone after the declarations it
+                // changed, or undone under a condition the reader cannot decide, still
+                // makes them undecidable.
                 names.defined.insert(name.to_owned(), file.to_owned());
-                let earlier_object = macros.get(name).map(|(v, _)| v.clone());
-                let earlier_function = names.function_like.get(name).cloned();
+                let replacement = after.trim().to_owned();
+                if names.ever.get(name).is_some_and(|v| *v != replacement) {
+                    names.redefined.insert(name.to_owned());
+                }
+                names.ever.insert(name.to_owned(), replacement.clone());
                 if after.starts_with('(') {
                     // Function-like: never a constant.
                     macros.remove(name);
-                    if earlier_object.is_some()
-                        || earlier_function.is_some_and(|v| v != after.trim())
-                    {
-                        names.redefined.insert(name.to_owned());
-                    }
-                    names
-                        .function_like
-                        .insert(name.to_owned(), after.trim().to_owned());
                 } else {
-                    if earlier_function.is_some()
-                        || earlier_object.is_some_and(|v| v != after.trim())
-                    {
-                        names.redefined.insert(name.to_owned());
-                    }
-                    macros.insert(name.to_owned(), (after.trim().to_owned(), file.to_owned()));
+                    macros.insert(name.to_owned(), (replacement, file.to_owned()));
                 }
             }
             "undef" => {
                 macros.remove(name);
-                names.function_like.remove(name);
-                names.defined.remove(name);
             }
             _ => {}
         }
@@ -158,6 +197,9 @@ struct Extraction<'a> {
     enumerators: RefCell<BTreeMap<String, Value>>,
     items: BTreeMap<ItemKey, Item>,
     conflicts: BTreeMap<ItemKey, Vec<String>>,
+    /// Attributes of forward declarations (`struct __attribute__((packed)) x;`),
+    /// added to the record's item at the end.
+    forward_attributes: BTreeMap<ItemKey, String>,
     unparsed: Vec<Unparsed>,
 }
 
@@ -215,14 +257,34 @@ impl Extraction<'_> {
     fn statement(&mut self, file: &str, statement: &str, packs: bool) {
         let all_tokens = tokenize(statement);
         let tokens: Vec<Token> = drop_attributes(&all_tokens);
-        // Attributes change nothing of a function's or a typedef's Rust shape, but
-        // `packed` or `aligned` change a record's layout: a record keeps them.
-        let mut layout = attribute_text(&all_tokens, &tokens);
+        // Attributes can change what bindgen makes of any item (`packed` or `aligned`
+        // a record's layout, `mode` a typedef's width, a calling convention or
+        // `noreturn` a function, `packed` an enum's type): every item keeps them, so
+        // an attribute the reference does not have is a difference.
+        let attributes = attribute_text(&all_tokens, &tokens);
+        let mut layout = attributes.clone();
         if packs {
-            layout.push_str(" (under a #pragma pack of this header)");
+            layout.push_str(" (under a #pragma pack of this header set)");
         }
         if tokens.is_empty() {
             return;
+        }
+        if !attributes.is_empty() {
+            // `struct __attribute__((packed)) x;` ahead of the body applies to it.
+            if let [kind, tag, rest @ ..] = tokens.as_slice() {
+                if (kind.is("struct") || kind.is("union"))
+                    && tag.is_ident()
+                    && rest.iter().all(|t| t.is(";"))
+                {
+                    let key = if kind.is("union") {
+                        ItemKey::Union(tag.text.clone())
+                    } else {
+                        ItemKey::Struct(tag.text.clone())
+                    };
+                    self.forward_attributes.insert(key, attributes);
+                    return;
+                }
+            }
         }
         let fallback = |n: &str| self.lookup(n, 0);
         let mut env = Env {
@@ -266,7 +328,7 @@ impl Extraction<'_> {
                             .then(|| decl.declarators.first().and_then(|(n, _)| n.clone()))
                             .flatten()
                     });
-                    self.enumeration(file, name.as_deref(), enumerators);
+                    self.enumeration(file, name.as_deref(), enumerators, &attributes);
                 }
             }
         }
@@ -278,6 +340,8 @@ impl Extraction<'_> {
                     // `typedef struct { … } __attribute__((packed)) x;`: bindgen names
                     // the record after the typedef, so its layout is the typedef's.
                     canonical.push_str(&layout);
+                } else {
+                    canonical.push_str(&attributes);
                 }
                 self.insert(
                     ItemKey::Typedef(name.clone()),
@@ -289,7 +353,7 @@ impl Extraction<'_> {
                 self.insert(
                     ItemKey::Function(name.clone()),
                     file,
-                    render(ty),
+                    render(ty) + &attributes,
                     unresolved.clone(),
                 );
             }
@@ -302,6 +366,7 @@ impl Extraction<'_> {
         file: &str,
         name: Option<&str>,
         list: &[(String, Option<Vec<Token>>)],
+        attributes: &str,
     ) {
         let context = match name {
             Some(n) => format!("enum {n}"),
@@ -363,7 +428,7 @@ impl Extraction<'_> {
                 None => {
                     "not evaluated: some enumerator values are not integer constants".to_owned()
                 }
-            };
+            } + attributes;
             self.insert(
                 ItemKey::Enum(n.to_owned()),
                 file,
@@ -435,7 +500,106 @@ fn attribute_text(all: &[Token], kept: &[Token]) -> String {
             removed.push(t.clone());
         }
     }
-    format!(" with {}", join_tokens(&removed))
+    let kept: Vec<String> = attribute_groups(&removed)
+        .into_iter()
+        .filter(|(name, _)| !NO_BINDGEN_EFFECT.contains(&name.trim_matches('_')))
+        .map(|(_, text)| text)
+        .collect();
+    if kept.is_empty() {
+        String::new()
+    } else {
+        format!(" with {}", kept.join(" "))
+    }
+}
+
+/// GCC attributes that change nothing bindgen emits (checks, optimisation hints,
+/// symbol visibility, deprecation): they may differ between the reference and an
+/// install. Every other attribute (`packed`, `aligned`, `mode`, `noreturn`, calling
+/// conventions, `weak`, `__declspec`, …) is compared.
+const NO_BINDGEN_EFFECT: &[&str] = &[
+    "access",
+    "alloc_align",
+    "alloc_size",
+    "always_inline",
+    "artificial",
+    "cold",
+    "const",
+    "deprecated",
+    "error",
+    "format",
+    "format_arg",
+    "gnu_inline",
+    "hot",
+    "leaf",
+    "malloc",
+    "no_sanitize",
+    "noinline",
+    "nonnull",
+    "nothrow",
+    "pure",
+    "returns_nonnull",
+    "sentinel",
+    "unavailable",
+    "unused",
+    "used",
+    "visibility",
+    "warn_unused_result",
+    "warning",
+];
+
+/// The attributes in `tokens` (`__attribute__((a, b(x)))` runs, `__declspec(…)`), one
+/// `(name, text)` each; a `__declspec` is named `__declspec`.
+fn attribute_groups(tokens: &[Token]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        let keyword = &tokens[i];
+        // The run's extent: the keyword and its balanced parentheses.
+        let mut j = i + 1;
+        let mut depth = 0usize;
+        let mut parts: Vec<Vec<Token>> = vec![Vec::new()];
+        let push = |parts: &mut Vec<Vec<Token>>, t: &Token| {
+            if let Some(p) = parts.last_mut() {
+                p.push(t.clone());
+            }
+        };
+        while j < tokens.len() {
+            let t = &tokens[j];
+            if t.is("(") {
+                depth += 1;
+                if depth > 2 {
+                    push(&mut parts, t);
+                }
+            } else if t.is(")") {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    j += 1;
+                    break;
+                }
+                if depth >= 2 {
+                    push(&mut parts, t);
+                }
+            } else if t.is(",") && depth == 2 {
+                parts.push(Vec::new());
+            } else {
+                push(&mut parts, t);
+            }
+            j += 1;
+        }
+        if keyword.is("__declspec") {
+            out.push((
+                "__declspec".to_owned(),
+                join_tokens(&tokens[i..j.min(tokens.len())]),
+            ));
+        } else {
+            for part in parts.into_iter().filter(|p| !p.is_empty()) {
+                let name = part[0].text.clone();
+                out.push((name, format!("__attribute__(({}))", join_tokens(&part))));
+            }
+        }
+        i = j.max(i + 1);
+    }
+    out
 }
 
 /// The integer type C (and so bindgen) gives an enum with these values: `u32` when none

@@ -1,7 +1,7 @@
 //! Header conformance: whether the installed DOCA headers declare every item of the
 //! committed bindings the way our reference headers do, checked without libclang.
 //!
-//! # Why this is enough
+//! # Why this is enough (and its limits)
 //!
 //! The committed bindings (`doca-sim/src/abi/dpa.rs`, `rdmi.rs`) are bindgen's output
 //! for our reference headers (`doca-sim/include`); a freshness test pins that. When the
@@ -43,10 +43,17 @@
 //! # What is deliberately not compared
 //!
 //! Doc comments, parameter names, the `DOCA_EXPERIMENTAL` / `DOCA_STABLE` /
-//! `DOCA_DEPRECATED` markers, attributes of functions and typedefs, and `extern`; the top-level `const` of a value
+//! `DOCA_DEPRECATED` markers, attributes that change nothing bindgen emits (`nonnull`,
+//! `deprecated`, `visibility`, … — every other attribute of any item is compared), and
+//! `extern`; the top-level `const` of a value
 //! (bindgen drops it; `const` behind a pointer is kept, wherever it is written),
 //! `volatile` and `restrict`; `(void)` equals `()`; array parameters are pointers (C's
-//! rule). Items the installed headers have and the reference does not are ignored.
+//! rule). Items the installed headers have and the reference does not are ignored. A
+//! reference item other than a function that the installed headers never mention is
+//! absent ([`Conformance::absent_other`]); one they mention in a form this reader does
+//! not compare, or that a file-scope macro call might declare, is a difference.
+//! Integer macros are compared by their C value, which bindgen's evaluator can differ
+//! from in contrived expressions (it does not wrap 32-bit unsigned arithmetic).
 //!
 //! A statement this reader cannot parse is ignored, unless it names a reference item the
 //! installed headers otherwise lack: then it is a [`Difference`] (the check fails
@@ -156,6 +163,10 @@ pub struct Items {
     macros: items::Macros,
     /// Every macro name, and those defined in two ways.
     macro_names: items::MacroNames,
+    /// Every identifier of the headers' active text, directives included.
+    identifiers: BTreeSet<String>,
+    /// What makes the whole reading unsure (see [`Conformance::problems`]).
+    problems: Vec<String>,
     /// What the items were read from (to read them again, see [`compare`]).
     sources: Vec<HeaderText>,
     cond: Conditions,
@@ -269,12 +280,15 @@ pub struct Conformance {
     pub absent_other: Vec<ItemKey>,
     /// How many reference items were compared and found equal.
     pub matched: usize,
+    /// What in the installed headers makes the reading of all of them unsure (a header
+    /// that changes a macro the reading assumes); each fails the build.
+    pub problems: Vec<String>,
 }
 
 impl Conformance {
     /// Whether no item differs.
     pub fn conforms(&self) -> bool {
-        self.differences.is_empty()
+        self.differences.is_empty() && self.problems.is_empty()
     }
 }
 
@@ -283,6 +297,7 @@ impl fmt::Display for Conformance {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut lines: Vec<String> = self.differences.iter().map(|d| d.to_string()).collect();
         lines.sort();
+        lines.extend(self.problems.iter().cloned());
         for line in lines {
             writeln!(f, "{line}")?;
         }
@@ -309,7 +324,10 @@ pub fn compare(reference: &Items, installed: &Items, exempt: &[&str]) -> Conform
     } else {
         reference
     };
-    let mut out = Conformance::default();
+    let mut out = Conformance {
+        problems: installed.problems.clone(),
+        ..Conformance::default()
+    };
     for (key, item) in &reference.items {
         if matches!(key, ItemKey::Macro(n) if exempt.contains(&n.as_str())) {
             continue;
@@ -349,12 +367,68 @@ pub fn compare(reference: &Items, installed: &Items, exempt: &[&str]) -> Conform
                     ItemKey::Function(n) => {
                         out.absent_functions.insert(n.clone());
                     }
-                    other => out.absent_other.push(other.clone()),
+                    other => match unreadable(other, installed) {
+                        Some((installed_form, installed_file)) => {
+                            out.differences.push(Difference {
+                                key: key.clone(),
+                                reference: item.canonical.clone(),
+                                installed: installed_form,
+                                installed_file,
+                            })
+                        }
+                        None => out.absent_other.push(other.clone()),
+                    },
                 },
             },
         }
     }
     out
+}
+
+/// Why a reference item (not a function) that the installed headers declare nowhere
+/// this reader understands may still be declared there, if it may: a macro of its name
+/// whose value it cannot evaluate, its name used in text it cannot read, or a
+/// function-like macro invoked at file scope (which can declare anything by token
+/// pasting). Then the reference's item cannot be kept: (what was found, the file).
+/// A name the installed headers never mention is absent (an older DOCA), and the
+/// reference item is harmless to keep.
+fn unreadable(key: &ItemKey, installed: &Items) -> Option<(String, String)> {
+    let name = key.name();
+    if let Some((value, file)) = installed.macros.get(name) {
+        return Some((
+            format!("`#define {name} {value}`, which this check cannot evaluate"),
+            file.clone(),
+        ));
+    }
+    if let Some(file) = installed.macro_names.defined.get(name) {
+        return Some((format!("a function-like macro `{name}`"), file.clone()));
+    }
+    if installed.identifiers.contains(name) {
+        return Some((
+            "named there, but not declared in a form this check compares (a body left \
+             out, or a declaration it cannot read)"
+                .to_owned(),
+            String::new(),
+        ));
+    }
+    installed
+        .unparsed
+        .iter()
+        .find(|u| {
+            u.text
+                .split_whitespace()
+                .next()
+                .is_some_and(|first| installed.macro_names.is_function_like(first))
+        })
+        .map(|u| {
+            (
+                format!(
+                    "maybe declared by `{}`, a macro this check does not expand",
+                    u.text
+                ),
+                u.file.clone(),
+            )
+        })
 }
 
 /// Why the installed headers leave `key` undecidable, if they do: a macro of its name
