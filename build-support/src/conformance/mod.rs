@@ -459,7 +459,7 @@ fn undecidable(key: &ItemKey, installed: &Items) -> Option<String> {
 }
 
 /// The installed headers of a binding set (`set_headers`, full paths) and every
-/// `doca_*.h` they include (`<…>` or `"…"`, found in the including header's directory
+/// header they include (`<…>` or `"…"`, found in the including header's directory
 /// for `"…"`, then in `include_dirs` in order), transitively: an item may live in
 /// another header in a real install. Returns the texts (file names as included) and
 /// every file read (for `rerun-if-changed`). A set header that cannot be read is left
@@ -480,7 +480,7 @@ pub fn installed_headers(
         let Ok(text) = std::fs::read_to_string(&path) else {
             continue;
         };
-        for (name, quoted) in doca_includes(&text) {
+        for (name, quoted) in includes(&text) {
             let local = path.parent().filter(|_| quoted).map(|d| d.join(&name));
             let found = local
                 .into_iter()
@@ -506,9 +506,9 @@ fn file_name(path: &Path) -> String {
     )
 }
 
-/// The `doca_*.h` headers `text` includes: (name as written, whether in quotes).
+/// The headers `text` includes: (name as written, whether in quotes).
 /// Includes under any condition count (one header too many only adds items).
-fn doca_includes(text: &str) -> Vec<(String, bool)> {
+fn includes(text: &str) -> Vec<(String, bool)> {
     blank_comments(text)
         .lines()
         .filter_map(|line| {
@@ -520,8 +520,9 @@ fn doca_includes(text: &str) -> Vec<(String, bool)> {
                 _ => return None,
             };
             let name = rest[1..].split(close).next()?.trim();
-            let base = Path::new(name).file_name()?.to_str()?;
-            (base.starts_with("doca_") && base.ends_with(".h")).then(|| (name.to_owned(), quoted))
+            // Any header: an item may live in one not named doca_*.h. Only those found
+            // in the install are read (the C library's are not there).
+            Some((name.to_owned(), quoted))
         })
         .collect()
 }
