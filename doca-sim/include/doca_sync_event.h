@@ -42,6 +42,8 @@ extern "C" {
 struct doca_sync_event;
 /** A sync event living on a remote peer, reached over the network. */
 struct doca_sync_event_remote_net;
+/** The DPA side of a sync event (declared by DOCA; no function here takes it). */
+struct doca_dpa_sync_event;
 /** A generic DOCA context (see doca_ctx.h). */
 struct doca_ctx;
 /** A task of some context (doca_pe.h). */
@@ -335,6 +337,8 @@ doca_error_t doca_sync_event_wait_neq_yield(struct doca_sync_event *event, uint6
 struct doca_buf;
 /** A GPU device (not modelled by doca-sim). */
 struct doca_gpu;
+/** The GPU side of a sync event (declared by DOCA; not modelled by doca-sim). */
+struct doca_gpu_sync_event;
 /** A GPU-side handle of a sync event. */
 typedef uint64_t doca_gpu_dev_sync_event_t;
 /** A GPU-side handle of a remote-net sync event. */

@@ -333,6 +333,12 @@ pub struct doca_sync_event {
 pub struct doca_sync_event_remote_net {
     _unused: [u8; 0],
 }
+#[doc = "The DPA side of a sync event (declared by DOCA; no function here takes it)."]
+#[repr(C)]
+#[derive(Debug)]
+pub struct doca_dpa_sync_event {
+    _unused: [u8; 0],
+}
 #[doc = "How DPA kernels refer to a sync event."]
 pub type doca_dpa_dev_sync_event_t = u64;
 #[doc = "How DPA kernels refer to a remote (network) sync event."]
@@ -341,6 +347,12 @@ pub type doca_dpa_dev_sync_event_remote_net_t = u64;
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_buf {
+    _unused: [u8; 0],
+}
+#[doc = "The GPU side of a sync event (declared by DOCA; not modelled by doca-sim)."]
+#[repr(C)]
+#[derive(Debug)]
+pub struct doca_gpu_sync_event {
     _unused: [u8; 0],
 }
 #[doc = "A GPU-side handle of a sync event."]
