@@ -51,6 +51,9 @@ pub enum CommittedKind {
     OpaqueStruct,
     /// `pub union`.
     Union,
+    /// Any other top-level `pub` item (`pub static`, …): nothing in the reference
+    /// headers stands for it, so the build refuses to use a file that has one.
+    Other,
 }
 
 /// One item of the committed bindings.
@@ -155,6 +158,8 @@ pub fn committed_items(text: &str) -> Vec<CommittedItem> {
                 CommittedKind::Struct
             };
             out.push(item(kind, n));
+        } else if let Some(rest) = line.strip_prefix("pub ") {
+            out.push(item(CommittedKind::Other, rest.trim_end()));
         }
     }
     out
@@ -280,6 +285,12 @@ mod tests {
         assert!(has(CommittedKind::Alias, "doca_error_t"));
         assert!(has(CommittedKind::Union, "doca_data"));
         assert!(has(CommittedKind::OpaqueStruct, "doca_dpa"));
+        assert!(
+            !items.iter().any(|i| i.kind == CommittedKind::Other),
+            "{items:?}"
+        );
+        let odd = committed_items("pub static DOCA_X: u32 = 1;\n");
+        assert_eq!(odd[0].kind, CommittedKind::Other);
         let fns = items
             .iter()
             .filter(|i| i.kind == CommittedKind::Function)

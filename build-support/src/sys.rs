@@ -666,7 +666,7 @@ fn reference_keys(item: &bundled::CommittedItem) -> Vec<ItemKey> {
         CommittedKind::Alias => vec![ItemKey::Typedef(n())],
         CommittedKind::Struct => vec![ItemKey::Struct(n()), ItemKey::Typedef(n())],
         CommittedKind::Union => vec![ItemKey::Union(n()), ItemKey::Typedef(n())],
-        CommittedKind::OpaqueStruct => vec![],
+        CommittedKind::OpaqueStruct | CommittedKind::Other => vec![],
     }
 }
 
@@ -720,7 +720,8 @@ fn bundled_bindings(
         .iter()
         .filter(|i| {
             let keys = reference_keys(i);
-            !keys.is_empty() && !keys.iter().any(|k| reference.get(k).is_some())
+            i.kind == CommittedKind::Other
+                || (!keys.is_empty() && !keys.iter().any(|k| reference.get(k).is_some()))
         })
         .map(|i| i.name.clone())
         .collect();
