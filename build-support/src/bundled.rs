@@ -158,8 +158,8 @@ pub fn committed_items(text: &str) -> Vec<CommittedItem> {
                 CommittedKind::Struct
             };
             out.push(item(kind, n));
-        } else if let Some(rest) = line.strip_prefix("pub ") {
-            out.push(item(CommittedKind::Other, rest.trim_end()));
+        } else if line.starts_with("pub ") {
+            out.push(item(CommittedKind::Other, line.trim_end()));
         }
     }
     out

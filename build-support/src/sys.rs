@@ -1254,6 +1254,48 @@ mod tests {
     }
 
     #[test]
+    fn a_committed_item_the_check_does_not_cover_refuses_the_file() {
+        let prefix = install_of_reference(|_, t| t);
+        let (include, abi) = shipped();
+        let stale = TempDir::new("stale-abi");
+        for set in [BindingSet::Dpa, BindingSet::Rdmi] {
+            let text = std::fs::read_to_string(abi.join(set.committed_file())).unwrap();
+            stale.write(set.committed_file(), &text);
+        }
+        let dpa = stale.path().join(BindingSet::Dpa.committed_file());
+        let mut text = std::fs::read_to_string(&dpa).unwrap();
+        text.push_str("pub static DOCA_UNCHECKED: u32 = 1;\nunsafe extern \"C\" {\n    pub fn doca_nowhere(x: u32) -> u32;\n}\n");
+        std::fs::write(&dpa, text).unwrap();
+        let out = TempDir::new("out");
+        let e = EnvReader::fixed([
+            ("DOCA_BACKEND".to_owned(), "hardware".to_owned()),
+            ("OUT_DIR".to_owned(), out.path().display().to_string()),
+            (
+                "DEP_DOCA_SIM_INCLUDE".to_owned(),
+                include.display().to_string(),
+            ),
+            (
+                "DEP_DOCA_SIM_ABI".to_owned(),
+                stale.path().display().to_string(),
+            ),
+        ]);
+        let _env = crate::discovery::env_lock();
+        let err = run(SysCrate::Dpa, &e, |_| Ok(fake_install(&prefix, true))).unwrap_err();
+        let text = err.to_string();
+        for needle in [
+            "pub static DOCA_UNCHECKED",
+            "doca_nowhere",
+            "cannot be checked",
+        ] {
+            assert!(text.contains(needle), "{needle} not in: {text}");
+        }
+        assert!(
+            !out.path().join("bindings.rs").exists(),
+            "nothing half-built"
+        );
+    }
+
+    #[test]
     fn an_older_install_gets_the_bindings_without_the_functions_it_lacks() {
         let prefix = install_of_reference(|name, t| {
             if name == "doca_dpa.h" {
