@@ -61,7 +61,7 @@ pub enum CommittedKind {
 pub struct CommittedItem {
     /// The kind.
     pub kind: CommittedKind,
-    /// The C name (the Rust name bindgen kept).
+    /// The C name (the Rust name bindgen kept); for [`CommittedKind::Other`], the line.
     pub name: String,
 }
 
