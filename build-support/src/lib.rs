@@ -54,5 +54,15 @@ pub mod version;
 
 pub use version::DocaVersion;
 
+/// `paths` shown one after another, separated by `sep` (`", "` in messages, `":"` in
+/// search-path metadata).
+pub(crate) fn join_paths(paths: &[std::path::PathBuf], sep: &str) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(sep)
+}
+
 #[cfg(test)]
 pub(crate) mod testutil;

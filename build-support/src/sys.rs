@@ -173,11 +173,7 @@ impl fmt::Display for SysError {
                  the `bindgen` feature (`features = [\"bindgen\"]` on the `doca` dependency, \
                  or `{}/bindgen`) to generate the bindings from these headers (needs \
                  libclang), and report the difference to doca-rs.",
-                include_dirs
-                    .iter()
-                    .map(|p| p.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                crate::join_paths(include_dirs, ", "),
                 set.name(),
                 match set {
                     BindingSet::Dpa => "doca-dpa-sys",
@@ -333,11 +329,8 @@ pub fn run(
     let mut rdmi_absent_reason = None;
     let mut files = Vec::new();
     let mut pkg_versions: Vec<(String, String)> = Vec::new();
-    // How bindings.rs was made (hardware), for build_info.
-    let mut bindings_made = match choice.backend {
-        Backend::Hardware => "none (this DOCA install has no RDMI)".to_owned(),
-        _ => "committed (the reference headers of doca-sim)".to_owned(),
-    };
+    // How the bindings were made, for build_info (the hardware branches say).
+    let mut bindings_made = "committed (the reference headers of doca-sim)".to_owned();
     let universe_base = reference_universe(&reference_dir);
     // What the preprocessor knows when bindgen parses the headers for this target, so
     // the audit counts what the compiler sees (DOCA declares some functions for one
@@ -377,6 +370,7 @@ pub fn run(
                 );
                 d.cfg(RDMI_ABSENT_CFG);
                 rdmi_absent_reason = Some(reason);
+                bindings_made = "none (this DOCA install has no RDMI)".to_owned();
                 (install.version, audit, include_dirs)
             } else {
                 let sel = resolve_headers(set, &include_dirs, &[]);
@@ -529,14 +523,7 @@ pub fn run(
     d.metadata("version", &version.to_string());
     d.metadata("audit", &audit_path.display().to_string());
     d.metadata("universe", &universe_path.display().to_string());
-    d.metadata(
-        "include",
-        &include_dirs
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect::<Vec<_>>()
-            .join(":"),
-    );
+    d.metadata("include", &crate::join_paths(&include_dirs, ":"));
     d.metadata("rdmi", if rdmi_present { "present" } else { "absent" });
     // Where the DOCA device libraries are (dpacc's -device-libs -L), hardware only.
     if let Some(install) = choice
@@ -546,14 +533,7 @@ pub fn run(
     {
         let dirs = install.link_dirs(&["doca-dpa"]);
         if !dirs.is_empty() {
-            d.metadata(
-                "libdir",
-                &dirs
-                    .iter()
-                    .map(|p| p.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(":"),
-            );
+            d.metadata("libdir", &crate::join_paths(&dirs, ":"));
         }
     }
     if let Some(p) = &doca_prefix {
@@ -690,11 +670,7 @@ fn bundled_bindings(
             "none of the {} headers ({}) is in {}; the install is incomplete",
             set.name(),
             set.headers().join(", "),
-            include_dirs
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
+            crate::join_paths(include_dirs, ", ")
         )));
     }
     let committed_path = abi_dir.join(set.committed_file());
@@ -770,11 +746,7 @@ fn bundled_bindings(
         }
         BindingSet::Rdmi => None,
     };
-    let source = include_dirs
-        .iter()
-        .map(|p| p.display().to_string())
-        .collect::<Vec<_>>()
-        .join(", ");
+    let source = crate::join_paths(include_dirs, ", ");
     let text = bundled::render(
         set,
         &committed,
@@ -1058,6 +1030,7 @@ mod tests {
         assert!(bindings.contains("No RDMI bindings"));
         let info = std::fs::read_to_string(out.path().join("build_info.rs")).unwrap();
         assert!(info.contains("RDMI_ABSENT_REASON: Option<&str> = Some("));
+        assert!(info.contains("BINDINGS: &str = \"none (this DOCA install has no RDMI)\""));
         assert!(info.contains("(\"doca-dpa\", \"3.0.0058\")"));
         assert!(info.contains(&format!(
             "DOCA_PREFIX: Option<&str> = Some({:?})",
@@ -1157,7 +1130,17 @@ mod tests {
         prefix: &TempDir,
         out: &TempDir,
     ) -> Result<SysOutput, SysError> {
-        let (include, abi) = shipped();
+        run_bundled_from(krate, prefix, out, &shipped().1)
+    }
+
+    /// [`run_bundled`] with the committed bindings read from `abi`.
+    fn run_bundled_from(
+        krate: SysCrate,
+        prefix: &TempDir,
+        out: &TempDir,
+        abi: &Path,
+    ) -> Result<SysOutput, SysError> {
+        let (include, _) = shipped();
         let e = EnvReader::fixed([
             ("DOCA_BACKEND".to_owned(), "hardware".to_owned()),
             ("OUT_DIR".to_owned(), out.path().display().to_string()),
@@ -1238,25 +1221,22 @@ mod tests {
             ),
             "{err:?}"
         );
-        let text = err.to_string();
-        for needle in [
-            "doca_dpa_destroy",
-            "(ptr struct doca_dpa, u32)",
-            "`bindgen` feature",
-            "libclang",
-        ] {
-            assert!(text.contains(needle), "{needle} not in: {text}");
-        }
-        assert!(
-            !out.path().join("bindings.rs").exists(),
-            "nothing half-built"
+        assert_refused(
+            &err,
+            &out,
+            &[
+                "doca_dpa_destroy",
+                "(ptr struct doca_dpa, u32)",
+                "`bindgen` feature",
+                "libclang",
+            ],
         );
     }
 
     #[test]
     fn a_committed_item_the_check_does_not_cover_refuses_the_file() {
         let prefix = install_of_reference(|_, t| t);
-        let (include, abi) = shipped();
+        let (_, abi) = shipped();
         let stale = TempDir::new("stale-abi");
         for set in [BindingSet::Dpa, BindingSet::Rdmi] {
             let text = std::fs::read_to_string(abi.join(set.committed_file())).unwrap();
@@ -1267,26 +1247,22 @@ mod tests {
         text.push_str("pub static DOCA_UNCHECKED: u32 = 1;\nunsafe extern \"C\" {\n    pub fn doca_nowhere(x: u32) -> u32;\n}\n");
         std::fs::write(&dpa, text).unwrap();
         let out = TempDir::new("out");
-        let e = EnvReader::fixed([
-            ("DOCA_BACKEND".to_owned(), "hardware".to_owned()),
-            ("OUT_DIR".to_owned(), out.path().display().to_string()),
-            (
-                "DEP_DOCA_SIM_INCLUDE".to_owned(),
-                include.display().to_string(),
-            ),
-            (
-                "DEP_DOCA_SIM_ABI".to_owned(),
-                stale.path().display().to_string(),
-            ),
-        ]);
-        let _env = crate::discovery::env_lock();
-        let err = run(SysCrate::Dpa, &e, |_| Ok(fake_install(&prefix, true))).unwrap_err();
+        let err = run_bundled_from(SysCrate::Dpa, &prefix, &out, stale.path()).unwrap_err();
+        assert_refused(
+            &err,
+            &out,
+            &[
+                "pub static DOCA_UNCHECKED",
+                "doca_nowhere",
+                "cannot be checked",
+            ],
+        );
+    }
+
+    /// `err` names every needle and no bindings file was written.
+    fn assert_refused(err: &SysError, out: &TempDir, needles: &[&str]) {
         let text = err.to_string();
-        for needle in [
-            "pub static DOCA_UNCHECKED",
-            "doca_nowhere",
-            "cannot be checked",
-        ] {
+        for needle in needles {
             assert!(text.contains(needle), "{needle} not in: {text}");
         }
         assert!(

@@ -153,10 +153,7 @@ impl Exports {
                     out.complete = false;
                     out.problems.push(format!(
                         "lib{name}.so not found in {}",
-                        dirs.iter()
-                            .map(|d| d.display().to_string())
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        crate::join_paths(dirs, ", ")
                     ));
                 }
                 Some(path) => match exports_of(&path) {

@@ -184,11 +184,7 @@ impl fmt::Display for Error {
                 "none of the {} headers ({}) is in {}",
                 set.name(),
                 set.headers().join(", "),
-                include_dirs
-                    .iter()
-                    .map(|d| d.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                crate::join_paths(include_dirs, ", ")
             ),
             Error::Libclang(m) => write!(
                 f,
