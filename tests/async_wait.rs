@@ -111,7 +111,7 @@ fn an_event_is_awaited_past_a_value_and_wakes_once_it_is_reached() {
 
 #[test]
 fn a_future_dropped_mid_wait_leaves_nothing_behind() {
-    let scope = sim().then(doca_sim::Scope::new);
+    let scope = sim().then(doca::sim::Scope::new);
     {
         let dpa = dpa();
         let engine = Engine::new().unwrap();
@@ -148,8 +148,8 @@ fn without_wait_tasks_the_async_api_says_so_and_blocking_waits_work() {
         eprintln!("skipped: needs a sim profile without sync-event tasks");
         return;
     }
-    let scope = doca_sim::Scope::new();
-    let mut profile = doca_sim::Profile::default();
+    let scope = doca::sim::Scope::new();
+    let mut profile = doca::sim::Profile::default();
     for d in &mut profile.devices {
         d.sync_event_tasks = false;
     }
@@ -393,7 +393,7 @@ fn an_event_whose_context_cannot_stop_keeps_its_dpa_and_engine() {
     if !sim() {
         return;
     }
-    let scope = doca_sim::Scope::new();
+    let scope = doca::sim::Scope::new();
     {
         let dpa = dpa();
         let engine = Engine::new().unwrap();
@@ -409,7 +409,7 @@ fn an_event_whose_context_cannot_stop_keeps_its_dpa_and_engine() {
         scope
             .inject(
                 "doca_ctx_stop",
-                doca_sim::Nth::At(1),
+                doca::sim::Nth::At(1),
                 doca::dpa::ErrorCode::DRIVER.0,
             )
             .unwrap();
@@ -436,7 +436,7 @@ fn a_launcher_drop_waits_through_a_failing_engine() {
     if !sim() {
         return;
     }
-    let scope = doca_sim::Scope::new();
+    let scope = doca::sim::Scope::new();
     let dpa = dpa();
     let engine = Engine::new().unwrap();
     let launcher = Launcher::with_engine(&dpa, &engine).unwrap();
@@ -449,7 +449,7 @@ fn a_launcher_drop_waits_through_a_failing_engine() {
     scope
         .inject(
             "doca_pe_request_notification",
-            doca_sim::Nth::Every,
+            doca::sim::Nth::Every,
             doca::dpa::ErrorCode::DRIVER.0,
         )
         .unwrap();
@@ -571,7 +571,7 @@ fn a_finished_launch_resolves_while_a_later_one_still_spins() {
 
 #[test]
 fn a_launcher_that_never_runs_dry_retires_as_it_goes() {
-    let scope = sim().then(doca_sim::Scope::new);
+    let scope = sim().then(doca::sim::Scope::new);
     let live = |kind: &str| {
         scope
             .as_ref()

@@ -17,7 +17,7 @@ use doca::dpa::{
 /// Runs `f` and checks it left no sim object behind.
 #[cfg(doca_backend = "sim")]
 fn leak_checked(f: impl FnOnce()) {
-    let scope = doca_sim::Scope::new();
+    let scope = doca::sim::Scope::new();
     f();
     assert_eq!(scope.live_total(), 0, "left {:?}", scope.live_objects());
 }
@@ -218,9 +218,9 @@ fn errors_name_the_cause() {
         return;
     }
     // A machine whose only device has no DPA.
-    let scope = doca_sim::Scope::new();
-    scope.set_profile(doca_sim::Profile {
-        devices: vec![doca_sim::DeviceProfile::bluefield2(
+    let scope = doca::sim::Scope::new();
+    scope.set_profile(doca::sim::Profile {
+        devices: vec![doca::sim::DeviceProfile::bluefield2(
             "mlx5_2",
             "p2",
             "0000:81:00.0",

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use common::doca_tests;
 use doca::dpa::{Dpa, DpaBuffer, ErrorCode, ErrorKind, Gate, Launcher, WaitEvent};
-use doca_sim::{Nth, Scope};
+use doca::sim::{Nth, Scope};
 
 /// Waits in the flows: short, so a fault that stalls a flow shows as an
 /// error quickly instead of a hang.
@@ -58,8 +58,8 @@ fn check(ok: bool, what: impl FnOnce() -> String) -> FlowResult {
 
 /// A small device: few threads per launch, a short kernel run-time limit (a
 /// dropped launch waits at most that long).
-fn small_profile() -> doca_sim::Profile {
-    let mut profile = doca_sim::Profile::default();
+fn small_profile() -> doca::sim::Profile {
+    let mut profile = doca::sim::Profile::default();
     for d in &mut profile.devices {
         if d.dpa {
             d.cores = 1;

@@ -7,7 +7,7 @@
 //! them. The case passes when the objects stayed alive (or were leaked) until the
 //! device was done, and the process is unharmed.
 //!
-//! On the software DPA the live-object accounting of `doca_sim::Scope` shows what
+//! On the software DPA the live-object accounting of `doca::sim::Scope` shows what
 //! is still alive, and its memory checker turns any device access to freed memory
 //! into a reported fault (which these cases assert never happens). On hardware the
 //! same flows run without the accounting.
@@ -43,7 +43,7 @@ fn check(ok: bool, what: impl FnOnce() -> String) -> CaseResult {
 
 /// Live sim objects of the case's scope (empty on hardware).
 struct Live<'s> {
-    scope: Option<&'s doca_sim::Scope>,
+    scope: Option<&'s doca::sim::Scope>,
 }
 
 impl Live<'_> {
@@ -211,7 +211,7 @@ fn quick_launches() -> usize {
 /// thousands of.)
 fn a_slow_launch_in_an_older_epoch_outlives_quick_ones(live: &Live<'_>) -> CaseResult {
     if let Some(scope) = live.scope {
-        scope.set_profile(doca_sim::Profile::default());
+        scope.set_profile(doca::sim::Profile::default());
     }
     let dpa = common::dpa();
     let out = DpaBuffer::<u64>::new(&dpa, 1).map_err(err)?;
@@ -470,8 +470,8 @@ doca::rdmi::if_no_rdmi! {
 
 /// A device with a short kernel run-time limit, so a launcher dropped with a kernel
 /// running gives up quickly.
-fn short_limit_profile() -> doca_sim::Profile {
-    let mut profile = doca_sim::Profile::default();
+fn short_limit_profile() -> doca::sim::Profile {
+    let mut profile = doca::sim::Profile::default();
     for d in &mut profile.devices {
         if d.dpa {
             d.kernel_max_run_time_ms = 300;
@@ -511,7 +511,7 @@ fn no_sequence_of_safe_calls_lets_the_dpa_use_what_was_released() {
     cases.extend(rdmi_cases());
     let mut unsound = Vec::new();
     for (name, case) in &cases {
-        let scope = sim().then(doca_sim::Scope::new);
+        let scope = sim().then(doca::sim::Scope::new);
         if let Some(s) = &scope {
             s.set_profile(short_limit_profile());
         }

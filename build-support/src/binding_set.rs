@@ -5,7 +5,10 @@
 //! ([`crate::bundled`]), and the regeneration of the committed copies. None of it
 //! needs libclang.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+/// The directory of a -sys crate that holds its committed bindings.
+pub const BUNDLED_DIR: &str = "bundled";
 
 /// DOCA Core + DPA headers, in include order.
 pub const DPA_HEADERS: &[&str] = &[
@@ -56,7 +59,8 @@ impl BindingSet {
         }
     }
 
-    /// The committed bindings' file in `doca-sim/src/abi/` (`dpa.rs`, `rdmi.rs`).
+    /// The committed bindings' file name (`dpa.rs`, `rdmi.rs`), in the [`BUNDLED_DIR`]
+    /// of the set's -sys crate.
     pub const fn committed_file(self) -> &'static str {
         match self {
             BindingSet::Dpa => "dpa.rs",
@@ -64,9 +68,28 @@ impl BindingSet {
         }
     }
 
+    /// The committed bindings in the -sys crate whose manifest directory is
+    /// `sys_manifest_dir`: `<dir>/bundled/dpa.rs` (doca-dpa-sys), `<dir>/bundled/rdmi.rs`
+    /// (doca-rdmi-sys). The -sys crates own them (they are in every backend's build;
+    /// doca-sim, present only in sim builds, compiles the same files).
+    pub fn committed_path(self, sys_manifest_dir: &Path) -> PathBuf {
+        sys_manifest_dir
+            .join(BUNDLED_DIR)
+            .join(self.committed_file())
+    }
+
+    /// The directory of the set's -sys crate in the workspace (`doca-dpa-sys`,
+    /// `doca-rdmi-sys`).
+    pub const fn sys_crate_dir(self) -> &'static str {
+        match self {
+            BindingSet::Dpa => "doca-dpa-sys",
+            BindingSet::Rdmi => "doca-rdmi-sys",
+        }
+    }
+
     /// The line by which the set's bindings reach the Dpa set's items: none for Dpa;
-    /// for Rdmi, `use super::dpa::*;` in the committed copy (a sibling module of
-    /// doca-sim's `abi`) and `use doca_dpa_sys::*;` in a -sys crate.
+    /// for Rdmi, `use super::dpa::*;` in the committed copy (compiled as a sibling
+    /// module of the Dpa set's) and `use doca_dpa_sys::*;` in a -sys crate.
     pub fn dpa_use_line(self, in_sys_crate: bool) -> Option<&'static str> {
         match (self, in_sys_crate) {
             (BindingSet::Dpa, _) => None,

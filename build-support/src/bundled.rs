@@ -1,5 +1,5 @@
 //! The bundled bindings: the committed bindings of the reference headers
-//! (`doca-sim/src/abi/dpa.rs`, `rdmi.rs`), used by a hardware build without the `bindgen`
+//! (`doca-dpa-sys/bundled/dpa.rs`, `doca-rdmi-sys/bundled/rdmi.rs`), used by a hardware build without the `bindgen`
 //! feature once [`crate::conformance`] has found that the installed headers declare every
 //! item of them the way the reference headers do.
 //!
@@ -266,9 +266,8 @@ mod tests {
     use super::*;
 
     fn committed(set: BindingSet) -> String {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../doca-sim/src/abi")
-            .join(set.committed_file());
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let path = set.committed_path(&root.join(set.sys_crate_dir()));
         std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
     }
 

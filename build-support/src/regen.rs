@@ -1,4 +1,5 @@
-//! Regenerating the committed bindings (`doca-sim/src/abi/dpa.rs` and `rdmi.rs`) from the
+//! Regenerating the committed bindings (`doca-dpa-sys/bundled/dpa.rs` and
+//! `doca-rdmi-sys/bundled/rdmi.rs`) from the
 //! reference headers (`doca-sim/include`), with the same configuration as hardware builds
 //! ([`crate::bindgen_config`]). Used by `cargo regen-bindings` and by the freshness test.
 
@@ -26,9 +27,10 @@ pub fn default_headers_dir() -> PathBuf {
     workspace_root().join("doca-sim").join("include")
 }
 
-/// `<root>/doca-sim/src/abi`.
-pub fn default_out_dir() -> PathBuf {
-    workspace_root().join("doca-sim").join("src").join("abi")
+/// Where `set`'s committed bindings are in the workspace: `<root>/doca-dpa-sys/bundled/dpa.rs`,
+/// `<root>/doca-rdmi-sys/bundled/rdmi.rs` ([`BindingSet::committed_path`]).
+pub fn default_committed_path(set: BindingSet) -> PathBuf {
+    set.committed_path(&workspace_root().join(set.sys_crate_dir()))
 }
 
 /// The committed-copy text of both sets: `(dpa.rs, rdmi.rs)`.
@@ -54,14 +56,14 @@ pub struct Args {
     pub check: bool,
     /// `--headers DIR` (default [`default_headers_dir`]).
     pub headers: Option<PathBuf>,
-    /// `--out DIR` (default [`default_out_dir`]).
+    /// `--out DIR`: both files in DIR (default: each where [`default_committed_path`] says).
     pub out: Option<PathBuf>,
 }
 
 /// The usage text.
 pub const USAGE: &str = "usage: doca-regen-bindings [--check] [--headers DIR] [--out DIR]\n\
-  Regenerates dpa.rs and rdmi.rs (default: doca-sim/src/abi) from the reference headers\n\
-  (default: doca-sim/include). --check compares instead of writing and fails on a difference.";
+  Regenerates dpa.rs and rdmi.rs (default: doca-dpa-sys/bundled, doca-rdmi-sys/bundled) from\n\
+  the reference headers (default: doca-sim/include). --check compares instead of writing and fails on a difference.";
 
 impl Args {
     /// Parses the arguments (without the program name).
@@ -129,11 +131,14 @@ pub struct FileOutcome {
 /// Regenerates (or, with `check`, compares) both files.
 pub fn run(args: &Args) -> Result<Vec<FileOutcome>, RegenError> {
     let headers = args.headers.clone().unwrap_or_else(default_headers_dir);
-    let out = args.out.clone().unwrap_or_else(default_out_dir);
     let (dpa, rdmi) = generate_all(&headers).map_err(RegenError::Generate)?;
     let mut outcomes = Vec::new();
-    for (name, text) in [(DPA_FILE, dpa), (RDMI_FILE, rdmi)] {
-        let path = out.join(name);
+    for (set, text) in [(BindingSet::Dpa, dpa), (BindingSet::Rdmi, rdmi)] {
+        let path = match &args.out {
+            Some(dir) => dir.join(set.committed_file()),
+            None => default_committed_path(set),
+        };
+        let out = path.parent().map(Path::to_owned).unwrap_or_default();
         if args.check {
             let old = std::fs::read_to_string(&path).ok();
             let difference = match &old {
@@ -211,6 +216,7 @@ mod tests {
     #[test]
     fn defaults_point_into_the_workspace() {
         assert!(default_headers_dir().ends_with("doca-sim/include"));
-        assert!(default_out_dir().ends_with("doca-sim/src/abi"));
+        assert!(default_committed_path(BindingSet::Dpa).ends_with("doca-dpa-sys/bundled/dpa.rs"));
+        assert!(default_committed_path(BindingSet::Rdmi).ends_with("doca-rdmi-sys/bundled/rdmi.rs"));
     }
 }

@@ -9,9 +9,10 @@
 //!
 //! 1. Reads the environment through [`EnvReader`]: `DOCA_BACKEND`, `DOCS_RS`,
 //!    `DOCA_PREFIX`, `PKG_CONFIG_PATH`, `DOCA_ALLOW_VERSION_MISMATCH`,
-//!    `CARGO_FEATURE_SIM`, `CARGO_FEATURE_BINDGEN`, `OUT_DIR`, `DEP_DOCA_SIM_ABI`, and
-//!    `DEP_DOCA_SIM_INCLUDE` (the reference headers
-//!    exported by `doca-sim`; `<CARGO_MANIFEST_DIR>/../doca-sim/include` when absent).
+//!    `CARGO_FEATURE_SIM`, `CARGO_FEATURE_BINDGEN`, `OUT_DIR`, `CARGO_MANIFEST_DIR` (the
+//!    committed bindings are the crate's own `bundled/dpa.rs` or `bundled/rdmi.rs`), and
+//!    `DEP_DOCA_SIM_INCLUDE` (the reference headers exported by `doca-sim`, which only
+//!    sim builds have; `<CARGO_MANIFEST_DIR>/../doca-sim/include` when absent).
 //! 2. Chooses the backend ([`crate::backend::choose`]); on error prints the message and
 //!    exits with failure.
 //! 3. Hardware: the bindings for `OUT_DIR/bindings.rs`, link directives from pkg-config,
@@ -19,7 +20,7 @@
 //!    pkg-config names. The bindings are, with the -sys crate's `bindgen` feature
 //!    (`CARGO_FEATURE_BINDGEN`), bindgen's over the installed headers; without it, the
 //!    bundled ones ([`crate::bundled`]: the committed bindings of the reference headers,
-//!    `DEP_DOCA_SIM_ABI`) once [`crate::conformance`] finds every item of them declared
+//!    [`BindingSet::committed_path`]) once [`crate::conformance`] finds every item of them declared
 //!    by the installed headers as by the reference headers, and a build failure that
 //!    lists each difference otherwise. Sim / docs: no bindings file and no link
 //!    directives; the audit comes from the reference headers, every declared function
@@ -377,7 +378,19 @@ pub fn run(
                 let made = if env.is_set("CARGO_FEATURE_BINDGEN") {
                     generated_bindings(set, &include_dirs)?
                 } else {
-                    bundled_bindings(set, env, &sel.used, &include_dirs, &reference_dir, &cond)?
+                    let committed = set.committed_path(
+                        manifest_dir
+                            .as_deref()
+                            .ok_or(SysError::MissingEnv("CARGO_MANIFEST_DIR"))?,
+                    );
+                    bundled_bindings(
+                        set,
+                        &committed,
+                        &sel.used,
+                        &include_dirs,
+                        &reference_dir,
+                        &cond,
+                    )?
                 };
                 write(&bindings_path, &made.text)?;
                 for h in sel.used.iter().chain(&made.read) {
@@ -655,16 +668,12 @@ fn reference_keys(item: &bundled::CommittedItem) -> Vec<ItemKey> {
 /// them as the reference headers in `reference_dir` do.
 fn bundled_bindings(
     set: BindingSet,
-    env: &EnvReader,
+    committed_path: &Path,
     set_headers: &[PathBuf],
     include_dirs: &[PathBuf],
     reference_dir: &Path,
     cond: &Conditions,
 ) -> Result<MadeBindings, SysError> {
-    let abi_dir = env
-        .get_os("DEP_DOCA_SIM_ABI")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| reference_dir.join("../src/abi"));
     if set_headers.is_empty() {
         return Err(SysError::Bundled(format!(
             "none of the {} headers ({}) is in {}; the install is incomplete",
@@ -673,9 +682,8 @@ fn bundled_bindings(
             crate::join_paths(include_dirs, ", ")
         )));
     }
-    let committed_path = abi_dir.join(set.committed_file());
     let committed =
-        std::fs::read_to_string(&committed_path).map_err(|e| io_err(&committed_path, e))?;
+        std::fs::read_to_string(committed_path).map_err(|e| io_err(committed_path, e))?;
     let reference_of =
         |set| read_texts(&resolve_headers(set, &[reference_dir.to_owned()], &[]).used);
     // The RDMI headers use macros of the DPA set's (array sizes): known as context.
@@ -767,13 +775,14 @@ fn bundled_bindings(
         ));
     }
     let mut read = read;
-    read.push(committed_path);
+    read.push(committed_path.to_owned());
     Ok(MadeBindings { text, how, read })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::binding_set::BUNDLED_DIR;
     use crate::testutil::TempDir;
     use std::collections::BTreeMap;
 
@@ -822,7 +831,11 @@ mod tests {
     #[test]
     fn sim_dpa() {
         let (out, r) = (TempDir::new("out"), reference());
-        let e = env(&[("DOCA_BACKEND", "sim")], &out, &r);
+        let e = env(
+            &[("DOCA_BACKEND", "sim"), ("CARGO_FEATURE_SIM", "1")],
+            &out,
+            &r,
+        );
         let o = run(SysCrate::Dpa, &e, no_probe).unwrap();
         assert_eq!(o.backend, Backend::Sim);
         assert_eq!(o.version, DocaVersion::new(3, 0, 58));
@@ -952,10 +965,14 @@ mod tests {
     fn missing_reference_headers_are_reported() {
         let out = TempDir::new("out");
         let empty = TempDir::new("noref");
-        let e = env(&[("DOCA_BACKEND", "sim")], &out, &empty);
+        let e = env(
+            &[("DOCA_BACKEND", "sim"), ("CARGO_FEATURE_SIM", "1")],
+            &out,
+            &empty,
+        );
         let err = run(SysCrate::Dpa, &e, no_probe).unwrap_err();
         assert!(err.to_string().contains("doca_version.h"), "{err}");
-        let e = EnvReader::fixed([("DOCA_BACKEND", "sim")]);
+        let e = EnvReader::fixed([("DOCA_BACKEND", "sim"), ("CARGO_FEATURE_SIM", "1")]);
         assert!(matches!(
             run(SysCrate::Dpa, &e, no_probe),
             Err(SysError::MissingEnv("OUT_DIR"))
@@ -1089,10 +1106,16 @@ mod tests {
         }
     }
 
-    /// doca-sim's reference headers and committed bindings, as a -sys build sees them.
+    /// doca-sim's reference headers, and the workspace root (whose -sys crates hold the
+    /// committed bindings), as a -sys build sees them.
     fn shipped() -> (PathBuf, PathBuf) {
-        let sim = Path::new(env!("CARGO_MANIFEST_DIR")).join("../doca-sim");
-        (sim.join("include"), sim.join("src/abi"))
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        (root.join("doca-sim/include"), root)
+    }
+
+    /// The manifest directory of `krate` in the workspace `root`.
+    fn sys_dir(root: &Path, krate: SysCrate) -> PathBuf {
+        root.join(krate.binding_set().sys_crate_dir())
     }
 
     /// A fake install whose headers are the reference headers, edited by `edit`
@@ -1130,15 +1153,15 @@ mod tests {
         prefix: &TempDir,
         out: &TempDir,
     ) -> Result<SysOutput, SysError> {
-        run_bundled_from(krate, prefix, out, &shipped().1)
+        run_bundled_from(krate, prefix, out, &sys_dir(&shipped().1, krate))
     }
 
-    /// [`run_bundled`] with the committed bindings read from `abi`.
+    /// [`run_bundled`] with the committed bindings read from `manifest/bundled`.
     fn run_bundled_from(
         krate: SysCrate,
         prefix: &TempDir,
         out: &TempDir,
-        abi: &Path,
+        manifest: &Path,
     ) -> Result<SysOutput, SysError> {
         let (include, _) = shipped();
         let e = EnvReader::fixed([
@@ -1148,7 +1171,10 @@ mod tests {
                 "DEP_DOCA_SIM_INCLUDE".to_owned(),
                 include.display().to_string(),
             ),
-            ("DEP_DOCA_SIM_ABI".to_owned(), abi.display().to_string()),
+            (
+                "CARGO_MANIFEST_DIR".to_owned(),
+                manifest.display().to_string(),
+            ),
         ]);
         let _env = crate::discovery::env_lock();
         run(krate, &e, |_| Ok(fake_install(prefix, true)))
@@ -1162,9 +1188,10 @@ mod tests {
             let o = run_bundled(krate, &prefix, &out).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(o.backend, Backend::Hardware);
             let b = std::fs::read_to_string(out.path().join("bindings.rs")).unwrap();
-            let (_, abi) = shipped();
-            let committed =
-                std::fs::read_to_string(abi.join(krate.binding_set().committed_file())).unwrap();
+            let committed_path = krate
+                .binding_set()
+                .committed_path(&sys_dir(&shipped().1, krate));
+            let committed = std::fs::read_to_string(&committed_path).unwrap();
             // Every function of the committed file, nothing left out.
             assert_eq!(
                 b.matches("    pub fn ").count(),
@@ -1187,7 +1214,7 @@ mod tests {
             // The installed headers and the committed file rerun the build when changed.
             assert!(o.directives.contains(&format!(
                 "cargo::rerun-if-changed={}",
-                abi.join(krate.binding_set().committed_file()).display()
+                committed_path.display()
             )));
         }
     }
@@ -1236,13 +1263,13 @@ mod tests {
     #[test]
     fn a_committed_item_the_check_does_not_cover_refuses_the_file() {
         let prefix = install_of_reference(|_, t| t);
-        let (_, abi) = shipped();
+        let (_, root) = shipped();
         let stale = TempDir::new("stale-abi");
-        for set in [BindingSet::Dpa, BindingSet::Rdmi] {
-            let text = std::fs::read_to_string(abi.join(set.committed_file())).unwrap();
-            stale.write(set.committed_file(), &text);
-        }
-        let dpa = stale.path().join(BindingSet::Dpa.committed_file());
+        let dpa = BindingSet::Dpa.committed_path(stale.path());
+        let text =
+            std::fs::read_to_string(BindingSet::Dpa.committed_path(&sys_dir(&root, SysCrate::Dpa)))
+                .unwrap();
+        stale.write(&format!("{BUNDLED_DIR}/dpa.rs"), &text);
         let mut text = std::fs::read_to_string(&dpa).unwrap();
         text.push_str("pub static DOCA_UNCHECKED: u32 = 1;\nunsafe extern \"C\" {\n    pub fn doca_nowhere(x: u32) -> u32;\n}\n");
         std::fs::write(&dpa, text).unwrap();

@@ -1,11 +1,15 @@
-//! The committed bindings (`doca-sim/src/abi/{dpa,rdmi}.rs`) must equal what
+//! The committed bindings (`doca-dpa-sys/bundled/dpa.rs`, `doca-rdmi-sys/bundled/rdmi.rs`)
+//! must equal what
 //! `cargo regen-bindings` produces from the reference headers.
 //!
 //! Skipped (with a message, passing) when libclang cannot be loaded, unless
 //! `DOCA_REQUIRE_LIBCLANG=1` (CI), where that is a failure. Also skipped while the
 //! reference headers do not exist yet.
 
-use doca_build_support::regen::{default_headers_dir, default_out_dir, diff_summary, generate_all};
+use doca_build_support::binding_set::BindingSet;
+use doca_build_support::regen::{
+    default_committed_path, default_headers_dir, diff_summary, generate_all,
+};
 
 #[test]
 fn committed_bindings_are_fresh() {
@@ -26,10 +30,9 @@ fn committed_bindings_are_fresh() {
         }
         Err(e) => panic!("generating the bindings failed: {e}"),
     };
-    let out = default_out_dir();
     let mut stale = Vec::new();
-    for (name, fresh) in [("dpa.rs", dpa), ("rdmi.rs", rdmi)] {
-        let path = out.join(name);
+    for (set, fresh) in [(BindingSet::Dpa, dpa), (BindingSet::Rdmi, rdmi)] {
+        let path = default_committed_path(set);
         match std::fs::read_to_string(&path) {
             Err(e) => stale.push(format!("{}: {e}", path.display())),
             Ok(committed) if committed != fresh => stale.push(format!(

@@ -18,11 +18,13 @@ pub(crate) struct SimConfig {
 }
 
 impl SimConfig {
-    /// What the sim linked into this program says.
+    /// What the sim linked into this program says (sim builds only: elsewhere doca-sim
+    /// is not in the build).
+    #[cfg(doca_backend = "sim")]
     pub(crate) fn gather() -> SimConfig {
         SimConfig {
-            profile_source: doca_sim::profile_source().to_string(),
-            config_error: doca_sim::config_error(),
+            profile_source: doca::sim::profile_source().to_string(),
+            config_error: doca::sim::config_error(),
         }
     }
 

@@ -66,7 +66,10 @@ impl Report {
         let sim_profile = std::env::var_os("DOCA_SIM_PROFILE")
             .filter(|_| sim)
             .map(|p| p.to_string_lossy().into_owned());
+        #[cfg(doca_backend = "sim")]
         let sim_config = sim.then(SimConfig::gather);
+        #[cfg(not(doca_backend = "sim"))]
+        let sim_config: Option<SimConfig> = None;
         let req = opts.require;
 
         let backend_check = evaluate_backend(

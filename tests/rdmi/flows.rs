@@ -224,7 +224,7 @@ fn verbs_objects_are_made_with_their_attributes_and_die_after_their_users() {
     assert!(attrs.dpa_external_datapath, "the test device has a DPA");
     assert!(attrs.max_cq > 0 && attrs.max_pd > 0);
 
-    let scope = doca_sim::Scope::new();
+    let scope = doca::sim::Scope::new();
     let counter = DpaBuffer::<u64>::from_slice(&fx.dpa, &[0]).unwrap();
     let thread = ThreadBuilder::new(&fx.dpa, &doca_tests::count_activations, (&counter,))
         .unwrap()
@@ -320,7 +320,7 @@ fn doca_calls_follow_the_documented_order() {
     sim_only!("reads the sim's call log");
     let fx = fx();
     let comp = fx.completion();
-    let scope = doca_sim::Scope::new();
+    let scope = doca::sim::Scope::new();
     let conn = ConnectionBuilder::new(
         &fx.verbs,
         &fx.rep,
@@ -384,7 +384,7 @@ fn doca_calls_follow_the_documented_order() {
 #[test]
 fn dropping_everything_tears_down_in_dpas_order() {
     sim_only!("reads the sim's call log and live-object accounting");
-    let scope = doca_sim::Scope::new();
+    let scope = doca::sim::Scope::new();
     {
         let fx = fx();
         let comp = fx.completion();
@@ -434,7 +434,7 @@ fn locals_drop_posters_before_connections() {
     sim_only!("reads the sim's call log");
     let fx = fx();
     let comp = fx.completion();
-    let scope = doca_sim::Scope::new();
+    let scope = doca::sim::Scope::new();
     {
         let _conn = fx.connection(&comp, 4);
         let _poster = fx.poster(&comp);
@@ -819,7 +819,7 @@ fn failed_starts_leave_nothing_behind() {
     let fx = fx();
     let comp = fx.completion();
     let cq = CompletionQueue::new(&fx.verbs, &CqAttributes::new(16)).unwrap();
-    let scope = doca_sim::Scope::new();
+    let scope = doca::sim::Scope::new();
     let start_conn = |source: CompletionSource<'_>| -> doca::rdmi::Result<()> {
         ConnectionBuilder::new(
             &fx.verbs,
@@ -865,7 +865,7 @@ fn failed_starts_leave_nothing_behind() {
                 scope.clear_faults();
                 scope.reset_calls();
                 scope
-                    .inject(f, doca_sim::Nth::At(nth), ErrorCode::DRIVER.0)
+                    .inject(f, doca::sim::Nth::At(nth), ErrorCode::DRIVER.0)
                     .unwrap_or_else(|e| panic!("{e}"));
                 let err = start(source).unwrap_err();
                 assert_eq!(err.call(), Some(*f), "{what}: fault in {f} #{nth}: {err}");
@@ -888,7 +888,7 @@ fn a_connection_that_cannot_be_destroyed_is_leaked_not_freed() {
     let fx = fx();
     let comp = fx.completion();
     let poster = fx.poster(&comp);
-    let scope = doca_sim::Scope::new();
+    let scope = doca::sim::Scope::new();
     let conn = ConnectionBuilder::new(
         &fx.verbs,
         &fx.rep,

@@ -33,10 +33,9 @@ fn reference(set: &[&str]) -> Items {
 }
 
 /// The names of the `pub fn`s of a committed bindings file.
-fn committed_functions(file: &str) -> BTreeSet<String> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../doca-sim/src/abi")
-        .join(file);
+fn committed_functions(set: crate::binding_set::BindingSet) -> BTreeSet<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let path = set.committed_path(&root.join(set.sys_crate_dir()));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     text.lines()
         .filter_map(|l| l.trim_start().strip_prefix("pub fn "))
@@ -92,7 +91,7 @@ fn reference_dpa_set_against_itself() {
     let items = dpa_reference();
     assert!(items.unparsed().is_empty(), "{:#?}", items.unparsed());
     let functions = items.function_names();
-    let committed = committed_functions("dpa.rs");
+    let committed = committed_functions(crate::binding_set::BindingSet::Dpa);
     assert!(committed.len() > 200, "{}", committed.len());
     let missing: Vec<_> = committed.difference(&functions).collect();
     assert!(
@@ -114,7 +113,7 @@ fn reference_rdmi_set_against_its_installed_form() {
     // defines the size of doca_verbs_gid::raw, is in the other binding set).
     let items = reference(RDMI_SET);
     assert!(items.unparsed().is_empty(), "{:#?}", items.unparsed());
-    let committed = committed_functions("rdmi.rs");
+    let committed = committed_functions(crate::binding_set::BindingSet::Rdmi);
     assert!(committed.len() > 50, "{}", committed.len());
     let functions = items.function_names();
     let missing: Vec<_> = committed.difference(&functions).collect();
