@@ -36,13 +36,16 @@ old="$work/doca-2.5"
 export CARGO_TARGET_DIR="$work/cargo"
 # The same flags in scripts/rdmi-shape-test.sh, which shares the target dir.
 export RUSTFLAGS="-D warnings"
-version=$(sed -n 's/^#define DOCA_VERSION_STRING "\(.*\)"/\1/p' "$root/doca-sim/include/doca_version.h")
+sim_version=$(sed -n 's/^#define DOCA_VERSION_STRING "\(.*\)"/\1/p' "$root/doca-sim/include/doca_version.h")
 fail() { echo "fake-prefix-test: FAIL: $*" >&2; exit 1; }
 
 rm -rf "$prefix" "$old" "$work/dpacc-3.1" "$work/dpacc-unknown" "$work/no-rdmi-pkgconfig"
 # shellcheck source=scripts/lib/fake-doca.sh
 . "$root/scripts/lib/fake-doca.sh"
 fake_doca_install "$prefix"
+# The install's version, not the sim's (scripts/lib/fake-doca.sh).
+version=$fake_version
+[ "$version" != "$sim_version" ] || fail "the fake install has the sim's version"
 
 # fake_dpacc PATH VERSION: a dpacc that reports VERSION as a real one does
 # (a banner, a copyright line, `dpacc version VERSION`), records its
@@ -181,11 +184,24 @@ hw_build() {
         && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$1" DPACC="$prefix/tools/dpacc" \
         cargo build -q -p doca-doctor 2>&1)
 }
-# doctor DPACC ARGS…: doca-doctor as built by hw_build (its exit status is not the point).
+# hw_symbols LIBDIR: scripts/check-hw-symbols.sh over what hw_build built:
+# doca-doctor and every example of the doca package.
+hw_symbols() {
+    local bins=("$CARGO_TARGET_DIR/debug/doca-doctor") f
+    for f in "$CARGO_TARGET_DIR"/debug/examples/*; do
+        # The examples themselves, not cargo's hashed copies or their .d files.
+        [ -f "$f" ] && [ -x "$f" ] && [[ "$(basename "$f")" != *-* ]] && bins+=("$f")
+    done
+    [ ${#bins[@]} -gt 5 ] || fail "hw_symbols found only ${#bins[@]} binaries"
+    bash "$root/scripts/check-hw-symbols.sh" "$1" "${bins[@]}" || fail "a hardware binary has the sim inside or a DOCA call not from the install"
+}
+# doctor DPACC ARGS…: doca-doctor as built by hw_build (its exit status is not
+# the point), finding the install through pkg-config and LD_LIBRARY_PATH.
 doctor() {
     local dpacc=$1
     shift
-    LD_LIBRARY_PATH="$prefix/lib" DPACC="$dpacc" "$CARGO_TARGET_DIR/debug/doca-doctor" "$@" || true
+    PKG_CONFIG_PATH="$prefix/lib/pkgconfig" LD_LIBRARY_PATH="$prefix/lib" DPACC="$dpacc" \
+        "$CARGO_TARGET_DIR/debug/doca-doctor" "$@" || true
 }
 want_json() { grep -qE -- "$1" <<<"$json" || { echo "$json"; fail "doca-doctor --json has no $1"; }; }
 
@@ -194,11 +210,68 @@ out=$(hw_build "$prefix/lib/pkgconfig") || { echo "$out"; fail "the doca package
 [ -z "$out" ] || { echo "$out"; fail "the hardware build printed something (a warning?)"; }
 json=$(doctor "$prefix/tools/dpacc" --json)
 want_json '"backend": "hardware"'
-want_json '"dpa": "bundled, [0-9]+ items checked against the installed headers'
+# The doctor links no DOCA: it loads the install's libraries at run time.
+want_json '"dpa": "none: this doctor loads DOCA'
+want_json "\"path\": \"$prefix/lib/libdoca_common.so\""
+want_json "\"path\": \"$prefix/lib/libdoca_dpa.so\""
+want_json '"missing": \[\]'
+want_json '"ibdev_name": "mlx5_0"'
+want_json '"max_threads_per_kernel": [0-9]+'
+want_json "\"doca_version_h\": \"$version\""
 want_json '"version": "1\.12\.0\.26"'
 want_json "\"doca_version\": \"$version\""
 want_json '"pairing": "same-install"'
 want_json "\"install_dpacc\": \"$prefix/tools/dpacc\""
+# The install's version at run time (its library's doca_version_runtime), not the sim's.
+want_json "\"runtime\": \"$version\""
+json_sim=$(grep -F "\"$sim_version\"" <<<"$json" || true)
+[ -z "$json_sim" ] || { echo "$json"; fail "doca-doctor reports the sim's version $sim_version: $json_sim"; }
+
+# Without LD_LIBRARY_PATH: the libraries found in pkg-config's libdir.
+json=$(env -u LD_LIBRARY_PATH PKG_CONFIG_PATH="$prefix/lib/pkgconfig" DPACC="$prefix/tools/dpacc" \
+    "$CARGO_TARGET_DIR/debug/doca-doctor" --json || true)
+want_json '"from": "pkg-config libdir"'
+want_json "\"path\": \"$prefix/lib/libdoca_dpa.so\""
+want_json "\"runtime\": \"$version\""
+want_json '"ibdev_name": "mlx5_0"'
+# With no DOCA at all: a report that says so, and exit status 1.
+set +e
+json=$(env -u LD_LIBRARY_PATH PKG_CONFIG_PATH="$work/nowhere" DOCA_PREFIX="$work/nowhere" \
+    "$CARGO_TARGET_DIR/debug/doca-doctor" --json)
+code=$?
+set -e
+[ "$code" = 1 ] || { echo "$json"; fail "doca-doctor exited with $code, not 1, without DOCA"; }
+want_json '"libdoca_common.so",'
+want_json "DOCA's libraries were not found"
+want_json "\"dir\": \"$work/nowhere/lib\""
+
+echo "== no simulator in the hardware build (scripts/check-hw-symbols.sh, cargo tree)"
+hw_symbols "$prefix/lib"
+for pkg in doca doca-doctor; do
+    # What a dependant (or cargo install) gets: normal and build dependencies.
+    tree=$(cd "$root" && cargo tree -q -p "$pkg" -e normal,build) || { echo "$tree"; fail "cargo tree -p $pkg failed"; }
+    if grep -q "doca-sim" <<<"$tree"; then
+        echo "$tree"
+        fail "the hardware build of $pkg has doca-sim in its dependency tree"
+    fi
+done
+
+echo "== the user crate of scripts/user-crate-test.sh, built for the fake install"
+rm -rf "$work/user-crate"
+cp -r "$root/tests/user-crate" "$work/user-crate"
+sed -i "s#path = \"\.\./\.\.#path = \"$root#g" "$work/user-crate/Cargo.toml"
+cp "$root/Cargo.lock" "$work/user-crate/Cargo.lock"
+out=$(cd "$work/user-crate" && env -u DOCA_BACKEND PKG_CONFIG_PATH="$prefix/lib/pkgconfig" DPACC="$prefix/tools/dpacc" \
+    cargo build -q --bins 2>&1) || { echo "$out"; fail "the user crate does not build for the fake install"; }
+bash "$root/scripts/check-hw-symbols.sh" "$prefix/lib" \
+    "$CARGO_TARGET_DIR/debug/uses_the_lib" "$CARGO_TARGET_DIR/debug/declares_itself" \
+    || fail "a binary of the user crate has the sim inside or a DOCA call not from the install"
+tree=$(cd "$work/user-crate" && cargo tree -q -e normal,build) || { echo "$tree"; fail "cargo tree of the user crate failed"; }
+if grep -q "doca-sim" <<<"$tree"; then
+    echo "$tree"
+    fail "the user crate's hardware build has doca-sim in its dependency tree"
+fi
+
 human=$(doctor "$prefix/tools/dpacc")
 grep -q "pairing .*the DOCA install's own dpacc" <<<"$human" || { echo "$human"; fail "the human report does not give the pairing"; }
 grep -qE "^ +version +1\.12\.0\.26" <<<"$human" || { echo "$human"; fail "the human report does not give dpacc's version"; }
@@ -271,4 +344,8 @@ for needle in doca-dpa PKG_CONFIG_PATH DOCA_BACKEND=sim; do
     grep -q -- "$needle" <<<"$msg" || { echo "$msg"; fail "the not-found message does not mention $needle"; }
 done
 
-echo "fake-prefix-test: 9 passed, 0 failed"
+echo "== doca-doctor builds with no DOCA at all (it loads DOCA at run time)"
+out=$(cd "$root" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$work/nowhere" DOCA_PREFIX="$work/nowhere" \
+    cargo build -q -p doca-doctor 2>&1) || { echo "$out"; fail "doca-doctor does not build without DOCA"; }
+
+echo "fake-prefix-test: 10 passed, 0 failed"

@@ -3,7 +3,7 @@
 //! ```text
 //! cargo install --path doca-doctor                    # from a doca-rs checkout
 //! doca-doctor                                         # human report
-//! doca-doctor --json                                  # JSON, schema_version 2
+//! doca-doctor --json                                  # JSON, schema_version 3
 //! doca-doctor --require hardware --require dpa        # what a BlueField CI job asks
 //! cargo run -p doca-doctor -- --json                  # in the doca-rs repository
 //! ```
@@ -131,8 +131,13 @@ mod check;
 mod cli;
 mod devices;
 mod dpacc;
+mod facts;
 mod human;
 mod json;
+#[cfg(feature = "sim")]
+mod linked;
+#[cfg(not(feature = "sim"))]
+mod loaded;
 mod report;
 mod symbols;
 mod versions;
