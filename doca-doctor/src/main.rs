@@ -95,7 +95,7 @@
 //!     "path": null, "found_by": null,        // found_by: "DPACC" | "PATH" | "default"
 //!     "version": null,                       // dpacc's own number, e.g. "1.12.0.26"
 //!     "doca_version": "3.3.0001", "doca_release": "3.3",
-//!     "pairing": null,                       // "same-install" | "known" | "unknown" | "mismatch"
+//!     "pairing": null,                       // "same-install" | "known" | "unknown" | "uncertain" | "mismatch"
 //!     "known_dpacc": null,                   // the dpacc known to ship with this DOCA
 //!     "install_dpacc": null,                 // PREFIX/tools/dpacc, when the prefix is known
 //!     "error": null
