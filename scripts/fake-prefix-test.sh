@@ -17,8 +17,12 @@
 #    the same dpacc outside the install (a pairing resting on one uncertain
 #    source) and an unknown pairing build with warnings.
 # 4. Builds the doca package's examples and the doca-doctor package in hardware
-#    mode with and without doca-rdmi.pc, checks doca-doctor's dpacc report, and
-#    runs clippy over the library crates in hardware mode.
+#    mode, checks with scripts/check-hw-symbols.sh and cargo tree that none has
+#    the sim inside (and the user crate of scripts/user-crate-test.sh too),
+#    checks doca-doctor's report (the install's version and devices, loaded at
+#    run time; "not found" without DOCA), runs clippy over the library crates in
+#    hardware mode, then builds the examples and `cargo test --no-run` against a
+#    DOCA 3.0-shaped install (no RDMI headers, no doca-rdmi.pc).
 # 5. Points at a DOCA 2.5-shaped prefix (its doca.pc with the real, here
 #    unresolvable, Requires.private) and checks the refusal message, in
 #    hardware and auto mode.
@@ -39,7 +43,7 @@ export RUSTFLAGS="-D warnings"
 sim_version=$(sed -n 's/^#define DOCA_VERSION_STRING "\(.*\)"/\1/p' "$root/doca-sim/include/doca_version.h")
 fail() { echo "fake-prefix-test: FAIL: $*" >&2; exit 1; }
 
-rm -rf "$prefix" "$old" "$work/dpacc-3.1" "$work/dpacc-unknown" "$work/no-rdmi-pkgconfig"
+rm -rf "$prefix" "$old" "$work/dpacc-3.1" "$work/dpacc-unknown" "$work/doca-3.0"
 # shellcheck source=scripts/lib/fake-doca.sh
 . "$root/scripts/lib/fake-doca.sh"
 fake_doca_install "$prefix"
@@ -174,12 +178,14 @@ grep -q "warning: .*dpacc 1.13.0.4 .*with DOCA $version: an unverified pairing" 
     || { echo "$msg"; fail "the unknown pairing was not reported as a warning with both versions"; }
 [ -f "$work/dpacc-unknown/dpacc.argv" ] || fail "the dpacc of an unknown pairing did not compile"
 
-# hw_build PKG_CONFIG_PATH: the doca package's examples (their kernels built by
-# doca-test-kernels with the fake dpacc) and the doca-doctor package, hardware mode.
+# hw_build PKG_CONFIG_PATH [DPACC]: the doca package's examples (their kernels
+# built by doca-test-kernels with the fake dpacc, the install's own by default)
+# and the doca-doctor package, hardware mode.
 hw_build() {
-    (cd "$root" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$1" DPACC="$prefix/tools/dpacc" \
+    local dpacc=${2:-$prefix/tools/dpacc}
+    (cd "$root" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$1" DPACC="$dpacc" \
         cargo build -q -p doca --examples 2>&1 \
-        && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$1" DPACC="$prefix/tools/dpacc" \
+        && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$1" DPACC="$dpacc" \
         cargo build -q -p doca-doctor 2>&1)
 }
 # hw_symbols LIBDIR: scripts/check-hw-symbols.sh over what hw_build built:
@@ -283,14 +289,28 @@ out=$(cd "$root" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$prefix/lib/pkgconfig
     cargo clippy -q -p doca-dpa-sys -p doca-rdmi-sys -p doca-dpa -p doca-rdmi -- -D warnings 2>&1) \
     || { echo "$out"; fail "clippy finds warnings in the hardware build"; }
 
-echo "== the doca package in hardware mode without doca-rdmi.pc (a DOCA 3.0 install)"
-mkdir -p "$work/no-rdmi-pkgconfig"
-cp "$prefix"/lib/pkgconfig/*.pc "$work/no-rdmi-pkgconfig/"
-rm "$work/no-rdmi-pkgconfig/doca-rdmi.pc"
-out=$(hw_build "$work/no-rdmi-pkgconfig") || { echo "$out"; fail "the doca package does not build (warnings denied) without doca-rdmi.pc"; }
-[ -z "$out" ] || { echo "$out"; fail "the build without doca-rdmi.pc printed something (a warning?)"; }
+echo "== the doca package in hardware mode on a DOCA 3.0-shaped install: no RDMI headers, no doca-rdmi.pc"
+# DOCA 3.0.0058's headers and .pc files (no public release ships RDMI headers),
+# the fake libraries and tools of the main install.
+p30="$work/doca-3.0"
+mkdir -p "$p30/include" "$p30/lib"
+cp "$prefix"/include/*.h "$p30/include/"
+rm "$p30/include/doca_rdmi_connection.h" "$p30/include/doca_rdmi_poster.h"
+fake_doca_set_version "$p30/include/doca_version.h" 3.0.0058
+cp -r "$prefix/lib/pkgconfig" "$p30/lib/pkgconfig"
+rm "$p30/lib/pkgconfig/doca-rdmi.pc"
+sed -i -e "s#^prefix=.*#prefix=$p30#" -e "s#^libdir=.*#libdir=$prefix/lib#" \
+    -e "s#^Version: $version#Version: 3.0.0058#" "$p30"/lib/pkgconfig/*.pc
+ln -s "$prefix/tools" "$p30/tools"
+out=$(hw_build "$p30/lib/pkgconfig" "$p30/tools/dpacc") || { echo "$out"; fail "the doca package does not build (warnings denied) on a DOCA 3.0-shaped install"; }
+[ -z "$out" ] || { echo "$out"; fail "the build on a DOCA 3.0-shaped install printed something (a warning?)"; }
 out=$(LD_LIBRARY_PATH="$prefix/lib" "$CARGO_TARGET_DIR/debug/examples/rdmi_connection" 2>&1) || { echo "$out"; fail "rdmi_connection failed without RDMI"; }
 grep -q "RDMI is not available in this build" <<<"$out" || { echo "$out"; fail "rdmi_connection did not say RDMI is absent"; }
+hw_symbols "$prefix/lib"
+echo "== the tests in hardware mode on the DOCA 3.0-shaped install (cargo test --no-run)"
+out=$(cd "$root" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$p30/lib/pkgconfig" DPACC="$p30/tools/dpacc" \
+    cargo test -q --workspace --no-run 2>&1) || { echo "$out"; fail "the tests do not build (warnings denied) on a DOCA 3.0-shaped install"; }
+grep -v "^ *Executable " <<<"$out" | grep -q . && { echo "$out"; fail "building the tests on a DOCA 3.0-shaped install printed something (a warning?)"; }
 
 echo "== a DOCA 2.5-shaped prefix must be refused"
 mkdir -p "$old/include" "$old/lib/pkgconfig"
