@@ -27,10 +27,6 @@ use doca::dpa::{
 
 const LONG: Duration = Duration::from_secs(20);
 
-fn sim() -> bool {
-    doca::dpa::build_info::BACKEND == "sim"
-}
-
 type CaseResult = Result<(), String>;
 
 fn check(ok: bool, what: impl FnOnce() -> String) -> CaseResult {
@@ -41,24 +37,25 @@ fn check(ok: bool, what: impl FnOnce() -> String) -> CaseResult {
     }
 }
 
-/// Live sim objects of the case's scope (empty on hardware).
+/// Live sim objects of the case's scope (none known on hardware).
 struct Live<'s> {
-    scope: Option<&'s doca::sim::Scope>,
+    objects: &'s common::LiveObjects,
 }
 
 impl Live<'_> {
     fn count(&self, kind: &str) -> i64 {
-        self.scope
-            .map_or(0, |s| s.live_objects().get(kind).copied().unwrap_or(0))
+        self.objects
+            .all()
+            .map_or(0, |all| all.get(kind).copied().unwrap_or(0))
     }
 
     fn all(&self) -> BTreeMap<&'static str, i64> {
-        self.scope.map(|s| s.live_objects()).unwrap_or_default()
+        self.objects.all().unwrap_or_default()
     }
 
     /// On the sim: `kind` has exactly `n` live objects.
     fn expect(&self, kind: &str, n: i64, when: &str) -> CaseResult {
-        if self.scope.is_none() {
+        if self.objects.all().is_none() {
             return Ok(());
         }
         let got = self.count(kind);
@@ -210,9 +207,11 @@ fn quick_launches() -> usize {
 /// block it ever freed, which valgrind's smaller address space cannot give
 /// thousands of.)
 fn a_slow_launch_in_an_older_epoch_outlives_quick_ones(live: &Live<'_>) -> CaseResult {
-    if let Some(scope) = live.scope {
-        scope.set_profile(doca::sim::Profile::default());
-    }
+    #[cfg(doca_backend = "sim")]
+    live.objects
+        .scope()
+        .set_profile(doca::sim::Profile::default());
+
     let dpa = common::dpa();
     let out = DpaBuffer::<u64>::new(&dpa, 1).map_err(err)?;
     let held = Held::new(&dpa, 8)?;
@@ -470,6 +469,7 @@ doca::rdmi::if_no_rdmi! {
 
 /// A device with a short kernel run-time limit, so a launcher dropped with a kernel
 /// running gives up quickly.
+#[cfg(doca_backend = "sim")]
 fn short_limit_profile() -> doca::sim::Profile {
     let mut profile = doca::sim::Profile::default();
     for d in &mut profile.devices {
@@ -511,13 +511,10 @@ fn no_sequence_of_safe_calls_lets_the_dpa_use_what_was_released() {
     cases.extend(rdmi_cases());
     let mut unsound = Vec::new();
     for (name, case) in &cases {
-        let scope = sim().then(doca::sim::Scope::new);
-        if let Some(s) = &scope {
-            s.set_profile(short_limit_profile());
-        }
-        let live = Live {
-            scope: scope.as_ref(),
-        };
+        let objects = common::LiveObjects::new();
+        #[cfg(doca_backend = "sim")]
+        objects.scope().set_profile(short_limit_profile());
+        let live = Live { objects: &objects };
         if let Err(why) = case(&live) {
             eprintln!("UNSOUND {name}: {why}");
             unsound.push(*name);

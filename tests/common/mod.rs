@@ -4,6 +4,8 @@
 //! the first one with a DPA.
 #![allow(dead_code)]
 
+use std::collections::BTreeMap;
+
 use doca::dpa::{Device, Dpa};
 
 // The kernels of `tests/kernels/` (`--app-name=doca_tests`), built and declared
@@ -32,4 +34,44 @@ pub(crate) fn under_valgrind() -> bool {
     std::fs::read_to_string("/proc/self/maps")
         .map(|m| m.contains("vgpreload"))
         .unwrap_or(false)
+}
+
+/// The software DPA's live-object accounting for one test (`doca::sim::Scope`), in
+/// sim builds. A hardware build has no doca-sim at all (it must not link it), so
+/// there every answer is `None`: the tests check the accounting where it exists.
+pub(crate) struct LiveObjects {
+    #[cfg(doca_backend = "sim")]
+    scope: doca::sim::Scope,
+}
+
+impl LiveObjects {
+    /// Starts accounting (a new sim scope) in sim builds.
+    pub(crate) fn new() -> LiveObjects {
+        LiveObjects {
+            #[cfg(doca_backend = "sim")]
+            scope: doca::sim::Scope::new(),
+        }
+    }
+
+    /// The live objects by kind, on the sim.
+    pub(crate) fn all(&self) -> Option<BTreeMap<&'static str, i64>> {
+        #[cfg(doca_backend = "sim")]
+        return Some(self.scope.live_objects());
+        #[cfg(not(doca_backend = "sim"))]
+        None
+    }
+
+    /// How many objects live, on the sim.
+    pub(crate) fn total(&self) -> Option<i64> {
+        #[cfg(doca_backend = "sim")]
+        return Some(self.scope.live_total());
+        #[cfg(not(doca_backend = "sim"))]
+        None
+    }
+
+    /// The sim's scope itself, for its other hooks (sim builds only).
+    #[cfg(doca_backend = "sim")]
+    pub(crate) fn scope(&self) -> &doca::sim::Scope {
+        &self.scope
+    }
 }
