@@ -9,9 +9,9 @@
 //!
 //! Backends: real DOCA by default (found by pkg-config); the `sim` feature
 //! (`doca = { version = "0.1", features = ["sim"] }`, typically in
-//! `[dev-dependencies]`) or `DOCA_BACKEND=sim` puts the whole tree on the
-//! software DPA, whose test hooks are then `doca::sim` (fault injection, device
-//! profiles, live-object accounting). `doca` passes the backend on to your build
+//! `[dev-dependencies]`) puts the whole tree on the software DPA, whose test
+//! hooks are then `doca::sim` (fault injection, device profiles, live-object
+//! accounting); without it doca-sim is not in the build at all. `doca` passes the backend on to your build
 //! script (`links = "doca"`), so `doca_build_support::dpa_app::DpaApp` builds your
 //! kernels with dpacc or for the sim to match.
 //!

@@ -154,7 +154,7 @@ impl fmt::Display for SysError {
             SysError::Bindgen(e) => write!(
                 f,
                 "generating the DOCA bindings failed: {e}\n(to build without the installed DOCA, \
-                 use the software DPA: DOCA_BACKEND=sim)"
+                 use the software DPA: the `sim` feature of `doca`)"
             ),
             SysError::BindgenNotBuilt => write!(
                 f,
@@ -958,7 +958,7 @@ mod tests {
         let text = err.to_string();
         assert!(text.contains("DOCA was not found"), "{text}");
         assert!(text.contains("/opt/mellanox/doca/lib/pkgconfig"), "{text}");
-        assert!(text.contains("DOCA_BACKEND=sim"), "{text}");
+        assert!(text.contains("features = [\"sim\"]"), "{text}");
     }
 
     #[test]

@@ -12,8 +12,8 @@
 fn main() {
     println!("cargo::rerun-if-env-changed=DEP_DOCA_DPA_RDMI");
     let rdmi = std::env::var("DEP_DOCA_DPA_RDMI").is_ok_and(|v| v.trim() == "present");
-    let mut examples =
-        doca_build_support::dpa_app::DpaApp::new("doca_examples").sources_in("../../examples/kernels");
+    let mut examples = doca_build_support::dpa_app::DpaApp::new("doca_examples")
+        .sources_in("../../examples/kernels");
     let mut tests =
         doca_build_support::dpa_app::DpaApp::new("doca_tests").sources_in("../../tests/kernels");
     if rdmi {

@@ -458,7 +458,7 @@ impl fmt::Display for DpaAppError {
                 if *tool == "dpacc" {
                     f.write_str(
                         ", install the DOCA DPA tools (dpacc ships with the DOCA SDK), or \
-                         build for the software DPA with DOCA_BACKEND=sim",
+                         build for the software DPA (the `sim` feature of `doca`)",
                     )?;
                 }
                 Ok(())
@@ -531,7 +531,7 @@ mod tests {
         };
         let t = e.to_string();
         assert!(
-            t.contains("Set DPACC") && t.contains("DOCA_BACKEND=sim"),
+            t.contains("Set DPACC") && t.contains("the `sim` feature"),
             "{t}"
         );
         let e = DpaAppError::ToolNotFound {
@@ -539,6 +539,6 @@ mod tests {
             env_var: "DOCA_DPA_ATTRS2BLOB",
             tried: vec![],
         };
-        assert!(!e.to_string().contains("DOCA_BACKEND=sim"));
+        assert!(!e.to_string().contains("the `sim` feature"));
     }
 }

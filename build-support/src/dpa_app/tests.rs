@@ -893,7 +893,7 @@ mod hardware_flow {
             "DPACC",
             "PATH",
             "/nonexistent/doca/tools/dpacc",
-            "DOCA_BACKEND=sim",
+            "the `sim` feature",
         ] {
             assert!(text.contains(needle), "{needle} not in {text}");
         }
