@@ -312,42 +312,27 @@ impl Api {
             Err(self.error("doca_dpa_create", rc))
         } else {
             let (mut threads, mut run_time, mut cores, mut eus, mut total) = (0, 0, 0, 0, 0);
-            let query = |call: &str, rc: u32| {
-                if rc == SUCCESS {
-                    Ok(())
-                } else {
-                    Err(self.error(call, rc))
-                }
-            };
-            // SAFETY (each query): a created, not started, DPA context (DOCA answers
-            // these before doca_dpa_start); valid out-pointers.
-            let answers = query("doca_dpa_get_max_threads_per_kernel", unsafe {
-                threads_of(dpa, &mut threads)
-            })
+            // SAFETY: a created, not started, DPA context (DOCA answers the five
+            // queries before doca_dpa_start); a valid out-pointer.
+            let rc_threads = unsafe { threads_of(dpa, &mut threads) };
             // SAFETY: as above.
-            .and_then(|()| {
-                query("doca_dpa_get_kernel_max_run_time", unsafe {
-                    run_time_of(dpa, &mut run_time)
-                })
-            })
+            let rc_run_time = unsafe { run_time_of(dpa, &mut run_time) };
             // SAFETY: as above.
-            .and_then(|()| {
-                query("doca_dpa_get_core_num", unsafe {
-                    cores_of(dpa, &mut cores)
-                })
-            })
+            let rc_cores = unsafe { cores_of(dpa, &mut cores) };
             // SAFETY: as above.
-            .and_then(|()| {
-                query("doca_dpa_get_num_eus_per_core", unsafe {
-                    eus_of(dpa, &mut eus)
-                })
-            })
+            let rc_eus = unsafe { eus_of(dpa, &mut eus) };
             // SAFETY: as above.
-            .and_then(|()| {
-                query("doca_dpa_get_total_num_eus_available", unsafe {
-                    total_of(dpa, &mut total)
-                })
-            });
+            let rc_total = unsafe { total_of(dpa, &mut total) };
+            let answers = [
+                ("doca_dpa_get_max_threads_per_kernel", rc_threads),
+                ("doca_dpa_get_kernel_max_run_time", rc_run_time),
+                ("doca_dpa_get_core_num", rc_cores),
+                ("doca_dpa_get_num_eus_per_core", rc_eus),
+                ("doca_dpa_get_total_num_eus_available", rc_total),
+            ]
+            .into_iter()
+            .find(|(_, rc)| *rc != SUCCESS)
+            .map_or(Ok(()), |(call, rc)| Err(self.error(call, rc)));
             // SAFETY: the context created above, destroyed once.
             unsafe { destroy(dpa) };
             answers.map(|()| Limits {
