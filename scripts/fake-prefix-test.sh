@@ -251,6 +251,10 @@ want_json "\"dir\": \"$work/nowhere/lib\""
 
 echo "== no simulator in the hardware build (scripts/check-hw-symbols.sh, cargo tree)"
 hw_symbols "$prefix/lib"
+# An example run against the install reports the install's version and devices.
+out=$(LD_LIBRARY_PATH="$prefix/lib" "$CARGO_TARGET_DIR/debug/examples/list_devices" 2>&1) || { echo "$out"; fail "list_devices failed against the fake install"; }
+grep -qx "backend: hardware (DOCA $version)" <<<"$out" || { echo "$out"; fail "list_devices does not report the install's version $version"; }
+grep -q "mlx5_0  DPA: yes" <<<"$out" || { echo "$out"; fail "list_devices does not list the install's devices"; }
 for pkg in doca doca-doctor; do
     # What a dependant (or cargo install) gets: normal and build dependencies.
     tree=$(cd "$root" && cargo tree -q -p "$pkg" -e normal,build) || { echo "$tree"; fail "cargo tree -p $pkg failed"; }
