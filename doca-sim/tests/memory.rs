@@ -192,6 +192,25 @@ fn kernels_dereference_heap_addresses() {
     assert_no_leaks(&scope);
 }
 
+/// A map made from an RDMA export on `dev`, and the range it describes.
+fn import(
+    desc: *const std::ffi::c_void,
+    len: usize,
+    dev: *mut abi::doca_dev,
+) -> (*mut abi::doca_mmap, usize, usize) {
+    let mut remote = null_mut();
+    ok!(abi::doca_mmap_create_from_export(
+        std::ptr::null(),
+        desc,
+        len,
+        dev,
+        &mut remote
+    ));
+    let (mut addr, mut size) = (null_mut(), 0);
+    ok!(abi::doca_mmap_get_memrange(remote, &mut addr, &mut size));
+    (remote, addr as usize, size)
+}
+
 #[test]
 fn mmaps_of_dpa_memory() {
     let scope = Scope::new();
@@ -241,16 +260,7 @@ fn mmaps_of_dpa_memory() {
     let mut flag = 0u8;
     ok!(abi::doca_mmap_get_exported(m, &mut flag));
     assert_eq!(flag, 1);
-    let mut remote = null_mut();
-    ok!(abi::doca_mmap_create_from_export(
-        std::ptr::null(),
-        desc,
-        len,
-        ctx.dev,
-        &mut remote
-    ));
-    let (mut addr, mut size) = (null_mut(), 0);
-    ok!(abi::doca_mmap_get_memrange(remote, &mut addr, &mut size));
+    let (remote, addr, size) = import(desc, len, ctx.dev);
     assert_eq!((addr as u64, size), (block, 256));
     ok!(abi::doca_mmap_destroy(remote));
     ok!(abi::doca_dev_close(other));
@@ -454,20 +464,8 @@ fn mmaps_export_for_rdma_and_come_back() {
     );
     ok!(abi::doca_mmap_export_rdma(m, ctx.dev, &mut desc, &mut len));
 
-    let mut remote = null_mut();
-    ok!(abi::doca_mmap_create_from_export(
-        std::ptr::null(),
-        desc,
-        len,
-        ctx.dev,
-        &mut remote
-    ));
-    let (mut addr, mut size) = (null_mut(), 0);
-    ok!(abi::doca_mmap_get_memrange(remote, &mut addr, &mut size));
-    assert_eq!(
-        (addr as usize, size),
-        (memory.as_ptr() as usize, memory.len())
-    );
+    let (mut remote, addr, size) = import(desc, len, ctx.dev);
+    assert_eq!((addr, size), (memory.as_ptr() as usize, memory.len()));
     ok!(abi::doca_mmap_get_from_export(remote, &mut flag));
     assert_eq!(flag, 1);
     // It is started and its device is added: a kernel can name it.
