@@ -366,7 +366,8 @@ pub(crate) struct Watch {
 }
 
 /// How long stop requests go unheeded before the watchdog abandons a run.
-/// It sends them every [`KILL_TICK`] meanwhile (and on after).
+/// It sends them every [`KILL_TICK`] meanwhile, and every [`WATCHDOG_TICK`]
+/// after.
 pub(crate) const ABANDON_AFTER: Duration = Duration::from_millis(200);
 
 /// EU threads abandoned and still running device code.
@@ -427,7 +428,8 @@ impl Watch {
     /// Makes an over-time run's context fatal, and asks the thread to stop
     /// a run whose context is fatal (repeated every tick until it does: a
     /// thread inside the sim's own code or libc defers the request).
-    /// Returns whether it sent a stop request.
+    /// Returns whether it sent a stop request that calls for a quick repeat
+    /// (to a run not abandoned yet).
     ///
     /// Model choice: once a context is fatal, for whatever reason, every run
     /// of its device code still in kernel code is stopped, as a fatal DPA
@@ -451,7 +453,11 @@ impl Watch {
                 target.kill(armed.run);
             }
             let first = *armed.first_kill.get_or_insert(now);
-            if now - first >= ABANDON_AFTER && !self.abandoned.load(Ordering::Acquire) {
+            if self.abandoned.load(Ordering::Acquire) {
+                // Its requests go on at the watchdog's usual pace.
+                return false;
+            }
+            if now - first >= ABANDON_AFTER {
                 self.abandon(armed);
             }
             return true;
