@@ -378,7 +378,7 @@ static ABANDONED_EVER: AtomicUsize = AtomicUsize::new(0);
 /// How many EU threads the watchdog abandoned: `(still running, in all)`.
 ///
 /// A run of device code past its limit (or in a fatal context) that stays
-/// inside the C library for [`ABANDON_AFTER`] of stop requests — blocked in
+/// inside the C library for 200 ms of stop requests — blocked in
 /// a call, or spinning in one so that no request lands in the kernel's own
 /// code — is not stopped by a jump, which could leave a lock of the C library
 /// held for good. Its thread is abandoned: it no longer counts as a pool
