@@ -59,7 +59,16 @@ impl App {
 }
 
 pub(crate) mod sealed {
+    /// Implemented by this crate only: the supertrait of the sealed traits
+    /// ([`AbiScalar`](super::AbiScalar)).
     pub trait Sealed {}
+    /// The supertrait of [`ParamList`](super::ParamList) and
+    /// [`ThreadParams`](crate::ThreadParams): implemented for tuples of parameter
+    /// types, by this crate only.
+    pub trait SealedParams {}
+    /// The supertrait of [`KernelArgs`](super::KernelArgs): implemented for tuples
+    /// of arguments, by this crate only.
+    pub trait SealedArgs<Ps, F> {}
     impl Sealed for u64 {}
     impl Sealed for u32 {}
     impl Sealed for i64 {}
@@ -71,6 +80,9 @@ pub(crate) mod sealed {
 /// A C type a generated launcher takes for a parameter: `uint64_t`, `uint32_t`,
 /// `int64_t`, `int32_t`, `float`, `double`, or a struct's device layout
 /// ([`StructAbi`](crate::StructAbi), handed to the launcher by address).
+///
+/// **Sealed**: the launch path hands these values to C as the types named above, so
+/// only this crate implements it.
 pub trait AbiScalar: sealed::Sealed + Copy + Send + 'static {}
 impl AbiScalar for u64 {}
 impl AbiScalar for u32 {}
@@ -81,8 +93,13 @@ impl AbiScalar for f64 {}
 
 /// The type of one device-function parameter, as the generated declarations name it.
 ///
+/// **Unsafe to implement** (not sealed: a hand-written declaration may need its own
+/// marker type).
+///
 /// # Safety
-/// `Abi` must be the C type the generated launcher takes for parameters of this type.
+/// `Abi` must be the C type the generated launcher takes for parameters of this type,
+/// and every [`KernelArg`] for the type must produce values valid for that C
+/// parameter.
 pub unsafe trait KernelParam: 'static {
     /// The value handed to the launcher.
     type Abi: AbiScalar;
@@ -156,6 +173,8 @@ pub mod param {
 
 /// A value that can be passed for a parameter of type `P`.
 ///
+/// **Unsafe to implement**: the value goes to the device as is.
+///
 /// # Safety
 /// The value `lower` returns must be valid for the parameter's C type, and every object
 /// the device can reach through it must be recorded in `keep` (so it lives until the
@@ -180,12 +199,21 @@ unsafe impl<P: KernelParam, A: KernelArg<P> + ?Sized> KernelArg<P> for &A {
 }
 
 /// A tuple of parameter types (the `Params` of a [`KernelSig`]).
-pub trait ParamList: 'static {
+///
+/// **Sealed**: implemented for tuples of [`KernelParam`]s (up to 12) by this crate
+/// only, so `Abi` is always the tuple of the parameters' `Abi`s that the generated
+/// launchers take.
+pub trait ParamList: sealed::SealedParams + 'static {
     /// The tuple of the values handed to the launcher.
     type Abi: Copy;
 }
 
 /// A tuple of arguments matching the parameter tuple `Ps` element by element.
+///
+/// **Sealed**: implemented for tuples of [`KernelArg`]s by this crate only (its
+/// `lower_all` produces the values handed to DOCA's launch and records what they
+/// reference), so a launch, a thread or an RPC only ever receives values that
+/// `KernelArg` implementations produced. Write `(arg,)` for one argument.
 ///
 /// `F` is the device function's generated signature type (named after the
 /// function): it only serves the compiler's message when the arguments do not
@@ -195,7 +223,7 @@ pub trait ParamList: 'static {
     label = "expected a tuple with one argument per C parameter of `{F}`, in order",
     note = "the parameters come from the function's C prototype; see its documentation"
 )]
-pub trait KernelArgs<Ps: ParamList, F = ()> {
+pub trait KernelArgs<Ps: ParamList, F = ()>: sealed::SealedArgs<Ps, F> {
     /// Lowers every argument, recording what they keep alive.
     #[doc(hidden)]
     fn lower_all(&self, keep: &mut Keep<'_>) -> Result<Ps::Abi>;
@@ -203,9 +231,12 @@ pub trait KernelArgs<Ps: ParamList, F = ()> {
 
 macro_rules! tuples {
     ($( ($($p:ident $a:ident $v:ident),*) )*) => {$(
+        impl<$($p: KernelParam,)*> sealed::SealedParams for ($($p,)*) {}
         impl<$($p: KernelParam,)*> ParamList for ($($p,)*) {
             type Abi = ($($p::Abi,)*);
         }
+
+        impl<F, $($p: KernelParam,)* $($a: KernelArg<$p>,)*> sealed::SealedArgs<($($p,)*), F> for ($($a,)*) {}
 
         impl<F, $($p: KernelParam,)* $($a: KernelArg<$p>,)*> KernelArgs<($($p,)*), F> for ($($a,)*) {
             #[inline]

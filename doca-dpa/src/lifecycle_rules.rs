@@ -222,3 +222,79 @@
 //!     Ok(())
 //! }
 //! ```
+//!
+//! # Traits the library trusts
+//!
+//! Every public trait whose implementations the launch path relies on is either
+//! sealed (only this crate implements it) or `unsafe` to implement:
+//!
+//! | trait | kind |
+//! |---|---|
+//! | [`KernelArgs`](crate::KernelArgs), [`ParamList`](crate::ParamList), [`ThreadParams`](crate::ThreadParams), [`AbiScalar`](crate::AbiScalar) | sealed |
+//! | [`KernelArg`](crate::KernelArg), [`KernelParam`](crate::KernelParam), [`KernelSig`](crate::KernelSig), [`RpcSig`](crate::RpcSig), [`DeviceCopy`](crate::DeviceCopy), [`DeviceStruct`](crate::DeviceStruct) | `unsafe trait` with a `# Safety` contract |
+//! | [`Reactor`](crate::Reactor) | safe: nothing relies on it for soundness (a misbehaving reactor only delays or fails a future) |
+//!
+//! An argument tuple is a tuple of arguments: a user type cannot stand in for one
+//! and hand its own values to DOCA's launch.
+//!
+//! ```
+//! # enum Fill {}
+//! # // SAFETY: a test declaration, never launched.
+//! # unsafe impl doca_dpa::KernelSig for Fill {
+//! #     type Params = (doca_dpa::param::DevPtr, u64);
+//! #     const NAME: &'static str = "fill";
+//! #     unsafe fn launch(_: &doca_dpa::__private::RawLaunch, _: (u64, u64)) -> doca_dpa::sys::doca_error_t { 0 }
+//! # }
+//! fn go<'a>(l: &'a doca_dpa::Launcher, k: &doca_dpa::Kernel<Fill>, b: &doca_dpa::DpaBuffer<u64>) -> doca_dpa::Result<doca_dpa::Launch<'a>> {
+//!     l.launch(k, 1, (b, 7u64))
+//! }
+//! ```
+//! ```compile_fail
+//! struct Forged;
+//! impl doca_dpa::KernelArgs<(doca_dpa::param::DevPtr, u64)> for Forged {
+//!     fn lower_all(&self, _: &mut doca_dpa::Keep<'_>) -> doca_dpa::Result<(u64, u64)> {
+//!         Ok((0x1000, 7))
+//!     }
+//! }
+//! ```
+//! ```compile_fail
+//! struct Forged;
+//! // `unsafe` does not help: the trait is sealed.
+//! unsafe impl doca_dpa::KernelArgs<(doca_dpa::param::DevPtr, u64)> for Forged {
+//!     fn lower_all(&self, _: &mut doca_dpa::Keep<'_>) -> doca_dpa::Result<(u64, u64)> {
+//!         Ok((0x1000, 7))
+//!     }
+//! }
+//! ```
+//!
+//! A parameter list is a tuple of parameter types; its `Abi` cannot be chosen:
+//!
+//! ```compile_fail
+//! struct Params;
+//! impl doca_dpa::ParamList for Params {
+//!     type Abi = (u32,);
+//! }
+//! ```
+//! ```compile_fail
+//! struct Params;
+//! impl doca_dpa::ThreadParams for Params {
+//!     fn thread_arg(_: ()) -> u64 { 0x1000 }
+//! }
+//! ```
+//!
+//! A value for a DPA address parameter is an object that keeps its memory alive, or
+//! a promise made with `unsafe`:
+//!
+//! ```
+//! struct Mine;
+//! // SAFETY: a test type; the value is not an address.
+//! unsafe impl doca_dpa::KernelArg<u64> for Mine {
+//!     fn lower(&self, _: &mut doca_dpa::Keep<'_>) -> doca_dpa::Result<u64> { Ok(7) }
+//! }
+//! ```
+//! ```compile_fail
+//! struct Forged;
+//! impl doca_dpa::KernelArg<doca_dpa::param::DevPtr> for Forged {
+//!     fn lower(&self, _: &mut doca_dpa::Keep<'_>) -> doca_dpa::Result<u64> { Ok(0x1000) }
+//! }
+//! ```

@@ -149,7 +149,10 @@ impl Drop for ThreadInner {
 
 /// Parameter lists a DPA thread function can have: none, or one 64-bit value (the
 /// `uint64_t arg` of `doca_dpa_thread_set_func_arg`).
-pub trait ThreadParams: ParamList {
+///
+/// **Sealed**: implemented for `()` and one-parameter tuples by this crate only (the
+/// value it extracts is what DOCA hands the thread function).
+pub trait ThreadParams: ParamList + crate::app::sealed::SealedParams {
     /// The thread argument.
     #[doc(hidden)]
     fn thread_arg(abi: Self::Abi) -> u64;
