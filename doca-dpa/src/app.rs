@@ -169,6 +169,26 @@ pub mod param {
 
     #[cfg(doca_sym = "doca_dpa_mem_alloc")]
     pub use crate::memory::ByValue;
+
+    /// `T *` (a C pointer to `T` elements): a DPA address of `T`s. Arguments:
+    /// `&DpaBuffer<T>` and `&DpaSlice<T>` of the same element type, `&DpaBox<T>`
+    /// for a pointer to a struct of the application; never memory of another
+    /// element type (a 1-byte buffer for `uint64_t *` would let the kernel write
+    /// past its end). `void *` and `doca_dpa_dev_uintptr_t` are [`DevPtr`], which
+    /// takes any DPA memory.
+    pub struct Ptr<T: 'static>(std::convert::Infallible, std::marker::PhantomData<fn() -> T>);
+
+    impl<T: 'static> std::fmt::Debug for Ptr<T> {
+        fn fmt(&self, _: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            match self.0 {}
+        }
+    }
+
+    // SAFETY: a pointer parameter; the generated launcher takes every pointer as a
+    // `uint64_t` DPA address (the DPA is LP64).
+    unsafe impl<T: 'static> KernelParam for Ptr<T> {
+        type Abi = u64;
+    }
 }
 
 /// A value that can be passed for a parameter of type `P`.
@@ -183,7 +203,9 @@ pub mod param {
     message = "`{Self}` cannot be passed for a device-function parameter of type `{P}`",
     label = "the kernel's C prototype declares this parameter as `{P}`",
     note = "arguments for DOCA handles and DPA addresses are the objects themselves \
-            (`&DpaBuffer`, `&KernelEvent`, `&Completion`, …), which the launch keeps alive"
+            (`&DpaBuffer`, `&KernelEvent`, `&Completion`, …), which the launch keeps alive",
+    note = "a `param::Ptr<T>` parameter is a C `T *`: it takes a `&DpaBuffer<T>`, \
+            `&DpaSlice<T>` or `&DpaBox<T>` of exactly that element type"
 )]
 pub unsafe trait KernelArg<P: KernelParam> {
     /// The value for the C parameter, recording in `keep` what it keeps alive.

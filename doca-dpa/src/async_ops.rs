@@ -53,6 +53,16 @@ impl AsyncOps {
         if queue_size == 0 {
             return Err(Error::invalid("doca_dpa_async_ops_create", "queue size 0"));
         }
+        if !completion.dpa().same_context(dpa) {
+            return Err(Error::invalid(
+                "doca_dpa_async_ops_attach",
+                format!(
+                    "the completion is of DPA context #{}, the async ops of DPA context #{}",
+                    completion.dpa().serial(),
+                    dpa.serial()
+                ),
+            ));
+        }
         // The user data travels in completion elements, which hold 24 bits.
         if user_data >= 1 << sys::DOCA_DPA_COMPLETION_LOG_MAX_USER_DATA {
             return Err(Error::invalid(
@@ -115,6 +125,7 @@ impl AsyncOps {
 // completion).
 unsafe impl KernelArg<param::AsyncOps> for AsyncOps {
     fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
+        keep.check_context(&self.inner._dpa, "the async ops")?;
         keep.keep(KeepAlive::new(&self.inner));
         Ok(self.inner.handle)
     }

@@ -71,6 +71,8 @@ pub enum Health {
 
 pub(crate) struct DpaInner {
     ptr: NonNull<sys::doca_dpa>,
+    /// The context's number in this process (from 1), for messages.
+    serial: u64,
     /// Set by [`Dpa::destroy`], which already tore the context down.
     torn_down: bool,
     /// The context this one extends (kept alive: extended contexts go first).
@@ -78,6 +80,11 @@ pub(crate) struct DpaInner {
     device: Device,
     app: App,
     pub(crate) limits: Limits,
+}
+
+fn next_serial() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 impl Drop for DpaInner {
@@ -268,6 +275,7 @@ impl DpaBuilder {
         tracing::info!(target: "doca_dpa::dpa", app = app.name(), device = %self.device.info().pci_addr, "DPA context started");
         Ok(Dpa {
             inner: Rc::new(DpaInner {
+                serial: next_serial(),
                 ptr,
                 torn_down: false,
                 _base: None,
@@ -394,6 +402,8 @@ impl Dpa {
     /// Fails with [`Error::InUse`] (and changes nothing) while clones of this
     /// `Dpa` or objects made from it are alive.
     pub fn destroy(self) -> Result<()> {
+        // Records of stopped threads whose run-time limit passed hold the context.
+        crate::keep::reap();
         match Rc::try_unwrap(self.inner) {
             Ok(mut inner) => inner.teardown(),
             Err(inner) => Err(Error::InUse {
@@ -456,6 +466,17 @@ impl Dpa {
         } else {
             Err(self)
         }
+    }
+
+    /// The context's number in this process (from 1, in creation order): how
+    /// messages name it. No DOCA call.
+    pub fn serial(&self) -> u64 {
+        self.inner.serial
+    }
+
+    /// What every clone shares: the identity of the context.
+    pub(crate) fn identity(&self) -> *const () {
+        Rc::as_ptr(&self.inner).cast()
     }
 
     /// Whether `other` is this context (or a clone of it).
@@ -538,6 +559,7 @@ impl Dpa {
         tracing::debug!(target: "doca_dpa::dpa", device = %other.info().pci_addr, "DPA context extended");
         Ok(Dpa {
             inner: Rc::new(DpaInner {
+                serial: next_serial(),
                 ptr,
                 torn_down: false,
                 _base: Some(self.clone()),
@@ -554,6 +576,7 @@ impl Dpa {
 // context.
 unsafe impl crate::KernelArg<crate::param::Dpa> for Dpa {
     fn lower(&self, keep: &mut crate::Keep<'_>) -> Result<u64> {
+        keep.check_context(self, "the DPA context handle")?;
         let mut h = 0;
         // SAFETY: a started context; valid out-pointer.
         unsafe { doca_call!(doca_dpa_get_dpa_handle(self.as_ptr(), &mut h)) }?;

@@ -298,3 +298,49 @@
 //!     fn lower(&self, _: &mut doca_dpa::Keep<'_>) -> doca_dpa::Result<u64> { Ok(0x1000) }
 //! }
 //! ```
+//!
+//! # Typed pointer parameters
+//!
+//! A C `uint64_t *out` parameter is `param::Ptr<u64>`: it takes memory of `u64`s
+//! only, so a kernel cannot write 8 bytes into a 1-byte buffer.
+//!
+//! ```
+//! # enum Store {}
+//! # // SAFETY: a test declaration, never launched.
+//! # unsafe impl doca_dpa::KernelSig for Store {
+//! #     type Params = (doca_dpa::param::Ptr<u64>,);
+//! #     const NAME: &'static str = "store";
+//! #     unsafe fn launch(_: &doca_dpa::__private::RawLaunch, _: (u64,)) -> doca_dpa::sys::doca_error_t { 0 }
+//! # }
+//! fn go<'a>(l: &'a doca_dpa::Launcher, k: &doca_dpa::Kernel<Store>, b: &doca_dpa::DpaBuffer<u64>) -> doca_dpa::Result<doca_dpa::Launch<'a>> {
+//!     l.launch(k, 1, (b,))
+//! }
+//! ```
+//! ```compile_fail
+//! # enum Store {}
+//! # // SAFETY: a test declaration, never launched.
+//! # unsafe impl doca_dpa::KernelSig for Store {
+//! #     type Params = (doca_dpa::param::Ptr<u64>,);
+//! #     const NAME: &'static str = "store";
+//! #     unsafe fn launch(_: &doca_dpa::__private::RawLaunch, _: (u64,)) -> doca_dpa::sys::doca_error_t { 0 }
+//! # }
+//! fn go<'a>(l: &'a doca_dpa::Launcher, k: &doca_dpa::Kernel<Store>, b: &doca_dpa::DpaBuffer<u8>) -> doca_dpa::Result<doca_dpa::Launch<'a>> {
+//!     l.launch(k, 1, (b,)) // bytes where the kernel writes uint64_t
+//! }
+//! ```
+//!
+//! A `void *` or `doca_dpa_dev_uintptr_t` parameter (`param::DevPtr`) takes any
+//! DPA memory:
+//!
+//! ```
+//! # enum Any {}
+//! # // SAFETY: a test declaration, never launched.
+//! # unsafe impl doca_dpa::KernelSig for Any {
+//! #     type Params = (doca_dpa::param::DevPtr,);
+//! #     const NAME: &'static str = "any";
+//! #     unsafe fn launch(_: &doca_dpa::__private::RawLaunch, _: (u64,)) -> doca_dpa::sys::doca_error_t { 0 }
+//! # }
+//! fn go<'a>(l: &'a doca_dpa::Launcher, k: &doca_dpa::Kernel<Any>, b: &doca_dpa::DpaBuffer<u8>) -> doca_dpa::Result<doca_dpa::Launch<'a>> {
+//!     l.launch(k, 1, (b,))
+//! }
+//! ```

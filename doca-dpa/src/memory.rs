@@ -13,7 +13,7 @@ use std::rc::Rc;
 use crate::app::{param, KernelArg, KernelParam};
 use crate::dpa::Dpa;
 use crate::error::{doca_call, Error, Result};
-use crate::keep::{Keep, KeepAlive, KeepQueue};
+use crate::keep::{CtxId, Keep, KeepAlive, KeepQueue};
 
 /// Plain data that can be copied byte for byte between host and DPA.
 ///
@@ -337,6 +337,7 @@ impl Allocation {
 unsafe impl<T: DeviceCopy> KernelArg<param::DevPtr> for DpaBuffer<T> {
     #[inline]
     fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
+        keep.check_context(&self.alloc.dpa, "the DPA buffer")?;
         keep.keep(KeepAlive::new(&self.alloc));
         Ok(self.alloc.addr)
     }
@@ -386,6 +387,7 @@ impl<T: DeviceCopy> DpaSlice<T> {
 unsafe impl<T: DeviceCopy> KernelArg<param::DevPtr> for DpaSlice<T> {
     #[inline]
     fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
+        keep.check_context(&self.alloc.dpa, "the DPA buffer slice")?;
         keep.keep(KeepAlive::new(&self.alloc));
         Ok(self.alloc.addr + self.byte_offset as u64)
     }
@@ -398,6 +400,8 @@ unsafe impl<T: DeviceCopy> KernelArg<param::DevPtr> for DpaSlice<T> {
 pub struct Dev<P: KernelParam> {
     abi: P::Abi,
     keep: KeepQueue,
+    /// The context of the object the value came from (`None` for a plain value).
+    ctx: Option<CtxId>,
 }
 
 impl<P: KernelParam> fmt::Debug for Dev<P> {
@@ -411,8 +415,10 @@ impl<P: KernelParam> Dev<P> {
     /// this `Dev` (and anything it is moved into) lives.
     pub fn new(arg: impl KernelArg<P>) -> Result<Dev<P>> {
         let mut keep = KeepQueue::default();
-        let abi = arg.lower(&mut keep.recorder(0))?;
-        Ok(Dev { abi, keep })
+        let mut recorder = keep.recorder(0, None);
+        let abi = arg.lower(&mut recorder)?;
+        let ctx = recorder.context();
+        Ok(Dev { abi, keep, ctx })
     }
 }
 
@@ -427,10 +433,13 @@ impl<P: KernelParam> Dev<P> {
     /// value.
     pub unsafe fn unkept(arg: impl KernelArg<P>) -> Result<Dev<P>> {
         let mut keep = KeepQueue::default();
-        let abi = arg.lower(&mut keep.recorder(0))?;
+        let mut recorder = keep.recorder(0, None);
+        let abi = arg.lower(&mut recorder)?;
+        let ctx = recorder.context();
         Ok(Dev {
             abi,
             keep: KeepQueue::default(),
+            ctx,
         })
     }
 
@@ -447,14 +456,19 @@ impl<P: KernelParam> Dev<P> {
         Dev {
             abi: P::Abi::default(),
             keep: KeepQueue::default(),
+            ctx: None,
         }
     }
 }
 
-// SAFETY: the value came from a `KernelArg`, and what it references is held by
-// `self.keep`, which the new record now also holds.
+// SAFETY: the value came from a `KernelArg` (which checked its object's context
+// against `self.ctx`, checked here against the new record's), and what it
+// references is held by `self.keep`, which the new record now also holds.
 unsafe impl<P: KernelParam> KernelArg<P> for Dev<P> {
     fn lower(&self, keep: &mut Keep<'_>) -> Result<P::Abi> {
+        if let Some(ctx) = self.ctx {
+            keep.check_id(ctx, "the object of a `Dev` value")?;
+        }
         self.keep.for_each(|k| keep.keep(k.clone()));
         Ok(self.abi)
     }
@@ -590,7 +604,16 @@ impl<T: DeviceStruct> DpaBox<T> {
     /// value referenced stays alive too: a kernel may still be reading it.
     pub fn set(&self, value: &T) -> Result<()> {
         let mut keep = self.inner.keep.borrow_mut();
-        let repr = value.lower(&mut keep.recorder(0))?;
+        let mark = keep.len();
+        let ctx = CtxId::of(&self.inner.alloc.dpa);
+        let repr = match value.lower(&mut keep.recorder(0, Some(ctx))) {
+            Ok(repr) => repr,
+            Err(e) => {
+                // Nothing was written: what the refused value recorded is not used.
+                keep.truncate(mark);
+                return Err(e);
+            }
+        };
         // SAFETY: `Repr` has no padding (DeviceStruct), so all its bytes are
         // initialised.
         let bytes = unsafe {
@@ -625,7 +648,43 @@ impl<T: DeviceStruct> DpaBox<T> {
 unsafe impl<T: DeviceStruct> KernelArg<param::DevPtr> for DpaBox<T> {
     #[inline]
     fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
+        keep.check_context(&self.inner.alloc.dpa, "the DPA box")?;
         keep.keep(KeepAlive::new(&self.inner));
         Ok(self.inner.alloc.addr)
+    }
+}
+
+// Typed pointer parameters (`param::Ptr<T>`, a C `T *`): memory of `T`s only.
+
+// SAFETY: as the `param::DevPtr` impl: the address of a live allocation of `T`s,
+// which the keep record holds; the element type is the C pointee's.
+unsafe impl<T: DeviceCopy> KernelArg<param::Ptr<T>> for DpaBuffer<T> {
+    #[inline]
+    fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
+        <Self as KernelArg<param::DevPtr>>::lower(self, keep)
+    }
+}
+
+// SAFETY: as the `param::DevPtr` impl, with the element type of the C pointee.
+unsafe impl<T: DeviceCopy> KernelArg<param::Ptr<T>> for DpaSlice<T> {
+    #[inline]
+    fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
+        <Self as KernelArg<param::DevPtr>>::lower(self, keep)
+    }
+}
+
+// SAFETY: as the `param::DevPtr` impl: the struct `T`'s memory, for a `struct T *`.
+unsafe impl<T: DeviceStruct> KernelArg<param::Ptr<T>> for DpaBox<T> {
+    #[inline]
+    fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
+        <Self as KernelArg<param::DevPtr>>::lower(self, keep)
+    }
+}
+
+// SAFETY: `DevPtr` can only be made by `from_raw`, whose caller promised that the
+// memory outlives the device's use of it and is as large as the kernel uses it.
+unsafe impl<T: 'static> KernelArg<param::Ptr<T>> for DevPtr {
+    fn lower(&self, _keep: &mut Keep<'_>) -> Result<u64> {
+        Ok(self.0)
     }
 }

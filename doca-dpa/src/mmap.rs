@@ -76,6 +76,16 @@ impl DpaMmap {
         if count == 0 {
             return Err(Error::invalid(CALL, "the mapped range must not be empty"));
         }
+        if !buffer.dpa().same_context(dpa) {
+            return Err(Error::invalid(
+                CALL,
+                format!(
+                    "the buffer is memory of DPA context #{}, not of DPA context #{} it would be mapped for",
+                    buffer.dpa().serial(),
+                    dpa.serial()
+                ),
+            ));
+        }
         let size = std::mem::size_of::<T>();
         let addr = buffer.allocation().addr() + (offset * size) as u64;
         let len = count * size;
@@ -143,6 +153,7 @@ impl DpaMmap {
 // SAFETY: the map's DPA handle; the keep record holds the map (and so its memory).
 unsafe impl KernelArg<param::Mmap> for DpaMmap {
     fn lower(&self, keep: &mut Keep<'_>) -> Result<u32> {
+        keep.check_context(&self.inner.dpa, "the memory map")?;
         keep.keep(KeepAlive::new(&self.inner));
         Ok(self.inner.handle)
     }

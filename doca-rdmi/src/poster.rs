@@ -92,7 +92,8 @@ struct PosterInner {
     handle: u64,
     /// The connections it works with: destroyed after it (DOCA's teardown order).
     _connections: Vec<KeepAlive>,
-    _config: Config,
+    /// Dropped only once the poster is destroyed (leaked otherwise).
+    _config: std::mem::ManuallyDrop<Config>,
 }
 
 impl PosterInner {
@@ -103,10 +104,22 @@ impl PosterInner {
 
 impl Drop for PosterInner {
     fn drop(&mut self) {
-        match self.life.teardown() {
-            Ok(()) => tracing::debug!(target: "doca_rdmi::poster", "poster destroyed"),
-            Err(e) => {
-                tracing::warn!(target: "doca_rdmi::poster", error = %e, "tearing an RDMI poster down during drop failed")
+        // As a connection's drop: a panic in user code woken by the stop leaks,
+        // never frees, what the device may still use.
+        let torn = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.life.teardown()));
+        if !self.life.is_destroyed() {
+            // SAFETY: taken once, here, to be leaked; never used again.
+            std::mem::forget(unsafe { std::mem::ManuallyDrop::take(&mut self._config) });
+            std::mem::forget(std::mem::take(&mut self._connections));
+        } else {
+            // SAFETY: dropped once, here: the poster is destroyed.
+            unsafe { std::mem::ManuallyDrop::drop(&mut self._config) };
+        }
+        match torn {
+            Err(panic) => std::panic::resume_unwind(panic),
+            Ok(Ok(())) => tracing::debug!(target: "doca_rdmi::poster", "poster destroyed"),
+            Ok(Err(e)) => {
+                tracing::warn!(target: "doca_rdmi::poster", error = %e, "tearing an RDMI poster down during drop failed (what it uses is leaked unless it was destroyed)")
             }
         }
     }
@@ -196,7 +209,7 @@ impl PosterBuilder {
             life: Life::new("doca_rdmi_poster_create", raw)?,
             handle: 0,
             _connections: self.connections,
-            _config: self.config,
+            _config: std::mem::ManuallyDrop::new(self.config),
         };
         inner.handle = configure_and_start(&mut inner.life, &inner._config, |_| Ok(()))?;
         tracing::debug!(target: "doca_rdmi::poster", "poster started");
@@ -348,6 +361,7 @@ impl StoppingPoster {
 // the connections, completion and contexts it keeps alive).
 unsafe impl KernelArg<param::RdmiPoster> for Poster {
     fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
+        keep.check_context(&self.inner._config.dpa, "the RDMI poster")?;
         keep.keep(KeepAlive::new(&self.inner));
         Ok(self.inner.handle)
     }

@@ -440,22 +440,36 @@ struct CqInner {
 }
 
 impl CqInner {
-    /// `doca_verbs_cq_destroy`, once.
+    /// `doca_verbs_cq_destroy`, once. When it fails the CQ may still wake its
+    /// bound DPA thread, so the thread and the verbs context are leaked (before the
+    /// caller reports, which runs user code); `destroyed` is set only on success.
     fn destroy_now(&mut self) -> Result<()> {
         if self.destroyed {
             return Ok(());
         }
-        self.destroyed = true;
-        // SAFETY: created by DOCA, destroyed once; every object using it
-        // holds an Rc of this, so they are gone.
-        unsafe { rdmi_call!(doca_verbs_cq_destroy(self.ptr.as_ptr())) }
+        // SAFETY: created by DOCA, destroyed once (the flag is set on success; a
+        // failed destroy leaves the CQ alive); every object using it holds an Rc of
+        // this, so they are gone.
+        let r = unsafe { rdmi_call!(doca_verbs_cq_destroy(self.ptr.as_ptr())) };
+        match r {
+            Ok(()) => self.destroyed = true,
+            Err(_) => {
+                if let Some(bound) = self.attrs.dpa_thread.take() {
+                    std::mem::forget(bound);
+                }
+                std::mem::forget(self.context.clone());
+                // Never try again (drop would): the CQ is left as it is.
+                self.destroyed = true;
+            }
+        }
+        r
     }
 }
 
 impl Drop for CqInner {
     fn drop(&mut self) {
         if let Err(e) = self.destroy_now() {
-            tracing::warn!(target: "doca_rdmi::verbs", error = %e, "doca_verbs_cq_destroy failed during drop");
+            tracing::warn!(target: "doca_rdmi::verbs", error = %e, "doca_verbs_cq_destroy failed during drop: the CQ, its bound thread and verbs context are leaked");
         }
     }
 }

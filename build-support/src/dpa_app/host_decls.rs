@@ -139,11 +139,58 @@ pub(crate) fn by_value_struct<'a>(c_type: &str, structs: &'a [StructDef]) -> Opt
     })
 }
 
+/// Element types of typed pointer parameters (`T *` becomes `param::Ptr<R>`), beyond
+/// the scalar parameter types of [`TYPE_TABLE`]: the narrow integers, which cannot be
+/// passed by value but can be pointed to. `char` is unsigned on the DPA (RISC-V).
+const POINTEE_TABLE: &[(&str, &str)] = &[
+    ("uint8_t", "u8"),
+    ("int8_t", "i8"),
+    ("char", "u8"),
+    ("unsigned char", "u8"),
+    ("signed char", "i8"),
+    ("uint16_t", "u16"),
+    ("int16_t", "i16"),
+    ("short", "i16"),
+    ("unsigned short", "u16"),
+];
+
+/// The `param` type of a pointer parameter: `param::DevPtr` for `void *` (any DPA
+/// memory), `param::Ptr<R>` for `T *` with `R` the Rust type of `T` (a scalar, or a
+/// struct of the application as `super::NAME`), or `None` when `T` has no Rust type.
+fn pointer_param(c_type: &str, structs: &[StructDef]) -> Option<String> {
+    let star = c_type.find('*')?;
+    if c_type[star + 1..].contains('*') {
+        // `T **`: an address of addresses, whose targets nothing would keep alive.
+        return None;
+    }
+    let pointee: Vec<&str> = c_type[..star]
+        .split_whitespace()
+        .filter(|w| !matches!(*w, "const" | "volatile" | "restrict" | "__restrict"))
+        .collect();
+    let pointee = pointee.join(" ");
+    if pointee == "void" {
+        return Some("param::DevPtr".to_owned());
+    }
+    if let Some((_, r)) = TYPE_TABLE.iter().find(|(c, _)| *c == pointee) {
+        return match r.rust {
+            // A DOCA handle typedef's storage is its ABI integer.
+            handle if handle.starts_with("param::") => Some(format!("param::Ptr<{}>", r.abi_rust)),
+            scalar => Some(format!("param::Ptr<{scalar}>")),
+        };
+    }
+    if let Some((_, r)) = POINTEE_TABLE.iter().find(|(c, _)| *c == pointee) {
+        return Some(format!("param::Ptr<{r}>"));
+    }
+    by_value_struct(&pointee, structs).map(|def| format!("param::Ptr<super::{}>", rust_ident(&def.name)))
+}
+
 /// How one parameter crosses from Rust to the generated C launcher: as a scalar of
-/// the type table, or as a struct passed by value (whose device layout the launcher
-/// receives by address and copies into a C value of the struct type).
+/// the type table, as a typed pointer (a DPA address, `param::Ptr<R>`), or as a
+/// struct passed by value (whose device layout the launcher receives by address and
+/// copies into a C value of the struct type).
 enum Crossing<'a> {
     Scalar(RustParam),
+    Pointer(String),
     Struct(&'a StructDef),
 }
 
@@ -152,6 +199,7 @@ impl Crossing<'_> {
     fn sig_type(&self) -> String {
         match self {
             Crossing::Scalar(p) => p.rust.to_owned(),
+            Crossing::Pointer(rust) => rust.clone(),
             Crossing::Struct(def) => format!("param::ByValue<super::{}>", rust_ident(&def.name)),
         }
     }
@@ -160,6 +208,7 @@ impl Crossing<'_> {
     fn abi_type(&self) -> String {
         match self {
             Crossing::Scalar(p) => p.abi_rust.to_owned(),
+            Crossing::Pointer(_) => "u64".to_owned(),
             Crossing::Struct(def) => format!(
                 "__dpa::StructAbi<super::__repr_{}::{}>",
                 def.name,
@@ -172,6 +221,7 @@ impl Crossing<'_> {
     fn ffi_type(&self) -> &'static str {
         match self {
             Crossing::Scalar(p) => p.abi_rust,
+            Crossing::Pointer(_) => "u64",
             Crossing::Struct(_) => "*const ::core::ffi::c_void",
         }
     }
@@ -179,7 +229,7 @@ impl Crossing<'_> {
     /// How `__sig` passes value `a{i}` to the launcher.
     fn forward(&self, i: usize) -> String {
         match self {
-            Crossing::Scalar(_) => format!(", a{i}"),
+            Crossing::Scalar(_) | Crossing::Pointer(_) => format!(", a{i}"),
             Crossing::Struct(_) => format!(", ::core::ptr::addr_of!(a{i}).cast()"),
         }
     }
@@ -192,13 +242,19 @@ fn crossing<'a>(
     p: &Param,
     structs: &'a [StructDef],
 ) -> Result<Crossing<'a>, DpaAppError> {
-    if !p.c_type.contains('*') {
-        if let Some(def) = by_value_struct(&p.c_type, structs) {
-            return Ok(Crossing::Struct(def));
-        }
-        if p.c_type.starts_with("struct ") {
-            return Err(refuse(f, position, p, ParamRefusal::StructByValue));
-        }
+    if p.c_type.contains('*') {
+        // The launcher passes the address as `uint64_t` (what `rust_param` says for
+        // every pointer); the Rust side keeps the element type.
+        rust_param(f, position, p)?;
+        return pointer_param(&p.c_type, structs)
+            .map(Crossing::Pointer)
+            .ok_or_else(|| refuse(f, position, p, ParamRefusal::UnknownPointee));
+    }
+    if let Some(def) = by_value_struct(&p.c_type, structs) {
+        return Ok(Crossing::Struct(def));
+    }
+    if p.c_type.starts_with("struct ") {
+        return Err(refuse(f, position, p, ParamRefusal::StructByValue));
     }
     rust_param(f, position, p).map(Crossing::Scalar)
 }
@@ -375,6 +431,7 @@ pub fn launcher_source(
             .enumerate()
             .map(|(i, p)| match p {
                 Crossing::Scalar(p) => format!("{} a{i}", p.abi_c),
+                Crossing::Pointer(_) => format!("uint64_t a{i}"),
                 Crossing::Struct(_) => format!("const void *a{i}"),
             })
             .collect();
@@ -388,7 +445,7 @@ pub fn launcher_source(
                     "\tstruct {n} v{i};\n\tmemcpy(&v{i}, a{i}, sizeof(v{i}));\n",
                     n = def.name
                 )),
-                Crossing::Scalar(_) => None,
+                Crossing::Scalar(_) | Crossing::Pointer(_) => None,
             })
             .collect();
         let pass: String = f
@@ -399,6 +456,7 @@ pub fn launcher_source(
             .map(|(i, (cp, x))| match x {
                 // The pointee type need not be visible here; every object pointer
                 // has the representation of `void *` on the DPA and host ABIs.
+                Crossing::Pointer(_) => format!(", (void *)(uintptr_t)a{i}"),
                 Crossing::Scalar(_) if cp.c_type.contains('*') => {
                     format!(", (void *)(uintptr_t)a{i}")
                 }
