@@ -20,12 +20,14 @@ use std::time::Duration;
 
 use common::doca_tests;
 use doca::dpa::{
-    Dpa, DpaBuffer, DpaThread, Error, Export, Gate, KernelEvent, Launcher,
-    NotificationCompletion, ThreadBuilder, WaitEvent,
+    Completion, CompletionBuilder, Dpa, DpaBuffer, DpaThread, Error, Export, Gate, KernelEvent,
+    Launcher, NotificationCompletion, ThreadBuilder, ThreadGroup, WaitEvent,
 };
 
 const STEPS: usize = 40;
 const SHORT: Duration = Duration::from_millis(1);
+/// The kernel run-time limit of the fuzzed device, in milliseconds.
+const LIMIT_MS: u64 = 2_000;
 
 /// xorshift64*: small, seedable, good enough to pick steps.
 struct Rng(u64);
@@ -75,7 +77,8 @@ impl tracing::Subscriber for PanickingSubscriber {
     fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
     fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
     fn event(&self, e: &tracing::Event<'_>) {
-        if !std::thread::panicking() && !self.fired.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        if !std::thread::panicking() && !self.fired.swap(true, std::sync::atomic::Ordering::Relaxed)
+        {
             panic!("{PANIC_MESSAGE} on {}", e.metadata().target());
         }
     }
@@ -93,6 +96,12 @@ struct World {
     launchers: Vec<(usize, Launcher)>,
     threads: Vec<(usize, DpaThread)>,
     notifications: Vec<(usize, NotificationCompletion)>,
+    /// Flags that held kernels and slow thread activations wait for (one word).
+    gos: Vec<(usize, DpaBuffer<u64>)>,
+    completions: Vec<(usize, Completion)>,
+    groups: Vec<(usize, ThreadGroup)>,
+    /// RDMI connections and the like, as the RDMI steps keep them.
+    rdmi: Vec<(usize, Box<dyn std::any::Any>)>,
 }
 
 fn pick<T>(rng: &mut Rng, v: &[T]) -> Option<usize> {
@@ -104,7 +113,9 @@ fn pick<T>(rng: &mut Rng, v: &[T]) -> Option<usize> {
 fn expect_outcome<T>(r: Result<T, Error>, foreign: bool, what: &str) -> Result<Option<T>, String> {
     match (r, foreign) {
         (Ok(v), false) => Ok(Some(v)),
-        (Ok(_), true) => Err(format!("{what}: an object of the other context was accepted")),
+        (Ok(_), true) => Err(format!(
+            "{what}: an object of the other context was accepted"
+        )),
         (Err(e), true) if e.to_string().contains("DPA context #") => Ok(None),
         (Err(e), _) => Err(format!("{what}: {e}")),
     }
@@ -113,7 +124,7 @@ fn expect_outcome<T>(r: Result<T, Error>, foreign: bool, what: &str) -> Result<O
 /// One step. `Err` is an oracle failure.
 fn step(rng: &mut Rng, w: &mut World) -> Result<(), String> {
     let ctx = rng.below(2);
-    match rng.below(14) {
+    match rng.below(24) {
         0 | 1 => {
             let len = 1 + rng.below(8);
             let b = DpaBuffer::<u64>::new(&w.dpas[ctx], len).map_err(|e| e.to_string())?;
@@ -204,9 +215,145 @@ fn step(rng: &mut Rng, w: &mut World) -> Result<(), String> {
                 let _ = w.launchers[l].1.wait_all(SHORT);
             }
         }
+        14 => {
+            let go = DpaBuffer::<u64>::from_slice(&w.dpas[ctx], &[0]).map_err(|e| e.to_string())?;
+            w.gos.push((ctx, go));
+        }
+        15 => {
+            // A held kernel: it waits for a go flag, then writes every word of its
+            // buffer and adds to its event; the host may drop them all meanwhile.
+            let (Some(l), Some(g), Some(b), Some(e)) = (
+                pick(rng, &w.launchers),
+                pick(rng, &w.gos),
+                pick(rng, &w.buffers),
+                pick(rng, &w.events),
+            ) else {
+                return Ok(());
+            };
+            let (lc, launcher) = &w.launchers[l];
+            let ((gc, go), (bc, data), (ec, event)) = (&w.gos[g], &w.buffers[b], &w.events[e]);
+            let foreign = [gc, bc, ec].iter().any(|c| *c != lc);
+            let words = data.len() as u32;
+            let r = launcher.launch(
+                &doca_tests::sound_hold_then_write,
+                1,
+                (go, data, words, event),
+            );
+            if let Some(launch) = expect_outcome(r, foreign, "sound_hold_then_write")? {
+                let _ = launch.wait(SHORT);
+            }
+        }
+        16 => {
+            if let Some(g) = pick(rng, &w.gos) {
+                let _ = w.gos[g].1.write(0, &[1]);
+            }
+        }
+        17 => {
+            // A thread whose activation waits for a go flag, then writes its local
+            // storage; woken at once.
+            let Some(g) = pick(rng, &w.gos) else {
+                return Ok(());
+            };
+            // Its own 8 words (what the kernel writes), sometimes of the other context;
+            // kept in the world's buffers, to be dropped in any order.
+            let bc = if rng.chance(10) { 1 - ctx } else { ctx };
+            let storage = DpaBuffer::<u64>::new(&w.dpas[bc], 8).map_err(|e| e.to_string())?;
+            let (gc, go) = &w.gos[g];
+            let r = ThreadBuilder::new(&w.dpas[ctx], &doca_tests::sound_slow_thread, (go,))
+                .and_then(|t| t.local_storage(&storage));
+            w.buffers.push((bc, storage));
+            if let Some(builder) = expect_outcome(r, ctx != *gc || ctx != bc, "slow thread")? {
+                let t = builder.start().map_err(|e| e.to_string())?;
+                let n = NotificationCompletion::new(&t).map_err(|e| e.to_string())?;
+                n.run_thread().map_err(|e| e.to_string())?;
+                w.dpas[ctx]
+                    .rpc(&doca_tests::notify, (&n,))
+                    .map_err(|e| e.to_string())?;
+                w.threads.push((ctx, t));
+                w.notifications.push((ctx, n));
+            }
+        }
+        18 => {
+            // A completion that wakes a counting thread; kernels post to it.
+            let Some(b) = pick(rng, &w.buffers) else {
+                return Ok(());
+            };
+            let (bc, buf) = &w.buffers[b];
+            if *bc != ctx {
+                return Ok(());
+            }
+            let t = ThreadBuilder::new(&w.dpas[ctx], &doca_tests::count_activations, (buf,))
+                .and_then(|t| t.start())
+                .map_err(|e| e.to_string())?;
+            let c = CompletionBuilder::new(&w.dpas[ctx], 4)
+                .and_then(|c| c.thread(&t))
+                .and_then(|c| c.start())
+                .map_err(|e| e.to_string())?;
+            c.run_thread().map_err(|e| e.to_string())?;
+            w.completions.push((ctx, c));
+            w.threads.push((ctx, t));
+        }
+        19 => {
+            // Post to a completion (of either context) from a kernel.
+            let (Some(l), Some(c), Some(b)) = (
+                pick(rng, &w.launchers),
+                pick(rng, &w.completions),
+                pick(rng, &w.buffers),
+            ) else {
+                return Ok(());
+            };
+            let ((lc, launcher), (cc, comp), (bc, out)) =
+                (&w.launchers[l], &w.completions[c], &w.buffers[b]);
+            let r = launcher.launch(&doca_tests::i4_post_completion, 1, (comp, 7u32, out));
+            if let Some(launch) = expect_outcome(r, cc != lc || bc != lc, "i4_post_completion")? {
+                let _ = launch.wait(SHORT);
+            }
+        }
+        20 => {
+            // A group of two counting threads, each woken by a notification.
+            let Some(b) = pick(rng, &w.buffers) else {
+                return Ok(());
+            };
+            let (bc, buf) = &w.buffers[b];
+            let builders = (0..2)
+                .map(|_| ThreadBuilder::new(&w.dpas[*bc], &doca_tests::count_activations, (buf,)))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| e.to_string())?;
+            let r = ThreadGroup::new(&w.dpas[ctx], builders);
+            if let Some(group) = expect_outcome(r, ctx != *bc, "thread group")? {
+                for t in group.threads() {
+                    let n = NotificationCompletion::new(t).map_err(|e| e.to_string())?;
+                    n.run_thread().map_err(|e| e.to_string())?;
+                    w.notifications.push((ctx, n));
+                }
+                w.groups.push((ctx, group));
+            }
+        }
+        21 => {
+            // A typed pointer parameter: exactly the buffer's words.
+            let (Some(l), Some(b)) = (pick(rng, &w.launchers), pick(rng, &w.buffers)) else {
+                return Ok(());
+            };
+            let ((lc, launcher), (bc, out)) = (&w.launchers[l], &w.buffers[b]);
+            let r = launcher.launch(&doca_tests::sound_store_words, 1, (out, out.len() as u32));
+            if let Some(launch) = expect_outcome(r, lc != bc, "sound_store_words")? {
+                let _ = launch.wait(SHORT);
+            }
+        }
+        22 => rdmi_step(rng, w, ctx)?,
         _ => {
             // Drop something, in any order.
-            match rng.below(6) {
+            match rng.below(10) {
+                6 => {
+                    // Released before it goes (else its kernels never end).
+                    if let Some(i) = pick(rng, &w.gos) {
+                        let (_, g) = w.gos.swap_remove(i);
+                        let _ = g.write(0, &[1]);
+                    }
+                }
+                7 => drop(pick(rng, &w.completions).map(|i| w.completions.swap_remove(i))),
+                8 => drop(pick(rng, &w.groups).map(|i| w.groups.swap_remove(i))),
+                9 => drop(pick(rng, &w.rdmi).map(|i| w.rdmi.swap_remove(i))),
                 0 => drop(pick(rng, &w.buffers).map(|i| w.buffers.swap_remove(i))),
                 1 => drop(pick(rng, &w.events).map(|i| w.events.swap_remove(i))),
                 2 => {
@@ -261,7 +408,9 @@ fn sequence(seed: u64) -> Result<usize, Failure> {
         let panicky = rng.chance(10);
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             if panicky {
-                tracing::subscriber::with_default(PanickingSubscriber::new(), || step(&mut rng, &mut w))
+                tracing::subscriber::with_default(PanickingSubscriber::new(), || {
+                    step(&mut rng, &mut w)
+                })
             } else {
                 step(&mut rng, &mut w)
             }
@@ -278,10 +427,26 @@ fn sequence(seed: u64) -> Result<usize, Failure> {
             }
         }
     }
-    // Release every gate, so that every held launch can finish, then drop it all.
+    // Release every gate, so that every held launch can finish. Half the time
+    // everything but the launchers and the go flags goes first: then held kernels
+    // and waiting thread activations run on what only the library still holds.
     for (_, g) in &w.gates {
         let _ = g.set(1);
     }
+    if rng.chance(50) {
+        w.buffers.clear();
+        w.events.clear();
+        w.threads.clear();
+        w.notifications.clear();
+        w.completions.clear();
+        w.groups.clear();
+        w.rdmi.clear();
+    }
+    for (_, g) in &w.gos {
+        let _ = g.write(0, &[1]);
+    }
+    // Let released thread activations run.
+    std::thread::sleep(Duration::from_millis(2));
     for (_, l) in &w.launchers {
         l.wait_all(Duration::from_secs(10))
             .map_err(|e| fault_or(&w, format!("final wait: {e}")))?;
@@ -329,10 +494,13 @@ fn random_sequences_of_safe_calls_stay_sound() {
         }
     }));
     let scope = doca_sim::Scope::new();
+    // A run-time limit long enough for a held kernel to wait for its flag within a
+    // sequence (under valgrind too), short enough that the records of stopped
+    // threads are released during the run.
     let mut profile = doca_sim::Profile::default();
     for d in &mut profile.devices {
         if d.dpa {
-            d.kernel_max_run_time_ms = 300;
+            d.kernel_max_run_time_ms = LIMIT_MS;
         }
     }
     scope.set_profile(profile);
@@ -370,7 +538,7 @@ fn random_sequences_of_safe_calls_stay_sound() {
         sequences += 1;
     }
     // Whatever stopped threads still hold goes once the run-time limit has passed.
-    std::thread::sleep(Duration::from_millis(400));
+    std::thread::sleep(Duration::from_millis(LIMIT_MS + 100));
     doca::dpa::release_deferred();
     let buried = doca::dpa::buried_count() - buried_before;
     let live: i64 = scope
@@ -389,5 +557,60 @@ fn random_sequences_of_safe_calls_stay_sound() {
         println!("api-fuzz: {buried} values buried (leaked on purpose, with a warning), {live} objects live");
     }
     assert_eq!(faults + host_errors, 0, "failing seeds above");
-    assert_eq!(leaks, 0, "objects left alive that nothing reported buried: {:?}", scope.live_objects());
+    assert_eq!(
+        leaks,
+        0,
+        "objects left alive that nothing reported buried: {:?}",
+        scope.live_objects()
+    );
+}
+
+doca::rdmi::if_rdmi! {
+    /// An RDMI connection on one context, its completion of either context (a
+    /// foreign one is refused at start), used by a held kernel, dropped in any order.
+    fn rdmi_step(rng: &mut Rng, w: &mut World, ctx: usize) -> Result<(), String> {
+        use doca::dpa::RepresentorFilter;
+        use doca::rdmi::{CompletionSource, ConnectionBuilder, ProtectionDomain, ReceiveBuffer, VerbsContext};
+        let dpa = &w.dpas[ctx];
+        let comp_ctx = if rng.chance(20) { 1 - ctx } else { ctx };
+        let comp = CompletionBuilder::new(&w.dpas[comp_ctx], 16)
+            .and_then(|c| c.start())
+            .map_err(|e| e.to_string())?;
+        let device = dpa.device().clone();
+        let Some(rep) = device
+            .open_representors(RepresentorFilter::NET)
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .next()
+        else {
+            return Ok(());
+        };
+        let verbs = VerbsContext::new(&device).map_err(|e| e.to_string())?;
+        let pd = ProtectionDomain::new(&verbs).map_err(|e| e.to_string())?;
+        let receive = ReceiveBuffer::with_slots(2).map_err(|e| e.to_string())?;
+        let started = ConnectionBuilder::new(&verbs, &rep, dpa, CompletionSource::Dpa(&comp), receive)
+            .pd(&pd)
+            .start();
+        let conn = match (started, comp_ctx != ctx) {
+            (Ok(c), false) => c,
+            (Ok(_), true) => return Err("a connection with a foreign completion started".into()),
+            (Err(_), true) => return Ok(()),
+            (Err(e), false) => return Err(format!("rdmi connection: {e}")),
+        };
+        // A held kernel on either context's launcher gets the connection.
+        if let (Some(l), Some(g), Some(b)) = (pick(rng, &w.launchers), pick(rng, &w.gos), pick(rng, &w.buffers)) {
+            let ((lc, launcher), (gc, go), (bc, out)) = (&w.launchers[l], &w.gos[g], &w.buffers[b]);
+            let foreign = *lc != ctx || gc != lc || bc != lc;
+            let r = launcher.launch(&doca_tests::sound_hold_connection, 1, (go, &conn, out));
+            expect_outcome(r.map(drop), foreign, "sound_hold_connection")?;
+        }
+        w.rdmi.push((ctx, Box::new((conn, comp))));
+        Ok(())
+    }
+}
+
+doca::rdmi::if_no_rdmi! {
+    fn rdmi_step(_: &mut Rng, _: &mut World, _: usize) -> Result<(), String> {
+        Ok(())
+    }
 }

@@ -417,7 +417,6 @@ fn settle_deferred(dpa: &Dpa) {
     doca::dpa::release_deferred();
 }
 
-
 /// A thread's activation still runs (waiting for `go`) when the host drops the
 /// thread, its notification and its local storage: the storage outlives the
 /// activation (deferred until the run-time limit passed), and is then released.
@@ -464,7 +463,11 @@ fn a_thread_never_run_releases_at_once(live: &Live<'_>) -> CaseResult {
     check(doca::dpa::deferred_count() == deferred, || {
         "a thread that never ran deferred its record".into()
     })?;
-    live.expect("dpa_heap_block", 0, "after the never-run thread was dropped")
+    live.expect(
+        "dpa_heap_block",
+        0,
+        "after the never-run thread was dropped",
+    )
 }
 
 /// A subscriber whose every event panics: user code that `tracing` runs.
@@ -503,7 +506,9 @@ fn a_panicking_subscriber_in_the_launchers_drop(live: &Live<'_>) -> CaseResult {
     let unwound = tracing::subscriber::with_default(PanickingSubscriber, || {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(launcher))).is_err()
     });
-    check(unwound, || "the subscriber's panic did not reach the caller".into())?;
+    check(unwound, || {
+        "the subscriber's panic did not reach the caller".into()
+    })?;
     check(doca::dpa::buried_count() > buried, || {
         "the launcher's drop unwound without burying the running launch's arguments".into()
     })?;
@@ -515,7 +520,9 @@ fn a_panicking_subscriber_in_the_launchers_drop(live: &Live<'_>) -> CaseResult {
     // The kernel ran past the 300 ms limit while the launcher waited: the context
     // may be fatal by the watchdog, but never by a use of freed memory.
     if let Some(report) = dpa.fault_report() {
-        check(!report.contains("freed"), || format!("a fault on freed memory: {report}"))?;
+        check(!report.contains("freed"), || {
+            format!("a fault on freed memory: {report}")
+        })?;
     }
     Ok(())
 }
@@ -553,7 +560,9 @@ fn a_buffer_of_another_context(live: &Live<'_>) -> CaseResult {
         &b,
         "a buffer",
     )?;
-    check(launcher.submitted() == 0, || "the refused launch was submitted".into())?;
+    check(launcher.submitted() == 0, || {
+        "the refused launch was submitted".into()
+    })?;
     live.expect("dpa_heap_block", 1, "after the refusal")
 }
 
@@ -581,14 +590,22 @@ fn a_notification_of_another_context(_: &Live<'_>) -> CaseResult {
         .start()
         .map_err(err)?;
     let notify = NotificationCompletion::new(&thread).map_err(err)?;
-    refused_as_foreign(b.rpc(&doca_tests::notify, (&notify,)), &a, &b, "a notification")
+    refused_as_foreign(
+        b.rpc(&doca_tests::notify, (&notify,)),
+        &a,
+        &b,
+        "a notification",
+    )
 }
 
 /// A completion of context A passed to a kernel on B, and to async ops of B.
 fn a_completion_of_another_context(_: &Live<'_>) -> CaseResult {
     use doca::dpa::{AsyncOps, CompletionBuilder};
     let (a, b) = (common::dpa(), common::dpa());
-    let comp = CompletionBuilder::new(&a, 16).map_err(err)?.start().map_err(err)?;
+    let comp = CompletionBuilder::new(&a, 16)
+        .map_err(err)?
+        .start()
+        .map_err(err)?;
     let out = DpaBuffer::<u64>::new(&b, 4).map_err(err)?;
     let launcher = Launcher::new(&b).map_err(err)?;
     refused_as_foreign(
@@ -599,7 +616,12 @@ fn a_completion_of_another_context(_: &Live<'_>) -> CaseResult {
         &b,
         "a completion",
     )?;
-    refused_as_foreign(AsyncOps::new(&b, 16, 1, &comp).map(|_| ()), &a, &b, "async ops' completion")
+    refused_as_foreign(
+        AsyncOps::new(&b, 16, 1, &comp).map(|_| ()),
+        &a,
+        &b,
+        "async ops' completion",
+    )
 }
 
 /// Thread builders of context A grouped on context B.
@@ -608,7 +630,12 @@ fn a_thread_group_of_another_context(_: &Live<'_>) -> CaseResult {
     let (a, b) = (common::dpa(), common::dpa());
     let go = DpaBuffer::<u64>::from_slice(&a, &[0]).map_err(err)?;
     let builder = ThreadBuilder::new(&a, &doca_tests::sound_slow_thread, (&go,)).map_err(err)?;
-    refused_as_foreign(ThreadGroup::new(&b, vec![builder]).map(|_| ()), &a, &b, "a group's thread")
+    refused_as_foreign(
+        ThreadGroup::new(&b, vec![builder]).map(|_| ()),
+        &a,
+        &b,
+        "a group's thread",
+    )
 }
 
 /// A `Dev` made from context A's buffer, stored in a struct in context B's memory.
@@ -621,7 +648,12 @@ fn a_struct_field_of_another_context(_: &Live<'_>) -> CaseResult {
         scratch: Dev::new(&scratch).map_err(err)?,
         done: Dev::new(&done).map_err(err)?,
     };
-    refused_as_foreign(DpaBox::new(&b, &state).map(|_| ()), &a, &b, "a struct field")
+    refused_as_foreign(
+        DpaBox::new(&b, &state).map(|_| ()),
+        &a,
+        &b,
+        "a struct field",
+    )
 }
 
 /// A buffer of context A as the local storage of a thread of B.
@@ -630,7 +662,12 @@ fn local_storage_of_another_context(_: &Live<'_>) -> CaseResult {
     let storage = DpaBuffer::<u64>::new(&a, 8).map_err(err)?;
     let go = DpaBuffer::<u64>::from_slice(&b, &[0]).map_err(err)?;
     let builder = ThreadBuilder::new(&b, &doca_tests::sound_slow_thread, (&go,)).map_err(err)?;
-    refused_as_foreign(builder.local_storage(&storage).map(|_| ()), &a, &b, "local storage")
+    refused_as_foreign(
+        builder.local_storage(&storage).map(|_| ()),
+        &a,
+        &b,
+        "local storage",
+    )
 }
 
 /// A hash table of context A passed to a kernel on B.
@@ -660,7 +697,9 @@ fn a_typed_pointer_parameter(live: &Live<'_>) -> CaseResult {
         .map_err(err)?
         .wait(LONG)
         .map_err(err)?;
-    check(out.to_vec().map_err(err)? == [1, 2, 3, 4], || "the kernel did not write the words".into())?;
+    check(out.to_vec().map_err(err)? == [1, 2, 3, 4], || {
+        "the kernel did not write the words".into()
+    })?;
     no_fault(&dpa, "after the typed store")?;
     live.expect("dpa_heap_block", 1, "after the typed store")
 }
@@ -671,9 +710,12 @@ fn sizes_from_user_input_are_errors(_: &Live<'_>) -> CaseResult {
     check(DpaBuffer::<u64>::new(&dpa, usize::MAX / 4).is_err(), || {
         "an overflowing DPA buffer was accepted".into()
     })?;
-    check(doca::dpa::CompletionBuilder::new(&dpa, u32::MAX).and_then(|b| b.start()).is_err(), || {
-        "a completion queue of 2^32 entries was accepted".into()
-    })?;
+    check(
+        doca::dpa::CompletionBuilder::new(&dpa, u32::MAX)
+            .and_then(|b| b.start())
+            .is_err(),
+        || "a completion queue of 2^32 entries was accepted".into(),
+    )?;
     Ok(())
 }
 
@@ -814,7 +856,10 @@ fn no_sequence_of_safe_calls_lets_the_dpa_use_what_was_released() {
         ),
         // Root cause 4: every argument and constructor checks its context.
         ("a buffer of another context", a_buffer_of_another_context),
-        ("a kernel event of another context", an_event_of_another_context),
+        (
+            "a kernel event of another context",
+            an_event_of_another_context,
+        ),
         (
             "a notification completion of another context",
             a_notification_of_another_context,

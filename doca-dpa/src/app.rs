@@ -176,7 +176,10 @@ pub mod param {
     /// element type (a 1-byte buffer for `uint64_t *` would let the kernel write
     /// past its end). `void *` and `doca_dpa_dev_uintptr_t` are [`DevPtr`], which
     /// takes any DPA memory.
-    pub struct Ptr<T: 'static>(std::convert::Infallible, std::marker::PhantomData<fn() -> T>);
+    pub struct Ptr<T: 'static>(
+        std::convert::Infallible,
+        std::marker::PhantomData<fn() -> T>,
+    );
 
     impl<T: 'static> std::fmt::Debug for Ptr<T> {
         fn fmt(&self, _: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

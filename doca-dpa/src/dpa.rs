@@ -180,12 +180,14 @@ impl DpaBuilder {
         }
         let ptr = NonNull::new(raw)
             .ok_or_else(|| Error::invalid("doca_dpa_create", "DOCA returned NULL"))?;
-        tracing::debug!(target: "doca_dpa::dpa", device = %device.info().pci_addr, "DPA context created");
-        Ok(DpaBuilder {
+        // Owned before the event (user code that may panic) is emitted.
+        let builder = DpaBuilder {
             ptr: Some(ptr),
             device: device.clone(),
             app: None,
-        })
+        };
+        tracing::debug!(target: "doca_dpa::dpa", device = %device.info().pci_addr, "DPA context created");
+        Ok(builder)
     }
 
     fn raw(&self) -> *mut sys::doca_dpa {
@@ -272,8 +274,8 @@ impl DpaBuilder {
                 return Err(e);
             }
         };
-        tracing::info!(target: "doca_dpa::dpa", app = app.name(), device = %self.device.info().pci_addr, "DPA context started");
-        Ok(Dpa {
+        // Owned before the event (user code that may panic) is emitted.
+        let dpa = Dpa {
             inner: Rc::new(DpaInner {
                 serial: next_serial(),
                 ptr,
@@ -284,7 +286,9 @@ impl DpaBuilder {
                 limits,
             }),
             _not_send: std::marker::PhantomData,
-        })
+        };
+        tracing::info!(target: "doca_dpa::dpa", app = app.name(), device = %self.device.info().pci_addr, "DPA context started");
+        Ok(dpa)
     }
 }
 
@@ -556,8 +560,8 @@ impl Dpa {
         let ptr = NonNull::new(raw)
             .ok_or_else(|| Error::invalid("doca_dpa_device_extend", "DOCA returned NULL"))?;
         let limits = self.inner.limits;
-        tracing::debug!(target: "doca_dpa::dpa", device = %other.info().pci_addr, "DPA context extended");
-        Ok(Dpa {
+        // Owned before the event (user code that may panic) is emitted.
+        let dpa = Dpa {
             inner: Rc::new(DpaInner {
                 serial: next_serial(),
                 ptr,
@@ -568,7 +572,9 @@ impl Dpa {
                 limits,
             }),
             _not_send: std::marker::PhantomData,
-        })
+        };
+        tracing::debug!(target: "doca_dpa::dpa", device = %other.info().pci_addr, "DPA context extended");
+        Ok(dpa)
     }
 }
 

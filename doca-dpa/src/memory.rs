@@ -108,12 +108,14 @@ impl Allocation {
         let mut addr = 0;
         // SAFETY: a started context; valid out-pointer.
         dpa.or_fatal(unsafe { doca_call!(doca_dpa_mem_alloc(dpa.as_ptr(), bytes, &mut addr)) })?;
-        tracing::trace!(target: "doca_dpa::memory", addr, bytes, "DPA memory allocated");
-        Ok(Rc::new(Allocation {
+        // Owned before the event (user code that may panic) is emitted.
+        let alloc = Rc::new(Allocation {
             dpa: dpa.clone(),
             addr,
             bytes,
-        }))
+        });
+        tracing::trace!(target: "doca_dpa::memory", addr, bytes, "DPA memory allocated");
+        Ok(alloc)
     }
 
     /// Checks `[offset, offset + len)` (bytes) against the allocation.

@@ -90,7 +90,6 @@ macro_rules! owned_handle {
                 self.teardown().report();
             }
         }
-
     };
 }
 
@@ -251,7 +250,8 @@ impl ThreadBuilder {
         }
         let mut keep = KeepQueue::default();
         let ctx = Some(crate::keep::CtxId::of(dpa));
-        let value = <S::Params as ThreadParams>::thread_arg(arg.lower_all(&mut keep.recorder(0, ctx))?);
+        let value =
+            <S::Params as ThreadParams>::thread_arg(arg.lower_all(&mut keep.recorder(0, ctx))?);
         let mut raw = std::ptr::null_mut();
         // SAFETY: a started context; valid out-pointer.
         dpa.or_fatal(unsafe { doca_call!(doca_dpa_thread_create(dpa.as_ptr(), &mut raw)) })?;

@@ -108,14 +108,16 @@ impl VerbsContext {
         }?;
         let ptr = NonNull::new(raw)
             .ok_or_else(|| invalid("doca_verbs_context_create", "DOCA returned NULL"))?;
-        tracing::debug!(target: "doca_rdmi::verbs", device = %device.info().pci_addr, "verbs context created");
-        Ok(VerbsContext {
+        // Owned before the event (user code that may panic) is emitted.
+        let verbs = VerbsContext {
             inner: Rc::new(VerbsInner {
                 destroyed: false,
                 ptr,
                 device: device.clone(),
             }),
-        })
+        };
+        tracing::debug!(target: "doca_rdmi::verbs", device = %device.info().pci_addr, "verbs context created");
+        Ok(verbs)
     }
 
     /// The device it was opened on.

@@ -181,7 +181,8 @@ fn pointer_param(c_type: &str, structs: &[StructDef]) -> Option<String> {
     if let Some((_, r)) = POINTEE_TABLE.iter().find(|(c, _)| *c == pointee) {
         return Some(format!("param::Ptr<{r}>"));
     }
-    by_value_struct(&pointee, structs).map(|def| format!("param::Ptr<super::{}>", rust_ident(&def.name)))
+    by_value_struct(&pointee, structs)
+        .map(|def| format!("param::Ptr<super::{}>", rust_ident(&def.name)))
 }
 
 /// How one parameter crosses from Rust to the generated C launcher: as a scalar of
