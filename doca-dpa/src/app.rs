@@ -176,12 +176,15 @@ pub mod param {
     /// element type (a 1-byte buffer for `uint64_t *` would let the kernel write
     /// past its end). `void *` and `doca_dpa_dev_uintptr_t` are [`DevPtr`], which
     /// takes any DPA memory.
-    pub struct Ptr<T: 'static>(
+    ///
+    /// `N` names the C parameter in compiler messages: the generated declarations
+    /// give every pointer parameter a marker type `__param::FUNCTION::PARAMETER`.
+    pub struct Ptr<T: 'static, N: 'static = ()>(
         std::convert::Infallible,
-        std::marker::PhantomData<fn() -> T>,
+        std::marker::PhantomData<fn() -> (T, N)>,
     );
 
-    impl<T: 'static> std::fmt::Debug for Ptr<T> {
+    impl<T: 'static, N: 'static> std::fmt::Debug for Ptr<T, N> {
         fn fmt(&self, _: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
             match self.0 {}
         }
@@ -189,7 +192,7 @@ pub mod param {
 
     // SAFETY: a pointer parameter; the generated launcher takes every pointer as a
     // `uint64_t` DPA address (the DPA is LP64).
-    unsafe impl<T: 'static> KernelParam for Ptr<T> {
+    unsafe impl<T: 'static, N: 'static> KernelParam for Ptr<T, N> {
         type Abi = u64;
     }
 }

@@ -660,7 +660,7 @@ unsafe impl<T: DeviceStruct> KernelArg<param::DevPtr> for DpaBox<T> {
 
 // SAFETY: as the `param::DevPtr` impl: the address of a live allocation of `T`s,
 // which the keep record holds; the element type is the C pointee's.
-unsafe impl<T: DeviceCopy> KernelArg<param::Ptr<T>> for DpaBuffer<T> {
+unsafe impl<T: DeviceCopy, N: 'static> KernelArg<param::Ptr<T, N>> for DpaBuffer<T> {
     #[inline]
     fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
         <Self as KernelArg<param::DevPtr>>::lower(self, keep)
@@ -668,7 +668,7 @@ unsafe impl<T: DeviceCopy> KernelArg<param::Ptr<T>> for DpaBuffer<T> {
 }
 
 // SAFETY: as the `param::DevPtr` impl, with the element type of the C pointee.
-unsafe impl<T: DeviceCopy> KernelArg<param::Ptr<T>> for DpaSlice<T> {
+unsafe impl<T: DeviceCopy, N: 'static> KernelArg<param::Ptr<T, N>> for DpaSlice<T> {
     #[inline]
     fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
         <Self as KernelArg<param::DevPtr>>::lower(self, keep)
@@ -676,7 +676,7 @@ unsafe impl<T: DeviceCopy> KernelArg<param::Ptr<T>> for DpaSlice<T> {
 }
 
 // SAFETY: as the `param::DevPtr` impl: the struct `T`'s memory, for a `struct T *`.
-unsafe impl<T: DeviceStruct> KernelArg<param::Ptr<T>> for DpaBox<T> {
+unsafe impl<T: DeviceStruct, N: 'static> KernelArg<param::Ptr<T, N>> for DpaBox<T> {
     #[inline]
     fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
         <Self as KernelArg<param::DevPtr>>::lower(self, keep)
@@ -685,7 +685,7 @@ unsafe impl<T: DeviceStruct> KernelArg<param::Ptr<T>> for DpaBox<T> {
 
 // SAFETY: `DevPtr` can only be made by `from_raw`, whose caller promised that the
 // memory outlives the device's use of it and is as large as the kernel uses it.
-unsafe impl<T: 'static> KernelArg<param::Ptr<T>> for DevPtr {
+unsafe impl<T: 'static, N: 'static> KernelArg<param::Ptr<T, N>> for DevPtr {
     fn lower(&self, _keep: &mut Keep<'_>) -> Result<u64> {
         Ok(self.0)
     }
