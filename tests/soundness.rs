@@ -527,6 +527,46 @@ fn a_panicking_subscriber_in_the_launchers_drop(live: &Live<'_>) -> CaseResult {
     Ok(())
 }
 
+
+/// A waker that panics when woken: user code the engine runs while it progresses.
+struct PanickingWaker;
+
+impl std::task::Wake for PanickingWaker {
+    fn wake(self: std::sync::Arc<Self>) {
+        panic!("a waker that panics");
+    }
+}
+
+/// A completion event driven by an engine has a wait task in flight for a future
+/// (polled with a waker that panics) when it is dropped: the drop's stop drives the
+/// engine, which wakes the waker, which panics. The event (whose task may still
+/// complete into its memory) is buried before the panic goes on.
+fn a_panicking_waker_in_an_events_drop(_: &Live<'_>) -> CaseResult {
+    use std::future::Future;
+    let dpa = common::dpa();
+    let engine = doca::dpa::Engine::new().map_err(err)?;
+    let event = CompletionEvent::with_engine(&dpa, Export::ToDpa, &engine).map_err(err)?;
+    let waker = std::task::Waker::from(std::sync::Arc::new(PanickingWaker));
+    let mut cx = std::task::Context::from_waker(&waker);
+    let mut reached = Box::pin(event.reached(5));
+    // Pending, or an error when no reactor watches the engine: either way the
+    // poll armed the event's wait task and registered the waker.
+    if let std::task::Poll::Ready(Ok(_)) = reached.as_mut().poll(&mut cx) {
+        return Err("the event reached 5 with nothing updating it".into());
+    }
+    drop(reached);
+    let buried = doca::dpa::buried_count();
+    let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(event))).is_err();
+    check(unwound, || "the stop in the event's drop woke no waker".into())?;
+    check(doca::dpa::buried_count() > buried, || {
+        "the event's drop unwound without burying its waiter".into()
+    })?;
+    // Whether or not the stop woke the waker, the engine still works and the
+    // context is healthy.
+    engine.progress();
+    no_fault(&dpa, "after the event's drop")
+}
+
 /// What an object of context A, handed to context B, must get: a refusal naming
 /// both contexts, before DOCA is called.
 fn refused_as_foreign<T: std::fmt::Debug>(
@@ -853,6 +893,10 @@ fn no_sequence_of_safe_calls_lets_the_dpa_use_what_was_released() {
         (
             "a panicking tracing subscriber in the launcher's drop",
             a_panicking_subscriber_in_the_launchers_drop,
+        ),
+        (
+            "a panicking waker in an event's drop",
+            a_panicking_waker_in_an_events_drop,
         ),
         // Root cause 4: every argument and constructor checks its context.
         ("a buffer of another context", a_buffer_of_another_context),
