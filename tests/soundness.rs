@@ -527,7 +527,6 @@ fn a_panicking_subscriber_in_the_launchers_drop(live: &Live<'_>) -> CaseResult {
     Ok(())
 }
 
-
 /// A waker that panics when woken: user code the engine runs while it progresses.
 struct PanickingWaker;
 
@@ -557,7 +556,9 @@ fn a_panicking_waker_in_an_events_drop(_: &Live<'_>) -> CaseResult {
     drop(reached);
     let buried = doca::dpa::buried_count();
     let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(event))).is_err();
-    check(unwound, || "the stop in the event's drop woke no waker".into())?;
+    check(unwound, || {
+        "the stop in the event's drop woke no waker".into()
+    })?;
     check(doca::dpa::buried_count() > buried, || {
         "the event's drop unwound without burying its waiter".into()
     })?;

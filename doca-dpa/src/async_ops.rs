@@ -94,7 +94,8 @@ impl AsyncOps {
             _completion: completion.clone(),
         };
         let p = ops.ptr.as_ptr();
-        // SAFETY: our unstarted async ops and a started completion.
+        // SAFETY: our unstarted async ops and a started completion of the same
+        // context (checked above), which they hold for their life.
         unsafe { doca_call!(doca_dpa_async_ops_attach(p, completion.as_ptr())) }?;
         // SAFETY: as above: our unstarted async ops and a started completion.
         unsafe { doca_call!(doca_dpa_async_ops_start(p)) }?;
@@ -121,7 +122,8 @@ impl AsyncOps {
     }
 }
 
-// SAFETY: the async ops' DPA handle; the keep record holds them (and so their
+// SAFETY: the async ops' DPA handle, of the context the values go to (checked); the
+// keep record holds them (and so their
 // completion).
 unsafe impl KernelArg<param::AsyncOps> for AsyncOps {
     fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {

@@ -275,8 +275,10 @@ impl Launcher {
         // of `events`, which live as long as the launcher); a gate event of the same
         // context (checked above) that it subscribes to; a kernel of its application
         // (checked above) whose generated launcher passes the lowered arguments with
-        // the C parameter types. Everything they reference is recorded in `keep` for
-        // this ticket.
+        // the C parameter types. The values come from the sealed `KernelArgs`, so
+        // from `KernelArg` impls (unsafe to implement), each of which checked its
+        // object's context against this one and recorded what it references in
+        // `keep` for this ticket.
         let rc = unsafe { S::launch(&raw, abi) };
         if let Err(e) = crate::error::check(CALL, rc) {
             keep.truncate(mark);
@@ -822,7 +824,9 @@ impl Dpa {
         let mut ret = 0u64;
         // SAFETY: a started context and an RPC of its application (checked above)
         // whose generated launcher passes the lowered arguments with the C parameter
-        // types; `keep` holds what they reference until the call returns.
+        // types; the values come from the sealed `KernelArgs` (so from `KernelArg`
+        // impls, context-checked) and `keep` holds what they reference until the call
+        // returns (or for ever, when it may still run).
         let rc = unsafe { S::call(self.as_ptr(), &mut ret, abi) };
         match crate::error::check(CALL, rc) {
             Ok(()) => Ok(ret),

@@ -10,6 +10,9 @@
 //! | a completion's thread only before `doca_dpa_completion_start` (BAD_STATE) | only [`CompletionBuilder`](crate::CompletionBuilder) has `thread` |
 //! | nothing the device uses may be freed, stopped or destroyed while it may use it | launches, threads and [`DpaBox`](crate::DpaBox) fields hold a [`KeepAlive`](crate::KeepAlive) of it (see [`keep`](crate::KeepAlive)) |
 //! | DPA addresses and handles must designate live objects | they are not safe values: forging or reading one is `unsafe` |
+//! | a handle or address is only valid on its own DPA context | every argument is checked against the launching context ([`Keep::check_context`](crate::Keep::check_context)), and constructors that take another object check theirs; refused before DOCA is called, naming both contexts |
+//! | a `T *` parameter must point to `T`s | it is `param::Ptr<T>`, whose arguments are DPA memory of `T`s (below) |
+//! | a stopped thread's activation may still run | a thread's record is released only once none can (see [`DpaThread`](crate::DpaThread)) |
 //! | children are destroyed before their parent (BAD_STATE / IN_USE) | children own their parent (`Dpa` is reference counted) |
 //! | DOCA DPA objects are not thread-safe | `Device`, `Dpa` and what is made from them are neither `Send` nor `Sync`; a context nothing shares moves to another thread whole ([`Dpa::into_send`](crate::Dpa::into_send)) |
 //! | launch arguments must have the kernel's exact C types (INVALID_VALUE or silent corruption) | declarations are generated from the C ([`include_app!`](crate::include_app)); writing one by hand means implementing an unsafe trait |

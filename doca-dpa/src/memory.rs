@@ -90,9 +90,13 @@ pub(crate) struct Allocation {
 
 impl Drop for Allocation {
     fn drop(&mut self) {
-        // SAFETY: our allocation of this started context, freed once; every launch,
-        // thread or struct that passed it to the device held an `Rc` of it, so the
-        // device is done with it.
+        // SAFETY: our allocation of this started context, freed once. Only
+        // `KernelArg` impls hand its address to the device (the argument traits are
+        // sealed or unsafe), each recording an `Rc` of it in a keep record, and
+        // only for this context (checked): a launcher releases its records once
+        // a completion event showed the launch finished, a thread once no
+        // activation can run (`keep::defer`), a `DpaBox` with its memory; whatever
+        // could not be observed done was buried. So the device is done with it.
         if let Err(e) = unsafe { doca_call!(doca_dpa_mem_free(self.dpa.as_ptr(), self.addr)) } {
             tracing::warn!(target: "doca_dpa::memory", error = %e, "doca_dpa_mem_free failed during drop");
         }

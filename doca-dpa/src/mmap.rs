@@ -104,8 +104,9 @@ impl DpaMmap {
             len,
             _memory: buffer.allocation().clone(),
         };
-        // SAFETY: an unstarted map, a started context and a range of its heap
-        // (kept alive by the map).
+        // SAFETY: an unstarted map, a started context and a range of its heap: the
+        // buffer is memory of this context (checked above) and the range lies
+        // inside it (checked above); the map keeps the memory alive.
         dpa.or_fatal(unsafe {
             doca_call!(doca_mmap_set_dpa_memrange(raw, dpa.as_ptr(), addr, len))
         })?;
@@ -150,7 +151,8 @@ impl DpaMmap {
     }
 }
 
-// SAFETY: the map's DPA handle; the keep record holds the map (and so its memory).
+// SAFETY: the map's DPA handle, of the context the values go to (checked); the keep
+// record holds the map (and so its memory).
 unsafe impl KernelArg<param::Mmap> for DpaMmap {
     fn lower(&self, keep: &mut Keep<'_>) -> Result<u32> {
         keep.check_context(&self.inner.dpa, "the memory map")?;

@@ -234,7 +234,8 @@ impl ThreadBuilder {
     /// Creates a thread that runs `func` on each activation with `arg`, a tuple of
     /// zero or one argument matching its C parameter (`doca_dpa_thread_create`,
     /// `doca_dpa_thread_set_func_arg`). The thread keeps what the argument references
-    /// alive until it is destroyed.
+    /// alive until it is destroyed and no activation of it can run any more (see
+    /// [`DpaThread`]). Objects of another context are refused.
     pub fn new<S: KernelSig, A: KernelArgs<S::Params, S>>(
         dpa: &Dpa,
         func: &Kernel<S>,
@@ -257,7 +258,9 @@ impl ThreadBuilder {
         dpa.or_fatal(unsafe { doca_call!(doca_dpa_thread_create(dpa.as_ptr(), &mut raw)) })?;
         let raw = RawThread::new("doca_dpa_thread_create", raw)?;
         // SAFETY: an unstarted thread and a function of the context's app (checked);
-        // `keep` holds what the argument references, for the thread's life.
+        // the value comes from the sealed `KernelArgs` (so from `KernelArg` impls,
+        // checked against this context) and `keep` holds what it references until
+        // no activation of the thread can run (`ThreadInner::drop`).
         unsafe {
             doca_call!(doca_dpa_thread_set_func_arg(
                 raw.as_ptr(),
@@ -290,7 +293,8 @@ impl ThreadBuilder {
                 return Err(e);
             }
         };
-        // SAFETY: an unstarted thread; the memory is held by the thread's keep record.
+        // SAFETY: an unstarted thread; memory of its context (checked when lowered),
+        // held by the thread's keep record until no activation can run.
         if let Err(e) = unsafe {
             doca_call!(doca_dpa_thread_set_local_storage(
                 self.inner.raw.as_ptr(),
@@ -358,8 +362,13 @@ impl ThreadBuilder {
 }
 
 /// A started DPA thread; stopped and destroyed after every completion that
-/// wakes it (they hold it), then what its argument and local storage referenced is
-/// released.
+/// wakes it (they hold it). What its argument and local storage referenced is
+/// released once no activation can run any more: at once for a thread that was
+/// never run (`doca_dpa_thread_run`), else once the kernel run-time limit has passed
+/// since the stop with the context healthy (DOCA has no call that says an
+/// activation ended; one running past the limit makes the context fatal, and then
+/// everything is leaked with a warning). The release happens on a later thread or
+/// launcher creation, [`Dpa::destroy`], or [`release_deferred`](crate::release_deferred).
 #[derive(Clone)]
 pub struct DpaThread {
     inner: Rc<ThreadInner>,
@@ -483,7 +492,8 @@ impl NotificationCompletion {
     }
 }
 
-// SAFETY: the notification's DPA handle; the keep record holds it (and so its thread).
+// SAFETY: the notification's DPA handle, of the context the values go to (checked);
+// the keep record holds it (and so its thread).
 unsafe impl KernelArg<param::Notification> for NotificationCompletion {
     fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
         keep.check_context(&self.inner.thread.inner.dpa, "the notification completion")?;
@@ -654,7 +664,8 @@ impl Completion {
     }
 }
 
-// SAFETY: the completion's DPA handle; the keep record holds the completion.
+// SAFETY: the completion's DPA handle, of the context the values go to (checked); the
+// keep record holds the completion.
 unsafe impl KernelArg<param::Completion> for Completion {
     fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
         keep.check_context(&self.inner.dpa, "the completion")?;
@@ -731,7 +742,8 @@ impl ThreadGroup {
         };
         // On failure the group is torn down before any builder is dropped.
         for (rank, thread) in threads.iter().enumerate() {
-            // SAFETY: our unstarted group and an unstarted thread.
+            // SAFETY: our unstarted group and an unstarted thread of the same
+            // context (checked above).
             unsafe {
                 doca_call!(doca_dpa_thread_group_set_thread(
                     group.ptr.as_ptr(),

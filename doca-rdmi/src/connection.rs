@@ -564,6 +564,11 @@ impl Connection {
         self.inner.clone()
     }
 
+    /// The DPA context whose kernels drive it (its datapath). No DOCA call.
+    pub fn datapath(&self) -> &Dpa {
+        &self.inner._config.dpa
+    }
+
     /// Releases `n` receive slots the DPA kernel consumed
     /// (`doca_rdmi_connection_recv_ack`, EXPERIMENTAL). DOCA reports no
     /// error for slots never acknowledged: the receive window just runs dry.

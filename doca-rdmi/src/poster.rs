@@ -137,6 +137,9 @@ impl Drop for PosterInner {
 pub struct PosterBuilder {
     config: Config,
     connections: Vec<KeepAlive>,
+    /// The datapath context of each connection, checked against the poster's at
+    /// start.
+    connection_contexts: Vec<Dpa>,
 }
 
 impl PosterBuilder {
@@ -151,6 +154,7 @@ impl PosterBuilder {
         PosterBuilder {
             config: Config::new(verbs, datapath, source),
             connections: Vec::new(),
+            connection_contexts: Vec::new(),
         }
     }
 
@@ -160,6 +164,7 @@ impl PosterBuilder {
     #[cfg(doca_rdmi_api = "connection")]
     pub fn connection(mut self, connection: &crate::Connection) -> Self {
         self.connections.push(KeepAlive::new(&connection.shared()));
+        self.connection_contexts.push(connection.datapath().clone());
         self
     }
 
@@ -197,6 +202,20 @@ impl PosterBuilder {
     /// made so far is destroyed.
     pub fn start(self) -> Result<Poster> {
         self.config.check::<RawPoster>()?;
+        if let Some(other) = self
+            .connection_contexts
+            .iter()
+            .find(|d| !d.same_context(&self.config.dpa))
+        {
+            return Err(invalid(
+                "doca_rdmi_poster_create",
+                format!(
+                    "a connection's datapath is DPA context #{}, the poster's is DPA context #{}",
+                    other.serial(),
+                    self.config.dpa.serial()
+                ),
+            ));
+        }
         let mut raw = std::ptr::null_mut();
         // SAFETY: a live verbs context; valid out-pointer.
         unsafe {
