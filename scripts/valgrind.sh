@@ -23,6 +23,9 @@ done
 # package, spawn the binary, which valgrind would not follow: the binary runs
 # separately below); fault_sweep leaks on purpose (when DOCA refuses a teardown, the object is
 # leaked rather than freed), so memcheck's leak count means nothing there.
+# soundness and api_fuzz run here too (api_fuzz on a smaller budget under valgrind:
+# 20 sequences), so every soundness case and fuzzed sequence is also checked for
+# host memory errors.
 while read -r name path; do
     case "$name" in fault_sweep) continue ;; esac
     run "test-$name" "$path" --test-threads=2

@@ -362,11 +362,17 @@ fn step(rng: &mut Rng, w: &mut World) -> Result<(), String> {
                 2 => {
                     if let Some(i) = pick(rng, &w.launchers) {
                         // Its gates first: a launcher dropped with a launch held by a
-                        // closed gate leaks it (tests/soundness.rs shows that), which
-                        // would blur this oracle's leak count.
+                        // closed gate waits out the run-time limit and leaks it
+                        // (tests/soundness.rs shows that), which would blur this
+                        // oracle's leak count.
                         let (lc, l) = w.launchers.swap_remove(i);
                         for (_, g) in w.gates.iter().filter(|(c, _)| *c == lc) {
                             let _ = g.set(1);
+                        }
+                        // Likewise the flags its held kernels wait for (else the
+                        // watchdog ends them: a fault this program provoked).
+                        for (_, g) in w.gos.iter().filter(|(c, _)| *c == lc) {
+                            let _ = g.write(0, &[1]);
                         }
                         drop(l);
                     }
