@@ -271,21 +271,39 @@ pub(crate) fn reap() {
         })
         .unwrap_or_default();
     let mut fatal = 0usize;
+    let mut unasked = Vec::new();
     for d in due {
         // Dropped one by one, with the list not borrowed: a drop may defer more.
-        if d.dpa.health().ok() == Some(crate::Health::Ok) {
-            drop(d);
-        } else {
-            fatal += 1;
-            bury((d.dpa, d.what));
+        match d.dpa.health() {
+            Ok(crate::Health::Ok) => drop(d),
+            Ok(crate::Health::Fatal) => {
+                fatal += 1;
+                bury((d.dpa, d.what));
+            }
+            // Not known: asked again at the next release.
+            Err(_) => unasked.push(d),
+        }
+    }
+    if !unasked.is_empty() {
+        let back = DEFERRED.try_with(|list| match list.try_borrow_mut() {
+            Ok(mut l) => {
+                l.0.append(&mut unasked);
+                true
+            }
+            Err(_) => false,
+        });
+        if back != Ok(true) {
+            for d in unasked {
+                bury((d.dpa, d.what));
+            }
         }
     }
     if fatal > 0 {
         tracing::warn!(
             target: "doca_dpa::thread",
             records = fatal,
-            "a stopped DPA thread's context turned fatal (or could not be asked) before its \
-             run-time limit passed: what the thread used is leaked, not freed"
+            "a stopped DPA thread's context turned fatal before its run-time limit \
+             passed: what the thread used is leaked, not freed"
         );
     }
 }
