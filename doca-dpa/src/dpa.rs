@@ -404,7 +404,9 @@ impl Dpa {
     /// `doca_dpa_destroy`), reporting failures that `Drop` could only log.
     ///
     /// Fails with [`Error::InUse`] (and changes nothing) while clones of this
-    /// `Dpa` or objects made from it are alive.
+    /// `Dpa` or objects made from it are alive — including what a dropped DPA
+    /// thread that ran still holds, until the kernel run-time limit has passed
+    /// since its stop (see [`DpaThread`](crate::DpaThread)).
     pub fn destroy(self) -> Result<()> {
         // Records of stopped threads whose run-time limit passed hold the context.
         crate::keep::reap();

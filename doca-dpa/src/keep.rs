@@ -205,10 +205,12 @@ pub(crate) fn bury<T: Any>(value: T) {
 /// kernel run-time limit (`doca_dpa_get_kernel_max_run_time`): device code still
 /// running past it makes the context fatal. So once the limit has passed since the
 /// stop and the context is healthy (`doca_dpa_peek_at_last_error`), every activation
-/// has finished and the record is released; a fatal context gets it buried. (On the
-/// software DPA the limit applies to each thread activation: a *model choice* of
-/// doca-sim, following NVIDIA's DPA samples, which give thread activations the same
-/// watchdog as kernels.)
+/// has finished and the record is released; a fatal context gets it buried.
+///
+/// The facts state the limit for kernels; that it bounds each thread activation
+/// too is the software DPA's *model choice* (doca-sim's `run_activations`), which
+/// this library relies on for threads as well until a BlueField run confirms it.
+/// (If it does not hold there, the remedy is to bury instead of release here.)
 struct Deferred {
     dpa: Dpa,
     after: Instant,
