@@ -18,7 +18,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::doca_tests;
+use common::{doca_tests, PanickingSubscriber, SUBSCRIBER_PANIC};
 use doca::dpa::{
     Completion, CompletionBuilder, Dpa, DpaBuffer, DpaThread, Error, Export, Gate, KernelEvent,
     Launcher, NotificationCompletion, ThreadBuilder, ThreadGroup, WaitEvent,
@@ -47,43 +47,6 @@ impl Rng {
     fn chance(&mut self, percent: u64) -> bool {
         self.next() % 100 < percent
     }
-}
-
-/// A subscriber whose first event panics: user code that the library's paths
-/// (teardown included) reach through `tracing`. Once only, and never while a panic
-/// unwinds (a second panic would abort the process, which is the subscriber's doing).
-struct PanickingSubscriber {
-    fired: std::sync::atomic::AtomicBool,
-}
-
-impl PanickingSubscriber {
-    fn new() -> PanickingSubscriber {
-        PanickingSubscriber {
-            fired: std::sync::atomic::AtomicBool::new(false),
-        }
-    }
-}
-
-/// The message of the subscriber's panics, which the panic hook keeps quiet.
-const PANIC_MESSAGE: &str = "api-fuzz: a subscriber that panics";
-
-impl tracing::Subscriber for PanickingSubscriber {
-    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
-        true
-    }
-    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
-        tracing::span::Id::from_u64(1)
-    }
-    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
-    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
-    fn event(&self, e: &tracing::Event<'_>) {
-        if !std::thread::panicking() && !self.fired.swap(true, std::sync::atomic::Ordering::Relaxed)
-        {
-            panic!("{PANIC_MESSAGE} on {}", e.metadata().target());
-        }
-    }
-    fn enter(&self, _: &tracing::span::Id) {}
-    fn exit(&self, _: &tracing::span::Id) {}
 }
 
 /// What one sequence holds; every object remembers its context (0 or 1).
@@ -209,13 +172,12 @@ fn step(rng: &mut Rng, w: &mut World) -> Result<(), String> {
             let (bc, buf) = &w.buffers[b];
             let r = ThreadBuilder::new(&w.dpas[ctx], &doca_tests::count_activations, (buf,));
             if let Some(builder) = expect_outcome(r, ctx != *bc, "thread")? {
-                let t = builder.start().map_err(|e| e.to_string())?;
-                let n = NotificationCompletion::new(&t).map_err(|e| e.to_string())?;
-                if rng.chance(70) {
-                    n.run_thread().map_err(|e| e.to_string())?;
-                }
-                w.threads.push((ctx, t));
-                w.notifications.push((ctx, n));
+                let wake = if rng.chance(70) {
+                    Wake::Run
+                } else {
+                    Wake::Never
+                };
+                start_woken(w, ctx, builder, wake)?;
             }
         }
         10 => {
@@ -284,14 +246,7 @@ fn step(rng: &mut Rng, w: &mut World) -> Result<(), String> {
                 .and_then(|t| t.local_storage(&storage));
             w.buffers.push((bc, storage));
             if let Some(builder) = expect_outcome(r, ctx != *gc || ctx != bc, "slow thread")? {
-                let t = builder.start().map_err(|e| e.to_string())?;
-                let n = NotificationCompletion::new(&t).map_err(|e| e.to_string())?;
-                n.run_thread().map_err(|e| e.to_string())?;
-                w.dpas[ctx]
-                    .rpc(&doca_tests::notify, (&n,))
-                    .map_err(|e| e.to_string())?;
-                w.threads.push((ctx, t));
-                w.notifications.push((ctx, n));
+                start_woken(w, ctx, builder, Wake::Notify)?;
             }
         }
         18 => {
@@ -420,6 +375,39 @@ enum Failure {
     Host(String),
 }
 
+/// How far a new thread is taken towards an activation.
+enum Wake {
+    /// Started, with a notification, never made runnable.
+    Never,
+    /// Made runnable (`doca_dpa_thread_run`).
+    Run,
+    /// Made runnable and notified at once (an RPC).
+    Notify,
+}
+
+/// Starts `builder`'s thread on context `ctx` with a notification completion, woken
+/// as `wake` says; the world keeps both.
+fn start_woken(
+    w: &mut World,
+    ctx: usize,
+    builder: doca::dpa::ThreadBuilder,
+    wake: Wake,
+) -> Result<(), String> {
+    let t = builder.start().map_err(|e| e.to_string())?;
+    let n = NotificationCompletion::new(&t).map_err(|e| e.to_string())?;
+    if !matches!(wake, Wake::Never) {
+        n.run_thread().map_err(|e| e.to_string())?;
+    }
+    if matches!(wake, Wake::Notify) {
+        w.dpas[ctx]
+            .rpc(&doca_tests::notify, (&n,))
+            .map_err(|e| e.to_string())?;
+    }
+    w.threads.push((ctx, t));
+    w.notifications.push((ctx, n));
+    Ok(())
+}
+
 /// Runs one sequence; returns the steps run, or the failure.
 fn sequence(seed: u64) -> Result<usize, Failure> {
     // splitmix64 of the seed: neighbouring seeds start far apart.
@@ -435,9 +423,10 @@ fn sequence(seed: u64) -> Result<usize, Failure> {
         let panicky = rng.chance(10);
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             if panicky {
-                tracing::subscriber::with_default(PanickingSubscriber::new(), || {
-                    step(&mut rng, &mut w)
-                })
+                tracing::subscriber::with_default(
+                    PanickingSubscriber::at(tracing::Level::TRACE),
+                    || step(&mut rng, &mut w),
+                )
             } else {
                 step(&mut rng, &mut w)
             }
@@ -515,7 +504,7 @@ fn random_sequences_of_safe_calls_stay_sound() {
         let ours = info
             .payload()
             .downcast_ref::<String>()
-            .is_some_and(|m| m.starts_with(PANIC_MESSAGE));
+            .is_some_and(|m| m.starts_with(SUBSCRIBER_PANIC));
         if !ours {
             quiet(info);
         }

@@ -377,13 +377,8 @@ fn a_thread_keeps_its_state_and_what_it_references(live: &Live<'_>) -> CaseResul
         },
     )
     .map_err(err)?;
-    let thread = ThreadBuilder::new(&dpa, &doca_tests::sound_thread, (&state,))
-        .map_err(err)?
-        .start()
-        .map_err(err)?;
-    let notify = NotificationCompletion::new(&thread).map_err(err)?;
-    notify.run_thread().map_err(err)?;
-    dpa.rpc(&doca_tests::notify, (&notify,)).map_err(err)?;
+    let builder = ThreadBuilder::new(&dpa, &doca_tests::sound_thread, (&state,)).map_err(err)?;
+    let (thread, notify) = start_and_notify(&dpa, builder)?;
     done.wait_gt(0, LONG).map_err(err)?;
     // The host lets go of everything but the notification.
     drop((state, scratch, done, thread));
@@ -410,6 +405,19 @@ fn a_thread_keeps_its_state_and_what_it_references(live: &Live<'_>) -> CaseResul
     Ok(())
 }
 
+/// Starts the thread, makes it runnable through a notification completion and
+/// wakes it once (an RPC).
+fn start_and_notify(
+    dpa: &Dpa,
+    builder: ThreadBuilder,
+) -> Result<(doca::dpa::DpaThread, NotificationCompletion), String> {
+    let thread = builder.start().map_err(err)?;
+    let notify = NotificationCompletion::new(&thread).map_err(err)?;
+    notify.run_thread().map_err(err)?;
+    dpa.rpc(&doca_tests::notify, (&notify,)).map_err(err)?;
+    Ok((thread, notify))
+}
+
 /// Waits out the run-time limit, then has the library release what stopped
 /// threads held.
 fn settle_deferred(dpa: &Dpa) {
@@ -424,15 +432,10 @@ fn a_thread_dropped_while_an_activation_runs(live: &Live<'_>) -> CaseResult {
     let dpa = common::dpa();
     let go = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(err)?;
     let storage = DpaBuffer::<u64>::new(&dpa, 8).map_err(err)?;
-    let thread = ThreadBuilder::new(&dpa, &doca_tests::sound_slow_thread, (&go,))
-        .map_err(err)?
-        .local_storage(&storage)
-        .map_err(err)?
-        .start()
+    let builder = ThreadBuilder::new(&dpa, &doca_tests::sound_slow_thread, (&go,))
+        .and_then(|b| b.local_storage(&storage))
         .map_err(err)?;
-    let notify = NotificationCompletion::new(&thread).map_err(err)?;
-    notify.run_thread().map_err(err)?;
-    dpa.rpc(&doca_tests::notify, (&notify,)).map_err(err)?;
+    let (thread, notify) = start_and_notify(&dpa, builder)?;
     // Let the activation start and block on `go`.
     std::thread::sleep(Duration::from_millis(20));
     let deferred = doca::dpa::deferred_count();
@@ -470,27 +473,6 @@ fn a_thread_never_run_releases_at_once(live: &Live<'_>) -> CaseResult {
     )
 }
 
-/// A subscriber whose every event panics: user code that `tracing` runs.
-struct PanickingSubscriber;
-
-impl tracing::Subscriber for PanickingSubscriber {
-    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
-        true
-    }
-    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
-        tracing::span::Id::from_u64(1)
-    }
-    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
-    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
-    fn event(&self, e: &tracing::Event<'_>) {
-        if *e.metadata().level() <= tracing::Level::WARN {
-            panic!("a subscriber that panics on {}", e.metadata().target());
-        }
-    }
-    fn enter(&self, _: &tracing::span::Id) {}
-    fn exit(&self, _: &tracing::span::Id) {}
-}
-
 /// The launcher is dropped with a kernel running, and the warning it gives panics
 /// (a `tracing` subscriber): the panic unwinds out of the drop, but the launch's
 /// arguments were buried first, so the kernel later writes live memory.
@@ -503,9 +485,10 @@ fn a_panicking_subscriber_in_the_launchers_drop(live: &Live<'_>) -> CaseResult {
     let Held { go, data, event } = held;
     drop((data, event));
     let buried = doca::dpa::buried_count();
-    let unwound = tracing::subscriber::with_default(PanickingSubscriber, || {
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(launcher))).is_err()
-    });
+    let unwound = tracing::subscriber::with_default(
+        common::PanickingSubscriber::at(tracing::Level::WARN),
+        || std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(launcher))).is_err(),
+    );
     check(unwound, || {
         "the subscriber's panic did not reach the caller".into()
     })?;
@@ -588,22 +571,36 @@ fn refused_as_foreign<T: std::fmt::Debug>(
     }
 }
 
+/// Launches `kernel` with `args` (objects of `a`) on a launcher of `b`: refused.
+fn launch_refused<S, A>(
+    a: &Dpa,
+    b: &Dpa,
+    kernel: &doca::dpa::Kernel<S>,
+    args: A,
+    what: &str,
+) -> CaseResult
+where
+    S: doca::dpa::KernelSig,
+    A: doca::dpa::KernelArgs<S::Params, S>,
+{
+    let launcher = Launcher::new(b).map_err(err)?;
+    refused_as_foreign(launcher.launch(kernel, 1, args).map(drop), a, b, what)?;
+    check(launcher.submitted() == 0, || {
+        format!("{what}: the refused launch was submitted")
+    })
+}
+
 /// A DPA buffer of context A passed to a kernel launched on context B.
 fn a_buffer_of_another_context(live: &Live<'_>) -> CaseResult {
     let (a, b) = (common::dpa(), common::dpa());
     let foreign = DpaBuffer::<u64>::new(&a, 1).map_err(err)?;
-    let launcher = Launcher::new(&b).map_err(err)?;
-    refused_as_foreign(
-        launcher
-            .launch(&doca_tests::write_ranks, 1, (&foreign, 1u64))
-            .map(|_| ()),
+    launch_refused(
         &a,
         &b,
+        &doca_tests::write_ranks,
+        (&foreign, 1u64),
         "a buffer",
     )?;
-    check(launcher.submitted() == 0, || {
-        "the refused launch was submitted".into()
-    })?;
     live.expect("dpa_heap_block", 1, "after the refusal")
 }
 
@@ -611,13 +608,11 @@ fn a_buffer_of_another_context(live: &Live<'_>) -> CaseResult {
 fn an_event_of_another_context(_: &Live<'_>) -> CaseResult {
     let (a, b) = (common::dpa(), common::dpa());
     let event = KernelEvent::new(&a).map_err(err)?;
-    let launcher = Launcher::new(&b).map_err(err)?;
-    refused_as_foreign(
-        launcher
-            .launch(&doca_tests::set_event, 1, (&event, 1u64))
-            .map(|_| ()),
+    launch_refused(
         &a,
         &b,
+        &doca_tests::set_event,
+        (&event, 1u64),
         "a kernel event",
     )
 }
@@ -648,17 +643,15 @@ fn a_completion_of_another_context(_: &Live<'_>) -> CaseResult {
         .start()
         .map_err(err)?;
     let out = DpaBuffer::<u64>::new(&b, 4).map_err(err)?;
-    let launcher = Launcher::new(&b).map_err(err)?;
-    refused_as_foreign(
-        launcher
-            .launch(&doca_tests::i4_post_completion, 1, (&comp, 1u32, &out))
-            .map(|_| ()),
+    launch_refused(
         &a,
         &b,
+        &doca_tests::i4_post_completion,
+        (&comp, 1u32, &out),
         "a completion",
     )?;
     refused_as_foreign(
-        AsyncOps::new(&b, 16, 1, &comp).map(|_| ()),
+        AsyncOps::new(&b, 16, 1, &comp),
         &a,
         &b,
         "async ops' completion",
@@ -672,7 +665,7 @@ fn a_thread_group_of_another_context(_: &Live<'_>) -> CaseResult {
     let go = DpaBuffer::<u64>::from_slice(&a, &[0]).map_err(err)?;
     let builder = ThreadBuilder::new(&a, &doca_tests::sound_slow_thread, (&go,)).map_err(err)?;
     refused_as_foreign(
-        ThreadGroup::new(&b, vec![builder]).map(|_| ()),
+        ThreadGroup::new(&b, vec![builder]),
         &a,
         &b,
         "a group's thread",
@@ -689,12 +682,7 @@ fn a_struct_field_of_another_context(_: &Live<'_>) -> CaseResult {
         scratch: Dev::new(&scratch).map_err(err)?,
         done: Dev::new(&done).map_err(err)?,
     };
-    refused_as_foreign(
-        DpaBox::new(&b, &state).map(|_| ()),
-        &a,
-        &b,
-        "a struct field",
-    )
+    refused_as_foreign(DpaBox::new(&b, &state), &a, &b, "a struct field")
 }
 
 /// A buffer of context A as the local storage of a thread of B.
@@ -703,25 +691,18 @@ fn local_storage_of_another_context(_: &Live<'_>) -> CaseResult {
     let storage = DpaBuffer::<u64>::new(&a, 8).map_err(err)?;
     let go = DpaBuffer::<u64>::from_slice(&b, &[0]).map_err(err)?;
     let builder = ThreadBuilder::new(&b, &doca_tests::sound_slow_thread, (&go,)).map_err(err)?;
-    refused_as_foreign(
-        builder.local_storage(&storage).map(|_| ()),
-        &a,
-        &b,
-        "local storage",
-    )
+    refused_as_foreign(builder.local_storage(&storage), &a, &b, "local storage")
 }
 
 /// A hash table of context A passed to a kernel on B.
 fn a_hash_table_of_another_context(_: &Live<'_>) -> CaseResult {
     let (a, b) = (common::dpa(), common::dpa());
     let table = doca::dpa::HashTable::new(&a, 16).map_err(err)?;
-    let launcher = Launcher::new(&b).map_err(err)?;
-    refused_as_foreign(
-        launcher
-            .launch(&doca_tests::i4_hash_put, 1, (&table, 1u32, 1u32))
-            .map(|_| ()),
+    launch_refused(
         &a,
         &b,
+        &doca_tests::i4_hash_put,
+        (&table, 1u32, 1u32),
         "a hash table",
     )
 }
