@@ -272,12 +272,15 @@ pub(crate) fn reap() {
             _ => Vec::new(),
         })
         .unwrap_or_default();
+    // Every record is judged before any is dropped: a drop runs user code (a
+    // `tracing` event) that may panic, and the records still in hand are then
+    // dropped by the unwinding, which must only ever release judged ones.
     let mut fatal = 0usize;
     let mut unasked = Vec::new();
+    let mut release = Vec::new();
     for d in due {
-        // Dropped one by one, with the list not borrowed: a drop may defer more.
         match d.dpa.health() {
-            Ok(crate::Health::Ok) => drop(d),
+            Ok(crate::Health::Ok) => release.push(d),
             Ok(crate::Health::Fatal) => {
                 fatal += 1;
                 bury((d.dpa, d.what));
@@ -300,6 +303,8 @@ pub(crate) fn reap() {
             }
         }
     }
+    // Dropped with the list not borrowed: a drop may defer more.
+    drop(release);
     if fatal > 0 {
         tracing::warn!(
             target: "doca_dpa::thread",
@@ -322,6 +327,13 @@ pub fn deferred_count() -> usize {
 #[doc(hidden)]
 pub fn release_deferred() {
     reap();
+}
+
+/// Leaks `value` on purpose, reachable and counted by [`buried_count`]: for crates
+/// built on this one (doca-rdmi) whose objects the device may still use.
+#[doc(hidden)]
+pub fn bury_value<T: Any>(value: T) {
+    bury(value);
 }
 
 /// Number of values leaked so far (for tests).

@@ -375,10 +375,10 @@ impl Drop for ConnInner {
             // write the buffer and use what the configuration holds.
             let len = self.receive.as_ref().map_or(0, ReceiveBuffer::len);
             if let Some(buf) = self.receive.take() {
-                std::mem::forget(buf);
+                doca_dpa::bury_value(buf);
             }
             // SAFETY: taken once, here, to be leaked; never used again.
-            std::mem::forget(unsafe { std::mem::ManuallyDrop::take(&mut self._config) });
+            doca_dpa::bury_value(unsafe { std::mem::ManuallyDrop::take(&mut self._config) });
             match torn {
                 Err(panic) => std::panic::resume_unwind(panic),
                 Ok(r) => {

@@ -109,8 +109,8 @@ impl Drop for PosterInner {
         let torn = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.life.teardown()));
         if !self.life.is_destroyed() {
             // SAFETY: taken once, here, to be leaked; never used again.
-            std::mem::forget(unsafe { std::mem::ManuallyDrop::take(&mut self._config) });
-            std::mem::forget(std::mem::take(&mut self._connections));
+            doca_dpa::bury_value(unsafe { std::mem::ManuallyDrop::take(&mut self._config) });
+            doca_dpa::bury_value(std::mem::take(&mut self._connections));
         } else {
             // SAFETY: dropped once, here: the poster is destroyed.
             unsafe { std::mem::ManuallyDrop::drop(&mut self._config) };

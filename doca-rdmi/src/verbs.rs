@@ -457,9 +457,9 @@ impl CqInner {
             Ok(()) => self.destroyed = true,
             Err(_) => {
                 if let Some(bound) = self.attrs.dpa_thread.take() {
-                    std::mem::forget(bound);
+                    doca_dpa::bury_value(bound);
                 }
-                std::mem::forget(self.context.clone());
+                doca_dpa::bury_value(self.context.clone());
                 // Never try again (drop would): the CQ is left as it is.
                 self.destroyed = true;
             }
