@@ -75,3 +75,45 @@ impl LiveObjects {
         &self.scope
     }
 }
+
+/// The message of [`PanickingSubscriber`]'s panics (a panic hook can keep them quiet).
+pub(crate) const SUBSCRIBER_PANIC: &str = "a tracing subscriber that panics";
+
+/// A `tracing` subscriber whose first event at `level` or above panics: user code
+/// that the library's paths (teardown included) reach. Once only, and never while a
+/// panic unwinds (a second panic would abort the process, which would be the
+/// subscriber's doing).
+pub(crate) struct PanickingSubscriber {
+    level: tracing::Level,
+    fired: std::sync::atomic::AtomicBool,
+}
+
+impl PanickingSubscriber {
+    pub(crate) fn at(level: tracing::Level) -> PanickingSubscriber {
+        PanickingSubscriber {
+            level,
+            fired: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+}
+
+impl tracing::Subscriber for PanickingSubscriber {
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        true
+    }
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(1)
+    }
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, e: &tracing::Event<'_>) {
+        if *e.metadata().level() <= self.level
+            && !std::thread::panicking()
+            && !self.fired.swap(true, std::sync::atomic::Ordering::Relaxed)
+        {
+            panic!("{SUBSCRIBER_PANIC} on {}", e.metadata().target());
+        }
+    }
+    fn enter(&self, _: &tracing::span::Id) {}
+    fn exit(&self, _: &tracing::span::Id) {}
+}

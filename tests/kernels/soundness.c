@@ -40,3 +40,24 @@ __dpa_global__ void sound_thread(doca_dpa_dev_uintptr_t arg)
 	doca_dpa_dev_sync_event_update_add(st->done, 1);
 	doca_dpa_dev_thread_reschedule();
 }
+
+/*
+ * A persistent thread that waits for *go, then writes 1..=8 into its local storage:
+ * an activation that runs while the host drops the thread.
+ */
+__dpa_global__ void sound_slow_thread(doca_dpa_dev_uintptr_t go)
+{
+	uint64_t *data = (uint64_t *)doca_dpa_dev_thread_get_local_storage();
+
+	sound_wait_for(go);
+	for (int i = 0; i < 8; i++)
+		data[i] = i + 1;
+	doca_dpa_dev_thread_reschedule();
+}
+
+/* Writes 1..=n into out: a typed pointer parameter (param::Ptr<u64>). */
+__dpa_global__ void sound_store_words(uint64_t *out, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		out[i] = i + 1;
+}
