@@ -61,6 +61,7 @@ pub struct Limits {
 
 /// Whether a context is still usable, from `doca_dpa_peek_at_last_error`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Health {
     /// No device-side error so far.
     Ok,

@@ -323,6 +323,7 @@ pub struct KernelEvent(pub(crate) Rc<Event>);
 /// Whether an event also gets its DPA handle (`doca_sync_event_get_dpa_handle`), so
 /// that it can be passed to kernels (a gate needs none).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Export {
     /// Get the DPA handle: the event can be a kernel argument or a [`Dev`](crate::Dev).
     ToDpa,

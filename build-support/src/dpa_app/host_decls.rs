@@ -537,6 +537,7 @@ pub fn rust_source(
                 let _ = writeln!(
                     sigs,
                     "    /// The signature of `{name}`.\n\
+                     \x20   #[derive(Debug)]\n\
                      \x20   pub enum {id} {{}}\n\
                      \x20   // SAFETY: `Params` is generated from the C prototype of `{name}` and\n\
                      \x20   // `launch` calls its generated C launcher, which passes each value\n\
@@ -568,6 +569,7 @@ pub fn rust_source(
                 let _ = writeln!(
                     sigs,
                     "    /// The signature of `{name}`.\n\
+                     \x20   #[derive(Debug)]\n\
                      \x20   pub enum {id} {{}}\n\
                      \x20   // SAFETY: `Params` is generated from the C prototype of `{name}` and\n\
                      \x20   // `call` calls its generated C launcher, which passes each value\n\
@@ -718,6 +720,7 @@ fn struct_source(r: &mut String, def: &StructDef) {
          /// [`DpaBox`](__dpa::DpaBox) in DPA memory, whose handle and address fields\n\
          /// keep their objects alive.\n\
          #[allow(non_camel_case_types)]\n\
+         #[derive(Debug)]\n\
          pub struct {id} {{\n{host}}}\n\n\
          /// The device layout of `struct {name}`.\n\
          #[doc(hidden)]\n\
