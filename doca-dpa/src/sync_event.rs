@@ -120,7 +120,9 @@ impl Event {
     pub(crate) fn waiter(&self) -> Result<&Waiter> {
         self.waiter.as_ref().ok_or_else(|| Error::Unavailable {
             what: "awaiting this event",
-            reason: "it was made without an Engine (use the constructor that takes one)".to_owned(),
+            reason: "it was made without an Engine: make events with \
+                     `CompletionEvent::with_engine` and launchers with `Launcher::with_engine`"
+                .to_owned(),
         })
     }
 
@@ -160,7 +162,8 @@ impl Event {
         self.handle.ok_or_else(|| {
             Error::invalid(
                 "doca_sync_event_get_dpa_handle",
-                "this event has no DPA handle: create it with `exported` to pass it to kernels",
+                "the event was made with `Export::No`, so it has no DPA handle; make it with \
+                 `Export::ToDpa` to pass it to a kernel or a `Dev`",
             )
         })
     }
