@@ -551,6 +551,19 @@ impl Dpa {
     }
 }
 
+impl Dpa {
+    /// The context's DPA handle as a [`Dev`](crate::Dev), which keeps the context
+    /// alive: `Dev::new(self)` (`doca_dpa_get_dpa_handle`).
+    #[deprecated(
+        since = "0.1.0",
+        note = "pass the context itself as the kernel argument (`&dpa`), or \
+                `Dev::new(&dpa)?` for a field of a DpaBox struct"
+    )]
+    pub fn handle(&self) -> Result<crate::Dev<crate::param::Dpa>> {
+        crate::Dev::new(self)
+    }
+}
+
 // SAFETY: the context's handle (`doca_dpa_get_dpa_handle`); the keep record holds the
 // context.
 unsafe impl crate::KernelArg<crate::param::Dpa> for Dpa {

@@ -440,6 +440,21 @@ macro_rules! event_args {
                 Event::lower(&self.0, keep)
             }
         }
+
+        impl $t {
+            /// The event's DPA handle as a [`Dev`](crate::Dev), which keeps the event
+            /// alive: `Dev::new(self)`. No DOCA call (the handle was read with
+            /// `doca_sync_event_get_dpa_handle` when the event was made);
+            /// [`Error::InvalidArgument`] for an event made with [`Export::No`].
+            #[deprecated(
+                since = "0.1.0",
+                note = "pass the event itself as the kernel argument (`&event`), or \
+                        `Dev::new(&event)?` for a field of a DpaBox struct"
+            )]
+            pub fn handle(&self) -> Result<crate::Dev<param::SyncEvent>> {
+                crate::Dev::new(self)
+            }
+        }
     )*};
 }
 event_args!(WaitEvent, CompletionEvent, KernelEvent);
