@@ -52,14 +52,14 @@ async fn join_all<T, F: Future<Output = T> + ?Sized>(mut futures: Vec<Pin<Box<F>
     out.into_iter().flatten().collect()
 }
 
-fn main() -> Result<(), Error> {
+fn main() -> Result<(), Report> {
     // DPA objects stay on the thread that made them: a current-thread runtime (or a
     // LocalSet on a multi-threaded one).
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_io()
         .enable_time()
         .build()?;
-    tokio::task::LocalSet::new().block_on(&rt, serve())
+    Ok(tokio::task::LocalSet::new().block_on(&rt, serve())?)
 }
 
 async fn serve() -> Result<(), Error> {

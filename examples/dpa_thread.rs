@@ -17,7 +17,7 @@ use doca::dpa::{
 
 include!("common_app.rs.in");
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> Result<(), Report> {
     println!("backend: {}", doca::dpa::build_info::BACKEND);
     let device = Device::open_first_with_dpa()?;
     let dpa = Dpa::start(&device, doca_examples::app())?;

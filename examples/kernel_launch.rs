@@ -19,7 +19,7 @@ fn open_device() -> doca::dpa::Result<Device> {
     }
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> Result<(), Report> {
     println!(
         "backend: {} (DOCA {})",
         doca::dpa::build_info::BACKEND,

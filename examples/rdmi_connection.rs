@@ -21,7 +21,10 @@
 
 doca::rdmi::if_no_rdmi! {
     fn main() {
-        println!("RDMI is not available in this build: {:?}", doca::rdmi::availability());
+        match doca::rdmi::availability() {
+            doca::rdmi::Availability::Absent(why) => println!("RDMI is not available in this build: {why}"),
+            other => println!("RDMI is not available in this build: {other:?}"),
+        }
     }
 }
 
@@ -58,7 +61,7 @@ doca::rdmi::if_rdmi! {
         format!("RDMI message #{:02}", i % 100).into_bytes()
     }
 
-    fn main() -> Result<(), Box<dyn std::error::Error>> {
+    fn main() -> Result<(), Report> {
         use doca::rdmi::{
             CompletionSource, ConnectionBuilder, PosterBuilder, ProtectionDomain, ReceiveBuffer,
             VerbsContext,

@@ -54,7 +54,7 @@ impl Live {
     fn forget_calls(&self) {}
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> Result<(), Report> {
     let n: u64 = std::env::args()
         .nth(1)
         .map(|a| a.parse())

@@ -10,7 +10,7 @@ use doca::dpa::{Device, Dpa, DpaBuffer, Export, Gate, Launcher, WaitEvent};
 
 include!("common_app.rs.in");
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> Result<(), Report> {
     println!("backend: {}", doca::dpa::build_info::BACKEND);
     let device = Device::open_first_with_dpa()?;
     let dpa = Dpa::start(&device, doca_examples::app())?;

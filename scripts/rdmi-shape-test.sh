@@ -146,6 +146,7 @@ fn main() {
     match doca_rdmi::availability() {
         doca_rdmi::Availability::Absent(why) => println!("absent: {why}"),
         doca_rdmi::Availability::Available => println!("available"),
+        other => println!("other: {other:?}"), // Availability is #[non_exhaustive]
     }
 }
 EOF

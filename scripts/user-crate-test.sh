@@ -13,11 +13,42 @@
 # 3. Checks with nm that the test binary and the binaries define `add` and the
 #    fixture's app symbol, and none of doca-rs's own kernel or app symbols.
 # 4. Where pkg-config finds no DOCA: checks that a plain `cargo build`
-#    (hardware by default) fails and names the one switch to the sim.
+#    (hardware by default) fails and names the one switch to the sim. Before
+#    that, `cargo run --features sim` (the README's `sim = ["doca/sim"]`) runs a
+#    binary on the sim.
+# 5. First, that the README's `rs` blocks (the user crate's files, which the
+#    README's doctests cannot compile: they need the crate around them) are the
+#    fixture's: each blank-line-separated part of a block under a `path` caption
+#    is in tests/user-crate/path verbatim (`my_crate` is the fixture's crate).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 fail() { echo "user-crate-test: FAIL: $*" >&2; exit 1; }
+
+echo "== the README's user-crate files are the fixture's"
+python3 - "$root/README.md" "$root/tests/user-crate" <<'PY' || fail "the README's user-crate code and tests/user-crate differ"
+import pathlib, re, sys
+lines = pathlib.Path(sys.argv[1]).read_text().split("\n")
+fixture = pathlib.Path(sys.argv[2])
+caption, blocks, i = None, [], 0
+while i < len(lines):
+    m = re.match(r"`([\w./-]+\.rs)`", lines[i])  # a file caption: `src/lib.rs` — …
+    if m:
+        caption = m.group(1)
+    if lines[i] == "```rs":
+        end = lines.index("```", i + 1)
+        blocks.append((caption, "\n".join(lines[i + 1:end])))
+        i = end
+    i += 1
+if len(blocks) < 2 or None in (p for p, _ in blocks):
+    sys.exit(f"expected `rs` blocks each under a file caption, found {[p for p, _ in blocks]}")
+for path, code in blocks:
+    text = (fixture / path).read_text()
+    for part in code.replace("my_crate", "doca_user_fixture").split("\n\n"):
+        if part.strip() and part.strip() not in text:
+            sys.exit(f"tests/user-crate/{path} lacks the README's\n{part}")
+    print(f"README block {path}: in tests/user-crate/{path}")
+PY
 work=$(mktemp -d "${TMPDIR:-/tmp}/doca-user-crate.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cp -r "$root/tests/user-crate" "$work/user-crate"
@@ -58,6 +89,10 @@ for b in uses_the_lib declares_itself; do
     out=$("$CARGO_TARGET_DIR/debug/$b" 2>&1) || { echo "$out"; fail "the fixture's binary $b failed"; }
     [ "$out" = "[5, 6, 7, 8]" ] || fail "the fixture's binary $b printed: $out"
 done
+
+echo "== the README's sim feature: cargo run --features sim"
+out=$(cargo run -q --features sim --bin uses_the_lib 2>&1) || { echo "$out"; fail "cargo run --features sim failed"; }
+[ "$out" = "[5, 6, 7, 8]" ] || fail "cargo run --features sim printed: $out"
 
 echo "== no kernel of doca-rs in the user's binaries"
 ours=$(cat "$root"/examples/kernels/*.c "$root"/tests/kernels/*.c \

@@ -53,3 +53,10 @@ pub use doca_dpa_sys as sys;
 #[cfg(doca_backend = "sim")]
 pub use doca_dpa_sys::doca_sim as sim;
 pub use doca_rdmi as rdmi;
+
+/// The README's Rust examples, compiled (and, but for `no_run` ones, run) by
+/// `cargo test` as doctests of this crate. Its `rs` blocks are the out-of-tree user
+/// crate's files, which `scripts/user-crate-test.sh` builds and checks instead.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -169,6 +169,10 @@ fn without_wait_tasks_the_async_api_says_so_and_blocking_waits_work() {
     let launch = launcher.launch(&doca_tests::noop, 1, ()).unwrap();
     let err = run(launcher.all_completed()).unwrap_err();
     assert!(err.is_not_supported(), "{err}");
+    assert!(
+        err.to_string().contains("`Launcher::with_engine`"),
+        "names the constructor to use: {err}"
+    );
     launch.wait(LONG).unwrap();
     drop((launcher, engine, dpa));
     assert_eq!(scope.live_total(), 0, "left {:?}", scope.live_objects());

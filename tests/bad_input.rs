@@ -98,6 +98,28 @@ fn thread_counts_and_wait_thresholds() {
 }
 
 #[test]
+fn an_event_without_a_dpa_handle_passed_to_a_kernel() {
+    leak_checked(|| {
+        let dpa = common::dpa();
+        let launcher = Launcher::new(&dpa).unwrap();
+        let event = doca::dpa::CompletionEvent::new(&dpa, doca::dpa::Export::No).unwrap();
+        let err = launcher
+            .launch(&doca_tests::set_event, 1, (&event, 5u64))
+            .unwrap_err();
+        let message = err.to_string();
+        invalid(err, "doca_sync_event_get_dpa_handle");
+        // What to do, in the API's own names (it once named a parameter that does
+        // not exist).
+        assert!(
+            message.contains("made with `Export::No`")
+                && message.contains("make it with `Export::ToDpa`"),
+            "{message}"
+        );
+        assert_eq!(launcher.submitted(), 0);
+    });
+}
+
+#[test]
 fn queue_sizes_zero() {
     leak_checked(|| {
         let dpa = common::dpa();
@@ -233,7 +255,11 @@ fn no_dpa_device() {
     });
     let err = Device::open_first_with_dpa().unwrap_err();
     assert!(err.is_no_dpa() && err.is_not_supported(), "{err}");
-    assert!(err.to_string().contains("mlx5_2 (0000:81:00.0)"), "{err}");
+    assert!(
+        err.to_string()
+            .starts_with("each device DOCA sees (mlx5_2 (0000:81:00.0)) has no DPA"),
+        "{err}"
+    );
     let device = Device::open_by_ibdev_name("mlx5_2").unwrap();
     assert!(!device.info().has_dpa);
     let err = Dpa::start(&device, doca_tests::app()).unwrap_err();

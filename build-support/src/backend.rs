@@ -100,6 +100,7 @@ pub struct Choice {
 
 /// Why no backend could be chosen. The [`Display`](fmt::Display) text is the message.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum BackendError {
     /// `DOCA_BACKEND` has a value that is not one of [`VALID_VALUES`].
     InvalidValue {
@@ -148,7 +149,16 @@ impl fmt::Display for BackendError {
     }
 }
 
-impl std::error::Error for BackendError {}
+// The message of the wrapped error is part of this one's Display too (a build
+// script prints Display alone); source() gives it to code that walks the chain.
+impl std::error::Error for BackendError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            BackendError::Discovery { error, .. } => Some(&**error),
+            BackendError::InvalidValue { .. } | BackendError::SimNotBuilt { .. } => None,
+        }
+    }
+}
 
 /// Chooses the backend from `DOCS_RS`, `DOCA_BACKEND` (read through `env`) and whether
 /// the `sim` cargo feature is on; `probe` runs discovery and is called only when the
@@ -338,6 +348,9 @@ mod tests {
             );
             // The full actionable message is in the error text.
             assert!(err.to_string().contains(&e.to_string()));
+            // And the discovery error is its source, for code that walks the chain.
+            let source = std::error::Error::source(&err).expect("a source");
+            assert_eq!(source.downcast_ref::<DiscoveryError>(), Some(&e));
         }
     }
 

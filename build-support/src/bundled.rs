@@ -67,6 +67,7 @@ pub struct CommittedItem {
 
 /// Why the bundled bindings could not be made.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum BundledError {
     /// The committed text lacks something [`render`] must rewrite (a doca-rs bug or a
     /// stale file).

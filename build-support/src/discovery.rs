@@ -284,6 +284,7 @@ impl Install {
 /// Why no usable DOCA install was found. The [`Display`](fmt::Display) text is the
 /// message a user sees: what was found, and what to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum DiscoveryError {
     /// Required modules are not found anywhere.
     NotFound {

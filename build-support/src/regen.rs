@@ -95,6 +95,7 @@ impl Args {
 
 /// Why regeneration failed.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum RegenError {
     /// Generation failed.
     Generate(bindgen_config::Error),
@@ -116,7 +117,16 @@ impl fmt::Display for RegenError {
     }
 }
 
-impl std::error::Error for RegenError {}
+// The message of the wrapped error is part of this one's Display too (a build
+// script prints Display alone); source() gives it to code that walks the chain.
+impl std::error::Error for RegenError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            RegenError::Generate(e) => Some(e),
+            RegenError::Io { .. } => None,
+        }
+    }
+}
 
 /// One output file's state after [`run`].
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -32,6 +32,7 @@ use crate::version::DocaVersion;
 
 /// Why the safe crate's build script failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SafeError {
     /// A `DEP_*` variable is missing: the -sys crate is not a direct dependency, or its
     /// `links` key is different.

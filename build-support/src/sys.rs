@@ -96,6 +96,7 @@ impl SysCrate {
 
 /// Why the build script failed. The [`Display`](fmt::Display) text is the message.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum SysError {
     /// No backend could be chosen (DOCA missing in hardware mode, old install…).
     Backend(BackendError),
@@ -187,7 +188,18 @@ impl fmt::Display for SysError {
     }
 }
 
-impl std::error::Error for SysError {}
+// The message of the wrapped error is part of this one's Display too (a build
+// script prints Display alone); source() gives it to code that walks the chain.
+impl std::error::Error for SysError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SysError::Backend(e) => Some(e),
+            #[cfg(feature = "bindgen")]
+            SysError::Bindgen(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 impl From<BackendError> for SysError {
     fn from(e: BackendError) -> Self {
@@ -785,6 +797,17 @@ mod tests {
     use crate::binding_set::BUNDLED_DIR;
     use crate::testutil::TempDir;
     use std::collections::BTreeMap;
+
+    #[test]
+    fn a_backend_error_is_the_source_of_the_build_error() {
+        let backend = BackendError::InvalidValue {
+            value: "nonsense".into(),
+        };
+        let err = SysError::from(backend.clone());
+        let source = std::error::Error::source(&err).expect("a source");
+        assert_eq!(source.downcast_ref::<BackendError>(), Some(&backend));
+        assert!(std::error::Error::source(&SysError::MissingEnv("OUT_DIR")).is_none());
+    }
 
     const VERSION_H: &str = "#define DOCA_VERSION_MAJOR 3\n#define DOCA_VERSION_MINOR 0\n\
                              #define DOCA_VERSION_PATCH 58\n#define DOCA_VERSION_STRING \"3.0.0058\"\n";

@@ -36,6 +36,7 @@ pub const KNOWN_RELEASES: &[(u32, u32)] = &[
 
 /// A version string or header that could not be understood.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum VersionError {
     /// The text is not `MAJOR.MINOR[.PATCH]` with decimal numbers.
     BadString {

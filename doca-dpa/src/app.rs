@@ -149,7 +149,8 @@ pub mod param {
         DevPtr: u64;
         /// `doca_dpa_dev_t`: a DPA context handle. Argument: `&Dpa`.
         Dpa: u64;
-        /// `doca_dpa_dev_sync_event_t`. Arguments: exported sync events.
+        /// `doca_dpa_dev_sync_event_t`. Arguments: events made with `Export::ToDpa`,
+        /// and `KernelEvent`s.
         SyncEvent: u64;
         /// `doca_dpa_dev_completion_t`. Argument: `&Completion`.
         Completion: u64;

@@ -290,11 +290,7 @@ impl Device {
     /// listing the devices seen.
     pub fn open_first_with_dpa() -> Result<Device> {
         Device::open_matching(|d| d.has_dpa)?.map_err(|seen| Error::NoDpa {
-            device: if seen.is_empty() {
-                "no DOCA device is visible, so none".to_owned()
-            } else {
-                format!("none of the devices DOCA sees ({})", seen.join(", "))
-            },
+            device: devices_seen(&seen),
             call: "doca_dpa_cap_is_supported",
             code: None,
         })
@@ -317,6 +313,15 @@ impl Device {
     }
 }
 
+/// The subject of [`Error::NoDpa`]'s "… has no DPA" when no device has one.
+fn devices_seen(seen: &[String]) -> String {
+    if seen.is_empty() {
+        "this machine (DOCA sees no device)".to_owned()
+    } else {
+        format!("each device DOCA sees ({})", seen.join(", "))
+    }
+}
+
 // DOCA objects are not thread-safe (facts: DPA guide note), and clones share one
 // `doca_dev`, so a device stays on the thread that opened it; each thread opens its own.
 static_assertions::assert_impl_all!(Device: Clone);
@@ -325,6 +330,34 @@ static_assertions::assert_not_impl_any!(Device: Send, Sync);
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn no_dpa_among_the_devices_reads_without_a_double_negative() {
+        let error = |seen: &[String]| Error::NoDpa {
+            device: devices_seen(seen),
+            call: "doca_dpa_cap_is_supported",
+            code: None,
+        };
+        let none = error(&[]).to_string();
+        assert!(
+            none.starts_with("this machine (DOCA sees no device) has no DPA"),
+            "{none}"
+        );
+        let seen = [
+            "mlx5_2 (0000:81:00.0)".to_owned(),
+            "mlx5_3 (0000:03:00.0)".to_owned(),
+        ];
+        let two = error(&seen).to_string();
+        assert!(
+            two.starts_with(
+                "each device DOCA sees (mlx5_2 (0000:81:00.0), mlx5_3 (0000:03:00.0)) has no DPA"
+            ),
+            "{two}"
+        );
+        for message in [none, two] {
+            assert!(!message.contains("none"), "{message}");
+        }
+    }
 
     #[test]
     fn pci_addresses_are_validated() {

@@ -61,6 +61,7 @@ pub struct Limits {
 
 /// Whether a context is still usable, from `doca_dpa_peek_at_last_error`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Health {
     /// No device-side error so far.
     Ok,
@@ -577,6 +578,19 @@ impl Dpa {
         };
         tracing::debug!(target: "doca_dpa::dpa", device = %other.info().pci_addr, "DPA context extended");
         Ok(dpa)
+    }
+}
+
+impl Dpa {
+    /// The context's DPA handle as a [`Dev`](crate::Dev), which keeps the context
+    /// alive: `Dev::new(self)` (`doca_dpa_get_dpa_handle`).
+    #[deprecated(
+        since = "0.1.0",
+        note = "pass the context itself as the kernel argument (`&dpa`), or \
+                `Dev::new(&dpa)?` for a field of a DpaBox struct"
+    )]
+    pub fn handle(&self) -> Result<crate::Dev<crate::param::Dpa>> {
+        crate::Dev::new(self)
     }
 }
 

@@ -314,10 +314,15 @@ impl fmt::Display for Error {
                 f,
                 "{call}: {users} other object(s) still use this resource; drop them first"
             ),
-            Error::NoDpa { device, call, code } => match code {
-                Some(c) => write!(f, "{device} has no DPA ({call} returned {c})"),
-                None => write!(f, "{device} has no DPA ({call})"),
-            },
+            Error::NoDpa { device, call, code } => {
+                match code {
+                    Some(c) => write!(f, "{device} has no DPA ({call} returned {c})")?,
+                    None => write!(f, "{device} has no DPA ({call})")?,
+                }
+                f.write_str(
+                    "; pick a device that has one (`doca-doctor` lists the devices and their DPAs)",
+                )
+            }
             Error::NoSuchDevice { call, wanted, seen } => {
                 write!(f, "{call}: no DOCA device has {wanted}; devices seen: ")?;
                 if seen.is_empty() {

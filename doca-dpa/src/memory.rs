@@ -545,6 +545,12 @@ pub unsafe trait DeviceStruct: 'static {
 /// their objects alive for the launch, as other arguments do).
 pub struct ByValue<T>(std::marker::PhantomData<fn() -> T>);
 
+impl<T> fmt::Debug for ByValue<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ByValue<{}>", std::any::type_name::<T>())
+    }
+}
+
 // SAFETY: the generated launcher takes a struct parameter as the address of its
 // device layout (`T::Repr`, checked against the C definition) and copies it into a
 // C value of the struct type for the variadic call.

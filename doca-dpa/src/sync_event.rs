@@ -120,7 +120,9 @@ impl Event {
     pub(crate) fn waiter(&self) -> Result<&Waiter> {
         self.waiter.as_ref().ok_or_else(|| Error::Unavailable {
             what: "awaiting this event",
-            reason: "it was made without an Engine (use the constructor that takes one)".to_owned(),
+            reason: "it was made without an Engine: make events with \
+                     `CompletionEvent::with_engine` and launchers with `Launcher::with_engine`"
+                .to_owned(),
         })
     }
 
@@ -160,7 +162,8 @@ impl Event {
         self.handle.ok_or_else(|| {
             Error::invalid(
                 "doca_sync_event_get_dpa_handle",
-                "this event has no DPA handle: create it with `exported` to pass it to kernels",
+                "the event was made with `Export::No`, so it has no DPA handle; make it with \
+                 `Export::ToDpa` to pass it to a kernel or a `Dev`",
             )
         })
     }
@@ -331,6 +334,7 @@ pub struct KernelEvent(pub(crate) Rc<Event>);
 /// Whether an event also gets its DPA handle (`doca_sync_event_get_dpa_handle`), so
 /// that it can be passed to kernels (a gate needs none).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Export {
     /// Get the DPA handle: the event can be a kernel argument or a [`Dev`](crate::Dev).
     ToDpa,
@@ -442,6 +446,21 @@ macro_rules! event_args {
             #[inline]
             fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
                 Event::lower(&self.0, keep)
+            }
+        }
+
+        impl $t {
+            /// The event's DPA handle as a [`Dev`](crate::Dev), which keeps the event
+            /// alive: `Dev::new(self)`. No DOCA call (the handle was read with
+            /// `doca_sync_event_get_dpa_handle` when the event was made);
+            /// [`Error::InvalidArgument`] for an event made with [`Export::No`].
+            #[deprecated(
+                since = "0.1.0",
+                note = "pass the event itself as the kernel argument (`&event`), or \
+                        `Dev::new(&event)?` for a field of a DpaBox struct"
+            )]
+            pub fn handle(&self) -> Result<crate::Dev<param::SyncEvent>> {
+                crate::Dev::new(self)
             }
         }
     )*};

@@ -8,6 +8,7 @@ use crate::requirements::PARTS;
 
 /// Whether this build can use RDMI.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Availability {
     /// The installed DOCA (or the sim) provides RDMI, and the wrappers are
     /// compiled.

@@ -47,6 +47,7 @@ pub const DEFAULT_STOP_TIMEOUT: Duration = Duration::from_secs(5);
 /// # }
 /// ```
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub enum CompletionSource<'a> {
     /// A started DPA completion context: DPA threads and kernels see the
     /// completions (`doca_rdmi_*_dpa_completion_attach`, EXPERIMENTAL). It
@@ -197,6 +198,7 @@ pub(crate) fn request_stop_unique<T>(
 /// The state of a DOCA context (`enum doca_ctx_states`, from
 /// `doca_ctx_get_state`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum CtxState {
     /// Not started, or stopped (`DOCA_CTX_STATE_IDLE`).
     Idle,

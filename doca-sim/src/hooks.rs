@@ -31,6 +31,7 @@ use crate::scope;
 
 /// Which calls of a function a fault applies to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Nth {
     /// Only the n-th call (1-based) made in the scope after the fault was set.
     At(u64),

@@ -9,16 +9,21 @@
 //! that launches them is inside `doca::rdmi::if_rdmi!`, which is only expanded where
 //! RDMI is present too; elsewhere the RDMI example and tests say why they are
 //! skipped.
+//!
+//! `kernels/examples` and `kernels/tests` are symbolic links to `examples/kernels`
+//! and `tests/kernels`: the sources stay where the examples and tests are, and
+//! `cargo package` (which follows the links) puts them in this package's tarball,
+//! so its verification build finds them.
 fn main() {
     println!("cargo::rerun-if-env-changed=DEP_DOCA_DPA_RDMI");
     let rdmi = std::env::var("DEP_DOCA_DPA_RDMI").is_ok_and(|v| v.trim() == "present");
-    let mut examples = doca_build_support::dpa_app::DpaApp::new("doca_examples")
-        .sources_in("../../examples/kernels");
+    let mut examples =
+        doca_build_support::dpa_app::DpaApp::new("doca_examples").sources_in("kernels/examples");
     let mut tests =
-        doca_build_support::dpa_app::DpaApp::new("doca_tests").sources_in("../../tests/kernels");
+        doca_build_support::dpa_app::DpaApp::new("doca_tests").sources_in("kernels/tests");
     if rdmi {
-        examples = examples.sources_in("../../examples/kernels/rdmi");
-        tests = tests.sources_in("../../tests/kernels/rdmi");
+        examples = examples.sources_in("kernels/examples/rdmi");
+        tests = tests.sources_in("kernels/tests/rdmi");
     }
     examples.build_or_exit();
     tests.build_or_exit();

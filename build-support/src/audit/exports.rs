@@ -8,6 +8,7 @@ use object::{Object, ObjectSymbol, SymbolKind};
 
 /// A library whose exports could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ExportsError {
     /// The file could not be read (missing, permissions, dangling symlink…).
     Io {

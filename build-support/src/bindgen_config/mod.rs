@@ -153,6 +153,7 @@ pub fn builder(
 
 /// Why bindings could not be generated.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Error {
     /// None of the set's headers is in the include directories.
     NoHeaders {

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 /// Why a kernel parameter cannot be used by the software DPA.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ParamRefusal {
     /// A `struct` passed by value.
     StructByValue,

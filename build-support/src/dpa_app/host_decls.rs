@@ -581,7 +581,7 @@ pub fn rust_source(
             .iter()
             .filter_map(|p| match p {
                 Crossing::Pointer { param, .. } => Some(format!(
-                    "        /// Names this pointer parameter in compiler messages.\n        pub enum {param} {{}}\n"
+                    "        /// Names this pointer parameter in compiler messages.\n        #[derive(Debug)]\n        pub enum {param} {{}}\n"
                 )),
                 _ => None,
             })
@@ -644,6 +644,7 @@ pub fn rust_source(
                 let _ = writeln!(
                     sigs,
                     "    /// The signature of `{name}`.\n\
+                     \x20   #[derive(Debug)]\n\
                      \x20   pub enum {id} {{}}\n\
                      \x20   // SAFETY: `Params` is generated from the C prototype of `{name}` and\n\
                      \x20   // `launch` calls its generated C launcher, which passes each value\n\
@@ -675,6 +676,7 @@ pub fn rust_source(
                 let _ = writeln!(
                     sigs,
                     "    /// The signature of `{name}`.\n\
+                     \x20   #[derive(Debug)]\n\
                      \x20   pub enum {id} {{}}\n\
                      \x20   // SAFETY: `Params` is generated from the C prototype of `{name}` and\n\
                      \x20   // `call` calls its generated C launcher, which passes each value\n\
@@ -834,6 +836,7 @@ fn struct_source(r: &mut String, def: &StructDef) {
          /// [`DpaBox`](__dpa::DpaBox) in DPA memory, whose handle and address fields\n\
          /// keep their objects alive.\n\
          #[allow(non_camel_case_types)]\n\
+         #[derive(Debug)]\n\
          pub struct {id} {{\n{host}}}\n\n\
          /// The device layout of `struct {name}`.\n\
          #[doc(hidden)]\n\

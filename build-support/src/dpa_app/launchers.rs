@@ -9,7 +9,7 @@ use std::sync::Mutex;
 use super::error::DpaAppError;
 use super::host_decls::{launcher_source, rust_source};
 use super::parse::{DeviceFunction, StructDef};
-use super::sim::host_compiler;
+use super::sim::{compile, host_compiler};
 use super::DEP_HINT;
 use super::{io_err, Resolved};
 use crate::cfgs::Directives;
@@ -121,12 +121,11 @@ pub(crate) fn build(
     b.file(&source)
         .includes(&host_include)
         .define("DOCA_ALLOW_EXPERIMENTAL_API", None);
-    b.try_compile(&lib)
-        .map_err(|e| DpaAppError::LauncherCompile {
-            app: r.app_name.clone(),
-            generated: source.clone(),
-            message: e.to_string(),
-        })?;
+    compile(&mut b, &lib, d).map_err(|message| DpaAppError::LauncherCompile {
+        app: r.app_name.clone(),
+        generated: source.clone(),
+        message,
+    })?;
     d.link_search(&r.out_dir);
     Ok(r.out_dir.join(format!("lib{lib}.a")))
 }

@@ -189,6 +189,43 @@ pub(crate) fn host_compiler(env: &EnvReader, r: &Resolved) -> Result<cc::Build, 
     Ok(b)
 }
 
+/// What the compiler wrote to stderr during a `cc` build, line by line.
+#[derive(Default)]
+struct CompilerOutput(std::sync::Mutex<Vec<String>>);
+
+impl cc::BuildMessageLogger for CompilerOutput {
+    fn log(&self, kind: cc::BuildMessageKind, msg: cc::BuildMessage<'_>, _: &dyn std::any::Any) {
+        if matches!(kind, cc::BuildMessageKind::StderrForwarding) {
+            if let Ok(mut lines) = self.0.lock() {
+                lines.push(msg.to_string());
+            }
+        }
+    }
+}
+
+/// Compiles `b` into `OUT_DIR/lib<lib>.a`. The compiler's diagnostics go where the
+/// rest of the build's output goes instead of straight to stdout as `cc` would
+/// print them: on success they become warnings in `d` (printed by
+/// [`DpaApp::build`](super::DpaApp::build), returned by `build_with_env`), on
+/// failure they are `Err`'s message after `cc`'s, so the error says what the
+/// compiler said.
+pub(crate) fn compile(b: &mut cc::Build, lib: &str, d: &mut Directives) -> Result<(), String> {
+    let output = std::sync::Arc::new(CompilerOutput::default());
+    b.cargo_warnings(false).message_logger(Some(output.clone()));
+    let result = b.try_compile(lib);
+    let lines = output.0.lock().map(|l| l.clone()).unwrap_or_default();
+    match result {
+        Ok(()) => {
+            for line in &lines {
+                d.warning(line);
+            }
+            Ok(())
+        }
+        Err(e) if lines.is_empty() => Err(e.to_string()),
+        Err(e) => Err(format!("{e}; the compiler said:\n{}", lines.join("\n"))),
+    }
+}
+
 fn declare_cc_env(env: &EnvReader, target: &str) {
     let underscored = target.replace('-', "_");
     for tool in ["CC", "CFLAGS"] {
@@ -246,12 +283,11 @@ pub(crate) fn build(
     for dir in host_include_dirs(env) {
         b.include(dir);
     }
-    b.try_compile(&r.lib_name)
-        .map_err(|e| DpaAppError::SimCompile {
-            app: r.app_name.clone(),
-            generated: generated.clone(),
-            message: e.to_string(),
-        })?;
+    compile(&mut b, &r.lib_name, d).map_err(|message| DpaAppError::SimCompile {
+        app: r.app_name.clone(),
+        generated: generated.clone(),
+        message,
+    })?;
     let archive = r.out_dir.join(format!("lib{}.a", r.lib_name));
     // Linked by the `#[link]` of the generated declarations, not by a directive.
     d.link_search(&r.out_dir);

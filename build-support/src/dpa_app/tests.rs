@@ -201,6 +201,8 @@ fn sim_kernels_see_the_host_headers_as_dpacc_kernels_do() {
         .build_with_env(&env)
         .expect_err("built without the host headers");
     assert!(err.to_string().contains("host_headers_app"), "{err}");
+    // The compiler's diagnosis is in the error (not printed to stdout on its own).
+    assert!(err.to_string().contains("doca_sync_event.h"), "{err}");
 }
 
 #[test]

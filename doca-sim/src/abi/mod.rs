@@ -16,6 +16,7 @@
     non_upper_case_globals,
     missing_docs,
     unreachable_pub,
+    missing_debug_implementations,
     clippy::all,
     clippy::undocumented_unsafe_blocks,
     rustdoc::all
