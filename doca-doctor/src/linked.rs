@@ -143,6 +143,8 @@ pub(crate) fn gather() -> Facts {
             absent_reason: match doca::rdmi::availability() {
                 Availability::Available => None,
                 Availability::Absent(reason) => Some(reason),
+                // A state added after this doctor was written is not `Available`.
+                other => Some(format!("{other:?}")),
             },
         },
     }
