@@ -12,7 +12,9 @@
 #    binaries (one declares the app itself, never naming the library).
 # 3. Checks with nm that the test binary and the binaries define `add` and the
 #    fixture's app symbol, and none of doca-rs's own kernel or app symbols.
-# 4. Where pkg-config finds no DOCA: checks that a plain `cargo build`
+# 4. Builds and tests the same crate as an edition-2024 crate (the generated
+#    declarations must compile in both editions).
+# 5. Where pkg-config finds no DOCA: checks that a plain `cargo build`
 #    (hardware by default) fails and names the one switch to the sim.
 set -euo pipefail
 
@@ -78,6 +80,19 @@ for bin in $bins; do
     done
     echo "$(basename "$bin"): add and user_kernels defined; none of $(wc -w <<<"$ours") doca-rs kernel names nor doca_examples/doca_tests"
 done
+
+echo "== the same crate as edition 2024 (what \`cargo new\` makes): builds, tests, runs"
+# The dependencies are built already; only the fixture itself is compiled again.
+sed -i 's/^edition = "2021"$/edition = "2024"/' Cargo.toml
+grep -qx 'edition = "2024"' Cargo.toml || fail "the fixture's edition was not switched to 2024"
+tests=$(cargo test -q --test sim 2>&1) || { echo "$tests"; fail "the edition-2024 crate's tests failed"; }
+grep -q "test result: ok. 2 passed" <<<"$tests" || fail "the edition-2024 crate's two tests did not both run"
+for b in uses_the_lib declares_itself; do
+    out=$("$CARGO_TARGET_DIR/debug/$b" 2>&1) || { echo "$out"; fail "the edition-2024 binary $b failed"; }
+    [ "$out" = "[5, 6, 7, 8]" ] || fail "the edition-2024 binary $b printed: $out"
+done
+echo "edition 2024: the fixture's tests and binaries pass"
+sed -i 's/^edition = "2024"$/edition = "2021"/' Cargo.toml
 
 if pkg-config --exists doca-common 2>/dev/null; then
     echo "== (DOCA is installed: the hardware-default check is skipped)"

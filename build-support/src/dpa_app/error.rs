@@ -226,6 +226,24 @@ pub enum DpaAppError {
         /// The message of the `cc` crate.
         message: String,
     },
+    /// The C preprocessor could not read a source as the kernel compile sees it.
+    Preprocess {
+        /// The source.
+        source: PathBuf,
+        /// The message of the `cc` crate.
+        message: String,
+    },
+    /// The compiler found that the generated declarations misread a kernel's prototype
+    /// or a struct's layout (the scanner's mistake, a build error instead of a wrong
+    /// declaration).
+    DeclarationCheck {
+        /// The application.
+        app: String,
+        /// The generated check file.
+        generated: PathBuf,
+        /// The compiler's message.
+        message: String,
+    },
     /// The generated host launchers did not compile.
     LauncherCompile {
         /// The application.
@@ -426,6 +444,23 @@ impl fmt::Display for DpaAppError {
                      .c sources)",
                 )
             }
+            E::Preprocess { source, message } => write!(
+                f,
+                "the C preprocessor could not read {} as the kernel compile sees it (with the \
+                 application's include directories and defines and the DOCA headers): {message}",
+                source.display()
+            ),
+            E::DeclarationCheck {
+                app,
+                generated,
+                message,
+            } => write!(
+                f,
+                "the generated declarations of DPA application `{app}` do not match its C \
+                 sources (a doca-build-support bug; please report it):\n{message}\n(generated \
+                 file: {})",
+                generated.display()
+            ),
             E::LauncherCompile {
                 app,
                 generated,

@@ -596,7 +596,7 @@ pub fn rust_source(
                 .iter()
                 .map(|lib| {
                     format!(
-                        "    #[link(name = \"{lib}\", kind = \"static\")]\n    extern \"C\" {{}}\n"
+                        "    #[link(name = \"{lib}\", kind = \"static\")]\n    unsafe extern \"C\" {{}}\n"
                     )
                 })
                 .collect::<String>(),
@@ -618,7 +618,7 @@ pub fn rust_source(
          \x20   #[allow(unused_imports)]\n\
          \x20   use super::__dpa;\n\
          {links}{last_link}\
-         \x20   extern \"C\" {{\n\
+         \x20   unsafe extern \"C\" {{\n\
          \x20       pub(super) static {app}: *mut __dpa::sys::doca_dpa_app;\n\
          {ffi}    }}\n\
          }}"
@@ -760,8 +760,35 @@ fn struct_source(r: &mut String, def: &StructDef) {
     );
 }
 
-/// C assertions that the compiler lays `structs` out as [`struct_layout`] says (for
-/// the sim's build of the application, which sees the definitions).
+/// C assertions, for a translation unit that includes the kernels' source, that each of
+/// `kernels` has the prototype its generated declaration was made from (its address
+/// has the type of a pointer to that function) and that the compiler lays `structs`
+/// out as [`struct_layout`] says. A failing one names the kernel or the struct.
+pub fn declaration_asserts(kernels: &[DeviceFunction], structs: &[StructDef]) -> String {
+    let mut c = String::new();
+    for k in kernels {
+        let params: Vec<&str> = k.params.iter().map(|p| p.c_type.as_str()).collect();
+        let list = if params.is_empty() {
+            "void".to_owned()
+        } else {
+            params.join(", ")
+        };
+        let understood = format!("{} (*)({list})", k.return_type);
+        let _ = writeln!(
+            c,
+            "_Static_assert(__builtin_types_compatible_p(__typeof__(&{n}), {understood}), \
+             \"kernel {n} ({}:{}): the generated declaration reads its prototype as {}\");",
+            k.file.display().to_string().replace(['"', '\\'], "_"),
+            k.line,
+            prototype(k).replace('"', "'"),
+            n = k.name,
+        );
+    }
+    c.push_str(&struct_layout_asserts(structs));
+    c
+}
+
+/// C assertions that the compiler lays `structs` out as [`struct_layout`] says.
 pub fn struct_layout_asserts(structs: &[StructDef]) -> String {
     declared_structs(structs)
         .into_iter()

@@ -2,17 +2,21 @@
 //! thread entry point) and `__dpa_rpc__` (RPC) function *definition*, with the C type of
 //! each parameter.
 //!
-//! This is a scanner, not a C compiler: it strips comments, literals and preprocessor
-//! lines ([`strip_c`](super::strip::strip_c)), splits the rest into tokens, and looks at
-//! file-scope declarations that are followed by a `{`. A marker that is not part of a
+//! It reads the sources as the C preprocessor leaves them (`cc -E`, see
+//! [`expand`](super::expand)): only the branch of each `#if` the compiler compiles is
+//! there, macros are expanded (the two markers excepted, which the scan's prelude keeps),
+//! and linemarkers say which file and line each token comes from. The scanner splits
+//! that text into tokens and looks at file-scope declarations that are followed by a
+//! `{`. What it understands is checked by the compiler afterwards: the generated
+//! `_Static_assert`s ([`declaration_asserts`](super::host_decls::declaration_asserts))
+//! fail the build if a prototype or a struct layout was read wrong. A marker that is not part of a
 //! function definition (`} __dpa_global__;` closing a struct shared by host and device, a
 //! prototype ending in `;`) is ignored. Parameters the software DPA cannot pass are
 //! refused with a [`DpaAppError`] that names the file, the function and the parameter.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::error::{DpaAppError, ParamRefusal};
-use super::strip::strip_c;
 
 /// Most parameters a device function may have in the software DPA
 /// (`DOCA_SIM_MAX_KERNEL_ARGS` of `doca_sim_app.h`).
@@ -71,11 +75,15 @@ pub struct DeviceFunction {
     pub line: usize,
 }
 
-/// A token of C text (an identifier, a number, `...` or one punctuation character).
+/// A token of C text (an identifier, a number, a string or character literal, `...` or
+/// one punctuation character).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Token {
     pub(crate) text: String,
     pub(crate) line: usize,
+    /// Index into [`Lexed::files`] of the file the token comes from (0: the file the
+    /// text was read from, until a linemarker names another).
+    pub(crate) file: usize,
 }
 
 impl Token {
@@ -94,21 +102,76 @@ pub(crate) fn is_ident(s: &str) -> bool {
         && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
 }
 
-/// The tokens of `stripped` (C text without comments and literals), with line numbers.
-pub(crate) fn tokenize(stripped: &str) -> Vec<Token> {
-    let chars: Vec<char> = stripped.chars().collect();
+/// The tokens of C text, with the files linemarkers name.
+pub(crate) struct Lexed {
+    pub(crate) tokens: Vec<Token>,
+    /// The file of each token's `file` index: `files[0]` is the text's own file.
+    pub(crate) files: Vec<PathBuf>,
+    /// In preprocessor output with `-dD`: each `#define NAME body` (`Some(body)`) and
+    /// `#undef NAME` (`None`), in order.
+    pub(crate) macros: Vec<(String, Option<String>)>,
+}
+
+/// The tokens of `text` (C without comments). In preprocessor output (`expanded`),
+/// a line starting with `#` is a linemarker (`# 12 "k.c" 2`, which sets the file and
+/// line of the next line) or a `#pragma`, and is not tokenized.
+pub(crate) fn lex(file: &Path, text: &str, expanded: bool) -> Lexed {
+    let chars: Vec<char> = text.chars().collect();
+    let mut files = vec![file.to_owned()];
+    let mut macros = Vec::new();
     let mut out = Vec::new();
-    let mut line = 1;
+    let (mut line, mut current) = (1, 0);
     let mut i = 0;
+    let mut at_line_start = true;
     while i < chars.len() {
         let c = chars[i];
+        if expanded && at_line_start && c == '#' {
+            let end = chars[i..]
+                .iter()
+                .position(|&c| c == '\n')
+                .map_or(chars.len(), |p| i + p);
+            let directive: String = chars[i + 1..end].iter().collect();
+            let mut words = directive.split_whitespace();
+            let first = words.next().unwrap_or_default();
+            if first == "define" || first == "undef" {
+                let rest = directive
+                    .trim_start()
+                    .trim_start_matches(first)
+                    .trim_start();
+                let name_end = rest
+                    .find(|c: char| !(c == '_' || c.is_ascii_alphanumeric()))
+                    .unwrap_or(rest.len());
+                let body = (first == "define").then(|| rest[name_end..].trim().to_owned());
+                macros.push((rest[..name_end].to_owned(), body));
+            } else if let (Ok(n), Some(name)) = (first.parse::<usize>(), words.next()) {
+                let name = PathBuf::from(name.trim_matches('"'));
+                current = files.iter().position(|f| *f == name).unwrap_or_else(|| {
+                    files.push(name);
+                    files.len() - 1
+                });
+                // The linemarker's own line break takes the count to `n`.
+                line = n.saturating_sub(1);
+            }
+            i = end;
+            continue;
+        }
+        at_line_start = c == '\n' || (at_line_start && c.is_whitespace());
+        let start = i;
         if c == '\n' {
             line += 1;
             i += 1;
+            continue;
         } else if c.is_whitespace() {
             i += 1;
+            continue;
+        } else if c == '"' || c == '\'' {
+            // A literal is one token; it ends at its closing quote or the line's end.
+            i += 1;
+            while i < chars.len() && chars[i] != c && chars[i] != '\n' {
+                i += if chars[i] == '\\' { 2 } else { 1 };
+            }
+            i = (i + 1).min(chars.len());
         } else if c == '_' || c.is_ascii_alphanumeric() || c == '$' {
-            let start = i;
             while i < chars.len()
                 && (chars[i] == '_' || chars[i] == '$' || chars[i].is_ascii_alphanumeric())
             {
@@ -120,25 +183,27 @@ pub(crate) fn tokenize(stripped: &str) -> Vec<Token> {
                     i += 1;
                 }
             }
-            out.push(Token {
-                text: chars[start..i].iter().collect(),
-                line,
-            });
-        } else if c == '.' && chars.get(i + 1) == Some(&'.') && chars.get(i + 2) == Some(&'.') {
-            out.push(Token {
-                text: "...".into(),
-                line,
-            });
+        } else if chars[i..].starts_with(&['.', '.', '.']) {
             i += 3;
         } else {
-            out.push(Token {
-                text: c.to_string(),
-                line,
-            });
             i += 1;
         }
+        out.push(Token {
+            text: chars[start..i].iter().collect(),
+            line,
+            file: current,
+        });
     }
-    out
+    Lexed {
+        tokens: out,
+        files,
+        macros,
+    }
+}
+
+/// The tokens of `text` (C without comments and directives), with line numbers.
+pub(crate) fn tokenize(text: &str) -> Vec<Token> {
+    lex(Path::new(""), text, false).tokens
 }
 
 /// The words of C's primitive type names (`unsigned long int`, `_Bool`…).
@@ -481,24 +546,30 @@ pub(crate) fn matching_brace(tokens: &[Token], open: usize) -> usize {
     tokens.len()
 }
 
-/// Every `__dpa_global__` and `__dpa_rpc__` function defined in `text` (the contents of
-/// `file`, which is only used in errors and in the results), in source order.
+/// Every `__dpa_global__` and `__dpa_rpc__` function defined in `file`, in source
+/// order, from `text`: the preprocessor's output for it ([`expand`](super::expand)), or
+/// C text without comments and directives. Definitions the linemarkers place in another
+/// file (a header the source includes) are not the source's.
 ///
 /// Errors: a parameter the software DPA cannot pass ([`DpaAppError::UnsupportedParam`]),
 /// more than [`MAX_KERNEL_ARGS`] parameters, an RPC not returning `uint64_t`, a marked
 /// definition the scanner cannot read, or the same function defined twice.
 pub fn parse_device_functions(file: &Path, text: &str) -> Result<Vec<DeviceFunction>, DpaAppError> {
-    let tokens = tokenize(&strip_c(text));
+    let Lexed { tokens, .. } = lex(file, text, true);
     let mut found: Vec<DeviceFunction> = Vec::new();
     let mut header: Vec<Token> = Vec::new();
     let mut i = 0;
     while i < tokens.len() {
         let t = &tokens[i];
         match t.text.as_str() {
-            ";" => header.clear(),
-            "}" => header.clear(),
+            ";" | "}" => header.clear(),
             "{" => {
-                if let Some(f) = parse_header(file, &header)? {
+                let own = header.last().is_some_and(|t| t.file == 0);
+                if let Some(f) = own
+                    .then(|| parse_header(file, &header))
+                    .transpose()?
+                    .flatten()
+                {
                     if let Some(prev) = found.iter().find(|p| p.name == f.name) {
                         return Err(DpaAppError::DuplicateKernel {
                             name: f.name.clone(),
@@ -565,11 +636,13 @@ fn parse_field(tokens: &[Token]) -> Option<Field> {
     })
 }
 
-/// Every file-scope `struct NAME { … }` definition of `text` whose members are all
-/// plain fields, in source order. Others (with arrays, bit-fields, unions…) are
-/// skipped: they simply get no Rust declaration.
+/// Every file-scope `struct NAME { … }` definition of `text` (as for
+/// [`parse_device_functions`]; `file` is the file of text before any linemarker) whose
+/// members are all plain fields, in order, each with the file and line the linemarkers
+/// give. Others (with arrays, bit-fields, unions…) are skipped: they simply get no Rust
+/// declaration.
 pub fn parse_structs(file: &Path, text: &str) -> Vec<StructDef> {
-    let tokens = tokenize(&strip_c(text));
+    let Lexed { tokens, files, .. } = lex(file, text, true);
     let mut found = Vec::new();
     let mut i = 0;
     let mut at_statement_start = true;
@@ -633,7 +706,7 @@ pub fn parse_structs(file: &Path, text: &str) -> Vec<StructDef> {
                 name: name.text.clone(),
                 alias,
                 fields,
-                file: file.to_owned(),
+                file: files[name.file].clone(),
                 line: name.line,
             });
         }
@@ -646,7 +719,6 @@ pub fn parse_structs(file: &Path, text: &str) -> Vec<StructDef> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
 
     fn parse(text: &str) -> Result<Vec<DeviceFunction>, DpaAppError> {
         parse_device_functions(Path::new("k.c"), text)
@@ -668,38 +740,6 @@ mod tests {
             f.name,
             params.join(", ")
         )
-    }
-
-    fn fixture(name: &str) -> (PathBuf, String) {
-        let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/dpa_app")
-            .join(name);
-        let text = std::fs::read_to_string(&p).unwrap();
-        (p, text)
-    }
-
-    #[test]
-    fn realistic_kernels() {
-        let (path, text) = fixture("kernels/realistic.c");
-        let fs = parse_device_functions(&path, &text).unwrap();
-        let sigs: Vec<String> = fs.iter().map(sig).collect();
-        assert_eq!(
-            sigs,
-            [
-                "Global void fill(doca_dpa_dev_uintptr_t|out, uint64_t|scale, uint32_t|offset)",
-                "Global void sum_into(const uint64_t *|values, uint64_t *|out, uint32_t|n, int64_t|bias, doca_dpa_dev_sync_event_t|done)",
-                "Global void worker(uint64_t|arg)",
-                "Global void nothing()",
-                "Global void old_style()",
-                "Rpc uint64_t add(uint64_t|a, uint64_t|b)",
-                "Rpc uint64_t read_state(struct state *|s)",
-                "Global void attributes(uint64_t|x)",
-                "Global void qualified(uint64_t|a, const char *|p, unsigned long|u)",
-            ]
-        );
-        assert_eq!(fs[0].line, 22);
-        assert_eq!(fs[0].file, path);
-        assert_eq!(fs[1].line, 28);
     }
 
     #[test]
@@ -855,23 +895,13 @@ mod tests {
         ));
     }
 
-    #[test]
-    fn marker_in_comments_strings_and_macros_is_ignored() {
-        let text = "/* __dpa_global__ void c1(struct s x) { */\n\
-                    // __dpa_global__ void c2(struct s x) {\n\
-                    #define DECL __dpa_global__ void c3(struct s x) {\n\
-                    static const char *msg = \"__dpa_global__ void c4(struct s x) {\";\n\
-                    __dpa_global__ void real(void) {}\n";
-        let fs = parse(text).unwrap();
-        assert_eq!(fs.len(), 1);
-        assert_eq!(fs[0].name, "real");
-    }
-
     /// Every truncation of a realistic file, and odd fragments, give a result or an
     /// error, never a panic.
     #[test]
     fn no_panic_on_broken_input() {
-        let (path, text) = fixture("kernels/realistic.c");
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/dpa_app/kernels/realistic.c");
+        let text = std::fs::read_to_string(&path).unwrap();
         let cuts: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
         for &cut in &cuts {
             let _ = parse_device_functions(&path, &text[..cut]);
