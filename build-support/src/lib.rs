@@ -16,9 +16,10 @@
 //!   `sim` feature.
 //! * [`cfgs`]: cargo directives (`rustc-check-cfg`, `rustc-cfg`, `metadata`…).
 //! * [`binding_set`]: the two header sets the -sys crates bind and where they are.
-//! * [`conformance`]: whether the installed headers declare every bound item as the
-//!   reference headers do (no libclang), and [`bundled`]: the committed bindings made
-//!   fit for an install that passed, which hardware builds use unless the -sys crate's
+//! * [`check`]: whether the installed headers declare every bound item as the
+//!   reference headers do, judged by the C compiler (a committed check file of
+//!   `_Static_assert`s, no libclang), and [`bundled`]: the committed bindings made fit
+//!   for an install that passed, which hardware builds use unless the -sys crate's
 //!   `bindgen` feature is on.
 //! * `bindgen_config` and `regen` (the `bindgen` feature): the one bindgen
 //!   configuration, shared by hardware builds with that feature and by
@@ -42,7 +43,9 @@ pub mod bindgen_config;
 pub mod binding_set;
 pub mod bundled;
 pub mod cfgs;
-pub mod conformance;
+pub mod check;
+#[cfg(feature = "bindgen")]
+pub mod check_gen;
 pub mod discovery;
 pub mod dpa_app;
 pub mod env;

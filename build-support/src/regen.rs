@@ -31,6 +31,30 @@ pub fn default_out_dir() -> PathBuf {
     workspace_root().join("doca-sim").join("src").join("abi")
 }
 
+/// Every committed file, `(path, text)`: each set's bindings in `out` and its check file
+/// ([`crate::check`]) in its -sys crate's bundled directory (in `out` too when
+/// `out_is_default` is false, so a `--out` elsewhere writes nothing in the workspace).
+pub fn committed_files(
+    include_dir: &Path,
+    out: &Path,
+    out_is_default: bool,
+) -> Result<Vec<(PathBuf, String)>, RegenError> {
+    let (dpa, rdmi) = generate_all(include_dir).map_err(RegenError::Generate)?;
+    let mut files = Vec::new();
+    for (set, text) in [(BindingSet::Dpa, dpa), (BindingSet::Rdmi, rdmi)] {
+        let check = crate::check_gen::render(set, &text, &[include_dir.to_owned()])
+            .map_err(|e| RegenError::Check(e.to_string()))?;
+        let check_dir = if out_is_default {
+            set.bundled_dir(&workspace_root().join(set.sys_crate()))
+        } else {
+            out.to_owned()
+        };
+        files.push((out.join(set.committed_file()), text));
+        files.push((check_dir.join(set.check_file()), check));
+    }
+    Ok(files)
+}
+
 /// The committed-copy text of both sets: `(dpa.rs, rdmi.rs)`.
 pub fn generate_all(include_dir: &Path) -> Result<(String, String), bindgen_config::Error> {
     let dirs = [include_dir.to_owned()];
@@ -60,8 +84,9 @@ pub struct Args {
 
 /// The usage text.
 pub const USAGE: &str = "usage: doca-regen-bindings [--check] [--headers DIR] [--out DIR]\n\
-  Regenerates dpa.rs and rdmi.rs (default: doca-sim/src/abi) from the reference headers\n\
-  (default: doca-sim/include). --check compares instead of writing and fails on a difference.";
+  Regenerates dpa.rs and rdmi.rs (default: doca-sim/src/abi) and their check files\n\
+  (doca-dpa-sys/bundled/dpa_check.c, doca-rdmi-sys/bundled/rdmi_check.c) from the\n\
+  reference headers (default: doca-sim/include). --check compares instead of writing and fails on a difference.";
 
 impl Args {
     /// Parses the arguments (without the program name).
@@ -96,6 +121,8 @@ impl Args {
 pub enum RegenError {
     /// Generation failed.
     Generate(bindgen_config::Error),
+    /// The check file could not be made.
+    Check(String),
     /// A file could not be written.
     Io {
         /// The path.
@@ -109,6 +136,7 @@ impl fmt::Display for RegenError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             RegenError::Generate(e) => write!(f, "{e}"),
+            RegenError::Check(m) => write!(f, "the check file: {m}"),
             RegenError::Io { path, message } => write!(f, "{}: {message}", path.display()),
         }
     }
@@ -130,10 +158,9 @@ pub struct FileOutcome {
 pub fn run(args: &Args) -> Result<Vec<FileOutcome>, RegenError> {
     let headers = args.headers.clone().unwrap_or_else(default_headers_dir);
     let out = args.out.clone().unwrap_or_else(default_out_dir);
-    let (dpa, rdmi) = generate_all(&headers).map_err(RegenError::Generate)?;
+    let files = committed_files(&headers, &out, args.out.is_none())?;
     let mut outcomes = Vec::new();
-    for (name, text) in [(DPA_FILE, dpa), (RDMI_FILE, rdmi)] {
-        let path = out.join(name);
+    for (path, text) in files {
         if args.check {
             let old = std::fs::read_to_string(&path).ok();
             let difference = match &old {
@@ -143,8 +170,9 @@ pub fn run(args: &Args) -> Result<Vec<FileOutcome>, RegenError> {
             };
             outcomes.push(FileOutcome { path, difference });
         } else {
-            std::fs::create_dir_all(&out).map_err(|e| RegenError::Io {
-                path: out.clone(),
+            let dir = path.parent().unwrap_or(&out).to_owned();
+            std::fs::create_dir_all(&dir).map_err(|e| RegenError::Io {
+                path: dir.clone(),
                 message: e.to_string(),
             })?;
             std::fs::write(&path, &text).map_err(|e| RegenError::Io {

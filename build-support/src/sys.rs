@@ -19,8 +19,9 @@
 //!    pkg-config names. The bindings are, with the -sys crate's `bindgen` feature
 //!    (`CARGO_FEATURE_BINDGEN`), bindgen's over the installed headers; without it, the
 //!    bundled ones ([`crate::bundled`]: the committed bindings of the reference headers,
-//!    `DEP_DOCA_SIM_ABI`) once [`crate::conformance`] finds every item of them declared
-//!    by the installed headers as by the reference headers, and a build failure that
+//!    `DEP_DOCA_SIM_ABI`) once [`crate::check`] (the C compiler, with the set's
+//!    committed check file in `<CARGO_MANIFEST_DIR>/bundled/`) finds every item of them
+//!    declared by the installed headers as by the reference headers, and a build failure that
 //!    lists each difference otherwise. Sim / docs: no bindings file and no link
 //!    directives; the audit comes from the reference headers, every declared function
 //!    counted as exported (the sim implements them all), plus the sim-only extra exports.
@@ -43,9 +44,9 @@ use crate::audit::{
 };
 use crate::backend::{choose, Backend, BackendError};
 use crate::binding_set::{resolve_headers, BindingSet, GENERATED_HEADER};
-use crate::bundled::{self, CommittedKind, VERSION_MACROS};
+use crate::bundled;
 use crate::cfgs::{Directives, HAND_DECLARED_CFG, RDMI_ABSENT_CFG, SYM_CFG};
-use crate::conformance::{self, ItemKey, Items};
+use crate::check::{self, CheckError};
 use crate::discovery::{self, DiscoveryError, Install, ProbeInputs};
 use crate::env::EnvReader;
 use crate::version::{release_warning, DocaVersion};
@@ -377,7 +378,7 @@ pub fn run(
                 let made = if env.is_set("CARGO_FEATURE_BINDGEN") {
                     generated_bindings(set, &include_dirs)?
                 } else {
-                    bundled_bindings(set, env, &sel.used, &include_dirs, &reference_dir, &cond)?
+                    bundled_bindings(set, env, &sel.used, &include_dirs, &reference_dir)?
                 };
                 write(&bindings_path, &made.text)?;
                 for h in sel.used.iter().chain(&made.read) {
@@ -635,31 +636,15 @@ fn generated_bindings(_: BindingSet, _: &[PathBuf]) -> Result<MadeBindings, SysE
     Err(SysError::BindgenNotBuilt)
 }
 
-/// The items of the reference headers that a committed item stands for (any one of them
-/// covers it): a constant is an enumerator or a macro, a type a typedef or a C enum.
-fn reference_keys(item: &bundled::CommittedItem) -> Vec<ItemKey> {
-    let n = || item.name.clone();
-    match item.kind {
-        CommittedKind::Function => vec![ItemKey::Function(n())],
-        CommittedKind::Constant => vec![ItemKey::Enumerator(n()), ItemKey::Macro(n())],
-        CommittedKind::Type => vec![ItemKey::Typedef(n()), ItemKey::Enum(n())],
-        CommittedKind::Alias => vec![ItemKey::Typedef(n())],
-        CommittedKind::Struct => vec![ItemKey::Struct(n()), ItemKey::Typedef(n())],
-        CommittedKind::Union => vec![ItemKey::Union(n()), ItemKey::Typedef(n())],
-        CommittedKind::OpaqueStruct | CommittedKind::Other => vec![],
-    }
-}
-
-/// The committed bindings of `set`, once the installed headers (`set_headers`, and the
-/// DOCA headers they include from `include_dirs`) are found to declare every item of
-/// them as the reference headers in `reference_dir` do.
+/// The committed bindings of `set`, once the C compiler finds that the installed headers
+/// (`set_headers`, and the DOCA headers they include from `include_dirs`) declare every
+/// item of them as the reference headers do ([`crate::check`]).
 fn bundled_bindings(
     set: BindingSet,
     env: &EnvReader,
     set_headers: &[PathBuf],
     include_dirs: &[PathBuf],
     reference_dir: &Path,
-    cond: &Conditions,
 ) -> Result<MadeBindings, SysError> {
     let abi_dir = env
         .get_os("DEP_DOCA_SIM_ABI")
@@ -676,74 +661,35 @@ fn bundled_bindings(
     let committed_path = abi_dir.join(set.committed_file());
     let committed =
         std::fs::read_to_string(&committed_path).map_err(|e| io_err(&committed_path, e))?;
-    let reference_of =
-        |set| read_texts(&resolve_headers(set, &[reference_dir.to_owned()], &[]).used);
-    // The RDMI headers use macros of the DPA set's (array sizes): known as context.
-    let reference = match set {
-        BindingSet::Dpa => Items::from_headers(&reference_of(set), cond),
-        BindingSet::Rdmi => Items::from_headers_with_context(
-            &reference_of(set),
-            &reference_of(BindingSet::Dpa),
-            cond,
-        ),
-    };
-    let (installed_texts, read) = conformance::installed_headers(set_headers, include_dirs);
-    let installed = Items::from_headers(&installed_texts, cond);
-
-    // Every item of the committed file must have been compared: one the scan of the
-    // reference headers missed would otherwise pass unchecked.
-    let uncovered: Vec<String> = bundled::committed_items(&committed)
-        .iter()
-        .filter(|i| {
-            let keys = reference_keys(i);
-            i.kind == CommittedKind::Other
-                || (!keys.is_empty() && !keys.iter().any(|k| reference.get(k).is_some()))
-        })
-        .map(|i| i.name.clone())
-        .collect();
-    if !uncovered.is_empty() {
-        return Err(SysError::Bundled(format!(
-            "{} declares items the scan of the reference headers in {} did not find, so they \
-             cannot be checked against the installed headers: {} (a doca-rs bug; the \
-             `bindgen` feature avoids it)",
-            committed_path.display(),
-            reference_dir.display(),
-            uncovered.join(", ")
-        )));
-    }
-
-    let mut report = conformance::compare(&reference, &installed, VERSION_MACROS);
-    // bindgen binds the functions of the set's own headers only (`allowlist_file`): one
-    // an install moved into another header is left out, as bindgen would leave it.
-    for name in reference.function_names() {
-        let key = ItemKey::Function(name.clone());
-        if installed
-            .get(&key)
-            .is_some_and(|i| !set.headers().contains(&i.file.as_str()))
-        {
-            report.absent_functions.insert(name);
-        }
-    }
-    if !report.conforms() {
-        return Err(SysError::NotConforming {
+    let manifest_dir = env
+        .get_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .ok_or(SysError::MissingEnv("CARGO_MANIFEST_DIR"))?;
+    let check_path = set.bundled_dir(&manifest_dir).join(set.check_file());
+    let check_text = std::fs::read_to_string(&check_path).map_err(|e| io_err(&check_path, e))?;
+    let out_dir = env
+        .get_os("OUT_DIR")
+        .map(PathBuf::from)
+        .ok_or(SysError::MissingEnv("OUT_DIR"))?;
+    let report = check::check(
+        env,
+        set,
+        &committed,
+        &check_text,
+        set_headers,
+        include_dirs,
+        &out_dir,
+    )
+    .map_err(|e| match e {
+        CheckError::Uncovered(_) => SysError::Bundled(format!("{}: {e}", committed_path.display())),
+        other => SysError::NotConforming {
             set,
             include_dirs: include_dirs.to_vec(),
-            report: report.to_string(),
-        });
-    }
+            report: other.to_string(),
+        },
+    })?;
     let version_header = match set {
-        BindingSet::Dpa => {
-            let path = include_dirs
-                .iter()
-                .map(|d| d.join("doca_version.h"))
-                .find(|p| p.is_file())
-                .ok_or_else(|| {
-                    SysError::Bundled("no doca_version.h in the installed headers".to_owned())
-                })?;
-            let text = std::fs::read_to_string(&path).map_err(|e| io_err(&path, e))?;
-            // The version macros the compiler sees, not one under `#if 0`.
-            Some(blank_inactive(&text, cond))
-        }
+        BindingSet::Dpa => Some(report.version_defines.as_str()),
         BindingSet::Rdmi => None,
     };
     let source = crate::join_paths(include_dirs, ", ");
@@ -751,13 +697,13 @@ fn bundled_bindings(
         set,
         &committed,
         &report.absent_functions,
-        version_header.as_deref(),
+        version_header,
         &source,
     )
     .map_err(|e| SysError::Bundled(e.to_string()))?;
     let mut how = format!(
-        "bundled, {} items checked against the installed headers",
-        report.matched
+        "bundled, {} items checked against the installed headers by the C compiler",
+        report.checked
     );
     if !report.absent_functions.is_empty() {
         let n = report.absent_functions.len();
@@ -766,9 +712,11 @@ fn bundled_bindings(
             if n == 1 { "" } else { "s" }
         ));
     }
-    let mut read = read;
-    read.push(committed_path);
-    Ok(MadeBindings { text, how, read })
+    Ok(MadeBindings {
+        text,
+        how,
+        read: vec![committed_path, check_path],
+    })
 }
 
 #[cfg(test)]
@@ -1149,6 +1097,14 @@ mod tests {
                 include.display().to_string(),
             ),
             ("DEP_DOCA_SIM_ABI".to_owned(), abi.display().to_string()),
+            (
+                "CARGO_MANIFEST_DIR".to_owned(),
+                Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("..")
+                    .join(krate.binding_set().sys_crate())
+                    .display()
+                    .to_string(),
+            ),
         ]);
         let _env = crate::discovery::env_lock();
         run(krate, &e, |_| Ok(fake_install(prefix, true)))
@@ -1225,8 +1181,8 @@ mod tests {
             &err,
             &out,
             &[
-                "doca_dpa_destroy",
-                "(ptr struct doca_dpa, u32)",
+                "doca-rs check: doca_dpa_destroy: its type is not the reference type \
+                 doca_error_t (struct doca_dpa *)",
                 "`bindgen` feature",
                 "libclang",
             ],
@@ -1561,7 +1517,8 @@ mod tests {
         }
 
         /// An `#undef` of a macro bindgen defines (`-DDOCA_ALLOW_EXPERIMENTAL_API`) in an
-        /// earlier header changes the headers after it: refused, naming the macro.
+        /// earlier header changes the headers after it: refused, naming the item the
+        /// compiler then sees declared differently.
         #[test]
         fn vs_bindgen_undef_of_a_bindgen_define_in_an_earlier_header() {
             let prefix = install_of_reference(|name, text| match name {
@@ -1579,13 +1536,7 @@ mod tests {
                 }
                 _ => text,
             });
-            // Refused, naming the macro whose change the check cannot follow.
-            check_claim(
-                SysCrate::Dpa,
-                &prefix,
-                "DOCA_ALLOW_EXPERIMENTAL_API",
-                "pubtypedoca_dpa_dev_sync_event_t=u32;",
-            );
+            check_sync_event_handle_is_u32(&prefix);
         }
 
         /// An `#undef` under a condition the check cannot decide, then a redefinition:

@@ -215,12 +215,6 @@ fn split_statements(clean: &str) -> Vec<(usize, String)> {
     split(clean, false)
 }
 
-/// [`split_statements`] keeping the bodies of structs, unions and enums (the header
-/// conformance check compares them).
-pub(crate) fn split_statements_with_bodies(clean: &str) -> Vec<(usize, String)> {
-    split(clean, true)
-}
-
 fn split(clean: &str, keep_bodies: bool) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     let mut stmt = String::new();

@@ -201,11 +201,6 @@ pub(crate) fn lex(file: &Path, text: &str, expanded: bool) -> Lexed {
     }
 }
 
-/// The tokens of `text` (C without comments and directives), with line numbers.
-pub(crate) fn tokenize(text: &str) -> Vec<Token> {
-    lex(Path::new(""), text, false).tokens
-}
-
 /// The words of C's primitive type names (`unsigned long int`, `_Bool`…).
 pub(crate) const PRIMITIVE_TYPE_WORDS: &[&str] = &[
     "void",
