@@ -142,7 +142,7 @@ impl std::error::Error for CheckError {}
 
 /// The host C compiler for the check, as `cc` finds it for `TARGET` (the host's when
 /// unset, in tests).
-fn compiler(env: &EnvReader, include_dirs: &[PathBuf]) -> Result<cc::Tool, CheckError> {
+pub(crate) fn compiler(env: &EnvReader, include_dirs: &[PathBuf]) -> Result<cc::Tool, CheckError> {
     let host = format!("{}-unknown-linux-gnu", std::env::consts::ARCH);
     let target = env.get("TARGET").unwrap_or_else(|| host.clone());
     let mut b = cc::Build::new();

@@ -545,35 +545,4 @@ impl fmt::Display for DpaAppError {
 impl std::error::Error for DpaAppError {}
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn command_quoting() {
-        let s = quote_command(
-            std::path::Path::new("/x/dpacc"),
-            &["a".into(), "-hostcc-options=-fPIC -O2".into(), "".into()],
-        );
-        assert_eq!(s, "/x/dpacc a '-hostcc-options=-fPIC -O2' ''");
-    }
-
-    #[test]
-    fn tool_not_found_mentions_the_sim_for_dpacc_only() {
-        let e = DpaAppError::ToolNotFound {
-            tool: "dpacc",
-            env_var: "DPACC",
-            tried: vec!["$DPACC (unset)".into(), "dpacc on PATH".into()],
-        };
-        let t = e.to_string();
-        assert!(
-            t.contains("Set DPACC") && t.contains("DOCA_BACKEND=sim"),
-            "{t}"
-        );
-        let e = DpaAppError::ToolNotFound {
-            tool: "dpa-app-attributes2blob",
-            env_var: "DOCA_DPA_ATTRS2BLOB",
-            tried: vec![],
-        };
-        assert!(!e.to_string().contains("DOCA_BACKEND=sim"));
-    }
-}
+mod tests;
