@@ -9,12 +9,10 @@
 //!   `use super::dpa::*;` in the committed copy).
 //!
 //! Settings: C enums as constants (never Rust enums), `-DDOCA_ALLOW_EXPERIMENTAL_API`
-//! and `-DDOCA_ALLOW_DEPRECATED_API`, comments kept and converted from doxygen
-//! ([`doxygen`]), no layout tests, `Default` derived, `size_t` as `usize`, enum constant
+//! and `-DDOCA_ALLOW_DEPRECATED_API`, no doc comments (the -sys crates are raw
+//! bindings; the safe crates document what each call does), no layout tests, `Default` derived, `size_t` as `usize`, enum constant
 //! names not prefixed, Rust 1.85 / edition 2021, and the header line
 //! [`GENERATED_HEADER`].
-
-pub mod doxygen;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -79,15 +77,11 @@ fn file_regex(name: &str) -> String {
     format!(".*/{}", name.replace('.', "\\."))
 }
 
-/// The parse callbacks: doxygen → markdown, and only `DOCA_*` / `doca_*` macros.
+/// The parse callbacks: only `DOCA_*` / `doca_*` macros.
 #[derive(Debug, Default)]
 pub struct Callbacks;
 
 impl ParseCallbacks for Callbacks {
-    fn process_comment(&self, comment: &str) -> Option<String> {
-        Some(doxygen::to_markdown(comment))
-    }
-
     fn will_parse_macro(&self, name: &str) -> MacroParsingBehavior {
         if name.starts_with("DOCA_") || name.starts_with("doca_") {
             MacroParsingBehavior::Default
@@ -186,12 +180,10 @@ pub fn builder(
         .layout_tests(false)
         .derive_default(true)
         .size_t_is_usize(true)
-        .generate_comments(true)
+        .generate_comments(false)
         .merge_extern_blocks(true)
         .parse_callbacks(Box::new(Callbacks))
-        .clang_args(BINDGEN_DEFINES.iter().map(|m| format!("-D{m}")))
-        .clang_arg("-fparse-all-comments")
-        .clang_arg("-fretain-comments-from-system-headers");
+        .clang_args(BINDGEN_DEFINES.iter().map(|m| format!("-D{m}")));
     for line in &opts.raw_lines {
         b = b.raw_line(line.clone());
     }

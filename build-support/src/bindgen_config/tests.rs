@@ -55,8 +55,6 @@ fn callbacks() {
         cb.will_parse_macro("__STDC_VERSION__"),
         MacroParsingBehavior::Ignore
     ));
-    let md = cb.process_comment("@brief X\n@param [in] a\nA.").unwrap();
-    assert!(md.contains("* `a` (in) - A."));
 }
 
 /// Generation over small fixture headers; skipped where libclang is not installed.
@@ -116,9 +114,8 @@ fn generates_consts_and_reuses_dpa_items() {
     assert!(dpa.contains("pub fn doca_dev_open"), "{dpa}");
     assert!(dpa.contains("DOCA_DEVINFO_IBDEV_NAME_SIZE"), "{dpa}");
     assert!(!dpa.contains("NOT_OURS"), "{dpa}");
-    assert!(dpa.contains("# Parameters"), "{dpa}");
-    assert!(dpa.contains("A \\\\[count\\\\]."), "{dpa}");
-    assert!(dpa.contains("Success"), "{dpa}");
+    // Raw bindings: no doc comments.
+    assert!(!dpa.contains("///") && !dpa.contains("#[doc"), "{dpa}");
 
     let rdmi = generate(BindingSet::Rdmi, &dirs, &fmt(BindingSet::Rdmi)).unwrap();
     assert!(rdmi.contains("use doca_dpa_sys::*;"), "{rdmi}");
@@ -134,8 +131,4 @@ fn generates_consts_and_reuses_dpa_items() {
     );
     assert!(!rdmi.contains("as doca_error_t;"), "{rdmi}");
     assert!(!rdmi.contains("DOCA_SUCCESS"), "{rdmi}");
-    assert!(
-        rdmi.contains("```text"),
-        "unknown command not kept raw: {rdmi}"
-    );
 }
