@@ -38,8 +38,8 @@
 //! output is the same).
 //!
 //! Presence comes from the preprocessor too: a bound function is declared by the
-//! install when its name followed by `(` is a file-scope token of one of the set's
-//! headers in `cc -E` output (a function moved to another header is left out, as
+//! install when one of the set's headers declares it in `cc -E` output
+//! ([`crate::audit::decls`]) (a function moved to another header is left out, as
 //! bindgen's allowlist of the set's files would leave it out). Functions an older DOCA
 //! lacks are left out of the bundled bindings and of the check.
 
@@ -50,6 +50,7 @@ use std::process::Command;
 
 use object::{Object, ObjectSymbol};
 
+use crate::audit::decls::declarations_in;
 use crate::binding_set::BindingSet;
 use crate::bundled::{committed_items, CommittedKind, VERSION_MACROS};
 use crate::dpa_app::parse::{lex, Lexed};
@@ -212,26 +213,11 @@ pub fn check(
         files,
         macros,
     } = lex(&headers_c, &String::from_utf8_lossy(&out.stdout), true);
-    let in_set = |file: usize| {
-        files[file]
-            .file_name()
-            .is_some_and(|n| set.headers().iter().any(|h| n == *h))
-    };
-    let mut declared = BTreeSet::new();
-    let mut depth = 0i32;
-    for (i, t) in tokens.iter().enumerate() {
-        match t.text.as_str() {
-            "(" | "{" | "[" => depth += 1,
-            ")" | "}" | "]" => depth -= 1,
-            name if depth == 0
-                && in_set(t.file)
-                && tokens.get(i + 1).is_some_and(|n| n.is("(")) =>
-            {
-                declared.insert(name.to_owned());
-            }
-            _ => {}
-        }
-    }
+    let declared: BTreeSet<String> = declarations_in(&tokens, &files)
+        .into_iter()
+        .filter(|d| set.headers().contains(&d.header.as_str()))
+        .map(|d| d.name)
+        .collect();
     // `struct __attribute__((…)) x;`: GCC ignores an attribute on a declaration without a
     // body, clang (bindgen) applies it to the later definition, so the two compilers
     // lay the record out differently: refuse it rather than pick one.

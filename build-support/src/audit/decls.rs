@@ -107,7 +107,7 @@ pub struct Declaration {
 
 /// The declarations of `tokens` (preprocessor output with the markers kept), in order,
 /// with the file name of each from `files`.
-fn declarations_in(tokens: &[Token], files: &[PathBuf]) -> Vec<Declaration> {
+pub(crate) fn declarations_in(tokens: &[Token], files: &[PathBuf]) -> Vec<Declaration> {
     let mut out = Vec::new();
     let mut statement: Vec<&Token> = Vec::new();
     let mut depth = 0i32;

@@ -5,20 +5,25 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::bindgen_config::{self, BindgenOptions, BindingSet};
+use doca_build_support::bindgen_config::{self, BindgenOptions, BindingSet};
 
 /// The file names written in the output directory.
 pub const DPA_FILE: &str = BindingSet::Dpa.committed_file();
 /// See [`DPA_FILE`].
 pub const RDMI_FILE: &str = BindingSet::Rdmi.committed_file();
 
-/// The workspace root: the parent of this crate's manifest directory (`CARGO_MANIFEST_DIR`
-/// at run time when cargo sets it, else the one this crate was compiled in).
+/// The workspace root: two levels above this package's manifest directory
+/// (`build-support/regen`; `CARGO_MANIFEST_DIR` at run time when cargo sets it, else the
+/// one this package was compiled in).
 pub fn workspace_root() -> PathBuf {
     let manifest = std::env::var_os("CARGO_MANIFEST_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
-    manifest.parent().map(Path::to_owned).unwrap_or(manifest)
+    manifest
+        .ancestors()
+        .nth(2)
+        .map(Path::to_owned)
+        .unwrap_or(manifest)
 }
 
 /// `<root>/doca-sim/include`.

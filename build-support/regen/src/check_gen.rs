@@ -1,4 +1,4 @@
-//! Making the committed check file of a binding set ([`crate::check`]) at regeneration
+//! Making the committed check file of a binding set ([`doca_build_support::check`]) at regeneration
 //! time: libclang (loaded at run time, as bindgen loads it) reads the reference headers
 //! with bindgen's arguments and gives, for every item of the set's committed bindings,
 //! its C spelling — a function's type, a typedef's target, a record's tag, size,
@@ -15,8 +15,8 @@ use std::path::{Path, PathBuf};
 
 use clang_sys::*;
 
-use crate::binding_set::{resolve_headers, BindingSet};
-use crate::bundled::{committed_items, CommittedKind, VERSION_MACROS};
+use doca_build_support::binding_set::{resolve_headers, BindingSet};
+use doca_build_support::bundled::{committed_items, CommittedKind, VERSION_MACROS};
 
 /// One field of a record: its name, byte offset (`None` for a bit-field) and C type
 /// (`None` when the type has no name a check can write, an anonymous struct say).
@@ -209,7 +209,7 @@ fn read_decls(header: &Path, include_dirs: &[PathBuf]) -> Result<Decls, CheckGen
     if !clang_sys::is_loaded() {
         clang_sys::load().map_err(CheckGenError::Libclang)?;
     }
-    let mut args: Vec<CString> = crate::audit::BINDGEN_DEFINES
+    let mut args: Vec<CString> = doca_build_support::audit::BINDGEN_DEFINES
         .iter()
         .map(|m| format!("-D{m}"))
         .chain(include_dirs.iter().map(|d| format!("-I{}", d.display())))
@@ -333,7 +333,7 @@ pub fn render(
     let mut out = format!(
         "{}\n// The compile-time check of the bundled {} bindings (doca-build-support's `check`\n\
          // module): each line asserts one item as the reference headers declare it.\n",
-        crate::binding_set::GENERATED_HEADER,
+        doca_build_support::binding_set::GENERATED_HEADER,
         set.name()
     );
     let const_lines: BTreeMap<&str, &str> = committed

@@ -6,7 +6,7 @@
 //! `DOCA_REQUIRE_LIBCLANG=1` (CI), where that is a failure. Also skipped while the
 //! reference headers do not exist yet.
 
-use doca_build_support::regen::{
+use doca_regen_bindings::regen::{
     committed_files, default_headers_dir, default_out_dir, diff_summary, RegenError,
 };
 
