@@ -41,7 +41,9 @@
 //! install when one of the set's headers declares it in `cc -E` output
 //! ([`crate::audit::decls`]) (a function moved to another header is left out, as
 //! bindgen's allowlist of the set's files would leave it out). Functions an older DOCA
-//! lacks are left out of the bundled bindings and of the check.
+//! lacks are left out of the bundled bindings and of the check; constants (enumerators,
+//! macros) whose names the preprocessed headers never mention are not checked and stay
+//! in the bindings (no function present uses them).
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -277,10 +279,27 @@ pub fn check(
         }
     }
 
+    // A bound constant whose name the preprocessed headers never mention (an older
+    // DOCA's missing enumerator or macro) is not checked and stays in the bindings: no
+    // function present uses it.
+    let mentioned: BTreeSet<&str> = tokens
+        .iter()
+        .map(|t| t.text.as_str())
+        .chain(macros.iter().map(|(n, _)| n.as_str()))
+        .collect();
+    let absent_constants: BTreeSet<&str> = items
+        .iter()
+        .filter(|i| i.kind == CommittedKind::Constant && !mentioned.contains(i.name.as_str()))
+        .map(|i| i.name.as_str())
+        .collect();
+
     // The check itself.
     let lines: Vec<&str> = check
         .lines()
-        .filter(|l| line_item(l).is_some_and(|n| !absent_functions.contains(n)))
+        .filter(|l| {
+            line_item(l)
+                .is_some_and(|n| !absent_functions.contains(n) && !absent_constants.contains(n))
+        })
         .collect();
     let check_c = work.join(format!("doca_rs_{}_check.c", set.name()));
     write(

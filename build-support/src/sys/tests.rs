@@ -998,3 +998,34 @@ mod against_bindgen {
         );
     }
 }
+
+#[test]
+fn an_older_install_without_a_bound_constant_keeps_it_unchecked() {
+    let prefix = install_of_reference(|name, t| {
+        if name == "doca_dpa.h" {
+            let changed = t.replace("#define DOCA_DPA_COMPLETION_LOG_MAX_USER_DATA (24)", "");
+            assert_ne!(changed, t, "the reference macro moved");
+            changed
+        } else {
+            t
+        }
+    });
+    let out = TempDir::new("out");
+    run_bundled(SysCrate::Dpa, &prefix, &out).unwrap_or_else(|e| panic!("{e}"));
+    let b = std::fs::read_to_string(out.path().join("bindings.rs")).unwrap();
+    assert!(b.contains("pub const DOCA_DPA_COMPLETION_LOG_MAX_USER_DATA: u32 = 24;"));
+    // Present but different is still refused.
+    let prefix = install_of_reference(|name, t| {
+        if name == "doca_dpa.h" {
+            t.replace(
+                "#define DOCA_DPA_COMPLETION_LOG_MAX_USER_DATA (24)",
+                "#define DOCA_DPA_COMPLETION_LOG_MAX_USER_DATA (25)",
+            )
+        } else {
+            t
+        }
+    });
+    let out = TempDir::new("out");
+    let err = run_bundled(SysCrate::Dpa, &prefix, &out).unwrap_err();
+    assert_refused(&err, &out, &["DOCA_DPA_COMPLETION_LOG_MAX_USER_DATA"]);
+}
