@@ -7,7 +7,8 @@
 # 1. Times a clean `cargo test --no-run` (the sim, through doca's `sim`
 #    feature in the fixture's [dev-dependencies]) and prints the figure with
 #    the load average (BENCHMARKS.md records it).
-#    Checks that no bindgen, clang-sys or syn crate is in its dependency tree.
+#    Checks that no bindgen or clang-sys crate is in its dependency tree, and
+#    that syn is there only for thiserror's derive (doca-dpa's `Error`).
 # 2. Runs the fixture's tests (its `add` kernel, fault injection) and its two
 #    binaries (one declares the app itself, never naming the library).
 # 3. Checks with nm that the test binary and the binaries define `add` and the
@@ -40,26 +41,33 @@ end=$(date +%s.%N)
 secs=$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.1f", e - s }')
 echo "user-crate: clean sim build ${secs} s on $(nproc) cores (load average before: $load)"
 
-echo "== no bindgen, no libclang and no proc-macro crates in the user crate's build"
-for crate in bindgen clang-sys syn; do
+echo "== no bindgen or libclang in the user crate's build; syn only for thiserror's derive"
+for crate in bindgen clang-sys; do
     if tree=$(cargo tree -q -e normal,build,dev -i "$crate" 2>&1); then
         echo "$tree"
         fail "the user crate's build compiles $crate"
     fi
     grep -q "did not match any packages" <<<"$tree" || { echo "$tree"; fail "cargo tree -i $crate failed for another reason"; }
 done
+syn_users=$(cargo tree -q -e normal,build,dev -i syn --depth 1 --prefix none 2>&1 | sed 1d | awk '{ print $1 }' | sort -u)
+[ "$syn_users" = thiserror-impl ] || { echo "$syn_users"; fail "syn is compiled for something other than thiserror's derive"; }
+
+# run_fixture WHAT: the fixture's two tests on the sim, then its two binaries as
+# `cargo test` built them (with the dev-dependencies' `sim`; `cargo run` would
+# build them for hardware, the default). One uses the app the library declares,
+# one declares it itself without naming the library.
+run_fixture() {
+    tests=$(cargo test -q --test sim 2>&1) || { echo "$tests"; fail "$1: the tests failed"; }
+    echo "$tests" | tail -n 3
+    grep -q "test result: ok. 2 passed" <<<"$tests" || fail "$1: the two tests did not both run"
+    for b in uses_the_lib declares_itself; do
+        out=$("$CARGO_TARGET_DIR/debug/$b" 2>&1) || { echo "$out"; fail "$1: the binary $b failed"; }
+        [ "$out" = "[5, 6, 7, 8]" ] || fail "$1: the binary $b printed: $out"
+    done
+}
 
 echo "== the user crate's tests, on the sim"
-tests=$(cargo test -q --test sim 2>&1) || { echo "$tests"; fail "the fixture's tests failed"; }
-echo "$tests" | tail -n 3
-grep -q "test result: ok. 2 passed" <<<"$tests" || fail "the fixture's two tests did not both run"
-# The binaries as `cargo test` built them (with the dev-dependencies' `sim`);
-# `cargo run` would build them for hardware, the default. One uses the app the
-# library declares, one declares it itself without naming the library.
-for b in uses_the_lib declares_itself; do
-    out=$("$CARGO_TARGET_DIR/debug/$b" 2>&1) || { echo "$out"; fail "the fixture's binary $b failed"; }
-    [ "$out" = "[5, 6, 7, 8]" ] || fail "the fixture's binary $b printed: $out"
-done
+run_fixture "the fixture"
 
 echo "== no kernel of doca-rs in the user's binaries"
 ours=$(cat "$root"/examples/kernels/*.c "$root"/tests/kernels/*.c \
@@ -85,12 +93,7 @@ echo "== the same crate as edition 2024 (what \`cargo new\` makes): builds, test
 # The dependencies are built already; only the fixture itself is compiled again.
 sed -i 's/^edition = "2021"$/edition = "2024"/' Cargo.toml
 grep -qx 'edition = "2024"' Cargo.toml || fail "the fixture's edition was not switched to 2024"
-tests=$(cargo test -q --test sim 2>&1) || { echo "$tests"; fail "the edition-2024 crate's tests failed"; }
-grep -q "test result: ok. 2 passed" <<<"$tests" || fail "the edition-2024 crate's two tests did not both run"
-for b in uses_the_lib declares_itself; do
-    out=$("$CARGO_TARGET_DIR/debug/$b" 2>&1) || { echo "$out"; fail "the edition-2024 binary $b failed"; }
-    [ "$out" = "[5, 6, 7, 8]" ] || fail "the edition-2024 binary $b printed: $out"
-done
+run_fixture "the edition-2024 fixture"
 echo "edition 2024: the fixture's tests and binaries pass"
 sed -i 's/^edition = "2024"$/edition = "2021"/' Cargo.toml
 

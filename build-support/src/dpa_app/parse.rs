@@ -712,4 +712,4 @@ pub fn parse_structs(file: &Path, text: &str) -> Vec<StructDef> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

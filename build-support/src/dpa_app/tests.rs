@@ -289,28 +289,13 @@ fn scan_for_sim(app: &DpaApp, out: &TempDir) -> (Resolved, Result<expand::Scan, 
     (r, scan)
 }
 
-fn signature(f: &DeviceFunction) -> String {
-    let params: Vec<String> = f
-        .params
-        .iter()
-        .map(|p| format!("{}|{}", p.c_type, p.name.as_deref().unwrap_or("")))
-        .collect();
-    format!(
-        "{:?} {} {}({})",
-        f.kind,
-        f.return_type,
-        f.name,
-        params.join(", ")
-    )
-}
-
 #[test]
 fn realistic_kernels_are_read_from_the_preprocessor_output() {
     let _cc = need_c_compiler!();
     let out = TempDir::new("dpa-scan-realistic");
     let (r, scan) = scan_for_sim(&DpaApp::new("scan_app").source("kernels/realistic.c"), &out);
     let scan = scan.unwrap();
-    let sigs: Vec<String> = scan.kernels.iter().map(signature).collect();
+    let sigs: Vec<String> = scan.kernels.iter().map(parse::tests::sig).collect();
     assert_eq!(
         sigs,
         [
@@ -376,7 +361,7 @@ fn the_compiled_branch_of_an_if_gives_the_declaration() {
         }
         let (r, scan) = scan_for_sim(&app, &out);
         let scan = scan.unwrap();
-        let sigs: Vec<String> = scan.kernels.iter().map(signature).collect();
+        let sigs: Vec<String> = scan.kernels.iter().map(parse::tests::sig).collect();
         assert_eq!(sigs, [expected, "Rpc uint64_t pong(struct ping|p)"]);
         assert_eq!(scan.kernels[0].line, if define.is_some() { 9 } else { 7 });
         let ping = scan.structs.iter().find(|s| s.name == "ping").unwrap();

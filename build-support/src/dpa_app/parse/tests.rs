@@ -6,7 +6,8 @@ fn parse(text: &str) -> Result<Vec<DeviceFunction>, DpaAppError> {
     parse_device_functions(Path::new("k.c"), text)
 }
 
-fn sig(f: &DeviceFunction) -> String {
+/// A device function as one line: `Kind ret name(type|param, …)`.
+pub(crate) fn sig(f: &DeviceFunction) -> String {
     let params: Vec<String> = f
         .params
         .iter()
