@@ -148,6 +148,8 @@ impl std::error::Error for CheckError {}
 pub(crate) fn compiler(env: &EnvReader, include_dirs: &[PathBuf]) -> Result<cc::Tool, CheckError> {
     let host = format!("{}-unknown-linux-gnu", std::env::consts::ARCH);
     let target = env.get("TARGET").unwrap_or_else(|| host.clone());
+    // The `cc` crate reads CC, CFLAGS…: declared to cargo through the EnvReader.
+    crate::dpa_app::sim::declare_cc_env(env, &target);
     let mut b = cc::Build::new();
     b.target(&target)
         .host(&env.get("HOST").unwrap_or(host))

@@ -1,6 +1,6 @@
 //! Regenerating the committed bindings (`doca-sim/src/abi/dpa.rs` and `rdmi.rs`) from the
 //! reference headers (`doca-sim/include`), with the same configuration as hardware builds
-//! ([`crate::bindgen_config`]). Used by `cargo regen-bindings` and by the freshness test.
+//! ([`doca_build_support::bindgen_config`]). Used by `cargo regen-bindings` and by the freshness test.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -37,7 +37,7 @@ pub fn default_out_dir() -> PathBuf {
 }
 
 /// Every committed file, `(path, text)`: each set's bindings in `out` and its check file
-/// ([`crate::check`]) in its -sys crate's bundled directory (in `out` too when
+/// ([`doca_build_support::check`]) in its -sys crate's bundled directory (in `out` too when
 /// `out_is_default` is false, so a `--out` elsewhere writes nothing in the workspace).
 pub fn committed_files(
     include_dir: &Path,

@@ -85,7 +85,7 @@ mod hardware;
 mod host_decls;
 mod launchers;
 pub(crate) mod parse;
-mod sim;
+pub(crate) mod sim;
 mod sim_source;
 mod tools;
 

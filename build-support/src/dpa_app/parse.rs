@@ -542,8 +542,9 @@ pub(crate) fn matching_brace(tokens: &[Token], open: usize) -> usize {
 }
 
 /// Every `__dpa_global__` and `__dpa_rpc__` function defined in `file`, in source
-/// order, from `text`: the preprocessor's output for it ([`expand`](super::expand)), or
-/// C text without comments and directives. Definitions the linemarkers place in another
+/// order, from `text`: the preprocessor's output for it (`cc -E` with the prelude of
+/// [`write_scan_prelude`](super::write_scan_prelude)), or C text without comments and
+/// directives. Definitions the linemarkers place in another
 /// file (a header the source includes) are not the source's.
 ///
 /// Errors: a parameter the software DPA cannot pass ([`DpaAppError::UnsupportedParam`]),

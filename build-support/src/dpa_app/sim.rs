@@ -88,7 +88,7 @@ pub(crate) fn host_compiler(env: &EnvReader, r: &Resolved) -> Result<cc::Build, 
 /// The variables the `cc` crate reads for the C compiler and its flags; reading them
 /// through the [`EnvReader`] declares them to cargo (cc's own declarations are off with
 /// `cargo_metadata(false)`).
-fn declare_cc_env(env: &EnvReader, target: &str) {
+pub(crate) fn declare_cc_env(env: &EnvReader, target: &str) {
     let underscored = target.replace('-', "_");
     for tool in ["CC", "CFLAGS"] {
         for name in [
