@@ -317,10 +317,10 @@ fn waiting_cpu(launcher: &Launcher, run: Duration) -> (f64, Duration) {
 #[cfg(doca_backend = "sim")]
 fn memcheck_cost() -> [(Duration, Duration); 2] {
     let context = |memcheck: bool| {
-        let scope = doca_sim::Scope::new();
-        scope.set_profile(doca_sim::Profile {
+        let scope = doca::sim::Scope::new();
+        scope.set_profile(doca::sim::Profile {
             memcheck,
-            ..doca_sim::Profile::default()
+            ..doca::sim::Profile::default()
         });
         let dpa = common::dpa();
         drop(scope);

@@ -47,11 +47,9 @@ fn main() {
             .cargo_metadata(false)
             .compile("doca_sim_test_kernels");
     }
-    // DEP_DOCA_SIM_INCLUDE / DEP_DOCA_SIM_DEVICE_INCLUDE / DEP_DOCA_SIM_ABI for the
-    // -sys crates (the ABI directory holds the committed bindings, which hardware
-    // builds without bindgen use once the installed headers pass the check).
+    // DEP_DOCA_SIM_INCLUDE / DEP_DOCA_SIM_DEVICE_INCLUDE for doca-dpa-sys, whose
+    // `sim` feature is what brings this crate into a build.
     println!("cargo::metadata=include={}", include.display());
-    println!("cargo::metadata=abi={}", root.join("src/abi").display());
     println!(
         "cargo::metadata=device_include={}",
         device_include.display()

@@ -24,11 +24,11 @@ fn rss_kib() -> u64 {
 }
 
 #[cfg(doca_backend = "sim")]
-struct Live(doca_sim::Scope);
+struct Live(doca::sim::Scope);
 #[cfg(doca_backend = "sim")]
 impl Live {
     fn new() -> Live {
-        let scope = doca_sim::Scope::new();
+        let scope = doca::sim::Scope::new();
         Live(scope)
     }
     fn count(&self) -> Option<i64> {

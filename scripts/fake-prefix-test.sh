@@ -14,11 +14,15 @@
 #    and `tools/dpa-app-attributes2blob`, builds the kernels probe (a DPA app
 #    built by doca-build-support in hardware mode, declared with
 #    doca_dpa::dpa_app!), and checks the dpacc command line; then checks that
-#    a dpacc known to belong to another DOCA release is refused and that an
-#    unknown pairing builds with a warning.
+#    the same dpacc outside the install (a pairing resting on one uncertain
+#    source) and an unknown pairing build with warnings.
 # 4. Builds the doca package's examples and the doca-doctor package in hardware
-#    mode with and without doca-rdmi.pc, checks doca-doctor's dpacc report, and
-#    runs clippy over the library crates in hardware mode.
+#    mode, checks with scripts/check-hw-symbols.sh and cargo tree that none has
+#    the sim inside (and the user crate of scripts/user-crate-test.sh too),
+#    checks doca-doctor's report (the install's version and devices, loaded at
+#    run time; "not found" without DOCA), runs clippy over the library crates in
+#    hardware mode, then builds the examples and `cargo test --no-run` against a
+#    DOCA 3.0-shaped install (no RDMI headers, no doca-rdmi.pc).
 # 5. Points at a DOCA 2.5-shaped prefix (its doca.pc with the real, here
 #    unresolvable, Requires.private) and checks the refusal message, in
 #    hardware and auto mode.
@@ -36,13 +40,16 @@ old="$work/doca-2.5"
 export CARGO_TARGET_DIR="$work/cargo"
 # The same flags in scripts/rdmi-shape-test.sh, which shares the target dir.
 export RUSTFLAGS="-D warnings"
-version=$(sed -n 's/^#define DOCA_VERSION_STRING "\(.*\)"/\1/p' "$root/doca-sim/include/doca_version.h")
+sim_version=$(sed -n 's/^#define DOCA_VERSION_STRING "\(.*\)"/\1/p' "$root/doca-sim/include/doca_version.h")
 fail() { echo "fake-prefix-test: FAIL: $*" >&2; exit 1; }
 
-rm -rf "$prefix" "$old" "$work/dpacc-3.1" "$work/dpacc-unknown" "$work/no-rdmi-pkgconfig"
+rm -rf "$prefix" "$old" "$work/dpacc-3.1" "$work/dpacc-unknown" "$work/doca-3.0"
 # shellcheck source=scripts/lib/fake-doca.sh
 . "$root/scripts/lib/fake-doca.sh"
 fake_doca_install "$prefix"
+# The install's version, not the sim's (scripts/lib/fake-doca.sh).
+version=$fake_version
+[ "$version" != "$sim_version" ] || fail "the fake install has the sim's version"
 
 # fake_dpacc PATH VERSION: a dpacc that reports VERSION as a real one does
 # (a banner, a copyright line, `dpacc version VERSION`), records its
@@ -154,16 +161,14 @@ grep -q -- "^-hostcc-options=-fPIC " <<<"$args" || fail "dpacc's host options do
 grep -q -- "^--dpa-proc-attr=.*\.attrs\.blob$" <<<"$args" || fail "dpacc was not given --dpa-proc-attr (DOCA $version)"
 grep -qx -- "-o" <<<"$args" || fail "dpacc was not given -o"
 
-echo "== a dpacc known to belong to another DOCA release must be refused"
+echo "== a dpacc seen with another DOCA release, on uncertain evidence, builds with a warning quoting it"
 fake_dpacc "$work/dpacc-3.1/dpacc" "1.12.0.26"
-if msg=$(cd "$kprobe" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$prefix/lib/pkgconfig" DPACC="$work/dpacc-3.1/dpacc" \
-    cargo build -q 2>&1); then
-    fail "DOCA 3.1's dpacc (outside the install) was accepted for DOCA $version"
-fi
-for needle in "1.12.0.26" "DOCA 3.1" "$version"; do
-    grep -qF -- "$needle" <<<"$msg" || { echo "$msg"; fail "the mismatch message does not name $needle"; }
+msg=$(cd "$kprobe" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$prefix/lib/pkgconfig" DPACC="$work/dpacc-3.1/dpacc" \
+    cargo build 2>&1) || { echo "$msg"; fail "DOCA 3.1's dpacc (outside the install) was refused on uncertain evidence"; }
+for needle in "1.12.0.26" "DOCA 3.1" "$version" '"DOCA 3.1+"' "uncertain evidence"; do
+    grep -qF -- "$needle" <<<"$msg" || { echo "$msg"; fail "the uncertain-pairing warning does not name $needle"; }
 done
-[ ! -f "$work/dpacc-3.1/dpacc.argv" ] || fail "the mismatched dpacc was run to compile"
+[ -f "$work/dpacc-3.1/dpacc.argv" ] || fail "the dpacc of an uncertain pairing did not compile"
 
 echo "== an unknown dpacc/DOCA pairing builds, with a warning"
 fake_dpacc "$work/dpacc-unknown/dpacc" "1.13.0.4"
@@ -173,19 +178,34 @@ grep -q "warning: .*dpacc 1.13.0.4 .*with DOCA $version: an unverified pairing" 
     || { echo "$msg"; fail "the unknown pairing was not reported as a warning with both versions"; }
 [ -f "$work/dpacc-unknown/dpacc.argv" ] || fail "the dpacc of an unknown pairing did not compile"
 
-# hw_build PKG_CONFIG_PATH: the doca package's examples (their kernels built by
-# doca-test-kernels with the fake dpacc) and the doca-doctor package, hardware mode.
+# hw_build PKG_CONFIG_PATH [DPACC]: the doca package's examples (their kernels
+# built by doca-test-kernels with the fake dpacc, the install's own by default)
+# and the doca-doctor package, hardware mode.
 hw_build() {
-    (cd "$root" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$1" DPACC="$prefix/tools/dpacc" \
+    local dpacc=${2:-$prefix/tools/dpacc}
+    (cd "$root" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$1" DPACC="$dpacc" \
         cargo build -q -p doca --examples 2>&1 \
-        && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$1" DPACC="$prefix/tools/dpacc" \
+        && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$1" DPACC="$dpacc" \
         cargo build -q -p doca-doctor 2>&1)
 }
-# doctor DPACC ARGS…: doca-doctor as built by hw_build (its exit status is not the point).
+# hw_symbols LIBDIR: scripts/check-hw-symbols.sh over what hw_build built:
+# doca-doctor and every example of the doca package.
+hw_symbols() {
+    local bins=("$CARGO_TARGET_DIR/debug/doca-doctor") f
+    for f in "$CARGO_TARGET_DIR"/debug/examples/*; do
+        # The examples themselves, not cargo's hashed copies or their .d files.
+        [ -f "$f" ] && [ -x "$f" ] && [[ "$(basename "$f")" != *-* ]] && bins+=("$f")
+    done
+    [ ${#bins[@]} -gt 5 ] || fail "hw_symbols found only ${#bins[@]} binaries"
+    bash "$root/scripts/check-hw-symbols.sh" "$1" "${bins[@]}" || fail "a hardware binary has the sim inside or a DOCA call not from the install"
+}
+# doctor DPACC ARGS…: doca-doctor as built by hw_build (its exit status is not
+# the point), finding the install through pkg-config and LD_LIBRARY_PATH.
 doctor() {
     local dpacc=$1
     shift
-    LD_LIBRARY_PATH="$prefix/lib" DPACC="$dpacc" "$CARGO_TARGET_DIR/debug/doca-doctor" "$@" || true
+    PKG_CONFIG_PATH="$prefix/lib/pkgconfig" LD_LIBRARY_PATH="$prefix/lib" DPACC="$dpacc" \
+        "$CARGO_TARGET_DIR/debug/doca-doctor" "$@" || true
 }
 want_json() { grep -qE -- "$1" <<<"$json" || { echo "$json"; fail "doca-doctor --json has no $1"; }; }
 
@@ -194,16 +214,77 @@ out=$(hw_build "$prefix/lib/pkgconfig") || { echo "$out"; fail "the doca package
 [ -z "$out" ] || { echo "$out"; fail "the hardware build printed something (a warning?)"; }
 json=$(doctor "$prefix/tools/dpacc" --json)
 want_json '"backend": "hardware"'
-want_json '"dpa": "bundled, [0-9]+ items checked against the installed headers'
+# The doctor links no DOCA: it loads the install's libraries at run time.
+want_json '"dpa": "none: this doctor loads DOCA'
+want_json "\"path\": \"$prefix/lib/libdoca_common.so\""
+want_json "\"path\": \"$prefix/lib/libdoca_dpa.so\""
+want_json '"missing": \[\]'
+want_json '"ibdev_name": "mlx5_0"'
+want_json '"max_threads_per_kernel": [0-9]+'
+want_json "\"doca_version_h\": \"$version\""
 want_json '"version": "1\.12\.0\.26"'
 want_json "\"doca_version\": \"$version\""
 want_json '"pairing": "same-install"'
 want_json "\"install_dpacc\": \"$prefix/tools/dpacc\""
+# The install's version at run time (its library's doca_version_runtime), not the sim's.
+want_json "\"runtime\": \"$version\""
+json_sim=$(grep -F "\"$sim_version\"" <<<"$json" || true)
+[ -z "$json_sim" ] || { echo "$json"; fail "doca-doctor reports the sim's version $sim_version: $json_sim"; }
+
+# Without LD_LIBRARY_PATH: the libraries found in pkg-config's libdir.
+json=$(env -u LD_LIBRARY_PATH PKG_CONFIG_PATH="$prefix/lib/pkgconfig" DPACC="$prefix/tools/dpacc" \
+    "$CARGO_TARGET_DIR/debug/doca-doctor" --json || true)
+want_json '"from": "pkg-config libdir"'
+want_json "\"path\": \"$prefix/lib/libdoca_dpa.so\""
+want_json "\"runtime\": \"$version\""
+want_json '"ibdev_name": "mlx5_0"'
+# With no DOCA at all: a report that says so, and exit status 1.
+set +e
+json=$(env -u LD_LIBRARY_PATH PKG_CONFIG_PATH="$work/nowhere" DOCA_PREFIX="$work/nowhere" \
+    "$CARGO_TARGET_DIR/debug/doca-doctor" --json)
+code=$?
+set -e
+[ "$code" = 1 ] || { echo "$json"; fail "doca-doctor exited with $code, not 1, without DOCA"; }
+want_json '"libdoca_common.so",'
+want_json "DOCA's libraries were not found"
+want_json "\"dir\": \"$work/nowhere/lib\""
+
+echo "== no simulator in the hardware build (scripts/check-hw-symbols.sh, cargo tree)"
+hw_symbols "$prefix/lib"
+# An example run against the install reports the install's version and devices.
+out=$(LD_LIBRARY_PATH="$prefix/lib" "$CARGO_TARGET_DIR/debug/examples/list_devices" 2>&1) || { echo "$out"; fail "list_devices failed against the fake install"; }
+grep -qx "backend: hardware (DOCA $version)" <<<"$out" || { echo "$out"; fail "list_devices does not report the install's version $version"; }
+grep -q "mlx5_0  DPA: yes" <<<"$out" || { echo "$out"; fail "list_devices does not list the install's devices"; }
+for pkg in doca doca-doctor; do
+    # What a dependant (or cargo install) gets: normal and build dependencies.
+    tree=$(cd "$root" && cargo tree -q -p "$pkg" -e normal,build) || { echo "$tree"; fail "cargo tree -p $pkg failed"; }
+    if grep -q "doca-sim" <<<"$tree"; then
+        echo "$tree"
+        fail "the hardware build of $pkg has doca-sim in its dependency tree"
+    fi
+done
+
+echo "== the user crate of scripts/user-crate-test.sh, built for the fake install"
+rm -rf "$work/user-crate"
+cp -r "$root/tests/user-crate" "$work/user-crate"
+sed -i "s#path = \"\.\./\.\.#path = \"$root#g" "$work/user-crate/Cargo.toml"
+cp "$root/Cargo.lock" "$work/user-crate/Cargo.lock"
+out=$(cd "$work/user-crate" && env -u DOCA_BACKEND PKG_CONFIG_PATH="$prefix/lib/pkgconfig" DPACC="$prefix/tools/dpacc" \
+    cargo build -q --bins 2>&1) || { echo "$out"; fail "the user crate does not build for the fake install"; }
+bash "$root/scripts/check-hw-symbols.sh" "$prefix/lib" \
+    "$CARGO_TARGET_DIR/debug/uses_the_lib" "$CARGO_TARGET_DIR/debug/declares_itself" \
+    || fail "a binary of the user crate has the sim inside or a DOCA call not from the install"
+tree=$(cd "$work/user-crate" && cargo tree -q -e normal,build) || { echo "$tree"; fail "cargo tree of the user crate failed"; }
+if grep -q "doca-sim" <<<"$tree"; then
+    echo "$tree"
+    fail "the user crate's hardware build has doca-sim in its dependency tree"
+fi
+
 human=$(doctor "$prefix/tools/dpacc")
 grep -q "pairing .*the DOCA install's own dpacc" <<<"$human" || { echo "$human"; fail "the human report does not give the pairing"; }
 grep -qE "^ +version +1\.12\.0\.26" <<<"$human" || { echo "$human"; fail "the human report does not give dpacc's version"; }
 json=$(doctor "$work/dpacc-3.1/dpacc" --json)
-want_json '"pairing": "mismatch"'
+want_json '"pairing": "uncertain"'
 json=$(doctor "$work/dpacc-unknown/dpacc" --json)
 want_json '"pairing": "unknown"'
 
@@ -212,14 +293,28 @@ out=$(cd "$root" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$prefix/lib/pkgconfig
     cargo clippy -q -p doca-dpa-sys -p doca-rdmi-sys -p doca-dpa -p doca-rdmi -- -D warnings 2>&1) \
     || { echo "$out"; fail "clippy finds warnings in the hardware build"; }
 
-echo "== the doca package in hardware mode without doca-rdmi.pc (a DOCA 3.0 install)"
-mkdir -p "$work/no-rdmi-pkgconfig"
-cp "$prefix"/lib/pkgconfig/*.pc "$work/no-rdmi-pkgconfig/"
-rm "$work/no-rdmi-pkgconfig/doca-rdmi.pc"
-out=$(hw_build "$work/no-rdmi-pkgconfig") || { echo "$out"; fail "the doca package does not build (warnings denied) without doca-rdmi.pc"; }
-[ -z "$out" ] || { echo "$out"; fail "the build without doca-rdmi.pc printed something (a warning?)"; }
+echo "== the doca package in hardware mode on a DOCA 3.0-shaped install: no RDMI headers, no doca-rdmi.pc"
+# DOCA 3.0.0058's headers and .pc files (no public release ships RDMI headers),
+# the fake libraries and tools of the main install.
+p30="$work/doca-3.0"
+mkdir -p "$p30/include" "$p30/lib"
+cp "$prefix"/include/*.h "$p30/include/"
+rm "$p30/include/doca_rdmi_connection.h" "$p30/include/doca_rdmi_poster.h"
+fake_doca_set_version "$p30/include/doca_version.h" 3.0.0058
+cp -r "$prefix/lib/pkgconfig" "$p30/lib/pkgconfig"
+rm "$p30/lib/pkgconfig/doca-rdmi.pc"
+sed -i -e "s#^prefix=.*#prefix=$p30#" -e "s#^libdir=.*#libdir=$prefix/lib#" \
+    -e "s#^Version: $version#Version: 3.0.0058#" "$p30"/lib/pkgconfig/*.pc
+ln -s "$prefix/tools" "$p30/tools"
+out=$(hw_build "$p30/lib/pkgconfig" "$p30/tools/dpacc") || { echo "$out"; fail "the doca package does not build (warnings denied) on a DOCA 3.0-shaped install"; }
+[ -z "$out" ] || { echo "$out"; fail "the build on a DOCA 3.0-shaped install printed something (a warning?)"; }
 out=$(LD_LIBRARY_PATH="$prefix/lib" "$CARGO_TARGET_DIR/debug/examples/rdmi_connection" 2>&1) || { echo "$out"; fail "rdmi_connection failed without RDMI"; }
 grep -q "RDMI is not available in this build" <<<"$out" || { echo "$out"; fail "rdmi_connection did not say RDMI is absent"; }
+hw_symbols "$prefix/lib"
+echo "== the tests in hardware mode on the DOCA 3.0-shaped install (cargo test --no-run)"
+out=$(cd "$root" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$p30/lib/pkgconfig" DPACC="$p30/tools/dpacc" \
+    cargo test -q --workspace --no-run 2>&1) || { echo "$out"; fail "the tests do not build (warnings denied) on a DOCA 3.0-shaped install"; }
+grep -v "^ *Executable " <<<"$out" | grep -q . && { echo "$out"; fail "building the tests on a DOCA 3.0-shaped install printed something (a warning?)"; }
 
 echo "== a DOCA 2.5-shaped prefix must be refused"
 mkdir -p "$old/include" "$old/lib/pkgconfig"
@@ -271,4 +366,8 @@ for needle in doca-dpa PKG_CONFIG_PATH DOCA_BACKEND=sim; do
     grep -q -- "$needle" <<<"$msg" || { echo "$msg"; fail "the not-found message does not mention $needle"; }
 done
 
-echo "fake-prefix-test: 9 passed, 0 failed"
+echo "== doca-doctor builds with no DOCA at all (it loads DOCA at run time)"
+out=$(cd "$root" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$work/nowhere" DOCA_PREFIX="$work/nowhere" \
+    cargo build -q -p doca-doctor 2>&1) || { echo "$out"; fail "doca-doctor does not build without DOCA"; }
+
+echo "fake-prefix-test: 10 passed, 0 failed"

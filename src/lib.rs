@@ -9,9 +9,9 @@
 //!
 //! Backends: real DOCA by default (found by pkg-config); the `sim` feature
 //! (`doca = { version = "0.1", features = ["sim"] }`, typically in
-//! `[dev-dependencies]`) or `DOCA_BACKEND=sim` puts the whole tree on the
-//! software DPA, whose test hooks are then `doca::sim` (fault injection, device
-//! profiles, live-object accounting). `doca` passes the backend on to your build
+//! `[dev-dependencies]`) puts the whole tree on the software DPA, whose test
+//! hooks are then `doca::sim` (fault injection, device profiles, live-object
+//! accounting); without it doca-sim is not in the build at all. `doca` passes the backend on to your build
 //! script (`links = "doca"`), so `doca_build_support::dpa_app::DpaApp` builds your
 //! kernels with dpacc or for the sim to match.
 //!
@@ -46,10 +46,10 @@
 pub use doca_dpa as dpa;
 /// Raw bindings to DOCA DPA and the DOCA Core pieces it needs.
 pub use doca_dpa_sys as sys;
-pub use doca_rdmi as rdmi;
 /// Sim only: the software DPA's test hooks (fault injection, device profiles,
 /// live-object accounting), so a dependant's tests need no `doca-sim` dependency of
-/// their own. Present only in builds on the `sim` backend (the `sim` feature or
-/// `DOCA_BACKEND=sim`).
+/// their own. Present only in builds on the `sim` backend (the `sim` feature, which
+/// is what brings doca-sim into a build).
 #[cfg(doca_backend = "sim")]
-pub use doca_sim as sim;
+pub use doca_dpa_sys::doca_sim as sim;
+pub use doca_rdmi as rdmi;

@@ -30,6 +30,7 @@ fn run<F: Future>(f: F) -> F::Output {
     })
 }
 
+#[cfg(doca_backend = "sim")]
 fn sim() -> bool {
     doca::dpa::build_info::BACKEND == "sim"
 }
@@ -111,7 +112,7 @@ fn an_event_is_awaited_past_a_value_and_wakes_once_it_is_reached() {
 
 #[test]
 fn a_future_dropped_mid_wait_leaves_nothing_behind() {
-    let scope = sim().then(doca_sim::Scope::new);
+    let objects = common::LiveObjects::new();
     {
         let dpa = dpa();
         let engine = Engine::new().unwrap();
@@ -137,19 +138,21 @@ fn a_future_dropped_mid_wait_leaves_nothing_behind() {
         launcher.wait_all(LONG).unwrap();
         assert_eq!(launcher.retired(), 2);
     }
-    if let Some(scope) = scope {
-        assert_eq!(scope.live_total(), 0, "left {:?}", scope.live_objects());
+    if let Some(total) = objects.total() {
+        assert_eq!(total, 0, "left {:?}", objects.all());
     }
 }
 
+// Uses the sim's test hooks: compiled only where doca-sim is in the build.
+#[cfg(doca_backend = "sim")]
 #[test]
 fn without_wait_tasks_the_async_api_says_so_and_blocking_waits_work() {
     if !sim() {
         eprintln!("skipped: needs a sim profile without sync-event tasks");
         return;
     }
-    let scope = doca_sim::Scope::new();
-    let mut profile = doca_sim::Profile::default();
+    let scope = doca::sim::Scope::new();
+    let mut profile = doca::sim::Profile::default();
     for d in &mut profile.devices {
         d.sync_event_tasks = false;
     }
@@ -388,12 +391,14 @@ fn a_waker_may_poll_another_future_of_the_engine_inline() {
     INLINE.with(|f| *f.borrow_mut() = None);
 }
 
+// Uses the sim's test hooks: compiled only where doca-sim is in the build.
+#[cfg(doca_backend = "sim")]
 #[test]
 fn an_event_whose_context_cannot_stop_keeps_its_dpa_and_engine() {
     if !sim() {
         return;
     }
-    let scope = doca_sim::Scope::new();
+    let scope = doca::sim::Scope::new();
     {
         let dpa = dpa();
         let engine = Engine::new().unwrap();
@@ -409,7 +414,7 @@ fn an_event_whose_context_cannot_stop_keeps_its_dpa_and_engine() {
         scope
             .inject(
                 "doca_ctx_stop",
-                doca_sim::Nth::At(1),
+                doca::sim::Nth::At(1),
                 doca::dpa::ErrorCode::DRIVER.0,
             )
             .unwrap();
@@ -431,12 +436,14 @@ fn an_event_whose_context_cannot_stop_keeps_its_dpa_and_engine() {
     );
 }
 
+// Uses the sim's test hooks: compiled only where doca-sim is in the build.
+#[cfg(doca_backend = "sim")]
 #[test]
 fn a_launcher_drop_waits_through_a_failing_engine() {
     if !sim() {
         return;
     }
-    let scope = doca_sim::Scope::new();
+    let scope = doca::sim::Scope::new();
     let dpa = dpa();
     let engine = Engine::new().unwrap();
     let launcher = Launcher::with_engine(&dpa, &engine).unwrap();
@@ -449,7 +456,7 @@ fn a_launcher_drop_waits_through_a_failing_engine() {
     scope
         .inject(
             "doca_pe_request_notification",
-            doca_sim::Nth::Every,
+            doca::sim::Nth::Every,
             doca::dpa::ErrorCode::DRIVER.0,
         )
         .unwrap();
@@ -571,12 +578,8 @@ fn a_finished_launch_resolves_while_a_later_one_still_spins() {
 
 #[test]
 fn a_launcher_that_never_runs_dry_retires_as_it_goes() {
-    let scope = sim().then(doca_sim::Scope::new);
-    let live = |kind: &str| {
-        scope
-            .as_ref()
-            .map(|s| s.live_objects().get(kind).copied().unwrap_or(0))
-    };
+    let objects = common::LiveObjects::new();
+    let live = |kind: &str| objects.all().map(|all| all.get(kind).copied().unwrap_or(0));
     let n: u64 = if common::under_valgrind() { 100 } else { 1_000 };
     let dpa = dpa();
     let engine = Engine::new().unwrap();

@@ -17,7 +17,7 @@ use doca::dpa::{
 /// Runs `f` and checks it left no sim object behind.
 #[cfg(doca_backend = "sim")]
 fn leak_checked(f: impl FnOnce()) {
-    let scope = doca_sim::Scope::new();
+    let scope = doca::sim::Scope::new();
     f();
     assert_eq!(scope.live_total(), 0, "left {:?}", scope.live_objects());
 }
@@ -175,7 +175,7 @@ fn device_names_and_pci_addresses() {
 /// every DOCA code, an unbounded wait.
 #[test]
 fn errors_name_the_cause() {
-    use doca::dpa::{CompletionEvent, Dpa, ErrorCode, Export};
+    use doca::dpa::{CompletionEvent, ErrorCode, Export};
     use std::time::Duration;
     for (code, name) in [
         (ErrorCode::SHUTDOWN, "DOCA_ERROR_SHUTDOWN"),
@@ -214,13 +214,17 @@ fn errors_name_the_cause() {
         assert_eq!(err.kind(), ErrorKind::Timeout);
     });
 
-    if doca::dpa::build_info::BACKEND != "sim" {
-        return;
-    }
-    // A machine whose only device has no DPA.
-    let scope = doca_sim::Scope::new();
-    scope.set_profile(doca_sim::Profile {
-        devices: vec![doca_sim::DeviceProfile::bluefield2(
+    // A machine whose only device has no DPA (a sim profile: sim builds only).
+    #[cfg(doca_backend = "sim")]
+    no_dpa_device();
+}
+
+#[cfg(doca_backend = "sim")]
+fn no_dpa_device() {
+    use doca::dpa::{Dpa, ErrorCode};
+    let scope = doca::sim::Scope::new();
+    scope.set_profile(doca::sim::Profile {
+        devices: vec![doca::sim::DeviceProfile::bluefield2(
             "mlx5_2",
             "p2",
             "0000:81:00.0",

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use common::doca_tests;
 use doca::dpa::{Dpa, DpaBuffer, ErrorCode, ErrorKind, Gate, Launcher, WaitEvent};
-use doca_sim::{Nth, Scope};
+use doca::sim::{Nth, Scope};
 
 /// Waits in the flows: short, so a fault that stalls a flow shows as an
 /// error quickly instead of a hang.
@@ -58,8 +58,8 @@ fn check(ok: bool, what: impl FnOnce() -> String) -> FlowResult {
 
 /// A small device: few threads per launch, a short kernel run-time limit (a
 /// dropped launch waits at most that long).
-fn small_profile() -> doca_sim::Profile {
-    let mut profile = doca_sim::Profile::default();
+fn small_profile() -> doca::sim::Profile {
+    let mut profile = doca::sim::Profile::default();
     for d in &mut profile.devices {
         if d.dpa {
             d.cores = 1;
@@ -241,12 +241,14 @@ fn holds(kind: &str) -> &'static [&'static str] {
         "doca_dpa_thread" => &["doca_dpa", "dpa_heap_block"],
         // Any other child keeps its context: doca_dpa_destroy is IN_USE while
         // one exists (the stop it implies is).
-        "doca_dpa_completion"
-        | "doca_dpa_notification_completion"
-        | "doca_dpa_async_ops"
-        | "doca_dpa_tg"
-        | "doca_dpa_eu_affinity"
-        | "doca_dpa_hash_table" => &["doca_dpa"],
+        // A completion or notification that could not be stopped may still wake
+        // its thread: the thread (and what it holds) is leaked with it.
+        "doca_dpa_completion" | "doca_dpa_notification_completion" => {
+            &["doca_dpa", "doca_dpa_thread"]
+        }
+        "doca_dpa_async_ops" | "doca_dpa_tg" | "doca_dpa_eu_affinity" | "doca_dpa_hash_table" => {
+            &["doca_dpa"]
+        }
         // A launch that never completed keeps its arguments, its gate and the
         // launcher's completion event (and their context).
         "pending_launch" => &["doca_sync_event", "dpa_heap_block", "doca_dpa"],
@@ -261,6 +263,8 @@ fn holds(kind: &str) -> &'static [&'static str] {
             "doca_dpa",
             "doca_verbs_pd",
             "doca_dev_rep",
+            // Its completion source, which it may still post to.
+            "doca_dpa_completion",
         ],
         _ => &[],
     }
@@ -369,6 +373,9 @@ fn run(
     let started = Instant::now();
     let result = catch_unwind(AssertUnwindSafe(flow));
     let elapsed = started.elapsed();
+    // The flow's calls and faults: the settle below releases what stopped DPA
+    // threads held (doca_dpa_peek_at_last_error), which is not the flow's doing.
+    let (injected, calls) = (scope.injected(), scope.call_log());
     // DPA memory freed while a kernel may still run is quarantined by the
     // sim until the kernel finishes (bounded by the run-time limit): give it
     // that long to settle.
@@ -387,17 +394,19 @@ fn run(
     while live.keys().any(|k| !by_design.contains(k)) && Instant::now() < deadline {
         settled_late = true;
         std::thread::sleep(Duration::from_millis(5));
+        // What a stopped DPA thread used goes once its run-time limit passed.
+        doca::dpa::release_deferred();
         live = scope.live_objects();
     }
     let outcome = Outcome {
         result,
         elapsed,
-        injected: scope.injected(),
+        injected,
         settle: settle_start.elapsed(),
         settled_late: settled_late && live.keys().all(|k| by_design.contains(k)),
         live,
     };
-    (outcome, scope.call_log())
+    (outcome, calls)
 }
 
 #[test]

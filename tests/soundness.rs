@@ -7,7 +7,7 @@
 //! them. The case passes when the objects stayed alive (or were leaked) until the
 //! device was done, and the process is unharmed.
 //!
-//! On the software DPA the live-object accounting of `doca_sim::Scope` shows what
+//! On the software DPA the live-object accounting of `doca::sim::Scope` shows what
 //! is still alive, and its memory checker turns any device access to freed memory
 //! into a reported fault (which these cases assert never happens). On hardware the
 //! same flows run without the accounting.
@@ -27,10 +27,6 @@ use doca::dpa::{
 
 const LONG: Duration = Duration::from_secs(20);
 
-fn sim() -> bool {
-    doca::dpa::build_info::BACKEND == "sim"
-}
-
 type CaseResult = Result<(), String>;
 
 fn check(ok: bool, what: impl FnOnce() -> String) -> CaseResult {
@@ -41,24 +37,25 @@ fn check(ok: bool, what: impl FnOnce() -> String) -> CaseResult {
     }
 }
 
-/// Live sim objects of the case's scope (empty on hardware).
+/// Live sim objects of the case's scope (none known on hardware).
 struct Live<'s> {
-    scope: Option<&'s doca_sim::Scope>,
+    objects: &'s common::LiveObjects,
 }
 
 impl Live<'_> {
     fn count(&self, kind: &str) -> i64 {
-        self.scope
-            .map_or(0, |s| s.live_objects().get(kind).copied().unwrap_or(0))
+        self.objects
+            .all()
+            .map_or(0, |all| all.get(kind).copied().unwrap_or(0))
     }
 
     fn all(&self) -> BTreeMap<&'static str, i64> {
-        self.scope.map(|s| s.live_objects()).unwrap_or_default()
+        self.objects.all().unwrap_or_default()
     }
 
     /// On the sim: `kind` has exactly `n` live objects.
     fn expect(&self, kind: &str, n: i64, when: &str) -> CaseResult {
-        if self.scope.is_none() {
+        if self.objects.all().is_none() {
             return Ok(());
         }
         let got = self.count(kind);
@@ -210,9 +207,11 @@ fn quick_launches() -> usize {
 /// block it ever freed, which valgrind's smaller address space cannot give
 /// thousands of.)
 fn a_slow_launch_in_an_older_epoch_outlives_quick_ones(live: &Live<'_>) -> CaseResult {
-    if let Some(scope) = live.scope {
-        scope.set_profile(doca_sim::Profile::default());
-    }
+    #[cfg(doca_backend = "sim")]
+    live.objects
+        .scope()
+        .set_profile(doca::sim::Profile::default());
+
     let dpa = common::dpa();
     let out = DpaBuffer::<u64>::new(&dpa, 1).map_err(err)?;
     let held = Held::new(&dpa, 8)?;
@@ -377,13 +376,8 @@ fn a_thread_keeps_its_state_and_what_it_references(live: &Live<'_>) -> CaseResul
         },
     )
     .map_err(err)?;
-    let thread = ThreadBuilder::new(&dpa, &doca_tests::sound_thread, (&state,))
-        .map_err(err)?
-        .start()
-        .map_err(err)?;
-    let notify = NotificationCompletion::new(&thread).map_err(err)?;
-    notify.run_thread().map_err(err)?;
-    dpa.rpc(&doca_tests::notify, (&notify,)).map_err(err)?;
+    let builder = ThreadBuilder::new(&dpa, &doca_tests::sound_thread, (&state,)).map_err(err)?;
+    let (thread, notify) = start_and_notify(&dpa, builder)?;
     done.wait_gt(0, LONG).map_err(err)?;
     // The host lets go of everything but the notification.
     drop((state, scratch, done, thread));
@@ -395,10 +389,354 @@ fn a_thread_keeps_its_state_and_what_it_references(live: &Live<'_>) -> CaseResul
     // Give the activations time to run on the state the host no longer holds.
     std::thread::sleep(Duration::from_millis(50));
     no_fault(&dpa, "after the thread used its dropped state")?;
+    let deferred = doca::dpa::deferred_count();
     drop(notify);
     no_fault(&dpa, "after the thread was destroyed")?;
-    live.expect("dpa_heap_block", 0, "once the thread was destroyed")?;
-    live.expect("doca_sync_event", 0, "once the thread was destroyed")?;
+    // An activation may still run after the stop: what the thread used waits for
+    // the run-time limit (300 ms here) to pass with the context healthy.
+    check(doca::dpa::deferred_count() > deferred, || {
+        "a thread that ran was destroyed and its state released at once".into()
+    })?;
+    live.expect("dpa_heap_block", 2, "right after the thread was destroyed")?;
+    settle_deferred(&dpa);
+    live.expect("dpa_heap_block", 0, "once the run-time limit passed")?;
+    live.expect("doca_sync_event", 0, "once the run-time limit passed")?;
+    Ok(())
+}
+
+/// Starts the thread, makes it runnable through a notification completion and
+/// wakes it once (an RPC).
+fn start_and_notify(
+    dpa: &Dpa,
+    builder: ThreadBuilder,
+) -> Result<(doca::dpa::DpaThread, NotificationCompletion), String> {
+    let thread = builder.start().map_err(err)?;
+    let notify = NotificationCompletion::new(&thread).map_err(err)?;
+    notify.run_thread().map_err(err)?;
+    dpa.rpc(&doca_tests::notify, (&notify,)).map_err(err)?;
+    Ok((thread, notify))
+}
+
+/// Waits out the run-time limit, then has the library release what stopped
+/// threads held.
+fn settle_deferred(dpa: &Dpa) {
+    std::thread::sleep(dpa.limits().kernel_max_run_time + Duration::from_millis(100));
+    doca::dpa::release_deferred();
+}
+
+/// A thread's activation still runs (waiting for `go`) when the host drops the
+/// thread, its notification and its local storage: the storage outlives the
+/// activation (deferred until the run-time limit passed), and is then released.
+fn a_thread_dropped_while_an_activation_runs(live: &Live<'_>) -> CaseResult {
+    let dpa = common::dpa();
+    let go = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(err)?;
+    let storage = DpaBuffer::<u64>::new(&dpa, 8).map_err(err)?;
+    let builder = ThreadBuilder::new(&dpa, &doca_tests::sound_slow_thread, (&go,))
+        .and_then(|b| b.local_storage(&storage))
+        .map_err(err)?;
+    let (thread, notify) = start_and_notify(&dpa, builder)?;
+    // Let the activation start and block on `go`.
+    std::thread::sleep(Duration::from_millis(20));
+    let deferred = doca::dpa::deferred_count();
+    drop((thread, notify, storage));
+    check(doca::dpa::deferred_count() > deferred, || {
+        "the thread's record was released while its activation runs".into()
+    })?;
+    live.expect("dpa_heap_block", 2, "after the host dropped the thread")?;
+    release(&go)?;
+    std::thread::sleep(Duration::from_millis(50));
+    no_fault(&dpa, "after the activation wrote the dropped local storage")?;
+    settle_deferred(&dpa);
+    live.expect("dpa_heap_block", 1, "once the run-time limit passed")?;
+    Ok(())
+}
+
+/// A thread that was never run releases what it holds at once (no activation can
+/// have started).
+fn a_thread_never_run_releases_at_once(live: &Live<'_>) -> CaseResult {
+    let dpa = common::dpa();
+    let go = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(err)?;
+    let thread = ThreadBuilder::new(&dpa, &doca_tests::sound_slow_thread, (&go,))
+        .map_err(err)?
+        .start()
+        .map_err(err)?;
+    let deferred = doca::dpa::deferred_count();
+    drop((thread, go));
+    check(doca::dpa::deferred_count() == deferred, || {
+        "a thread that never ran deferred its record".into()
+    })?;
+    live.expect(
+        "dpa_heap_block",
+        0,
+        "after the never-run thread was dropped",
+    )
+}
+
+/// The launcher is dropped with a kernel running, and the warning it gives panics
+/// (a `tracing` subscriber): the panic unwinds out of the drop, but the launch's
+/// arguments were buried first, so the kernel later writes live memory.
+fn a_panicking_subscriber_in_the_launchers_drop(live: &Live<'_>) -> CaseResult {
+    let dpa = common::dpa();
+    let held = Held::new(&dpa, 8)?;
+    let launcher = Launcher::new(&dpa).map_err(err)?;
+    let launch = held.launch(&launcher)?;
+    drop(launch);
+    let Held { go, data, event } = held;
+    drop((data, event));
+    let buried = doca::dpa::buried_count();
+    let unwound = tracing::subscriber::with_default(
+        common::PanickingSubscriber::at(tracing::Level::WARN),
+        || std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(launcher))).is_err(),
+    );
+    check(unwound, || {
+        "the subscriber's panic did not reach the caller".into()
+    })?;
+    check(doca::dpa::buried_count() > buried, || {
+        "the launcher's drop unwound without burying the running launch's arguments".into()
+    })?;
+    live.expect("dpa_heap_block", 2, "after the drop unwound")?;
+    // The watchdog may have made the context fatal already (the kernel outlived
+    // the launcher's bounded wait): then the write is refused, which is fine.
+    let _ = release(&go);
+    std::thread::sleep(Duration::from_millis(50));
+    // The kernel ran past the 300 ms limit while the launcher waited: the context
+    // may be fatal by the watchdog, but never by a use of freed memory.
+    if let Some(report) = dpa.fault_report() {
+        check(!report.contains("freed"), || {
+            format!("a fault on freed memory: {report}")
+        })?;
+    }
+    Ok(())
+}
+
+/// A waker that panics when woken: user code the engine runs while it progresses.
+struct PanickingWaker;
+
+impl std::task::Wake for PanickingWaker {
+    fn wake(self: std::sync::Arc<Self>) {
+        panic!("a waker that panics");
+    }
+}
+
+/// A completion event driven by an engine has a wait task in flight for a future
+/// (polled with a waker that panics) when it is dropped: the drop's stop drives the
+/// engine, which wakes the waker, which panics. The event (whose task may still
+/// complete into its memory) is buried before the panic goes on.
+fn a_panicking_waker_in_an_events_drop(_: &Live<'_>) -> CaseResult {
+    use std::future::Future;
+    let dpa = common::dpa();
+    let engine = doca::dpa::Engine::new().map_err(err)?;
+    let event = CompletionEvent::with_engine(&dpa, Export::ToDpa, &engine).map_err(err)?;
+    let waker = std::task::Waker::from(std::sync::Arc::new(PanickingWaker));
+    let mut cx = std::task::Context::from_waker(&waker);
+    let mut reached = Box::pin(event.reached(5));
+    // Pending, or an error when no reactor watches the engine: either way the
+    // poll armed the event's wait task and registered the waker.
+    if let std::task::Poll::Ready(Ok(_)) = reached.as_mut().poll(&mut cx) {
+        return Err("the event reached 5 with nothing updating it".into());
+    }
+    drop(reached);
+    let buried = doca::dpa::buried_count();
+    let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(event))).is_err();
+    check(unwound, || {
+        "the stop in the event's drop woke no waker".into()
+    })?;
+    check(doca::dpa::buried_count() > buried, || {
+        "the event's drop unwound without burying its waiter".into()
+    })?;
+    // Whether or not the stop woke the waker, the engine still works and the
+    // context is healthy.
+    engine.progress();
+    no_fault(&dpa, "after the event's drop")
+}
+
+/// What an object of context A, handed to context B, must get: a refusal naming
+/// both contexts, before DOCA is called.
+fn refused_as_foreign<T: std::fmt::Debug>(
+    r: Result<T, Error>,
+    a: &Dpa,
+    b: &Dpa,
+    what: &str,
+) -> CaseResult {
+    match r {
+        Err(e) => {
+            let msg = e.to_string();
+            let names = |d: &Dpa| msg.contains(&format!("#{}", d.serial()));
+            check(names(a) && names(b), || {
+                format!("{what}: the error does not name both contexts: {msg}")
+            })
+        }
+        Ok(v) => Err(format!("{what} of another context was accepted: {v:?}")),
+    }
+}
+
+/// Launches `kernel` with `args` (objects of `a`) on a launcher of `b`: refused.
+fn launch_refused<S, A>(
+    a: &Dpa,
+    b: &Dpa,
+    kernel: &doca::dpa::Kernel<S>,
+    args: A,
+    what: &str,
+) -> CaseResult
+where
+    S: doca::dpa::KernelSig,
+    A: doca::dpa::KernelArgs<S::Params, S>,
+{
+    let launcher = Launcher::new(b).map_err(err)?;
+    refused_as_foreign(launcher.launch(kernel, 1, args).map(drop), a, b, what)?;
+    check(launcher.submitted() == 0, || {
+        format!("{what}: the refused launch was submitted")
+    })
+}
+
+/// A DPA buffer of context A passed to a kernel launched on context B.
+fn a_buffer_of_another_context(live: &Live<'_>) -> CaseResult {
+    let (a, b) = (common::dpa(), common::dpa());
+    let foreign = DpaBuffer::<u64>::new(&a, 1).map_err(err)?;
+    launch_refused(
+        &a,
+        &b,
+        &doca_tests::write_ranks,
+        (&foreign, 1u64),
+        "a buffer",
+    )?;
+    live.expect("dpa_heap_block", 1, "after the refusal")
+}
+
+/// A kernel event of context A passed to a kernel on context B.
+fn an_event_of_another_context(_: &Live<'_>) -> CaseResult {
+    let (a, b) = (common::dpa(), common::dpa());
+    let event = KernelEvent::new(&a).map_err(err)?;
+    launch_refused(
+        &a,
+        &b,
+        &doca_tests::set_event,
+        (&event, 1u64),
+        "a kernel event",
+    )
+}
+
+/// A notification completion of context A passed to an RPC on context B.
+fn a_notification_of_another_context(_: &Live<'_>) -> CaseResult {
+    let (a, b) = (common::dpa(), common::dpa());
+    let go = DpaBuffer::<u64>::from_slice(&a, &[0]).map_err(err)?;
+    let thread = ThreadBuilder::new(&a, &doca_tests::sound_slow_thread, (&go,))
+        .map_err(err)?
+        .start()
+        .map_err(err)?;
+    let notify = NotificationCompletion::new(&thread).map_err(err)?;
+    refused_as_foreign(
+        b.rpc(&doca_tests::notify, (&notify,)),
+        &a,
+        &b,
+        "a notification",
+    )
+}
+
+/// A completion of context A passed to a kernel on B, and to async ops of B.
+fn a_completion_of_another_context(_: &Live<'_>) -> CaseResult {
+    use doca::dpa::{AsyncOps, CompletionBuilder};
+    let (a, b) = (common::dpa(), common::dpa());
+    let comp = CompletionBuilder::new(&a, 16)
+        .map_err(err)?
+        .start()
+        .map_err(err)?;
+    let out = DpaBuffer::<u64>::new(&b, 4).map_err(err)?;
+    launch_refused(
+        &a,
+        &b,
+        &doca_tests::i4_post_completion,
+        (&comp, 1u32, &out),
+        "a completion",
+    )?;
+    refused_as_foreign(
+        AsyncOps::new(&b, 16, 1, &comp),
+        &a,
+        &b,
+        "async ops' completion",
+    )
+}
+
+/// Thread builders of context A grouped on context B.
+fn a_thread_group_of_another_context(_: &Live<'_>) -> CaseResult {
+    use doca::dpa::ThreadGroup;
+    let (a, b) = (common::dpa(), common::dpa());
+    let go = DpaBuffer::<u64>::from_slice(&a, &[0]).map_err(err)?;
+    let builder = ThreadBuilder::new(&a, &doca_tests::sound_slow_thread, (&go,)).map_err(err)?;
+    refused_as_foreign(
+        ThreadGroup::new(&b, vec![builder]),
+        &a,
+        &b,
+        "a group's thread",
+    )
+}
+
+/// A `Dev` made from context A's buffer, stored in a struct in context B's memory.
+fn a_struct_field_of_another_context(_: &Live<'_>) -> CaseResult {
+    let (a, b) = (common::dpa(), common::dpa());
+    let scratch = DpaBuffer::<u64>::new(&a, 8).map_err(err)?;
+    let done = CompletionEvent::new(&b, Export::ToDpa).map_err(err)?;
+    let state = doca_tests::sound_thread_state {
+        activations: 0,
+        scratch: Dev::new(&scratch).map_err(err)?,
+        done: Dev::new(&done).map_err(err)?,
+    };
+    refused_as_foreign(DpaBox::new(&b, &state), &a, &b, "a struct field")
+}
+
+/// A buffer of context A as the local storage of a thread of B.
+fn local_storage_of_another_context(_: &Live<'_>) -> CaseResult {
+    let (a, b) = (common::dpa(), common::dpa());
+    let storage = DpaBuffer::<u64>::new(&a, 8).map_err(err)?;
+    let go = DpaBuffer::<u64>::from_slice(&b, &[0]).map_err(err)?;
+    let builder = ThreadBuilder::new(&b, &doca_tests::sound_slow_thread, (&go,)).map_err(err)?;
+    refused_as_foreign(builder.local_storage(&storage), &a, &b, "local storage")
+}
+
+/// A hash table of context A passed to a kernel on B.
+fn a_hash_table_of_another_context(_: &Live<'_>) -> CaseResult {
+    let (a, b) = (common::dpa(), common::dpa());
+    let table = doca::dpa::HashTable::new(&a, 16).map_err(err)?;
+    launch_refused(
+        &a,
+        &b,
+        &doca_tests::i4_hash_put,
+        (&table, 1u32, 1u32),
+        "a hash table",
+    )
+}
+
+/// A typed pointer parameter (`uint64_t *out`) takes a buffer of `u64`s (a buffer
+/// of bytes does not compile: `doca_dpa::lifecycle_rules`); the kernel writes
+/// exactly the buffer.
+fn a_typed_pointer_parameter(live: &Live<'_>) -> CaseResult {
+    let dpa = common::dpa();
+    let out = DpaBuffer::<u64>::new(&dpa, 4).map_err(err)?;
+    let launcher = Launcher::new(&dpa).map_err(err)?;
+    launcher
+        .launch(&doca_tests::sound_store_words, 1, (&out, 4u32))
+        .map_err(err)?
+        .wait(LONG)
+        .map_err(err)?;
+    check(out.to_vec().map_err(err)? == [1, 2, 3, 4], || {
+        "the kernel did not write the words".into()
+    })?;
+    no_fault(&dpa, "after the typed store")?;
+    live.expect("dpa_heap_block", 1, "after the typed store")
+}
+
+/// Sizes from user input that cannot be allocated are errors, not aborts.
+fn sizes_from_user_input_are_errors(_: &Live<'_>) -> CaseResult {
+    let dpa = common::dpa();
+    check(DpaBuffer::<u64>::new(&dpa, usize::MAX / 4).is_err(), || {
+        "an overflowing DPA buffer was accepted".into()
+    })?;
+    check(
+        doca::dpa::CompletionBuilder::new(&dpa, u32::MAX)
+            .and_then(|b| b.start())
+            .is_err(),
+        || "a completion queue of 2^32 entries was accepted".into(),
+    )?;
     Ok(())
 }
 
@@ -451,14 +789,30 @@ doca::rdmi::if_rdmi! {
     }
 }
 
+doca::rdmi::if_rdmi! {
+    /// A receive buffer far larger than memory: an error, not an abort.
+    fn a_huge_receive_buffer_is_an_error(_: &Live<'_>) -> CaseResult {
+        match doca::rdmi::ReceiveBuffer::with_slot_bytes(1 << 46, 4096) {
+            Err(_) => Ok(()),
+            Ok(b) => Err(format!("a {}-byte receive buffer was made", b.len())),
+        }
+    }
+}
+
 type Case = fn(&Live<'_>) -> CaseResult;
 
 doca::rdmi::if_rdmi! {
     fn rdmi_cases() -> Vec<(&'static str, Case)> {
-        vec![(
-            "an RDMI connection stopped and dropped while a kernel uses it",
-            an_rdmi_connection_outlives_the_kernel_using_it,
-        )]
+        vec![
+            (
+                "an RDMI connection stopped and dropped while a kernel uses it",
+                an_rdmi_connection_outlives_the_kernel_using_it,
+            ),
+            (
+                "a receive buffer of 2^46 bytes (size from user input)",
+                a_huge_receive_buffer_is_an_error,
+            ),
+        ]
     }
 }
 
@@ -470,8 +824,9 @@ doca::rdmi::if_no_rdmi! {
 
 /// A device with a short kernel run-time limit, so a launcher dropped with a kernel
 /// running gives up quickly.
-fn short_limit_profile() -> doca_sim::Profile {
-    let mut profile = doca_sim::Profile::default();
+#[cfg(doca_backend = "sim")]
+fn short_limit_profile() -> doca::sim::Profile {
+    let mut profile = doca::sim::Profile::default();
     for d in &mut profile.devices {
         if d.dpa {
             d.kernel_max_run_time_ms = 300;
@@ -507,17 +862,69 @@ fn no_sequence_of_safe_calls_lets_the_dpa_use_what_was_released() {
             "a persistent thread whose state and events the host dropped",
             a_thread_keeps_its_state_and_what_it_references,
         ),
+        // Root cause 2: a thread's resources outlive every activation.
+        (
+            "a thread dropped while an activation runs",
+            a_thread_dropped_while_an_activation_runs,
+        ),
+        (
+            "a thread never run releases at once",
+            a_thread_never_run_releases_at_once,
+        ),
+        // Root cause 3: teardown is unwind-safe.
+        (
+            "a panicking tracing subscriber in the launcher's drop",
+            a_panicking_subscriber_in_the_launchers_drop,
+        ),
+        (
+            "a panicking waker in an event's drop",
+            a_panicking_waker_in_an_events_drop,
+        ),
+        // Root cause 4: every argument and constructor checks its context.
+        ("a buffer of another context", a_buffer_of_another_context),
+        (
+            "a kernel event of another context",
+            an_event_of_another_context,
+        ),
+        (
+            "a notification completion of another context",
+            a_notification_of_another_context,
+        ),
+        (
+            "a completion of another context (kernel and async ops)",
+            a_completion_of_another_context,
+        ),
+        (
+            "thread builders of another context in a group",
+            a_thread_group_of_another_context,
+        ),
+        (
+            "a struct field of another context",
+            a_struct_field_of_another_context,
+        ),
+        (
+            "local storage of another context",
+            local_storage_of_another_context,
+        ),
+        (
+            "a hash table of another context",
+            a_hash_table_of_another_context,
+        ),
+        // Root cause 5: typed pointer parameters.
+        ("a typed pointer parameter", a_typed_pointer_parameter),
+        // Sizes from user input.
+        (
+            "sizes from user input are errors",
+            sizes_from_user_input_are_errors,
+        ),
     ];
     cases.extend(rdmi_cases());
     let mut unsound = Vec::new();
     for (name, case) in &cases {
-        let scope = sim().then(doca_sim::Scope::new);
-        if let Some(s) = &scope {
-            s.set_profile(short_limit_profile());
-        }
-        let live = Live {
-            scope: scope.as_ref(),
-        };
+        let objects = common::LiveObjects::new();
+        #[cfg(doca_backend = "sim")]
+        objects.scope().set_profile(short_limit_profile());
+        let live = Live { objects: &objects };
         if let Err(why) = case(&live) {
             eprintln!("UNSOUND {name}: {why}");
             unsound.push(*name);

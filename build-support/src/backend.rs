@@ -7,17 +7,22 @@
 //! |---|---|
 //! | `DOCS_RS` set (any value) | `docs`: no probing, no linking |
 //! | `DOCA_BACKEND=hardware` | probe; any probe error is fatal |
-//! | `DOCA_BACKEND=sim` | `sim` |
-//! | `DOCA_BACKEND=auto` | `hardware` if the probe succeeds; `sim` when DOCA is simply not there; an old, mismatched or broken install is still an error |
+//! | `DOCA_BACKEND=sim` | `sim` with the `sim` feature; without it an error saying to add the feature |
+//! | `DOCA_BACKEND=auto` | `hardware` if the probe succeeds; `sim` when DOCA is simply not there and the `sim` feature is on (else the not-found error); an old, mismatched or broken install is still an error |
 //! | unset (or empty) | `sim` if the `sim` cargo feature is on, else as `hardware` |
 //! | anything else | an error listing the valid values |
 //!
 //! Values are case-insensitive and trimmed (`DOCA_BACKEND=Sim` is `sim`).
 //!
-//! The one switch a dependant uses to put the whole tree on the software DPA is the
-//! `sim` feature of the `doca` facade (which turns on the `sim` features of both -sys
-//! crates) or `DOCA_BACKEND=sim`; every "DOCA not found" message names exactly that
-//! ([`SIM_SWITCH`]).
+//! The software DPA (`doca-sim`) is an optional dependency of doca-dpa-sys that only
+//! its `sim` feature brings into the build, so a hardware build neither compiles nor
+//! links it. The one switch a dependant uses to put the whole tree on the software DPA
+//! is therefore the `sim` feature of the `doca` facade (which turns on the `sim`
+//! features of both -sys crates); `DOCA_BACKEND` can choose the sim only where that
+//! feature has put it in the build, and every "DOCA not found" message names the
+//! feature ([`SIM_SWITCH`]). With the feature on, `DOCA_BACKEND=hardware` (or `auto`
+//! finding DOCA) still builds for the installed DOCA: doca-sim is then compiled but
+//! nothing references it, so nothing of it is linked.
 
 use std::fmt;
 
@@ -69,7 +74,8 @@ impl fmt::Display for Backend {
 macro_rules! sim_switch {
     () => {
         "enable the `sim` feature of `doca` (doca = { version = \"0.1\", features = [\"sim\"] }, \
-         typically in [dev-dependencies]) or set DOCA_BACKEND=sim"
+         typically in [dev-dependencies]); DOCA_BACKEND=sim alone cannot add the software \
+         DPA to a build"
     };
 }
 pub(crate) use sim_switch;
@@ -100,6 +106,12 @@ pub enum BackendError {
         /// The value given.
         value: String,
     },
+    /// The software DPA was asked for (`DOCA_BACKEND=sim`) but the `sim` feature that
+    /// brings doca-sim into the build is off.
+    SimNotBuilt {
+        /// How the sim was requested.
+        requested: String,
+    },
     /// The hardware backend was required (or `auto` found a broken install) and
     /// discovery failed.
     Discovery {
@@ -119,6 +131,14 @@ impl fmt::Display for BackendError {
                  (hardware: the installed DOCA; sim: the software DPA; auto: the installed DOCA \
                  when pkg-config finds it, the software DPA otherwise)",
                 VALID_VALUES.join(", ")
+            ),
+            BackendError::SimNotBuilt { requested } => write!(
+                f,
+                "{requested} asks for the software DPA, but doca-sim is not in this build: \
+                 it is an optional dependency that only the `sim` feature adds. Add \
+                 features = [\"sim\"] to the `doca` dependency (or turn on `doca-dpa-sys/sim`), \
+                 typically in [dev-dependencies], or unset DOCA_BACKEND to build for the \
+                 installed DOCA"
             ),
             BackendError::Discovery { requested, error } => {
                 writeln!(f, "doca-rs backend `hardware` ({requested}):")?;
@@ -149,10 +169,13 @@ pub fn choose(
         .get("DOCA_BACKEND")
         .map(|v| v.trim().to_ascii_lowercase());
     match requested.as_deref() {
-        Some("sim") => Ok(Choice {
+        Some("sim") if sim_feature => Ok(Choice {
             backend: Backend::Sim,
             install: None,
             reason: "DOCA_BACKEND=sim".to_owned(),
+        }),
+        Some("sim") => Err(BackendError::SimNotBuilt {
+            requested: "DOCA_BACKEND=sim".to_owned(),
         }),
         Some("hardware") => hardware(probe, "DOCA_BACKEND=hardware"),
         Some("auto") => match probe() {
@@ -168,11 +191,20 @@ pub fn choose(
                 requested: "DOCA_BACKEND=auto found an unusable DOCA install".to_owned(),
                 error: Box::new(error),
             }),
-            Err(_) => Ok(Choice {
+            Err(_) if sim_feature => Ok(Choice {
                 backend: Backend::Sim,
                 install: None,
                 reason: "DOCA_BACKEND=auto and DOCA is not installed: using the software DPA"
                     .to_owned(),
+            }),
+            Err(error) => Err(BackendError::Discovery {
+                requested: concat!(
+                    "DOCA_BACKEND=auto; DOCA is not installed and the software DPA is not in \
+                     this build: ",
+                    sim_switch!()
+                )
+                .to_owned(),
+                error: Box::new(error),
             }),
         },
         None | Some("") if sim_feature => Ok(Choice {

@@ -1,7 +1,7 @@
 //! The bundled bindings: the committed bindings of the reference headers
-//! (`doca-sim/src/abi/dpa.rs`, `rdmi.rs`), used by a hardware build without the `bindgen`
-//! feature once [`crate::check`] (the C compiler) has found that the installed headers
-//! declare every item of them the way the reference headers do.
+//! (`doca-dpa-sys/bundled/dpa.rs`, `doca-rdmi-sys/bundled/rdmi.rs`), used by a hardware
+//! build without the `bindgen` feature once [`crate::check`] (the C compiler) has found
+//! that the installed headers declare every item of them the way the reference headers do.
 //!
 //! Why that is enough: the committed files are bindgen's output over the reference
 //! headers (the freshness test `bindings_fresh` pins it), and bindgen's output for an

@@ -9,9 +9,10 @@
 //!
 //! 1. Reads the environment through [`EnvReader`]: `DOCA_BACKEND`, `DOCS_RS`,
 //!    `DOCA_PREFIX`, `PKG_CONFIG_PATH`, `DOCA_ALLOW_VERSION_MISMATCH`,
-//!    `CARGO_FEATURE_SIM`, `CARGO_FEATURE_BINDGEN`, `OUT_DIR`, `DEP_DOCA_SIM_ABI`, and
-//!    `DEP_DOCA_SIM_INCLUDE` (the reference headers
-//!    exported by `doca-sim`; `<CARGO_MANIFEST_DIR>/../doca-sim/include` when absent).
+//!    `CARGO_FEATURE_SIM`, `CARGO_FEATURE_BINDGEN`, `OUT_DIR`, `CARGO_MANIFEST_DIR` (the
+//!    committed bindings are the crate's own `bundled/dpa.rs` or `bundled/rdmi.rs`), and
+//!    `DEP_DOCA_SIM_INCLUDE` (the reference headers exported by `doca-sim`, which only
+//!    sim builds have; `<CARGO_MANIFEST_DIR>/../doca-sim/include` when absent).
 //! 2. Chooses the backend ([`crate::backend::choose`]); on error prints the message and
 //!    exits with failure.
 //! 3. Hardware: the bindings for `OUT_DIR/bindings.rs`, link directives from pkg-config,
@@ -19,9 +20,9 @@
 //!    pkg-config names. The bindings are, with the -sys crate's `bindgen` feature
 //!    (`CARGO_FEATURE_BINDGEN`), bindgen's over the installed headers; without it, the
 //!    bundled ones ([`crate::bundled`]: the committed bindings of the reference headers,
-//!    `DEP_DOCA_SIM_ABI`) once [`crate::check`] (the C compiler, with the set's
-//!    committed check file in `<CARGO_MANIFEST_DIR>/bundled/`) finds every item of them
-//!    declared by the installed headers as by the reference headers, and a build failure that
+//!    [`BindingSet::committed_path`]) once [`crate::check`] (the C compiler, with the set's
+//!    committed check file beside them, [`BindingSet::check_path`]) finds every item of
+//!    them declared by the installed headers as by the reference headers, and a build failure that
 //!    lists each difference otherwise. Sim / docs: no bindings file and no link
 //!    directives; the audit comes from the reference headers, every declared function
 //!    counted as exported (the sim implements them all), plus the sim-only extra exports.
@@ -161,7 +162,7 @@ impl fmt::Display for SysError {
             SysError::Bindgen(e) => write!(
                 f,
                 "generating the DOCA bindings failed: {e}\n(to build without the installed DOCA, \
-                 use the software DPA: DOCA_BACKEND=sim)"
+                 use the software DPA: the `sim` feature of `doca`)"
             ),
             SysError::BindgenNotBuilt => write!(
                 f,
@@ -384,7 +385,10 @@ pub fn run(
                 let made = if env.is_set("CARGO_FEATURE_BINDGEN") {
                     generated_bindings(set, &include_dirs)?
                 } else {
-                    bundled_bindings(set, env, &sel.used, &include_dirs, &reference_dir)?
+                    let sys_manifest_dir = manifest_dir
+                        .as_deref()
+                        .ok_or(SysError::MissingEnv("CARGO_MANIFEST_DIR"))?;
+                    bundled_bindings(set, env, sys_manifest_dir, &sel.used, &include_dirs)?
                 };
                 write(&bindings_path, &made.text)?;
                 for h in sel.used.iter().chain(&made.read) {
@@ -638,14 +642,10 @@ fn generated_bindings(_: BindingSet, _: &[PathBuf]) -> Result<MadeBindings, SysE
 fn bundled_bindings(
     set: BindingSet,
     env: &EnvReader,
+    sys_manifest_dir: &Path,
     set_headers: &[PathBuf],
     include_dirs: &[PathBuf],
-    reference_dir: &Path,
 ) -> Result<MadeBindings, SysError> {
-    let abi_dir = env
-        .get_os("DEP_DOCA_SIM_ABI")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| reference_dir.join("../src/abi"));
     if set_headers.is_empty() {
         return Err(SysError::Bundled(format!(
             "none of the {} headers ({}) is in {}; the install is incomplete",
@@ -654,14 +654,10 @@ fn bundled_bindings(
             crate::join_paths(include_dirs, ", ")
         )));
     }
-    let committed_path = abi_dir.join(set.committed_file());
+    let committed_path = set.committed_path(sys_manifest_dir);
     let committed =
         std::fs::read_to_string(&committed_path).map_err(|e| io_err(&committed_path, e))?;
-    let manifest_dir = env
-        .get_os("CARGO_MANIFEST_DIR")
-        .map(PathBuf::from)
-        .ok_or(SysError::MissingEnv("CARGO_MANIFEST_DIR"))?;
-    let check_path = set.bundled_dir(&manifest_dir).join(set.check_file());
+    let check_path = set.check_path(sys_manifest_dir);
     let check_text = std::fs::read_to_string(&check_path).map_err(|e| io_err(&check_path, e))?;
     let out_dir = env
         .get_os("OUT_DIR")

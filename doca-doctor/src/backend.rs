@@ -1,9 +1,8 @@
 //! What the build chose: the backend, the sim's configuration, and whether RDMI
 //! is in it.
 
-use doca::rdmi::Availability;
-
 use super::check::Check;
+use super::facts::Libraries;
 use super::json::{Json, ObjectBuilder};
 
 /// The software DPA's view of its configuration (sim builds only).
@@ -18,14 +17,6 @@ pub(crate) struct SimConfig {
 }
 
 impl SimConfig {
-    /// What the sim linked into this program says.
-    pub(crate) fn gather() -> SimConfig {
-        SimConfig {
-            profile_source: doca_sim::profile_source().to_string(),
-            config_error: doca_sim::config_error(),
-        }
-    }
-
     /// The `sim` object of the JSON report.
     pub(crate) fn to_json(&self) -> Json {
         ObjectBuilder::new()
@@ -86,7 +77,44 @@ pub(crate) fn evaluate_backend(
     }
 }
 
-/// RDMI availability, from `doca::rdmi::availability`.
+/// The `backend` check of a loaded build: always required; a failure when a
+/// required DOCA library could not be loaded (nothing else can be asked then).
+pub(crate) fn evaluate_libraries(libs: &Libraries) -> Check {
+    if libs.missing.is_empty() {
+        let paths: Vec<&str> = libs.loaded.iter().map(|l| l.path.as_str()).collect();
+        return Check::ok(
+            "backend",
+            true,
+            format!(
+                "hardware: the installed DOCA, loaded at run time ({})",
+                paths.join(", ")
+            ),
+        );
+    }
+    let mut summary = format!(
+        "hardware: DOCA's libraries were not found or not loadable ({}); looked in {}",
+        libs.missing.join(", "),
+        if libs.searched.is_empty() {
+            "no directory".to_owned()
+        } else {
+            libs.searched_list()
+        }
+    );
+    summary.push_str(" and the dynamic loader's default search");
+    if !libs.errors.is_empty() {
+        summary.push_str(&format!("; {}", libs.errors.join("; ")));
+    }
+    Check::problem(
+        "backend",
+        true,
+        summary,
+        "install DOCA (its libdoca_common and libdoca_dpa), or point PKG_CONFIG_PATH, \
+         DOCA_PREFIX or LD_LIBRARY_PATH at the install",
+    )
+}
+
+/// RDMI availability (`doca::rdmi::availability` in a linked build; whether
+/// `libdoca_rdmi.so` loaded in a loaded one).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct RdmiReport {
     /// Why RDMI is absent, `None` when available.
@@ -94,16 +122,6 @@ pub(crate) struct RdmiReport {
 }
 
 impl RdmiReport {
-    /// This build's answer.
-    pub(crate) fn gather() -> RdmiReport {
-        RdmiReport {
-            absent_reason: match doca::rdmi::availability() {
-                Availability::Available => None,
-                Availability::Absent(reason) => Some(reason),
-            },
-        }
-    }
-
     /// The `rdmi` object of the JSON report.
     pub(crate) fn to_json(&self) -> Json {
         ObjectBuilder::new()

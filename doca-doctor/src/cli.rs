@@ -12,7 +12,7 @@ Checks that this machine is right for doca-rs: the backend, the DOCA versions
 their DPA limits, the symbol audit and RDMI availability.
 
 options:
-  --json             print the report as JSON (schema_version 2, see the README of doca-doctor)
+  --json             print the report as JSON (schema_version 3, see the README of doca-doctor)
   --require WHAT     make a check required (repeatable; WHAT may be a comma list):
                        dpa       a device with a DPA whose limits can be read
                        rdmi      RDMI available in this build

@@ -1,11 +1,10 @@
 //! The devices DOCA lists and, for those with a DPA, the DPA limits.
 //!
 //! Limits need a DPA context: the doctor creates one per DPA device
-//! ([`DpaBuilder::new`], `doca_dpa_create`), reads the limits without starting
-//! it ([`DpaBuilder::limits`]: the five `doca_dpa_get_*` queries) and destroys
-//! it (`doca_dpa_destroy`, when the builder drops). No application is needed.
-
-use doca::dpa::{DeviceInfo, DpaBuilder};
+//! (`doca_dpa_create`), reads the limits without starting it (the five
+//! `doca_dpa_get_*` queries) and destroys it (`doca_dpa_destroy`). No
+//! application is needed. The calls are made by `loaded` or `linked`; this
+//! module holds what they found and the checks.
 
 use super::check::{Check, Verdict};
 use super::json::{Json, ObjectBuilder};
@@ -71,37 +70,6 @@ impl DeviceEntry {
             .field("limits_error", error)
             .build()
     }
-}
-
-fn read_limits(info: &DeviceInfo) -> Result<Limits, String> {
-    let device = info.open().map_err(|e| e.to_string())?;
-    let builder = DpaBuilder::new(&device).map_err(|e| e.to_string())?;
-    let l = builder.limits().map_err(|e| e.to_string())?;
-    Ok(Limits {
-        max_threads_per_kernel: l.max_threads_per_kernel,
-        // Whole seconds, rounded up, as `doca_dpa_get_kernel_max_run_time` reports
-        // them (the software DPA gives doca-dpa the exact limit).
-        kernel_max_run_time_s: l.kernel_max_run_time.as_secs()
-            + u64::from(l.kernel_max_run_time.subsec_nanos() > 0),
-        cores: l.cores,
-        eus_per_core: l.eus_per_core,
-        eus_available: l.eus_available,
-    })
-}
-
-/// Lists the devices (`doca::dpa::devices`) and reads the limits of each DPA.
-pub(crate) fn gather() -> Result<Vec<DeviceEntry>, String> {
-    let infos = doca::dpa::devices().map_err(|e| e.to_string())?;
-    Ok(infos
-        .iter()
-        .map(|info| DeviceEntry {
-            pci_addr: info.pci_addr.clone(),
-            ibdev_name: info.ibdev_name.clone(),
-            iface_name: info.iface_name.clone(),
-            has_dpa: info.has_dpa,
-            limits: info.has_dpa.then(|| read_limits(info)),
-        })
-        .collect())
 }
 
 const DRIVER_FIX: &str = "check that the mlx5 driver is loaded and the NIC is visible \

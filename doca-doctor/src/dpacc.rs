@@ -316,6 +316,22 @@ pub(crate) fn evaluate(probe: Probe, doca: &str, prefix: Option<&str>) -> (Dpacc
                                     ),
                                 )
                             }
+                            DpaccPairing::Uncertain {
+                                dpacc_seen_with: (ma, mi),
+                                evidence,
+                            } => Check::with(
+                                ID,
+                                Verdict::Warn,
+                                true,
+                                format!(
+                                    "{found}: seen with DOCA {ma}.{mi}, on uncertain evidence \
+                                     ({evidence})"
+                                ),
+                                format!(
+                                    "{use_own} if kernels fail to load or launch; kernel builds \
+                                     go ahead with a warning"
+                                ),
+                            ),
                             DpaccPairing::Mismatch {
                                 dpacc_belongs_to: (ma, mi),
                             } => Check::problem(
@@ -369,9 +385,15 @@ mod tests {
         assert!(c.summary.contains("1.12.0.26") && c.summary.contains("3.1.0105"));
 
         let (r, c) = evaluate(found(Ok(REAL)), "3.0.0058", Some("/opt/mellanox/doca"));
-        assert_eq!(c.verdict, Verdict::Fail);
-        assert_eq!(r.pairing, Some("mismatch"));
-        assert!(c.summary.contains("belongs to DOCA 3.1"), "{c:?}");
+        // DOCA 3.1's dpacc on 3.0: the one source is uncertain, so a warning that
+        // quotes it.
+        assert_eq!(c.verdict, Verdict::Warn);
+        assert!(c.required);
+        assert_eq!(r.pairing, Some("uncertain"));
+        assert!(
+            c.summary.contains("seen with DOCA 3.1") && c.summary.contains("\"DOCA 3.1+\""),
+            "{c:?}"
+        );
         let fix = c.fix.unwrap_or_default();
         assert!(
             fix.contains("DPACC=/opt/mellanox/doca/tools/dpacc"),
@@ -462,7 +484,8 @@ mod tests {
         );
         let out = run_version(&ok, Duration::from_secs(20)).unwrap();
         assert!(out.contains("1.12.0.26") && out.contains("warning"));
-        // On DOCA 3.3 this dpacc is DOCA 3.1's, unless it is the install's own.
+        // On DOCA 3.3 this dpacc was seen with DOCA 3.1 (uncertain: a warning),
+        // unless it is the install's own.
         let run = |prefix: Option<&Path>| {
             evaluate(
                 Probe::Found {
@@ -475,7 +498,8 @@ mod tests {
             )
         };
         let (r, c) = run(None);
-        assert_eq!(c.verdict, Verdict::Fail);
+        assert_eq!(c.verdict, Verdict::Warn);
+        assert_eq!(r.pairing, Some("uncertain"));
         assert_eq!(r.version.as_deref(), Some("1.12.0.26"));
         let prefix = dir.join("doca");
         std::fs::create_dir_all(prefix.join("tools")).unwrap();

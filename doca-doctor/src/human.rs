@@ -36,13 +36,42 @@ fn cells(items: &[&str]) -> Vec<String> {
 
 /// The report as text.
 pub(crate) fn render(r: &Report) -> String {
-    let mut out = format!(
-        "doca-doctor {}: crates built for the {} backend\nbindings: DPA {}; RDMI {}\n\n",
-        env!("CARGO_PKG_VERSION"),
-        r.backend,
-        r.bindings[0],
-        r.bindings[1],
-    );
+    let mut out = if r.libraries.is_some() {
+        format!(
+            "doca-doctor {}: the installed DOCA, its libraries loaded at run time\n\n",
+            env!("CARGO_PKG_VERSION")
+        )
+    } else {
+        format!(
+            "doca-doctor {}: crates built for the {} backend\nbindings: DPA {}; RDMI {}\n\n",
+            env!("CARGO_PKG_VERSION"),
+            r.backend,
+            r.bindings[0],
+            r.bindings[1],
+        )
+    };
+    if let Some(libs) = &r.libraries {
+        out.push_str("DOCA libraries (loaded at run time)\n");
+        let mut rows: Vec<Vec<String>> = libs
+            .loaded
+            .iter()
+            .map(|l| vec![l.name.clone(), l.path.clone()])
+            .collect();
+        for m in &libs.missing {
+            rows.push(vec![m.clone(), "MISSING (required)".to_owned()]);
+        }
+        for m in &libs.optional_missing {
+            rows.push(vec![m.clone(), "not found (optional)".to_owned()]);
+        }
+        out.push_str(&table(&rows, 2));
+        if !libs.missing.is_empty() {
+            out.push_str(&format!("  looked in: {}\n", libs.searched_list()));
+        }
+        for e in &libs.errors {
+            out.push_str(&format!("  not loadable: {e}\n"));
+        }
+        out.push('\n');
+    }
     if let Some(sim) = &r.sim {
         out.push_str(&format!("sim device profile: {}\n", sim.profile_source));
         if let Some(e) = &sim.config_error {

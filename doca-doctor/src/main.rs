@@ -3,15 +3,18 @@
 //! ```text
 //! cargo install --path doca-doctor                    # from a doca-rs checkout
 //! doca-doctor                                         # human report
-//! doca-doctor --json                                  # JSON, schema_version 2
+//! doca-doctor --json                                  # JSON, schema_version 3
 //! doca-doctor --require hardware --require dpa        # what a BlueField CI job asks
 //! cargo run -p doca-doctor -- --json                  # in the doca-rs repository
 //! ```
 //!
-//! Reports on the machine and the installed DOCA, as this program was built:
-//! the backend (real DOCA or the software DPA — build with `DOCA_BACKEND=hardware`
-//! or without the `sim` feature to check an install); the DOCA versions (every
-//! pkg-config module the build saw, `doca_version.h`, the runtime library) and
+//! Reports on the machine and the installed DOCA. The default build links no
+//! DOCA: it loads DOCA's libraries at run time (module `loaded`: pkg-config's
+//! libdirs, `DOCA_PREFIX`, `LD_LIBRARY_PATH`, the standard locations), so it
+//! builds and starts without DOCA and says which libraries it found, which are
+//! missing and where it looked. The `sim` feature builds it with `doca` on the
+//! software DPA instead (module `linked`). It reports the DOCA versions (every
+//! pkg-config module, `doca_version.h`, the runtime library) and
 //! whether they match; the `dpacc` found and whether its release is DOCA's;
 //! every device with its PCI address, name, DPA and DPA limits; the symbol
 //! audit; RDMI availability; on the sim, where its device profile came from and
@@ -51,14 +54,14 @@
 //! with `--require hardware`. The exit status is 0 when no check failed, 1
 //! when one did, 2 for a usage error.
 //!
-//! # JSON schema, version 2 (`--json`)
+//! # JSON schema, version 3 (`--json`)
 //!
 //! One object, pretty-printed. Fields are never removed or changed in meaning
 //! without raising `schema_version`; new fields may be added.
 //!
 //! ```text
 //! {
-//!   "schema_version": 2,
+//!   "schema_version": 3,
 //!   "tool": "doca-doctor",
 //!   "tool_version": "0.1.0",                 // the doca-doctor package version
 //!   "backend": "sim",                        // "hardware" | "sim" | "docs"
@@ -71,6 +74,9 @@
 //!     "profile_source": "the default profile", // doca_sim::profile_source()
 //!     "config_error": null                   // doca_sim::config_error(): why the sim's
 //!   },                                       //   environment was refused
+//!   "libraries": null,                       // default build: loaded, missing,
+//!                                            //   optional_missing, searched, errors,
+//!                                            //   pkg_config_error (see the README)
 //!   "required": ["dpa"],                     // the --require names given
 //!   "verdict": "ok",                         // worst verdict of all checks
 //!   "exit_code": 0,                          // 0 or 1, as the process exits
@@ -95,7 +101,7 @@
 //!     "path": null, "found_by": null,        // found_by: "DPACC" | "PATH" | "default"
 //!     "version": null,                       // dpacc's own number, e.g. "1.12.0.26"
 //!     "doca_version": "3.3.0001", "doca_release": "3.3",
-//!     "pairing": null,                       // "same-install" | "known" | "unknown" | "mismatch"
+//!     "pairing": null,                       // "same-install" | "known" | "unknown" | "uncertain" | "mismatch"
 //!     "known_dpacc": null,                   // the dpacc known to ship with this DOCA
 //!     "install_dpacc": null,                 // PREFIX/tools/dpacc, when the prefix is known
 //!     "error": null
@@ -131,8 +137,13 @@ mod check;
 mod cli;
 mod devices;
 mod dpacc;
+mod facts;
 mod human;
 mod json;
+#[cfg(feature = "sim")]
+mod linked;
+#[cfg(not(feature = "sim"))]
+mod loaded;
 mod report;
 mod symbols;
 mod versions;

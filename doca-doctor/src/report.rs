@@ -1,30 +1,34 @@
 //! The whole report: gathers every fact, runs every check, and writes the JSON
 //! document of schema version [`SCHEMA_VERSION`].
 
-use super::backend::{evaluate_backend, RdmiReport, SimConfig};
+use super::backend::{evaluate_backend, evaluate_libraries, RdmiReport, SimConfig};
 use super::check::{exit_code, worst, Check};
 use super::cli::Options;
 use super::devices::{self, DeviceEntry};
 use super::dpacc::{self, DpaccReport};
+use super::facts::{Facts, Libraries};
 use super::json::{Json, ObjectBuilder};
 use super::symbols::{self, SymbolsReport};
-use super::versions::{self, c_constant, Versions, VersionsReport};
+use super::versions::{self, VersionsReport};
 
 /// The version of the JSON document. Raised when a field changes meaning or
 /// disappears; new fields may appear without a raise.
-pub(crate) const SCHEMA_VERSION: u32 = 2;
+pub(crate) const SCHEMA_VERSION: u32 = 3;
 
 /// Everything doca-doctor found.
 #[derive(Debug)]
 pub(crate) struct Report {
     /// `hardware`, `sim` or `docs`.
     pub(crate) backend: &'static str,
-    /// How each -sys crate's bindings were made (`build_info::BINDINGS`): DPA, RDMI.
-    pub(crate) bindings: [&'static str; 2],
+    /// How the DPA and RDMI calls are made (`build_info::BINDINGS` of each -sys
+    /// crate in a linked build).
+    pub(crate) bindings: [String; 2],
     /// `DOCA_SIM_PROFILE`, on the sim.
     pub(crate) sim_profile: Option<String>,
     /// The sim's profile source and configuration error, on the sim.
     pub(crate) sim: Option<SimConfig>,
+    /// The DOCA libraries found and loaded (a loaded build; `None` in a linked one).
+    pub(crate) libraries: Option<Libraries>,
     /// The `--require` names.
     pub(crate) required: Vec<&'static str>,
     /// The verdicts, in the order `backend`, `versions`, `dpacc`, `devices`,
@@ -42,79 +46,48 @@ pub(crate) struct Report {
     pub(crate) rdmi: RdmiReport,
 }
 
-/// The pkg-config modules both -sys builds saw, each `(module, version)` once.
-fn pkg_config_versions() -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = Vec::new();
-    let all = doca::sys::build_info::PKG_CONFIG_VERSIONS
-        .iter()
-        .chain(doca::rdmi::sys::build_info::PKG_CONFIG_VERSIONS);
-    for (module, version) in all {
-        let pair = ((*module).to_owned(), (*version).to_owned());
-        if !out.contains(&pair) {
-            out.push(pair);
-        }
-    }
-    out
-}
-
 impl Report {
-    /// Gathers and checks. Makes DOCA calls: the device list, a DPA context
-    /// per DPA device (created, never started), `doca_version_runtime`.
+    /// Gathers the facts (`loaded::gather` or, with the `sim` feature,
+    /// `linked::gather`: the DOCA calls are theirs) and runs every check.
     pub(crate) fn collect(opts: &Options) -> Report {
-        let backend = doca::dpa::build_info::BACKEND;
-        let sim = backend == "sim";
-        let sim_profile = std::env::var_os("DOCA_SIM_PROFILE")
-            .filter(|_| sim)
-            .map(|p| p.to_string_lossy().into_owned());
-        let sim_config = sim.then(SimConfig::gather);
-        let req = opts.require;
+        #[cfg(feature = "sim")]
+        let facts = super::linked::gather();
+        #[cfg(not(feature = "sim"))]
+        let facts = super::loaded::gather();
+        Report::check(facts, opts)
+    }
 
-        let backend_check = evaluate_backend(
-            backend,
-            sim_profile.as_deref(),
-            sim_config.as_ref(),
-            req.hardware,
-        );
-        let runtime = doca::dpa::runtime_version();
-        let (versions, versions_check) = versions::evaluate(
-            Versions {
-                header: c_constant(&doca::sys::DOCA_VERSION_STRING[..]),
-                build: vec![
-                    (
-                        "doca-dpa-sys".to_owned(),
-                        doca::sys::build_info::DOCA_VERSION.to_owned(),
-                    ),
-                    (
-                        "doca-rdmi-sys".to_owned(),
-                        doca::rdmi::sys::build_info::DOCA_VERSION.to_owned(),
-                    ),
-                ],
-                pkg_config: pkg_config_versions(),
-                runtime: (!runtime.trim().is_empty()).then_some(runtime),
-            },
-            sim,
-        );
+    /// Runs every check over `facts`.
+    pub(crate) fn check(facts: Facts, opts: &Options) -> Report {
+        let sim = facts.backend == "sim";
+        let req = opts.require;
+        let backend_check = match &facts.libraries {
+            Some(libs) => evaluate_libraries(libs),
+            _ => evaluate_backend(
+                facts.backend,
+                facts.sim_profile.as_deref(),
+                facts.sim.as_ref(),
+                req.hardware,
+            ),
+        };
+        let (versions, versions_check) = versions::evaluate(facts.versions, sim);
         let (dpacc, dpacc_check) = dpacc::evaluate(
             dpacc::probe(sim),
-            doca::dpa::build_info::DOCA_VERSION,
-            doca::sys::build_info::DOCA_PREFIX,
+            &facts.doca_version,
+            facts.prefix.as_deref(),
         );
-        let device_list = devices::gather();
-        let devices_check = devices::evaluate_devices(&device_list, sim);
-        let dpa_check = devices::evaluate_dpa(&device_list, req.dpa, sim);
-        let rdmi = RdmiReport::gather();
+        let devices_check = devices::evaluate_devices(&facts.devices, sim);
+        let dpa_check = devices::evaluate_dpa(&facts.devices, req.dpa, sim);
         let (symbols, symbols_check) =
-            symbols::evaluate(symbols::gather(), rdmi.absent_reason.is_none());
-        let rdmi_check = rdmi.evaluate(req.rdmi);
+            symbols::evaluate(facts.symbols, facts.rdmi.absent_reason.is_none());
+        let rdmi_check = facts.rdmi.evaluate(req.rdmi);
 
         Report {
-            backend,
-            bindings: [
-                doca::sys::build_info::BINDINGS,
-                doca::rdmi::sys::build_info::BINDINGS,
-            ],
-            sim_profile,
-            sim: sim_config,
+            backend: facts.backend,
+            bindings: facts.bindings,
+            sim_profile: facts.sim_profile,
+            sim: facts.sim,
+            libraries: facts.libraries,
             required: req.names(),
             checks: vec![
                 backend_check,
@@ -127,9 +100,9 @@ impl Report {
             ],
             versions,
             dpacc,
-            devices: device_list,
+            devices: facts.devices,
             symbols,
-            rdmi,
+            rdmi: facts.rdmi,
         }
     }
 
@@ -155,12 +128,13 @@ impl Report {
             .field(
                 "bindings",
                 ObjectBuilder::new()
-                    .field("dpa", self.bindings[0])
-                    .field("rdmi", self.bindings[1])
+                    .field("dpa", self.bindings[0].as_str())
+                    .field("rdmi", self.bindings[1].as_str())
                     .build(),
             )
             .field("sim_profile", self.sim_profile.as_deref())
             .field("sim", self.sim.as_ref().map(SimConfig::to_json))
+            .field("libraries", self.libraries.as_ref().map(Libraries::to_json))
             .field("required", self.required.clone())
             .field("verdict", worst(&self.checks).as_str())
             .field("exit_code", u32::from(self.exit_code() != 0))

@@ -19,7 +19,8 @@ pub(crate) fn parse_version(text: &str) -> Option<Version> {
 }
 
 /// The text of a C string constant from the bindings (`b"3.3.0001\0"`), up to
-/// its first NUL.
+/// its first NUL (linked builds read the bindings' `DOCA_VERSION_STRING`).
+#[cfg(any(feature = "sim", test))]
 pub(crate) fn c_constant(bytes: &[u8]) -> String {
     let end = bytes.iter().position(|b| *b == 0).unwrap_or(bytes.len());
     String::from_utf8_lossy(&bytes[..end]).into_owned()

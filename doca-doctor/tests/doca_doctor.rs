@@ -1,8 +1,10 @@
 //! `doca-doctor` end to end: the built binary runs against sim device profiles
 //! written here (`DOCA_SIM_PROFILE`), and its JSON (parsed by a small
 //! validating parser below, no serde), human output and exit status are
-//! checked. The profiles only shape the software DPA, so on a hardware build
-//! these tests are skipped.
+//! checked. The profiles only shape the software DPA, so those tests run only in
+//! a sim build of the doctor (`cargo test -p doca-doctor --features sim`). The
+//! default build loads DOCA at run time; its tests (`loaded_*`) run it where no
+//! DOCA is found and with a broken library, and check the report it still writes.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -10,8 +12,21 @@ use std::process::Command;
 // ---------------------------------------------------------------------------
 // Running the binary
 
+/// The backend the doctor was built for: doca's in a sim build, none (`loaded`)
+/// otherwise.
+#[cfg(feature = "sim")]
+const BACKEND: &str = doca::dpa::build_info::BACKEND;
+#[cfg(not(feature = "sim"))]
+const BACKEND: &str = "loaded";
+
+/// The DOCA version the sim build's crates were built for.
+#[cfg(feature = "sim")]
+const BUILT_VERSION: &str = doca::dpa::build_info::DOCA_VERSION;
+#[cfg(not(feature = "sim"))]
+const BUILT_VERSION: &str = "";
+
 fn sim() -> bool {
-    let backend = doca::dpa::build_info::BACKEND;
+    let backend = BACKEND;
     if backend != "sim" {
         eprintln!(
             "skipped: these tests shape the devices with sim profiles (DOCA_SIM_PROFILE), \
@@ -409,9 +424,11 @@ const CHECK_IDS: [&str; 7] = [
     "backend", "versions", "dpacc", "devices", "dpa", "symbols", "rdmi",
 ];
 
-/// The fields of schema version 2 that every report has.
+/// The fields of schema version 3 that every sim report has.
 fn assert_schema(v: &Value, code: i32) {
-    assert_eq!(v.get("schema_version").num(), 2.0);
+    assert_eq!(v.get("schema_version").num(), 3.0);
+    // Only a loaded build (the default) reports the libraries it loaded.
+    assert_eq!(v.get("libraries"), &Value::Null);
     assert_eq!(v.get("tool").str(), "doca-doctor");
     assert!(!v.get("tool_version").str().is_empty());
     assert_eq!(v.get("backend").str(), "sim");
@@ -488,10 +505,7 @@ fn assert_schema(v: &Value, code: i32) {
         assert!(dpacc.has(key), "dpacc.{key}");
     }
     assert!(!dpacc.has("match"), "schema 1's dpacc.match is gone");
-    assert_eq!(
-        dpacc.get("doca_version").str(),
-        doca::dpa::build_info::DOCA_VERSION
-    );
+    assert_eq!(dpacc.get("doca_version").str(), BUILT_VERSION);
     // The sim checks no pairing.
     assert_eq!(dpacc.get("pairing"), &Value::Null);
 
@@ -567,10 +581,7 @@ fn default_profile_passes() {
     );
     assert_eq!(v.get("sim").get("config_error"), &Value::Null);
     assert_eq!(v.get("versions").get("match"), &Value::Bool(true));
-    assert_eq!(
-        v.get("versions").get("runtime").str(),
-        doca::dpa::build_info::DOCA_VERSION
-    );
+    assert_eq!(v.get("versions").get("runtime").str(), BUILT_VERSION);
     assert_eq!(
         v.check("dpacc").get("summary").str().get(..16),
         Some("not needed (sim)")
@@ -685,7 +696,7 @@ fn a_runtime_version_mismatch_fails() {
     if !sim() {
         return;
     }
-    let built = doca::dpa::build_info::DOCA_VERSION;
+    let built = BUILT_VERSION;
     let other = if built == "2.9.0001" {
         "2.10.0001"
     } else {
@@ -755,9 +766,6 @@ fn a_refused_sim_configuration_fails_the_backend_check() {
 
 #[test]
 fn usage_errors_exit_2() {
-    if !sim() {
-        return;
-    }
     for args in [
         &["--frobnicate"][..],
         &["--require"],
@@ -774,14 +782,11 @@ fn usage_errors_exit_2() {
     assert!(help.stdout.contains("--require"));
     let version = doctor(None, &["--version"]);
     assert_eq!(version.code, 0);
-    assert!(version.stdout.contains("schema_version 2"));
+    assert!(version.stdout.contains("schema_version 3"));
 }
 
 #[test]
 fn every_json_key_is_documented() {
-    if !sim() {
-        return;
-    }
     let doc_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
     let doc = std::fs::read_to_string(&doc_path).expect("reading README.md");
     let (_, v) = doctor_json(None, &["--require", "dpa"]);
@@ -797,4 +802,123 @@ fn every_json_key_is_documented() {
         undocumented.is_empty(),
         "keys missing from README.md: {undocumented:?}"
     );
+}
+
+// ---------------------------------------------------------------------------
+// The default build: DOCA loaded at run time
+
+/// Runs the loaded doctor with `--json` where pkg-config and `DOCA_PREFIX` point
+/// at nothing and `LD_LIBRARY_PATH` is `ld_path`.
+#[cfg(not(feature = "sim"))]
+fn loaded_json(ld_path: &Path) -> (i32, Value, String) {
+    let nowhere = std::env::temp_dir().join("doca-doctor-nowhere");
+    let out = Command::new(env!("CARGO_BIN_EXE_doca-doctor"))
+        .arg("--json")
+        .env("PKG_CONFIG_PATH", &nowhere)
+        .env("PKG_CONFIG_LIBDIR", &nowhere)
+        .env("DOCA_PREFIX", &nowhere)
+        .env("LD_LIBRARY_PATH", ld_path)
+        .output()
+        .expect("running doca-doctor");
+    let code = out.status.code().unwrap_or(-1);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let v = parse_json(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    (code, v, text)
+}
+
+/// Whether this machine has DOCA's libraries where the doctor looks anyway (then
+/// the "not found" tests have nothing to show).
+#[cfg(not(feature = "sim"))]
+fn doca_installed(v: &Value) -> bool {
+    let loaded = !v.get("libraries").get("loaded").array().is_empty();
+    if loaded {
+        eprintln!("skipped: DOCA's libraries are installed on this machine");
+    }
+    loaded
+}
+
+#[cfg(not(feature = "sim"))]
+#[test]
+fn loaded_without_doca_reports_where_it_looked_and_fails() {
+    let dir = std::env::temp_dir().join(format!("doca-doctor-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (code, v, text) = loaded_json(&dir);
+    std::fs::remove_dir_all(&dir).unwrap();
+    if doca_installed(&v) {
+        return;
+    }
+    assert_eq!(code, 1, "{text}");
+    assert_eq!(v.get("schema_version").num(), 3.0);
+    assert_eq!(v.get("backend").str(), "hardware");
+    assert_eq!(v.get("exit_code").num(), 1.0);
+    assert_eq!(v.get("verdict").str(), "fail");
+    let libs = v.get("libraries");
+    let missing: Vec<&str> = libs
+        .get("missing")
+        .array()
+        .iter()
+        .map(|m| m.str())
+        .collect();
+    assert_eq!(missing, ["libdoca_common.so", "libdoca_dpa.so"]);
+    let searched: Vec<(&str, &str)> = libs
+        .get("searched")
+        .array()
+        .iter()
+        .map(|s| (s.get("dir").str(), s.get("from").str()))
+        .collect();
+    let dir_text = dir.display().to_string();
+    assert!(
+        searched.contains(&(dir_text.as_str(), "LD_LIBRARY_PATH")),
+        "{searched:?}"
+    );
+    assert!(
+        searched.contains(&("/opt/mellanox/doca/lib", "standard location")),
+        "{searched:?}"
+    );
+    assert!(
+        searched.iter().any(|(_, from)| *from == "DOCA_PREFIX"),
+        "{searched:?}"
+    );
+    assert!(!matches!(libs.get("pkg_config_error"), Value::Null));
+    let backend = &v.get("checks").array()[0];
+    assert_eq!(backend.get("id").str(), "backend");
+    assert_eq!(backend.get("verdict").str(), "fail");
+    let summary = backend.get("summary").str();
+    assert!(
+        summary.contains("not found") && summary.contains(&dir_text),
+        "{summary}"
+    );
+    assert!(backend.get("fix").str().contains("LD_LIBRARY_PATH"));
+    assert_eq!(v.get("versions").get("runtime"), &Value::Null);
+    assert!(v.get("devices").array().is_empty());
+    assert!(v.get("devices_error").str().contains("not loaded"));
+}
+
+#[cfg(not(feature = "sim"))]
+#[test]
+fn loaded_reports_a_broken_library_with_the_loaders_message() {
+    let dir = std::env::temp_dir().join(format!("doca-doctor-broken-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let lib = dir.join("libdoca_common.so");
+    std::fs::write(&lib, b"this is not a shared library").unwrap();
+    let (code, v, text) = loaded_json(&dir);
+    std::fs::remove_dir_all(&dir).unwrap();
+    let errors: Vec<&str> = v
+        .get("libraries")
+        .get("errors")
+        .array()
+        .iter()
+        .map(|e| e.str())
+        .collect();
+    let lib_text = lib.display().to_string();
+    assert!(
+        errors.iter().any(|e| e.starts_with(&lib_text)),
+        "{errors:?}"
+    );
+    if doca_installed(&v) {
+        return;
+    }
+    assert_eq!(code, 1, "{text}");
+    let summary = v.get("checks").array()[0].get("summary").str();
+    assert!(summary.contains(&lib_text), "{summary}");
 }

@@ -21,9 +21,12 @@
 //!   libclang). A missing or unsupported DOCA fails the build with a message
 //!   saying what was searched and how to fix it. `build_info::BINDINGS` says
 //!   which way a build went.
-//! - **sim**: the committed bindings of the reference headers shipped by
-//!   `doca-sim`, which this crate then links: a software DPA behind the same
-//!   C ABI. No DOCA and no libclang needed.
+//! - **sim** (only with this crate's `sim` feature, which is what brings the
+//!   optional `doca-sim` dependency into the build): the committed bindings of
+//!   the reference headers (`bundled/dpa.rs`), and `doca-sim` linked: a software
+//!   DPA behind the same C ABI. No DOCA and no libclang needed. A hardware build
+//!   has no `doca-sim` at all; `DOCA_BACKEND=sim` without the feature fails the
+//!   build and says to add it.
 //! - **docs** (under `DOCS_RS`): the committed bindings, nothing linked.
 //!
 //! [`build_info`] says at run time which backend and DOCA version this build
@@ -62,8 +65,16 @@ mod generated {
 #[cfg(doca_backend = "hardware")]
 pub use generated::*;
 
-#[cfg(not(doca_backend = "hardware"))]
+// The committed bindings (`bundled/dpa.rs`): in a sim build as doca-sim compiles them,
+// so that the sim's functions and these declarations share their types; in a docs
+// build (no doca-sim) compiled here.
+#[cfg(doca_backend = "sim")]
 pub use doca_sim::abi::dpa::*;
+#[cfg(doca_backend = "docs")]
+#[path = "../bundled/dpa.rs"]
+mod bundled;
+#[cfg(doca_backend = "docs")]
+pub use bundled::*;
 
 /// What only the software DPA can say about a context (sim builds only): its fault
 /// report and its exact kernel run-time limit.
@@ -71,6 +82,13 @@ pub use doca_sim::abi::dpa::*;
 pub mod sim {
     pub use doca_sim::{fault_report, max_run_time, FaultReport};
 }
+
+/// The software DPA itself, in sim builds only (for doca-rdmi-sys and the facade,
+/// which reach it through this crate so that only this crate's `sim` feature decides
+/// whether it is in the build).
+#[cfg(doca_backend = "sim")]
+#[doc(hidden)]
+pub use doca_sim;
 
 /// What this build of the bindings was made for: backend, DOCA version and
 /// the symbol audit.

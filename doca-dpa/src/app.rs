@@ -59,7 +59,16 @@ impl App {
 }
 
 pub(crate) mod sealed {
+    /// Implemented by this crate only: the supertrait of the sealed traits
+    /// ([`AbiScalar`](super::AbiScalar)).
     pub trait Sealed {}
+    /// The supertrait of [`ParamList`](super::ParamList) and
+    /// [`ThreadParams`](crate::ThreadParams): implemented for tuples of parameter
+    /// types, by this crate only.
+    pub trait SealedParams {}
+    /// The supertrait of [`KernelArgs`](super::KernelArgs): implemented for tuples
+    /// of arguments, by this crate only.
+    pub trait SealedArgs<Ps, F> {}
     impl Sealed for u64 {}
     impl Sealed for u32 {}
     impl Sealed for i64 {}
@@ -71,6 +80,9 @@ pub(crate) mod sealed {
 /// A C type a generated launcher takes for a parameter: `uint64_t`, `uint32_t`,
 /// `int64_t`, `int32_t`, `float`, `double`, or a struct's device layout
 /// ([`StructAbi`](crate::StructAbi), handed to the launcher by address).
+///
+/// **Sealed**: the launch path hands these values to C as the types named above, so
+/// only this crate implements it.
 pub trait AbiScalar: sealed::Sealed + Copy + Send + 'static {}
 impl AbiScalar for u64 {}
 impl AbiScalar for u32 {}
@@ -81,8 +93,13 @@ impl AbiScalar for f64 {}
 
 /// The type of one device-function parameter, as the generated declarations name it.
 ///
+/// **Unsafe to implement** (not sealed: a hand-written declaration may need its own
+/// marker type).
+///
 /// # Safety
-/// `Abi` must be the C type the generated launcher takes for parameters of this type.
+/// `Abi` must be the C type the generated launcher takes for parameters of this type,
+/// and every [`KernelArg`] for the type must produce values valid for that C
+/// parameter.
 pub unsafe trait KernelParam: 'static {
     /// The value handed to the launcher.
     type Abi: AbiScalar;
@@ -152,9 +169,37 @@ pub mod param {
 
     #[cfg(doca_sym = "doca_dpa_mem_alloc")]
     pub use crate::memory::ByValue;
+
+    /// `T *` (a C pointer to `T` elements): a DPA address of `T`s. Arguments:
+    /// `&DpaBuffer<T>` and `&DpaSlice<T>` of the same element type, `&DpaBox<T>`
+    /// for a pointer to a struct of the application; never memory of another
+    /// element type (a 1-byte buffer for `uint64_t *` would let the kernel write
+    /// past its end). `void *` and `doca_dpa_dev_uintptr_t` are [`DevPtr`], which
+    /// takes any DPA memory.
+    ///
+    /// `N` names the C parameter in compiler messages: the generated declarations
+    /// give every pointer parameter a marker type `__param::FUNCTION::PARAMETER`.
+    pub struct Ptr<T: 'static, N: 'static = ()>(
+        std::convert::Infallible,
+        std::marker::PhantomData<fn() -> (T, N)>,
+    );
+
+    impl<T: 'static, N: 'static> std::fmt::Debug for Ptr<T, N> {
+        fn fmt(&self, _: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            match self.0 {}
+        }
+    }
+
+    // SAFETY: a pointer parameter; the generated launcher takes every pointer as a
+    // `uint64_t` DPA address (the DPA is LP64).
+    unsafe impl<T: 'static, N: 'static> KernelParam for Ptr<T, N> {
+        type Abi = u64;
+    }
 }
 
 /// A value that can be passed for a parameter of type `P`.
+///
+/// **Unsafe to implement**: the value goes to the device as is.
 ///
 /// # Safety
 /// The value `lower` returns must be valid for the parameter's C type, and every object
@@ -164,7 +209,9 @@ pub mod param {
     message = "`{Self}` cannot be passed for a device-function parameter of type `{P}`",
     label = "the kernel's C prototype declares this parameter as `{P}`",
     note = "arguments for DOCA handles and DPA addresses are the objects themselves \
-            (`&DpaBuffer`, `&KernelEvent`, `&Completion`, …), which the launch keeps alive"
+            (`&DpaBuffer`, `&KernelEvent`, `&Completion`, …), which the launch keeps alive",
+    note = "a `param::Ptr<T>` parameter is a C `T *`: it takes a `&DpaBuffer<T>`, \
+            `&DpaSlice<T>` or `&DpaBox<T>` of exactly that element type"
 )]
 pub unsafe trait KernelArg<P: KernelParam> {
     /// The value for the C parameter, recording in `keep` what it keeps alive.
@@ -180,12 +227,21 @@ unsafe impl<P: KernelParam, A: KernelArg<P> + ?Sized> KernelArg<P> for &A {
 }
 
 /// A tuple of parameter types (the `Params` of a [`KernelSig`]).
-pub trait ParamList: 'static {
+///
+/// **Sealed**: implemented for tuples of [`KernelParam`]s (up to 12) by this crate
+/// only, so `Abi` is always the tuple of the parameters' `Abi`s that the generated
+/// launchers take.
+pub trait ParamList: sealed::SealedParams + 'static {
     /// The tuple of the values handed to the launcher.
     type Abi: Copy;
 }
 
 /// A tuple of arguments matching the parameter tuple `Ps` element by element.
+///
+/// **Sealed**: implemented for tuples of [`KernelArg`]s by this crate only (its
+/// `lower_all` produces the values handed to DOCA's launch and records what they
+/// reference), so a launch, a thread or an RPC only ever receives values that
+/// `KernelArg` implementations produced. Write `(arg,)` for one argument.
 ///
 /// `F` is the device function's generated signature type (named after the
 /// function): it only serves the compiler's message when the arguments do not
@@ -195,7 +251,7 @@ pub trait ParamList: 'static {
     label = "expected a tuple with one argument per C parameter of `{F}`, in order",
     note = "the parameters come from the function's C prototype; see its documentation"
 )]
-pub trait KernelArgs<Ps: ParamList, F = ()> {
+pub trait KernelArgs<Ps: ParamList, F = ()>: sealed::SealedArgs<Ps, F> {
     /// Lowers every argument, recording what they keep alive.
     #[doc(hidden)]
     fn lower_all(&self, keep: &mut Keep<'_>) -> Result<Ps::Abi>;
@@ -203,9 +259,12 @@ pub trait KernelArgs<Ps: ParamList, F = ()> {
 
 macro_rules! tuples {
     ($( ($($p:ident $a:ident $v:ident),*) )*) => {$(
+        impl<$($p: KernelParam,)*> sealed::SealedParams for ($($p,)*) {}
         impl<$($p: KernelParam,)*> ParamList for ($($p,)*) {
             type Abi = ($($p::Abi,)*);
         }
+
+        impl<F, $($p: KernelParam,)* $($a: KernelArg<$p>,)*> sealed::SealedArgs<($($p,)*), F> for ($($a,)*) {}
 
         impl<F, $($p: KernelParam,)* $($a: KernelArg<$p>,)*> KernelArgs<($($p,)*), F> for ($($a,)*) {
             #[inline]

@@ -53,6 +53,16 @@ impl AsyncOps {
         if queue_size == 0 {
             return Err(Error::invalid("doca_dpa_async_ops_create", "queue size 0"));
         }
+        if !completion.dpa().same_context(dpa) {
+            return Err(Error::invalid(
+                "doca_dpa_async_ops_attach",
+                format!(
+                    "the completion is of DPA context #{}, the async ops of DPA context #{}",
+                    completion.dpa().serial(),
+                    dpa.serial()
+                ),
+            ));
+        }
         // The user data travels in completion elements, which hold 24 bits.
         if user_data >= 1 << sys::DOCA_DPA_COMPLETION_LOG_MAX_USER_DATA {
             return Err(Error::invalid(
@@ -84,7 +94,8 @@ impl AsyncOps {
             _completion: completion.clone(),
         };
         let p = ops.ptr.as_ptr();
-        // SAFETY: our unstarted async ops and a started completion.
+        // SAFETY: our unstarted async ops and a started completion of the same
+        // context (checked above), which they hold for their life.
         unsafe { doca_call!(doca_dpa_async_ops_attach(p, completion.as_ptr())) }?;
         // SAFETY: as above: our unstarted async ops and a started completion.
         unsafe { doca_call!(doca_dpa_async_ops_start(p)) }?;
@@ -111,10 +122,12 @@ impl AsyncOps {
     }
 }
 
-// SAFETY: the async ops' DPA handle; the keep record holds them (and so their
+// SAFETY: the async ops' DPA handle, of the context the values go to (checked); the
+// keep record holds them (and so their
 // completion).
 unsafe impl KernelArg<param::AsyncOps> for AsyncOps {
     fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
+        keep.check_context(&self.inner._dpa, "the async ops")?;
         keep.keep(KeepAlive::new(&self.inner));
         Ok(self.inner.handle)
     }

@@ -222,10 +222,12 @@ impl Device {
                 let ptr = NonNull::new(dev).ok_or_else(|| {
                     Error::invalid("doca_dev_open", "DOCA returned a NULL device")
                 })?;
-                tracing::debug!(target: "doca_dpa::device", pci = %info.pci_addr, name = %info.ibdev_name, "device opened");
-                return Ok(Ok(Device {
+                // Owned before the event (user code that may panic) is emitted.
+                let device = Device {
                     inner: Rc::new(DeviceInner { ptr, info }),
-                }));
+                };
+                tracing::debug!(target: "doca_dpa::device", pci = %device.inner.info.pci_addr, name = %device.inner.info.ibdev_name, "device opened");
+                return Ok(Ok(device));
             }
             seen.push(info.to_string());
         }

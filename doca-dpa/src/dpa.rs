@@ -71,6 +71,8 @@ pub enum Health {
 
 pub(crate) struct DpaInner {
     ptr: NonNull<sys::doca_dpa>,
+    /// The context's number in this process (from 1), for messages.
+    serial: u64,
     /// Set by [`Dpa::destroy`], which already tore the context down.
     torn_down: bool,
     /// The context this one extends (kept alive: extended contexts go first).
@@ -78,6 +80,11 @@ pub(crate) struct DpaInner {
     device: Device,
     app: App,
     pub(crate) limits: Limits,
+}
+
+fn next_serial() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 impl Drop for DpaInner {
@@ -173,12 +180,14 @@ impl DpaBuilder {
         }
         let ptr = NonNull::new(raw)
             .ok_or_else(|| Error::invalid("doca_dpa_create", "DOCA returned NULL"))?;
-        tracing::debug!(target: "doca_dpa::dpa", device = %device.info().pci_addr, "DPA context created");
-        Ok(DpaBuilder {
+        // Owned before the event (user code that may panic) is emitted.
+        let builder = DpaBuilder {
             ptr: Some(ptr),
             device: device.clone(),
             app: None,
-        })
+        };
+        tracing::debug!(target: "doca_dpa::dpa", device = %device.info().pci_addr, "DPA context created");
+        Ok(builder)
     }
 
     fn raw(&self) -> *mut sys::doca_dpa {
@@ -265,9 +274,10 @@ impl DpaBuilder {
                 return Err(e);
             }
         };
-        tracing::info!(target: "doca_dpa::dpa", app = app.name(), device = %self.device.info().pci_addr, "DPA context started");
-        Ok(Dpa {
+        // Owned before the event (user code that may panic) is emitted.
+        let dpa = Dpa {
             inner: Rc::new(DpaInner {
+                serial: next_serial(),
                 ptr,
                 torn_down: false,
                 _base: None,
@@ -276,7 +286,9 @@ impl DpaBuilder {
                 limits,
             }),
             _not_send: std::marker::PhantomData,
-        })
+        };
+        tracing::info!(target: "doca_dpa::dpa", app = app.name(), device = %self.device.info().pci_addr, "DPA context started");
+        Ok(dpa)
     }
 }
 
@@ -392,8 +404,12 @@ impl Dpa {
     /// `doca_dpa_destroy`), reporting failures that `Drop` could only log.
     ///
     /// Fails with [`Error::InUse`] (and changes nothing) while clones of this
-    /// `Dpa` or objects made from it are alive.
+    /// `Dpa` or objects made from it are alive — including what a dropped DPA
+    /// thread that ran still holds, until the kernel run-time limit has passed
+    /// since its stop (see [`DpaThread`](crate::DpaThread)).
     pub fn destroy(self) -> Result<()> {
+        // Records of stopped threads whose run-time limit passed hold the context.
+        crate::keep::reap();
         match Rc::try_unwrap(self.inner) {
             Ok(mut inner) => inner.teardown(),
             Err(inner) => Err(Error::InUse {
@@ -456,6 +472,17 @@ impl Dpa {
         } else {
             Err(self)
         }
+    }
+
+    /// The context's number in this process (from 1, in creation order): how
+    /// messages name it. No DOCA call.
+    pub fn serial(&self) -> u64 {
+        self.inner.serial
+    }
+
+    /// What every clone shares: the identity of the context.
+    pub(crate) fn identity(&self) -> *const () {
+        Rc::as_ptr(&self.inner).cast()
     }
 
     /// Whether `other` is this context (or a clone of it).
@@ -535,9 +562,10 @@ impl Dpa {
         let ptr = NonNull::new(raw)
             .ok_or_else(|| Error::invalid("doca_dpa_device_extend", "DOCA returned NULL"))?;
         let limits = self.inner.limits;
-        tracing::debug!(target: "doca_dpa::dpa", device = %other.info().pci_addr, "DPA context extended");
-        Ok(Dpa {
+        // Owned before the event (user code that may panic) is emitted.
+        let dpa = Dpa {
             inner: Rc::new(DpaInner {
+                serial: next_serial(),
                 ptr,
                 torn_down: false,
                 _base: Some(self.clone()),
@@ -546,7 +574,9 @@ impl Dpa {
                 limits,
             }),
             _not_send: std::marker::PhantomData,
-        })
+        };
+        tracing::debug!(target: "doca_dpa::dpa", device = %other.info().pci_addr, "DPA context extended");
+        Ok(dpa)
     }
 }
 
@@ -554,6 +584,7 @@ impl Dpa {
 // context.
 unsafe impl crate::KernelArg<crate::param::Dpa> for Dpa {
     fn lower(&self, keep: &mut crate::Keep<'_>) -> Result<u64> {
+        keep.check_context(self, "the DPA context handle")?;
         let mut h = 0;
         // SAFETY: a started context; valid out-pointer.
         unsafe { doca_call!(doca_dpa_get_dpa_handle(self.as_ptr(), &mut h)) }?;

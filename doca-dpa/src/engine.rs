@@ -57,6 +57,10 @@ use crate::error::{doca_call, Error, Result};
 /// same descriptor) and returns `Ready` once it is readable; before clearing the
 /// runtime's readiness it must call `drain`, which consumes the notification (so an
 /// edge-triggered runtime sees the next one).
+///
+/// **Safe to implement**: the library relies on nothing a reactor does for
+/// soundness. A reactor that never wakes, wakes too often, panics or never calls
+/// `drain` only delays or fails the futures that use it.
 pub trait Reactor: 'static {
     /// Polls readability of the engine's notification handle.
     fn poll_readable(

@@ -97,6 +97,7 @@ impl HashTable {
 // SAFETY: the table's DPA handle; the keep record holds the table.
 unsafe impl KernelArg<param::HashTable> for HashTable {
     fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
+        keep.check_context(&self.inner.dpa, "the hash table")?;
         keep.keep(KeepAlive::new(&self.inner));
         Ok(self.inner.handle)
     }

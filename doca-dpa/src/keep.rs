@@ -9,9 +9,13 @@
 //! the references are [`bury`]'d: leaked on purpose, never freed, with a warning.
 
 use std::any::Any;
+use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use crate::dpa::Dpa;
 
 /// A reference that keeps one device-visible object alive.
 ///
@@ -37,20 +41,80 @@ impl KeepAlive {
     }
 }
 
-/// Where the arguments of one submission record what they keep alive.
+/// Which DPA context a submission is for: the identity of its [`Dpa`] (the address
+/// of the shared state every clone points to, unique while any of them lives) and
+/// its number, for messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct CtxId {
+    ptr: *const (),
+    serial: u64,
+}
+
+impl CtxId {
+    pub(crate) fn of(dpa: &Dpa) -> CtxId {
+        CtxId {
+            ptr: dpa.identity(),
+            serial: dpa.serial(),
+        }
+    }
+}
+
+/// Where the arguments of one submission record what they keep alive, for one DPA
+/// context.
 ///
 /// Passed to [`KernelArg::lower`](crate::KernelArg::lower).
 #[derive(Debug)]
 pub struct Keep<'q> {
     queue: &'q mut KeepQueue,
     ticket: u64,
+    /// The context the values go to; `None` until the first object names it (a
+    /// [`Dev`](crate::Dev) made on its own takes the context of what it holds).
+    ctx: Option<CtxId>,
 }
 
 impl Keep<'_> {
     /// Records that the submission being prepared uses `what`.
+    #[inline]
     pub fn keep(&mut self, what: KeepAlive) {
         self.queue.entries.push_back((self.ticket, what));
     }
+
+    /// Refuses an object of another DPA context than the one the values go to,
+    /// before DOCA is called: its addresses and handles mean nothing there (or name
+    /// something else). `what` names the object in the error, which names both
+    /// contexts. Every [`KernelArg`](crate::KernelArg) of a DOCA object calls this.
+    #[inline]
+    pub fn check_context(&mut self, dpa: &Dpa, what: &'static str) -> crate::Result<()> {
+        self.check_id(CtxId::of(dpa), what)
+    }
+
+    #[inline]
+    pub(crate) fn check_id(&mut self, id: CtxId, what: &'static str) -> crate::Result<()> {
+        match self.ctx {
+            Some(ctx) if ctx == id => Ok(()),
+            None => {
+                self.ctx = Some(id);
+                Ok(())
+            }
+            Some(ctx) => Err(foreign_context(what, id.serial, ctx.serial)),
+        }
+    }
+
+    /// The context the recorded values were checked against, once one was.
+    pub(crate) fn context(&self) -> Option<CtxId> {
+        self.ctx
+    }
+}
+
+#[cold]
+fn foreign_context(what: &'static str, theirs: u64, ours: u64) -> crate::Error {
+    crate::Error::invalid(
+        "doca_dpa_kernel_launch_update_add",
+        format!(
+            "{what} belongs to DPA context #{theirs}, but the values go to DPA context #{ours}: \
+             handles and addresses are only valid on their own context"
+        ),
+    )
 }
 
 /// The references held for submissions, in ticket order.
@@ -69,11 +133,14 @@ impl KeepQueue {
         }
     }
 
-    /// A recorder for submission `ticket` (tickets must not decrease).
-    pub(crate) fn recorder(&mut self, ticket: u64) -> Keep<'_> {
+    /// A recorder for submission `ticket` (tickets must not decrease) of values
+    /// going to `ctx` (`None`: to the context of the first object recorded).
+    #[inline]
+    pub(crate) fn recorder(&mut self, ticket: u64, ctx: Option<CtxId>) -> Keep<'_> {
         Keep {
             queue: self,
             ticket,
+            ctx,
         }
     }
 
@@ -131,6 +198,144 @@ pub(crate) fn bury<T: Any>(value: T) {
         .push(Box::new(value));
 }
 
+/// What a stopped DPA thread kept alive, waiting until no activation of it can run.
+///
+/// DOCA has no call that says whether an activation of a stopped thread still runs
+/// (`doca_dpa_thread_stop` only makes it no longer runnable). What bounds it is the
+/// kernel run-time limit (`doca_dpa_get_kernel_max_run_time`): device code still
+/// running past it makes the context fatal. So once the limit has passed since the
+/// stop and the context is healthy (`doca_dpa_peek_at_last_error`), every activation
+/// has finished and the record is released; a fatal context gets it buried.
+///
+/// The facts state the limit for kernels; that it bounds each thread activation
+/// too is the software DPA's *model choice* (doca-sim's `run_activations`), which
+/// this library relies on for threads as well until a BlueField run confirms it.
+/// (If it does not hold there, the remedy is to bury instead of release here.)
+struct Deferred {
+    dpa: Dpa,
+    after: Instant,
+    what: Box<dyn Any>,
+}
+
+/// The deferred records of this host thread (the objects they hold are not `Send`).
+/// Whatever is left when the thread exits is buried, never freed.
+struct DeferredList(Vec<Deferred>);
+
+impl Drop for DeferredList {
+    fn drop(&mut self) {
+        for d in self.0.drain(..) {
+            bury((d.dpa, d.what));
+        }
+    }
+}
+
+thread_local! {
+    static DEFERRED: RefCell<DeferredList> = const { RefCell::new(DeferredList(Vec::new())) };
+}
+
+/// Holds `what` until the kernel run-time limit of `dpa` has passed (from now) with
+/// the context healthy; see [`Deferred`]. Runs no user code.
+pub(crate) fn defer<T: Any>(dpa: &Dpa, what: T) {
+    let after = Instant::now() + dpa.limits().kernel_max_run_time + Duration::from_millis(50);
+    let entry = Deferred {
+        dpa: dpa.clone(),
+        after,
+        what: Box::new(what),
+    };
+    let left = DEFERRED.try_with(|list| match list.try_borrow_mut() {
+        Ok(mut l) => {
+            l.0.push(entry);
+            None
+        }
+        Err(_) => Some(entry),
+    });
+    match left {
+        Ok(None) => {}
+        // The thread is exiting, or a release in progress holds the list: never free.
+        Ok(Some(entry)) => bury((entry.dpa, entry.what)),
+        Err(_) => {}
+    }
+}
+
+/// Releases the deferred records whose time has come (see [`Deferred`]); buries
+/// those of a fatal context. Called on the paths that make or drop threads and
+/// launchers, and by [`Dpa::destroy`].
+pub(crate) fn reap() {
+    let now = Instant::now();
+    let due: Vec<Deferred> = DEFERRED
+        .try_with(|list| match list.try_borrow_mut() {
+            Ok(mut l) if l.0.iter().any(|d| d.after <= now) => {
+                let (due, keep): (Vec<_>, Vec<_>) = l.0.drain(..).partition(|d| d.after <= now);
+                l.0 = keep;
+                due
+            }
+            _ => Vec::new(),
+        })
+        .unwrap_or_default();
+    // Every record is judged before any is dropped: a drop runs user code (a
+    // `tracing` event) that may panic, and the records still in hand are then
+    // dropped by the unwinding, which must only ever release judged ones.
+    let mut fatal = 0usize;
+    let mut unasked = Vec::new();
+    let mut release = Vec::new();
+    for d in due {
+        match d.dpa.health() {
+            Ok(crate::Health::Ok) => release.push(d),
+            Ok(crate::Health::Fatal) => {
+                fatal += 1;
+                bury((d.dpa, d.what));
+            }
+            // Not known: asked again at the next release.
+            Err(_) => unasked.push(d),
+        }
+    }
+    if !unasked.is_empty() {
+        let back = DEFERRED.try_with(|list| match list.try_borrow_mut() {
+            Ok(mut l) => {
+                l.0.append(&mut unasked);
+                true
+            }
+            Err(_) => false,
+        });
+        if back != Ok(true) {
+            for d in unasked {
+                bury((d.dpa, d.what));
+            }
+        }
+    }
+    // Dropped with the list not borrowed: a drop may defer more.
+    drop(release);
+    if fatal > 0 {
+        tracing::warn!(
+            target: "doca_dpa::thread",
+            records = fatal,
+            "a stopped DPA thread's context turned fatal before its run-time limit \
+             passed: what the thread used is leaked, not freed"
+        );
+    }
+}
+
+/// Number of records waiting for a stopped thread's last activation (for tests).
+#[doc(hidden)]
+pub fn deferred_count() -> usize {
+    DEFERRED
+        .try_with(|l| l.try_borrow().map_or(0, |l| l.0.len()))
+        .unwrap_or(0)
+}
+
+/// Releases what is due now (for tests; the library does it on its own paths).
+#[doc(hidden)]
+pub fn release_deferred() {
+    reap();
+}
+
+/// Leaks `value` on purpose, reachable and counted by [`buried_count`]: for crates
+/// built on this one (doca-rdmi) whose objects the device may still use.
+#[doc(hidden)]
+pub fn bury_value<T: Any>(value: T) {
+    bury(value);
+}
+
 /// Number of values leaked so far (for tests).
 #[doc(hidden)]
 pub fn buried_count() -> usize {
@@ -146,9 +351,9 @@ mod tests {
         let a = Rc::new(1u8);
         let b = Rc::new(2u8);
         let mut q = KeepQueue::default();
-        q.recorder(1).keep(KeepAlive::new(&a));
-        q.recorder(2).keep(KeepAlive::new(&b));
-        q.recorder(2).keep(KeepAlive::new(&a));
+        q.recorder(1, None).keep(KeepAlive::new(&a));
+        q.recorder(2, None).keep(KeepAlive::new(&b));
+        q.recorder(2, None).keep(KeepAlive::new(&a));
         assert_eq!(Rc::strong_count(&a), 3);
         q.retire_through(1);
         assert_eq!((Rc::strong_count(&a), Rc::strong_count(&b)), (2, 2));
@@ -163,7 +368,7 @@ mod tests {
         let a = Rc::new(7u32);
         let before = buried_count();
         let mut q = KeepQueue::default();
-        q.recorder(1).keep(KeepAlive::new(&a));
+        q.recorder(1, None).keep(KeepAlive::new(&a));
         q.bury_all();
         assert_eq!(q.len(), 0);
         assert_eq!(

@@ -172,6 +172,7 @@ impl Launcher {
     }
 
     fn on(events: [Event; 2]) -> Launcher {
+        crate::keep::reap();
         Launcher {
             current: Cell::new(events[0].as_ptr()),
             events: ManuallyDrop::new(events),
@@ -246,7 +247,7 @@ impl Launcher {
             self.poll_retired(&mut keep);
         }
         let mark = keep.len();
-        let mut recorder = keep.recorder(ticket);
+        let mut recorder = keep.recorder(ticket, Some(crate::keep::CtxId::of(dpa)));
         let abi = match args.lower_all(&mut recorder) {
             Ok(abi) => abi,
             Err(e) => {
@@ -274,8 +275,10 @@ impl Launcher {
         // of `events`, which live as long as the launcher); a gate event of the same
         // context (checked above) that it subscribes to; a kernel of its application
         // (checked above) whose generated launcher passes the lowered arguments with
-        // the C parameter types. Everything they reference is recorded in `keep` for
-        // this ticket.
+        // the C parameter types. The values come from the sealed `KernelArgs`, so
+        // from `KernelArg` impls (unsafe to implement), each of which checked its
+        // object's context against this one and recorded what it references in
+        // `keep` for this ticket.
         let rc = unsafe { S::launch(&raw, abi) };
         if let Err(e) = crate::error::check(CALL, rc) {
             keep.truncate(mark);
@@ -586,40 +589,55 @@ impl Launcher {
         self.events[self.closed()].pause(backoff, closed)
     }
 
-    /// Waits for every launch, bounded by the kernel run-time limit; on failure
-    /// leaks what the launches hold. Used by drop.
-    fn settle(&mut self) -> bool {
+    /// Waits for every launch, bounded by the kernel run-time limit. Used by drop.
+    ///
+    /// The wait may run user code (wakers woken by the engine's progress); the
+    /// caller guards against its unwinding.
+    fn settle(&mut self) -> Result<()> {
         if self.retired.get() >= self.submitted.get() {
-            return true;
+            return Ok(());
         }
         let bound = self.dpa().limits().kernel_max_run_time + Duration::from_secs(1);
-        match self.wait_until(self.submitted.get(), true, "all launches", bound) {
-            Ok(()) => true,
-            Err(e) => {
-                tracing::warn!(
-                    target: "doca_dpa::launch",
-                    error = %e,
-                    in_flight = self.submitted.get() - self.retired.get(),
-                    "launches did not complete before the launcher was dropped: their \
-                     arguments and the completion events are leaked, not freed"
-                );
-                false
-            }
-        }
+        self.wait_until(self.submitted.get(), true, "all launches", bound)
+    }
+
+    /// Leaks what the launches hold and both completion events (the DPA may still
+    /// update them). Runs no user code.
+    fn bury_in_flight(&mut self) {
+        self.keep.get_mut().bury_all();
+        // SAFETY: taken once (drop calls this at most once, and then never touches
+        // `events` again), to be leaked.
+        crate::keep::bury(unsafe { ManuallyDrop::take(&mut self.events) });
     }
 }
 
 impl Drop for Launcher {
     fn drop(&mut self) {
-        if self.settle() {
-            // SAFETY: dropped once, here; every launch has completed (both events
-            // counted all theirs), so none can update either event.
-            unsafe { ManuallyDrop::drop(&mut self.events) };
-        } else {
-            self.keep.get_mut().bury_all();
-            // SAFETY: taken once, here, to be leaked: the DPA may still update
-            // either event.
-            crate::keep::bury(unsafe { ManuallyDrop::take(&mut self.events) });
+        // The wait runs user code (wakers) that may panic: then everything the
+        // device may still use is leaked before the panic goes on.
+        let settled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.settle()));
+        match settled {
+            Ok(Ok(())) => {
+                // SAFETY: dropped once, here; every launch has completed (both events
+                // counted all theirs), so none can update either event.
+                unsafe { ManuallyDrop::drop(&mut self.events) };
+            }
+            Ok(Err(e)) => {
+                let in_flight = self.submitted.get() - self.retired.get();
+                self.bury_in_flight();
+                // Reported once nothing the device uses is in this frame.
+                tracing::warn!(
+                    target: "doca_dpa::launch",
+                    error = %e,
+                    in_flight,
+                    "launches did not complete before the launcher was dropped: their \
+                     arguments and the completion events are leaked, not freed"
+                );
+            }
+            Err(panic) => {
+                self.bury_in_flight();
+                std::panic::resume_unwind(panic);
+            }
         }
     }
 }
@@ -802,11 +820,13 @@ impl Dpa {
             return Err(foreign_function(CALL, rpc.name(), self.app()));
         }
         let mut keep = KeepQueue::default();
-        let abi = args.lower_all(&mut keep.recorder(0))?;
+        let abi = args.lower_all(&mut keep.recorder(0, Some(crate::keep::CtxId::of(self))))?;
         let mut ret = 0u64;
         // SAFETY: a started context and an RPC of its application (checked above)
         // whose generated launcher passes the lowered arguments with the C parameter
-        // types; `keep` holds what they reference until the call returns.
+        // types; the values come from the sealed `KernelArgs` (so from `KernelArg`
+        // impls, context-checked) and `keep` holds what they reference until the call
+        // returns (or for ever, when it may still run).
         let rc = unsafe { S::call(self.as_ptr(), &mut ret, abi) };
         match crate::error::check(CALL, rc) {
             Ok(()) => Ok(ret),

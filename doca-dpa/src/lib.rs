@@ -158,7 +158,7 @@ pub use error::{Error, ErrorCode, ErrorKind, LaunchDiagnosis, Result};
 pub use hash_table::HashTable;
 #[cfg(doca_sym = "doca_dpa_create")]
 #[doc(hidden)]
-pub use keep::buried_count;
+pub use keep::{buried_count, bury_value, deferred_count, release_deferred};
 #[cfg(doca_sym = "doca_dpa_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use keep::{Keep, KeepAlive};

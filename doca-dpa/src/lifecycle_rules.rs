@@ -10,6 +10,9 @@
 //! | a completion's thread only before `doca_dpa_completion_start` (BAD_STATE) | only [`CompletionBuilder`](crate::CompletionBuilder) has `thread` |
 //! | nothing the device uses may be freed, stopped or destroyed while it may use it | launches, threads and [`DpaBox`](crate::DpaBox) fields hold a [`KeepAlive`](crate::KeepAlive) of it (see [`keep`](crate::KeepAlive)) |
 //! | DPA addresses and handles must designate live objects | they are not safe values: forging or reading one is `unsafe` |
+//! | a handle or address is only valid on its own DPA context | every argument is checked against the launching context ([`Keep::check_context`](crate::Keep::check_context)), and constructors that take another object check theirs; refused before DOCA is called, naming both contexts |
+//! | a `T *` parameter must point to `T`s | it is `param::Ptr<T>`, whose arguments are DPA memory of `T`s (below) |
+//! | a stopped thread's activation may still run | a thread's record is released only once none can (see [`DpaThread`](crate::DpaThread)) |
 //! | children are destroyed before their parent (BAD_STATE / IN_USE) | children own their parent (`Dpa` is reference counted) |
 //! | DOCA DPA objects are not thread-safe | `Device`, `Dpa` and what is made from them are neither `Send` nor `Sync`; a context nothing shares moves to another thread whole ([`Dpa::into_send`](crate::Dpa::into_send)) |
 //! | launch arguments must have the kernel's exact C types (INVALID_VALUE or silent corruption) | declarations are generated from the C ([`include_app!`](crate::include_app)); writing one by hand means implementing an unsafe trait |
@@ -220,5 +223,127 @@
 //!     drop(b); // freed only once the launcher saw the launch finish
 //!     std::mem::forget(launch); // changes nothing
 //!     Ok(())
+//! }
+//! ```
+//!
+//! # Traits the library trusts
+//!
+//! Every public trait whose implementations the launch path relies on is either
+//! sealed (only this crate implements it) or `unsafe` to implement:
+//!
+//! | trait | kind |
+//! |---|---|
+//! | [`KernelArgs`](crate::KernelArgs), [`ParamList`](crate::ParamList), [`ThreadParams`](crate::ThreadParams), [`AbiScalar`](crate::AbiScalar) | sealed |
+//! | [`KernelArg`](crate::KernelArg), [`KernelParam`](crate::KernelParam), [`KernelSig`](crate::KernelSig), [`RpcSig`](crate::RpcSig), [`DeviceCopy`](crate::DeviceCopy), [`DeviceStruct`](crate::DeviceStruct) | `unsafe trait` with a `# Safety` contract |
+//! | [`Reactor`](crate::Reactor) | safe: nothing relies on it for soundness (a misbehaving reactor only delays or fails a future) |
+//!
+//! An argument tuple is a tuple of arguments: a user type cannot stand in for one
+//! and hand its own values to DOCA's launch.
+//!
+//! ```
+//! # enum Fill {}
+//! # // SAFETY: a test declaration, never launched.
+//! # unsafe impl doca_dpa::KernelSig for Fill {
+//! #     type Params = (doca_dpa::param::DevPtr, u64);
+//! #     const NAME: &'static str = "fill";
+//! #     unsafe fn launch(_: &doca_dpa::__private::RawLaunch, _: (u64, u64)) -> doca_dpa::sys::doca_error_t { 0 }
+//! # }
+//! fn go<'a>(l: &'a doca_dpa::Launcher, k: &doca_dpa::Kernel<Fill>, b: &doca_dpa::DpaBuffer<u64>) -> doca_dpa::Result<doca_dpa::Launch<'a>> {
+//!     l.launch(k, 1, (b, 7u64))
+//! }
+//! ```
+//! ```compile_fail
+//! struct Forged;
+//! impl doca_dpa::KernelArgs<(doca_dpa::param::DevPtr, u64)> for Forged {
+//!     fn lower_all(&self, _: &mut doca_dpa::Keep<'_>) -> doca_dpa::Result<(u64, u64)> {
+//!         Ok((0x1000, 7))
+//!     }
+//! }
+//! ```
+//! ```compile_fail
+//! struct Forged;
+//! // `unsafe` does not help: the trait is sealed.
+//! unsafe impl doca_dpa::KernelArgs<(doca_dpa::param::DevPtr, u64)> for Forged {
+//!     fn lower_all(&self, _: &mut doca_dpa::Keep<'_>) -> doca_dpa::Result<(u64, u64)> {
+//!         Ok((0x1000, 7))
+//!     }
+//! }
+//! ```
+//!
+//! A parameter list is a tuple of parameter types; its `Abi` cannot be chosen:
+//!
+//! ```compile_fail
+//! struct Params;
+//! impl doca_dpa::ParamList for Params {
+//!     type Abi = (u32,);
+//! }
+//! ```
+//! ```compile_fail
+//! struct Params;
+//! impl doca_dpa::ThreadParams for Params {
+//!     fn thread_arg(_: ()) -> u64 { 0x1000 }
+//! }
+//! ```
+//!
+//! A value for a DPA address parameter is an object that keeps its memory alive, or
+//! a promise made with `unsafe`:
+//!
+//! ```
+//! struct Mine;
+//! // SAFETY: a test type; the value is not an address.
+//! unsafe impl doca_dpa::KernelArg<u64> for Mine {
+//!     fn lower(&self, _: &mut doca_dpa::Keep<'_>) -> doca_dpa::Result<u64> { Ok(7) }
+//! }
+//! ```
+//! ```compile_fail
+//! struct Forged;
+//! impl doca_dpa::KernelArg<doca_dpa::param::DevPtr> for Forged {
+//!     fn lower(&self, _: &mut doca_dpa::Keep<'_>) -> doca_dpa::Result<u64> { Ok(0x1000) }
+//! }
+//! ```
+//!
+//! # Typed pointer parameters
+//!
+//! A C `uint64_t *out` parameter is `param::Ptr<u64>`: it takes memory of `u64`s
+//! only, so a kernel cannot write 8 bytes into a 1-byte buffer.
+//!
+//! ```
+//! # enum Store {}
+//! # // SAFETY: a test declaration, never launched.
+//! # unsafe impl doca_dpa::KernelSig for Store {
+//! #     type Params = (doca_dpa::param::Ptr<u64>,);
+//! #     const NAME: &'static str = "store";
+//! #     unsafe fn launch(_: &doca_dpa::__private::RawLaunch, _: (u64,)) -> doca_dpa::sys::doca_error_t { 0 }
+//! # }
+//! fn go<'a>(l: &'a doca_dpa::Launcher, k: &doca_dpa::Kernel<Store>, b: &doca_dpa::DpaBuffer<u64>) -> doca_dpa::Result<doca_dpa::Launch<'a>> {
+//!     l.launch(k, 1, (b,))
+//! }
+//! ```
+//! ```compile_fail
+//! # enum Store {}
+//! # // SAFETY: a test declaration, never launched.
+//! # unsafe impl doca_dpa::KernelSig for Store {
+//! #     type Params = (doca_dpa::param::Ptr<u64>,);
+//! #     const NAME: &'static str = "store";
+//! #     unsafe fn launch(_: &doca_dpa::__private::RawLaunch, _: (u64,)) -> doca_dpa::sys::doca_error_t { 0 }
+//! # }
+//! fn go<'a>(l: &'a doca_dpa::Launcher, k: &doca_dpa::Kernel<Store>, b: &doca_dpa::DpaBuffer<u8>) -> doca_dpa::Result<doca_dpa::Launch<'a>> {
+//!     l.launch(k, 1, (b,)) // bytes where the kernel writes uint64_t
+//! }
+//! ```
+//!
+//! A `void *` or `doca_dpa_dev_uintptr_t` parameter (`param::DevPtr`) takes any
+//! DPA memory:
+//!
+//! ```
+//! # enum Any {}
+//! # // SAFETY: a test declaration, never launched.
+//! # unsafe impl doca_dpa::KernelSig for Any {
+//! #     type Params = (doca_dpa::param::DevPtr,);
+//! #     const NAME: &'static str = "any";
+//! #     unsafe fn launch(_: &doca_dpa::__private::RawLaunch, _: (u64,)) -> doca_dpa::sys::doca_error_t { 0 }
+//! # }
+//! fn go<'a>(l: &'a doca_dpa::Launcher, k: &doca_dpa::Kernel<Any>, b: &doca_dpa::DpaBuffer<u8>) -> doca_dpa::Result<doca_dpa::Launch<'a>> {
+//!     l.launch(k, 1, (b,))
 //! }
 //! ```

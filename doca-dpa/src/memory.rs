@@ -13,7 +13,7 @@ use std::rc::Rc;
 use crate::app::{param, KernelArg, KernelParam};
 use crate::dpa::Dpa;
 use crate::error::{doca_call, Error, Result};
-use crate::keep::{Keep, KeepAlive, KeepQueue};
+use crate::keep::{CtxId, Keep, KeepAlive, KeepQueue};
 
 /// Plain data that can be copied byte for byte between host and DPA.
 ///
@@ -90,9 +90,13 @@ pub(crate) struct Allocation {
 
 impl Drop for Allocation {
     fn drop(&mut self) {
-        // SAFETY: our allocation of this started context, freed once; every launch,
-        // thread or struct that passed it to the device held an `Rc` of it, so the
-        // device is done with it.
+        // SAFETY: our allocation of this started context, freed once. Only
+        // `KernelArg` impls hand its address to the device (the argument traits are
+        // sealed or unsafe), each recording an `Rc` of it in a keep record, and
+        // only for this context (checked): a launcher releases its records once
+        // a completion event showed the launch finished, a thread once no
+        // activation can run (`keep::defer`), a `DpaBox` with its memory; whatever
+        // could not be observed done was buried. So the device is done with it.
         if let Err(e) = unsafe { doca_call!(doca_dpa_mem_free(self.dpa.as_ptr(), self.addr)) } {
             tracing::warn!(target: "doca_dpa::memory", error = %e, "doca_dpa_mem_free failed during drop");
         }
@@ -108,12 +112,14 @@ impl Allocation {
         let mut addr = 0;
         // SAFETY: a started context; valid out-pointer.
         dpa.or_fatal(unsafe { doca_call!(doca_dpa_mem_alloc(dpa.as_ptr(), bytes, &mut addr)) })?;
-        tracing::trace!(target: "doca_dpa::memory", addr, bytes, "DPA memory allocated");
-        Ok(Rc::new(Allocation {
+        // Owned before the event (user code that may panic) is emitted.
+        let alloc = Rc::new(Allocation {
             dpa: dpa.clone(),
             addr,
             bytes,
-        }))
+        });
+        tracing::trace!(target: "doca_dpa::memory", addr, bytes, "DPA memory allocated");
+        Ok(alloc)
     }
 
     /// Checks `[offset, offset + len)` (bytes) against the allocation.
@@ -337,6 +343,7 @@ impl Allocation {
 unsafe impl<T: DeviceCopy> KernelArg<param::DevPtr> for DpaBuffer<T> {
     #[inline]
     fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
+        keep.check_context(&self.alloc.dpa, "the DPA buffer")?;
         keep.keep(KeepAlive::new(&self.alloc));
         Ok(self.alloc.addr)
     }
@@ -386,6 +393,7 @@ impl<T: DeviceCopy> DpaSlice<T> {
 unsafe impl<T: DeviceCopy> KernelArg<param::DevPtr> for DpaSlice<T> {
     #[inline]
     fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
+        keep.check_context(&self.alloc.dpa, "the DPA buffer slice")?;
         keep.keep(KeepAlive::new(&self.alloc));
         Ok(self.alloc.addr + self.byte_offset as u64)
     }
@@ -398,6 +406,8 @@ unsafe impl<T: DeviceCopy> KernelArg<param::DevPtr> for DpaSlice<T> {
 pub struct Dev<P: KernelParam> {
     abi: P::Abi,
     keep: KeepQueue,
+    /// The context of the object the value came from (`None` for a plain value).
+    ctx: Option<CtxId>,
 }
 
 impl<P: KernelParam> fmt::Debug for Dev<P> {
@@ -411,8 +421,10 @@ impl<P: KernelParam> Dev<P> {
     /// this `Dev` (and anything it is moved into) lives.
     pub fn new(arg: impl KernelArg<P>) -> Result<Dev<P>> {
         let mut keep = KeepQueue::default();
-        let abi = arg.lower(&mut keep.recorder(0))?;
-        Ok(Dev { abi, keep })
+        let mut recorder = keep.recorder(0, None);
+        let abi = arg.lower(&mut recorder)?;
+        let ctx = recorder.context();
+        Ok(Dev { abi, keep, ctx })
     }
 }
 
@@ -427,10 +439,13 @@ impl<P: KernelParam> Dev<P> {
     /// value.
     pub unsafe fn unkept(arg: impl KernelArg<P>) -> Result<Dev<P>> {
         let mut keep = KeepQueue::default();
-        let abi = arg.lower(&mut keep.recorder(0))?;
+        let mut recorder = keep.recorder(0, None);
+        let abi = arg.lower(&mut recorder)?;
+        let ctx = recorder.context();
         Ok(Dev {
             abi,
             keep: KeepQueue::default(),
+            ctx,
         })
     }
 
@@ -447,14 +462,19 @@ impl<P: KernelParam> Dev<P> {
         Dev {
             abi: P::Abi::default(),
             keep: KeepQueue::default(),
+            ctx: None,
         }
     }
 }
 
-// SAFETY: the value came from a `KernelArg`, and what it references is held by
-// `self.keep`, which the new record now also holds.
+// SAFETY: the value came from a `KernelArg` (which checked its object's context
+// against `self.ctx`, checked here against the new record's), and what it
+// references is held by `self.keep`, which the new record now also holds.
 unsafe impl<P: KernelParam> KernelArg<P> for Dev<P> {
     fn lower(&self, keep: &mut Keep<'_>) -> Result<P::Abi> {
+        if let Some(ctx) = self.ctx {
+            keep.check_id(ctx, "the object of a `Dev` value")?;
+        }
         self.keep.for_each(|k| keep.keep(k.clone()));
         Ok(self.abi)
     }
@@ -590,7 +610,16 @@ impl<T: DeviceStruct> DpaBox<T> {
     /// value referenced stays alive too: a kernel may still be reading it.
     pub fn set(&self, value: &T) -> Result<()> {
         let mut keep = self.inner.keep.borrow_mut();
-        let repr = value.lower(&mut keep.recorder(0))?;
+        let mark = keep.len();
+        let ctx = CtxId::of(&self.inner.alloc.dpa);
+        let repr = match value.lower(&mut keep.recorder(0, Some(ctx))) {
+            Ok(repr) => repr,
+            Err(e) => {
+                // Nothing was written: what the refused value recorded is not used.
+                keep.truncate(mark);
+                return Err(e);
+            }
+        };
         // SAFETY: `Repr` has no padding (DeviceStruct), so all its bytes are
         // initialised.
         let bytes = unsafe {
@@ -625,7 +654,43 @@ impl<T: DeviceStruct> DpaBox<T> {
 unsafe impl<T: DeviceStruct> KernelArg<param::DevPtr> for DpaBox<T> {
     #[inline]
     fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
+        keep.check_context(&self.inner.alloc.dpa, "the DPA box")?;
         keep.keep(KeepAlive::new(&self.inner));
         Ok(self.inner.alloc.addr)
+    }
+}
+
+// Typed pointer parameters (`param::Ptr<T>`, a C `T *`): memory of `T`s only.
+
+// SAFETY: as the `param::DevPtr` impl: the address of a live allocation of `T`s,
+// which the keep record holds; the element type is the C pointee's.
+unsafe impl<T: DeviceCopy, N: 'static> KernelArg<param::Ptr<T, N>> for DpaBuffer<T> {
+    #[inline]
+    fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
+        <Self as KernelArg<param::DevPtr>>::lower(self, keep)
+    }
+}
+
+// SAFETY: as the `param::DevPtr` impl, with the element type of the C pointee.
+unsafe impl<T: DeviceCopy, N: 'static> KernelArg<param::Ptr<T, N>> for DpaSlice<T> {
+    #[inline]
+    fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
+        <Self as KernelArg<param::DevPtr>>::lower(self, keep)
+    }
+}
+
+// SAFETY: as the `param::DevPtr` impl: the struct `T`'s memory, for a `struct T *`.
+unsafe impl<T: DeviceStruct, N: 'static> KernelArg<param::Ptr<T, N>> for DpaBox<T> {
+    #[inline]
+    fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
+        <Self as KernelArg<param::DevPtr>>::lower(self, keep)
+    }
+}
+
+// SAFETY: `DevPtr` can only be made by `from_raw`, whose caller promised that the
+// memory outlives the device's use of it and is as large as the kernel uses it.
+unsafe impl<T: 'static, N: 'static> KernelArg<param::Ptr<T, N>> for DevPtr {
+    fn lower(&self, _keep: &mut Keep<'_>) -> Result<u64> {
+        Ok(self.0)
     }
 }

@@ -76,6 +76,16 @@ impl DpaMmap {
         if count == 0 {
             return Err(Error::invalid(CALL, "the mapped range must not be empty"));
         }
+        if !buffer.dpa().same_context(dpa) {
+            return Err(Error::invalid(
+                CALL,
+                format!(
+                    "the buffer is memory of DPA context #{}, not of DPA context #{} it would be mapped for",
+                    buffer.dpa().serial(),
+                    dpa.serial()
+                ),
+            ));
+        }
         let size = std::mem::size_of::<T>();
         let addr = buffer.allocation().addr() + (offset * size) as u64;
         let len = count * size;
@@ -94,8 +104,9 @@ impl DpaMmap {
             len,
             _memory: buffer.allocation().clone(),
         };
-        // SAFETY: an unstarted map, a started context and a range of its heap
-        // (kept alive by the map).
+        // SAFETY: an unstarted map, a started context and a range of its heap: the
+        // buffer is memory of this context (checked above) and the range lies
+        // inside it (checked above); the map keeps the memory alive.
         dpa.or_fatal(unsafe {
             doca_call!(doca_mmap_set_dpa_memrange(raw, dpa.as_ptr(), addr, len))
         })?;
@@ -140,9 +151,11 @@ impl DpaMmap {
     }
 }
 
-// SAFETY: the map's DPA handle; the keep record holds the map (and so its memory).
+// SAFETY: the map's DPA handle, of the context the values go to (checked); the keep
+// record holds the map (and so its memory).
 unsafe impl KernelArg<param::Mmap> for DpaMmap {
     fn lower(&self, keep: &mut Keep<'_>) -> Result<u32> {
+        keep.check_context(&self.inner.dpa, "the memory map")?;
         keep.keep(KeepAlive::new(&self.inner));
         Ok(self.inner.handle)
     }

@@ -167,6 +167,7 @@ impl Event {
 
     /// Passes the event to a kernel, keeping it alive.
     fn lower(this: &Rc<Event>, keep: &mut Keep<'_>) -> Result<u64> {
+        keep.check_context(&this.dpa, "the sync event")?;
         let h = this.handle()?;
         keep.keep(KeepAlive::new(this));
         Ok(h)
@@ -225,11 +226,18 @@ impl Event {
 impl Drop for Event {
     fn drop(&mut self) {
         if let Some(w) = &mut self.waiter {
-            if !w.teardown() {
+            // The stop drives the engine, which wakes wakers and reports through
+            // `tracing` (user code that may panic): caught, so that what the
+            // device may still use is buried before the panic goes on.
+            let torn = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| w.teardown()));
+            if !matches!(torn, Ok(true)) {
                 // Its context may still complete a task: keep the event, and with
                 // it what must outlive it (the DPA context it has as a location,
                 // the engine its context is connected to).
                 crate::keep::bury((self.dpa.clone(), self.waiter.take()));
+                if let Err(panic) = torn {
+                    std::panic::resume_unwind(panic);
+                }
                 return;
             }
         }

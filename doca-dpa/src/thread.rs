@@ -61,37 +61,68 @@ macro_rules! owned_handle {
         }
 
         impl $name {
-            /// Stops (if started) and destroys the object. When the stop fails the
-            /// object may still run, so it is left alone (leaked) and `false` is
-            /// returned: the caller must then leak what the object uses.
-            fn teardown(&mut self) -> bool {
+            /// Stops (if started) and destroys the object, once. Quiet (no user
+            /// code runs): the caller makes what the object uses safe first, then
+            /// [`Outcome::report`]s.
+            fn teardown(&mut self) -> Outcome {
                 let p = self.ptr.as_ptr();
                 if std::mem::replace(&mut self.torn_down, true) {
-                    return true;
+                    return Outcome::Done;
                 }
                 if self.started {
                     // SAFETY: our started object, stopped once.
                     if let Err(e) = unsafe { doca_call!($stop(p)) } {
-                        tracing::warn!(target: "doca_dpa::thread", error = %e, "stop failed: the object and what it uses are leaked");
-                        return false;
+                        return Outcome::StopFailed(e);
                     }
                 }
-                // SAFETY: our stopped (or never started) object, destroyed once,
-                // after everything using it.
-                if let Err(e) = unsafe { doca_call!($destroy(p)) } {
-                    tracing::warn!(target: "doca_dpa::thread", error = %e, "destroy failed during drop");
+                // SAFETY: our stopped (or never started) object, destroyed once; the
+                // caller releases what it uses only after this, and only as
+                // `Outcome` allows.
+                match unsafe { doca_call!($destroy(p)) } {
+                    Ok(()) => Outcome::Done,
+                    Err(e) => Outcome::DestroyFailed(e),
                 }
-                true
             }
         }
 
         impl Drop for $name {
             fn drop(&mut self) {
-                self.teardown();
+                self.teardown().report();
             }
         }
-
     };
+}
+
+/// How a teardown went.
+#[must_use]
+enum Outcome {
+    Done,
+    /// Stopped, but the destroy failed: the object no longer runs.
+    DestroyFailed(Error),
+    /// Not stopped: it may still run, and what it uses must be leaked.
+    StopFailed(Error),
+}
+
+impl Outcome {
+    /// Whether the object is stopped, so what it uses may go (for a thread: once no
+    /// activation can run any more, see `ThreadInner::drop`).
+    fn stopped(&self) -> bool {
+        !matches!(self, Outcome::StopFailed(_))
+    }
+
+    /// Logs a failure (a `tracing` event: user code, so only once everything the
+    /// device may use is out of the unwinding frame).
+    fn report(self) {
+        match self {
+            Outcome::Done => {}
+            Outcome::DestroyFailed(e) => {
+                tracing::warn!(target: "doca_dpa::thread", error = %e, "destroy failed during drop")
+            }
+            Outcome::StopFailed(e) => {
+                tracing::warn!(target: "doca_dpa::thread", error = %e, "stop failed: the object and what it uses are leaked")
+            }
+        }
+    }
 }
 
 owned_handle!(
@@ -126,16 +157,30 @@ struct ThreadInner {
     keep: KeepQueue,
     dpa: Dpa,
     func: &'static str,
+    /// Whether `doca_dpa_thread_run` was ever called on it: before that no
+    /// activation can run (DOCA activates only runnable threads).
+    ran: std::cell::Cell<bool>,
 }
 
 impl Drop for ThreadInner {
     fn drop(&mut self) {
-        // The thread goes before its affinity and what it uses; if it cannot be
-        // stopped it may still run, and everything it uses is leaked.
-        if self.raw.teardown() {
-            if let Some(a) = &mut self.affinity {
-                a.teardown();
+        // The thread goes before its affinity and what it uses. Stopping it only
+        // keeps new activations from starting: one that runs goes on, so a thread
+        // that ever ran hands its record to `keep::defer`, which releases it once
+        // the run-time limit has passed with the context healthy. If it cannot be
+        // stopped it may run for ever, and everything it uses is leaked. All of
+        // this happens before any user code (the `tracing` reports) can unwind.
+        let outcome = self.raw.teardown();
+        if outcome.stopped() {
+            let affinity = self.affinity.as_mut().map(RawAffinity::teardown);
+            if self.ran.get() {
+                crate::keep::defer(&self.dpa, std::mem::take(&mut self.keep));
             }
+            outcome.report();
+            if let Some(a) = affinity {
+                a.report();
+            }
+            crate::keep::reap();
         } else {
             if let Some(a) = self.affinity.take() {
                 std::mem::forget(a);
@@ -143,13 +188,17 @@ impl Drop for ThreadInner {
             self.keep.bury_all();
             // The thread may still run on the context: keep it alive too.
             crate::keep::bury(self.dpa.clone());
+            outcome.report();
         }
     }
 }
 
 /// Parameter lists a DPA thread function can have: none, or one 64-bit value (the
 /// `uint64_t arg` of `doca_dpa_thread_set_func_arg`).
-pub trait ThreadParams: ParamList {
+///
+/// **Sealed**: implemented for `()` and one-parameter tuples by this crate only (the
+/// value it extracts is what DOCA hands the thread function).
+pub trait ThreadParams: ParamList + crate::app::sealed::SealedParams {
     /// The thread argument.
     #[doc(hidden)]
     fn thread_arg(abi: Self::Abi) -> u64;
@@ -185,7 +234,8 @@ impl ThreadBuilder {
     /// Creates a thread that runs `func` on each activation with `arg`, a tuple of
     /// zero or one argument matching its C parameter (`doca_dpa_thread_create`,
     /// `doca_dpa_thread_set_func_arg`). The thread keeps what the argument references
-    /// alive until it is destroyed.
+    /// alive until it is destroyed and no activation of it can run any more (see
+    /// [`DpaThread`]). Objects of another context are refused.
     pub fn new<S: KernelSig, A: KernelArgs<S::Params, S>>(
         dpa: &Dpa,
         func: &Kernel<S>,
@@ -195,17 +245,22 @@ impl ThreadBuilder {
         S::Params: ThreadParams,
     {
         const CALL: &str = "doca_dpa_thread_set_func_arg";
+        crate::keep::reap();
         if !func.belongs_to(dpa.app()) {
             return Err(foreign_function(CALL, func.name(), dpa.app()));
         }
         let mut keep = KeepQueue::default();
-        let value = <S::Params as ThreadParams>::thread_arg(arg.lower_all(&mut keep.recorder(0))?);
+        let ctx = Some(crate::keep::CtxId::of(dpa));
+        let value =
+            <S::Params as ThreadParams>::thread_arg(arg.lower_all(&mut keep.recorder(0, ctx))?);
         let mut raw = std::ptr::null_mut();
         // SAFETY: a started context; valid out-pointer.
         dpa.or_fatal(unsafe { doca_call!(doca_dpa_thread_create(dpa.as_ptr(), &mut raw)) })?;
         let raw = RawThread::new("doca_dpa_thread_create", raw)?;
         // SAFETY: an unstarted thread and a function of the context's app (checked);
-        // `keep` holds what the argument references, for the thread's life.
+        // the value comes from the sealed `KernelArgs` (so from `KernelArg` impls,
+        // checked against this context) and `keep` holds what it references until
+        // no activation of the thread can run (`ThreadInner::drop`).
         unsafe {
             doca_call!(doca_dpa_thread_set_func_arg(
                 raw.as_ptr(),
@@ -220,6 +275,7 @@ impl ThreadBuilder {
                 keep,
                 dpa: dpa.clone(),
                 func: func.name(),
+                ran: std::cell::Cell::new(false),
             },
         })
     }
@@ -229,8 +285,16 @@ impl ThreadBuilder {
     /// (`doca_dpa_thread_set_local_storage`). The thread keeps the memory alive.
     pub fn local_storage(mut self, storage: impl KernelArg<param::DevPtr>) -> Result<Self> {
         let mark = self.inner.keep.len();
-        let addr = storage.lower(&mut self.inner.keep.recorder(0))?;
-        // SAFETY: an unstarted thread; the memory is held by the thread's keep record.
+        let ctx = Some(crate::keep::CtxId::of(&self.inner.dpa));
+        let addr = match storage.lower(&mut self.inner.keep.recorder(0, ctx)) {
+            Ok(addr) => addr,
+            Err(e) => {
+                self.inner.keep.truncate(mark);
+                return Err(e);
+            }
+        };
+        // SAFETY: an unstarted thread; memory of its context (checked when lowered),
+        // held by the thread's keep record until no activation can run.
         if let Err(e) = unsafe {
             doca_call!(doca_dpa_thread_set_local_storage(
                 self.inner.raw.as_ptr(),
@@ -298,8 +362,13 @@ impl ThreadBuilder {
 }
 
 /// A started DPA thread; stopped and destroyed after every completion that
-/// wakes it (they hold it), then what its argument and local storage referenced is
-/// released.
+/// wakes it (they hold it). What its argument and local storage referenced is
+/// released once no activation can run any more: at once for a thread that was
+/// never run (`doca_dpa_thread_run`), else once the kernel run-time limit has passed
+/// since the stop with the context healthy (DOCA has no call that says an
+/// activation ended; one running past the limit makes the context fatal, and then
+/// everything is leaked with a warning). The release happens on a later thread or
+/// launcher creation, [`Dpa::destroy`], or [`release_deferred`](crate::release_deferred).
 #[derive(Clone)]
 pub struct DpaThread {
     inner: Rc<ThreadInner>,
@@ -323,6 +392,8 @@ impl DpaThread {
     }
 
     fn run(&self) -> Result<()> {
+        // Before the call: from here on an activation may run.
+        self.inner.ran.set(true);
         // SAFETY: a started thread with an attachment (the caller's).
         unsafe { doca_call!(doca_dpa_thread_run(self.inner.raw.as_ptr())) }
     }
@@ -347,9 +418,20 @@ impl DpaThread {
 
 struct NotificationInner {
     // Stopped and destroyed (its Drop) before the thread it wakes is released.
-    _raw: RawNotification,
+    raw: RawNotification,
     handle: u64,
     thread: DpaThread,
+}
+
+impl Drop for NotificationInner {
+    fn drop(&mut self) {
+        let outcome = self.raw.teardown();
+        if !outcome.stopped() {
+            // It may still wake the thread: never release it.
+            crate::keep::bury(self.thread.clone());
+        }
+        outcome.report();
+    }
 }
 
 /// A started notification completion: kernels wake its thread with
@@ -397,7 +479,7 @@ impl NotificationCompletion {
         }?;
         Ok(NotificationCompletion {
             inner: Rc::new(NotificationInner {
-                _raw: raw,
+                raw,
                 handle,
                 thread: thread.clone(),
             }),
@@ -410,9 +492,11 @@ impl NotificationCompletion {
     }
 }
 
-// SAFETY: the notification's DPA handle; the keep record holds it (and so its thread).
+// SAFETY: the notification's DPA handle, of the context the values go to (checked);
+// the keep record holds it (and so its thread).
 unsafe impl KernelArg<param::Notification> for NotificationCompletion {
     fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
+        keep.check_context(&self.inner.thread.inner.dpa, "the notification completion")?;
         keep.keep(KeepAlive::new(&self.inner));
         Ok(self.inner.handle)
     }
@@ -462,7 +546,11 @@ impl CompletionBuilder {
         if !thread.inner.dpa.same_context(&self.dpa) {
             return Err(Error::invalid(
                 "doca_dpa_completion_set_thread",
-                "the thread runs on another DPA context",
+                format!(
+                    "the thread runs on DPA context #{}, the completion is of DPA context #{}",
+                    thread.inner.dpa.serial(),
+                    self.dpa.serial()
+                ),
             ));
         }
         // SAFETY: an unstarted completion and a started thread of its context.
@@ -518,6 +606,17 @@ struct CompletionInner {
     dpa: Dpa,
 }
 
+impl Drop for CompletionInner {
+    fn drop(&mut self) {
+        let outcome = self.raw.teardown();
+        if !outcome.stopped() {
+            // It may still wake its thread: never release it, nor the context.
+            crate::keep::bury((self.thread.clone(), self.dpa.clone()));
+        }
+        outcome.report();
+    }
+}
+
 /// A started DPA completion context. Producer contexts (RDMA, RDMI, async
 /// ops) attach to it before they start and keep it alive; kernels read it with
 /// `doca_dpa_dev_get_completion`. Cheap to clone (a shared handle).
@@ -565,9 +664,11 @@ impl Completion {
     }
 }
 
-// SAFETY: the completion's DPA handle; the keep record holds the completion.
+// SAFETY: the completion's DPA handle, of the context the values go to (checked); the
+// keep record holds the completion.
 unsafe impl KernelArg<param::Completion> for Completion {
     fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
+        keep.check_context(&self.inner.dpa, "the completion")?;
         keep.keep(KeepAlive::new(&self.inner));
         Ok(self.inner.handle)
     }
@@ -611,6 +712,20 @@ impl ThreadGroup {
         }
         let n = u32::try_from(threads.len())
             .map_err(|_| Error::invalid("doca_dpa_thread_group_create", "too many threads"))?;
+        if let Some((rank, t)) = threads
+            .iter()
+            .enumerate()
+            .find(|(_, t)| !t.inner.dpa.same_context(dpa))
+        {
+            return Err(Error::invalid(
+                "doca_dpa_thread_group_set_thread",
+                format!(
+                    "the thread of rank {rank} was made on DPA context #{}, the group is for DPA context #{}",
+                    t.inner.dpa.serial(),
+                    dpa.serial()
+                ),
+            ));
+        }
         let mut raw = std::ptr::null_mut();
         // SAFETY: a started context; valid out-pointer.
         dpa.or_fatal(unsafe {
@@ -627,7 +742,8 @@ impl ThreadGroup {
         };
         // On failure the group is torn down before any builder is dropped.
         for (rank, thread) in threads.iter().enumerate() {
-            // SAFETY: our unstarted group and an unstarted thread.
+            // SAFETY: our unstarted group and an unstarted thread of the same
+            // context (checked above).
             unsafe {
                 doca_call!(doca_dpa_thread_group_set_thread(
                     group.ptr.as_ptr(),
@@ -665,8 +781,9 @@ impl ThreadGroup {
         if std::mem::take(&mut self.started) {
             // SAFETY: our started group, stopped once.
             if let Err(e) = unsafe { doca_call!(doca_dpa_thread_group_stop(p)) } {
-                tracing::warn!(target: "doca_dpa::thread", error = %e, "doca_dpa_thread_group_stop failed: the group and its threads are leaked");
+                // Buried before the report (user code) can unwind.
                 crate::keep::bury(std::mem::take(&mut self.threads));
+                tracing::warn!(target: "doca_dpa::thread", error = %e, "doca_dpa_thread_group_stop failed: the group and its threads are leaked");
                 return;
             }
         }

@@ -43,15 +43,25 @@ mod generated {
 #[cfg(all(doca_backend = "hardware", not(doca_rdmi_absent)))]
 pub use generated::*;
 
-#[cfg(not(doca_backend = "hardware"))]
-pub use doca_sim::abi::rdmi::*;
+// The committed bindings (`bundled/rdmi.rs`): in a sim build as doca-sim compiles
+// them (shared types with the sim), in a docs build compiled here, where the file's
+// `use super::dpa::*;` finds doca-dpa-sys.
+#[cfg(doca_backend = "docs")]
+use doca_dpa_sys as dpa;
+#[cfg(doca_backend = "sim")]
+pub use doca_dpa_sys::doca_sim::abi::rdmi::*;
+#[cfg(doca_backend = "docs")]
+#[path = "../bundled/rdmi.rs"]
+mod bundled;
+#[cfg(doca_backend = "docs")]
+pub use bundled::*;
 
 /// What only the software DPA can say about RDMI (sim builds only).
 #[cfg(doca_backend = "sim")]
 pub mod sim {
     /// Bytes per receive slot of a connection's receive buffer: a model choice
     /// of the sim (DOCA does not publish its receive layout).
-    pub use doca_sim::RDMI_SLOT_BYTES as RECEIVE_SLOT_BYTES;
+    pub use doca_dpa_sys::doca_sim::RDMI_SLOT_BYTES as RECEIVE_SLOT_BYTES;
 }
 
 #[cfg(doca_hand_declared = "doca_rdmi_connection_as_ctx")]

@@ -109,7 +109,10 @@ impl ReceiveBuffer {
         // SAFETY: `layout` has a non-zero size.
         let raw = unsafe { std::alloc::alloc_zeroed(layout) };
         let Some(ptr) = NonNull::new(raw) else {
-            std::alloc::handle_alloc_error(layout)
+            return Err(invalid(
+                CALL,
+                format!("the host could not allocate a {len}-byte receive buffer"),
+            ));
         };
         Ok(ReceiveBuffer {
             ptr,
@@ -307,7 +310,8 @@ pub(crate) struct ConnInner {
     /// Given to DOCA by `init_receive`; taken back only once destroyed.
     receive: Option<ReceiveBuffer>,
     handle: u64,
-    _config: Config,
+    /// Dropped only once the connection is destroyed (leaked otherwise).
+    _config: std::mem::ManuallyDrop<Config>,
     _rep: Representor,
 }
 
@@ -362,16 +366,37 @@ impl ConnInner {
 
 impl Drop for ConnInner {
     fn drop(&mut self) {
-        if let Err(e) = self.life.teardown() {
-            tracing::warn!(target: "doca_rdmi::connection", error = %e, "tearing an RDMI connection down during drop failed");
-        }
+        // The stop waits on DOCA's progress, which can wake wakers (user code):
+        // caught, so that a panic there leaks rather than frees what the device
+        // may still write.
+        let torn = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.life.teardown()));
         if !self.life.is_destroyed() {
+            // Leaked before any report (user code) runs: the device may still
+            // write the buffer and use what the configuration holds.
+            let len = self.receive.as_ref().map_or(0, ReceiveBuffer::len);
             if let Some(buf) = self.receive.take() {
-                tracing::error!(target: "doca_rdmi::connection", len = buf.len(), "the connection could not be destroyed: leaking its receive buffer, which the device may still write");
-                std::mem::forget(buf);
+                doca_dpa::bury_value(buf);
             }
-        } else {
-            tracing::debug!(target: "doca_rdmi::connection", "connection destroyed");
+            // SAFETY: taken once, here, to be leaked; never used again.
+            doca_dpa::bury_value(unsafe { std::mem::ManuallyDrop::take(&mut self._config) });
+            match torn {
+                Err(panic) => std::panic::resume_unwind(panic),
+                Ok(r) => {
+                    let error = r.err().map(|e| e.to_string()).unwrap_or_default();
+                    tracing::error!(target: "doca_rdmi::connection", len, error, "the connection could not be destroyed: leaking its receive buffer, which the device may still write");
+                }
+            }
+            return;
+        }
+        // SAFETY: dropped once, here: the connection is destroyed, DOCA no longer
+        // uses what the configuration holds.
+        unsafe { std::mem::ManuallyDrop::drop(&mut self._config) };
+        match torn {
+            Err(panic) => std::panic::resume_unwind(panic),
+            Ok(Err(e)) => {
+                tracing::warn!(target: "doca_rdmi::connection", error = %e, "tearing an RDMI connection down during drop failed")
+            }
+            Ok(Ok(())) => tracing::debug!(target: "doca_rdmi::connection", "connection destroyed"),
         }
     }
 }
@@ -467,7 +492,7 @@ impl ConnectionBuilder {
             life: Life::new("doca_rdmi_connection_create", raw)?,
             receive: Some(self.receive),
             handle: 0,
-            _config: self.config,
+            _config: std::mem::ManuallyDrop::new(self.config),
             _rep: self.rep,
         };
         let buffer = inner.receive.as_ref().map(|b| (b.ptr.as_ptr(), b.len));
@@ -537,6 +562,11 @@ impl Connection {
 
     pub(crate) fn shared(&self) -> SharedConnection {
         self.inner.clone()
+    }
+
+    /// The DPA context whose kernels drive it (its datapath). No DOCA call.
+    pub fn datapath(&self) -> &Dpa {
+        &self.inner._config.dpa
     }
 
     /// Releases `n` receive slots the DPA kernel consumed
@@ -707,6 +737,7 @@ impl StoppingConnection {
 // (and so its receive buffer, completion and contexts).
 unsafe impl KernelArg<param::RdmiConnection> for Connection {
     fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
+        keep.check_context(&self.inner._config.dpa, "the RDMI connection")?;
         keep.keep(KeepAlive::new(&self.inner));
         Ok(self.inner.handle)
     }

@@ -92,7 +92,8 @@ struct PosterInner {
     handle: u64,
     /// The connections it works with: destroyed after it (DOCA's teardown order).
     _connections: Vec<KeepAlive>,
-    _config: Config,
+    /// Dropped only once the poster is destroyed (leaked otherwise).
+    _config: std::mem::ManuallyDrop<Config>,
 }
 
 impl PosterInner {
@@ -103,10 +104,22 @@ impl PosterInner {
 
 impl Drop for PosterInner {
     fn drop(&mut self) {
-        match self.life.teardown() {
-            Ok(()) => tracing::debug!(target: "doca_rdmi::poster", "poster destroyed"),
-            Err(e) => {
-                tracing::warn!(target: "doca_rdmi::poster", error = %e, "tearing an RDMI poster down during drop failed")
+        // As a connection's drop: a panic in user code woken by the stop leaks,
+        // never frees, what the device may still use.
+        let torn = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.life.teardown()));
+        if !self.life.is_destroyed() {
+            // SAFETY: taken once, here, to be leaked; never used again.
+            doca_dpa::bury_value(unsafe { std::mem::ManuallyDrop::take(&mut self._config) });
+            doca_dpa::bury_value(std::mem::take(&mut self._connections));
+        } else {
+            // SAFETY: dropped once, here: the poster is destroyed.
+            unsafe { std::mem::ManuallyDrop::drop(&mut self._config) };
+        }
+        match torn {
+            Err(panic) => std::panic::resume_unwind(panic),
+            Ok(Ok(())) => tracing::debug!(target: "doca_rdmi::poster", "poster destroyed"),
+            Ok(Err(e)) => {
+                tracing::warn!(target: "doca_rdmi::poster", error = %e, "tearing an RDMI poster down during drop failed (what it uses is leaked unless it was destroyed)")
             }
         }
     }
@@ -124,6 +137,9 @@ impl Drop for PosterInner {
 pub struct PosterBuilder {
     config: Config,
     connections: Vec<KeepAlive>,
+    /// The datapath context of each connection, checked against the poster's at
+    /// start.
+    connection_contexts: Vec<Dpa>,
 }
 
 impl PosterBuilder {
@@ -138,6 +154,7 @@ impl PosterBuilder {
         PosterBuilder {
             config: Config::new(verbs, datapath, source),
             connections: Vec::new(),
+            connection_contexts: Vec::new(),
         }
     }
 
@@ -147,6 +164,7 @@ impl PosterBuilder {
     #[cfg(doca_rdmi_api = "connection")]
     pub fn connection(mut self, connection: &crate::Connection) -> Self {
         self.connections.push(KeepAlive::new(&connection.shared()));
+        self.connection_contexts.push(connection.datapath().clone());
         self
     }
 
@@ -184,6 +202,20 @@ impl PosterBuilder {
     /// made so far is destroyed.
     pub fn start(self) -> Result<Poster> {
         self.config.check::<RawPoster>()?;
+        if let Some(other) = self
+            .connection_contexts
+            .iter()
+            .find(|d| !d.same_context(&self.config.dpa))
+        {
+            return Err(invalid(
+                "doca_rdmi_poster_create",
+                format!(
+                    "a connection's datapath is DPA context #{}, the poster's is DPA context #{}",
+                    other.serial(),
+                    self.config.dpa.serial()
+                ),
+            ));
+        }
         let mut raw = std::ptr::null_mut();
         // SAFETY: a live verbs context; valid out-pointer.
         unsafe {
@@ -196,7 +228,7 @@ impl PosterBuilder {
             life: Life::new("doca_rdmi_poster_create", raw)?,
             handle: 0,
             _connections: self.connections,
-            _config: self.config,
+            _config: std::mem::ManuallyDrop::new(self.config),
         };
         inner.handle = configure_and_start(&mut inner.life, &inner._config, |_| Ok(()))?;
         tracing::debug!(target: "doca_rdmi::poster", "poster started");
@@ -348,6 +380,7 @@ impl StoppingPoster {
 // the connections, completion and contexts it keeps alive).
 unsafe impl KernelArg<param::RdmiPoster> for Poster {
     fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
+        keep.check_context(&self.inner._config.dpa, "the RDMI poster")?;
         keep.keep(KeepAlive::new(&self.inner));
         Ok(self.inner.handle)
     }

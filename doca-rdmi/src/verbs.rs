@@ -108,14 +108,16 @@ impl VerbsContext {
         }?;
         let ptr = NonNull::new(raw)
             .ok_or_else(|| invalid("doca_verbs_context_create", "DOCA returned NULL"))?;
-        tracing::debug!(target: "doca_rdmi::verbs", device = %device.info().pci_addr, "verbs context created");
-        Ok(VerbsContext {
+        // Owned before the event (user code that may panic) is emitted.
+        let verbs = VerbsContext {
             inner: Rc::new(VerbsInner {
                 destroyed: false,
                 ptr,
                 device: device.clone(),
             }),
-        })
+        };
+        tracing::debug!(target: "doca_rdmi::verbs", device = %device.info().pci_addr, "verbs context created");
+        Ok(verbs)
     }
 
     /// The device it was opened on.
@@ -440,22 +442,36 @@ struct CqInner {
 }
 
 impl CqInner {
-    /// `doca_verbs_cq_destroy`, once.
+    /// `doca_verbs_cq_destroy`, once. When it fails the CQ may still wake its
+    /// bound DPA thread, so the thread and the verbs context are leaked (before the
+    /// caller reports, which runs user code); `destroyed` is set only on success.
     fn destroy_now(&mut self) -> Result<()> {
         if self.destroyed {
             return Ok(());
         }
-        self.destroyed = true;
-        // SAFETY: created by DOCA, destroyed once; every object using it
-        // holds an Rc of this, so they are gone.
-        unsafe { rdmi_call!(doca_verbs_cq_destroy(self.ptr.as_ptr())) }
+        // SAFETY: created by DOCA, destroyed once (the flag is set on success; a
+        // failed destroy leaves the CQ alive); every object using it holds an Rc of
+        // this, so they are gone.
+        let r = unsafe { rdmi_call!(doca_verbs_cq_destroy(self.ptr.as_ptr())) };
+        match r {
+            Ok(()) => self.destroyed = true,
+            Err(_) => {
+                if let Some(bound) = self.attrs.dpa_thread.take() {
+                    doca_dpa::bury_value(bound);
+                }
+                doca_dpa::bury_value(self.context.clone());
+                // Never try again (drop would): the CQ is left as it is.
+                self.destroyed = true;
+            }
+        }
+        r
     }
 }
 
 impl Drop for CqInner {
     fn drop(&mut self) {
         if let Err(e) = self.destroy_now() {
-            tracing::warn!(target: "doca_rdmi::verbs", error = %e, "doca_verbs_cq_destroy failed during drop");
+            tracing::warn!(target: "doca_rdmi::verbs", error = %e, "doca_verbs_cq_destroy failed during drop: the CQ, its bound thread and verbs context are leaked");
         }
     }
 }

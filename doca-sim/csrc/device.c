@@ -84,6 +84,9 @@ void doca_dpa_dev_log(doca_dpa_dev_log_level_t log_level, const char *format, ..
 	vsnprintf(line, sizeof(line), format, ap);
 	va_end(ap);
 	doca_sim_dev_log_line((unsigned int)log_level, line);
+	/* A safe point: a kernel that logs in a loop stops here once its context is fatal. */
+	if (doca_sim_dev_should_abort())
+		doca_sim_trap_end(DOCA_SIM_ENDED_ABORTED);
 }
 
 void doca_sim_dev_fault(const char *reason)

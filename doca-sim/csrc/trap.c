@@ -17,7 +17,8 @@
  *   action. Those functions check addresses before touching kernel memory
  *   (doca_sim_probe_copy below) instead of relying on a jump;
  * - a dedicated real-time signal, sent by the watchdog with pthread_kill,
- *   stops kernel code that ran too long or whose context turned fatal.
+ *   stops kernel code that ran too long or whose context turned fatal, but
+ *   never while it is inside libc or the loader (see on_kill).
  *
  * Everything a handler does is async-signal-safe: it reads and writes this
  * thread's record (initial-exec TLS, no allocation), calls sigaction/raise
@@ -28,9 +29,13 @@
  * with longjmp and abort() may be called again, so jumping out of the
  * SIGABRT handler leaves no lock held.
  *
- * The jumps skip only C frames (the kernel's, libc's) and the Rust frames of
- * kernels written in Rust for the sim's own tests, which hold nothing with a
- * destructor at a trap point; never frames of the sim's Rust code.
+ * The jumps skip only C frames (the kernel's, and libc's for a fault the
+ * kernel caused inside libc, such as a bad pointer given to memcpy) and the
+ * Rust frames of kernels written in Rust for the sim's own tests, which hold
+ * nothing with a destructor at a trap point; never frames of the sim's Rust
+ * code. A fault inside a libc function that holds a lock (a bad %s pointer
+ * given to printf) still leaves that lock held: the trap cannot return to
+ * the faulting instruction, and no safe point follows it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -50,14 +55,10 @@
 
 enum { MODE_HOST = 0, MODE_KERNEL = 1, MODE_PROBE = 2 };
 
-/* A kill deferred this many times (the thread was inside libc) is done anyway. */
-#define MAX_DEFERRALS 40
-
 struct trap_thread {
 	volatile sig_atomic_t mode;
 	/* Set by a sim device function that made the context fatal. */
 	volatile sig_atomic_t end_requested;
-	volatile sig_atomic_t deferrals;
 	sigjmp_buf *instance;
 	sigjmp_buf *probe;
 	/* The run of device code in progress (0: none); compared with `kill`. */
@@ -197,10 +198,16 @@ static int in_libc(uintptr_t pc)
 
 /*
  * The watchdog's stop request. Kernel code is left at once, unless it is
- * inside libc or the loader, where it may hold a lock (malloc's, stdio's):
- * then the request is ignored and the watchdog repeats it on its next tick,
- * up to MAX_DEFERRALS times. Outside kernel code (in the sim's Rust device
- * functions) it is ignored: those poll the context's fatal flag.
+ * inside libc or the loader, where it may hold a lock (malloc's arena lock,
+ * a FILE's lock): then the request is ignored, and the watchdog repeats it
+ * on each tick until one lands in the kernel's own code. It never jumps out
+ * of libc: a lock left held there would stop the host's next malloc or
+ * printf for good. A kernel that stays inside libc (blocked in a call, or
+ * spinning in one so that no request lands outside it) is abandoned by the
+ * watchdog instead (src/dpa/launch.rs): its thread is left to run, counted,
+ * and replaced in the pool. Outside kernel code (in the sim's Rust device
+ * functions) the request is ignored too: those poll the context's fatal
+ * flag.
  */
 static void on_kill(int signo, siginfo_t *info, void *uctx)
 {
@@ -210,10 +217,8 @@ static void on_kill(int signo, siginfo_t *info, void *uctx)
 	(void)info;
 	if (t->mode != MODE_KERNEL || t->instance == NULL || t->generation == 0 || wanted != t->generation)
 		return;
-	if (in_libc(pc_of(uctx)) && t->deferrals < MAX_DEFERRALS) {
-		t->deferrals++;
+	if (in_libc(pc_of(uctx)))
 		return;
-	}
 	t->record.signo = signo;
 	t->record.code = 0;
 	t->record.addr = 0;
@@ -356,7 +361,6 @@ uint64_t doca_sim_run_instance(uint64_t (*invoke)(const uint64_t *args), const u
 
 	t->instance = &env;
 	t->generation = generation;
-	t->deferrals = 0;
 	t->end_requested = 0;
 	code = sigsetjmp(env, 0);
 	if (code == 0) {

@@ -13,18 +13,42 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <dpaintrin.h>
-
 #ifdef __cplusplus
 extern "C" {
+#endif
+
+/*
+ * These headers split and guard their declarations as DOCA 3.0's device headers
+ * do, so a kernel that compiles here compiles with dpacc too: doca_dpa_dev_mmap_t
+ * is only in doca_dpa_dev_buf.h; enum doca_dpa_dev_log_level is defined here and,
+ * unguarded, in the host doca_dpa.h (a translation unit includes one of the two,
+ * as a header shared by host and device code does with DOCA_DPA_DEVICE); dpacc's
+ * intrinsics (dpaintrin.h) are the kernel's to include.
+ *
+ * DOCA_SIM_DEV_RELEASE: the DOCA release (major * 100 + minor) whose device API
+ * these headers declare. By default that of the reference headers (3.3); a
+ * declaration newer than 3.0 is only there for a release that has it, as it is
+ * only in a newer real header. -DDOCA_SIM_DEV_RELEASE=300 declares what DOCA
+ * 3.0's device headers declare.
+ *
+ * DOCA_SIM_DEV_NO_SIM_EXTRAS: when defined, nothing of doca-sim's own is
+ * declared either: DOCA_SIM_DEVICE stays undefined (kernels take their hardware
+ * branches) and doca_sim_dev.h refuses to be included. doca-sim's
+ * tests/strict_device_headers.rs compiles every kernel of the repository with
+ * both, that is with only what real DOCA 3.0 declares.
+ */
+#ifndef DOCA_SIM_DEV_RELEASE
+#define DOCA_SIM_DEV_RELEASE 303
 #endif
 
 /** Compiling DPA device code (here: for the sim, on the host). */
 #ifndef DOCA_DPA_DEVICE
 #define DOCA_DPA_DEVICE
 #endif
-/** Marks the sim build of device code. */
+#ifndef DOCA_SIM_DEV_NO_SIM_EXTRAS
+/** doca-sim only: marks the sim build of device code (dpacc does not define it). */
 #define DOCA_SIM_DEVICE 1
+#endif
 
 /** A kernel or DPA thread entry point; nothing special on the host. */
 #define __dpa_global__
@@ -46,16 +70,11 @@ typedef uint64_t doca_dpa_dev_completion_t;
 typedef uint64_t doca_dpa_dev_async_ops_t;
 typedef uint64_t doca_dpa_dev_notification_completion_t;
 typedef uint64_t doca_dpa_dev_completion_element_t;
-/** A memory map handle (the one 32-bit DPA handle). */
-typedef uint32_t doca_dpa_dev_mmap_t;
 
 /*
- * Defined by both the host header and the device header, so that a header
- * shared by host and device code can include either or both (as real
- * programs' shared headers do): the first one included defines it.
+ * Defined by the host header doca_dpa.h too, and, as in DOCA 3.0, guarded in
+ * neither: a translation unit includes one of the two.
  */
-#ifndef DOCA_SIM_DEV_LOG_LEVEL_DEFINED_
-#define DOCA_SIM_DEV_LOG_LEVEL_DEFINED_
 /** Device log levels, most severe first. */
 typedef enum doca_dpa_dev_log_level {
 	DOCA_DPA_DEV_LOG_LEVEL_DISABLE = 10,
@@ -64,7 +83,6 @@ typedef enum doca_dpa_dev_log_level {
 	DOCA_DPA_DEV_LOG_LEVEL_INFO = 50,
 	DOCA_DPA_DEV_LOG_LEVEL_DEBUG = 60,
 } doca_dpa_dev_log_level_t;
-#endif /* DOCA_SIM_DEV_LOG_LEVEL_DEFINED_ */
 
 /** Kinds of completion elements. */
 typedef enum {
@@ -126,8 +144,10 @@ doca_dpa_dev_completion_type_t doca_dpa_dev_get_completion_type(doca_dpa_dev_com
 uint32_t doca_dpa_dev_get_completion_user_data(doca_dpa_dev_completion_element_t comp_element);
 /** Immediate data of a completion element. */
 uint32_t doca_dpa_dev_get_completion_immediate(doca_dpa_dev_completion_element_t comp_element);
+#if DOCA_SIM_DEV_RELEASE >= 302
 /*
- * Completion-element accessors of newer DOCA (3.2 and later). The sim's
+ * Completion-element accessors of newer DOCA (3.2 and later; not in 3.0's
+ * header, hence the release guard). The sim's
  * producers (RDMI, doca_sim_dev_completion_post) give an element a type, a
  * 24-bit user data and a 32-bit immediate only; what the accessors derive
  * from them is said for each.
@@ -148,6 +168,7 @@ uint32_t doca_dpa_dev_completion_element_get_error_syndrome(doca_dpa_dev_complet
 uint32_t doca_dpa_dev_completion_element_get_vendor_error_syndrome(doca_dpa_dev_completion_element_t comp_element);
 /** Completion timestamp; the sim keeps none: 0. */
 uint64_t doca_dpa_dev_completion_element_get_timestamp(doca_dpa_dev_completion_element_t comp_element);
+#endif /* DOCA_SIM_DEV_RELEASE >= 302 */
 /** Releases completion elements that were read. */
 void doca_dpa_dev_completion_ack(doca_dpa_dev_completion_t dpa_comp_handle, uint64_t num_comp);
 /** Asks to be woken by the next completion. */

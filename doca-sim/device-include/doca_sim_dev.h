@@ -10,10 +10,18 @@
 
 #include <doca_dpa_dev.h>
 
+#ifdef DOCA_SIM_DEV_NO_SIM_EXTRAS
+#error "doca_sim_dev.h is doca-sim's own (no DOCA release has it): include it under #ifdef DOCA_SIM_DEVICE"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/*
+ * doca-sim only: DOCA's device-side RDMI API is not public, so the sim names the
+ * two RDMI handle types here, as the host headers name them.
+ */
 /** The DPA handle of an RDMI connection, as the host header names it. */
 typedef uint64_t doca_dpa_dev_rdmi_connection_t;
 /** The DPA handle of an RDMI poster, as the host header names it. */

@@ -4,7 +4,8 @@
  * doca-sim device-side header: the basics of dpacc's DPA intrinsics that
  * kernels commonly use, as host code for the sim (host memory is coherent,
  * so the fences are plain compiler and CPU fences). Written by the doca-rs
- * project from public facts; not NVIDIA's header. doca_dpa_dev.h includes it.
+ * project from public facts; not NVIDIA's header. As with dpacc, a kernel that
+ * uses the intrinsics includes it (doca_dpa_dev.h does not).
  */
 #ifndef DPAINTRIN_H_
 #define DPAINTRIN_H_
@@ -23,6 +24,11 @@ extern "C" {
 #define __DPA_W 2      /**< Writes. */
 #define __DPA_RW 3     /**< Reads and writes. */
 
+/**
+ * doca-sim only (no DOCA release or dpacc has it): the sim's cycle counter, in
+ * nanoseconds, behind the counters below. Kernels call __dpa_thread_cycles(),
+ * never this.
+ */
 uint64_t doca_sim_dev_cycles(void);
 
 /** Keeps the compiler from moving memory accesses across this point. */

@@ -122,6 +122,7 @@ mod verbs;
 
 pub use config::config_error;
 pub use dpa::fault::{Access, DeviceCode, FaultKind, FaultReport};
+pub use dpa::launch::abandoned_eu_threads;
 pub use dpa::{fault_report, max_run_time};
 pub use hooks::{Entered, InjectError, Nth, Scope, ScopeHandle};
 pub use profile::{

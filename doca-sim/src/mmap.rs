@@ -30,6 +30,32 @@ struct MmapState {
     from_export: bool,
 }
 
+impl MmapState {
+    /// Whether `dev` is a device of the map: one added to it, or for a map
+    /// of DPA memory (which takes no `doca_mmap_add_dev`, as DOCA documents)
+    /// the device its DPA context runs on (the device it was extended onto
+    /// for an extended context).
+    ///
+    /// Model choice: DOCA documents that `doca_mmap_export_rdma` and
+    /// `doca_mmap_dev_get_dpa_handle` take a device added to the map and that a
+    /// map of DPA memory takes none; NVIDIA's DPA samples that export DPA
+    /// memory for RDMA (`dpa_basic_initiator_target`, `dpa_initiator_target`,
+    /// `dpa_ping_pong`, through their shared `doca_mmap_obj_init`) pass the
+    /// device of the DPA context the range was set with, so that device counts
+    /// as the map's.
+    fn has_device(&self, dev: *const abi::doca_dev, device: &Dev) -> bool {
+        match &self.dpa_range {
+            // Device lists made at different times hold different models
+            // of the same device: its position in the profile names it.
+            Some((core, _, _)) => {
+                core.device.index == device.model.index
+                    && core.device.profile.ibdev_name == device.model.profile.ibdev_name
+            }
+            None => self.devices.contains(&(dev as usize)),
+        }
+    }
+}
+
 // SAFETY: the raw parts are plain values: device handles and the free
 // callback's opaque pointer are kept as addresses and only handed back to C,
 // and `doca_data` is user data the sim never dereferences.
@@ -276,14 +302,17 @@ doca_api! {
         out(from_export, 0)
     }
 
-    /// Exports a started host-memory map for RDMA peers.
+    /// Exports a started map for RDMA peers: a map of host memory for a
+    /// device that was added, a map of DPA memory for the device of its DPA
+    /// context (see [`MmapState::has_device`]).
     ///
-    /// Model choice: the descriptor carries the host range and permissions
-    /// for this process (RDMA in the sim is a loopback) and stays valid until
-    /// the map is destroyed; the device must have been added.
+    /// Model choice: the descriptor carries the range (for DPA memory, the
+    /// heap address, which is a host address in the sim) and permissions for
+    /// this process (RDMA in the sim is a loopback) and stays valid until the
+    /// map is destroyed.
     fn doca_mmap_export_rdma(mmap: *mut abi::doca_mmap, dev: *const abi::doca_dev, export_desc: *mut *const c_void, export_desc_len: *mut usize) {
         let m = self::mmap(mmap)?;
-        obj::<Dev, _>(dev)?;
+        let device = obj::<Dev, _>(dev)?;
         if export_desc.is_null() || export_desc_len.is_null() {
             return Err(fail(codes::INVALID_VALUE, "NULL output pointer"));
         }
@@ -291,10 +320,14 @@ doca_api! {
         if !st.started {
             return Err(fail(codes::BAD_STATE, "the mmap is not started"));
         }
-        if !st.devices.contains(&(dev as usize)) {
-            return Err(fail(codes::NOT_FOUND, "the device was not added to this mmap"));
+        if !st.has_device(dev, device) {
+            return Err(fail(codes::NOT_FOUND, "the device is not a device of this mmap"));
         }
-        let (addr, len) = st.host_range.ok_or(fail(codes::NOT_SUPPORTED, "maps of DPA memory are not exported"))?;
+        let (addr, len) = match (&st.host_range, &st.dpa_range) {
+            (Some(range), _) => *range,
+            (None, Some((_, addr, len))) => (usize::try_from(*addr).map_err(|_| fail(codes::INVALID_VALUE, "DPA address out of range"))?, *len),
+            (None, None) => return Err(fail(codes::BAD_STATE, "the mmap has no memory range")),
+        };
         let permissions = st.permissions;
         let blob = st.rdma_export.get_or_insert_with(|| rdma_export(addr, len, permissions));
         out(export_desc, blob.as_ptr().cast())?;
@@ -356,8 +389,8 @@ doca_api! {
         if !st.started {
             return Err(fail(codes::NOT_PERMITTED, "the mmap is not started"));
         }
-        if !st.devices.contains(&(dev as usize)) && st.dpa_range.is_none() {
-            return Err(fail(codes::NOT_FOUND, "the device was not added to this mmap"));
+        if !st.has_device(dev, obj::<Dev, _>(dev)?) {
+            return Err(fail(codes::NOT_FOUND, "the device is not a device of this mmap"));
         }
         let range = match (&st.host_range, &st.dpa_range) {
             (Some((addr, len)), _) => (*addr as u64, *len as u64),

@@ -159,18 +159,24 @@ impl DeviceProfile {
     }
 
     /// A scalable function of a BlueField-3 PF, as its Arm side lists it:
-    /// the PF's DPA context can be extended onto it (`doca_dpa_device_extend`,
-    /// with the PF's limits), it has no DPA of its own
-    /// (`doca_dpa_cap_is_supported` answers NOT_SUPPORTED, so programs that
-    /// pick the first device with a DPA still pick the PF), sync events can be
-    /// exported from it, and it has no representors.
+    /// `doca_dpa_cap_is_supported` answers DOCA_SUCCESS, the PF's DPA context
+    /// can be extended onto it (`doca_dpa_device_extend`, with the PF's
+    /// limits), sync events can be exported from it, and it has no
+    /// representors. A base context on it is refused (see
+    /// `doca_dpa_create`): the DPA belongs to the PF, which is listed first, so
+    /// programs that pick the first device with a DPA pick the PF.
     ///
-    /// Model choice: an SF reports its PF's PCI address, as an auxiliary
-    /// device of that PF.
+    /// Model choice: DOCA documents no per-function answer of
+    /// `doca_dpa_cap_is_supported`; NVIDIA's DPA samples (`dpa_common.c` of
+    /// `dpa_kernel_launch`, `dpa_nvqual`, `dpa_basic_initiator_target`,
+    /// `dpa_initiator_target`, `dpa_ping_pong`), when the PF lists network
+    /// representors, extend its context onto the first other device that
+    /// reports DPA support (and RDMA send), so the SF a BlueField's Arm side
+    /// gives them for that reports DPA support. An SF reports its PF's PCI
+    /// address, as an auxiliary device of that PF.
     pub fn bluefield3_sf(ibdev_name: &str, iface_name: &str, pf_pci_addr: &str) -> Self {
         DeviceProfile {
             mac: [0x02, 0x00, 0x00, 0x00, 0x03, 0x10],
-            dpa: false,
             func_type: PciFuncType::Sf,
             representors: Vec::new(),
             ..Self::bluefield3(ibdev_name, iface_name, pf_pci_addr)

@@ -5,7 +5,9 @@
 //! Each case runs in a child process (this test binary again, told which
 //! case by `DOCA_SIM_FAULT_CASE`), twice in a row: if the sim let a fault
 //! reach the host, the child dies of a signal and is counted as a host
-//! crash instead of failing the whole run. In the child the case checks the
+//! crash instead of failing the whole run; if it left the host unable to go
+//! on (a lock of the C library held for good), the child runs past
+//! [`CASE_TIME_LIMIT`], is killed and counted as a hung host. In the child the case checks the
 //! fatal context and its report, then that a fresh context works and that
 //! nothing leaked.
 //!
@@ -17,7 +19,7 @@ mod common;
 use std::ffi::c_void;
 use std::io::Write;
 use std::os::unix::process::ExitStatusExt;
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::ptr::null_mut;
 use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
 use std::time::{Duration, Instant};
@@ -43,6 +45,10 @@ extern "C" {
     fn spin_forever();
     fn recurse();
     fn saxpy();
+    fn spin_printf();
+    fn spin_malloc();
+    fn spin_log();
+    fn block_in_read();
 }
 
 const CASES: &[&str] = &[
@@ -59,7 +65,15 @@ const CASES: &[&str] = &[
     "saxpy_16",
     "saxpy_4096",
     "saxpy_64m",
+    "kill_in_printf",
+    "kill_in_malloc",
+    "kill_in_log",
+    "kill_while_blocked",
 ];
+
+/// How long one child may take for its case (twice) before it counts as
+/// a hung host.
+const CASE_TIME_LIMIT: Duration = Duration::from_secs(120);
 
 const CASE_ENV: &str = "DOCA_SIM_FAULT_CASE";
 const REPORTED: &str = "device-fault-case-reported:";
@@ -70,21 +84,16 @@ fn device_faults() {
         return;
     }
     let exe = std::env::current_exe().unwrap();
-    let (mut reported, mut crashes) = (0, 0);
+    let (mut reported, mut crashes, mut hangs) = (0, 0, 0);
     let mut failures = Vec::new();
     for case in CASES {
-        let out = Command::new(&exe)
-            .args([
-                "--exact",
-                "device_fault_case",
-                "--nocapture",
-                "--test-threads=1",
-            ])
-            .env(CASE_ENV, case)
-            // The cases are about the checker: on, whatever the caller set.
-            .env("DOCA_SIM_MEMCHECK", "1")
-            .output()
-            .unwrap();
+        let Some(out) = run_child(&exe, case) else {
+            hangs += 1;
+            failures.push(format!(
+                "{case}: the host hung (killed after {CASE_TIME_LIMIT:?})"
+            ));
+            continue;
+        };
         let stdout = String::from_utf8_lossy(&out.stdout);
         let stderr = String::from_utf8_lossy(&out.stderr);
         if let Some(signal) = out.status.signal() {
@@ -101,12 +110,55 @@ fn device_faults() {
     // Straight to stderr (not the captured `println!`), so CI logs show it.
     let _ = writeln!(
         std::io::stderr(),
-        "device faults: {} cases, {reported} reported, {crashes} host crashes",
+        "device faults: {} cases, {reported} reported, {crashes} host crashes, {hangs} hung hosts",
         CASES.len()
     );
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     assert_eq!(reported, CASES.len());
-    assert_eq!(crashes, 0);
+    assert_eq!((crashes, hangs), (0, 0));
+}
+
+/// Runs `case` in a child; `None` if it was still running after
+/// [`CASE_TIME_LIMIT`] (it is killed). Its output goes to files, so a child
+/// that prints a lot cannot block on a full pipe.
+fn run_child(exe: &std::path::Path, case: &str) -> Option<std::process::Output> {
+    let dir = std::env::temp_dir().join(format!("doca-sim-fault-{}-{case}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (out_path, err_path) = (dir.join("stdout"), dir.join("stderr"));
+    let mut child = Command::new(exe)
+        .args([
+            "--exact",
+            "device_fault_case",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CASE_ENV, case)
+        // The cases are about the checker: on, whatever the caller set.
+        .env("DOCA_SIM_MEMCHECK", "1")
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&out_path).unwrap())
+        .stderr(std::fs::File::create(&err_path).unwrap())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + CASE_TIME_LIMIT;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let output = status.map(|status| std::process::Output {
+        status,
+        stdout: std::fs::read(&out_path).unwrap_or_default(),
+        stderr: std::fs::read(&err_path).unwrap_or_default(),
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+    output
 }
 
 /// One case, in a child process started by [`device_faults`].
@@ -232,6 +284,10 @@ fn run_case(scope: &Scope, case: &str) -> FaultReport {
         "saxpy_16" => saxpy_case(16),
         "saxpy_4096" => saxpy_case(4096),
         "saxpy_64m" => saxpy_case(64 << 20),
+        "kill_in_printf" => kill_in_libc_case(scope, spin_printf, "spin_printf"),
+        "kill_in_malloc" => kill_in_libc_case(scope, spin_malloc, "spin_malloc"),
+        "kill_in_log" => kill_in_libc_case(scope, spin_log, "spin_log"),
+        "kill_while_blocked" => kill_while_blocked_case(scope),
         other => panic!("unknown case {other}"),
     }
 }
@@ -533,4 +589,95 @@ fn watchdog_case(scope: &Scope) -> FaultReport {
     fresh_context_works();
     assert_eq!(threads(), baseline, "the killed EU threads were not reused");
     r
+}
+
+/// The run-time limit of the kill-path cases.
+const SHORT_LIMIT: u64 = 100;
+
+/// Two instances of `kernel` spin inside the C library (printf, malloc, the
+/// DPA log call) past the limit. The watchdog must stop them without a
+/// jump out of the library, so that the host can still print and allocate
+/// afterwards (a lock left held would hang this child: the parent kills it
+/// and counts a hung host), and every run must end at last.
+fn kill_in_libc_case(scope: &Scope, kernel: Func, name: &str) -> FaultReport {
+    static SPUN: AtomicU64 = AtomicU64::new(0);
+    scope.set_profile(bf3_profile(|d| d.kernel_max_run_time_ms = SHORT_LIMIT));
+    let (ctx, comp) = started();
+    SPUN.store(0, SeqCst);
+    ok!(launch(&ctx, comp, 2, kernel, &[SPUN.as_ptr() as u64]));
+    let r = fatal(ctx, comp, name);
+    expect(&r, FaultKind::Watchdog, DeviceCode::Kernel);
+    assert!(SPUN.load(SeqCst) > 0, "the kernels ran");
+    // Stop requests go on until each lands in the kernel's own code.
+    assert!(
+        poll(Duration::from_secs(30), || {
+            let before = SPUN.load(SeqCst);
+            std::thread::sleep(Duration::from_millis(50));
+            SPUN.load(SeqCst) == before && doca_sim::abandoned_eu_threads().0 == 0
+        }),
+        "the kernels still run: {:?} abandoned",
+        doca_sim::abandoned_eu_threads()
+    );
+    host_still_works();
+    r
+}
+
+/// A kernel blocked in read(2) past the limit cannot be stopped at a safe
+/// point: the watchdog abandons its thread (counted), the pool replaces it,
+/// the host carries on, and once the read returns the thread is back.
+fn kill_while_blocked_case(scope: &Scope) -> FaultReport {
+    scope.set_profile(bf3_profile(|d| d.kernel_max_run_time_ms = SHORT_LIMIT));
+    let mut fds = [0; 2];
+    // SAFETY: pipe fills the two descriptors it is given.
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    let (_, ever) = doca_sim::abandoned_eu_threads();
+    let (ctx, comp) = started();
+    ok!(launch(&ctx, comp, 1, block_in_read, &[fds[0] as u64]));
+    let r = fatal(ctx, comp, "block_in_read");
+    expect(&r, FaultKind::Watchdog, DeviceCode::Kernel);
+    assert!(
+        poll(Duration::from_secs(10), || doca_sim::abandoned_eu_threads()
+            == (1, ever + 1)),
+        "the blocked run was not abandoned: {:?}",
+        doca_sim::abandoned_eu_threads()
+    );
+    // The pool gives new launches other threads.
+    fresh_context_works();
+    host_still_works();
+    // SAFETY: writes one byte from a local to the pipe's write end.
+    assert_eq!(unsafe { libc::write(fds[1], b"x".as_ptr().cast(), 1) }, 1);
+    assert!(
+        poll(Duration::from_secs(10), || doca_sim::abandoned_eu_threads()
+            .0
+            == 0),
+        "the abandoned thread did not come back once its read returned"
+    );
+    assert_eq!(doca_sim::abandoned_eu_threads().1, ever + 1);
+    for fd in fds {
+        // SAFETY: closes descriptors this function opened.
+        unsafe { libc::close(fd) };
+    }
+    r
+}
+
+/// The host prints through the C library's stdout and allocates (sizes
+/// that take malloc's arena locks) on this thread and on new ones.
+fn host_still_works() {
+    // SAFETY: a format with no conversions, then a flush of every stream.
+    unsafe {
+        libc::printf(c"host: printf works after the kill\n".as_ptr());
+        libc::fflush(null_mut());
+    }
+    let allocate = || {
+        for i in 0..256usize {
+            let v = vec![i as u8; 2048 + (i % 16) * 2048];
+            std::hint::black_box(&v);
+        }
+    };
+    allocate();
+    let threads: Vec<_> = (0..4).map(|_| std::thread::spawn(allocate)).collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    println!("host: allocations work after the kill");
 }

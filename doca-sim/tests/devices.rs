@@ -78,11 +78,12 @@ fn default_profile_lists_a_bluefield3_a_bluefield2_and_an_sf() {
         };
         assert_eq!(kind, want, "device {index}");
     }
-    // The SF of the BlueField-3 (the DPU view): the PF's address, no DPA of
-    // its own (the PF's context is extended onto it).
+    // The SF of the BlueField-3 (the DPU view): the PF's address, and DPA
+    // support (the PF's context is extended onto it; NVIDIA's samples look
+    // for an SF that reports it).
     assert_eq!(ibdev(items[SF]), "mlx5_3");
     assert_eq!(pci(items[SF]), pci(items[BF3]));
-    fails!(NOT_SUPPORTED, abi::doca_dpa_cap_is_supported(items[SF]));
+    ok!(abi::doca_dpa_cap_is_supported(items[SF]));
 
     assert_eq!(scope.live_objects().get("doca_devinfo"), Some(&3));
     assert_eq!(scope.live_objects().get("doca_devinfo_list"), Some(&1));
@@ -458,14 +459,14 @@ fn the_default_profile_passes_the_samples_device_selection() {
         &mut on_dpu
     ));
     assert_eq!(on_dpu, 1, "the default profile is the DPU view");
+    // The samples' second pass: another device that reports DPA support.
     let sf_info = *items
         .iter()
-        .find(|i| {
-            let mut kind = 99;
-            ffi!(abi::doca_devinfo_get_pci_func_type(**i, &mut kind)) == SUCCESS
-                && kind == abi::DOCA_PCI_FUNC_TYPE_SF
-        })
-        .expect("an SF for the RDMA resources");
+        .find(|i| **i != pf_info && ffi!(abi::doca_dpa_cap_is_supported(**i)) == SUCCESS)
+        .expect("another device with DPA support, for the RDMA resources");
+    let mut kind = 99;
+    ok!(abi::doca_devinfo_get_pci_func_type(sf_info, &mut kind));
+    assert_eq!(kind, abi::DOCA_PCI_FUNC_TYPE_SF);
     let mut pf = null_mut();
     let mut sf = null_mut();
     ok!(abi::doca_dev_open(pf_info, &mut pf));
@@ -480,6 +481,26 @@ fn the_default_profile_passes_the_samples_device_selection() {
     let mut handle = 0;
     ok!(abi::doca_dpa_get_dpa_handle(extended, &mut handle));
     assert_ne!(handle, 0);
+    // DPA memory of the extended context is mapped and exported for RDMA
+    // on the SF, as the samples' doca_mmap_obj_init does; the PF is not a
+    // device of that map.
+    let mut block = 0;
+    ok!(abi::doca_dpa_mem_alloc(extended, 64, &mut block));
+    let mut m = null_mut();
+    ok!(abi::doca_mmap_create(&mut m));
+    ok!(abi::doca_mmap_set_dpa_memrange(m, extended, block, 64));
+    ok!(abi::doca_mmap_start(m));
+    let mut mmap_handle = 0;
+    ok!(abi::doca_mmap_dev_get_dpa_handle(m, sf, &mut mmap_handle));
+    let (mut desc, mut len) = (std::ptr::null(), 0);
+    fails!(
+        NOT_FOUND,
+        abi::doca_mmap_export_rdma(m, pf, &mut desc, &mut len)
+    );
+    ok!(abi::doca_mmap_export_rdma(m, sf, &mut desc, &mut len));
+    assert!(len > 0);
+    ok!(abi::doca_mmap_destroy(m));
+    ok!(abi::doca_dpa_mem_free(extended, block));
     // A base context on the SF itself is refused: the DPA belongs to the PF.
     let mut on_sf = null_mut();
     fails!(NOT_SUPPORTED, abi::doca_dpa_create(sf, &mut on_sf));

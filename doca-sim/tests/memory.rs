@@ -192,6 +192,25 @@ fn kernels_dereference_heap_addresses() {
     assert_no_leaks(&scope);
 }
 
+/// A map made from an RDMA export on `dev`, and the range it describes.
+fn import(
+    desc: *const std::ffi::c_void,
+    len: usize,
+    dev: *mut abi::doca_dev,
+) -> (*mut abi::doca_mmap, usize, usize) {
+    let mut remote = null_mut();
+    ok!(abi::doca_mmap_create_from_export(
+        std::ptr::null(),
+        desc,
+        len,
+        dev,
+        &mut remote
+    ));
+    let (mut addr, mut size) = (null_mut(), 0);
+    ok!(abi::doca_mmap_get_memrange(remote, &mut addr, &mut size));
+    (remote, addr as usize, size)
+}
+
 #[test]
 fn mmaps_of_dpa_memory() {
     let scope = Scope::new();
@@ -224,6 +243,27 @@ fn mmaps_of_dpa_memory() {
     ok!(abi::doca_mmap_start(m));
     ok!(abi::doca_mmap_dev_get_dpa_handle(m, ctx.dev, &mut h));
     assert_ne!(h, 0);
+    // The device of the map is the DPA context's: an RDMA export for it
+    // describes the DPA range (the samples' doca_mmap_obj_init); another
+    // device is not a device of the map.
+    let other = open_dev(BF2);
+    let (mut desc, mut len) = (std::ptr::null(), 0);
+    fails!(
+        NOT_FOUND,
+        abi::doca_mmap_export_rdma(m, other, &mut desc, &mut len)
+    );
+    fails!(
+        NOT_FOUND,
+        abi::doca_mmap_dev_get_dpa_handle(m, other, &mut h)
+    );
+    ok!(abi::doca_mmap_export_rdma(m, ctx.dev, &mut desc, &mut len));
+    let mut flag = 0u8;
+    ok!(abi::doca_mmap_get_exported(m, &mut flag));
+    assert_eq!(flag, 1);
+    let (remote, addr, size) = import(desc, len, ctx.dev);
+    assert_eq!((addr as u64, size), (block, 256));
+    ok!(abi::doca_mmap_destroy(remote));
+    ok!(abi::doca_dev_close(other));
     ok!(abi::doca_mmap_stop(m));
     fails!(BAD_STATE, abi::doca_mmap_stop(m));
     ok!(abi::doca_mmap_start(m));
@@ -424,20 +464,8 @@ fn mmaps_export_for_rdma_and_come_back() {
     );
     ok!(abi::doca_mmap_export_rdma(m, ctx.dev, &mut desc, &mut len));
 
-    let mut remote = null_mut();
-    ok!(abi::doca_mmap_create_from_export(
-        std::ptr::null(),
-        desc,
-        len,
-        ctx.dev,
-        &mut remote
-    ));
-    let (mut addr, mut size) = (null_mut(), 0);
-    ok!(abi::doca_mmap_get_memrange(remote, &mut addr, &mut size));
-    assert_eq!(
-        (addr as usize, size),
-        (memory.as_ptr() as usize, memory.len())
-    );
+    let (mut remote, addr, size) = import(desc, len, ctx.dev);
+    assert_eq!((addr, size), (memory.as_ptr() as usize, memory.len()));
     ok!(abi::doca_mmap_get_from_export(remote, &mut flag));
     assert_eq!(flag, 1);
     // It is started and its device is added: a kernel can name it.

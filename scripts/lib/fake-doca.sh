@@ -7,7 +7,8 @@
 #   end their runs in the copy of the sim that runs them) and libdoca_dpa.so
 #   (the C variadic entry points: a Rust cdylib exports no other C symbols, so
 #   they form their own library, which needs libdoca_common.so like DOCA's
-#   does), empty
+#   does; each library has its SONAME, as DOCA's do, so one loaded by path
+#   satisfies the others' NEEDED entries), empty
 #   libdoca_verbs.so / libdoca_rdmi.so that need it too, and .pc files for the
 #   four modules with requirement lines shaped like real ones (Requires between
 #   the DOCA modules; Requires.private on FlexIO and rdma-core, for which
@@ -17,22 +18,38 @@
 #   Needs $root (the repository) and $CARGO_TARGET_DIR set by the caller. The
 #   same build leaves doca-sim as a static library in
 #   $CARGO_TARGET_DIR/debug/libdoca_sim.a (for C programs linked statically).
+#
+#   The install is DOCA $FAKE_DOCA_VERSION (default 3.2.0118): not the sim's own
+#   version (3.3.0001, the reference headers'), so that a program reporting the
+#   sim's version instead of the install's shows a mix-up. Its doca_version.h,
+#   its .pc files and its library's doca_version_runtime() all say it (the
+#   library is doca-sim, whose default version string is rewritten in the
+#   built file, same length, nothing else changed). Sets $fake_version.
 fake_doca_install() {
-    local prefix=$1 first=${2:-} version
-    version=$(sed -n 's/^#define DOCA_VERSION_STRING "\(.*\)"/\1/p' "$root/doca-sim/include/doca_version.h")
+    local prefix=$1 first=${2:-} version sim_version
+    sim_version=$(sed -n 's/^#define DOCA_VERSION_STRING "\(.*\)"/\1/p' "$root/doca-sim/include/doca_version.h")
+    version=${FAKE_DOCA_VERSION:-3.2.0118}
+    [ ${#version} = ${#sim_version} ] && [ "$version" != "$sim_version" ] \
+        || { echo "fake-doca: FAKE_DOCA_VERSION must differ from $sim_version and have its length" >&2; return 1; }
+    fake_version=$version
     mkdir -p "$prefix/include" "$prefix/lib/pkgconfig"
     cp "$root"/doca-sim/include/*.h "$prefix/include/"
+    fake_doca_set_version "$prefix/include/doca_version.h" "$version"
 
     echo "== building doca-sim as shared libraries"
     (cd "$root" && cargo rustc -q -p doca-sim --lib --crate-type cdylib,staticlib -- \
-        -C link-arg=-Wl,--version-script="$root/doca-sim/csrc/exports.map")
+        -C link-arg=-Wl,--version-script="$root/doca-sim/csrc/exports.map" \
+        -C link-arg=-Wl,-soname,libdoca_common.so)
     cp "$CARGO_TARGET_DIR/debug/libdoca_sim.so" "$prefix/lib/libdoca_common.so"
-    cc -shared -fPIC -O1 -o "$prefix/lib/libdoca_dpa.so" "$root/doca-sim/csrc/shim.c" \
+    perl -pi -e "s/\\Q$sim_version\\E/$version/g" "$prefix/lib/libdoca_common.so"
+    grep -qF "$version" "$prefix/lib/libdoca_common.so" && ! grep -qF "$sim_version" "$prefix/lib/libdoca_common.so" \
+        || { echo "fake-doca: the library's version string was not rewritten" >&2; return 1; }
+    cc -shared -fPIC -O1 -Wl,-soname,libdoca_dpa.so -o "$prefix/lib/libdoca_dpa.so" "$root/doca-sim/csrc/shim.c" \
         -I"$root/doca-sim/include" -I"$root/doca-sim/device-include" -DDOCA_ALLOW_EXPERIMENTAL_API \
         -L"$prefix/lib" -Wl,--no-as-needed -ldoca_common
     local lib
     for lib in verbs rdmi; do
-        echo '' | cc -shared -fPIC -x c - -o "$prefix/lib/libdoca_$lib.so" -L"$prefix/lib" -Wl,--no-as-needed -ldoca_common
+        echo '' | cc -shared -fPIC -x c - -Wl,-soname,libdoca_$lib.so -o "$prefix/lib/libdoca_$lib.so" -L"$prefix/lib" -Wl,--no-as-needed -ldoca_common
     done
     echo '' | cc -shared -fPIC -x c - -o "$prefix/lib/libflexio.so"
 
@@ -79,4 +96,17 @@ libflexio 25.04.0 -lflexio
 libibverbs 50.0
 libmlx5 50.0
 STANDINS
+}
+
+# fake_doca_set_version FILE VERSION: rewrites doca_version.h's DOCA_VERSION_*
+# for VERSION (M.m.pppp).
+fake_doca_set_version() {
+    local file=$1 version=$2 major minor patch
+    IFS=. read -r major minor patch <<<"$version"
+    sed -i -e "s/^#define DOCA_VERSION_MAJOR .*/#define DOCA_VERSION_MAJOR $major/" \
+        -e "s/^#define DOCA_VERSION_MINOR .*/#define DOCA_VERSION_MINOR $minor/" \
+        -e "s/^#define DOCA_VERSION_PATCH .*/#define DOCA_VERSION_PATCH $((10#$patch))/" \
+        -e "s/^#define DOCA_VERSION_STRING .*/#define DOCA_VERSION_STRING \"$version\"/" "$file"
+    grep -qF "#define DOCA_VERSION_STRING \"$version\"" "$file" \
+        || { echo "fake-doca: $file has no DOCA_VERSION_STRING to rewrite" >&2; return 1; }
 }

@@ -4,6 +4,8 @@
 //! the first one with a DPA.
 #![allow(dead_code)]
 
+use std::collections::BTreeMap;
+
 use doca::dpa::{Device, Dpa};
 
 // The kernels of `tests/kernels/` (`--app-name=doca_tests`), built and declared
@@ -32,4 +34,86 @@ pub(crate) fn under_valgrind() -> bool {
     std::fs::read_to_string("/proc/self/maps")
         .map(|m| m.contains("vgpreload"))
         .unwrap_or(false)
+}
+
+/// The software DPA's live-object accounting for one test (`doca::sim::Scope`), in
+/// sim builds. A hardware build has no doca-sim at all (it must not link it), so
+/// there every answer is `None`: the tests check the accounting where it exists.
+pub(crate) struct LiveObjects {
+    #[cfg(doca_backend = "sim")]
+    scope: doca::sim::Scope,
+}
+
+impl LiveObjects {
+    /// Starts accounting (a new sim scope) in sim builds.
+    pub(crate) fn new() -> LiveObjects {
+        LiveObjects {
+            #[cfg(doca_backend = "sim")]
+            scope: doca::sim::Scope::new(),
+        }
+    }
+
+    /// The live objects by kind, on the sim.
+    pub(crate) fn all(&self) -> Option<BTreeMap<&'static str, i64>> {
+        #[cfg(doca_backend = "sim")]
+        return Some(self.scope.live_objects());
+        #[cfg(not(doca_backend = "sim"))]
+        None
+    }
+
+    /// How many objects live, on the sim.
+    pub(crate) fn total(&self) -> Option<i64> {
+        #[cfg(doca_backend = "sim")]
+        return Some(self.scope.live_total());
+        #[cfg(not(doca_backend = "sim"))]
+        None
+    }
+
+    /// The sim's scope itself, for its other hooks (sim builds only).
+    #[cfg(doca_backend = "sim")]
+    pub(crate) fn scope(&self) -> &doca::sim::Scope {
+        &self.scope
+    }
+}
+
+/// The message of [`PanickingSubscriber`]'s panics (a panic hook can keep them quiet).
+pub(crate) const SUBSCRIBER_PANIC: &str = "a tracing subscriber that panics";
+
+/// A `tracing` subscriber whose first event at `level` or above panics: user code
+/// that the library's paths (teardown included) reach. Once only, and never while a
+/// panic unwinds (a second panic would abort the process, which would be the
+/// subscriber's doing).
+pub(crate) struct PanickingSubscriber {
+    level: tracing::Level,
+    fired: std::sync::atomic::AtomicBool,
+}
+
+impl PanickingSubscriber {
+    pub(crate) fn at(level: tracing::Level) -> PanickingSubscriber {
+        PanickingSubscriber {
+            level,
+            fired: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+}
+
+impl tracing::Subscriber for PanickingSubscriber {
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        true
+    }
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(1)
+    }
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, e: &tracing::Event<'_>) {
+        if *e.metadata().level() <= self.level
+            && !std::thread::panicking()
+            && !self.fired.swap(true, std::sync::atomic::Ordering::Relaxed)
+        {
+            panic!("{SUBSCRIBER_PANIC} on {}", e.metadata().target());
+        }
+    }
+    fn enter(&self, _: &tracing::span::Id) {}
+    fn exit(&self, _: &tracing::span::Id) {}
 }

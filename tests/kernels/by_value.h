@@ -10,7 +10,16 @@
 
 #include <stdint.h>
 
+/*
+ * The host and device headers both define doca_dpa_dev_uintptr_t and the log
+ * levels, the latter unguarded (as in DOCA 3.0): one of the two per translation
+ * unit, as NVIDIA's samples' shared headers choose.
+ */
+#ifdef DOCA_DPA_DEVICE
+#include <doca_dpa_dev.h>
+#else
 #include <doca_dpa.h>
+#endif
 
 /* A DPA address inside a struct argument: the launch keeps the buffer alive. */
 struct bv_target {

@@ -7,6 +7,7 @@
  * translation unit.
  */
 #include <doca_dpa_dev.h>
+#include <doca_dpa_dev_buf.h> /* doca_dpa_dev_mmap_t, as in DOCA 3.0 */
 #include <doca_dpa_dev_sync_event.h>
 #ifdef DOCA_SIM_DEVICE
 #include <doca_sim_dev.h>

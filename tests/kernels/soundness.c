@@ -3,25 +3,13 @@
  *
  * Kernels of tests/soundness.rs: they hold on to what they were given until the
  * host says go, then use it, so a test can drop the host's handles in between and
- * see that the device never touches freed memory or destroyed objects.
+ * see that the device never touches freed memory or destroyed objects. The one
+ * that holds an RDMI connection is in rdmi/soundness.c (built only with RDMI).
  */
 #include <doca_dpa_dev.h>
 #include <doca_dpa_dev_sync_event.h>
 
-#ifdef DOCA_SIM_DEVICE
-#include <doca_sim_dev.h>
-#elif defined(__has_include)
-#if __has_include(<doca_rdmi_dev_connection.h>)
-#include <doca_rdmi_dev_connection.h>
-#include <doca_rdmi_dev_poster.h>
-#endif
-#endif
-
-static void sound_wait_for(doca_dpa_dev_uintptr_t flag)
-{
-	while (__atomic_load_n((uint64_t *)flag, __ATOMIC_ACQUIRE) == 0)
-		doca_dpa_dev_yield();
-}
+#include "sound.h"
 
 /* Waits for *go, then writes 1..=n into data and adds 1 to event. */
 __dpa_global__ void sound_hold_then_write(doca_dpa_dev_uintptr_t go, doca_dpa_dev_uintptr_t data, uint32_t n,
@@ -53,10 +41,23 @@ __dpa_global__ void sound_thread(doca_dpa_dev_uintptr_t arg)
 	doca_dpa_dev_thread_reschedule();
 }
 
-/* Waits for *go, then records the connection handle it was given in out[0]. */
-__dpa_global__ void sound_hold_connection(doca_dpa_dev_uintptr_t go, doca_dpa_dev_rdmi_connection_t connection,
-					  doca_dpa_dev_uintptr_t out)
+/*
+ * A persistent thread that waits for *go, then writes 1..=8 into its local storage:
+ * an activation that runs while the host drops the thread.
+ */
+__dpa_global__ void sound_slow_thread(doca_dpa_dev_uintptr_t go)
 {
+	uint64_t *data = (uint64_t *)doca_dpa_dev_thread_get_local_storage();
+
 	sound_wait_for(go);
-	((uint64_t *)out)[0] = connection;
+	for (int i = 0; i < 8; i++)
+		data[i] = i + 1;
+	doca_dpa_dev_thread_reschedule();
+}
+
+/* Writes 1..=n into out: a typed pointer parameter (param::Ptr<u64>). */
+__dpa_global__ void sound_store_words(uint64_t *out, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		out[i] = i + 1;
 }

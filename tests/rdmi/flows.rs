@@ -224,7 +224,7 @@ fn verbs_objects_are_made_with_their_attributes_and_die_after_their_users() {
     assert!(attrs.dpa_external_datapath, "the test device has a DPA");
     assert!(attrs.max_cq > 0 && attrs.max_pd > 0);
 
-    let scope = doca_sim::Scope::new();
+    let objects = common::LiveObjects::new();
     let counter = DpaBuffer::<u64>::from_slice(&fx.dpa, &[0]).unwrap();
     let thread = ThreadBuilder::new(&fx.dpa, &doca_tests::count_activations, (&counter,))
         .unwrap()
@@ -241,7 +241,11 @@ fn verbs_objects_are_made_with_their_attributes_and_die_after_their_users() {
     assert_eq!(cq.attributes().bound_thread_id(), Some(thread.id().unwrap()));
     // The CQ, not the host's handle, keeps the thread it delivers to.
     drop(thread);
-    let live_threads = || scope.live_objects().get("doca_dpa_thread").copied();
+    let live_threads = || {
+        objects
+            .all()
+            .and_then(|all| all.get("doca_dpa_thread").copied())
+    };
     if sim() {
         assert_eq!(live_threads(), Some(1), "the CQ let its thread go");
     }
@@ -315,12 +319,14 @@ fn every_lifecycle_row_starts_hands_out_handles_and_stops() {
     }
 }
 
+// Uses the sim's test hooks: compiled only where doca-sim is in the build.
+#[cfg(doca_backend = "sim")]
 #[test]
 fn doca_calls_follow_the_documented_order() {
     sim_only!("reads the sim's call log");
     let fx = fx();
     let comp = fx.completion();
-    let scope = doca_sim::Scope::new();
+    let scope = doca::sim::Scope::new();
     let conn = ConnectionBuilder::new(
         &fx.verbs,
         &fx.rep,
@@ -381,10 +387,12 @@ fn doca_calls_follow_the_documented_order() {
     assert_eq!(scope.live_total(), 0, "{:?}", scope.live_objects());
 }
 
+// Uses the sim's test hooks: compiled only where doca-sim is in the build.
+#[cfg(doca_backend = "sim")]
 #[test]
 fn dropping_everything_tears_down_in_dpas_order() {
     sim_only!("reads the sim's call log and live-object accounting");
-    let scope = doca_sim::Scope::new();
+    let scope = doca::sim::Scope::new();
     {
         let fx = fx();
         let comp = fx.completion();
@@ -429,12 +437,14 @@ fn dropping_everything_tears_down_in_dpas_order() {
     assert_eq!(scope.live_total(), 0, "{:?}", scope.live_objects());
 }
 
+// Uses the sim's test hooks: compiled only where doca-sim is in the build.
+#[cfg(doca_backend = "sim")]
 #[test]
 fn locals_drop_posters_before_connections() {
     sim_only!("reads the sim's call log");
     let fx = fx();
     let comp = fx.completion();
-    let scope = doca_sim::Scope::new();
+    let scope = doca::sim::Scope::new();
     {
         let _conn = fx.connection(&comp, 4);
         let _poster = fx.poster(&comp);
@@ -813,13 +823,15 @@ fn attaching_after_start_is_bad_state_through_the_raw_layer() {
     conn.stop().unwrap();
 }
 
+// Uses the sim's test hooks: compiled only where doca-sim is in the build.
+#[cfg(doca_backend = "sim")]
 #[test]
 fn failed_starts_leave_nothing_behind() {
     sim_only!("injects faults with the sim's test hooks");
     let fx = fx();
     let comp = fx.completion();
     let cq = CompletionQueue::new(&fx.verbs, &CqAttributes::new(16)).unwrap();
-    let scope = doca_sim::Scope::new();
+    let scope = doca::sim::Scope::new();
     let start_conn = |source: CompletionSource<'_>| -> doca::rdmi::Result<()> {
         ConnectionBuilder::new(
             &fx.verbs,
@@ -865,7 +877,7 @@ fn failed_starts_leave_nothing_behind() {
                 scope.clear_faults();
                 scope.reset_calls();
                 scope
-                    .inject(f, doca_sim::Nth::At(nth), ErrorCode::DRIVER.0)
+                    .inject(f, doca::sim::Nth::At(nth), ErrorCode::DRIVER.0)
                     .unwrap_or_else(|e| panic!("{e}"));
                 let err = start(source).unwrap_err();
                 assert_eq!(err.call(), Some(*f), "{what}: fault in {f} #{nth}: {err}");
@@ -882,13 +894,15 @@ fn failed_starts_leave_nothing_behind() {
     }
 }
 
+// Uses the sim's test hooks: compiled only where doca-sim is in the build.
+#[cfg(doca_backend = "sim")]
 #[test]
 fn a_connection_that_cannot_be_destroyed_is_leaked_not_freed() {
     sim_only!("needs receives in flight and the sim's live-object accounting");
     let fx = fx();
     let comp = fx.completion();
     let poster = fx.poster(&comp);
-    let scope = doca_sim::Scope::new();
+    let scope = doca::sim::Scope::new();
     let conn = ConnectionBuilder::new(
         &fx.verbs,
         &fx.rep,

@@ -1,6 +1,8 @@
-//! Regenerating the committed bindings (`doca-sim/src/abi/dpa.rs` and `rdmi.rs`) from the
-//! reference headers (`doca-sim/include`), with the same configuration as hardware builds
-//! ([`doca_build_support::bindgen_config`]). Used by `cargo regen-bindings` and by the freshness test.
+//! Regenerating the committed bindings (`doca-dpa-sys/bundled/dpa.rs` and
+//! `doca-rdmi-sys/bundled/rdmi.rs`) and their check files from the reference headers
+//! (`doca-sim/include`), with the same configuration as hardware builds
+//! ([`doca_build_support::bindgen_config`]). Used by `cargo regen-bindings` and by the
+//! freshness test.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -31,31 +33,39 @@ pub fn default_headers_dir() -> PathBuf {
     workspace_root().join("doca-sim").join("include")
 }
 
-/// `<root>/doca-sim/src/abi`.
-pub fn default_out_dir() -> PathBuf {
-    workspace_root().join("doca-sim").join("src").join("abi")
+/// `set`'s -sys crate in the workspace: `<root>/doca-dpa-sys`, `<root>/doca-rdmi-sys`.
+pub fn default_sys_dir(set: BindingSet) -> PathBuf {
+    workspace_root().join(set.sys_crate_dir())
 }
 
-/// Every committed file, `(path, text)`: each set's bindings in `out` and its check file
-/// ([`doca_build_support::check`]) in its -sys crate's bundled directory (in `out` too when
-/// `out_is_default` is false, so a `--out` elsewhere writes nothing in the workspace).
+/// Where `set`'s committed bindings are in the workspace: `<root>/doca-dpa-sys/bundled/dpa.rs`,
+/// `<root>/doca-rdmi-sys/bundled/rdmi.rs` ([`BindingSet::committed_path`]).
+pub fn default_committed_path(set: BindingSet) -> PathBuf {
+    set.committed_path(&default_sys_dir(set))
+}
+
+/// Every committed file, `(path, text)`: each set's bindings and its check file
+/// ([`doca_build_support::check`]), in its -sys crate's bundled directory
+/// ([`BindingSet::committed_path`], [`BindingSet::check_path`]), or all in `out` when
+/// given (so a `--out` elsewhere writes nothing in the workspace).
 pub fn committed_files(
     include_dir: &Path,
-    out: &Path,
-    out_is_default: bool,
+    out: Option<&Path>,
 ) -> Result<Vec<(PathBuf, String)>, RegenError> {
     let (dpa, rdmi) = generate_all(include_dir).map_err(RegenError::Generate)?;
     let mut files = Vec::new();
     for (set, text) in [(BindingSet::Dpa, dpa), (BindingSet::Rdmi, rdmi)] {
         let check = crate::check_gen::render(set, &text, &[include_dir.to_owned()])
             .map_err(|e| RegenError::Check(e.to_string()))?;
-        let check_dir = if out_is_default {
-            set.bundled_dir(&workspace_root().join(set.sys_crate()))
-        } else {
-            out.to_owned()
+        let (bindings_path, check_path) = match out {
+            Some(dir) => (dir.join(set.committed_file()), dir.join(set.check_file())),
+            None => (
+                default_committed_path(set),
+                set.check_path(&default_sys_dir(set)),
+            ),
         };
-        files.push((out.join(set.committed_file()), text));
-        files.push((check_dir.join(set.check_file()), check));
+        files.push((bindings_path, text));
+        files.push((check_path, check));
     }
     Ok(files)
 }
@@ -83,15 +93,16 @@ pub struct Args {
     pub check: bool,
     /// `--headers DIR` (default [`default_headers_dir`]).
     pub headers: Option<PathBuf>,
-    /// `--out DIR` (default [`default_out_dir`]).
+    /// `--out DIR`: all four files in DIR (default: each in its -sys crate,
+    /// [`default_sys_dir`]).
     pub out: Option<PathBuf>,
 }
 
 /// The usage text.
 pub const USAGE: &str = "usage: doca-regen-bindings [--check] [--headers DIR] [--out DIR]\n\
-  Regenerates dpa.rs and rdmi.rs (default: doca-sim/src/abi) and their check files\n\
-  (doca-dpa-sys/bundled/dpa_check.c, doca-rdmi-sys/bundled/rdmi_check.c) from the\n\
-  reference headers (default: doca-sim/include). --check compares instead of writing and fails on a difference.";
+  Regenerates dpa.rs and rdmi.rs and their check files dpa_check.c and rdmi_check.c\n\
+  (default: doca-dpa-sys/bundled, doca-rdmi-sys/bundled) from the reference headers\n\
+  (default: doca-sim/include). --check compares instead of writing and fails on a difference.";
 
 impl Args {
     /// Parses the arguments (without the program name).
@@ -162,8 +173,7 @@ pub struct FileOutcome {
 /// Regenerates (or, with `check`, compares) both files.
 pub fn run(args: &Args) -> Result<Vec<FileOutcome>, RegenError> {
     let headers = args.headers.clone().unwrap_or_else(default_headers_dir);
-    let out = args.out.clone().unwrap_or_else(default_out_dir);
-    let files = committed_files(&headers, &out, args.out.is_none())?;
+    let files = committed_files(&headers, args.out.as_deref())?;
     let mut outcomes = Vec::new();
     for (path, text) in files {
         if args.check {
@@ -175,7 +185,7 @@ pub fn run(args: &Args) -> Result<Vec<FileOutcome>, RegenError> {
             };
             outcomes.push(FileOutcome { path, difference });
         } else {
-            let dir = path.parent().unwrap_or(&out).to_owned();
+            let dir = path.parent().map(Path::to_owned).unwrap_or_default();
             std::fs::create_dir_all(&dir).map_err(|e| RegenError::Io {
                 path: dir.clone(),
                 message: e.to_string(),

@@ -99,19 +99,40 @@ fn explicit_hardware() {
 
 #[test]
 fn explicit_sim_never_probes() {
-    let (c, probed) = run(&[("DOCA_BACKEND", "sim")], false, Ok(install()));
+    let (c, probed) = run(&[("DOCA_BACKEND", "sim")], true, Ok(install()));
     assert_eq!(c.unwrap().backend, Backend::Sim);
     assert!(!probed);
+}
+
+#[test]
+fn sim_without_the_feature_says_what_to_add() {
+    let (c, probed) = run(&[("DOCA_BACKEND", "sim")], false, Ok(install()));
+    assert!(!probed);
+    let err = c.unwrap_err();
+    assert_eq!(
+        err,
+        BackendError::SimNotBuilt {
+            requested: "DOCA_BACKEND=sim".into()
+        }
+    );
+    let text = err.to_string();
+    assert!(text.contains("features = [\"sim\"]"), "{text}");
+    assert!(text.contains("doca-dpa-sys/sim"), "{text}");
 }
 
 #[test]
 fn auto() {
     let (c, _) = run(&[("DOCA_BACKEND", "auto")], false, Ok(install()));
     assert_eq!(c.unwrap().backend, Backend::Hardware);
-    let (c, _) = run(&[("DOCA_BACKEND", "auto")], false, Err(not_found()));
+    let (c, _) = run(&[("DOCA_BACKEND", "auto")], true, Err(not_found()));
     let c = c.unwrap();
     assert_eq!(c.backend, Backend::Sim);
     assert!(c.reason.contains("not installed"));
+    // Without the feature there is no sim to fall back on.
+    let (c, _) = run(&[("DOCA_BACKEND", "auto")], false, Err(not_found()));
+    let text = c.unwrap_err().to_string();
+    assert!(text.contains("features = [\"sim\"]"), "{text}");
+    assert!(text.contains("PKG_CONFIG_PATH"), "{text}");
     for e in [mismatch(), old()] {
         let (c, _) = run(&[("DOCA_BACKEND", " auto ")], true, Err(e));
         let text = c.unwrap_err().to_string();
@@ -129,20 +150,20 @@ fn unset_depends_on_feature() {
     assert!(probed);
     let (c, _) = run(&[("DOCA_BACKEND", "")], false, Err(not_found()));
     let text = c.unwrap_err().to_string();
-    assert!(text.contains("DOCA_BACKEND=sim"), "{text}");
+    assert!(text.contains("features = [\"sim\"]"), "{text}");
     assert!(text.contains("PKG_CONFIG_PATH"), "{text}");
 }
 
 #[test]
 fn values_are_case_insensitive() {
     for v in ["SIM", "Sim", " sIm "] {
-        let (c, probed) = run(&[("DOCA_BACKEND", v)], false, Ok(install()));
+        let (c, probed) = run(&[("DOCA_BACKEND", v)], true, Ok(install()));
         assert_eq!(c.unwrap().backend, Backend::Sim, "{v}");
         assert!(!probed);
     }
     let (c, _) = run(&[("DOCA_BACKEND", "HardWare")], false, Ok(install()));
     assert_eq!(c.unwrap().backend, Backend::Hardware);
-    let (c, _) = run(&[("DOCA_BACKEND", "AUTO")], false, Err(not_found()));
+    let (c, _) = run(&[("DOCA_BACKEND", "AUTO")], true, Err(not_found()));
     assert_eq!(c.unwrap().backend, Backend::Sim);
 }
 
@@ -153,7 +174,7 @@ fn the_not_found_message_names_the_one_switch() {
     for needle in [
         "the `sim` feature of `doca`",
         "features = [\"sim\"]",
-        "DOCA_BACKEND=sim",
+        "DOCA_BACKEND=sim alone cannot",
     ] {
         assert!(text.contains(needle), "{needle:?} missing from:\n{text}");
     }

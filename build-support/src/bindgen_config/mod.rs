@@ -58,7 +58,7 @@ impl BindgenOptions {
         }
     }
 
-    /// Options for the committed copies in `doca-sim/src/abi/`.
+    /// Options for the committed copies (`doca-dpa-sys/bundled/`, `doca-rdmi-sys/bundled/`).
     pub fn for_committed(set: BindingSet) -> Self {
         BindgenOptions {
             raw_lines: set

@@ -3,9 +3,8 @@
 use super::*;
 
 fn committed(set: BindingSet) -> String {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../doca-sim/src/abi")
-        .join(set.committed_file());
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let path = set.committed_path(&root.join(set.sys_crate_dir()));
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 

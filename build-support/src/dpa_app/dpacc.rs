@@ -232,11 +232,31 @@ pub fn parse_dpacc_version(output: &str) -> Option<DpaccVersion> {
         .or_else(|| output.lines().find_map(first_on))
 }
 
-/// DOCA releases whose own dpacc is known, with that dpacc's version. Only DOCA 3.1 ↔
-/// dpacc 1.12.0.26 is verified (seen on a DOCA 3.1 install); every other pairing is
-/// unverified, so it is not listed and [`pair_dpacc`] calls it unknown rather than
-/// guessing from the numbers.
-pub const KNOWN_DPACC_PAIRINGS: &[((u32, u32), &str)] = &[((3, 1), "1.12.0.26")];
+/// A dpacc seen with a DOCA release, with where that comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KnownPairing {
+    /// The DOCA release (major, minor).
+    pub release: (u32, u32),
+    /// The dpacc's own version (`1.12.0.26`).
+    pub dpacc: &'static str,
+    /// The evidence, as the warnings and the doctor quote it.
+    pub evidence: &'static str,
+    /// Whether the evidence is firm enough to refuse this dpacc for another release.
+    /// One uncertain source is not: the pairing then only warns.
+    pub certain: bool,
+}
+
+/// dpacc releases seen with a DOCA release. Only one is known, from one uncertain
+/// source (`shared/facts`: `dpacc version 1.12.0.26` on an install described only as
+/// "DOCA 3.1+"), so it confirms that pairing but refuses nothing; every pairing not
+/// listed is unknown rather than guessed from the numbers.
+pub const KNOWN_DPACC_PAIRINGS: &[KnownPairing] = &[KnownPairing {
+    release: (3, 1),
+    dpacc: "1.12.0.26",
+    evidence: "one report of `dpacc version 1.12.0.26` on an install described only as \
+               \"DOCA 3.1+\"",
+    certain: false,
+}];
 
 /// How a dpacc relates to the DOCA it would build kernels for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -251,7 +271,16 @@ pub enum DpaccPairing {
         /// The dpacc that the table lists for this DOCA release, if any.
         doca_ships: Option<&'static str>,
     },
-    /// [`KNOWN_DPACC_PAIRINGS`] lists this dpacc for another DOCA release: refused.
+    /// [`KNOWN_DPACC_PAIRINGS`] lists this dpacc for another DOCA release, on evidence
+    /// that is not certain: build, with a warning that quotes it.
+    Uncertain {
+        /// The DOCA release (major, minor) this dpacc was seen with.
+        dpacc_seen_with: (u32, u32),
+        /// [`KnownPairing::evidence`].
+        evidence: &'static str,
+    },
+    /// [`KNOWN_DPACC_PAIRINGS`] lists this dpacc, for certain, for another DOCA
+    /// release: refused.
     Mismatch {
         /// The DOCA release (major, minor) that this dpacc belongs to.
         dpacc_belongs_to: (u32, u32),
@@ -259,42 +288,61 @@ pub enum DpaccPairing {
 }
 
 impl DpaccPairing {
-    /// `"same-install"`, `"known"`, `"unknown"` or `"mismatch"` (doca-doctor's JSON).
+    /// `"same-install"`, `"known"`, `"unknown"`, `"uncertain"` or `"mismatch"`
+    /// (doca-doctor's JSON).
     pub fn as_str(self) -> &'static str {
         match self {
             DpaccPairing::SameInstall => "same-install",
             DpaccPairing::Known => "known",
             DpaccPairing::Unknown { .. } => "unknown",
+            DpaccPairing::Uncertain { .. } => "uncertain",
             DpaccPairing::Mismatch { .. } => "mismatch",
         }
     }
 }
 
 /// How `dpacc` pairs with DOCA `doca`. `same_install` ([`is_dpacc_of_prefix`]) is
-/// better evidence than the one-row table, so it decides first. Only a dpacc that the
-/// table gives to another DOCA release is a mismatch: a DOCA release may well accept a
-/// dpacc other than the one it shipped with (the DOCA Compatibility Policy says which),
-/// so an unlisted pairing is unknown, not wrong.
+/// better evidence than the table, so it decides first: the install's own dpacc is
+/// always accepted. Only a dpacc that the table gives, for certain, to another DOCA
+/// release is a mismatch; one it gives to another release on uncertain evidence is
+/// [`DpaccPairing::Uncertain`]. A DOCA release may well accept a dpacc other than the
+/// one it shipped with (the DOCA Compatibility Policy says which), so an unlisted
+/// pairing is unknown, not wrong.
 pub fn pair_dpacc(doca: DocaVersion, dpacc: &DpaccVersion, same_install: bool) -> DpaccPairing {
+    pair_dpacc_in(KNOWN_DPACC_PAIRINGS, doca, dpacc, same_install)
+}
+
+/// [`pair_dpacc`] with the table `known`.
+pub fn pair_dpacc_in(
+    known: &[KnownPairing],
+    doca: DocaVersion,
+    dpacc: &DpaccVersion,
+    same_install: bool,
+) -> DpaccPairing {
     if same_install {
         return DpaccPairing::SameInstall;
     }
     let same_number =
         |listed: &str| parse_dpacc_version(listed).is_some_and(|v| v.parts == dpacc.parts);
-    if let Some((release, _)) = KNOWN_DPACC_PAIRINGS.iter().find(|(_, d)| same_number(d)) {
-        return if *release == doca.release() {
+    if let Some(row) = known.iter().find(|k| same_number(k.dpacc)) {
+        return if row.release == doca.release() {
             DpaccPairing::Known
-        } else {
+        } else if row.certain {
             DpaccPairing::Mismatch {
-                dpacc_belongs_to: *release,
+                dpacc_belongs_to: row.release,
+            }
+        } else {
+            DpaccPairing::Uncertain {
+                dpacc_seen_with: row.release,
+                evidence: row.evidence,
             }
         };
     }
     DpaccPairing::Unknown {
-        doca_ships: KNOWN_DPACC_PAIRINGS
+        doca_ships: known
             .iter()
-            .find(|(r, _)| *r == doca.release())
-            .map(|(_, d)| *d),
+            .find(|k| k.release == doca.release())
+            .map(|k| k.dpacc),
     }
 }
 

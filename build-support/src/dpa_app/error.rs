@@ -26,6 +26,9 @@ pub enum ParamRefusal {
     /// A type that has no Rust declaration (not a fixed-width integer, `float`,
     /// `double`, pointer or DOCA device handle typedef).
     UnknownType,
+    /// A pointer whose pointee has no Rust element type (not `void`, a scalar or a
+    /// declared struct).
+    UnknownPointee,
 }
 
 impl ParamRefusal {
@@ -57,6 +60,12 @@ impl ParamRefusal {
                  (C promotes them); declare the parameter uint32_t or int32_t instead"
             }
             ParamRefusal::NoType => "the parameter has no type",
+            ParamRefusal::UnknownPointee => {
+                "a `T *` parameter takes DPA memory of `T`s, and this pointee has no Rust \
+                 element type; point to a fixed-width integer (8 to 64 bits), float, double \
+                 or a struct of the application's sources, or declare it `void *` or \
+                 doca_dpa_dev_uintptr_t to take any DPA memory"
+            }
             ParamRefusal::UnknownType => {
                 "its type has no Rust declaration; use one of: uint64_t, uint32_t, int64_t, \
                  int32_t, int, unsigned int, long, unsigned long, size_t, float, double, a pointer, or a \
@@ -493,7 +502,7 @@ impl fmt::Display for DpaAppError {
                 if *tool == "dpacc" {
                     f.write_str(
                         ", install the DOCA DPA tools (dpacc ships with the DOCA SDK), or \
-                         build for the software DPA with DOCA_BACKEND=sim",
+                         build for the software DPA (the `sim` feature of `doca`)",
                     )?;
                 }
                 Ok(())

@@ -139,11 +139,76 @@ pub(crate) fn by_value_struct<'a>(c_type: &str, structs: &'a [StructDef]) -> Opt
     })
 }
 
+/// Element types of typed pointer parameters (`T *` becomes `param::Ptr<R>`), beyond
+/// the scalar parameter types of [`TYPE_TABLE`]: the narrow integers, which cannot be
+/// passed by value but can be pointed to. `char` is unsigned on the DPA (RISC-V).
+const POINTEE_TABLE: &[(&str, &str)] = &[
+    ("uint8_t", "u8"),
+    ("int8_t", "i8"),
+    ("char", "u8"),
+    ("unsigned char", "u8"),
+    ("signed char", "i8"),
+    ("uint16_t", "u16"),
+    ("int16_t", "i16"),
+    ("short", "i16"),
+    ("unsigned short", "u16"),
+];
+
+/// The Rust side of a pointer parameter: `None` for `void *` (any DPA memory,
+/// `param::DevPtr`), `Some(R)` for `T *` with `R` the Rust element type of `T` (a
+/// scalar, or a struct of the application as `super::NAME`); `Err(())` when `T` has
+/// no Rust type.
+fn pointer_param(c_type: &str, structs: &[StructDef]) -> Result<Option<String>, ()> {
+    pointee_type(c_type, structs)
+        .map(|r| (r != "void").then_some(r))
+        .ok_or(())
+}
+
+/// The Rust element type of a pointer's pointee (`void` for `void`).
+fn pointee_type(c_type: &str, structs: &[StructDef]) -> Option<String> {
+    let star = c_type.find('*')?;
+    if c_type[star + 1..].contains('*') {
+        // `T **`: an address of addresses, whose targets nothing would keep alive.
+        return None;
+    }
+    let pointee: Vec<&str> = c_type[..star]
+        .split_whitespace()
+        .filter(|w| !matches!(*w, "const" | "volatile" | "restrict" | "__restrict"))
+        .collect();
+    let pointee = pointee.join(" ");
+    if pointee == "void" {
+        return Some("void".to_owned());
+    }
+    if let Some((_, r)) = TYPE_TABLE.iter().find(|(c, _)| *c == pointee) {
+        // A DOCA handle typedef's storage is its ABI integer.
+        return Some(r.abi_rust.to_owned());
+    }
+    if let Some((_, r)) = POINTEE_TABLE.iter().find(|(c, _)| *c == pointee) {
+        return Some((*r).to_owned());
+    }
+    by_value_struct(&pointee, structs).map(|def| format!("super::{}", rust_ident(&def.name)))
+}
+
+/// The marker type naming parameter `p` (1-based `position`) of `f` in compiler
+/// messages: `__param::FUNCTION::PARAMETER`, relative to the generated module.
+fn param_marker(f: &DeviceFunction, position: usize, p: &Param) -> (String, String) {
+    let name = p.name.clone().unwrap_or_else(|| format!("arg{position}"));
+    (rust_ident(&f.name), rust_ident(&name))
+}
+
 /// How one parameter crosses from Rust to the generated C launcher: as a scalar of
-/// the type table, or as a struct passed by value (whose device layout the launcher
-/// receives by address and copies into a C value of the struct type).
+/// the type table, as a typed pointer (a DPA address, `param::Ptr<R>`), or as a
+/// struct passed by value (whose device layout the launcher receives by address and
+/// copies into a C value of the struct type).
 enum Crossing<'a> {
     Scalar(RustParam),
+    /// `T *`: the element type and the marker naming the parameter
+    /// (`__param::FUNCTION::PARAMETER`), so a mismatch's message names it.
+    Pointer {
+        elem: String,
+        function: String,
+        param: String,
+    },
     Struct(&'a StructDef),
 }
 
@@ -152,6 +217,11 @@ impl Crossing<'_> {
     fn sig_type(&self) -> String {
         match self {
             Crossing::Scalar(p) => p.rust.to_owned(),
+            Crossing::Pointer {
+                elem,
+                function,
+                param,
+            } => format!("param::Ptr<{elem}, super::__param::{function}::{param}>"),
             Crossing::Struct(def) => format!("param::ByValue<super::{}>", rust_ident(&def.name)),
         }
     }
@@ -160,6 +230,7 @@ impl Crossing<'_> {
     fn abi_type(&self) -> String {
         match self {
             Crossing::Scalar(p) => p.abi_rust.to_owned(),
+            Crossing::Pointer { .. } => "u64".to_owned(),
             Crossing::Struct(def) => format!(
                 "__dpa::StructAbi<super::__repr_{}::{}>",
                 def.name,
@@ -172,6 +243,7 @@ impl Crossing<'_> {
     fn ffi_type(&self) -> &'static str {
         match self {
             Crossing::Scalar(p) => p.abi_rust,
+            Crossing::Pointer { .. } => "u64",
             Crossing::Struct(_) => "*const ::core::ffi::c_void",
         }
     }
@@ -179,7 +251,7 @@ impl Crossing<'_> {
     /// How `__sig` passes value `a{i}` to the launcher.
     fn forward(&self, i: usize) -> String {
         match self {
-            Crossing::Scalar(_) => format!(", a{i}"),
+            Crossing::Scalar(_) | Crossing::Pointer { .. } => format!(", a{i}"),
             Crossing::Struct(_) => format!(", ::core::ptr::addr_of!(a{i}).cast()"),
         }
     }
@@ -192,19 +264,34 @@ fn crossing<'a>(
     p: &Param,
     structs: &'a [StructDef],
 ) -> Result<Crossing<'a>, DpaAppError> {
-    if !p.c_type.contains('*') {
-        if let Some(def) = by_value_struct(&p.c_type, structs) {
-            return Ok(Crossing::Struct(def));
-        }
-        if p.c_type.starts_with("struct ") {
-            return Err(refuse(f, position, p, ParamRefusal::StructByValue));
-        }
+    if p.c_type.contains('*') {
+        // The launcher passes the address as `uint64_t` (what `rust_param` says for
+        // every pointer); the Rust side keeps the element type.
+        let scalar = rust_param(f, position, p)?;
+        return match pointer_param(&p.c_type, structs) {
+            Ok(None) => Ok(Crossing::Scalar(scalar)),
+            Ok(Some(elem)) => {
+                let (function, param) = param_marker(f, position, p);
+                Ok(Crossing::Pointer {
+                    elem,
+                    function,
+                    param,
+                })
+            }
+            Err(()) => Err(refuse(f, position, p, ParamRefusal::UnknownPointee)),
+        };
+    }
+    if let Some(def) = by_value_struct(&p.c_type, structs) {
+        return Ok(Crossing::Struct(def));
+    }
+    if p.c_type.starts_with("struct ") {
+        return Err(refuse(f, position, p, ParamRefusal::StructByValue));
     }
     rust_param(f, position, p).map(Crossing::Scalar)
 }
 
 /// Names the generated module uses for itself; a device function cannot take them.
-const RESERVED: &[&str] = &["app", "__ffi", "__sig", "__dpa", "APP_NAME"];
+const RESERVED: &[&str] = &["app", "__ffi", "__sig", "__param", "__dpa", "APP_NAME"];
 
 /// Rust keywords, which become raw identifiers (`r#type`).
 const RUST_KEYWORDS: &[&str] = &[
@@ -375,6 +462,7 @@ pub fn launcher_source(
             .enumerate()
             .map(|(i, p)| match p {
                 Crossing::Scalar(p) => format!("{} a{i}", p.abi_c),
+                Crossing::Pointer { .. } => format!("uint64_t a{i}"),
                 Crossing::Struct(_) => format!("const void *a{i}"),
             })
             .collect();
@@ -388,7 +476,7 @@ pub fn launcher_source(
                     "\tstruct {n} v{i};\n\tmemcpy(&v{i}, a{i}, sizeof(v{i}));\n",
                     n = def.name
                 )),
-                Crossing::Scalar(_) => None,
+                Crossing::Scalar(_) | Crossing::Pointer { .. } => None,
             })
             .collect();
         let pass: String = f
@@ -399,6 +487,7 @@ pub fn launcher_source(
             .map(|(i, (cp, x))| match x {
                 // The pointee type need not be visible here; every object pointer
                 // has the representation of `void *` on the DPA and host ABIs.
+                Crossing::Pointer { .. } => format!(", (void *)(uintptr_t)a{i}"),
                 Crossing::Scalar(_) if cp.c_type.contains('*') => {
                     format!(", (void *)(uintptr_t)a{i}")
                 }
@@ -485,8 +574,26 @@ pub fn rust_source(
     );
     let mut ffi = String::new();
     let mut sigs = String::new();
+    let mut markers = String::new();
     for f in functions {
         let params = crossings(f, structs)?;
+        let named: String = params
+            .iter()
+            .filter_map(|p| match p {
+                Crossing::Pointer { param, .. } => Some(format!(
+                    "        /// Names this pointer parameter in compiler messages.\n        pub enum {param} {{}}\n"
+                )),
+                _ => None,
+            })
+            .collect();
+        if !named.is_empty() {
+            let _ = writeln!(
+                markers,
+                "    /// The pointer parameters of `{name}`.\n    pub mod {id} {{\n{named}    }}",
+                name = f.name,
+                id = rust_ident(&f.name)
+            );
+        }
         let id = rust_ident(&f.name);
         let doc = format!(
             "`{}`\n///\n/// Defined at `{}:{}`.",
@@ -604,6 +711,15 @@ pub fn rust_source(
         ),
         None => (String::new(), String::new()),
     };
+    if !markers.is_empty() {
+        let _ = writeln!(
+            r,
+            "/// Marker types that name pointer parameters (`param::Ptr`'s second argument).\n\
+             #[doc(hidden)]\n\
+             #[allow(non_camel_case_types, non_snake_case)]\n\
+             pub mod __param {{\n{markers}}}\n"
+        );
+    }
     let _ = writeln!(
         r,
         "/// Signature types of the device functions (one per function).\n\

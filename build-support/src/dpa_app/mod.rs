@@ -19,8 +19,10 @@
 //!   `/opt/mellanox/doca/tools/dpacc`) after checking how it pairs with DOCA
 //!   ([`pair_dpacc`]): dpacc numbers its own releases, so the dpacc in the DOCA install's
 //!   `tools/` directory (`DEP_DOCA_DPA_PREFIX`) is accepted as is, a pairing that
-//!   [`KNOWN_DPACC_PAIRINGS`] confirms is accepted, one it contradicts (a dpacc known to
-//!   belong to another DOCA release) is an error, anything else builds with a warning,
+//!   [`KNOWN_DPACC_PAIRINGS`] confirms is accepted, one it contradicts for certain (a
+//!   dpacc known to belong to another DOCA release) is an error, one it contradicts on
+//!   uncertain evidence builds with a warning quoting the evidence, anything else builds
+//!   with a warning,
 //!   and output without a version number is an error
 //!   (`DOCA_DPACC_SKIP_VERSION_CHECK=1` turns the errors into warnings). The command
 //!   line per DOCA release is [`dpacc_command`]. From DOCA 3.2 the process
@@ -96,9 +98,9 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 pub use dpacc::{
-    device_libs, dpacc_command, is_dpacc_of_prefix, mcpu_list, pair_dpacc, parse_dpacc_version,
-    prefix_dpacc, takes_proc_attr, DpaccOptions, DpaccPairing, DpaccVersion, DEVICE_OPTIONS,
-    HOST_OPTIONS, KNOWN_DPACC_PAIRINGS, PROC_ATTR_SINCE,
+    device_libs, dpacc_command, is_dpacc_of_prefix, mcpu_list, pair_dpacc, pair_dpacc_in,
+    parse_dpacc_version, prefix_dpacc, takes_proc_attr, DpaccOptions, DpaccPairing, DpaccVersion,
+    KnownPairing, DEVICE_OPTIONS, HOST_OPTIONS, KNOWN_DPACC_PAIRINGS, PROC_ATTR_SINCE,
 };
 pub use error::{DpaAppError, ParamRefusal};
 pub use expand::write_scan_prelude;

@@ -159,8 +159,8 @@ pub(crate) fn output_text(out: &Output) -> String {
 }
 
 /// Runs `dpacc --version` and checks how it pairs with DOCA `doca` ([`pair_dpacc`]),
-/// `prefix` being the DOCA install's prefix when known. A known mismatch and unreadable
-/// output are errors; an unknown pairing builds, with the returned warning. With
+/// `prefix` being the DOCA install's prefix when known. A certain mismatch and unreadable
+/// output are errors; an unknown or uncertain pairing builds, with the returned warning. With
 /// `DOCA_DPACC_SKIP_VERSION_CHECK` set the errors become warnings too.
 pub(crate) fn check_dpacc_version(
     env: &EnvReader,
@@ -203,6 +203,15 @@ pub(crate) fn check_dpacc_version(
                 dpacc.display()
             )))
         }
+        DpaccPairing::Uncertain {
+            dpacc_seen_with: (ma, mi),
+            evidence,
+        } => Ok(Some(format!(
+            "dpacc {version} ({}) with DOCA {doca}: this dpacc was seen with DOCA {ma}.{mi}, \
+             but only on uncertain evidence ({evidence}); building anyway. If kernels fail to \
+             load or launch, use the dpacc of DOCA {doca} (its install's tools/ directory)",
+            dpacc.display()
+        ))),
         DpaccPairing::Mismatch { dpacc_belongs_to } => refuse_unless(
             skip,
             DpaAppError::DpaccVersionMismatch {

@@ -49,7 +49,11 @@ fn no_probe(_: &ProbeInputs) -> Result<Install, DiscoveryError> {
 #[test]
 fn sim_dpa() {
     let (out, r) = (TempDir::new("out"), reference());
-    let e = env(&[("DOCA_BACKEND", "sim")], &out, &r);
+    let e = env(
+        &[("DOCA_BACKEND", "sim"), ("CARGO_FEATURE_SIM", "1")],
+        &out,
+        &r,
+    );
     let o = run(SysCrate::Dpa, &e, no_probe).unwrap();
     assert_eq!(o.backend, Backend::Sim);
     assert_eq!(o.version, DocaVersion::new(3, 0, 58));
@@ -172,17 +176,21 @@ fn hardware_failure_is_the_discovery_message() {
     let text = err.to_string();
     assert!(text.contains("DOCA was not found"), "{text}");
     assert!(text.contains("/opt/mellanox/doca/lib/pkgconfig"), "{text}");
-    assert!(text.contains("DOCA_BACKEND=sim"), "{text}");
+    assert!(text.contains("features = [\"sim\"]"), "{text}");
 }
 
 #[test]
 fn missing_reference_headers_are_reported() {
     let out = TempDir::new("out");
     let empty = TempDir::new("noref");
-    let e = env(&[("DOCA_BACKEND", "sim")], &out, &empty);
+    let e = env(
+        &[("DOCA_BACKEND", "sim"), ("CARGO_FEATURE_SIM", "1")],
+        &out,
+        &empty,
+    );
     let err = run(SysCrate::Dpa, &e, no_probe).unwrap_err();
     assert!(err.to_string().contains("doca_version.h"), "{err}");
-    let e = EnvReader::fixed([("DOCA_BACKEND", "sim")]);
+    let e = EnvReader::fixed([("DOCA_BACKEND", "sim"), ("CARGO_FEATURE_SIM", "1")]);
     assert!(matches!(
         run(SysCrate::Dpa, &e, no_probe),
         Err(SysError::MissingEnv("OUT_DIR"))
@@ -316,10 +324,16 @@ fn hardware_dpa_bindgen_and_links() {
     }
 }
 
-/// doca-sim's reference headers and committed bindings, as a -sys build sees them.
+/// doca-sim's reference headers, and the workspace root (whose -sys crates hold the
+/// committed bindings and check files), as a -sys build sees them.
 fn shipped() -> (PathBuf, PathBuf) {
-    let sim = Path::new(env!("CARGO_MANIFEST_DIR")).join("../doca-sim");
-    (sim.join("include"), sim.join("src/abi"))
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    (root.join("doca-sim/include"), root)
+}
+
+/// The manifest directory of `krate` in the workspace `root`.
+fn sys_dir(root: &Path, krate: SysCrate) -> PathBuf {
+    root.join(krate.binding_set().sys_crate_dir())
 }
 
 /// A fake install whose headers are the reference headers, edited by `edit`
@@ -351,15 +365,16 @@ fn install_of_reference(edit: impl Fn(&str, String) -> String) -> TempDir {
 }
 
 fn run_bundled(krate: SysCrate, prefix: &TempDir, out: &TempDir) -> Result<SysOutput, SysError> {
-    run_bundled_from(krate, prefix, out, &shipped().1)
+    run_bundled_from(krate, prefix, out, &sys_dir(&shipped().1, krate))
 }
 
-/// [`run_bundled`] with the committed bindings read from `abi`.
+/// [`run_bundled`] with the committed bindings and check file read from
+/// `manifest/bundled`.
 fn run_bundled_from(
     krate: SysCrate,
     prefix: &TempDir,
     out: &TempDir,
-    abi: &Path,
+    manifest: &Path,
 ) -> Result<SysOutput, SysError> {
     let (include, _) = shipped();
     let e = EnvReader::fixed([
@@ -369,14 +384,9 @@ fn run_bundled_from(
             "DEP_DOCA_SIM_INCLUDE".to_owned(),
             include.display().to_string(),
         ),
-        ("DEP_DOCA_SIM_ABI".to_owned(), abi.display().to_string()),
         (
             "CARGO_MANIFEST_DIR".to_owned(),
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("..")
-                .join(krate.binding_set().sys_crate())
-                .display()
-                .to_string(),
+            manifest.display().to_string(),
         ),
     ]);
     let _env = crate::discovery::env_lock();
@@ -391,9 +401,10 @@ fn hardware_uses_the_bundled_bindings_of_a_conforming_install() {
         let o = run_bundled(krate, &prefix, &out).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(o.backend, Backend::Hardware);
         let b = std::fs::read_to_string(out.path().join("bindings.rs")).unwrap();
-        let (_, abi) = shipped();
-        let committed =
-            std::fs::read_to_string(abi.join(krate.binding_set().committed_file())).unwrap();
+        let committed_path = krate
+            .binding_set()
+            .committed_path(&sys_dir(&shipped().1, krate));
+        let committed = std::fs::read_to_string(&committed_path).unwrap();
         // Every function of the committed file, nothing left out.
         assert_eq!(
             b.matches("    pub fn ").count(),
@@ -414,7 +425,7 @@ fn hardware_uses_the_bundled_bindings_of_a_conforming_install() {
         // The installed headers and the committed file rerun the build when changed.
         assert!(o.directives.contains(&format!(
             "cargo::rerun-if-changed={}",
-            abi.join(krate.binding_set().committed_file()).display()
+            committed_path.display()
         )));
     }
 }
@@ -463,13 +474,21 @@ fn hardware_refuses_an_install_that_declares_a_bound_item_differently() {
 #[test]
 fn a_committed_item_the_check_does_not_cover_refuses_the_file() {
     let prefix = install_of_reference(|_, t| t);
-    let (_, abi) = shipped();
+    let (_, root) = shipped();
     let stale = TempDir::new("stale-abi");
-    for set in [BindingSet::Dpa, BindingSet::Rdmi] {
-        let text = std::fs::read_to_string(abi.join(set.committed_file())).unwrap();
-        stale.write(set.committed_file(), &text);
+    let set = BindingSet::Dpa;
+    let shipped_dir = sys_dir(&root, SysCrate::Dpa);
+    for (from, to) in [
+        (
+            set.committed_path(&shipped_dir),
+            set.committed_path(stale.path()),
+        ),
+        (set.check_path(&shipped_dir), set.check_path(stale.path())),
+    ] {
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(&from, &to).unwrap();
     }
-    let dpa = stale.path().join(BindingSet::Dpa.committed_file());
+    let dpa = set.committed_path(stale.path());
     let mut text = std::fs::read_to_string(&dpa).unwrap();
     text.push_str("pub static DOCA_UNCHECKED: u32 = 1;\nunsafe extern \"C\" {\n    pub fn doca_nowhere(x: u32) -> u32;\n}\n");
     std::fs::write(&dpa, text).unwrap();

@@ -10,6 +10,12 @@
 //! same signal stops every instance still running in a context that turned
 //! fatal for another reason.
 //!
+//! The signal stops kernel code only at a safe point: never inside the C
+//! library, where it may hold a lock the host needs next. A run that does
+//! not reach one within [`ABANDON_AFTER`] of stop requests is abandoned (see
+//! [`Watch::tick`]): its thread is left to finish on its own, counted by
+//! [`abandoned_eu_threads`], and replaced in the pool.
+//!
 //! The submitting thread allocates nothing in the steady state: jobs are
 //! moved into an idle worker's slot, and idle workers are reused (the most
 //! recently idle first; it spins briefly before it parks, so back-to-back
@@ -21,7 +27,7 @@
 
 use std::cell::RefCell;
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::thread::{self, Thread};
 use std::time::{Duration, Instant};
@@ -140,9 +146,20 @@ pub(crate) fn run_device_code(
     args: &[u64; MAX_KERNEL_ARGS],
     watch: &Watch,
 ) -> (u64, Ended) {
+    run_watched(ctx, args, watch, None)
+}
+
+/// [`run_device_code`] for an instance of `gang`, which the watchdog
+/// counts as ended if it abandons the run.
+fn run_watched(
+    ctx: DeviceContext,
+    args: &[u64; MAX_KERNEL_ARGS],
+    watch: &Watch,
+    gang: Option<&Arc<Gang>>,
+) -> (u64, Ended) {
     let limit = ctx.core.max_run_time_ms();
     let invoke = ctx.kernel.0.invoke;
-    let run = watch.arm(&ctx, limit);
+    let run = watch.arm(&ctx, limit, gang);
     ctx.core.active.fetch_add(1, Ordering::AcqRel);
     DEVICE.with(|d| *d.borrow_mut() = Some(ctx));
     let mut ended: c_int = 0;
@@ -214,6 +231,9 @@ struct Gang {
     next: AtomicU32,
     /// Instances that ended (or were skipped because the context is fatal).
     ended: AtomicU32,
+    /// Instances whose runs the watchdog abandoned: they count as ended
+    /// (their context is fatal, so the launch never completes either way).
+    abandoned: AtomicU32,
     /// Threads working on the gang, the coordinator included.
     threads: AtomicU32,
     /// `ended` when the watchdog last looked (the watchdog's own;
@@ -233,26 +253,38 @@ impl Gang {
     /// Runs claimed instances until none is left. `last` runs before the
     /// end of this thread's last instance is visible (so a helper is idle
     /// again before the launch can complete).
-    fn work(&self, watch: &Watch, mut last: impl FnMut()) {
+    fn work(self: &Arc<Self>, watch: &Watch, mut last: impl FnMut()) {
         let mut rank = self.claim();
         while let Some(r) = rank {
             // A fatal context runs nothing more: the unclaimed instances
             // never start.
             if !self.job.core.is_fatal() {
-                run_instance(&self.job, r, watch);
+                run_instance(&self.job, r, watch, Some(self));
             }
             rank = self.claim();
             if rank.is_none() {
                 last();
             }
-            if self.ended.fetch_add(1, Ordering::AcqRel) + 1 == self.job.num_threads {
+            self.ended.fetch_add(1, Ordering::AcqRel);
+            if self.all_ended() {
                 self.coordinator.unpark();
             }
         }
     }
 
+    /// Whether every instance ended or was abandoned. An abandoned run that
+    /// ends after all is counted twice, hence `>=`.
     fn all_ended(&self) -> bool {
-        self.ended.load(Ordering::Acquire) >= self.job.num_threads
+        self.ended.load(Ordering::Acquire) + self.abandoned.load(Ordering::Acquire)
+            >= self.job.num_threads
+    }
+
+    /// The watchdog gave up on one of the instances.
+    fn abandon_instance(&self) {
+        self.abandoned.fetch_add(1, Ordering::AcqRel);
+        if self.all_ended() {
+            self.coordinator.unpark();
+        }
     }
 
     /// Wakes `count` more helpers, never more threads than instances in
@@ -303,6 +335,10 @@ struct Armed {
     num_threads: u32,
     run: u64,
     expired: bool,
+    /// When the first stop request was sent for this run.
+    first_kill: Option<Instant>,
+    /// The gang the run is an instance of.
+    gang: Option<Arc<Gang>>,
 }
 
 impl Armed {
@@ -325,11 +361,42 @@ pub(crate) struct Watch {
     runs: AtomicU64,
     /// How to signal the worker's thread (set when the thread starts).
     target: OnceLock<Target>,
+    /// Whether the watchdog abandoned the run in progress.
+    abandoned: AtomicBool,
+}
+
+/// How long stop requests go unheeded before the watchdog abandons a run.
+/// It sends them every [`KILL_TICK`] meanwhile, and every [`WATCHDOG_TICK`]
+/// after.
+pub(crate) const ABANDON_AFTER: Duration = Duration::from_millis(200);
+
+/// EU threads abandoned and still running device code.
+static ABANDONED_NOW: AtomicUsize = AtomicUsize::new(0);
+/// EU threads abandoned since the process started.
+static ABANDONED_EVER: AtomicUsize = AtomicUsize::new(0);
+
+/// How many EU threads the watchdog abandoned: `(still running, in all)`.
+///
+/// A run of device code past its limit (or in a fatal context) that stays
+/// inside the C library for 200 ms of stop requests — blocked in
+/// a call, or spinning in one so that no request lands in the kernel's own
+/// code — is not stopped by a jump, which could leave a lock of the C library
+/// held for good. Its thread is abandoned: it no longer counts as a pool
+/// worker (a launch that needs one starts a new thread), the context stays
+/// fatal, and whatever the run may still touch (the context's DPA memory)
+/// stays allocated until the run ends. A run that ends after all (it
+/// returns, or a later stop request lands in kernel code) gives its thread
+/// back to the pool. Makes no DOCA call.
+pub fn abandoned_eu_threads() -> (usize, usize) {
+    (
+        ABANDONED_NOW.load(Ordering::Acquire),
+        ABANDONED_EVER.load(Ordering::Acquire),
+    )
 }
 
 impl Watch {
     /// Returns the new run's number.
-    fn arm(&self, ctx: &DeviceContext, limit_ms: u64) -> u64 {
+    fn arm(&self, ctx: &DeviceContext, limit_ms: u64, gang: Option<&Arc<Gang>>) -> u64 {
         let run = self.runs.fetch_add(1, Ordering::Relaxed) + 1;
         *lock(&self.slot) = Some(Armed {
             limit_ms,
@@ -341,28 +408,37 @@ impl Watch {
             num_threads: ctx.num_threads,
             run,
             expired: false,
+            first_kill: None,
+            gang: gang.cloned(),
         });
         run
     }
 
     /// After this returns the watchdog sends no more stop requests for the
-    /// run (it signals only while holding the slot).
+    /// run (it signals only while holding the slot). A run the watchdog had
+    /// abandoned gives its thread back to the pool.
     fn disarm(&self) {
-        *lock(&self.slot) = None;
+        let armed = lock(&self.slot).take();
+        drop(armed);
+        if self.abandoned.swap(false, Ordering::AcqRel) {
+            ABANDONED_NOW.fetch_sub(1, Ordering::AcqRel);
+        }
     }
 
     /// Makes an over-time run's context fatal, and asks the thread to stop
     /// a run whose context is fatal (repeated every tick until it does: a
     /// thread inside the sim's own code or libc defers the request).
+    /// Returns whether it sent a stop request that calls for a quick repeat
+    /// (to a run not abandoned yet).
     ///
     /// Model choice: once a context is fatal, for whatever reason, every run
     /// of its device code still in kernel code is stopped, as a fatal DPA
     /// context runs nothing more (DOCA documents only that it must be
     /// destroyed).
-    fn tick(&self, now: Instant) {
+    fn tick(&self, now: Instant) -> bool {
         let mut slot = lock(&self.slot);
         let Some(armed) = slot.as_mut() else {
-            return;
+            return false;
         };
         let since = *armed.seen_at.get_or_insert(now);
         let over = armed.limit_ms > 0 && now - since >= Duration::from_millis(armed.limit_ms);
@@ -376,6 +452,41 @@ impl Watch {
             if let Some(target) = self.target.get() {
                 target.kill(armed.run);
             }
+            let first = *armed.first_kill.get_or_insert(now);
+            if self.abandoned.load(Ordering::Acquire) {
+                // Its requests go on at the watchdog's usual pace.
+                return false;
+            }
+            if now - first >= ABANDON_AFTER {
+                self.abandon(armed);
+            }
+            return true;
+        }
+        false
+    }
+
+    /// Gives up on stopping `armed` (see [`abandoned_eu_threads`]); stop
+    /// requests continue, so the run still ends at the first safe point.
+    ///
+    /// Model choice: hardware stops a DPA thread anywhere; a host thread
+    /// cannot be stopped inside the C library without risking the host's
+    /// own locks, so the sim leaves it running instead. Programs see the
+    /// same fatal context and a launch that never completes.
+    fn abandon(&self, armed: &Armed) {
+        self.abandoned.store(true, Ordering::Release);
+        ABANDONED_NOW.fetch_add(1, Ordering::AcqRel);
+        ABANDONED_EVER.fetch_add(1, Ordering::AcqRel);
+        crate::export::log(format_args!(
+            "abandoned the EU thread running `{}` (rank {} of {}): it stayed inside the C \
+             library, where it cannot be stopped safely, for {:?} of stop requests; its \
+             context's memory stays allocated while it runs",
+            armed.kernel.name(),
+            armed.rank,
+            armed.num_threads,
+            ABANDON_AFTER
+        ));
+        if let Some(gang) = &armed.gang {
+            gang.abandon_instance();
         }
     }
 }
@@ -475,22 +586,31 @@ const WATCHDOG_TICK: Duration = Duration::from_millis(5);
 /// How often it looks at gangs with unclaimed instances: a launch whose
 /// instances wait for each other doubles its threads at this pace.
 const GANG_TICK: Duration = Duration::from_millis(1);
+/// How often it repeats a stop request that was not heeded yet: each one
+/// is a chance to find the run outside the C library.
+const KILL_TICK: Duration = Duration::from_millis(1);
 
 fn start_watchdog() {
     let spawned = thread::Builder::new()
         .name("doca-sim-watchdog".into())
         .spawn(|| {
             let mut last_watch = Instant::now();
+            let mut killing = false;
             loop {
                 let gangs = !lock(&pool().gangs).is_empty();
-                thread::sleep(if gangs { GANG_TICK } else { WATCHDOG_TICK });
+                thread::sleep(match (killing, gangs) {
+                    (true, _) => KILL_TICK,
+                    (false, true) => GANG_TICK,
+                    (false, false) => WATCHDOG_TICK,
+                });
                 grow_stalled_gangs();
                 let now = Instant::now();
-                if now - last_watch >= WATCHDOG_TICK {
+                if killing || now - last_watch >= WATCHDOG_TICK {
                     last_watch = now;
+                    killing = false;
                     let workers = lock(&pool().all).clone();
                     for w in workers {
-                        w.watch.tick(now);
+                        killing |= w.watch.tick(now);
                     }
                 }
             }
@@ -644,7 +764,7 @@ fn execute(task: Task, watch: &Watch, mut idle: Idle<'_>) {
     }
 }
 
-fn run_instance(job: &LaunchJob, rank: u32, watch: &Watch) {
+fn run_instance(job: &LaunchJob, rank: u32, watch: &Watch, gang: Option<&Arc<Gang>>) {
     let ctx = DeviceContext {
         core: job.core.clone(),
         kernel: job.kernel,
@@ -653,7 +773,7 @@ fn run_instance(job: &LaunchJob, rank: u32, watch: &Watch) {
         num_threads: job.num_threads,
         local_storage: 0,
     };
-    run_device_code(ctx, &job.args, watch);
+    run_watched(ctx, &job.args, watch, gang);
 }
 
 fn coordinate(job: LaunchJob, watch: &Watch, idle: &mut Idle<'_>) {
@@ -666,7 +786,7 @@ fn coordinate(job: LaunchJob, watch: &Watch, idle: &mut Idle<'_>) {
     };
     if gate_open {
         if job.num_threads == 1 {
-            run_instance(&job, 0, watch);
+            run_instance(&job, 0, watch, None);
             finish(&job, idle);
         } else {
             run_gang(job, watch, idle);
@@ -696,6 +816,7 @@ fn run_gang(job: LaunchJob, watch: &Watch, idle: &mut Idle<'_>) {
         job,
         next: AtomicU32::new(0),
         ended: AtomicU32::new(0),
+        abandoned: AtomicU32::new(0),
         threads: AtomicU32::new(1),
         seen: AtomicU32::new(NOT_SEEN),
         coordinator: thread::current(),

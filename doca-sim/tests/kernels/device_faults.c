@@ -8,9 +8,12 @@
  * doca-build-support generates.
  */
 #include <assert.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <doca_dpa_dev.h>
 #include <doca_dpa_dev_sync_event.h>
@@ -102,6 +105,53 @@ __dpa_global__ void spin_forever(uint64_t counter)
 }
 
 /*
+ * Kernels that overrun their limit inside the C library, where the
+ * watchdog must not stop them by a jump: each spends nearly all its time in
+ * a call that holds a lock the host needs (stdout's, malloc's), so that
+ * stop requests keep landing there. They print nothing, so that the test's
+ * output stays readable.
+ */
+#define NOTHING8 "%1$.0s%1$.0s%1$.0s%1$.0s%1$.0s%1$.0s%1$.0s%1$.0s"
+#define NOTHING64 NOTHING8 NOTHING8 NOTHING8 NOTHING8 NOTHING8 NOTHING8 NOTHING8 NOTHING8
+
+__dpa_global__ void spin_printf(uint64_t counter)
+{
+	for (;;) {
+		printf(NOTHING64 NOTHING64 NOTHING64 NOTHING64, "");
+		__atomic_add_fetch((uint64_t *)counter, 1, __ATOMIC_RELAXED);
+	}
+}
+
+/* Sizes past the per-thread cache, and a walk of every arena under its lock. */
+__dpa_global__ void spin_malloc(uint64_t counter)
+{
+	for (uint64_t i = 0;; i++) {
+		void *p = malloc(2048 + (i % 16) * 2048);
+
+		free(p);
+		(void)mallinfo2();
+		__atomic_add_fetch((uint64_t *)counter, 1, __ATOMIC_RELAXED);
+	}
+}
+
+__dpa_global__ void spin_log(uint64_t counter)
+{
+	for (;;) {
+		DOCA_DPA_DEV_LOG_INFO("%s", "");
+		__atomic_add_fetch((uint64_t *)counter, 1, __ATOMIC_RELAXED);
+	}
+}
+
+/* Blocks in read(2) until the host writes a byte to the pipe `fd`. */
+__dpa_global__ void block_in_read(uint64_t fd)
+{
+	char c;
+
+	while (read((int)fd, &c, 1) < 0)
+		;
+}
+
+/*
  * SAXPY with two bugs: the host passes the wrong length, and the bound is
  * inclusive. Each thread takes a contiguous chunk, so with a large n the
  * threads of high rank start far past the end of the buffers.
@@ -160,6 +210,10 @@ INVOKE1(notify)
 INVOKE1(spin_forever)
 INVOKE1(recurse)
 INVOKE3(saxpy)
+INVOKE1(spin_printf)
+INVOKE1(spin_malloc)
+INVOKE1(spin_log)
+INVOKE1(block_in_read)
 
 /* Every kernel takes uint64_t parameters only. */
 static void read_u64_1(va_list *ap, uint64_t *args)
@@ -197,6 +251,10 @@ static const struct doca_sim_kernel kernels[] = {
 	KERNEL(spin_forever, 1, read_u64_1),
 	KERNEL(recurse, 1, read_u64_1),
 	KERNEL(saxpy, 3, read_u64_3),
+	KERNEL(spin_printf, 1, read_u64_1),
+	KERNEL(spin_malloc, 1, read_u64_1),
+	KERNEL(spin_log, 1, read_u64_1),
+	KERNEL(block_in_read, 1, read_u64_1),
 };
 
 static const struct doca_sim_app app = {

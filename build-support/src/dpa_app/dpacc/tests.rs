@@ -141,12 +141,30 @@ fn pairings() {
     let doca_3_1 = DocaVersion::new(3, 1, 105);
     let real = dv("dpacc version 1.12.0.26");
     assert_eq!(pair_dpacc(doca_3_1, &real, false), DpaccPairing::Known);
-    // The same dpacc on another DOCA release is a known mismatch...
+    // The same dpacc on another DOCA release: the table's one source is
+    // uncertain, so it is a warning with the evidence, not a refusal...
     assert_eq!(
         pair_dpacc(DocaVersion::new(3, 0, 58), &real, false),
+        DpaccPairing::Uncertain {
+            dpacc_seen_with: (3, 1),
+            evidence: KNOWN_DPACC_PAIRINGS[0].evidence,
+        }
+    );
+    assert!(KNOWN_DPACC_PAIRINGS[0].evidence.contains("DOCA 3.1+"));
+    // ...while a certain row refuses it.
+    let certain = [KnownPairing {
+        certain: true,
+        ..KNOWN_DPACC_PAIRINGS[0]
+    }];
+    assert_eq!(
+        pair_dpacc_in(&certain, DocaVersion::new(3, 0, 58), &real, false),
         DpaccPairing::Mismatch {
             dpacc_belongs_to: (3, 1)
         }
+    );
+    assert_eq!(
+        pair_dpacc_in(&certain, DocaVersion::new(3, 0, 58), &real, true),
+        DpaccPairing::SameInstall
     );
     // ...unless it is the install's own dpacc.
     assert_eq!(
@@ -170,8 +188,8 @@ fn pairings() {
         pair_dpacc(DocaVersion::new(3, 0, 58), &dv("3.0.0058"), false).as_str(),
         "unknown"
     );
-    for (_, listed) in KNOWN_DPACC_PAIRINGS {
-        assert!(parse_dpacc_version(listed).is_some(), "{listed}");
+    for k in KNOWN_DPACC_PAIRINGS {
+        assert!(parse_dpacc_version(k.dpacc).is_some(), "{}", k.dpacc);
     }
 }
 

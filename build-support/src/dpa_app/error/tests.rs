@@ -20,7 +20,7 @@ fn tool_not_found_mentions_the_sim_for_dpacc_only() {
     };
     let t = e.to_string();
     assert!(
-        t.contains("Set DPACC") && t.contains("DOCA_BACKEND=sim"),
+        t.contains("Set DPACC") && t.contains("the `sim` feature"),
         "{t}"
     );
     let e = DpaAppError::ToolNotFound {
@@ -28,5 +28,5 @@ fn tool_not_found_mentions_the_sim_for_dpacc_only() {
         env_var: "DOCA_DPA_ATTRS2BLOB",
         tried: vec![],
     };
-    assert!(!e.to_string().contains("DOCA_BACKEND=sim"));
+    assert!(!e.to_string().contains("the `sim` feature"));
 }

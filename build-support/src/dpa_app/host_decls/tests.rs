@@ -104,9 +104,9 @@ fn reserved_names_are_refused() {
 #[test]
 fn launcher_casts_to_the_kernel_types() {
     let fs = parse(
-            "__dpa_global__ void fill(doca_dpa_dev_uintptr_t out, uint32_t n, float s, struct st *p) {}\n\
+        "__dpa_global__ void fill(doca_dpa_dev_uintptr_t out, uint32_t n, float s, void *p) {}\n\
              __dpa_rpc__ uint64_t ping(void) { return 1; }\n",
-        );
+    );
     let c = launcher_source("my_app", &fs, &[]).unwrap();
     for needle in [
             "extern doca_dpa_func_t fill;",
@@ -117,6 +117,41 @@ fn launcher_casts_to_the_kernel_types() {
         ] {
             assert!(c.contains(needle), "missing {needle:?} in\n{c}");
         }
+}
+
+#[test]
+fn pointer_parameters_keep_their_element_type() {
+    let fs = parse(
+        "__dpa_global__ void ptrs(uint64_t *a, const float *b, void *c, uint8_t *d, struct st *e, doca_dpa_dev_uintptr_t f) {}\n",
+    );
+    let structs = crate::dpa_app::parse::parse_structs(
+        Path::new("/abs/k.c"),
+        "struct st { uint32_t n; uint32_t m; };\n",
+    );
+    let r = rust_source("my_app", &fs, &structs, &[]).unwrap();
+    let want = "type Params = (param::Ptr<u64, super::__param::ptrs::a>,param::Ptr<f32, super::__param::ptrs::b>,param::DevPtr,param::Ptr<u8, super::__param::ptrs::d>,param::Ptr<super::st, super::__param::ptrs::e>,param::DevPtr,);";
+    assert!(r.contains(want), "missing {want:?} in\n{r}");
+    let c = launcher_source("my_app", &fs, &structs).unwrap();
+    assert!(c.contains("(void *)(uintptr_t)a0"), "{c}");
+}
+
+#[test]
+fn a_pointer_to_an_unknown_type_is_refused_by_name() {
+    for proto in [
+        "__dpa_global__ void k(struct nowhere *out) {}\n",
+        "__dpa_global__ void k(uint64_t **out) {}\n",
+    ] {
+        let fs = parse(proto);
+        let e = rust_source("my_app", &fs, &[], &[]).unwrap_err();
+        match &e {
+            DpaAppError::UnsupportedParam { param, refusal, .. } => {
+                assert!(param.ends_with(" out"), "{param}");
+                assert_eq!(*refusal, ParamRefusal::UnknownPointee);
+            }
+            other => panic!("{proto}: {other:?}"),
+        }
+        assert!(e.to_string().contains("out"), "{e}");
+    }
 }
 
 #[test]

@@ -10,7 +10,12 @@
 
 #include <stdint.h>
 
+/* One of the two per translation unit: both define the log levels, unguarded as in DOCA 3.0. */
+#ifdef DOCA_DPA_DEVICE
+#include <doca_dpa_dev.h>
+#else
 #include <doca_dpa.h>
+#endif
 
 /* 16 bytes with 4 of tail padding: each member must come out of its own slot. */
 struct ping {

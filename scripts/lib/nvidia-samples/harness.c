@@ -1,0 +1,329 @@
+/*
+ * SPDX-License-Identifier: MIT OR Apache-2.0
+ *
+ * The stand-ins declared by doca_log.h, doca_argp.h and doca_rdma.h of this
+ * directory: what NVIDIA's DPA samples need from DOCA libraries that doca-sim
+ * does not model, so that scripts/run-nvidia-samples.sh can build the samples
+ * unmodified. Our own code; nothing here is DPA behaviour.
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "doca_argp.h"
+#include "doca_log.h"
+#include "doca_rdma.h"
+#include "libflexio/flexio.h"
+
+/* ---- logging: one line per message on stdout, SDK backends only filter ---- */
+
+struct doca_log_backend {
+	uint32_t level;
+};
+
+static struct doca_log_backend sdk_backend = { DOCA_LOG_LEVEL_WARNING };
+
+static const char *level_name(uint32_t level)
+{
+	switch (level) {
+	case DOCA_LOG_LEVEL_CRIT:
+		return "CRIT";
+	case DOCA_LOG_LEVEL_ERROR:
+		return "ERROR";
+	case DOCA_LOG_LEVEL_WARNING:
+		return "WARNING";
+	case DOCA_LOG_LEVEL_INFO:
+		return "INFO";
+	case DOCA_LOG_LEVEL_DEBUG:
+		return "DEBUG";
+	default:
+		return "TRACE";
+	}
+}
+
+doca_error_t doca_log_backend_create_standard(void)
+{
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_log_backend_create_with_file_sdk(FILE *fptr, struct doca_log_backend **backend)
+{
+	if (fptr == NULL || backend == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	*backend = &sdk_backend;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_log_backend_set_sdk_level(struct doca_log_backend *backend, uint32_t level)
+{
+	if (backend == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	backend->level = level;
+	return DOCA_SUCCESS;
+}
+
+void doca_sim_samples_log(uint32_t level, const char *source, const char *format, ...)
+{
+	va_list ap;
+
+	if (level > DOCA_LOG_LEVEL_INFO)
+		return;
+	printf("[%s][%s] ", level_name(level), source);
+	va_start(ap, format);
+	vprintf(format, ap);
+	va_end(ap);
+	if (format[0] == '\0' || format[strlen(format) - 1] != '\n')
+		putchar('\n');
+	fflush(stdout);
+}
+
+/* ---- argp: -<short> value, --<long> value, --<long>=value ---- */
+
+struct doca_argp_param {
+	const char *short_name;
+	const char *long_name;
+	doca_argp_param_cb_t callback;
+	enum doca_argp_type type;
+	bool mandatory;
+	bool seen;
+	struct doca_argp_param *next;
+};
+
+static struct doca_argp_param *params;
+static void *config;
+
+doca_error_t doca_argp_init(const char *program_name, void *program_config)
+{
+	(void)program_name;
+	config = program_config;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_argp_param_create(struct doca_argp_param **param)
+{
+	if (param == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	*param = calloc(1, sizeof(**param));
+	return *param == NULL ? DOCA_ERROR_NO_MEMORY : DOCA_SUCCESS;
+}
+
+void doca_argp_param_set_short_name(struct doca_argp_param *param, const char *name)
+{
+	param->short_name = name;
+}
+
+void doca_argp_param_set_long_name(struct doca_argp_param *param, const char *name)
+{
+	param->long_name = name;
+}
+
+void doca_argp_param_set_arguments(struct doca_argp_param *param, const char *arguments)
+{
+	(void)param;
+	(void)arguments;
+}
+
+void doca_argp_param_set_description(struct doca_argp_param *param, const char *description)
+{
+	(void)param;
+	(void)description;
+}
+
+void doca_argp_param_set_callback(struct doca_argp_param *param, doca_argp_param_cb_t callback)
+{
+	param->callback = callback;
+}
+
+void doca_argp_param_set_type(struct doca_argp_param *param, enum doca_argp_type type)
+{
+	param->type = type;
+}
+
+void doca_argp_param_set_mandatory(struct doca_argp_param *param)
+{
+	param->mandatory = true;
+}
+
+doca_error_t doca_argp_register_param(struct doca_argp_param *input_param)
+{
+	if (input_param == NULL || input_param->callback == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	input_param->next = params;
+	params = input_param;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_argp_register_validation_callback(doca_argp_validation_cb_t callback)
+{
+	(void)callback;
+	return DOCA_SUCCESS;
+}
+
+static struct doca_argp_param *find_param(const char *arg, const char **inline_value)
+{
+	*inline_value = NULL;
+	for (struct doca_argp_param *p = params; p != NULL; p = p->next) {
+		if (strncmp(arg, "--", 2) == 0 && p->long_name != NULL) {
+			size_t n = strlen(p->long_name);
+
+			if (strncmp(arg + 2, p->long_name, n) == 0 && (arg[2 + n] == '\0' || arg[2 + n] == '=')) {
+				if (arg[2 + n] == '=')
+					*inline_value = arg + 3 + n;
+				return p;
+			}
+		} else if (arg[0] == '-' && arg[1] != '-' && p->short_name != NULL &&
+			   strcmp(arg + 1, p->short_name) == 0) {
+			return p;
+		}
+	}
+	return NULL;
+}
+
+doca_error_t doca_argp_start(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *value;
+		struct doca_argp_param *p = find_param(argv[i], &value);
+		doca_error_t err;
+
+		if (p == NULL) {
+			fprintf(stderr, "unknown argument: %s\n", argv[i]);
+			return DOCA_ERROR_INVALID_VALUE;
+		}
+		if (value == NULL && p->type != DOCA_ARGP_TYPE_BOOLEAN) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "%s needs a value\n", argv[i]);
+				return DOCA_ERROR_INVALID_VALUE;
+			}
+			value = argv[++i];
+		}
+		if (p->type == DOCA_ARGP_TYPE_INT) {
+			int number = atoi(value);
+
+			err = p->callback(&number, config);
+		} else if (p->type == DOCA_ARGP_TYPE_BOOLEAN) {
+			bool flag = value == NULL || strcmp(value, "true") == 0 || strcmp(value, "1") == 0;
+
+			err = p->callback(&flag, config);
+		} else {
+			err = p->callback((void *)value, config);
+		}
+		if (err != DOCA_SUCCESS)
+			return err;
+		p->seen = true;
+	}
+	for (struct doca_argp_param *p = params; p != NULL; p = p->next) {
+		if (p->mandatory && !p->seen) {
+			fprintf(stderr, "missing mandatory argument --%s\n", p->long_name ? p->long_name : "?");
+			return DOCA_ERROR_INVALID_VALUE;
+		}
+	}
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_argp_destroy(void)
+{
+	while (params != NULL) {
+		struct doca_argp_param *next = params->next;
+
+		free(params);
+		params = next;
+	}
+	return DOCA_SUCCESS;
+}
+
+/* ---- DOCA RDMA: not modelled ---- */
+
+static doca_error_t rdma_not_modelled(const char *call)
+{
+	fprintf(stderr, "doca-sim samples harness: %s: DOCA RDMA is not modelled by doca-sim\n", call);
+	return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_rdma_cap_task_send_is_supported(const struct doca_devinfo *devinfo)
+{
+	return devinfo == NULL ? DOCA_ERROR_INVALID_VALUE : DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_create(struct doca_dev *dev, struct doca_rdma **rdma)
+{
+	(void)dev;
+	(void)rdma;
+	return rdma_not_modelled(__func__);
+}
+
+/* Nothing below is reached: doca_rdma_create never succeeds. */
+doca_error_t doca_rdma_destroy(struct doca_rdma *rdma)
+{
+	(void)rdma;
+	return rdma_not_modelled(__func__);
+}
+
+struct doca_ctx *doca_rdma_as_ctx(struct doca_rdma *rdma)
+{
+	(void)rdma;
+	return NULL;
+}
+
+#define NOT_MODELLED(name, ...)                 \
+	doca_error_t name(__VA_ARGS__)          \
+	{                                       \
+		return rdma_not_modelled(__func__); \
+	}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+NOT_MODELLED(doca_rdma_set_permissions, struct doca_rdma *rdma, uint32_t permissions)
+NOT_MODELLED(doca_rdma_set_grh_enabled, struct doca_rdma *rdma, uint8_t grh_enabled)
+NOT_MODELLED(doca_rdma_set_recv_queue_size, struct doca_rdma *rdma, uint32_t recv_queue_size)
+NOT_MODELLED(doca_rdma_task_receive_set_dst_buf_list_len, struct doca_rdma *rdma, uint32_t buf_list_len)
+NOT_MODELLED(doca_rdma_set_gid_index, struct doca_rdma *rdma, uint32_t gid_index)
+NOT_MODELLED(doca_rdma_set_max_num_connections, struct doca_rdma *rdma, uint16_t max_num_connections)
+NOT_MODELLED(doca_rdma_dpa_completion_attach, struct doca_rdma *rdma, struct doca_dpa_completion *dpa_comp)
+NOT_MODELLED(doca_rdma_get_dpa_handle, struct doca_rdma *rdma, doca_dpa_dev_rdma_t *dpa_rdma)
+NOT_MODELLED(doca_rdma_export, struct doca_rdma *rdma, const void **details, size_t *size,
+	     struct doca_rdma_connection **connection)
+NOT_MODELLED(doca_rdma_connect, struct doca_rdma *rdma, const void *details, size_t size,
+	     struct doca_rdma_connection *connection)
+NOT_MODELLED(doca_rdma_connection_get_id, const struct doca_rdma_connection *connection, uint32_t *connection_id)
+#pragma GCC diagnostic pop
+
+/* ---- FlexIO's DPA resources file: not modelled ---- */
+
+flexio_status flexio_resources_create(const char *app_key, const void *buffer, size_t size,
+				      struct flexio_resource **res)
+{
+	(void)app_key;
+	(void)buffer;
+	(void)size;
+	(void)res;
+	fprintf(stderr, "doca-sim samples harness: DPA resources files (FlexIO) are not modelled by doca-sim\n");
+	return FLEXIO_STATUS_FAILED;
+}
+
+/* Nothing below is reached: flexio_resources_create never succeeds. */
+void flexio_resources_destroy(struct flexio_resource *res)
+{
+	(void)res;
+}
+
+int flexio_resources_get_eugs_num(struct flexio_resource *res)
+{
+	(void)res;
+	return 0;
+}
+
+uint32_t flexio_resources_get_eus_num(struct flexio_resource *res)
+{
+	(void)res;
+	return 0;
+}
+
+uint32_t *flexio_resources_get_eus(struct flexio_resource *res)
+{
+	(void)res;
+	return NULL;
+}

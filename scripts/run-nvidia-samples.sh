@@ -1,0 +1,201 @@
+#!/usr/bin/env bash
+# Builds NVIDIA's DPA samples (github.com/NVIDIA-DOCA/doca-samples) unmodified
+# against doca-sim and runs them, once per device profile. See
+# docs/nvidia-samples.md.
+#
+#   DOCA_SAMPLES_DIR=/path/to/doca-samples scripts/run-nvidia-samples.sh
+#
+# DOCA_SAMPLES_DIR is a checkout of doca-samples (its top directory, holding
+# samples/doca_dpa); when it is unset the script says so and exits 0 (CI has
+# no copy, and this script is not part of .ci/run). DOCA_SIM_SAMPLES_PROFILES
+# picks the profiles (default: "default host"): `default` is doca-sim's default
+# profile (a BlueField-3's Arm side: a PF with representors and an SF), `host`
+# the same card as its host sees it (the PF, no representors).
+#
+# For each sample:
+# - device side: the sample's device/*.c through doca-build-support's sim app
+#   build (DpaApp, the same code a user's build.rs runs), driven by a throwaway
+#   cargo package whose build script builds the app `dpa_sample_app` (the name
+#   the samples' meson build gives dpacc);
+# - host side: the sample's host/*.c, *_main.c and the shared dpa_common.c,
+#   compiled as they are with `cc` against doca-sim's headers (include/) and
+#   the stand-ins of scripts/lib/nvidia-samples for the DOCA and FlexIO
+#   libraries the samples use that doca-sim does not model (logging, argument
+#   parsing, RDMA, DPA resources files),
+#   linked with the app and doca-sim as a static library;
+# - run: with a time limit, judged by the sample's own success line and, where
+#   the sample prints one, its result.
+#
+# Prints one line per sample and profile, then
+#   samples: N built, M ran correctly, K out of scope
+# (N and M count samples, each over every profile it runs on). Exits 1 if a
+# sample in scope does not build or does not run correctly.
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+if [ -z "${DOCA_SAMPLES_DIR:-}" ]; then
+	echo "run-nvidia-samples: DOCA_SAMPLES_DIR is not set (a checkout of github.com/NVIDIA-DOCA/doca-samples); nothing to do"
+	exit 0
+fi
+dpa="$DOCA_SAMPLES_DIR/samples/doca_dpa"
+[ -f "$dpa/dpa_common.c" ] || { echo "run-nvidia-samples: $dpa/dpa_common.c not found: DOCA_SAMPLES_DIR must be the top of a doca-samples checkout" >&2; exit 2; }
+
+harness="$root/scripts/lib/nvidia-samples"
+target=${CARGO_TARGET_DIR:-$root/target}/nvidia-samples
+work="$target/work"
+mkdir -p "$work"
+profiles=${DOCA_SIM_SAMPLES_PROFILES:-default host}
+run_limit=${DOCA_SIM_SAMPLES_TIME_LIMIT:-120}
+unset DOCA_SIM_PROFILE DOCA_SIM_FAULTS DOCA_BACKEND
+
+# ---------------------------------------------------------------- the sim
+echo "== building doca-sim as a static library"
+(cd "$root" && CARGO_TARGET_DIR="$target/sim" cargo rustc -q -p doca-sim --lib --crate-type staticlib) ||
+	{ echo "run-nvidia-samples: doca-sim does not build" >&2; exit 2; }
+libsim="$target/sim/debug/libdoca_sim.a"
+
+# The host view as a profile file (the default profile needs none).
+cat > "$work/host.profile" <<'PROFILE'
+# A BlueField-3 as its host sees it: the PF with its DPA and no representors
+# (only the Arm side has them), and a BlueField-2 without a DPA.
+[device]
+ibdev_name = mlx5_0
+iface_name = p0
+pci_addr = 0000:03:00.0
+representors =
+[device]
+ibdev_name = mlx5_2
+iface_name = p2
+pci_addr = 0000:81:00.0
+dpa = false
+representors =
+PROFILE
+
+# ------------------------------------------------------ the device driver
+# A throwaway package whose build script builds one sample's device sources
+# as the sim app `dpa_sample_app` and copies the archive out.
+driver="$work/driver"
+mkdir -p "$driver/src"
+cat > "$driver/Cargo.toml" <<TOML
+[package]
+name = "nvidia-sample-device"
+version = "0.0.0"
+edition = "2021"
+publish = false
+
+[workspace]
+
+[build-dependencies]
+doca-build-support = { path = "$root/build-support" }
+TOML
+cat > "$driver/build.rs" <<'RUST'
+use doca_build_support::dpa_app::DpaApp;
+
+fn main() {
+    let var = |name: &str| std::env::var(name).unwrap_or_default();
+    println!("cargo::rerun-if-env-changed=SAMPLE_APP_ARCHIVE");
+    let mut app = DpaApp::new("dpa_sample_app");
+    for source in var("SAMPLE_DEVICE_SOURCES").split(':').filter(|s| !s.is_empty()) {
+        app = app.source(source);
+    }
+    for dir in var("SAMPLE_DEVICE_INCLUDES").split(':').filter(|s| !s.is_empty()) {
+        app = app.include(dir);
+    }
+    let built = app.build_or_exit();
+    let archive = built.archive.expect("the sim backend builds an archive");
+    std::fs::copy(&archive, var("SAMPLE_APP_ARCHIVE")).expect("cannot copy the app archive");
+}
+RUST
+echo > "$driver/src/lib.rs"
+cp "$root/Cargo.lock" "$driver/Cargo.lock"
+
+# build_device SAMPLE_DIR OUT.a LOG: the device sources through DpaApp (sim).
+build_device() {
+	local dir=$1 out=$2 log=$3 sources includes=
+	sources=$(ls "$dir"/device/*.c | tr '\n' ':')
+	for d in "$dir/common" "$dir/device"; do [ -d "$d" ] && includes="$includes$d:"; done
+	(cd "$driver" &&
+		DEP_DOCA_DPA_BACKEND=sim \
+		DEP_DOCA_DPA_SIM_DEVICE_INCLUDE="$root/doca-sim/device-include" \
+		DEP_DOCA_DPA_INCLUDE="$root/doca-sim/include" \
+		SAMPLE_DEVICE_SOURCES="$sources" \
+		SAMPLE_DEVICE_INCLUDES="$includes" \
+		SAMPLE_APP_ARCHIVE="$out" \
+		CARGO_TARGET_DIR="$target/driver" \
+		cargo build -q) > "$log" 2>&1
+}
+
+# build_host SAMPLE_DIR APP.a EXE LOG: the host sources as they are, with the
+# warning flags of the samples' own build.
+build_host() {
+	local dir=$1 app=$2 exe=$3 log=$4
+	cc -std=gnu11 -g -Werror -Wall -Wextra -Wno-deprecated-declarations -DDOCA_ALLOW_EXPERIMENTAL_API \
+		-I"$harness" -I"$root/doca-sim/include" -I"$dpa" -I"$dir/common" \
+		"$dir"/host/*.c "$dir"/*_main.c "$dpa/dpa_common.c" "$harness/harness.c" \
+		"$app" "$libsim" -lpthread -ldl -lm -lrt -lgcc_s -lutil -o "$exe" > "$log" 2>&1
+}
+
+# ------------------------------------------------------------- the samples
+# name | arguments | what its output must contain besides its success line.
+# dpa_nvqual sizes each iteration's DPA threads to run for 90 s (3/4 of the
+# 2-minute watchdog it assumes); `-user_fac 0.01` (its own option) makes that
+# 1 s, which a host runs 189 threads of well within the sim's 12 s limit.
+samples=(
+	"dpa_kernel_launch||Hello from kernel"
+	"dpa_nvqual|-pf_dev mlx5_0 -test_dur 1 -user_fac 0.01|\"unreachable_harts\": []"
+	"dpa_basic_initiator_target||Set sync event to 10"
+	"dpa_initiator_target||Sample finished successfully"
+	"dpa_ping_pong||Sample finished successfully"
+)
+# Not in scope, and why.
+out_of_scope=(
+	"dpa_verbs_initiator_target|DPA Verbs on the device side is not modelled (its build stops at doca-sim's #error)"
+	"dpa_all_to_all|an application that needs MPI on the host"
+)
+
+built=0
+correct=0
+failed=0
+for entry in "${samples[@]}"; do
+	IFS='|' read -r name args expect <<<"$entry"
+	dir="$dpa/$name"
+	out="$work/$name"
+	mkdir -p "$out"
+	if ! build_device "$dir" "$out/app.a" "$out/device.log"; then
+		why=$(grep -m1 'error: DPA application' "$out/device.log" || grep -m1 error "$out/device.log")
+		echo "$name: NOT BUILT (device side): $(echo "$why" | sed 's/^ *//' | cut -c1-400)"
+		failed=$((failed + 1))
+		continue
+	fi
+	if ! build_host "$dir" "$out/app.a" "$out/$name" "$out/host.log"; then
+		echo "$name: NOT BUILT (host side): $(grep -m1 error "$out/host.log" | cut -c1-300)"
+		failed=$((failed + 1))
+		continue
+	fi
+	built=$((built + 1))
+	all_ok=1
+	for profile in $profiles; do
+		profile_file=
+		[ "$profile" = host ] && profile_file="$work/host.profile"
+		# shellcheck disable=SC2086 # the arguments are words
+		DOCA_SIM_PROFILE="$profile_file" timeout "$run_limit" "$out/$name" $args > "$out/$profile.out" 2>&1
+		rc=$?
+		if [ $rc -eq 0 ] && grep -q "Sample finished successfully\|DPA run has completed" "$out/$profile.out" &&
+			grep -qF "$expect" "$out/$profile.out"; then
+			echo "$name [$profile profile]: ran correctly ($(grep -cF "$expect" "$out/$profile.out")x \"$expect\")"
+		else
+			all_ok=0
+			why=$(grep -m1 -E "ERROR|fault|not modelled|FATAL|error" "$out/$profile.out" | cut -c1-300)
+			[ $rc -eq 124 ] && why="did not finish in ${run_limit} s; $why"
+			echo "$name [$profile profile]: FAILED (exit $rc): ${why:-no success line}"
+		fi
+	done
+	if [ $all_ok = 1 ]; then correct=$((correct + 1)); else failed=$((failed + 1)); fi
+done
+for entry in "${out_of_scope[@]}"; do
+	IFS='|' read -r name why <<<"$entry"
+	echo "$name: out of scope: $why"
+done
+echo "samples: $built built, $correct ran correctly, ${#out_of_scope[@]} out of scope"
+echo "(logs and outputs: $work/<sample>/)"
+[ $failed = 0 ]

@@ -1,0 +1,27 @@
+/*
+ * SPDX-License-Identifier: MIT OR Apache-2.0
+ *
+ * The RDMI kernel of tests/soundness.rs (built only where RDMI is present, see
+ * tests/kernels-pkg/build.rs): it holds an RDMI connection handle until the host
+ * says go, so a test can drop the host's handle in between.
+ */
+#include <doca_dpa_dev.h>
+
+#ifdef DOCA_SIM_DEVICE
+#include <doca_sim_dev.h>
+#elif defined(__has_include)
+#if __has_include(<doca_rdmi_dev_connection.h>)
+#include <doca_rdmi_dev_connection.h>
+#include <doca_rdmi_dev_poster.h>
+#endif
+#endif
+
+#include "../sound.h"
+
+/* Waits for *go, then records the connection handle it was given in out[0]. */
+__dpa_global__ void sound_hold_connection(doca_dpa_dev_uintptr_t go, doca_dpa_dev_rdmi_connection_t connection,
+					  doca_dpa_dev_uintptr_t out)
+{
+	sound_wait_for(go);
+	((uint64_t *)out)[0] = connection;
+}
