@@ -34,6 +34,11 @@ const fn rp(rust: &'static str, abi_rust: &'static str, abi_c: &'static str) -> 
     }
 }
 
+/// A DOCA device handle (or address) typedef, whose ABI is `uint64_t`.
+const fn h64(rust: &'static str) -> RustParam {
+    rp(rust, "u64", "uint64_t")
+}
+
 /// C types (after the parser's normalisation) and their Rust parameter types. DOCA's
 /// device handle typedefs map to marker types of `doca_dpa::param`, for which only
 /// values that keep their object alive are arguments.
@@ -54,48 +59,26 @@ const TYPE_TABLE: &[(&str, RustParam)] = &[
     ("size_t", rp("u64", "u64", "uint64_t")),
     ("float", rp("f32", "f32", "float")),
     ("double", rp("f64", "f64", "double")),
-    (
-        "doca_dpa_dev_uintptr_t",
-        rp("param::DevPtr", "u64", "uint64_t"),
-    ),
-    ("doca_dpa_dev_t", rp("param::Dpa", "u64", "uint64_t")),
-    (
-        "doca_dpa_dev_sync_event_t",
-        rp("param::SyncEvent", "u64", "uint64_t"),
-    ),
-    (
-        "doca_dpa_dev_completion_t",
-        rp("param::Completion", "u64", "uint64_t"),
-    ),
+    ("doca_dpa_dev_uintptr_t", DEV_PTR),
+    ("doca_dpa_dev_t", h64("param::Dpa")),
+    ("doca_dpa_dev_sync_event_t", h64("param::SyncEvent")),
+    ("doca_dpa_dev_completion_t", h64("param::Completion")),
     (
         "doca_dpa_dev_notification_completion_t",
-        rp("param::Notification", "u64", "uint64_t"),
+        h64("param::Notification"),
     ),
-    (
-        "doca_dpa_dev_async_ops_t",
-        rp("param::AsyncOps", "u64", "uint64_t"),
-    ),
-    (
-        "doca_dpa_dev_hash_table_t",
-        rp("param::HashTable", "u64", "uint64_t"),
-    ),
+    ("doca_dpa_dev_async_ops_t", h64("param::AsyncOps")),
+    ("doca_dpa_dev_hash_table_t", h64("param::HashTable")),
     ("doca_dpa_dev_mmap_t", rp("param::Mmap", "u32", "uint32_t")),
     (
         "doca_dpa_dev_rdmi_connection_t",
-        rp("param::RdmiConnection", "u64", "uint64_t"),
+        h64("param::RdmiConnection"),
     ),
-    (
-        "doca_rdmi_dev_poster_t",
-        rp("param::RdmiPoster", "u64", "uint64_t"),
-    ),
+    ("doca_rdmi_dev_poster_t", h64("param::RdmiPoster")),
 ];
 
-/// The C types a parameter may have, for error messages.
-pub fn supported_types() -> String {
-    let mut names: Vec<&str> = TYPE_TABLE.iter().map(|(c, _)| *c).collect();
-    names.push("any pointer (a DPA address)");
-    names.join(", ")
-}
+/// Any DPA address: `void *`, `doca_dpa_dev_uintptr_t`, a pointer member of a struct.
+const DEV_PTR: RustParam = h64("param::DevPtr");
 
 /// The Rust side of parameter `p` of `f` (1-based `position`), or why it has none.
 pub fn rust_param(
@@ -104,7 +87,7 @@ pub fn rust_param(
     p: &Param,
 ) -> Result<RustParam, DpaAppError> {
     if p.c_type.contains('*') {
-        return Ok(rp("param::DevPtr", "u64", "uint64_t"));
+        return Ok(DEV_PTR);
     }
     TYPE_TABLE
         .iter()
@@ -154,17 +137,9 @@ const POINTEE_TABLE: &[(&str, &str)] = &[
     ("unsigned short", "u16"),
 ];
 
-/// The Rust side of a pointer parameter: `None` for `void *` (any DPA memory,
-/// `param::DevPtr`), `Some(R)` for `T *` with `R` the Rust element type of `T` (a
-/// scalar, or a struct of the application as `super::NAME`); `Err(())` when `T` has
-/// no Rust type.
-fn pointer_param(c_type: &str, structs: &[StructDef]) -> Result<Option<String>, ()> {
-    pointee_type(c_type, structs)
-        .map(|r| (r != "void").then_some(r))
-        .ok_or(())
-}
-
-/// The Rust element type of a pointer's pointee (`void` for `void`).
+/// The Rust element type of a pointer's pointee: `void` for `void` (any DPA memory,
+/// `param::DevPtr`), else that of a scalar, or a struct of the application as
+/// `super::NAME`; `None` when the pointee has no Rust type.
 fn pointee_type(c_type: &str, structs: &[StructDef]) -> Option<String> {
     let star = c_type.find('*')?;
     if c_type[star + 1..].contains('*') {
@@ -189,24 +164,16 @@ fn pointee_type(c_type: &str, structs: &[StructDef]) -> Option<String> {
     by_value_struct(&pointee, structs).map(|def| format!("super::{}", rust_ident(&def.name)))
 }
 
-/// The marker type naming parameter `p` (1-based `position`) of `f` in compiler
-/// messages: `__param::FUNCTION::PARAMETER`, relative to the generated module.
-fn param_marker(f: &DeviceFunction, position: usize, p: &Param) -> (String, String) {
-    let name = p.name.clone().unwrap_or_else(|| format!("arg{position}"));
-    (rust_ident(&f.name), rust_ident(&name))
-}
-
 /// How one parameter crosses from Rust to the generated C launcher: as a scalar of
 /// the type table, as a typed pointer (a DPA address, `param::Ptr<R>`), or as a
 /// struct passed by value (whose device layout the launcher receives by address and
 /// copies into a C value of the struct type).
 enum Crossing<'a> {
     Scalar(RustParam),
-    /// `T *`: the element type and the marker naming the parameter
-    /// (`__param::FUNCTION::PARAMETER`), so a mismatch's message names it.
+    /// `T *`: `param::Ptr<R, super::__param::FUNCTION::PARAMETER>`, whose marker type
+    /// (`param`, declared in `__param`) makes a mismatch's message name the parameter.
     Pointer {
-        elem: String,
-        function: String,
+        sig: String,
         param: String,
     },
     Struct(&'a StructDef),
@@ -217,11 +184,7 @@ impl Crossing<'_> {
     fn sig_type(&self) -> String {
         match self {
             Crossing::Scalar(p) => p.rust.to_owned(),
-            Crossing::Pointer {
-                elem,
-                function,
-                param,
-            } => format!("param::Ptr<{elem}, super::__param::{function}::{param}>"),
+            Crossing::Pointer { sig, .. } => sig.clone(),
             Crossing::Struct(def) => format!("param::ByValue<super::{}>", rust_ident(&def.name)),
         }
     }
@@ -267,18 +230,18 @@ fn crossing<'a>(
     if p.c_type.contains('*') {
         // The launcher passes the address as `uint64_t` (what `rust_param` says for
         // every pointer); the Rust side keeps the element type.
-        let scalar = rust_param(f, position, p)?;
-        return match pointer_param(&p.c_type, structs) {
-            Ok(None) => Ok(Crossing::Scalar(scalar)),
-            Ok(Some(elem)) => {
-                let (function, param) = param_marker(f, position, p);
-                Ok(Crossing::Pointer {
-                    elem,
-                    function,
-                    param,
-                })
+        return match pointee_type(&p.c_type, structs).as_deref() {
+            Some("void") => rust_param(f, position, p).map(Crossing::Scalar),
+            Some(elem) => {
+                let name = p.name.clone().unwrap_or_else(|| format!("arg{position}"));
+                let param = rust_ident(&name);
+                let sig = format!(
+                    "param::Ptr<{elem}, super::__param::{}::{param}>",
+                    rust_ident(&f.name)
+                );
+                Ok(Crossing::Pointer { sig, param })
             }
-            Err(()) => Err(refuse(f, position, p, ParamRefusal::UnknownPointee)),
+            None => Err(refuse(f, position, p, ParamRefusal::UnknownPointee)),
         };
     }
     if let Some(def) = by_value_struct(&p.c_type, structs) {
@@ -485,17 +448,14 @@ pub fn launcher_source(
             .zip(&params)
             .enumerate()
             .map(|(i, (cp, x))| match x {
+                Crossing::Struct(_) => format!(", v{i}"),
                 // The pointee type need not be visible here; every object pointer
                 // has the representation of `void *` on the DPA and host ABIs.
-                Crossing::Pointer { .. } => format!(", (void *)(uintptr_t)a{i}"),
-                Crossing::Scalar(_) if cp.c_type.contains('*') => {
-                    format!(", (void *)(uintptr_t)a{i}")
-                }
+                _ if cp.c_type.contains('*') => format!(", (void *)(uintptr_t)a{i}"),
                 Crossing::Scalar(rp) if rp.abi_c == "float" || rp.abi_c == "double" => {
                     format!(", a{i}")
                 }
-                Crossing::Scalar(_) => format!(", ({})a{i}", cp.c_type),
-                Crossing::Struct(_) => format!(", v{i}"),
+                _ => format!(", ({})a{i}", cp.c_type),
             })
             .collect();
         let tail = if decl.is_empty() {
@@ -752,7 +712,7 @@ pub fn struct_layout(def: &StructDef) -> Option<(Vec<(RustParam, usize)>, usize)
     let mut fields = Vec::new();
     for f in &def.fields {
         let r = if f.c_type.contains('*') {
-            rp("param::DevPtr", "u64", "uint64_t")
+            DEV_PTR
         } else {
             TYPE_TABLE.iter().find(|(c, _)| *c == f.c_type)?.1.clone()
         };

@@ -107,7 +107,7 @@ pub use expand::write_scan_prelude;
 pub use hardware::DEFAULT_PROC_ATTRIBUTES;
 pub use host_decls::{
     declaration_asserts, declared_structs, launcher_source, launcher_symbol, rust_param,
-    rust_source, struct_layout, struct_layout_asserts, supported_types, RustParam,
+    rust_source, struct_layout, struct_layout_asserts, RustParam,
 };
 pub use launchers::{app_index_source, rust_file_name, APP_INDEX_FILE};
 pub use parse::{
