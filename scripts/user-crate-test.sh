@@ -7,16 +7,19 @@
 # 1. Times a clean `cargo test --no-run` (the sim, through doca's `sim`
 #    feature in the fixture's [dev-dependencies]) and prints the figure with
 #    the load average (BENCHMARKS.md records it).
-#    Checks that no bindgen, clang-sys or syn crate is in its dependency tree.
+#    Checks that no bindgen or clang-sys crate is in its dependency tree, and
+#    that syn is there only for thiserror's derive (doca-dpa's `Error`).
 # 2. Runs the fixture's tests (its `add` kernel, fault injection) and its two
 #    binaries (one declares the app itself, never naming the library).
 # 3. Checks with nm that the test binary and the binaries define `add` and the
 #    fixture's app symbol, and none of doca-rs's own kernel or app symbols.
-# 4. Where pkg-config finds no DOCA: checks that a plain `cargo build`
+# 4. Builds and tests the same crate as an edition-2024 crate (the generated
+#    declarations must compile in both editions).
+# 5. Where pkg-config finds no DOCA: checks that a plain `cargo build`
 #    (hardware by default) fails and names the one switch to the sim. Before
 #    that, `cargo run --features sim` (the README's `sim = ["doca/sim"]`) runs a
 #    binary on the sim.
-# 5. First, that the README's `rs` blocks (the user crate's files, which the
+# 6. First, that the README's `rs` blocks (the user crate's files, which the
 #    README's doctests cannot compile: they need the crate around them) are the
 #    fixture's: each blank-line-separated part of a block under a `path` caption
 #    is in tests/user-crate/path verbatim (`my_crate` is the fixture's crate).
@@ -69,26 +72,33 @@ end=$(date +%s.%N)
 secs=$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.1f", e - s }')
 echo "user-crate: clean sim build ${secs} s on $(nproc) cores (load average before: $load)"
 
-echo "== no bindgen, no libclang and no proc-macro crates in the user crate's build"
-for crate in bindgen clang-sys syn; do
+echo "== no bindgen or libclang in the user crate's build; syn only for thiserror's derive"
+for crate in bindgen clang-sys; do
     if tree=$(cargo tree -q -e normal,build,dev -i "$crate" 2>&1); then
         echo "$tree"
         fail "the user crate's build compiles $crate"
     fi
     grep -q "did not match any packages" <<<"$tree" || { echo "$tree"; fail "cargo tree -i $crate failed for another reason"; }
 done
+syn_users=$(cargo tree -q -e normal,build,dev -i syn --depth 1 --prefix none 2>&1 | sed 1d | awk '{ print $1 }' | sort -u)
+[ "$syn_users" = thiserror-impl ] || { echo "$syn_users"; fail "syn is compiled for something other than thiserror's derive"; }
+
+# run_fixture WHAT: the fixture's two tests on the sim, then its two binaries as
+# `cargo test` built them (with the dev-dependencies' `sim`; `cargo run` would
+# build them for hardware, the default). One uses the app the library declares,
+# one declares it itself without naming the library.
+run_fixture() {
+    tests=$(cargo test -q --test sim 2>&1) || { echo "$tests"; fail "$1: the tests failed"; }
+    echo "$tests" | tail -n 3
+    grep -q "test result: ok. 2 passed" <<<"$tests" || fail "$1: the two tests did not both run"
+    for b in uses_the_lib declares_itself; do
+        out=$("$CARGO_TARGET_DIR/debug/$b" 2>&1) || { echo "$out"; fail "$1: the binary $b failed"; }
+        [ "$out" = "[5, 6, 7, 8]" ] || fail "$1: the binary $b printed: $out"
+    done
+}
 
 echo "== the user crate's tests, on the sim"
-tests=$(cargo test -q --test sim 2>&1) || { echo "$tests"; fail "the fixture's tests failed"; }
-echo "$tests" | tail -n 3
-grep -q "test result: ok. 2 passed" <<<"$tests" || fail "the fixture's two tests did not both run"
-# The binaries as `cargo test` built them (with the dev-dependencies' `sim`);
-# `cargo run` would build them for hardware, the default. One uses the app the
-# library declares, one declares it itself without naming the library.
-for b in uses_the_lib declares_itself; do
-    out=$("$CARGO_TARGET_DIR/debug/$b" 2>&1) || { echo "$out"; fail "the fixture's binary $b failed"; }
-    [ "$out" = "[5, 6, 7, 8]" ] || fail "the fixture's binary $b printed: $out"
-done
+run_fixture "the fixture"
 
 echo "== the README's sim feature: cargo run --features sim"
 out=$(cargo run -q --features sim --bin uses_the_lib 2>&1) || { echo "$out"; fail "cargo run --features sim failed"; }
@@ -113,6 +123,14 @@ for bin in $bins; do
     done
     echo "$(basename "$bin"): add and user_kernels defined; none of $(wc -w <<<"$ours") doca-rs kernel names nor doca_examples/doca_tests"
 done
+
+echo "== the same crate as edition 2024 (what \`cargo new\` makes): builds, tests, runs"
+# The dependencies are built already; only the fixture itself is compiled again.
+sed -i 's/^edition = "2021"$/edition = "2024"/' Cargo.toml
+grep -qx 'edition = "2024"' Cargo.toml || fail "the fixture's edition was not switched to 2024"
+run_fixture "the edition-2024 fixture"
+echo "edition 2024: the fixture's tests and binaries pass"
+sed -i 's/^edition = "2024"$/edition = "2021"/' Cargo.toml
 
 if pkg-config --exists doca-common 2>/dev/null; then
     echo "== (DOCA is installed: the hardware-default check is skipped)"

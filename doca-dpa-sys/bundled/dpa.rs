@@ -18,79 +18,43 @@ pub const DOCA_DEVINFO_REP_VUID_SIZE: u32 = 128;
 pub const DOCA_DEVINFO_REP_PCI_ADDR_SIZE: u32 = 13;
 pub const DOCA_DEVINFO_REP_PCI_BDF_SIZE: u32 = 8;
 pub const DOCA_DPA_COMPLETION_LOG_MAX_USER_DATA: u32 = 24;
-#[doc = "The call did what was asked."]
 pub const DOCA_SUCCESS: doca_error = 0;
-#[doc = "Failure with no more specific code."]
 pub const DOCA_ERROR_UNKNOWN: doca_error = 1;
-#[doc = "The caller may not do this."]
 pub const DOCA_ERROR_NOT_PERMITTED: doca_error = 2;
-#[doc = "Something else still holds the object."]
 pub const DOCA_ERROR_IN_USE: doca_error = 3;
-#[doc = "This device or build lacks the feature."]
 pub const DOCA_ERROR_NOT_SUPPORTED: doca_error = 4;
-#[doc = "Temporarily impossible; retrying later may work."]
 pub const DOCA_ERROR_AGAIN: doca_error = 5;
-#[doc = "An argument was rejected."]
 pub const DOCA_ERROR_INVALID_VALUE: doca_error = 6;
-#[doc = "An allocation failed."]
 pub const DOCA_ERROR_NO_MEMORY: doca_error = 7;
-#[doc = "Setting something up failed."]
 pub const DOCA_ERROR_INITIALIZATION: doca_error = 8;
-#[doc = "Gave up after waiting too long."]
 pub const DOCA_ERROR_TIME_OUT: doca_error = 9;
-#[doc = "The object is shutting down."]
 pub const DOCA_ERROR_SHUTDOWN: doca_error = 10;
-#[doc = "The peer reset the connection."]
 pub const DOCA_ERROR_CONNECTION_RESET: doca_error = 11;
-#[doc = "The connection was torn down."]
 pub const DOCA_ERROR_CONNECTION_ABORTED: doca_error = 12;
-#[doc = "A connection is still being made."]
 pub const DOCA_ERROR_CONNECTION_INPROGRESS: doca_error = 13;
-#[doc = "Nothing is connected (for contexts: no progress engine and no offloaded datapath)."]
 pub const DOCA_ERROR_NOT_CONNECTED: doca_error = 14;
-#[doc = "A lock could not be taken."]
 pub const DOCA_ERROR_NO_LOCK: doca_error = 15;
-#[doc = "The item looked for does not exist."]
 pub const DOCA_ERROR_NOT_FOUND: doca_error = 16;
-#[doc = "An input/output operation failed."]
 pub const DOCA_ERROR_IO_FAILED: doca_error = 17;
-#[doc = "Not allowed in the object's current lifecycle state."]
 pub const DOCA_ERROR_BAD_STATE: doca_error = 18;
-#[doc = "A version does not match what is needed."]
 pub const DOCA_ERROR_UNSUPPORTED_VERSION: doca_error = 19;
-#[doc = "An operating-system call failed."]
 pub const DOCA_ERROR_OPERATING_SYSTEM: doca_error = 20;
-#[doc = "The driver or firmware reported a failure."]
 pub const DOCA_ERROR_DRIVER: doca_error = 21;
-#[doc = "An internal invariant did not hold."]
 pub const DOCA_ERROR_UNEXPECTED: doca_error = 22;
-#[doc = "The item is already there."]
 pub const DOCA_ERROR_ALREADY_EXIST: doca_error = 23;
-#[doc = "No room left."]
 pub const DOCA_ERROR_FULL: doca_error = 24;
-#[doc = "Nothing to take."]
 pub const DOCA_ERROR_EMPTY: doca_error = 25;
-#[doc = "Started, and will finish asynchronously."]
 pub const DOCA_ERROR_IN_PROGRESS: doca_error = 26;
-#[doc = "A size is over the limit."]
 pub const DOCA_ERROR_TOO_BIG: doca_error = 27;
-#[doc = "Authentication was refused."]
 pub const DOCA_ERROR_AUTHENTICATION: doca_error = 28;
-#[doc = "The configuration is not valid."]
 pub const DOCA_ERROR_BAD_CONFIG: doca_error = 29;
-#[doc = "The operation was deliberately not performed."]
 pub const DOCA_ERROR_SKIPPED: doca_error = 30;
-#[doc = "Outcome of a DOCA call: DOCA_SUCCESS or one failure reason."]
 pub type doca_error = ::std::os::raw::c_uint;
-#[doc = "Outcome of a DOCA call: DOCA_SUCCESS or one failure reason."]
 pub use self::doca_error as doca_error_t;
-#[doc = "An opaque 8-byte slot for caller data, seen either as a pointer or as a number."]
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub union doca_data {
-    #[doc = "The slot read as a pointer."]
     pub ptr: *mut ::std::os::raw::c_void,
-    #[doc = "The slot read as an unsigned 64-bit number."]
     pub u64_: u64,
 }
 impl Default for doca_data {
@@ -102,75 +66,41 @@ impl Default for doca_data {
         }
     }
 }
-#[doc = "Only the local side may read."]
 pub const DOCA_ACCESS_FLAG_LOCAL_READ_ONLY: doca_access_flag = 0;
-#[doc = "The local side may read and write."]
 pub const DOCA_ACCESS_FLAG_LOCAL_READ_WRITE: doca_access_flag = 1;
-#[doc = "Remote peers may read through RDMA."]
 pub const DOCA_ACCESS_FLAG_RDMA_READ: doca_access_flag = 2;
-#[doc = "Remote peers may write through RDMA."]
 pub const DOCA_ACCESS_FLAG_RDMA_WRITE: doca_access_flag = 4;
-#[doc = "Remote peers may run RDMA atomics."]
 pub const DOCA_ACCESS_FLAG_RDMA_ATOMIC: doca_access_flag = 8;
-#[doc = "The PCI peer may read."]
 pub const DOCA_ACCESS_FLAG_PCI_READ_ONLY: doca_access_flag = 16;
-#[doc = "The PCI peer may read and write."]
 pub const DOCA_ACCESS_FLAG_PCI_READ_WRITE: doca_access_flag = 32;
-#[doc = "PCI accesses may use relaxed ordering."]
 pub const DOCA_ACCESS_FLAG_PCI_RELAXED_ORDERING: doca_access_flag = 64;
-#[doc = "Access rights that can be granted on registered memory.\n\nValues are bits and may be combined with bitwise OR."]
 pub type doca_access_flag = ::std::os::raw::c_uint;
-#[doc = "A physical function."]
 pub const DOCA_PCI_FUNC_TYPE_PF: doca_pci_func_type = 0;
-#[doc = "A virtual function (SR-IOV)."]
 pub const DOCA_PCI_FUNC_TYPE_VF: doca_pci_func_type = 1;
-#[doc = "A scalable (sub-)function."]
 pub const DOCA_PCI_FUNC_TYPE_SF: doca_pci_func_type = 2;
-#[doc = "The kind of PCI function a device is."]
 pub type doca_pci_func_type = ::std::os::raw::c_uint;
-#[doc = "GPU memory."]
 pub const DOCA_GPU_MEM_TYPE_GPU: doca_gpu_mem_type = 0;
-#[doc = "GPU memory the CPU can reach."]
 pub const DOCA_GPU_MEM_TYPE_GPU_CPU: doca_gpu_mem_type = 1;
-#[doc = "CPU memory the GPU can reach."]
 pub const DOCA_GPU_MEM_TYPE_CPU_GPU: doca_gpu_mem_type = 2;
-#[doc = "Where GPU-visible memory lives (DOCA GPUNetIO; doca-sim has no GPU)."]
 pub type doca_gpu_mem_type = ::std::os::raw::c_uint;
-#[doc = "Not supported."]
 pub const DOCA_ETH_WAIT_ON_TIME_TYPE_NONE: doca_eth_wait_on_time_type = 0;
-#[doc = "Done by the device."]
 pub const DOCA_ETH_WAIT_ON_TIME_TYPE_NATIVE: doca_eth_wait_on_time_type = 1;
-#[doc = "Done the DPDK way."]
 pub const DOCA_ETH_WAIT_ON_TIME_TYPE_DPDK: doca_eth_wait_on_time_type = 2;
-#[doc = "How Ethernet sends wait for their time slot."]
 pub type doca_eth_wait_on_time_type = ::std::os::raw::c_uint;
-#[doc = "256 bytes."]
 pub const DOCA_MTU_SIZE_256_BYTES: doca_mtu_size = 0;
-#[doc = "512 bytes."]
 pub const DOCA_MTU_SIZE_512_BYTES: doca_mtu_size = 1;
-#[doc = "1024 bytes."]
 pub const DOCA_MTU_SIZE_1K_BYTES: doca_mtu_size = 2;
-#[doc = "2048 bytes."]
 pub const DOCA_MTU_SIZE_2K_BYTES: doca_mtu_size = 3;
-#[doc = "4096 bytes."]
 pub const DOCA_MTU_SIZE_4K_BYTES: doca_mtu_size = 4;
-#[doc = "Raw Ethernet (not an RDMA MTU)."]
 pub const DOCA_MTU_SIZE_RAW_ETHERNET: doca_mtu_size = 5;
-#[doc = "Maximum transmission units of a port or path."]
 pub type doca_mtu_size = ::std::os::raw::c_uint;
-#[doc = "An operating-system handle that can be waited on (a file descriptor on Linux)."]
 pub type doca_event_handle_t = ::std::os::raw::c_int;
-#[doc = "The handle a progress engine hands out for event-driven waiting."]
 pub type doca_notification_handle_t = doca_event_handle_t;
-#[doc = "One element of a gather list: a memory range, then the next element."]
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct doca_gather_list {
-    #[doc = "Where the range starts."]
     pub addr: *mut ::std::os::raw::c_void,
-    #[doc = "Its length in bytes."]
     pub len: u64,
-    #[doc = "The next element, NULL after the last."]
     pub next: *mut doca_gather_list,
 }
 impl Default for doca_gather_list {
@@ -182,67 +112,48 @@ impl Default for doca_gather_list {
         }
     }
 }
-#[doc = "A 16-bit value stored big-endian (network order)."]
 pub type doca_be16_t = u16;
-#[doc = "A 32-bit value stored big-endian (network order)."]
 pub type doca_be32_t = u32;
-#[doc = "A 64-bit value stored big-endian (network order)."]
 pub type doca_be64_t = u64;
-#[doc = "Description of a device, as found in the device list."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_devinfo {
     _unused: [u8; 0],
 }
-#[doc = "Description of a representor, as found in a representor list."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_devinfo_rep {
     _unused: [u8; 0],
 }
-#[doc = "An opened device."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_dev {
     _unused: [u8; 0],
 }
-#[doc = "An opened representor."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_dev_rep {
     _unused: [u8; 0],
 }
-#[doc = "No filtering: every representor."]
 pub const DOCA_DEVINFO_REP_FILTER_ALL: doca_devinfo_rep_filter = 0;
-#[doc = "Network function representors."]
 pub const DOCA_DEVINFO_REP_FILTER_NET: doca_devinfo_rep_filter = 2;
-#[doc = "Emulated PCI function representors."]
 pub const DOCA_DEVINFO_REP_FILTER_EMULATED: doca_devinfo_rep_filter = 4;
-#[doc = "Which representors a representor list should contain.\n\nValues are bits; pass their bitwise OR as the filter argument."]
 pub type doca_devinfo_rep_filter = ::std::os::raw::c_uint;
-#[doc = "A generic DOCA context."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_ctx {
     _unused: [u8; 0],
 }
-#[doc = "A DPA context (see doca_dpa.h)."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_dpa {
     _unused: [u8; 0],
 }
-#[doc = "Not started; configuration is allowed."]
 pub const DOCA_CTX_STATE_IDLE: doca_ctx_states = 0;
-#[doc = "Start was requested and has not finished yet."]
 pub const DOCA_CTX_STATE_STARTING: doca_ctx_states = 1;
-#[doc = "Started and usable."]
 pub const DOCA_CTX_STATE_RUNNING: doca_ctx_states = 2;
-#[doc = "Stop was requested; outstanding work is being drained."]
 pub const DOCA_CTX_STATE_STOPPING: doca_ctx_states = 3;
-#[doc = "Lifecycle states of a context."]
 pub type doca_ctx_states = ::std::os::raw::c_uint;
-#[doc = "Called whenever a context moves from one state to another.\n\n# Parameters\n\n* `user_data` (in) - the value set with doca_ctx_set_user_data().\n* `ctx` (in) - the context whose state changed.\n* `prev_state` (in) - the state it left.\n* `next_state` (in) - the state it entered."]
 pub type doca_ctx_state_changed_callback_t = ::std::option::Option<
     unsafe extern "C" fn(
         user_data: doca_data,
@@ -251,145 +162,104 @@ pub type doca_ctx_state_changed_callback_t = ::std::option::Option<
         next_state: doca_ctx_states,
     ),
 >;
-#[doc = "A GPU device (DOCA GPUNetIO); doca-sim has none."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_gpu {
     _unused: [u8; 0],
 }
-#[doc = "A progress engine."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_pe {
     _unused: [u8; 0],
 }
-#[doc = "A task of some context."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_task {
     _unused: [u8; 0],
 }
-#[doc = "A batch of tasks of one context."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_task_batch {
     _unused: [u8; 0],
 }
-#[doc = "Called when a task completes (or fails)."]
 pub type doca_task_completion_cb_t = ::std::option::Option<
     unsafe extern "C" fn(task: *mut doca_task, task_user_data: doca_data, ctx_user_data: doca_data),
 >;
-#[doc = "16 tasks."]
 pub const DOCA_TASK_BATCH_MAX_TASKS_NUMBER_16: doca_task_batch_max_tasks_number = 0;
-#[doc = "32 tasks."]
 pub const DOCA_TASK_BATCH_MAX_TASKS_NUMBER_32: doca_task_batch_max_tasks_number = 1;
-#[doc = "64 tasks."]
 pub const DOCA_TASK_BATCH_MAX_TASKS_NUMBER_64: doca_task_batch_max_tasks_number = 2;
-#[doc = "128 tasks."]
 pub const DOCA_TASK_BATCH_MAX_TASKS_NUMBER_128: doca_task_batch_max_tasks_number = 3;
-#[doc = "How many tasks a batch can hold."]
 pub type doca_task_batch_max_tasks_number = ::std::os::raw::c_uint;
-#[doc = "1 event."]
 pub const DOCA_EVENT_BATCH_EVENTS_NUMBER_1: doca_event_batch_events_number = 0;
-#[doc = "2 events."]
 pub const DOCA_EVENT_BATCH_EVENTS_NUMBER_2: doca_event_batch_events_number = 1;
-#[doc = "4 events."]
 pub const DOCA_EVENT_BATCH_EVENTS_NUMBER_4: doca_event_batch_events_number = 2;
-#[doc = "8 events."]
 pub const DOCA_EVENT_BATCH_EVENTS_NUMBER_8: doca_event_batch_events_number = 3;
-#[doc = "16 events."]
 pub const DOCA_EVENT_BATCH_EVENTS_NUMBER_16: doca_event_batch_events_number = 4;
-#[doc = "32 events."]
 pub const DOCA_EVENT_BATCH_EVENTS_NUMBER_32: doca_event_batch_events_number = 5;
-#[doc = "64 events."]
 pub const DOCA_EVENT_BATCH_EVENTS_NUMBER_64: doca_event_batch_events_number = 6;
-#[doc = "128 events."]
 pub const DOCA_EVENT_BATCH_EVENTS_NUMBER_128: doca_event_batch_events_number = 7;
-#[doc = "How many events an event batch can report."]
 pub type doca_event_batch_events_number = ::std::os::raw::c_uint;
-#[doc = "Submit now."]
 pub const DOCA_TASK_SUBMIT_FLAG_NONE: doca_task_submit_flag = 0;
-#[doc = "Submit this task and those held back."]
 pub const DOCA_TASK_SUBMIT_FLAG_FLUSH: doca_task_submit_flag = 1;
-#[doc = "Report completions in fewer events."]
 pub const DOCA_TASK_SUBMIT_FLAG_OPTIMIZE_REPORTS: doca_task_submit_flag = 2;
-#[doc = "Flags of doca_task_submit_ex()."]
 pub type doca_task_submit_flag = ::std::os::raw::c_uint;
-#[doc = "Only contexts with pending events."]
 pub const DOCA_PE_EVENT_MODE_PROGRESS_SELECTIVE: doca_pe_event_mode = 0;
-#[doc = "Every connected context."]
 pub const DOCA_PE_EVENT_MODE_PROGRESS_ALL: doca_pe_event_mode = 1;
-#[doc = "Which contexts doca_pe_progress() serves."]
 pub type doca_pe_event_mode = ::std::os::raw::c_uint;
-#[doc = "A sync event."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_sync_event {
     _unused: [u8; 0],
 }
-#[doc = "A sync event living on a remote peer, reached over the network."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_sync_event_remote_net {
     _unused: [u8; 0],
 }
-#[doc = "The DPA side of a sync event (declared by DOCA; no function here takes it)."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_dpa_sync_event {
     _unused: [u8; 0],
 }
-#[doc = "How DPA kernels refer to a sync event."]
 pub type doca_dpa_dev_sync_event_t = u64;
-#[doc = "How DPA kernels refer to a remote (network) sync event."]
 pub type doca_dpa_dev_sync_event_remote_net_t = u64;
-#[doc = "A buffer of DOCA Core's buffer inventory (not modelled by doca-sim)."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_buf {
     _unused: [u8; 0],
 }
-#[doc = "The GPU side of a sync event (declared by DOCA; not modelled by doca-sim)."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_gpu_sync_event {
     _unused: [u8; 0],
 }
-#[doc = "A GPU-side handle of a sync event."]
 pub type doca_gpu_dev_sync_event_t = u64;
-#[doc = "A GPU-side handle of a remote-net sync event."]
 pub type doca_gpu_dev_sync_event_remote_net_t = u64;
-#[doc = "A task reading an event's value through a progress engine."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_sync_event_task_get {
     _unused: [u8; 0],
 }
-#[doc = "A task setting an event's value."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_sync_event_task_notify_set {
     _unused: [u8; 0],
 }
-#[doc = "A task adding to an event's value."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_sync_event_task_notify_add {
     _unused: [u8; 0],
 }
-#[doc = "A task waiting until an event's masked value equals a value."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_sync_event_task_wait_eq {
     _unused: [u8; 0],
 }
-#[doc = "A task waiting until an event's masked value differs from a value."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_sync_event_task_wait_neq {
     _unused: [u8; 0],
 }
-#[doc = "Completion callback of a get task."]
 pub type doca_sync_event_task_get_completion_cb_t = ::std::option::Option<
     unsafe extern "C" fn(
         task: *mut doca_sync_event_task_get,
@@ -397,7 +267,6 @@ pub type doca_sync_event_task_get_completion_cb_t = ::std::option::Option<
         ctx_user_data: doca_data,
     ),
 >;
-#[doc = "Completion callback of a notify-set task."]
 pub type doca_sync_event_task_notify_set_completion_cb_t = ::std::option::Option<
     unsafe extern "C" fn(
         task: *mut doca_sync_event_task_notify_set,
@@ -405,7 +274,6 @@ pub type doca_sync_event_task_notify_set_completion_cb_t = ::std::option::Option
         ctx_user_data: doca_data,
     ),
 >;
-#[doc = "Completion callback of a notify-add task."]
 pub type doca_sync_event_task_notify_add_completion_cb_t = ::std::option::Option<
     unsafe extern "C" fn(
         task: *mut doca_sync_event_task_notify_add,
@@ -413,7 +281,6 @@ pub type doca_sync_event_task_notify_add_completion_cb_t = ::std::option::Option
         ctx_user_data: doca_data,
     ),
 >;
-#[doc = "Completion callback of a wait-eq task."]
 pub type doca_sync_event_task_wait_eq_completion_cb_t = ::std::option::Option<
     unsafe extern "C" fn(
         task: *mut doca_sync_event_task_wait_eq,
@@ -421,7 +288,6 @@ pub type doca_sync_event_task_wait_eq_completion_cb_t = ::std::option::Option<
         ctx_user_data: doca_data,
     ),
 >;
-#[doc = "Completion callback of a wait-neq task."]
 pub type doca_sync_event_task_wait_neq_completion_cb_t = ::std::option::Option<
     unsafe extern "C" fn(
         task: *mut doca_sync_event_task_wait_neq,
@@ -429,15 +295,12 @@ pub type doca_sync_event_task_wait_neq_completion_cb_t = ::std::option::Option<
         ctx_user_data: doca_data,
     ),
 >;
-#[doc = "A memory map."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_mmap {
     _unused: [u8; 0],
 }
-#[doc = "How DPA kernels refer to a memory map.\n\nUnlike the other DPA handles this one is 32 bits wide, which matters when it\nis passed as a variadic kernel argument."]
 pub type doca_dpa_dev_mmap_t = u32;
-#[doc = "Called when a memory map that owns its memory range is destroyed.\n\n# Parameters\n\n* `addr` - the start of the range given to doca_mmap_set_memrange().\n* `len` - its length.\n* `opaque` - the pointer given to doca_mmap_set_free_cb()."]
 pub type doca_mmap_memrange_free_cb_t = ::std::option::Option<
     unsafe extern "C" fn(
         addr: *mut ::std::os::raw::c_void,
@@ -445,564 +308,418 @@ pub type doca_mmap_memrange_free_cb_t = ::std::option::Option<
         opaque: *mut ::std::os::raw::c_void,
     ),
 >;
-#[doc = "A hash table living in DPA memory."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_dpa_hash_table {
     _unused: [u8; 0],
 }
-#[doc = "A set of execution units (EUs) a DPA thread may run on."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_dpa_eu_affinity {
     _unused: [u8; 0],
 }
-#[doc = "A persistent DPA thread."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_dpa_thread {
     _unused: [u8; 0],
 }
-#[doc = "A group of DPA threads with ranks."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_dpa_tg {
     _unused: [u8; 0],
 }
-#[doc = "A completion queue read by DPA code."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_dpa_completion {
     _unused: [u8; 0],
 }
-#[doc = "A queue of asynchronous operations issued by DPA code."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_dpa_async_ops {
     _unused: [u8; 0],
 }
-#[doc = "A doorbell that lets one DPA thread wake another, without a completion entry."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_dpa_notification_completion {
     _unused: [u8; 0],
 }
-#[doc = "A DPA image built by dpacc; the host sees it as a global named after --app-name."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_dpa_app {
     _unused: [u8; 0],
 }
-#[doc = "The type of a device function's host-side stub.\n\nThis is a function type, not a pointer type: parameters take a\ndoca_dpa_func_t \\*, so the address of a kernel stub declared as\n\\`extern doca_dpa_func_t my_kernel;\\` can be passed without a cast. The stub\nonly identifies the kernel and must never be called on the host."]
 pub type doca_dpa_func_t = ::std::option::Option<unsafe extern "C" fn()>;
-#[doc = "How DPA kernels refer to a DPA context."]
 pub type doca_dpa_dev_t = u64;
-#[doc = "An address in DPA heap memory."]
 pub type doca_dpa_dev_uintptr_t = u64;
-#[doc = "How DPA kernels refer to a hash table."]
 pub type doca_dpa_dev_hash_table_t = u64;
-#[doc = "How DPA kernels refer to a completion queue."]
 pub type doca_dpa_dev_completion_t = u64;
-#[doc = "How DPA kernels refer to an asynchronous-operation queue."]
 pub type doca_dpa_dev_async_ops_t = u64;
-#[doc = "How DPA kernels refer to a notification completion."]
 pub type doca_dpa_dev_notification_completion_t = u64;
-#[doc = "Print nothing."]
 pub const DOCA_DPA_DEV_LOG_LEVEL_DISABLE: doca_dpa_dev_log_level = 10;
-#[doc = "Errors only."]
 pub const DOCA_DPA_DEV_LOG_LEVEL_ERROR: doca_dpa_dev_log_level = 30;
-#[doc = "Warnings and errors."]
 pub const DOCA_DPA_DEV_LOG_LEVEL_WARNING: doca_dpa_dev_log_level = 40;
-#[doc = "Informational messages and above."]
 pub const DOCA_DPA_DEV_LOG_LEVEL_INFO: doca_dpa_dev_log_level = 50;
-#[doc = "Everything, debug messages included."]
 pub const DOCA_DPA_DEV_LOG_LEVEL_DEBUG: doca_dpa_dev_log_level = 60;
-#[doc = "How much the device-side log prints; each level includes those above it.\n\nThe default is DOCA_DPA_DEV_LOG_LEVEL_INFO."]
 pub type doca_dpa_dev_log_level = ::std::os::raw::c_uint;
-#[doc = "How much the device-side log prints; each level includes those above it.\n\nThe default is DOCA_DPA_DEV_LOG_LEVEL_INFO."]
 pub use self::doca_dpa_dev_log_level as doca_dpa_dev_log_level_t;
 unsafe extern "C" {
-    #[doc = "Short symbolic name of a status, such as \"DOCA_ERROR_BAD_STATE\".\n\n# Parameters\n\n* `error` (in) - the status to name.\n\n# Returns\n\na static, NUL-terminated string owned by the library; a code the\nlibrary does not know gets a fixed placeholder text, never NULL."]
     pub fn doca_error_get_name(error: doca_error_t) -> *const ::std::os::raw::c_char;
-    #[doc = "One-line human-readable explanation of a status.\n\n# Parameters\n\n* `error` (in) - the status to explain.\n\n# Returns\n\na static, NUL-terminated string owned by the library; a code the\nlibrary does not know gets a fixed placeholder text, never NULL."]
     pub fn doca_error_get_descr(error: doca_error_t) -> *const ::std::os::raw::c_char;
-    #[doc = "The release string of the DOCA library loaded at run time.\n\nComparing it with doca_version() reveals a program running against a\ndifferent release than it was built for.\n\n# Returns\n\na static, NUL-terminated string owned by the library."]
     pub fn doca_version_runtime() -> *const ::std::os::raw::c_char;
-    #[doc = "Builds the list of devices present on this machine.\n\n# Parameters\n\n* `dev_list` (out) - receives an array of devinfo pointers, valid until the list is destroyed.\n* `nb_devs` (out) - receives the number of entries in the array.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument;\nanother DOCA error code when the devices cannot be enumerated."]
     pub fn doca_devinfo_create_list(
         dev_list: *mut *mut *mut doca_devinfo,
         nb_devs: *mut u32,
     ) -> doca_error_t;
-    #[doc = "Frees a device list; its devinfo pointers become invalid, opened devices stay valid.\n\n# Parameters\n\n* `dev_list` (in) - the array returned by doca_devinfo_create_list().\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL list."]
     pub fn doca_devinfo_destroy_list(dev_list: *mut *mut doca_devinfo) -> doca_error_t;
-    #[doc = "Builds the list of representors reachable through an opened device.\n\n# Parameters\n\n* `dev` (in) - the opened device whose representors are wanted.\n* `filter` (in) - a bitwise OR of enum doca_devinfo_rep_filter values.\n* `dev_list_rep` (out) - receives an array of representor descriptions.\n* `nb_devs_rep` (out) - receives the number of entries in the array.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nanother DOCA error code when the representors cannot be enumerated (see\ndoca_devinfo_rep_cap_is_filter_net_supported() before asking for network ones)."]
     pub fn doca_devinfo_rep_create_list(
         dev: *mut doca_dev,
         filter: ::std::os::raw::c_int,
         dev_list_rep: *mut *mut *mut doca_devinfo_rep,
         nb_devs_rep: *mut u32,
     ) -> doca_error_t;
-    #[doc = "Frees a representor list.\n\n# Parameters\n\n* `dev_list_rep` (in) - the array returned by doca_devinfo_rep_create_list().\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL list."]
     pub fn doca_devinfo_rep_destroy_list(dev_list_rep: *mut *mut doca_devinfo_rep) -> doca_error_t;
-    #[doc = "Opens a listed device.\n\n# Parameters\n\n* `devinfo` (in) - the list entry to open.\n* `dev` (out) - receives the opened device; close it with doca_dev_close().\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument;\nDOCA_ERROR_NO_MEMORY when allocation fails; DOCA_ERROR_NOT_CONNECTED when the\ndevice cannot be reached; DOCA_ERROR_INITIALIZATION when too many handles are\nalready open; DOCA_ERROR_NOT_SUPPORTED when the device cannot be opened this way."]
     pub fn doca_dev_open(devinfo: *mut doca_devinfo, dev: *mut *mut doca_dev) -> doca_error_t;
-    #[doc = "Drops one reference taken by doca_dev_open().\n\n# Parameters\n\n* `dev` (in) - the device to close.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL device;\nDOCA_ERROR_IN_USE while other DOCA objects still rely on the device."]
     pub fn doca_dev_close(dev: *mut doca_dev) -> doca_error_t;
-    #[doc = "Opens a listed representor.\n\n# Parameters\n\n* `devinfo` (in) - the representor list entry to open.\n* `dev_rep` (out) - receives the opened representor; close it with doca_dev_rep_close().\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument;\nanother DOCA error code when the representor cannot be opened."]
     pub fn doca_dev_rep_open(
         devinfo: *mut doca_devinfo_rep,
         dev_rep: *mut *mut doca_dev_rep,
     ) -> doca_error_t;
-    #[doc = "Closes an opened representor.\n\n# Parameters\n\n* `dev` (in) - the representor to close.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL representor;\nanother DOCA error code when it cannot be closed."]
     pub fn doca_dev_rep_close(dev: *mut doca_dev_rep) -> doca_error_t;
-    #[doc = "The description behind an opened device.\n\n# Parameters\n\n* `dev` (in) - an opened device.\n\n# Returns\n\nits devinfo, valid as long as the device is open; NULL for a NULL device."]
     pub fn doca_dev_as_devinfo(dev: *const doca_dev) -> *mut doca_devinfo;
-    #[doc = "The description behind an opened representor.\n\n# Parameters\n\n* `dev_rep` (in) - an opened representor.\n\n# Returns\n\nits representor description, valid as long as it is open; NULL for a NULL argument."]
     pub fn doca_dev_rep_as_devinfo(dev_rep: *mut doca_dev_rep) -> *mut doca_devinfo_rep;
-    #[doc = "Writes the device's PCI address as text, for example \"0000:03:00.0\".\n\n# Parameters\n\n* `devinfo` (in) - the device.\n* `pci_addr_str` (out) - a buffer of at least DOCA_DEVINFO_PCI_ADDR_SIZE bytes.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_devinfo_get_pci_addr_str(
         devinfo: *const doca_devinfo,
         pci_addr_str: *mut ::std::os::raw::c_char,
     ) -> doca_error_t;
-    #[doc = "Tells whether a device sits at a given PCI address.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n* `pci_addr_str` (in) - the address to compare with, as text.\n* `is_equal` (out) - receives 1 when they match, 0 otherwise.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL or malformed argument."]
     pub fn doca_devinfo_is_equal_pci_addr(
         devinfo: *const doca_devinfo,
         pci_addr_str: *const ::std::os::raw::c_char,
         is_equal: *mut u8,
     ) -> doca_error_t;
-    #[doc = "Writes the name of the network interface tied to the device.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n* `iface_name` (out) - the buffer to fill.\n* `size` (in) - its length in bytes; DOCA_DEVINFO_IFACE_NAME_SIZE is always enough.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument or a\nbuffer that is too small."]
     pub fn doca_devinfo_get_iface_name(
         devinfo: *const doca_devinfo,
         iface_name: *mut ::std::os::raw::c_char,
         size: u32,
     ) -> doca_error_t;
-    #[doc = "Writes the InfiniBand device name (for example \"mlx5_0\").\n\n# Parameters\n\n* `devinfo` (in) - the device.\n* `ibdev_name` (out) - the buffer to fill.\n* `size` (in) - its length in bytes; DOCA_DEVINFO_IBDEV_NAME_SIZE is always enough.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument or a\nbuffer that is too small."]
     pub fn doca_devinfo_get_ibdev_name(
         devinfo: *const doca_devinfo,
         ibdev_name: *mut ::std::os::raw::c_char,
         size: u32,
     ) -> doca_error_t;
-    #[doc = "Copies the device's MAC address.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n* `mac_addr` (out) - the buffer to fill.\n* `size` (in) - its length; at least DOCA_DEVINFO_MAC_ADDR_SIZE.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument or a\nbuffer that is too small; another DOCA error code when the address cannot be read."]
     pub fn doca_devinfo_get_mac_addr(
         devinfo: *const doca_devinfo,
         mac_addr: *mut u8,
         size: u32,
     ) -> doca_error_t;
-    #[doc = "Copies the device's IPv4 address.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n* `ipv4_addr` (out) - the buffer to fill.\n* `size` (in) - its length; at least DOCA_DEVINFO_IPV4_ADDR_SIZE.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument or a\nbuffer that is too small; another DOCA error code when no address can be read."]
     pub fn doca_devinfo_get_ipv4_addr(
         devinfo: *const doca_devinfo,
         ipv4_addr: *mut u8,
         size: u32,
     ) -> doca_error_t;
-    #[doc = "Copies the device's IPv6 address.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n* `ipv6_addr` (out) - the buffer to fill.\n* `size` (in) - its length; at least DOCA_DEVINFO_IPV6_ADDR_SIZE.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument or a\nbuffer that is too small; another DOCA error code when no address can be read."]
     pub fn doca_devinfo_get_ipv6_addr(
         devinfo: *const doca_devinfo,
         ipv6_addr: *mut u8,
         size: u32,
     ) -> doca_error_t;
-    #[doc = "Reads the device port's InfiniBand local identifier (LID).\n\n# Parameters\n\n* `devinfo` (in) - the device.\n* `lid` (out) - receives the LID.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_devinfo_get_lid(devinfo: *const doca_devinfo, lid: *mut u16) -> doca_error_t;
-    #[doc = "Reads the device's virtual HCA id.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n* `vhca_id` (out) - receives the id.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_devinfo_get_vhca_id(
         devinfo: *const doca_devinfo,
         vhca_id: *mut u16,
     ) -> doca_error_t;
-    #[doc = "Tells whether the device can list network representors\n(DOCA_DEVINFO_REP_FILTER_NET).\n\nOn a BlueField this is true only when running on its Arm side.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n* `filter_net_supported` (out) - receives 1 when supported, 0 otherwise.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_devinfo_rep_cap_is_filter_net_supported(
         devinfo: *const doca_devinfo,
         filter_net_supported: *mut u8,
     ) -> doca_error_t;
-    #[doc = "Tells whether the device is a physical, virtual or scalable function.\n\n**Note:** The shape of this declaration is inferred from how DOCA 3.1 and later\nsamples call it; it is absent from DOCA 3.0 and no header text was checked.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n* `pci_func_type` (out) - receives the function type.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_devinfo_get_pci_func_type(
         devinfo: *const doca_devinfo,
         pci_func_type: *mut doca_pci_func_type,
     ) -> doca_error_t;
-    #[doc = "Asks the driver to give back the device's released resources sooner.\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED (see\ndoca_devinfo_cap_is_accelerate_resource_reclaim_supported()).\n\n# Parameters\n\n* `dev` (in) - an opened device.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL device;\nDOCA_ERROR_NOT_SUPPORTED when the device cannot do it."]
     pub fn doca_dev_accelerate_resource_reclaim(dev: *mut doca_dev) -> doca_error_t;
-    #[doc = "Reads the port's active link rate.\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n* `active_rate` (out) - receives the rate.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
     pub fn doca_devinfo_get_active_rate(
         devinfo: *const doca_devinfo,
         active_rate: *mut u64,
     ) -> doca_error_t;
-    #[doc = "Tells whether the device can manage PCI hot-plug of emulated functions.\n\ndoca-sim: always 0 (the simulated devices emulate no PCI functions).\n\n# Parameters\n\n* `devinfo` (in) - the device.\n* `is_hotplug_manager` (out) - receives 1 when supported, 0 otherwise.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_devinfo_cap_is_hotplug_manager_supported(
         devinfo: *const doca_devinfo,
         is_hotplug_manager: *mut u8,
     ) -> doca_error_t;
-    #[doc = "Tells whether the device can moderate completion notifications.\n\ndoca-sim: always 0.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n* `is_notification_moderation_supported` (out) - receives 1 when supported, 0 otherwise.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_devinfo_cap_is_notification_moderation_supported(
         devinfo: *const doca_devinfo,
         is_notification_moderation_supported: *mut u8,
     ) -> doca_error_t;
-    #[doc = "Tells whether representors can be listed with DOCA_DEVINFO_REP_FILTER_ALL.\n\ndoca-sim: 1 exactly when the device has representors in its profile (as for\nthe network filter).\n\n# Parameters\n\n* `devinfo` (in) - the device.\n* `filter_all_supported` (out) - receives 1 when supported, 0 otherwise.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_devinfo_rep_cap_is_filter_all_supported(
         devinfo: *const doca_devinfo,
         filter_all_supported: *mut u8,
     ) -> doca_error_t;
-    #[doc = "Tells whether emulated-function representors can be listed\n(DOCA_DEVINFO_REP_FILTER_EMULATED).\n\ndoca-sim: always 0.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n* `filter_emulated_supported` (out) - receives 1 when supported, 0 otherwise.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_devinfo_rep_cap_is_filter_emulated_supported(
         devinfo: *const doca_devinfo,
         filter_emulated_supported: *mut u8,
     ) -> doca_error_t;
-    #[doc = "Tells whether doca_dev_accelerate_resource_reclaim() can be used.\n\ndoca-sim: always 0.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n* `is_accelerate_resource_reclaim` (out) - receives 1 when supported, 0 otherwise.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_devinfo_cap_is_accelerate_resource_reclaim_supported(
         devinfo: *const doca_devinfo,
         is_accelerate_resource_reclaim: *mut u8,
     ) -> doca_error_t;
-    #[doc = "Writes a representor's vendor-unique id.\n\ndoca-sim: the parent device's InfiniBand name and the representor's\ninterface name, joined by '-'.\n\n# Parameters\n\n* `devinfo_rep` (in) - the representor.\n* `rep_vuid` (out) - the buffer to fill.\n* `size` (in) - its length; DOCA_DEVINFO_REP_VUID_SIZE is always enough.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument or\na buffer that is too small."]
     pub fn doca_devinfo_rep_get_vuid(
         devinfo_rep: *const doca_devinfo_rep,
         rep_vuid: *mut ::std::os::raw::c_char,
         size: u32,
     ) -> doca_error_t;
-    #[doc = "Writes the PCI address of the function a representor stands for.\n\n# Parameters\n\n* `devinfo_rep` (in) - the representor.\n* `pci_addr_str` (out) - a buffer of at least DOCA_DEVINFO_REP_PCI_ADDR_SIZE bytes.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_devinfo_rep_get_pci_addr_str(
         devinfo_rep: *const doca_devinfo_rep,
         pci_addr_str: *mut ::std::os::raw::c_char,
     ) -> doca_error_t;
-    #[doc = "Tells whether a representor stands for a physical, virtual or scalable function.\n\n# Parameters\n\n* `devinfo_rep` (in) - the representor.\n* `pci_func_type` (out) - receives the function type.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_devinfo_rep_get_pci_func_type(
         devinfo_rep: *const doca_devinfo_rep,
         pci_func_type: *mut doca_pci_func_type,
     ) -> doca_error_t;
-    #[doc = "Tells whether a representor stands for a hot-plugged function.\n\ndoca-sim: always 0.\n\n# Parameters\n\n* `devinfo_rep` (in) - the representor.\n* `is_hotplug` (out) - receives 1 for a hot-plugged function, 0 otherwise.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_devinfo_rep_get_is_hotplug(
         devinfo_rep: *const doca_devinfo_rep,
         is_hotplug: *mut u8,
     ) -> doca_error_t;
-    #[doc = "Writes a representor's network interface name.\n\n# Parameters\n\n* `devinfo_rep` (in) - the representor.\n* `iface_name` (out) - the buffer to fill.\n* `size` (in) - its length; DOCA_DEVINFO_IFACE_NAME_SIZE is always enough.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument or\na buffer that is too small."]
     pub fn doca_devinfo_rep_get_iface_name(
         devinfo_rep: *const doca_devinfo_rep,
         iface_name: *mut ::std::os::raw::c_char,
         size: u32,
     ) -> doca_error_t;
-    #[doc = "Reads a representor's virtual HCA id.\n\ndoca-sim: the parent device's id times 256 plus the representor's position.\n\n# Parameters\n\n* `devinfo_rep` (in) - the representor.\n* `vhca_id` (out) - receives the id.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_devinfo_rep_get_vhca_id(
         devinfo_rep: *const doca_devinfo_rep,
         vhca_id: *mut u16,
     ) -> doca_error_t;
-    #[doc = "Tells whether a representor stands for the function at a given PCI address.\n\n# Parameters\n\n* `devinfo_rep` (in) - the representor.\n* `pci_addr_str` (in) - the address to compare with, as text.\n* `is_equal` (out) - receives 1 when they match, 0 otherwise.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_devinfo_rep_is_equal_pci_addr(
         devinfo_rep: *const doca_devinfo_rep,
         pci_addr_str: *const ::std::os::raw::c_char,
         is_equal: *mut u8,
     ) -> doca_error_t;
-    #[doc = "Starts a context.\n\n# Parameters\n\n* `ctx` (in) - the context, idle and fully configured.\n\n# Returns\n\nDOCA_SUCCESS when it is running; DOCA_ERROR_IN_PROGRESS when starting\ncontinues asynchronously (watch the state-changed callback);\nDOCA_ERROR_NOT_CONNECTED when the context has neither a progress engine nor a\nGPU or DPA datapath; DOCA_ERROR_NOT_SUPPORTED when the context's device cannot\nrun it; DOCA_ERROR_INVALID_VALUE for a NULL context."]
     pub fn doca_ctx_start(ctx: *mut doca_ctx) -> doca_error_t;
-    #[doc = "Stops a context.\n\n# Parameters\n\n* `ctx` (in) - the context to stop.\n\n# Returns\n\nDOCA_SUCCESS when it is idle again; DOCA_ERROR_IN_PROGRESS when work\nis still in flight and stopping finishes later (the state-changed callback\nreports it); DOCA_ERROR_INVALID_VALUE for a NULL context."]
     pub fn doca_ctx_stop(ctx: *mut doca_ctx) -> doca_error_t;
-    #[doc = "Reads the current state of a context.\n\n# Parameters\n\n* `ctx` (in) - the context.\n* `state` (out) - receives its state.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_ctx_get_state(ctx: *const doca_ctx, state: *mut doca_ctx_states) -> doca_error_t;
-    #[doc = "Registers the function called on every state change.\n\n# Parameters\n\n* `ctx` (in) - the context.\n* `cb` (in) - the callback.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_ctx_set_state_changed_cb(
         ctx: *mut doca_ctx,
         cb: doca_ctx_state_changed_callback_t,
     ) -> doca_error_t;
-    #[doc = "Stores a caller value that the state-changed callback receives.\n\n# Parameters\n\n* `ctx` (in) - the context.\n* `user_data` (in) - the value to store.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL context."]
     pub fn doca_ctx_set_user_data(ctx: *mut doca_ctx, user_data: doca_data) -> doca_error_t;
-    #[doc = "Reads back the value stored with doca_ctx_set_user_data().\n\n# Parameters\n\n* `ctx` (in) - the context.\n* `user_data` (out) - receives the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_ctx_get_user_data(ctx: *const doca_ctx, user_data: *mut doca_data) -> doca_error_t;
-    #[doc = "Counts the tasks submitted on a context that have not completed yet.\n\n# Parameters\n\n* `ctx` (in) - the context.\n* `num_inflight_tasks` (out) - receives the count.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_ctx_get_num_inflight_tasks(
         ctx: *const doca_ctx,
         num_inflight_tasks: *mut usize,
     ) -> doca_error_t;
-    #[doc = "Moves a context's datapath onto the DPA.\n\nAfterwards the context is driven by DPA kernels through its DPA handle and\nneeds no progress engine to start. Contexts bound this way must be stopped\nand destroyed before the DPA context itself.\n\n# Parameters\n\n* `ctx` (in) - the context, idle.\n* `dpa_dev` (in) - the DPA context to run the datapath on.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument;\nDOCA_ERROR_BAD_STATE when the context was already started."]
     pub fn doca_ctx_set_datapath_on_dpa(ctx: *mut doca_ctx, dpa_dev: *mut doca_dpa)
         -> doca_error_t;
-    #[doc = "Runs the context's data path on a GPU (before start).\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `ctx` (in) - the context.\n* `gpu_dev` (in) - the GPU.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
     pub fn doca_ctx_set_datapath_on_gpu(ctx: *mut doca_ctx, gpu_dev: *mut doca_gpu)
         -> doca_error_t;
-    #[doc = "Submits the tasks queued on the context that were held back.\n\ndoca-sim: contexts take no tasks, so there is never anything to flush; the\ncall does nothing.\n\n# Parameters\n\n* `ctx` (in) - the context."]
     pub fn doca_ctx_flush_tasks(ctx: *mut doca_ctx);
-    #[doc = "Chooses the completion vector the context's completions use (before start).\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `ctx` (in) - the context.\n* `comp_vector` (in) - the vector's index.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
     pub fn doca_ctx_set_completion_vector(ctx: *mut doca_ctx, comp_vector: u32) -> doca_error_t;
-    #[doc = "Reads how many completion vectors a device offers.\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n* `num_comp_vectors` (out) - receives the number.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
     pub fn doca_ctx_cap_get_num_completion_vectors(
         devinfo: *const doca_devinfo,
         num_comp_vectors: *mut u32,
     ) -> doca_error_t;
-    #[doc = "Creates a progress engine.\n\n# Parameters\n\n* `pe` (out) - receives the engine; destroy it with doca_pe_destroy().\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument;\nanother DOCA error code when it cannot be created."]
     pub fn doca_pe_create(pe: *mut *mut doca_pe) -> doca_error_t;
-    #[doc = "Destroys a progress engine.\n\n# Parameters\n\n* `pe` (in) - the engine.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL engine;\nDOCA_ERROR_IN_USE while contexts are still connected to it."]
     pub fn doca_pe_destroy(pe: *mut doca_pe) -> doca_error_t;
-    #[doc = "Runs one round of work for the connected contexts (completions, state changes).\n\n# Parameters\n\n* `pe` (in) - the engine.\n\n# Returns\n\nnon-zero when something was processed, 0 when there was nothing to do."]
     pub fn doca_pe_progress(pe: *mut doca_pe) -> u8;
-    #[doc = "Connects an idle context to the engine.\n\nThe connection lasts until the context is destroyed.\n\n# Parameters\n\n* `pe` (in) - the engine.\n* `ctx` (in) - the context, idle.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument;\nDOCA_ERROR_NOT_PERMITTED when the context is already connected; another\nDOCA error code when the context is not idle."]
     pub fn doca_pe_connect_ctx(pe: *mut doca_pe, ctx: *mut doca_ctx) -> doca_error_t;
-    #[doc = "Gives the operating-system handle that becomes ready when the engine has work.\n\n# Parameters\n\n* `pe` (in) - the engine.\n* `handle` (out) - receives the handle (a file descriptor on Linux), owned by the engine.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_pe_get_notification_handle(
         pe: *const doca_pe,
         handle: *mut doca_notification_handle_t,
     ) -> doca_error_t;
-    #[doc = "Arms the notification handle so that the next event wakes a waiter.\n\n# Parameters\n\n* `pe` (in) - the engine.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL engine."]
     pub fn doca_pe_request_notification(pe: *mut doca_pe) -> doca_error_t;
-    #[doc = "Acknowledges a notification after waking up, before progressing the engine.\n\n# Parameters\n\n* `pe` (in) - the engine.\n* `handle` (in) - the handle returned by doca_pe_get_notification_handle().\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL engine."]
     pub fn doca_pe_clear_notification(
         pe: *mut doca_pe,
         handle: doca_notification_handle_t,
     ) -> doca_error_t;
-    #[doc = "Counts the tasks submitted through the engine's contexts and not completed yet.\n\ndoca-sim: always 0 (no context takes tasks).\n\n# Parameters\n\n* `pe` (in) - the engine.\n* `num_inflight_tasks` (out) - receives the count.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_pe_get_num_inflight_tasks(
         pe: *const doca_pe,
         num_inflight_tasks: *mut usize,
     ) -> doca_error_t;
-    #[doc = "Chooses which contexts the engine's progress serves.\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `pe` (in) - the engine.\n* `event_mode` (in) - the mode.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
     pub fn doca_pe_set_event_mode(pe: *mut doca_pe, event_mode: doca_pe_event_mode)
         -> doca_error_t;
-    #[doc = "Submits a task to its context.\n\nNot modelled by doca-sim (no task exists): returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
     pub fn doca_task_submit(task: *mut doca_task) -> doca_error_t;
-    #[doc = "Submits a task with doca_task_submit_flag flags.\n\nNot modelled by doca-sim (no task exists): returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `task` (in) - the task.\n* `flags` (in) - a bitwise OR of enum doca_task_submit_flag values.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
     pub fn doca_task_submit_ex(task: *mut doca_task, flags: u32) -> doca_error_t;
-    #[doc = "Submits a batch of tasks.\n\nNot modelled by doca-sim (no batch exists): returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `task_batch` (in) - the batch.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
     pub fn doca_task_batch_submit(task_batch: *mut doca_task_batch) -> doca_error_t;
-    #[doc = "Submits a task if that can be done without waiting.\n\nNot modelled by doca-sim (no task exists): returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
     pub fn doca_task_try_submit(task: *mut doca_task) -> doca_error_t;
-    #[doc = "Submits a batch if that can be done without waiting.\n\nNot modelled by doca-sim (no batch exists): returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `task_batch` (in) - the batch.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
     pub fn doca_task_batch_try_submit(task_batch: *mut doca_task_batch) -> doca_error_t;
-    #[doc = "Gives a task back to its context.\n\ndoca-sim: no task exists; does nothing.\n\n# Parameters\n\n* `task` (in) - the task."]
     pub fn doca_task_free(task: *mut doca_task);
-    #[doc = "Gives a batch back to its context.\n\ndoca-sim: no batch exists; does nothing.\n\n# Parameters\n\n* `task_batch` (in) - the batch."]
     pub fn doca_task_batch_free(task_batch: *mut doca_task_batch);
-    #[doc = "How a completed task ended.\n\nNot modelled by doca-sim (no task exists): returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nDOCA_SUCCESS for a task that succeeded; its error code otherwise."]
     pub fn doca_task_get_status(task: *const doca_task) -> doca_error_t;
-    #[doc = "How a completed batch ended.\n\nNot modelled by doca-sim (no batch exists): returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `task_batch` (in) - the batch.\n\n# Returns\n\nDOCA_SUCCESS for a batch that succeeded; its error code otherwise."]
     pub fn doca_task_batch_get_status(task_batch: *const doca_task_batch) -> doca_error_t;
-    #[doc = "Attaches user data to a task.\n\ndoca-sim: no task exists; does nothing.\n\n# Parameters\n\n* `task` (in) - the task.\n* `user_data` (in) - the data."]
     pub fn doca_task_set_user_data(task: *mut doca_task, user_data: doca_data);
-    #[doc = "Attaches user data to a batch.\n\ndoca-sim: no batch exists; does nothing.\n\n# Parameters\n\n* `task_batch` (in) - the batch.\n* `user_data` (in) - the data."]
     pub fn doca_task_batch_set_user_data(task_batch: *mut doca_task_batch, user_data: doca_data);
-    #[doc = "The user data of a task.\n\ndoca-sim: no task exists; returns zero.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe data."]
     pub fn doca_task_get_user_data(task: *const doca_task) -> doca_data;
-    #[doc = "The user data of a batch.\n\ndoca-sim: no batch exists; returns zero.\n\n# Parameters\n\n* `task_batch` (in) - the batch.\n\n# Returns\n\nthe data."]
     pub fn doca_task_batch_get_user_data(task_batch: *const doca_task_batch) -> doca_data;
-    #[doc = "The context a task belongs to.\n\ndoca-sim: no task exists; returns NULL.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe context."]
     pub fn doca_task_get_ctx(task: *const doca_task) -> *mut doca_ctx;
-    #[doc = "The context a batch belongs to.\n\ndoca-sim: no batch exists; returns NULL.\n\n# Parameters\n\n* `task_batch` (in) - the batch.\n\n# Returns\n\nthe context."]
     pub fn doca_task_batch_get_ctx(task_batch: *const doca_task_batch) -> *mut doca_ctx;
-    #[doc = "The user data of the context a batch belongs to.\n\ndoca-sim: no batch exists; returns zero.\n\n# Parameters\n\n* `task_batch` (in) - the batch.\n\n# Returns\n\nthe data."]
     pub fn doca_task_batch_get_ctx_user_data(task_batch: *const doca_task_batch) -> doca_data;
-    #[doc = "How many tasks a batch holds.\n\ndoca-sim: no batch exists; returns 0.\n\n# Parameters\n\n* `task_batch` (in) - the batch.\n\n# Returns\n\nthe number of tasks."]
     pub fn doca_task_batch_get_tasks_num(task_batch: *mut doca_task_batch) -> u16;
-    #[doc = "Creates a sync event on the host.\n\n# Parameters\n\n* `event` (out) - receives the event; destroy it with doca_sync_event_destroy().\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument;\nanother DOCA error code when it cannot be created."]
     pub fn doca_sync_event_create(event: *mut *mut doca_sync_event) -> doca_error_t;
-    #[doc = "Destroys a sync event.\n\n# Parameters\n\n* `event` (in) - the event; no kernel or peer may still use it.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL event."]
     pub fn doca_sync_event_destroy(event: *mut doca_sync_event) -> doca_error_t;
-    #[doc = "Declares that code on the host CPU will update the event.\n\n# Parameters\n\n* `event` (in) - the event, not started.\n* `dev` (in) - the device the CPU side works through.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_sync_event_add_publisher_location_cpu(
         event: *mut doca_sync_event,
         dev: *mut doca_dev,
     ) -> doca_error_t;
-    #[doc = "Declares that DPA kernels of a DPA context will update the event.\n\n# Parameters\n\n* `event` (in) - the event, not started.\n* `dpa` (in) - the DPA context.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_sync_event_add_publisher_location_dpa(
         event: *mut doca_sync_event,
         dpa: *mut doca_dpa,
     ) -> doca_error_t;
-    #[doc = "Declares that a peer across PCIe (the other side of a BlueField) will update the event.\n\n# Parameters\n\n* `event` (in) - the event, not started.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_sync_event_add_publisher_location_remote_pci(
         event: *mut doca_sync_event,
     ) -> doca_error_t;
-    #[doc = "Declares that a peer across the network will update the event.\n\n# Parameters\n\n* `event` (in) - the event, not started.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_sync_event_add_publisher_location_remote_net(
         event: *mut doca_sync_event,
     ) -> doca_error_t;
-    #[doc = "Declares that code on the host CPU will wait on the event.\n\n# Parameters\n\n* `event` (in) - the event, not started.\n* `dev` (in) - the device the CPU side works through.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_sync_event_add_subscriber_location_cpu(
         event: *mut doca_sync_event,
         dev: *mut doca_dev,
     ) -> doca_error_t;
-    #[doc = "Declares that DPA kernels of a DPA context will wait on the event.\n\n# Parameters\n\n* `event` (in) - the event, not started.\n* `dpa` (in) - the DPA context.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_sync_event_add_subscriber_location_dpa(
         event: *mut doca_sync_event,
         dpa: *mut doca_dpa,
     ) -> doca_error_t;
-    #[doc = "Declares that a peer across PCIe will wait on the event.\n\n# Parameters\n\n* `event` (in) - the event, not started.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_sync_event_add_subscriber_location_remote_pci(
         event: *mut doca_sync_event,
     ) -> doca_error_t;
-    #[doc = "Supplies the 64-bit word that holds the event's value, instead of letting the library allocate it.\n\n# Parameters\n\n* `event` (in) - the event, not started.\n* `addr` (in) - the caller's storage; it must outlive the event.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_sync_event_set_addr(event: *mut doca_sync_event, addr: *mut u64) -> doca_error_t;
-    #[doc = "Starts the event in standalone mode (it can then no longer be used as a context).\n\n# Parameters\n\n* `event` (in) - the configured event.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL event;\nanother DOCA error code when its configuration is incomplete."]
     pub fn doca_sync_event_start(event: *mut doca_sync_event) -> doca_error_t;
-    #[doc = "Stops an event started with doca_sync_event_start().\n\n# Parameters\n\n* `event` (in) - the event.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL event."]
     pub fn doca_sync_event_stop(event: *mut doca_sync_event) -> doca_error_t;
-    #[doc = "The event seen as a generic DOCA context (for the task-based interface).\n\n# Parameters\n\n* `event` (in) - the event.\n\n# Returns\n\nits context, or NULL for a NULL event."]
     pub fn doca_sync_event_as_ctx(event: *mut doca_sync_event) -> *mut doca_ctx;
-    #[doc = "Produces the handle DPA kernels use to reach the event.\n\nOnly the host CPU can produce it, and the DPA context must have been added\nas a publisher or a subscriber.\n\n# Parameters\n\n* `event` (in) - the started event.\n* `dpa` (in) - the DPA context the kernels run on.\n* `dpa_dev_se_handle` (out) - receives the handle.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nDOCA_ERROR_NOT_SUPPORTED when export to the DPA is not possible;\nDOCA_ERROR_NO_MEMORY when allocation fails."]
     pub fn doca_sync_event_get_dpa_handle(
         event: *mut doca_sync_event,
         dpa: *mut doca_dpa,
         dpa_dev_se_handle: *mut doca_dpa_dev_sync_event_t,
     ) -> doca_error_t;
-    #[doc = "Tells whether a device can export sync events to its DPA.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n\n# Returns\n\nDOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED when not;\nDOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_sync_event_cap_is_export_to_dpa_supported(
         devinfo: *const doca_devinfo,
     ) -> doca_error_t;
-    #[doc = "Produces the handle DPA kernels use to reach a remote (network) sync event.\n\n# Parameters\n\n* `event` (in) - the remote event.\n* `dpa` (in) - the DPA context the kernels run on.\n* `dpa_remote_event` (out) - receives the handle.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nanother DOCA error code when the handle cannot be produced."]
     pub fn doca_sync_event_remote_net_get_dpa_handle(
         event: *mut doca_sync_event_remote_net,
         dpa: *mut doca_dpa,
         dpa_remote_event: *mut doca_dpa_dev_sync_event_remote_net_t,
     ) -> doca_error_t;
-    #[doc = "Reads the event's current value.\n\n# Parameters\n\n* `event` (in) - the started event.\n* `value` (out) - receives the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_sync_event_get(event: *mut doca_sync_event, value: *mut u64) -> doca_error_t;
-    #[doc = "Atomically adds to the event's value.\n\n# Parameters\n\n* `event` (in) - the started event.\n* `value` (in) - the amount to add.\n* `fetched` (out) - receives the value the event held before the addition.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL event."]
     pub fn doca_sync_event_update_add(
         event: *mut doca_sync_event,
         value: u64,
         fetched: *mut u64,
     ) -> doca_error_t;
-    #[doc = "Overwrites the event's value.\n\n# Parameters\n\n* `event` (in) - the started event.\n* `value` (in) - the new value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL event."]
     pub fn doca_sync_event_update_set(event: *mut doca_sync_event, value: u64) -> doca_error_t;
-    #[doc = "Busy-waits until (event value AND mask) is greater than value. No timeout.\n\n# Parameters\n\n* `event` (in) - the started event.\n* `value` (in) - the threshold.\n* `mask` (in) - the bits of the event value to compare.\n\n# Returns\n\nDOCA_SUCCESS once the condition holds; DOCA_ERROR_INVALID_VALUE for a NULL event."]
     pub fn doca_sync_event_wait_gt(
         event: *mut doca_sync_event,
         value: u64,
         mask: u64,
     ) -> doca_error_t;
-    #[doc = "Like doca_sync_event_wait_gt(), yielding the CPU between polls.\n\n# Parameters\n\n* `event` (in) - the started event.\n* `value` (in) - the threshold.\n* `mask` (in) - the bits of the event value to compare.\n\n# Returns\n\nDOCA_SUCCESS once the condition holds; DOCA_ERROR_INVALID_VALUE for a NULL event."]
     pub fn doca_sync_event_wait_gt_yield(
         event: *mut doca_sync_event,
         value: u64,
         mask: u64,
     ) -> doca_error_t;
-    #[doc = "Busy-waits until (event value AND mask) equals value. No timeout.\n\n# Parameters\n\n* `event` (in) - the started event.\n* `value` (in) - the value to wait for.\n* `mask` (in) - the bits of the event value to compare.\n\n# Returns\n\nDOCA_SUCCESS once the condition holds; DOCA_ERROR_INVALID_VALUE for a NULL event."]
     pub fn doca_sync_event_wait_eq(
         event: *mut doca_sync_event,
         value: u64,
         mask: u64,
     ) -> doca_error_t;
-    #[doc = "Like doca_sync_event_wait_eq(), yielding the CPU between polls.\n\n# Parameters\n\n* `event` (in) - the started event.\n* `value` (in) - the value to wait for.\n* `mask` (in) - the bits of the event value to compare.\n\n# Returns\n\nDOCA_SUCCESS once the condition holds; DOCA_ERROR_INVALID_VALUE for a NULL event."]
     pub fn doca_sync_event_wait_eq_yield(
         event: *mut doca_sync_event,
         value: u64,
         mask: u64,
     ) -> doca_error_t;
-    #[doc = "Busy-waits until (event value AND mask) differs from value. No timeout.\n\n# Parameters\n\n* `event` (in) - the started event.\n* `value` (in) - the value to move away from.\n* `mask` (in) - the bits of the event value to compare.\n\n# Returns\n\nDOCA_SUCCESS once the condition holds; DOCA_ERROR_INVALID_VALUE for a NULL event."]
     pub fn doca_sync_event_wait_neq(
         event: *mut doca_sync_event,
         value: u64,
         mask: u64,
     ) -> doca_error_t;
-    #[doc = "Like doca_sync_event_wait_neq(), yielding the CPU between polls.\n\n# Parameters\n\n* `event` (in) - the started event.\n* `value` (in) - the value to move away from.\n* `mask` (in) - the bits of the event value to compare.\n\n# Returns\n\nDOCA_SUCCESS once the condition holds; DOCA_ERROR_INVALID_VALUE for a NULL event."]
     pub fn doca_sync_event_wait_neq_yield(
         event: *mut doca_sync_event,
         value: u64,
         mask: u64,
     ) -> doca_error_t;
-    #[doc = "Re-creates, on this side of a PCI link, an event exported with\ndoca_sync_event_export_to_remote_pci().\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `dev` (in) - the device to create it on.\n* `data` (in) - the export blob.\n* `sz` (in) - its length.\n* `event` (out) - receives the event.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
     pub fn doca_sync_event_create_from_export(
         dev: *mut doca_dev,
         data: *const u8,
         sz: usize,
         event: *mut *mut doca_sync_event,
     ) -> doca_error_t;
-    #[doc = "Tells whether doca_sync_event_create_from_export() can be used on a device.\n\ndoca-sim: DOCA_ERROR_NOT_SUPPORTED (PCI exports are not modelled).\n\n# Parameters\n\n* `devinfo` (in) - the device.\n\n# Returns\n\nDOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise."]
     pub fn doca_sync_event_cap_is_create_from_export_supported(
         devinfo: *const doca_devinfo,
     ) -> doca_error_t;
-    #[doc = "Creates the remote side of an event exported with\ndoca_sync_event_export_to_remote_net().\n\ndoca-sim: the export must come from this process (a loopback); the remote\nevent refers to the exported event, which must still exist.\n\n# Parameters\n\n* `dev` (in) - the device to reach the event through.\n* `data` (in) - the export blob.\n* `sz` (in) - its length.\n* `event` (out) - receives the remote event; destroy it with doca_sync_event_remote_net_destroy().\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument or a\nblob that is not an export; DOCA_ERROR_NOT_FOUND when the exported event is gone."]
     pub fn doca_sync_event_remote_net_create_from_export(
         dev: *mut doca_dev,
         data: *const u8,
         sz: usize,
         event: *mut *mut doca_sync_event_remote_net,
     ) -> doca_error_t;
-    #[doc = "Tells whether remote-net events can be created from an export on a device.\n\ndoca-sim: DOCA_SUCCESS for devices that export sync events to a DPA.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n\n# Returns\n\nDOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise."]
     pub fn doca_sync_event_cap_remote_net_is_create_from_export_supported(
         devinfo: *const doca_devinfo,
     ) -> doca_error_t;
-    #[doc = "Destroys a remote-net event; its DPA handles stop being valid.\n\n# Parameters\n\n* `event` (in) - the remote event.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL or unknown event."]
     pub fn doca_sync_event_remote_net_destroy(
         event: *mut doca_sync_event_remote_net,
     ) -> doca_error_t;
-    #[doc = "Declares that a GPU will update the event.\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `event` (in) - the event.\n* `gpu` (in) - the GPU.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
     pub fn doca_sync_event_add_publisher_location_gpu(
         event: *mut doca_sync_event,
         gpu: *mut doca_gpu,
     ) -> doca_error_t;
-    #[doc = "Declares that a GPU will wait on the event.\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `event` (in) - the event.\n* `gpu` (in) - the GPU.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
     pub fn doca_sync_event_add_subscriber_location_gpu(
         event: *mut doca_sync_event,
         gpu: *mut doca_gpu,
     ) -> doca_error_t;
-    #[doc = "Backs the event's value with a DOCA buffer.\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `event` (in) - the event.\n* `buf` (in) - the buffer.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
     pub fn doca_sync_event_set_doca_buf(
         event: *mut doca_sync_event,
         buf: *mut doca_buf,
     ) -> doca_error_t;
-    #[doc = "Tells whether get tasks can be used on a device.\n\ndoca-sim: DOCA_ERROR_NOT_SUPPORTED (tasks are not modelled).\n\n# Parameters\n\n* `devinfo` (in) - the device.\n\n# Returns\n\nDOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise."]
     pub fn doca_sync_event_cap_task_get_is_supported(devinfo: *const doca_devinfo) -> doca_error_t;
-    #[doc = "Configures the get tasks of an event (before start).\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `event` (in) - the event.\n* `completion_cb` (in) - called when a task succeeds.\n* `error_cb` (in) - called when a task fails.\n* `num_tasks` (in) - how many tasks may be allocated at once.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
     pub fn doca_sync_event_task_get_set_conf(
         event: *mut doca_sync_event,
         completion_cb: doca_sync_event_task_get_completion_cb_t,
         error_cb: doca_sync_event_task_get_completion_cb_t,
         num_tasks: u32,
     ) -> doca_error_t;
-    #[doc = "Allocates a task that reads the event's value into \\*ret_val_ptr.\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `event` (in) - the event.\n* `ret_val_ptr` (in) - where the value goes.\n* `user_data` (in) - the task's user data.\n* `task` (out) - receives the task.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
     pub fn doca_sync_event_task_get_alloc_init(
         event: *mut doca_sync_event,
         ret_val_ptr: *mut u64,
         user_data: doca_data,
         task: *mut *mut doca_sync_event_task_get,
     ) -> doca_error_t;
-    #[doc = "The generic task behind a get task.\n\ndoca-sim: no such task exists; returns NULL.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe task as a struct doca_task."]
     pub fn doca_sync_event_task_get_as_doca_task(
         task: *mut doca_sync_event_task_get,
     ) -> *mut doca_task;
-    #[doc = "Sets the result pointer of a task.\n\ndoca-sim: no such task exists; does nothing.\n\n# Parameters\n\n* `task` (in) - the task.\n* `ret_val_ptr` (in) - the new value."]
     pub fn doca_sync_event_task_get_set_ret_val_ptr(
         task: *mut doca_sync_event_task_get,
         ret_val_ptr: *mut u64,
     );
-    #[doc = "The result pointer of a task.\n\ndoca-sim: no such task exists; returns NULL.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe value."]
     pub fn doca_sync_event_task_get_get_ret_val_ptr(
         task: *const doca_sync_event_task_get,
     ) -> *mut u64;
-    #[doc = "Tells whether notify-set tasks can be used on a device.\n\ndoca-sim: DOCA_ERROR_NOT_SUPPORTED (tasks are not modelled).\n\n# Parameters\n\n* `devinfo` (in) - the device.\n\n# Returns\n\nDOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise."]
     pub fn doca_sync_event_cap_task_notify_set_is_supported(
         devinfo: *const doca_devinfo,
     ) -> doca_error_t;
-    #[doc = "Configures the notify-set tasks of an event (before start).\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `event` (in) - the event.\n* `completion_cb` (in) - called when a task succeeds.\n* `error_cb` (in) - called when a task fails.\n* `num_tasks` (in) - how many tasks may be allocated at once.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
     pub fn doca_sync_event_task_notify_set_set_conf(
         event: *mut doca_sync_event,
         completion_cb: doca_sync_event_task_notify_set_completion_cb_t,
         error_cb: doca_sync_event_task_notify_set_completion_cb_t,
         num_tasks: u32,
     ) -> doca_error_t;
-    #[doc = "Allocates a task that sets the event's value.\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `event` (in) - the event.\n* `set_val` (in) - the value to set.\n* `user_data` (in) - the task's user data.\n* `task` (out) - receives the task.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
     pub fn doca_sync_event_task_notify_set_alloc_init(
         event: *mut doca_sync_event,
         set_val: u64,
         user_data: doca_data,
         task: *mut *mut doca_sync_event_task_notify_set,
     ) -> doca_error_t;
-    #[doc = "The generic task behind a notify-set task.\n\ndoca-sim: no such task exists; returns NULL.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe task as a struct doca_task."]
     pub fn doca_sync_event_task_notify_set_as_doca_task(
         task: *mut doca_sync_event_task_notify_set,
     ) -> *mut doca_task;
-    #[doc = "Sets the value to set of a task.\n\ndoca-sim: no such task exists; does nothing.\n\n# Parameters\n\n* `task` (in) - the task.\n* `set_val` (in) - the new value."]
     pub fn doca_sync_event_task_notify_set_set_set_val(
         task: *mut doca_sync_event_task_notify_set,
         set_val: u64,
     );
-    #[doc = "The value to set of a task.\n\ndoca-sim: no such task exists; returns 0.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe value."]
     pub fn doca_sync_event_task_notify_set_get_set_val(
         task: *const doca_sync_event_task_notify_set,
     ) -> u64;
-    #[doc = "Tells whether notify-add tasks can be used on a device.\n\ndoca-sim: DOCA_ERROR_NOT_SUPPORTED (tasks are not modelled).\n\n# Parameters\n\n* `devinfo` (in) - the device.\n\n# Returns\n\nDOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise."]
     pub fn doca_sync_event_cap_task_notify_add_is_supported(
         devinfo: *const doca_devinfo,
     ) -> doca_error_t;
-    #[doc = "Configures the notify-add tasks of an event (before start).\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `event` (in) - the event.\n* `completion_cb` (in) - called when a task succeeds.\n* `error_cb` (in) - called when a task fails.\n* `num_tasks` (in) - how many tasks may be allocated at once.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
     pub fn doca_sync_event_task_notify_add_set_conf(
         event: *mut doca_sync_event,
         completion_cb: doca_sync_event_task_notify_add_completion_cb_t,
         error_cb: doca_sync_event_task_notify_add_completion_cb_t,
         num_tasks: u32,
     ) -> doca_error_t;
-    #[doc = "Allocates a task that adds to the event's value.\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `event` (in) - the event.\n* `inc_val` (in) - the value to add.\n* `fetched_val_ptr` (in) - where the previous value goes.\n* `user_data` (in) - the task's user data.\n* `task` (out) - receives the task.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
     pub fn doca_sync_event_task_notify_add_alloc_init(
         event: *mut doca_sync_event,
         inc_val: u64,
@@ -1010,40 +727,32 @@ unsafe extern "C" {
         user_data: doca_data,
         task: *mut *mut doca_sync_event_task_notify_add,
     ) -> doca_error_t;
-    #[doc = "The generic task behind a notify-add task.\n\ndoca-sim: no such task exists; returns NULL.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe task as a struct doca_task."]
     pub fn doca_sync_event_task_notify_add_as_doca_task(
         task: *mut doca_sync_event_task_notify_add,
     ) -> *mut doca_task;
-    #[doc = "Sets the value to add of a task.\n\ndoca-sim: no such task exists; does nothing.\n\n# Parameters\n\n* `task` (in) - the task.\n* `inc_val` (in) - the new value."]
     pub fn doca_sync_event_task_notify_add_set_inc_val(
         task: *mut doca_sync_event_task_notify_add,
         inc_val: u64,
     );
-    #[doc = "The value to add of a task.\n\ndoca-sim: no such task exists; returns 0.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe value."]
     pub fn doca_sync_event_task_notify_add_get_inc_val(
         task: *const doca_sync_event_task_notify_add,
     ) -> u64;
-    #[doc = "Sets the previous-value pointer of a task.\n\ndoca-sim: no such task exists; does nothing.\n\n# Parameters\n\n* `task` (in) - the task.\n* `fetched_val_ptr` (in) - the new value."]
     pub fn doca_sync_event_task_notify_add_set_fetched_val_ptr(
         task: *mut doca_sync_event_task_notify_add,
         fetched_val_ptr: *mut u64,
     );
-    #[doc = "The previous-value pointer of a task.\n\ndoca-sim: no such task exists; returns NULL.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe value."]
     pub fn doca_sync_event_task_notify_add_get_fetched_val_ptr(
         task: *const doca_sync_event_task_notify_add,
     ) -> *mut u64;
-    #[doc = "Tells whether wait-eq tasks can be used on a device.\n\ndoca-sim: DOCA_ERROR_NOT_SUPPORTED (tasks are not modelled).\n\n# Parameters\n\n* `devinfo` (in) - the device.\n\n# Returns\n\nDOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise."]
     pub fn doca_sync_event_cap_task_wait_eq_is_supported(
         devinfo: *const doca_devinfo,
     ) -> doca_error_t;
-    #[doc = "Configures the wait-eq tasks of an event (before start).\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `event` (in) - the event.\n* `completion_cb` (in) - called when a task succeeds.\n* `error_cb` (in) - called when a task fails.\n* `num_tasks` (in) - how many tasks may be allocated at once.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
     pub fn doca_sync_event_task_wait_eq_set_conf(
         event: *mut doca_sync_event,
         completion_cb: doca_sync_event_task_wait_eq_completion_cb_t,
         error_cb: doca_sync_event_task_wait_eq_completion_cb_t,
         num_tasks: u32,
     ) -> doca_error_t;
-    #[doc = "Allocates a task that waits on the event's masked value.\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `event` (in) - the event.\n* `wait_val` (in) - the value compared with.\n* `mask` (in) - the mask applied to the event's value.\n* `user_data` (in) - the task's user data.\n* `task` (out) - receives the task.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
     pub fn doca_sync_event_task_wait_eq_alloc_init(
         event: *mut doca_sync_event,
         wait_val: u64,
@@ -1051,38 +760,30 @@ unsafe extern "C" {
         user_data: doca_data,
         task: *mut *mut doca_sync_event_task_wait_eq,
     ) -> doca_error_t;
-    #[doc = "The generic task behind a wait-eq task.\n\ndoca-sim: no such task exists; returns NULL.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe task as a struct doca_task."]
     pub fn doca_sync_event_task_wait_eq_as_doca_task(
         task: *mut doca_sync_event_task_wait_eq,
     ) -> *mut doca_task;
-    #[doc = "Sets the value compared with of a task.\n\ndoca-sim: no such task exists; does nothing.\n\n# Parameters\n\n* `task` (in) - the task.\n* `wait_val` (in) - the new value."]
     pub fn doca_sync_event_task_wait_eq_set_wait_val(
         task: *mut doca_sync_event_task_wait_eq,
         wait_val: u64,
     );
-    #[doc = "The value compared with of a task.\n\ndoca-sim: no such task exists; returns 0.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe value."]
     pub fn doca_sync_event_task_wait_eq_get_wait_val(
         task: *const doca_sync_event_task_wait_eq,
     ) -> u64;
-    #[doc = "Sets the mask of a task.\n\ndoca-sim: no such task exists; does nothing.\n\n# Parameters\n\n* `task` (in) - the task.\n* `mask` (in) - the new value."]
     pub fn doca_sync_event_task_wait_eq_set_mask(
         task: *mut doca_sync_event_task_wait_eq,
         mask: u64,
     );
-    #[doc = "The mask of a task.\n\ndoca-sim: no such task exists; returns 0.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe value."]
     pub fn doca_sync_event_task_wait_eq_get_mask(task: *const doca_sync_event_task_wait_eq) -> u64;
-    #[doc = "Tells whether wait-neq tasks can be used on a device.\n\ndoca-sim: DOCA_ERROR_NOT_SUPPORTED (tasks are not modelled).\n\n# Parameters\n\n* `devinfo` (in) - the device.\n\n# Returns\n\nDOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise."]
     pub fn doca_sync_event_cap_task_wait_neq_is_supported(
         devinfo: *const doca_devinfo,
     ) -> doca_error_t;
-    #[doc = "Configures the wait-neq tasks of an event (before start).\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `event` (in) - the event.\n* `completion_cb` (in) - called when a task succeeds.\n* `error_cb` (in) - called when a task fails.\n* `num_tasks` (in) - how many tasks may be allocated at once.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
     pub fn doca_sync_event_task_wait_neq_set_conf(
         event: *mut doca_sync_event,
         completion_cb: doca_sync_event_task_wait_neq_completion_cb_t,
         error_cb: doca_sync_event_task_wait_neq_completion_cb_t,
         num_tasks: u32,
     ) -> doca_error_t;
-    #[doc = "Allocates a task that waits on the event's masked value.\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `event` (in) - the event.\n* `wait_val` (in) - the value compared with.\n* `mask` (in) - the mask applied to the event's value.\n* `user_data` (in) - the task's user data.\n* `task` (out) - receives the task.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
     pub fn doca_sync_event_task_wait_neq_alloc_init(
         event: *mut doca_sync_event,
         wait_val: u64,
@@ -1090,121 +791,94 @@ unsafe extern "C" {
         user_data: doca_data,
         task: *mut *mut doca_sync_event_task_wait_neq,
     ) -> doca_error_t;
-    #[doc = "The generic task behind a wait-neq task.\n\ndoca-sim: no such task exists; returns NULL.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe task as a struct doca_task."]
     pub fn doca_sync_event_task_wait_neq_as_doca_task(
         task: *mut doca_sync_event_task_wait_neq,
     ) -> *mut doca_task;
-    #[doc = "Sets the value compared with of a task.\n\ndoca-sim: no such task exists; does nothing.\n\n# Parameters\n\n* `task` (in) - the task.\n* `wait_val` (in) - the new value."]
     pub fn doca_sync_event_task_wait_neq_set_wait_val(
         task: *mut doca_sync_event_task_wait_neq,
         wait_val: u64,
     );
-    #[doc = "The value compared with of a task.\n\ndoca-sim: no such task exists; returns 0.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe value."]
     pub fn doca_sync_event_task_wait_neq_get_wait_val(
         task: *const doca_sync_event_task_wait_neq,
     ) -> u64;
-    #[doc = "Sets the mask of a task.\n\ndoca-sim: no such task exists; does nothing.\n\n# Parameters\n\n* `task` (in) - the task.\n* `mask` (in) - the new value."]
     pub fn doca_sync_event_task_wait_neq_set_mask(
         task: *mut doca_sync_event_task_wait_neq,
         mask: u64,
     );
-    #[doc = "The mask of a task.\n\ndoca-sim: no such task exists; returns 0.\n\n# Parameters\n\n* `task` (in) - the task.\n\n# Returns\n\nthe value."]
     pub fn doca_sync_event_task_wait_neq_get_mask(
         task: *const doca_sync_event_task_wait_neq,
     ) -> u64;
-    #[doc = "Exports the event to the other side of a PCI link.\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `event` (in) - the event.\n* `dev` (in) - the device of the link.\n* `data` (out) - receives the export blob.\n* `sz` (out) - receives its length.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
     pub fn doca_sync_event_export_to_remote_pci(
         event: *mut doca_sync_event,
         dev: *mut doca_dev,
         data: *mut *const u8,
         sz: *mut usize,
     ) -> doca_error_t;
-    #[doc = "Tells whether events can be exported over PCI from a device.\n\ndoca-sim: DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n\n# Returns\n\nDOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise."]
     pub fn doca_sync_event_cap_is_export_to_remote_pci_supported(
         devinfo: *const doca_devinfo,
     ) -> doca_error_t;
-    #[doc = "Produces the handle GPU code uses to reach the event.\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `event` (in) - the event.\n* `gpu` (in) - the GPU.\n* `gpu_dev_se` (out) - receives the handle.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
     pub fn doca_sync_event_get_gpu_handle(
         event: *mut doca_sync_event,
         gpu: *mut doca_gpu,
         gpu_dev_se: *mut *mut doca_gpu_dev_sync_event_t,
     ) -> doca_error_t;
-    #[doc = "Tells whether events can be exported to a GPU.\n\ndoca-sim: DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n\n# Returns\n\nDOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise."]
     pub fn doca_sync_event_cap_is_export_to_gpu_supported(
         devinfo: *const doca_devinfo,
     ) -> doca_error_t;
-    #[doc = "Exports a started event whose publisher is a network peer, for\ndoca_sync_event_remote_net_create_from_export().\n\ndoca-sim: the blob names the event inside this process and stays valid\nuntil the event is destroyed.\n\n# Parameters\n\n* `event` (in) - the event.\n* `data` (out) - receives the export blob.\n* `sz` (out) - receives its length.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument;\nDOCA_ERROR_BAD_STATE when the event is not started; DOCA_ERROR_NOT_PERMITTED when\nno remote-net publisher location was added."]
     pub fn doca_sync_event_export_to_remote_net(
         event: *mut doca_sync_event,
         data: *mut *const u8,
         sz: *mut usize,
     ) -> doca_error_t;
-    #[doc = "Tells whether events can be exported for network peers.\n\ndoca-sim: DOCA_SUCCESS for devices that export sync events to a DPA.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n\n# Returns\n\nDOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise."]
     pub fn doca_sync_event_cap_is_export_to_remote_net_supported(
         devinfo: *const doca_devinfo,
     ) -> doca_error_t;
-    #[doc = "Tells whether remote-net events can be handed to the DPA of a device.\n\ndoca-sim: DOCA_SUCCESS for devices that export sync events to a DPA.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n\n# Returns\n\nDOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise."]
     pub fn doca_sync_event_cap_remote_net_is_export_to_dpa_supported(
         devinfo: *const doca_devinfo,
     ) -> doca_error_t;
-    #[doc = "Produces the handle GPU code uses to reach a remote-net event.\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `event` (in) - the remote event.\n* `gpu` (in) - the GPU.\n* `gpu_remote_event` (out) - receives the handle.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
     pub fn doca_sync_event_remote_net_get_gpu_handle(
         event: *mut doca_sync_event_remote_net,
         gpu: *mut doca_gpu,
         gpu_remote_event: *mut doca_gpu_dev_sync_event_remote_net_t,
     ) -> doca_error_t;
-    #[doc = "Tells whether remote-net events can be handed to a GPU.\n\ndoca-sim: DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n\n# Returns\n\nDOCA_SUCCESS when supported; DOCA_ERROR_NOT_SUPPORTED otherwise."]
     pub fn doca_sync_event_cap_remote_net_is_export_to_gpu_supported(
         devinfo: *const doca_devinfo,
     ) -> doca_error_t;
-    #[doc = "Creates an empty memory map.\n\n# Parameters\n\n* `mmap` (out) - receives the map; destroy it with doca_mmap_destroy().\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument;\nanother DOCA error code when it cannot be created."]
     pub fn doca_mmap_create(mmap: *mut *mut doca_mmap) -> doca_error_t;
-    #[doc = "Destroys a memory map.\n\n# Parameters\n\n* `mmap` (in) - the map.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL map;\nanother DOCA error code while the map is still in use."]
     pub fn doca_mmap_destroy(mmap: *mut doca_mmap) -> doca_error_t;
-    #[doc = "Registers the configured range with the added devices; configuration ends here.\n\n# Parameters\n\n* `mmap` (in) - the map.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL map;\nanother DOCA error code when the configuration is incomplete or registration fails."]
     pub fn doca_mmap_start(mmap: *mut doca_mmap) -> doca_error_t;
-    #[doc = "Undoes doca_mmap_start().\n\n# Parameters\n\n* `mmap` (in) - the map.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL map."]
     pub fn doca_mmap_stop(mmap: *mut doca_mmap) -> doca_error_t;
-    #[doc = "Adds a device that will access the map's memory.\n\nNot allowed on a map that describes DPA heap memory.\n\n# Parameters\n\n* `mmap` (in) - the map, not started.\n* `dev` (in) - the device.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument;\nanother DOCA error code when the map is started or describes DPA memory."]
     pub fn doca_mmap_add_dev(mmap: *mut doca_mmap, dev: *mut doca_dev) -> doca_error_t;
-    #[doc = "Sets the host memory range the map covers.\n\n# Parameters\n\n* `mmap` (in) - the map, not started.\n* `addr` (in) - start of the range.\n* `len` (in) - length of the range in bytes.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL map or an empty range."]
     pub fn doca_mmap_set_memrange(
         mmap: *mut doca_mmap,
         addr: *mut ::std::os::raw::c_void,
         len: usize,
     ) -> doca_error_t;
-    #[doc = "Sets who may access the memory.\n\n# Parameters\n\n* `mmap` (in) - the map, not started.\n* `access_mask` (in) - a bitwise OR of enum doca_access_flag values.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL map or a bad mask."]
     pub fn doca_mmap_set_permissions(mmap: *mut doca_mmap, access_mask: u32) -> doca_error_t;
-    #[doc = "Produces the handle DPA kernels use to reach the map through one device.\n\n# Parameters\n\n* `mmap` (in) - the started map.\n* `dev` (in) - a device that was added to the map.\n* `dpa_mmap_handle` (out) - receives the handle.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument;\nDOCA_ERROR_NOT_PERMITTED when the map is not started;\nDOCA_ERROR_NOT_FOUND when the device was never added to the map."]
     pub fn doca_mmap_dev_get_dpa_handle(
         mmap: *mut doca_mmap,
         dev: *const doca_dev,
         dpa_mmap_handle: *mut doca_dpa_dev_mmap_t,
     ) -> doca_error_t;
-    #[doc = "Makes the map describe a range of DPA heap memory instead of host memory.\n\nMay be called once, before the map is started; the map then accepts no\ndoca_mmap_add_dev().\n\n# Parameters\n\n* `mmap` (in) - the map, not started.\n* `dpa` (in) - the DPA context that owns the memory.\n* `dpa_addr` (in) - start of the range on the DPA heap (see doca_dpa_mem_alloc()).\n* `len` (in) - length of the range in bytes.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nanother DOCA error code when the map is started or already has a range."]
     pub fn doca_mmap_set_dpa_memrange(
         mmap: *mut doca_mmap,
         dpa: *mut doca_dpa,
         dpa_addr: u64,
         len: usize,
     ) -> doca_error_t;
-    #[doc = "Removes a device added with doca_mmap_add_dev() (before start).\n\n# Parameters\n\n* `mmap` (in) - the memory map.\n* `dev` (in) - the device.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument;\nDOCA_ERROR_BAD_STATE when the map is started; DOCA_ERROR_NOT_FOUND when the device\nwas not added."]
     pub fn doca_mmap_rm_dev(mmap: *mut doca_mmap, dev: *mut doca_dev) -> doca_error_t;
-    #[doc = "Exports a started map to the other side of a PCI link.\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `mmap` (in) - the memory map.\n* `dev` (in) - the device of the link.\n* `export_desc` (out) - receives the descriptor.\n* `export_desc_len` (out) - receives its length.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
     pub fn doca_mmap_export_pci(
         mmap: *mut doca_mmap,
         dev: *const doca_dev,
         export_desc: *mut *const ::std::os::raw::c_void,
         export_desc_len: *mut usize,
     ) -> doca_error_t;
-    #[doc = "Exports a started map for RDMA peers, for doca_mmap_create_from_export().\n\ndoca-sim: the descriptor holds the map's host range and permissions, for\nthis process (a loopback); it stays valid until the map is destroyed.\n\n# Parameters\n\n* `mmap` (in) - the memory map.\n* `dev` (in) - a device added to the map.\n* `export_desc` (out) - receives the descriptor.\n* `export_desc_len` (out) - receives its length.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument;\nDOCA_ERROR_BAD_STATE when the map is not started; DOCA_ERROR_NOT_FOUND when the\ndevice was not added; DOCA_ERROR_NOT_SUPPORTED for a map of DPA memory."]
     pub fn doca_mmap_export_rdma(
         mmap: *mut doca_mmap,
         dev: *const doca_dev,
         export_desc: *mut *const ::std::os::raw::c_void,
         export_desc_len: *mut usize,
     ) -> doca_error_t;
-    #[doc = "Creates a map of the memory another map exported.\n\ndoca-sim: from an RDMA export of this process; the new map is started, has\n\\`dev\\` added and the exporter's range and permissions. It does not own the\nmemory.\n\n# Parameters\n\n* `user_data` (in) - the new map's user data (NULL: zero).\n* `export_desc` (in) - the descriptor.\n* `export_desc_len` (in) - its length.\n* `dev` (in) - the device to reach the memory through.\n* `mmap` (out) - receives the map; destroy it with doca_mmap_destroy().\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument or a\ndescriptor that is not an export."]
     pub fn doca_mmap_create_from_export(
         user_data: *const doca_data,
         export_desc: *const ::std::os::raw::c_void,
@@ -1212,7 +886,6 @@ unsafe extern "C" {
         dev: *mut doca_dev,
         mmap: *mut *mut doca_mmap,
     ) -> doca_error_t;
-    #[doc = "Sets a memory range backed by a dma-buf (before start).\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `mmap` (in) - the memory map.\n* `dmabuf_fd` (in) - the dma-buf's file descriptor.\n* `addr` (in) - the range's address.\n* `dmabuf_offset` (in) - the range's offset in the dma-buf.\n* `len` (in) - the range's length.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
     pub fn doca_mmap_set_dmabuf_memrange(
         mmap: *mut doca_mmap,
         dmabuf_fd: ::std::os::raw::c_int,
@@ -1220,129 +893,96 @@ unsafe extern "C" {
         dmabuf_offset: usize,
         len: usize,
     ) -> doca_error_t;
-    #[doc = "Reads the map's host memory range.\n\n# Parameters\n\n* `mmap` (in) - the memory map.\n* `addr` (out) - receives its start.\n* `len` (out) - receives its length.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument;\nDOCA_ERROR_BAD_STATE when no host range was set."]
     pub fn doca_mmap_get_memrange(
         mmap: *const doca_mmap,
         addr: *mut *mut ::std::os::raw::c_void,
         len: *mut usize,
     ) -> doca_error_t;
-    #[doc = "Gives the map ownership of its memory range: \\`free_cb\\` is called with\nthe range and \\`opaque\\` when the map is destroyed (before start).\n\n# Parameters\n\n* `mmap` (in) - the memory map.\n* `free_cb` (in) - the callback.\n* `opaque` (in) - passed to it.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL callback;\nDOCA_ERROR_BAD_STATE when the map is started."]
     pub fn doca_mmap_set_free_cb(
         mmap: *mut doca_mmap,
         free_cb: doca_mmap_memrange_free_cb_t,
         opaque: *mut ::std::os::raw::c_void,
     ) -> doca_error_t;
-    #[doc = "Reads the map's user data.\n\n# Parameters\n\n* `mmap` (in) - the memory map.\n* `user_data` (out) - receives it.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_mmap_get_user_data(
         mmap: *const doca_mmap,
         user_data: *mut doca_data,
     ) -> doca_error_t;
-    #[doc = "Reads how many devices may be added to the map.\n\n# Parameters\n\n* `mmap` (in) - the memory map.\n* `max_num_devices` (out) - receives the number.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_mmap_get_max_num_devices(
         mmap: *const doca_mmap,
         max_num_devices: *mut u32,
     ) -> doca_error_t;
-    #[doc = "Reads how many buffers of a buffer inventory refer to the map.\n\ndoca-sim: always 0 (buffer inventories are not modelled).\n\n# Parameters\n\n* `mmap` (in) - the memory map.\n* `num_bufs` (out) - receives the number.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_mmap_get_num_bufs(mmap: *const doca_mmap, num_bufs: *mut u32) -> doca_error_t;
-    #[doc = "Tells whether the map was exported.\n\n# Parameters\n\n* `mmap` (in) - the memory map.\n* `exported` (out) - receives 1 after an export, 0 otherwise.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_mmap_get_exported(mmap: *const doca_mmap, exported: *mut u8) -> doca_error_t;
-    #[doc = "Tells whether the map was created from an export.\n\n# Parameters\n\n* `mmap` (in) - the memory map.\n* `from_export` (out) - receives 1 for a map made by doca_mmap_create_from_export(), 0 otherwise.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_mmap_get_from_export(mmap: *const doca_mmap, from_export: *mut u8) -> doca_error_t;
-    #[doc = "Sets how many devices may be added to the map (before start).\n\ndoca-sim: until it is set there is no limit (doca_mmap_get_max_num_devices()\nreads UINT32_MAX); once set, adding more devices is DOCA_ERROR_NO_MEMORY.\n\n# Parameters\n\n* `mmap` (in) - the memory map.\n* `max_num_devices` (in) - the number, at least 1.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for 0 or fewer than\nalready added; DOCA_ERROR_BAD_STATE when the map is started."]
     pub fn doca_mmap_set_max_num_devices(
         mmap: *mut doca_mmap,
         max_num_devices: u32,
     ) -> doca_error_t;
-    #[doc = "Sets the map's user data.\n\n# Parameters\n\n* `mmap` (in) - the memory map.\n* `user_data` (in) - the data.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL map;\nDOCA_ERROR_BAD_STATE when the map is started."]
     pub fn doca_mmap_set_user_data(mmap: *mut doca_mmap, user_data: doca_data) -> doca_error_t;
-    #[doc = "Tells whether maps can be exported over PCI from a device.\n\ndoca-sim: always 0.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n* `mmap_export` (out) - receives 1 when supported, 0 otherwise.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_mmap_cap_is_export_pci_supported(
         devinfo: *const doca_devinfo,
         mmap_export: *mut u8,
     ) -> doca_error_t;
-    #[doc = "Tells whether maps can be created from a PCI export on a device.\n\ndoca-sim: always 0.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n* `from_export` (out) - receives 1 when supported, 0 otherwise.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_mmap_cap_is_create_from_export_pci_supported(
         devinfo: *const doca_devinfo,
         from_export: *mut u8,
     ) -> doca_error_t;
-    #[doc = "Makes the map safe to use from several threads (before start).\n\ndoca-sim: maps are always safe to share; the call only checks the state.\n\n# Parameters\n\n* `mmap` (in) - the memory map.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL map;\nDOCA_ERROR_BAD_STATE when the map is started."]
     pub fn doca_mmap_enable_thread_safety(mmap: *mut doca_mmap) -> doca_error_t;
-    #[doc = "Tells whether a device has a DPA that this library can drive.\n\n# Parameters\n\n* `devinfo` (in) - the device.\n\n# Returns\n\nDOCA_SUCCESS when the device has a usable DPA; DOCA_ERROR_NOT_SUPPORTED\nwhen it has none; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_dpa_cap_is_supported(devinfo: *const doca_devinfo) -> doca_error_t;
-    #[doc = "Creates a DPA context on an opened device.\n\nThe base context belongs on a physical function (PF); other functions are\nreached with doca_dpa_device_extend().\n\n# Parameters\n\n* `dev` (in) - the opened device.\n* `dpa` (out) - receives the context, not yet started.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nDOCA_ERROR_DRIVER when the driver refuses; DOCA_ERROR_NOT_SUPPORTED when the\ndevice has no DPA; DOCA_ERROR_NO_MEMORY when allocation fails."]
     pub fn doca_dpa_create(dev: *mut doca_dev, dpa: *mut *mut doca_dpa) -> doca_error_t;
-    #[doc = "Destroys a DPA context.\n\n# Parameters\n\n* `dpa` (in) - the context.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL context;\nDOCA_ERROR_DRIVER when the driver refuses; DOCA_ERROR_IN_USE while another\nDOCA context is still bound to it."]
     pub fn doca_dpa_destroy(dpa: *mut doca_dpa) -> doca_error_t;
-    #[doc = "Starts a DPA context: loads its application and makes it usable.\n\n# Parameters\n\n* `dpa` (in) - the context, configured (doca_dpa_set_app() done).\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nDOCA_ERROR_DRIVER when loading fails in the driver; DOCA_ERROR_NO_MEMORY when\nallocation fails."]
     pub fn doca_dpa_start(dpa: *mut doca_dpa) -> doca_error_t;
-    #[doc = "Stops a DPA context.\n\n# Parameters\n\n* `dpa` (in) - the context.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL context;\nDOCA_ERROR_DRIVER when the driver refuses; DOCA_ERROR_IN_USE while threads,\ncompletions or extended contexts made from it still exist."]
     pub fn doca_dpa_stop(dpa: *mut doca_dpa) -> doca_error_t;
-    #[doc = "Chooses the dpacc-built image the context will run. Must precede doca_dpa_start().\n\n# Parameters\n\n* `dpa` (in) - the context, not started.\n* `app` (in) - the image (the global named by dpacc's --app-name).\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument;\nDOCA_ERROR_BAD_STATE when the context is already started."]
     pub fn doca_dpa_set_app(dpa: *mut doca_dpa, app: *mut doca_dpa_app) -> doca_error_t;
-    #[doc = "Reads back the image set with doca_dpa_set_app().\n\n# Parameters\n\n* `dpa` (in) - the context.\n* `app` (out) - receives the image.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_dpa_get_app(dpa: *mut doca_dpa, app: *mut *mut doca_dpa_app) -> doca_error_t;
-    #[doc = "Copies an image's name into a caller buffer.\n\n# Parameters\n\n* `app` (in) - the image.\n* `app_name` (out) - the buffer to fill.\n* `app_name_len` (in,out) - in: the buffer size; out: the length written.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument or\na buffer that is too small; DOCA_ERROR_DRIVER when the name cannot be read."]
     pub fn doca_dpa_app_get_name(
         app: *mut doca_dpa_app,
         app_name: *mut ::std::os::raw::c_char,
         app_name_len: *mut u32,
     ) -> doca_error_t;
-    #[doc = "Sets how much device code prints to the device log. Must precede doca_dpa_start().\n\n# Parameters\n\n* `dpa` (in) - the context, not started, and not an extended context.\n* `log_level` (in) - the level.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nDOCA_ERROR_BAD_STATE when the context is already started;\nDOCA_ERROR_NOT_PERMITTED on an extended context."]
     pub fn doca_dpa_set_log_level(
         dpa: *mut doca_dpa,
         log_level: doca_dpa_dev_log_level_t,
     ) -> doca_error_t;
-    #[doc = "Reads the device log level.\n\n# Parameters\n\n* `dpa` (in) - the context.\n* `log_level` (out) - receives the level.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_dpa_get_log_level(
         dpa: *mut doca_dpa,
         log_level: *mut doca_dpa_dev_log_level_t,
     ) -> doca_error_t;
-    #[doc = "Sends the device log to a file instead of standard output. Must precede doca_dpa_start().\n\n# Parameters\n\n* `dpa` (in) - the context, not started.\n* `file_path` (in) - path of the file.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nDOCA_ERROR_BAD_STATE when the context is already started; DOCA_ERROR_NO_MEMORY\nwhen allocation fails; DOCA_ERROR_OPERATING_SYSTEM when the file cannot be opened."]
     pub fn doca_dpa_log_file_set_path(
         dpa: *mut doca_dpa,
         file_path: *const ::std::os::raw::c_char,
     ) -> doca_error_t;
-    #[doc = "Copies the device log file path into a caller buffer.\n\n# Parameters\n\n* `dpa` (in) - the context.\n* `file_path` (out) - the buffer to fill.\n* `file_path_len` (in,out) - in: the buffer size; out: the length written.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nDOCA_ERROR_NO_MEMORY when allocation fails."]
     pub fn doca_dpa_log_file_get_path(
         dpa: *mut doca_dpa,
         file_path: *mut ::std::os::raw::c_char,
         file_path_len: *mut u32,
     ) -> doca_error_t;
-    #[doc = "Sends the device trace to a file. Must precede doca_dpa_start().\n\n# Parameters\n\n* `dpa` (in) - the context, not started.\n* `file_path` (in) - path of the file.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nDOCA_ERROR_BAD_STATE when the context is already started; DOCA_ERROR_NO_MEMORY\nwhen allocation fails; DOCA_ERROR_OPERATING_SYSTEM when the file cannot be opened."]
     pub fn doca_dpa_trace_file_set_path(
         dpa: *mut doca_dpa,
         file_path: *const ::std::os::raw::c_char,
     ) -> doca_error_t;
-    #[doc = "Copies the device trace file path into a caller buffer.\n\n# Parameters\n\n* `dpa` (in) - the context.\n* `file_path` (out) - the buffer to fill.\n* `file_path_len` (in,out) - in: the buffer size; out: the length written.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nDOCA_ERROR_NO_MEMORY when allocation fails."]
     pub fn doca_dpa_trace_file_get_path(
         dpa: *mut doca_dpa,
         file_path: *mut ::std::os::raw::c_char,
         file_path_len: *mut u32,
     ) -> doca_error_t;
-    #[doc = "The largest thread count one kernel launch may ask for.\n\n# Parameters\n\n* `dpa` (in) - the context.\n* `value` (out) - receives the limit.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_dpa_get_max_threads_per_kernel(
         dpa: *const doca_dpa,
         value: *mut ::std::os::raw::c_uint,
     ) -> doca_error_t;
-    #[doc = "How long, in seconds, a kernel may stay scheduled before the runtime may end it.\n\n# Parameters\n\n* `dpa` (in) - the context.\n* `value` (out) - receives the limit in seconds.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_dpa_get_kernel_max_run_time(
         dpa: *const doca_dpa,
         value: *mut ::std::os::raw::c_ulonglong,
     ) -> doca_error_t;
-    #[doc = "Extends a started base context to another device function (a VF or SF).\n\nThe new context comes back already started and must be destroyed before the\nbase context.\n\n# Parameters\n\n* `dpa` (in) - the started base context, itself not an extended one.\n* `other_dev` (in) - the device to extend onto.\n* `extended_dpa` (out) - receives the extended context.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nDOCA_ERROR_BAD_STATE when the base is not started or is itself extended;\nDOCA_ERROR_NO_MEMORY when allocation fails; DOCA_ERROR_DRIVER when the driver refuses."]
     pub fn doca_dpa_device_extend(
         dpa: *mut doca_dpa,
         other_dev: *mut doca_dev,
         extended_dpa: *mut *mut doca_dpa,
     ) -> doca_error_t;
-    #[doc = "Produces the handle DPA kernels use to refer to this context.\n\n# Parameters\n\n* `dpa` (in) - the started context.\n* `handle` (out) - receives the handle.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument;\nDOCA_ERROR_BAD_STATE when the context is not started."]
     pub fn doca_dpa_get_dpa_handle(dpa: *mut doca_dpa, handle: *mut doca_dpa_dev_t)
         -> doca_error_t;
-    #[doc = "Reads the id of the user access region (UAR) the context uses.\n\n**Note:** This call may be missing from some DOCA releases other than 3.0.\n\n# Parameters\n\n* `dpa` (in) - the started context.\n* `uar_id` (out) - receives the id.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument;\nDOCA_ERROR_BAD_STATE when the context is not started."]
     pub fn doca_dpa_get_uar_id(dpa: *const doca_dpa, uar_id: *mut u32) -> doca_error_t;
-    #[doc = "Checks, without clearing it, whether device code has hit a fatal error.\n\nOnce an error is reported the context is unusable and must be destroyed.\nCrash data is written to doca_dpa_fatal.PID.core and doca_dpa_fatal.PID.crash\nin the temporary directory, or next to the log file when one is set.\n\n# Parameters\n\n* `dpa` (in) - the context.\n\n# Returns\n\nDOCA_SUCCESS when no device error happened; DOCA_ERROR_BAD_STATE when\none did; DOCA_ERROR_INVALID_VALUE for a NULL context."]
     pub fn doca_dpa_peek_at_last_error(dpa: *const doca_dpa) -> doca_error_t;
-    #[doc = "Launches a kernel on a number of DPA threads; on completion, sets an event to a value.\n\nThe call returns once the launch is submitted. The kernel starts once\nwait_event has reached wait_threshold; when it has finished, comp_event is\nset to comp_count. The variadic arguments are the kernel's parameters and\nmust each have exactly the C type the kernel declares.\n\n# Parameters\n\n* `dpa` (in) - the started context.\n* `wait_event` (in) - event to wait for before starting, or NULL.\n* `wait_threshold` (in) - value wait_event must reach; only 0 to 254 is valid.\n* `comp_event` (in) - event updated when the kernel finishes, or NULL.\n* `comp_count` (in) - value comp_event is set to.\n* `num_threads` (in) - number of DPA threads to run the kernel on, at most\n  doca_dpa_get_max_threads_per_kernel().\n* `func` (in) - address of the kernel's host stub.\n\n# Returns\n\nDOCA_SUCCESS on submission; DOCA_ERROR_INVALID_VALUE for a bad argument;\nDOCA_ERROR_DRIVER when the driver refuses; DOCA_ERROR_BAD_STATE when the\ncontext is not started."]
     pub fn doca_dpa_kernel_launch_update_set(
         dpa: *mut doca_dpa,
         wait_event: *mut doca_sync_event,
@@ -1353,7 +993,6 @@ unsafe extern "C" {
         func: doca_dpa_func_t,
         ...
     ) -> doca_error_t;
-    #[doc = "Launches a kernel like doca_dpa_kernel_launch_update_set(), but adds comp_count to comp_event.\n\n# Parameters\n\n* `dpa` (in) - the started context.\n* `wait_event` (in) - event to wait for before starting, or NULL.\n* `wait_threshold` (in) - value wait_event must reach; only 0 to 254 is valid.\n* `comp_event` (in) - event updated when the kernel finishes, or NULL.\n* `comp_count` (in) - amount added to comp_event.\n* `num_threads` (in) - number of DPA threads to run the kernel on, at most\n  doca_dpa_get_max_threads_per_kernel().\n* `func` (in) - address of the kernel's host stub.\n\n# Returns\n\nDOCA_SUCCESS on submission; DOCA_ERROR_INVALID_VALUE for a bad argument;\nDOCA_ERROR_DRIVER when the driver refuses; DOCA_ERROR_BAD_STATE when the\ncontext is not started."]
     pub fn doca_dpa_kernel_launch_update_add(
         dpa: *mut doca_dpa,
         wait_event: *mut doca_sync_event,
@@ -1364,265 +1003,206 @@ unsafe extern "C" {
         func: doca_dpa_func_t,
         ...
     ) -> doca_error_t;
-    #[doc = "Runs a device RPC function and waits for its 64-bit result.\n\nThe device function must be an RPC function returning uint64_t. The\nvariadic arguments are its parameters, each with its exact C type.\n\n# Parameters\n\n* `dpa` (in) - the started context.\n* `func` (in) - address of the RPC function's host stub.\n* `retval` (out) - receives the function's return value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nDOCA_ERROR_DRIVER when the call fails in the driver; DOCA_ERROR_BAD_STATE when\nthe context is not started."]
     pub fn doca_dpa_rpc(
         dpa: *mut doca_dpa,
         func: doca_dpa_func_t,
         retval: *mut u64,
         ...
     ) -> doca_error_t;
-    #[doc = "Allocates DPA heap memory. The memory is not zeroed.\n\n# Parameters\n\n* `dpa` (in) - the started context.\n* `size` (in) - bytes to allocate.\n* `dev_ptr` (out) - receives the DPA address, or 0 when the call fails.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nDOCA_ERROR_DRIVER when the allocation fails; DOCA_ERROR_BAD_STATE when the\ncontext is not started."]
     pub fn doca_dpa_mem_alloc(
         dpa: *mut doca_dpa,
         size: usize,
         dev_ptr: *mut doca_dpa_dev_uintptr_t,
     ) -> doca_error_t;
-    #[doc = "Frees DPA heap memory. No kernel may still be using it.\n\n# Parameters\n\n* `dpa` (in) - the started context.\n* `dev_ptr` (in) - an address returned by doca_dpa_mem_alloc().\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_DRIVER when the driver refuses;\nDOCA_ERROR_BAD_STATE when the context is not started."]
     pub fn doca_dpa_mem_free(dpa: *mut doca_dpa, dev_ptr: doca_dpa_dev_uintptr_t) -> doca_error_t;
-    #[doc = "Copies host memory into DPA heap memory.\n\n# Parameters\n\n* `dpa` (in) - the started context.\n* `dst_ptr` (in) - destination DPA address.\n* `src_ptr` (in) - source host buffer (declared non-const).\n* `size` (in) - bytes to copy.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nDOCA_ERROR_DRIVER when the copy fails; DOCA_ERROR_BAD_STATE when the context\nis not started."]
     pub fn doca_dpa_h2d_memcpy(
         dpa: *mut doca_dpa,
         dst_ptr: doca_dpa_dev_uintptr_t,
         src_ptr: *mut ::std::os::raw::c_void,
         size: usize,
     ) -> doca_error_t;
-    #[doc = "Copies from the start of a DOCA buffer into DPA heap memory.\n\n# Parameters\n\n* `dpa` (in) - the started context.\n* `dst_ptr` (in) - destination DPA address.\n* `buf` (in) - source buffer; copying begins at its start.\n* `size` (in) - bytes to copy.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nDOCA_ERROR_DRIVER when the copy fails; DOCA_ERROR_BAD_STATE when the context\nis not started."]
     pub fn doca_dpa_h2d_buf_memcpy(
         dpa: *mut doca_dpa,
         dst_ptr: doca_dpa_dev_uintptr_t,
         buf: *mut doca_buf,
         size: usize,
     ) -> doca_error_t;
-    #[doc = "Copies DPA heap memory into host memory.\n\n# Parameters\n\n* `dpa` (in) - the started context.\n* `dst_ptr` (out) - destination host buffer.\n* `src_ptr` (in) - source DPA address.\n* `size` (in) - bytes to copy.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nDOCA_ERROR_DRIVER when the copy fails; DOCA_ERROR_BAD_STATE when the context\nis not started."]
     pub fn doca_dpa_d2h_memcpy(
         dpa: *mut doca_dpa,
         dst_ptr: *mut ::std::os::raw::c_void,
         src_ptr: doca_dpa_dev_uintptr_t,
         size: usize,
     ) -> doca_error_t;
-    #[doc = "Copies DPA heap memory into a DOCA buffer.\n\n# Parameters\n\n* `dpa` (in) - the started context.\n* `buf` (out) - destination buffer.\n* `src_ptr` (in) - source DPA address.\n* `size` (in) - bytes to copy.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nDOCA_ERROR_DRIVER when the copy fails; DOCA_ERROR_BAD_STATE when the context\nis not started."]
     pub fn doca_dpa_d2h_buf_memcpy(
         dpa: *mut doca_dpa,
         buf: *mut doca_buf,
         src_ptr: doca_dpa_dev_uintptr_t,
         size: usize,
     ) -> doca_error_t;
-    #[doc = "Fills DPA heap memory with a byte value.\n\n# Parameters\n\n* `dpa` (in) - the started context.\n* `dev_ptr` (in) - DPA address to start at.\n* `value` (in) - the byte value, given as an int.\n* `size` (in) - bytes to fill.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nDOCA_ERROR_DRIVER when the operation fails; DOCA_ERROR_BAD_STATE when the\ncontext is not started."]
     pub fn doca_dpa_memset(
         dpa: *mut doca_dpa,
         dev_ptr: doca_dpa_dev_uintptr_t,
         value: ::std::os::raw::c_int,
         size: usize,
     ) -> doca_error_t;
-    #[doc = "Creates a hash table in DPA memory for kernels to use.\n\n# Parameters\n\n* `dpa` (in) - the started context.\n* `num_entries` (in) - capacity; rounded up to a power of two.\n* `ht` (out) - receives the table.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nDOCA_ERROR_BAD_STATE when the context is not started."]
     pub fn doca_dpa_hash_table_create(
         dpa: *mut doca_dpa,
         num_entries: ::std::os::raw::c_uint,
         ht: *mut *mut doca_dpa_hash_table,
     ) -> doca_error_t;
-    #[doc = "Destroys a hash table.\n\n# Parameters\n\n* `ht` (in) - the table.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL table;\nDOCA_ERROR_BAD_STATE when its context is not started or already destroyed."]
     pub fn doca_dpa_hash_table_destroy(ht: *mut doca_dpa_hash_table) -> doca_error_t;
-    #[doc = "Produces the handle DPA kernels use to reach a hash table.\n\n# Parameters\n\n* `ht` (in) - the table.\n* `ht_handle` (out) - receives the handle.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_dpa_hash_table_get_dpa_handle(
         ht: *mut doca_dpa_hash_table,
         ht_handle: *mut doca_dpa_dev_hash_table_t,
     ) -> doca_error_t;
-    #[doc = "Number of DPA cores.\n\n# Parameters\n\n* `dpa` (in) - the context.\n* `num_cores` (out) - receives the count.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_dpa_get_core_num(
         dpa: *mut doca_dpa,
         num_cores: *mut ::std::os::raw::c_uint,
     ) -> doca_error_t;
-    #[doc = "Number of execution units (EUs, hardware threads) per DPA core.\n\n# Parameters\n\n* `dpa` (in) - the context.\n* `eus_per_core` (out) - receives the count.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_dpa_get_num_eus_per_core(
         dpa: *mut doca_dpa,
         eus_per_core: *mut ::std::os::raw::c_uint,
     ) -> doca_error_t;
-    #[doc = "Number of execution units this process may use.\n\n# Parameters\n\n* `dpa` (in) - the context.\n* `total_num_eus` (out) - receives the count.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_dpa_get_total_num_eus_available(
         dpa: *mut doca_dpa,
         total_num_eus: *mut ::std::os::raw::c_uint,
     ) -> doca_error_t;
-    #[doc = "Creates an empty EU affinity.\n\n# Parameters\n\n* `dpa` (in) - the context.\n* `affinity` (out) - receives the affinity.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_dpa_eu_affinity_create(
         dpa: *mut doca_dpa,
         affinity: *mut *mut doca_dpa_eu_affinity,
     ) -> doca_error_t;
-    #[doc = "Destroys an EU affinity.\n\n# Parameters\n\n* `affinity` (in) - the affinity.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument;\nDOCA_ERROR_BAD_STATE when its context was destroyed."]
     pub fn doca_dpa_eu_affinity_destroy(affinity: *mut doca_dpa_eu_affinity) -> doca_error_t;
-    #[doc = "Makes the affinity name one execution unit.\n\n# Parameters\n\n* `affinity` (in) - the affinity.\n* `eu_id` (in) - the execution unit.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument."]
     pub fn doca_dpa_eu_affinity_set(
         affinity: *mut doca_dpa_eu_affinity,
         eu_id: ::std::os::raw::c_uint,
     ) -> doca_error_t;
-    #[doc = "Empties the affinity.\n\n# Parameters\n\n* `affinity` (in) - the affinity.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_dpa_eu_affinity_clear(affinity: *mut doca_dpa_eu_affinity) -> doca_error_t;
-    #[doc = "Reads the execution unit the affinity names.\n\n# Parameters\n\n* `affinity` (in) - the affinity.\n* `eu_id` (out) - receives the execution unit.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_dpa_eu_affinity_get(
         affinity: *mut doca_dpa_eu_affinity,
         eu_id: *mut ::std::os::raw::c_uint,
     ) -> doca_error_t;
-    #[doc = "Creates a DPA thread.\n\n# Parameters\n\n* `dpa` (in) - the context.\n* `dpa_thread` (out) - receives the thread, not started.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nDOCA_ERROR_NO_MEMORY when allocation fails."]
     pub fn doca_dpa_thread_create(
         dpa: *mut doca_dpa,
         dpa_thread: *mut *mut doca_dpa_thread,
     ) -> doca_error_t;
-    #[doc = "Destroys a DPA thread.\n\n# Parameters\n\n* `dpa_thread` (in) - the thread.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL thread;\nDOCA_ERROR_BAD_STATE when its context was destroyed."]
     pub fn doca_dpa_thread_destroy(dpa_thread: *mut doca_dpa_thread) -> doca_error_t;
-    #[doc = "Sets the function the thread runs and its single 64-bit argument.\n\nThe device function takes exactly one uint64_t.\n\n# Parameters\n\n* `dpa_thread` (in) - the thread, not started.\n* `func` (in) - address of the function's host stub.\n* `arg` (in) - the argument passed on every activation.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nDOCA_ERROR_BAD_STATE when the thread is already started."]
     pub fn doca_dpa_thread_set_func_arg(
         dpa_thread: *mut doca_dpa_thread,
         func: doca_dpa_func_t,
         arg: u64,
     ) -> doca_error_t;
-    #[doc = "Reads back the function and argument of a thread.\n\n# Parameters\n\n* `dpa_thread` (in) - the thread.\n* `func` (out) - receives the function's stub address.\n* `arg` (out) - receives the argument.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_dpa_thread_get_func_arg(
         dpa_thread: *mut doca_dpa_thread,
         func: *mut doca_dpa_func_t,
         arg: *mut u64,
     ) -> doca_error_t;
-    #[doc = "Gives the thread a block of DPA heap memory as its local storage.\n\n# Parameters\n\n* `dpa_thread` (in) - the thread, not started.\n* `dev_ptr` (in) - the DPA address of the block.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nDOCA_ERROR_BAD_STATE when the thread is already started."]
     pub fn doca_dpa_thread_set_local_storage(
         dpa_thread: *mut doca_dpa_thread,
         dev_ptr: doca_dpa_dev_uintptr_t,
     ) -> doca_error_t;
-    #[doc = "Reads the thread's local storage address.\n\n# Parameters\n\n* `dpa_thread` (in) - the thread.\n* `dev_ptr` (out) - receives the DPA address.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_dpa_thread_get_local_storage(
         dpa_thread: *mut doca_dpa_thread,
         dev_ptr: *mut doca_dpa_dev_uintptr_t,
     ) -> doca_error_t;
-    #[doc = "Pins the thread to the execution unit of an affinity.\n\nWithout this the placement is left to the runtime.\n\n# Parameters\n\n* `dpa_thread` (in) - the thread, not started.\n* `affinity` (in) - the affinity.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nDOCA_ERROR_BAD_STATE when the thread is already started."]
     pub fn doca_dpa_thread_set_affinity(
         dpa_thread: *mut doca_dpa_thread,
         affinity: *const doca_dpa_eu_affinity,
     ) -> doca_error_t;
-    #[doc = "Reads the affinity set on a thread.\n\n# Parameters\n\n* `dpa_thread` (in) - the thread.\n* `affinity` (out) - receives the affinity.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_dpa_thread_get_affinity(
         dpa_thread: *mut doca_dpa_thread,
         affinity: *mut *const doca_dpa_eu_affinity,
     ) -> doca_error_t;
-    #[doc = "Starts a thread; it does not run until doca_dpa_thread_run() and an activation.\n\n# Parameters\n\n* `dpa_thread` (in) - the thread, with its function set.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL thread;\nDOCA_ERROR_BAD_STATE when no function is set or the context is not started or\nwas destroyed; DOCA_ERROR_DRIVER when the driver refuses."]
     pub fn doca_dpa_thread_start(dpa_thread: *mut doca_dpa_thread) -> doca_error_t;
-    #[doc = "Stops a thread.\n\n# Parameters\n\n* `dpa_thread` (in) - the thread.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL thread;\nDOCA_ERROR_BAD_STATE when its context was destroyed."]
     pub fn doca_dpa_thread_stop(dpa_thread: *mut doca_dpa_thread) -> doca_error_t;
-    #[doc = "Marks a started thread runnable, so that activations reach it.\n\n# Parameters\n\n* `dpa_thread` (in) - the thread, started and attached to a completion or a\n  notification completion.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL thread;\nDOCA_ERROR_BAD_STATE when the thread is not started or not attached."]
     pub fn doca_dpa_thread_run(dpa_thread: *mut doca_dpa_thread) -> doca_error_t;
-    #[doc = "Reads a started thread's id (used, for example, to bind a verbs CQ to it).\n\n# Parameters\n\n* `dpa_thread` (in) - the started thread.\n* `dpa_thread_id` (out) - receives the id.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument;\nDOCA_ERROR_BAD_STATE when the thread is not started."]
     pub fn doca_dpa_thread_get_id(
         dpa_thread: *mut doca_dpa_thread,
         dpa_thread_id: *mut u32,
     ) -> doca_error_t;
-    #[doc = "Creates an empty thread group with a fixed number of ranks.\n\n# Parameters\n\n* `dpa` (in) - the context.\n* `num_threads` (in) - number of ranks.\n* `tg` (out) - receives the group.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument."]
     pub fn doca_dpa_thread_group_create(
         dpa: *mut doca_dpa,
         num_threads: ::std::os::raw::c_uint,
         tg: *mut *mut doca_dpa_tg,
     ) -> doca_error_t;
-    #[doc = "Destroys a thread group.\n\n# Parameters\n\n* `tg` (in) - the group.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL group."]
     pub fn doca_dpa_thread_group_destroy(tg: *mut doca_dpa_tg) -> doca_error_t;
-    #[doc = "Reads the number of ranks of a group.\n\n# Parameters\n\n* `tg` (in) - the group.\n* `num_threads` (out) - receives the count.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_dpa_thread_group_get_num_threads(
         tg: *mut doca_dpa_tg,
         num_threads: *mut ::std::os::raw::c_uint,
     ) -> doca_error_t;
-    #[doc = "Puts a thread at a rank of a group.\n\nBoth the thread and the group must still be unstarted.\n\n# Parameters\n\n* `tg` (in) - the group.\n* `thread` (in) - the thread, in no other group.\n* `rank` (in) - from 0 to the group size minus one.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nDOCA_ERROR_BAD_STATE when the context is not started or was destroyed, when\nthe group or the thread is already started, or when the thread is already in a group."]
     pub fn doca_dpa_thread_group_set_thread(
         tg: *mut doca_dpa_tg,
         thread: *mut doca_dpa_thread,
         rank: ::std::os::raw::c_uint,
     ) -> doca_error_t;
-    #[doc = "Starts a group once every rank holds a started thread.\n\n# Parameters\n\n* `tg` (in) - the group.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL group;\nDOCA_ERROR_BAD_STATE when a rank is unset or its thread is not started."]
     pub fn doca_dpa_thread_group_start(tg: *mut doca_dpa_tg) -> doca_error_t;
-    #[doc = "Stops a thread group.\n\n# Parameters\n\n* `tg` (in) - the group.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL group."]
     pub fn doca_dpa_thread_group_stop(tg: *mut doca_dpa_tg) -> doca_error_t;
-    #[doc = "Creates a completion queue that DPA code reads.\n\nProducer contexts (RDMA, comch, verbs, RDMI) attach to it before they start;\nkernels poll it. It is not how a host learns that a kernel launch finished.\n\n# Parameters\n\n* `dpa` (in) - the context.\n* `queue_size` (in) - number of entries; rounded up to a power of two.\n* `dpa_comp` (out) - receives the queue, not started.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument."]
     pub fn doca_dpa_completion_create(
         dpa: *mut doca_dpa,
         queue_size: ::std::os::raw::c_uint,
         dpa_comp: *mut *mut doca_dpa_completion,
     ) -> doca_error_t;
-    #[doc = "Destroys a completion queue.\n\n# Parameters\n\n* `dpa_comp` (in) - the queue.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL queue."]
     pub fn doca_dpa_completion_destroy(dpa_comp: *mut doca_dpa_completion) -> doca_error_t;
-    #[doc = "Reads the queue's size (after rounding).\n\n# Parameters\n\n* `dpa_comp` (in) - the queue.\n* `queue_size` (out) - receives the size.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_dpa_completion_get_queue_size(
         dpa_comp: *mut doca_dpa_completion,
         queue_size: *mut ::std::os::raw::c_uint,
     ) -> doca_error_t;
-    #[doc = "Binds the queue to a DPA thread, which is activated whenever an entry arrives.\n\nOptional: without it, device code polls the queue itself.\n\n# Parameters\n\n* `dpa_comp` (in) - the queue, not started.\n* `dpa_thread` (in) - the thread to activate.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nDOCA_ERROR_BAD_STATE when the queue is already started."]
     pub fn doca_dpa_completion_set_thread(
         dpa_comp: *mut doca_dpa_completion,
         dpa_thread: *mut doca_dpa_thread,
     ) -> doca_error_t;
-    #[doc = "Reads the thread bound to the queue.\n\n# Parameters\n\n* `dpa_comp` (in) - the queue.\n* `dpa_thread` (out) - receives the thread.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_dpa_completion_get_thread(
         dpa_comp: *mut doca_dpa_completion,
         dpa_thread: *mut *mut doca_dpa_thread,
     ) -> doca_error_t;
-    #[doc = "Starts a completion queue.\n\n# Parameters\n\n* `dpa_comp` (in) - the queue.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL queue;\nDOCA_ERROR_BAD_STATE when the context is not started or was destroyed, or when\na bound thread is not started."]
     pub fn doca_dpa_completion_start(dpa_comp: *mut doca_dpa_completion) -> doca_error_t;
-    #[doc = "Stops a completion queue.\n\n# Parameters\n\n* `dpa_comp` (in) - the queue.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL queue."]
     pub fn doca_dpa_completion_stop(dpa_comp: *mut doca_dpa_completion) -> doca_error_t;
-    #[doc = "Produces the handle DPA kernels use to poll the queue.\n\n# Parameters\n\n* `dpa_comp` (in) - the started queue.\n* `handle` (out) - receives the handle.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument;\nDOCA_ERROR_BAD_STATE when the queue is not started."]
     pub fn doca_dpa_completion_get_dpa_handle(
         dpa_comp: *mut doca_dpa_completion,
         handle: *mut doca_dpa_dev_completion_t,
     ) -> doca_error_t;
-    #[doc = "Creates a queue on which DPA code issues asynchronous operations.\n\n# Parameters\n\n* `dpa` (in) - the context.\n* `queue_size` (in) - number of entries; rounded up to a power of two.\n* `user_data` (in) - a caller value stored with the queue.\n* `async_ops` (out) - receives the queue, not started.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument."]
     pub fn doca_dpa_async_ops_create(
         dpa: *mut doca_dpa,
         queue_size: ::std::os::raw::c_uint,
         user_data: u64,
         async_ops: *mut *mut doca_dpa_async_ops,
     ) -> doca_error_t;
-    #[doc = "Destroys an asynchronous-operation queue.\n\n# Parameters\n\n* `async_ops` (in) - the queue.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL queue."]
     pub fn doca_dpa_async_ops_destroy(async_ops: *mut doca_dpa_async_ops) -> doca_error_t;
-    #[doc = "Reads the queue's size (after rounding).\n\n# Parameters\n\n* `async_ops` (in) - the queue.\n* `queue_size` (out) - receives the size.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_dpa_async_ops_get_queue_size(
         async_ops: *mut doca_dpa_async_ops,
         queue_size: *mut ::std::os::raw::c_uint,
     ) -> doca_error_t;
-    #[doc = "Reads the user data given at creation.\n\n# Parameters\n\n* `async_ops` (in) - the queue.\n* `user_data` (out) - receives the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_dpa_async_ops_get_user_data(
         async_ops: *mut doca_dpa_async_ops,
         user_data: *mut u64,
     ) -> doca_error_t;
-    #[doc = "Names the completion queue that receives the operations' completions.\n\n# Parameters\n\n* `async_ops` (in) - the queue, not started.\n* `dpa_comp` (in) - the completion queue.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nDOCA_ERROR_BAD_STATE when the queue is already started."]
     pub fn doca_dpa_async_ops_attach(
         async_ops: *mut doca_dpa_async_ops,
         dpa_comp: *mut doca_dpa_completion,
     ) -> doca_error_t;
-    #[doc = "Starts an asynchronous-operation queue.\n\n# Parameters\n\n* `async_ops` (in) - the queue.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL queue;\nDOCA_ERROR_BAD_STATE when the context is not started or was destroyed, or when\nno started completion queue is attached."]
     pub fn doca_dpa_async_ops_start(async_ops: *mut doca_dpa_async_ops) -> doca_error_t;
-    #[doc = "Stops an asynchronous-operation queue.\n\n# Parameters\n\n* `async_ops` (in) - the queue.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL queue."]
     pub fn doca_dpa_async_ops_stop(async_ops: *mut doca_dpa_async_ops) -> doca_error_t;
-    #[doc = "Produces the handle DPA kernels use to issue operations on the queue.\n\n# Parameters\n\n* `async_ops` (in) - the started queue.\n* `handle` (out) - receives the handle.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument;\nDOCA_ERROR_BAD_STATE when the queue is not started."]
     pub fn doca_dpa_async_ops_get_dpa_handle(
         async_ops: *mut doca_dpa_async_ops,
         handle: *mut doca_dpa_dev_async_ops_t,
     ) -> doca_error_t;
-    #[doc = "Creates a notification completion bound to a thread: other DPA code can wake that thread.\n\n# Parameters\n\n* `dpa` (in) - the context.\n* `dpa_thread` (in) - the thread to wake; fixed for the object's lifetime.\n* `notify_comp` (out) - receives the object, not started.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument."]
     pub fn doca_dpa_notification_completion_create(
         dpa: *mut doca_dpa,
         dpa_thread: *mut doca_dpa_thread,
         notify_comp: *mut *mut doca_dpa_notification_completion,
     ) -> doca_error_t;
-    #[doc = "Destroys a notification completion.\n\n# Parameters\n\n* `notify_comp` (in) - the object.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_dpa_notification_completion_destroy(
         notify_comp: *mut doca_dpa_notification_completion,
     ) -> doca_error_t;
-    #[doc = "Reads the thread a notification completion wakes.\n\n# Parameters\n\n* `notify_comp` (in) - the object.\n* `dpa_thread` (out) - receives the thread.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_dpa_notification_completion_get_thread(
         notify_comp: *mut doca_dpa_notification_completion,
         dpa_thread: *mut *mut doca_dpa_thread,
     ) -> doca_error_t;
-    #[doc = "Starts a notification completion.\n\n# Parameters\n\n* `notify_comp` (in) - the object.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument;\nDOCA_ERROR_BAD_STATE when the context is not started or was destroyed, or when\nthe thread is not started."]
     pub fn doca_dpa_notification_completion_start(
         notify_comp: *mut doca_dpa_notification_completion,
     ) -> doca_error_t;
-    #[doc = "Stops a notification completion.\n\n# Parameters\n\n* `notify_comp` (in) - the object.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_dpa_notification_completion_stop(
         notify_comp: *mut doca_dpa_notification_completion,
     ) -> doca_error_t;
-    #[doc = "Produces the handle DPA code uses to wake the bound thread.\n\n# Parameters\n\n* `notify_comp` (in) - the started object.\n* `handle` (out) - receives the handle.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument;\nDOCA_ERROR_BAD_STATE when the object is not started."]
     pub fn doca_dpa_notification_completion_get_dpa_handle(
         notify_comp: *mut doca_dpa_notification_completion,
         handle: *mut doca_dpa_dev_notification_completion_t,

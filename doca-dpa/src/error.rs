@@ -201,10 +201,11 @@ impl fmt::Display for LaunchDiagnosis {
 ///
 /// Every variant says which DOCA call (or which check before it) failed;
 /// [`Error::kind`] sorts them into the cases a user acts on differently.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// A DOCA call returned an error code.
+    #[error("{call} failed: {name}: {description}")]
     Doca {
         /// The DOCA function that failed.
         call: &'static str,
@@ -217,6 +218,7 @@ pub enum Error {
     },
     /// An argument was refused before calling DOCA, because a documented rule
     /// forbids it.
+    #[error("{call}: invalid argument: {reason}")]
     InvalidArgument {
         /// The DOCA function that would have been called.
         call: &'static str,
@@ -226,6 +228,10 @@ pub enum Error {
     /// A device-side error made the DPA context fatal
     /// (`doca_dpa_peek_at_last_error` returned BAD_STATE); the context must be
     /// destroyed.
+    #[error(
+        "{call}: the DPA context hit a device-side error and is unusable; destroy it{}",
+        fault_text(.fault)
+    )]
     ContextFatal {
         /// The operation that found out.
         call: &'static str,
@@ -234,8 +240,10 @@ pub enum Error {
         fault: Option<String>,
     },
     /// A kernel launch did not complete in time.
+    #[error("{0}")]
     LaunchTimeout(Box<LaunchDiagnosis>),
     /// A host-side wait (not a DOCA call) gave up.
+    #[error("the wait gave up after {waited:?}: {reason}")]
     WaitTimeout {
         /// How long it waited.
         waited: Duration,
@@ -244,6 +252,7 @@ pub enum Error {
     },
     /// An explicit teardown was asked for while other objects still use the
     /// resource (they keep it alive; drop them first).
+    #[error("{call}: {users} other object(s) still use this resource; drop them first")]
     InUse {
         /// The teardown call that was not made.
         call: &'static str,
@@ -252,6 +261,11 @@ pub enum Error {
     },
     /// The device has no DPA (`doca_dpa_cap_is_supported` said so, or
     /// `doca_dpa_create` answered NOT_SUPPORTED), or no device DOCA sees has one.
+    #[error(
+        "{device} has no DPA ({}); pick a device that has one (`doca-doctor` lists the \
+         devices and their DPAs)",
+        code_text(.call, .code)
+    )]
     NoDpa {
         /// The device asked for (`mlx5_2 (0000:03:00.0)`), or which devices were
         /// looked at when none had a DPA.
@@ -262,6 +276,7 @@ pub enum Error {
         code: Option<ErrorCode>,
     },
     /// No device DOCA sees matches what was asked for.
+    #[error("{call}: no DOCA device has {wanted}; devices seen: {}", seen_text(.seen))]
     NoSuchDevice {
         /// The lookup.
         call: &'static str,
@@ -271,6 +286,7 @@ pub enum Error {
         seen: Vec<String>,
     },
     /// The installed DOCA lacks the function or the information.
+    #[error("{what} is not available: {reason}")]
     Unavailable {
         /// What was asked for.
         what: &'static str,
@@ -279,64 +295,30 @@ pub enum Error {
     },
 }
 
-// Written out rather than derived: a derive macro would put syn and its kin in
-// every dependant's build for this one enum (issue #15: a clean sim build of a
-// user crate within 25 s on two cores).
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Doca {
-                call,
-                name,
-                description,
-                ..
-            } => write!(f, "{call} failed: {name}: {description}"),
-            Error::InvalidArgument { call, reason } => {
-                write!(f, "{call}: invalid argument: {reason}")
-            }
-            Error::ContextFatal { call, fault } => {
-                write!(
-                    f,
-                    "{call}: the DPA context hit a device-side error and is unusable; destroy it"
-                )?;
-                match fault {
-                    Some(fault) => write!(f, ":\n{fault}"),
-                    None => f.write_str(
-                        " (look for doca_dpa_fatal.* crash files in /tmp or the log path)",
-                    ),
-                }
-            }
-            Error::LaunchTimeout(diagnosis) => write!(f, "{diagnosis}"),
-            Error::WaitTimeout { waited, reason } => {
-                write!(f, "the wait gave up after {waited:?}: {reason}")
-            }
-            Error::InUse { call, users } => write!(
-                f,
-                "{call}: {users} other object(s) still use this resource; drop them first"
-            ),
-            Error::NoDpa { device, call, code } => {
-                match code {
-                    Some(c) => write!(f, "{device} has no DPA ({call} returned {c})")?,
-                    None => write!(f, "{device} has no DPA ({call})")?,
-                }
-                f.write_str(
-                    "; pick a device that has one (`doca-doctor` lists the devices and their DPAs)",
-                )
-            }
-            Error::NoSuchDevice { call, wanted, seen } => {
-                write!(f, "{call}: no DOCA device has {wanted}; devices seen: ")?;
-                if seen.is_empty() {
-                    f.write_str("none")
-                } else {
-                    f.write_str(&seen.join(", "))
-                }
-            }
-            Error::Unavailable { what, reason } => write!(f, "{what} is not available: {reason}"),
-        }
+/// The text of [`Error::ContextFatal`] after its first sentence.
+fn fault_text(fault: &Option<String>) -> String {
+    match fault {
+        Some(fault) => format!(":\n{fault}"),
+        None => " (look for doca_dpa_fatal.* crash files in /tmp or the log path)".to_owned(),
     }
 }
 
-impl std::error::Error for Error {}
+/// The code part of [`Error::NoDpa`]'s text.
+fn code_text(call: &str, code: &Option<ErrorCode>) -> String {
+    match code {
+        Some(c) => format!("{call} returned {c}"),
+        None => call.to_owned(),
+    }
+}
+
+/// The device list of [`Error::NoSuchDevice`]'s text.
+fn seen_text(seen: &[String]) -> String {
+    if seen.is_empty() {
+        "none".to_owned()
+    } else {
+        seen.join(", ")
+    }
+}
 
 /// The broad cases of [`Error`], for deciding what to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -22,593 +22,461 @@ pub const DOCA_VERBS_QP_ATTR_AH_ATTR: u32 = 16384;
 pub const DOCA_VERBS_QP_ATTR_ATOMIC_MODE: u32 = 32768;
 pub const DOCA_VERBS_QP_ATTR_MAX_QP_RD_ATOMIC: u32 = 65536;
 pub const DOCA_VERBS_QP_ATTR_MAX_DEST_RD_ATOMIC: u32 = 131072;
-#[doc = "A verbs context: a device instance for verbs objects."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_verbs_context {
     _unused: [u8; 0],
 }
-#[doc = "Device limits and capabilities read through a verbs context."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_verbs_device_attr {
     _unused: [u8; 0],
 }
-#[doc = "A protection domain."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_verbs_pd {
     _unused: [u8; 0],
 }
-#[doc = "Attributes collected before creating a completion queue."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_verbs_cq_attr {
     _unused: [u8; 0],
 }
-#[doc = "A completion queue."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_verbs_cq {
     _unused: [u8; 0],
 }
-#[doc = "Attributes collected before creating a queue pair."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_verbs_qp_init_attr {
     _unused: [u8; 0],
 }
-#[doc = "A queue pair."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_verbs_qp {
     _unused: [u8; 0],
 }
-#[doc = "How DPA kernels refer to a queue pair."]
 pub type doca_dpa_dev_verbs_qp_t = u64;
-#[doc = "64-byte entries."]
 pub const DOCA_VERBS_CQ_ENTRY_SIZE_64: doca_verbs_cq_entry_size = 0;
-#[doc = "128-byte entries."]
 pub const DOCA_VERBS_CQ_ENTRY_SIZE_128: doca_verbs_cq_entry_size = 1;
-#[doc = "Size of one completion queue entry."]
 pub type doca_verbs_cq_entry_size = ::std::os::raw::c_uint;
-#[doc = "Device memory registered by DOCA Core's umem API (not in these headers)."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_umem {
     _unused: [u8; 0],
 }
-#[doc = "A user access region of DOCA Core's UAR API (not in these headers)."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_uar {
     _unused: [u8; 0],
 }
-#[doc = "Attributes of a queue pair state change (doca_verbs_qp_modify())."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_verbs_qp_attr {
     _unused: [u8; 0],
 }
-#[doc = "How to reach a peer: the address handle of a connected queue pair."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_verbs_ah_attr {
     _unused: [u8; 0],
 }
-#[doc = "A GID: a port's 128-bit global identifier."]
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
 pub struct doca_verbs_gid {
-    #[doc = "Its bytes, network order."]
     pub raw: [u8; 16usize],
 }
-#[doc = "Reset: just created."]
 pub const DOCA_VERBS_QP_STATE_RST: doca_verbs_qp_state = 0;
-#[doc = "Initialised."]
 pub const DOCA_VERBS_QP_STATE_INIT: doca_verbs_qp_state = 1;
-#[doc = "Ready to receive."]
 pub const DOCA_VERBS_QP_STATE_RTR: doca_verbs_qp_state = 2;
-#[doc = "Ready to send."]
 pub const DOCA_VERBS_QP_STATE_RTS: doca_verbs_qp_state = 3;
-#[doc = "Error."]
 pub const DOCA_VERBS_QP_STATE_ERR: doca_verbs_qp_state = 4;
-#[doc = "States of a queue pair."]
 pub type doca_verbs_qp_state = ::std::os::raw::c_uint;
-#[doc = "RoCE over IPv4."]
 pub const DOCA_VERBS_ADDR_TYPE_IPv4: doca_verbs_addr_type = 0;
-#[doc = "RoCE over IPv6."]
 pub const DOCA_VERBS_ADDR_TYPE_IPv6: doca_verbs_addr_type = 1;
-#[doc = "InfiniBand with a global route header."]
 pub const DOCA_VERBS_ADDR_TYPE_IB_GRH: doca_verbs_addr_type = 2;
-#[doc = "InfiniBand without one."]
 pub const DOCA_VERBS_ADDR_TYPE_IB_NO_GRH: doca_verbs_addr_type = 3;
-#[doc = "How an address handle names the peer."]
 pub type doca_verbs_addr_type = ::std::os::raw::c_uint;
-#[doc = "An RDMI connection."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_rdmi_connection {
     _unused: [u8; 0],
 }
-#[doc = "How DPA kernels refer to an RDMI connection."]
 pub type doca_dpa_dev_rdmi_connection_t = u64;
-#[doc = "An RDMI poster."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_rdmi_poster {
     _unused: [u8; 0],
 }
-#[doc = "How DPA kernels refer to an RDMI poster."]
 pub type doca_rdmi_dev_poster_t = u64;
 unsafe extern "C" {
-    #[doc = "Creates a verbs context on a device (its own instance, separate from doca_dev_open()).\n\n# Parameters\n\n* `devinfo` (in) - the device.\n* `flags` (in) - DOCA_VERBS_CONTEXT_CREATE_FLAGS_NONE.\n* `verbs_context` (out) - receives the context.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nDOCA_ERROR_NO_MEMORY when allocation fails; DOCA_ERROR_NOT_CONNECTED when the\ndevice cannot be reached."]
     pub fn doca_verbs_context_create(
         devinfo: *mut doca_devinfo,
         flags: u32,
         verbs_context: *mut *mut doca_verbs_context,
     ) -> doca_error_t;
-    #[doc = "Destroys a verbs context; every object made on it must be gone first.\n\n# Parameters\n\n* `verbs_context` (in) - the context.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL context."]
     pub fn doca_verbs_context_destroy(verbs_context: *mut doca_verbs_context) -> doca_error_t;
-    #[doc = "Creates a protection domain.\n\n# Parameters\n\n* `verbs_context` (in) - the context.\n* `verbs_pd` (out) - receives the protection domain.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_verbs_pd_create(
         verbs_context: *mut doca_verbs_context,
         verbs_pd: *mut *mut doca_verbs_pd,
     ) -> doca_error_t;
-    #[doc = "Destroys a protection domain.\n\n# Parameters\n\n* `verbs_pd` (in) - the protection domain.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_verbs_pd_destroy(verbs_pd: *mut doca_verbs_pd) -> doca_error_t;
-    #[doc = "A doca_dev that shares resources with the protection domain.\n\nEvery call returns the same device; close it with doca_dev_close().\n\n# Parameters\n\n* `verbs_pd` (in) - the protection domain.\n* `dev` (out) - receives the device.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_verbs_pd_as_doca_dev(
         verbs_pd: *mut doca_verbs_pd,
         dev: *mut *mut doca_dev,
     ) -> doca_error_t;
-    #[doc = "Creates a completion queue attribute object.\n\n# Parameters\n\n* `verbs_cq_attr` (out) - receives the attributes.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_verbs_cq_attr_create(verbs_cq_attr: *mut *mut doca_verbs_cq_attr) -> doca_error_t;
-    #[doc = "Destroys a completion queue attribute object.\n\n# Parameters\n\n* `verbs_cq_attr` (in) - the attributes.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_verbs_cq_attr_destroy(verbs_cq_attr: *mut doca_verbs_cq_attr) -> doca_error_t;
-    #[doc = "Sets the number of entries of the completion queue.\n\n# Parameters\n\n* `verbs_cq_attr` (in) - the attributes.\n* `cq_size` (in) - number of entries.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument."]
     pub fn doca_verbs_cq_attr_set_cq_size(
         verbs_cq_attr: *mut doca_verbs_cq_attr,
         cq_size: u32,
     ) -> doca_error_t;
-    #[doc = "Reads the number of entries set.\n\n# Parameters\n\n* `verbs_cq_attr` (in) - the attributes.\n* `cq_size` (out) - receives the number.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_verbs_cq_attr_get_cq_size(
         verbs_cq_attr: *const doca_verbs_cq_attr,
         cq_size: *mut u32,
     ) -> doca_error_t;
-    #[doc = "Sets the size of each completion entry.\n\n# Parameters\n\n* `verbs_cq_attr` (in) - the attributes.\n* `entry_size` (in) - the entry size.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument."]
     pub fn doca_verbs_cq_attr_set_entry_size(
         verbs_cq_attr: *mut doca_verbs_cq_attr,
         entry_size: doca_verbs_cq_entry_size,
     ) -> doca_error_t;
-    #[doc = "Reads the entry size set.\n\n# Parameters\n\n* `verbs_cq_attr` (in) - the attributes.\n* `entry_size` (out) - receives the entry size.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_verbs_cq_attr_get_entry_size(
         verbs_cq_attr: *const doca_verbs_cq_attr,
         entry_size: *mut doca_verbs_cq_entry_size,
     ) -> doca_error_t;
-    #[doc = "Allows (non-zero) or forbids (0) overrunning the completion queue.\n\n# Parameters\n\n* `verbs_cq_attr` (in) - the attributes.\n* `overrun` (in) - 1 to allow overrun, 0 to forbid it.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument."]
     pub fn doca_verbs_cq_attr_set_cq_overrun(
         verbs_cq_attr: *mut doca_verbs_cq_attr,
         overrun: u8,
     ) -> doca_error_t;
-    #[doc = "Binds the completion queue to a DPA thread.\n\n# Parameters\n\n* `verbs_cq_attr` (in) - the attributes.\n* `dpa_thread_id` (in) - the id from doca_dpa_thread_get_id().\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument."]
     pub fn doca_verbs_cq_attr_set_dpa_thread_id(
         verbs_cq_attr: *mut doca_verbs_cq_attr,
         dpa_thread_id: u32,
     ) -> doca_error_t;
-    #[doc = "Stores a caller pointer with the completion queue.\n\n# Parameters\n\n* `verbs_cq_attr` (in) - the attributes.\n* `cq_context` (in) - the pointer.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL attribute object."]
     pub fn doca_verbs_cq_attr_set_cq_context(
         verbs_cq_attr: *mut doca_verbs_cq_attr,
         cq_context: *mut ::std::os::raw::c_void,
     ) -> doca_error_t;
-    #[doc = "Creates a completion queue.\n\n# Parameters\n\n* `verbs_context` (in) - the context.\n* `verbs_cq_attr` (in) - the filled-in attributes.\n* `verbs_cq` (out) - receives the completion queue.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nanother DOCA error code when it cannot be created."]
     pub fn doca_verbs_cq_create(
         verbs_context: *mut doca_verbs_context,
         verbs_cq_attr: *mut doca_verbs_cq_attr,
         verbs_cq: *mut *mut doca_verbs_cq,
     ) -> doca_error_t;
-    #[doc = "Destroys a completion queue.\n\n# Parameters\n\n* `verbs_cq` (in) - the completion queue.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_verbs_cq_destroy(verbs_cq: *mut doca_verbs_cq) -> doca_error_t;
-    #[doc = "The completion queue number.\n\n# Parameters\n\n* `verbs_cq` (in) - the completion queue.\n\n# Returns\n\nits number."]
     pub fn doca_verbs_cq_get_cqn(verbs_cq: *const doca_verbs_cq) -> u32;
-    #[doc = "Creates a queue pair attribute object.\n\n# Parameters\n\n* `verbs_qp_init_attr` (out) - receives the attributes.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_verbs_qp_init_attr_create(
         verbs_qp_init_attr: *mut *mut doca_verbs_qp_init_attr,
     ) -> doca_error_t;
-    #[doc = "Destroys a queue pair attribute object.\n\n# Parameters\n\n* `verbs_qp_init_attr` (in) - the attributes.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_verbs_qp_init_attr_destroy(
         verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
     ) -> doca_error_t;
-    #[doc = "Sets the protection domain of the queue pair.\n\n# Parameters\n\n* `verbs_qp_init_attr` (in) - the attributes.\n* `verbs_pd` (in) - the protection domain.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_verbs_qp_init_attr_set_pd(
         verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
         verbs_pd: *mut doca_verbs_pd,
     ) -> doca_error_t;
-    #[doc = "Sets the completion queue for send completions (excludes a send DPA completion).\n\n# Parameters\n\n* `verbs_qp_init_attr` (in) - the attributes.\n* `send_cq` (in) - the completion queue.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument."]
     pub fn doca_verbs_qp_init_attr_set_send_cq(
         verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
         send_cq: *mut doca_verbs_cq,
     ) -> doca_error_t;
-    #[doc = "Sets the completion queue for receive completions (excludes a receive DPA completion).\n\n# Parameters\n\n* `verbs_qp_init_attr` (in) - the attributes.\n* `receive_cq` (in) - the completion queue.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument."]
     pub fn doca_verbs_qp_init_attr_set_receive_cq(
         verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
         receive_cq: *mut doca_verbs_cq,
     ) -> doca_error_t;
-    #[doc = "Sets the number of send work requests.\n\n# Parameters\n\n* `verbs_qp_init_attr` (in) - the attributes.\n* `sq_wr` (in) - the number.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument."]
     pub fn doca_verbs_qp_init_attr_set_sq_wr(
         verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
         sq_wr: u32,
     ) -> doca_error_t;
-    #[doc = "Sets the number of receive work requests.\n\n# Parameters\n\n* `verbs_qp_init_attr` (in) - the attributes.\n* `rq_wr` (in) - the number.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument."]
     pub fn doca_verbs_qp_init_attr_set_rq_wr(
         verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
         rq_wr: u32,
     ) -> doca_error_t;
-    #[doc = "Sets the largest scatter/gather list of a send work request.\n\n# Parameters\n\n* `verbs_qp_init_attr` (in) - the attributes.\n* `send_max_sges` (in) - the number of entries.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument."]
     pub fn doca_verbs_qp_init_attr_set_send_max_sges(
         verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
         send_max_sges: u32,
     ) -> doca_error_t;
-    #[doc = "Sets the largest scatter/gather list of a receive work request.\n\n# Parameters\n\n* `verbs_qp_init_attr` (in) - the attributes.\n* `receive_max_sges` (in) - the number of entries.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument."]
     pub fn doca_verbs_qp_init_attr_set_receive_max_sges(
         verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
         receive_max_sges: u32,
     ) -> doca_error_t;
-    #[doc = "Sets the transport type.\n\n# Parameters\n\n* `verbs_qp_init_attr` (in) - the attributes.\n* `qp_type` (in) - DOCA_VERBS_QP_TYPE_RC or DOCA_VERBS_QP_TYPE_UC.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument."]
     pub fn doca_verbs_qp_init_attr_set_qp_type(
         verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
         qp_type: u32,
     ) -> doca_error_t;
-    #[doc = "Puts the queue pair's datapath on a DPA context.\n\nRequires the external datapath to be enabled; excludes external memory,\ndoorbell and UAR settings.\n\n# Parameters\n\n* `verbs_qp_init_attr` (in) - the attributes.\n* `dpa` (in) - the DPA context.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument."]
     pub fn doca_verbs_qp_init_attr_set_dpa(
         verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
         dpa: *mut doca_dpa,
     ) -> doca_error_t;
-    #[doc = "Sends send completions to a DPA completion queue (instead of a send CQ).\n\n# Parameters\n\n* `verbs_qp_init_attr` (in) - the attributes.\n* `dpa_comp` (in) - the DPA completion queue.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument."]
     pub fn doca_verbs_qp_init_attr_set_send_dpa_completion(
         verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
         dpa_comp: *mut doca_dpa_completion,
     ) -> doca_error_t;
-    #[doc = "Sends receive completions to a DPA completion queue (instead of a receive CQ).\n\n# Parameters\n\n* `verbs_qp_init_attr` (in) - the attributes.\n* `dpa_comp` (in) - the DPA completion queue.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument."]
     pub fn doca_verbs_qp_init_attr_set_receive_dpa_completion(
         verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
         dpa_comp: *mut doca_dpa_completion,
     ) -> doca_error_t;
-    #[doc = "Enables (1) or disables (0) the external datapath, which DPA-driven queue pairs need.\n\nThe setting must agree with the queue pair's send and receive completion queues.\n\n# Parameters\n\n* `verbs_qp_init_attr` (in) - the attributes.\n* `external_datapath_en` (in) - 1 to enable, 0 to disable.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument."]
     pub fn doca_verbs_qp_init_attr_set_external_datapath_en(
         verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
         external_datapath_en: u8,
     ) -> doca_error_t;
-    #[doc = "Creates a queue pair (the protection domain comes from the attributes).\n\n# Parameters\n\n* `verbs_context` (in) - the context.\n* `verbs_qp_init_attr` (in) - the filled-in attributes.\n* `verbs_qp` (out) - receives the queue pair.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nanother DOCA error code when it cannot be created."]
     pub fn doca_verbs_qp_create(
         verbs_context: *mut doca_verbs_context,
         verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
         verbs_qp: *mut *mut doca_verbs_qp,
     ) -> doca_error_t;
-    #[doc = "Destroys a queue pair.\n\n# Parameters\n\n* `verbs_qp` (in) - the queue pair.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_verbs_qp_destroy(verbs_qp: *mut doca_verbs_qp) -> doca_error_t;
-    #[doc = "The queue pair number.\n\n# Parameters\n\n* `verbs_qp` (in) - the queue pair.\n\n# Returns\n\nits number."]
     pub fn doca_verbs_qp_get_qpn(verbs_qp: *const doca_verbs_qp) -> u32;
-    #[doc = "Produces the handle DPA kernels use to drive the queue pair.\n\nThe queue pair must have been created with the external datapath enabled.\n\n# Parameters\n\n* `verbs_qp` (in) - the queue pair.\n* `dpa_ctx` (in) - the DPA context the kernels run on.\n* `dpa_qp_handle` (out) - receives the handle.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nanother DOCA error code when the queue pair is not on the external datapath."]
     pub fn doca_verbs_qp_get_dpa_handle(
         verbs_qp: *mut doca_verbs_qp,
         dpa_ctx: *mut doca_dpa,
         dpa_qp_handle: *mut doca_dpa_dev_verbs_qp_t,
     ) -> doca_error_t;
-    #[doc = "Reads the device's limits and capabilities through a verbs context.\n\n# Parameters\n\n* `context` (in) - the verbs context.\n* `verbs_device_attr` (out) - receives the attributes; free them with doca_verbs_device_attr_free().\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument;\nanother DOCA error code when the query fails."]
     pub fn doca_verbs_query_device(
         context: *mut doca_verbs_context,
         verbs_device_attr: *mut *mut doca_verbs_device_attr,
     ) -> doca_error_t;
-    #[doc = "Frees attributes returned by doca_verbs_query_device().\n\n# Parameters\n\n* `verbs_device_attr` (in) - the attributes.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_verbs_device_attr_free(
         verbs_device_attr: *mut doca_verbs_device_attr,
     ) -> doca_error_t;
-    #[doc = "Largest number of queue pairs.\n\n# Parameters\n\n* `verbs_device_attr` (in) - the attributes.\n\n# Returns\n\nthe limit."]
     pub fn doca_verbs_device_attr_get_max_qp(
         verbs_device_attr: *const doca_verbs_device_attr,
     ) -> u32;
-    #[doc = "Largest number of completion queues.\n\n# Parameters\n\n* `verbs_device_attr` (in) - the attributes.\n\n# Returns\n\nthe limit."]
     pub fn doca_verbs_device_attr_get_max_cq(
         verbs_device_attr: *const doca_verbs_device_attr,
     ) -> u32;
-    #[doc = "Largest number of entries of one completion queue.\n\n# Parameters\n\n* `verbs_device_attr` (in) - the attributes.\n\n# Returns\n\nthe limit."]
     pub fn doca_verbs_device_attr_get_max_cqe(
         verbs_device_attr: *const doca_verbs_device_attr,
     ) -> u32;
-    #[doc = "Largest number of protection domains.\n\n# Parameters\n\n* `verbs_device_attr` (in) - the attributes.\n\n# Returns\n\nthe limit."]
     pub fn doca_verbs_device_attr_get_max_pd(
         verbs_device_attr: *const doca_verbs_device_attr,
     ) -> u32;
-    #[doc = "Whether queue pairs on this device can be driven from the DPA (external datapath).\n\n# Parameters\n\n* `verbs_device_attr` (in) - the attributes.\n\n# Returns\n\n1 when supported, 0 otherwise."]
     pub fn doca_verbs_device_attr_get_is_dpa_external_datapath_supported(
         verbs_device_attr: *const doca_verbs_device_attr,
     ) -> u8;
-    #[doc = "Creates an empty set of queue pair attributes.\n\n# Parameters\n\n* `verbs_qp_attr` (out) - receives it; destroy it with doca_verbs_qp_attr_destroy().\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_verbs_qp_attr_create(verbs_qp_attr: *mut *mut doca_verbs_qp_attr) -> doca_error_t;
-    #[doc = "Destroys a set of queue pair attributes.\n\n# Parameters\n\n* `verbs_qp_attr` (in) - the attributes.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL or unknown set."]
     pub fn doca_verbs_qp_attr_destroy(verbs_qp_attr: *mut doca_verbs_qp_attr) -> doca_error_t;
-    #[doc = "Sets the state doca_verbs_qp_modify() moves to.\n\n# Parameters\n\n* `verbs_qp_attr` (in) - the attributes.\n* `next_state` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set."]
     pub fn doca_verbs_qp_attr_set_next_state(
         verbs_qp_attr: *mut doca_verbs_qp_attr,
         next_state: doca_verbs_qp_state,
     ) -> doca_error_t;
-    #[doc = "Sets the state the queue pair is believed to be in (parameter type inferred).\n\n# Parameters\n\n* `verbs_qp_attr` (in) - the attributes.\n* `current_state` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set."]
     pub fn doca_verbs_qp_attr_set_current_state(
         verbs_qp_attr: *mut doca_verbs_qp_attr,
         current_state: doca_verbs_qp_state,
     ) -> doca_error_t;
-    #[doc = "Sets whether peers may write (non-zero) or not.\n\n# Parameters\n\n* `verbs_qp_attr` (in) - the attributes.\n* `allow_remote_write` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set."]
     pub fn doca_verbs_qp_attr_set_allow_remote_write(
         verbs_qp_attr: *mut doca_verbs_qp_attr,
         allow_remote_write: ::std::os::raw::c_int,
     ) -> doca_error_t;
-    #[doc = "Sets whether peers may read (non-zero) or not.\n\n# Parameters\n\n* `verbs_qp_attr` (in) - the attributes.\n* `allow_remote_read` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set."]
     pub fn doca_verbs_qp_attr_set_allow_remote_read(
         verbs_qp_attr: *mut doca_verbs_qp_attr,
         allow_remote_read: ::std::os::raw::c_int,
     ) -> doca_error_t;
-    #[doc = "Sets how many RDMA reads and atomics may be outstanding.\n\n# Parameters\n\n* `verbs_qp_attr` (in) - the attributes.\n* `max_rd_atomic` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set."]
     pub fn doca_verbs_qp_attr_set_max_rd_atomic(
         verbs_qp_attr: *mut doca_verbs_qp_attr,
         max_rd_atomic: u8,
     ) -> doca_error_t;
-    #[doc = "Sets how many RDMA reads and atomics a peer may have outstanding.\n\n# Parameters\n\n* `verbs_qp_attr` (in) - the attributes.\n* `max_dest_rd_atomic` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set."]
     pub fn doca_verbs_qp_attr_set_max_dest_rd_atomic(
         verbs_qp_attr: *mut doca_verbs_qp_attr,
         max_dest_rd_atomic: u8,
     ) -> doca_error_t;
-    #[doc = "Sets the partition key index.\n\n# Parameters\n\n* `verbs_qp_attr` (in) - the attributes.\n* `pkey_index` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set."]
     pub fn doca_verbs_qp_attr_set_pkey_index(
         verbs_qp_attr: *mut doca_verbs_qp_attr,
         pkey_index: u16,
     ) -> doca_error_t;
-    #[doc = "Sets the port.\n\n# Parameters\n\n* `verbs_qp_attr` (in) - the attributes.\n* `port_num` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set."]
     pub fn doca_verbs_qp_attr_set_port_num(
         verbs_qp_attr: *mut doca_verbs_qp_attr,
         port_num: u16,
     ) -> doca_error_t;
-    #[doc = "Sets the acknowledgement timeout.\n\n# Parameters\n\n* `verbs_qp_attr` (in) - the attributes.\n* `ack_timeout` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set."]
     pub fn doca_verbs_qp_attr_set_ack_timeout(
         verbs_qp_attr: *mut doca_verbs_qp_attr,
         ack_timeout: u16,
     ) -> doca_error_t;
-    #[doc = "Sets the retry count.\n\n# Parameters\n\n* `verbs_qp_attr` (in) - the attributes.\n* `retry_cnt` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set."]
     pub fn doca_verbs_qp_attr_set_retry_cnt(
         verbs_qp_attr: *mut doca_verbs_qp_attr,
         retry_cnt: u16,
     ) -> doca_error_t;
-    #[doc = "Sets the receiver-not-ready retry count.\n\n# Parameters\n\n* `verbs_qp_attr` (in) - the attributes.\n* `rnr_retry` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set."]
     pub fn doca_verbs_qp_attr_set_rnr_retry(
         verbs_qp_attr: *mut doca_verbs_qp_attr,
         rnr_retry: u16,
     ) -> doca_error_t;
-    #[doc = "Sets the minimal receiver-not-ready timer.\n\n# Parameters\n\n* `verbs_qp_attr` (in) - the attributes.\n* `min_rnr_timer` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set."]
     pub fn doca_verbs_qp_attr_set_min_rnr_timer(
         verbs_qp_attr: *mut doca_verbs_qp_attr,
         min_rnr_timer: u16,
     ) -> doca_error_t;
-    #[doc = "Sets the receive queue's first packet sequence number (parameter type inferred).\n\n# Parameters\n\n* `verbs_qp_attr` (in) - the attributes.\n* `rq_psn` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set."]
     pub fn doca_verbs_qp_attr_set_rq_psn(
         verbs_qp_attr: *mut doca_verbs_qp_attr,
         rq_psn: u32,
     ) -> doca_error_t;
-    #[doc = "Sets the send queue's first packet sequence number (parameter type inferred).\n\n# Parameters\n\n* `verbs_qp_attr` (in) - the attributes.\n* `sq_psn` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set."]
     pub fn doca_verbs_qp_attr_set_sq_psn(
         verbs_qp_attr: *mut doca_verbs_qp_attr,
         sq_psn: u32,
     ) -> doca_error_t;
-    #[doc = "Sets the peer queue pair's number (parameter type inferred).\n\n# Parameters\n\n* `verbs_qp_attr` (in) - the attributes.\n* `dest_qp_num` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set."]
     pub fn doca_verbs_qp_attr_set_dest_qp_num(
         verbs_qp_attr: *mut doca_verbs_qp_attr,
         dest_qp_num: u32,
     ) -> doca_error_t;
-    #[doc = "Sets the path MTU (parameter type inferred).\n\n# Parameters\n\n* `verbs_qp_attr` (in) - the attributes.\n* `path_mtu` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL set."]
     pub fn doca_verbs_qp_attr_set_path_mtu(
         verbs_qp_attr: *mut doca_verbs_qp_attr,
         path_mtu: doca_mtu_size,
     ) -> doca_error_t;
-    #[doc = "Sets the address handle of the peer.\n\n# Parameters\n\n* `verbs_qp_attr` (in) - the attributes.\n* `ah_attr` (in) - the address handle.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_verbs_qp_attr_set_ah_attr(
         verbs_qp_attr: *mut doca_verbs_qp_attr,
         ah_attr: *mut doca_verbs_ah_attr,
     ) -> doca_error_t;
-    #[doc = "Moves a queue pair to the next state of \\`verbs_qp_attr\\`, applying the\nattributes \\`attr_mask\\` selects (the DOCA_VERBS_QP_ATTR_\\* bits of the real header).\n\ndoca-sim: the state machine RST -\\> INIT -\\> RTR -\\> RTS (RTS -\\> RTS too), any state -\\>\nRST or ERR; other transitions are DOCA_ERROR_BAD_STATE, a set without a next state\nor an empty mask DOCA_ERROR_INVALID_VALUE. The attributes are kept, not applied to\nany traffic (the sim's queue pairs carry none).\n\n# Parameters\n\n* `verbs_qp` (in) - the queue pair.\n* `verbs_qp_attr` (in) - the attributes.\n* `attr_mask` (in) - which attributes to apply.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
     pub fn doca_verbs_qp_modify(
         verbs_qp: *mut doca_verbs_qp,
         verbs_qp_attr: *mut doca_verbs_qp_attr,
         attr_mask: ::std::os::raw::c_int,
     ) -> doca_error_t;
-    #[doc = "Reads a queue pair's attributes.\n\nNot modelled by doca-sim: returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `verbs_qp` (in) - the queue pair.\n* `verbs_qp_attr` (out) - receives its attributes.\n* `verbs_qp_init_attr` (out) - receives its creation attributes.\n* `attr_mask` (out) - receives which attributes were read.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
     pub fn doca_verbs_qp_query(
         verbs_qp: *mut doca_verbs_qp,
         verbs_qp_attr: *mut doca_verbs_qp_attr,
         verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
         attr_mask: *mut ::std::os::raw::c_int,
     ) -> doca_error_t;
-    #[doc = "Creates an address handle on a verbs context.\n\n# Parameters\n\n* `verbs_context` (in) - the context.\n* `verbs_ah_attr` (out) - receives it; destroy it with doca_verbs_ah_attr_destroy().\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_verbs_ah_attr_create(
         verbs_context: *mut doca_verbs_context,
         verbs_ah_attr: *mut *mut doca_verbs_ah_attr,
     ) -> doca_error_t;
-    #[doc = "Destroys an address handle.\n\n# Parameters\n\n* `verbs_ah_attr` (in) - the address handle.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL or unknown handle."]
     pub fn doca_verbs_ah_attr_destroy(verbs_ah_attr: *mut doca_verbs_ah_attr) -> doca_error_t;
-    #[doc = "Sets the peer's GID.\n\n# Parameters\n\n* `verbs_ah_attr` (in) - the address handle.\n* `gid` (in) - the GID.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL handle."]
     pub fn doca_verbs_ah_attr_set_gid(
         verbs_ah_attr: *mut doca_verbs_ah_attr,
         gid: doca_verbs_gid,
     ) -> doca_error_t;
-    #[doc = "Sets how the peer is addressed.\n\n# Parameters\n\n* `verbs_ah_attr` (in) - the address handle.\n* `addr_type` (in) - the address type.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL handle or unknown type."]
     pub fn doca_verbs_ah_attr_set_addr_type(
         verbs_ah_attr: *mut doca_verbs_ah_attr,
         addr_type: doca_verbs_addr_type,
     ) -> doca_error_t;
-    #[doc = "Sets the peer's local identifier (InfiniBand).\n\n# Parameters\n\n* `verbs_ah_attr` (in) - the address handle.\n* `dlid` (in) - the LID.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL handle."]
     pub fn doca_verbs_ah_attr_set_dlid(
         verbs_ah_attr: *mut doca_verbs_ah_attr,
         dlid: u32,
     ) -> doca_error_t;
-    #[doc = "Sets the service level.\n\n# Parameters\n\n* `verbs_ah_attr` (in) - the address handle.\n* `sl` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL handle."]
     pub fn doca_verbs_ah_attr_set_sl(
         verbs_ah_attr: *mut doca_verbs_ah_attr,
         sl: u8,
     ) -> doca_error_t;
-    #[doc = "Sets the index of the local GID.\n\n# Parameters\n\n* `verbs_ah_attr` (in) - the address handle.\n* `sgid_index` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL handle."]
     pub fn doca_verbs_ah_attr_set_sgid_index(
         verbs_ah_attr: *mut doca_verbs_ah_attr,
         sgid_index: u8,
     ) -> doca_error_t;
-    #[doc = "Sets the static rate.\n\n# Parameters\n\n* `verbs_ah_attr` (in) - the address handle.\n* `static_rate` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL handle."]
     pub fn doca_verbs_ah_attr_set_static_rate(
         verbs_ah_attr: *mut doca_verbs_ah_attr,
         static_rate: u8,
     ) -> doca_error_t;
-    #[doc = "Sets the hop limit.\n\n# Parameters\n\n* `verbs_ah_attr` (in) - the address handle.\n* `hop_limit` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL handle."]
     pub fn doca_verbs_ah_attr_set_hop_limit(
         verbs_ah_attr: *mut doca_verbs_ah_attr,
         hop_limit: u8,
     ) -> doca_error_t;
-    #[doc = "Sets the traffic class.\n\n# Parameters\n\n* `verbs_ah_attr` (in) - the address handle.\n* `traffic_class` (in) - the value.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL handle."]
     pub fn doca_verbs_ah_attr_set_traffic_class(
         verbs_ah_attr: *mut doca_verbs_ah_attr,
         traffic_class: u8,
     ) -> doca_error_t;
-    #[doc = "Places a completion queue in caller-registered memory.\n\nNot modelled by doca-sim (umem and UAR objects come from DOCA Core APIs\noutside the reference headers): returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `verbs_cq_attr` (in) - the attributes.\n* `external_umem` (in) - the memory.\n* `external_umem_offset` (in) - the offset in it.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
     pub fn doca_verbs_cq_attr_set_external_umem(
         verbs_cq_attr: *mut doca_verbs_cq_attr,
         external_umem: *mut doca_umem,
         external_umem_offset: u64,
     ) -> doca_error_t;
-    #[doc = "Rings a completion queue's doorbell through a caller UAR.\n\nNot modelled by doca-sim (umem and UAR objects come from DOCA Core APIs\noutside the reference headers): returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `verbs_cq_attr` (in) - the attributes.\n* `external_uar` (in) - the UAR.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
     pub fn doca_verbs_cq_attr_set_external_uar(
         verbs_cq_attr: *mut doca_verbs_cq_attr,
         external_uar: *mut doca_uar,
     ) -> doca_error_t;
-    #[doc = "Places a queue pair's work queues in caller-registered memory.\n\nNot modelled by doca-sim (umem and UAR objects come from DOCA Core APIs\noutside the reference headers): returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `verbs_qp_init_attr` (in) - the attributes.\n* `external_umem` (in) - the memory.\n* `external_umem_offset` (in) - the offset in it.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
     pub fn doca_verbs_qp_init_attr_set_external_umem(
         verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
         external_umem: *mut doca_umem,
         external_umem_offset: u64,
     ) -> doca_error_t;
-    #[doc = "Places a queue pair's doorbell record in caller-registered memory.\n\nNot modelled by doca-sim (umem and UAR objects come from DOCA Core APIs\noutside the reference headers): returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `verbs_qp_init_attr` (in) - the attributes.\n* `external_umem` (in) - the memory.\n* `external_umem_offset` (in) - the offset in it.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
     pub fn doca_verbs_qp_init_attr_set_external_dbr_umem(
         verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
         external_umem: *mut doca_umem,
         external_umem_offset: u64,
     ) -> doca_error_t;
-    #[doc = "Rings a queue pair's doorbell through a caller UAR.\n\nNot modelled by doca-sim (umem and UAR objects come from DOCA Core APIs\noutside the reference headers): returns DOCA_ERROR_NOT_SUPPORTED.\n\n# Parameters\n\n* `verbs_qp_init_attr` (in) - the attributes.\n* `external_uar` (in) - the UAR.\n\n# Returns\n\nDOCA_SUCCESS on success; a DOCA error code otherwise."]
     pub fn doca_verbs_qp_init_attr_set_external_uar(
         verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
         external_uar: *mut doca_uar,
     ) -> doca_error_t;
-    #[doc = "Creates an RDMI connection.\n\n**Note:** Parameter types are inferred; no public header is known.\n\n# Parameters\n\n* `verbs_ctx` (in) - the verbs context (posters working with it must share it).\n* `rep` (in) - the representor the connection serves.\n* `conn` (out) - receives the connection, idle.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nDOCA_ERROR_NO_MEMORY when allocation fails."]
     pub fn doca_rdmi_connection_create(
         verbs_ctx: *mut doca_verbs_context,
         rep: *mut doca_dev_rep,
         conn: *mut *mut doca_rdmi_connection,
     ) -> doca_error_t;
-    #[doc = "Destroys a connection. Stop its context first, and destroy posters before connections.\n\n**Note:** Parameter types are inferred; no public header is known.\n\n# Parameters\n\n* `conn` (in) - the connection.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL connection;\nDOCA_ERROR_BAD_STATE when its context is still running."]
     pub fn doca_rdmi_connection_destroy(conn: *mut doca_rdmi_connection) -> doca_error_t;
-    #[doc = "Sets the protection domain (optional). It must be the one the program's other verbs objects use.\n\n**Note:** Parameter types are inferred; no public header is known.\n\n# Parameters\n\n* `conn` (in) - the connection, idle.\n* `pd` (in) - the protection domain.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument or\na protection domain that does not match; DOCA_ERROR_BAD_STATE after start."]
     pub fn doca_rdmi_connection_set_pd(
         conn: *mut doca_rdmi_connection,
         pd: *mut doca_verbs_pd,
     ) -> doca_error_t;
-    #[doc = "Hands the connection the program's receive buffer (its receive window).\n\n**Note:** Parameter types are inferred; no public header is known.\n\n# Parameters\n\n* `conn` (in) - the connection, idle.\n* `buf` (in) - the receive buffer.\n* `size` (in) - its length in bytes; must not be zero.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nDOCA_ERROR_BAD_STATE after start."]
     pub fn doca_rdmi_connection_init_receive(
         conn: *mut doca_rdmi_connection,
         buf: *mut ::std::os::raw::c_void,
         size: usize,
     ) -> doca_error_t;
-    #[doc = "Delivers the connection's completions to a DPA completion queue.\n\nOnly for a connection put on the DPA datapath; use this or\ndoca_rdmi_connection_cq_attach(), not both.\n\n**Note:** Parameter types are inferred; no public header is known.\n\n# Parameters\n\n* `conn` (in) - the connection, idle.\n* `dpa_comp` (in) - the DPA completion queue.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nDOCA_ERROR_BAD_STATE after start."]
     pub fn doca_rdmi_connection_dpa_completion_attach(
         conn: *mut doca_rdmi_connection,
         dpa_comp: *mut doca_dpa_completion,
     ) -> doca_error_t;
-    #[doc = "Delivers the connection's completions to a verbs CQ that the host reads.\n\nUse this or doca_rdmi_connection_dpa_completion_attach(), not both.\n\n**Note:** Parameter types are inferred; no public header is known.\n\n# Parameters\n\n* `conn` (in) - the connection, idle.\n* `cq` (in) - the verbs completion queue.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nDOCA_ERROR_BAD_STATE after start."]
     pub fn doca_rdmi_connection_cq_attach(
         conn: *mut doca_rdmi_connection,
         cq: *mut doca_verbs_cq,
     ) -> doca_error_t;
-    #[doc = "Passes a firmware-command input block of a given operation type through to the device.\n\nA block that does not match its operation type fails silently.\n\n**Note:** Parameter types are inferred; no public header is known.\n\n# Parameters\n\n* `conn` (in) - the connection, idle.\n* `op_type` (in) - the operation the block belongs to.\n* `in_buf` (in) - the input block.\n* `size` (in) - its length in bytes.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nDOCA_ERROR_BAD_STATE after start."]
     pub fn doca_rdmi_connection_set_input(
         conn: *mut doca_rdmi_connection,
         op_type: u32,
         in_buf: *const ::std::os::raw::c_void,
         size: usize,
     ) -> doca_error_t;
-    #[doc = "Produces the handle DPA kernels use to reach the connection.\n\nValid only after the connection's context was put on the DPA datapath and\nstarted; do not reuse it after a restart.\n\n**Note:** Parameter types are inferred; no public header is known.\n\n# Parameters\n\n* `conn` (in) - the started connection.\n* `dpa_handle` (out) - receives the handle.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument;\nDOCA_ERROR_BAD_STATE before start or when the datapath is not on the DPA."]
     pub fn doca_rdmi_connection_get_dpa_handle(
         conn: *mut doca_rdmi_connection,
         dpa_handle: *mut doca_dpa_dev_rdmi_connection_t,
     ) -> doca_error_t;
-    #[doc = "Gives back to the connection receive slots the DPA kernel has consumed.\n\n**Note:** Parameter types are inferred; no public header is known.\n\n# Parameters\n\n* `conn` (in) - the started connection.\n* `num_acked` (in) - number of slots released.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument."]
     pub fn doca_rdmi_connection_recv_ack(
         conn: *mut doca_rdmi_connection,
         num_acked: u32,
     ) -> doca_error_t;
-    #[doc = "Describes the receive buffer as a DPA kernel must address it.\n\n**Note:** Parameter types are inferred; no public header is known.\n\n# Parameters\n\n* `conn` (in) - the connection.\n* `mkey` (out) - receives the memory key of the receive buffer.\n* `offset` (out) - receives the offset of the receive area within that memory.\n* `size` (out) - receives the size of the receive area in bytes.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument."]
     pub fn doca_rdmi_connection_get_app_rq_info(
         conn: *mut doca_rdmi_connection,
         mkey: *mut u32,
         offset: *mut u64,
         size: *mut usize,
     ) -> doca_error_t;
-    #[doc = "Feeds back the output of a queue-pair creation command.\n\nExpected to change once an on-behalf interface exists.\n\n**Note:** Parameter types are inferred; no public header is known.\n\n# Parameters\n\n* `conn` (in) - the connection.\n* `out_buf` (in) - the command output.\n* `size` (in) - its length in bytes.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument."]
     pub fn doca_rdmi_connection_set_qp_create_out(
         conn: *mut doca_rdmi_connection,
         out_buf: *const ::std::os::raw::c_void,
         size: usize,
     ) -> doca_error_t;
-    #[doc = "Feeds back the output of a queue-pair modification command.\n\nExpected to change once an on-behalf interface exists.\n\n**Note:** Parameter types are inferred; no public header is known.\n\n# Parameters\n\n* `conn` (in) - the connection.\n* `out_buf` (in) - the command output.\n* `size` (in) - its length in bytes.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument."]
     pub fn doca_rdmi_connection_set_qp_modify_out(
         conn: *mut doca_rdmi_connection,
         out_buf: *const ::std::os::raw::c_void,
         size: usize,
     ) -> doca_error_t;
-    #[doc = "Feeds back the output of a queue-pair query command.\n\nExpected to change once an on-behalf interface exists.\n\n**Note:** Parameter types are inferred; no public header is known.\n\n# Parameters\n\n* `conn` (in) - the connection.\n* `out_buf` (in) - the command output.\n* `size` (in) - its length in bytes.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument."]
     pub fn doca_rdmi_connection_set_qp_query_out(
         conn: *mut doca_rdmi_connection,
         out_buf: *const ::std::os::raw::c_void,
         size: usize,
     ) -> doca_error_t;
-    #[doc = "Creates an RDMI poster.\n\n**Note:** Parameter types are inferred; no public header is known.\n\n# Parameters\n\n* `verbs_ctx` (in) - the verbs context, shared with the connections it works with.\n* `poster` (out) - receives the poster, idle.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nDOCA_ERROR_NO_MEMORY when allocation fails."]
     pub fn doca_rdmi_poster_create(
         verbs_ctx: *mut doca_verbs_context,
         poster: *mut *mut doca_rdmi_poster,
     ) -> doca_error_t;
-    #[doc = "Destroys a poster. Stop its context first.\n\n**Note:** Parameter types are inferred; no public header is known.\n\n# Parameters\n\n* `poster` (in) - the poster.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL poster;\nDOCA_ERROR_BAD_STATE when its context is still running."]
     pub fn doca_rdmi_poster_destroy(poster: *mut doca_rdmi_poster) -> doca_error_t;
-    #[doc = "The poster seen as a generic DOCA context (to bind it to the DPA, start and stop it).\n\n**Note:** Parameter types are inferred; no public header is known, and whether\npublic headers declare this call at all is unverified.\n\n# Parameters\n\n* `poster` (in) - the poster.\n\n# Returns\n\nits context, or NULL for a NULL poster."]
     pub fn doca_rdmi_poster_as_ctx(poster: *mut doca_rdmi_poster) -> *mut doca_ctx;
-    #[doc = "Sets the protection domain (optional). It must be the one the program's other verbs objects use.\n\n**Note:** Parameter types are inferred; no public header is known.\n\n# Parameters\n\n* `poster` (in) - the poster, idle.\n* `pd` (in) - the protection domain.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument or\na protection domain that does not match; DOCA_ERROR_BAD_STATE after start."]
     pub fn doca_rdmi_poster_set_pd(
         poster: *mut doca_rdmi_poster,
         pd: *mut doca_verbs_pd,
     ) -> doca_error_t;
-    #[doc = "Delivers the poster's completions to a DPA completion queue.\n\nOnly for a poster put on the DPA datapath; use this or\ndoca_rdmi_poster_cq_attach(), not both.\n\n**Note:** Parameter types are inferred; no public header is known.\n\n# Parameters\n\n* `poster` (in) - the poster, idle.\n* `dpa_comp` (in) - the DPA completion queue.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nDOCA_ERROR_BAD_STATE after start."]
     pub fn doca_rdmi_poster_dpa_completion_attach(
         poster: *mut doca_rdmi_poster,
         dpa_comp: *mut doca_dpa_completion,
     ) -> doca_error_t;
-    #[doc = "Delivers the poster's completions to a verbs CQ that the host reads.\n\nUse this or doca_rdmi_poster_dpa_completion_attach(), not both.\n\n**Note:** Parameter types are inferred; no public header is known.\n\n# Parameters\n\n* `poster` (in) - the poster, idle.\n* `cq` (in) - the verbs completion queue.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nDOCA_ERROR_BAD_STATE after start."]
     pub fn doca_rdmi_poster_cq_attach(
         poster: *mut doca_rdmi_poster,
         cq: *mut doca_verbs_cq,
     ) -> doca_error_t;
-    #[doc = "Passes a firmware-command input block of a given operation type through to the device.\n\nA block that does not match its operation type fails silently.\n\n**Note:** Parameter types are inferred; no public header is known.\n\n# Parameters\n\n* `poster` (in) - the poster, idle.\n* `op_type` (in) - the operation the block belongs to.\n* `in_buf` (in) - the input block.\n* `size` (in) - its length in bytes.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument;\nDOCA_ERROR_BAD_STATE after start."]
     pub fn doca_rdmi_poster_set_input(
         poster: *mut doca_rdmi_poster,
         op_type: u32,
         in_buf: *const ::std::os::raw::c_void,
         size: usize,
     ) -> doca_error_t;
-    #[doc = "Produces the handle DPA kernels use to reach the poster.\n\nValid only after the poster's context was put on the DPA datapath and\nstarted; do not reuse it after a restart.\n\n**Note:** Parameter types are inferred; no public header is known.\n\n# Parameters\n\n* `poster` (in) - the started poster.\n* `dpa_handle` (out) - receives the handle.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a NULL argument;\nDOCA_ERROR_BAD_STATE before start or when the datapath is not on the DPA."]
     pub fn doca_rdmi_poster_get_dpa_handle(
         poster: *mut doca_rdmi_poster,
         dpa_handle: *mut doca_rdmi_dev_poster_t,
     ) -> doca_error_t;
-    #[doc = "Pushes completion entries from the host to the poster's completion side.\n\n**Note:** Parameter types are inferred; no public header is known.\n\n# Parameters\n\n* `poster` (in) - the started poster.\n* `cqe_buf` (in) - the completion entries.\n* `num_cqe` (in) - number of entries in cqe_buf.\n* `mkey` (in) - memory key that covers cqe_buf.\n\n# Returns\n\nDOCA_SUCCESS on success; DOCA_ERROR_INVALID_VALUE for a bad argument."]
     pub fn doca_rdmi_poster_post(
         poster: *mut doca_rdmi_poster,
         cqe_buf: *mut ::std::os::raw::c_void,

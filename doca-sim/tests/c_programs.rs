@@ -18,7 +18,7 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use doca_build_support::dpa_app::{parse_device_functions, sim_app_source};
+use doca_build_support::dpa_app::{parse_device_functions, parse_structs, sim_app_source};
 
 fn manifest() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -44,7 +44,7 @@ struct Libraries {
     prefix: PathBuf,
 }
 
-fn run_checked(cmd: &mut Command, what: &str) {
+fn run_checked(cmd: &mut Command, what: &str) -> String {
     let out = cmd
         .output()
         .unwrap_or_else(|e| panic!("{what}: cannot run: {e}"));
@@ -55,6 +55,7 @@ fn run_checked(cmd: &mut Command, what: &str) {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// Builds the libraries once per test process, with the fake install's own
@@ -179,13 +180,27 @@ fn check_program(name: &str) {
     // Device side: the sources plus the generated application table.
     let device = dir.join("device.c");
     if device.exists() {
-        let text = std::fs::read_to_string(&device).unwrap();
-        let kernels = parse_device_functions(&device, &text).unwrap_or_else(|e| panic!("{e}"));
-        let structs = doca_build_support::dpa_app::scan_structs(
-            std::slice::from_ref(&device),
-            std::slice::from_ref(&dir),
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+        // The scan reads the device source as the compiler sees it (`cc -E`).
+        let prelude = doca_build_support::dpa_app::write_scan_prelude(&out).unwrap();
+        let expanded = run_checked(
+            cc().arg("-E")
+                .arg("-include")
+                .arg(&prelude)
+                .arg("-I")
+                .arg(&device_include)
+                .arg("-I")
+                .arg(&include)
+                .arg("-I")
+                .arg(&dir)
+                .arg(&device),
+            &format!("{name}: preprocessing device.c"),
+        );
+        let kernels = parse_device_functions(&device, &expanded).unwrap_or_else(|e| panic!("{e}"));
+        // The program's own structs (not the headers').
+        let structs: Vec<_> = parse_structs(&device, &expanded)
+            .into_iter()
+            .filter(|s| s.file.starts_with(&dir))
+            .collect();
         let app = sim_app_source(
             &format!("{name}_app"),
             &[device.as_path()],

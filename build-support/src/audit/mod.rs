@@ -1,22 +1,20 @@
 //! The symbol audit: which DOCA functions the headers declare (and with which
 //! EXPERIMENTAL / STABLE / DEPRECATED marker) and which the installed libraries export.
 //!
-//! * [`scan`]: marker scan of header text.
-//! * [`cond`]: the preprocessor conditionals that decide, per target, which
-//!   declarations the compiler sees.
+//! * [`decls`]: the functions the headers declare for the target and their markers,
+//!   from the C preprocessor's output.
 //! * [`exports`]: ELF dynamic symbols of shared libraries.
 //! * [`table`]: the combined [`Audit`], its tab-separated file form (read back by the
 //!   safe crates' build scripts from a `DEP_*` path) and its Rust table form.
 
-pub mod cond;
+pub mod decls;
 pub mod exports;
-pub mod scan;
 pub mod table;
 
-pub use cond::{blank_inactive, Conditions, BINDGEN_DEFINES};
+pub use crate::check::BINDGEN_DEFINES;
+pub use decls::{declarations, Declaration, Marker};
 pub use exports::{exports_of, find_shared_library, Exports, ExportsError};
-pub use scan::{scan_declarations, Declaration, Marker};
-pub use table::{Audit, AuditParseError, AuditRow, HeaderText, TSV_HEADER};
+pub use table::{Audit, AuditParseError, AuditRow, TSV_HEADER};
 
 /// Functions that some DOCA releases export without declaring them in a header. A row is
 /// always asked about them; when one is exported but undeclared, the -sys crate emits

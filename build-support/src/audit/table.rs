@@ -4,9 +4,8 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use super::cond::{blank_inactive, Conditions};
+use super::decls::{Declaration, Marker};
 use super::exports::Exports;
-use super::scan::{scan_declarations, Marker};
 
 /// One function in the audit.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,15 +33,6 @@ impl AuditRow {
     pub fn hand_declarable(&self) -> bool {
         !self.declared && self.exported == Some(true)
     }
-}
-
-/// A header given to [`Audit::build`]: its file name and its text.
-#[derive(Debug, Clone)]
-pub struct HeaderText {
-    /// The file name (`doca_dpa.h`), recorded in each row.
-    pub file_name: String,
-    /// The header's contents.
-    pub text: String,
 }
 
 /// The audit of a set of headers and libraries.
@@ -73,34 +63,25 @@ impl std::error::Error for AuditParseError {}
 pub const TSV_HEADER: &str = "name\theader\tmarker\tdeclared\texported";
 
 impl Audit {
-    /// Scans `headers` for function declarations (those the preprocessor keeps under
-    /// `cond`: a function declared only for another platform is not declared), adds a
-    /// row for each name in `extras` that no header declares, and fills `exported` from
-    /// `exports` (`None` everywhere when `exports` is `None`). A name declared twice
-    /// keeps its first declaration.
-    pub fn build(
-        headers: &[HeaderText],
-        extras: &[&str],
-        exports: Option<&Exports>,
-        cond: &Conditions,
-    ) -> Self {
+    /// A row for each of `declarations` (what the compiler sees for the target, see
+    /// [`super::decls`]), then for each name in `extras` that none declares, with
+    /// `exported` from `exports` (`None` everywhere when `exports` is `None`).
+    pub fn build(declarations: &[Declaration], extras: &[&str], exports: Option<&Exports>) -> Self {
         let status = |name: &str| exports.and_then(|e| e.status(name));
         let mut rows: Vec<AuditRow> = Vec::new();
         let mut seen = BTreeMap::new();
-        for h in headers {
-            for d in scan_declarations(&blank_inactive(&h.text, cond)) {
-                if seen.contains_key(&d.name) {
-                    continue;
-                }
-                seen.insert(d.name.clone(), rows.len());
-                rows.push(AuditRow {
-                    exported: status(&d.name),
-                    name: d.name,
-                    header: h.file_name.clone(),
-                    marker: d.marker,
-                    declared: true,
-                });
+        for d in declarations {
+            if seen.contains_key(&d.name) {
+                continue;
             }
+            seen.insert(d.name.clone(), rows.len());
+            rows.push(AuditRow {
+                exported: status(&d.name),
+                name: d.name.clone(),
+                header: d.header.clone(),
+                marker: d.marker,
+                declared: true,
+            });
         }
         for extra in extras {
             if seen.contains_key(*extra) {
@@ -297,111 +278,4 @@ impl Audit {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn sample() -> Audit {
-        let headers = [HeaderText {
-            file_name: "doca_fx.h".into(),
-            text: "DOCA_EXPERIMENTAL doca_error_t doca_a(void);\n\
-                   DOCA_STABLE doca_error_t doca_b(int x);\n\
-                   DOCA_EXPERIMENTAL doca_error_t doca_c(void);\n\
-                   doca_error_t doca_a(void);\n"
-                .into(),
-        }];
-        let exports = Exports {
-            symbols: ["doca_a", "doca_b", "doca_rdmi_connection_as_ctx"]
-                .into_iter()
-                .map(String::from)
-                .collect(),
-            complete: true,
-            ..Exports::default()
-        };
-        Audit::build(
-            &headers,
-            &["doca_rdmi_connection_as_ctx", "doca_b", "doca_ghost"],
-            Some(&exports),
-            &Conditions::for_target_os("linux"),
-        )
-    }
-
-    #[test]
-    fn build_rows() {
-        let a = sample();
-        let names: Vec<&str> = a.rows.iter().map(|r| r.name.as_str()).collect();
-        assert_eq!(
-            names,
-            [
-                "doca_a",
-                "doca_b",
-                "doca_c",
-                "doca_rdmi_connection_as_ctx",
-                "doca_ghost"
-            ]
-        );
-        assert_eq!(a.get("doca_c").unwrap().exported, Some(false));
-        let extra = a.get("doca_rdmi_connection_as_ctx").unwrap();
-        assert!(!extra.declared && extra.exported == Some(true) && extra.header.is_empty());
-        assert_eq!(a.available_names(), ["doca_a", "doca_b"]);
-        assert_eq!(a.hand_declared_names(), ["doca_rdmi_connection_as_ctx"]);
-        let unchecked = Audit::build(
-            &[HeaderText {
-                file_name: "x.h".into(),
-                text: "int doca_x(void);".into(),
-            }],
-            &[],
-            None,
-            &Conditions::for_target_os("linux"),
-        );
-        assert_eq!(unchecked.rows[0].exported, None);
-        assert!(unchecked.rows[0].available());
-    }
-
-    #[test]
-    fn tsv_round_trip() {
-        let a = sample();
-        let text = a.to_tsv();
-        assert!(text.starts_with(TSV_HEADER));
-        assert!(text.contains("doca_rdmi_connection_as_ctx\t-\tUNMARKED\tno\tyes\n"));
-        assert_eq!(Audit::parse_tsv(&text).unwrap(), a);
-        let mut with_unknown = a.clone();
-        with_unknown.rows[0].exported = None;
-        assert_eq!(
-            Audit::parse_tsv(&with_unknown.to_tsv()).unwrap(),
-            with_unknown
-        );
-    }
-
-    #[test]
-    fn tsv_errors() {
-        assert_eq!(Audit::parse_tsv("").unwrap_err().line, 1);
-        assert!(Audit::parse_tsv("bogus\n").is_err());
-        let e = Audit::parse_tsv(&format!("{TSV_HEADER}\na\tb\n")).unwrap_err();
-        assert_eq!(e.line, 2);
-        let e = Audit::parse_tsv(&format!("{TSV_HEADER}\n\na\th\tWEIRD\tyes\tyes\n")).unwrap_err();
-        assert_eq!(e.line, 3);
-        assert!(e.to_string().contains("WEIRD"));
-        assert!(Audit::parse_tsv(&format!("{TSV_HEADER}\na\th\tSTABLE\tmaybe\tyes\n")).is_err());
-        assert!(Audit::parse_tsv(&format!("{TSV_HEADER}\na\th\tSTABLE\tyes\tperhaps\n")).is_err());
-        assert!(Audit::parse_tsv(&format!("{TSV_HEADER}\n\th\tSTABLE\tyes\tyes\n")).is_err());
-        assert_eq!(
-            Audit::parse_tsv(&format!("{TSV_HEADER}\r\n")).unwrap(),
-            Audit::default()
-        );
-    }
-
-    #[test]
-    fn rust_table_text() {
-        let a = sample();
-        let t = a.to_rust_table();
-        assert!(t.contains("pub struct SymbolInfo"));
-        assert!(t.contains("pub static SYMBOLS: &[SymbolInfo]"));
-        assert!(t.contains(
-            "SymbolInfo { name: \"doca_c\", header: \"doca_fx.h\", marker: \"EXPERIMENTAL\", declared: true, exported: Some(false) }"
-        ));
-        assert!(!t.contains("usable"));
-        let u = a.to_rust_table_with_usable(|r| r.marker == Marker::Stable);
-        assert!(u.contains("pub usable: bool"));
-        assert!(u.contains("name: \"doca_b\", header: \"doca_fx.h\", marker: \"STABLE\", declared: true, exported: Some(true), usable: true }"));
-    }
-}
+mod tests;

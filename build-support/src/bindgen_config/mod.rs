@@ -9,19 +9,22 @@
 //!   `use super::dpa::*;` in the committed copy).
 //!
 //! Settings: C enums as constants (never Rust enums), `-DDOCA_ALLOW_EXPERIMENTAL_API`
-//! and `-DDOCA_ALLOW_DEPRECATED_API`, comments kept and converted from doxygen
-//! ([`doxygen`]), no layout tests, `Default` derived, `size_t` as `usize`, enum constant
+//! and `-DDOCA_ALLOW_DEPRECATED_API`, no doc comments (the -sys crates are raw
+//! bindings; the safe crates document what each call does), no layout tests, `Default` derived, `size_t` as `usize`, enum constant
 //! names not prefixed, Rust 1.85 / edition 2021, and the header line
 //! [`GENERATED_HEADER`].
-
-pub mod doxygen;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use bindgen::callbacks::{MacroParsingBehavior, ParseCallbacks};
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex};
 
-use crate::audit::scan::defined_names;
+use bindgen::callbacks::{
+    DiscoveredItem, DiscoveredItemId, EnumVariantValue, IntKind, MacroParsingBehavior,
+    ParseCallbacks, SourceLocation,
+};
+
 use crate::audit::BINDGEN_DEFINES;
 
 pub use crate::binding_set::{
@@ -74,15 +77,11 @@ fn file_regex(name: &str) -> String {
     format!(".*/{}", name.replace('.', "\\."))
 }
 
-/// The parse callbacks: doxygen → markdown, and only `DOCA_*` / `doca_*` macros.
+/// The parse callbacks: only `DOCA_*` / `doca_*` macros.
 #[derive(Debug, Default)]
 pub struct Callbacks;
 
 impl ParseCallbacks for Callbacks {
-    fn process_comment(&self, comment: &str) -> Option<String> {
-        Some(doxygen::to_markdown(comment))
-    }
-
     fn will_parse_macro(&self, name: &str) -> MacroParsingBehavior {
         if name.starts_with("DOCA_") || name.starts_with("doca_") {
             MacroParsingBehavior::Default
@@ -90,6 +89,75 @@ impl ParseCallbacks for Callbacks {
             MacroParsingBehavior::Ignore
         }
     }
+}
+
+/// Records the name of every item bindgen emits (and of every macro and enumerator it
+/// reads).
+#[derive(Debug, Default)]
+struct ItemNames(Arc<Mutex<BTreeSet<String>>>);
+
+impl ItemNames {
+    fn add(&self, name: &str) {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(name.to_owned());
+    }
+}
+
+impl ParseCallbacks for ItemNames {
+    fn new_item_found(
+        &self,
+        _: DiscoveredItemId,
+        item: DiscoveredItem,
+        _: Option<&SourceLocation>,
+    ) {
+        match &item {
+            DiscoveredItem::Struct { final_name, .. }
+            | DiscoveredItem::Union { final_name, .. }
+            | DiscoveredItem::Enum { final_name }
+            | DiscoveredItem::Function { final_name }
+            | DiscoveredItem::Constant { final_name }
+            | DiscoveredItem::Variable { final_name } => self.add(final_name),
+            DiscoveredItem::Alias { alias_name, .. } => self.add(alias_name),
+            _ => {}
+        }
+    }
+
+    fn int_macro(&self, name: &str, _: i64) -> Option<IntKind> {
+        self.add(name);
+        None
+    }
+
+    fn str_macro(&self, name: &str, _: &[u8]) {
+        self.add(name);
+    }
+
+    fn enum_variant_name(
+        &self,
+        _: Option<&str>,
+        name: &str,
+        _: EnumVariantValue,
+    ) -> Option<String> {
+        self.add(name);
+        None
+    }
+}
+
+/// The names of the items the Dpa set's bindings define over `include_dirs` (bindgen's
+/// own account, from a run over those headers): the Rdmi set blocklists them, reaching
+/// them through the `use` of the Dpa bindings instead. Empty when that run fails (the
+/// Dpa bindings then fail too).
+fn dpa_item_names(include_dirs: &[PathBuf]) -> BTreeSet<String> {
+    let names = Arc::new(Mutex::new(BTreeSet::new()));
+    let run = builder(BindingSet::Dpa, include_dirs, &BindgenOptions::default())
+        .parse_callbacks(Box::new(ItemNames(Arc::clone(&names))))
+        .generate();
+    if run.is_err() {
+        return BTreeSet::new();
+    }
+    let names = names.lock().unwrap_or_else(|e| e.into_inner());
+    names.clone()
 }
 
 /// The configured builder for `lib` over `include_dirs`. Headers of the set that are not
@@ -112,12 +180,10 @@ pub fn builder(
         .layout_tests(false)
         .derive_default(true)
         .size_t_is_usize(true)
-        .generate_comments(true)
+        .generate_comments(false)
         .merge_extern_blocks(true)
         .parse_callbacks(Box::new(Callbacks))
-        .clang_args(BINDGEN_DEFINES.iter().map(|m| format!("-D{m}")))
-        .clang_arg("-fparse-all-comments")
-        .clang_arg("-fretain-comments-from-system-headers");
+        .clang_args(BINDGEN_DEFINES.iter().map(|m| format!("-D{m}")));
     for line in &opts.raw_lines {
         b = b.raw_line(line.clone());
     }
@@ -134,14 +200,7 @@ pub fn builder(
         for h in DPA_HEADERS {
             b = b.blocklist_file(file_regex(h));
         }
-        let dpa = resolve_headers(BindingSet::Dpa, include_dirs, &[]);
-        let mut names = std::collections::BTreeSet::new();
-        for p in &dpa.used {
-            if let Ok(text) = std::fs::read_to_string(p) {
-                names.extend(defined_names(&text));
-            }
-        }
-        for n in names {
+        for n in dpa_item_names(include_dirs) {
             b = b.blocklist_item(n);
         }
     }
@@ -311,144 +370,4 @@ pub fn rustfmt(source: &str) -> Result<String, Error> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::testutil::TempDir;
-
-    #[test]
-    fn resolves_and_skips_headers() {
-        let a = TempDir::new("inc-a");
-        let b = TempDir::new("inc-b");
-        a.write("doca_dpa.h", "");
-        b.write("doca_dpa.h", "");
-        b.write("doca_error.h", "");
-        let dirs = [a.path().to_owned(), b.path().to_owned()];
-        let sel = resolve_headers(BindingSet::Dpa, &dirs, &[]);
-        assert_eq!(
-            sel.used,
-            [b.path().join("doca_error.h"), a.path().join("doca_dpa.h")]
-        );
-        assert_eq!(sel.missing.len(), DPA_HEADERS.len() - 2);
-        let opts = BindgenOptions {
-            skip_headers: vec!["doca_dpa.h".into()],
-            ..Default::default()
-        };
-        let sel = resolve_headers(BindingSet::Dpa, &dirs, &opts.skip_headers);
-        assert_eq!(sel.used, [b.path().join("doca_error.h")]);
-        let err = generate(BindingSet::Rdmi, &dirs, &BindgenOptions::default()).unwrap_err();
-        assert!(matches!(err, Error::NoHeaders { .. }));
-        assert!(err.to_string().contains("doca_rdmi_poster.h"));
-    }
-
-    #[test]
-    fn options() {
-        assert_eq!(
-            BindgenOptions::for_committed(BindingSet::Rdmi).raw_lines,
-            ["use super::dpa::*;"]
-        );
-        assert_eq!(
-            BindgenOptions::for_sys(BindingSet::Rdmi).raw_lines,
-            ["use doca_dpa_sys::*;"]
-        );
-        assert!(BindgenOptions::for_sys(BindingSet::Dpa)
-            .raw_lines
-            .is_empty());
-        assert!(BindgenOptions::for_committed(BindingSet::Dpa).rustfmt);
-    }
-
-    #[test]
-    fn callbacks() {
-        let cb = Callbacks;
-        assert!(matches!(
-            cb.will_parse_macro("DOCA_VERSION_STRING"),
-            MacroParsingBehavior::Default
-        ));
-        assert!(matches!(
-            cb.will_parse_macro("__STDC_VERSION__"),
-            MacroParsingBehavior::Ignore
-        ));
-        let md = cb.process_comment("@brief X\n@param [in] a\nA.").unwrap();
-        assert!(md.contains("* `a` (in) - A."));
-    }
-
-    /// Generation over small fixture headers; skipped where libclang is not installed.
-    #[test]
-    fn generates_consts_and_reuses_dpa_items() {
-        let dir = TempDir::new("bindgen");
-        dir.write(
-            "doca_error.h",
-            "#ifndef DOCA_ERROR_H_\n#define DOCA_ERROR_H_\n\
-             /** @brief Error codes. */\n\
-             typedef enum doca_error {\n\
-               DOCA_SUCCESS = 0, /**< Success */\n\
-               DOCA_ERROR_UNKNOWN = 1,\n\
-             } doca_error_t;\n#endif\n",
-        );
-        dir.write(
-            "doca_dev.h",
-            "#include <stdint.h>\n#include \"doca_error.h\"\n\
-             struct doca_dev;\n\
-             #define DOCA_DEVINFO_IBDEV_NAME_SIZE 64\n\
-             #define NOT_OURS 3\n\
-             /**\n * @brief Open.\n *\n * @param [in] n\n * A [count].\n * @return\n * DOCA_SUCCESS.\n */\n\
-             doca_error_t doca_dev_open(uint32_t n, struct doca_dev **dev);\n",
-        );
-        dir.write(
-            "doca_verbs.h",
-            "#include \"doca_dev.h\"\nstruct doca_dev;\nstruct doca_verbs_context;\n\
-             /** @mystery keep me raw */\n\
-             doca_error_t doca_verbs_context_create(struct doca_dev *dev, struct doca_verbs_context **ctx);\n",
-        );
-        let dirs = [dir.path().to_owned()];
-        let _env = crate::discovery::env_lock();
-        let fmt = |set| BindgenOptions {
-            rustfmt: true,
-            ..BindgenOptions::for_sys(set)
-        };
-        let dpa = match generate(BindingSet::Dpa, &dirs, &fmt(BindingSet::Dpa)) {
-            Err(e) if e.is_libclang_missing() => {
-                eprintln!("skipping: {e}");
-                return;
-            }
-            other => other.unwrap(),
-        };
-        assert!(dpa.starts_with(GENERATED_HEADER), "{dpa}");
-        assert!(
-            dpa.contains("pub const DOCA_SUCCESS: doca_error = 0;"),
-            "{dpa}"
-        );
-        assert!(
-            dpa.contains("pub use self::doca_error as doca_error_t;"),
-            "{dpa}"
-        );
-        assert!(
-            !dpa.contains("enum doca_error {"),
-            "a Rust enum was generated: {dpa}"
-        );
-        assert!(dpa.contains("pub fn doca_dev_open"), "{dpa}");
-        assert!(dpa.contains("DOCA_DEVINFO_IBDEV_NAME_SIZE"), "{dpa}");
-        assert!(!dpa.contains("NOT_OURS"), "{dpa}");
-        assert!(dpa.contains("# Parameters"), "{dpa}");
-        assert!(dpa.contains("A \\\\[count\\\\]."), "{dpa}");
-        assert!(dpa.contains("Success"), "{dpa}");
-
-        let rdmi = generate(BindingSet::Rdmi, &dirs, &fmt(BindingSet::Rdmi)).unwrap();
-        assert!(rdmi.contains("use doca_dpa_sys::*;"), "{rdmi}");
-        assert!(rdmi.contains("pub fn doca_verbs_context_create"), "{rdmi}");
-        assert!(rdmi.contains("pub struct doca_verbs_context"), "{rdmi}");
-        assert!(
-            !rdmi.contains("pub struct doca_dev "),
-            "doca_dev defined twice: {rdmi}"
-        );
-        assert!(
-            !rdmi.contains("pub struct doca_dev {"),
-            "doca_dev defined twice: {rdmi}"
-        );
-        assert!(!rdmi.contains("as doca_error_t;"), "{rdmi}");
-        assert!(!rdmi.contains("DOCA_SUCCESS"), "{rdmi}");
-        assert!(
-            rdmi.contains("```text"),
-            "unknown command not kept raw: {rdmi}"
-        );
-    }
-}
+mod tests;

@@ -236,6 +236,24 @@ pub enum DpaAppError {
         /// The message of the `cc` crate.
         message: String,
     },
+    /// The C preprocessor could not read a source as the kernel compile sees it.
+    Preprocess {
+        /// The source.
+        source: PathBuf,
+        /// The message of the `cc` crate.
+        message: String,
+    },
+    /// The compiler found that the generated declarations misread a kernel's prototype
+    /// or a struct's layout (the scanner's mistake, a build error instead of a wrong
+    /// declaration).
+    DeclarationCheck {
+        /// The application.
+        app: String,
+        /// The generated check file.
+        generated: PathBuf,
+        /// The compiler's message.
+        message: String,
+    },
     /// The generated host launchers did not compile.
     LauncherCompile {
         /// The application.
@@ -436,6 +454,23 @@ impl fmt::Display for DpaAppError {
                      .c sources)",
                 )
             }
+            E::Preprocess { source, message } => write!(
+                f,
+                "the C preprocessor could not read {} as the kernel compile sees it (with the \
+                 application's include directories and defines and the DOCA headers): {message}",
+                source.display()
+            ),
+            E::DeclarationCheck {
+                app,
+                generated,
+                message,
+            } => write!(
+                f,
+                "the generated declarations of DPA application `{app}` do not match its C \
+                 sources (a doca-build-support bug; please report it):\n{message}\n(generated \
+                 file: {})",
+                generated.display()
+            ),
             E::LauncherCompile {
                 app,
                 generated,
@@ -520,35 +555,4 @@ impl fmt::Display for DpaAppError {
 impl std::error::Error for DpaAppError {}
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn command_quoting() {
-        let s = quote_command(
-            std::path::Path::new("/x/dpacc"),
-            &["a".into(), "-hostcc-options=-fPIC -O2".into(), "".into()],
-        );
-        assert_eq!(s, "/x/dpacc a '-hostcc-options=-fPIC -O2' ''");
-    }
-
-    #[test]
-    fn tool_not_found_mentions_the_sim_for_dpacc_only() {
-        let e = DpaAppError::ToolNotFound {
-            tool: "dpacc",
-            env_var: "DPACC",
-            tried: vec!["$DPACC (unset)".into(), "dpacc on PATH".into()],
-        };
-        let t = e.to_string();
-        assert!(
-            t.contains("Set DPACC") && t.contains("the `sim` feature"),
-            "{t}"
-        );
-        let e = DpaAppError::ToolNotFound {
-            tool: "dpa-app-attributes2blob",
-            env_var: "DOCA_DPA_ATTRS2BLOB",
-            tried: vec![],
-        };
-        assert!(!e.to_string().contains("the `sim` feature"));
-    }
-}
+mod tests;

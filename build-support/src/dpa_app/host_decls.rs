@@ -34,6 +34,11 @@ const fn rp(rust: &'static str, abi_rust: &'static str, abi_c: &'static str) -> 
     }
 }
 
+/// A DOCA device handle (or address) typedef, whose ABI is `uint64_t`.
+const fn h64(rust: &'static str) -> RustParam {
+    rp(rust, "u64", "uint64_t")
+}
+
 /// C types (after the parser's normalisation) and their Rust parameter types. DOCA's
 /// device handle typedefs map to marker types of `doca_dpa::param`, for which only
 /// values that keep their object alive are arguments.
@@ -54,48 +59,26 @@ const TYPE_TABLE: &[(&str, RustParam)] = &[
     ("size_t", rp("u64", "u64", "uint64_t")),
     ("float", rp("f32", "f32", "float")),
     ("double", rp("f64", "f64", "double")),
-    (
-        "doca_dpa_dev_uintptr_t",
-        rp("param::DevPtr", "u64", "uint64_t"),
-    ),
-    ("doca_dpa_dev_t", rp("param::Dpa", "u64", "uint64_t")),
-    (
-        "doca_dpa_dev_sync_event_t",
-        rp("param::SyncEvent", "u64", "uint64_t"),
-    ),
-    (
-        "doca_dpa_dev_completion_t",
-        rp("param::Completion", "u64", "uint64_t"),
-    ),
+    ("doca_dpa_dev_uintptr_t", DEV_PTR),
+    ("doca_dpa_dev_t", h64("param::Dpa")),
+    ("doca_dpa_dev_sync_event_t", h64("param::SyncEvent")),
+    ("doca_dpa_dev_completion_t", h64("param::Completion")),
     (
         "doca_dpa_dev_notification_completion_t",
-        rp("param::Notification", "u64", "uint64_t"),
+        h64("param::Notification"),
     ),
-    (
-        "doca_dpa_dev_async_ops_t",
-        rp("param::AsyncOps", "u64", "uint64_t"),
-    ),
-    (
-        "doca_dpa_dev_hash_table_t",
-        rp("param::HashTable", "u64", "uint64_t"),
-    ),
+    ("doca_dpa_dev_async_ops_t", h64("param::AsyncOps")),
+    ("doca_dpa_dev_hash_table_t", h64("param::HashTable")),
     ("doca_dpa_dev_mmap_t", rp("param::Mmap", "u32", "uint32_t")),
     (
         "doca_dpa_dev_rdmi_connection_t",
-        rp("param::RdmiConnection", "u64", "uint64_t"),
+        h64("param::RdmiConnection"),
     ),
-    (
-        "doca_rdmi_dev_poster_t",
-        rp("param::RdmiPoster", "u64", "uint64_t"),
-    ),
+    ("doca_rdmi_dev_poster_t", h64("param::RdmiPoster")),
 ];
 
-/// The C types a parameter may have, for error messages.
-pub fn supported_types() -> String {
-    let mut names: Vec<&str> = TYPE_TABLE.iter().map(|(c, _)| *c).collect();
-    names.push("any pointer (a DPA address)");
-    names.join(", ")
-}
+/// Any DPA address: `void *`, `doca_dpa_dev_uintptr_t`, a pointer member of a struct.
+const DEV_PTR: RustParam = h64("param::DevPtr");
 
 /// The Rust side of parameter `p` of `f` (1-based `position`), or why it has none.
 pub fn rust_param(
@@ -104,7 +87,7 @@ pub fn rust_param(
     p: &Param,
 ) -> Result<RustParam, DpaAppError> {
     if p.c_type.contains('*') {
-        return Ok(rp("param::DevPtr", "u64", "uint64_t"));
+        return Ok(DEV_PTR);
     }
     TYPE_TABLE
         .iter()
@@ -154,17 +137,9 @@ const POINTEE_TABLE: &[(&str, &str)] = &[
     ("unsigned short", "u16"),
 ];
 
-/// The Rust side of a pointer parameter: `None` for `void *` (any DPA memory,
-/// `param::DevPtr`), `Some(R)` for `T *` with `R` the Rust element type of `T` (a
-/// scalar, or a struct of the application as `super::NAME`); `Err(())` when `T` has
-/// no Rust type.
-fn pointer_param(c_type: &str, structs: &[StructDef]) -> Result<Option<String>, ()> {
-    pointee_type(c_type, structs)
-        .map(|r| (r != "void").then_some(r))
-        .ok_or(())
-}
-
-/// The Rust element type of a pointer's pointee (`void` for `void`).
+/// The Rust element type of a pointer's pointee: `void` for `void` (any DPA memory,
+/// `param::DevPtr`), else that of a scalar, or a struct of the application as
+/// `super::NAME`; `None` when the pointee has no Rust type.
 fn pointee_type(c_type: &str, structs: &[StructDef]) -> Option<String> {
     let star = c_type.find('*')?;
     if c_type[star + 1..].contains('*') {
@@ -189,24 +164,16 @@ fn pointee_type(c_type: &str, structs: &[StructDef]) -> Option<String> {
     by_value_struct(&pointee, structs).map(|def| format!("super::{}", rust_ident(&def.name)))
 }
 
-/// The marker type naming parameter `p` (1-based `position`) of `f` in compiler
-/// messages: `__param::FUNCTION::PARAMETER`, relative to the generated module.
-fn param_marker(f: &DeviceFunction, position: usize, p: &Param) -> (String, String) {
-    let name = p.name.clone().unwrap_or_else(|| format!("arg{position}"));
-    (rust_ident(&f.name), rust_ident(&name))
-}
-
 /// How one parameter crosses from Rust to the generated C launcher: as a scalar of
 /// the type table, as a typed pointer (a DPA address, `param::Ptr<R>`), or as a
 /// struct passed by value (whose device layout the launcher receives by address and
 /// copies into a C value of the struct type).
 enum Crossing<'a> {
     Scalar(RustParam),
-    /// `T *`: the element type and the marker naming the parameter
-    /// (`__param::FUNCTION::PARAMETER`), so a mismatch's message names it.
+    /// `T *`: `param::Ptr<R, super::__param::FUNCTION::PARAMETER>`, whose marker type
+    /// (`param`, declared in `__param`) makes a mismatch's message name the parameter.
     Pointer {
-        elem: String,
-        function: String,
+        sig: String,
         param: String,
     },
     Struct(&'a StructDef),
@@ -217,11 +184,7 @@ impl Crossing<'_> {
     fn sig_type(&self) -> String {
         match self {
             Crossing::Scalar(p) => p.rust.to_owned(),
-            Crossing::Pointer {
-                elem,
-                function,
-                param,
-            } => format!("param::Ptr<{elem}, super::__param::{function}::{param}>"),
+            Crossing::Pointer { sig, .. } => sig.clone(),
             Crossing::Struct(def) => format!("param::ByValue<super::{}>", rust_ident(&def.name)),
         }
     }
@@ -267,18 +230,18 @@ fn crossing<'a>(
     if p.c_type.contains('*') {
         // The launcher passes the address as `uint64_t` (what `rust_param` says for
         // every pointer); the Rust side keeps the element type.
-        let scalar = rust_param(f, position, p)?;
-        return match pointer_param(&p.c_type, structs) {
-            Ok(None) => Ok(Crossing::Scalar(scalar)),
-            Ok(Some(elem)) => {
-                let (function, param) = param_marker(f, position, p);
-                Ok(Crossing::Pointer {
-                    elem,
-                    function,
-                    param,
-                })
+        return match pointee_type(&p.c_type, structs).as_deref() {
+            Some("void") => rust_param(f, position, p).map(Crossing::Scalar),
+            Some(elem) => {
+                let name = p.name.clone().unwrap_or_else(|| format!("arg{position}"));
+                let param = rust_ident(&name);
+                let sig = format!(
+                    "param::Ptr<{elem}, super::__param::{}::{param}>",
+                    rust_ident(&f.name)
+                );
+                Ok(Crossing::Pointer { sig, param })
             }
-            Err(()) => Err(refuse(f, position, p, ParamRefusal::UnknownPointee)),
+            None => Err(refuse(f, position, p, ParamRefusal::UnknownPointee)),
         };
     }
     if let Some(def) = by_value_struct(&p.c_type, structs) {
@@ -485,17 +448,14 @@ pub fn launcher_source(
             .zip(&params)
             .enumerate()
             .map(|(i, (cp, x))| match x {
+                Crossing::Struct(_) => format!(", v{i}"),
                 // The pointee type need not be visible here; every object pointer
                 // has the representation of `void *` on the DPA and host ABIs.
-                Crossing::Pointer { .. } => format!(", (void *)(uintptr_t)a{i}"),
-                Crossing::Scalar(_) if cp.c_type.contains('*') => {
-                    format!(", (void *)(uintptr_t)a{i}")
-                }
+                _ if cp.c_type.contains('*') => format!(", (void *)(uintptr_t)a{i}"),
                 Crossing::Scalar(rp) if rp.abi_c == "float" || rp.abi_c == "double" => {
                     format!(", a{i}")
                 }
-                Crossing::Scalar(_) => format!(", ({})a{i}", cp.c_type),
-                Crossing::Struct(_) => format!(", v{i}"),
+                _ => format!(", ({})a{i}", cp.c_type),
             })
             .collect();
         let tail = if decl.is_empty() {
@@ -705,7 +665,7 @@ pub fn rust_source(
                 .iter()
                 .map(|lib| {
                     format!(
-                        "    #[link(name = \"{lib}\", kind = \"static\")]\n    extern \"C\" {{}}\n"
+                        "    #[link(name = \"{lib}\", kind = \"static\")]\n    unsafe extern \"C\" {{}}\n"
                     )
                 })
                 .collect::<String>(),
@@ -736,7 +696,7 @@ pub fn rust_source(
          \x20   #[allow(unused_imports)]\n\
          \x20   use super::__dpa;\n\
          {links}{last_link}\
-         \x20   extern \"C\" {{\n\
+         \x20   unsafe extern \"C\" {{\n\
          \x20       pub(super) static {app}: *mut __dpa::sys::doca_dpa_app;\n\
          {ffi}    }}\n\
          }}"
@@ -754,7 +714,7 @@ pub fn struct_layout(def: &StructDef) -> Option<(Vec<(RustParam, usize)>, usize)
     let mut fields = Vec::new();
     for f in &def.fields {
         let r = if f.c_type.contains('*') {
-            rp("param::DevPtr", "u64", "uint64_t")
+            DEV_PTR
         } else {
             TYPE_TABLE.iter().find(|(c, _)| *c == f.c_type)?.1.clone()
         };
@@ -879,8 +839,35 @@ fn struct_source(r: &mut String, def: &StructDef) {
     );
 }
 
-/// C assertions that the compiler lays `structs` out as [`struct_layout`] says (for
-/// the sim's build of the application, which sees the definitions).
+/// C assertions, for a translation unit that includes the kernels' source, that each of
+/// `kernels` has the prototype its generated declaration was made from (its address
+/// has the type of a pointer to that function) and that the compiler lays `structs`
+/// out as [`struct_layout`] says. A failing one names the kernel or the struct.
+pub fn declaration_asserts(kernels: &[DeviceFunction], structs: &[StructDef]) -> String {
+    let mut c = String::new();
+    for k in kernels {
+        let params: Vec<&str> = k.params.iter().map(|p| p.c_type.as_str()).collect();
+        let list = if params.is_empty() {
+            "void".to_owned()
+        } else {
+            params.join(", ")
+        };
+        let understood = format!("{} (*)({list})", k.return_type);
+        let _ = writeln!(
+            c,
+            "_Static_assert(__builtin_types_compatible_p(__typeof__(&{n}), {understood}), \
+             \"kernel {n} ({}:{}): the generated declaration reads its prototype as {}\");",
+            k.file.display().to_string().replace(['"', '\\'], "_"),
+            k.line,
+            prototype(k).replace('"', "'"),
+            n = k.name,
+        );
+    }
+    c.push_str(&struct_layout_asserts(structs));
+    c
+}
+
+/// C assertions that the compiler lays `structs` out as [`struct_layout`] says.
 pub fn struct_layout_asserts(structs: &[StructDef]) -> String {
     declared_structs(structs)
         .into_iter()
@@ -914,189 +901,4 @@ fn layout_asserts(def: &StructDef) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::dpa_app::parse::parse_device_functions;
-    use std::path::Path;
-
-    fn parse(src: &str) -> Vec<DeviceFunction> {
-        parse_device_functions(Path::new("/abs/k.c"), src).unwrap()
-    }
-
-    #[test]
-    fn maps_c_types_to_rust_params() {
-        let fs = parse(
-            "__dpa_global__ void k(doca_dpa_dev_uintptr_t out, uint64_t a, uint32_t b,\n\
-             doca_dpa_dev_sync_event_t ev, const uint64_t *p, float f, double d,\n\
-             doca_dpa_dev_mmap_t m) {}\n",
-        );
-        let got: Vec<&str> = fs[0]
-            .params
-            .iter()
-            .enumerate()
-            .map(|(i, p)| rust_param(&fs[0], i + 1, p).unwrap().rust)
-            .collect();
-        assert_eq!(
-            got,
-            [
-                "param::DevPtr",
-                "u64",
-                "u32",
-                "param::SyncEvent",
-                "param::DevPtr",
-                "f32",
-                "f64",
-                "param::Mmap"
-            ]
-        );
-    }
-
-    #[test]
-    fn unknown_types_are_refused_with_the_list() {
-        let fs = parse("__dpa_global__ void k(my_handle_t h) {}\n");
-        let e = check_functions(&fs, &[]).unwrap_err();
-        let text = e.to_string();
-        assert!(text.contains("my_handle_t h"), "{text}");
-        assert!(text.contains("doca_dpa_dev_uintptr_t"), "{text}");
-    }
-
-    #[test]
-    fn structs_by_value_cross_as_their_device_layout() {
-        let src = "struct pt { uint64_t a; uint32_t b; };\n\
-                   typedef struct wt { float x; float y; } wt_t;\n\
-                   __dpa_rpc__ uint64_t use(uint32_t k, struct pt p, wt_t w) { return k; }\n";
-        let fs = parse(src);
-        let structs = crate::dpa_app::parse::parse_structs(Path::new("/abs/k.c"), src);
-        let c = launcher_source("my_app", &fs, &structs).unwrap();
-        for needle in [
-            "struct pt {\n\tuint64_t a;\n\tuint32_t b;\n};",
-            "struct wt {\n\tfloat x;\n\tfloat y;\n};",
-            "_Static_assert(sizeof(struct pt) == 16,",
-            "_Static_assert(offsetof(struct pt, b) == 8,",
-            "ret, uint32_t a0, const void *a1, const void *a2)\n{",
-            "\tstruct pt v1;\n\tmemcpy(&v1, a1, sizeof(v1));\n",
-            "\tstruct wt v2;\n",
-            "&use, ret, (uint32_t)a0, v1, v2);",
-        ] {
-            assert!(c.contains(needle), "missing {needle:?} in\n{c}");
-        }
-        let r = rust_source("my_app", &fs, &structs, &[]).unwrap();
-        for needle in [
-            "type Params = (u32,param::ByValue<super::pt>,param::ByValue<super::wt>,);",
-            "(a0,a1,a2,): (u32,__dpa::StructAbi<super::__repr_pt::pt>,__dpa::StructAbi<super::__repr_wt::wt>,)",
-            "::core::ptr::addr_of!(a1).cast()",
-            "a1: *const ::core::ffi::c_void",
-            "unsafe impl __dpa::KernelArg<__dpa::param::ByValue<pt>> for pt {",
-            "pub(super) _pad0: [u8; 4],",
-        ] {
-            assert!(r.contains(needle), "missing {needle:?} in\n{r}");
-        }
-        // A struct the app does not define (or cannot be declared) is refused.
-        let fs = parse("__dpa_global__ void k(struct other o) {}\n");
-        let e = check_functions(&fs, &structs).unwrap_err();
-        assert!(
-            matches!(
-                e,
-                DpaAppError::UnsupportedParam {
-                    refusal: ParamRefusal::StructByValue,
-                    ..
-                }
-            ),
-            "{e}"
-        );
-        assert!(e.to_string().contains("struct other o"), "{e}");
-    }
-
-    #[test]
-    fn reserved_names_are_refused() {
-        let fs = parse("__dpa_global__ void app(void) {}\n");
-        assert!(matches!(
-            check_functions(&fs, &[]),
-            Err(DpaAppError::ReservedKernelName { .. })
-        ));
-    }
-
-    #[test]
-    fn launcher_casts_to_the_kernel_types() {
-        let fs = parse(
-            "__dpa_global__ void fill(doca_dpa_dev_uintptr_t out, uint32_t n, float s, void *p) {}\n\
-             __dpa_rpc__ uint64_t ping(void) { return 1; }\n",
-        );
-        let c = launcher_source("my_app", &fs, &[]).unwrap();
-        for needle in [
-            "extern doca_dpa_func_t fill;",
-            "doca_error_t doca_gen_my_app_launch_fill(const struct doca_gen_launch *l, uint64_t a0, uint32_t a1, float a2, uint64_t a3)\n{",
-            "&fill, (doca_dpa_dev_uintptr_t)a0, (uint32_t)a1, a2, (void *)(uintptr_t)a3);",
-            "doca_error_t doca_gen_my_app_rpc_ping(struct doca_dpa *dpa, uint64_t *ret)\n{",
-            "return doca_dpa_rpc(dpa, &ping, ret);",
-        ] {
-            assert!(c.contains(needle), "missing {needle:?} in\n{c}");
-        }
-    }
-
-    #[test]
-    fn pointer_parameters_keep_their_element_type() {
-        let fs = parse(
-            "__dpa_global__ void ptrs(uint64_t *a, const float *b, void *c, uint8_t *d, struct st *e, doca_dpa_dev_uintptr_t f) {}\n",
-        );
-        let structs = crate::dpa_app::parse::parse_structs(
-            Path::new("/abs/k.c"),
-            "struct st { uint32_t n; uint32_t m; };\n",
-        );
-        let r = rust_source("my_app", &fs, &structs, &[]).unwrap();
-        let want = "type Params = (param::Ptr<u64, super::__param::ptrs::a>,param::Ptr<f32, super::__param::ptrs::b>,param::DevPtr,param::Ptr<u8, super::__param::ptrs::d>,param::Ptr<super::st, super::__param::ptrs::e>,param::DevPtr,);";
-        assert!(r.contains(want), "missing {want:?} in\n{r}");
-        let c = launcher_source("my_app", &fs, &structs).unwrap();
-        assert!(c.contains("(void *)(uintptr_t)a0"), "{c}");
-    }
-
-    #[test]
-    fn a_pointer_to_an_unknown_type_is_refused_by_name() {
-        for proto in [
-            "__dpa_global__ void k(struct nowhere *out) {}\n",
-            "__dpa_global__ void k(uint64_t **out) {}\n",
-        ] {
-            let fs = parse(proto);
-            let e = rust_source("my_app", &fs, &[], &[]).unwrap_err();
-            match &e {
-                DpaAppError::UnsupportedParam { param, refusal, .. } => {
-                    assert!(param.ends_with(" out"), "{param}");
-                    assert_eq!(*refusal, ParamRefusal::UnknownPointee);
-                }
-                other => panic!("{proto}: {other:?}"),
-            }
-            assert!(e.to_string().contains("out"), "{e}");
-        }
-    }
-
-    #[test]
-    fn rust_declarations_follow_the_prototypes() {
-        let fs = parse(
-            "__dpa_global__ void fill(doca_dpa_dev_uintptr_t out, uint32_t n) {}\n\
-             __dpa_rpc__ uint64_t type(uint64_t a) { return a; }\n",
-        );
-        let structs = crate::dpa_app::parse::parse_structs(
-            Path::new("/abs/k.c"),
-            "struct st { uint32_t n; doca_dpa_dev_sync_event_t ev; float f; };\n",
-        );
-        let r = rust_source("my_app", &fs, &structs, &[]).unwrap();
-        for needle in [
-            "pub const APP_NAME: &str = \"my_app\";",
-            "pub const fill: __dpa::Kernel<__sig::fill> =",
-            "type Params = (param::DevPtr,u32,);",
-            "unsafe fn launch(l: &__dpa::RawLaunch, (a0,a1,): (u64,u32,))",
-            "super::__ffi::doca_gen_my_app_launch_fill(l, a0, a1)",
-            "pub const r#type: __dpa::Rpc<__sig::r#type> =",
-            "pub(super) static my_app: *mut __dpa::sys::doca_dpa_app;",
-            "/// `__dpa_global__ void fill(doca_dpa_dev_uintptr_t out, uint32_t n)`",
-            "pub struct st {",
-            "pub ev: __dpa::Dev<__dpa::param::SyncEvent>,",
-            "        pub n: u32,\n        pub(super) _pad0: [u8; 4],\n",
-            "pub ev: __dpa::Handle<__dpa::param::SyncEvent>,",
-            "pub f: f32,\n        pub(super) _pad1: [u8; 4],",
-            "size_of::<__repr_st::st>() == 24",
-        ] {
-            assert!(r.contains(needle), "missing {needle:?} in\n{r}");
-        }
-    }
-}
+mod tests;

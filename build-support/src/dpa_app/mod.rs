@@ -82,13 +82,13 @@
 
 mod dpacc;
 mod error;
+mod expand;
 mod hardware;
 mod host_decls;
 mod launchers;
 pub(crate) mod parse;
-mod sim;
+pub(crate) mod sim;
 mod sim_source;
-mod strip;
 mod tools;
 
 #[cfg(test)]
@@ -103,17 +103,18 @@ pub use dpacc::{
     KnownPairing, DEVICE_OPTIONS, HOST_OPTIONS, KNOWN_DPACC_PAIRINGS, PROC_ATTR_SINCE,
 };
 pub use error::{DpaAppError, ParamRefusal};
+pub use expand::write_scan_prelude;
 pub use hardware::DEFAULT_PROC_ATTRIBUTES;
 pub use host_decls::{
-    declared_structs, launcher_source, launcher_symbol, rust_param, rust_source, struct_layout,
-    struct_layout_asserts, supported_types, RustParam,
+    declaration_asserts, declared_structs, launcher_source, launcher_symbol, rust_param,
+    rust_source, struct_layout, struct_layout_asserts, RustParam,
 };
 pub use launchers::{app_index_source, rust_file_name, APP_INDEX_FILE};
 pub use parse::{
     parse_device_functions, parse_structs, DeviceFunction, Field, FunctionKind, Param, StructDef,
     MAX_KERNEL_ARGS,
 };
-pub use sim::{scan_structs, HOST_INCLUDE_ENV, SIM_DEVICE_INCLUDE_ENV};
+pub use sim::{HOST_INCLUDE_ENV, SIM_DEVICE_INCLUDE_ENV};
 pub use sim_source::sim_app_source;
 pub use tools::{
     ATTRS2BLOB_ENV, ATTRS2BLOB_NAME, DEFAULT_ATTRS2BLOB, DEFAULT_DPACC, DPACC_ENV,
@@ -441,23 +442,26 @@ impl DpaApp {
         d.backend(backend);
         let r = self.resolve(env, &mut d)?;
         // Every backend (docs too) gets the Rust declarations, generated from the C.
-        let kernels = sim::scan_sources(&r.app_name, &r.sources)?;
-        let (structs, read) = sim::scan_structs_reading(&r.sources, &r.include_dirs)?;
+        // The sources as the kernel compile sees them; the compiler then checks what
+        // the scan understood (see `expand`).
+        let scan = expand::scan(env, &r, backend)?;
+        let (kernels, structs) = (&scan.kernels, &scan.structs);
         // A header a source includes gives struct layouts too: edit it, rebuild.
         // (The sources themselves are watched already; naming them again is harmless.)
-        for file in &read {
+        for file in &scan.read {
             d.rerun_if_changed(file);
         }
-        host_decls::check_functions(&kernels, &structs)?;
+        host_decls::check_functions(kernels, structs)?;
+        expand::check_declarations(env, &r, backend, &scan)?;
         built.rust_declarations = Some(launchers::write_rust(
             &r,
-            &kernels,
-            &structs,
+            kernels,
+            structs,
             backend != Backend::Docs,
         )?);
         match backend {
             Backend::Sim => {
-                let out = sim::build(env, &r, &kernels, &structs, &mut d)?;
+                let out = sim::build(env, &r, kernels, structs, &mut d)?;
                 built.generated_c = Some(out.generated);
                 built.archive = Some(out.archive);
             }
@@ -470,9 +474,9 @@ impl DpaApp {
             Backend::Docs => {}
         }
         if backend != Backend::Docs {
-            built.launchers = Some(launchers::build(env, &r, &kernels, &structs, &mut d)?);
+            built.launchers = Some(launchers::build(env, &r, kernels, structs, &mut d)?);
         }
-        built.kernels = kernels;
+        built.kernels = scan.kernels;
         built.sources = r.sources;
         built.directives = d;
         Ok(built)

@@ -2,17 +2,21 @@
 //! thread entry point) and `__dpa_rpc__` (RPC) function *definition*, with the C type of
 //! each parameter.
 //!
-//! This is a scanner, not a C compiler: it strips comments, literals and preprocessor
-//! lines ([`strip_c`](super::strip::strip_c)), splits the rest into tokens, and looks at
-//! file-scope declarations that are followed by a `{`. A marker that is not part of a
+//! It reads the sources as the C preprocessor leaves them (`cc -E`, see
+//! [`expand`](super::expand)): only the branch of each `#if` the compiler compiles is
+//! there, macros are expanded (the two markers excepted, which the scan's prelude keeps),
+//! and linemarkers say which file and line each token comes from. The scanner splits
+//! that text into tokens and looks at file-scope declarations that are followed by a
+//! `{`. What it understands is checked by the compiler afterwards: the generated
+//! `_Static_assert`s ([`declaration_asserts`](super::host_decls::declaration_asserts))
+//! fail the build if a prototype or a struct layout was read wrong. A marker that is not part of a
 //! function definition (`} __dpa_global__;` closing a struct shared by host and device, a
 //! prototype ending in `;`) is ignored. Parameters the software DPA cannot pass are
 //! refused with a [`DpaAppError`] that names the file, the function and the parameter.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::error::{DpaAppError, ParamRefusal};
-use super::strip::strip_c;
 
 /// Most parameters a device function may have in the software DPA
 /// (`DOCA_SIM_MAX_KERNEL_ARGS` of `doca_sim_app.h`).
@@ -71,11 +75,15 @@ pub struct DeviceFunction {
     pub line: usize,
 }
 
-/// A token of C text (an identifier, a number, `...` or one punctuation character).
+/// A token of C text (an identifier, a number, a string or character literal, `...` or
+/// one punctuation character).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Token {
     pub(crate) text: String,
     pub(crate) line: usize,
+    /// Index into [`Lexed::files`] of the file the token comes from (0: the file the
+    /// text was read from, until a linemarker names another).
+    pub(crate) file: usize,
 }
 
 impl Token {
@@ -94,21 +102,76 @@ pub(crate) fn is_ident(s: &str) -> bool {
         && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
 }
 
-/// The tokens of `stripped` (C text without comments and literals), with line numbers.
-pub(crate) fn tokenize(stripped: &str) -> Vec<Token> {
-    let chars: Vec<char> = stripped.chars().collect();
+/// The tokens of C text, with the files linemarkers name.
+pub(crate) struct Lexed {
+    pub(crate) tokens: Vec<Token>,
+    /// The file of each token's `file` index: `files[0]` is the text's own file.
+    pub(crate) files: Vec<PathBuf>,
+    /// In preprocessor output with `-dD`: each `#define NAME body` (`Some(body)`) and
+    /// `#undef NAME` (`None`), in order.
+    pub(crate) macros: Vec<(String, Option<String>)>,
+}
+
+/// The tokens of `text` (C without comments). In preprocessor output (`expanded`),
+/// a line starting with `#` is a linemarker (`# 12 "k.c" 2`, which sets the file and
+/// line of the next line) or a `#pragma`, and is not tokenized.
+pub(crate) fn lex(file: &Path, text: &str, expanded: bool) -> Lexed {
+    let chars: Vec<char> = text.chars().collect();
+    let mut files = vec![file.to_owned()];
+    let mut macros = Vec::new();
     let mut out = Vec::new();
-    let mut line = 1;
+    let (mut line, mut current) = (1, 0);
     let mut i = 0;
+    let mut at_line_start = true;
     while i < chars.len() {
         let c = chars[i];
+        if expanded && at_line_start && c == '#' {
+            let end = chars[i..]
+                .iter()
+                .position(|&c| c == '\n')
+                .map_or(chars.len(), |p| i + p);
+            let directive: String = chars[i + 1..end].iter().collect();
+            let mut words = directive.split_whitespace();
+            let first = words.next().unwrap_or_default();
+            if first == "define" || first == "undef" {
+                let rest = directive
+                    .trim_start()
+                    .trim_start_matches(first)
+                    .trim_start();
+                let name_end = rest
+                    .find(|c: char| !(c == '_' || c.is_ascii_alphanumeric()))
+                    .unwrap_or(rest.len());
+                let body = (first == "define").then(|| rest[name_end..].trim().to_owned());
+                macros.push((rest[..name_end].to_owned(), body));
+            } else if let (Ok(n), Some(name)) = (first.parse::<usize>(), words.next()) {
+                let name = PathBuf::from(name.trim_matches('"'));
+                current = files.iter().position(|f| *f == name).unwrap_or_else(|| {
+                    files.push(name);
+                    files.len() - 1
+                });
+                // The linemarker's own line break takes the count to `n`.
+                line = n.saturating_sub(1);
+            }
+            i = end;
+            continue;
+        }
+        at_line_start = c == '\n' || (at_line_start && c.is_whitespace());
+        let start = i;
         if c == '\n' {
             line += 1;
             i += 1;
+            continue;
         } else if c.is_whitespace() {
             i += 1;
+            continue;
+        } else if c == '"' || c == '\'' {
+            // A literal is one token; it ends at its closing quote or the line's end.
+            i += 1;
+            while i < chars.len() && chars[i] != c && chars[i] != '\n' {
+                i += if chars[i] == '\\' { 2 } else { 1 };
+            }
+            i = (i + 1).min(chars.len());
         } else if c == '_' || c.is_ascii_alphanumeric() || c == '$' {
-            let start = i;
             while i < chars.len()
                 && (chars[i] == '_' || chars[i] == '$' || chars[i].is_ascii_alphanumeric())
             {
@@ -120,25 +183,22 @@ pub(crate) fn tokenize(stripped: &str) -> Vec<Token> {
                     i += 1;
                 }
             }
-            out.push(Token {
-                text: chars[start..i].iter().collect(),
-                line,
-            });
-        } else if c == '.' && chars.get(i + 1) == Some(&'.') && chars.get(i + 2) == Some(&'.') {
-            out.push(Token {
-                text: "...".into(),
-                line,
-            });
+        } else if chars[i..].starts_with(&['.', '.', '.']) {
             i += 3;
         } else {
-            out.push(Token {
-                text: c.to_string(),
-                line,
-            });
             i += 1;
         }
+        out.push(Token {
+            text: chars[start..i].iter().collect(),
+            line,
+            file: current,
+        });
     }
-    out
+    Lexed {
+        tokens: out,
+        files,
+        macros,
+    }
 }
 
 /// The words of C's primitive type names (`unsigned long int`, `_Bool`…).
@@ -481,24 +541,31 @@ pub(crate) fn matching_brace(tokens: &[Token], open: usize) -> usize {
     tokens.len()
 }
 
-/// Every `__dpa_global__` and `__dpa_rpc__` function defined in `text` (the contents of
-/// `file`, which is only used in errors and in the results), in source order.
+/// Every `__dpa_global__` and `__dpa_rpc__` function defined in `file`, in source
+/// order, from `text`: the preprocessor's output for it (`cc -E` with the prelude of
+/// [`write_scan_prelude`](super::write_scan_prelude)), or C text without comments and
+/// directives. Definitions the linemarkers place in another
+/// file (a header the source includes) are not the source's.
 ///
 /// Errors: a parameter the software DPA cannot pass ([`DpaAppError::UnsupportedParam`]),
 /// more than [`MAX_KERNEL_ARGS`] parameters, an RPC not returning `uint64_t`, a marked
 /// definition the scanner cannot read, or the same function defined twice.
 pub fn parse_device_functions(file: &Path, text: &str) -> Result<Vec<DeviceFunction>, DpaAppError> {
-    let tokens = tokenize(&strip_c(text));
+    let Lexed { tokens, .. } = lex(file, text, true);
     let mut found: Vec<DeviceFunction> = Vec::new();
     let mut header: Vec<Token> = Vec::new();
     let mut i = 0;
     while i < tokens.len() {
         let t = &tokens[i];
         match t.text.as_str() {
-            ";" => header.clear(),
-            "}" => header.clear(),
+            ";" | "}" => header.clear(),
             "{" => {
-                if let Some(f) = parse_header(file, &header)? {
+                let own = header.last().is_some_and(|t| t.file == 0);
+                if let Some(f) = own
+                    .then(|| parse_header(file, &header))
+                    .transpose()?
+                    .flatten()
+                {
                     if let Some(prev) = found.iter().find(|p| p.name == f.name) {
                         return Err(DpaAppError::DuplicateKernel {
                             name: f.name.clone(),
@@ -565,11 +632,13 @@ fn parse_field(tokens: &[Token]) -> Option<Field> {
     })
 }
 
-/// Every file-scope `struct NAME { … }` definition of `text` whose members are all
-/// plain fields, in source order. Others (with arrays, bit-fields, unions…) are
-/// skipped: they simply get no Rust declaration.
+/// Every file-scope `struct NAME { … }` definition of `text` (as for
+/// [`parse_device_functions`]; `file` is the file of text before any linemarker) whose
+/// members are all plain fields, in order, each with the file and line the linemarkers
+/// give. Others (with arrays, bit-fields, unions…) are skipped: they simply get no Rust
+/// declaration.
 pub fn parse_structs(file: &Path, text: &str) -> Vec<StructDef> {
-    let tokens = tokenize(&strip_c(text));
+    let Lexed { tokens, files, .. } = lex(file, text, true);
     let mut found = Vec::new();
     let mut i = 0;
     let mut at_statement_start = true;
@@ -633,7 +702,7 @@ pub fn parse_structs(file: &Path, text: &str) -> Vec<StructDef> {
                 name: name.text.clone(),
                 alias,
                 fields,
-                file: file.to_owned(),
+                file: files[name.file].clone(),
                 line: name.line,
             });
         }
@@ -644,296 +713,4 @@ pub fn parse_structs(file: &Path, text: &str) -> Vec<StructDef> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::path::PathBuf;
-
-    fn parse(text: &str) -> Result<Vec<DeviceFunction>, DpaAppError> {
-        parse_device_functions(Path::new("k.c"), text)
-    }
-
-    fn sig(f: &DeviceFunction) -> String {
-        let params: Vec<String> = f
-            .params
-            .iter()
-            .map(|p| match &p.name {
-                Some(n) => format!("{}|{n}", p.c_type),
-                None => p.c_type.clone(),
-            })
-            .collect();
-        format!(
-            "{:?} {} {}({})",
-            f.kind,
-            f.return_type,
-            f.name,
-            params.join(", ")
-        )
-    }
-
-    fn fixture(name: &str) -> (PathBuf, String) {
-        let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/dpa_app")
-            .join(name);
-        let text = std::fs::read_to_string(&p).unwrap();
-        (p, text)
-    }
-
-    #[test]
-    fn realistic_kernels() {
-        let (path, text) = fixture("kernels/realistic.c");
-        let fs = parse_device_functions(&path, &text).unwrap();
-        let sigs: Vec<String> = fs.iter().map(sig).collect();
-        assert_eq!(
-            sigs,
-            [
-                "Global void fill(doca_dpa_dev_uintptr_t|out, uint64_t|scale, uint32_t|offset)",
-                "Global void sum_into(const uint64_t *|values, uint64_t *|out, uint32_t|n, int64_t|bias, doca_dpa_dev_sync_event_t|done)",
-                "Global void worker(uint64_t|arg)",
-                "Global void nothing()",
-                "Global void old_style()",
-                "Rpc uint64_t add(uint64_t|a, uint64_t|b)",
-                "Rpc uint64_t read_state(struct state *|s)",
-                "Global void attributes(uint64_t|x)",
-                "Global void qualified(uint64_t|a, const char *|p, unsigned long|u)",
-            ]
-        );
-        assert_eq!(fs[0].line, 22);
-        assert_eq!(fs[0].file, path);
-        assert_eq!(fs[1].line, 28);
-    }
-
-    #[test]
-    fn struct_tag_and_prototypes_are_not_functions() {
-        let text = "struct arg { uint64_t a; } __dpa_global__;\n\
-                    typedef struct { int x; } __dpa_global__ pair_t;\n\
-                    __dpa_global__ void later(uint64_t a);\n\
-                    static const uint64_t table[] = { 1, 2 };\n\
-                    static uint64_t helper(uint64_t x) { return x; }\n\
-                    __dpa_global__ void later(uint64_t a) { (void)a; }\n";
-        let fs = parse(text).unwrap();
-        assert_eq!(fs.len(), 1);
-        assert_eq!(sig(&fs[0]), "Global void later(uint64_t|a)");
-        assert_eq!(fs[0].line, 6);
-    }
-
-    fn refusal(text: &str) -> (String, usize, ParamRefusal) {
-        match parse(text) {
-            Err(DpaAppError::UnsupportedParam {
-                kernel,
-                position,
-                refusal,
-                ..
-            }) => (kernel, position, refusal),
-            other => panic!("{other:?}"),
-        }
-    }
-
-    #[test]
-    fn unnamed_params_and_a_macro_call_before() {
-        let text =
-            "REGISTER_SOMETHING(x)\n__dpa_global__ void unnamed(uint64_t, const uint32_t *) {}";
-        let fs = parse(text).unwrap();
-        assert_eq!(
-            sig(&fs[0]),
-            "Global void unnamed(uint64_t, const uint32_t *)"
-        );
-        assert_eq!(fs[0].line, 2);
-    }
-
-    #[test]
-    fn refusals() {
-        use ParamRefusal as R;
-        let cases = [
-            (
-                "__dpa_global__ void k(union u x) {}",
-                ("k", 1, R::UnionByValue),
-            ),
-            (
-                "__dpa_global__ void k(uint64_t a[4]) {}",
-                ("k", 1, R::Array),
-            ),
-            (
-                "__dpa_global__ void k(uint64_t a, void (*cb)(uint64_t)) {}",
-                ("k", 2, R::FunctionPointer),
-            ),
-            (
-                "__dpa_global__ void k(uint64_t a, ...) {}",
-                ("k", 2, R::Variadic),
-            ),
-            (
-                "__dpa_global__ void k(long double d) {}",
-                ("k", 1, R::FloatingPoint),
-            ),
-            ("__dpa_global__ void k(uint16_t h) {}", ("k", 1, R::Narrow)),
-            (
-                "__dpa_global__ void k(unsigned char c) {}",
-                ("k", 1, R::Narrow),
-            ),
-            ("__dpa_global__ void k(const) {}", ("k", 1, R::NoType)),
-        ];
-        for (text, (kernel, position, r)) in cases {
-            assert_eq!(refusal(text), (kernel.to_owned(), position, r), "{text}");
-        }
-        // Pointers to the same types are fine.
-        let fs = parse("__dpa_global__ void k(struct arg *s, union u *v, char *c, double *d) {}")
-            .unwrap();
-        assert_eq!(
-            sig(&fs[0]),
-            "Global void k(struct arg *|s, union u *|v, char *|c, double *|d)"
-        );
-    }
-
-    #[test]
-    fn refusal_message_names_file_kernel_and_parameter() {
-        let e = parse_device_functions(
-            Path::new("/src/k.c"),
-            "\n__dpa_global__ void ping(uint64_t a,\n union arg s) {}",
-        )
-        .unwrap_err();
-        let t = e.to_string();
-        assert!(
-            t.starts_with("/src/k.c:2: device function `ping`, parameter 2 (`union arg s`)"),
-            "{t}"
-        );
-        assert!(t.contains("pointer"), "{t}");
-    }
-
-    #[test]
-    fn too_many_params() {
-        let params: Vec<String> = (0..33).map(|i| format!("uint64_t a{i}")).collect();
-        let text = format!("__dpa_global__ void big({}) {{}}", params.join(", "));
-        match parse(&text) {
-            Err(DpaAppError::TooManyParams {
-                kernel, count, max, ..
-            }) => {
-                assert_eq!((kernel.as_str(), count, max), ("big", 33, 32));
-            }
-            other => panic!("{other:?}"),
-        }
-        let params: Vec<String> = (0..32).map(|i| format!("uint64_t a{i}")).collect();
-        let text = format!("__dpa_global__ void big({}) {{}}", params.join(", "));
-        assert_eq!(parse(&text).unwrap()[0].params.len(), 32);
-    }
-
-    #[test]
-    fn rpc_must_return_uint64() {
-        for (text, found) in [
-            ("__dpa_rpc__ uint32_t r(void) { return 0; }", "uint32_t"),
-            ("__dpa_rpc__ void r(void) { }", "void"),
-            (
-                "__dpa_rpc__ unsigned long r(void) { return 0; }",
-                "unsigned long",
-            ),
-        ] {
-            match parse(text) {
-                Err(DpaAppError::RpcReturnType {
-                    kernel, found: f, ..
-                }) => {
-                    assert_eq!((kernel.as_str(), f.as_str()), ("r", found));
-                }
-                other => panic!("{text}: {other:?}"),
-            }
-        }
-        // Storage classes and the marker's position do not matter.
-        let fs = parse("static inline uint64_t __dpa_rpc__ r(void) { return 1; }").unwrap();
-        assert_eq!(sig(&fs[0]), "Rpc uint64_t r()");
-    }
-
-    #[test]
-    fn unreadable_and_duplicate_definitions() {
-        assert!(matches!(
-            parse("__dpa_global__ void (*f(void))(int) { return 0; }"),
-            Err(DpaAppError::UnsupportedDeclaration { .. })
-        ));
-        assert!(matches!(
-            parse("__dpa_global__ __dpa_rpc__ uint64_t f(void) { return 0; }"),
-            Err(DpaAppError::UnsupportedDeclaration { .. })
-        ));
-        assert!(matches!(
-            parse("__dpa_global__ void a(void) {}\n__dpa_global__ void a(void) {}"),
-            Err(DpaAppError::DuplicateKernel { .. })
-        ));
-    }
-
-    #[test]
-    fn marker_in_comments_strings_and_macros_is_ignored() {
-        let text = "/* __dpa_global__ void c1(struct s x) { */\n\
-                    // __dpa_global__ void c2(struct s x) {\n\
-                    #define DECL __dpa_global__ void c3(struct s x) {\n\
-                    static const char *msg = \"__dpa_global__ void c4(struct s x) {\";\n\
-                    __dpa_global__ void real(void) {}\n";
-        let fs = parse(text).unwrap();
-        assert_eq!(fs.len(), 1);
-        assert_eq!(fs[0].name, "real");
-    }
-
-    /// Every truncation of a realistic file, and odd fragments, give a result or an
-    /// error, never a panic.
-    #[test]
-    fn no_panic_on_broken_input() {
-        let (path, text) = fixture("kernels/realistic.c");
-        let cuts: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
-        for &cut in &cuts {
-            let _ = parse_device_functions(&path, &text[..cut]);
-        }
-        for odd in [
-            "__dpa_global__",
-            "__dpa_global__ (",
-            "__dpa_global__ void f(",
-            "__dpa_global__ void f) {",
-            "__dpa_global__ ) ( {",
-            "__dpa_global__ void f(uint64_t a)) {}",
-            "__dpa_rpc__ uint64_t f(((( {",
-            "__attribute__(( __dpa_global__ void f(void) {",
-            "__attribute__ __dpa_global__ void f(void) {}",
-            "}}}} __dpa_global__ void f(void) {}",
-            "__dpa_global__ void f(,) {}",
-            "__dpa_global__ void f(uint64_t a,) {}",
-            "__dpa_global__ void f(*) {}",
-            "\"unterminated\n__dpa_global__ void f(void) {}",
-            "/* unterminated __dpa_global__ void f(void) {}",
-            "'",
-            "#",
-            "...",
-        ] {
-            let _ = parse(odd);
-        }
-    }
-
-    #[test]
-    fn nested_braces_in_bodies() {
-        let text = "__dpa_global__ void a(uint64_t x) { if (x) { struct { int y; } z = {0}; (void)z; } }\n\
-                    __dpa_rpc__ uint64_t b(void) { return 0; }\n";
-        let names: Vec<String> = parse(text).unwrap().into_iter().map(|f| f.name).collect();
-        assert_eq!(names, ["a", "b"]);
-    }
-
-    #[test]
-    fn structs_with_plain_fields() {
-        let src = "struct state { uint64_t count; const doca_dpa_dev_sync_event_t done; };\n\
-                   struct skip { uint64_t a[4]; };\n\
-                   typedef struct pair { uint32_t a; uint64_t b; } pair_t;\n\
-                   static struct state global = { 0 };\n\
-                   __dpa_global__ void k(uint64_t a) { struct state local; (void)local; }\n\
-                   struct bits { uint32_t a : 3; };\n";
-        let got = parse_structs(Path::new("k.c"), src);
-        let names: Vec<&str> = got.iter().map(|s| s.name.as_str()).collect();
-        assert_eq!(names, ["state", "pair"]);
-        assert_eq!(
-            got[0].fields,
-            [
-                Field {
-                    c_type: "uint64_t".into(),
-                    name: "count".into()
-                },
-                Field {
-                    c_type: "doca_dpa_dev_sync_event_t".into(),
-                    name: "done".into()
-                }
-            ]
-        );
-        assert_eq!(got[1].line, 3);
-        assert_eq!(got[0].alias, None);
-        assert_eq!(got[1].alias.as_deref(), Some("pair_t"));
-    }
-}
+pub(crate) mod tests;

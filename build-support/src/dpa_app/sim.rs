@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::error::DpaAppError;
-use super::parse::{parse_device_functions, parse_structs, DeviceFunction, StructDef};
+use super::parse::{DeviceFunction, StructDef};
 use super::sim_source::sim_app_source;
 use super::DEP_HINT;
 use super::{io_err, Resolved};
@@ -19,114 +19,13 @@ pub const SIM_DEVICE_INCLUDE_ENV: &str = "DEP_DOCA_DPA_SIM_DEVICE_INCLUDE";
 /// `:`-separated.
 pub const HOST_INCLUDE_ENV: &str = "DEP_DOCA_DPA_INCLUDE";
 
-/// The host header directories of [`HOST_INCLUDE_ENV`] (none when unset).
-fn host_include_dirs(env: &EnvReader) -> Vec<PathBuf> {
-    env.get_os(HOST_INCLUDE_ENV)
-        .map(|v| std::env::split_paths(&v).collect())
-        .unwrap_or_default()
-}
-
 /// What the sim build produced.
 pub(crate) struct SimOutput {
     pub(crate) generated: PathBuf,
     pub(crate) archive: PathBuf,
 }
 
-/// Every device function of the sources, checked across files.
-pub(crate) fn scan_sources(
-    app_name: &str,
-    sources: &[PathBuf],
-) -> Result<Vec<DeviceFunction>, DpaAppError> {
-    let mut all: Vec<DeviceFunction> = Vec::new();
-    for s in sources {
-        let text = std::fs::read_to_string(s).map_err(|e| io_err(s, e))?;
-        for f in parse_device_functions(s, &text)? {
-            if let Some(prev) = all.iter().find(|p| p.name == f.name) {
-                return Err(DpaAppError::DuplicateKernel {
-                    name: f.name,
-                    first: prev.file.clone(),
-                    second: f.file,
-                });
-            }
-            if f.name == app_name {
-                return Err(DpaAppError::KernelNamedLikeApp {
-                    name: f.name,
-                    file: f.file,
-                });
-            }
-            all.push(f);
-        }
-    }
-    if all.is_empty() {
-        return Err(DpaAppError::NoKernels {
-            app: app_name.to_owned(),
-            sources: sources.to_vec(),
-        });
-    }
-    Ok(all)
-}
-
-/// Every struct defined in the sources and in the headers they include with
-/// `#include "…"` (for the Rust declarations of those whose fields all have Rust
-/// types, and for the launchers' layout checks).
-///
-/// Real programs define the structs they pass by value in a header shared by the
-/// host and the device side (NVIDIA's ping-pong sample does), so a quoted include
-/// is followed, once per file: resolved next to the including file first, then in
-/// `include_dirs`, as the C preprocessor does. A quoted include found in neither is
-/// left to the compiler (it may come from a `-I` the build does not know of);
-/// `<…>` includes are system and DOCA headers and are not read.
-pub fn scan_structs(
-    sources: &[PathBuf],
-    include_dirs: &[PathBuf],
-) -> Result<Vec<StructDef>, DpaAppError> {
-    scan_structs_reading(sources, include_dirs).map(|(structs, _)| structs)
-}
-
-/// [`scan_structs`], and every file it read (canonical paths, in reading order):
-/// the build reruns when one of the headers changes.
-pub(crate) fn scan_structs_reading(
-    sources: &[PathBuf],
-    include_dirs: &[PathBuf],
-) -> Result<(Vec<StructDef>, Vec<PathBuf>), DpaAppError> {
-    let mut all = Vec::new();
-    let mut seen: Vec<PathBuf> = Vec::new();
-    let mut queue: Vec<PathBuf> = sources.to_vec();
-    queue.reverse();
-    while let Some(file) = queue.pop() {
-        let key = file.canonicalize().unwrap_or_else(|_| file.clone());
-        if seen.contains(&key) {
-            continue;
-        }
-        seen.push(key);
-        let text = std::fs::read_to_string(&file).map_err(|e| io_err(&file, e))?;
-        all.extend(parse_structs(&file, &text));
-        let here = file.parent().map(Path::to_path_buf).unwrap_or_default();
-        let mut includes: Vec<PathBuf> = quoted_includes(&text)
-            .filter_map(|name| {
-                std::iter::once(&here)
-                    .chain(include_dirs)
-                    .map(|dir| dir.join(name))
-                    .find(|p| p.is_file())
-            })
-            .collect();
-        includes.reverse();
-        queue.extend(includes);
-    }
-    Ok((all, seen))
-}
-
-/// The names of a file's `#include "NAME"` lines, in order.
-fn quoted_includes(text: &str) -> impl Iterator<Item = &str> {
-    text.lines().filter_map(|line| {
-        let rest = line.trim_start().strip_prefix('#')?.trim_start();
-        let rest = rest.strip_prefix("include")?.trim_start();
-        let rest = rest.strip_prefix('"')?;
-        rest.split_once('"').map(|(name, _)| name)
-    })
-}
-
-fn includable(p: &Path) -> Result<(), DpaAppError> {
+pub(crate) fn includable(p: &Path) -> Result<(), DpaAppError> {
     let reason = match p.to_str() {
         None => Some("it is not valid UTF-8"),
         Some(s) if s.contains(['"', '\n', '\r']) => {
@@ -143,9 +42,6 @@ fn includable(p: &Path) -> Result<(), DpaAppError> {
     }
 }
 
-/// The variables the `cc` crate reads for the C compiler and its flags; reading them
-/// through the [`EnvReader`] declares them to cargo (cc's own declarations are off with
-/// `cargo_metadata(false)`).
 /// A `cc` build for host C code of application `r`: the target and profile cargo gives
 /// the build script, the application's include directories and defines, and the
 /// directories of its sources (for headers shared by host and device code).
@@ -226,7 +122,10 @@ pub(crate) fn compile(b: &mut cc::Build, lib: &str, d: &mut Directives) -> Resul
     }
 }
 
-fn declare_cc_env(env: &EnvReader, target: &str) {
+/// The variables the `cc` crate reads for the C compiler and its flags; reading them
+/// through the [`EnvReader`] declares them to cargo (cc's own declarations are off with
+/// `cargo_metadata(false)`).
+pub(crate) fn declare_cc_env(env: &EnvReader, target: &str) {
     let underscored = target.replace('-', "_");
     for tool in ["CC", "CFLAGS"] {
         for name in [
@@ -275,14 +174,11 @@ pub(crate) fn build(
     let generated = r.out_dir.join(format!("{}.c", r.lib_name));
     std::fs::write(&generated, text).map_err(|e| io_err(&generated, e))?;
 
-    let mut b = host_compiler(env, r)?;
-    b.file(&generated).include(&device_include);
     // dpacc is given `-I<DOCA>/include`, and real kernels' shared headers
     // include host headers (doca_sync_event.h, doca_dpa.h): the sim's kernel
     // compile sees the host headers too, after the device headers.
-    for dir in host_include_dirs(env) {
-        b.include(dir);
-    }
+    let mut b = super::expand::device_view(env, r, crate::backend::Backend::Sim)?;
+    b.file(&generated);
     compile(&mut b, &r.lib_name, d).map_err(|message| DpaAppError::SimCompile {
         app: r.app_name.clone(),
         generated: generated.clone(),
@@ -295,42 +191,4 @@ pub(crate) fn build(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn includable_paths() {
-        assert!(includable(Path::new("/a/b.c")).is_ok());
-        assert!(matches!(
-            includable(Path::new("/a/\"b.c")),
-            Err(DpaAppError::UnusablePath { .. })
-        ));
-        assert!(includable(Path::new("/a\n/b.c")).is_err());
-    }
-
-    #[test]
-    fn structs_are_found_in_quoted_includes() {
-        let src = crate::testutil::TempDir::new("dpa-structs-includes");
-        let inc = crate::testutil::TempDir::new("dpa-structs-includes-dir");
-        src.write(
-            "shared.h",
-            "#include \"nested.h\"\n#include <stdint.h>\nstruct ping { uint64_t seq; };\n",
-        );
-        inc.write("nested.h", "typedef struct deep { uint32_t x; } deep_t;\n");
-        // Included twice, and a quoted include that exists nowhere (left to the compiler).
-        let kernel = src.write(
-            "k.c",
-            "#include \"shared.h\"\n #  include \"shared.h\"\n#include \"absent.h\"\n\
-             struct local { uint32_t y; };\n",
-        );
-        let structs = scan_structs(&[kernel], &[inc.path().to_owned()]).unwrap();
-        let names: Vec<&str> = structs.iter().map(|s| s.name.as_str()).collect();
-        assert_eq!(names, ["local", "ping", "deep"]);
-        assert_eq!(structs[2].alias.as_deref(), Some("deep_t"));
-        assert!(
-            structs[1].file.ends_with("shared.h"),
-            "{:?}",
-            structs[1].file
-        );
-    }
-}
+mod tests;

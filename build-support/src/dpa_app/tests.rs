@@ -200,7 +200,8 @@ fn sim_kernels_see_the_host_headers_as_dpacc_kernels_do() {
         .source(&kernel)
         .build_with_env(&env)
         .expect_err("built without the host headers");
-    assert!(err.to_string().contains("host_headers_app"), "{err}");
+    assert!(matches!(err, DpaAppError::Preprocess { .. }), "{err:?}");
+    assert!(err.to_string().contains("shared.c"), "{err}");
     // The compiler's diagnosis is in the error (not printed to stdout on its own).
     assert!(err.to_string().contains("doca_sync_event.h"), "{err}");
 }
@@ -280,6 +281,131 @@ fn generated_size_assert_catches_narrow_typedefs() {
     assert!(!o.status.success());
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(stderr.contains("neither 4 nor 8 bytes"), "{stderr}");
+}
+
+/// The scan of `app`'s sources as the sim's kernel compile sees them, and its `Resolved`.
+fn scan_for_sim(app: &DpaApp, out: &TempDir) -> (Resolved, Result<expand::Scan, DpaAppError>) {
+    let env = sim_env(out, &[]);
+    let r = app.resolve(&env, &mut Directives::new()).unwrap();
+    let scan = expand::scan(&env, &r, Backend::Sim);
+    (r, scan)
+}
+
+#[test]
+fn realistic_kernels_are_read_from_the_preprocessor_output() {
+    let _cc = need_c_compiler!();
+    let out = TempDir::new("dpa-scan-realistic");
+    let (r, scan) = scan_for_sim(&DpaApp::new("scan_app").source("kernels/realistic.c"), &out);
+    let scan = scan.unwrap();
+    let sigs: Vec<String> = scan.kernels.iter().map(parse::tests::sig).collect();
+    assert_eq!(
+        sigs,
+        [
+            "Global void fill(doca_dpa_dev_uintptr_t|out, uint64_t|scale, uint32_t|offset)",
+            "Global void sum_into(const uint64_t *|values, uint64_t *|out, uint32_t|n, int64_t|bias, doca_dpa_dev_sync_event_t|done)",
+            "Global void worker(uint64_t|arg)",
+            "Global void nothing()",
+            "Global void old_style()",
+            "Rpc uint64_t add(uint64_t|a, uint64_t|b)",
+            "Rpc uint64_t read_state(struct state *|s)",
+            "Global void attributes(uint64_t|x)",
+            "Global void qualified(uint64_t|a, const char *|p, unsigned long|u)",
+        ]
+    );
+    // The linemarkers give the source's own lines.
+    assert_eq!((scan.kernels[0].line, scan.kernels[1].line), (22, 28));
+    assert_eq!(scan.kernels[0].file, r.sources[0]);
+    // Its shared header is the application's (read, and its structs found).
+    assert!(scan
+        .read
+        .iter()
+        .any(|p| p.ends_with("include/realistic_shared.h")));
+}
+
+/// Root cause 6 of issue #23: the declaration follows the branch the compiler compiles,
+/// comments and unused macros are not read, a struct inside an `extern "C"` block of a
+/// shared header is found, and the compiler agrees with what the scan understood.
+#[test]
+fn the_compiled_branch_of_an_if_gives_the_declaration() {
+    let _cc = need_c_compiler!();
+    let src = TempDir::new("dpa-scan-branches");
+    src.write(
+        "shared.h",
+        "#include <stdint.h>\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\
+         struct ping { uint64_t seq; uint32_t who; };\n\
+         #ifdef __cplusplus\n}\n#endif\n",
+    );
+    let kernel = src.write(
+        "k.c",
+        "#include <doca_dpa_dev.h>\n#include \"shared.h\"\n\
+         /* __dpa_global__ void in_a_comment(struct s v) { */\n\
+         #define UNUSED __dpa_global__ void in_a_macro(struct s v) {\n\
+         static const char *msg = \"__dpa_global__ void in_a_string(struct s v) {\";\n\
+         #ifndef PLAIN_OUT\n\
+         __dpa_global__ void k(doca_dpa_dev_uintptr_t out, uint64_t n)\n\
+         #else\n\
+         __dpa_global__ void k(uint64_t out, uint32_t n)\n\
+         #endif\n\
+         { (void)out; (void)n; (void)msg; }\n\
+         __dpa_rpc__ uint64_t pong(struct ping p) { return p.seq; }\n",
+    );
+    for (define, expected) in [
+        (
+            None,
+            "Global void k(doca_dpa_dev_uintptr_t|out, uint64_t|n)",
+        ),
+        (Some("PLAIN_OUT"), "Global void k(uint64_t|out, uint32_t|n)"),
+    ] {
+        let out = TempDir::new("dpa-scan-branches-out");
+        let mut app = DpaApp::new("branch_app").source(&kernel);
+        if let Some(d) = define {
+            app = app.define(d, None);
+        }
+        let (r, scan) = scan_for_sim(&app, &out);
+        let scan = scan.unwrap();
+        let sigs: Vec<String> = scan.kernels.iter().map(parse::tests::sig).collect();
+        assert_eq!(sigs, [expected, "Rpc uint64_t pong(struct ping|p)"]);
+        assert_eq!(scan.kernels[0].line, if define.is_some() { 9 } else { 7 });
+        let ping = scan.structs.iter().find(|s| s.name == "ping").unwrap();
+        assert!(
+            ping.file.ends_with("shared.h") && ping.line == 5,
+            "{ping:?}"
+        );
+        let env = sim_env(&out, &[]);
+        expand::check_declarations(&env, &r, Backend::Sim, &scan).unwrap();
+    }
+}
+
+/// A generated declaration that disagrees with the kernel (a scanner mistake) is a build
+/// error from the compiler's assertion, naming the kernel or the struct.
+#[test]
+fn a_wrong_generated_declaration_is_a_compiler_error() {
+    let _cc = need_c_compiler!();
+    let out = TempDir::new("dpa-check-wrong");
+    let app = DpaApp::new("check_app").source("kernels/realistic.c");
+    let (r, scan) = scan_for_sim(&app, &out);
+    let scan = scan.unwrap();
+    let env = sim_env(&out, &[]);
+    expand::check_declarations(&env, &r, Backend::Sim, &scan).unwrap();
+
+    let mut wrong = scan.clone();
+    wrong.kernels[0].params[2].c_type = "uint64_t".into();
+    let e = expand::check_declarations(&env, &r, Backend::Sim, &wrong).unwrap_err();
+    assert!(matches!(e, DpaAppError::DeclarationCheck { .. }), "{e:?}");
+    let text = e.to_string();
+    assert!(text.contains("kernel fill"), "{text}");
+    assert!(text.contains("uint64_t scale, uint64_t offset"), "{text}");
+
+    let mut wrong = scan.clone();
+    let state = wrong
+        .structs
+        .iter_mut()
+        .find(|s| s.name == "state")
+        .unwrap();
+    let name = state.name.clone();
+    state.fields[0].c_type = "uint32_t".into();
+    let e = expand::check_declarations(&env, &r, Backend::Sim, &wrong).unwrap_err();
+    assert!(e.to_string().contains(&format!("struct {name}")), "{e}");
 }
 
 #[test]
@@ -412,11 +538,12 @@ fn app_names() {
 #[test]
 fn docs_backend_generates_only_the_rust_declarations() {
     let out = TempDir::new("dpa-docs");
-    let env = EnvReader::fixed([
-        ("DEP_DOCA_DPA_BACKEND", OsString::from("docs")),
-        ("OUT_DIR", out.path().into()),
-        ("CARGO_MANIFEST_DIR", fixtures().into()),
-    ]);
+    // What cargo and doca-dpa-sys give a docs build script: the scan preprocesses the
+    // sources as the sim would compile them.
+    let mut vars = sim_vars(&out, &[]);
+    vars.retain(|(k, _)| k != "DEP_DOCA_DPA_BACKEND");
+    vars.push(("DEP_DOCA_DPA_BACKEND".into(), "docs".into()));
+    let env = EnvReader::fixed(vars);
     let built = DpaApp::new("docs_app")
         .sources_in("kernels")
         .build_with_env(&env)
@@ -546,6 +673,12 @@ mod hardware_flow {
         let mut vars: Vec<(String, OsString)> = vec![
             ("DEP_DOCA_DPA_BACKEND".into(), "hardware".into()),
             ("DEP_DOCA_DPA_VERSION".into(), doca.into()),
+            // The install has no device headers for the host compiler: the scan uses
+            // the sim's, which doca-dpa-sys names.
+            (
+                "DEP_DOCA_DPA_SIM_DEVICE_INCLUDE".into(),
+                device_include().into(),
+            ),
             (
                 // The reference headers stand in for DOCA's when the generated host
                 // launchers are compiled.
@@ -980,7 +1113,7 @@ mod hardware_flow {
             matches!(
                 e,
                 DpaAppError::MissingEnv {
-                    name: "DEP_DOCA_DPA_VERSION",
+                    name: "DEP_DOCA_DPA_INCLUDE",
                     ..
                 }
             ),

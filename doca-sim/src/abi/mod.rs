@@ -9,7 +9,9 @@
 //! that in a sim build the -sys crates can re-export these very types, and every
 //! function the sim defines is checked against them at compile time. (A crate of
 //! its own for the two files would be the alternative; compiling them here by path
-//! keeps one copy without a ninth package.)
+//! keeps one copy without a ninth package.) `dpa.rs` and `rdmi.rs` here are symbolic links
+//! to them: `cargo package` follows links, so this crate's tarball holds copies and
+//! builds on its own.
 #![allow(
     non_camel_case_types,
     non_snake_case,
@@ -22,9 +24,7 @@
     rustdoc::all
 )]
 
-#[path = "../../../doca-dpa-sys/bundled/dpa.rs"]
 pub mod dpa;
-#[path = "../../../doca-rdmi-sys/bundled/rdmi.rs"]
 pub mod rdmi;
 
 pub use dpa::*;

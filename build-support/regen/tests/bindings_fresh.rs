@@ -1,15 +1,12 @@
 //! The committed bindings (`doca-dpa-sys/bundled/dpa.rs`, `doca-rdmi-sys/bundled/rdmi.rs`)
-//! must equal what
+//! and their check files (`doca-{dpa,rdmi}-sys/bundled/*_check.c`) must equal what
 //! `cargo regen-bindings` produces from the reference headers.
 //!
 //! Skipped (with a message, passing) when libclang cannot be loaded, unless
 //! `DOCA_REQUIRE_LIBCLANG=1` (CI), where that is a failure. Also skipped while the
 //! reference headers do not exist yet.
 
-use doca_build_support::binding_set::BindingSet;
-use doca_build_support::regen::{
-    default_committed_path, default_headers_dir, diff_summary, generate_all,
-};
+use doca_regen_bindings::regen::{committed_files, default_headers_dir, diff_summary, RegenError};
 
 #[test]
 fn committed_bindings_are_fresh() {
@@ -22,17 +19,16 @@ fn committed_bindings_are_fresh() {
         );
         return;
     }
-    let (dpa, rdmi) = match generate_all(&headers) {
+    let files = match committed_files(&headers, None) {
         Ok(v) => v,
-        Err(e) if e.is_libclang_missing() && !require => {
+        Err(RegenError::Generate(e)) if e.is_libclang_missing() && !require => {
             eprintln!("skipping: {e} (set DOCA_REQUIRE_LIBCLANG=1 to make this a failure)");
             return;
         }
         Err(e) => panic!("generating the bindings failed: {e}"),
     };
     let mut stale = Vec::new();
-    for (set, fresh) in [(BindingSet::Dpa, dpa), (BindingSet::Rdmi, rdmi)] {
-        let path = default_committed_path(set);
+    for (path, fresh) in files {
         match std::fs::read_to_string(&path) {
             Err(e) => stale.push(format!("{}: {e}", path.display())),
             Ok(committed) if committed != fresh => stale.push(format!(

@@ -7,7 +7,7 @@
 
 use std::process::ExitCode;
 
-use doca_build_support::regen::{run, Args};
+use doca_regen_bindings::regen::{run, Args};
 
 fn main() -> ExitCode {
     let args = match Args::parse(std::env::args().skip(1)) {

@@ -1,25 +1,31 @@
 //! Regenerating the committed bindings (`doca-dpa-sys/bundled/dpa.rs` and
-//! `doca-rdmi-sys/bundled/rdmi.rs`) from the
-//! reference headers (`doca-sim/include`), with the same configuration as hardware builds
-//! ([`crate::bindgen_config`]). Used by `cargo regen-bindings` and by the freshness test.
+//! `doca-rdmi-sys/bundled/rdmi.rs`) and their check files from the reference headers
+//! (`doca-sim/include`), with the same configuration as hardware builds
+//! ([`doca_build_support::bindgen_config`]). Used by `cargo regen-bindings` and by the
+//! freshness test.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::bindgen_config::{self, BindgenOptions, BindingSet};
+use doca_build_support::bindgen_config::{self, BindgenOptions, BindingSet};
 
 /// The file names written in the output directory.
 pub const DPA_FILE: &str = BindingSet::Dpa.committed_file();
 /// See [`DPA_FILE`].
 pub const RDMI_FILE: &str = BindingSet::Rdmi.committed_file();
 
-/// The workspace root: the parent of this crate's manifest directory (`CARGO_MANIFEST_DIR`
-/// at run time when cargo sets it, else the one this crate was compiled in).
+/// The workspace root: two levels above this package's manifest directory
+/// (`build-support/regen`; `CARGO_MANIFEST_DIR` at run time when cargo sets it, else the
+/// one this package was compiled in).
 pub fn workspace_root() -> PathBuf {
     let manifest = std::env::var_os("CARGO_MANIFEST_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
-    manifest.parent().map(Path::to_owned).unwrap_or(manifest)
+    manifest
+        .ancestors()
+        .nth(2)
+        .map(Path::to_owned)
+        .unwrap_or(manifest)
 }
 
 /// `<root>/doca-sim/include`.
@@ -27,10 +33,41 @@ pub fn default_headers_dir() -> PathBuf {
     workspace_root().join("doca-sim").join("include")
 }
 
+/// `set`'s -sys crate in the workspace: `<root>/doca-dpa-sys`, `<root>/doca-rdmi-sys`.
+pub fn default_sys_dir(set: BindingSet) -> PathBuf {
+    workspace_root().join(set.sys_crate_dir())
+}
+
 /// Where `set`'s committed bindings are in the workspace: `<root>/doca-dpa-sys/bundled/dpa.rs`,
 /// `<root>/doca-rdmi-sys/bundled/rdmi.rs` ([`BindingSet::committed_path`]).
 pub fn default_committed_path(set: BindingSet) -> PathBuf {
-    set.committed_path(&workspace_root().join(set.sys_crate_dir()))
+    set.committed_path(&default_sys_dir(set))
+}
+
+/// Every committed file, `(path, text)`: each set's bindings and its check file
+/// ([`doca_build_support::check`]), in its -sys crate's bundled directory
+/// ([`BindingSet::committed_path`], [`BindingSet::check_path`]), or all in `out` when
+/// given (so a `--out` elsewhere writes nothing in the workspace).
+pub fn committed_files(
+    include_dir: &Path,
+    out: Option<&Path>,
+) -> Result<Vec<(PathBuf, String)>, RegenError> {
+    let (dpa, rdmi) = generate_all(include_dir).map_err(RegenError::Generate)?;
+    let mut files = Vec::new();
+    for (set, text) in [(BindingSet::Dpa, dpa), (BindingSet::Rdmi, rdmi)] {
+        let check = crate::check_gen::render(set, &text, &[include_dir.to_owned()])
+            .map_err(|e| RegenError::Check(e.to_string()))?;
+        let (bindings_path, check_path) = match out {
+            Some(dir) => (dir.join(set.committed_file()), dir.join(set.check_file())),
+            None => (
+                default_committed_path(set),
+                set.check_path(&default_sys_dir(set)),
+            ),
+        };
+        files.push((bindings_path, text));
+        files.push((check_path, check));
+    }
+    Ok(files)
 }
 
 /// The committed-copy text of both sets: `(dpa.rs, rdmi.rs)`.
@@ -56,14 +93,16 @@ pub struct Args {
     pub check: bool,
     /// `--headers DIR` (default [`default_headers_dir`]).
     pub headers: Option<PathBuf>,
-    /// `--out DIR`: both files in DIR (default: each where [`default_committed_path`] says).
+    /// `--out DIR`: all four files in DIR (default: each in its -sys crate,
+    /// [`default_sys_dir`]).
     pub out: Option<PathBuf>,
 }
 
 /// The usage text.
 pub const USAGE: &str = "usage: doca-regen-bindings [--check] [--headers DIR] [--out DIR]\n\
-  Regenerates dpa.rs and rdmi.rs (default: doca-dpa-sys/bundled, doca-rdmi-sys/bundled) from\n\
-  the reference headers (default: doca-sim/include). --check compares instead of writing and fails on a difference.";
+  Regenerates dpa.rs and rdmi.rs and their check files dpa_check.c and rdmi_check.c\n\
+  (default: doca-dpa-sys/bundled, doca-rdmi-sys/bundled) from the reference headers\n\
+  (default: doca-sim/include). --check compares instead of writing and fails on a difference.";
 
 impl Args {
     /// Parses the arguments (without the program name).
@@ -99,6 +138,8 @@ impl Args {
 pub enum RegenError {
     /// Generation failed.
     Generate(bindgen_config::Error),
+    /// The check file could not be made.
+    Check(String),
     /// A file could not be written.
     Io {
         /// The path.
@@ -112,6 +153,7 @@ impl fmt::Display for RegenError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             RegenError::Generate(e) => write!(f, "{e}"),
+            RegenError::Check(m) => write!(f, "the check file: {m}"),
             RegenError::Io { path, message } => write!(f, "{}: {message}", path.display()),
         }
     }
@@ -123,7 +165,7 @@ impl std::error::Error for RegenError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             RegenError::Generate(e) => Some(e),
-            RegenError::Io { .. } => None,
+            RegenError::Check(_) | RegenError::Io { .. } => None,
         }
     }
 }
@@ -141,14 +183,9 @@ pub struct FileOutcome {
 /// Regenerates (or, with `check`, compares) both files.
 pub fn run(args: &Args) -> Result<Vec<FileOutcome>, RegenError> {
     let headers = args.headers.clone().unwrap_or_else(default_headers_dir);
-    let (dpa, rdmi) = generate_all(&headers).map_err(RegenError::Generate)?;
+    let files = committed_files(&headers, args.out.as_deref())?;
     let mut outcomes = Vec::new();
-    for (set, text) in [(BindingSet::Dpa, dpa), (BindingSet::Rdmi, rdmi)] {
-        let path = match &args.out {
-            Some(dir) => dir.join(set.committed_file()),
-            None => default_committed_path(set),
-        };
-        let out = path.parent().map(Path::to_owned).unwrap_or_default();
+    for (path, text) in files {
         if args.check {
             let old = std::fs::read_to_string(&path).ok();
             let difference = match &old {
@@ -158,8 +195,9 @@ pub fn run(args: &Args) -> Result<Vec<FileOutcome>, RegenError> {
             };
             outcomes.push(FileOutcome { path, difference });
         } else {
-            std::fs::create_dir_all(&out).map_err(|e| RegenError::Io {
-                path: out.clone(),
+            let dir = path.parent().map(Path::to_owned).unwrap_or_default();
+            std::fs::create_dir_all(&dir).map_err(|e| RegenError::Io {
+                path: dir.clone(),
                 message: e.to_string(),
             })?;
             std::fs::write(&path, &text).map_err(|e| RegenError::Io {
@@ -201,32 +239,4 @@ pub fn diff_summary(old: &str, new: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn args() {
-        let p = |v: &[&str]| Args::parse(v.iter().map(|s| (*s).to_owned()));
-        assert_eq!(p(&[]).unwrap(), Args::default());
-        let a = p(&["--check", "--headers", "/h", "--out=/o"]).unwrap();
-        assert!(a.check);
-        assert_eq!(a.headers, Some(PathBuf::from("/h")));
-        assert_eq!(a.out, Some(PathBuf::from("/o")));
-        assert!(p(&["--headers"]).is_err());
-        assert!(p(&["--bogus"]).unwrap_err().contains("usage"));
-    }
-
-    #[test]
-    fn diff() {
-        assert!(diff_summary("a\nb\n", "a\nc\nd\n").contains("first at line 2"));
-        let s = diff_summary("a\n", "a\nb\n");
-        assert!(s.contains("<end of file>") && s.contains("1 differ"));
-    }
-
-    #[test]
-    fn defaults_point_into_the_workspace() {
-        assert!(default_headers_dir().ends_with("doca-sim/include"));
-        assert!(default_committed_path(BindingSet::Dpa).ends_with("doca-dpa-sys/bundled/dpa.rs"));
-        assert!(default_committed_path(BindingSet::Rdmi).ends_with("doca-rdmi-sys/bundled/rdmi.rs"));
-    }
-}
+mod tests;

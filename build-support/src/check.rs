@@ -1,0 +1,362 @@
+//! The compile-time check of the bundled bindings against an installed DOCA: the C
+//! compiler, not Rust code, judges whether the installed headers declare every bound
+//! item as the reference headers the bindings were made from.
+//!
+//! Each set has a committed check file beside its bundled bindings
+//! ([`BindingSet::check_file`]), made by `cargo regen-bindings` from what libclang reads
+//! in the reference headers: one `DOCA_RS_*` line per item of the committed bindings.
+//! A hardware build without the `bindgen` feature compiles, against the installed
+//! headers and with bindgen's defines (`-DDOCA_ALLOW_EXPERIMENTAL_API`…), the set's
+//! headers followed by [`CHECK_MACROS`] and those lines:
+//!
+//! * a function: its type is compatible with the reference type
+//!   (`__builtin_types_compatible_p(__typeof__(f), <reference type>)`; a calling
+//!   convention attribute makes it incompatible), `noreturn` as in the bindings (where
+//!   the compiler has `__builtin_has_attribute`), and its address taken, so that the
+//!   object file's undefined symbols show which symbol the compiler calls: an asm label
+//!   or a macro that renames the function is refused, as is any `#define` of a bound
+//!   function's name in the headers (`cc -E -dD` shows every one, even one undone later);
+//! * a constant (enumerator or macro): its value and sign;
+//! * a typedef: compatible with the reference target;
+//! * a struct or union: `sizeof`, `_Alignof`, and each field's `offsetof` and type;
+//!   an enum: `sizeof`, `_Alignof` and whether its integer type is signed;
+//! * an opaque struct (`DOCA_RS_OPAQUE`): nothing; the `DOCA_VERSION_*` constants
+//!   (`DOCA_RS_INSTALLED`): taken from the installed `doca_version.h`.
+//!
+//! A failing line is a compiler error whose message starts `doca-rs check: <item>:`;
+//! the build lists those items and the compiler's output, and names the `bindgen`
+//! feature as the way out.
+//!
+//! Which way the check goes where the compiler's idea of "the same" and bindgen's
+//! output differ: the compiler's compatibility rules are the judge. `long` and
+//! `long long` are different types even at the same width, so a header that changes
+//! one into the other is refused (bindgen would write `c_long` instead of
+//! `c_longlong` too). An enum and its integer type are compatible, so a parameter
+//! changed from `enum doca_x` to `unsigned int` is accepted: the ABI is the same, the
+//! bundled bindings keep the enum's alias name where bindgen would now write
+//! `c_uint`. A typedef chain or a different parameter name is accepted (bindgen's
+//! output is the same).
+//!
+//! Presence comes from the preprocessor too: a bound function is declared by the
+//! install when one of the set's headers declares it in `cc -E` output
+//! ([`crate::audit::decls`]) (a function moved to another header is left out, as
+//! bindgen's allowlist of the set's files would leave it out). Functions an older DOCA
+//! lacks are left out of the bundled bindings and of the check; constants (enumerators,
+//! macros) whose names the preprocessed headers never mention are not checked and stay
+//! in the bindings (no function present uses them).
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use object::{Object, ObjectSymbol};
+
+use crate::audit::decls::declarations_in;
+use crate::binding_set::BindingSet;
+use crate::bundled::{committed_items, CommittedKind, VERSION_MACROS};
+use crate::dpa_app::parse::{lex, Lexed};
+use crate::env::EnvReader;
+
+/// The defines bindgen is given, so the check sees what bindgen would.
+pub const BINDGEN_DEFINES: &[&str] = &["DOCA_ALLOW_EXPERIMENTAL_API", "DOCA_ALLOW_DEPRECATED_API"];
+
+/// The macros the check lines use. Every message starts `doca-rs check: <item>:`.
+pub const CHECK_MACROS: &str = r#"
+#include <stddef.h>
+#include <stdint.h>
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_has_attribute)
+#define DOCA_RS_NORETURN(name, noret) _Static_assert(__builtin_has_attribute(name, __noreturn__) == noret, "doca-rs check: " #name ": noreturn differs from the bindings");
+#endif
+#endif
+#ifndef DOCA_RS_NORETURN
+#define DOCA_RS_NORETURN(name, noret)
+#endif
+#define DOCA_RS_FN(name, noret, type) \
+    _Static_assert(__builtin_types_compatible_p(__typeof__(name), type), "doca-rs check: " #name ": its type is not the reference type " #type); \
+    DOCA_RS_NORETURN(name, noret) \
+    void (*const doca_rs_ref_##name)(void) = (void (*)(void))&name;
+#define DOCA_RS_VALUE(name, v) _Static_assert((name) == (v) && (((name) < 0) == ((v) < 0)), "doca-rs check: " #name ": its value is not " #v);
+#define DOCA_RS_STRLEN(name, n) _Static_assert(sizeof(name) == (n), "doca-rs check: " #name ": its length is not " #n);
+#define DOCA_RS_TYPEDEF(name, type) _Static_assert(__builtin_types_compatible_p(name, type), "doca-rs check: " #name ": it is not the reference type " #type);
+#define DOCA_RS_LAYOUT(name, type, size, align) _Static_assert(sizeof(type) == (size) && _Alignof(type) == (align), "doca-rs check: " #name ": " #type " is not " #size " bytes aligned to " #align);
+#define DOCA_RS_SIGNED(name, type, s) _Static_assert(((type)-1 < 0) == (s), "doca-rs check: " #name ": the signedness of " #type " differs");
+#define DOCA_RS_OFFSET(name, type, field, off) _Static_assert(offsetof(type, field) == (off), "doca-rs check: " #name ": field " #field " is not at offset " #off);
+#define DOCA_RS_FIELD(name, type, field, ftype) _Static_assert(__builtin_types_compatible_p(__typeof__(((type *)0)->field), ftype), "doca-rs check: " #name ": field " #field " is not " #ftype);
+#define DOCA_RS_OPAQUE(name)
+#define DOCA_RS_INSTALLED(name)
+"#;
+
+/// The item a check line is about: the first argument of its `DOCA_RS_*` macro.
+fn line_item(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix("DOCA_RS_")?;
+    let args = &rest[rest.find('(')? + 1..];
+    let end = args.find([',', ')'])?;
+    Some(args[..end].trim())
+}
+
+/// What the check found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CheckReport {
+    /// Lines of the check the compiler passed.
+    pub checked: usize,
+    /// Bound functions the install does not declare (left out of the bindings).
+    pub absent_functions: BTreeSet<String>,
+    /// The installed `doca_version.h`'s version macros as `#define` lines.
+    pub version_defines: String,
+}
+
+/// Why the check refused the install (or could not run).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CheckError {
+    /// Items of the committed bindings that the check file does not cover.
+    Uncovered(Vec<String>),
+    /// The install declares these items differently; `detail` is the compiler's word.
+    Differs {
+        /// The items.
+        items: Vec<String>,
+        /// The compiler's output or what else was found.
+        detail: String,
+    },
+    /// The compiler could not be run.
+    Compiler(String),
+}
+
+impl std::fmt::Display for CheckError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CheckError::Uncovered(items) => write!(
+                f,
+                "the committed bindings declare items the committed check file does not \
+                 cover, so they cannot be checked against the installed headers: {} (a \
+                 doca-rs bug; the `bindgen` feature avoids it)",
+                items.join(", ")
+            ),
+            CheckError::Differs { items, detail } => {
+                write!(f, "differing items: {}\n{detail}", items.join(", "))
+            }
+            CheckError::Compiler(m) => write!(f, "the C compiler could not run the check: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for CheckError {}
+
+/// The host C compiler for the check, as `cc` finds it for `TARGET` (the host's when
+/// unset, in tests).
+pub(crate) fn compiler(env: &EnvReader, include_dirs: &[PathBuf]) -> Result<cc::Tool, CheckError> {
+    let host = format!("{}-unknown-linux-gnu", std::env::consts::ARCH);
+    let target = env.get("TARGET").unwrap_or_else(|| host.clone());
+    // The `cc` crate reads CC, CFLAGS…: declared to cargo through the EnvReader.
+    crate::dpa_app::sim::declare_cc_env(env, &target);
+    let mut b = cc::Build::new();
+    b.target(&target)
+        .host(&env.get("HOST").unwrap_or(host))
+        .opt_level(0)
+        .cargo_metadata(false)
+        .cargo_warnings(false)
+        .includes(include_dirs);
+    for d in BINDGEN_DEFINES {
+        b.define(d, None);
+    }
+    // An attribute GCC ignores (and warns of) is one clang (bindgen) may apply: refuse.
+    b.flag_if_supported("-Werror=attributes");
+    b.try_get_compiler()
+        .map_err(|e| CheckError::Compiler(e.to_string()))
+}
+
+fn run(cmd: &mut Command) -> Result<std::process::Output, CheckError> {
+    cmd.output()
+        .map_err(|e| CheckError::Compiler(format!("{cmd:?}: {e}")))
+}
+
+/// Runs the check of `set`'s committed bindings `committed` (its check file's text
+/// `check`) against the installed `set_headers`, found with `include_dirs`; `work` is a
+/// directory for the generated files.
+pub fn check(
+    env: &EnvReader,
+    set: BindingSet,
+    committed: &str,
+    check: &str,
+    set_headers: &[PathBuf],
+    include_dirs: &[PathBuf],
+    work: &Path,
+) -> Result<CheckReport, CheckError> {
+    let items = committed_items(committed);
+    let covered: BTreeSet<&str> = check.lines().filter_map(line_item).collect();
+    let uncovered: Vec<String> = items
+        .iter()
+        .filter(|i| i.kind == CommittedKind::Other || !covered.contains(i.name.as_str()))
+        .map(|i| i.name.clone())
+        .collect();
+    if !uncovered.is_empty() {
+        return Err(CheckError::Uncovered(uncovered));
+    }
+    let tool = compiler(env, include_dirs)?;
+    let includes: String = set_headers
+        .iter()
+        .map(|h| format!("#include \"{}\"\n", h.display()))
+        .collect();
+    let headers_c = work.join(format!("doca_rs_{}_headers.c", set.name()));
+    let write = |p: &Path, text: &str| {
+        std::fs::write(p, text).map_err(|e| CheckError::Compiler(format!("{}: {e}", p.display())))
+    };
+    write(&headers_c, &includes)?;
+
+    // What the preprocessor makes of the headers: declarations and every #define.
+    let out = run(tool.to_command().arg("-E").arg("-dD").arg(&headers_c))?;
+    if !out.status.success() {
+        return Err(CheckError::Differs {
+            items: vec!["(the headers)".into()],
+            detail: String::from_utf8_lossy(&out.stderr).into_owned(),
+        });
+    }
+    let Lexed {
+        tokens,
+        files,
+        macros,
+    } = lex(&headers_c, &String::from_utf8_lossy(&out.stdout), true);
+    let declared: BTreeSet<String> = declarations_in(&tokens, &files)
+        .into_iter()
+        .filter(|d| set.headers().contains(&d.header.as_str()))
+        .map(|d| d.name)
+        .collect();
+    // `struct __attribute__((…)) x;`: GCC ignores an attribute on a declaration without a
+    // body, clang (bindgen) applies it to the later definition, so the two compilers
+    // lay the record out differently: refuse it rather than pick one.
+    let disputed: Vec<String> = tokens
+        .windows(3)
+        .enumerate()
+        .filter(|(_, w)| (w[0].is("struct") || w[0].is("union")) && w[1].is("__attribute__"))
+        .filter_map(|(i, _)| {
+            let mut depth = 0;
+            let close = tokens[i + 2..].iter().position(|t| {
+                depth += i32::from(t.is("(")) - i32::from(t.is(")"));
+                depth == 0
+            })? + i
+                + 2;
+            match (tokens.get(close + 1), tokens.get(close + 2)) {
+                (Some(name), Some(semi)) if semi.is(";") => Some(name.text.clone()),
+                _ => None,
+            }
+        })
+        .filter(|name| items.iter().any(|i| i.name == *name))
+        .collect();
+    if !disputed.is_empty() {
+        return Err(CheckError::Differs {
+            items: disputed,
+            detail: "an attribute on a declaration without a body: GCC ignores it, clang \
+                     applies it to the definition, so their layouts of the record differ"
+                .into(),
+        });
+    }
+    let functions: Vec<&str> = items
+        .iter()
+        .filter(|i| i.kind == CommittedKind::Function)
+        .map(|i| i.name.as_str())
+        .collect();
+    let renamed: BTreeSet<&str> = macros
+        .iter()
+        .filter(|(name, body)| body.is_some() && functions.contains(&name.as_str()))
+        .map(|(name, _)| name.as_str())
+        .collect();
+    if !renamed.is_empty() {
+        return Err(CheckError::Differs {
+            items: renamed.iter().map(|s| (*s).to_owned()).collect(),
+            detail: "the headers #define a macro of the name of these functions, so the \
+                     compiler may call another symbol (or none) under that name"
+                .into(),
+        });
+    }
+    let absent_functions: BTreeSet<String> = functions
+        .iter()
+        .filter(|f| !declared.contains(**f))
+        .map(|f| (*f).to_owned())
+        .collect();
+    let mut version_defines = String::new();
+    for name in VERSION_MACROS {
+        if let Some((_, Some(body))) = macros.iter().rev().find(|(n, _)| n == name) {
+            let _ = writeln!(version_defines, "#define {name} {body}");
+        }
+    }
+
+    // A bound constant whose name the preprocessed headers never mention (an older
+    // DOCA's missing enumerator or macro) is not checked and stays in the bindings: no
+    // function present uses it.
+    let mentioned: BTreeSet<&str> = tokens
+        .iter()
+        .map(|t| t.text.as_str())
+        .chain(macros.iter().map(|(n, _)| n.as_str()))
+        .collect();
+    let absent_constants: BTreeSet<&str> = items
+        .iter()
+        .filter(|i| i.kind == CommittedKind::Constant && !mentioned.contains(i.name.as_str()))
+        .map(|i| i.name.as_str())
+        .collect();
+
+    // The check itself.
+    let lines: Vec<&str> = check
+        .lines()
+        .filter(|l| {
+            line_item(l)
+                .is_some_and(|n| !absent_functions.contains(n) && !absent_constants.contains(n))
+        })
+        .collect();
+    let check_c = work.join(format!("doca_rs_{}_check.c", set.name()));
+    write(
+        &check_c,
+        &format!("{includes}{CHECK_MACROS}\n{}\n", lines.join("\n")),
+    )?;
+    let object = work.join(format!("doca_rs_{}_check.o", set.name()));
+    let out = run(tool
+        .to_command()
+        .arg("-c")
+        .arg(&check_c)
+        .arg("-o")
+        .arg(&object))?;
+    if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        let mut items: Vec<String> = stderr
+            .split("doca-rs check: ")
+            .skip(1)
+            .filter_map(|s| s.split(':').next())
+            .map(str::to_owned)
+            .collect();
+        items.dedup();
+        if items.is_empty() {
+            items.push("(see the compiler's output)".into());
+        }
+        return Err(CheckError::Differs {
+            items,
+            detail: stderr,
+        });
+    }
+    let data = std::fs::read(&object).map_err(|e| CheckError::Compiler(e.to_string()))?;
+    let file = object::File::parse(&*data).map_err(|e| CheckError::Compiler(e.to_string()))?;
+    let called: BTreeSet<&str> = file
+        .symbols()
+        .filter(|s| s.is_undefined())
+        .filter_map(|s| s.name().ok())
+        .collect();
+    let renamed: Vec<String> = functions
+        .iter()
+        .filter(|f| !absent_functions.contains(**f) && !called.contains(**f))
+        .map(|f| (*f).to_owned())
+        .collect();
+    if !renamed.is_empty() {
+        return Err(CheckError::Differs {
+            items: renamed,
+            detail: format!(
+                "the compiler calls other symbols for these functions (an asm label or a \
+                 renaming macro); the object's undefined symbols: {}",
+                called.into_iter().collect::<Vec<_>>().join(", ")
+            ),
+        });
+    }
+    Ok(CheckReport {
+        checked: lines.len(),
+        absent_functions,
+        version_defines,
+    })
+}

@@ -1,0 +1,143 @@
+//! Tests of the parent module.
+
+use super::*;
+
+#[test]
+fn parses_pkg_config_strings() {
+    assert_eq!(
+        DocaVersion::parse("3.0.0058").unwrap(),
+        DocaVersion::new(3, 0, 58)
+    );
+    assert_eq!(
+        DocaVersion::parse("2.5.0108").unwrap(),
+        DocaVersion::new(2, 5, 108)
+    );
+    assert_eq!(
+        DocaVersion::parse("3.3.0").unwrap(),
+        DocaVersion::new(3, 3, 0)
+    );
+    assert_eq!(
+        DocaVersion::parse("2.10.0078").unwrap(),
+        DocaVersion::new(2, 10, 78)
+    );
+    assert_eq!(
+        DocaVersion::parse(" 3.2 ").unwrap(),
+        DocaVersion::new(3, 2, 0)
+    );
+    assert_eq!(
+        DocaVersion::parse("3.0.0058-1").unwrap(),
+        DocaVersion::new(3, 0, 58)
+    );
+    assert_eq!(
+        DocaVersion::parse("\"3.1.0105\"").unwrap(),
+        DocaVersion::new(3, 1, 105)
+    );
+}
+
+#[test]
+fn rejects_garbage() {
+    for bad in [
+        "",
+        "3",
+        "x.y.z",
+        "3..1",
+        "3.0.0058.1",
+        "3.a",
+        "-1.0",
+        "99999999999.0",
+    ] {
+        assert!(DocaVersion::parse(bad).is_err(), "{bad:?} accepted");
+    }
+    let e = DocaVersion::parse("banana").unwrap_err();
+    assert!(e.to_string().contains("banana"));
+}
+
+#[test]
+fn display_pads_patch() {
+    assert_eq!(DocaVersion::new(3, 0, 58).to_string(), "3.0.0058");
+    assert_eq!(DocaVersion::new(2, 5, 108).to_string(), "2.5.0108");
+    assert_eq!(DocaVersion::new(3, 3, 0).to_string(), "3.3.0000");
+    assert_eq!(DocaVersion::new(3, 2, 11025).to_string(), "3.2.11025");
+}
+
+#[test]
+fn ordering_is_numeric() {
+    let v = |s| DocaVersion::parse(s).unwrap();
+    assert!(v("2.10.0078") > v("2.9.0072"));
+    assert!(v("3.0.0058") > v("2.10.0087"));
+    assert!(v("3.0.0058") < v("3.0.0059"));
+    assert!(v("2.9.0") >= MINIMUM_SUPPORTED);
+    assert!(!v("2.5.0108").is_supported());
+}
+
+#[test]
+fn header_modern_spelling() {
+    let text = include_str!("../../tests/fixtures/headers/doca_version_3_0.h");
+    let (v, s) = DocaVersion::from_version_header(text).unwrap();
+    assert_eq!(v, DocaVersion::new(3, 0, 58));
+    assert_eq!(s, HeaderSpelling::Modern);
+}
+
+#[test]
+fn header_legacy_spelling() {
+    let text = include_str!("../../tests/fixtures/prefix-2.5/include/doca_version.h");
+    let (v, s) = DocaVersion::from_version_header(text).unwrap();
+    assert_eq!(v, DocaVersion::new(2, 5, 108));
+    assert_eq!(s, HeaderSpelling::Legacy);
+}
+
+#[test]
+fn header_string_only() {
+    let text = "#define DOCA_VERSION_STRING \"3.2.0118\" /* release */\n";
+    let (v, s) = DocaVersion::from_version_header(text).unwrap();
+    assert_eq!(v, DocaVersion::new(3, 2, 118));
+    assert_eq!(s, HeaderSpelling::Modern);
+    let text = "#  define DOCA_VER_STRING \"2.5.0108\"\n";
+    assert_eq!(
+        DocaVersion::from_version_header(text).unwrap(),
+        (DocaVersion::new(2, 5, 108), HeaderSpelling::Legacy)
+    );
+}
+
+#[test]
+fn header_parenthesised_and_suffixed() {
+    let text = "#define DOCA_VERSION_MAJOR (3)\n#define DOCA_VERSION_MINOR 1U\n\
+                    #define DOCA_VERSION_PATCH 0x69 // hex\n#define DOCA_VERSION_MAJOR_X 9\n";
+    assert_eq!(
+        DocaVersion::from_version_header(text).unwrap().0,
+        DocaVersion::new(3, 1, 105)
+    );
+}
+
+#[test]
+fn header_without_macros() {
+    assert_eq!(
+        DocaVersion::from_version_header("int x;\n#define DOCA_VERSION_MAJORITY 3\n"),
+        Err(VersionError::NoVersionMacros)
+    );
+}
+
+#[test]
+fn cumulative_cfgs_cover_known_releases() {
+    assert_eq!(
+        cumulative_cfgs(DocaVersion::new(3, 0, 58)),
+        vec!["doca_ge_2_9", "doca_ge_2_10", "doca_ge_3_0"]
+    );
+    assert_eq!(
+        cumulative_cfgs(DocaVersion::new(2, 9, 72)),
+        vec!["doca_ge_2_9"]
+    );
+    assert!(cumulative_cfgs(DocaVersion::new(2, 5, 108)).is_empty());
+    assert_eq!(release_warning(DocaVersion::new(3, 0, 58)), None);
+    assert_eq!(release_warning(DocaVersion::new(2, 5, 108)), None);
+}
+
+#[test]
+fn newer_unknown_release_gets_everything_and_a_warning() {
+    let v = DocaVersion::new(4, 1, 0);
+    assert_eq!(cumulative_cfgs(v), all_cfg_names());
+    assert_eq!(all_cfg_names().len(), KNOWN_RELEASES.len());
+    let w = release_warning(v).unwrap();
+    assert!(w.contains("4.1.0000") && w.contains("newer"));
+    assert!(release_warning(DocaVersion::new(2, 11, 0)).is_some());
+}
