@@ -725,6 +725,26 @@ fn a_typed_pointer_parameter(live: &Live<'_>) -> CaseResult {
     live.expect("dpa_heap_block", 1, "after the typed store")
 }
 
+/// A kernel whose prototype differs between `#if` branches is declared as the
+/// compiled branch has it (the app's sources are read after the preprocessor):
+/// `sound_branch_store`'s compiled `out` is a DPA address, so it takes a buffer,
+/// and a plain integer for it does not compile (`doca_dpa::lifecycle_rules`).
+fn the_compiled_preprocessor_branch_declares_the_kernel(live: &Live<'_>) -> CaseResult {
+    let dpa = common::dpa();
+    let out = DpaBuffer::<u64>::new(&dpa, 1).map_err(err)?;
+    let launcher = Launcher::new(&dpa).map_err(err)?;
+    launcher
+        .launch(&doca_tests::sound_branch_store, 1, (&out, 42u64))
+        .map_err(err)?
+        .wait(LONG)
+        .map_err(err)?;
+    check(out.to_vec().map_err(err)? == [42], || {
+        "the kernel did not store through its compiled-branch parameter".into()
+    })?;
+    no_fault(&dpa, "after the store")?;
+    live.expect("dpa_heap_block", 1, "after the store")
+}
+
 /// Sizes from user input that cannot be allocated are errors, not aborts.
 fn sizes_from_user_input_are_errors(_: &Live<'_>) -> CaseResult {
     let dpa = common::dpa();
@@ -912,6 +932,11 @@ fn no_sequence_of_safe_calls_lets_the_dpa_use_what_was_released() {
         ),
         // Root cause 5: typed pointer parameters.
         ("a typed pointer parameter", a_typed_pointer_parameter),
+        // Root cause 6: declarations follow the compiled preprocessor branch.
+        (
+            "the compiled preprocessor branch declares the kernel",
+            the_compiled_preprocessor_branch_declares_the_kernel,
+        ),
         // Sizes from user input.
         (
             "sizes from user input are errors",

@@ -302,6 +302,26 @@
 //! }
 //! ```
 //!
+//! # Declarations follow the compiled preprocessor branch
+//!
+//! The kernels are read after the C preprocessor, as dpacc compiles them: of
+//! `#ifndef SOUND_NEVER_DEFINED … (doca_dpa_dev_uintptr_t out, uint64_t value)
+//! #else … (uint64_t out, uint64_t value) #endif`, the declaration has the compiled
+//! branch's DPA address for `out`, which a buffer passes and an integer does not.
+//!
+//! ```no_run
+//! # use doca_test_kernels::doca_tests;
+//! fn go<'a>(l: &'a doca_dpa::Launcher, b: &doca_dpa::DpaBuffer<u64>) -> doca_dpa::Result<doca_dpa::Launch<'a>> {
+//!     l.launch(&doca_tests::sound_branch_store, 1, (b, 42u64))
+//! }
+//! ```
+//! ```compile_fail
+//! # use doca_test_kernels::doca_tests;
+//! fn go<'a>(l: &'a doca_dpa::Launcher) -> doca_dpa::Result<doca_dpa::Launch<'a>> {
+//!     l.launch(&doca_tests::sound_branch_store, 1, (0x1000u64, 42u64))
+//! }
+//! ```
+//!
 //! # Typed pointer parameters
 //!
 //! A C `uint64_t *out` parameter is `param::Ptr<u64>`: it takes memory of `u64`s

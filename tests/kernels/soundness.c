@@ -61,3 +61,18 @@ __dpa_global__ void sound_store_words(uint64_t *out, uint32_t n)
 	for (uint32_t i = 0; i < n; i++)
 		out[i] = i + 1;
 }
+
+/*
+ * Root cause 6 of issue #23: a prototype that differs between preprocessor
+ * branches. SOUND_NEVER_DEFINED is never defined, so the compiled branch takes a
+ * DPA address; a declaration read from the other branch would take a plain
+ * integer, and safe code could then hand the kernel any value as an address.
+ */
+#ifndef SOUND_NEVER_DEFINED
+__dpa_global__ void sound_branch_store(doca_dpa_dev_uintptr_t out, uint64_t value)
+#else
+__dpa_global__ void sound_branch_store(uint64_t out, uint64_t value)
+#endif
+{
+	((uint64_t *)out)[0] = value;
+}
