@@ -202,8 +202,6 @@ fn sim_kernels_see_the_host_headers_as_dpacc_kernels_do() {
         .expect_err("built without the host headers");
     assert!(matches!(err, DpaAppError::Preprocess { .. }), "{err:?}");
     assert!(err.to_string().contains("shared.c"), "{err}");
-    // The compiler's diagnosis is in the error (not printed to stdout on its own).
-    assert!(err.to_string().contains("doca_sync_event.h"), "{err}");
 }
 
 #[test]
