@@ -233,8 +233,9 @@ unsafe impl<P: KernelParam, A: KernelArg<P> + ?Sized> KernelArg<P> for &A {
 /// only, so `Abi` is always the tuple of the parameters' `Abi`s that the generated
 /// launchers take.
 pub trait ParamList: sealed::SealedParams + 'static {
-    /// The tuple of the values handed to the launcher.
-    type Abi: Copy;
+    /// The tuple of the values handed to the launcher (plain values: an RPC's
+    /// are handed to its host thread).
+    type Abi: Copy + Send + 'static;
 }
 
 /// A tuple of arguments matching the parameter tuple `Ps` element by element.
