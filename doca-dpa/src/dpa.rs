@@ -89,6 +89,29 @@ pub(crate) struct DpaInner {
 /// the function's result.
 pub(crate) type RpcOutcome = (sys::doca_error_t, u64);
 
+/// An RPC's host thread and where its outcome arrives.
+#[derive(Debug)]
+pub(crate) struct RpcCall {
+    pub(crate) outcome: std::sync::mpsc::Receiver<RpcOutcome>,
+    pub(crate) thread: std::thread::JoinHandle<()>,
+}
+
+impl RpcCall {
+    /// Waits for the call to return and its thread to end (joined, so that no
+    /// thread of ours outlives the program's last use of the context).
+    pub(crate) fn finish(self) -> std::result::Result<RpcOutcome, std::sync::mpsc::RecvError> {
+        let outcome = self.outcome.recv();
+        self.join();
+        outcome
+    }
+
+    /// Joins the thread once its outcome arrived (it only sends, then ends).
+    pub(crate) fn join(self) {
+        // It cannot panic: nothing to report.
+        let _ = self.thread.join();
+    }
+}
+
 /// A timed-out RPC still in its `doca_dpa_rpc` call on its host thread (see
 /// [`Dpa::rpc`]).
 ///
@@ -101,13 +124,13 @@ pub(crate) struct RpcGate {
     /// Whether `done` holds a call that may not have returned (checked on every use).
     in_flight: std::cell::Cell<bool>,
     /// Receives the call's outcome when it returns (or disconnects if the thread
-    /// ended without sending: the call is over either way).
-    done: std::cell::RefCell<Option<std::sync::mpsc::Receiver<RpcOutcome>>>,
+    /// ended without sending: the call is over either way), and the thread.
+    done: std::cell::RefCell<Option<RpcCall>>,
 }
 
 impl RpcGate {
     /// Records a call that may still run; it is settled before the next use.
-    pub(crate) fn hold(&self, done: std::sync::mpsc::Receiver<RpcOutcome>) {
+    pub(crate) fn hold(&self, done: RpcCall) {
         *self.done.borrow_mut() = Some(done);
         self.in_flight.set(true);
     }
@@ -128,7 +151,7 @@ impl RpcGate {
             // Blocks until the call returns: what bounds it is the device's kernel
             // run-time limit (a device function that overruns it is stopped and
             // the context turns fatal).
-            let outcome = done.recv();
+            let outcome = done.finish();
             tracing::debug!(target: "doca_dpa::dpa", waited = ?started.elapsed(), returned = ?outcome.map(|(rc, _)| rc).ok(), "a timed-out RPC's call returned");
         }
         self.in_flight.set(false);

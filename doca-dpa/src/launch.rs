@@ -862,7 +862,7 @@ impl Dpa {
         let target = RpcTarget(self.as_ptr());
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
         let started = Instant::now();
-        std::thread::Builder::new()
+        let thread = std::thread::Builder::new()
             .name("doca-dpa-rpc".into())
             .spawn(move || {
                 let mut ret = 0u64;
@@ -882,10 +882,25 @@ impl Dpa {
                 what: "a host thread for doca_dpa_rpc",
                 reason: e.to_string(),
             })?;
-        let rc = match rx.recv_timeout(timeout) {
-            Ok((rc, ret)) => crate::error::check(CALL, rc).map(|()| ret),
+        let call = crate::dpa::RpcCall {
+            outcome: rx,
+            thread,
+        };
+        let rc = match call.outcome.recv_timeout(timeout) {
+            Ok((rc, ret)) => {
+                call.join();
+                crate::error::check(CALL, rc).map(|()| ret)
+            }
+            // The thread ended without a result (it cannot panic before sending).
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                call.join();
+                Err(Error::Unavailable {
+                    what: "the result of doca_dpa_rpc",
+                    reason: "its host thread ended without one".into(),
+                })
+            }
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                self.rpc_gate().hold(rx);
+                self.rpc_gate().hold(call);
                 crate::keep::defer(self, keep);
                 return Err(Error::RpcTimeout(Box::new(RpcDiagnosis {
                     function: rpc.name(),
@@ -893,11 +908,6 @@ impl Dpa {
                     kernel_max_run_time: self.limits().kernel_max_run_time,
                 })));
             }
-            // The thread ended without a result (it cannot panic before sending).
-            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => Err(Error::Unavailable {
-                what: "the result of doca_dpa_rpc",
-                reason: "its host thread ended without one".into(),
-            }),
         };
         match rc {
             Ok(ret) => Ok(ret),
