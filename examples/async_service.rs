@@ -108,7 +108,11 @@ async fn serve() -> Result<(), Error> {
         let t0 = Instant::now();
         for round in 1..=ROUND_TRIPS {
             dpa_ref
-                .rpc(&doca_examples::wake_counter, (notify_ref,))
+                .rpc(
+                    &doca_examples::wake_counter,
+                    (notify_ref,),
+                    Duration::from_secs(5),
+                )
                 .unwrap_or_else(|e| panic!("waking the thread: {e}"));
             done.reached(round)
                 .await

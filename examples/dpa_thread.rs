@@ -35,7 +35,11 @@ fn main() -> Result<(), Report> {
     notify.run_thread()?;
 
     for round in 1..=3u64 {
-        dpa.rpc(&doca_examples::wake_counter, (&notify,))?;
+        dpa.rpc(
+            &doca_examples::wake_counter,
+            (&notify,),
+            Duration::from_secs(5),
+        )?;
         done.wait_gt(round - 1, Duration::from_secs(10))?;
         println!(
             "activation {round}: thread counted {}",

@@ -43,7 +43,16 @@
 //! # Ok::<(), doca::dpa::Error>(())
 //! ```
 
-pub use doca_dpa as dpa;
+/// DOCA DPA: devices, DPA contexts, kernel launches, events, memory, threads (the
+/// `doca-dpa` crate, whose documentation has the guide).
+///
+/// A module of its own rather than `pub use doca_dpa as dpa`: rustc names items in
+/// its messages by a path through a module, and through a renamed crate it prints
+/// the crate's own name (`doca::doca_dpa::…`), a path a user cannot write.
+pub mod dpa {
+    #[doc(inline)]
+    pub use doca_dpa::*;
+}
 /// Raw bindings to DOCA DPA and the DOCA Core pieces it needs.
 pub use doca_dpa_sys as sys;
 /// Sim only: the software DPA's test hooks (fault injection, device profiles,
@@ -52,7 +61,12 @@ pub use doca_dpa_sys as sys;
 /// is what brings doca-sim into a build).
 #[cfg(doca_backend = "sim")]
 pub use doca_dpa_sys::doca_sim as sim;
-pub use doca_rdmi as rdmi;
+/// DOCA RDMI on the DPA (the `doca-rdmi` crate); a module for the same reason as
+/// [`dpa`].
+pub mod rdmi {
+    #[doc(inline)]
+    pub use doca_rdmi::*;
+}
 
 /// The README's Rust examples, compiled (and, but for `no_run` ones, run) by
 /// `cargo test` as doctests of this crate. Its `rs` blocks are the out-of-tree user

@@ -190,7 +190,7 @@ fn step(rng: &mut Rng, w: &mut World) -> Result<(), String> {
                 return Ok(());
             };
             let (nc, notify) = &w.notifications[n];
-            let r = w.dpas[ctx].rpc(&doca_tests::notify, (notify,));
+            let r = w.dpas[ctx].rpc(&doca_tests::notify, (notify,), common::RPC_TIMEOUT);
             expect_outcome(r, ctx != *nc, "notify")?;
         }
         11 => {
@@ -404,7 +404,7 @@ fn start_woken(
     }
     if matches!(wake, Wake::Notify) {
         w.dpas[ctx]
-            .rpc(&doca_tests::notify, (&n,))
+            .rpc(&doca_tests::notify, (&n,), common::RPC_TIMEOUT)
             .map_err(|e| e.to_string())?;
     }
     w.threads.push((ctx, t));

@@ -150,7 +150,11 @@ fn a_gated_kernel_waits_for_the_host() {
 #[test]
 fn rpc_returns_the_kernel_value() {
     let dpa = dpa();
-    assert_eq!(dpa.rpc(&doca_tests::add, (40u64, 2u64)).unwrap(), 42);
+    assert_eq!(
+        dpa.rpc(&doca_tests::add, (40u64, 2u64), common::RPC_TIMEOUT)
+            .unwrap(),
+        42
+    );
 }
 
 #[test]
@@ -298,7 +302,11 @@ fn a_dpa_thread_runs_on_each_notification() {
     let notification = NotificationCompletion::new(&thread).unwrap();
     notification.run_thread().unwrap();
     for expected in 1..=3u64 {
-        assert_eq!(dpa.rpc(&doca_tests::notify, (&notification,)).unwrap(), 1);
+        assert_eq!(
+            dpa.rpc(&doca_tests::notify, (&notification,), common::RPC_TIMEOUT)
+                .unwrap(),
+            1
+        );
         let deadline = std::time::Instant::now() + LONG;
         while counter.to_vec().unwrap()[0] < expected {
             assert!(
@@ -667,8 +675,12 @@ fn structs_pass_by_value_to_kernels_and_rpcs() {
     let dpa = dpa();
     let pair = doca_tests::bv_pair { a: 1 << 40, b: 7 };
     assert_eq!(
-        dpa.rpc(&doca_tests::bv_pair_sum, (3u32, &pair, 100u64))
-            .unwrap(),
+        dpa.rpc(
+            &doca_tests::bv_pair_sum,
+            (3u32, &pair, 100u64),
+            common::RPC_TIMEOUT
+        )
+        .unwrap(),
         (1 << 40) + 7 + 3 + 100
     );
     let point = doca_tests::bv_point {
@@ -677,7 +689,12 @@ fn structs_pass_by_value_to_kernels_and_rpcs() {
         w: 10.0,
     };
     assert_eq!(
-        dpa.rpc(&doca_tests::bv_point_weigh, (point, 5u32)).unwrap(),
+        dpa.rpc(
+            &doca_tests::bv_point_weigh,
+            (point, 5u32),
+            common::RPC_TIMEOUT
+        )
+        .unwrap(),
         45
     );
 

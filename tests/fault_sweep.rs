@@ -127,7 +127,7 @@ fn flow_thread() -> FlowResult {
     let thread = ThreadBuilder::new(&dpa, &doca_tests::count_activations, (&counter,))?.start()?;
     let notification = NotificationCompletion::new(&thread)?;
     notification.run_thread()?;
-    let r = dpa.rpc(&doca_tests::notify, (&notification,))?;
+    let r = dpa.rpc(&doca_tests::notify, (&notification,), common::RPC_TIMEOUT)?;
     check(r == 1, || format!("notify returned {r}"))?;
     let deadline = Instant::now() + WAIT;
     loop {
@@ -143,7 +143,7 @@ fn flow_thread() -> FlowResult {
 /// RPC.
 fn flow_rpc() -> FlowResult {
     let dpa = start()?;
-    let r = dpa.rpc(&doca_tests::add, (40u64, 2u64))?;
+    let r = dpa.rpc(&doca_tests::add, (40u64, 2u64), common::RPC_TIMEOUT)?;
     check(r == 42, || format!("add returned {r}"))
 }
 

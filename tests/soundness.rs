@@ -384,7 +384,8 @@ fn a_thread_keeps_its_state_and_what_it_references(live: &Live<'_>) -> CaseResul
     live.expect("dpa_heap_block", 2, "after the host dropped the state")?;
     live.expect("doca_sync_event", 1, "after the host dropped the state")?;
     for _ in 0..3 {
-        dpa.rpc(&doca_tests::notify, (&notify,)).map_err(err)?;
+        dpa.rpc(&doca_tests::notify, (&notify,), common::RPC_TIMEOUT)
+            .map_err(err)?;
     }
     // Give the activations time to run on the state the host no longer holds.
     std::thread::sleep(Duration::from_millis(50));
@@ -413,7 +414,8 @@ fn start_and_notify(
     let thread = builder.start().map_err(err)?;
     let notify = NotificationCompletion::new(&thread).map_err(err)?;
     notify.run_thread().map_err(err)?;
-    dpa.rpc(&doca_tests::notify, (&notify,)).map_err(err)?;
+    dpa.rpc(&doca_tests::notify, (&notify,), common::RPC_TIMEOUT)
+        .map_err(err)?;
     Ok((thread, notify))
 }
 
@@ -626,7 +628,7 @@ fn a_notification_of_another_context(_: &Live<'_>) -> CaseResult {
         .map_err(err)?;
     let notify = NotificationCompletion::new(&thread).map_err(err)?;
     refused_as_foreign(
-        b.rpc(&doca_tests::notify, (&notify,)),
+        b.rpc(&doca_tests::notify, (&notify,), common::RPC_TIMEOUT),
         &a,
         &b,
         "a notification",
@@ -842,6 +844,107 @@ doca::rdmi::if_no_rdmi! {
     }
 }
 
+/// Starts `sound_hung_rpc` (which waits for `go`, then writes `data`) with a short
+/// timeout: the call must give up well before the kernel run-time limit, with the
+/// diagnosis.
+fn hung_rpc(dpa: &Dpa, go: &WaitEvent, data: &DpaBuffer<u64>) -> CaseResult {
+    let limit = dpa.limits().kernel_max_run_time;
+    let timeout = Duration::from_millis(30);
+    let started = Instant::now();
+    let r = dpa.rpc(&doca_tests::sound_hung_rpc, (go, data), timeout);
+    let took = started.elapsed();
+    match r {
+        Err(Error::RpcTimeout(d)) => {
+            let said = d.to_string();
+            check(
+                d.function == "sound_hung_rpc"
+                    && d.waited >= timeout
+                    && d.kernel_max_run_time == limit
+                    && said.starts_with("RPC `sound_hung_rpc` did not return within"),
+                || format!("the RPC's diagnosis: {d:?}: {said}"),
+            )?
+        }
+        other => return Err(format!("a hung RPC answered {other:?}")),
+    }
+    check(took < limit / 2, || {
+        format!("a hung RPC with a {timeout:?} timeout returned after {took:?} (limit {limit:?})")
+    })
+}
+
+/// An RPC times out, the host drops its arguments, then releases it: the function
+/// writes the dropped buffer (which must still be there), the next use of the
+/// context waits for the call to return, and the arguments are released once the
+/// run-time limit has passed with the context healthy.
+fn a_timed_out_rpc_keeps_its_arguments(live: &Live<'_>) -> CaseResult {
+    let dpa = common::dpa();
+    let go = WaitEvent::new(&dpa, Export::ToDpa).map_err(err)?;
+    let data = DpaBuffer::<u64>::new(&dpa, 8).map_err(err)?;
+    hung_rpc(&dpa, &go, &data)?;
+    drop(data);
+    live.expect(
+        "dpa_heap_block",
+        1,
+        "after the host dropped the RPC's buffer",
+    )?;
+    // Not a call with the context: it does not wait for the RPC.
+    go.set(1).map_err(err)?;
+    drop(go);
+    live.expect(
+        "doca_sync_event",
+        1,
+        "after the host dropped the RPC's event",
+    )?;
+    // Waits for the call to return, then asks.
+    no_fault(&dpa, "after the released RPC wrote its dropped buffer")?;
+    live.expect("dpa_heap_block", 1, "right after the RPC returned")?;
+    let sum = dpa
+        .rpc(&doca_tests::add, (40u64, 2u64), common::RPC_TIMEOUT)
+        .map_err(err)?;
+    check(sum == 42, || format!("the next RPC returned {sum}"))?;
+    settle_deferred(&dpa);
+    live.expect("dpa_heap_block", 0, "once the run-time limit passed")?;
+    live.expect("doca_sync_event", 0, "once the run-time limit passed")?;
+    Ok(())
+}
+
+/// An RPC times out and is never released: the run-time limit stops it (the
+/// context turns fatal), the next use of the context waits for that, and what the
+/// RPC used is leaked, never freed.
+fn a_hung_rpc_past_the_run_time_limit(live: &Live<'_>) -> CaseResult {
+    let dpa = common::dpa();
+    let go = WaitEvent::new(&dpa, Export::ToDpa).map_err(err)?;
+    let data = DpaBuffer::<u64>::new(&dpa, 8).map_err(err)?;
+    let buried = doca::dpa::buried_count();
+    hung_rpc(&dpa, &go, &data)?;
+    drop((go, data));
+    live.expect(
+        "dpa_heap_block",
+        1,
+        "after the host dropped the hung RPC's buffer",
+    )?;
+    live.expect(
+        "doca_sync_event",
+        1,
+        "after the host dropped the hung RPC's event",
+    )?;
+    let health = dpa.health().map_err(err)?;
+    check(health == doca::dpa::Health::Fatal, || {
+        format!("a function past the run-time limit left the context {health:?}")
+    })?;
+    // On the sim: the fault is the watchdog's, not an access to freed memory.
+    if let Some(report) = dpa.fault_report() {
+        check(report.contains("watchdog"), || {
+            format!("the hung RPC's fault: {report}")
+        })?;
+    }
+    settle_deferred(&dpa);
+    check(doca::dpa::buried_count() > buried, || {
+        "what a stopped RPC used was not buried".into()
+    })?;
+    live.expect("dpa_heap_block", 1, "after the context turned fatal")?;
+    Ok(())
+}
+
 /// A device with a short kernel run-time limit, so a launcher dropped with a kernel
 /// running gives up quickly.
 #[cfg(doca_backend = "sim")]
@@ -936,6 +1039,15 @@ fn no_sequence_of_safe_calls_lets_the_dpa_use_what_was_released() {
         (
             "the compiled preprocessor branch declares the kernel",
             the_compiled_preprocessor_branch_declares_the_kernel,
+        ),
+        // RPCs that time out.
+        (
+            "an RPC that timed out, then drop of its arguments",
+            a_timed_out_rpc_keeps_its_arguments,
+        ),
+        (
+            "a hung RPC past the run-time limit",
+            a_hung_rpc_past_the_run_time_limit,
         ),
         // Sizes from user input.
         (

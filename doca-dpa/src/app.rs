@@ -100,6 +100,13 @@ impl AbiScalar for f64 {}
 /// `Abi` must be the C type the generated launcher takes for parameters of this type,
 /// and every [`KernelArg`] for the type must produce values valid for that C
 /// parameter.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a device-function parameter type",
+    label = "not the Rust form of a C parameter type",
+    note = "parameter types come from the kernel's C prototype (`include_app!`): integers \
+            (`u64`, `u32`, `i64`, `i32`, `f32`, `f64`), the markers of `doca::dpa::param` for DOCA \
+            handles and DPA addresses, `param::Ptr<T, _>` for `T *`, `param::ByValue<S>` for a struct"
+)]
 pub unsafe trait KernelParam: 'static {
     /// The value handed to the launcher.
     type Abi: AbiScalar;
@@ -209,10 +216,18 @@ pub mod param {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be passed for a device-function parameter of type `{P}`",
     label = "the kernel's C prototype declares this parameter as `{P}`",
-    note = "arguments for DOCA handles and DPA addresses are the objects themselves \
-            (`&DpaBuffer`, `&KernelEvent`, `&Completion`, …), which the launch keeps alive",
-    note = "a `param::Ptr<T>` parameter is a C `T *`: it takes a `&DpaBuffer<T>`, \
-            `&DpaSlice<T>` or `&DpaBox<T>` of exactly that element type"
+    note = "an integer C parameter (`uint64_t`: `u64`, `uint32_t`: `u32`, …) takes an integer; \
+            to pass it a DPA object, declare the parameter `doca_dpa_dev_uintptr_t` in the kernel \
+            (for `&DpaBuffer`, `&DpaSlice`, `&DpaBox`; DOCA's samples write a thread's \
+            argument as `uint64_t arg`) or with the object's handle type \
+            (`doca_dpa_dev_sync_event_t`, `doca_dpa_dev_completion_t`, …)",
+    note = "a handle or address C parameter (`doca::dpa::param::DevPtr` is a \
+            `doca_dpa_dev_uintptr_t`, `param::SyncEvent` a `doca_dpa_dev_sync_event_t`, …) takes \
+            the object itself (`&DpaBuffer`, `&DpaBox`, `&KernelEvent`, `&Completion`, …), which \
+            the launch keeps alive, not an integer",
+    note = "a `param::Ptr<T, __param::FUNCTION::PARAMETER>` is the C pointer parameter `T *PARAMETER` \
+            of FUNCTION: it takes a `&DpaBuffer<T>`, `&DpaSlice<T>` or `&DpaBox<T>` of exactly that \
+            element type"
 )]
 pub unsafe trait KernelArg<P: KernelParam> {
     /// The value for the C parameter, recording in `keep` what it keeps alive.
@@ -233,8 +248,9 @@ unsafe impl<P: KernelParam, A: KernelArg<P> + ?Sized> KernelArg<P> for &A {
 /// only, so `Abi` is always the tuple of the parameters' `Abi`s that the generated
 /// launchers take.
 pub trait ParamList: sealed::SealedParams + 'static {
-    /// The tuple of the values handed to the launcher.
-    type Abi: Copy;
+    /// The tuple of the values handed to the launcher (plain values: an RPC's
+    /// are handed to its host thread).
+    type Abi: Copy + Send + 'static;
 }
 
 /// A tuple of arguments matching the parameter tuple `Ps` element by element.
@@ -317,6 +333,12 @@ pub struct RawLaunch {
 /// `Params` must be the function's C parameter types, and `launch` must call
 /// `doca_dpa_kernel_launch_update_add` (or `_set`, per `l.add`) for exactly this
 /// function, passing each value with its parameter's C type.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not the signature of a `__dpa_global__` function",
+    label = "launches and DPA threads run `__dpa_global__` functions",
+    note = "an RPC (`__dpa_rpc__`) is called with `Dpa::rpc`; the signatures are generated from \
+            the C prototypes by `include_app!`"
+)]
 pub unsafe trait KernelSig: 'static {
     /// The parameter types, in order.
     type Params: ParamList;
@@ -335,6 +357,12 @@ pub unsafe trait KernelSig: 'static {
 ///
 /// # Safety
 /// As [`KernelSig`], for `doca_dpa_rpc`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not the signature of a `__dpa_rpc__` function",
+    label = "`Dpa::rpc` calls `__dpa_rpc__` functions (which return `uint64_t`)",
+    note = "a `__dpa_global__` function is launched with `Launcher::launch` or run by a \
+            `ThreadBuilder`; the signatures are generated from the C prototypes by `include_app!`"
+)]
 pub unsafe trait RpcSig: 'static {
     /// The parameter types, in order.
     type Params: ParamList;

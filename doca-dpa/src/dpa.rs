@@ -81,6 +81,81 @@ pub(crate) struct DpaInner {
     device: Device,
     app: App,
     pub(crate) limits: Limits,
+    /// A timed-out RPC still in its `doca_dpa_rpc` call.
+    pub(crate) rpc: RpcGate,
+}
+
+/// The end of a `doca_dpa_rpc` call made on an RPC host thread: DOCA's code and
+/// the function's result.
+pub(crate) type RpcOutcome = (sys::doca_error_t, u64);
+
+/// An RPC's host thread and where its outcome arrives.
+#[derive(Debug)]
+pub(crate) struct RpcCall {
+    pub(crate) outcome: std::sync::mpsc::Receiver<RpcOutcome>,
+    pub(crate) thread: std::thread::JoinHandle<()>,
+}
+
+impl RpcCall {
+    /// Waits for the call to return and its thread to end (joined, so that no
+    /// thread of ours outlives the program's last use of the context).
+    pub(crate) fn finish(self) -> std::result::Result<RpcOutcome, std::sync::mpsc::RecvError> {
+        let outcome = self.outcome.recv();
+        self.join();
+        outcome
+    }
+
+    /// Joins the thread once its outcome arrived (it only sends, then ends).
+    pub(crate) fn join(self) {
+        // It cannot panic: nothing to report.
+        let _ = self.thread.join();
+    }
+}
+
+/// A timed-out RPC still in its `doca_dpa_rpc` call on its host thread (see
+/// [`Dpa::rpc`]).
+///
+/// DOCA DPA objects are not thread-safe (facts §9), so while that call runs no
+/// other thread may call DOCA with this context: [`Dpa::as_ptr`], which every call
+/// naming the context goes through, and the teardown first wait for the call to
+/// return ([`RpcGate::settle`]).
+#[derive(Debug, Default)]
+pub(crate) struct RpcGate {
+    /// Whether `done` holds a call that may not have returned (checked on every use).
+    in_flight: std::cell::Cell<bool>,
+    /// Receives the call's outcome when it returns (or disconnects if the thread
+    /// ended without sending: the call is over either way), and the thread.
+    done: std::cell::RefCell<Option<RpcCall>>,
+}
+
+impl RpcGate {
+    /// Records a call that may still run; it is settled before the next use.
+    pub(crate) fn hold(&self, done: RpcCall) {
+        *self.done.borrow_mut() = Some(done);
+        self.in_flight.set(true);
+    }
+
+    /// Waits until a timed-out RPC's call has returned (at once if there is none).
+    #[inline]
+    pub(crate) fn settle(&self) {
+        if self.in_flight.get() {
+            self.settle_slow();
+        }
+    }
+
+    #[cold]
+    fn settle_slow(&self) {
+        let done = self.done.borrow_mut().take();
+        if let Some(done) = done {
+            let started = std::time::Instant::now();
+            // Blocks until the call returns: what bounds it is the device's kernel
+            // run-time limit (a device function that overruns it is stopped and
+            // the context turns fatal).
+            let outcome = done.finish();
+            tracing::debug!(target: "doca_dpa::dpa", waited = ?started.elapsed(), returned = ?outcome.map(|(rc, _)| rc).ok(), "a timed-out RPC's call returned");
+        }
+        self.in_flight.set(false);
+    }
 }
 
 fn next_serial() -> u64 {
@@ -103,6 +178,7 @@ impl DpaInner {
     /// `doca_dpa_stop` then `doca_dpa_destroy`. Children (threads, events,
     /// memory, launchers) each hold an `Rc` of this, so they are gone.
     fn teardown(&mut self) -> Result<()> {
+        self.rpc.settle();
         let p = self.ptr.as_ptr();
         self.torn_down = true;
         // SAFETY: a started context created by doca_dpa_create (or extended),
@@ -285,6 +361,7 @@ impl DpaBuilder {
                 device: self.device.clone(),
                 app,
                 limits,
+                rpc: RpcGate::default(),
             }),
             _not_send: std::marker::PhantomData,
         };
@@ -428,7 +505,13 @@ impl Dpa {
     /// The raw `doca_dpa`, for calls this crate does not wrap (e.g.
     /// `doca_ctx_set_datapath_on_dpa` by another library). Valid while this
     /// `Dpa` or a clone lives; do not stop or destroy it.
+    ///
+    /// If an RPC timed out ([`Dpa::rpc`]) and its `doca_dpa_rpc` call has not
+    /// returned yet, this first waits for it to return: DOCA DPA objects are not
+    /// thread-safe, and that call runs on a host thread of its own.
+    #[inline]
     pub fn as_ptr(&self) -> *mut sys::doca_dpa {
+        self.inner.rpc.settle();
         self.inner.ptr.as_ptr()
     }
 
@@ -482,6 +565,11 @@ impl Dpa {
     }
 
     /// What every clone shares: the identity of the context.
+    /// The wait for a timed-out RPC (see [`Dpa::rpc`]).
+    pub(crate) fn rpc_gate(&self) -> &RpcGate {
+        &self.inner.rpc
+    }
+
     pub(crate) fn identity(&self) -> *const () {
         Rc::as_ptr(&self.inner).cast()
     }
@@ -573,6 +661,7 @@ impl Dpa {
                 device: other.clone(),
                 app: self.inner.app,
                 limits,
+                rpc: RpcGate::default(),
             }),
             _not_send: std::marker::PhantomData,
         };

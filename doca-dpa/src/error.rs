@@ -197,6 +197,36 @@ impl fmt::Display for LaunchDiagnosis {
     }
 }
 
+/// What [`Dpa::rpc`](crate::Dpa::rpc) knew when it gave up waiting.
+///
+/// The context's health is not asked: the `doca_dpa_rpc` call may still run, and
+/// DOCA DPA objects are not thread-safe (the next use of the context waits for the
+/// call to return, then [`Dpa::health`](crate::Dpa::health) answers).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct RpcDiagnosis {
+    /// The RPC function's C name.
+    pub function: &'static str,
+    /// How long the wait lasted.
+    pub waited: Duration,
+    /// The device's kernel run-time limit (`doca_dpa_get_kernel_max_run_time`),
+    /// after which a function still running is stopped and the context turns fatal.
+    pub kernel_max_run_time: Duration,
+}
+
+impl fmt::Display for RpcDiagnosis {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "RPC `{}` did not return within {:?}: it may loop, wait on an event or memory nobody updates, \
+             or wait for an execution unit busy with other device code. It still runs: its arguments are \
+             held, and the next use of this DPA context waits for the call to return; a function still \
+             running after the kernel run-time limit of {:?} is stopped and the context turns fatal",
+            self.function, self.waited, self.kernel_max_run_time
+        )
+    }
+}
+
 /// The ways a DOCA DPA operation fails.
 ///
 /// Every variant says which DOCA call (or which check before it) failed;
@@ -242,6 +272,9 @@ pub enum Error {
     /// A kernel launch did not complete in time.
     #[error("{0}")]
     LaunchTimeout(Box<LaunchDiagnosis>),
+    /// An RPC did not return in time ([`Dpa::rpc`](crate::Dpa::rpc)).
+    #[error("{0}")]
+    RpcTimeout(Box<RpcDiagnosis>),
     /// A host-side wait (not a DOCA call) gave up.
     #[error("the wait gave up after {waited:?}: {reason}")]
     WaitTimeout {
@@ -387,6 +420,7 @@ impl Error {
             | Error::InUse { call, .. }
             | Error::NoDpa { call, .. }
             | Error::NoSuchDevice { call, .. } => Some(call),
+            Error::RpcTimeout(_) => Some("doca_dpa_rpc"),
             Error::LaunchTimeout(_) | Error::WaitTimeout { .. } => None,
             Error::Unavailable { .. } => None,
         }
@@ -411,7 +445,9 @@ impl Error {
             Error::InvalidArgument { .. } => ErrorKind::InvalidArgument,
             Error::ContextFatal { .. } => ErrorKind::ContextFatal,
             Error::LaunchTimeout(d) if d.context_fatal => ErrorKind::ContextFatal,
-            Error::LaunchTimeout(_) | Error::WaitTimeout { .. } => ErrorKind::Timeout,
+            Error::LaunchTimeout(_) | Error::RpcTimeout(_) | Error::WaitTimeout { .. } => {
+                ErrorKind::Timeout
+            }
             Error::Unavailable { .. } | Error::NoDpa { .. } => ErrorKind::NotSupported,
             Error::NoSuchDevice { .. } => ErrorKind::NotFound,
             Error::InUse { .. } => ErrorKind::InUse,

@@ -17,7 +17,7 @@ use doca_dpa_sys as sys;
 
 use crate::app::{foreign_function, Kernel, KernelArgs, KernelSig, RawLaunch, Rpc, RpcSig};
 use crate::dpa::Dpa;
-use crate::error::{Error, LaunchDiagnosis, Result};
+use crate::error::{Error, LaunchDiagnosis, Result, RpcDiagnosis};
 use crate::keep::{KeepAlive, KeepQueue};
 use crate::sync_event::{Backoff, Event, WaitEvent};
 
@@ -802,18 +802,55 @@ impl std::future::Future for LaunchCompletion<'_> {
     }
 }
 
+/// The context pointer handed to an RPC's host thread.
+struct RpcTarget(*mut sys::doca_dpa);
+
+// SAFETY: the pointer is used by the RPC's host thread only for its one
+// `doca_dpa_rpc` call, and while that call may run the owning thread makes no DOCA
+// call with the context: it waits for the result, and after a timeout every use of
+// the context (`Dpa::as_ptr`, the teardown) first waits for the call to return
+// (`RpcGate`). The `Dpa` outlives the call (its drop settles the gate too).
+unsafe impl Send for RpcTarget {}
+
+impl RpcTarget {
+    // A method, so that a closure captures the whole (`Send`) wrapper rather than
+    // its raw-pointer field.
+    fn get(&self) -> *mut sys::doca_dpa {
+        self.0
+    }
+}
+
 impl Dpa {
     /// Calls an RPC function and returns its `uint64_t` result
-    /// (`doca_dpa_rpc`, EXPERIMENTAL; blocking, through the function's generated
-    /// launcher).
+    /// (`doca_dpa_rpc`, EXPERIMENTAL, through the function's generated launcher),
+    /// waiting at most `timeout` for it.
     ///
-    /// If DOCA reports a failure on a context that is no longer healthy, the RPC may
-    /// still be running on the DPA, so what the arguments keep alive is leaked rather
-    /// than released.
+    /// `doca_dpa_rpc` blocks until the device function returns, so the call is made
+    /// on a host thread of its own (one per RPC, a few tens of microseconds) while
+    /// this thread waits for its result. If the result does not come within
+    /// `timeout`, the error is [`Error::RpcTimeout`] with an [`RpcDiagnosis`]
+    /// instead of blocking until the device's kernel run-time limit stops the
+    /// function. The function may still run then:
+    ///
+    /// - what the arguments keep alive (DPA memory, events, completions) is held
+    ///   until the kernel run-time limit has passed with the context healthy, and
+    ///   leaked, never freed, if the context turned fatal (a function that overran
+    ///   the limit was stopped);
+    /// - DOCA DPA objects are not thread-safe, so the next use of this context
+    ///   (anything that calls DOCA with it, through [`Dpa::as_ptr`], and its
+    ///   teardown) first waits for the `doca_dpa_rpc` call to return. Objects that
+    ///   DOCA calls by their own handle (an event's `set`, say) do not wait: that is
+    ///   how a host releases a function waiting on an event.
+    ///
+    /// If DOCA reports a failure on a context that is no longer healthy, the RPC
+    /// may still be running on the DPA, so what the arguments keep alive is leaked
+    /// rather than released. Fails with [`Error::Unavailable`] if the host thread
+    /// cannot be started.
     pub fn rpc<S: RpcSig, A: KernelArgs<S::Params, S>>(
         &self,
         rpc: &Rpc<S>,
         args: A,
+        timeout: Duration,
     ) -> Result<u64> {
         const CALL: &str = "doca_dpa_rpc";
         if !rpc.belongs_to(self.app()) {
@@ -821,16 +858,60 @@ impl Dpa {
         }
         let mut keep = KeepQueue::default();
         let abi = args.lower_all(&mut keep.recorder(0, Some(crate::keep::CtxId::of(self))))?;
-        let mut ret = 0u64;
-        // SAFETY: a started context and an RPC of its application (checked above)
-        // whose generated launcher passes the lowered arguments with the C parameter
-        // types; the values come from the sealed `KernelArgs` (so from `KernelArg`
-        // impls, context-checked) and `keep` holds what they reference until the call
-        // returns (or for ever, when it may still run).
-        let rc = unsafe { S::call(self.as_ptr(), &mut ret, abi) };
-        match crate::error::check(CALL, rc) {
-            Ok(()) => Ok(ret),
-            // The call is blocking: on a healthy context a failed RPC is over.
+        // Settles an earlier timed-out call first.
+        let target = RpcTarget(self.as_ptr());
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        let started = Instant::now();
+        let thread = std::thread::Builder::new()
+            .name("doca-dpa-rpc".into())
+            .spawn(move || {
+                let mut ret = 0u64;
+                // SAFETY: a started context (no other thread calls DOCA with it
+                // while this call may run: `RpcTarget`) and an RPC of its
+                // application (checked above) whose generated launcher passes the
+                // lowered arguments with the C parameter types; the values come
+                // from the sealed `KernelArgs` (so from `KernelArg` impls,
+                // context-checked) and `keep` holds what they reference until the
+                // call is known to have returned (or for ever, when it may still
+                // run on a fatal context).
+                let rc = unsafe { S::call(target.get(), &mut ret, abi) };
+                // The receiver may be gone (a drop settled the gate): nothing to do.
+                let _ = tx.send((rc, ret));
+            })
+            .map_err(|e| Error::Unavailable {
+                what: "a host thread for doca_dpa_rpc",
+                reason: e.to_string(),
+            })?;
+        let call = crate::dpa::RpcCall {
+            outcome: rx,
+            thread,
+        };
+        let rc = match call.outcome.recv_timeout(timeout) {
+            Ok((rc, ret)) => {
+                call.join();
+                crate::error::check(CALL, rc).map(|()| ret)
+            }
+            // The thread ended without a result (it cannot panic before sending).
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                call.join();
+                Err(Error::Unavailable {
+                    what: "the result of doca_dpa_rpc",
+                    reason: "its host thread ended without one".into(),
+                })
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                self.rpc_gate().hold(call);
+                crate::keep::defer(self, keep);
+                return Err(Error::RpcTimeout(Box::new(RpcDiagnosis {
+                    function: rpc.name(),
+                    waited: started.elapsed(),
+                    kernel_max_run_time: self.limits().kernel_max_run_time,
+                })));
+            }
+        };
+        match rc {
+            Ok(ret) => Ok(ret),
+            // The call has returned: on a healthy context a failed RPC is over.
             Err(e) if self.health().ok() == Some(crate::Health::Ok) => Err(e),
             Err(e) => {
                 // A fatal context (or one whose health is unknown) may still run it.

@@ -152,7 +152,7 @@ pub use dpa::{Dpa, DpaBuilder, Health, Limits, LogLevel, SendDpa};
 #[cfg(doca_sym = "doca_sync_event_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use engine::{Engine, Reactor};
-pub use error::{Error, ErrorCode, ErrorKind, LaunchDiagnosis, Result};
+pub use error::{Error, ErrorCode, ErrorKind, LaunchDiagnosis, Result, RpcDiagnosis};
 #[cfg(doca_sym = "doca_dpa_hash_table_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use hash_table::HashTable;

@@ -20,6 +20,14 @@ use crate::keep::{CtxId, Keep, KeepAlive, KeepQueue};
 /// # Safety
 /// Every bit pattern of `size_of::<T>()` bytes must be a valid `T`, and `T`
 /// must have no padding.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not plain data that DPA memory can hold",
+    label = "DPA memory holds plain data only",
+    note = "`DpaBuffer<T>` and `DpaSlice<T>` hold integers, floats and arrays of them \
+            (`T: DeviceCopy`); a C struct of your kernels is a `DpaBox<S>` of its generated form, \
+            whose handle and address fields keep their objects alive; a pointer or a Rust \
+            allocation (`String`, `Vec`, `Box`) means nothing on the DPA"
+)]
 pub unsafe trait DeviceCopy: Copy + 'static {}
 
 macro_rules! device_copy {
@@ -531,6 +539,12 @@ impl<P: KernelParam> Handle<P> {
 /// `Repr` must have the layout of the C struct with no implicit padding, every bit
 /// pattern must be a valid `Repr`, and `lower` must record every object its handle
 /// and address fields reference.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a struct generated from a C definition of your kernels",
+    label = "a `DpaBox` or a by-value struct argument holds a generated struct",
+    note = "define the struct in your kernel sources and use the form `include_app!` generates \
+            (`my_app::my_struct`); plain data arrays go in a `DpaBuffer` instead"
+)]
 pub unsafe trait DeviceStruct: 'static {
     /// The C layout (no padding: the generator makes it explicit).
     type Repr: Copy + 'static;

@@ -198,6 +198,13 @@ impl Drop for ThreadInner {
 ///
 /// **Sealed**: implemented for `()` and one-parameter tuples by this crate only (the
 /// value it extracts is what DOCA hands the thread function).
+#[diagnostic::on_unimplemented(
+    message = "a DPA thread function takes one 64-bit parameter or none, not `{Self}`",
+    label = "this function's C parameters are `{Self}`",
+    note = "DOCA hands a thread function one `uint64_t` (`doca_dpa_thread_set_func_arg`): declare \
+            it `doca_dpa_dev_uintptr_t arg` in the kernel and pass a `&DpaBox` of a struct that \
+            holds the other values (see the README's \"State shared with a DPA thread\")"
+)]
 pub trait ThreadParams: ParamList + crate::app::sealed::SealedParams {
     /// The thread argument.
     #[doc(hidden)]

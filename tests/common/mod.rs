@@ -12,6 +12,10 @@ use doca::dpa::{Device, Dpa};
 // from their C prototypes by the doca-test-kernels package.
 pub(crate) use doca_test_kernels::doca_tests;
 
+/// How long the tests wait for an RPC that returns (far above its run time, even
+/// under valgrind).
+pub(crate) const RPC_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
+
 /// The device under test.
 pub(crate) fn device() -> Device {
     let opened = match std::env::var("DOCA_TEST_DEVICE") {

@@ -76,3 +76,16 @@ __dpa_global__ void sound_branch_store(uint64_t out, uint64_t value)
 {
 	((uint64_t *)out)[0] = value;
 }
+
+/*
+ * An RPC that hangs until the host sets the event above 0, then writes 1..=8 into
+ * data: a Dpa::rpc that times out while the function still runs, and uses its
+ * arguments afterwards. Never set, it runs until the kernel run-time limit.
+ */
+__dpa_rpc__ uint64_t sound_hung_rpc(doca_dpa_dev_sync_event_t go, doca_dpa_dev_uintptr_t data)
+{
+	doca_dpa_dev_sync_event_wait_gt(go, 0, ~0ull);
+	for (int i = 0; i < 8; i++)
+		((uint64_t *)data)[i] = i + 1;
+	return 8;
+}
