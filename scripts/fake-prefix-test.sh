@@ -83,7 +83,8 @@ tmp=\$(mktemp -d)
 {
     echo "struct doca_dpa_app;"
     echo "struct doca_dpa_app *\$app = 0;"
-    sed -n 's/.*__dpa_\(global\|rpc\)__ *[a-z_0-9]* *\([A-Za-z_][A-Za-z_0-9]*\) *(.*/void \2(void) {}/p' "\${srcs[@]}"
+    # Once per name: a kernel may be defined in two #if branches (sound_branch_store).
+    sed -n 's/.*__dpa_\(global\|rpc\)__ *[a-z_0-9]* *\([A-Za-z_][A-Za-z_0-9]*\) *(.*/void \2(void) {}/p' "\${srcs[@]}" | sort -u
 } > "\$tmp/app.c"
 "\$cc" -c -fPIC -o "\$tmp/app.o" "\$tmp/app.c"
 rm -f "\$out"

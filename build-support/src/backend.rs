@@ -52,12 +52,7 @@ impl Backend {
 
     /// The inverse of [`Backend::as_str`].
     pub fn parse(text: &str) -> Option<Backend> {
-        match text {
-            "hardware" => Some(Backend::Hardware),
-            "sim" => Some(Backend::Sim),
-            "docs" => Some(Backend::Docs),
-            _ => None,
-        }
+        Backend::ALL.into_iter().find(|b| b.as_str() == text)
     }
 
     /// Every value, for `rustc-check-cfg`.
@@ -96,6 +91,17 @@ pub struct Choice {
     pub install: Option<Install>,
     /// Why this backend was chosen (for build logs and `build_info`).
     pub reason: String,
+}
+
+impl Choice {
+    /// The sim or docs backend, which use no install.
+    fn no_install(backend: Backend, reason: &str) -> Choice {
+        Choice {
+            backend,
+            install: None,
+            reason: reason.to_owned(),
+        }
+    }
 }
 
 /// Why no backend could be chosen. The [`Display`](fmt::Display) text is the message.
@@ -169,21 +175,14 @@ pub fn choose(
     probe: impl FnOnce() -> Result<Install, DiscoveryError>,
 ) -> Result<Choice, BackendError> {
     if env.is_set("DOCS_RS") {
-        return Ok(Choice {
-            backend: Backend::Docs,
-            install: None,
-            reason: "DOCS_RS is set: documentation build, nothing is linked".to_owned(),
-        });
+        let reason = "DOCS_RS is set: documentation build, nothing is linked";
+        return Ok(Choice::no_install(Backend::Docs, reason));
     }
     let requested = env
         .get("DOCA_BACKEND")
         .map(|v| v.trim().to_ascii_lowercase());
     match requested.as_deref() {
-        Some("sim") if sim_feature => Ok(Choice {
-            backend: Backend::Sim,
-            install: None,
-            reason: "DOCA_BACKEND=sim".to_owned(),
-        }),
+        Some("sim") if sim_feature => Ok(Choice::no_install(Backend::Sim, "DOCA_BACKEND=sim")),
         Some("sim") => Err(BackendError::SimNotBuilt {
             requested: "DOCA_BACKEND=sim".to_owned(),
         }),
@@ -201,12 +200,10 @@ pub fn choose(
                 requested: "DOCA_BACKEND=auto found an unusable DOCA install".to_owned(),
                 error: Box::new(error),
             }),
-            Err(_) if sim_feature => Ok(Choice {
-                backend: Backend::Sim,
-                install: None,
-                reason: "DOCA_BACKEND=auto and DOCA is not installed: using the software DPA"
-                    .to_owned(),
-            }),
+            Err(_) if sim_feature => Ok(Choice::no_install(
+                Backend::Sim,
+                "DOCA_BACKEND=auto and DOCA is not installed: using the software DPA",
+            )),
             Err(error) => Err(BackendError::Discovery {
                 requested: concat!(
                     "DOCA_BACKEND=auto; DOCA is not installed and the software DPA is not in \
@@ -217,11 +214,10 @@ pub fn choose(
                 error: Box::new(error),
             }),
         },
-        None | Some("") if sim_feature => Ok(Choice {
-            backend: Backend::Sim,
-            install: None,
-            reason: "the `sim` cargo feature is on".to_owned(),
-        }),
+        None | Some("") if sim_feature => Ok(Choice::no_install(
+            Backend::Sim,
+            "the `sim` cargo feature is on",
+        )),
         None | Some("") => hardware(
             probe,
             concat!(

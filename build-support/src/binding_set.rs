@@ -138,12 +138,9 @@ pub fn resolve_headers(
 ) -> HeaderSelection {
     let mut sel = HeaderSelection::default();
     for h in set.headers() {
-        let found = if skip.iter().any(|s| s == h) {
-            None
-        } else {
-            include_dirs.iter().map(|d| d.join(h)).find(|p| p.is_file())
-        };
-        match found {
+        let skipped = skip.iter().any(|s| s == h);
+        let mut found = include_dirs.iter().map(|d| d.join(h));
+        match found.find(|p| !skipped && p.is_file()) {
             Some(p) => sel.used.push(p),
             None => sel.missing.push((*h).to_owned()),
         }

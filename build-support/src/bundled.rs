@@ -236,23 +236,18 @@ pub fn render(
                 replaced = set.dpa_use_line(true).map(str::to_owned);
             }
         }
-        for name in VERSION_MACROS {
-            if let Some(header) = version_header {
-                if name_after(line, "pub const ") == Some(name) {
-                    let value = version_value(header, name)?;
-                    replaced = Some(format!("pub const {name}: {value}"));
-                    rewritten.insert(name);
-                }
-            }
+        let constant = name_after(line, "pub const ");
+        let version_macro = VERSION_MACROS.iter().find(|n| constant == Some(**n));
+        if let (Some(name), Some(header)) = (version_macro, version_header) {
+            let value = version_value(header, name)?;
+            replaced = Some(format!("pub const {name}: {value}"));
+            rewritten.insert(name);
         }
         out.push_str(replaced.as_deref().unwrap_or(line));
         out.push('\n');
     }
-    if set.dpa_use_line(false).is_some() && !use_line_seen {
-        return Err(BundledError::Missing(format!(
-            "the line `{}`",
-            set.dpa_use_line(false).unwrap_or_default()
-        )));
+    if let (Some(line), false) = (set.dpa_use_line(false), use_line_seen) {
+        return Err(BundledError::Missing(format!("the line `{line}`")));
     }
     if version_header.is_some() {
         if let Some(name) = VERSION_MACROS.iter().find(|n| !rewritten.contains(*n)) {

@@ -180,29 +180,28 @@ impl Directives {
 
 /// Prints `cargo::metadata=KEY=VALUE` at once.
 pub fn metadata(key: &str, value: &str) {
-    let mut d = Directives::new();
-    d.metadata(key, value);
-    d.print();
+    print_one(|d| d.metadata(key, value));
 }
 
 /// Prints `cargo::rustc-check-cfg=cfg(NAME)` at once.
 pub fn check_cfg(name: &str) {
-    let mut d = Directives::new();
-    d.check_cfg(name);
-    d.print();
+    print_one(|d| d.check_cfg(name));
 }
 
 /// Prints `cargo::rustc-cfg=NAME` at once.
 pub fn cfg(name: &str) {
-    let mut d = Directives::new();
-    d.cfg(name);
-    d.print();
+    print_one(|d| d.cfg(name));
 }
 
 /// Prints `cargo::rustc-cfg=NAME="VALUE"` at once.
 pub fn cfg_value(name: &str, value: &str) {
+    print_one(|d| d.cfg_value(name, value));
+}
+
+/// Prints the one directive `f` adds.
+fn print_one(f: impl FnOnce(&mut Directives)) {
     let mut d = Directives::new();
-    d.cfg_value(name, value);
+    f(&mut d);
     d.print();
 }
 

@@ -55,7 +55,7 @@ use object::{Object, ObjectSymbol};
 use crate::audit::decls::declarations_in;
 use crate::binding_set::BindingSet;
 use crate::bundled::{committed_items, CommittedKind, VERSION_MACROS};
-use crate::dpa_app::parse::{lex, Lexed};
+use crate::dpa_app::parse::{lex, matching, Lexed};
 use crate::env::EnvReader;
 
 /// The defines bindgen is given, so the check sees what bindgen would.
@@ -230,12 +230,7 @@ pub fn check(
         .enumerate()
         .filter(|(_, w)| (w[0].is("struct") || w[0].is("union")) && w[1].is("__attribute__"))
         .filter_map(|(i, _)| {
-            let mut depth = 0;
-            let close = tokens[i + 2..].iter().position(|t| {
-                depth += i32::from(t.is("(")) - i32::from(t.is(")"));
-                depth == 0
-            })? + i
-                + 2;
+            let close = matching(&tokens, i + 2, "(", ")");
             match (tokens.get(close + 1), tokens.get(close + 2)) {
                 (Some(name), Some(semi)) if semi.is(";") => Some(name.text.clone()),
                 _ => None,

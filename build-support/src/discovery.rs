@@ -50,9 +50,7 @@ pub const DEFAULT_FLEXIO_PKGCONFIG: &str = "/opt/mellanox/flexio/lib/pkgconfig";
 
 /// Every module probed, in order.
 pub fn all_modules() -> Vec<&'static str> {
-    let mut v = DOCA_MODULES.to_vec();
-    v.push(FLEXIO_MODULE);
-    v
+    [DOCA_MODULES, &[FLEXIO_MODULE]].concat()
 }
 
 /// What the probe needs to know, read from the environment (or given by tests).
@@ -223,25 +221,17 @@ impl Install {
     /// The include directories of the given modules (all found modules when empty),
     /// in order, without duplicates.
     pub fn include_dirs(&self, modules: &[&str]) -> Vec<PathBuf> {
-        self.collect(modules, |m| &m.include_dirs)
+        union_of(&self.modules, modules, |m| &m.include_dirs)
     }
 
     /// The link directories of the given modules (all when empty), without duplicates.
     pub fn link_dirs(&self, modules: &[&str]) -> Vec<PathBuf> {
-        self.collect(modules, |m| &m.link_dirs)
+        union_of(&self.modules, modules, |m| &m.link_dirs)
     }
 
     /// The `-l` names of the given modules (all when empty), without duplicates.
     pub fn libs(&self, modules: &[&str]) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
-        for m in self.selected(modules) {
-            for l in &m.libs {
-                if !out.contains(l) {
-                    out.push(l.clone());
-                }
-            }
-        }
-        out
+        union_of(&self.modules, modules, |m| &m.libs)
     }
 
     /// `(module, version as written)` for every DOCA module found (not libflexio).
@@ -252,32 +242,27 @@ impl Install {
             .map(|m| (m.name.clone(), m.version_text.clone()))
             .collect()
     }
+}
 
-    fn selected<'a>(&'a self, modules: &[&str]) -> Vec<&'a Module> {
-        if modules.is_empty() {
-            all_modules()
-                .iter()
-                .filter_map(|m| self.modules.get(*m))
-                .collect()
-        } else {
-            modules
-                .iter()
-                .filter_map(|m| self.modules.get(*m))
-                .collect()
+/// `f`'s items over the found `modules` among `names` (every module probed when empty),
+/// in order, without duplicates.
+fn union_of<T: Clone + PartialEq>(
+    found: &BTreeMap<String, Module>,
+    names: &[&str],
+    f: impl Fn(&Module) -> &Vec<T>,
+) -> Vec<T> {
+    let names = if names.is_empty() {
+        all_modules()
+    } else {
+        names.to_vec()
+    };
+    let mut out: Vec<T> = Vec::new();
+    for item in names.iter().filter_map(|n| found.get(*n)).flat_map(f) {
+        if !out.contains(item) {
+            out.push(item.clone());
         }
     }
-
-    fn collect(&self, modules: &[&str], f: impl Fn(&Module) -> &Vec<PathBuf>) -> Vec<PathBuf> {
-        let mut out: Vec<PathBuf> = Vec::new();
-        for m in self.selected(modules) {
-            for d in f(m) {
-                if !out.contains(d) {
-                    out.push(d.clone());
-                }
-            }
-        }
-        out
-    }
+    out
 }
 
 /// Why no usable DOCA install was found. The [`Display`](fmt::Display) text is the
@@ -379,10 +364,8 @@ impl fmt::Display for DiscoveryError {
                     missing.join(" / ")
                 )?;
                 writeln!(f, "  modules searched: {}", searched.join(", "))?;
-                match pkg_config_path {
-                    Some(p) => writeln!(f, "  PKG_CONFIG_PATH: {p}")?,
-                    None => writeln!(f, "  PKG_CONFIG_PATH: (not set)")?,
-                }
+                let path = pkg_config_path.as_deref().unwrap_or("(not set)");
+                writeln!(f, "  PKG_CONFIG_PATH: {path}")?;
                 writeln!(f, "  directories tried, in order:")?;
                 for d in dirs_tried {
                     writeln!(f, "    {}", d.display())?;
@@ -453,14 +436,10 @@ impl fmt::Display for DiscoveryError {
                 missing,
                 message,
             } => {
-                let v = if version.is_empty() {
-                    String::new()
-                } else {
-                    format!(" {version}")
-                };
+                let v = if version.is_empty() { "" } else { " " };
                 writeln!(
                     f,
-                    "pkg-config found {module}{v}, but not the module(s) it requires: {}.",
+                    "pkg-config found {module}{v}{version}, but not the module(s) it requires: {}.",
                     missing.join(", ")
                 )?;
                 writeln!(
@@ -539,26 +518,27 @@ struct EnvOverride {
 
 impl EnvOverride {
     fn set(vars: &[(&'static str, Option<OsString>)]) -> Self {
-        let mut saved = Vec::new();
+        let saved = vars
+            .iter()
+            .map(|(k, _)| (*k, std::env::var_os(k)))
+            .collect();
+        Self::apply(vars.iter());
+        EnvOverride { saved }
+    }
+
+    fn apply<'a>(vars: impl Iterator<Item = &'a (&'static str, Option<OsString>)>) {
         for (k, v) in vars {
-            saved.push((*k, std::env::var_os(k)));
             match v {
                 Some(v) => std::env::set_var(k, v),
                 None => std::env::remove_var(k),
             }
         }
-        EnvOverride { saved }
     }
 }
 
 impl Drop for EnvOverride {
     fn drop(&mut self) {
-        for (k, v) in self.saved.drain(..).rev() {
-            match v {
-                Some(v) => std::env::set_var(k, v),
-                None => std::env::remove_var(k),
-            }
-        }
+        Self::apply(self.saved.iter().rev());
     }
 }
 
@@ -574,18 +554,30 @@ enum Probe {
     Broken(String),
 }
 
-fn pkg_config_message(e: &pkg_config::Error) -> String {
-    match e {
-        pkg_config::Error::ProbeFailure { output, .. }
-        | pkg_config::Error::Failure { output, .. } => {
-            let stderr = String::from_utf8_lossy(&output.stderr).trim().to_owned();
-            if stderr.is_empty() {
-                e.to_string()
-            } else {
-                stderr
-            }
+impl Probe {
+    /// A module that exists (at `version`, empty when unknown) but on which pkg-config
+    /// failed with `message`: unresolved requirements when it names any, else broken.
+    fn failed(name: &str, version: String, message: String) -> Probe {
+        match unresolved_requirements(&message, name) {
+            missing if missing.is_empty() => Probe::Broken(message),
+            missing => Probe::Unresolved {
+                version,
+                missing,
+                message,
+            },
         }
-        other => other.to_string(),
+    }
+}
+
+fn pkg_config_message(e: &pkg_config::Error) -> String {
+    let stderr = match e {
+        pkg_config::Error::ProbeFailure { output, .. }
+        | pkg_config::Error::Failure { output, .. } => String::from_utf8_lossy(&output.stderr),
+        _ => "".into(),
+    };
+    match stderr.trim() {
+        "" => e.to_string(),
+        stderr => stderr.to_owned(),
     }
 }
 
@@ -671,14 +663,7 @@ fn presence(name: &str) -> Result<String, Probe> {
         {
             Err(Probe::Missing(message))
         }
-        Err(PcFailure::Failed(message)) => match unresolved_requirements(&message, name) {
-            missing if missing.is_empty() => Err(Probe::Broken(message)),
-            missing => Err(Probe::Unresolved {
-                version: String::new(),
-                missing,
-                message,
-            }),
-        },
+        Err(PcFailure::Failed(message)) => Err(Probe::failed(name, String::new(), message)),
     }
 }
 
@@ -713,17 +698,7 @@ fn probe_module(name: &str) -> Probe {
                 libs: lib.libs,
             }))
         }
-        Err(e) => {
-            let message = pkg_config_message(&e);
-            match unresolved_requirements(&message, name) {
-                missing if missing.is_empty() => Probe::Broken(message),
-                missing => Probe::Unresolved {
-                    version: version_text,
-                    missing,
-                    message,
-                },
-            }
-        }
+        Err(e) => Probe::failed(name, version_text, pkg_config_message(&e)),
     }
 }
 
@@ -827,11 +802,9 @@ pub fn probe(inputs: &ProbeInputs) -> Result<Install, DiscoveryError> {
                 .iter()
                 .any(|(m, p)| m == r && matches!(p, Probe::Missing(_)))
         });
-        let umbrella = if required_missing {
-            probe_umbrella(&inputs.dirs_tried())
-        } else {
-            None
-        };
+        let umbrella = required_missing
+            .then(|| probe_umbrella(&inputs.dirs_tried()))
+            .flatten();
         (found, umbrella)
     };
     check(inputs, &effective, found, umbrella)
@@ -925,26 +898,11 @@ fn check(
             found_versions.push((m.source(), m.version_text.clone(), v));
         }
     }
-    let include_dirs: Vec<PathBuf> = {
-        let mut dirs: Vec<PathBuf> = Vec::new();
-        for name in all_modules() {
-            if let Some(m) = modules.get(name) {
-                for d in &m.include_dirs {
-                    if !dirs.contains(d) {
-                        dirs.push(d.clone());
-                    }
-                }
-            }
-        }
-        dirs
-    };
+    let include_dirs = union_of(&modules, &[], |m| &m.include_dirs);
     let version_header = read_version_header(&include_dirs);
     if let Some(h) = &version_header {
-        found_versions.push((
-            format!("{}", h.path.display()),
-            h.version.to_string(),
-            h.version,
-        ));
+        let source = h.path.display().to_string();
+        found_versions.push((source, h.version.to_string(), h.version));
     }
 
     let mut warnings = Vec::new();
@@ -977,16 +935,11 @@ fn check(
             ),
         });
     }
-    let dpa_dirs = modules
-        .get("doca-dpa")
-        .map(|m| m.include_dirs.clone())
-        .unwrap_or_default();
-    let dpa_dirs = if dpa_dirs.is_empty() {
-        include_dirs.clone()
-    } else {
-        dpa_dirs
+    let dpa_dirs = match modules.get("doca-dpa") {
+        Some(m) if !m.include_dirs.is_empty() => &m.include_dirs,
+        _ => &include_dirs,
     };
-    if let Some(path) = find_in(&dpa_dirs, "doca_dpa.h") {
+    if let Some(path) = find_in(dpa_dirs, "doca_dpa.h") {
         if let Ok(text) = std::fs::read_to_string(&path) {
             if dpa_create_takes_app(&text) {
                 return Err(DiscoveryError::OldInstall {
@@ -1000,14 +953,9 @@ fn check(
         }
     }
 
-    if modules.contains_key("doca-rdmi") && !modules.contains_key("doca-verbs") {
-        let source = modules
-            .get("doca-rdmi")
-            .map(|m| m.source())
-            .unwrap_or_default();
-        return Err(DiscoveryError::PartialRdmi {
-            rdmi_source: source,
-        });
+    if let (Some(rdmi), None) = (modules.get("doca-rdmi"), modules.get("doca-verbs")) {
+        let rdmi_source = rdmi.source();
+        return Err(DiscoveryError::PartialRdmi { rdmi_source });
     }
 
     let version = modules

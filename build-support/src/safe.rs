@@ -129,13 +129,8 @@ pub fn emit_cfgs_with(links_keys: &[&str], aliases: &[(&str, &[&str])]) {
             p.directives.print();
             for (alias, symbols) in aliases {
                 println!("cargo::rustc-check-cfg=cfg({alias})");
-                let ok = |name: &str| {
-                    p.audit
-                        .rows
-                        .iter()
-                        .any(|r| r.name == name && usable(r, experimental))
-                };
-                if symbols.iter().all(|s| ok(s)) {
+                let ok = |s: &&str| p.audit.get(s).is_some_and(|r| usable(r, experimental));
+                if symbols.iter().all(ok) {
                     println!("cargo::rustc-cfg={alias}");
                 }
             }
@@ -186,14 +181,12 @@ pub fn plan(env: &EnvReader, links_keys: &[&str]) -> Result<SafePlan, SafeError>
         version.get_or_insert(v);
         let path = PathBuf::from(required(env, var("AUDIT"))?);
         d.rerun_if_changed(&path);
-        let text = std::fs::read_to_string(&path).map_err(|e| SafeError::Audit {
+        let unreadable = |e: &dyn fmt::Display| SafeError::Audit {
             path: path.clone(),
             message: e.to_string(),
-        })?;
-        let a = Audit::parse_tsv(&text).map_err(|e| SafeError::Audit {
-            path: path.clone(),
-            message: e.to_string(),
-        })?;
+        };
+        let text = std::fs::read_to_string(&path).map_err(|e| unreadable(&e))?;
+        let a = Audit::parse_tsv(&text).map_err(|e| unreadable(&e))?;
         audit.merge(&a);
         if let Some(u) = env.get(&var("UNIVERSE")) {
             universe.extend(read_universe(Path::new(&u)));
@@ -213,15 +206,13 @@ pub fn plan(env: &EnvReader, links_keys: &[&str]) -> Result<SafePlan, SafeError>
     out.declare_all(&universe);
     out.backend(backend);
     out.version_cfgs(version);
-    for row in &audit.rows {
-        if !usable(row, experimental) {
-            continue;
-        }
-        if row.declared {
-            out.cfg_value(SYM_CFG, &row.name);
+    for row in audit.rows.iter().filter(|r| usable(r, experimental)) {
+        let cfg = if row.declared {
+            SYM_CFG
         } else {
-            out.cfg_value(HAND_DECLARED_CFG, &row.name);
-        }
+            HAND_DECLARED_CFG
+        };
+        out.cfg_value(cfg, &row.name);
     }
     if rdmi_absent {
         out.cfg(RDMI_ABSENT_CFG);

@@ -185,10 +185,7 @@ impl fmt::Display for SysError {
                  libclang), and report the difference to doca-rs.",
                 crate::join_paths(include_dirs, ", "),
                 set.name(),
-                match set {
-                    BindingSet::Dpa => "doca-dpa-sys",
-                    BindingSet::Rdmi => "doca-rdmi-sys",
-                },
+                set.sys_crate_dir(),
             ),
             SysError::Bundled(m) => write!(f, "the bundled DOCA bindings: {m}"),
             SysError::Headers {
@@ -323,11 +320,6 @@ pub fn run(
         .map(PathBuf::from)
         .ok_or(SysError::MissingEnv("OUT_DIR"))?;
     let manifest_dir = env.get_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
-    let sibling = |name: &str| {
-        manifest_dir
-            .as_ref()
-            .map(|m| m.join("..").join("doca-sim").join(name))
-    };
     // The reference headers: doca-sim's own in sim builds; otherwise the -sys crate's
     // `reference/`, a symbolic link to doca-sim's `include/` in the repository that
     // `cargo package` turns into a copy, so a published -sys crate has them too.
@@ -339,7 +331,7 @@ pub fn run(
     let device_include = env
         .get_os("DEP_DOCA_SIM_DEVICE_INCLUDE")
         .map(PathBuf::from)
-        .or_else(|| sibling("device-include"));
+        .or_else(|| Some(manifest_dir.as_ref()?.join("../doca-sim/device-include")));
 
     // 2. Backend.
     let choice = choose(env, sim_feature, || probe(&inputs))?;
@@ -374,7 +366,8 @@ pub fn run(
             let include_dirs = install.include_dirs(&[]);
             let rdmi_missing = krate == SysCrate::Rdmi && !install.has("doca-rdmi");
             let bindings_path = out_dir.join("bindings.rs");
-            if rdmi_missing {
+            let sel = resolve_headers(set, &include_dirs, &[]);
+            let exports = if rdmi_missing {
                 let reason = format!(
                     "pkg-config found DOCA {} but no doca-rdmi module (PKG_CONFIG_PATH={}); \
                      this DOCA install has no RDMI",
@@ -385,25 +378,19 @@ pub fn run(
                     &bindings_path,
                     &format!("{}\n// No RDMI bindings: {reason}\n", GENERATED_HEADER),
                 )?;
-                let sel = resolve_headers(set, &include_dirs, &[]);
-                let audit = Audit::build(
-                    &declared_in(env, &sel.used, &include_dirs, &out_dir)?,
-                    krate.extra_names(),
-                    Some(&Exports::known(Vec::<String>::new())),
-                );
                 d.cfg(RDMI_ABSENT_CFG);
                 rdmi_absent_reason = Some(reason);
                 bindings_made = "none (this DOCA install has no RDMI)".to_owned();
-                (install.version, audit, include_dirs)
+                Exports::known(Vec::<String>::new())
             } else {
-                let sel = resolve_headers(set, &include_dirs, &[]);
                 let made = if env.is_set("CARGO_FEATURE_BINDGEN") {
                     generated_bindings(set, &include_dirs)?
                 } else {
                     let sys_manifest_dir = manifest_dir
                         .as_deref()
                         .ok_or(SysError::MissingEnv("CARGO_MANIFEST_DIR"))?;
-                    bundled_bindings(set, env, sys_manifest_dir, &sel.used, &include_dirs)?
+                    let dirs = (sys_manifest_dir, out_dir.as_path());
+                    bundled_bindings(set, env, dirs, &sel.used, &include_dirs)?
                 };
                 write(&bindings_path, &made.text)?;
                 for h in sel.used.iter().chain(&made.read) {
@@ -411,12 +398,10 @@ pub fn run(
                 }
                 bindings_made = made.how;
                 // Link what pkg-config says, for this crate's modules.
-                let link_dirs = install.link_dirs(krate.link_modules());
-                let libs = install.libs(krate.link_modules());
-                for dir in &link_dirs {
+                for dir in &install.link_dirs(krate.link_modules()) {
                     d.link_search(dir);
                 }
-                for lib in &libs {
+                for lib in &install.libs(krate.link_modules()) {
                     d.link_dylib(lib);
                 }
                 // Exports: every library pkg-config names for the whole install (a symbol
@@ -431,28 +416,24 @@ pub fn run(
                         exports.problems.join("; ")
                     ));
                 }
-                let audit = Audit::build(
-                    &declared_in(env, &sel.used, &include_dirs, &out_dir)?,
-                    krate.extra_names(),
-                    Some(&exports),
-                );
-                (install.version, audit, include_dirs)
-            }
+                exports
+            };
+            let audit = Audit::build(
+                &declared_in(env, &sel.used, &include_dirs, &out_dir)?,
+                krate.extra_names(),
+                Some(&exports),
+            );
+            (install.version, audit, include_dirs)
         }
         _ => {
             // Sim and docs (and, defensively, hardware without an install record).
-            let version_h = reference_dir.join("doca_version.h");
-            let text =
-                std::fs::read_to_string(&version_h).map_err(|e| SysError::ReferenceHeaders {
-                    dir: reference_dir.clone(),
-                    what: format!("doca_version.h: {e}"),
-                })?;
-            let (version, _) = DocaVersion::from_version_header(&text).map_err(|e| {
-                SysError::ReferenceHeaders {
-                    dir: reference_dir.clone(),
-                    what: format!("doca_version.h: {e}"),
-                }
-            })?;
+            let unusable = |e: &dyn fmt::Display| SysError::ReferenceHeaders {
+                dir: reference_dir.clone(),
+                what: format!("doca_version.h: {e}"),
+            };
+            let text = std::fs::read_to_string(reference_dir.join("doca_version.h"))
+                .map_err(|e| unusable(&e))?;
+            let (version, _) = DocaVersion::from_version_header(&text).map_err(|e| unusable(&e))?;
             let dirs = vec![reference_dir.clone()];
             let sel = resolve_headers(set, &dirs, &[]);
             let decls = declared_in(env, &sel.used, &dirs, &out_dir)?;
@@ -505,10 +486,11 @@ pub fn run(
     write(&universe_path, &universe_text)?;
     files.push(universe_path.clone());
     // The install's prefix (where its tools/dpacc is), hardware only.
-    let doca_prefix = choice
+    let hw_install = choice
         .install
         .as_ref()
-        .filter(|_| choice.backend == Backend::Hardware)
+        .filter(|_| choice.backend == Backend::Hardware);
+    let doca_prefix = hw_install
         .and_then(|i| i.module("doca-dpa"))
         .and_then(|m| m.prefix.as_ref())
         .map(|p| p.display().to_string());
@@ -542,11 +524,7 @@ pub fn run(
     d.metadata("include", &crate::join_paths(&include_dirs, ":"));
     d.metadata("rdmi", if rdmi_present { "present" } else { "absent" });
     // Where the DOCA device libraries are (dpacc's -device-libs -L), hardware only.
-    if let Some(install) = choice
-        .install
-        .as_ref()
-        .filter(|_| choice.backend == Backend::Hardware)
-    {
+    if let Some(install) = hw_install {
         let dirs = install.link_dirs(&["doca-dpa"]);
         if !dirs.is_empty() {
             d.metadata("libdir", &crate::join_paths(&dirs, ":"));
@@ -579,50 +557,32 @@ pub fn build_info(
     bindings: &str,
     audit: &Audit,
 ) -> String {
-    let mut s = String::new();
-    s.push_str("// generated by doca-build-support; do not edit\n\n");
-    s.push_str(
-        "/// The backend these bindings were built for: `\"hardware\"`, `\"sim\"` or `\"docs\"`.\n",
-    );
-    s.push_str(&format!(
-        "pub const BACKEND: &str = {:?};\n\n",
-        backend.as_str()
-    ));
-    s.push_str("/// The DOCA version the bindings were built for.\n");
-    s.push_str(&format!(
-        "pub const DOCA_VERSION: &str = {:?};\n\n",
-        version.to_string()
-    ));
-    s.push_str(
-        "/// `(pkg-config module, version)` of the DOCA modules found (empty unless the\n\
-         /// backend is hardware).\n",
-    );
-    s.push_str("pub const PKG_CONFIG_VERSIONS: &[(&str, &str)] = &[");
-    for (m, v) in pkg_config_versions {
-        s.push_str(&format!("({m:?}, {v:?}), "));
-    }
-    s.push_str("];\n\n");
-    s.push_str(
-        "/// The `prefix` of doca-dpa's pkg-config module (where the install's `tools/dpacc`\n\
-         /// is), when the backend is hardware and the module has one.\n",
-    );
-    s.push_str(&format!(
-        "pub const DOCA_PREFIX: Option<&str> = {:?};\n\n",
-        doca_prefix
-    ));
-    s.push_str("/// Why this build has no RDMI, when it has none.\n");
-    s.push_str(&format!(
-        "pub const RDMI_ABSENT_REASON: Option<&str> = {:?};\n\n",
-        rdmi_absent_reason
-    ));
-    s.push_str(
-        "/// How the bindings were made: bindgen over the installed headers (the `bindgen`\n\
+    let pkg_config_versions: String = pkg_config_versions
+        .iter()
+        .map(|(m, v)| format!("({m:?}, {v:?}), "))
+        .collect();
+    format!(
+        "// generated by doca-build-support; do not edit\n\n\
+         /// The backend these bindings were built for: `\"hardware\"`, `\"sim\"` or `\"docs\"`.\n\
+         pub const BACKEND: &str = {backend:?};\n\n\
+         /// The DOCA version the bindings were built for.\n\
+         pub const DOCA_VERSION: &str = {version:?};\n\n\
+         /// `(pkg-config module, version)` of the DOCA modules found (empty unless the\n\
+         /// backend is hardware).\n\
+         pub const PKG_CONFIG_VERSIONS: &[(&str, &str)] = &[{pkg_config_versions}];\n\n\
+         /// The `prefix` of doca-dpa's pkg-config module (where the install's `tools/dpacc`\n\
+         /// is), when the backend is hardware and the module has one.\n\
+         pub const DOCA_PREFIX: Option<&str> = {doca_prefix:?};\n\n\
+         /// Why this build has no RDMI, when it has none.\n\
+         pub const RDMI_ABSENT_REASON: Option<&str> = {rdmi_absent_reason:?};\n\n\
+         /// How the bindings were made: bindgen over the installed headers (the `bindgen`\n\
          /// feature), the bundled ones checked against the installed headers, or the committed\n\
-         /// ones of the reference headers (sim and docs builds).\n",
-    );
-    s.push_str(&format!("pub const BINDINGS: &str = {bindings:?};\n\n"));
-    s.push_str(&audit.to_rust_table());
-    s
+         /// ones of the reference headers (sim and docs builds).\n\
+         pub const BINDINGS: &str = {bindings:?};\n\n{}",
+        audit.to_rust_table(),
+        backend = backend.as_str(),
+        version = version.to_string(),
+    )
 }
 
 /// A hardware `bindings.rs`: its text, how it was made, and the files read beyond the
@@ -657,7 +617,7 @@ fn generated_bindings(_: BindingSet, _: &[PathBuf]) -> Result<MadeBindings, SysE
 fn bundled_bindings(
     set: BindingSet,
     env: &EnvReader,
-    sys_manifest_dir: &Path,
+    (sys_manifest_dir, out_dir): (&Path, &Path),
     set_headers: &[PathBuf],
     include_dirs: &[PathBuf],
 ) -> Result<MadeBindings, SysError> {
@@ -674,10 +634,6 @@ fn bundled_bindings(
         std::fs::read_to_string(&committed_path).map_err(|e| io_err(&committed_path, e))?;
     let check_path = set.check_path(sys_manifest_dir);
     let check_text = std::fs::read_to_string(&check_path).map_err(|e| io_err(&check_path, e))?;
-    let out_dir = env
-        .get_os("OUT_DIR")
-        .map(PathBuf::from)
-        .ok_or(SysError::MissingEnv("OUT_DIR"))?;
     let report = check::check(
         env,
         set,
@@ -685,7 +641,7 @@ fn bundled_bindings(
         &check_text,
         set_headers,
         include_dirs,
-        &out_dir,
+        out_dir,
     )
     .map_err(|e| match e {
         CheckError::Uncovered(_) => SysError::Bundled(format!("{}: {e}", committed_path.display())),
@@ -695,10 +651,7 @@ fn bundled_bindings(
             report: other.to_string(),
         },
     })?;
-    let version_header = match set {
-        BindingSet::Dpa => Some(report.version_defines.as_str()),
-        BindingSet::Rdmi => None,
-    };
+    let version_header = (set == BindingSet::Dpa).then_some(report.version_defines.as_str());
     let source = crate::join_paths(include_dirs, ", ");
     let text = bundled::render(
         set,

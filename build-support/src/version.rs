@@ -208,24 +208,15 @@ pub fn release_warning(v: DocaVersion) -> Option<String> {
 /// The replacement text of `#define NAME value` in `text`, if present (first match).
 /// Comments after the value are dropped.
 pub(crate) fn define_value(text: &str, name: &str) -> Option<String> {
-    for line in text.lines() {
-        let line = line.trim_start();
-        let Some(rest) = line.strip_prefix('#') else {
-            continue;
-        };
-        let Some(rest) = rest.trim_start().strip_prefix("define") else {
-            continue;
-        };
-        if !rest.starts_with([' ', '\t']) {
-            continue;
-        }
-        let rest = rest.trim_start();
-        let Some(after) = rest.strip_prefix(name) else {
-            continue;
-        };
+    text.lines().find_map(|line| {
+        let directive = line.trim_start().strip_prefix('#')?.trim_start();
+        let rest = directive
+            .strip_prefix("define")?
+            .strip_prefix([' ', '\t'])?;
+        let after = rest.trim_start().strip_prefix(name)?;
         // The name must end here (not DOCA_VERSION_MAJOR_X) and not be function-like.
         if !(after.is_empty() || after.starts_with([' ', '\t'])) {
-            continue;
+            return None;
         }
         let mut value = after.trim();
         for marker in ["//", "/*"] {
@@ -233,9 +224,8 @@ pub(crate) fn define_value(text: &str, name: &str) -> Option<String> {
                 value = value[..i].trim_end();
             }
         }
-        return Some(value.to_owned());
-    }
-    None
+        Some(value.to_owned())
+    })
 }
 
 /// `58`, `(58)`, `58U`, `0x3a` → number.

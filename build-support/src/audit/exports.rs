@@ -56,21 +56,14 @@ pub fn exports_of(path: &Path) -> Result<BTreeSet<String>, ExportsError> {
         path: path.to_owned(),
         message: e.to_string(),
     })?;
-    let mut names = BTreeSet::new();
-    for sym in file.dynamic_symbols() {
-        if sym.is_undefined() || !(sym.is_global() || sym.is_weak()) {
-            continue;
-        }
-        if !matches!(sym.kind(), SymbolKind::Text | SymbolKind::Data) {
-            continue;
-        }
-        if let Ok(name) = sym.name() {
-            if !name.is_empty() {
-                names.insert(name.to_owned());
-            }
-        }
-    }
-    Ok(names)
+    let defined = file.dynamic_symbols().filter(|s| {
+        !s.is_undefined()
+            && (s.is_global() || s.is_weak())
+            && matches!(s.kind(), SymbolKind::Text | SymbolKind::Data)
+    });
+    Ok(defined
+        .filter_map(|s| s.name().ok().filter(|n| !n.is_empty()).map(str::to_owned))
+        .collect())
 }
 
 /// Finds the shared library for link name `name` (`doca_dpa` → `libdoca_dpa.so`) in
@@ -136,8 +129,7 @@ impl Exports {
         Exports {
             symbols: names.into_iter().map(Into::into).collect(),
             complete: true,
-            read: Vec::new(),
-            problems: Vec::new(),
+            ..Exports::default()
         }
     }
 

@@ -1,7 +1,7 @@
 //! The audit table: one row per DOCA function, with its marker, whether a header declares
 //! it and whether a library exports it; its text file form and its Rust source form.
 
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 use std::fmt;
 
 use super::decls::{Declaration, Marker};
@@ -68,34 +68,23 @@ impl Audit {
     /// `exported` from `exports` (`None` everywhere when `exports` is `None`).
     pub fn build(declarations: &[Declaration], extras: &[&str], exports: Option<&Exports>) -> Self {
         let status = |name: &str| exports.and_then(|e| e.status(name));
-        let mut rows: Vec<AuditRow> = Vec::new();
-        let mut seen = BTreeMap::new();
-        for d in declarations {
-            if seen.contains_key(&d.name) {
-                continue;
-            }
-            seen.insert(d.name.clone(), rows.len());
-            rows.push(AuditRow {
-                exported: status(&d.name),
-                name: d.name.clone(),
-                header: d.header.clone(),
-                marker: d.marker,
-                declared: true,
-            });
-        }
-        for extra in extras {
-            if seen.contains_key(*extra) {
-                continue;
-            }
-            seen.insert((*extra).to_owned(), rows.len());
-            rows.push(AuditRow {
-                name: (*extra).to_owned(),
-                header: String::new(),
-                marker: Marker::Unmarked,
-                declared: false,
-                exported: status(extra),
-            });
-        }
+        // (name, header, marker, declared), first occurrence of each name.
+        let declared = declarations
+            .iter()
+            .map(|d| (d.name.as_str(), d.header.as_str(), d.marker, true));
+        let extras = extras.iter().map(|e| (*e, "", Marker::Unmarked, false));
+        let mut seen = BTreeSet::new();
+        let rows = declared
+            .chain(extras)
+            .filter(|(name, ..)| seen.insert(*name))
+            .map(|(name, header, marker, declared)| AuditRow {
+                name: name.to_owned(),
+                header: header.to_owned(),
+                marker,
+                declared,
+                exported: status(name),
+            })
+            .collect();
         Audit { rows }
     }
 
@@ -106,20 +95,17 @@ impl Audit {
 
     /// Names of the rows that are [`available`](AuditRow::available).
     pub fn available_names(&self) -> Vec<&str> {
-        self.rows
-            .iter()
-            .filter(|r| r.available())
-            .map(|r| r.name.as_str())
-            .collect()
+        self.names_where(AuditRow::available)
     }
 
     /// Names of the rows that are [`hand_declarable`](AuditRow::hand_declarable).
     pub fn hand_declared_names(&self) -> Vec<&str> {
-        self.rows
-            .iter()
-            .filter(|r| r.hand_declarable())
-            .map(|r| r.name.as_str())
-            .collect()
+        self.names_where(AuditRow::hand_declarable)
+    }
+
+    fn names_where(&self, f: impl Fn(&AuditRow) -> bool) -> Vec<&str> {
+        let rows = self.rows.iter().filter(|r| f(r));
+        rows.map(|r| r.name.as_str()).collect()
     }
 
     /// Adds the rows of `other` whose names are not present yet.
@@ -205,11 +191,7 @@ impl Audit {
             };
             rows.push(AuditRow {
                 name: name.to_owned(),
-                header: if header == "-" {
-                    String::new()
-                } else {
-                    header.to_owned()
-                },
+                header: (if header == "-" { "" } else { header }).to_owned(),
                 marker,
                 declared,
                 exported,

@@ -49,11 +49,7 @@ impl BindgenOptions {
     /// Options for a -sys build script (hardware backend).
     pub fn for_sys(set: BindingSet) -> Self {
         BindgenOptions {
-            raw_lines: set
-                .dpa_use_line(true)
-                .map(str::to_owned)
-                .into_iter()
-                .collect(),
+            raw_lines: Vec::from_iter(set.dpa_use_line(true).map(str::to_owned)),
             ..BindgenOptions::default()
         }
     }
@@ -61,11 +57,7 @@ impl BindgenOptions {
     /// Options for the committed copies (`doca-dpa-sys/bundled/`, `doca-rdmi-sys/bundled/`).
     pub fn for_committed(set: BindingSet) -> Self {
         BindgenOptions {
-            raw_lines: set
-                .dpa_use_line(false)
-                .map(str::to_owned)
-                .into_iter()
-                .collect(),
+            raw_lines: Vec::from_iter(set.dpa_use_line(false).map(str::to_owned)),
             rustfmt: true,
             ..BindgenOptions::default()
         }
@@ -183,15 +175,11 @@ pub fn builder(
         .generate_comments(false)
         .merge_extern_blocks(true)
         .parse_callbacks(Box::new(Callbacks))
-        .clang_args(BINDGEN_DEFINES.iter().map(|m| format!("-D{m}")));
+        .clang_args(BINDGEN_DEFINES.iter().map(|m| format!("-D{m}")))
+        .clang_args(include_dirs.iter().map(|d| format!("-I{}", d.display())))
+        .clang_args(&opts.clang_args);
     for line in &opts.raw_lines {
         b = b.raw_line(line.clone());
-    }
-    for d in include_dirs {
-        b = b.clang_arg(format!("-I{}", d.display()));
-    }
-    for a in &opts.clang_args {
-        b = b.clang_arg(a.clone());
     }
     for h in lib.headers() {
         b = b.allowlist_file(file_regex(h));
@@ -319,13 +307,10 @@ pub fn generate(
     let bindings = match result {
         Ok(Ok(b)) => b,
         Ok(Err(e)) => return Err(Error::Bindgen(e.to_string())),
-        Err(payload) => {
-            let text = panic_text(payload.as_ref());
-            if text.contains("libclang") {
-                return Err(Error::Libclang(text));
-            }
-            return Err(Error::Bindgen(text));
-        }
+        Err(payload) => match panic_text(payload.as_ref()) {
+            text if text.contains("libclang") => return Err(Error::Libclang(text)),
+            text => return Err(Error::Bindgen(text)),
+        },
     };
     let text = bindings.to_string();
     if opts.rustfmt {

@@ -86,9 +86,8 @@ pub struct DpaccOptions {
 }
 
 fn joined(prefix: &str, parts: impl IntoIterator<Item = String>) -> OsString {
-    let mut s = String::from(prefix);
-    s.push_str(&parts.into_iter().collect::<Vec<_>>().join(" "));
-    OsString::from(s)
+    let parts: Vec<String> = parts.into_iter().collect();
+    format!("{prefix}{}", parts.join(" ")).into()
 }
 
 /// The arguments of dpacc (without the program) for DOCA release `doca`:

@@ -24,7 +24,7 @@ use super::error::DpaAppError;
 use super::host_decls::declaration_asserts;
 use super::parse::{parse_device_functions, parse_structs, DeviceFunction, StructDef};
 use super::sim::{host_compiler, includable, SIM_DEVICE_INCLUDE_ENV};
-use super::{dep_metadata, io_err, Resolved, DEP_HINT};
+use super::{dep_paths, io_err, Resolved, DEP_HINT};
 use crate::backend::Backend;
 use crate::env::EnvReader;
 
@@ -67,28 +67,20 @@ pub(crate) fn device_view(
     r: &Resolved,
     backend: Backend,
 ) -> Result<cc::Build, DpaAppError> {
-    let split = |name| -> Vec<PathBuf> {
-        dep_metadata(env, name)
-            .map(|v| {
-                std::env::split_paths(&v)
-                    .filter(|p| !p.as_os_str().is_empty())
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let device = split(SIM_DEVICE_INCLUDE_ENV);
-    let host = split("DEP_DOCA_DPA_INCLUDE");
+    let device = dep_paths(env, SIM_DEVICE_INCLUDE_ENV);
+    let host = dep_paths(env, "DEP_DOCA_DPA_INCLUDE");
     // The sim compiles kernels against its device headers first; dpacc against the
     // install's (the sim's device headers only stand in when the install has none).
-    let missing = |name| DpaAppError::MissingEnv {
-        name,
-        hint: DEP_HINT,
+    let missing = match backend {
+        Backend::Sim if device.is_empty() => Some(SIM_DEVICE_INCLUDE_ENV),
+        Backend::Hardware if host.is_empty() => Some("DEP_DOCA_DPA_INCLUDE"),
+        _ => None,
     };
-    if backend == Backend::Sim && device.is_empty() {
-        return Err(missing(SIM_DEVICE_INCLUDE_ENV));
-    }
-    if backend == Backend::Hardware && host.is_empty() {
-        return Err(missing("DEP_DOCA_DPA_INCLUDE"));
+    if let Some(name) = missing {
+        return Err(DpaAppError::MissingEnv {
+            name,
+            hint: DEP_HINT,
+        });
     }
     let mut b = host_compiler(env, r)?;
     let dirs: Vec<&PathBuf> = match backend {
@@ -139,7 +131,7 @@ pub(crate) fn expand(
 }
 
 /// What the scan of an application's sources found.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Scan {
     /// Every device function, in source order.
     pub(crate) kernels: Vec<DeviceFunction>,
@@ -156,12 +148,7 @@ pub(crate) struct Scan {
 /// and of the headers in their directories or the application's include directories
 /// (DOCA's and the system's are not the application's).
 pub(crate) fn scan(env: &EnvReader, r: &Resolved, backend: Backend) -> Result<Scan, DpaAppError> {
-    let mut scan = Scan {
-        kernels: Vec::new(),
-        structs: Vec::new(),
-        seen: Vec::new(),
-        read: Vec::new(),
-    };
+    let mut scan = Scan::default();
     let own_dirs: Vec<&Path> = r
         .include_dirs
         .iter()

@@ -41,16 +41,6 @@ pub(crate) struct HardwareOutput {
     pub(crate) archive: PathBuf,
 }
 
-fn split_dirs(value: Option<OsString>) -> Vec<PathBuf> {
-    value
-        .map(|v| {
-            std::env::split_paths(&v)
-                .filter(|p| !p.as_os_str().is_empty())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 /// Values that end up inside one of dpacc's space-separated option strings.
 fn check_no_whitespace(what: &'static str, value: &str) -> Result<(), DpaAppError> {
     if value.contains(char::is_whitespace) {
@@ -61,6 +51,20 @@ fn check_no_whitespace(what: &'static str, value: &str) -> Result<(), DpaAppErro
     } else {
         Ok(())
     }
+}
+
+/// Runs `program args…`, which must write `output` (removed first, so that a stale
+/// copy cannot pass for it).
+fn run_for_output(program: &Path, args: &[OsString], output: &Path) -> Result<(), DpaAppError> {
+    remove_stale(output)?;
+    run_tool(program, args)?;
+    if !output.is_file() {
+        return Err(DpaAppError::MissingOutput {
+            program: program.to_owned(),
+            path: output.to_owned(),
+        });
+    }
+    Ok(())
 }
 
 fn remove_stale(path: &Path) -> Result<(), DpaAppError> {
@@ -86,8 +90,8 @@ pub(crate) fn build(
     let doca = DocaVersion::parse(&version_text).map_err(|_| DpaAppError::BadDocaVersion {
         value: version_text.clone(),
     })?;
-    let doca_include_dirs = split_dirs(super::dep_metadata(env, "DEP_DOCA_DPA_INCLUDE"));
-    let dpa_lib_dirs = split_dirs(super::dep_metadata(env, "DEP_DOCA_DPA_LIBDIR"));
+    let doca_include_dirs = super::dep_paths(env, "DEP_DOCA_DPA_INCLUDE");
+    let dpa_lib_dirs = super::dep_paths(env, "DEP_DOCA_DPA_LIBDIR");
     if dpa_lib_dirs.is_empty() {
         d.warning(
             "DEP_DOCA_DPA_LIBDIR is empty (pkg-config gave doca-dpa no -L directory): dpacc \
@@ -120,15 +124,8 @@ pub(crate) fn build(
             }
         };
         let blob = r.out_dir.join(format!("{}.attrs.blob", r.lib_name));
-        remove_stale(&blob)?;
         let tool = find_attrs2blob(env, &dpacc, prefix.as_deref(), &tools.attrs2blob)?;
-        run_tool(&tool, &[yaml.into(), blob.clone().into()])?;
-        if !blob.is_file() {
-            return Err(DpaAppError::MissingOutput {
-                program: tool,
-                path: blob,
-            });
-        }
+        run_for_output(&tool, &[yaml.into(), blob.clone().into()], &blob)?;
         Some(blob)
     } else {
         if let Some(p) = &r.proc_attributes {
@@ -147,7 +144,6 @@ pub(crate) fn build(
         .filter(|v| !v.is_empty())
         .unwrap_or_else(|| "gcc".into());
     let archive = r.out_dir.join(format!("lib{}.a", r.lib_name));
-    remove_stale(&archive)?;
     let opts = DpaccOptions {
         app_name: r.app_name.clone(),
         sources: r.sources.clone(),
@@ -160,13 +156,7 @@ pub(crate) fn build(
         proc_attr_blob,
     };
     let args = dpacc_command(doca, &opts);
-    run_tool(&dpacc, &args)?;
-    if !archive.is_file() {
-        return Err(DpaAppError::MissingOutput {
-            program: dpacc,
-            path: archive,
-        });
-    }
+    run_for_output(&dpacc, &args, &archive)?;
     // Linked by the `#[link]` of the generated declarations, not by a directive.
     d.link_search(&r.out_dir);
     Ok(HardwareOutput {

@@ -295,12 +295,17 @@ fn prototype(f: &DeviceFunction) -> String {
         FunctionKind::Global => "__dpa_global__",
         FunctionKind::Rpc => "__dpa_rpc__",
     };
-    let list = if params.is_empty() {
+    format!("{marker} {} {}({})", f.return_type, f.name, c_list(&params))
+}
+
+/// A C parameter list: the items joined by commas, `void` when there are none.
+fn c_list<S: AsRef<str>>(items: &[S]) -> String {
+    let items: Vec<&str> = items.iter().map(AsRef::as_ref).collect();
+    if items.is_empty() {
         "void".to_owned()
     } else {
-        params.join(", ")
-    };
-    format!("{marker} {} {}({list})", f.return_type, f.name)
+        items.join(", ")
+    }
 }
 
 /// Every parameter's crossing, or the first that has none.
@@ -420,13 +425,14 @@ pub fn launcher_source(
         let params = crossings(f, structs)?;
         let _ = writeln!(c, "// {} ({}:{})", prototype(f), f.file.display(), f.line);
         let _ = writeln!(c, "extern doca_dpa_func_t {};", f.name);
-        let decl: Vec<String> = params
+        // The launcher's own parameters, each after a comma.
+        let tail: String = params
             .iter()
             .enumerate()
             .map(|(i, p)| match p {
-                Crossing::Scalar(p) => format!("{} a{i}", p.abi_c),
-                Crossing::Pointer { .. } => format!("uint64_t a{i}"),
-                Crossing::Struct(_) => format!("const void *a{i}"),
+                Crossing::Scalar(p) => format!(", {} a{i}", p.abi_c),
+                Crossing::Pointer { .. } => format!(", uint64_t a{i}"),
+                Crossing::Struct(_) => format!(", const void *a{i}"),
             })
             .collect();
         // Struct arguments arrive as the address of their device layout: copied into
@@ -458,38 +464,28 @@ pub fn launcher_source(
                 _ => format!(", ({})a{i}", cp.c_type),
             })
             .collect();
-        let tail = if decl.is_empty() {
-            String::new()
-        } else {
-            format!(", {}", decl.join(", "))
-        };
-        let sym = launcher_symbol(app, f);
-        match f.kind {
-            FunctionKind::Global => {
-                let _ = writeln!(
-                    c,
-                    "doca_error_t {sym}(const struct doca_gen_launch *l{tail});\n\
-                     doca_error_t {sym}(const struct doca_gen_launch *l{tail})\n{{\n\
-                     {copies}\
-                     \tif (l->add)\n\
+        let name = &f.name;
+        let (lead, call) = match f.kind {
+            FunctionKind::Global => (
+                "const struct doca_gen_launch *l",
+                format!(
+                    "\tif (l->add)\n\
                      \t\treturn doca_dpa_kernel_launch_update_add(l->dpa, l->wait_event, l->wait_threshold,\n\
                      \t\t\tl->comp_event, l->comp_count, l->num_threads, &{name}{pass});\n\
                      \treturn doca_dpa_kernel_launch_update_set(l->dpa, l->wait_event, l->wait_threshold,\n\
-                     \t\tl->comp_event, l->comp_count, l->num_threads, &{name}{pass});\n}}\n",
-                    name = f.name
-                );
-            }
-            FunctionKind::Rpc => {
-                let _ = writeln!(
-                    c,
-                    "doca_error_t {sym}(struct doca_dpa *dpa, uint64_t *ret{tail});\n\
-                     doca_error_t {sym}(struct doca_dpa *dpa, uint64_t *ret{tail})\n{{\n\
-                     {copies}\
-                     \treturn doca_dpa_rpc(dpa, &{name}, ret{pass});\n}}\n",
-                    name = f.name
-                );
-            }
-        }
+                     \t\tl->comp_event, l->comp_count, l->num_threads, &{name}{pass});\n"
+                ),
+            ),
+            FunctionKind::Rpc => (
+                "struct doca_dpa *dpa, uint64_t *ret",
+                format!("\treturn doca_dpa_rpc(dpa, &{name}, ret{pass});\n"),
+            ),
+        };
+        let sym = launcher_symbol(app, f);
+        let _ = writeln!(
+            c,
+            "doca_error_t {sym}({lead}{tail});\ndoca_error_t {sym}({lead}{tail})\n{{\n{copies}{call}}}\n"
+        );
     }
     Ok(c)
 }
@@ -565,10 +561,10 @@ pub fn rust_source(
             .iter()
             .map(|p| format!("{},", p.sig_type()))
             .collect();
-        let abi_params: Vec<String> = params
+        let abi_decl: String = params
             .iter()
             .enumerate()
-            .map(|(i, p)| format!("a{i}: {}", p.ffi_type()))
+            .map(|(i, p)| format!(", a{i}: {}", p.ffi_type()))
             .collect();
         let abi_tuple: String = params
             .iter()
@@ -581,18 +577,10 @@ pub fn rust_source(
             .map(|(i, p)| p.forward(i))
             .collect();
         let sym = launcher_symbol(app, f);
-        let abi_decl = if abi_params.is_empty() {
-            String::new()
-        } else {
-            format!(", {}", abi_params.join(", "))
-        };
-        let _ = writeln!(ffi, "        pub(super) fn {id}();");
-        match f.kind {
+        // What differs between a kernel and an RPC: the signature trait and its method,
+        // the method's leading parameters, the launcher's, and the arguments forwarded.
+        let (sig_trait, method, lead, ffi_lead, args, what) = match f.kind {
             FunctionKind::Global => {
-                let _ = writeln!(
-                    ffi,
-                    "        pub(super) fn {sym}(l: *const __dpa::RawLaunch{abi_decl}) -> __dpa::sys::doca_error_t;"
-                );
                 let _ = writeln!(
                     r,
                     "/// {doc}\npub const {id}: __dpa::Kernel<__sig::{id}> =\n\
@@ -601,30 +589,16 @@ pub fn rust_source(
                      \x20   unsafe {{ __dpa::Kernel::generated(__app_symbol, \"{name}\", __ffi::{id}) }};\n",
                     name = f.name
                 );
-                let _ = writeln!(
-                    sigs,
-                    "    /// The signature of `{name}`.\n\
-                     \x20   #[derive(Debug)]\n\
-                     \x20   pub enum {id} {{}}\n\
-                     \x20   // SAFETY: `Params` is generated from the C prototype of `{name}` and\n\
-                     \x20   // `launch` calls its generated C launcher, which passes each value\n\
-                     \x20   // with the kernel's C parameter type.\n\
-                     \x20   unsafe impl __dpa::KernelSig for {id} {{\n\
-                     \x20       type Params = ({sig_params});\n\
-                     \x20       const NAME: &'static str = \"{name}\";\n\
-                     \x20       unsafe fn launch(l: &__dpa::RawLaunch, ({binding}): ({abi_tuple})) -> __dpa::sys::doca_error_t {{\n\
-                     \x20           // SAFETY: forwarded from the caller's contract.\n\
-                     \x20           unsafe {{ super::__ffi::{sym}(l{forward}) }}\n\
-                     \x20       }}\n\
-                     \x20   }}",
-                    name = f.name
-                );
+                (
+                    "KernelSig",
+                    "launch",
+                    "l: &__dpa::RawLaunch",
+                    "l: *const __dpa::RawLaunch",
+                    "l",
+                    "kernel",
+                )
             }
             FunctionKind::Rpc => {
-                let _ = writeln!(
-                    ffi,
-                    "        pub(super) fn {sym}(dpa: *mut __dpa::sys::doca_dpa, ret: *mut u64{abi_decl}) -> __dpa::sys::doca_error_t;"
-                );
                 let _ = writeln!(
                     r,
                     "/// {doc}\npub const {id}: __dpa::Rpc<__sig::{id}> =\n\
@@ -633,26 +607,33 @@ pub fn rust_source(
                      \x20   unsafe {{ __dpa::Rpc::generated(__app_symbol, \"{name}\") }};\n",
                     name = f.name
                 );
-                let _ = writeln!(
-                    sigs,
-                    "    /// The signature of `{name}`.\n\
-                     \x20   #[derive(Debug)]\n\
-                     \x20   pub enum {id} {{}}\n\
-                     \x20   // SAFETY: `Params` is generated from the C prototype of `{name}` and\n\
-                     \x20   // `call` calls its generated C launcher, which passes each value\n\
-                     \x20   // with the RPC's C parameter type.\n\
-                     \x20   unsafe impl __dpa::RpcSig for {id} {{\n\
-                     \x20       type Params = ({sig_params});\n\
-                     \x20       const NAME: &'static str = \"{name}\";\n\
-                     \x20       unsafe fn call(dpa: *mut __dpa::sys::doca_dpa, ret: *mut u64, ({binding}): ({abi_tuple})) -> __dpa::sys::doca_error_t {{\n\
-                     \x20           // SAFETY: forwarded from the caller's contract.\n\
-                     \x20           unsafe {{ super::__ffi::{sym}(dpa, ret{forward}) }}\n\
-                     \x20       }}\n\
-                     \x20   }}",
-                    name = f.name
-                );
+                let lead = "dpa: *mut __dpa::sys::doca_dpa, ret: *mut u64";
+                ("RpcSig", "call", lead, lead, "dpa, ret", "RPC")
             }
-        }
+        };
+        let _ = writeln!(ffi, "        pub(super) fn {id}();");
+        let _ = writeln!(
+            ffi,
+            "        pub(super) fn {sym}({ffi_lead}{abi_decl}) -> __dpa::sys::doca_error_t;"
+        );
+        let _ = writeln!(
+            sigs,
+            "    /// The signature of `{name}`.\n\
+             \x20   #[derive(Debug)]\n\
+             \x20   pub enum {id} {{}}\n\
+             \x20   // SAFETY: `Params` is generated from the C prototype of `{name}` and\n\
+             \x20   // `{method}` calls its generated C launcher, which passes each value\n\
+             \x20   // with the {what}'s C parameter type.\n\
+             \x20   unsafe impl __dpa::{sig_trait} for {id} {{\n\
+             \x20       type Params = ({sig_params});\n\
+             \x20       const NAME: &'static str = \"{name}\";\n\
+             \x20       unsafe fn {method}({lead}, ({binding}): ({abi_tuple})) -> __dpa::sys::doca_error_t {{\n\
+             \x20           // SAFETY: forwarded from the caller's contract.\n\
+             \x20           unsafe {{ super::__ffi::{sym}({args}{forward}) }}\n\
+             \x20       }}\n\
+             \x20   }}",
+            name = f.name
+        );
     }
     for def in declared_structs(structs) {
         struct_source(&mut r, def);
@@ -748,48 +729,44 @@ fn struct_source(r: &mut String, def: &StructDef) {
     let mut lower = String::new();
     let mut pad = 0usize;
     let mut at = 0usize;
-    for (f, (rp, offset)) in def.fields.iter().zip(&fields) {
-        let name = rust_ident(&f.name);
-        if *offset > at {
-            let _ = writeln!(repr, "        pub(super) _pad{pad}: [u8; {}],", offset - at);
-            let _ = writeln!(lower, "            _pad{pad}: [0; {}],", offset - at);
+    // Explicit padding up to `to`, when the previous field ended before it.
+    let mut pad_to = |to: usize, at: usize, repr: &mut String, lower: &mut String| {
+        if to > at {
+            let _ = writeln!(repr, "        pub(super) _pad{pad}: [u8; {}],", to - at);
+            let _ = writeln!(lower, "            _pad{pad}: [0; {}],", to - at);
             pad += 1;
         }
-        let size = if rp.abi_rust.ends_with("64") { 8 } else { 4 };
-        at = offset + size;
-        if rp.rust.starts_with("param::") {
-            let _ = writeln!(
-                host,
-                "    /// `{} {}`: kept alive as long as the struct's memory.\n    pub {name}: __dpa::Dev<__dpa::{}>,",
-                f.c_type, f.name, rp.rust
-            );
-            let _ = writeln!(
-                repr,
-                "        /// `{} {}` (the handle, readable only with `unsafe`).\n        pub {name}: __dpa::Handle<__dpa::{}>,",
-                f.c_type, f.name, rp.rust
-            );
-            let _ = writeln!(
-                lower,
-                "            {name}: __dpa::Handle::lowered(&self.{name}, keep)?,"
-            );
+    };
+    for (f, (rp, offset)) in def.fields.iter().zip(&fields) {
+        let name = rust_ident(&f.name);
+        pad_to(*offset, at, &mut repr, &mut lower);
+        at = offset + if rp.abi_rust.ends_with("64") { 8 } else { 4 };
+        let (c, ty) = (&f.c_type, rp.rust);
+        // A handle or address field keeps its object alive; a scalar is copied.
+        let (host_ty, host_doc, repr_ty, repr_doc, lowered) = if ty.starts_with("param::") {
+            (
+                format!("__dpa::Dev<__dpa::{ty}>"),
+                ": kept alive as long as the struct's memory",
+                format!("__dpa::Handle<__dpa::{ty}>"),
+                " (the handle, readable only with `unsafe`)",
+                format!("__dpa::Handle::lowered(&self.{name}, keep)?"),
+            )
         } else {
-            let _ = writeln!(
-                host,
-                "    /// `{} {}`.\n    pub {name}: {},",
-                f.c_type, f.name, rp.rust
-            );
-            let _ = writeln!(
-                repr,
-                "        /// `{} {}`.\n        pub {name}: {},",
-                f.c_type, f.name, rp.rust
-            );
-            let _ = writeln!(lower, "            {name}: self.{name},");
-        }
+            let ty = ty.to_owned();
+            (ty.clone(), "", ty, "", format!("self.{name}"))
+        };
+        let field = &f.name;
+        let _ = writeln!(
+            host,
+            "    /// `{c} {field}`{host_doc}.\n    pub {name}: {host_ty},"
+        );
+        let _ = writeln!(
+            repr,
+            "        /// `{c} {field}`{repr_doc}.\n        pub {name}: {repr_ty},"
+        );
+        let _ = writeln!(lower, "            {name}: {lowered},");
     }
-    if size > at {
-        let _ = writeln!(repr, "        pub(super) _pad{pad}: [u8; {}],", size - at);
-        let _ = writeln!(lower, "            _pad{pad}: [0; {}],", size - at);
-    }
+    pad_to(size, at, &mut repr, &mut lower);
     let _ = writeln!(
         r,
         "/// `struct {name}`, defined at `{file}:{line}`: its host form, for a\n\
@@ -847,12 +824,7 @@ pub fn declaration_asserts(kernels: &[DeviceFunction], structs: &[StructDef]) ->
     let mut c = String::new();
     for k in kernels {
         let params: Vec<&str> = k.params.iter().map(|p| p.c_type.as_str()).collect();
-        let list = if params.is_empty() {
-            "void".to_owned()
-        } else {
-            params.join(", ")
-        };
-        let understood = format!("{} (*)({list})", k.return_type);
+        let understood = format!("{} (*)({})", k.return_type, c_list(&params));
         let _ = writeln!(
             c,
             "_Static_assert(__builtin_types_compatible_p(__typeof__(&{n}), {understood}), \

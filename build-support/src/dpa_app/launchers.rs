@@ -100,13 +100,7 @@ pub(crate) fn build(
     structs: &[StructDef],
     d: &mut Directives,
 ) -> Result<PathBuf, DpaAppError> {
-    let host_include: Vec<PathBuf> = super::dep_metadata(env, "DEP_DOCA_DPA_INCLUDE")
-        .map(|v| {
-            std::env::split_paths(&v)
-                .filter(|p| !p.as_os_str().is_empty())
-                .collect()
-        })
-        .unwrap_or_default();
+    let host_include = super::dep_paths(env, "DEP_DOCA_DPA_INCLUDE");
     if host_include.is_empty() {
         return Err(DpaAppError::MissingEnv {
             name: "DEP_DOCA_DPA_INCLUDE",

@@ -144,12 +144,24 @@ pub(crate) fn dep_metadata(env: &EnvReader, name: &str) -> Option<OsString> {
     })
 }
 
+/// [`dep_metadata`] as a `:`-separated list of directories (empty ones dropped).
+pub(crate) fn dep_paths(env: &EnvReader, name: &str) -> Vec<PathBuf> {
+    dep_metadata(env, name)
+        .map(|v| {
+            std::env::split_paths(&v)
+                .filter(|p| !p.as_os_str().is_empty())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// [`dep_metadata`] as text (lossy, so a typo stays visible).
 pub(crate) fn dep_metadata_text(env: &EnvReader, name: &str) -> Option<String> {
     dep_metadata(env, name).map(|v| v.to_string_lossy().into_owned())
 }
 
-pub(crate) fn io_err(path: &Path, e: std::io::Error) -> DpaAppError {
+/// [`DpaAppError::Io`] for `path`, with `e` as its message.
+pub(crate) fn io_err(path: &Path, e: impl std::fmt::Display) -> DpaAppError {
     DpaAppError::Io {
         path: path.to_owned(),
         message: e.to_string(),
@@ -497,29 +509,9 @@ impl DpaApp {
             _ => p.to_owned(),
         };
         let mut sources: Vec<PathBuf> = Vec::new();
-        // Sources are kept by canonical path (what the generated C includes), once each.
-        let add = |p: PathBuf,
-                   sources: &mut Vec<PathBuf>,
-                   d: &mut Directives|
-         -> Result<(), DpaAppError> {
-            let canonical = std::fs::canonicalize(&p).map_err(|e| io_err(&p, e))?;
-            if !canonical.is_file() {
-                return Err(DpaAppError::Io {
-                    path: p,
-                    message: "not a file".into(),
-                });
-            }
-            if !sources.contains(&canonical) {
-                d.rerun_if_changed(&canonical);
-                sources.push(canonical);
-            }
-            Ok(())
-        };
         for spec in &self.sources {
-            match spec {
-                SourceSpec::File(p) => {
-                    add(abs(p), &mut sources, d)?;
-                }
+            let files = match spec {
+                SourceSpec::File(p) => vec![abs(p)],
                 SourceSpec::Dir(dir) => {
                     let dir = abs(dir);
                     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
@@ -533,9 +525,18 @@ impl DpaApp {
                         return Err(DpaAppError::EmptySourceDir { dir });
                     }
                     d.rerun_if_changed(&dir);
-                    for f in files {
-                        add(f, &mut sources, d)?;
-                    }
+                    files
+                }
+            };
+            // Sources are kept by canonical path (what the generated C includes), once each.
+            for p in files {
+                let canonical = std::fs::canonicalize(&p).map_err(|e| io_err(&p, e))?;
+                if !canonical.is_file() {
+                    return Err(io_err(&p, "not a file"));
+                }
+                if !sources.contains(&canonical) {
+                    d.rerun_if_changed(&canonical);
+                    sources.push(canonical);
                 }
             }
         }
@@ -547,37 +548,20 @@ impl DpaApp {
         let include_dirs: Vec<PathBuf> = self.include_dirs.iter().map(|p| abs(p)).collect();
         for dir in &include_dirs {
             if !dir.is_dir() {
-                return Err(DpaAppError::Io {
-                    path: dir.clone(),
-                    message: "include directory not found".into(),
-                });
+                return Err(io_err(dir, "include directory not found"));
             }
             d.rerun_if_changed(dir);
         }
-        for (name, _) in &self.defines {
-            if !name
-                .chars()
-                .next()
-                .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
-                || !name.chars().all(|c| c == '_' || c.is_ascii_alphanumeric())
-            {
-                return Err(DpaAppError::InvalidDefine { name: name.clone() });
-            }
+        if let Some((name, _)) = self.defines.iter().find(|(n, _)| !parse::is_ident(n)) {
+            return Err(DpaAppError::InvalidDefine { name: name.clone() });
         }
-        let proc_attributes = match &self.proc_attributes {
-            Some(p) => {
-                let p = abs(p);
-                if !p.is_file() {
-                    return Err(DpaAppError::Io {
-                        path: p,
-                        message: "process-attributes file not found".into(),
-                    });
-                }
-                d.rerun_if_changed(&p);
-                Some(p)
+        let proc_attributes = self.proc_attributes.as_deref().map(abs);
+        if let Some(p) = &proc_attributes {
+            if !p.is_file() {
+                return Err(io_err(p, "process-attributes file not found"));
             }
-            None => None,
-        };
+            d.rerun_if_changed(p);
+        }
         Ok(Resolved {
             app_name: self.name.clone(),
             lib_name: self.lib_name(),

@@ -262,20 +262,7 @@ pub(crate) fn drop_attributes(tokens: &[Token]) -> Vec<Token> {
         if (t.is("__attribute__") || t.is("__attribute") || t.is("__declspec"))
             && tokens.get(i + 1).is_some_and(|n| n.is("("))
         {
-            let mut depth = 0usize;
-            i += 1;
-            while i < tokens.len() {
-                if tokens[i].is("(") {
-                    depth += 1;
-                } else if tokens[i].is(")") {
-                    depth -= 1;
-                    if depth == 0 {
-                        i += 1;
-                        break;
-                    }
-                }
-                i += 1;
-            }
+            i = matching(tokens, i + 1, "(", ")") + 1;
             continue;
         }
         out.push(t.clone());
@@ -460,15 +447,16 @@ fn parse_header(file: &Path, header: &[Token]) -> Result<Option<DeviceFunction>,
         .map_or(0, |p| p + 1);
     let specs = &before[from..];
     let global = specs.iter().any(|t| t.is(GLOBAL_MARKER));
-    let rpc = specs.iter().any(|t| t.is(RPC_MARKER));
-    if !global && !rpc {
-        return Err(unsupported(
-            "the marker is not among the specifiers before the function name",
-        ));
-    }
-    if global && rpc {
-        return Err(unsupported("both __dpa_global__ and __dpa_rpc__ are given"));
-    }
+    let kind = match (global, specs.iter().any(|t| t.is(RPC_MARKER))) {
+        (true, false) => FunctionKind::Global,
+        (false, true) => FunctionKind::Rpc,
+        (false, false) => {
+            return Err(unsupported(
+                "the marker is not among the specifiers before the function name",
+            ))
+        }
+        (true, true) => return Err(unsupported("both __dpa_global__ and __dpa_rpc__ are given")),
+    };
     let return_tokens: Vec<&str> = specs
         .iter()
         .map(|t| t.text.as_str())
@@ -478,11 +466,6 @@ fn parse_header(file: &Path, header: &[Token]) -> Result<Option<DeviceFunction>,
         return Err(unsupported("no return type"));
     }
     let return_type = join_type(&return_tokens);
-    let kind = if rpc {
-        FunctionKind::Rpc
-    } else {
-        FunctionKind::Global
-    };
     let name = name_token.text.clone();
     let site = Site {
         file,
@@ -527,18 +510,21 @@ fn parse_header(file: &Path, header: &[Token]) -> Result<Option<DeviceFunction>,
 
 /// The index of the `}` closing the block whose `{` is at `open` (or the end).
 pub(crate) fn matching_brace(tokens: &[Token], open: usize) -> usize {
-    let mut depth = 0usize;
-    for (i, t) in tokens.iter().enumerate().skip(open) {
-        if t.is("{") {
-            depth += 1;
-        } else if t.is("}") {
-            depth -= 1;
-            if depth == 0 {
-                return i;
-            }
-        }
-    }
-    tokens.len()
+    matching(tokens, open, "{", "}")
+}
+
+/// The index of the `close` token that closes the group whose `open_s` is at `open`
+/// (`open` itself when no group opens there; the end when it does not close).
+pub(crate) fn matching(tokens: &[Token], open: usize, open_s: &str, close: &str) -> usize {
+    let mut depth = 0i32;
+    tokens
+        .iter()
+        .skip(open)
+        .position(|t| {
+            depth += i32::from(t.is(open_s)) - i32::from(t.is(close));
+            depth == 0
+        })
+        .map_or(tokens.len(), |p| open + p)
 }
 
 /// Every `__dpa_global__` and `__dpa_rpc__` function defined in `file`, in source

@@ -27,33 +27,27 @@ pub(crate) struct SimOutput {
 
 pub(crate) fn includable(p: &Path) -> Result<(), DpaAppError> {
     let reason = match p.to_str() {
-        None => Some("it is not valid UTF-8"),
+        None => "it is not valid UTF-8",
         Some(s) if s.contains(['"', '\n', '\r']) => {
-            Some("it contains a quote or a line break, which #include cannot carry")
+            "it contains a quote or a line break, which #include cannot carry"
         }
-        Some(_) => None,
+        Some(_) => return Ok(()),
     };
-    match reason {
-        Some(reason) => Err(DpaAppError::UnusablePath {
-            path: p.to_owned(),
-            reason,
-        }),
-        None => Ok(()),
-    }
+    Err(DpaAppError::UnusablePath {
+        path: p.to_owned(),
+        reason,
+    })
 }
 
 /// A `cc` build for host C code of application `r`: the target and profile cargo gives
 /// the build script, the application's include directories and defines, and the
 /// directories of its sources (for headers shared by host and device code).
 pub(crate) fn host_compiler(env: &EnvReader, r: &Resolved) -> Result<cc::Build, DpaAppError> {
-    let target = env.get("TARGET").ok_or(DpaAppError::MissingEnv {
-        name: "TARGET",
-        hint: "cargo sets it for build scripts",
-    })?;
-    let host = env.get("HOST").ok_or(DpaAppError::MissingEnv {
-        name: "HOST",
-        hint: "cargo sets it for build scripts",
-    })?;
+    let cargo_var = |name| {
+        let hint = "cargo sets it for build scripts";
+        env.get(name).ok_or(DpaAppError::MissingEnv { name, hint })
+    };
+    let (target, host) = (cargo_var("TARGET")?, cargo_var("HOST")?);
     let opt_level = env.get("OPT_LEVEL").unwrap_or_else(|| "0".to_owned());
     let debug = env
         .get("DEBUG")
@@ -71,11 +65,9 @@ pub(crate) fn host_compiler(env: &EnvReader, r: &Resolved) -> Result<cc::Build, 
         .opt_level_str(&opt_level)
         .debug(debug);
     let mut source_dirs: Vec<&Path> = Vec::new();
-    for s in &r.sources {
-        if let Some(dir) = s.parent() {
-            if !source_dirs.contains(&dir) {
-                source_dirs.push(dir);
-            }
+    for dir in r.sources.iter().filter_map(|s| s.parent()) {
+        if !source_dirs.contains(&dir) {
+            source_dirs.push(dir);
         }
     }
     b.includes(&source_dirs);
@@ -156,13 +148,13 @@ pub(crate) fn build(
         })?;
     let app_header = device_include.join("doca_sim_app.h");
     if !app_header.is_file() {
-        return Err(DpaAppError::Io {
-            path: app_header,
-            message: format!(
+        return Err(io_err(
+            &app_header,
+            format!(
                 "not found: {SIM_DEVICE_INCLUDE_ENV} should name doca-sim's device-include \
                  directory"
             ),
-        });
+        ));
     }
     for s in &r.sources {
         includable(s)?;

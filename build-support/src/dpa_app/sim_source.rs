@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use super::host_decls::by_value_struct;
-use super::parse::{DeviceFunction, StructDef};
+use super::parse::{DeviceFunction, FunctionKind, StructDef};
 
 /// Quotes `s` as a C string literal.
 fn c_string(s: &str) -> String {
@@ -33,12 +33,8 @@ fn comment(s: &str) -> String {
 }
 
 /// `float` or `double` for a floating-point parameter type.
-fn float_kind(c_type: &str) -> Option<&'static str> {
-    match c_type {
-        "float" => Some("float"),
-        "double" => Some("double"),
-        _ => None,
-    }
+fn float_kind(c_type: &str) -> Option<&str> {
+    matches!(c_type, "float" | "double").then_some(c_type)
 }
 
 /// Where each argument of `k` sits in the launch's array of 8-byte slots, and how many
@@ -140,8 +136,8 @@ pub fn sim_app_source(
             c,
             "// {} `{}` ({}:{})",
             match k.kind {
-                super::parse::FunctionKind::Global => "kernel",
-                super::parse::FunctionKind::Rpc => "RPC",
+                FunctionKind::Global => "kernel",
+                FunctionKind::Rpc => "RPC",
             },
             k.name,
             comment(&k.file.display().to_string()),
@@ -238,14 +234,10 @@ pub fn sim_app_source(
         } else {
             format!("{}(\n\t\t{})", k.name, call_args.join(",\n\t\t"))
         };
-        match k.kind {
-            super::parse::FunctionKind::Rpc => {
-                let _ = writeln!(c, "\treturn {call};");
-            }
-            super::parse::FunctionKind::Global => {
-                let _ = writeln!(c, "\t{call};\n\treturn 0;");
-            }
-        }
+        let _ = match k.kind {
+            FunctionKind::Rpc => writeln!(c, "\treturn {call};"),
+            FunctionKind::Global => writeln!(c, "\t{call};\n\treturn 0;"),
+        };
         c.push_str("}\n");
         if n > 0 {
             // Informational (the sim copies slots); a struct's size may not fit a byte.
