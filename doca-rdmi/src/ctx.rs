@@ -229,7 +229,10 @@ impl CtxState {
 /// in time, or when tearing it down failed: the error and the object, so the
 /// caller can keep acknowledging receives and wait again (or drop it, which
 /// retries the teardown and logs the outcome).
+#[derive(thiserror::Error)]
+#[error("stopping the RDMI context failed: {error}")]
 pub struct StopError<T> {
+    #[source]
     error: Error,
     object: T,
 }
@@ -265,18 +268,6 @@ impl<T> fmt::Debug for StopError<T> {
         f.debug_struct("StopError")
             .field("error", &self.error)
             .finish_non_exhaustive()
-    }
-}
-
-impl<T> fmt::Display for StopError<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "stopping the RDMI context failed: {}", self.error)
-    }
-}
-
-impl<T> std::error::Error for StopError<T> {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&self.error)
     }
 }
 
