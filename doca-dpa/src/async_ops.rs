@@ -2,7 +2,7 @@
 //! land on a DPA completion context.
 
 use std::ptr::NonNull;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use doca_dpa_sys as sys;
 
@@ -17,7 +17,7 @@ use crate::thread::Completion;
 /// `_attach`, `_start`, `_get_dpa_handle` (EXPERIMENTAL); stopped and
 /// destroyed on drop.
 pub struct AsyncOps {
-    inner: Rc<AsyncOpsInner>,
+    inner: Arc<AsyncOpsInner>,
 }
 
 struct AsyncOpsInner {
@@ -107,7 +107,7 @@ impl AsyncOps {
         unsafe { doca_call!(doca_dpa_async_ops_get_dpa_handle(p, &mut ops.handle)) }?;
         ops.queue_size = size as u32;
         Ok(AsyncOps {
-            inner: Rc::new(ops),
+            inner: Arc::new(ops),
         })
     }
 

@@ -4,7 +4,7 @@
 use std::ffi::c_char;
 use std::fmt;
 use std::ptr::NonNull;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use doca_dpa_sys as sys;
 
@@ -182,7 +182,7 @@ impl Drop for DeviceInner {
 /// gone.
 #[derive(Clone)]
 pub struct Device {
-    pub(crate) inner: Rc<DeviceInner>,
+    pub(crate) inner: Arc<DeviceInner>,
 }
 
 impl fmt::Debug for Device {
@@ -224,7 +224,7 @@ impl Device {
                 })?;
                 // Owned before the event (user code that may panic) is emitted.
                 let device = Device {
-                    inner: Rc::new(DeviceInner { ptr, info }),
+                    inner: Arc::new(DeviceInner { ptr, info }),
                 };
                 tracing::debug!(target: "doca_dpa::device", pci = %device.inner.info.pci_addr, name = %device.inner.info.ibdev_name, "device opened");
                 return Ok(Ok(device));
@@ -298,7 +298,7 @@ impl Device {
 
     /// Whether this is the only handle of the device (no clone, nothing made from it).
     pub(crate) fn is_unshared(&self) -> bool {
-        Rc::strong_count(&self.inner) == 1 && Rc::weak_count(&self.inner) == 0
+        Arc::strong_count(&self.inner) == 1 && Arc::weak_count(&self.inner) == 0
     }
 
     /// What DOCA said about the device when it was opened.
@@ -408,7 +408,7 @@ impl Drop for RepresentorInner {
 /// and every object made from it are gone; keeps its device open.
 #[derive(Clone)]
 pub struct Representor {
-    inner: Rc<RepresentorInner>,
+    inner: Arc<RepresentorInner>,
 }
 
 impl fmt::Debug for Representor {
@@ -463,7 +463,7 @@ impl Device {
             }
             if let Some(ptr) = NonNull::new(rep) {
                 out.push(Representor {
-                    inner: Rc::new(RepresentorInner {
+                    inner: Arc::new(RepresentorInner {
                         ptr,
                         _device: self.clone(),
                         index,

@@ -4,7 +4,7 @@ use std::ffi::CString;
 use std::fmt;
 use std::path::Path;
 use std::ptr::NonNull;
-use std::rc::Rc;
+use std::sync::Arc;
 use std::time::Duration;
 
 use doca_dpa_sys as sys;
@@ -277,7 +277,7 @@ impl DpaBuilder {
         };
         // Owned before the event (user code that may panic) is emitted.
         let dpa = Dpa {
-            inner: Rc::new(DpaInner {
+            inner: Arc::new(DpaInner {
                 serial: next_serial(),
                 ptr,
                 torn_down: false,
@@ -347,7 +347,7 @@ fn query_limits(p: *mut sys::doca_dpa) -> Result<Limits> {
 /// ```
 #[derive(Clone)]
 pub struct Dpa {
-    inner: Rc<DpaInner>,
+    inner: Arc<DpaInner>,
     _not_send: std::marker::PhantomData<*const ()>,
 }
 
@@ -358,7 +358,7 @@ static_assertions::assert_not_impl_any!(Dpa: Send, Sync);
 /// ([`Dpa::into_send`]); [`SendDpa::into_dpa`] there makes it a `Dpa` again. No DOCA
 /// call.
 pub struct SendDpa {
-    inner: Rc<DpaInner>,
+    inner: Arc<DpaInner>,
 }
 
 // SAFETY: a `SendDpa` is made only from the sole handle of a context: no other `Dpa`,
@@ -411,11 +411,11 @@ impl Dpa {
     pub fn destroy(self) -> Result<()> {
         // Records of stopped threads whose run-time limit passed hold the context.
         crate::keep::reap();
-        match Rc::try_unwrap(self.inner) {
+        match Arc::try_unwrap(self.inner) {
             Ok(mut inner) => inner.teardown(),
             Err(inner) => Err(Error::InUse {
                 call: "doca_dpa_destroy",
-                users: Rc::strong_count(&inner) - 1,
+                users: Arc::strong_count(&inner) - 1,
             }),
         }
     }
@@ -464,8 +464,8 @@ impl Dpa {
     /// # }
     /// ```
     pub fn into_send(self) -> std::result::Result<SendDpa, Dpa> {
-        let sole = Rc::strong_count(&self.inner) == 1
-            && Rc::weak_count(&self.inner) == 0
+        let sole = Arc::strong_count(&self.inner) == 1
+            && Arc::weak_count(&self.inner) == 0
             && self.inner._base.is_none()
             && self.inner.device.is_unshared();
         if sole {
@@ -483,12 +483,12 @@ impl Dpa {
 
     /// What every clone shares: the identity of the context.
     pub(crate) fn identity(&self) -> *const () {
-        Rc::as_ptr(&self.inner).cast()
+        Arc::as_ptr(&self.inner).cast()
     }
 
     /// Whether `other` is this context (or a clone of it).
     pub fn same_context(&self, other: &Dpa) -> bool {
-        Rc::ptr_eq(&self.inner, &other.inner)
+        Arc::ptr_eq(&self.inner, &other.inner)
     }
 
     /// What the device reported about a fault of this context, when it says: the
@@ -565,7 +565,7 @@ impl Dpa {
         let limits = self.inner.limits;
         // Owned before the event (user code that may panic) is emitted.
         let dpa = Dpa {
-            inner: Rc::new(DpaInner {
+            inner: Arc::new(DpaInner {
                 serial: next_serial(),
                 ptr,
                 torn_down: false,

@@ -505,12 +505,53 @@ pub(crate) fn check(call: &'static str, rc: sys::doca_error_t) -> Result<()> {
     }
 }
 
+/// The DOCA lock: held for the duration of every DOCA call this crate (and
+/// doca-rdmi) makes, and for nothing else. See [`serialized`].
+static DOCA_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Runs one DOCA call (`f`) under the DOCA lock.
+///
+/// # The lock's scope (the one place it is stated)
+///
+/// DOCA DPA objects are not thread-safe: one thread at a time (facts:
+/// `doca-dpa-host-api.md` §9, the DPA guide's note). Every public type of doca-dpa
+/// and doca-rdmi is nevertheless `Send + Sync`, because every call into DOCA —
+/// `doca_call!`, doca-rdmi's `rdmi_call!`/`core_call!`, the generated kernel and RPC
+/// launchers, and the few direct `sys::` calls — runs inside this function, under
+/// one process-wide mutex. So no two DOCA calls ever overlap, on one context or
+/// across contexts, whatever threads the values are on.
+///
+/// - Held for one DOCA call only. It is never held while user code runs: DOCA
+///   calls no user code (the only callback, the wait task's completion in
+///   `doca_pe_progress`, sets an atomic flag), wakers are woken and `tracing`
+///   events emitted after the call returns. A DOCA call is never made while it is
+///   held (no nesting), so it cannot deadlock.
+/// - Blocking calls hold it while they block: `doca_dpa_rpc` (until the RPC
+///   returns). Other threads' DOCA calls wait meanwhile.
+/// - Process-wide, not per context: simpler and still correct; a per-context lock
+///   would let two contexts' calls run in parallel (a refinement that changes no
+///   type).
+/// - Uncontended, it is two atomic operations and allocates nothing.
+///
+/// State the library keeps itself (a launcher's epochs and what it keeps alive, an
+/// engine's reactor) is behind each object's own mutex, taken before this one
+/// and never while user code runs.
+#[doc(hidden)]
+#[inline]
+pub fn serialized<R>(f: impl FnOnce() -> R) -> R {
+    let _held = DOCA_LOCK.lock().unwrap_or_else(|p| p.into_inner());
+    f()
+}
+
 /// Calls a DOCA function and checks its code, naming the call in the error. It adds
 /// no `unsafe` of its own: each call site writes the `unsafe` block and its SAFETY
 /// comment, `unsafe { doca_call!(doca_dpa_start(ptr)) }?`.
 macro_rules! doca_call {
     ($func:ident($($arg:expr),* $(,)?)) => {
-        $crate::error::check(stringify!($func), ::doca_dpa_sys::$func($($arg),*))
+        $crate::error::check(
+            stringify!($func),
+            $crate::error::serialized(|| ::doca_dpa_sys::$func($($arg),*)),
+        )
     };
 }
 pub(crate) use doca_call;

@@ -4,7 +4,7 @@
 
 use std::fmt;
 use std::ptr::NonNull;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use doca_dpa_sys as sys;
 
@@ -21,7 +21,7 @@ use crate::keep::{Keep, KeepAlive};
 /// 5 entries holds 8. [`HashTable::requested_entries`] is what was asked for;
 /// DOCA reports no capacity.
 pub struct HashTable {
-    inner: Rc<HashTableInner>,
+    inner: Arc<HashTableInner>,
 }
 
 struct HashTableInner {
@@ -73,7 +73,7 @@ impl HashTable {
         table.handle = h as u64;
         tracing::debug!(target: "doca_dpa::hash_table", num_entries, "DPA hash table created");
         Ok(HashTable {
-            inner: Rc::new(table),
+            inner: Arc::new(table),
         })
     }
 

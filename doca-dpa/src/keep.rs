@@ -11,7 +11,7 @@
 use std::any::Any;
 use std::cell::RefCell;
 use std::collections::VecDeque;
-use std::rc::Rc;
+use std::sync::Arc;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -23,7 +23,7 @@ use crate::dpa::Dpa;
 /// a DPA struct holds it until the device is known to be done.
 #[derive(Clone)]
 pub struct KeepAlive {
-    _owner: Rc<dyn Any>,
+    _owner: Arc<dyn Any>,
 }
 
 impl std::fmt::Debug for KeepAlive {
@@ -34,7 +34,7 @@ impl std::fmt::Debug for KeepAlive {
 
 impl KeepAlive {
     /// Keeps `owner` alive (a clone of the `Rc`; no allocation).
-    pub fn new<T: Any>(owner: &Rc<T>) -> KeepAlive {
+    pub fn new<T: Any>(owner: &Arc<T>) -> KeepAlive {
         KeepAlive {
             _owner: owner.clone(),
         }
@@ -348,31 +348,31 @@ mod tests {
 
     #[test]
     fn retiring_drops_only_finished_submissions() {
-        let a = Rc::new(1u8);
-        let b = Rc::new(2u8);
+        let a = Arc::new(1u8);
+        let b = Arc::new(2u8);
         let mut q = KeepQueue::default();
         q.recorder(1, None).keep(KeepAlive::new(&a));
         q.recorder(2, None).keep(KeepAlive::new(&b));
         q.recorder(2, None).keep(KeepAlive::new(&a));
-        assert_eq!(Rc::strong_count(&a), 3);
+        assert_eq!(Arc::strong_count(&a), 3);
         q.retire_through(1);
-        assert_eq!((Rc::strong_count(&a), Rc::strong_count(&b)), (2, 2));
+        assert_eq!((Arc::strong_count(&a), Arc::strong_count(&b)), (2, 2));
         q.truncate(1);
-        assert_eq!(Rc::strong_count(&a), 1);
+        assert_eq!(Arc::strong_count(&a), 1);
         q.retire_through(5);
-        assert_eq!((q.len(), Rc::strong_count(&b)), (0, 1));
+        assert_eq!((q.len(), Arc::strong_count(&b)), (0, 1));
     }
 
     #[test]
     fn buried_values_are_never_dropped() {
-        let a = Rc::new(7u32);
+        let a = Arc::new(7u32);
         let before = buried_count();
         let mut q = KeepQueue::default();
         q.recorder(1, None).keep(KeepAlive::new(&a));
         q.bury_all();
         assert_eq!(q.len(), 0);
         assert_eq!(
-            Rc::strong_count(&a),
+            Arc::strong_count(&a),
             2,
             "the buried reference still holds it"
         );

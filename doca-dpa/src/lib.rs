@@ -152,6 +152,8 @@ pub use dpa::{Dpa, DpaBuilder, Health, Limits, LogLevel, SendDpa};
 #[cfg(doca_sym = "doca_sync_event_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use engine::{Engine, Reactor};
+#[doc(hidden)]
+pub use error::serialized;
 pub use error::{Error, ErrorCode, ErrorKind, LaunchDiagnosis, Result};
 #[cfg(doca_sym = "doca_dpa_hash_table_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]

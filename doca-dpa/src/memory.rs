@@ -8,7 +8,7 @@
 
 use std::fmt;
 use std::marker::PhantomData;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use crate::app::{param, KernelArg, KernelParam};
 use crate::dpa::Dpa;
@@ -104,7 +104,7 @@ impl Drop for Allocation {
 }
 
 impl Allocation {
-    fn new(dpa: &Dpa, bytes: usize) -> Result<Rc<Allocation>> {
+    fn new(dpa: &Dpa, bytes: usize) -> Result<Arc<Allocation>> {
         const CALL: &str = "doca_dpa_mem_alloc";
         if bytes == 0 {
             return Err(Error::invalid(CALL, "a DPA buffer must not be empty"));
@@ -113,7 +113,7 @@ impl Allocation {
         // SAFETY: a started context; valid out-pointer.
         dpa.or_fatal(unsafe { doca_call!(doca_dpa_mem_alloc(dpa.as_ptr(), bytes, &mut addr)) })?;
         // Owned before the event (user code that may panic) is emitted.
-        let alloc = Rc::new(Allocation {
+        let alloc = Arc::new(Allocation {
             dpa: dpa.clone(),
             addr,
             bytes,
@@ -196,7 +196,7 @@ fn zeroed_vec<T: DeviceCopy>(len: usize) -> Vec<T> {
 /// Passed to a kernel (a [`param::DevPtr`] parameter) by reference; the launch keeps
 /// the memory alive until it has finished, whatever happens to the buffer.
 pub struct DpaBuffer<T: DeviceCopy> {
-    alloc: Rc<Allocation>,
+    alloc: Arc<Allocation>,
     len: usize,
     _t: PhantomData<T>,
 }
@@ -328,7 +328,7 @@ impl<T: DeviceCopy> DpaBuffer<T> {
         DevPtr(self.alloc.addr)
     }
 
-    pub(crate) fn allocation(&self) -> &Rc<Allocation> {
+    pub(crate) fn allocation(&self) -> &Arc<Allocation> {
         &self.alloc
     }
 }
@@ -353,7 +353,7 @@ unsafe impl<T: DeviceCopy> KernelArg<param::DevPtr> for DpaBuffer<T> {
 /// [`param::DevPtr`] parameter that keeps the whole buffer's memory alive.
 #[derive(Clone)]
 pub struct DpaSlice<T: DeviceCopy> {
-    alloc: Rc<Allocation>,
+    alloc: Arc<Allocation>,
     byte_offset: usize,
     len: usize,
     _t: PhantomData<T>,
@@ -573,7 +573,7 @@ impl<R: Copy + Send + 'static> crate::AbiScalar for StructAbi<R> {}
 
 struct BoxInner {
     // Field order is drop order: the memory goes before what its fields reference.
-    alloc: Rc<Allocation>,
+    alloc: Arc<Allocation>,
     keep: std::cell::RefCell<KeepQueue>,
 }
 
@@ -587,7 +587,7 @@ struct BoxInner {
 /// `doca_dpa_mem_alloc` and `doca_dpa_h2d_memcpy` on creation, `doca_dpa_d2h_memcpy`
 /// to read, `doca_dpa_mem_free` once nothing uses it.
 pub struct DpaBox<T: DeviceStruct> {
-    inner: Rc<BoxInner>,
+    inner: Arc<BoxInner>,
     _t: PhantomData<T>,
 }
 
@@ -602,7 +602,7 @@ impl<T: DeviceStruct> DpaBox<T> {
     pub fn new(dpa: &Dpa, value: &T) -> Result<DpaBox<T>> {
         let alloc = Allocation::new(dpa, std::mem::size_of::<T::Repr>())?;
         let boxed = DpaBox {
-            inner: Rc::new(BoxInner {
+            inner: Arc::new(BoxInner {
                 alloc,
                 keep: std::cell::RefCell::new(KeepQueue::default()),
             }),

@@ -4,7 +4,7 @@
 
 use std::fmt;
 use std::ptr::NonNull;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use doca_dpa_sys as sys;
 
@@ -24,7 +24,7 @@ use crate::memory::{Allocation, DeviceCopy, DpaBuffer};
 /// range once per map and no `doca_mmap_add_dev` on such a map, so this type
 /// offers neither.
 pub struct DpaMmap {
-    inner: Rc<MmapInner>,
+    inner: Arc<MmapInner>,
 }
 
 struct MmapInner {
@@ -34,7 +34,7 @@ struct MmapInner {
     handle: u32,
     len: usize,
     // Dropped after the map is destroyed (Drop runs before fields).
-    _memory: Rc<Allocation>,
+    _memory: Arc<Allocation>,
 }
 
 impl fmt::Debug for DpaMmap {
@@ -125,7 +125,7 @@ impl DpaMmap {
         map.handle = h as u32;
         tracing::debug!(target: "doca_dpa::mmap", len, "DPA memory map started");
         Ok(DpaMmap {
-            inner: Rc::new(map),
+            inner: Arc::new(map),
         })
     }
 

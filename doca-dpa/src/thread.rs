@@ -25,7 +25,7 @@
 //! ```
 
 use std::ptr::NonNull;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use doca_dpa_sys as sys;
 
@@ -347,7 +347,7 @@ impl ThreadBuilder {
     pub fn start(mut self) -> Result<DpaThread> {
         self.start_in_place()?;
         Ok(DpaThread {
-            inner: Rc::new(self.inner),
+            inner: Arc::new(self.inner),
         })
     }
 
@@ -371,7 +371,7 @@ impl ThreadBuilder {
 /// launcher creation, [`Dpa::destroy`], or [`release_deferred`](crate::release_deferred).
 #[derive(Clone)]
 pub struct DpaThread {
-    inner: Rc<ThreadInner>,
+    inner: Arc<ThreadInner>,
 }
 
 impl std::fmt::Debug for DpaThread {
@@ -439,7 +439,7 @@ impl Drop for NotificationInner {
 /// [`DpaBox`](crate::DpaBox) through a [`Dev`](crate::Dev)) by reference, which keeps
 /// it alive.
 pub struct NotificationCompletion {
-    inner: Rc<NotificationInner>,
+    inner: Arc<NotificationInner>,
 }
 
 impl std::fmt::Debug for NotificationCompletion {
@@ -478,7 +478,7 @@ impl NotificationCompletion {
             ))
         }?;
         Ok(NotificationCompletion {
-            inner: Rc::new(NotificationInner {
+            inner: Arc::new(NotificationInner {
                 raw,
                 handle,
                 thread: thread.clone(),
@@ -587,7 +587,7 @@ impl CompletionBuilder {
             ))
         }?;
         Ok(Completion {
-            inner: Rc::new(CompletionInner {
+            inner: Arc::new(CompletionInner {
                 raw: self.raw,
                 handle,
                 queue_size: size as u32,
@@ -622,7 +622,7 @@ impl Drop for CompletionInner {
 /// `doca_dpa_dev_get_completion`. Cheap to clone (a shared handle).
 #[derive(Clone)]
 pub struct Completion {
-    inner: Rc<CompletionInner>,
+    inner: Arc<CompletionInner>,
 }
 
 impl std::fmt::Debug for Completion {
@@ -759,7 +759,7 @@ impl ThreadGroup {
                 return Err(e);
             }
             group.threads.push(DpaThread {
-                inner: Rc::new(thread.inner),
+                inner: Arc::new(thread.inner),
             });
         }
         // SAFETY: every rank set with a started thread.

@@ -9,7 +9,7 @@
 
 use std::fmt;
 use std::ptr::NonNull;
-use std::rc::Rc;
+use std::sync::Arc;
 use std::time::Duration;
 
 use doca_dpa::{Dpa, Keep, KeepAlive, KernelArg, Representor, Result};
@@ -316,7 +316,7 @@ pub(crate) struct ConnInner {
 }
 
 /// A connection kept alive by a poster that works with it.
-pub(crate) type SharedConnection = Rc<ConnInner>;
+pub(crate) type SharedConnection = Arc<ConnInner>;
 
 impl ConnInner {
     fn as_ptr(&self) -> *mut sys::doca_rdmi_connection {
@@ -507,7 +507,7 @@ impl ConnectionBuilder {
         })?;
         tracing::debug!(target: "doca_rdmi::connection", "connection started");
         Ok(Connection {
-            inner: Rc::new(inner),
+            inner: Arc::new(inner),
         })
     }
 }
@@ -530,7 +530,7 @@ impl ConnectionBuilder {
 /// [`Connection::stop`] while they do fails with `InUse`. Failures in `Drop` are
 /// logged, never panicked on.
 pub struct Connection {
-    inner: Rc<ConnInner>,
+    inner: Arc<ConnInner>,
 }
 
 // The buffer is plain owned memory; the objects that hand it to DOCA are

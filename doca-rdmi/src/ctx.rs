@@ -176,11 +176,11 @@ pub(crate) fn configure_and_start<R: RawObject>(
 /// [`Error::InUse`] while launches, threads, DPA structs or posters still hold it, or
 /// DOCA's refusal.
 pub(crate) fn request_stop_unique<T>(
-    inner: std::rc::Rc<T>,
+    inner: std::sync::Arc<T>,
     ctx: impl for<'x> Fn(&'x T) -> Result<&'x Ctx>,
-) -> std::result::Result<Box<T>, (Error, std::rc::Rc<T>)> {
-    let inner = std::rc::Rc::try_unwrap(inner).map_err(|shared| {
-        let users = std::rc::Rc::strong_count(&shared) - 1;
+) -> std::result::Result<Box<T>, (Error, std::sync::Arc<T>)> {
+    let inner = std::sync::Arc::try_unwrap(inner).map_err(|shared| {
+        let users = std::sync::Arc::strong_count(&shared) - 1;
         (
             Error::InUse {
                 call: "doca_ctx_stop",
@@ -191,7 +191,7 @@ pub(crate) fn request_stop_unique<T>(
     })?;
     match ctx(&inner).and_then(Ctx::request_stop) {
         Ok(()) => Ok(Box::new(inner)),
-        Err(e) => Err((e, std::rc::Rc::new(inner))),
+        Err(e) => Err((e, std::sync::Arc::new(inner))),
     }
 }
 

@@ -7,7 +7,7 @@
 //! the installed header uses.
 
 use std::fmt;
-use std::rc::Rc;
+use std::sync::Arc;
 use std::time::Duration;
 
 use doca_dpa::{Dpa, Keep, KeepAlive, KernelArg, Result};
@@ -233,7 +233,7 @@ impl PosterBuilder {
         inner.handle = configure_and_start(&mut inner.life, &inner._config, |_| Ok(()))?;
         tracing::debug!(target: "doca_rdmi::poster", "poster started");
         Ok(Poster {
-            inner: Rc::new(inner),
+            inner: Arc::new(inner),
         })
     }
 }
@@ -246,7 +246,7 @@ impl PosterBuilder {
 /// threads and DPA structs given it hold it); failures are logged. The connections
 /// given to [`PosterBuilder::connection`] are destroyed after it.
 pub struct Poster {
-    inner: Rc<PosterInner>,
+    inner: Arc<PosterInner>,
 }
 
 static_assertions::assert_not_impl_any!(Poster: Send, Sync);

@@ -9,7 +9,7 @@
 
 use std::fmt;
 use std::ptr::NonNull;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use doca_dpa::{Device, Error, KeepAlive, Result};
 use doca_rdmi_sys as sys;
@@ -64,7 +64,7 @@ impl Drop for VerbsInner {
 /// [`Device`] open.
 #[derive(Clone)]
 pub struct VerbsContext {
-    inner: Rc<VerbsInner>,
+    inner: Arc<VerbsInner>,
 }
 
 static_assertions::assert_impl_all!(VerbsContext: Clone);
@@ -110,7 +110,7 @@ impl VerbsContext {
             .ok_or_else(|| invalid("doca_verbs_context_create", "DOCA returned NULL"))?;
         // Owned before the event (user code that may panic) is emitted.
         let verbs = VerbsContext {
-            inner: Rc::new(VerbsInner {
+            inner: Arc::new(VerbsInner {
                 destroyed: false,
                 ptr,
                 device: device.clone(),
@@ -137,9 +137,9 @@ impl VerbsContext {
     /// Fails with [`Error::InUse`] (and changes nothing) while clones or
     /// objects made on it are alive.
     pub fn destroy(self) -> Result<()> {
-        let inner = Rc::try_unwrap(self.inner).map_err(|rc| Error::InUse {
+        let inner = Arc::try_unwrap(self.inner).map_err(|rc| Error::InUse {
             call: "doca_verbs_context_destroy",
-            users: Rc::strong_count(&rc) - 1,
+            users: Arc::strong_count(&rc) - 1,
         })?;
         let mut inner = inner;
         inner.destroy_now()
@@ -236,7 +236,7 @@ impl Drop for PdInner {
 /// the last clone and every user are gone; keeps its verbs context alive.
 #[derive(Clone)]
 pub struct ProtectionDomain {
-    inner: Rc<PdInner>,
+    inner: Arc<PdInner>,
 }
 
 static_assertions::assert_not_impl_any!(ProtectionDomain: Send, Sync);
@@ -256,7 +256,7 @@ impl ProtectionDomain {
         let ptr = NonNull::new(raw)
             .ok_or_else(|| invalid("doca_verbs_pd_create", "DOCA returned NULL"))?;
         Ok(ProtectionDomain {
-            inner: Rc::new(PdInner {
+            inner: Arc::new(PdInner {
                 destroyed: false,
                 ptr,
                 context: context.clone(),
@@ -276,15 +276,15 @@ impl ProtectionDomain {
 
     /// Whether `self` and `other` are the same protection domain.
     pub fn same_as(&self, other: &ProtectionDomain) -> bool {
-        Rc::ptr_eq(&self.inner, &other.inner)
+        Arc::ptr_eq(&self.inner, &other.inner)
     }
 
     /// Destroys the PD now (`doca_verbs_pd_destroy`, EXPERIMENTAL), reporting what `Drop`
     /// could only log; [`Error::InUse`] while clones or users are alive.
     pub fn destroy(self) -> Result<()> {
-        let inner = Rc::try_unwrap(self.inner).map_err(|rc| Error::InUse {
+        let inner = Arc::try_unwrap(self.inner).map_err(|rc| Error::InUse {
             call: "doca_verbs_pd_destroy",
-            users: Rc::strong_count(&rc) - 1,
+            users: Arc::strong_count(&rc) - 1,
         })?;
         let mut inner = inner;
         inner.destroy_now()
@@ -483,7 +483,7 @@ impl Drop for CqInner {
 /// the last clone and every object it is attached to are gone.
 #[derive(Clone)]
 pub struct CompletionQueue {
-    inner: Rc<CqInner>,
+    inner: Arc<CqInner>,
 }
 
 static_assertions::assert_not_impl_any!(CompletionQueue: Send, Sync);
@@ -535,7 +535,7 @@ impl CompletionQueue {
         let ptr = NonNull::new(raw)
             .ok_or_else(|| invalid("doca_verbs_cq_create", "DOCA returned NULL"))?;
         Ok(CompletionQueue {
-            inner: Rc::new(CqInner {
+            inner: Arc::new(CqInner {
                 destroyed: false,
                 ptr,
                 attrs: attrs.clone(),
@@ -569,9 +569,9 @@ impl CompletionQueue {
     /// Destroys the CQ now (`doca_verbs_cq_destroy`, EXPERIMENTAL), reporting what `Drop`
     /// could only log; [`Error::InUse`] while clones or users are alive.
     pub fn destroy(self) -> Result<()> {
-        let inner = Rc::try_unwrap(self.inner).map_err(|rc| Error::InUse {
+        let inner = Arc::try_unwrap(self.inner).map_err(|rc| Error::InUse {
             call: "doca_verbs_cq_destroy",
-            users: Rc::strong_count(&rc) - 1,
+            users: Arc::strong_count(&rc) - 1,
         })?;
         let mut inner = inner;
         inner.destroy_now()
