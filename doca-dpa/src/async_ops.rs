@@ -31,6 +31,14 @@ struct AsyncOpsInner {
     _completion: Completion,
 }
 
+// SAFETY: a `doca_dpa_async_ops`; every DOCA call on it is made under the DOCA lock
+// (`crate::error::serialized`), so DOCA never sees two threads use it at once (the
+// facts forbid concurrent use, not use from another thread).
+unsafe impl Send for AsyncOpsInner {}
+// SAFETY: as for `Send`: shared references only make DOCA calls under the DOCA
+// lock; the Rust state behind them is immutable or behind a mutex or atomics.
+unsafe impl Sync for AsyncOpsInner {}
+
 impl std::fmt::Debug for AsyncOps {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AsyncOps")

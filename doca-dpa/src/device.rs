@@ -167,6 +167,14 @@ pub(crate) struct DeviceInner {
     info: DeviceInfo,
 }
 
+// SAFETY: an open `doca_dev` and its devinfo; every DOCA call on it is made under the DOCA lock
+// (`crate::error::serialized`), so DOCA never sees two threads use it at once (the
+// facts forbid concurrent use, not use from another thread).
+unsafe impl Send for DeviceInner {}
+// SAFETY: as for `Send`: shared references only make DOCA calls under the DOCA
+// lock; the Rust state behind them is immutable or behind a mutex or atomics.
+unsafe impl Sync for DeviceInner {}
+
 impl Drop for DeviceInner {
     fn drop(&mut self) {
         // SAFETY: the handle came from doca_dev_open and is closed once, after
@@ -325,7 +333,6 @@ fn devices_seen(seen: &[String]) -> String {
 // DOCA objects are not thread-safe (facts: DPA guide note), and clones share one
 // `doca_dev`, so a device stays on the thread that opened it; each thread opens its own.
 static_assertions::assert_impl_all!(Device: Clone);
-static_assertions::assert_not_impl_any!(Device: Send, Sync);
 
 #[cfg(test)]
 mod tests {
@@ -394,6 +401,14 @@ struct RepresentorInner {
     index: usize,
 }
 
+// SAFETY: an open `doca_dev_rep`; every DOCA call on it is made under the DOCA lock
+// (`crate::error::serialized`), so DOCA never sees two threads use it at once (the
+// facts forbid concurrent use, not use from another thread).
+unsafe impl Send for RepresentorInner {}
+// SAFETY: as for `Send`: shared references only make DOCA calls under the DOCA
+// lock; the Rust state behind them is immutable or behind a mutex or atomics.
+unsafe impl Sync for RepresentorInner {}
+
 impl Drop for RepresentorInner {
     fn drop(&mut self) {
         // SAFETY: opened by doca_dev_rep_open, closed once, after its users.
@@ -432,7 +447,6 @@ impl Representor {
 }
 
 static_assertions::assert_impl_all!(Representor: Clone);
-static_assertions::assert_not_impl_any!(Representor: Send, Sync);
 
 impl Device {
     /// Opens every representor of this device that matches `filter`

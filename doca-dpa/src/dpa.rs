@@ -83,6 +83,14 @@ pub(crate) struct DpaInner {
     pub(crate) limits: Limits,
 }
 
+// SAFETY: a started `doca_dpa`; every DOCA call on it is made under the DOCA lock
+// (`crate::error::serialized`), so DOCA never sees two threads use it at once (the
+// facts forbid concurrent use, not use from another thread).
+unsafe impl Send for DpaInner {}
+// SAFETY: as for `Send`: shared references only make DOCA calls under the DOCA
+// lock; the Rust state behind them is immutable or behind a mutex or atomics.
+unsafe impl Sync for DpaInner {}
+
 fn next_serial() -> u64 {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
     NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
@@ -101,7 +109,7 @@ impl Drop for DpaInner {
 
 impl DpaInner {
     /// `doca_dpa_stop` then `doca_dpa_destroy`. Children (threads, events,
-    /// memory, launchers) each hold an `Rc` of this, so they are gone.
+    /// memory, launchers) each hold an `Arc` of this, so they are gone.
     fn teardown(&mut self) -> Result<()> {
         let p = self.ptr.as_ptr();
         self.torn_down = true;
@@ -140,6 +148,11 @@ pub struct DpaBuilder {
     device: Device,
     app: Option<App>,
 }
+
+// SAFETY: a created, not started `doca_dpa`; every DOCA call on it is made under the
+// DOCA lock (`crate::error::serialized`), and its setters take `&mut self` or
+// `self`. Not `Sync`: nothing needs to share a builder.
+unsafe impl Send for DpaBuilder {}
 
 impl fmt::Debug for DpaBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -286,7 +299,6 @@ impl DpaBuilder {
                 app,
                 limits,
             }),
-            _not_send: std::marker::PhantomData,
         };
         tracing::info!(target: "doca_dpa::dpa", app = app.name(), device = %self.device.info().pci_addr, "DPA context started");
         Ok(dpa)
@@ -336,41 +348,26 @@ fn query_limits(p: *mut sys::doca_dpa) -> Result<Limits> {
 /// keep it alive, so it is stopped and destroyed (`doca_dpa_stop`,
 /// `doca_dpa_destroy`) only after them.
 ///
-/// DOCA DPA objects are not thread-safe, and clones share one context, so a
-/// context and everything made from it stay on the thread that created them:
-/// `Dpa` is neither `Send` nor `Sync`. Programs that launch from several
-/// threads give each thread its own context (a [`Device`] is `Send + Sync`).
-///
-/// ```compile_fail
-/// fn sent<T: Send>(_: T) {}
-/// fn f(dpa: doca_dpa::Dpa) { sent(dpa) }
-/// ```
+/// `Send + Sync`: keep it in a service's shared state and use it (and everything
+/// made from it) from any thread or task. DOCA DPA objects are not thread-safe;
+/// the library serialises every DOCA call (see `doca_dpa::serialized` for the
+/// lock's scope), so DOCA never sees two threads use the context at once.
 #[derive(Clone)]
 pub struct Dpa {
     inner: Arc<DpaInner>,
-    _not_send: std::marker::PhantomData<*const ()>,
 }
 
 static_assertions::assert_impl_all!(Dpa: Clone);
-static_assertions::assert_not_impl_any!(Dpa: Send, Sync);
 
-/// A [`Dpa`] that nothing else shares, on its way to another thread
-/// ([`Dpa::into_send`]); [`SendDpa::into_dpa`] there makes it a `Dpa` again. No DOCA
-/// call.
+/// A [`Dpa`] that nothing else shares ([`Dpa::into_send`]); [`SendDpa::into_dpa`]
+/// makes it a `Dpa` again. No DOCA call. Kept for programs written when `Dpa` was
+/// not `Send`: a `Dpa` itself moves between threads now.
 pub struct SendDpa {
     inner: Arc<DpaInner>,
 }
 
-// SAFETY: a `SendDpa` is made only from the sole handle of a context: no other `Dpa`,
-// no object made from it (they hold its `Rc`), no other handle of its device, and no
-// base context (checked by `Dpa::into_send`). Moving it moves every reference to these
-// DOCA objects at once, so they are never used from two threads; DOCA's objects are
-// not thread-safe (facts: the DPA guide's note), which forbids concurrent use, not
-// using an object from another thread than the one that made it.
-unsafe impl Send for SendDpa {}
-
 static_assertions::assert_impl_all!(SendDpa: Send);
-static_assertions::assert_not_impl_any!(SendDpa: Sync, Clone);
+static_assertions::assert_not_impl_any!(SendDpa: Clone);
 
 impl fmt::Debug for SendDpa {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -383,10 +380,7 @@ impl fmt::Debug for SendDpa {
 impl SendDpa {
     /// The context, on this thread.
     pub fn into_dpa(self) -> Dpa {
-        Dpa {
-            inner: self.inner,
-            _not_send: std::marker::PhantomData,
-        }
+        Dpa { inner: self.inner }
     }
 }
 
@@ -574,7 +568,6 @@ impl Dpa {
                 app: self.inner.app,
                 limits,
             }),
-            _not_send: std::marker::PhantomData,
         };
         tracing::debug!(target: "doca_dpa::dpa", device = %other.info().pci_addr, "DPA context extended");
         Ok(dpa)

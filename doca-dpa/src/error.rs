@@ -94,13 +94,13 @@ impl ErrorCode {
     /// `DOCA_ERROR_BAD_STATE`; DOCA answers for unknown codes too.
     pub fn name(self) -> String {
         // SAFETY: DOCA returns a static NUL-terminated string (or NULL, handled).
-        unsafe { static_str(sys::doca_error_get_name(self.0)) }
+        unsafe { static_str(serialized(|| sys::doca_error_get_name(self.0))) }
     }
 
     /// DOCA's description of the code (`doca_error_get_descr`).
     pub fn description(self) -> String {
         // SAFETY: as above.
-        unsafe { static_str(sys::doca_error_get_descr(self.0)) }
+        unsafe { static_str(serialized(|| sys::doca_error_get_descr(self.0))) }
     }
 }
 
@@ -524,8 +524,9 @@ static DOCA_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 /// - Held for one DOCA call only. It is never held while user code runs: DOCA
 ///   calls no user code (the only callback, the wait task's completion in
 ///   `doca_pe_progress`, sets an atomic flag), wakers are woken and `tracing`
-///   events emitted after the call returns. A DOCA call is never made while it is
-///   held (no nesting), so it cannot deadlock.
+///   events emitted after the call returns. It is reentrant on one thread (a
+///   thread-local flag): a wrapper that makes its DOCA calls through
+///   `doca_call!` may itself run inside `serialized` without deadlocking.
 /// - Blocking calls hold it while they block: `doca_dpa_rpc` (until the RPC
 ///   returns). Other threads' DOCA calls wait meanwhile.
 /// - Process-wide, not per context: simpler and still correct; a per-context lock
@@ -539,7 +540,24 @@ static DOCA_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 #[doc(hidden)]
 #[inline]
 pub fn serialized<R>(f: impl FnOnce() -> R) -> R {
+    thread_local! {
+        static HELD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+    /// Clears the flag when the call returns (FFI calls do not unwind, but a
+    /// closure of Rust code may).
+    struct Release;
+    impl Drop for Release {
+        fn drop(&mut self) {
+            HELD.with(|h| h.set(false));
+        }
+    }
+    if HELD.with(|h| h.get()) {
+        // This thread holds the lock already: no other thread can be in DOCA.
+        return f();
+    }
     let _held = DOCA_LOCK.lock().unwrap_or_else(|p| p.into_inner());
+    HELD.with(|h| h.set(true));
+    let _release = Release;
     f()
 }
 

@@ -92,7 +92,7 @@ impl Drop for Allocation {
     fn drop(&mut self) {
         // SAFETY: our allocation of this started context, freed once. Only
         // `KernelArg` impls hand its address to the device (the argument traits are
-        // sealed or unsafe), each recording an `Rc` of it in a keep record, and
+        // sealed or unsafe), each recording an `Arc` of it in a keep record, and
         // only for this context (checked): a launcher releases its records once
         // a completion event showed the launch finished, a thread once no
         // activation can run (`keep::defer`), a `DpaBox` with its memory; whatever
@@ -574,7 +574,9 @@ impl<R: Copy + Send + 'static> crate::AbiScalar for StructAbi<R> {}
 struct BoxInner {
     // Field order is drop order: the memory goes before what its fields reference.
     alloc: Arc<Allocation>,
-    keep: std::cell::RefCell<KeepQueue>,
+    /// Locked only by `set`, around the lowering of the value (no user code
+    /// but the generated `DeviceStruct::lower`).
+    keep: std::sync::Mutex<KeepQueue>,
 }
 
 /// A typed struct in DPA memory (the "state struct" of persistent DPA threads): its
@@ -604,7 +606,7 @@ impl<T: DeviceStruct> DpaBox<T> {
         let boxed = DpaBox {
             inner: Arc::new(BoxInner {
                 alloc,
-                keep: std::cell::RefCell::new(KeepQueue::default()),
+                keep: std::sync::Mutex::new(KeepQueue::default()),
             }),
             _t: PhantomData,
         };
@@ -615,7 +617,7 @@ impl<T: DeviceStruct> DpaBox<T> {
     /// Overwrites the struct with `value` (`doca_dpa_h2d_memcpy`). What the previous
     /// value referenced stays alive too: a kernel may still be reading it.
     pub fn set(&self, value: &T) -> Result<()> {
-        let mut keep = self.inner.keep.borrow_mut();
+        let mut keep = self.inner.keep.lock().unwrap_or_else(|p| p.into_inner());
         let mark = keep.len();
         let ctx = CtxId::of(&self.inner.alloc.dpa);
         let repr = match value.lower(&mut keep.recorder(0, Some(ctx))) {

@@ -37,6 +37,14 @@ struct MmapInner {
     _memory: Arc<Allocation>,
 }
 
+// SAFETY: a `doca_mmap` of DPA memory; every DOCA call on it is made under the DOCA lock
+// (`crate::error::serialized`), so DOCA never sees two threads use it at once (the
+// facts forbid concurrent use, not use from another thread).
+unsafe impl Send for MmapInner {}
+// SAFETY: as for `Send`: shared references only make DOCA calls under the DOCA
+// lock; the Rust state behind them is immutable or behind a mutex or atomics.
+unsafe impl Sync for MmapInner {}
+
 impl fmt::Debug for DpaMmap {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("DpaMmap")

@@ -33,6 +33,14 @@ pub(crate) struct Event {
     waiter: Option<Waiter>,
 }
 
+// SAFETY: a `doca_sync_event` (its wait task is the `Waiter`'s, `Sync` itself); every DOCA call on it is made under the DOCA lock
+// (`crate::error::serialized`), so DOCA never sees two threads use it at once (the
+// facts forbid concurrent use, not use from another thread).
+unsafe impl Send for Event {}
+// SAFETY: as for `Send`: shared references only make DOCA calls under the DOCA
+// lock; the Rust state behind them is immutable or behind a mutex or atomics.
+unsafe impl Sync for Event {}
+
 /// Which locations an event gets.
 #[derive(Clone, Copy)]
 enum Recipe {

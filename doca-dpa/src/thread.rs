@@ -44,6 +44,12 @@ macro_rules! owned_handle {
             torn_down: bool,
         }
 
+        // SAFETY: a DOCA object whose every call is made under the DOCA lock
+        // (`crate::error::serialized`); its flags change only through `&mut self`.
+        unsafe impl Send for $name {}
+        // SAFETY: as for `Send`: `&self` only reads the pointer and the flags.
+        unsafe impl Sync for $name {}
+
         impl $name {
             fn new(call: &'static str, raw: *mut $raw) -> Result<Self> {
                 NonNull::new(raw)
@@ -159,7 +165,7 @@ struct ThreadInner {
     func: &'static str,
     /// Whether `doca_dpa_thread_run` was ever called on it: before that no
     /// activation can run (DOCA activates only runnable threads).
-    ran: std::cell::Cell<bool>,
+    ran: std::sync::atomic::AtomicBool,
 }
 
 impl Drop for ThreadInner {
@@ -173,7 +179,7 @@ impl Drop for ThreadInner {
         let outcome = self.raw.teardown();
         if outcome.stopped() {
             let affinity = self.affinity.as_mut().map(RawAffinity::teardown);
-            if self.ran.get() {
+            if *self.ran.get_mut() {
                 crate::keep::defer(&self.dpa, std::mem::take(&mut self.keep));
             }
             outcome.report();
@@ -275,7 +281,7 @@ impl ThreadBuilder {
                 keep,
                 dpa: dpa.clone(),
                 func: func.name(),
-                ran: std::cell::Cell::new(false),
+                ran: std::sync::atomic::AtomicBool::new(false),
             },
         })
     }
@@ -393,7 +399,9 @@ impl DpaThread {
 
     fn run(&self) -> Result<()> {
         // Before the call: from here on an activation may run.
-        self.inner.ran.set(true);
+        self.inner
+            .ran
+            .store(true, std::sync::atomic::Ordering::SeqCst);
         // SAFETY: a started thread with an attachment (the caller's).
         unsafe { doca_call!(doca_dpa_thread_run(self.inner.raw.as_ptr())) }
     }
@@ -689,6 +697,14 @@ pub struct ThreadGroup {
     threads: Vec<DpaThread>,
     _dpa: Dpa,
 }
+
+// SAFETY: a `doca_dpa_tg`; every DOCA call on it is made under the DOCA lock
+// (`crate::error::serialized`), so DOCA never sees two threads use it at once (the
+// facts forbid concurrent use, not use from another thread).
+unsafe impl Send for ThreadGroup {}
+// SAFETY: as for `Send`: shared references only make DOCA calls under the DOCA
+// lock; the Rust state behind them is immutable or behind a mutex or atomics.
+unsafe impl Sync for ThreadGroup {}
 
 impl std::fmt::Debug for ThreadGroup {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

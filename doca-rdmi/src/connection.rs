@@ -233,12 +233,12 @@ impl RawObject for RawConnection {
 
     unsafe fn destroy(p: *mut Self::C) -> doca_dpa_sys::doca_error_t {
         // SAFETY: per the trait contract.
-        unsafe { sys::doca_rdmi_connection_destroy(p) }
+        doca_dpa::serialized(|| unsafe { sys::doca_rdmi_connection_destroy(p) })
     }
 
     unsafe fn as_ctx(p: *mut Self::C) -> *mut doca_dpa_sys::doca_ctx {
         // SAFETY: per the trait contract: a live connection.
-        unsafe { sys::doca_rdmi_connection_as_ctx(p) }.cast()
+        doca_dpa::serialized(|| unsafe { sys::doca_rdmi_connection_as_ctx(p) }).cast()
     }
 
     unsafe fn set_pd(p: *mut Self::C, pd: &ProtectionDomain) -> Result<()> {
@@ -536,9 +536,6 @@ pub struct Connection {
 // The buffer is plain owned memory; the objects that hand it to DOCA are
 // bound to their thread like the DPA context they run on.
 static_assertions::assert_impl_all!(ReceiveBuffer: Send, Sync);
-static_assertions::assert_not_impl_any!(Connection: Send, Sync);
-static_assertions::assert_not_impl_any!(ConnectionBuilder: Send, Sync);
-static_assertions::assert_not_impl_any!(StoppingConnection: Send, Sync);
 
 impl fmt::Debug for Connection {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -31,12 +31,12 @@ impl RawObject for RawPoster {
 
     unsafe fn destroy(p: *mut Self::C) -> doca_dpa_sys::doca_error_t {
         // SAFETY: per the trait contract.
-        unsafe { sys::doca_rdmi_poster_destroy(p) }
+        doca_dpa::serialized(|| unsafe { sys::doca_rdmi_poster_destroy(p) })
     }
 
     unsafe fn as_ctx(p: *mut Self::C) -> *mut doca_dpa_sys::doca_ctx {
         // SAFETY: per the trait contract: a live poster.
-        unsafe { sys::doca_rdmi_poster_as_ctx(p) }.cast()
+        doca_dpa::serialized(|| unsafe { sys::doca_rdmi_poster_as_ctx(p) }).cast()
     }
 
     unsafe fn set_pd(p: *mut Self::C, pd: &ProtectionDomain) -> Result<()> {
@@ -248,10 +248,6 @@ impl PosterBuilder {
 pub struct Poster {
     inner: Arc<PosterInner>,
 }
-
-static_assertions::assert_not_impl_any!(Poster: Send, Sync);
-static_assertions::assert_not_impl_any!(PosterBuilder: Send, Sync);
-static_assertions::assert_not_impl_any!(StoppingPoster: Send, Sync);
 
 impl fmt::Debug for Poster {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

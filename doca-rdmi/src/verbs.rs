@@ -1,7 +1,7 @@
 //! DOCA Verbs, the part RDMI needs: a verbs context on a device, protection
 //! domains and completion queues. All of `doca_verbs.h` is EXPERIMENTAL.
 //!
-//! Each object holds an `Rc` of its parent, so whatever order values are
+//! Each object holds an `Arc` of its parent, so whatever order values are
 //! dropped in, a PD or CQ is destroyed before its verbs context, and the
 //! verbs context before the device is closed. Like the DPA objects they
 //! work with, verbs objects stay on the thread that made them (neither
@@ -33,6 +33,14 @@ struct VerbsInner {
     ptr: NonNull<sys::doca_verbs_context>,
     device: Device,
 }
+
+// SAFETY: a `doca_verbs_context`; every DOCA call on it is made under the DOCA lock
+// (`doca_dpa::serialized`), so DOCA never sees two threads use it at once (the
+// facts forbid concurrent use, not use from another thread).
+unsafe impl Send for VerbsInner {}
+// SAFETY: as for `Send`: shared references only make DOCA calls under the DOCA
+// lock; the Rust state behind them is immutable or behind a mutex or atomics.
+unsafe impl Sync for VerbsInner {}
 
 impl VerbsInner {
     /// `doca_verbs_context_destroy`, once.
@@ -68,7 +76,6 @@ pub struct VerbsContext {
 }
 
 static_assertions::assert_impl_all!(VerbsContext: Clone);
-static_assertions::assert_not_impl_any!(VerbsContext: Send, Sync);
 
 impl fmt::Debug for VerbsContext {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -90,7 +97,8 @@ impl VerbsContext {
     pub fn with_flags(device: &Device, flags: VerbsContextFlags) -> Result<VerbsContext> {
         // SAFETY: an open device; the devinfo lives as long as it does, and
         // the device outlives the call.
-        let info = unsafe { doca_dpa_sys::doca_dev_as_devinfo(device.as_ptr()) };
+        let info =
+            doca_dpa::serialized(|| unsafe { doca_dpa_sys::doca_dev_as_devinfo(device.as_ptr()) });
         if info.is_null() {
             return Err(invalid(
                 "doca_dev_as_devinfo",
@@ -166,7 +174,7 @@ impl VerbsContext {
         }
         // SAFETY: `raw` is the live attribute object just returned; the
         // getters only read it.
-        let attrs = unsafe {
+        let attrs = doca_dpa::serialized(|| unsafe {
             DeviceAttributes {
                 max_qp: sys::doca_verbs_device_attr_get_max_qp(raw) as u64,
                 max_cq: sys::doca_verbs_device_attr_get_max_cq(raw) as u64,
@@ -175,7 +183,7 @@ impl VerbsContext {
                 dpa_external_datapath:
                     sys::doca_verbs_device_attr_get_is_dpa_external_datapath_supported(raw) != 0,
             }
-        };
+        });
         // SAFETY: freed once.
         unsafe { rdmi_call!(doca_verbs_device_attr_free(raw)) }?;
         Ok(attrs)
@@ -206,6 +214,14 @@ struct PdInner {
     ptr: NonNull<sys::doca_verbs_pd>,
     context: VerbsContext,
 }
+
+// SAFETY: a `doca_verbs_pd`; every DOCA call on it is made under the DOCA lock
+// (`doca_dpa::serialized`), so DOCA never sees two threads use it at once (the
+// facts forbid concurrent use, not use from another thread).
+unsafe impl Send for PdInner {}
+// SAFETY: as for `Send`: shared references only make DOCA calls under the DOCA
+// lock; the Rust state behind them is immutable or behind a mutex or atomics.
+unsafe impl Sync for PdInner {}
 
 impl PdInner {
     /// `doca_verbs_pd_destroy`, once.
@@ -238,8 +254,6 @@ impl Drop for PdInner {
 pub struct ProtectionDomain {
     inner: Arc<PdInner>,
 }
-
-static_assertions::assert_not_impl_any!(ProtectionDomain: Send, Sync);
 
 impl fmt::Debug for ProtectionDomain {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -441,6 +455,14 @@ struct CqInner {
     context: VerbsContext,
 }
 
+// SAFETY: a `doca_verbs_cq`; every DOCA call on it is made under the DOCA lock
+// (`doca_dpa::serialized`), so DOCA never sees two threads use it at once (the
+// facts forbid concurrent use, not use from another thread).
+unsafe impl Send for CqInner {}
+// SAFETY: as for `Send`: shared references only make DOCA calls under the DOCA
+// lock; the Rust state behind them is immutable or behind a mutex or atomics.
+unsafe impl Sync for CqInner {}
+
 impl CqInner {
     /// `doca_verbs_cq_destroy`, once. When it fails the CQ may still wake its
     /// bound DPA thread, so the thread and the verbs context are leaked (before the
@@ -485,8 +507,6 @@ impl Drop for CqInner {
 pub struct CompletionQueue {
     inner: Arc<CqInner>,
 }
-
-static_assertions::assert_not_impl_any!(CompletionQueue: Send, Sync);
 
 impl fmt::Debug for CompletionQueue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -558,7 +578,7 @@ impl CompletionQueue {
     #[cfg(doca_sym = "doca_verbs_cq_get_cqn")]
     pub fn number(&self) -> u32 {
         // SAFETY: a live CQ.
-        unsafe { sys::doca_verbs_cq_get_cqn(self.as_ptr()) as u32 }
+        doca_dpa::serialized(|| unsafe { sys::doca_verbs_cq_get_cqn(self.as_ptr()) as u32 })
     }
 
     /// The raw `doca_verbs_cq`, valid while this value (or a clone) lives.
