@@ -53,8 +53,9 @@ async fn join_all<T, F: Future<Output = T> + ?Sized>(mut futures: Vec<Pin<Box<F>
 }
 
 fn main() -> Result<(), Report> {
-    // DPA objects stay on the thread that made them: a current-thread runtime (or a
-    // LocalSet on a multi-threaded one).
+    // Everything is awaited in one task here (the futures borrow locals), so a
+    // current-thread runtime is enough; `examples/service.rs` spreads the work over
+    // the tasks of a multi-threaded one.
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_io()
         .enable_time()
