@@ -822,9 +822,6 @@ doca::rdmi::if_no_rdmi! {
     }
 }
 
-/// A device with a short kernel run-time limit, so a launcher dropped with a kernel
-/// running gives up quickly.
-#[cfg(doca_backend = "sim")]
 // Teardown races (issue #27): the values are `Send + Sync`, so a careless program
 // drops them on one thread while another uses them.
 
@@ -863,7 +860,11 @@ fn a_launcher_and_its_arguments_dropped_while_another_thread_waits(live: &Live<'
         .join()
         .map_err(|_| "the waiting thread panicked".to_string())??;
     no_fault(&dpa, "after the kernel used what this thread dropped")?;
-    live.expect("dpa_heap_block", 0, "once the last launcher and `go` dropped")?;
+    live.expect(
+        "dpa_heap_block",
+        0,
+        "once the last launcher and `go` dropped",
+    )?;
     Ok(())
 }
 
@@ -994,6 +995,9 @@ fn a_buffer_dropped_while_other_threads_launch_with_it(live: &Live<'_>) -> CaseR
     Ok(())
 }
 
+/// A device with a short kernel run-time limit, so a launcher dropped with a kernel
+/// running gives up quickly.
+#[cfg(doca_backend = "sim")]
 fn short_limit_profile() -> doca::sim::Profile {
     let mut profile = doca::sim::Profile::default();
     for d in &mut profile.devices {
