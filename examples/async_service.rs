@@ -11,12 +11,10 @@ use std::pin::Pin;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
-use doca::dpa::{
-    CompletionEvent, Dev, Device, Dpa, DpaBox, DpaBuffer, Engine, Export, Launcher,
-    NotificationCompletion, ThreadBuilder,
-};
+use doca::dpa::{CompletionEvent, Dpa, DpaBuffer, Engine, Export, Launcher};
 
 include!("common_app.rs.in");
+include!("counter_thread.rs.in");
 
 /// Requests kept in flight at once.
 const REQUESTS: u64 = 16;
@@ -65,28 +63,14 @@ fn main() -> Result<(), Report> {
 
 async fn serve() -> Result<(), Error> {
     println!("backend: {}", doca::dpa::build_info::BACKEND);
-    let device = match std::env::var("DOCA_DEVICE") {
-        Ok(name) if name.contains(':') => Device::open_by_pci(&name)?,
-        Ok(name) => Device::open_by_ibdev_name(&name)?,
-        Err(_) => Device::open_first_with_dpa()?,
-    };
-    let dpa = Dpa::start(&device, doca_examples::app())?;
+    let dpa = Dpa::start(&example_device()?, doca_examples::app())?;
     let engine = Engine::new()?;
     let launcher = Launcher::with_engine(&dpa, &engine)?;
 
     // The persistent thread: woken by a notification, it bumps a counter and the
     // completion event the host awaits.
     let done = CompletionEvent::with_engine(&dpa, Export::ToDpa, &engine)?;
-    let state = DpaBox::new(
-        &dpa,
-        &doca_examples::counter_state {
-            activations: 0,
-            done_event: Dev::new(&done)?,
-        },
-    )?;
-    let thread = ThreadBuilder::new(&dpa, &doca_examples::counter_thread, (&state,))?.start()?;
-    let notify = NotificationCompletion::new(&thread)?;
-    notify.run_thread()?;
+    let (state, _thread, notify) = counter_thread(&dpa, &done)?;
 
     let outputs = (0..REQUESTS)
         .map(|_| DpaBuffer::<u64>::new(&dpa, THREADS as usize + 1))

@@ -13,11 +13,12 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use doca::dpa::{
-    CompletionEvent, Dev, Device, Dpa, DpaBox, DpaBuffer, DpaThread, Engine, Export, Launcher,
-    NotificationCompletion, ThreadBuilder,
+    CompletionEvent, Dpa, DpaBox, DpaBuffer, DpaThread, Engine, Export, Launcher,
+    NotificationCompletion,
 };
 
 include!("common_app.rs.in");
+include!("counter_thread.rs.in");
 
 /// Tasks launching kernels concurrently.
 const TASKS: usize = 8;
@@ -98,24 +99,10 @@ async fn round_trips(service: Arc<Service>) {
 #[tokio::main(flavor = "multi_thread", worker_threads = 4)]
 async fn main() -> Result<(), Report> {
     println!("backend: {}", doca::dpa::build_info::BACKEND);
-    let device = match std::env::var("DOCA_DEVICE") {
-        Ok(name) if name.contains(':') => Device::open_by_pci(&name)?,
-        Ok(name) => Device::open_by_ibdev_name(&name)?,
-        Err(_) => Device::open_first_with_dpa()?,
-    };
-    let dpa = Dpa::start(&device, doca_examples::app())?;
+    let dpa = Dpa::start(&example_device()?, doca_examples::app())?;
     let engine = Engine::new()?;
     let done = CompletionEvent::with_engine(&dpa, Export::ToDpa, &engine)?;
-    let state = DpaBox::new(
-        &dpa,
-        &doca_examples::counter_state {
-            activations: 0,
-            done_event: Dev::new(&done)?,
-        },
-    )?;
-    let thread = ThreadBuilder::new(&dpa, &doca_examples::counter_thread, (&state,))?.start()?;
-    let notify = NotificationCompletion::new(&thread)?;
-    notify.run_thread()?;
+    let (state, thread, notify) = counter_thread(&dpa, &done)?;
     let service = Arc::new(Service {
         launcher: Launcher::with_engine(&dpa, &engine)?,
         outputs: (0..TASKS)
