@@ -441,11 +441,11 @@ impl Dpa {
         self.inner.limits
     }
 
-    /// Hands the context to another thread (to a worker, or an async task on another
-    /// runtime thread): only a context nothing else shares can go, so `self` comes back
+    /// The context as a [`SendDpa`], if nothing else shares it: `self` comes back
     /// as the error while any clone of it, any object made from it (DPA memory,
     /// events, launchers, threads… hold it), another handle of its device, or a base
-    /// context it extends exists. No DOCA call.
+    /// context it extends exists. No DOCA call. A `Dpa` is `Send + Sync` itself
+    /// now; this stays for programs written before it was.
     ///
     /// ```
     /// # fn f(dpa: doca_dpa::Dpa) {
