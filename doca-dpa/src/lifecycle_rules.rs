@@ -139,19 +139,23 @@
 //! }
 //! ```
 //!
-//! Sharing a context between threads:
+//! Sharing a context between threads: the objects travel (every DOCA call is
+//! serialised, `doca_dpa::serialized`), and a launch's future goes with the
+//! launcher it borrows, never without it:
 //!
 //! ```
-//! fn stays(d: doca_dpa::Dpa) -> doca_dpa::Dpa { d }
+//! fn travels(d: doca_dpa::Dpa, l: std::sync::Arc<doca_dpa::Launcher>) {
+//!     std::thread::spawn(move || {
+//!         drop(l.all_completed());
+//!         drop(d);
+//!     });
+//! }
 //! ```
 //! ```compile_fail
-//! fn travels(d: doca_dpa::Dpa) { std::thread::spawn(move || drop(d)); }
-//! ```
-//! ```compile_fail
-//! fn travels(l: doca_dpa::Launcher) { std::thread::spawn(move || drop(l)); }
-//! ```
-//! ```compile_fail
-//! fn travels(d: doca_dpa::Device) { std::thread::spawn(move || drop(d)); }
+//! fn travels(l: doca_dpa::Launcher) {
+//!     let all = l.all_completed();
+//!     std::thread::spawn(move || drop(all));
+//! }
 //! ```
 //!
 //! Kernel arguments that do not match the declaration (here `fill(doca_dpa_dev_uintptr_t
