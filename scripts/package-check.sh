@@ -32,7 +32,10 @@ trap 'rm -f "$log"' EXIT
 # that have a `sim` feature are verified with it (doca-sim is an optional
 # dependency: without the feature a build with no DOCA stops and says to add it).
 sim_features=doca-dpa-sys/sim,doca-rdmi-sys/sim,doca-dpa/sim,doca-rdmi/sim,doca/sim,doca-doctor/sim
-cargo package --workspace --allow-dirty --features "$sim_features" >"$log" 2>&1 || { cat "$log"; fail "cargo package --workspace failed"; }
+# tests/messages (unpublished) has no dependency those features name (doca is its
+# dev-dependency, which a tarball drops), so it is packaged on its own.
+cargo package --workspace --exclude doca-compile-messages --allow-dirty --features "$sim_features" >"$log" 2>&1 || { cat "$log"; fail "cargo package --workspace failed"; }
+cargo package -p doca-compile-messages --allow-dirty >>"$log" 2>&1 || { cat "$log"; fail "cargo package -p doca-compile-messages failed"; }
 
 metadata=$(cargo metadata --format-version 1 --no-deps)
 target=$(python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])' <<<"$metadata")
