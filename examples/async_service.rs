@@ -11,12 +11,10 @@ use std::pin::Pin;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
-use doca::dpa::{
-    CompletionEvent, Dev, Device, Dpa, DpaBox, DpaBuffer, Engine, Export, Launcher,
-    NotificationCompletion, ThreadBuilder,
-};
+use doca::dpa::{CompletionEvent, Dpa, DpaBuffer, Engine, Export, Launcher};
 
 include!("common_app.rs.in");
+include!("counter_thread.rs.in");
 
 /// Requests kept in flight at once.
 const REQUESTS: u64 = 16;
@@ -53,8 +51,9 @@ async fn join_all<T, F: Future<Output = T> + ?Sized>(mut futures: Vec<Pin<Box<F>
 }
 
 fn main() -> Result<(), Report> {
-    // DPA objects stay on the thread that made them: a current-thread runtime (or a
-    // LocalSet on a multi-threaded one).
+    // Everything is awaited in one task here (the futures borrow locals), so a
+    // current-thread runtime is enough; `examples/service.rs` spreads the work over
+    // the tasks of a multi-threaded one.
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_io()
         .enable_time()
@@ -64,28 +63,14 @@ fn main() -> Result<(), Report> {
 
 async fn serve() -> Result<(), Error> {
     println!("backend: {}", doca::dpa::build_info::BACKEND);
-    let device = match std::env::var("DOCA_DEVICE") {
-        Ok(name) if name.contains(':') => Device::open_by_pci(&name)?,
-        Ok(name) => Device::open_by_ibdev_name(&name)?,
-        Err(_) => Device::open_first_with_dpa()?,
-    };
-    let dpa = Dpa::start(&device, doca_examples::app())?;
+    let dpa = Dpa::start(&example_device()?, doca_examples::app())?;
     let engine = Engine::new()?;
     let launcher = Launcher::with_engine(&dpa, &engine)?;
 
     // The persistent thread: woken by a notification, it bumps a counter and the
     // completion event the host awaits.
     let done = CompletionEvent::with_engine(&dpa, Export::ToDpa, &engine)?;
-    let state = DpaBox::new(
-        &dpa,
-        &doca_examples::counter_state {
-            activations: 0,
-            done_event: Dev::new(&done)?,
-        },
-    )?;
-    let thread = ThreadBuilder::new(&dpa, &doca_examples::counter_thread, (&state,))?.start()?;
-    let notify = NotificationCompletion::new(&thread)?;
-    notify.run_thread()?;
+    let (state, _thread, notify) = counter_thread(&dpa, &done)?;
 
     let outputs = (0..REQUESTS)
         .map(|_| DpaBuffer::<u64>::new(&dpa, THREADS as usize + 1))

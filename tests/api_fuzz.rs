@@ -69,6 +69,9 @@ struct World {
     groups: Vec<(usize, ThreadGroup)>,
     /// RDMI connections and the like, as the RDMI steps keep them.
     rdmi: Vec<(usize, Box<dyn std::any::Any>)>,
+    /// Launchers moved to threads of their own, which drop them when the sender
+    /// goes (at the end, once every go flag is released).
+    parked: Vec<(std::sync::mpsc::Sender<()>, std::thread::JoinHandle<()>)>,
 }
 
 fn pick<T>(rng: &mut Rng, v: &[T]) -> Option<usize> {
@@ -103,7 +106,7 @@ fn made<T>(r: Result<T, Error>) -> Result<Option<T>, String> {
 /// One step. `Err` is an oracle failure.
 fn step(rng: &mut Rng, w: &mut World) -> Result<(), String> {
     let ctx = rng.below(2);
-    match rng.below(24) {
+    match rng.below(25) {
         0 | 1 => {
             let len = 1 + rng.below(8);
             let Some(b) = made(DpaBuffer::<u64>::new(&w.dpas[ctx], len))? else {
@@ -192,6 +195,37 @@ fn step(rng: &mut Rng, w: &mut World) -> Result<(), String> {
             let (nc, notify) = &w.notifications[n];
             let r = w.dpas[ctx].rpc(&doca_tests::notify, (notify,), common::RPC_TIMEOUT);
             expect_outcome(r, ctx != *nc, "notify")?;
+        }
+        24 => {
+            // Across threads (the objects are `Send + Sync`): a launch with a
+            // buffer of either context from another thread, awaited there; then,
+            // sometimes, the launcher goes to another thread, which drops it (with
+            // whatever it still holds) at the end of the sequence.
+            let (Some(l), Some(b)) = (pick(rng, &w.launchers), pick(rng, &w.buffers)) else {
+                return Ok(());
+            };
+            let value = rng.next();
+            let (lc, launcher) = &w.launchers[l];
+            let (bc, buf) = &w.buffers[b];
+            let r = std::thread::scope(|s| {
+                s.spawn(|| {
+                    launcher
+                        .launch(&doca_tests::write_ranks, 1, (buf, value))
+                        .map(|launch| launch.wait(SHORT).is_ok())
+                })
+                .join()
+            })
+            .map_err(|_| "a launching thread panicked".to_string())?;
+            expect_outcome(r, lc != bc, "write_ranks from another thread")?;
+            if rng.chance(30) {
+                let (_, launcher) = w.launchers.swap_remove(l);
+                let (tx, rx) = std::sync::mpsc::channel::<()>();
+                let parked = std::thread::spawn(move || {
+                    let _ = rx.recv();
+                    drop(launcher);
+                });
+                w.parked.push((tx, parked));
+            }
         }
         11 => {
             if let Some(l) = pick(rng, &w.launchers) {
@@ -467,6 +501,14 @@ fn sequence(seed: u64) -> Result<usize, Failure> {
     }
     // Let released thread activations run.
     std::thread::sleep(Duration::from_millis(2));
+    // Launchers parked on threads of their own drop there, their launches
+    // released.
+    for (go, parked) in std::mem::take(&mut w.parked) {
+        drop(go);
+        parked
+            .join()
+            .map_err(|_| fault_or(&w, "a parked launcher's drop panicked".to_string()))?;
+    }
     for (_, l) in &w.launchers {
         l.wait_all(Duration::from_secs(10))
             .map_err(|e| fault_or(&w, format!("final wait: {e}")))?;

@@ -1,7 +1,6 @@
-//! Several host threads, each with its own device, DPA context and launcher
-//! (a `Dpa` and a `Launcher` are neither `Send` nor `Sync`, pinned by static
-//! assertions in doca-dpa; sharing a launcher does not compile, see
-//! `doca_dpa::lifecycle_rules`), launch concurrently; every result is checked.
+//! Several host threads, each with its own device, DPA context and launcher,
+//! launch concurrently; every result is checked. (Sharing one context and one
+//! launcher between threads is `tests/soundness.rs`'s and `examples/service.rs`'s.)
 
 mod common;
 

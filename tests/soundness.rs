@@ -945,6 +945,179 @@ fn a_hung_rpc_past_the_run_time_limit(live: &Live<'_>) -> CaseResult {
     Ok(())
 }
 
+// Teardown races (issue #27): the values are `Send + Sync`, so a careless program
+// drops them on one thread while another uses them.
+
+/// A held launch is awaited on another thread; this thread drops its `Arc` of the
+/// launcher and every argument, then releases the kernel. The waiter's `Arc` is
+/// the last: the launcher drops on that thread, after the wait.
+fn a_launcher_and_its_arguments_dropped_while_another_thread_waits(live: &Live<'_>) -> CaseResult {
+    let dpa = common::dpa();
+    let launcher = std::sync::Arc::new(Launcher::new(&dpa).map_err(err)?);
+    let held = Held::new(&dpa, 32)?;
+    let (started_tx, started_rx) = std::sync::mpsc::channel();
+    let waiter = {
+        let their_launcher = launcher.clone();
+        let held = std::sync::Arc::new(held);
+        let theirs = held.clone();
+        let handle = std::thread::spawn(move || -> CaseResult {
+            let launch = theirs.launch(&their_launcher)?;
+            drop(theirs);
+            started_tx.send(()).map_err(|e| e.to_string())?;
+            launch.wait(LONG).map_err(err)
+        });
+        started_rx
+            .recv_timeout(LONG)
+            .map_err(|e| format!("the waiter did not launch: {e}"))?;
+        // This thread's references go while the other waits.
+        let held = std::sync::Arc::try_unwrap(held)
+            .map_err(|_| "the waiter still holds the arguments".to_string())?;
+        drop(launcher);
+        let Held { go, data, event } = held;
+        drop((data, event));
+        live.expect("dpa_heap_block", 2, "after this thread's drops")?;
+        release(&go)?;
+        handle
+    };
+    waiter
+        .join()
+        .map_err(|_| "the waiting thread panicked".to_string())??;
+    no_fault(&dpa, "after the kernel used what this thread dropped")?;
+    live.expect(
+        "dpa_heap_block",
+        0,
+        "once the last launcher and `go` dropped",
+    )?;
+    Ok(())
+}
+
+/// A runtime's task holds the last `Arc` of a launcher with a launch in flight
+/// and drops it on a worker thread; the kernel is released from yet another
+/// thread while the drop waits for it.
+fn the_last_launcher_dropped_in_a_task_on_a_worker_thread(live: &Live<'_>) -> CaseResult {
+    let dpa = common::dpa();
+    let held = Held::new(&dpa, 16)?;
+    let launcher = std::sync::Arc::new(Launcher::new(&dpa).map_err(err)?);
+    let launch = held.launch(&launcher)?;
+    drop(launch);
+    let Held { go, data, event } = held;
+    drop((data, event));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .map_err(|e| e.to_string())?;
+    let go = std::sync::Arc::new(go);
+    let releaser = {
+        let go = go.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(30));
+            release(&go)
+        })
+    };
+    let dropped = runtime.block_on(async move {
+        tokio::spawn(async move {
+            let worker = std::thread::current().id();
+            drop(launcher);
+            worker
+        })
+        .await
+    });
+    let worker = dropped.map_err(|e| e.to_string())?;
+    releaser
+        .join()
+        .map_err(|_| "the releasing thread panicked".to_string())??;
+    check(worker != std::thread::current().id(), || {
+        "the launcher dropped on the test's thread, not a worker".to_string()
+    })?;
+    drop(runtime);
+    no_fault(&dpa, "after the launcher dropped on a worker")?;
+    live.expect("dpa_heap_block", 1, "after the drop on the worker")?;
+    live.expect("doca_sync_event", 0, "after the drop on the worker")?;
+    Ok(())
+}
+
+/// Tasks of a multi-threaded runtime await held launches of one shared launcher
+/// and buffer; the runtime is shut down under them (their futures dropped), the
+/// host drops its buffer, and only then are the kernels released.
+fn a_runtime_shut_down_with_tasks_awaiting_launches(live: &Live<'_>) -> CaseResult {
+    const TASKS: usize = 4;
+    let dpa = common::dpa();
+    let engine = doca::dpa::Engine::new().map_err(err)?;
+    let launcher = std::sync::Arc::new(Launcher::with_engine(&dpa, &engine).map_err(err)?);
+    let held = std::sync::Arc::new(Held::new(&dpa, 8)?);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    let (tx, rx) = std::sync::mpsc::channel();
+    for _ in 0..TASKS {
+        let (launcher, held, tx) = (launcher.clone(), held.clone(), tx.clone());
+        runtime.spawn(async move {
+            let launch = held.launch(&launcher);
+            let _ = tx.send(launch.is_ok());
+            if let Ok(launch) = launch {
+                let _ = launch.await;
+            }
+        });
+    }
+    for _ in 0..TASKS {
+        let launched = rx.recv_timeout(LONG).map_err(|e| e.to_string())?;
+        check(launched, || "a task's launch was refused".to_string())?;
+    }
+    runtime.shutdown_timeout(Duration::from_secs(5));
+    let held = std::sync::Arc::try_unwrap(held)
+        .map_err(|_| "a shut-down task still holds the arguments".to_string())?;
+    let Held { go, data, event } = held;
+    drop((data, event));
+    release(&go)?;
+    launcher.wait_all(LONG).map_err(err)?;
+    no_fault(
+        &dpa,
+        "after the kernels used what the tasks and the host dropped",
+    )?;
+    drop(launcher);
+    live.expect("dpa_heap_block", 1, "after the launcher dropped")?;
+    Ok(())
+}
+
+/// Two threads launch with one shared buffer on one shared launcher while a third
+/// drops its reference of the buffer: every launch finds it alive.
+fn a_buffer_dropped_while_other_threads_launch_with_it(live: &Live<'_>) -> CaseResult {
+    let dpa = common::dpa();
+    let launcher = std::sync::Arc::new(Launcher::new(&dpa).map_err(err)?);
+    let out = std::sync::Arc::new(DpaBuffer::<u64>::new(&dpa, 2).map_err(err)?);
+    let barrier = std::sync::Arc::new(std::sync::Barrier::new(3));
+    let launchers: Vec<_> = (0..2)
+        .map(|_| {
+            let (launcher, out, barrier) = (launcher.clone(), out.clone(), barrier.clone());
+            std::thread::spawn(move || -> CaseResult {
+                barrier.wait();
+                for i in 0..50u64 {
+                    // The launch is not waited for here: `wait_all` below.
+                    drop(
+                        launcher
+                            .launch(&doca_tests::write_ranks, 1, (&*out, i))
+                            .map_err(err)?,
+                    );
+                }
+                drop(out);
+                launcher.wait_all(LONG).map_err(err)
+            })
+        })
+        .collect();
+    barrier.wait();
+    drop(out);
+    for t in launchers {
+        t.join()
+            .map_err(|_| "a launching thread panicked".to_string())??;
+    }
+    no_fault(&dpa, "after launches on a buffer dropped meanwhile")?;
+    drop(launcher);
+    live.expect("dpa_heap_block", 0, "after every launch and the launcher")?;
+    Ok(())
+}
+
 /// A device with a short kernel run-time limit, so a launcher dropped with a kernel
 /// running gives up quickly.
 #[cfg(doca_backend = "sim")]
@@ -1055,6 +1228,24 @@ fn no_sequence_of_safe_calls_lets_the_dpa_use_what_was_released() {
             sizes_from_user_input_are_errors,
         ),
     ];
+    cases.extend([
+        (
+            "a launcher and its arguments dropped while another thread waits",
+            a_launcher_and_its_arguments_dropped_while_another_thread_waits as Case,
+        ),
+        (
+            "the last launcher dropped in a task on a worker thread",
+            the_last_launcher_dropped_in_a_task_on_a_worker_thread,
+        ),
+        (
+            "a runtime shut down with tasks awaiting launches",
+            a_runtime_shut_down_with_tasks_awaiting_launches,
+        ),
+        (
+            "a buffer dropped while other threads launch with it",
+            a_buffer_dropped_while_other_threads_launch_with_it,
+        ),
+    ]);
     cases.extend(rdmi_cases());
     let mut unsound = Vec::new();
     for (name, case) in &cases {

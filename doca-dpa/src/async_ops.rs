@@ -2,7 +2,7 @@
 //! land on a DPA completion context.
 
 use std::ptr::NonNull;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use doca_dpa_sys as sys;
 
@@ -17,7 +17,7 @@ use crate::thread::Completion;
 /// `_attach`, `_start`, `_get_dpa_handle` (EXPERIMENTAL); stopped and
 /// destroyed on drop.
 pub struct AsyncOps {
-    inner: Rc<AsyncOpsInner>,
+    inner: Arc<AsyncOpsInner>,
 }
 
 struct AsyncOpsInner {
@@ -30,6 +30,14 @@ struct AsyncOpsInner {
     // Held, so the completion outlives the async ops attached to it.
     _completion: Completion,
 }
+
+// SAFETY: a `doca_dpa_async_ops`; every DOCA call on it is made under the DOCA lock
+// (`crate::error::serialized`), so DOCA never sees two threads use it at once (the
+// facts forbid concurrent use, not use from another thread).
+unsafe impl Send for AsyncOpsInner {}
+// SAFETY: as for `Send`: shared references only make DOCA calls under the DOCA
+// lock; the Rust state behind them is immutable or behind a mutex or atomics.
+unsafe impl Sync for AsyncOpsInner {}
 
 impl std::fmt::Debug for AsyncOps {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -107,7 +115,7 @@ impl AsyncOps {
         unsafe { doca_call!(doca_dpa_async_ops_get_dpa_handle(p, &mut ops.handle)) }?;
         ops.queue_size = size as u32;
         Ok(AsyncOps {
-            inner: Rc::new(ops),
+            inner: Arc::new(ops),
         })
     }
 

@@ -4,7 +4,7 @@
 use std::ffi::c_char;
 use std::fmt;
 use std::ptr::NonNull;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use doca_dpa_sys as sys;
 
@@ -167,6 +167,14 @@ pub(crate) struct DeviceInner {
     info: DeviceInfo,
 }
 
+// SAFETY: an open `doca_dev` and its devinfo; every DOCA call on it is made under the DOCA lock
+// (`crate::error::serialized`), so DOCA never sees two threads use it at once (the
+// facts forbid concurrent use, not use from another thread).
+unsafe impl Send for DeviceInner {}
+// SAFETY: as for `Send`: shared references only make DOCA calls under the DOCA
+// lock; the Rust state behind them is immutable or behind a mutex or atomics.
+unsafe impl Sync for DeviceInner {}
+
 impl Drop for DeviceInner {
     fn drop(&mut self) {
         // SAFETY: the handle came from doca_dev_open and is closed once, after
@@ -182,7 +190,7 @@ impl Drop for DeviceInner {
 /// gone.
 #[derive(Clone)]
 pub struct Device {
-    pub(crate) inner: Rc<DeviceInner>,
+    pub(crate) inner: Arc<DeviceInner>,
 }
 
 impl fmt::Debug for Device {
@@ -224,7 +232,7 @@ impl Device {
                 })?;
                 // Owned before the event (user code that may panic) is emitted.
                 let device = Device {
-                    inner: Rc::new(DeviceInner { ptr, info }),
+                    inner: Arc::new(DeviceInner { ptr, info }),
                 };
                 tracing::debug!(target: "doca_dpa::device", pci = %device.inner.info.pci_addr, name = %device.inner.info.ibdev_name, "device opened");
                 return Ok(Ok(device));
@@ -298,7 +306,7 @@ impl Device {
 
     /// Whether this is the only handle of the device (no clone, nothing made from it).
     pub(crate) fn is_unshared(&self) -> bool {
-        Rc::strong_count(&self.inner) == 1 && Rc::weak_count(&self.inner) == 0
+        Arc::strong_count(&self.inner) == 1 && Arc::weak_count(&self.inner) == 0
     }
 
     /// What DOCA said about the device when it was opened.
@@ -325,7 +333,6 @@ fn devices_seen(seen: &[String]) -> String {
 // DOCA objects are not thread-safe (facts: DPA guide note), and clones share one
 // `doca_dev`, so a device stays on the thread that opened it; each thread opens its own.
 static_assertions::assert_impl_all!(Device: Clone);
-static_assertions::assert_not_impl_any!(Device: Send, Sync);
 
 #[cfg(test)]
 mod tests {
@@ -394,6 +401,14 @@ struct RepresentorInner {
     index: usize,
 }
 
+// SAFETY: an open `doca_dev_rep`; every DOCA call on it is made under the DOCA lock
+// (`crate::error::serialized`), so DOCA never sees two threads use it at once (the
+// facts forbid concurrent use, not use from another thread).
+unsafe impl Send for RepresentorInner {}
+// SAFETY: as for `Send`: shared references only make DOCA calls under the DOCA
+// lock; the Rust state behind them is immutable or behind a mutex or atomics.
+unsafe impl Sync for RepresentorInner {}
+
 impl Drop for RepresentorInner {
     fn drop(&mut self) {
         // SAFETY: opened by doca_dev_rep_open, closed once, after its users.
@@ -408,7 +423,7 @@ impl Drop for RepresentorInner {
 /// and every object made from it are gone; keeps its device open.
 #[derive(Clone)]
 pub struct Representor {
-    inner: Rc<RepresentorInner>,
+    inner: Arc<RepresentorInner>,
 }
 
 impl fmt::Debug for Representor {
@@ -432,7 +447,6 @@ impl Representor {
 }
 
 static_assertions::assert_impl_all!(Representor: Clone);
-static_assertions::assert_not_impl_any!(Representor: Send, Sync);
 
 impl Device {
     /// Opens every representor of this device that matches `filter`
@@ -463,7 +477,7 @@ impl Device {
             }
             if let Some(ptr) = NonNull::new(rep) {
                 out.push(Representor {
-                    inner: Rc::new(RepresentorInner {
+                    inner: Arc::new(RepresentorInner {
                         ptr,
                         _device: self.clone(),
                         index,

@@ -4,7 +4,7 @@ use std::ffi::CString;
 use std::fmt;
 use std::path::Path;
 use std::ptr::NonNull;
-use std::rc::Rc;
+use std::sync::Arc;
 use std::time::Duration;
 
 use doca_dpa_sys as sys;
@@ -112,51 +112,91 @@ impl RpcCall {
     }
 }
 
-/// A timed-out RPC still in its `doca_dpa_rpc` call on its host thread (see
-/// [`Dpa::rpc`]).
+/// The `doca_dpa_rpc` call of this context that may still run on an RPC's host
+/// thread (see [`Dpa::rpc`]).
 ///
-/// DOCA DPA objects are not thread-safe (facts §9), so while that call runs no
-/// other thread may call DOCA with this context: [`Dpa::as_ptr`], which every call
-/// naming the context goes through, and the teardown first wait for the call to
-/// return ([`RpcGate::settle`]).
+/// DOCA DPA objects are not thread-safe (facts §9), and that call is made outside
+/// the process-wide DOCA lock (`crate::error::serialized`: a blocking RPC under it
+/// would stop every DOCA call of the process until it returns). So the gate
+/// serialises this context instead: [`Dpa::rpc`] holds it from before the call
+/// until the call returned, or, after a timeout, stores the call in it; and
+/// [`Dpa::as_ptr`], which every call naming the context goes through, and the
+/// teardown first wait for a stored call to return ([`RpcGate::settle`]).
 #[derive(Debug, Default)]
 pub(crate) struct RpcGate {
-    /// Whether `done` holds a call that may not have returned (checked on every use).
-    in_flight: std::cell::Cell<bool>,
-    /// Receives the call's outcome when it returns (or disconnects if the thread
-    /// ended without sending: the call is over either way), and the thread.
-    done: std::cell::RefCell<Option<RpcCall>>,
+    /// Whether `call` holds a call that may not have returned (checked on every use
+    /// without taking the mutex).
+    in_flight: std::sync::atomic::AtomicBool,
+    /// A timed-out call: its outcome arrives when it returns (or disconnects if the
+    /// thread ended without sending: the call is over either way), and its thread.
+    /// Locked for the whole of an RPC in progress.
+    call: std::sync::Mutex<Option<RpcCall>>,
 }
 
 impl RpcGate {
-    /// Records a call that may still run; it is settled before the next use.
-    pub(crate) fn hold(&self, done: RpcCall) {
-        *self.done.borrow_mut() = Some(done);
-        self.in_flight.set(true);
+    /// Locks the gate for a new call, after any stored call has returned.
+    pub(crate) fn enter(&self) -> std::sync::MutexGuard<'_, Option<RpcCall>> {
+        // A poisoned gate still guards the context: nothing panics while holding it
+        // with the state half-changed (see `settle_locked`).
+        let mut guard = self.call.lock().unwrap_or_else(|p| p.into_inner());
+        Self::settle_locked(&self.in_flight, &mut guard);
+        guard
     }
 
-    /// Waits until a timed-out RPC's call has returned (at once if there is none).
+    /// Marks a call in progress under the guard of [`RpcGate::enter`]: other
+    /// threads' [`RpcGate::settle`] now wait for the guard.
+    pub(crate) fn begin(&self) {
+        self.in_flight
+            .store(true, std::sync::atomic::Ordering::Release);
+    }
+
+    /// The call in progress returned: releases the gate.
+    pub(crate) fn end(&self, guard: std::sync::MutexGuard<'_, Option<RpcCall>>) {
+        self.in_flight
+            .store(false, std::sync::atomic::Ordering::Release);
+        drop(guard);
+    }
+
+    /// Stores a call that may still run (the guard of [`RpcGate::enter`], after
+    /// [`RpcGate::begin`]); it is settled before the next use.
+    pub(crate) fn hold(
+        &self,
+        mut guard: std::sync::MutexGuard<'_, Option<RpcCall>>,
+        call: RpcCall,
+    ) {
+        *guard = Some(call);
+    }
+
+    /// Waits until a timed-out RPC's call has returned, and until an RPC in
+    /// progress on another thread has ended (at once if there is neither).
     #[inline]
     pub(crate) fn settle(&self) {
-        if self.in_flight.get() {
-            self.settle_slow();
+        if self.in_flight.load(std::sync::atomic::Ordering::Acquire) {
+            drop(self.enter());
         }
     }
 
     #[cold]
-    fn settle_slow(&self) {
-        let done = self.done.borrow_mut().take();
-        if let Some(done) = done {
+    fn settle_locked(in_flight: &std::sync::atomic::AtomicBool, call: &mut Option<RpcCall>) {
+        if let Some(done) = call.take() {
             let started = std::time::Instant::now();
             // Blocks until the call returns: what bounds it is the device's kernel
             // run-time limit (a device function that overruns it is stopped and
             // the context turns fatal).
             let outcome = done.finish();
+            in_flight.store(false, std::sync::atomic::Ordering::Release);
             tracing::debug!(target: "doca_dpa::dpa", waited = ?started.elapsed(), returned = ?outcome.map(|(rc, _)| rc).ok(), "a timed-out RPC's call returned");
         }
-        self.in_flight.set(false);
     }
 }
+
+// SAFETY: a started `doca_dpa`; every DOCA call on it is made under the DOCA lock
+// (`crate::error::serialized`), so DOCA never sees two threads use it at once (the
+// facts forbid concurrent use, not use from another thread).
+unsafe impl Send for DpaInner {}
+// SAFETY: as for `Send`: shared references only make DOCA calls under the DOCA
+// lock; the Rust state behind them is immutable or behind a mutex or atomics.
+unsafe impl Sync for DpaInner {}
 
 fn next_serial() -> u64 {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
@@ -176,7 +216,7 @@ impl Drop for DpaInner {
 
 impl DpaInner {
     /// `doca_dpa_stop` then `doca_dpa_destroy`. Children (threads, events,
-    /// memory, launchers) each hold an `Rc` of this, so they are gone.
+    /// memory, launchers) each hold an `Arc` of this, so they are gone.
     fn teardown(&mut self) -> Result<()> {
         self.rpc.settle();
         let p = self.ptr.as_ptr();
@@ -216,6 +256,11 @@ pub struct DpaBuilder {
     device: Device,
     app: Option<App>,
 }
+
+// SAFETY: a created, not started `doca_dpa`; every DOCA call on it is made under the
+// DOCA lock (`crate::error::serialized`), and its setters take `&mut self` or
+// `self`. Not `Sync`: nothing needs to share a builder.
+unsafe impl Send for DpaBuilder {}
 
 impl fmt::Debug for DpaBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -353,7 +398,7 @@ impl DpaBuilder {
         };
         // Owned before the event (user code that may panic) is emitted.
         let dpa = Dpa {
-            inner: Rc::new(DpaInner {
+            inner: Arc::new(DpaInner {
                 serial: next_serial(),
                 ptr,
                 torn_down: false,
@@ -363,7 +408,6 @@ impl DpaBuilder {
                 limits,
                 rpc: RpcGate::default(),
             }),
-            _not_send: std::marker::PhantomData,
         };
         tracing::info!(target: "doca_dpa::dpa", app = app.name(), device = %self.device.info().pci_addr, "DPA context started");
         Ok(dpa)
@@ -413,41 +457,26 @@ fn query_limits(p: *mut sys::doca_dpa) -> Result<Limits> {
 /// keep it alive, so it is stopped and destroyed (`doca_dpa_stop`,
 /// `doca_dpa_destroy`) only after them.
 ///
-/// DOCA DPA objects are not thread-safe, and clones share one context, so a
-/// context and everything made from it stay on the thread that created them:
-/// `Dpa` is neither `Send` nor `Sync`. Programs that launch from several
-/// threads give each thread its own context (a [`Device`] is `Send + Sync`).
-///
-/// ```compile_fail
-/// fn sent<T: Send>(_: T) {}
-/// fn f(dpa: doca_dpa::Dpa) { sent(dpa) }
-/// ```
+/// `Send + Sync`: keep it in a service's shared state and use it (and everything
+/// made from it) from any thread or task. DOCA DPA objects are not thread-safe;
+/// the library serialises every DOCA call (see `doca_dpa::serialized` for the
+/// lock's scope), so DOCA never sees two threads use the context at once.
 #[derive(Clone)]
 pub struct Dpa {
-    inner: Rc<DpaInner>,
-    _not_send: std::marker::PhantomData<*const ()>,
+    inner: Arc<DpaInner>,
 }
 
 static_assertions::assert_impl_all!(Dpa: Clone);
-static_assertions::assert_not_impl_any!(Dpa: Send, Sync);
 
-/// A [`Dpa`] that nothing else shares, on its way to another thread
-/// ([`Dpa::into_send`]); [`SendDpa::into_dpa`] there makes it a `Dpa` again. No DOCA
-/// call.
+/// A [`Dpa`] that nothing else shares ([`Dpa::into_send`]); [`SendDpa::into_dpa`]
+/// makes it a `Dpa` again. No DOCA call. Kept for programs written when `Dpa` was
+/// not `Send`: a `Dpa` itself moves between threads now.
 pub struct SendDpa {
-    inner: Rc<DpaInner>,
+    inner: Arc<DpaInner>,
 }
 
-// SAFETY: a `SendDpa` is made only from the sole handle of a context: no other `Dpa`,
-// no object made from it (they hold its `Rc`), no other handle of its device, and no
-// base context (checked by `Dpa::into_send`). Moving it moves every reference to these
-// DOCA objects at once, so they are never used from two threads; DOCA's objects are
-// not thread-safe (facts: the DPA guide's note), which forbids concurrent use, not
-// using an object from another thread than the one that made it.
-unsafe impl Send for SendDpa {}
-
 static_assertions::assert_impl_all!(SendDpa: Send);
-static_assertions::assert_not_impl_any!(SendDpa: Sync, Clone);
+static_assertions::assert_not_impl_any!(SendDpa: Clone);
 
 impl fmt::Debug for SendDpa {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -460,10 +489,7 @@ impl fmt::Debug for SendDpa {
 impl SendDpa {
     /// The context, on this thread.
     pub fn into_dpa(self) -> Dpa {
-        Dpa {
-            inner: self.inner,
-            _not_send: std::marker::PhantomData,
-        }
+        Dpa { inner: self.inner }
     }
 }
 
@@ -488,11 +514,11 @@ impl Dpa {
     pub fn destroy(self) -> Result<()> {
         // Records of stopped threads whose run-time limit passed hold the context.
         crate::keep::reap();
-        match Rc::try_unwrap(self.inner) {
+        match Arc::try_unwrap(self.inner) {
             Ok(mut inner) => inner.teardown(),
             Err(inner) => Err(Error::InUse {
                 call: "doca_dpa_destroy",
-                users: Rc::strong_count(&inner) - 1,
+                users: Arc::strong_count(&inner) - 1,
             }),
         }
     }
@@ -530,11 +556,11 @@ impl Dpa {
         self.inner.limits
     }
 
-    /// Hands the context to another thread (to a worker, or an async task on another
-    /// runtime thread): only a context nothing else shares can go, so `self` comes back
+    /// The context as a [`SendDpa`], if nothing else shares it: `self` comes back
     /// as the error while any clone of it, any object made from it (DPA memory,
     /// events, launchers, threads… hold it), another handle of its device, or a base
-    /// context it extends exists. No DOCA call.
+    /// context it extends exists. No DOCA call. A `Dpa` is `Send + Sync` itself
+    /// now; this stays for programs written before it was.
     ///
     /// ```
     /// # fn f(dpa: doca_dpa::Dpa) {
@@ -547,8 +573,8 @@ impl Dpa {
     /// # }
     /// ```
     pub fn into_send(self) -> std::result::Result<SendDpa, Dpa> {
-        let sole = Rc::strong_count(&self.inner) == 1
-            && Rc::weak_count(&self.inner) == 0
+        let sole = Arc::strong_count(&self.inner) == 1
+            && Arc::weak_count(&self.inner) == 0
             && self.inner._base.is_none()
             && self.inner.device.is_unshared();
         if sole {
@@ -570,13 +596,19 @@ impl Dpa {
         &self.inner.rpc
     }
 
+    /// The raw `doca_dpa` without waiting at the RPC gate: for [`Dpa::rpc`], which
+    /// holds the gate itself.
+    pub(crate) fn ptr_in_gate(&self) -> *mut sys::doca_dpa {
+        self.inner.ptr.as_ptr()
+    }
+
     pub(crate) fn identity(&self) -> *const () {
-        Rc::as_ptr(&self.inner).cast()
+        Arc::as_ptr(&self.inner).cast()
     }
 
     /// Whether `other` is this context (or a clone of it).
     pub fn same_context(&self, other: &Dpa) -> bool {
-        Rc::ptr_eq(&self.inner, &other.inner)
+        Arc::ptr_eq(&self.inner, &other.inner)
     }
 
     /// What the device reported about a fault of this context, when it says: the
@@ -653,7 +685,7 @@ impl Dpa {
         let limits = self.inner.limits;
         // Owned before the event (user code that may panic) is emitted.
         let dpa = Dpa {
-            inner: Rc::new(DpaInner {
+            inner: Arc::new(DpaInner {
                 serial: next_serial(),
                 ptr,
                 torn_down: false,
@@ -663,7 +695,6 @@ impl Dpa {
                 limits,
                 rpc: RpcGate::default(),
             }),
-            _not_send: std::marker::PhantomData,
         };
         tracing::debug!(target: "doca_dpa::dpa", device = %other.info().pci_addr, "DPA context extended");
         Ok(dpa)

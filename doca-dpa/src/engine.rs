@@ -21,9 +21,11 @@
 //!   one (used automatically inside a tokio runtime), any other runtime can
 //!   implement the trait.
 //!
-//! Everything here belongs to the thread that made it, like the [`Dpa`]; on a
-//! multi-threaded runtime, await these futures in a `LocalSet` or on a
-//! current-thread runtime.
+//! Everything here is `Send + Sync`: the futures can be awaited from any task of
+//! a multi-threaded runtime (`tokio::spawn`). The engine's DOCA calls are
+//! serialised by the DOCA lock (see `doca_dpa::serialized`'s notes, in
+//! `error.rs`); the handle is registered with the runtime of the task that polls
+//! it, and again when a task of another runtime polls it.
 //!
 //! A kernel that crashes never completes its launch, and no notification says
 //! so: each poll checks the context's health, but bound an await with your
@@ -38,11 +40,10 @@
 //! something else polls it: bound awaits with a timeout until the BlueField CI
 //! recipe (`ci/bluefield/`) has run `tests/async_wait.rs` on the device.
 
-use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::ptr::NonNull;
-use std::rc::Rc;
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
@@ -61,7 +62,7 @@ use crate::error::{doca_call, Error, Result};
 /// **Safe to implement**: the library relies on nothing a reactor does for
 /// soundness. A reactor that never wakes, wakes too often, panics or never calls
 /// `drain` only delays or fails the futures that use it.
-pub trait Reactor: 'static {
+pub trait Reactor: Send + Sync + 'static {
     /// Polls readability of the engine's notification handle.
     fn poll_readable(
         &self,
@@ -117,7 +118,7 @@ pub(crate) struct EngineInner {
     fd: std::os::fd::RawFd,
     /// Shared so that a poll can call the reactor with no borrow held (a reactor or
     /// a waker may poll another future of this engine, or set a reactor, inside).
-    reactor: RefCell<Option<Rc<Watcher>>>,
+    reactor: Mutex<Option<Arc<Watcher>>>,
     broadcast: Arc<Broadcast>,
     broadcast_waker: Waker,
 }
@@ -125,7 +126,12 @@ pub(crate) struct EngineInner {
 impl Drop for EngineInner {
     fn drop(&mut self) {
         // The reactor's registration of the handle goes before the handle does.
-        drop(self.reactor.get_mut().take());
+        drop(
+            self.reactor
+                .get_mut()
+                .unwrap_or_else(|p| p.into_inner())
+                .take(),
+        );
         // SAFETY: our engine, destroyed once, after every event connected to it (they
         // hold this inner).
         if let Err(e) = unsafe { doca_call!(doca_pe_destroy(self.pe.as_ptr())) } {
@@ -138,7 +144,7 @@ impl Drop for EngineInner {
 /// clone; destroyed (`doca_pe_destroy`) once every event connected to it is gone.
 #[derive(Clone)]
 pub struct Engine {
-    pub(crate) inner: Rc<EngineInner>,
+    pub(crate) inner: Arc<EngineInner>,
 }
 
 impl fmt::Debug for Engine {
@@ -149,7 +155,21 @@ impl fmt::Debug for Engine {
     }
 }
 
-static_assertions::assert_not_impl_any!(Engine: Send, Sync);
+// SAFETY: the engine's DOCA calls are made under the DOCA lock
+// (`crate::error::serialized`); its reactor is behind a mutex and its waker list is
+// `Sync`; the notification handle is a plain descriptor.
+unsafe impl Send for EngineInner {}
+// SAFETY: as for `Send`: every DOCA call on the engine is serialised by the DOCA
+// lock, and the rest of its state is behind mutexes.
+unsafe impl Sync for EngineInner {}
+
+impl EngineInner {
+    /// The reactor slot. Never held while the reactor (user code) runs or is
+    /// dropped: callers clone or take the `Arc` out first.
+    fn reactor(&self) -> MutexGuard<'_, Option<Arc<Watcher>>> {
+        self.reactor.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
 
 /// Why the installed DOCA cannot serve an engine.
 fn unavailable(reason: impl Into<String>) -> Error {
@@ -182,14 +202,14 @@ impl Engine {
         let mut inner = EngineInner {
             pe,
             fd: -1,
-            reactor: RefCell::new(None),
+            reactor: Mutex::new(None),
             broadcast_waker: Waker::from(broadcast.clone()),
             broadcast,
         };
         // SAFETY: our engine; valid out-pointer. On failure `inner` destroys it.
         unsafe { doca_call!(doca_pe_get_notification_handle(pe.as_ptr(), &mut inner.fd)) }?;
         Ok(Engine {
-            inner: Rc::new(inner),
+            inner: Arc::new(inner),
         })
     }
 
@@ -206,10 +226,13 @@ impl Engine {
     ///
     /// Futures already waiting are woken, so that they register with it.
     pub fn set_reactor(&self, reactor: impl Reactor) {
-        let old = self.inner.reactor.borrow_mut().take();
-        // The old registration goes first.
+        let old = self.inner.reactor().take();
+        // The old registration goes first (dropped with the lock released: it is
+        // user code).
         drop(old);
-        *self.inner.reactor.borrow_mut() = Some(Rc::new(Watcher::Set(Box::new(reactor))));
+        let new = Some(Arc::new(Watcher::Set(Box::new(reactor))));
+        let replaced = std::mem::replace(&mut *self.inner.reactor(), new);
+        drop(replaced);
         self.wake_waiting();
     }
 
@@ -235,7 +258,7 @@ impl Engine {
     /// its event right after.
     fn progress_quietly(&self) -> bool {
         // SAFETY: our engine.
-        unsafe { sys::doca_pe_progress(self.inner.pe.as_ptr()) != 0 }
+        crate::error::serialized(|| unsafe { sys::doca_pe_progress(self.inner.pe.as_ptr()) != 0 })
     }
 
     pub(crate) fn as_ptr(&self) -> *mut sys::doca_pe {
@@ -315,7 +338,7 @@ impl Engine {
     fn poll_readable(&self, cx: &Context<'_>) -> Result<bool> {
         self.inner.broadcast.register(cx.waker());
         self.request_notification()?;
-        let current = self.inner.reactor.borrow().clone();
+        let current = self.inner.reactor().clone();
         let watcher = match current {
             Some(w) if w.serves_this_runtime() => w,
             stale => {
@@ -324,9 +347,11 @@ impl Engine {
                 // old one are woken to register again.
                 let replaced = stale.is_some();
                 drop(stale);
-                drop(self.inner.reactor.borrow_mut().take());
-                let fresh = default_watcher(self.inner.fd).map(Rc::new);
-                self.inner.reactor.borrow_mut().clone_from(&fresh);
+                let old = self.inner.reactor().take();
+                drop(old);
+                let fresh = default_watcher(self.inner.fd).map(Arc::new);
+                let raced = std::mem::replace(&mut *self.inner.reactor(), fresh.clone());
+                drop(raced);
                 if replaced {
                     self.wake_waiting();
                 }
@@ -400,7 +425,9 @@ fn default_watcher(fd: std::os::fd::RawFd) -> Option<Watcher> {
 /// The flag a wait task's callback clears; boxed so its address, given to DOCA as
 /// the task's user data, stays put.
 struct WaitCell {
-    in_flight: Cell<bool>,
+    /// Set by the thread that arms the task (a compare-exchange, so one thread
+    /// submits it), cleared by its completion callback.
+    in_flight: AtomicBool,
 }
 
 /// The awaitable side of an event connected to an [`Engine`]: its context and its
@@ -416,7 +443,13 @@ pub(crate) struct Waiter {
 impl fmt::Debug for Waiter {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Waiter")
-            .field("in_flight", &self.cell.as_ref().map(|c| c.in_flight.get()))
+            .field(
+                "in_flight",
+                &self
+                    .cell
+                    .as_ref()
+                    .map(|c| c.in_flight.load(Ordering::Relaxed)),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -431,8 +464,16 @@ unsafe extern "C" fn task_done(
     // SAFETY: the user data is the address of the waiter's boxed cell, which lives
     // until the task was freed after its context stopped (or is leaked).
     let cell = unsafe { &*task_user_data.ptr.cast::<WaitCell>() };
-    cell.in_flight.set(false);
+    cell.in_flight.store(false, Ordering::Release);
 }
+
+// SAFETY: the waiter's DOCA calls (on its event's context and task) are made under
+// the DOCA lock; the task is armed by one thread at a time (the `in_flight`
+// compare-exchange); teardown takes `&mut self`.
+unsafe impl Send for Waiter {}
+// SAFETY: as for `Send`; its shared methods (`arm`, `sleep`, `poll_until`) touch
+// only the atomic flag and make DOCA calls under the DOCA lock.
+unsafe impl Sync for Waiter {}
 
 impl Waiter {
     /// Connects the configured, not started event `event` of `dpa` to `engine` and
@@ -448,7 +489,8 @@ impl Waiter {
         engine: &Engine,
     ) -> std::result::Result<Waiter, (Option<Waiter>, Error)> {
         // SAFETY: the device's devinfo, valid while the device is open.
-        let info = unsafe { sys::doca_dev_as_devinfo(dpa.device().as_ptr()) };
+        let info =
+            crate::error::serialized(|| unsafe { sys::doca_dev_as_devinfo(dpa.device().as_ptr()) });
         // SAFETY: a live devinfo.
         let cap = unsafe { doca_call!(doca_sync_event_cap_task_wait_neq_is_supported(info)) };
         if let Err(e) = cap {
@@ -461,7 +503,7 @@ impl Waiter {
             ));
         }
         // SAFETY: our live, idle event.
-        let ctx = unsafe { sys::doca_sync_event_as_ctx(event) };
+        let ctx = crate::error::serialized(|| unsafe { sys::doca_sync_event_as_ctx(event) });
         let Some(ctx) = NonNull::new(ctx) else {
             return Err((
                 None,
@@ -498,7 +540,7 @@ impl Waiter {
         unsafe { doca_call!(doca_ctx_start(self.ctx.as_ptr())) }?;
         self.started = true;
         let cell = self.cell.insert(Box::new(WaitCell {
-            in_flight: Cell::new(false),
+            in_flight: AtomicBool::new(false),
         }));
         let user = sys::doca_data {
             ptr: (&**cell as *const WaitCell).cast_mut().cast(),
@@ -542,16 +584,26 @@ impl Waiter {
         let (Some(task), Some(cell)) = (self.task, self.cell.as_ref()) else {
             return Err(unavailable("the event's wait task was not allocated"));
         };
-        if cell.in_flight.get() {
+        // Only the thread that flips the flag arms the task: two threads polling
+        // futures of one event never submit it twice.
+        if cell
+            .in_flight
+            .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
             return Ok(());
         }
-        // SAFETY: our allocated task, not in flight.
-        unsafe { sys::doca_sync_event_task_wait_neq_set_wait_val(task.as_ptr(), seen) };
-        // SAFETY: as above.
-        let t = unsafe { sys::doca_sync_event_task_wait_neq_as_doca_task(task.as_ptr()) };
+        // SAFETY: our allocated task, not in flight (the flag was clear: its
+        // callback ran, or it was never submitted), and only this thread arms it.
+        let t = crate::error::serialized(|| unsafe {
+            sys::doca_sync_event_task_wait_neq_set_wait_val(task.as_ptr(), seen);
+            sys::doca_sync_event_task_wait_neq_as_doca_task(task.as_ptr())
+        });
         // SAFETY: our allocated task, of the running context.
-        unsafe { doca_call!(doca_task_submit(t)) }?;
-        cell.in_flight.set(true);
+        if let Err(e) = unsafe { doca_call!(doca_task_submit(t)) } {
+            cell.in_flight.store(false, Ordering::Release);
+            return Err(e);
+        }
         Ok(())
     }
 
@@ -602,10 +654,10 @@ impl Waiter {
         }
         if let Some(task) = self.task.take() {
             // SAFETY: our task, not in flight (its context is idle).
-            unsafe {
+            crate::error::serialized(|| unsafe {
                 let t = sys::doca_sync_event_task_wait_neq_as_doca_task(task.as_ptr());
                 sys::doca_task_free(t);
-            }
+            });
         }
         true
     }

@@ -94,13 +94,13 @@ impl ErrorCode {
     /// `DOCA_ERROR_BAD_STATE`; DOCA answers for unknown codes too.
     pub fn name(self) -> String {
         // SAFETY: DOCA returns a static NUL-terminated string (or NULL, handled).
-        unsafe { static_str(sys::doca_error_get_name(self.0)) }
+        unsafe { static_str(serialized(|| sys::doca_error_get_name(self.0))) }
     }
 
     /// DOCA's description of the code (`doca_error_get_descr`).
     pub fn description(self) -> String {
         // SAFETY: as above.
-        unsafe { static_str(sys::doca_error_get_descr(self.0)) }
+        unsafe { static_str(serialized(|| sys::doca_error_get_descr(self.0))) }
     }
 }
 
@@ -523,12 +523,71 @@ pub(crate) fn check(call: &'static str, rc: sys::doca_error_t) -> Result<()> {
     }
 }
 
+/// The DOCA lock: held for the duration of every DOCA call this crate (and
+/// doca-rdmi) makes, and for nothing else. See [`serialized`].
+static DOCA_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Runs one DOCA call (`f`) under the DOCA lock.
+///
+/// # The lock's scope (the one place it is stated)
+///
+/// DOCA DPA objects are not thread-safe: one thread at a time (facts:
+/// `doca-dpa-host-api.md` §9, the DPA guide's note). Every public type of doca-dpa
+/// and doca-rdmi is nevertheless `Send + Sync`, because every call into DOCA —
+/// `doca_call!`, doca-rdmi's `rdmi_call!`/`core_call!`, the generated kernel and RPC
+/// launchers, and the few direct `sys::` calls — runs inside this function, under
+/// one process-wide mutex. So no two DOCA calls ever overlap, on one context or
+/// across contexts, whatever threads the values are on.
+///
+/// - Held for one DOCA call only. It is never held while user code runs: DOCA
+///   calls no user code (the only callback, the wait task's completion in
+///   `doca_pe_progress`, sets an atomic flag), wakers are woken and `tracing`
+///   events emitted after the call returns. It is reentrant on one thread (a
+///   thread-local flag): a wrapper that makes its DOCA calls through
+///   `doca_call!` may itself run inside `serialized` without deadlocking.
+/// - Blocking calls hold it while they block: `doca_dpa_rpc` (until the RPC
+///   returns). Other threads' DOCA calls wait meanwhile.
+/// - Process-wide, not per context: simpler and still correct; a per-context lock
+///   would let two contexts' calls run in parallel (a refinement that changes no
+///   type).
+/// - Uncontended, it is two atomic operations and allocates nothing.
+///
+/// State the library keeps itself (a launcher's epochs and what it keeps alive, an
+/// engine's reactor) is behind each object's own mutex, taken before this one
+/// and never while user code runs.
+#[doc(hidden)]
+#[inline]
+pub fn serialized<R>(f: impl FnOnce() -> R) -> R {
+    thread_local! {
+        static HELD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+    /// Clears the flag when the call returns (FFI calls do not unwind, but a
+    /// closure of Rust code may).
+    struct Release;
+    impl Drop for Release {
+        fn drop(&mut self) {
+            HELD.with(|h| h.set(false));
+        }
+    }
+    if HELD.with(|h| h.get()) {
+        // This thread holds the lock already: no other thread can be in DOCA.
+        return f();
+    }
+    let _held = DOCA_LOCK.lock().unwrap_or_else(|p| p.into_inner());
+    HELD.with(|h| h.set(true));
+    let _release = Release;
+    f()
+}
+
 /// Calls a DOCA function and checks its code, naming the call in the error. It adds
 /// no `unsafe` of its own: each call site writes the `unsafe` block and its SAFETY
 /// comment, `unsafe { doca_call!(doca_dpa_start(ptr)) }?`.
 macro_rules! doca_call {
     ($func:ident($($arg:expr),* $(,)?)) => {
-        $crate::error::check(stringify!($func), ::doca_dpa_sys::$func($($arg),*))
+        $crate::error::check(
+            stringify!($func),
+            $crate::error::serialized(|| ::doca_dpa_sys::$func($($arg),*)),
+        )
     };
 }
 pub(crate) use doca_call;

@@ -4,7 +4,7 @@
 
 use std::fmt;
 use std::ptr::NonNull;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use doca_dpa_sys as sys;
 
@@ -21,7 +21,7 @@ use crate::keep::{Keep, KeepAlive};
 /// 5 entries holds 8. [`HashTable::requested_entries`] is what was asked for;
 /// DOCA reports no capacity.
 pub struct HashTable {
-    inner: Rc<HashTableInner>,
+    inner: Arc<HashTableInner>,
 }
 
 struct HashTableInner {
@@ -30,6 +30,14 @@ struct HashTableInner {
     handle: u64,
     requested: u32,
 }
+
+// SAFETY: a `doca_dpa_hash_table`; every DOCA call on it is made under the DOCA lock
+// (`crate::error::serialized`), so DOCA never sees two threads use it at once (the
+// facts forbid concurrent use, not use from another thread).
+unsafe impl Send for HashTableInner {}
+// SAFETY: as for `Send`: shared references only make DOCA calls under the DOCA
+// lock; the Rust state behind them is immutable or behind a mutex or atomics.
+unsafe impl Sync for HashTableInner {}
 
 impl fmt::Debug for HashTable {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -73,7 +81,7 @@ impl HashTable {
         table.handle = h as u64;
         tracing::debug!(target: "doca_dpa::hash_table", num_entries, "DPA hash table created");
         Ok(HashTable {
-            inner: Rc::new(table),
+            inner: Arc::new(table),
         })
     }
 

@@ -1,7 +1,7 @@
 //! What keeps device work alive: ownership, never a borrow.
 //!
 //! Every object the DPA may touch — DPA memory, sync events, completions, threads,
-//! RDMI connections — lives behind an `Rc`. Whatever hands such an object to the
+//! RDMI connections — lives behind an `Arc`. Whatever hands such an object to the
 //! device (a launch, a started DPA thread, a typed struct in DPA memory) keeps a
 //! [`KeepAlive`] of it until the library has *observed* that the device is done with
 //! it. Dropping the user's handle earlier only drops one reference. When the library
@@ -11,7 +11,7 @@
 use std::any::Any;
 use std::cell::RefCell;
 use std::collections::VecDeque;
-use std::rc::Rc;
+use std::sync::Arc;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -23,7 +23,7 @@ use crate::dpa::Dpa;
 /// a DPA struct holds it until the device is known to be done.
 #[derive(Clone)]
 pub struct KeepAlive {
-    _owner: Rc<dyn Any>,
+    _owner: Arc<dyn Any + Send + Sync>,
 }
 
 impl std::fmt::Debug for KeepAlive {
@@ -33,8 +33,8 @@ impl std::fmt::Debug for KeepAlive {
 }
 
 impl KeepAlive {
-    /// Keeps `owner` alive (a clone of the `Rc`; no allocation).
-    pub fn new<T: Any>(owner: &Rc<T>) -> KeepAlive {
+    /// Keeps `owner` alive (a clone of the `Arc`; no allocation).
+    pub fn new<T: Any + Send + Sync>(owner: &Arc<T>) -> KeepAlive {
         KeepAlive {
             _owner: owner.clone(),
         }
@@ -46,14 +46,15 @@ impl KeepAlive {
 /// its number, for messages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct CtxId {
-    ptr: *const (),
+    /// The address, as a number: an identity, never dereferenced.
+    ptr: usize,
     serial: u64,
 }
 
 impl CtxId {
     pub(crate) fn of(dpa: &Dpa) -> CtxId {
         CtxId {
-            ptr: dpa.identity(),
+            ptr: dpa.identity() as usize,
             serial: dpa.serial(),
         }
     }
@@ -162,11 +163,13 @@ impl KeepQueue {
         self.entries.truncate(len);
     }
 
-    /// Drops the references of every submission up to `ticket`, which the device has
-    /// finished with.
-    pub(crate) fn retire_through(&mut self, ticket: u64) {
-        while self.entries.front().is_some_and(|(t, _)| *t <= ticket) {
-            self.entries.pop_front();
+    /// Takes out the oldest reference if its submission is at or below `ticket`
+    /// (finished): the caller drops it with no lock held, since a last reference's
+    /// drop runs `tracing` (user code).
+    pub(crate) fn pop_through(&mut self, ticket: u64) -> Option<KeepAlive> {
+        match self.entries.front() {
+            Some((t, _)) if *t <= ticket => self.entries.pop_front().map(|(_, k)| k),
+            _ => None,
         }
     }
 
@@ -348,31 +351,31 @@ mod tests {
 
     #[test]
     fn retiring_drops_only_finished_submissions() {
-        let a = Rc::new(1u8);
-        let b = Rc::new(2u8);
+        let a = Arc::new(1u8);
+        let b = Arc::new(2u8);
         let mut q = KeepQueue::default();
         q.recorder(1, None).keep(KeepAlive::new(&a));
         q.recorder(2, None).keep(KeepAlive::new(&b));
         q.recorder(2, None).keep(KeepAlive::new(&a));
-        assert_eq!(Rc::strong_count(&a), 3);
-        q.retire_through(1);
-        assert_eq!((Rc::strong_count(&a), Rc::strong_count(&b)), (2, 2));
+        assert_eq!(Arc::strong_count(&a), 3);
+        while q.pop_through(1).is_some() {}
+        assert_eq!((Arc::strong_count(&a), Arc::strong_count(&b)), (2, 2));
         q.truncate(1);
-        assert_eq!(Rc::strong_count(&a), 1);
-        q.retire_through(5);
-        assert_eq!((q.len(), Rc::strong_count(&b)), (0, 1));
+        assert_eq!(Arc::strong_count(&a), 1);
+        while q.pop_through(5).is_some() {}
+        assert_eq!((q.len(), Arc::strong_count(&b)), (0, 1));
     }
 
     #[test]
     fn buried_values_are_never_dropped() {
-        let a = Rc::new(7u32);
+        let a = Arc::new(7u32);
         let before = buried_count();
         let mut q = KeepQueue::default();
         q.recorder(1, None).keep(KeepAlive::new(&a));
         q.bury_all();
         assert_eq!(q.len(), 0);
         assert_eq!(
-            Rc::strong_count(&a),
+            Arc::strong_count(&a),
             2,
             "the buried reference still holds it"
         );

@@ -8,9 +8,9 @@
 //! every earlier one) has finished. Dropping or forgetting a `Launch`, timing out,
 //! or completing out of order cannot release them early.
 
-use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::mem::ManuallyDrop;
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use doca_dpa_sys as sys;
@@ -51,11 +51,14 @@ impl<'a> Gate<'a> {
 ///
 /// The launch path makes one DOCA call (`doca_dpa_kernel_launch_update_add`,
 /// EXPERIMENTAL, through the kernel's generated launcher) and allocates nothing in
-/// the steady state. A launcher belongs to the thread that made it (like its
-/// [`Dpa`]); it cannot be shared between threads:
+/// the steady state. A launcher is `Send + Sync` and launching takes `&self`: one
+/// launcher in an `Arc` serves every task of a multi-threaded runtime. Its state
+/// (the epochs below, what the launches keep alive) is behind a mutex held for
+/// one submission or one look at the events, never while user code runs (see
+/// `doca_dpa::serialized` for the DOCA lock under it):
 ///
-/// ```compile_fail
-/// fn shared<T: Sync>(_: &T) {}
+/// ```
+/// fn shared<T: Send + Sync>(_: &T) {}
 /// fn f(l: &doca_dpa::Launcher) { shared(l) }
 /// ```
 ///
@@ -91,15 +94,30 @@ impl<'a> Gate<'a> {
 pub struct Launcher {
     /// The completion events that take turns; `epochs` says which is current.
     events: ManuallyDrop<[Event; 2]>,
-    /// The current event, the only thing a submission reads of the epochs: it
-    /// changes only in [`Launcher::switch`], off the submission path.
-    current: Cell<*mut sys::doca_sync_event>,
-    submitted: Cell<u64>,
-    /// Launches up to this ticket are known to have finished and hold nothing.
-    retired: Cell<u64>,
-    epochs: Epochs,
-    keep: RefCell<KeepQueue>,
+    /// The epochs and what the launches keep alive. Locked for one submission or
+    /// one look at the events (DOCA calls inside take the DOCA lock after it);
+    /// never while user code runs: wakers, reactors and the drops of released
+    /// references run with it released.
+    state: Mutex<State>,
 }
+
+/// What a launcher tracks, behind its mutex.
+struct State {
+    /// The current event, the only thing a submission reads of the epochs: it
+    /// changes only in `Locked::switch`, off the submission path.
+    current: *mut sys::doca_sync_event,
+    submitted: u64,
+    /// Launches up to this ticket are known to have finished; their references
+    /// are dropped by `Launcher::release`.
+    retired: u64,
+    epochs: Epochs,
+    keep: KeepQueue,
+}
+
+// SAFETY: `current` is the pointer of one of the launcher's own events (which are
+// `Send + Sync`), only passed to DOCA under the DOCA lock; the rest is plain data
+// and `Send` references.
+unsafe impl Send for State {}
 
 /// Where the epochs stand. Tickets `closed_through + 1 ..= submitted` are the
 /// current epoch's, counted on `events[current]`; the tickets of the epoch before
@@ -109,40 +127,43 @@ pub struct Launcher {
 struct Epochs {
     /// Which of `Launcher::events` is current: the second when set (a `bool`, so
     /// that indexing the pair needs no bounds check).
-    second_current: Cell<bool>,
+    second_current: bool,
     /// The last ticket of the closed epoch.
-    closed_through: Cell<u64>,
+    closed_through: u64,
     /// Launches each event was given before the current epoch began: for the other
     /// event, every launch it was ever given.
-    assigned: [Cell<u64>; 2],
+    assigned: [u64; 2],
     /// The value last read of each event, for a diagnosis.
-    seen: [Cell<u64>; 2],
+    seen: [u64; 2],
 }
 
 /// Where a wait stands after a look at the events.
 enum Look {
     Done,
-    /// The closed epoch still runs; the values seen of the events whose change
-    /// the wait needs to see: the closed one's, and the current one's when the
-    /// wait can also end with the current epoch.
+    /// The closed epoch still runs; the events (index, value seen) whose change
+    /// the wait needs to see: the closed one, and the current one when the wait
+    /// can also end with the current epoch.
     Pending {
-        closed: u64,
-        current: Option<u64>,
+        closed: (usize, u64),
+        current: Option<(usize, u64)>,
     },
 }
 
 impl fmt::Debug for Launcher {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Launcher")
-            .field("submitted", &self.submitted.get())
-            .field("retired", &self.retired.get())
-            .field("closed_through", &self.epochs.closed_through.get())
-            .field("current_event", &self.current())
-            .finish()
+        // `try_lock`: a `Debug` from code that holds the lock must not deadlock.
+        let mut d = f.debug_struct("Launcher");
+        match self.state.try_lock() {
+            Ok(s) => d
+                .field("submitted", &s.submitted)
+                .field("retired", &s.retired)
+                .field("closed_through", &s.epochs.closed_through)
+                .field("current_event", &usize::from(s.epochs.second_current)),
+            Err(_) => d.field("state", &"<locked>"),
+        }
+        .finish()
     }
 }
-
-static_assertions::assert_not_impl_any!(Launcher: Send, Sync);
 
 /// References held before the queue is looked at without a wait: bounds the memory
 /// of a program that launches without ever waiting.
@@ -174,17 +195,47 @@ impl Launcher {
     fn on(events: [Event; 2]) -> Launcher {
         crate::keep::reap();
         Launcher {
-            current: Cell::new(events[0].as_ptr()),
+            state: Mutex::new(State {
+                current: events[0].as_ptr(),
+                submitted: 0,
+                retired: 0,
+                epochs: Epochs {
+                    second_current: false,
+                    closed_through: 0,
+                    assigned: [0, 0],
+                    seen: [0, 0],
+                },
+                keep: KeepQueue::with_capacity(64),
+            }),
             events: ManuallyDrop::new(events),
-            submitted: Cell::new(0),
-            retired: Cell::new(0),
-            epochs: Epochs {
-                second_current: Cell::new(false),
-                closed_through: Cell::new(0),
-                assigned: [Cell::new(0), Cell::new(0)],
-                seen: [Cell::new(0), Cell::new(0)],
-            },
-            keep: RefCell::new(KeepQueue::with_capacity(64)),
+        }
+    }
+
+    /// The state, locked. A panic under the lock (in a `KernelArg::lower`) leaves
+    /// it consistent for what matters: references recorded for a ticket never
+    /// submitted are only held longer.
+    #[inline]
+    fn lock(&self) -> Locked<'_> {
+        Locked {
+            events: &self.events,
+            s: self.state.lock().unwrap_or_else(|p| p.into_inner()),
+        }
+    }
+
+    /// Drops the references of retired launches, one at a time with the lock
+    /// released: a last reference's drop runs `tracing` (user code), which may
+    /// use this launcher.
+    fn release(&self) {
+        loop {
+            let next = {
+                let mut l = self.lock();
+                let through = l.s.retired;
+                l.s.keep.pop_through(through)
+            };
+            match next {
+                Some(k) => drop(k),
+                None => return,
+            }
         }
     }
 
@@ -241,11 +292,13 @@ impl Launcher {
                 return Err(foreign_gate(CALL));
             }
         }
-        let ticket = self.submitted.get() + 1;
-        let mut keep = self.keep.borrow_mut();
-        if keep.len() >= RETIRE_AT {
-            self.poll_retired(&mut keep);
+        let mut l = self.lock();
+        let ticket = l.s.submitted + 1;
+        let polled = l.s.keep.len() >= RETIRE_AT;
+        if polled {
+            l.poll_retired();
         }
+        let keep = &mut l.s.keep;
         let mark = keep.len();
         let mut recorder = keep.recorder(ticket, Some(crate::keep::CtxId::of(dpa)));
         let abi = match args.lower_all(&mut recorder) {
@@ -261,7 +314,7 @@ impl Launcher {
         // Read after everything above, any of which may have switched the
         // current event: the ticket is in the current epoch whichever it is
         // (it is above the closed epoch's last), so it counts on this one.
-        let comp_event = self.current.get();
+        let comp_event = l.s.current;
         let raw = RawLaunch {
             dpa: dpa.as_ptr(),
             wait_event: gate.map_or(std::ptr::null_mut(), |g| g.event.0.as_ptr()),
@@ -279,12 +332,17 @@ impl Launcher {
         // from `KernelArg` impls (unsafe to implement), each of which checked its
         // object's context against this one and recorded what it references in
         // `keep` for this ticket.
-        let rc = unsafe { S::launch(&raw, abi) };
+        let rc = crate::error::serialized(|| unsafe { S::launch(&raw, abi) });
         if let Err(e) = crate::error::check(CALL, rc) {
-            keep.truncate(mark);
+            l.s.keep.truncate(mark);
+            drop(l);
             return Err(self.explain(e));
         }
-        self.submitted.set(ticket);
+        l.s.submitted = ticket;
+        drop(l);
+        if polled {
+            self.release();
+        }
         Ok(Launch {
             launcher: self,
             kernel: kernel.name(),
@@ -302,210 +360,46 @@ impl Launcher {
 
     /// Launches submitted so far.
     pub fn submitted(&self) -> u64 {
-        self.submitted.get()
+        self.lock().s.submitted
     }
 
     /// Launches completed so far: the values of the two completion events, added
     /// (`doca_sync_event_get` on each).
     pub fn completed(&self) -> Result<u64> {
-        let values = [self.read(0)?, self.read(1)?];
-        let (current, closed) = (self.current(), self.closed());
-        if self.has_counted_all(closed, values[closed]) {
-            self.retire(self.epochs.closed_through.get());
-            if self.has_counted_all(current, values[current]) {
-                self.retire(self.submitted.get());
+        let values = {
+            let mut l = self.lock();
+            let values = [l.read(0)?, l.read(1)?];
+            let (current, closed) = (l.current(), l.closed());
+            if l.has_counted_all(closed, values[closed]) {
+                let through = l.s.epochs.closed_through;
+                l.retire(through);
+                if l.has_counted_all(current, values[current]) {
+                    let submitted = l.s.submitted;
+                    l.retire(submitted);
+                }
             }
-        }
+            values
+        };
+        self.release();
         Ok(values[0] + values[1])
     }
 
     /// Launches up to this count are known to have finished and no longer hold their
     /// arguments.
     pub fn retired(&self) -> u64 {
-        self.retired.get()
+        self.lock().s.retired
     }
 
     /// References to argument objects the launcher holds for launches not yet
     /// retired (no DOCA call). For tests: it stays bounded while launches retire.
     #[doc(hidden)]
     pub fn kept(&self) -> usize {
-        self.keep.try_borrow().map_or(0, |keep| keep.len())
-    }
-
-    /// `doca_sync_event_get` of `events[event]`, remembered.
-    #[inline]
-    fn read(&self, event: usize) -> Result<u64> {
-        let value = self.events[event].get()?;
-        self.epochs.seen[event].set(value);
-        Ok(value)
-    }
-
-    /// Launches completed as last read (the two events' values, added).
-    fn last_seen(&self) -> u64 {
-        self.epochs.seen[0].get() + self.epochs.seen[1].get()
-    }
-
-    /// The index of the current event.
-    fn current(&self) -> usize {
-        usize::from(self.epochs.second_current.get())
-    }
-
-    /// The index of the event that is not current: the closed epoch's.
-    fn closed(&self) -> usize {
-        usize::from(!self.epochs.second_current.get())
-    }
-
-    /// Whether `events[event]`, seen at `value`, has counted every launch it was
-    /// given. Each of them adds 1 when it finishes and nothing else updates it
-    /// (the launcher exports no DPA handle of it, nor its pointer), so then every one
-    /// has finished — whatever their order.
-    fn has_counted_all(&self, event: usize, value: u64) -> bool {
-        let mut given = self.epochs.assigned[event].get();
-        if event == self.current() {
-            given += self.submitted.get() - self.epochs.closed_through.get();
-        }
-        value >= given
-    }
-
-    /// Records that every launch through `ticket` has finished, and releases their
-    /// arguments.
-    fn retire(&self, ticket: u64) {
-        if ticket > self.retired.get() {
-            self.retired.set(ticket);
-            // Only a submission in progress holds the queue; it releases what is due
-            // itself (`poll_retired`), or the next retirement does: holding longer
-            // is always safe.
-            if let Ok(mut keep) = self.keep.try_borrow_mut() {
-                keep.retire_through(ticket);
-            }
-        }
-    }
-
-    /// The closed event's value while launches of the closed epoch still run;
-    /// `None` once every one has (then it, and every older epoch, is retired).
-    #[inline]
-    fn closed_pending(&self) -> Result<Option<u64>> {
-        if self.retired.get() >= self.epochs.closed_through.get() {
-            return Ok(None);
-        }
-        self.read_closed()
-    }
-
-    /// `closed_pending` when the closed epoch is not known to have finished: a
-    /// look at its event.
-    fn read_closed(&self) -> Result<Option<u64>> {
-        let through = self.epochs.closed_through.get();
-        let closed = self.closed();
-        let seen = self.read(closed)?;
-        if !self.has_counted_all(closed, seen) {
-            return Ok(Some(seen));
-        }
-        // Its event counted all its launches, and every older epoch is retired
-        // (the epoch was closed only once the one before it had finished): every
-        // launch through its last ticket has finished.
-        self.retire(through);
-        Ok(None)
-    }
-
-    /// Closes the current epoch: later launches count on the other event. Only once
-    /// the closed epoch has finished (`closed_pending` is `None`), so an event is
-    /// given new launches only when none of its earlier ones still runs, and two
-    /// epochs are all there is to track.
-    fn switch(&self) {
-        let (through, submitted) = (self.epochs.closed_through.get(), self.submitted.get());
-        debug_assert!(self.retired.get() >= through);
-        let assigned = &self.epochs.assigned[self.current()];
-        assigned.set(assigned.get() + (submitted - through));
-        self.epochs.closed_through.set(submitted);
-        let next = self.closed();
-        self.epochs.second_current.set(next == 1);
-        self.current.set(self.events[next].as_ptr());
-    }
-
-    /// Closes the epoch of `ticket` if it is the current one and the closed one has
-    /// finished, so that launches submitted from now on do not delay a wait for
-    /// it.
-    fn close_epoch_of(&self, ticket: u64) -> Result<()> {
-        if ticket > self.epochs.closed_through.get() && self.closed_pending()?.is_none() {
-            self.switch();
-        }
-        Ok(())
-    }
-
-    /// Where a wait for `ticket` stands (a wait for every launch through it when
-    /// `whole`), closing its epoch when it is still open and can be closed. One
-    /// `doca_sync_event_get` when the launch has finished.
-    fn look(&self, ticket: u64, whole: bool) -> Result<Look> {
-        if self.retired.get() >= ticket {
-            return Ok(Look::Done);
-        }
-        let through = self.epochs.closed_through.get();
-        let current = self.current();
-        match self.closed_pending()? {
-            // Retired with the closed epoch.
-            None if ticket <= through => Ok(Look::Done),
-            None => {
-                // In the current epoch, and every launch before it finished.
-                let seen = self.read(current)?;
-                if self.has_counted_all(current, seen) {
-                    self.retire(self.submitted.get());
-                    return Ok(Look::Done);
-                }
-                // Launches submitted from now on count on the other event: the
-                // wait is for this event's count.
-                self.switch();
-                Ok(Look::Pending {
-                    closed: seen,
-                    current: None,
-                })
-            }
-            Some(closed) if whole || ticket <= through => Ok(Look::Pending {
-                closed,
-                current: None,
-            }),
-            Some(closed) => {
-                // In the current epoch, behind a closed one that still runs:
-                // finished when the current event has counted its whole epoch
-                // (retired only once the closed epoch has finished too).
-                let seen = self.read(current)?;
-                if self.has_counted_all(current, seen) {
-                    return Ok(Look::Done);
-                }
-                Ok(Look::Pending {
-                    closed,
-                    current: Some(seen),
-                })
-            }
-        }
-    }
-
-    /// A look at the events from a submission whose queue has grown: retires what
-    /// has finished and closes the current epoch when it can, so that a program
-    /// that launches and never waits has its arguments released.
-    #[cold]
-    fn poll_retired(&self, keep: &mut KeepQueue) {
-        // A failed look releases nothing; the next submission looks again.
-        let _ = self.look(self.submitted.get(), true);
-        keep.retire_through(self.retired.get());
+        self.lock().s.keep.len()
     }
 
     /// Waits until every launch submitted so far has completed.
     pub fn wait_all(&self, timeout: Duration) -> Result<()> {
-        self.wait_until(self.submitted.get(), true, "all launches", timeout)
-    }
-
-    /// The last ticket a wait for `ticket` needs to see counted: `ticket` itself
-    /// for a wait for every launch through it (`whole`), else the end of its epoch
-    /// (so far, for the current one).
-    fn expected(&self, ticket: u64, whole: bool) -> u64 {
-        let through = self.epochs.closed_through.get();
-        if whole {
-            ticket
-        } else if ticket <= through {
-            through
-        } else {
-            self.submitted.get()
-        }
+        self.wait_until(self.submitted(), true, "all launches", timeout)
     }
 
     #[inline]
@@ -533,13 +427,13 @@ impl Launcher {
         whole: bool,
         kernel: &'static str,
         timeout: Duration,
-        mut closed: u64,
-        mut current: Option<u64>,
+        mut closed: (usize, u64),
+        mut current: Option<(usize, u64)>,
     ) -> Result<()> {
         let start = Instant::now();
         // As last read, not read again: a second look at both events would cost
         // every wait that finds its launch running two more DOCA calls.
-        let first = self.last_seen();
+        let first = self.lock().last_seen();
         let mut backoff = Backoff::new();
         loop {
             let fatal =
@@ -554,10 +448,13 @@ impl Launcher {
                         fault,
                     });
                 }
+                // Not in the expression below: the guard would live through
+                // `completed`, which locks again.
+                let expected = self.lock().expected(ticket, whole);
                 return Err(Error::LaunchTimeout(Box::new(LaunchDiagnosis {
                     kernel,
                     waited: start.elapsed(),
-                    expected: self.expected(ticket, whole),
+                    expected,
                     value_at_submit: first,
                     value_at_timeout: self.completed()?,
                     context_fatal: fatal,
@@ -579,14 +476,31 @@ impl Launcher {
     /// One pause of a blocking wait: on the closed event, which must move first,
     /// with the current event's wait task armed too when the wait can also end with
     /// the current epoch (both wake the engine's handle).
-    fn pause(&self, backoff: &mut Backoff, closed: u64, current: Option<u64>) -> Result<()> {
-        if let Some(seen) = current {
-            if let Err(e) = self.events[self.current()].watch(seen) {
+    ///
+    /// Runs with the state unlocked (the sleep wakes wakers). The events are those
+    /// of the look: if another thread switched epochs since, the pause only ends
+    /// sooner or later, and the next look sees where things stand.
+    fn pause(
+        &self,
+        backoff: &mut Backoff,
+        closed: (usize, u64),
+        current: Option<(usize, u64)>,
+    ) -> Result<()> {
+        if let Some((event, seen)) = current {
+            if let Err(e) = self.events[event].watch(seen) {
                 // Only wakes sooner: the sleep's slice bounds the delay.
                 tracing::debug!(target: "doca_dpa::launch", error = %e, "arming the current event's wait task failed");
             }
         }
-        self.events[self.closed()].pause(backoff, closed)
+        self.events[closed.0].pause(backoff, closed.1)
+    }
+
+    /// Where a wait for `ticket` stands (see `Locked::look`); the references it
+    /// retired are dropped with the lock released.
+    fn look(&self, ticket: u64, whole: bool) -> Result<Look> {
+        let look = self.lock().look(ticket, whole);
+        self.release();
+        look
     }
 
     /// Waits for every launch, bounded by the kernel run-time limit. Used by drop.
@@ -594,20 +508,201 @@ impl Launcher {
     /// The wait may run user code (wakers woken by the engine's progress); the
     /// caller guards against its unwinding.
     fn settle(&mut self) -> Result<()> {
-        if self.retired.get() >= self.submitted.get() {
+        let s = self.state.get_mut().unwrap_or_else(|p| p.into_inner());
+        let submitted = s.submitted;
+        if s.retired >= submitted {
             return Ok(());
         }
         let bound = self.dpa().limits().kernel_max_run_time + Duration::from_secs(1);
-        self.wait_until(self.submitted.get(), true, "all launches", bound)
+        self.wait_until(submitted, true, "all launches", bound)
     }
 
     /// Leaks what the launches hold and both completion events (the DPA may still
     /// update them). Runs no user code.
     fn bury_in_flight(&mut self) {
-        self.keep.get_mut().bury_all();
+        self.state
+            .get_mut()
+            .unwrap_or_else(|p| p.into_inner())
+            .keep
+            .bury_all();
         // SAFETY: taken once (drop calls this at most once, and then never touches
         // `events` again), to be leaked.
         crate::keep::bury(unsafe { ManuallyDrop::take(&mut self.events) });
+    }
+}
+
+/// The launcher's state, locked, with its events: what a submission, a look or a
+/// wait works on.
+struct Locked<'a> {
+    events: &'a [Event; 2],
+    s: MutexGuard<'a, State>,
+}
+
+impl Locked<'_> {
+    /// `doca_sync_event_get` of `events[event]`, remembered.
+    #[inline]
+    fn read(&mut self, event: usize) -> Result<u64> {
+        let value = self.events[event].get()?;
+        self.s.epochs.seen[event] = value;
+        Ok(value)
+    }
+
+    /// Launches completed as last read (the two events' values, added).
+    fn last_seen(&self) -> u64 {
+        self.s.epochs.seen[0] + self.s.epochs.seen[1]
+    }
+
+    /// The index of the current event.
+    fn current(&self) -> usize {
+        usize::from(self.s.epochs.second_current)
+    }
+
+    /// The index of the event that is not current: the closed epoch's.
+    fn closed(&self) -> usize {
+        usize::from(!self.s.epochs.second_current)
+    }
+
+    /// Whether `events[event]`, seen at `value`, has counted every launch it was
+    /// given. Each of them adds 1 when it finishes and nothing else updates it
+    /// (the launcher exports no DPA handle of it, nor its pointer), so then every one
+    /// has finished — whatever their order.
+    fn has_counted_all(&self, event: usize, value: u64) -> bool {
+        let mut given = self.s.epochs.assigned[event];
+        if event == self.current() {
+            given += self.s.submitted - self.s.epochs.closed_through;
+        }
+        value >= given
+    }
+
+    /// Records that every launch through `ticket` has finished, and releases their
+    /// arguments.
+    fn retire(&mut self, ticket: u64) {
+        // The references are dropped by `Launcher::release`, with the lock
+        // released (a last reference's drop runs `tracing`, user code).
+        if ticket > self.s.retired {
+            self.s.retired = ticket;
+        }
+    }
+
+    /// The closed event's value while launches of the closed epoch still run;
+    /// `None` once every one has (then it, and every older epoch, is retired).
+    #[inline]
+    fn closed_pending(&mut self) -> Result<Option<u64>> {
+        if self.s.retired >= self.s.epochs.closed_through {
+            return Ok(None);
+        }
+        self.read_closed()
+    }
+
+    /// `closed_pending` when the closed epoch is not known to have finished: a
+    /// look at its event.
+    fn read_closed(&mut self) -> Result<Option<u64>> {
+        let through = self.s.epochs.closed_through;
+        let closed = self.closed();
+        let seen = self.read(closed)?;
+        if !self.has_counted_all(closed, seen) {
+            return Ok(Some(seen));
+        }
+        // Its event counted all its launches, and every older epoch is retired
+        // (the epoch was closed only once the one before it had finished): every
+        // launch through its last ticket has finished.
+        self.retire(through);
+        Ok(None)
+    }
+
+    /// Closes the current epoch: later launches count on the other event. Only once
+    /// the closed epoch has finished (`closed_pending` is `None`), so an event is
+    /// given new launches only when none of its earlier ones still runs, and two
+    /// epochs are all there is to track.
+    fn switch(&mut self) {
+        let (through, submitted) = (self.s.epochs.closed_through, self.s.submitted);
+        debug_assert!(self.s.retired >= through);
+        let current = self.current();
+        self.s.epochs.assigned[current] += submitted - through;
+        self.s.epochs.closed_through = submitted;
+        let next = self.closed();
+        self.s.epochs.second_current = next == 1;
+        self.s.current = self.events[next].as_ptr();
+    }
+
+    /// Closes the epoch of `ticket` if it is the current one and the closed one has
+    /// finished, so that launches submitted from now on do not delay a wait for
+    /// it.
+    fn close_epoch_of(&mut self, ticket: u64) -> Result<()> {
+        if ticket > self.s.epochs.closed_through && self.closed_pending()?.is_none() {
+            self.switch();
+        }
+        Ok(())
+    }
+
+    /// Where a wait for `ticket` stands (a wait for every launch through it when
+    /// `whole`), closing its epoch when it is still open and can be closed. One
+    /// `doca_sync_event_get` when the launch has finished.
+    fn look(&mut self, ticket: u64, whole: bool) -> Result<Look> {
+        if self.s.retired >= ticket {
+            return Ok(Look::Done);
+        }
+        let through = self.s.epochs.closed_through;
+        let current = self.current();
+        match self.closed_pending()? {
+            // Retired with the closed epoch.
+            None if ticket <= through => Ok(Look::Done),
+            None => {
+                // In the current epoch, and every launch before it finished.
+                let seen = self.read(current)?;
+                if self.has_counted_all(current, seen) {
+                    self.retire(self.s.submitted);
+                    return Ok(Look::Done);
+                }
+                // Launches submitted from now on count on the other event: the
+                // wait is for this event's count.
+                self.switch();
+                Ok(Look::Pending {
+                    closed: (self.closed(), seen),
+                    current: None,
+                })
+            }
+            Some(closed) if whole || ticket <= through => Ok(Look::Pending {
+                closed: (self.closed(), closed),
+                current: None,
+            }),
+            Some(closed) => {
+                // In the current epoch, behind a closed one that still runs:
+                // finished when the current event has counted its whole epoch
+                // (retired only once the closed epoch has finished too).
+                let seen = self.read(current)?;
+                if self.has_counted_all(current, seen) {
+                    return Ok(Look::Done);
+                }
+                Ok(Look::Pending {
+                    closed: (self.closed(), closed),
+                    current: Some((current, seen)),
+                })
+            }
+        }
+    }
+
+    /// A look at the events from a submission whose queue has grown: retires what
+    /// has finished and closes the current epoch when it can, so that a program
+    /// that launches and never waits has its arguments released.
+    #[cold]
+    fn poll_retired(&mut self) {
+        // A failed look releases nothing; the next submission looks again.
+        let _ = self.look(self.s.submitted, true);
+    }
+
+    /// The last ticket a wait for `ticket` needs to see counted: `ticket` itself
+    /// for a wait for every launch through it (`whole`), else the end of its epoch
+    /// (so far, for the current one).
+    fn expected(&self, ticket: u64, whole: bool) -> u64 {
+        let through = self.s.epochs.closed_through;
+        if whole {
+            ticket
+        } else if ticket <= through {
+            through
+        } else {
+            self.s.submitted
+        }
     }
 }
 
@@ -623,7 +718,8 @@ impl Drop for Launcher {
                 unsafe { ManuallyDrop::drop(&mut self.events) };
             }
             Ok(Err(e)) => {
-                let in_flight = self.submitted.get() - self.retired.get();
+                let s = self.state.get_mut().unwrap_or_else(|p| p.into_inner());
+                let in_flight = s.submitted - s.retired;
                 self.bury_in_flight();
                 // Reported once nothing the device uses is in this frame.
                 tracing::warn!(
@@ -743,14 +839,15 @@ impl Launcher {
     /// [`Launch::completion`]; launches submitted after this call are not waited
     /// for).
     pub fn all_completed(&self) -> LaunchCompletion<'_> {
-        self.completion_of(self.submitted.get(), true)
+        self.completion_of(self.submitted(), true)
     }
 
     fn completion_of(&self, ticket: u64, whole: bool) -> LaunchCompletion<'_> {
         // Closed now, not at the first poll, so that launches submitted before
         // that poll stay out of the epoch. A failed look changes nothing: the
         // first poll looks again and reports it.
-        let _ = self.close_epoch_of(ticket);
+        let _ = self.lock().close_epoch_of(ticket);
+        self.release();
         LaunchCompletion {
             launcher: self,
             ticket,
@@ -778,7 +875,7 @@ impl std::future::Future for LaunchCompletion<'_> {
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Result<()>> {
         let (l, ticket, whole) = (self.launcher, self.ticket, self.whole);
-        if l.retired.get() >= ticket {
+        if l.retired() >= ticket {
             return std::task::Poll::Ready(Ok(()));
         }
         // Both events are on one engine (`Launcher::with_engine`), or neither.
@@ -792,9 +889,9 @@ impl std::future::Future for LaunchCompletion<'_> {
                 if l.dpa().health()? == crate::Health::Fatal {
                     return Err(l.dpa().fatal_error("doca_dpa_peek_at_last_error"));
                 }
-                l.events[l.closed()].watch(closed)?;
-                if let Some(seen) = current {
-                    l.events[l.current()].watch(seen)?;
+                l.events[closed.0].watch(closed.1)?;
+                if let Some((event, seen)) = current {
+                    l.events[event].watch(seen)?;
                 }
                 Ok(None)
             }
@@ -806,10 +903,11 @@ impl std::future::Future for LaunchCompletion<'_> {
 struct RpcTarget(*mut sys::doca_dpa);
 
 // SAFETY: the pointer is used by the RPC's host thread only for its one
-// `doca_dpa_rpc` call, and while that call may run the owning thread makes no DOCA
-// call with the context: it waits for the result, and after a timeout every use of
-// the context (`Dpa::as_ptr`, the teardown) first waits for the call to return
-// (`RpcGate`). The `Dpa` outlives the call (its drop settles the gate too).
+// `doca_dpa_rpc` call, and while that call may run no other thread makes a DOCA
+// call with the context: `Dpa::rpc` holds the context's `RpcGate` from before the
+// call until it returned (or stores the call in it after a timeout), and every
+// use of the context (`Dpa::as_ptr`, the teardown) first waits at the gate. The
+// `Dpa` outlives the call (its drop settles the gate too).
 unsafe impl Send for RpcTarget {}
 
 impl RpcTarget {
@@ -858,8 +956,15 @@ impl Dpa {
         }
         let mut keep = KeepQueue::default();
         let abi = args.lower_all(&mut keep.recorder(0, Some(crate::keep::CtxId::of(self))))?;
-        // Settles an earlier timed-out call first.
-        let target = RpcTarget(self.as_ptr());
+        // One call on the context at a time: waits for an earlier timed-out call
+        // and for an RPC in progress on another thread, then keeps every other use
+        // of the context waiting until this call returned (`RpcGate`). The call is
+        // made outside the process-wide DOCA lock, which would otherwise stop every
+        // DOCA call of the process while the function runs (an event's `set` that
+        // the function waits for, say).
+        let gate = self.rpc_gate().enter();
+        self.rpc_gate().begin();
+        let target = RpcTarget(self.ptr_in_gate());
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
         let started = Instant::now();
         let thread = std::thread::Builder::new()
@@ -881,7 +986,14 @@ impl Dpa {
             .map_err(|e| Error::Unavailable {
                 what: "a host thread for doca_dpa_rpc",
                 reason: e.to_string(),
-            })?;
+            });
+        let thread = match thread {
+            Ok(thread) => thread,
+            Err(e) => {
+                self.rpc_gate().end(gate);
+                return Err(e);
+            }
+        };
         let call = crate::dpa::RpcCall {
             outcome: rx,
             thread,
@@ -889,18 +1001,20 @@ impl Dpa {
         let rc = match call.outcome.recv_timeout(timeout) {
             Ok((rc, ret)) => {
                 call.join();
+                self.rpc_gate().end(gate);
                 crate::error::check(CALL, rc).map(|()| ret)
             }
             // The thread ended without a result (it cannot panic before sending).
             Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
                 call.join();
+                self.rpc_gate().end(gate);
                 Err(Error::Unavailable {
                     what: "the result of doca_dpa_rpc",
                     reason: "its host thread ended without one".into(),
                 })
             }
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                self.rpc_gate().hold(call);
+                self.rpc_gate().hold(gate, call);
                 crate::keep::defer(self, keep);
                 return Err(Error::RpcTimeout(Box::new(RpcDiagnosis {
                     function: rpc.name(),

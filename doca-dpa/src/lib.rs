@@ -81,7 +81,7 @@
 //!
 //! ## Ownership of parents
 //!
-//! [`Device`] and [`Dpa`] are cheap `Rc` handles; every object made from a
+//! [`Device`] and [`Dpa`] are cheap `Arc` handles; every object made from a
 //! context (events, buffers, launchers) holds it, so teardown happens in the
 //! documented order — children first — whatever order your values drop in.
 //! `Drop` never panics: failures are logged through `tracing`.
@@ -152,6 +152,8 @@ pub use dpa::{Dpa, DpaBuilder, Health, Limits, LogLevel, SendDpa};
 #[cfg(doca_sym = "doca_sync_event_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use engine::{Engine, Reactor};
+#[doc(hidden)]
+pub use error::serialized;
 pub use error::{Error, ErrorCode, ErrorKind, LaunchDiagnosis, Result, RpcDiagnosis};
 #[cfg(doca_sym = "doca_dpa_hash_table_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
@@ -186,6 +188,74 @@ pub use thread::{
     ThreadParams,
 };
 
+/// The auto traits of every public DPA type, in one list: everything is
+/// `Send + Sync` (the DOCA lock, `serialized`, serialises the DOCA calls), except
+/// the borrowed views of one submission and the move-only `SendDpa`.
+mod auto_traits {
+    use static_assertions::{assert_impl_all, assert_not_impl_any};
+
+    assert_impl_all!(crate::Device: Send, Sync, Clone);
+    assert_impl_all!(crate::Representor: Send, Sync, Clone);
+    assert_impl_all!(crate::DeviceInfo: Send, Sync);
+    assert_impl_all!(crate::Error: Send, Sync);
+    #[cfg(doca_sym = "doca_dpa_create")]
+    mod dpa {
+        use static_assertions::{assert_impl_all, assert_not_impl_any};
+        assert_impl_all!(crate::Dpa: Send, Sync, Clone);
+        assert_impl_all!(crate::DpaBuilder: Send);
+        assert_impl_all!(crate::App: Send, Sync);
+        assert_impl_all!(crate::SendDpa: Send, Sync);
+        assert_not_impl_any!(crate::SendDpa: Clone);
+        assert_impl_all!(crate::KeepAlive: Send, Sync);
+    }
+    #[cfg(doca_sym = "doca_dpa_kernel_launch_update_add")]
+    mod launch {
+        use static_assertions::assert_impl_all;
+        assert_impl_all!(crate::Launcher: Send, Sync);
+        assert_impl_all!(crate::Launch<'static>: Send, Sync);
+        assert_impl_all!(crate::LaunchCompletion<'static>: Send, Sync);
+        assert_impl_all!(crate::Gate<'static>: Send, Sync);
+    }
+    #[cfg(doca_sym = "doca_dpa_mem_alloc")]
+    mod memory {
+        use static_assertions::assert_impl_all;
+        assert_impl_all!(crate::DpaBuffer<u64>: Send, Sync);
+        assert_impl_all!(crate::DpaSlice<u64>: Send, Sync);
+        assert_impl_all!(crate::Dev<crate::param::Dpa>: Send, Sync);
+    }
+    #[cfg(doca_sym = "doca_sync_event_create")]
+    mod events {
+        use static_assertions::assert_impl_all;
+        assert_impl_all!(crate::Engine: Send, Sync, Clone);
+        assert_impl_all!(crate::CompletionEvent: Send, Sync);
+        assert_impl_all!(crate::WaitEvent: Send, Sync);
+        assert_impl_all!(crate::KernelEvent: Send, Sync);
+        assert_impl_all!(crate::Reached: Send, Sync);
+    }
+    #[cfg(doca_sym = "doca_dpa_thread_create")]
+    mod threads {
+        use static_assertions::assert_impl_all;
+        assert_impl_all!(crate::DpaThread: Send, Sync);
+        assert_impl_all!(crate::ThreadBuilder: Send);
+        assert_impl_all!(crate::ThreadGroup: Send, Sync);
+        assert_impl_all!(crate::Completion: Send, Sync);
+        assert_impl_all!(crate::CompletionBuilder: Send);
+        assert_impl_all!(crate::NotificationCompletion: Send, Sync);
+    }
+    #[cfg(doca_sym = "doca_dpa_hash_table_create")]
+    assert_impl_all!(crate::HashTable: Send, Sync);
+    #[cfg(doca_sym = "doca_dpa_async_ops_create")]
+    assert_impl_all!(crate::AsyncOps: Send, Sync);
+    #[cfg(all(
+        doca_sym = "doca_mmap_set_dpa_memrange",
+        doca_sym = "doca_mmap_dev_get_dpa_handle",
+        doca_sym = "doca_dpa_mem_alloc"
+    ))]
+    assert_impl_all!(crate::DpaMmap: Send, Sync);
+    // Keep the `use` of the outer module meaningful on every configuration.
+    assert_not_impl_any!(crate::Error: Copy);
+}
+
 /// What the generated declarations of [`include_app!`] refer to. Not an API.
 #[doc(hidden)]
 #[cfg(doca_sym = "doca_dpa_create")]
@@ -214,7 +284,7 @@ pub mod build_info {
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub fn runtime_version() -> String {
     // SAFETY: DOCA returns a static NUL-terminated string.
-    let ptr = unsafe { sys::doca_version_runtime() };
+    let ptr = error::serialized(|| unsafe { sys::doca_version_runtime() });
     if ptr.is_null() {
         return String::new();
     }

@@ -14,7 +14,7 @@
 //! | a `T *` parameter must point to `T`s | it is `param::Ptr<T>`, whose arguments are DPA memory of `T`s (below) |
 //! | a stopped thread's activation may still run | a thread's record is released only once none can (see [`DpaThread`](crate::DpaThread)) |
 //! | children are destroyed before their parent (BAD_STATE / IN_USE) | children own their parent (`Dpa` is reference counted) |
-//! | DOCA DPA objects are not thread-safe | `Device`, `Dpa` and what is made from them are neither `Send` nor `Sync`; a context nothing shares moves to another thread whole ([`Dpa::into_send`](crate::Dpa::into_send)) |
+//! | DOCA DPA objects are not thread-safe | every DOCA call runs under one lock (`doca_dpa::serialized`), so the types are `Send + Sync` without DOCA ever seeing two threads at once; the library's own state is behind per-object mutexes |
 //! | launch arguments must have the kernel's exact C types (INVALID_VALUE or silent corruption) | declarations are generated from the C ([`include_app!`](crate::include_app)); writing one by hand means implementing an unsafe trait |
 //!
 //! RDMI's rules are pinned the same way in `doca-rdmi`: exactly one completion
@@ -139,19 +139,23 @@
 //! }
 //! ```
 //!
-//! Sharing a context between threads:
+//! Sharing a context between threads: the objects travel (every DOCA call is
+//! serialised, `doca_dpa::serialized`), and a launch's future goes with the
+//! launcher it borrows, never without it:
 //!
 //! ```
-//! fn stays(d: doca_dpa::Dpa) -> doca_dpa::Dpa { d }
+//! fn travels(d: doca_dpa::Dpa, l: std::sync::Arc<doca_dpa::Launcher>) {
+//!     std::thread::spawn(move || {
+//!         drop(l.all_completed());
+//!         drop(d);
+//!     });
+//! }
 //! ```
 //! ```compile_fail
-//! fn travels(d: doca_dpa::Dpa) { std::thread::spawn(move || drop(d)); }
-//! ```
-//! ```compile_fail
-//! fn travels(l: doca_dpa::Launcher) { std::thread::spawn(move || drop(l)); }
-//! ```
-//! ```compile_fail
-//! fn travels(d: doca_dpa::Device) { std::thread::spawn(move || drop(d)); }
+//! fn travels(l: doca_dpa::Launcher) {
+//!     let all = l.all_completed();
+//!     std::thread::spawn(move || drop(all));
+//! }
 //! ```
 //!
 //! Kernel arguments that do not match the declaration (here `fill(doca_dpa_dev_uintptr_t

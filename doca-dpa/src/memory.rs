@@ -8,7 +8,7 @@
 
 use std::fmt;
 use std::marker::PhantomData;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use crate::app::{param, KernelArg, KernelParam};
 use crate::dpa::Dpa;
@@ -100,7 +100,7 @@ impl Drop for Allocation {
     fn drop(&mut self) {
         // SAFETY: our allocation of this started context, freed once. Only
         // `KernelArg` impls hand its address to the device (the argument traits are
-        // sealed or unsafe), each recording an `Rc` of it in a keep record, and
+        // sealed or unsafe), each recording an `Arc` of it in a keep record, and
         // only for this context (checked): a launcher releases its records once
         // a completion event showed the launch finished, a thread once no
         // activation can run (`keep::defer`), a `DpaBox` with its memory; whatever
@@ -112,7 +112,7 @@ impl Drop for Allocation {
 }
 
 impl Allocation {
-    fn new(dpa: &Dpa, bytes: usize) -> Result<Rc<Allocation>> {
+    fn new(dpa: &Dpa, bytes: usize) -> Result<Arc<Allocation>> {
         const CALL: &str = "doca_dpa_mem_alloc";
         if bytes == 0 {
             return Err(Error::invalid(CALL, "a DPA buffer must not be empty"));
@@ -121,7 +121,7 @@ impl Allocation {
         // SAFETY: a started context; valid out-pointer.
         dpa.or_fatal(unsafe { doca_call!(doca_dpa_mem_alloc(dpa.as_ptr(), bytes, &mut addr)) })?;
         // Owned before the event (user code that may panic) is emitted.
-        let alloc = Rc::new(Allocation {
+        let alloc = Arc::new(Allocation {
             dpa: dpa.clone(),
             addr,
             bytes,
@@ -204,7 +204,7 @@ fn zeroed_vec<T: DeviceCopy>(len: usize) -> Vec<T> {
 /// Passed to a kernel (a [`param::DevPtr`] parameter) by reference; the launch keeps
 /// the memory alive until it has finished, whatever happens to the buffer.
 pub struct DpaBuffer<T: DeviceCopy> {
-    alloc: Rc<Allocation>,
+    alloc: Arc<Allocation>,
     len: usize,
     _t: PhantomData<T>,
 }
@@ -336,7 +336,7 @@ impl<T: DeviceCopy> DpaBuffer<T> {
         DevPtr(self.alloc.addr)
     }
 
-    pub(crate) fn allocation(&self) -> &Rc<Allocation> {
+    pub(crate) fn allocation(&self) -> &Arc<Allocation> {
         &self.alloc
     }
 }
@@ -361,7 +361,7 @@ unsafe impl<T: DeviceCopy> KernelArg<param::DevPtr> for DpaBuffer<T> {
 /// [`param::DevPtr`] parameter that keeps the whole buffer's memory alive.
 #[derive(Clone)]
 pub struct DpaSlice<T: DeviceCopy> {
-    alloc: Rc<Allocation>,
+    alloc: Arc<Allocation>,
     byte_offset: usize,
     len: usize,
     _t: PhantomData<T>,
@@ -587,8 +587,10 @@ impl<R: Copy + Send + 'static> crate::AbiScalar for StructAbi<R> {}
 
 struct BoxInner {
     // Field order is drop order: the memory goes before what its fields reference.
-    alloc: Rc<Allocation>,
-    keep: std::cell::RefCell<KeepQueue>,
+    alloc: Arc<Allocation>,
+    /// Locked only by `set`, around the lowering of the value (no user code
+    /// but the generated `DeviceStruct::lower`).
+    keep: std::sync::Mutex<KeepQueue>,
 }
 
 /// A typed struct in DPA memory (the "state struct" of persistent DPA threads): its
@@ -601,7 +603,7 @@ struct BoxInner {
 /// `doca_dpa_mem_alloc` and `doca_dpa_h2d_memcpy` on creation, `doca_dpa_d2h_memcpy`
 /// to read, `doca_dpa_mem_free` once nothing uses it.
 pub struct DpaBox<T: DeviceStruct> {
-    inner: Rc<BoxInner>,
+    inner: Arc<BoxInner>,
     _t: PhantomData<T>,
 }
 
@@ -616,9 +618,9 @@ impl<T: DeviceStruct> DpaBox<T> {
     pub fn new(dpa: &Dpa, value: &T) -> Result<DpaBox<T>> {
         let alloc = Allocation::new(dpa, std::mem::size_of::<T::Repr>())?;
         let boxed = DpaBox {
-            inner: Rc::new(BoxInner {
+            inner: Arc::new(BoxInner {
                 alloc,
-                keep: std::cell::RefCell::new(KeepQueue::default()),
+                keep: std::sync::Mutex::new(KeepQueue::default()),
             }),
             _t: PhantomData,
         };
@@ -629,7 +631,7 @@ impl<T: DeviceStruct> DpaBox<T> {
     /// Overwrites the struct with `value` (`doca_dpa_h2d_memcpy`). What the previous
     /// value referenced stays alive too: a kernel may still be reading it.
     pub fn set(&self, value: &T) -> Result<()> {
-        let mut keep = self.inner.keep.borrow_mut();
+        let mut keep = self.inner.keep.lock().unwrap_or_else(|p| p.into_inner());
         let mark = keep.len();
         let ctx = CtxId::of(&self.inner.alloc.dpa);
         let repr = match value.lower(&mut keep.recorder(0, Some(ctx))) {

@@ -4,7 +4,7 @@
 
 use std::fmt;
 use std::ptr::NonNull;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use doca_dpa_sys as sys;
 
@@ -24,7 +24,7 @@ use crate::memory::{Allocation, DeviceCopy, DpaBuffer};
 /// range once per map and no `doca_mmap_add_dev` on such a map, so this type
 /// offers neither.
 pub struct DpaMmap {
-    inner: Rc<MmapInner>,
+    inner: Arc<MmapInner>,
 }
 
 struct MmapInner {
@@ -34,8 +34,16 @@ struct MmapInner {
     handle: u32,
     len: usize,
     // Dropped after the map is destroyed (Drop runs before fields).
-    _memory: Rc<Allocation>,
+    _memory: Arc<Allocation>,
 }
+
+// SAFETY: a `doca_mmap` of DPA memory; every DOCA call on it is made under the DOCA lock
+// (`crate::error::serialized`), so DOCA never sees two threads use it at once (the
+// facts forbid concurrent use, not use from another thread).
+unsafe impl Send for MmapInner {}
+// SAFETY: as for `Send`: shared references only make DOCA calls under the DOCA
+// lock; the Rust state behind them is immutable or behind a mutex or atomics.
+unsafe impl Sync for MmapInner {}
 
 impl fmt::Debug for DpaMmap {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -125,7 +133,7 @@ impl DpaMmap {
         map.handle = h as u32;
         tracing::debug!(target: "doca_dpa::mmap", len, "DPA memory map started");
         Ok(DpaMmap {
-            inner: Rc::new(map),
+            inner: Arc::new(map),
         })
     }
 

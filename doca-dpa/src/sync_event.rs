@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use doca_dpa_sys as sys;
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use crate::app::{param, KernelArg};
 use crate::dpa::Dpa;
@@ -32,6 +32,14 @@ pub(crate) struct Event {
     /// When made with an [`Engine`]: the event runs as a context with a wait task.
     waiter: Option<Waiter>,
 }
+
+// SAFETY: a `doca_sync_event` (its wait task is the `Waiter`'s, `Sync` itself); every DOCA call on it is made under the DOCA lock
+// (`crate::error::serialized`), so DOCA never sees two threads use it at once (the
+// facts forbid concurrent use, not use from another thread).
+unsafe impl Send for Event {}
+// SAFETY: as for `Send`: shared references only make DOCA calls under the DOCA
+// lock; the Rust state behind them is immutable or behind a mutex or atomics.
+unsafe impl Sync for Event {}
 
 /// Which locations an event gets.
 #[derive(Clone, Copy)]
@@ -169,7 +177,7 @@ impl Event {
     }
 
     /// Passes the event to a kernel, keeping it alive.
-    fn lower(this: &Rc<Event>, keep: &mut Keep<'_>) -> Result<u64> {
+    fn lower(this: &Arc<Event>, keep: &mut Keep<'_>) -> Result<u64> {
         keep.check_context(&this.dpa, "the sync event")?;
         let h = this.handle()?;
         keep.keep(KeepAlive::new(this));
@@ -319,17 +327,17 @@ impl Backoff {
 /// `_add_subscriber_location_dpa`, `_start` (all EXPERIMENTAL). Stopped and destroyed
 /// once nothing uses it: launches gated on it and kernels given it keep it alive.
 #[derive(Debug)]
-pub struct WaitEvent(pub(crate) Rc<Event>);
+pub struct WaitEvent(pub(crate) Arc<Event>);
 
 /// A kernel → host event: kernels update it, the host reads and waits.
 /// `doca_sync_event_create`, `_add_publisher_location_dpa`,
 /// `_add_subscriber_location_cpu`, `_start` (all EXPERIMENTAL).
 #[derive(Debug)]
-pub struct CompletionEvent(pub(crate) Rc<Event>);
+pub struct CompletionEvent(pub(crate) Arc<Event>);
 
 /// A kernel ↔ kernel event (DPA publisher and subscriber), always with its DPA handle.
 #[derive(Debug)]
-pub struct KernelEvent(pub(crate) Rc<Event>);
+pub struct KernelEvent(pub(crate) Arc<Event>);
 
 /// Whether an event also gets its DPA handle (`doca_sync_event_get_dpa_handle`), so
 /// that it can be passed to kernels (a gate needs none).
@@ -347,7 +355,7 @@ impl WaitEvent {
     /// for kernels that wait on it explicitly.
     pub fn new(dpa: &Dpa, export: Export) -> Result<WaitEvent> {
         Event::new(dpa, Recipe::HostToKernel, export == Export::ToDpa, None)
-            .map(|e| WaitEvent(Rc::new(e)))
+            .map(|e| WaitEvent(Arc::new(e)))
     }
 
     /// Sets the value (`doca_sync_event_update_set`), releasing kernels
@@ -380,7 +388,7 @@ impl CompletionEvent {
     /// kernel can update it explicitly.
     pub fn new(dpa: &Dpa, export: Export) -> Result<CompletionEvent> {
         Event::new(dpa, Recipe::KernelToHost, export == Export::ToDpa, None)
-            .map(|e| CompletionEvent(Rc::new(e)))
+            .map(|e| CompletionEvent(Arc::new(e)))
     }
 
     /// Like [`CompletionEvent::new`], driven by `engine` so that it can be awaited
@@ -398,7 +406,7 @@ impl CompletionEvent {
             export == Export::ToDpa,
             Some(engine),
         )
-        .map(|e| CompletionEvent(Rc::new(e)))
+        .map(|e| CompletionEvent(Arc::new(e)))
     }
 
     /// Resolves once the value is at least `value`, with the value seen
@@ -435,7 +443,7 @@ impl CompletionEvent {
 impl KernelEvent {
     /// Creates, starts and exports the event.
     pub fn new(dpa: &Dpa) -> Result<KernelEvent> {
-        Event::new(dpa, Recipe::KernelToKernel, true, None).map(|e| KernelEvent(Rc::new(e)))
+        Event::new(dpa, Recipe::KernelToKernel, true, None).map(|e| KernelEvent(Arc::new(e)))
     }
 }
 
@@ -471,7 +479,7 @@ event_args!(WaitEvent, CompletionEvent, KernelEvent);
 #[must_use = "futures do nothing unless awaited"]
 #[derive(Debug)]
 pub struct Reached {
-    event: Rc<Event>,
+    event: Arc<Event>,
     target: u64,
 }
 

@@ -25,7 +25,7 @@
 //! ```
 
 use std::ptr::NonNull;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use doca_dpa_sys as sys;
 
@@ -43,6 +43,12 @@ macro_rules! owned_handle {
             started: bool,
             torn_down: bool,
         }
+
+        // SAFETY: a DOCA object whose every call is made under the DOCA lock
+        // (`crate::error::serialized`); its flags change only through `&mut self`.
+        unsafe impl Send for $name {}
+        // SAFETY: as for `Send`: `&self` only reads the pointer and the flags.
+        unsafe impl Sync for $name {}
 
         impl $name {
             fn new(call: &'static str, raw: *mut $raw) -> Result<Self> {
@@ -159,7 +165,7 @@ struct ThreadInner {
     func: &'static str,
     /// Whether `doca_dpa_thread_run` was ever called on it: before that no
     /// activation can run (DOCA activates only runnable threads).
-    ran: std::cell::Cell<bool>,
+    ran: std::sync::atomic::AtomicBool,
 }
 
 impl Drop for ThreadInner {
@@ -173,7 +179,7 @@ impl Drop for ThreadInner {
         let outcome = self.raw.teardown();
         if outcome.stopped() {
             let affinity = self.affinity.as_mut().map(RawAffinity::teardown);
-            if self.ran.get() {
+            if *self.ran.get_mut() {
                 crate::keep::defer(&self.dpa, std::mem::take(&mut self.keep));
             }
             outcome.report();
@@ -282,7 +288,7 @@ impl ThreadBuilder {
                 keep,
                 dpa: dpa.clone(),
                 func: func.name(),
-                ran: std::cell::Cell::new(false),
+                ran: std::sync::atomic::AtomicBool::new(false),
             },
         })
     }
@@ -354,7 +360,7 @@ impl ThreadBuilder {
     pub fn start(mut self) -> Result<DpaThread> {
         self.start_in_place()?;
         Ok(DpaThread {
-            inner: Rc::new(self.inner),
+            inner: Arc::new(self.inner),
         })
     }
 
@@ -378,7 +384,7 @@ impl ThreadBuilder {
 /// launcher creation, [`Dpa::destroy`], or [`release_deferred`](crate::release_deferred).
 #[derive(Clone)]
 pub struct DpaThread {
-    inner: Rc<ThreadInner>,
+    inner: Arc<ThreadInner>,
 }
 
 impl std::fmt::Debug for DpaThread {
@@ -400,7 +406,9 @@ impl DpaThread {
 
     fn run(&self) -> Result<()> {
         // Before the call: from here on an activation may run.
-        self.inner.ran.set(true);
+        self.inner
+            .ran
+            .store(true, std::sync::atomic::Ordering::SeqCst);
         // SAFETY: a started thread with an attachment (the caller's).
         unsafe { doca_call!(doca_dpa_thread_run(self.inner.raw.as_ptr())) }
     }
@@ -446,7 +454,7 @@ impl Drop for NotificationInner {
 /// [`DpaBox`](crate::DpaBox) through a [`Dev`](crate::Dev)) by reference, which keeps
 /// it alive.
 pub struct NotificationCompletion {
-    inner: Rc<NotificationInner>,
+    inner: Arc<NotificationInner>,
 }
 
 impl std::fmt::Debug for NotificationCompletion {
@@ -485,7 +493,7 @@ impl NotificationCompletion {
             ))
         }?;
         Ok(NotificationCompletion {
-            inner: Rc::new(NotificationInner {
+            inner: Arc::new(NotificationInner {
                 raw,
                 handle,
                 thread: thread.clone(),
@@ -594,7 +602,7 @@ impl CompletionBuilder {
             ))
         }?;
         Ok(Completion {
-            inner: Rc::new(CompletionInner {
+            inner: Arc::new(CompletionInner {
                 raw: self.raw,
                 handle,
                 queue_size: size as u32,
@@ -629,7 +637,7 @@ impl Drop for CompletionInner {
 /// `doca_dpa_dev_get_completion`. Cheap to clone (a shared handle).
 #[derive(Clone)]
 pub struct Completion {
-    inner: Rc<CompletionInner>,
+    inner: Arc<CompletionInner>,
 }
 
 impl std::fmt::Debug for Completion {
@@ -696,6 +704,14 @@ pub struct ThreadGroup {
     threads: Vec<DpaThread>,
     _dpa: Dpa,
 }
+
+// SAFETY: a `doca_dpa_tg`; every DOCA call on it is made under the DOCA lock
+// (`crate::error::serialized`), so DOCA never sees two threads use it at once (the
+// facts forbid concurrent use, not use from another thread).
+unsafe impl Send for ThreadGroup {}
+// SAFETY: as for `Send`: shared references only make DOCA calls under the DOCA
+// lock; the Rust state behind them is immutable or behind a mutex or atomics.
+unsafe impl Sync for ThreadGroup {}
 
 impl std::fmt::Debug for ThreadGroup {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -766,7 +782,7 @@ impl ThreadGroup {
                 return Err(e);
             }
             group.threads.push(DpaThread {
-                inner: Rc::new(thread.inner),
+                inner: Arc::new(thread.inner),
             });
         }
         // SAFETY: every rank set with a started thread.

@@ -9,7 +9,7 @@
 
 use std::fmt;
 use std::ptr::NonNull;
-use std::rc::Rc;
+use std::sync::Arc;
 use std::time::Duration;
 
 use doca_dpa::{Dpa, Keep, KeepAlive, KernelArg, Representor, Result};
@@ -233,12 +233,12 @@ impl RawObject for RawConnection {
 
     unsafe fn destroy(p: *mut Self::C) -> doca_dpa_sys::doca_error_t {
         // SAFETY: per the trait contract.
-        unsafe { sys::doca_rdmi_connection_destroy(p) }
+        doca_dpa::serialized(|| unsafe { sys::doca_rdmi_connection_destroy(p) })
     }
 
     unsafe fn as_ctx(p: *mut Self::C) -> *mut doca_dpa_sys::doca_ctx {
         // SAFETY: per the trait contract: a live connection.
-        unsafe { sys::doca_rdmi_connection_as_ctx(p) }.cast()
+        doca_dpa::serialized(|| unsafe { sys::doca_rdmi_connection_as_ctx(p) }).cast()
     }
 
     unsafe fn set_pd(p: *mut Self::C, pd: &ProtectionDomain) -> Result<()> {
@@ -316,7 +316,7 @@ pub(crate) struct ConnInner {
 }
 
 /// A connection kept alive by a poster that works with it.
-pub(crate) type SharedConnection = Rc<ConnInner>;
+pub(crate) type SharedConnection = Arc<ConnInner>;
 
 impl ConnInner {
     fn as_ptr(&self) -> *mut sys::doca_rdmi_connection {
@@ -507,7 +507,7 @@ impl ConnectionBuilder {
         })?;
         tracing::debug!(target: "doca_rdmi::connection", "connection started");
         Ok(Connection {
-            inner: Rc::new(inner),
+            inner: Arc::new(inner),
         })
     }
 }
@@ -530,15 +530,12 @@ impl ConnectionBuilder {
 /// [`Connection::stop`] while they do fails with `InUse`. Failures in `Drop` are
 /// logged, never panicked on.
 pub struct Connection {
-    inner: Rc<ConnInner>,
+    inner: Arc<ConnInner>,
 }
 
 // The buffer is plain owned memory; the objects that hand it to DOCA are
 // bound to their thread like the DPA context they run on.
 static_assertions::assert_impl_all!(ReceiveBuffer: Send, Sync);
-static_assertions::assert_not_impl_any!(Connection: Send, Sync);
-static_assertions::assert_not_impl_any!(ConnectionBuilder: Send, Sync);
-static_assertions::assert_not_impl_any!(StoppingConnection: Send, Sync);
 
 impl fmt::Debug for Connection {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

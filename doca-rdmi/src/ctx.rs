@@ -7,7 +7,6 @@
 //! calls made here are `doca_ctx_set_datapath_on_dpa` (EXPERIMENTAL),
 //! `doca_ctx_start`, `doca_ctx_stop` and `doca_ctx_get_state` (STABLE).
 
-use std::cell::Cell;
 use std::fmt;
 use std::ptr::NonNull;
 use std::time::{Duration, Instant};
@@ -176,11 +175,11 @@ pub(crate) fn configure_and_start<R: RawObject>(
 /// [`Error::InUse`] while launches, threads, DPA structs or posters still hold it, or
 /// DOCA's refusal.
 pub(crate) fn request_stop_unique<T>(
-    inner: std::rc::Rc<T>,
+    inner: std::sync::Arc<T>,
     ctx: impl for<'x> Fn(&'x T) -> Result<&'x Ctx>,
-) -> std::result::Result<Box<T>, (Error, std::rc::Rc<T>)> {
-    let inner = std::rc::Rc::try_unwrap(inner).map_err(|shared| {
-        let users = std::rc::Rc::strong_count(&shared) - 1;
+) -> std::result::Result<Box<T>, (Error, std::sync::Arc<T>)> {
+    let inner = std::sync::Arc::try_unwrap(inner).map_err(|shared| {
+        let users = std::sync::Arc::strong_count(&shared) - 1;
         (
             Error::InUse {
                 call: "doca_ctx_stop",
@@ -191,7 +190,7 @@ pub(crate) fn request_stop_unique<T>(
     })?;
     match ctx(&inner).and_then(Ctx::request_stop) {
         Ok(()) => Ok(Box::new(inner)),
-        Err(e) => Err((e, std::rc::Rc::new(inner))),
+        Err(e) => Err((e, std::sync::Arc::new(inner))),
     }
 }
 
@@ -295,9 +294,19 @@ pub(crate) enum Phase {
 /// The `doca_ctx` of an RDMI object and the phase this crate drove it to.
 pub(crate) struct Ctx {
     ptr: NonNull<sys::doca_ctx>,
-    phase: Cell<Phase>,
+    /// Changed by the owner's start and stop paths; a mutex (never held across
+    /// a DOCA call) so that the object can be shared between threads.
+    phase: std::sync::Mutex<Phase>,
     pub(crate) stop_timeout: Duration,
 }
+
+// SAFETY: the `doca_ctx` of an RDMI object; every DOCA call on it is made under the DOCA lock
+// (`doca_dpa::serialized`), so DOCA never sees two threads use it at once (the
+// facts forbid concurrent use, not use from another thread).
+unsafe impl Send for Ctx {}
+// SAFETY: as for `Send`: shared references only make DOCA calls under the DOCA
+// lock; the Rust state behind them is immutable or behind a mutex or atomics.
+unsafe impl Sync for Ctx {}
 
 impl Ctx {
     /// Wraps the result of a `*_as_ctx` call.
@@ -309,7 +318,7 @@ impl Ctx {
         let ptr = NonNull::new(raw).ok_or_else(|| invalid(call, "DOCA returned no context"))?;
         Ok(Ctx {
             ptr,
-            phase: Cell::new(Phase::Created),
+            phase: std::sync::Mutex::new(Phase::Created),
             stop_timeout,
         })
     }
@@ -319,11 +328,11 @@ impl Ctx {
     }
 
     pub(crate) fn phase(&self) -> Phase {
-        self.phase.get()
+        *self.phase.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     pub(crate) fn set_phase(&self, phase: Phase) {
-        self.phase.set(phase);
+        *self.phase.lock().unwrap_or_else(|p| p.into_inner()) = phase;
     }
 
     /// `doca_ctx_set_datapath_on_dpa`: kernels of `dpa` drive the object.
@@ -342,7 +351,7 @@ impl Ctx {
     pub(crate) fn start(&self) -> Result<()> {
         // SAFETY: a configured context of a live RDMI object.
         unsafe { core_call!(doca_ctx_start(self.as_ptr())) }?;
-        self.phase.set(Phase::Running);
+        self.set_phase(Phase::Running);
         Ok(())
     }
 
@@ -362,10 +371,10 @@ impl Ctx {
         }
         // SAFETY: a started context of a live RDMI object.
         match unsafe { core_call!(doca_ctx_stop(self.as_ptr())) } {
-            Ok(()) => self.phase.set(Phase::Idle),
+            Ok(()) => self.set_phase(Phase::Idle),
             Err(e) if e.code() == Some(ErrorCode::IN_PROGRESS) => {
                 tracing::debug!(target: "doca_rdmi::ctx", "doca_ctx_stop is in progress");
-                self.phase.set(Phase::Stopping);
+                self.set_phase(Phase::Stopping);
             }
             Err(e) => return Err(e),
         }
@@ -382,7 +391,7 @@ impl Ctx {
         let mut pause = Duration::from_micros(100);
         loop {
             if self.state()? == CtxState::Idle {
-                self.phase.set(Phase::Idle);
+                self.set_phase(Phase::Idle);
                 return Ok(());
             }
             if start.elapsed() >= timeout {
@@ -470,6 +479,14 @@ pub(crate) struct Life<R: RawObject> {
     ctx: Option<Ctx>,
     destroyed: bool,
 }
+
+// SAFETY: an RDMI object (connection or poster); every DOCA call on it is made under the DOCA lock
+// (`doca_dpa::serialized`), so DOCA never sees two threads use it at once (the
+// facts forbid concurrent use, not use from another thread).
+unsafe impl<R: RawObject> Send for Life<R> {}
+// SAFETY: as for `Send`: shared references only make DOCA calls under the DOCA
+// lock; the Rust state behind them is immutable or behind a mutex or atomics.
+unsafe impl<R: RawObject> Sync for Life<R> {}
 
 impl<R: RawObject> Life<R> {
     /// Wraps the result of a create call at once, so that every later

@@ -72,7 +72,10 @@ where
 /// `unsafe { rdmi_call!(doca_rdmi_poster_destroy(ptr)) }?`.
 macro_rules! rdmi_call {
     ($func:ident($($arg:expr),* $(,)?)) => {
-        $crate::error::check(stringify!($func), ::doca_rdmi_sys::$func($($arg),*))
+        $crate::error::check(
+            stringify!($func),
+            ::doca_dpa::serialized(|| ::doca_rdmi_sys::$func($($arg),*)),
+        )
     };
 }
 pub(crate) use rdmi_call;
@@ -81,7 +84,10 @@ pub(crate) use rdmi_call;
 /// `unsafe` block at the call site: `unsafe { core_call!(doca_ctx_start(ctx)) }?`.
 macro_rules! core_call {
     ($func:ident($($arg:expr),* $(,)?)) => {
-        $crate::error::check(stringify!($func), ::doca_dpa_sys::$func($($arg),*))
+        $crate::error::check(
+            stringify!($func),
+            ::doca_dpa::serialized(|| ::doca_dpa_sys::$func($($arg),*)),
+        )
     };
 }
 pub(crate) use core_call;

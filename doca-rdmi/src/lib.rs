@@ -69,7 +69,7 @@
 //! ## What keeps an RDMI object alive
 //!
 //! Ownership, never a borrow or a declaration order. Verbs objects hold an
-//! `Rc` of their parents (a CQ bound to a DPA thread holds the thread);
+//! `Arc` of their parents (a CQ bound to a DPA thread holds the thread);
 //! connections and posters hold their verbs context, PD, completion source
 //! (DPA completion or CQ), representor and the [`doca_dpa::Dpa`] they run on;
 //! a poster holds the connections given to [`PosterBuilder::connection`];
@@ -130,6 +130,34 @@ pub use verbs::{
     CompletionQueue, CqAttributes, CqEntrySize, DeviceAttributes, ProtectionDomain, VerbsContext,
     VerbsContextFlags,
 };
+
+/// The auto traits of every public RDMI type, in one list: `Send + Sync`, since
+/// every DOCA call is made under doca-dpa's DOCA lock (`doca_dpa::serialized`).
+mod auto_traits {
+    #[cfg(doca_rdmi_api = "verbs")]
+    mod verbs {
+        use static_assertions::assert_impl_all;
+        assert_impl_all!(crate::VerbsContext: Send, Sync, Clone);
+        assert_impl_all!(crate::ProtectionDomain: Send, Sync);
+        assert_impl_all!(crate::CompletionQueue: Send, Sync);
+        assert_impl_all!(crate::DeviceAttributes: Send, Sync);
+    }
+    #[cfg(doca_rdmi_api = "connection")]
+    mod connection {
+        use static_assertions::assert_impl_all;
+        assert_impl_all!(crate::Connection: Send, Sync);
+        assert_impl_all!(crate::ConnectionBuilder: Send, Sync);
+        assert_impl_all!(crate::StoppingConnection: Send, Sync);
+        assert_impl_all!(crate::ReceiveBuffer: Send, Sync);
+    }
+    #[cfg(doca_rdmi_api = "poster")]
+    mod poster {
+        use static_assertions::assert_impl_all;
+        assert_impl_all!(crate::Poster: Send, Sync);
+        assert_impl_all!(crate::PosterBuilder: Send, Sync);
+        assert_impl_all!(crate::StoppingPoster: Send, Sync);
+    }
+}
 
 /// The errors are those of `doca-dpa`: one error type for every DOCA call.
 pub use doca_dpa::{Error, ErrorCode, ErrorKind, Result};

@@ -7,7 +7,7 @@
 //! the installed header uses.
 
 use std::fmt;
-use std::rc::Rc;
+use std::sync::Arc;
 use std::time::Duration;
 
 use doca_dpa::{Dpa, Keep, KeepAlive, KernelArg, Result};
@@ -31,12 +31,12 @@ impl RawObject for RawPoster {
 
     unsafe fn destroy(p: *mut Self::C) -> doca_dpa_sys::doca_error_t {
         // SAFETY: per the trait contract.
-        unsafe { sys::doca_rdmi_poster_destroy(p) }
+        doca_dpa::serialized(|| unsafe { sys::doca_rdmi_poster_destroy(p) })
     }
 
     unsafe fn as_ctx(p: *mut Self::C) -> *mut doca_dpa_sys::doca_ctx {
         // SAFETY: per the trait contract: a live poster.
-        unsafe { sys::doca_rdmi_poster_as_ctx(p) }.cast()
+        doca_dpa::serialized(|| unsafe { sys::doca_rdmi_poster_as_ctx(p) }).cast()
     }
 
     unsafe fn set_pd(p: *mut Self::C, pd: &ProtectionDomain) -> Result<()> {
@@ -233,7 +233,7 @@ impl PosterBuilder {
         inner.handle = configure_and_start(&mut inner.life, &inner._config, |_| Ok(()))?;
         tracing::debug!(target: "doca_rdmi::poster", "poster started");
         Ok(Poster {
-            inner: Rc::new(inner),
+            inner: Arc::new(inner),
         })
     }
 }
@@ -246,12 +246,8 @@ impl PosterBuilder {
 /// threads and DPA structs given it hold it); failures are logged. The connections
 /// given to [`PosterBuilder::connection`] are destroyed after it.
 pub struct Poster {
-    inner: Rc<PosterInner>,
+    inner: Arc<PosterInner>,
 }
-
-static_assertions::assert_not_impl_any!(Poster: Send, Sync);
-static_assertions::assert_not_impl_any!(PosterBuilder: Send, Sync);
-static_assertions::assert_not_impl_any!(StoppingPoster: Send, Sync);
 
 impl fmt::Debug for Poster {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -1,7 +1,7 @@
 //! DOCA Verbs, the part RDMI needs: a verbs context on a device, protection
 //! domains and completion queues. All of `doca_verbs.h` is EXPERIMENTAL.
 //!
-//! Each object holds an `Rc` of its parent, so whatever order values are
+//! Each object holds an `Arc` of its parent, so whatever order values are
 //! dropped in, a PD or CQ is destroyed before its verbs context, and the
 //! verbs context before the device is closed. Like the DPA objects they
 //! work with, verbs objects stay on the thread that made them (neither
@@ -9,7 +9,7 @@
 
 use std::fmt;
 use std::ptr::NonNull;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use doca_dpa::{Device, Error, KeepAlive, Result};
 use doca_rdmi_sys as sys;
@@ -33,6 +33,14 @@ struct VerbsInner {
     ptr: NonNull<sys::doca_verbs_context>,
     device: Device,
 }
+
+// SAFETY: a `doca_verbs_context`; every DOCA call on it is made under the DOCA lock
+// (`doca_dpa::serialized`), so DOCA never sees two threads use it at once (the
+// facts forbid concurrent use, not use from another thread).
+unsafe impl Send for VerbsInner {}
+// SAFETY: as for `Send`: shared references only make DOCA calls under the DOCA
+// lock; the Rust state behind them is immutable or behind a mutex or atomics.
+unsafe impl Sync for VerbsInner {}
 
 impl VerbsInner {
     /// `doca_verbs_context_destroy`, once.
@@ -64,11 +72,10 @@ impl Drop for VerbsInner {
 /// [`Device`] open.
 #[derive(Clone)]
 pub struct VerbsContext {
-    inner: Rc<VerbsInner>,
+    inner: Arc<VerbsInner>,
 }
 
 static_assertions::assert_impl_all!(VerbsContext: Clone);
-static_assertions::assert_not_impl_any!(VerbsContext: Send, Sync);
 
 impl fmt::Debug for VerbsContext {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -90,7 +97,8 @@ impl VerbsContext {
     pub fn with_flags(device: &Device, flags: VerbsContextFlags) -> Result<VerbsContext> {
         // SAFETY: an open device; the devinfo lives as long as it does, and
         // the device outlives the call.
-        let info = unsafe { doca_dpa_sys::doca_dev_as_devinfo(device.as_ptr()) };
+        let info =
+            doca_dpa::serialized(|| unsafe { doca_dpa_sys::doca_dev_as_devinfo(device.as_ptr()) });
         if info.is_null() {
             return Err(invalid(
                 "doca_dev_as_devinfo",
@@ -110,7 +118,7 @@ impl VerbsContext {
             .ok_or_else(|| invalid("doca_verbs_context_create", "DOCA returned NULL"))?;
         // Owned before the event (user code that may panic) is emitted.
         let verbs = VerbsContext {
-            inner: Rc::new(VerbsInner {
+            inner: Arc::new(VerbsInner {
                 destroyed: false,
                 ptr,
                 device: device.clone(),
@@ -137,9 +145,9 @@ impl VerbsContext {
     /// Fails with [`Error::InUse`] (and changes nothing) while clones or
     /// objects made on it are alive.
     pub fn destroy(self) -> Result<()> {
-        let inner = Rc::try_unwrap(self.inner).map_err(|rc| Error::InUse {
+        let inner = Arc::try_unwrap(self.inner).map_err(|rc| Error::InUse {
             call: "doca_verbs_context_destroy",
-            users: Rc::strong_count(&rc) - 1,
+            users: Arc::strong_count(&rc) - 1,
         })?;
         let mut inner = inner;
         inner.destroy_now()
@@ -166,7 +174,7 @@ impl VerbsContext {
         }
         // SAFETY: `raw` is the live attribute object just returned; the
         // getters only read it.
-        let attrs = unsafe {
+        let attrs = doca_dpa::serialized(|| unsafe {
             DeviceAttributes {
                 max_qp: sys::doca_verbs_device_attr_get_max_qp(raw) as u64,
                 max_cq: sys::doca_verbs_device_attr_get_max_cq(raw) as u64,
@@ -175,7 +183,7 @@ impl VerbsContext {
                 dpa_external_datapath:
                     sys::doca_verbs_device_attr_get_is_dpa_external_datapath_supported(raw) != 0,
             }
-        };
+        });
         // SAFETY: freed once.
         unsafe { rdmi_call!(doca_verbs_device_attr_free(raw)) }?;
         Ok(attrs)
@@ -207,6 +215,14 @@ struct PdInner {
     context: VerbsContext,
 }
 
+// SAFETY: a `doca_verbs_pd`; every DOCA call on it is made under the DOCA lock
+// (`doca_dpa::serialized`), so DOCA never sees two threads use it at once (the
+// facts forbid concurrent use, not use from another thread).
+unsafe impl Send for PdInner {}
+// SAFETY: as for `Send`: shared references only make DOCA calls under the DOCA
+// lock; the Rust state behind them is immutable or behind a mutex or atomics.
+unsafe impl Sync for PdInner {}
+
 impl PdInner {
     /// `doca_verbs_pd_destroy`, once.
     fn destroy_now(&mut self) -> Result<()> {
@@ -236,10 +252,8 @@ impl Drop for PdInner {
 /// the last clone and every user are gone; keeps its verbs context alive.
 #[derive(Clone)]
 pub struct ProtectionDomain {
-    inner: Rc<PdInner>,
+    inner: Arc<PdInner>,
 }
-
-static_assertions::assert_not_impl_any!(ProtectionDomain: Send, Sync);
 
 impl fmt::Debug for ProtectionDomain {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -256,7 +270,7 @@ impl ProtectionDomain {
         let ptr = NonNull::new(raw)
             .ok_or_else(|| invalid("doca_verbs_pd_create", "DOCA returned NULL"))?;
         Ok(ProtectionDomain {
-            inner: Rc::new(PdInner {
+            inner: Arc::new(PdInner {
                 destroyed: false,
                 ptr,
                 context: context.clone(),
@@ -276,15 +290,15 @@ impl ProtectionDomain {
 
     /// Whether `self` and `other` are the same protection domain.
     pub fn same_as(&self, other: &ProtectionDomain) -> bool {
-        Rc::ptr_eq(&self.inner, &other.inner)
+        Arc::ptr_eq(&self.inner, &other.inner)
     }
 
     /// Destroys the PD now (`doca_verbs_pd_destroy`, EXPERIMENTAL), reporting what `Drop`
     /// could only log; [`Error::InUse`] while clones or users are alive.
     pub fn destroy(self) -> Result<()> {
-        let inner = Rc::try_unwrap(self.inner).map_err(|rc| Error::InUse {
+        let inner = Arc::try_unwrap(self.inner).map_err(|rc| Error::InUse {
             call: "doca_verbs_pd_destroy",
-            users: Rc::strong_count(&rc) - 1,
+            users: Arc::strong_count(&rc) - 1,
         })?;
         let mut inner = inner;
         inner.destroy_now()
@@ -441,6 +455,14 @@ struct CqInner {
     context: VerbsContext,
 }
 
+// SAFETY: a `doca_verbs_cq`; every DOCA call on it is made under the DOCA lock
+// (`doca_dpa::serialized`), so DOCA never sees two threads use it at once (the
+// facts forbid concurrent use, not use from another thread).
+unsafe impl Send for CqInner {}
+// SAFETY: as for `Send`: shared references only make DOCA calls under the DOCA
+// lock; the Rust state behind them is immutable or behind a mutex or atomics.
+unsafe impl Sync for CqInner {}
+
 impl CqInner {
     /// `doca_verbs_cq_destroy`, once. When it fails the CQ may still wake its
     /// bound DPA thread, so the thread and the verbs context are leaked (before the
@@ -483,10 +505,8 @@ impl Drop for CqInner {
 /// the last clone and every object it is attached to are gone.
 #[derive(Clone)]
 pub struct CompletionQueue {
-    inner: Rc<CqInner>,
+    inner: Arc<CqInner>,
 }
-
-static_assertions::assert_not_impl_any!(CompletionQueue: Send, Sync);
 
 impl fmt::Debug for CompletionQueue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -535,7 +555,7 @@ impl CompletionQueue {
         let ptr = NonNull::new(raw)
             .ok_or_else(|| invalid("doca_verbs_cq_create", "DOCA returned NULL"))?;
         Ok(CompletionQueue {
-            inner: Rc::new(CqInner {
+            inner: Arc::new(CqInner {
                 destroyed: false,
                 ptr,
                 attrs: attrs.clone(),
@@ -558,7 +578,7 @@ impl CompletionQueue {
     #[cfg(doca_sym = "doca_verbs_cq_get_cqn")]
     pub fn number(&self) -> u32 {
         // SAFETY: a live CQ.
-        unsafe { sys::doca_verbs_cq_get_cqn(self.as_ptr()) as u32 }
+        doca_dpa::serialized(|| unsafe { sys::doca_verbs_cq_get_cqn(self.as_ptr()) as u32 })
     }
 
     /// The raw `doca_verbs_cq`, valid while this value (or a clone) lives.
@@ -569,9 +589,9 @@ impl CompletionQueue {
     /// Destroys the CQ now (`doca_verbs_cq_destroy`, EXPERIMENTAL), reporting what `Drop`
     /// could only log; [`Error::InUse`] while clones or users are alive.
     pub fn destroy(self) -> Result<()> {
-        let inner = Rc::try_unwrap(self.inner).map_err(|rc| Error::InUse {
+        let inner = Arc::try_unwrap(self.inner).map_err(|rc| Error::InUse {
             call: "doca_verbs_cq_destroy",
-            users: Rc::strong_count(&rc) - 1,
+            users: Arc::strong_count(&rc) - 1,
         })?;
         let mut inner = inner;
         inner.destroy_now()
