@@ -59,9 +59,16 @@ use crate::error::{doca_call, Error, Result};
 /// runtime's readiness it must call `drain`, which consumes the notification (so an
 /// edge-triggered runtime sees the next one).
 ///
-/// **Safe to implement**: the library relies on nothing a reactor does for
-/// soundness. A reactor that never wakes, wakes too often, panics or never calls
-/// `drain` only delays or fails the futures that use it.
+/// **Safe to implement, and meant to be implemented**: the library relies on
+/// nothing a reactor does for soundness, so the trait is neither sealed nor
+/// `unsafe`. A reactor that never wakes, wakes too often, panics or never calls
+/// `drain` only delays or fails the futures that use it. What it is given cannot
+/// be misused from safe code: `fd` is a raw descriptor (closing or replacing it
+/// takes `unsafe`); `drain` is borrowed for the one call and is not `Send`, so it
+/// runs on the polling thread only, and it is a DOCA call under the DOCA lock; and
+/// no lock of the engine is held while the reactor runs or is dropped (a reactor
+/// may poll, replace itself or wake futures re-entrantly). What a pending launch
+/// uses is kept alive by the launcher, not by the future the reactor wakes.
 pub trait Reactor: Send + Sync + 'static {
     /// Polls readability of the engine's notification handle.
     fn poll_readable(

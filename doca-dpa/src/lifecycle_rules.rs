@@ -267,6 +267,8 @@
 //! ```compile_fail
 //! struct Forged;
 //! // `unsafe` does not help: the trait is sealed.
+//! // SAFETY: none: this forgery is what must not compile (it claims a host
+//! // integer is a DPA address).
 //! unsafe impl doca_dpa::KernelArgs<(doca_dpa::param::DevPtr, u64)> for Forged {
 //!     fn lower_all(&self, _: &mut doca_dpa::Keep<'_>) -> doca_dpa::Result<(u64, u64)> {
 //!         Ok((0x1000, 7))
