@@ -534,15 +534,9 @@ impl Waiter {
     fn configure(&mut self, event: *mut sys::doca_sync_event) -> Result<()> {
         // SAFETY: our engine and the event's idle context.
         unsafe { doca_call!(doca_pe_connect_ctx(self.engine.as_ptr(), self.ctx.as_ptr())) }?;
+        let done: sys::doca_sync_event_task_wait_neq_completion_cb_t = Some(task_done);
         // SAFETY: the event's idle context; the callbacks are ours.
-        unsafe {
-            doca_call!(doca_sync_event_task_wait_neq_set_conf(
-                event,
-                Some(task_done),
-                Some(task_done),
-                1
-            ))
-        }?;
+        unsafe { doca_call!(doca_sync_event_task_wait_neq_set_conf(event, done, done, 1)) }?;
         // SAFETY: a connected, configured context.
         unsafe { doca_call!(doca_ctx_start(self.ctx.as_ptr())) }?;
         self.started = true;

@@ -582,11 +582,25 @@ pub fn serialized<R>(f: impl FnOnce() -> R) -> R {
 /// Calls a DOCA function and checks its code, naming the call in the error. It adds
 /// no `unsafe` of its own: each call site writes the `unsafe` block and its SAFETY
 /// comment, `unsafe { doca_call!(doca_dpa_start(ptr)) }?`.
+///
+/// The arguments are evaluated before the DOCA lock is taken, one `let` each, in
+/// order: an argument such as `dpa.as_ptr()` may wait at the context's RPC gate
+/// for a `doca_dpa_rpc` call that runs outside the lock, and waiting for it while
+/// holding the lock would stop every other thread's DOCA calls, among them the
+/// `doca_sync_event_update_*` that the RPC itself may be waiting for.
 macro_rules! doca_call {
     ($func:ident($($arg:expr),* $(,)?)) => {
+        $crate::error::doca_call!(@bind $func [] $($arg,)*)
+    };
+    // Binds the next argument to a fresh (hygienic) name, then recurses.
+    (@bind $func:ident [$($bound:ident)*] $next:expr, $($rest:expr,)*) => {{
+        let arg = $next;
+        $crate::error::doca_call!(@bind $func [$($bound)* arg] $($rest,)*)
+    }};
+    (@bind $func:ident [$($bound:ident)*]) => {
         $crate::error::check(
             stringify!($func),
-            $crate::error::serialized(|| ::doca_dpa_sys::$func($($arg),*)),
+            $crate::error::serialized(|| ::doca_dpa_sys::$func($($bound),*)),
         )
     };
 }
