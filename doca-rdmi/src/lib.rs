@@ -134,6 +134,16 @@ pub use verbs::{
 /// The auto traits of every public RDMI type, in one list: `Send + Sync`, since
 /// every DOCA call is made under doca-dpa's DOCA lock (`doca_dpa::serialized`).
 mod auto_traits {
+    use static_assertions::assert_impl_all;
+    assert_impl_all!(crate::Availability: Send, Sync);
+    assert_impl_all!(crate::AbsentReason: Send, Sync);
+    #[cfg(all(doca_rdmi_api = "verbs", doca_rdmi_api = "ctx"))]
+    mod ctx {
+        use static_assertions::assert_impl_all;
+        assert_impl_all!(crate::CtxState: Send, Sync, Copy);
+        assert_impl_all!(crate::CompletionSource<'static>: Send, Sync);
+        assert_impl_all!(crate::StopError<crate::Poster>: Send, Sync);
+    }
     #[cfg(doca_rdmi_api = "verbs")]
     mod verbs {
         use static_assertions::assert_impl_all;
@@ -141,6 +151,9 @@ mod auto_traits {
         assert_impl_all!(crate::ProtectionDomain: Send, Sync);
         assert_impl_all!(crate::CompletionQueue: Send, Sync);
         assert_impl_all!(crate::DeviceAttributes: Send, Sync);
+        assert_impl_all!(crate::CqAttributes: Send, Sync);
+        assert_impl_all!(crate::CqEntrySize: Send, Sync, Copy);
+        assert_impl_all!(crate::VerbsContextFlags: Send, Sync, Copy);
     }
     #[cfg(doca_rdmi_api = "connection")]
     mod connection {
@@ -149,6 +162,7 @@ mod auto_traits {
         assert_impl_all!(crate::ConnectionBuilder: Send, Sync);
         assert_impl_all!(crate::StoppingConnection: Send, Sync);
         assert_impl_all!(crate::ReceiveBuffer: Send, Sync);
+        assert_impl_all!(crate::AppRqInfo: Send, Sync);
     }
     #[cfg(doca_rdmi_api = "poster")]
     mod poster {
