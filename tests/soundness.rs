@@ -553,12 +553,13 @@ fn a_panicking_waker_in_an_events_drop(_: &Live<'_>) -> CaseResult {
 }
 
 /// What an object of context A, handed to context B, must get: a refusal naming
-/// both contexts, before DOCA is called.
+/// both contexts and the DOCA call it was refused for, before DOCA is called.
 fn refused_as_foreign<T: std::fmt::Debug>(
     r: Result<T, Error>,
     a: &Dpa,
     b: &Dpa,
     what: &str,
+    call: &str,
 ) -> CaseResult {
     match r {
         Err(e) => {
@@ -566,6 +567,9 @@ fn refused_as_foreign<T: std::fmt::Debug>(
             let names = |d: &Dpa| msg.contains(&format!("#{}", d.serial()));
             check(names(a) && names(b), || {
                 format!("{what}: the error does not name both contexts: {msg}")
+            })?;
+            check(msg.starts_with(&format!("{call}: ")), || {
+                format!("{what}: the error does not name {call}: {msg}")
             })
         }
         Ok(v) => Err(format!("{what} of another context was accepted: {v:?}")),
@@ -585,7 +589,13 @@ where
     A: doca::dpa::KernelArgs<S::Params, S>,
 {
     let launcher = Launcher::new(b).map_err(err)?;
-    refused_as_foreign(launcher.launch(kernel, 1, args).map(drop), a, b, what)?;
+    refused_as_foreign(
+        launcher.launch(kernel, 1, args).map(drop),
+        a,
+        b,
+        what,
+        "doca_dpa_kernel_launch_update_add",
+    )?;
     check(launcher.submitted() == 0, || {
         format!("{what}: the refused launch was submitted")
     })
@@ -632,6 +642,7 @@ fn a_notification_of_another_context(_: &Live<'_>) -> CaseResult {
         &a,
         &b,
         "a notification",
+        "doca_dpa_rpc",
     )
 }
 
@@ -656,6 +667,7 @@ fn a_completion_of_another_context(_: &Live<'_>) -> CaseResult {
         &a,
         &b,
         "async ops' completion",
+        "doca_dpa_async_ops_attach",
     )
 }
 
@@ -670,6 +682,7 @@ fn a_thread_group_of_another_context(_: &Live<'_>) -> CaseResult {
         &a,
         &b,
         "a group's thread",
+        "doca_dpa_thread_group_set_thread",
     )
 }
 
@@ -683,7 +696,13 @@ fn a_struct_field_of_another_context(_: &Live<'_>) -> CaseResult {
         scratch: Dev::new(&scratch).map_err(err)?,
         done: Dev::new(&done).map_err(err)?,
     };
-    refused_as_foreign(DpaBox::new(&b, &state), &a, &b, "a struct field")
+    refused_as_foreign(
+        DpaBox::new(&b, &state),
+        &a,
+        &b,
+        "a struct field",
+        "doca_dpa_h2d_memcpy",
+    )
 }
 
 /// A buffer of context A as the local storage of a thread of B.
@@ -692,7 +711,13 @@ fn local_storage_of_another_context(_: &Live<'_>) -> CaseResult {
     let storage = DpaBuffer::<u64>::new(&a, 8).map_err(err)?;
     let go = DpaBuffer::<u64>::from_slice(&b, &[0]).map_err(err)?;
     let builder = ThreadBuilder::new(&b, &doca_tests::sound_slow_thread, (&go,)).map_err(err)?;
-    refused_as_foreign(builder.local_storage(&storage), &a, &b, "local storage")
+    refused_as_foreign(
+        builder.local_storage(&storage),
+        &a,
+        &b,
+        "local storage",
+        "doca_dpa_thread_set_local_storage",
+    )
 }
 
 /// A hash table of context A passed to a kernel on B.

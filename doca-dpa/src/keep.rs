@@ -68,6 +68,8 @@ impl CtxId {
 pub struct Keep<'q> {
     queue: &'q mut KeepQueue,
     ticket: u64,
+    /// The DOCA call the values are for, which a refusal names.
+    call: &'static str,
     /// The context the values go to; `None` until the first object names it (a
     /// [`Dev`](crate::Dev) made on its own takes the context of what it holds).
     ctx: Option<CtxId>,
@@ -97,7 +99,7 @@ impl Keep<'_> {
                 self.ctx = Some(id);
                 Ok(())
             }
-            Some(ctx) => Err(foreign_context(what, id.serial, ctx.serial)),
+            Some(ctx) => Err(foreign_context(self.call, what, id.serial, ctx.serial)),
         }
     }
 
@@ -108,9 +110,9 @@ impl Keep<'_> {
 }
 
 #[cold]
-fn foreign_context(what: &'static str, theirs: u64, ours: u64) -> crate::Error {
+fn foreign_context(call: &'static str, what: &'static str, theirs: u64, ours: u64) -> crate::Error {
     crate::Error::invalid(
-        "doca_dpa_kernel_launch_update_add",
+        call,
         format!(
             "{what} belongs to DPA context #{theirs}, but the values go to DPA context #{ours}: \
              handles and addresses are only valid on their own context"
@@ -135,12 +137,19 @@ impl KeepQueue {
     }
 
     /// A recorder for submission `ticket` (tickets must not decrease) of values
-    /// going to `ctx` (`None`: to the context of the first object recorded).
+    /// going to `ctx` (`None`: to the context of the first object recorded) through
+    /// the DOCA function `call` (named when a value is refused).
     #[inline]
-    pub(crate) fn recorder(&mut self, ticket: u64, ctx: Option<CtxId>) -> Keep<'_> {
+    pub(crate) fn recorder(
+        &mut self,
+        ticket: u64,
+        ctx: Option<CtxId>,
+        call: &'static str,
+    ) -> Keep<'_> {
         Keep {
             queue: self,
             ticket,
+            call,
             ctx,
         }
     }
@@ -354,9 +363,9 @@ mod tests {
         let a = Arc::new(1u8);
         let b = Arc::new(2u8);
         let mut q = KeepQueue::default();
-        q.recorder(1, None).keep(KeepAlive::new(&a));
-        q.recorder(2, None).keep(KeepAlive::new(&b));
-        q.recorder(2, None).keep(KeepAlive::new(&a));
+        q.recorder(1, None, "test").keep(KeepAlive::new(&a));
+        q.recorder(2, None, "test").keep(KeepAlive::new(&b));
+        q.recorder(2, None, "test").keep(KeepAlive::new(&a));
         assert_eq!(Arc::strong_count(&a), 3);
         while q.pop_through(1).is_some() {}
         assert_eq!((Arc::strong_count(&a), Arc::strong_count(&b)), (2, 2));
@@ -371,7 +380,7 @@ mod tests {
         let a = Arc::new(7u32);
         let before = buried_count();
         let mut q = KeepQueue::default();
-        q.recorder(1, None).keep(KeepAlive::new(&a));
+        q.recorder(1, None, "test").keep(KeepAlive::new(&a));
         q.bury_all();
         assert_eq!(q.len(), 0);
         assert_eq!(

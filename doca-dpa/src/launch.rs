@@ -300,7 +300,7 @@ impl Launcher {
         }
         let keep = &mut l.s.keep;
         let mark = keep.len();
-        let mut recorder = keep.recorder(ticket, Some(crate::keep::CtxId::of(dpa)));
+        let mut recorder = keep.recorder(ticket, Some(crate::keep::CtxId::of(dpa)), CALL);
         let abi = match args.lower_all(&mut recorder) {
             Ok(abi) => abi,
             Err(e) => {
@@ -955,7 +955,8 @@ impl Dpa {
             return Err(foreign_function(CALL, rpc.name(), self.app()));
         }
         let mut keep = KeepQueue::default();
-        let abi = args.lower_all(&mut keep.recorder(0, Some(crate::keep::CtxId::of(self))))?;
+        let abi =
+            args.lower_all(&mut keep.recorder(0, Some(crate::keep::CtxId::of(self)), CALL))?;
         // One call on the context at a time: waits for an earlier timed-out call
         // and for an RPC in progress on another thread, then keeps every other use
         // of the context waiting until this call returned (`RpcGate`). The call is

@@ -429,7 +429,7 @@ impl<P: KernelParam> Dev<P> {
     /// this `Dev` (and anything it is moved into) lives.
     pub fn new(arg: impl KernelArg<P>) -> Result<Dev<P>> {
         let mut keep = KeepQueue::default();
-        let mut recorder = keep.recorder(0, None);
+        let mut recorder = keep.recorder(0, None, "doca_dpa_kernel_launch_update_add");
         let abi = arg.lower(&mut recorder)?;
         let ctx = recorder.context();
         Ok(Dev { abi, keep, ctx })
@@ -447,7 +447,7 @@ impl<P: KernelParam> Dev<P> {
     /// value.
     pub unsafe fn unkept(arg: impl KernelArg<P>) -> Result<Dev<P>> {
         let mut keep = KeepQueue::default();
-        let mut recorder = keep.recorder(0, None);
+        let mut recorder = keep.recorder(0, None, "doca_dpa_kernel_launch_update_add");
         let abi = arg.lower(&mut recorder)?;
         let ctx = recorder.context();
         Ok(Dev {
@@ -634,7 +634,7 @@ impl<T: DeviceStruct> DpaBox<T> {
         let mut keep = self.inner.keep.lock().unwrap_or_else(|p| p.into_inner());
         let mark = keep.len();
         let ctx = CtxId::of(&self.inner.alloc.dpa);
-        let repr = match value.lower(&mut keep.recorder(0, Some(ctx))) {
+        let repr = match value.lower(&mut keep.recorder(0, Some(ctx), "doca_dpa_h2d_memcpy")) {
             Ok(repr) => repr,
             Err(e) => {
                 // Nothing was written: what the refused value recorded is not used.

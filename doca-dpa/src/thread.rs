@@ -264,8 +264,9 @@ impl ThreadBuilder {
         }
         let mut keep = KeepQueue::default();
         let ctx = Some(crate::keep::CtxId::of(dpa));
-        let value =
-            <S::Params as ThreadParams>::thread_arg(arg.lower_all(&mut keep.recorder(0, ctx))?);
+        let value = <S::Params as ThreadParams>::thread_arg(
+            arg.lower_all(&mut keep.recorder(0, ctx, CALL))?,
+        );
         let mut raw = std::ptr::null_mut();
         // SAFETY: a started context; valid out-pointer.
         dpa.or_fatal(unsafe { doca_call!(doca_dpa_thread_create(dpa.as_ptr(), &mut raw)) })?;
@@ -299,7 +300,11 @@ impl ThreadBuilder {
     pub fn local_storage(mut self, storage: impl KernelArg<param::DevPtr>) -> Result<Self> {
         let mark = self.inner.keep.len();
         let ctx = Some(crate::keep::CtxId::of(&self.inner.dpa));
-        let addr = match storage.lower(&mut self.inner.keep.recorder(0, ctx)) {
+        let addr = match storage.lower(&mut self.inner.keep.recorder(
+            0,
+            ctx,
+            "doca_dpa_thread_set_local_storage",
+        )) {
             Ok(addr) => addr,
             Err(e) => {
                 self.inner.keep.truncate(mark);
