@@ -837,6 +837,61 @@ doca::rdmi::if_rdmi! {
 }
 
 doca::rdmi::if_rdmi! {
+    /// Root cause 2 with an RDMI connection: a DPA thread's argument is a
+    /// connection; the host drops the thread, its notification and the connection
+    /// while an activation runs. The connection outlives the activation (the
+    /// thread's record is deferred until the run-time limit passed), then goes.
+    fn a_thread_holding_a_connection_dropped_while_an_activation_runs(live: &Live<'_>) -> CaseResult {
+        use doca::dpa::{CompletionBuilder, RepresentorFilter};
+        use doca::rdmi::{CompletionSource, ConnectionBuilder, ProtectionDomain, ReceiveBuffer, VerbsContext};
+        let dpa = common::dpa();
+        let device = dpa.device().clone();
+        let rep = device
+            .open_representors(RepresentorFilter::NET)
+            .map_err(err)?
+            .into_iter()
+            .next()
+            .ok_or("no network representor")?;
+        let verbs = VerbsContext::new(&device).map_err(err)?;
+        let pd = ProtectionDomain::new(&verbs).map_err(err)?;
+        let comp = CompletionBuilder::new(&dpa, 16).map_err(err)?.start().map_err(err)?;
+        let conn = ConnectionBuilder::new(
+            &verbs,
+            &rep,
+            &dpa,
+            CompletionSource::Dpa(&comp),
+            ReceiveBuffer::with_slots(4).map_err(err)?,
+        )
+        .pd(&pd)
+        .start()
+        .map_err(err)?;
+        // Word 0: go; word 1: what the activation learnt from the connection.
+        let storage = DpaBuffer::<u64>::from_slice(&dpa, &[0, 0]).map_err(err)?;
+        let builder = ThreadBuilder::new(&dpa, &doca_tests::sound_thread_connection, (&conn,))
+            .and_then(|b| b.local_storage(&storage))
+            .map_err(err)?;
+        let (thread, notify) = start_and_notify(&dpa, builder)?;
+        // Let the activation start and block on word 0.
+        std::thread::sleep(Duration::from_millis(20));
+        let deferred = doca::dpa::deferred_count();
+        drop((thread, notify, conn));
+        check(doca::dpa::deferred_count() > deferred, || {
+            "the thread's record was released while its activation runs".into()
+        })?;
+        live.expect("doca_rdmi_connection", 1, "after the host dropped the thread and the connection")?;
+        release(&storage)?;
+        std::thread::sleep(Duration::from_millis(50));
+        no_fault(&dpa, "after the activation used the dropped connection")?;
+        check(storage.to_vec().map_err(err)?[1] != 0, || {
+            "the activation found no connection".into()
+        })?;
+        settle_deferred(&dpa);
+        live.expect("doca_rdmi_connection", 0, "once the run-time limit passed")?;
+        Ok(())
+    }
+}
+
+doca::rdmi::if_rdmi! {
     /// A receive buffer far larger than memory: an error, not an abort.
     fn a_huge_receive_buffer_is_an_error(_: &Live<'_>) -> CaseResult {
         match doca::rdmi::ReceiveBuffer::with_slot_bytes(1 << 46, 4096) {
@@ -854,6 +909,10 @@ doca::rdmi::if_rdmi! {
             (
                 "an RDMI connection stopped and dropped while a kernel uses it",
                 an_rdmi_connection_outlives_the_kernel_using_it,
+            ),
+            (
+                "a thread holding an RDMI connection dropped while an activation runs",
+                a_thread_holding_a_connection_dropped_while_an_activation_runs,
             ),
             (
                 "a receive buffer of 2^46 bytes (size from user input)",

@@ -25,3 +25,22 @@ __dpa_global__ void sound_hold_connection(doca_dpa_dev_uintptr_t go, doca_dpa_de
 	sound_wait_for(go);
 	((uint64_t *)out)[0] = connection;
 }
+
+/*
+ * A persistent thread given an RDMI connection: waits for local storage word 0,
+ * then asks the connection for its receive buffer and stores the answer in word 1
+ * (0 would mean the sim no longer knows the connection). On hardware, where the
+ * device-side RDMI API is not public, it stores the handle instead.
+ */
+__dpa_global__ void sound_thread_connection(doca_dpa_dev_rdmi_connection_t connection)
+{
+	uint64_t *ls = (uint64_t *)doca_dpa_dev_thread_get_local_storage();
+
+	sound_wait_for((doca_dpa_dev_uintptr_t)ls);
+#ifdef DOCA_SIM_DEVICE
+	ls[1] = doca_sim_dev_rdmi_rq_addr(connection);
+#else
+	ls[1] = connection;
+#endif
+	doca_dpa_dev_thread_reschedule();
+}
