@@ -57,6 +57,11 @@ const TYPE_TABLE: &[(&str, RustParam)] = &[
     ("long long", rp("i64", "i64", "int64_t")),
     ("unsigned long long", rp("u64", "u64", "uint64_t")),
     ("size_t", rp("u64", "u64", "uint64_t")),
+    // An integer as wide as an address (LP64): a plain value like `uint64_t`, which
+    // NVIDIA's RDMA samples use for a host address their RPCs reach through an mmap
+    // handle. The device cannot reach memory through it without such a handle, so it
+    // is no `param::DevPtr` (which only DPA memory that the launch keeps alive passes).
+    ("uintptr_t", rp("u64", "u64", "uint64_t")),
     ("float", rp("f32", "f32", "float")),
     ("double", rp("f64", "f64", "double")),
     ("doca_dpa_dev_uintptr_t", DEV_PTR),
@@ -75,6 +80,7 @@ const TYPE_TABLE: &[(&str, RustParam)] = &[
         h64("param::RdmiConnection"),
     ),
     ("doca_rdmi_dev_poster_t", h64("param::RdmiPoster")),
+    ("doca_dpa_dev_rdma_t", h64("param::Rdma")),
 ];
 
 /// Any DPA address: `void *`, `doca_dpa_dev_uintptr_t`, a pointer member of a struct.
