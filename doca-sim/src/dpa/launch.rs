@@ -162,6 +162,7 @@ fn run_watched(
     let run = watch.arm(&ctx, limit, gang);
     ctx.core.active.fetch_add(1, Ordering::AcqRel);
     DEVICE.with(|d| *d.borrow_mut() = Some(ctx));
+    RUNNING_UNDER.with(|w| w.set(watch));
     let mut ended: c_int = 0;
     let mut record = TrapRecord::default();
     // SAFETY: `invoke` is the generated trampoline of a kernel of a validated
@@ -170,6 +171,7 @@ fn run_watched(
     let value =
         unsafe { trap::doca_sim_run_instance(invoke, args.as_ptr(), run, &mut record, &mut ended) };
     watch.disarm();
+    RUNNING_UNDER.with(|w| w.set(std::ptr::null()));
     let Some(ctx) = DEVICE.with(|d| d.borrow_mut().take()) else {
         // Only this function sets and clears the slot.
         return (value, Ended::Aborted);
@@ -325,9 +327,10 @@ enum Task {
 struct Armed {
     /// The run-time limit; 0 for none.
     limit_ms: u64,
-    /// When the watchdog first saw the run: it counts the limit from there
-    /// (so it never stops a run early, and arming reads no clock).
-    seen_at: Option<Instant>,
+    /// When the watchdog first saw the run, and the run time the worker had
+    /// used by then ([`Watch::used`]): it counts the limit from there (so it
+    /// never stops a run early, and arming reads no clock).
+    seen_at: Option<(Instant, Option<Duration>)>,
     core: Arc<DpaCore>,
     kernel: Kernel,
     code: DeviceCode,
@@ -363,6 +366,58 @@ pub(crate) struct Watch {
     target: OnceLock<Target>,
     /// Whether the watchdog abandoned the run in progress.
     abandoned: AtomicBool,
+    /// The CPU-time clock of the worker's thread (set when the thread starts).
+    cpu_clock: OnceLock<libc::clockid_t>,
+    /// Nanoseconds the run in progress spent blocked in the sim's own waits
+    /// ([`blocking`]), not counting a block still going on.
+    blocked_ns: AtomicU64,
+    /// When the block going on began ([`mono_ns`]); 0 when none is.
+    blocked_since: AtomicU64,
+}
+
+/// Nanoseconds since the first call (never 0).
+fn mono_ns() -> u64 {
+    instant_ns(Instant::now())
+}
+
+/// `at` as nanoseconds since [`mono_ns`]'s base (never 0; 1 before it).
+fn instant_ns(at: Instant) -> u64 {
+    static BASE: OnceLock<Instant> = OnceLock::new();
+    let base = *BASE.get_or_init(Instant::now);
+    at.saturating_duration_since(base).as_nanos() as u64 + 1
+}
+
+thread_local! {
+    /// The watchdog slot of the device code this thread runs (null outside).
+    static RUNNING_UNDER: std::cell::Cell<*const Watch> = const { std::cell::Cell::new(std::ptr::null()) };
+}
+
+/// Runs `f`, a wait of the sim's own inside a device call (a device-side sync
+/// event wait), counting the time it blocks as run time of the device code
+/// that called it.
+///
+/// Model choice: the kernel run-time limit counts what a DPA thread would spend
+/// on its EU: the CPU time of the host thread that plays it (a host with fewer
+/// cores than the DPA has EUs runs many of them by turns, and the turns it
+/// waits for are no run time of the kernel), plus the time it waits in device
+/// calls, where a DPA thread stays on its EU. A kernel that blocks in a host
+/// call a DPA kernel cannot make (a `sleep`) does not use up its limit.
+pub(crate) fn blocking<R>(f: impl FnOnce() -> R) -> R {
+    let watch = RUNNING_UNDER.with(std::cell::Cell::get);
+    if watch.is_null() {
+        return f();
+    }
+    // SAFETY: set by `run_watched` for the duration of the run on this
+    // thread; the worker (and its watch) outlives every run.
+    let watch = unsafe { &*watch };
+    let began = mono_ns();
+    watch.blocked_since.store(began, Ordering::Release);
+    let r = f();
+    watch
+        .blocked_ns
+        .fetch_add(mono_ns().saturating_sub(began), Ordering::AcqRel);
+    watch.blocked_since.store(0, Ordering::Release);
+    r
 }
 
 /// How long stop requests go unheeded before the watchdog abandons a run.
@@ -395,6 +450,31 @@ pub fn abandoned_eu_threads() -> (usize, usize) {
 }
 
 impl Watch {
+    /// The run time the worker used (see [`blocking`]): its thread's CPU time
+    /// plus the time the run in progress blocked in the sim's waits. `None`
+    /// when the thread's CPU clock cannot be read (the watchdog then counts
+    /// wall time).
+    fn used(&self, now: Instant) -> Option<Duration> {
+        let clock = *self.cpu_clock.get()?;
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: a CPU-time clock of a pool thread, which never exits;
+        // `ts` is a valid out-pointer.
+        if unsafe { libc::clock_gettime(clock, &mut ts) } != 0 {
+            return None;
+        }
+        let cpu = Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32);
+        let since = self.blocked_since.load(Ordering::Acquire);
+        let blocking = match since {
+            0 => 0,
+            since => instant_ns(now).saturating_sub(since),
+        };
+        let blocked = self.blocked_ns.load(Ordering::Acquire) + blocking;
+        Some(cpu + Duration::from_nanos(blocked))
+    }
+
     /// Returns the new run's number.
     fn arm(&self, ctx: &DeviceContext, limit_ms: u64, gang: Option<&Arc<Gang>>) -> u64 {
         let run = self.runs.fetch_add(1, Ordering::Relaxed) + 1;
@@ -440,8 +520,13 @@ impl Watch {
         let Some(armed) = slot.as_mut() else {
             return false;
         };
-        let since = *armed.seen_at.get_or_insert(now);
-        let over = armed.limit_ms > 0 && now - since >= Duration::from_millis(armed.limit_ms);
+        let used = self.used(now);
+        let (since, used_then) = *armed.seen_at.get_or_insert((now, used));
+        let ran = match (used, used_then) {
+            (Some(used), Some(then)) => used.saturating_sub(then),
+            _ => now - since,
+        };
+        let over = armed.limit_ms > 0 && ran >= Duration::from_millis(armed.limit_ms);
         if !armed.expired && over {
             armed.expired = true;
             armed
@@ -590,6 +675,9 @@ const GANG_TICK: Duration = Duration::from_millis(1);
 /// is a chance to find the run outside the C library.
 const KILL_TICK: Duration = Duration::from_millis(1);
 
+/// Whether the watchdog thread runs.
+static WATCHDOG_RUNNING: AtomicBool = AtomicBool::new(false);
+
 fn start_watchdog() {
     let spawned = thread::Builder::new()
         .name("doca-sim-watchdog".into())
@@ -615,8 +703,11 @@ fn start_watchdog() {
                 }
             }
         });
-    if spawned.is_err() {
-        eprintln!("doca-sim: cannot start the watchdog; kernel run-time limit is not enforced");
+    match spawned {
+        Ok(_) => WATCHDOG_RUNNING.store(true, Ordering::Release),
+        Err(_) => {
+            eprintln!("doca-sim: cannot start the watchdog; kernel run-time limit is not enforced")
+        }
     }
 }
 
@@ -671,6 +762,11 @@ fn spawn_worker() -> SimResult<Arc<Worker>> {
 fn worker_loop(me: Arc<Worker>) {
     if let Some(target) = trap::thread_init() {
         let _ = me.watch.target.set(target);
+    }
+    let mut clock: libc::clockid_t = 0;
+    // SAFETY: this thread's own id; `clock` is a valid out-pointer.
+    if unsafe { libc::pthread_getcpuclockid(libc::pthread_self(), &mut clock) } == 0 {
+        let _ = me.watch.cpu_clock.set(clock);
     }
     loop {
         match me.take() {
@@ -1043,12 +1139,15 @@ fn rpc(
         *done.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(r);
         done.1.notify_all();
     })?;
-    // The watchdog stops an RPC that overruns, as it stops kernels; this
-    // deadline is only a backstop in case it could not.
+    // The watchdog stops an RPC that overruns, as it stops kernels (by the
+    // run time it used, see `blocking`); this wall-clock deadline is only a
+    // backstop for a process whose watchdog could not start.
     let limit_ms = this.core.max_run_time_ms();
     let limit = match limit_ms {
-        0 => Duration::from_secs(3600),
-        ms => Duration::from_millis(ms) + 20 * WATCHDOG_TICK,
+        ms if ms > 0 && !WATCHDOG_RUNNING.load(Ordering::Acquire) => {
+            Duration::from_millis(ms) + 20 * WATCHDOG_TICK
+        }
+        _ => Duration::from_secs(24 * 3600),
     };
     let deadline = Instant::now() + limit;
     let mut slot = result.0.lock().unwrap_or_else(|p| p.into_inner());
