@@ -365,6 +365,17 @@ fn launcher_struct(def: &StructDef) -> String {
     c
 }
 
+/// Whether a parameter, or a field of an application struct, is a DOCA RDMA handle
+/// (`doca_dpa_dev_rdma_t`, declared by the host's `doca_rdma.h`).
+fn uses_rdma_handles(functions: &[DeviceFunction], structs: &[StructDef]) -> bool {
+    let rdma = |c_type: &str| c_type.split_whitespace().any(|w| w == "doca_dpa_dev_rdma_t");
+    functions
+        .iter()
+        .flat_map(|f| &f.params)
+        .any(|p| rdma(&p.c_type))
+        || structs.iter().flat_map(|s| &s.fields).any(|f| rdma(&f.c_type))
+}
+
 /// The C file of the launchers: for each kernel,
 /// `doca_error_t doca_gen_<app>_launch_<kernel>(const struct doca_gen_launch *l, <ABI params>)`
 /// which calls `doca_dpa_kernel_launch_update_add` (or `_set`) with `&<kernel>` and each
@@ -397,7 +408,8 @@ pub fn launcher_source(
          #if __has_include(<doca_rdmi_poster.h>)\n\
          #include <doca_rdmi_poster.h>\n\
          #endif\n\
-         #endif\n\n\
+         #endif\n\
+         {rdma}\n\
          // The fixed arguments of a launch; `doca_dpa::RawLaunch` has the same layout.\n\
          struct doca_gen_launch {{\n\
          \tstruct doca_dpa *dpa;\n\
@@ -407,7 +419,14 @@ pub fn launcher_source(
          \tuint64_t comp_count;\n\
          \tuint32_t num_threads;\n\
          \tuint32_t add;\n\
-         }};\n"
+         }};\n",
+        rdma = if uses_rdma_handles(functions, structs) {
+            // Only then: DOCA's doca_rdma.h needs librdmacm's headers, which an
+            // installation that builds no RDMA program may lack.
+            "#include <doca_rdma.h>\n"
+        } else {
+            ""
+        }
     );
     let mut defined: Vec<&str> = Vec::new();
     for f in functions {

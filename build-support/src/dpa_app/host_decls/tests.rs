@@ -54,6 +54,12 @@ fn rdma_handles_and_uintptr_t_are_parameters() {
     assert_eq!(got[2], rp("u64", "u64", "uint64_t"));
     let c = launcher_source("my_app", &fs, &[]).unwrap();
     assert!(c.contains("(doca_dpa_dev_rdma_t)a1, (uintptr_t)a2"), "{c}");
+    // The host header that declares the handle type is included for it, and only then
+    // (DOCA's needs librdmacm's headers).
+    assert!(c.contains("#include <doca_rdma.h>"), "{c}");
+    let plain = parse("__dpa_global__ void k(uint64_t a) {}\n");
+    let c = launcher_source("my_app", &plain, &[]).unwrap();
+    assert!(!c.contains("doca_rdma.h"), "{c}");
 }
 
 #[test]
