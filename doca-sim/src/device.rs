@@ -182,10 +182,8 @@ pub extern "C" fn doca_sim_dev_sync_event_wait_gt(handle: u64, value: u64, mask:
     let _sim = SimCode::enter();
     let Some(e) = event(handle) else { return 1 };
     let core = current_device().map(|c| c.core);
-    let ok = crate::dpa::launch::blocking(|| {
-        e.wait(Compare::Gt, value, mask, || {
-            core.as_ref().is_some_and(|c| c.is_fatal())
-        })
+    let ok = e.wait(Compare::Gt, value, mask, || {
+        core.as_ref().is_some_and(|c| c.is_fatal())
     });
     c_int::from(!ok)
 }

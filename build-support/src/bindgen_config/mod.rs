@@ -339,10 +339,7 @@ pub fn generate_reusing_dpa(
     else {
         return Err(Error::Io {
             path: PathBuf::from(header),
-            message: format!(
-                "not found in {}",
-                crate::join_paths(include_dirs, ", ")
-            ),
+            message: format!("not found in {}", crate::join_paths(include_dirs, ", ")),
         });
     };
     let b = reuse_dpa(base_builder(include_dirs, opts), include_dirs)

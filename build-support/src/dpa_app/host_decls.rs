@@ -368,12 +368,19 @@ fn launcher_struct(def: &StructDef) -> String {
 /// Whether a parameter, or a field of an application struct, is a DOCA RDMA handle
 /// (`doca_dpa_dev_rdma_t`, declared by the host's `doca_rdma.h`).
 fn uses_rdma_handles(functions: &[DeviceFunction], structs: &[StructDef]) -> bool {
-    let rdma = |c_type: &str| c_type.split_whitespace().any(|w| w == "doca_dpa_dev_rdma_t");
+    let rdma = |c_type: &str| {
+        c_type
+            .split_whitespace()
+            .any(|w| w == "doca_dpa_dev_rdma_t")
+    };
     functions
         .iter()
         .flat_map(|f| &f.params)
         .any(|p| rdma(&p.c_type))
-        || structs.iter().flat_map(|s| &s.fields).any(|f| rdma(&f.c_type))
+        || structs
+            .iter()
+            .flat_map(|s| &s.fields)
+            .any(|f| rdma(&f.c_type))
 }
 
 /// The C file of the launchers: for each kernel,

@@ -162,7 +162,6 @@ fn run_watched(
     let run = watch.arm(&ctx, limit, gang);
     ctx.core.active.fetch_add(1, Ordering::AcqRel);
     DEVICE.with(|d| *d.borrow_mut() = Some(ctx));
-    RUNNING_UNDER.with(|w| w.set(watch));
     let mut ended: c_int = 0;
     let mut record = TrapRecord::default();
     // SAFETY: `invoke` is the generated trampoline of a kernel of a validated
@@ -171,7 +170,6 @@ fn run_watched(
     let value =
         unsafe { trap::doca_sim_run_instance(invoke, args.as_ptr(), run, &mut record, &mut ended) };
     watch.disarm();
-    RUNNING_UNDER.with(|w| w.set(std::ptr::null()));
     let Some(ctx) = DEVICE.with(|d| d.borrow_mut().take()) else {
         // Only this function sets and clears the slot.
         return (value, Ended::Aborted);
@@ -327,10 +325,14 @@ enum Task {
 struct Armed {
     /// The run-time limit; 0 for none.
     limit_ms: u64,
-    /// When the watchdog first saw the run, and the run time the worker had
-    /// used by then ([`Watch::used`]): it counts the limit from there (so it
-    /// never stops a run early, and arming reads no clock).
-    seen_at: Option<(Instant, Option<Duration>)>,
+    /// When the watchdog first saw the run, and how long the worker's thread
+    /// had waited for a CPU by then ([`cpu_wait_ns`]): it counts the limit from
+    /// there (so it never stops a run early, and arming reads no clock).
+    seen_at: Option<(Instant, Option<u64>)>,
+    /// No sooner than this can the run have reached its limit (its run time
+    /// grows no faster than wall time), so the watchdog reads no statistics
+    /// before.
+    next_check: Option<Instant>,
     core: Arc<DpaCore>,
     kernel: Kernel,
     code: DeviceCode,
@@ -366,58 +368,32 @@ pub(crate) struct Watch {
     target: OnceLock<Target>,
     /// Whether the watchdog abandoned the run in progress.
     abandoned: AtomicBool,
-    /// The CPU-time clock of the worker's thread (set when the thread starts).
-    cpu_clock: OnceLock<libc::clockid_t>,
-    /// Nanoseconds the run in progress spent blocked in the sim's own waits
-    /// ([`blocking`]), not counting a block still going on.
-    blocked_ns: AtomicU64,
-    /// When the block going on began ([`mono_ns`]); 0 when none is.
-    blocked_since: AtomicU64,
+    /// The kernel thread id of the worker's thread (set when the thread
+    /// starts), whose scheduler statistics tell how long it waited for a CPU.
+    tid: OnceLock<libc::pid_t>,
 }
 
-/// Nanoseconds since the first call (never 0).
-fn mono_ns() -> u64 {
-    instant_ns(Instant::now())
+/// Nanoseconds the thread `tid` of this process has spent runnable but
+/// waiting for a CPU (the second field of its `schedstat`), or `None` when
+/// the kernel does not keep the statistic.
+fn cpu_wait_ns(tid: libc::pid_t) -> Option<u64> {
+    let text = std::fs::read_to_string(format!("/proc/self/task/{tid}/schedstat")).ok()?;
+    text.split_whitespace().nth(1)?.parse().ok()
 }
 
-/// `at` as nanoseconds since [`mono_ns`]'s base (never 0; 1 before it).
-fn instant_ns(at: Instant) -> u64 {
-    static BASE: OnceLock<Instant> = OnceLock::new();
-    let base = *BASE.get_or_init(Instant::now);
-    at.saturating_duration_since(base).as_nanos() as u64 + 1
-}
-
-thread_local! {
-    /// The watchdog slot of the device code this thread runs (null outside).
-    static RUNNING_UNDER: std::cell::Cell<*const Watch> = const { std::cell::Cell::new(std::ptr::null()) };
-}
-
-/// Runs `f`, a wait of the sim's own inside a device call (a device-side sync
-/// event wait), counting the time it blocks as run time of the device code
-/// that called it.
+/// How long a run has been on its EU: the wall time since the watchdog first
+/// saw it, less the time its host thread spent waiting for a CPU meanwhile
+/// (`waited`, when known).
 ///
-/// Model choice: the kernel run-time limit counts what a DPA thread would spend
-/// on its EU: the CPU time of the host thread that plays it (a host with fewer
-/// cores than the DPA has EUs runs many of them by turns, and the turns it
-/// waits for are no run time of the kernel), plus the time it waits in device
-/// calls, where a DPA thread stays on its EU. A kernel that blocks in a host
-/// call a DPA kernel cannot make (a `sleep`) does not use up its limit.
-pub(crate) fn blocking<R>(f: impl FnOnce() -> R) -> R {
-    let watch = RUNNING_UNDER.with(std::cell::Cell::get);
-    if watch.is_null() {
-        return f();
-    }
-    // SAFETY: set by `run_watched` for the duration of the run on this
-    // thread; the worker (and its watch) outlives every run.
-    let watch = unsafe { &*watch };
-    let began = mono_ns();
-    watch.blocked_since.store(began, Ordering::Release);
-    let r = f();
-    watch
-        .blocked_ns
-        .fetch_add(mono_ns().saturating_sub(began), Ordering::AcqRel);
-    watch.blocked_since.store(0, Ordering::Release);
-    r
+/// Model choice: a DPA thread has an EU of its own, so the kernel run-time
+/// limit counts the time it stays scheduled. The host thread that plays it
+/// shares the host's few cores with every other EU thread; the time it waits
+/// for one is not time the kernel ran. Time it blocks (in a device-side wait,
+/// or in a host call) counts, as a DPA thread blocked in a call stays on its
+/// EU. Where the wait is unknown (no scheduler statistics) the limit counts
+/// wall time.
+fn run_time(wall: Duration, waited: Option<Duration>) -> Duration {
+    wall.saturating_sub(waited.unwrap_or_default())
 }
 
 /// How long stop requests go unheeded before the watchdog abandons a run.
@@ -450,29 +426,9 @@ pub fn abandoned_eu_threads() -> (usize, usize) {
 }
 
 impl Watch {
-    /// The run time the worker used (see [`blocking`]): its thread's CPU time
-    /// plus the time the run in progress blocked in the sim's waits. `None`
-    /// when the thread's CPU clock cannot be read (the watchdog then counts
-    /// wall time).
-    fn used(&self, now: Instant) -> Option<Duration> {
-        let clock = *self.cpu_clock.get()?;
-        let mut ts = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: a CPU-time clock of a pool thread, which never exits;
-        // `ts` is a valid out-pointer.
-        if unsafe { libc::clock_gettime(clock, &mut ts) } != 0 {
-            return None;
-        }
-        let cpu = Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32);
-        let since = self.blocked_since.load(Ordering::Acquire);
-        let blocking = match since {
-            0 => 0,
-            since => instant_ns(now).saturating_sub(since),
-        };
-        let blocked = self.blocked_ns.load(Ordering::Acquire) + blocking;
-        Some(cpu + Duration::from_nanos(blocked))
+    /// How long the worker's thread has waited for a CPU, if known.
+    fn cpu_wait(&self) -> Option<u64> {
+        cpu_wait_ns(*self.tid.get()?)
     }
 
     /// Returns the new run's number.
@@ -481,6 +437,7 @@ impl Watch {
         *lock(&self.slot) = Some(Armed {
             limit_ms,
             seen_at: None,
+            next_check: None,
             core: ctx.core.clone(),
             kernel: ctx.kernel,
             code: ctx.code,
@@ -520,13 +477,24 @@ impl Watch {
         let Some(armed) = slot.as_mut() else {
             return false;
         };
-        let used = self.used(now);
-        let (since, used_then) = *armed.seen_at.get_or_insert((now, used));
-        let ran = match (used, used_then) {
-            (Some(used), Some(then)) => used.saturating_sub(then),
-            _ => now - since,
+        let (since, waited_then) = match armed.seen_at {
+            Some(seen) => seen,
+            None => *armed.seen_at.insert((now, self.cpu_wait())),
         };
-        let over = armed.limit_ms > 0 && ran >= Duration::from_millis(armed.limit_ms);
+        let limit = Duration::from_millis(armed.limit_ms);
+        let due = armed.limit_ms > 0
+            && now - since >= limit
+            && armed.next_check.is_none_or(|at| now >= at);
+        let over = due && {
+            let waited = waited_then
+                .zip(self.cpu_wait())
+                .map(|(then, waited)| Duration::from_nanos(waited.saturating_sub(then)));
+            let ran = run_time(now - since, waited);
+            if ran < limit {
+                armed.next_check = Some(now + (limit - ran));
+            }
+            ran >= limit
+        };
         if !armed.expired && over {
             armed.expired = true;
             armed
@@ -763,11 +731,8 @@ fn worker_loop(me: Arc<Worker>) {
     if let Some(target) = trap::thread_init() {
         let _ = me.watch.target.set(target);
     }
-    let mut clock: libc::clockid_t = 0;
-    // SAFETY: this thread's own id; `clock` is a valid out-pointer.
-    if unsafe { libc::pthread_getcpuclockid(libc::pthread_self(), &mut clock) } == 0 {
-        let _ = me.watch.cpu_clock.set(clock);
-    }
+    // SAFETY: always safe to call.
+    let _ = me.watch.tid.set(unsafe { libc::gettid() });
     loop {
         match me.take() {
             Some(task) => execute(task, &me.watch, Idle::new(&me)),
@@ -1139,8 +1104,8 @@ fn rpc(
         *done.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(r);
         done.1.notify_all();
     })?;
-    // The watchdog stops an RPC that overruns, as it stops kernels (by the
-    // run time it used, see `blocking`); this wall-clock deadline is only a
+    // The watchdog stops an RPC that overruns, as it stops kernels (by its
+    // time on the EU, see `run_time`); this wall-clock deadline is only a
     // backstop for a process whose watchdog could not start.
     let limit_ms = this.core.max_run_time_ms();
     let limit = match limit_ms {
