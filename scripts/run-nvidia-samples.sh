@@ -130,8 +130,8 @@ samples=(
 	"dpa_kernel_launch||Hello from kernel"
 	"dpa_nvqual|-pf_dev mlx5_0 -test_dur 1 -user_fac 0.01|\"unreachable_harts\": []"
 	"dpa_basic_initiator_target||Set sync event to 10"
-	"dpa_initiator_target||Sample finished successfully"
-	"dpa_ping_pong||Sample finished successfully"
+	"dpa_initiator_target||Received all data values, Notify Thread #2"
+	"dpa_ping_pong||Pong --> Ping Iteration #100"
 )
 # Not in scope, and why.
 out_of_scope=(
