@@ -34,7 +34,8 @@
 //!   receive, and the all-to-all application never drains the one its writes
 //!   report to); errors (a message longer than the receive, a remote access
 //!   the remote map does not permit, a target that stopped) are always
-//!   reported, as SEND_ERR / RECV_ERR;
+//!   reported, as SEND_ERR / RECV_ERR (an operation on a connection whose
+//!   peer context stopped fails so, as RC does when the peer stops answering);
 //! - signals (`doca_dpa_dev_rdma_signal_set/_add`) report no completion (the
 //!   all-to-all application posts one per write and never drains them);
 //! - posting on a handle that is not live, on a connection id the context has
@@ -610,8 +611,12 @@ fn rdma_of(call: &str, handle: u64) -> Option<Arc<RdmaCore>> {
     Some(core)
 }
 
-/// The context connection `id` of `rdma` is connected to.
-fn peer_of(call: &str, rdma: &RdmaCore, id: u32) -> Option<Arc<RdmaCore>> {
+/// Where connection `id` of `rdma` leads: `Some(Some(target))`, the context
+/// of the connection it was connected to; `Some(None)` when that context
+/// stopped (its connections are gone: the operation fails, as RC does when
+/// the peer stops answering); `None` after a device fault (no such
+/// connection, or one never connected).
+fn peer_of(call: &str, rdma: &RdmaCore, id: u32) -> Option<Option<Arc<RdmaCore>>> {
     let conn = lock(&rdma.state)
         .connections
         .get(id as usize)
@@ -622,9 +627,9 @@ fn peer_of(call: &str, rdma: &RdmaCore, id: u32) -> Option<Arc<RdmaCore>> {
         ));
         return None;
     };
-    let peer = lock(&conn.peer).as_ref().and_then(Weak::upgrade);
-    match peer.and_then(|p| p.rdma.upgrade()) {
-        Some(target) => Some(target),
+    let peer = lock(&conn.peer).clone();
+    match peer {
+        Some(weak) => Some(weak.upgrade().and_then(|p| p.rdma.upgrade())),
         None => {
             fault(format!(
                 "{call}: connection {id} is not connected (doca_rdma_connect)"
@@ -720,6 +725,9 @@ pub extern "C" fn doca_sim_impl_rdma_send(
     if range_of(CALL, mmap, addr, length).is_none() {
         return;
     }
+    let Some(target) = target else {
+        return finish(&rdma, false, flags);
+    };
     let Some(data) = read_bytes(CALL, addr, length) else {
         return;
     };
@@ -806,9 +814,10 @@ pub extern "C" fn doca_sim_impl_rdma_write(
     ) else {
         return;
     };
-    if dst.permissions & abi::DOCA_ACCESS_FLAG_RDMA_WRITE == 0 {
+    let Some(target) = target.filter(|_| dst.permissions & abi::DOCA_ACCESS_FLAG_RDMA_WRITE != 0)
+    else {
         return finish(&rdma, false, flags);
-    }
+    };
     let Some(data) = read_bytes(CALL, src_addr, length) else {
         return;
     };
@@ -843,16 +852,16 @@ pub extern "C" fn doca_sim_impl_rdma_read(
     let Some(rdma) = rdma_of(CALL, handle) else {
         return;
     };
-    if peer_of(CALL, &rdma, connection_id).is_none() {
+    let Some(target) = peer_of(CALL, &rdma, connection_id) else {
         return;
-    }
+    };
     let (Some(_), Some(src)) = (
         range_of(CALL, dst_mmap, dst_addr, length),
         range_of(CALL, src_mmap, src_addr, length),
     ) else {
         return;
     };
-    if src.permissions & abi::DOCA_ACCESS_FLAG_RDMA_READ == 0 {
+    if target.is_none() || src.permissions & abi::DOCA_ACCESS_FLAG_RDMA_READ == 0 {
         return finish(&rdma, false, flags);
     }
     let Some(data) = read_bytes(CALL, src_addr, length) else {
@@ -883,13 +892,16 @@ pub extern "C" fn doca_sim_impl_rdma_atomic_add(
     let Some(rdma) = rdma_of(CALL, handle) else {
         return;
     };
-    if peer_of(CALL, &rdma, connection_id).is_none() {
+    let Some(target) = peer_of(CALL, &rdma, connection_id) else {
         return;
-    }
+    };
     let Some(dst) = range_of(CALL, dst_mmap, dst_addr, 8) else {
         return;
     };
-    if dst.permissions & abi::DOCA_ACCESS_FLAG_RDMA_ATOMIC == 0 || dst_addr % 8 != 0 {
+    if target.is_none()
+        || dst.permissions & abi::DOCA_ACCESS_FLAG_RDMA_ATOMIC == 0
+        || dst_addr % 8 != 0
+    {
         return finish(&rdma, false, flags);
     }
     let _atomic = lock(&ATOMICS);
@@ -917,8 +929,12 @@ pub extern "C" fn doca_sim_impl_rdma_signal(
     let Some(rdma) = rdma_of(CALL, handle) else {
         return;
     };
-    if peer_of(CALL, &rdma, connection_id).is_none() {
+    let Some(target) = peer_of(CALL, &rdma, connection_id) else {
         return;
+    };
+    if target.is_none() {
+        // Errors are always reported, even for signals.
+        return finish(&rdma, false, 0);
     }
     match crate::sync_event::remote_net_event(remote_event) {
         Some(event) if add != 0 => {
