@@ -349,7 +349,10 @@ fn queue_size(size: u32) -> SimResult<u32> {
 }
 
 doca_api! {
-    /// Every simulated device is an RDMA-capable NIC.
+    /// SUCCESS for every device.
+    ///
+    /// Model choice: every simulated device is an RDMA-capable NIC (NVIDIA's
+    /// DPA samples look for one that can send to put their RDMA contexts on).
     fn doca_rdma_cap_task_send_is_supported(devinfo: *const abi::doca_devinfo) {
         obj::<DevInfo, _>(devinfo)?;
         Ok(())
@@ -482,7 +485,10 @@ doca_api! {
 
     /// Attaches the DPA completion context the context reports to: idle,
     /// on the DPA datapath, a completion of that DPA context (or of its base
-    /// or another extension of it). Attaching again replaces it.
+    /// or another extension of it).
+    ///
+    /// Model choice: attaching again replaces the first (DOCA documents
+    /// no error for it).
     fn doca_rdma_dpa_completion_attach(rdma: *mut abi::doca_rdma, dpa_comp: *mut abi::doca_dpa_completion) {
         let r = self::rdma(rdma)?;
         let completion = completion_core(dpa_comp)?;
@@ -509,8 +515,12 @@ doca_api! {
         out(dpa_rdma, h)
     }
 
-    /// Exports a new connection of a started context: its details name it
-    /// in this process. FULL once `max_num_connections` are exported.
+    /// Exports a new connection of a started context. FULL once
+    /// `max_num_connections` are exported.
+    ///
+    /// Model choice: the details name the connection in this process (the
+    /// loopback NVIDIA's RDMA samples run in) and stay valid until the
+    /// context stops; connection ids count exports from 0.
     fn doca_rdma_export(rdma: *mut abi::doca_rdma, local_rdma_conn_details: *mut *const c_void, local_rdma_conn_details_size: *mut usize, rdma_connection: *mut *mut abi::doca_rdma_connection) {
         let r = self::rdma(rdma)?;
         if local_rdma_conn_details.is_null() || local_rdma_conn_details_size.is_null() || rdma_connection.is_null() {
@@ -544,6 +554,11 @@ doca_api! {
 
     /// Connects a connection the context exported to the peer connection its
     /// details name.
+    ///
+    /// Model choice: allowed as soon as the context is started (the samples
+    /// connect right after `doca_ctx_start`, with no progress engine to move
+    /// the context on); each side connects its own connection, and an
+    /// operation needs only its own side connected.
     fn doca_rdma_connect(rdma: *mut abi::doca_rdma, remote_rdma_conn_details: *const c_void, remote_rdma_conn_details_size: usize, rdma_connection: *mut abi::doca_rdma_connection) {
         let r = self::rdma(rdma)?;
         let conn = obj::<RdmaConnection, _>(rdma_connection)?;
@@ -701,8 +716,11 @@ fn finish(rdma: &RdmaCore, ok: bool, flags: u32) {
     }
 }
 
-/// `doca_dpa_dev_rdma_post_send` / `_send_imm` (and their buffer forms):
-/// the payload is read now and delivered into the peer's next receive.
+/// `doca_dpa_dev_rdma_post_send` / `_send_imm` (and their buffer forms).
+///
+/// Model choice (see the module): the payload is read now and delivered into
+/// the peer's next receive, waiting for one if none is posted
+/// (`dpa_initiator_target`, `dpa_ping_pong`).
 #[no_mangle]
 pub extern "C" fn doca_sim_impl_rdma_send(
     handle: u64,
@@ -775,8 +793,11 @@ pub extern "C" fn doca_sim_impl_rdma_receive(handle: u64, mmap: u32, addr: u64, 
     }
 }
 
-/// `doca_dpa_dev_rdma_receive_ack`: checks the handle; a receive's slot is
-/// free once it is filled, so there is nothing to release.
+/// `doca_dpa_dev_rdma_receive_ack`: checks the handle.
+///
+/// Model choice: a receive's slot is free once it is filled, so there is
+/// nothing to release (NVIDIA's samples repost receives without acknowledging
+/// them).
 #[no_mangle]
 pub extern "C" fn doca_sim_impl_rdma_receive_ack(handle: u64, num_acked: u32) {
     let _sim = SimCode::enter();
@@ -915,7 +936,10 @@ pub extern "C" fn doca_sim_impl_rdma_atomic_add(
 }
 
 /// `doca_dpa_dev_rdma_signal_set` / `_add`: sets or adds to the remote event
-/// (a `doca_dpa_dev_sync_event_remote_net_t`); no completion is reported.
+/// (a `doca_dpa_dev_sync_event_remote_net_t`).
+///
+/// Model choice: no completion is reported (the all-to-all application posts
+/// one signal per write and never drains its completion context).
 #[no_mangle]
 pub extern "C" fn doca_sim_impl_rdma_signal(
     handle: u64,
