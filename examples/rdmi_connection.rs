@@ -17,7 +17,10 @@
 //! Finally it tears everything down explicitly and prints the order.
 //!
 //! `cargo run --example rdmi_connection` (`DOCA_DEVICE=<pci or mlx5_N>` picks
-//! a device).
+//! a device). RDMI connections are made for representors, which a
+//! BlueField's Arm side lists: on the software DPA, whose default profile is
+//! the host's view, the example runs on its DPU view unless `DOCA_SIM_PROFILE`
+//! names another.
 
 doca::rdmi::if_no_rdmi! {
     fn main() {
@@ -49,6 +52,10 @@ doca::rdmi::if_rdmi! {
     const REPORT_WORDS: usize = 8 + MESSAGES as usize;
 
     fn open_device() -> doca::dpa::Result<Device> {
+        #[cfg(doca_backend = "sim")]
+        if doca::sim::profile_source() == doca::sim::ProfileSource::Default {
+            doca::sim::set_global_profile(doca::sim::Profile::dpu_view());
+        }
         match std::env::var("DOCA_DEVICE") {
             Ok(name) if name.contains(':') => Device::open_by_pci(&name),
             Ok(name) => Device::open_by_ibdev_name(&name),

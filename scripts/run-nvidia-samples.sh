@@ -8,9 +8,11 @@
 # DOCA_SAMPLES_DIR is a checkout of doca-samples (its top directory, holding
 # samples/doca_dpa); when it is unset the script says so and exits 0 (CI has
 # no copy, and this script is not part of .ci/run). DOCA_SIM_SAMPLES_PROFILES
-# picks the profiles (default: "default host"): `default` is doca-sim's default
-# profile (a BlueField-3's Arm side: a PF with representors and an SF), `host`
-# the same card as its host sees it (the PF, no representors).
+# picks the profiles (default: "default dpu"): `default` is doca-sim's default
+# profile (a BlueField-3 as its host sees it: the PF with its DPA, no
+# representors), `dpu` the same card's Arm side (the PF with representors and
+# an SF to extend its DPA context onto). DOCA_SIM_SAMPLES_ONLY, a list of
+# sample names, runs only those.
 #
 # For each sample:
 # - device side: the sample's device/*.c through doca-build-support's sim app
@@ -21,7 +23,7 @@
 #   compiled as they are with `cc` against doca-sim's headers (include/) and
 #   the stand-ins of scripts/lib/nvidia-samples for the DOCA and FlexIO
 #   libraries the samples use that doca-sim does not model (logging, argument
-#   parsing, RDMA, DPA resources files),
+#   parsing, DPA resources files),
 #   linked with the app and doca-sim as a static library;
 # - run: with a time limit, judged by the sample's own success line and, where
 #   the sample prints one, its result.
@@ -44,8 +46,9 @@ harness="$root/scripts/lib/nvidia-samples"
 target=${CARGO_TARGET_DIR:-$root/target}/nvidia-samples
 work="$target/work"
 mkdir -p "$work"
-profiles=${DOCA_SIM_SAMPLES_PROFILES:-default host}
+profiles=${DOCA_SIM_SAMPLES_PROFILES:-default dpu}
 run_limit=${DOCA_SIM_SAMPLES_TIME_LIMIT:-120}
+only=${DOCA_SIM_SAMPLES_ONLY:-}
 unset DOCA_SIM_PROFILE DOCA_SIM_FAULTS DOCA_BACKEND
 
 # ---------------------------------------------------------------- the sim
@@ -53,23 +56,6 @@ echo "== building doca-sim as a static library"
 (cd "$root" && CARGO_TARGET_DIR="$target/sim" cargo rustc -q -p doca-sim --lib --crate-type staticlib) ||
 	{ echo "run-nvidia-samples: doca-sim does not build" >&2; exit 2; }
 libsim="$target/sim/debug/libdoca_sim.a"
-
-# The host view as a profile file (the default profile needs none).
-cat > "$work/host.profile" <<'PROFILE'
-# A BlueField-3 as its host sees it: the PF with its DPA and no representors
-# (only the Arm side has them), and a BlueField-2 without a DPA.
-[device]
-ibdev_name = mlx5_0
-iface_name = p0
-pci_addr = 0000:03:00.0
-representors =
-[device]
-ibdev_name = mlx5_2
-iface_name = p2
-pci_addr = 0000:81:00.0
-dpa = false
-representors =
-PROFILE
 
 # ------------------------------------------------------ the device driver
 # A throwaway package whose build script builds one sample's device sources
@@ -144,8 +130,8 @@ samples=(
 	"dpa_kernel_launch||Hello from kernel"
 	"dpa_nvqual|-pf_dev mlx5_0 -test_dur 1 -user_fac 0.01|\"unreachable_harts\": []"
 	"dpa_basic_initiator_target||Set sync event to 10"
-	"dpa_initiator_target||Sample finished successfully"
-	"dpa_ping_pong||Sample finished successfully"
+	"dpa_initiator_target||Received all data values, Notify Thread #2"
+	"dpa_ping_pong||Pong --> Ping Iteration #100"
 )
 # Not in scope, and why.
 out_of_scope=(
@@ -158,6 +144,9 @@ correct=0
 failed=0
 for entry in "${samples[@]}"; do
 	IFS='|' read -r name args expect <<<"$entry"
+	if [ -n "$only" ] && ! [[ " $only " == *" $name "* ]]; then
+		continue
+	fi
 	dir="$dpa/$name"
 	out="$work/$name"
 	mkdir -p "$out"
@@ -176,7 +165,9 @@ for entry in "${samples[@]}"; do
 	all_ok=1
 	for profile in $profiles; do
 		profile_file=
-		[ "$profile" = host ] && profile_file="$work/host.profile"
+		# The DPU view as a profile file (doca-sim's tests check that it is
+		# Profile::dpu_view()); the default profile needs none.
+		[ "$profile" = dpu ] && profile_file="$root/doca-sim/tests/fixtures/dpu.profile"
 		# shellcheck disable=SC2086 # the arguments are words
 		DOCA_SIM_PROFILE="$profile_file" timeout "$run_limit" "$out/$name" $args > "$out/$profile.out" 2>&1
 		rc=$?

@@ -554,8 +554,9 @@ fn random_sequences_of_safe_calls_stay_sound() {
     let scope = doca::sim::Scope::new();
     // A run-time limit long enough for a held kernel to wait for its flag within a
     // sequence (under valgrind too), short enough that the records of stopped
-    // threads are released during the run.
-    let mut profile = doca::sim::Profile::default();
+    // threads are released during the run; on a BlueField's Arm side, whose
+    // representors the RDMI steps need.
+    let mut profile = doca::sim::Profile::dpu_view();
     for d in &mut profile.devices {
         if d.dpa {
             d.kernel_max_run_time_ms = LIMIT_MS;

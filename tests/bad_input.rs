@@ -311,6 +311,7 @@ doca::rdmi::if_rdmi! {
         use doca::rdmi::{
             CompletionSource, ConnectionBuilder, ProtectionDomain, ReceiveBuffer, VerbsContext,
         };
+        common::on_the_dpu_side();
         leak_checked(|| {
             invalid(ReceiveBuffer::new(0).unwrap_err(), "doca_rdmi_connection_init_receive");
             invalid(ReceiveBuffer::with_slots(0).unwrap_err(), "doca_rdmi_connection_init_receive");

@@ -57,9 +57,10 @@ fn check(ok: bool, what: impl FnOnce() -> String) -> FlowResult {
 }
 
 /// A small device: few threads per launch, a short kernel run-time limit (a
-/// dropped launch waits at most that long).
+/// dropped launch waits at most that long); on a BlueField's Arm side, whose
+/// representors the RDMI flow needs.
 fn small_profile() -> doca::sim::Profile {
-    let mut profile = doca::sim::Profile::default();
+    let mut profile = doca::sim::Profile::dpu_view();
     for d in &mut profile.devices {
         if d.dpa {
             d.cores = 1;

@@ -794,6 +794,11 @@ doca::rdmi::if_rdmi! {
     fn an_rdmi_connection_outlives_the_kernel_using_it(live: &Live<'_>) -> CaseResult {
         use doca::dpa::{CompletionBuilder, RepresentorFilter};
         use doca::rdmi::{CompletionSource, ConnectionBuilder, ProtectionDomain, ReceiveBuffer, VerbsContext};
+        // RDMI connections are made for representors: a BlueField's Arm side.
+        #[cfg(doca_backend = "sim")]
+        live.objects
+            .scope()
+            .set_profile(doca::sim::Profile::dpu_view());
         let dpa = common::dpa();
         let device = dpa.device().clone();
         let rep = device

@@ -179,11 +179,11 @@ int doca_sim_dev_rdmi_send(uint64_t poster, uint64_t connection, const void *dat
 }
 
 /*
- * Device calls the sim does not model (DOCA's asynchronous operations and
- * DPA RDMA). They must still be defined, so that a kernel using them links
- * and runs up to the call: the kernel's context then turns fatal and the
- * device log says which call it was. Each ignores its arguments, hence the
- * warning is off for these definitions only.
+ * Device calls the sim does not model (DOCA's asynchronous operations). They
+ * must still be defined, so that a kernel using them links and runs up to the
+ * call: the kernel's context then turns fatal and the device log says which
+ * call it was. Each ignores its arguments, hence the warning is off for these
+ * definitions only.
  */
 static void not_modelled(const char *call)
 {
@@ -223,19 +223,45 @@ void doca_dpa_dev_post_memcpy(doca_dpa_dev_async_ops_t async_ops_handle, doca_dp
 	not_modelled(__func__);
 }
 
+#pragma GCC diagnostic pop
+
+/*
+ * DPA RDMA (src/rdma.rs): each call hands its arguments to the model and ends
+ * the instance if the model found a device fault. The buffer forms read the
+ * buffer in kernel mode (a bad buffer address is the kernel's own trap) and
+ * post its range.
+ */
+void doca_sim_impl_rdma_send(uint64_t rdma, uint32_t connection_id, uint32_t mmap, uint64_t addr, uint64_t length,
+			     int has_immediate, uint32_t immediate, uint32_t flags);
+void doca_sim_impl_rdma_receive(uint64_t rdma, uint32_t mmap, uint64_t addr, uint64_t length);
+void doca_sim_impl_rdma_receive_ack(uint64_t rdma, uint32_t num_acked);
+void doca_sim_impl_rdma_write(uint64_t rdma, uint32_t connection_id, uint32_t dst_mmap, uint64_t dst_addr,
+			      uint32_t src_mmap, uint64_t src_addr, uint64_t length, int has_immediate,
+			      uint32_t immediate, uint32_t flags);
+void doca_sim_impl_rdma_read(uint64_t rdma, uint32_t connection_id, uint32_t dst_mmap, uint64_t dst_addr,
+			     uint32_t src_mmap, uint64_t src_addr, uint64_t length, uint32_t flags);
+void doca_sim_impl_rdma_atomic_add(uint64_t rdma, uint32_t connection_id, uint32_t dst_mmap, uint64_t dst_addr,
+				   uint64_t value, uint32_t flags);
+void doca_sim_impl_rdma_signal(uint64_t rdma, uint32_t connection_id, uint64_t remote_event, uint64_t count, int add);
+
 void doca_dpa_dev_rdma_post_read(doca_dpa_dev_rdma_t rdma, uint32_t connection_id,
 				 doca_dpa_dev_mmap_t dst_mmap_handle, uint64_t dst_addr,
 				 doca_dpa_dev_mmap_t src_mmap_handle, uint64_t src_addr, size_t length,
 				 uint32_t flags)
 {
-	not_modelled(__func__);
+	doca_sim_impl_rdma_read(rdma, connection_id, dst_mmap_handle, dst_addr, src_mmap_handle, src_addr, length,
+				flags);
+	doca_sim_trap_end_if_requested();
 }
 
 void doca_dpa_dev_rdma_post_buf_read(doca_dpa_dev_rdma_t rdma, uint32_t connection_id,
 				     doca_dpa_dev_buf_t dst_buf_handle, doca_dpa_dev_buf_t src_buf_handle,
 				     uint32_t flags)
 {
-	not_modelled(__func__);
+	doca_dpa_dev_rdma_post_read(rdma, connection_id, doca_dpa_dev_buf_get_mmap(dst_buf_handle),
+				    doca_dpa_dev_buf_get_addr(dst_buf_handle), doca_dpa_dev_buf_get_mmap(src_buf_handle),
+				    doca_dpa_dev_buf_get_addr(src_buf_handle), doca_dpa_dev_buf_get_len(src_buf_handle),
+				    flags);
 }
 
 void doca_dpa_dev_rdma_post_write(doca_dpa_dev_rdma_t rdma, uint32_t connection_id,
@@ -243,14 +269,19 @@ void doca_dpa_dev_rdma_post_write(doca_dpa_dev_rdma_t rdma, uint32_t connection_
 				  doca_dpa_dev_mmap_t src_mmap_handle, uint64_t src_addr, size_t length,
 				  uint32_t flags)
 {
-	not_modelled(__func__);
+	doca_sim_impl_rdma_write(rdma, connection_id, dst_mmap_handle, dst_addr, src_mmap_handle, src_addr, length, 0,
+				 0, flags);
+	doca_sim_trap_end_if_requested();
 }
 
 void doca_dpa_dev_rdma_post_buf_write(doca_dpa_dev_rdma_t rdma, uint32_t connection_id,
 				      doca_dpa_dev_buf_t dst_buf_handle, doca_dpa_dev_buf_t src_buf_handle,
 				      uint32_t flags)
 {
-	not_modelled(__func__);
+	doca_dpa_dev_rdma_post_write(rdma, connection_id, doca_dpa_dev_buf_get_mmap(dst_buf_handle),
+				     doca_dpa_dev_buf_get_addr(dst_buf_handle),
+				     doca_dpa_dev_buf_get_mmap(src_buf_handle), doca_dpa_dev_buf_get_addr(src_buf_handle),
+				     doca_dpa_dev_buf_get_len(src_buf_handle), flags);
 }
 
 void doca_dpa_dev_rdma_post_write_imm(doca_dpa_dev_rdma_t rdma, uint32_t connection_id,
@@ -258,7 +289,9 @@ void doca_dpa_dev_rdma_post_write_imm(doca_dpa_dev_rdma_t rdma, uint32_t connect
 				      doca_dpa_dev_mmap_t src_mmap_handle, uint64_t src_addr, size_t length,
 				      uint32_t immediate, uint32_t flags)
 {
-	not_modelled(__func__);
+	doca_sim_impl_rdma_write(rdma, connection_id, dst_mmap_handle, dst_addr, src_mmap_handle, src_addr, length, 1,
+				 immediate, flags);
+	doca_sim_trap_end_if_requested();
 }
 
 void doca_dpa_dev_rdma_post_buf_write_imm(doca_dpa_dev_rdma_t rdma, uint32_t connection_id,
@@ -266,79 +299,95 @@ void doca_dpa_dev_rdma_post_buf_write_imm(doca_dpa_dev_rdma_t rdma, uint32_t con
 					  doca_dpa_dev_buf_t src_buf_handle, uint32_t immediate,
 					  uint32_t flags)
 {
-	not_modelled(__func__);
+	doca_dpa_dev_rdma_post_write_imm(rdma, connection_id, doca_dpa_dev_buf_get_mmap(dst_buf_handle),
+					 doca_dpa_dev_buf_get_addr(dst_buf_handle),
+					 doca_dpa_dev_buf_get_mmap(src_buf_handle),
+					 doca_dpa_dev_buf_get_addr(src_buf_handle),
+					 doca_dpa_dev_buf_get_len(src_buf_handle), immediate, flags);
 }
 
 void doca_dpa_dev_rdma_post_send(doca_dpa_dev_rdma_t rdma, uint32_t connection_id,
 				 doca_dpa_dev_mmap_t mmap_handle, uint64_t addr, size_t length,
 				 uint32_t flags)
 {
-	not_modelled(__func__);
+	doca_sim_impl_rdma_send(rdma, connection_id, mmap_handle, addr, length, 0, 0, flags);
+	doca_sim_trap_end_if_requested();
 }
 
 void doca_dpa_dev_rdma_post_buf_send(doca_dpa_dev_rdma_t rdma, uint32_t connection_id,
 				     doca_dpa_dev_buf_t send_buf_handle, uint32_t flags)
 {
-	not_modelled(__func__);
+	doca_dpa_dev_rdma_post_send(rdma, connection_id, doca_dpa_dev_buf_get_mmap(send_buf_handle),
+				    doca_dpa_dev_buf_get_addr(send_buf_handle), doca_dpa_dev_buf_get_len(send_buf_handle),
+				    flags);
 }
 
 void doca_dpa_dev_rdma_post_send_imm(doca_dpa_dev_rdma_t rdma, uint32_t connection_id,
 				     doca_dpa_dev_mmap_t mmap_handle, uint64_t addr, size_t length,
 				     uint32_t immediate, uint32_t flags)
 {
-	not_modelled(__func__);
+	doca_sim_impl_rdma_send(rdma, connection_id, mmap_handle, addr, length, 1, immediate, flags);
+	doca_sim_trap_end_if_requested();
 }
 
 void doca_dpa_dev_rdma_post_buf_send_imm(doca_dpa_dev_rdma_t rdma, uint32_t connection_id,
 					 doca_dpa_dev_buf_t send_buf_handle, uint32_t immediate,
 					 uint32_t flags)
 {
-	not_modelled(__func__);
+	doca_dpa_dev_rdma_post_send_imm(rdma, connection_id, doca_dpa_dev_buf_get_mmap(send_buf_handle),
+					doca_dpa_dev_buf_get_addr(send_buf_handle),
+					doca_dpa_dev_buf_get_len(send_buf_handle), immediate, flags);
 }
 
 void doca_dpa_dev_rdma_post_receive(doca_dpa_dev_rdma_t rdma, doca_dpa_dev_mmap_t mmap_handle, uint64_t addr,
 				    size_t length)
 {
-	not_modelled(__func__);
+	doca_sim_impl_rdma_receive(rdma, mmap_handle, addr, length);
+	doca_sim_trap_end_if_requested();
 }
 
 void doca_dpa_dev_rdma_post_buf_receive(doca_dpa_dev_rdma_t rdma, doca_dpa_dev_buf_t receive_buf_handle)
 {
-	not_modelled(__func__);
+	doca_dpa_dev_rdma_post_receive(rdma, doca_dpa_dev_buf_get_mmap(receive_buf_handle),
+				       doca_dpa_dev_buf_get_addr(receive_buf_handle),
+				       doca_dpa_dev_buf_get_len(receive_buf_handle));
 }
 
 void doca_dpa_dev_rdma_receive_ack(doca_dpa_dev_rdma_t rdma, uint32_t num_acked)
 {
-	not_modelled(__func__);
+	doca_sim_impl_rdma_receive_ack(rdma, num_acked);
+	doca_sim_trap_end_if_requested();
 }
 
 void doca_dpa_dev_rdma_post_atomic_fetch_add(doca_dpa_dev_rdma_t rdma, uint32_t connection_id,
 					     doca_dpa_dev_mmap_t dst_mmap_handle, uint64_t dst_addr,
 					     uint64_t value, uint32_t flags)
 {
-	not_modelled(__func__);
+	doca_sim_impl_rdma_atomic_add(rdma, connection_id, dst_mmap_handle, dst_addr, value, flags);
+	doca_sim_trap_end_if_requested();
 }
 
 void doca_dpa_dev_rdma_post_buf_atomic_fetch_add(doca_dpa_dev_rdma_t rdma, uint32_t connection_id,
 						 doca_dpa_dev_buf_t dst_buf_handle, uint64_t value,
 						 uint32_t flags)
 {
-	not_modelled(__func__);
+	doca_dpa_dev_rdma_post_atomic_fetch_add(rdma, connection_id, doca_dpa_dev_buf_get_mmap(dst_buf_handle),
+						doca_dpa_dev_buf_get_addr(dst_buf_handle), value, flags);
 }
 
 void doca_dpa_dev_rdma_signal_set(doca_dpa_dev_rdma_t rdma, uint32_t connection_id,
 				  doca_dpa_dev_sync_event_remote_net_t remote_sync_event, uint64_t count)
 {
-	not_modelled(__func__);
+	doca_sim_impl_rdma_signal(rdma, connection_id, remote_sync_event, count, 0);
+	doca_sim_trap_end_if_requested();
 }
 
 void doca_dpa_dev_rdma_signal_add(doca_dpa_dev_rdma_t rdma, uint32_t connection_id,
 				  doca_dpa_dev_sync_event_remote_net_t remote_sync_event, uint64_t count)
 {
-	not_modelled(__func__);
+	doca_sim_impl_rdma_signal(rdma, connection_id, remote_sync_event, count, 1);
+	doca_sim_trap_end_if_requested();
 }
-
-#pragma GCC diagnostic pop
 
 void doca_dpa_dev_device_set(doca_dpa_dev_t dpa_handle)
 {

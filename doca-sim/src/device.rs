@@ -369,8 +369,8 @@ pub extern "C" fn doca_sim_impl_device_set(handle: u64) {
 #[no_mangle]
 pub extern "C" fn doca_sim_impl_mmap_get_external_ptr(handle: u32, addr: u64) -> u64 {
     let _sim = SimCode::enter();
-    match crate::mmap::handle_range(handle) {
-        Some((start, len)) if addr >= start && addr - start < len => addr,
+    match crate::mmap::handle_info(handle) {
+        Some(range) if range.holds(addr, 1) => addr,
         Some(_) => {
             fault(format!(
                 "address {addr:#x} is outside the memory map of handle {handle}"

@@ -93,6 +93,7 @@ pub(crate) mod codes {
     pub(crate) const AGAIN: Code = 5;
     pub(crate) const INVALID_VALUE: Code = 6;
     pub(crate) const NO_MEMORY: Code = 7;
+    pub(crate) const CONNECTION_ABORTED: Code = 12;
     pub(crate) const NOT_CONNECTED: Code = 14;
     pub(crate) const NOT_FOUND: Code = 16;
     pub(crate) const IO_FAILED: Code = 17;

@@ -86,7 +86,8 @@
 //! 7. Sync events: `sync_event`, `sync_event::value`, `sync_event::task`.
 //! 8. What runs on the DPA and what it reaches: `dpa::launch` (device code
 //!    on host threads, kernel launches, RPCs), `dpa::threads` (DPA threads,
-//!    completions, notifications), `mmap`, `verbs`.
+//!    completions, notifications), `mmap`, `verbs`, `rdma` (DOCA RDMA on
+//!    the DPA datapath, a loopback).
 //! 9. RDMI: `rdmi`.
 //! 10. The C edge that only calls into the model: `device` (the functions
 //!     DPA kernels call) and `common` (`doca_error.h`, `doca_version.h`).
@@ -95,8 +96,9 @@
 //! `doca_api!` blocks, the host C functions of that object; their names are
 //! the DOCA names, so `grep -rn 'fn doca_sync_event_start'` finds the one
 //! place. The few device calls that need an object's private state stay
-//! with it (RDMI's `doca_sim_dev_rdmi_*` and `doca_sim_impl_rdmi_send`, the
-//! launch entry points of `csrc/` in `dpa::launch`).
+//! with it (RDMI's `doca_sim_dev_rdmi_*` and `doca_sim_impl_rdmi_send`,
+//! DPA RDMA's `doca_sim_impl_rdma_*`, the launch entry points of `csrc/` in
+//! `dpa::launch`).
 
 pub mod abi;
 mod common;
@@ -113,6 +115,7 @@ pub mod hooks;
 mod memcheck;
 mod mmap;
 mod profile;
+mod rdma;
 mod rdmi;
 mod registry;
 mod scope;

@@ -128,11 +128,29 @@ fn configure(ptr: *mut abi::doca_mmap, f: impl FnOnce(&mut MmapState) -> SimResu
 /// numbered from 1 in creation order.
 static NEXT_MMAP_HANDLE: AtomicU32 = AtomicU32::new(1);
 
-/// The memory range (start, length) of each live DPA mmap handle, for the
-/// device calls that name one (`doca_dpa_dev_mmap_get_external_ptr`). A
+/// What a live DPA mmap handle designates.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct HandleRange {
+    /// The first address of the map's memory (host or DPA heap).
+    pub(crate) start: u64,
+    /// Its length in bytes.
+    pub(crate) len: u64,
+    /// The map's `doca_access_flag` permissions.
+    pub(crate) permissions: u32,
+}
+
+impl HandleRange {
+    /// Whether `[addr, addr + len)` lies inside the map.
+    pub(crate) fn holds(&self, addr: u64, len: u64) -> bool {
+        addr >= self.start && len <= self.len && addr - self.start <= self.len - len
+    }
+}
+
+/// The memory range of each live DPA mmap handle, for the device calls that
+/// name one (`doca_dpa_dev_mmap_get_external_ptr`, the DPA RDMA posts). A
 /// handle lives from `doca_mmap_dev_get_dpa_handle` until its map stops.
-fn handle_ranges() -> MutexGuard<'static, std::collections::HashMap<u32, (u64, u64)>> {
-    static RANGES: std::sync::OnceLock<Mutex<std::collections::HashMap<u32, (u64, u64)>>> =
+fn handle_ranges() -> MutexGuard<'static, std::collections::HashMap<u32, HandleRange>> {
+    static RANGES: std::sync::OnceLock<Mutex<std::collections::HashMap<u32, HandleRange>>> =
         std::sync::OnceLock::new();
     RANGES
         .get_or_init(Default::default)
@@ -140,8 +158,8 @@ fn handle_ranges() -> MutexGuard<'static, std::collections::HashMap<u32, (u64, u
         .unwrap_or_else(|p| p.into_inner())
 }
 
-/// The memory range of a live DPA mmap handle.
-pub(crate) fn handle_range(handle: u32) -> Option<(u64, u64)> {
+/// What a live DPA mmap handle designates.
+pub(crate) fn handle_info(handle: u32) -> Option<HandleRange> {
     handle_ranges().get(&handle).copied()
 }
 
@@ -392,11 +410,12 @@ doca_api! {
         if !st.has_device(dev, obj::<Dev, _>(dev)?) {
             return Err(fail(codes::NOT_FOUND, "the device is not a device of this mmap"));
         }
-        let range = match (&st.host_range, &st.dpa_range) {
+        let (start, len) = match (&st.host_range, &st.dpa_range) {
             (Some((addr, len)), _) => (*addr as u64, *len as u64),
             (None, Some((_, addr, len))) => (*addr, *len as u64),
             (None, None) => (0, 0),
         };
+        let range = HandleRange { start, len, permissions: st.permissions };
         let handle = *st.handle.get_or_insert_with(|| {
             let handle = NEXT_MMAP_HANDLE.fetch_add(1, Ordering::Relaxed);
             handle_ranges().insert(handle, range);

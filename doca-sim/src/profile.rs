@@ -1,12 +1,13 @@
 //! Device profiles: which devices the software DPA pretends to have.
 //!
-//! The default profile is the DPU (Arm) view of a DPA-capable BlueField-3:
-//! its PF (with network representors of the host's functions), a scalable
-//! function (SF) of that PF, and a BlueField-2 without a DPA
-//! ([`Profile::dpu_view`]); [`Profile::host_view`] is the same card seen from
-//! the host, where no representors exist. A profile can be loaded from the file named by the
-//! `DOCA_SIM_PROFILE` environment variable, or installed from Rust with
-//! [`set_global_profile`] or [`Scope::set_profile`](crate::Scope::set_profile).
+//! The default profile is a DPA-capable BlueField-3 as its host sees it: its
+//! PF with the DPA, no representors, and a BlueField-2 without a DPA
+//! ([`Profile::host_view`]). [`Profile::dpu_view`] is the same card's Arm
+//! side: the PF with network representors of the host's functions (what DOCA
+//! RDMI connections need) and a scalable function (SF) of the PF. A profile
+//! can be loaded from the file named by the `DOCA_SIM_PROFILE` environment
+//! variable, or installed from Rust with [`set_global_profile`] or
+//! [`Scope::set_profile`](crate::Scope::set_profile).
 //!
 //! Model choice: the profile fails closed. `DOCA_SIM_PROFILE` unset or empty
 //! means the default profile; a file that cannot be read or parsed makes
@@ -236,11 +237,13 @@ impl Profile {
 }
 
 impl Default for Profile {
-    /// [`Profile::dpu_view`]: under it NVIDIA's DPA samples' host-side device
-    /// selection (representors, so look for an SF to extend the DPA onto)
-    /// finds what it looks for.
+    /// [`Profile::host_view`]: what a program on a BlueField-3's host sees,
+    /// and what NVIDIA's DPA samples run on as they are (no representors, so
+    /// they use the PF and its DPA context for everything). Programs that
+    /// run on the Arm side (DOCA RDMI, which needs representors) use
+    /// [`Profile::dpu_view`].
     fn default() -> Self {
-        Profile::dpu_view()
+        Profile::host_view()
     }
 }
 
@@ -543,9 +546,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn default_is_the_dpu_view_of_a_bf3_with_an_sf_and_a_bf2() {
-        let p = Profile::default();
-        assert_eq!(p, Profile::dpu_view());
+    fn default_is_the_host_view_and_the_dpu_view_has_an_sf_and_representors() {
+        let host = Profile::default();
+        assert_eq!(host, Profile::host_view());
+        assert_eq!(host.devices.len(), 2);
+        assert!(host.devices[0].dpa);
+        assert!(!host.devices[1].dpa);
+        assert!(host.devices.iter().all(|d| d.representors.is_empty()));
+        let p = Profile::dpu_view();
         assert_eq!(p.devices.len(), 3);
         assert!(p.devices[0].dpa);
         assert_eq!(p.devices[0].func_type, PciFuncType::Pf);
@@ -555,9 +563,6 @@ mod tests {
         assert!(!p.devices[1].dpa);
         assert_eq!(p.devices[2].func_type, PciFuncType::Sf);
         assert_eq!(p.devices[2].pci_addr, p.devices[0].pci_addr);
-        let host = Profile::host_view();
-        assert_eq!(host.devices.len(), 2);
-        assert!(host.devices.iter().all(|d| d.representors.is_empty()));
     }
 
     #[test]

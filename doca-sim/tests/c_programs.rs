@@ -121,13 +121,19 @@ fn pkg_config(prefix: &Path, args: &[&str]) -> Vec<String> {
         .collect()
 }
 
-/// Runs `exe`, killing it after a minute; returns (success, stdout, stderr).
-fn run_program(exe: &Path) -> (bool, String, String) {
-    let mut child = Command::new(exe)
+/// Runs `exe` on `profile` (a profile file; the default profile when
+/// `None`), killing it after a minute; returns (success, stdout, stderr).
+fn run_program(exe: &Path, profile: Option<&Path>) -> (bool, String, String) {
+    let mut command = Command::new(exe);
+    command
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .env_remove("DOCA_SIM_PROFILE")
-        .env_remove("DOCA_SIM_FAULTS")
+        .env_remove("DOCA_SIM_FAULTS");
+    if let Some(file) = profile {
+        command.env("DOCA_SIM_PROFILE", file);
+    }
+    let mut child = command
         .spawn()
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", exe.display()));
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -151,8 +157,24 @@ fn run_program(exe: &Path) -> (bool, String, String) {
     )
 }
 
-/// Builds program `name` in both link modes and checks its output in each.
+/// Builds program `name` in both link modes and checks its output in each,
+/// on the default profile.
 fn check_program(name: &str) {
+    check_program_on(name, None);
+}
+
+/// The DPU view of a BlueField-3 as a profile file (what the samples script
+/// gives NVIDIA's samples; `devices.rs` checks it is `Profile::dpu_view()`).
+fn dpu_profile() -> PathBuf {
+    manifest()
+        .join("tests")
+        .join("fixtures")
+        .join("dpu.profile")
+}
+
+/// Builds program `name` in both link modes and checks its output in each,
+/// on `profile` (see [`run_program`]).
+fn check_program_on(name: &str, profile: Option<&Path>) {
     let libs = libraries();
     let dir = manifest().join("tests").join("c_programs").join(name);
     let common = manifest().join("tests").join("c_programs").join("common");
@@ -249,7 +271,7 @@ fn check_program(name: &str) {
         &format!("{name}: linking through the fake install (pkg-config doca-dpa)"),
     );
     for (mode, exe) in [("static", &static_exe), ("shared", &shared_exe)] {
-        let (ok, stdout, stderr) = run_program(exe);
+        let (ok, stdout, stderr) = run_program(exe, profile);
         assert!(
             ok,
             "{name} ({mode} link) failed:\nstdout:\n{stdout}\nstderr:\n{stderr}"
@@ -268,7 +290,8 @@ fn a_parameterless_thread_finishes_for_good() {
 
 #[test]
 fn a_kernel_uses_the_buf_and_completion_accessors_on_an_extended_context() {
-    check_program("kernel_accessors");
+    // Extended contexts need the SF of the DPU view.
+    check_program_on("kernel_accessors", Some(&dpu_profile()));
 }
 
 #[test]
@@ -283,7 +306,7 @@ fn started_objects_are_destroyed_without_a_stop() {
 
 #[test]
 fn host_side_device_selection_finds_an_sf_with_rdma() {
-    check_program("device_selection");
+    check_program_on("device_selection", Some(&dpu_profile()));
 }
 
 #[test]

@@ -43,9 +43,12 @@ fn pci(info: *const abi::doca_devinfo) -> String {
     c_text(&buf)
 }
 
+/// The DPU view (`Profile::dpu_view`): the BlueField-3's PF, a BlueField-2
+/// and the PF's SF; the default (host) view is the first two.
 #[test]
-fn default_profile_lists_a_bluefield3_a_bluefield2_and_an_sf() {
+fn the_dpu_view_lists_a_bluefield3_a_bluefield2_and_an_sf() {
     let scope = Scope::new();
+    scope.set_profile(Profile::dpu_view());
     let (list, items) = dev_list();
     assert_eq!(items.len(), 3);
     assert_eq!(ibdev(items[BF3]), "mlx5_0");
@@ -297,7 +300,7 @@ fn scoped_profiles_shape_the_list() {
     })
     .join()
     .unwrap();
-    assert_eq!(other, 3);
+    assert_eq!(other, 2);
     assert_no_leaks(&scope);
 }
 
@@ -313,6 +316,7 @@ fn rep_list(dev: *mut abi::doca_dev, filter: i32) -> (*mut *mut abi::doca_devinf
 #[test]
 fn representor_lists_and_filters() {
     let scope = Scope::new();
+    scope.set_profile(Profile::dpu_view());
     let dev = open_dev(BF3);
     let mut net = 0u8;
     ok!(abi::doca_devinfo_rep_cap_is_filter_net_supported(
@@ -440,14 +444,15 @@ fn representor_lists_and_filters() {
     assert_no_leaks(&scope);
 }
 
-/// NVIDIA's DPA samples' host-side device selection, as the default profile
-/// must satisfy it: the first device with a DPA; when it lists network
+/// NVIDIA's DPA samples' host-side device selection, as the DPU view must
+/// satisfy it: the first device with a DPA; when it lists network
 /// representors (the samples read that as "running on the DPU's Arm side"),
 /// an SF to create the RDMA resources on, onto which the PF's DPA context is
-/// extended; otherwise the PF itself.
+/// extended; otherwise the PF itself (the host view, below).
 #[test]
-fn the_default_profile_passes_the_samples_device_selection() {
+fn the_dpu_view_passes_the_samples_device_selection() {
     let scope = Scope::new();
+    scope.set_profile(Profile::dpu_view());
     let (list, items) = dev_list();
     let pf_info = *items
         .iter()
@@ -458,7 +463,7 @@ fn the_default_profile_passes_the_samples_device_selection() {
         pf_info,
         &mut on_dpu
     ));
-    assert_eq!(on_dpu, 1, "the default profile is the DPU view");
+    assert_eq!(on_dpu, 1, "the DPU view lists representors");
     // The samples' second pass: another device that reports DPA support.
     let sf_info = *items
         .iter()
@@ -513,8 +518,8 @@ fn the_default_profile_passes_the_samples_device_selection() {
 
 #[test]
 fn the_host_view_has_no_representors_so_samples_use_the_pf() {
+    // The default profile.
     let scope = Scope::new();
-    scope.set_profile(Profile::host_view());
     let (list, items) = dev_list();
     assert_eq!(items.len(), 2);
     let mut on_dpu = 9u8;
@@ -526,4 +531,14 @@ fn the_host_view_has_no_representors_so_samples_use_the_pf() {
     ok!(abi::doca_dpa_cap_is_supported(items[BF3]));
     ok!(abi::doca_devinfo_destroy_list(list));
     assert_no_leaks(&scope);
+}
+
+/// The DPU view as a profile file (what scripts/run-nvidia-samples.sh and the
+/// C programs that need representors or an SF run on) is exactly
+/// `Profile::dpu_view()`; the default profile is the host view.
+#[test]
+fn the_dpu_profile_file_is_the_dpu_view_and_the_default_is_the_host_view() {
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dpu.profile");
+    assert_eq!(Profile::load(&file).unwrap(), Profile::dpu_view());
+    assert_eq!(Profile::default(), Profile::host_view());
 }

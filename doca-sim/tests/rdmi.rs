@@ -12,6 +12,14 @@ use std::sync::atomic::{AtomicI32, AtomicU32, AtomicU64, Ordering::SeqCst};
 
 use common::*;
 
+/// A test scope on the DPU view: RDMI connections are made for representors,
+/// which only a BlueField's Arm side lists.
+fn dpu_scope() -> Scope {
+    let scope = Scope::new();
+    scope.set_profile(Profile::dpu_view());
+    scope
+}
+
 /// A started DPA context with `app`, a verbs context and PD on its device,
 /// and an open representor.
 struct Fixture {
@@ -59,7 +67,7 @@ fn completion_handle(c: *mut abi::doca_dpa_completion) -> u64 {
 
 #[test]
 fn configuration_after_start_is_bad_state() {
-    let scope = Scope::new();
+    let scope = dpu_scope();
     let fx = Fixture::new(noop_app());
     let comp = fx.completion();
     let spare = fx.completion();
@@ -144,7 +152,7 @@ fn configuration_after_start_is_bad_state() {
 
 #[test]
 fn dpa_handles_need_a_started_context_on_the_dpa_datapath() {
-    let scope = Scope::new();
+    let scope = dpu_scope();
     let fx = Fixture::new(noop_app());
     let cq = cq(fx.vctx, 16);
     let mut buf = vec![0u8; 128];
@@ -203,7 +211,7 @@ fn dpa_handles_need_a_started_context_on_the_dpa_datapath() {
 
 #[test]
 fn exactly_one_completion_source() {
-    let scope = Scope::new();
+    let scope = dpu_scope();
     let fx = Fixture::new(noop_app());
     let comp = fx.completion();
     let cq = cq(fx.vctx, 16);
@@ -259,7 +267,7 @@ fn exactly_one_completion_source() {
 
 #[test]
 fn start_checks_of_the_model() {
-    let scope = Scope::new();
+    let scope = dpu_scope();
     let fx = Fixture::new(noop_app());
     let mut buf = vec![0u8; 128];
     // A DPA completion that is not started: BAD_STATE at ctx start.
@@ -327,7 +335,7 @@ fn start_checks_of_the_model() {
 
 #[test]
 fn bad_arguments_are_invalid_value() {
-    let scope = Scope::new();
+    let scope = dpu_scope();
     let fx = Fixture::new(noop_app());
     let mut conn = null_mut();
     let mut p = null_mut();
@@ -403,7 +411,7 @@ fn bad_arguments_are_invalid_value() {
 
 #[test]
 fn rdmi_objects_keep_what_they_use_in_use() {
-    let scope = Scope::new();
+    let scope = dpu_scope();
     let fx = Fixture::new(noop_app());
     let conn = connection(fx.vctx, fx.rep);
     ok!(abi::doca_rdmi_connection_set_pd(conn, fx.pd));
@@ -423,7 +431,7 @@ fn rdmi_objects_keep_what_they_use_in_use() {
 
 #[test]
 fn host_posts_complete_on_the_attached_dpa_completion() {
-    let scope = Scope::new();
+    let scope = dpu_scope();
     static COMP: AtomicU64 = AtomicU64::new(0);
     static SEEN: AtomicU32 = AtomicU32::new(0);
     unsafe extern "C" fn drain(_: *const u64) -> u64 {
@@ -535,7 +543,7 @@ unsafe extern "C" fn drain_and_consume(_: *const u64) -> u64 {
 
 #[test]
 fn loopback_send_consume_ack_and_asynchronous_stop() {
-    let scope = Scope::new();
+    let scope = dpu_scope();
     let s = entry!();
     let d = entry!();
     let fx = Fixture::new(app(
@@ -675,7 +683,7 @@ fn loopback_send_consume_ack_and_asynchronous_stop() {
 
 #[test]
 fn an_asynchronous_stop_also_finishes_on_get_state() {
-    let scope = Scope::new();
+    let scope = dpu_scope();
     static P: AtomicU64 = AtomicU64::new(0);
     static C: AtomicU64 = AtomicU64::new(0);
     static CODES: AtomicI32 = AtomicI32::new(-1);
@@ -738,7 +746,7 @@ fn an_asynchronous_stop_also_finishes_on_get_state() {
 
 #[test]
 fn rdmi_needs_a_device_with_a_dpa() {
-    let scope = Scope::new();
+    let scope = dpu_scope();
     let bf2 = open_dev(BF2);
     let vctx = verbs_ctx(bf2);
     let cq = cq(vctx, 16);
@@ -759,7 +767,7 @@ fn rdmi_needs_a_device_with_a_dpa() {
 
 #[test]
 fn a_poster_and_a_connection_of_different_verbs_contexts_do_not_pair() {
-    let scope = Scope::new();
+    let scope = dpu_scope();
     static P: AtomicU64 = AtomicU64::new(0);
     static C: AtomicU64 = AtomicU64::new(0);
     static CODE: AtomicI32 = AtomicI32::new(-1);

@@ -91,7 +91,8 @@ fn an_rpc_that_overruns_is_a_driver_error_and_fatal() {
     let mut v = 0;
     let start = Instant::now();
     fails!(DRIVER, abi::doca_dpa_rpc(ctx.dpa, f(r), &mut v));
-    assert!(start.elapsed() < Duration::from_millis(1500));
+    // The limit counts CPU time, which a loaded host may hand out slowly.
+    assert!(start.elapsed() < Duration::from_secs(5));
     fails!(BAD_STATE, ctx.peek());
     fails!(BAD_STATE, abi::doca_dpa_rpc(ctx.dpa, f(r), &mut v));
     std::thread::sleep(Duration::from_millis(30));

@@ -26,6 +26,19 @@ pub(crate) fn device() -> Device {
     opened.expect("no DPA device: set DOCA_TEST_DEVICE or run on the sim")
 }
 
+/// Makes the software DPA show this test process a BlueField's Arm side (in sim
+/// builds): `doca::sim::Profile::dpu_view()`, whose PF lists the network
+/// representors DOCA RDMI connections are made for. Its default profile is the
+/// host's view, which has none. On hardware the runner is what it is, and this
+/// does nothing.
+pub(crate) fn on_the_dpu_side() {
+    #[cfg(doca_backend = "sim")]
+    {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| doca::sim::set_global_profile(doca::sim::Profile::dpu_view()));
+    }
+}
+
 /// A started context running the tests' app.
 pub(crate) fn dpa() -> Dpa {
     Dpa::start(&device(), doca_tests::app()).expect("starting the DPA context")

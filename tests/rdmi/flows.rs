@@ -49,6 +49,7 @@ struct Fx {
 }
 
 fn fx() -> Fx {
+    common::on_the_dpu_side();
     let dpa = common::dpa();
     let device = dpa.device().clone();
     let rep = device

@@ -1,7 +1,8 @@
 //! Regenerating the committed bindings (`doca-dpa-sys/bundled/dpa.rs` and
 //! `doca-rdmi-sys/bundled/rdmi.rs`) and their check files from the reference headers
 //! (`doca-sim/include`), with the same configuration as hardware builds
-//! ([`doca_build_support::bindgen_config`]). Used by `cargo regen-bindings` and by the
+//! ([`doca_build_support::bindgen_config`]), and the bindings of the sim-only
+//! `doca_rdma.h` (`doca-sim/src/abi/rdma.rs`). Used by `cargo regen-bindings` and by the
 //! freshness test.
 
 use std::fmt;
@@ -13,6 +14,12 @@ use doca_build_support::bindgen_config::{self, BindgenOptions, BindingSet};
 pub const DPA_FILE: &str = BindingSet::Dpa.committed_file();
 /// See [`DPA_FILE`].
 pub const RDMI_FILE: &str = BindingSet::Rdmi.committed_file();
+/// The file name of the sim-only bindings of `doca_rdma.h` (DOCA RDMA on the DPA
+/// datapath), which no -sys crate binds: only doca-sim implements them, and checks each
+/// function it defines against them as it does the sets' ([`default_sim_rdma_path`]).
+pub const SIM_RDMA_FILE: &str = "rdma.rs";
+/// The header [`SIM_RDMA_FILE`] is made from.
+pub const SIM_RDMA_HEADER: &str = "doca_rdma.h";
 
 /// The workspace root: two levels above this package's manifest directory
 /// (`build-support/regen`; `CARGO_MANIFEST_DIR` at run time when cargo sets it, else the
@@ -44,9 +51,19 @@ pub fn default_committed_path(set: BindingSet) -> PathBuf {
     set.committed_path(&default_sys_dir(set))
 }
 
+/// `<root>/doca-sim/src/abi/rdma.rs`: the sim-only bindings of `doca_rdma.h`.
+pub fn default_sim_rdma_path() -> PathBuf {
+    workspace_root()
+        .join("doca-sim")
+        .join("src")
+        .join("abi")
+        .join(SIM_RDMA_FILE)
+}
+
 /// Every committed file, `(path, text)`: each set's bindings and its check file
 /// ([`doca_build_support::check`]), in its -sys crate's bundled directory
-/// ([`BindingSet::committed_path`], [`BindingSet::check_path`]), or all in `out` when
+/// ([`BindingSet::committed_path`], [`BindingSet::check_path`]), and the sim-only
+/// bindings of `doca_rdma.h` ([`default_sim_rdma_path`]), or all in `out` when
 /// given (so a `--out` elsewhere writes nothing in the workspace).
 pub fn committed_files(
     include_dir: &Path,
@@ -67,7 +84,25 @@ pub fn committed_files(
         files.push((bindings_path, text));
         files.push((check_path, check));
     }
+    let rdma = generate_sim_rdma(include_dir).map_err(RegenError::Generate)?;
+    let rdma_path = match out {
+        Some(dir) => dir.join(SIM_RDMA_FILE),
+        None => default_sim_rdma_path(),
+    };
+    files.push((rdma_path, rdma));
     Ok(files)
+}
+
+/// The text of the sim-only bindings of `doca_rdma.h`: the items it defines, reaching
+/// the Dpa set's through `use super::dpa::*;` (doca-sim compiles them as a sibling
+/// module of the Dpa bindings).
+pub fn generate_sim_rdma(include_dir: &Path) -> Result<String, bindgen_config::Error> {
+    let opts = BindgenOptions {
+        raw_lines: vec!["use super::dpa::*;".to_owned()],
+        rustfmt: true,
+        ..BindgenOptions::default()
+    };
+    bindgen_config::generate_reusing_dpa(SIM_RDMA_HEADER, &[include_dir.to_owned()], &opts)
 }
 
 /// The committed-copy text of both sets: `(dpa.rs, rdmi.rs)`.
@@ -93,16 +128,17 @@ pub struct Args {
     pub check: bool,
     /// `--headers DIR` (default [`default_headers_dir`]).
     pub headers: Option<PathBuf>,
-    /// `--out DIR`: all four files in DIR (default: each in its -sys crate,
-    /// [`default_sys_dir`]).
+    /// `--out DIR`: all five files in DIR (default: each set's in its -sys crate,
+    /// [`default_sys_dir`], and rdma.rs in doca-sim, [`default_sim_rdma_path`]).
     pub out: Option<PathBuf>,
 }
 
 /// The usage text.
 pub const USAGE: &str = "usage: doca-regen-bindings [--check] [--headers DIR] [--out DIR]\n\
   Regenerates dpa.rs and rdmi.rs and their check files dpa_check.c and rdmi_check.c\n\
-  (default: doca-dpa-sys/bundled, doca-rdmi-sys/bundled) from the reference headers\n\
-  (default: doca-sim/include). --check compares instead of writing and fails on a difference.";
+  (default: doca-dpa-sys/bundled, doca-rdmi-sys/bundled), and the sim-only rdma.rs\n\
+  (default: doca-sim/src/abi), from the reference headers (default: doca-sim/include).\n\
+  --check compares instead of writing and fails on a difference.";
 
 impl Args {
     /// Parses the arguments (without the program name).

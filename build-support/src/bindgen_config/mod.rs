@@ -7,6 +7,8 @@
 //!   defines is blocklisted, so the RDMI bindings reuse the DPA ones through a `use` line
 //!   given in [`BindgenOptions::raw_lines`] (`use doca_dpa_sys::*;` in -sys builds,
 //!   `use super::dpa::*;` in the committed copy).
+//! * [`generate_reusing_dpa`]: one header outside the sets, the same way as the Rdmi set
+//!   (the software DPA's `doca_rdma.h`, which only the sim implements).
 //!
 //! Settings: C enums as constants (never Rust enums), `-DDOCA_ALLOW_EXPERIMENTAL_API`
 //! and `-DDOCA_ALLOW_DEPRECATED_API`, no doc comments (the -sys crates are raw
@@ -152,14 +154,9 @@ fn dpa_item_names(include_dirs: &[PathBuf]) -> BTreeSet<String> {
     names.clone()
 }
 
-/// The configured builder for `lib` over `include_dirs`. Headers of the set that are not
-/// found are skipped ([`resolve_headers`] tells which).
-pub fn builder(
-    lib: BindingSet,
-    include_dirs: &[PathBuf],
-    opts: &BindgenOptions,
-) -> bindgen::Builder {
-    let selection = resolve_headers(lib, include_dirs, &opts.skip_headers);
+/// The settings every generation shares (see the module documentation), without
+/// headers or allow/block lists.
+fn base_builder(include_dirs: &[PathBuf], opts: &BindgenOptions) -> bindgen::Builder {
     let target = bindgen::RustTarget::stable(85, 0).unwrap_or(bindgen::LATEST_STABLE_RUST);
     let mut b = bindgen::Builder::default()
         .rust_target(target)
@@ -181,16 +178,35 @@ pub fn builder(
     for line in &opts.raw_lines {
         b = b.raw_line(line.clone());
     }
+    b
+}
+
+/// Leaves out everything the Dpa set defines over `include_dirs`, which bindings
+/// of other headers reach through a `use` of the Dpa bindings instead.
+fn reuse_dpa(mut b: bindgen::Builder, include_dirs: &[PathBuf]) -> bindgen::Builder {
+    for h in DPA_HEADERS {
+        b = b.blocklist_file(file_regex(h));
+    }
+    for n in dpa_item_names(include_dirs) {
+        b = b.blocklist_item(n);
+    }
+    b
+}
+
+/// The configured builder for `lib` over `include_dirs`. Headers of the set that are not
+/// found are skipped ([`resolve_headers`] tells which).
+pub fn builder(
+    lib: BindingSet,
+    include_dirs: &[PathBuf],
+    opts: &BindgenOptions,
+) -> bindgen::Builder {
+    let selection = resolve_headers(lib, include_dirs, &opts.skip_headers);
+    let mut b = base_builder(include_dirs, opts);
     for h in lib.headers() {
         b = b.allowlist_file(file_regex(h));
     }
     if lib == BindingSet::Rdmi {
-        for h in DPA_HEADERS {
-            b = b.blocklist_file(file_regex(h));
-        }
-        for n in dpa_item_names(include_dirs) {
-            b = b.blocklist_item(n);
-        }
+        b = reuse_dpa(b, include_dirs);
     }
     for h in &selection.used {
         b = b.header(h.display().to_string());
@@ -302,7 +318,38 @@ pub fn generate(
             include_dirs: include_dirs.to_vec(),
         });
     }
-    let b = builder(lib, include_dirs, opts);
+    run(builder(lib, include_dirs, opts), opts)
+}
+
+/// Generates the bindings of one header outside the binding sets, `header` (a file
+/// name found in the first of `include_dirs` that has it), with the same settings:
+/// the items it defines, reaching the Dpa set's through the `use` line the caller
+/// gives in `opts.raw_lines`. This is how doca-regen-bindings makes the bindings of
+/// the software DPA's `doca_rdma.h` (`doca-sim/src/abi/rdma.rs`), which no -sys
+/// crate binds: only the sim implements it.
+pub fn generate_reusing_dpa(
+    header: &str,
+    include_dirs: &[PathBuf],
+    opts: &BindgenOptions,
+) -> Result<String, Error> {
+    let Some(path) = include_dirs
+        .iter()
+        .map(|d| d.join(header))
+        .find(|p| p.is_file())
+    else {
+        return Err(Error::Io {
+            path: PathBuf::from(header),
+            message: format!("not found in {}", crate::join_paths(include_dirs, ", ")),
+        });
+    };
+    let b = reuse_dpa(base_builder(include_dirs, opts), include_dirs)
+        .allowlist_file(file_regex(header))
+        .header(path.display().to_string());
+    run(b, opts)
+}
+
+/// Runs a configured builder: the bindings as text, formatted when `opts.rustfmt`.
+fn run(b: bindgen::Builder, opts: &BindgenOptions) -> Result<String, Error> {
     let result = generate_quietly(b);
     let bindings = match result {
         Ok(Ok(b)) => b,

@@ -57,6 +57,11 @@ const TYPE_TABLE: &[(&str, RustParam)] = &[
     ("long long", rp("i64", "i64", "int64_t")),
     ("unsigned long long", rp("u64", "u64", "uint64_t")),
     ("size_t", rp("u64", "u64", "uint64_t")),
+    // An integer as wide as an address (LP64): a plain value like `uint64_t`, which
+    // NVIDIA's RDMA samples use for a host address their RPCs reach through an mmap
+    // handle. The device cannot reach memory through it without such a handle, so it
+    // is no `param::DevPtr` (which only DPA memory that the launch keeps alive passes).
+    ("uintptr_t", rp("u64", "u64", "uint64_t")),
     ("float", rp("f32", "f32", "float")),
     ("double", rp("f64", "f64", "double")),
     ("doca_dpa_dev_uintptr_t", DEV_PTR),
@@ -75,6 +80,7 @@ const TYPE_TABLE: &[(&str, RustParam)] = &[
         h64("param::RdmiConnection"),
     ),
     ("doca_rdmi_dev_poster_t", h64("param::RdmiPoster")),
+    ("doca_dpa_dev_rdma_t", h64("param::Rdma")),
 ];
 
 /// Any DPA address: `void *`, `doca_dpa_dev_uintptr_t`, a pointer member of a struct.
@@ -359,6 +365,24 @@ fn launcher_struct(def: &StructDef) -> String {
     c
 }
 
+/// Whether a parameter, or a field of an application struct, is a DOCA RDMA handle
+/// (`doca_dpa_dev_rdma_t`, declared by the host's `doca_rdma.h`).
+fn uses_rdma_handles(functions: &[DeviceFunction], structs: &[StructDef]) -> bool {
+    let rdma = |c_type: &str| {
+        c_type
+            .split_whitespace()
+            .any(|w| w == "doca_dpa_dev_rdma_t")
+    };
+    functions
+        .iter()
+        .flat_map(|f| &f.params)
+        .any(|p| rdma(&p.c_type))
+        || structs
+            .iter()
+            .flat_map(|s| &s.fields)
+            .any(|f| rdma(&f.c_type))
+}
+
 /// The C file of the launchers: for each kernel,
 /// `doca_error_t doca_gen_<app>_launch_<kernel>(const struct doca_gen_launch *l, <ABI params>)`
 /// which calls `doca_dpa_kernel_launch_update_add` (or `_set`) with `&<kernel>` and each
@@ -391,7 +415,8 @@ pub fn launcher_source(
          #if __has_include(<doca_rdmi_poster.h>)\n\
          #include <doca_rdmi_poster.h>\n\
          #endif\n\
-         #endif\n\n\
+         #endif\n\
+         {rdma}\n\
          // The fixed arguments of a launch; `doca_dpa::RawLaunch` has the same layout.\n\
          struct doca_gen_launch {{\n\
          \tstruct doca_dpa *dpa;\n\
@@ -401,7 +426,14 @@ pub fn launcher_source(
          \tuint64_t comp_count;\n\
          \tuint32_t num_threads;\n\
          \tuint32_t add;\n\
-         }};\n"
+         }};\n",
+        rdma = if uses_rdma_handles(functions, structs) {
+            // Only then: DOCA's doca_rdma.h needs librdmacm's headers, which an
+            // installation that builds no RDMA program may lack.
+            "#include <doca_rdma.h>\n"
+        } else {
+            ""
+        }
     );
     let mut defined: Vec<&str> = Vec::new();
     for f in functions {

@@ -618,11 +618,14 @@ fn parse_field(tokens: &[Token]) -> Option<Field> {
     })
 }
 
+/// Attribute names that change a struct's layout from the one its fields give.
+const LAYOUT_ATTRIBUTES: &[&str] = &["packed", "__packed__", "aligned", "__aligned__"];
+
 /// Every file-scope `struct NAME { … }` definition of `text` (as for
 /// [`parse_device_functions`]; `file` is the file of text before any linemarker) whose
 /// members are all plain fields, in order, each with the file and line the linemarkers
 /// give. Others (with arrays, bit-fields, unions…) are skipped: they simply get no Rust
-/// declaration.
+/// declaration; so do structs laid out by a `packed` or `aligned` attribute.
 pub fn parse_structs(file: &Path, text: &str) -> Vec<StructDef> {
     let Lexed { tokens, files, .. } = lex(file, text, true);
     let mut found = Vec::new();
@@ -683,7 +686,14 @@ pub fn parse_structs(file: &Path, text: &str) -> Vec<StructDef> {
             (true, Some(a), Some(end)) if a.is_ident() && end.is(";") => Some(a.text.clone()),
             _ => None,
         };
-        if let Some(fields) = fields.filter(|f| !f.is_empty() && current.is_empty()) {
+        // `} __attribute__((packed, aligned(8)));` (NVIDIA's initiator-target samples'
+        // thread arguments) lays the struct out otherwise than its fields say: no
+        // Rust declaration is made for it, as for a struct whose fields cannot be read.
+        let relaid = tokens[j.min(tokens.len())..]
+            .iter()
+            .take_while(|tk| !tk.is(";"))
+            .any(|tk| LAYOUT_ATTRIBUTES.contains(&tk.text.as_str()));
+        if let Some(fields) = fields.filter(|f| !f.is_empty() && current.is_empty() && !relaid) {
             found.push(StructDef {
                 name: name.text.clone(),
                 alias,

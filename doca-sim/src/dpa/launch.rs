@@ -325,9 +325,14 @@ enum Task {
 struct Armed {
     /// The run-time limit; 0 for none.
     limit_ms: u64,
-    /// When the watchdog first saw the run: it counts the limit from there
-    /// (so it never stops a run early, and arming reads no clock).
-    seen_at: Option<Instant>,
+    /// When the watchdog first saw the run, and how long the worker's thread
+    /// had waited for a CPU by then ([`cpu_wait_ns`]): it counts the limit from
+    /// there (so it never stops a run early, and arming reads no clock).
+    seen_at: Option<(Instant, Option<u64>)>,
+    /// No sooner than this can the run have reached its limit (its run time
+    /// grows no faster than wall time), so the watchdog reads no statistics
+    /// before.
+    next_check: Option<Instant>,
     core: Arc<DpaCore>,
     kernel: Kernel,
     code: DeviceCode,
@@ -363,6 +368,32 @@ pub(crate) struct Watch {
     target: OnceLock<Target>,
     /// Whether the watchdog abandoned the run in progress.
     abandoned: AtomicBool,
+    /// The kernel thread id of the worker's thread (set when the thread
+    /// starts), whose scheduler statistics tell how long it waited for a CPU.
+    tid: OnceLock<libc::pid_t>,
+}
+
+/// Nanoseconds the thread `tid` of this process has spent runnable but
+/// waiting for a CPU (the second field of its `schedstat`), or `None` when
+/// the kernel does not keep the statistic.
+fn cpu_wait_ns(tid: libc::pid_t) -> Option<u64> {
+    let text = std::fs::read_to_string(format!("/proc/self/task/{tid}/schedstat")).ok()?;
+    text.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// How long a run has been on its EU: the wall time since the watchdog first
+/// saw it, less the time its host thread spent waiting for a CPU meanwhile
+/// (`waited`, when known).
+///
+/// Model choice: a DPA thread has an EU of its own, so the kernel run-time
+/// limit counts the time it stays scheduled. The host thread that plays it
+/// shares the host's few cores with every other EU thread; the time it waits
+/// for one is not time the kernel ran. Time it blocks (in a device-side wait,
+/// or in a host call) counts, as a DPA thread blocked in a call stays on its
+/// EU. Where the wait is unknown (no scheduler statistics) the limit counts
+/// wall time.
+fn run_time(wall: Duration, waited: Option<Duration>) -> Duration {
+    wall.saturating_sub(waited.unwrap_or_default())
 }
 
 /// How long stop requests go unheeded before the watchdog abandons a run.
@@ -395,12 +426,18 @@ pub fn abandoned_eu_threads() -> (usize, usize) {
 }
 
 impl Watch {
+    /// How long the worker's thread has waited for a CPU, if known.
+    fn cpu_wait(&self) -> Option<u64> {
+        cpu_wait_ns(*self.tid.get()?)
+    }
+
     /// Returns the new run's number.
     fn arm(&self, ctx: &DeviceContext, limit_ms: u64, gang: Option<&Arc<Gang>>) -> u64 {
         let run = self.runs.fetch_add(1, Ordering::Relaxed) + 1;
         *lock(&self.slot) = Some(Armed {
             limit_ms,
             seen_at: None,
+            next_check: None,
             core: ctx.core.clone(),
             kernel: ctx.kernel,
             code: ctx.code,
@@ -440,8 +477,24 @@ impl Watch {
         let Some(armed) = slot.as_mut() else {
             return false;
         };
-        let since = *armed.seen_at.get_or_insert(now);
-        let over = armed.limit_ms > 0 && now - since >= Duration::from_millis(armed.limit_ms);
+        let (since, waited_then) = match armed.seen_at {
+            Some(seen) => seen,
+            None => *armed.seen_at.insert((now, self.cpu_wait())),
+        };
+        let limit = Duration::from_millis(armed.limit_ms);
+        let due = armed.limit_ms > 0
+            && now - since >= limit
+            && armed.next_check.is_none_or(|at| now >= at);
+        let over = due && {
+            let waited = waited_then
+                .zip(self.cpu_wait())
+                .map(|(then, waited)| Duration::from_nanos(waited.saturating_sub(then)));
+            let ran = run_time(now - since, waited);
+            if ran < limit {
+                armed.next_check = Some(now + (limit - ran));
+            }
+            ran >= limit
+        };
         if !armed.expired && over {
             armed.expired = true;
             armed
@@ -590,6 +643,9 @@ const GANG_TICK: Duration = Duration::from_millis(1);
 /// is a chance to find the run outside the C library.
 const KILL_TICK: Duration = Duration::from_millis(1);
 
+/// Whether the watchdog thread runs.
+static WATCHDOG_RUNNING: AtomicBool = AtomicBool::new(false);
+
 fn start_watchdog() {
     let spawned = thread::Builder::new()
         .name("doca-sim-watchdog".into())
@@ -615,8 +671,11 @@ fn start_watchdog() {
                 }
             }
         });
-    if spawned.is_err() {
-        eprintln!("doca-sim: cannot start the watchdog; kernel run-time limit is not enforced");
+    match spawned {
+        Ok(_) => WATCHDOG_RUNNING.store(true, Ordering::Release),
+        Err(_) => {
+            eprintln!("doca-sim: cannot start the watchdog; kernel run-time limit is not enforced")
+        }
     }
 }
 
@@ -672,6 +731,8 @@ fn worker_loop(me: Arc<Worker>) {
     if let Some(target) = trap::thread_init() {
         let _ = me.watch.target.set(target);
     }
+    // SAFETY: always safe to call.
+    let _ = me.watch.tid.set(unsafe { libc::gettid() });
     loop {
         match me.take() {
             Some(task) => execute(task, &me.watch, Idle::new(&me)),
@@ -1043,12 +1104,15 @@ fn rpc(
         *done.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(r);
         done.1.notify_all();
     })?;
-    // The watchdog stops an RPC that overruns, as it stops kernels; this
-    // deadline is only a backstop in case it could not.
+    // The watchdog stops an RPC that overruns, as it stops kernels (by its
+    // time on the EU, see `run_time`); this wall-clock deadline is only a
+    // backstop for a process whose watchdog could not start.
     let limit_ms = this.core.max_run_time_ms();
     let limit = match limit_ms {
-        0 => Duration::from_secs(3600),
-        ms => Duration::from_millis(ms) + 20 * WATCHDOG_TICK,
+        ms if ms > 0 && !WATCHDOG_RUNNING.load(Ordering::Acquire) => {
+            Duration::from_millis(ms) + 20 * WATCHDOG_TICK
+        }
+        _ => Duration::from_secs(24 * 3600),
     };
     let deadline = Instant::now() + limit;
     let mut slot = result.0.lock().unwrap_or_else(|p| p.into_inner());

@@ -290,8 +290,12 @@ static NEXT_THREAD_ID: AtomicU32 = AtomicU32::new(1);
 pub(crate) mod comp {
     /// `DOCA_DPA_DEV_COMP_SEND`.
     pub(crate) const SEND: u32 = 0x0;
+    /// `DOCA_DPA_DEV_COMP_RECV_RDMA_WRITE_IMM`.
+    pub(crate) const RECV_RDMA_WRITE_IMM: u32 = 0x1;
     /// `DOCA_DPA_DEV_COMP_RECV_SEND`.
     pub(crate) const RECV_SEND: u32 = 0x2;
+    /// `DOCA_DPA_DEV_COMP_RECV_SEND_IMM`.
+    pub(crate) const RECV_SEND_IMM: u32 = 0x3;
     /// `DOCA_DPA_DEV_COMP_SEND_ERR`.
     pub(crate) const SEND_ERR: u32 = 0xD;
     /// `DOCA_DPA_DEV_COMP_RECV_ERR`.

@@ -386,9 +386,15 @@ doca_api! {
 
 /// What a remote-net handle designates in the handle table: the export of
 /// an event (`doca_sync_event_export_to_remote_net`) or a DPA handle of its
-/// remote side (`doca_dpa_dev_sync_event_remote_net_t`). Only RDMA signals
-/// use the latter on the DPA, and the sim models no DPA RDMA.
+/// remote side (`doca_dpa_dev_sync_event_remote_net_t`), which DPA RDMA
+/// signals name (`doca_dpa_dev_rdma_signal_set/_add`).
 struct NetEvent(Arc<EventCore>);
+
+/// The event a live `doca_dpa_dev_sync_event_remote_net_t` names (the sim's
+/// remote-net events are a loopback: the remote event is the local one).
+pub(crate) fn remote_net_event(handle: u64) -> Option<Arc<EventCore>> {
+    registry::resolve::<NetEvent>(handle).map(|n| n.0.clone())
+}
 
 /// `struct doca_sync_event_remote_net`: the remote side of an exported event.
 pub(crate) struct RemoteNetEvent {
@@ -492,11 +498,11 @@ doca_api! {
         Ok(())
     }
 
-    /// The handle DPA RDMA signals would name the remote event by.
+    /// The handle DPA RDMA signals name the remote event by.
     ///
-    /// Model choice: a live handle of the event (the sim models no DPA RDMA,
-    /// so no device call uses it yet); the DPA context must be started on a
-    /// device that can export sync events.
+    /// Model choice: a live handle of the event itself (the loopback of
+    /// `doca_sync_event_add_publisher_location_remote_net`); the DPA context
+    /// must be started on a device that can export sync events.
     fn doca_sync_event_remote_net_get_dpa_handle(event: *mut abi::doca_sync_event_remote_net, dpa: *mut abi::doca_dpa, dpa_remote_event: *mut abi::doca_dpa_dev_sync_event_remote_net_t) {
         let remote = obj::<RemoteNetEvent, _>(event)?;
         let core = obj::<Dpa, _>(dpa)?.core.clone();

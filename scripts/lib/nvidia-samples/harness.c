@@ -1,7 +1,7 @@
 /*
  * SPDX-License-Identifier: MIT OR Apache-2.0
  *
- * The stand-ins declared by doca_log.h, doca_argp.h and doca_rdma.h of this
+ * The stand-ins declared by doca_log.h, doca_argp.h and libflexio/ of this
  * directory: what NVIDIA's DPA samples need from DOCA libraries that doca-sim
  * does not model, so that scripts/run-nvidia-samples.sh can build the samples
  * unmodified. Our own code; nothing here is DPA behaviour.
@@ -15,7 +15,6 @@
 
 #include "doca_argp.h"
 #include "doca_log.h"
-#include "doca_rdma.h"
 #include "libflexio/flexio.h"
 
 /* ---- logging: one line per message on stdout, SDK backends only filter ---- */
@@ -234,62 +233,6 @@ doca_error_t doca_argp_destroy(void)
 	}
 	return DOCA_SUCCESS;
 }
-
-/* ---- DOCA RDMA: not modelled ---- */
-
-static doca_error_t rdma_not_modelled(const char *call)
-{
-	fprintf(stderr, "doca-sim samples harness: %s: DOCA RDMA is not modelled by doca-sim\n", call);
-	return DOCA_ERROR_NOT_SUPPORTED;
-}
-
-doca_error_t doca_rdma_cap_task_send_is_supported(const struct doca_devinfo *devinfo)
-{
-	return devinfo == NULL ? DOCA_ERROR_INVALID_VALUE : DOCA_SUCCESS;
-}
-
-doca_error_t doca_rdma_create(struct doca_dev *dev, struct doca_rdma **rdma)
-{
-	(void)dev;
-	(void)rdma;
-	return rdma_not_modelled(__func__);
-}
-
-/* Nothing below is reached: doca_rdma_create never succeeds. */
-doca_error_t doca_rdma_destroy(struct doca_rdma *rdma)
-{
-	(void)rdma;
-	return rdma_not_modelled(__func__);
-}
-
-struct doca_ctx *doca_rdma_as_ctx(struct doca_rdma *rdma)
-{
-	(void)rdma;
-	return NULL;
-}
-
-#define NOT_MODELLED(name, ...)                 \
-	doca_error_t name(__VA_ARGS__)          \
-	{                                       \
-		return rdma_not_modelled(__func__); \
-	}
-
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-NOT_MODELLED(doca_rdma_set_permissions, struct doca_rdma *rdma, uint32_t permissions)
-NOT_MODELLED(doca_rdma_set_grh_enabled, struct doca_rdma *rdma, uint8_t grh_enabled)
-NOT_MODELLED(doca_rdma_set_recv_queue_size, struct doca_rdma *rdma, uint32_t recv_queue_size)
-NOT_MODELLED(doca_rdma_task_receive_set_dst_buf_list_len, struct doca_rdma *rdma, uint32_t buf_list_len)
-NOT_MODELLED(doca_rdma_set_gid_index, struct doca_rdma *rdma, uint32_t gid_index)
-NOT_MODELLED(doca_rdma_set_max_num_connections, struct doca_rdma *rdma, uint16_t max_num_connections)
-NOT_MODELLED(doca_rdma_dpa_completion_attach, struct doca_rdma *rdma, struct doca_dpa_completion *dpa_comp)
-NOT_MODELLED(doca_rdma_get_dpa_handle, struct doca_rdma *rdma, doca_dpa_dev_rdma_t *dpa_rdma)
-NOT_MODELLED(doca_rdma_export, struct doca_rdma *rdma, const void **details, size_t *size,
-	     struct doca_rdma_connection **connection)
-NOT_MODELLED(doca_rdma_connect, struct doca_rdma *rdma, const void *details, size_t size,
-	     struct doca_rdma_connection *connection)
-NOT_MODELLED(doca_rdma_connection_get_id, const struct doca_rdma_connection *connection, uint32_t *connection_id)
-#pragma GCC diagnostic pop
 
 /* ---- FlexIO's DPA resources file: not modelled ---- */
 

@@ -36,6 +36,32 @@ fn maps_c_types_to_rust_params() {
     );
 }
 
+/// The parameter types of NVIDIA's RDMA samples' RPCs (dpa_basic_initiator_target):
+/// an RDMA context's DPA handle and an address-wide integer.
+#[test]
+fn rdma_handles_and_uintptr_t_are_parameters() {
+    let fs = parse(
+        "__dpa_rpc__ uint64_t post(doca_dpa_dev_t ctx, doca_dpa_dev_rdma_t rdma,\n\
+             uintptr_t addr, doca_dpa_dev_mmap_t m, uint64_t len) { return 0; }\n",
+    );
+    let got: Vec<RustParam> = fs[0]
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| rust_param(&fs[0], i + 1, p).unwrap())
+        .collect();
+    assert_eq!(got[1], rp("param::Rdma", "u64", "uint64_t"));
+    assert_eq!(got[2], rp("u64", "u64", "uint64_t"));
+    let c = launcher_source("my_app", &fs, &[]).unwrap();
+    assert!(c.contains("(doca_dpa_dev_rdma_t)a1, (uintptr_t)a2"), "{c}");
+    // The host header that declares the handle type is included for it, and only then
+    // (DOCA's needs librdmacm's headers).
+    assert!(c.contains("#include <doca_rdma.h>"), "{c}");
+    let plain = parse("__dpa_global__ void k(uint64_t a) {}\n");
+    let c = launcher_source("my_app", &plain, &[]).unwrap();
+    assert!(!c.contains("doca_rdma.h"), "{c}");
+}
+
 #[test]
 fn unknown_types_are_refused_with_the_list() {
     let fs = parse("__dpa_global__ void k(my_handle_t h) {}\n");

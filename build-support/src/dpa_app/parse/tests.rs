@@ -249,3 +249,18 @@ fn structs_with_plain_fields() {
     assert_eq!(got[0].alias, None);
     assert_eq!(got[1].alias.as_deref(), Some("pair_t"));
 }
+
+/// A packed or realigned struct (NVIDIA's initiator-target samples' thread arguments,
+/// `} __attribute__((__packed__, aligned(8)));`) is not laid out as its fields say: it
+/// gets no declaration, so no generated layout assertion can fail on it. Other
+/// attributes leave a struct declared.
+#[test]
+fn structs_with_layout_attributes_are_skipped() {
+    let src = "struct arg { uint32_t h; size_t len; } __attribute__((__packed__, aligned(8)));\n\
+               struct wide { uint32_t a; } __attribute__((aligned(16)));\n\
+               struct tight { uint32_t a; uint64_t b; } __attribute__((packed));\n\
+               struct plain { uint32_t a; uint64_t b; } __attribute__((unused));\n";
+    let got = parse_structs(Path::new("k.c"), src);
+    let names: Vec<&str> = got.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["plain"]);
+}

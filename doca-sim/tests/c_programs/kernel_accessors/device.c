@@ -4,7 +4,7 @@
  * A kernel on an extended context: selects it with doca_dpa_dev_device_set,
  * lays out a buffer array and uses the buffer accessors on a host-memory
  * map, and reads completion elements with the newer accessors. A second
- * kernel calls a DPA RDMA operation, which the sim does not model.
+ * kernel posts a DPA RDMA send on a handle that names no RDMA context.
  */
 #include <doca_dpa_dev.h>
 #include <doca_dpa_dev_buf.h>

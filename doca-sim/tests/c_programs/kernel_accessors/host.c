@@ -2,8 +2,9 @@
  * SPDX-License-Identifier: MIT OR Apache-2.0
  *
  * Runs the accessor kernel on an extended context (the PF's DPA extended
- * onto the BlueField's SF) and prints what it saw; then a kernel that calls
- * a DPA RDMA operation, which faults its context with a device-log line.
+ * onto the BlueField's SF) and prints what it saw; then a kernel that posts
+ * a DPA RDMA send on a handle that names no RDMA context, which faults its
+ * context.
  */
 #include <string.h>
 
@@ -79,7 +80,7 @@ int main(void)
 	       (unsigned int)r.wqe_counter, (unsigned int)r.received_bytes, (unsigned int)r.error_syndrome,
 	       (unsigned int)r.vendor_error_syndrome, (unsigned int)r.zeros, (unsigned int)r.wr_index);
 
-	/* DPA RDMA is not modelled: the kernel faults and the context turns fatal. */
+	/* Handle 0 names no RDMA context: the kernel faults and the context turns fatal. */
 	CHECK(doca_dpa_kernel_launch_update_set(ext, NULL, 0, done, 2, 1, &rdma_send, (uint64_t)(uintptr_t)host_words));
 	while (doca_dpa_peek_at_last_error(ext) == DOCA_SUCCESS)
 		;
