@@ -788,17 +788,18 @@ fn sizes_from_user_input_are_errors(_: &Live<'_>) -> CaseResult {
 }
 
 doca::rdmi::if_rdmi! {
-    /// An RDMI connection that a running kernel was given: an explicit stop is
-    /// refused while the launch holds it, and dropping the host's handle stops
-    /// nothing until the kernel is done.
-    fn an_rdmi_connection_outlives_the_kernel_using_it(live: &Live<'_>) -> CaseResult {
+    /// A started RDMI connection on a context of the tests' app (the sim shows
+    /// this test the Arm side of a BlueField: connections are made for
+    /// representors). The connection keeps its device objects and completion alive.
+    fn started_connection(live: &Live<'_>) -> Result<(Dpa, doca::rdmi::Connection), String> {
         use doca::dpa::{CompletionBuilder, RepresentorFilter};
         use doca::rdmi::{CompletionSource, ConnectionBuilder, ProtectionDomain, ReceiveBuffer, VerbsContext};
-        // RDMI connections are made for representors: a BlueField's Arm side.
         #[cfg(doca_backend = "sim")]
         live.objects
             .scope()
             .set_profile(doca::sim::Profile::dpu_view());
+        #[cfg(not(doca_backend = "sim"))]
+        let _ = live;
         let dpa = common::dpa();
         let device = dpa.device().clone();
         let rep = device
@@ -820,6 +821,14 @@ doca::rdmi::if_rdmi! {
         .pd(&pd)
         .start()
         .map_err(err)?;
+        Ok((dpa, conn))
+    }
+
+    /// An RDMI connection that a running kernel was given: an explicit stop is
+    /// refused while the launch holds it, and dropping the host's handle stops
+    /// nothing until the kernel is done.
+    fn an_rdmi_connection_outlives_the_kernel_using_it(live: &Live<'_>) -> CaseResult {
+        let (dpa, conn) = started_connection(live)?;
         let go = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(err)?;
         let out = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(err)?;
         let launcher = Launcher::new(&dpa).map_err(err)?;
@@ -847,29 +856,7 @@ doca::rdmi::if_rdmi! {
     /// while an activation runs. The connection outlives the activation (the
     /// thread's record is deferred until the run-time limit passed), then goes.
     fn a_thread_holding_a_connection_dropped_while_an_activation_runs(live: &Live<'_>) -> CaseResult {
-        use doca::dpa::{CompletionBuilder, RepresentorFilter};
-        use doca::rdmi::{CompletionSource, ConnectionBuilder, ProtectionDomain, ReceiveBuffer, VerbsContext};
-        let dpa = common::dpa();
-        let device = dpa.device().clone();
-        let rep = device
-            .open_representors(RepresentorFilter::NET)
-            .map_err(err)?
-            .into_iter()
-            .next()
-            .ok_or("no network representor")?;
-        let verbs = VerbsContext::new(&device).map_err(err)?;
-        let pd = ProtectionDomain::new(&verbs).map_err(err)?;
-        let comp = CompletionBuilder::new(&dpa, 16).map_err(err)?.start().map_err(err)?;
-        let conn = ConnectionBuilder::new(
-            &verbs,
-            &rep,
-            &dpa,
-            CompletionSource::Dpa(&comp),
-            ReceiveBuffer::with_slots(4).map_err(err)?,
-        )
-        .pd(&pd)
-        .start()
-        .map_err(err)?;
+        let (dpa, conn) = started_connection(live)?;
         // Word 0: go; word 1: what the activation learnt from the connection.
         let storage = DpaBuffer::<u64>::from_slice(&dpa, &[0, 0]).map_err(err)?;
         let builder = ThreadBuilder::new(&dpa, &doca_tests::sound_thread_connection, (&conn,))
