@@ -12,12 +12,10 @@ use std::ptr::NonNull;
 use std::sync::Arc;
 use std::time::Duration;
 
-use doca_dpa::{Dpa, Keep, KeepAlive, KernelArg, Representor, Result};
+use doca_dpa::{Dpa, Keep, KernelArg, Representor, Result};
 use doca_rdmi_sys as sys;
 
-use crate::ctx::{
-    configure_and_start, CompletionSource, Config, Ctx, CtxState, Life, Phase, RawObject, StopError,
-};
+use crate::ctx::{CompletionSource, Config, CtxState, Object, RdmiObject, StopError};
 use crate::error::{fit, invalid, rdmi_call};
 use crate::param;
 use crate::verbs::{CompletionQueue, ProtectionDomain, VerbsContext};
@@ -222,26 +220,48 @@ pub struct AppRqInfo {
     pub size: u64,
 }
 
-pub(crate) enum RawConnection {}
+doca_dpa::__doca_object!(
+    /// `doca_rdmi_connection`.
+    pub(crate) RawConnection: doca_rdmi_sys::doca_rdmi_connection,
+    destroy doca_rdmi_connection_destroy
+);
 
-impl RawObject for RawConnection {
-    type C = sys::doca_rdmi_connection;
-    const DESTROY: &'static str = "doca_rdmi_connection_destroy";
+/// What a connection uses besides its configuration: dropped only once it is
+/// destroyed (buried otherwise).
+pub(crate) struct ConnUses {
+    /// Given to DOCA by `init_receive`; taken back only once destroyed.
+    receive: Option<ReceiveBuffer>,
+    rep: Representor,
+}
+
+impl RdmiObject for RawConnection {
+    type Uses = ConnUses;
+    const NAME: &'static str = "connection";
+    const CREATE: &'static str = "doca_rdmi_connection_create";
     const AS_CTX: &'static str = "doca_rdmi_connection_as_ctx";
     const SET_INPUT: &'static str = "doca_rdmi_connection_set_input";
     const DPA_COMPLETION_ATTACH: &'static str = "doca_rdmi_connection_dpa_completion_attach";
 
-    unsafe fn destroy(p: *mut Self::C) -> doca_dpa_sys::doca_error_t {
-        // SAFETY: per the trait contract.
-        doca_dpa::serialized(|| unsafe { sys::doca_rdmi_connection_destroy(p) })
+    fn create(config: &Config, uses: &ConnUses) -> Result<*mut Self::Raw> {
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: a live verbs context and representor (held by the caller);
+        // valid out-pointer.
+        unsafe {
+            rdmi_call!(doca_rdmi_connection_create(
+                config.verbs.as_ptr(),
+                uses.rep.as_ptr().cast(),
+                &mut raw
+            ))
+        }?;
+        Ok(raw)
     }
 
-    unsafe fn as_ctx(p: *mut Self::C) -> *mut doca_dpa_sys::doca_ctx {
+    unsafe fn as_ctx(p: *mut Self::Raw) -> *mut doca_dpa_sys::doca_ctx {
         // SAFETY: per the trait contract: a live connection.
         doca_dpa::serialized(|| unsafe { sys::doca_rdmi_connection_as_ctx(p) }).cast()
     }
 
-    unsafe fn set_pd(p: *mut Self::C, pd: &ProtectionDomain) -> Result<()> {
+    unsafe fn set_pd(p: *mut Self::Raw, pd: &ProtectionDomain) -> Result<()> {
         #[cfg(doca_sym = "doca_rdmi_connection_set_pd")]
         {
             // SAFETY: per the trait contract: an idle connection, a PD that outlives it.
@@ -254,7 +274,7 @@ impl RawObject for RawConnection {
         }
     }
 
-    unsafe fn attach_dpa_completion(p: *mut Self::C, c: &doca_dpa::Completion) -> Result<()> {
+    unsafe fn attach_dpa_completion(p: *mut Self::Raw, c: &doca_dpa::Completion) -> Result<()> {
         // SAFETY: per the trait contract: an idle connection, a started completion
         // that outlives it.
         unsafe {
@@ -265,12 +285,30 @@ impl RawObject for RawConnection {
         }
     }
 
-    unsafe fn attach_cq(p: *mut Self::C, q: &CompletionQueue) -> Result<()> {
+    unsafe fn attach_cq(p: *mut Self::Raw, q: &CompletionQueue) -> Result<()> {
         // SAFETY: per the trait contract: an idle connection, a CQ that outlives it.
         unsafe { rdmi_call!(doca_rdmi_connection_cq_attach(p, q.as_ptr())) }
     }
 
-    unsafe fn set_input(p: *mut Self::C, op_type: u32, data: &[u8]) -> Result<()> {
+    unsafe fn configure(p: *mut Self::Raw, uses: &ConnUses) -> Result<()> {
+        const INIT: &str = "doca_rdmi_connection_init_receive";
+        let buffer = uses
+            .receive
+            .as_ref()
+            .ok_or_else(|| invalid(INIT, "no receive buffer"))?;
+        let size = fit(INIT, "size", buffer.len)?;
+        // SAFETY: per the trait contract: an idle connection; the buffer outlives it
+        // (freed only after the destroy, buried if the destroy fails).
+        unsafe {
+            rdmi_call!(doca_rdmi_connection_init_receive(
+                p,
+                buffer.ptr.as_ptr().cast(),
+                size
+            ))
+        }
+    }
+
+    unsafe fn set_input(p: *mut Self::Raw, op_type: u32, data: &[u8]) -> Result<()> {
         #[cfg(doca_sym = "doca_rdmi_connection_set_input")]
         {
             let op = fit(Self::SET_INPUT, "op_type", op_type)?;
@@ -293,7 +331,7 @@ impl RawObject for RawConnection {
         }
     }
 
-    unsafe fn dpa_handle(p: *mut Self::C) -> Result<u64> {
+    unsafe fn dpa_handle(p: *mut Self::Raw) -> Result<u64> {
         let mut h = 0 as _;
         // SAFETY: per the trait contract: a started connection; valid out-pointer.
         unsafe { rdmi_call!(doca_rdmi_connection_get_dpa_handle(p, &mut h)) }?;
@@ -301,32 +339,15 @@ impl RawObject for RawConnection {
     }
 }
 
-/// A connection and everything it must outlive or keep alive. Its `Drop`
-/// runs the teardown (stop, destroy) before the fields go: the receive
-/// buffer, then the configuration (inputs, PD, completion source, verbs
-/// context, DPA context), then the representor.
-pub(crate) struct ConnInner {
-    life: Life<RawConnection>,
-    /// Given to DOCA by `init_receive`; taken back only once destroyed.
-    receive: Option<ReceiveBuffer>,
-    handle: u64,
-    /// Dropped only once the connection is destroyed (leaked otherwise).
-    _config: std::mem::ManuallyDrop<Config>,
-    _rep: Representor,
-}
+/// A connection and everything it must outlive or keep alive (the shared RDMI
+/// object, `ctx.rs`): stopped and destroyed before its receive buffer is freed and
+/// its configuration and representor go.
+pub(crate) type ConnInner = Object<RawConnection>;
 
 /// A connection kept alive by a poster that works with it.
 pub(crate) type SharedConnection = Arc<ConnInner>;
 
 impl ConnInner {
-    fn as_ptr(&self) -> *mut sys::doca_rdmi_connection {
-        self.life.as_ptr()
-    }
-
-    fn ctx(&self) -> Result<&Ctx> {
-        self.life.ctx()
-    }
-
     fn recv_ack(&self, n: u32) -> Result<()> {
         const CALL: &str = "doca_rdmi_connection_recv_ack";
         let n = fit(CALL, "num_acked", n)?;
@@ -334,8 +355,12 @@ impl ConnInner {
         unsafe { rdmi_call!(doca_rdmi_connection_recv_ack(self.as_ptr(), n)) }
     }
 
+    fn receive(&self) -> Option<&ReceiveBuffer> {
+        self.uses().receive.as_ref()
+    }
+
     fn read_slot(&self, slot: usize, out: &mut [u8]) -> Result<()> {
-        match &self.receive {
+        match self.receive() {
             Some(b) => b.read_slot(slot, out),
             None => Err(invalid(
                 "Connection::received",
@@ -345,59 +370,21 @@ impl ConnInner {
     }
 
     fn received(&self, slot: usize) -> Result<Vec<u8>> {
-        let len = self.receive.as_ref().map_or(0, ReceiveBuffer::slot_bytes);
+        let len = self.receive().map_or(0, ReceiveBuffer::slot_bytes);
         let mut out = vec![0; len];
         self.read_slot(slot, &mut out)?;
         Ok(out)
     }
 
-    /// Destroys the stopped connection and hands back its buffer.
-    fn finish(&mut self) -> Result<ReceiveBuffer> {
-        self.life.destroy()?;
-        tracing::debug!(target: "doca_rdmi::connection", "connection destroyed");
-        self.receive.take().ok_or_else(|| {
+    /// Waits for the stop, destroys the connection and hands back its buffer.
+    fn finish(&mut self, timeout: Duration) -> Result<ReceiveBuffer> {
+        self.wait_and_destroy(timeout)?;
+        self.uses_mut().receive.take().ok_or_else(|| {
             invalid(
                 "doca_rdmi_connection_destroy",
                 "the receive buffer was already returned",
             )
         })
-    }
-}
-
-impl Drop for ConnInner {
-    fn drop(&mut self) {
-        // The stop waits on DOCA's progress, which can wake wakers (user code):
-        // caught, so that a panic there leaks rather than frees what the device
-        // may still write.
-        let torn = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.life.teardown()));
-        if !self.life.is_destroyed() {
-            // Leaked before any report (user code) runs: the device may still
-            // write the buffer and use what the configuration holds.
-            let len = self.receive.as_ref().map_or(0, ReceiveBuffer::len);
-            if let Some(buf) = self.receive.take() {
-                doca_dpa::bury_value(buf);
-            }
-            // SAFETY: taken once, here, to be leaked; never used again.
-            doca_dpa::bury_value(unsafe { std::mem::ManuallyDrop::take(&mut self._config) });
-            match torn {
-                Err(panic) => std::panic::resume_unwind(panic),
-                Ok(r) => {
-                    let error = r.err().map(|e| e.to_string()).unwrap_or_default();
-                    tracing::error!(target: "doca_rdmi::connection", len, error, "the connection could not be destroyed: leaking its receive buffer, which the device may still write");
-                }
-            }
-            return;
-        }
-        // SAFETY: dropped once, here: the connection is destroyed, DOCA no longer
-        // uses what the configuration holds.
-        unsafe { std::mem::ManuallyDrop::drop(&mut self._config) };
-        match torn {
-            Err(panic) => std::panic::resume_unwind(panic),
-            Ok(Err(e)) => {
-                tracing::warn!(target: "doca_rdmi::connection", error = %e, "tearing an RDMI connection down during drop failed")
-            }
-            Ok(Ok(())) => tracing::debug!(target: "doca_rdmi::connection", "connection destroyed"),
-        }
     }
 }
 
@@ -478,36 +465,12 @@ impl ConnectionBuilder {
     /// On failure everything made so far is destroyed (and the receive
     /// buffer freed afterwards).
     pub fn start(self) -> Result<Connection> {
-        self.config.check::<RawConnection>()?;
-        let mut raw = std::ptr::null_mut();
-        // SAFETY: a live verbs context and representor; valid out-pointer.
-        unsafe {
-            rdmi_call!(doca_rdmi_connection_create(
-                self.config.verbs.as_ptr(),
-                self.rep.as_ptr().cast(),
-                &mut raw
-            ))
-        }?;
-        let mut inner = ConnInner {
-            life: Life::new("doca_rdmi_connection_create", raw)?,
+        let uses = ConnUses {
             receive: Some(self.receive),
-            handle: 0,
-            _config: std::mem::ManuallyDrop::new(self.config),
-            _rep: self.rep,
+            rep: self.rep,
         };
-        let buffer = inner.receive.as_ref().map(|b| (b.ptr.as_ptr(), b.len));
-        inner.handle = configure_and_start(&mut inner.life, &inner._config, |p| {
-            const INIT: &str = "doca_rdmi_connection_init_receive";
-            let (buf_ptr, buf_len) = buffer.ok_or_else(|| invalid(INIT, "no receive buffer"))?;
-            let size = fit(INIT, "size", buf_len)?;
-            // SAFETY: our idle connection; the buffer is owned by `inner` and
-            // outlives the connection (freed only after destroy, leaked if the
-            // destroy fails).
-            unsafe { rdmi_call!(doca_rdmi_connection_init_receive(p, buf_ptr.cast(), size)) }
-        })?;
-        tracing::debug!(target: "doca_rdmi::connection", "connection started");
         Ok(Connection {
-            inner: Arc::new(inner),
+            inner: Object::start(self.config, uses)?,
         })
     }
 }
@@ -540,8 +503,8 @@ static_assertions::assert_impl_all!(ReceiveBuffer: Send, Sync);
 impl fmt::Debug for Connection {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Connection")
-            .field("handle", &self.inner.handle)
-            .field("receive", &self.inner.receive)
+            .field("handle", &self.inner.handle())
+            .field("receive", &self.inner.receive())
             .finish_non_exhaustive()
     }
 }
@@ -554,7 +517,7 @@ impl Connection {
     /// The value keeps nothing alive: handing it to the device is sound only while
     /// the connection is kept alive by other means.
     pub unsafe fn raw_handle(&self) -> u64 {
-        self.inner.handle
+        self.inner.handle()
     }
 
     pub(crate) fn shared(&self) -> SharedConnection {
@@ -563,7 +526,7 @@ impl Connection {
 
     /// The DPA context whose kernels drive it (its datapath). No DOCA call.
     pub fn datapath(&self) -> &Dpa {
-        &self.inner._config.dpa
+        &self.inner.config().dpa
     }
 
     /// Releases `n` receive slots the DPA kernel consumed
@@ -615,20 +578,17 @@ impl Connection {
 
     /// Size of the receive buffer in bytes.
     pub fn receive_len(&self) -> usize {
-        self.inner.receive.as_ref().map_or(0, ReceiveBuffer::len)
+        self.inner.receive().map_or(0, ReceiveBuffer::len)
     }
 
     /// Bytes per receive slot.
     pub fn slot_bytes(&self) -> usize {
-        self.inner
-            .receive
-            .as_ref()
-            .map_or(0, ReceiveBuffer::slot_bytes)
+        self.inner.receive().map_or(0, ReceiveBuffer::slot_bytes)
     }
 
     /// The context's state (`doca_ctx_get_state`, STABLE).
     pub fn state(&self) -> Result<CtxState> {
-        self.inner.ctx()?.state()
+        self.inner.state()
     }
 
     /// The raw `doca_rdmi_connection`, for calls this crate does not wrap;
@@ -654,7 +614,7 @@ impl Connection {
     /// To keep acknowledging receives while an asynchronous stop drains,
     /// use [`Connection::request_stop`].
     pub fn stop(self) -> Result<ReceiveBuffer> {
-        let timeout = self.inner.ctx()?.stop_timeout;
+        let timeout = self.inner.stop_timeout();
         Ok(self.request_stop()?.wait(timeout)?)
     }
 
@@ -666,7 +626,7 @@ impl Connection {
     /// Fails with [`doca_dpa::Error::InUse`] (the connection comes back, running)
     /// while launches, threads, DPA structs or posters still hold it.
     pub fn request_stop(self) -> Result<StoppingConnection, StopError<Connection>> {
-        match crate::ctx::request_stop_unique(self.inner, ConnInner::ctx) {
+        match Object::request_stop(self.inner) {
             Ok(inner) => Ok(StoppingConnection { inner }),
             Err((e, inner)) => Err(StopError::new(e, Connection { inner })),
         }
@@ -683,7 +643,7 @@ pub struct StoppingConnection {
 impl fmt::Debug for StoppingConnection {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("StoppingConnection")
-            .field("phase", &self.inner.life.ctx().map(Ctx::phase).ok())
+            .field("phase", &self.inner.phase())
             .finish_non_exhaustive()
     }
 }
@@ -692,13 +652,13 @@ impl StoppingConnection {
     /// The context's state (`doca_ctx_get_state`, STABLE): `Stopping` until the
     /// outstanding work drained, then `Idle`.
     pub fn state(&self) -> Result<CtxState> {
-        self.inner.ctx()?.state()
+        self.inner.state()
     }
 
     /// Whether the stop was asynchronous and has not been seen to finish
     /// yet (no DOCA call).
     pub fn is_draining(&self) -> bool {
-        self.inner.ctx().is_ok_and(|c| c.phase() == Phase::Stopping)
+        self.inner.is_draining()
     }
 
     /// Acknowledges receives while the stop drains
@@ -722,11 +682,9 @@ impl StoppingConnection {
         mut self,
         timeout: Duration,
     ) -> Result<ReceiveBuffer, StopError<StoppingConnection>> {
-        let r = self.inner.ctx().and_then(|c| c.wait_idle(timeout));
-        match r.and_then(|()| self.inner.finish()) {
-            Ok(buf) => Ok(buf),
-            Err(e) => Err(StopError::new(e, self)),
-        }
+        self.inner
+            .finish(timeout)
+            .map_err(|e| StopError::new(e, self))
     }
 }
 
@@ -734,8 +692,6 @@ impl StoppingConnection {
 // (and so its receive buffer, completion and contexts).
 unsafe impl KernelArg<param::RdmiConnection> for Connection {
     fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
-        keep.check_context(&self.inner._config.dpa, "the RDMI connection")?;
-        keep.keep(KeepAlive::new(&self.inner));
-        Ok(self.inner.handle)
+        self.inner.lower(keep, "the RDMI connection")
     }
 }

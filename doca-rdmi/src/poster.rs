@@ -13,33 +13,56 @@ use std::time::Duration;
 use doca_dpa::{Dpa, Keep, KeepAlive, KernelArg, Result};
 use doca_rdmi_sys as sys;
 
-use crate::ctx::{
-    configure_and_start, CompletionSource, Config, Ctx, CtxState, Life, Phase, RawObject, StopError,
-};
+use crate::ctx::{CompletionSource, Config, CtxState, Object, RdmiObject, StopError};
 use crate::error::{invalid, rdmi_call};
 use crate::param;
 use crate::verbs::{CompletionQueue, ProtectionDomain, VerbsContext};
 
-pub(crate) enum RawPoster {}
+doca_dpa::__doca_object!(
+    /// `doca_rdmi_poster`.
+    pub(crate) RawPoster: doca_rdmi_sys::doca_rdmi_poster,
+    destroy doca_rdmi_poster_destroy
+);
 
-impl RawObject for RawPoster {
-    type C = sys::doca_rdmi_poster;
-    const DESTROY: &'static str = "doca_rdmi_poster_destroy";
+/// What a poster uses besides its configuration: the connections it works with,
+/// destroyed after it (DOCA's teardown order), and their datapath contexts,
+/// checked against the poster's before it is created.
+pub(crate) struct PosterUses {
+    connections: Vec<KeepAlive>,
+    contexts: Vec<Dpa>,
+}
+
+impl RdmiObject for RawPoster {
+    type Uses = PosterUses;
+    const NAME: &'static str = "poster";
+    const CREATE: &'static str = "doca_rdmi_poster_create";
     const AS_CTX: &'static str = "doca_rdmi_poster_as_ctx";
     const SET_INPUT: &'static str = "doca_rdmi_poster_set_input";
     const DPA_COMPLETION_ATTACH: &'static str = "doca_rdmi_poster_dpa_completion_attach";
 
-    unsafe fn destroy(p: *mut Self::C) -> doca_dpa_sys::doca_error_t {
-        // SAFETY: per the trait contract.
-        doca_dpa::serialized(|| unsafe { sys::doca_rdmi_poster_destroy(p) })
+    fn create(config: &Config, uses: &PosterUses) -> Result<*mut Self::Raw> {
+        if let Some(other) = uses.contexts.iter().find(|d| !d.same_context(&config.dpa)) {
+            return Err(invalid(
+                Self::CREATE,
+                format!(
+                    "a connection's datapath is DPA context #{}, the poster's is DPA context #{}",
+                    other.serial(),
+                    config.dpa.serial()
+                ),
+            ));
+        }
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: a live verbs context (held by the caller); valid out-pointer.
+        unsafe { rdmi_call!(doca_rdmi_poster_create(config.verbs.as_ptr(), &mut raw)) }?;
+        Ok(raw)
     }
 
-    unsafe fn as_ctx(p: *mut Self::C) -> *mut doca_dpa_sys::doca_ctx {
+    unsafe fn as_ctx(p: *mut Self::Raw) -> *mut doca_dpa_sys::doca_ctx {
         // SAFETY: per the trait contract: a live poster.
         doca_dpa::serialized(|| unsafe { sys::doca_rdmi_poster_as_ctx(p) }).cast()
     }
 
-    unsafe fn set_pd(p: *mut Self::C, pd: &ProtectionDomain) -> Result<()> {
+    unsafe fn set_pd(p: *mut Self::Raw, pd: &ProtectionDomain) -> Result<()> {
         #[cfg(doca_sym = "doca_rdmi_poster_set_pd")]
         {
             // SAFETY: per the trait contract: an idle poster, a PD that outlives it.
@@ -52,18 +75,23 @@ impl RawObject for RawPoster {
         }
     }
 
-    unsafe fn attach_dpa_completion(p: *mut Self::C, c: &doca_dpa::Completion) -> Result<()> {
+    unsafe fn attach_dpa_completion(p: *mut Self::Raw, c: &doca_dpa::Completion) -> Result<()> {
         // SAFETY: per the trait contract: an idle poster, a started completion that
         // outlives it.
         unsafe { rdmi_call!(doca_rdmi_poster_dpa_completion_attach(p, c.as_ptr().cast())) }
     }
 
-    unsafe fn attach_cq(p: *mut Self::C, q: &CompletionQueue) -> Result<()> {
+    unsafe fn attach_cq(p: *mut Self::Raw, q: &CompletionQueue) -> Result<()> {
         // SAFETY: per the trait contract: an idle poster, a CQ that outlives it.
         unsafe { rdmi_call!(doca_rdmi_poster_cq_attach(p, q.as_ptr())) }
     }
 
-    unsafe fn set_input(p: *mut Self::C, op_type: u32, data: &[u8]) -> Result<()> {
+    unsafe fn configure(_p: *mut Self::Raw, _uses: &PosterUses) -> Result<()> {
+        // A poster has no configuration of its own.
+        Ok(())
+    }
+
+    unsafe fn set_input(p: *mut Self::Raw, op_type: u32, data: &[u8]) -> Result<()> {
         #[cfg(doca_sym = "doca_rdmi_poster_set_input")]
         {
             let op = crate::error::fit(Self::SET_INPUT, "op_type", op_type)?;
@@ -78,7 +106,7 @@ impl RawObject for RawPoster {
         }
     }
 
-    unsafe fn dpa_handle(p: *mut Self::C) -> Result<u64> {
+    unsafe fn dpa_handle(p: *mut Self::Raw) -> Result<u64> {
         let mut h = 0 as _;
         // SAFETY: per the trait contract: a started poster; valid out-pointer.
         unsafe { rdmi_call!(doca_rdmi_poster_get_dpa_handle(p, &mut h)) }?;
@@ -86,44 +114,8 @@ impl RawObject for RawPoster {
     }
 }
 
-/// A poster and what it keeps alive; `Drop` runs the teardown first.
-struct PosterInner {
-    life: Life<RawPoster>,
-    handle: u64,
-    /// The connections it works with: destroyed after it (DOCA's teardown order).
-    _connections: Vec<KeepAlive>,
-    /// Dropped only once the poster is destroyed (leaked otherwise).
-    _config: std::mem::ManuallyDrop<Config>,
-}
-
-impl PosterInner {
-    fn ctx(&self) -> Result<&Ctx> {
-        self.life.ctx()
-    }
-}
-
-impl Drop for PosterInner {
-    fn drop(&mut self) {
-        // As a connection's drop: a panic in user code woken by the stop leaks,
-        // never frees, what the device may still use.
-        let torn = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.life.teardown()));
-        if !self.life.is_destroyed() {
-            // SAFETY: taken once, here, to be leaked; never used again.
-            doca_dpa::bury_value(unsafe { std::mem::ManuallyDrop::take(&mut self._config) });
-            doca_dpa::bury_value(std::mem::take(&mut self._connections));
-        } else {
-            // SAFETY: dropped once, here: the poster is destroyed.
-            unsafe { std::mem::ManuallyDrop::drop(&mut self._config) };
-        }
-        match torn {
-            Err(panic) => std::panic::resume_unwind(panic),
-            Ok(Ok(())) => tracing::debug!(target: "doca_rdmi::poster", "poster destroyed"),
-            Ok(Err(e)) => {
-                tracing::warn!(target: "doca_rdmi::poster", error = %e, "tearing an RDMI poster down during drop failed (what it uses is leaked unless it was destroyed)")
-            }
-        }
-    }
-}
+/// A poster and what it keeps alive (the shared RDMI object, `ctx.rs`).
+type PosterInner = Object<RawPoster>;
 
 /// An RDMI poster being configured; [`PosterBuilder::start`] makes the DOCA
 /// calls. It has no DPA handle:
@@ -136,10 +128,15 @@ impl Drop for PosterInner {
 #[derive(Debug)]
 pub struct PosterBuilder {
     config: Config,
-    connections: Vec<KeepAlive>,
-    /// The datapath context of each connection, checked against the poster's at
-    /// start.
-    connection_contexts: Vec<Dpa>,
+    uses: PosterUses,
+}
+
+impl fmt::Debug for PosterUses {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PosterUses")
+            .field("connections", &self.connections.len())
+            .finish()
+    }
 }
 
 impl PosterBuilder {
@@ -153,8 +150,10 @@ impl PosterBuilder {
     ) -> PosterBuilder {
         PosterBuilder {
             config: Config::new(verbs, datapath, source),
-            connections: Vec::new(),
-            connection_contexts: Vec::new(),
+            uses: PosterUses {
+                connections: Vec::new(),
+                contexts: Vec::new(),
+            },
         }
     }
 
@@ -163,8 +162,10 @@ impl PosterBuilder {
     /// whatever order the values are dropped in. No DOCA call.
     #[cfg(doca_rdmi_api = "connection")]
     pub fn connection(mut self, connection: &crate::Connection) -> Self {
-        self.connections.push(KeepAlive::new(&connection.shared()));
-        self.connection_contexts.push(connection.datapath().clone());
+        self.uses
+            .connections
+            .push(KeepAlive::new(&connection.shared()));
+        self.uses.contexts.push(connection.datapath().clone());
         self
     }
 
@@ -201,39 +202,8 @@ impl PosterBuilder {
     /// EXPERIMENTAL except `doca_ctx_start` (STABLE). On failure everything
     /// made so far is destroyed.
     pub fn start(self) -> Result<Poster> {
-        self.config.check::<RawPoster>()?;
-        if let Some(other) = self
-            .connection_contexts
-            .iter()
-            .find(|d| !d.same_context(&self.config.dpa))
-        {
-            return Err(invalid(
-                "doca_rdmi_poster_create",
-                format!(
-                    "a connection's datapath is DPA context #{}, the poster's is DPA context #{}",
-                    other.serial(),
-                    self.config.dpa.serial()
-                ),
-            ));
-        }
-        let mut raw = std::ptr::null_mut();
-        // SAFETY: a live verbs context; valid out-pointer.
-        unsafe {
-            rdmi_call!(doca_rdmi_poster_create(
-                self.config.verbs.as_ptr(),
-                &mut raw
-            ))
-        }?;
-        let mut inner = PosterInner {
-            life: Life::new("doca_rdmi_poster_create", raw)?,
-            handle: 0,
-            _connections: self.connections,
-            _config: std::mem::ManuallyDrop::new(self.config),
-        };
-        inner.handle = configure_and_start(&mut inner.life, &inner._config, |_| Ok(()))?;
-        tracing::debug!(target: "doca_rdmi::poster", "poster started");
         Ok(Poster {
-            inner: Arc::new(inner),
+            inner: Object::start(self.config, self.uses)?,
         })
     }
 }
@@ -252,7 +222,7 @@ pub struct Poster {
 impl fmt::Debug for Poster {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Poster")
-            .field("handle", &self.inner.handle)
+            .field("handle", &self.inner.handle())
             .finish_non_exhaustive()
     }
 }
@@ -265,7 +235,7 @@ impl Poster {
     /// The value keeps nothing alive: handing it to the device is sound only while
     /// the poster is kept alive by other means.
     pub unsafe fn raw_handle(&self) -> u64 {
-        self.inner.handle
+        self.inner.handle()
     }
 
     /// Pushes `num_cqe` completion entries from the host to the poster's
@@ -295,7 +265,7 @@ impl Poster {
         // an integer, whichever the header declares.
         unsafe {
             rdmi_call!(doca_rdmi_poster_post(
-                self.inner.life.as_ptr(),
+                self.inner.as_ptr(),
                 cqe_buf.as_mut_ptr() as _,
                 n,
                 key
@@ -305,13 +275,13 @@ impl Poster {
 
     /// The context's state (`doca_ctx_get_state`, STABLE).
     pub fn state(&self) -> Result<CtxState> {
-        self.inner.ctx()?.state()
+        self.inner.state()
     }
 
     /// The raw `doca_rdmi_poster`, valid while this value lives. Do not stop
     /// or destroy it.
     pub fn as_ptr(&self) -> *mut sys::doca_rdmi_poster {
-        self.inner.life.as_ptr()
+        self.inner.as_ptr()
     }
 
     /// Stops and destroys the poster (`doca_ctx_stop`, waiting out
@@ -319,7 +289,7 @@ impl Poster {
     /// then `doca_rdmi_poster_destroy`, EXPERIMENTAL). On failure the poster is dropped,
     /// which retries the teardown.
     pub fn stop(self) -> Result<()> {
-        let timeout = self.inner.ctx()?.stop_timeout;
+        let timeout = self.inner.stop_timeout();
         Ok(self.request_stop()?.wait(timeout)?)
     }
 
@@ -329,7 +299,7 @@ impl Poster {
     /// Fails with [`doca_dpa::Error::InUse`] (the poster comes back) while launches,
     /// threads or DPA structs still hold it.
     pub fn request_stop(self) -> Result<StoppingPoster, StopError<Poster>> {
-        match crate::ctx::request_stop_unique(self.inner, PosterInner::ctx) {
+        match Object::request_stop(self.inner) {
             Ok(inner) => Ok(StoppingPoster { inner }),
             Err((e, inner)) => Err(StopError::new(e, Poster { inner })),
         }
@@ -344,7 +314,7 @@ pub struct StoppingPoster {
 impl fmt::Debug for StoppingPoster {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("StoppingPoster")
-            .field("phase", &self.inner.life.ctx().map(Ctx::phase).ok())
+            .field("phase", &self.inner.phase())
             .finish_non_exhaustive()
     }
 }
@@ -352,23 +322,21 @@ impl fmt::Debug for StoppingPoster {
 impl StoppingPoster {
     /// The context's state (`doca_ctx_get_state`, STABLE).
     pub fn state(&self) -> Result<CtxState> {
-        self.inner.ctx()?.state()
+        self.inner.state()
     }
 
     /// Whether the stop was asynchronous and has not been seen to finish.
     pub fn is_draining(&self) -> bool {
-        self.inner.ctx().is_ok_and(|c| c.phase() == Phase::Stopping)
+        self.inner.is_draining()
     }
 
     /// Waits for at most `timeout` until idle, then destroys the poster
     /// (`doca_rdmi_poster_destroy`, EXPERIMENTAL); on failure the poster
     /// comes back.
     pub fn wait(mut self, timeout: Duration) -> Result<(), StopError<StoppingPoster>> {
-        let r = self.inner.ctx().and_then(|c| c.wait_idle(timeout));
-        match r.and_then(|()| self.inner.life.destroy()) {
-            Ok(()) => Ok(()),
-            Err(e) => Err(StopError::new(e, self)),
-        }
+        self.inner
+            .wait_and_destroy(timeout)
+            .map_err(|e| StopError::new(e, self))
     }
 }
 
@@ -376,8 +344,6 @@ impl StoppingPoster {
 // the connections, completion and contexts it keeps alive).
 unsafe impl KernelArg<param::RdmiPoster> for Poster {
     fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
-        keep.check_context(&self.inner._config.dpa, "the RDMI poster")?;
-        keep.keep(KeepAlive::new(&self.inner));
-        Ok(self.inner.handle)
+        self.inner.lower(keep, "the RDMI poster")
     }
 }
