@@ -173,6 +173,7 @@ fn scan(code: &[(String, String)]) -> Vec<(Item, &str)> {
             pub_fn: false,
         };
         let mut in_tests = false;
+        let mut kind_next = false;
         for line in text.lines() {
             // Unit tests are not callers.
             if line.starts_with("mod tests") {
@@ -188,6 +189,14 @@ fn scan(code: &[(String, String)]) -> Vec<(Item, &str)> {
                 item.owner = owner(line);
                 item.func = None;
                 item.pub_fn = false;
+                kind_next = line.ends_with("__doca_object!(");
+            } else if std::mem::take(&mut kind_next) {
+                // `__doca_object!(Kind: sys::raw, destroy f, stop g)` declares a kind
+                // of DOCA object whose stop and destroy calls the core layer's owned
+                // handle makes: its lines are named after the kind.
+                let t = line.trim_start();
+                let t = t.strip_prefix("pub(crate) ").unwrap_or(t);
+                item.func = t.split_once(':').map(|(kind, _)| kind.trim().to_owned());
             }
             if let Some(f) = item_name(line, "fn ") {
                 item.pub_fn = line.trim_start().starts_with("pub ");
@@ -215,10 +224,20 @@ impl Api {
         for (module, text) in code.iter().filter(|(m, _)| !m.contains("::")) {
             let api = apis.entry(module.clone()).or_default();
             let mut statement = None::<String>;
+            // `#[doc(hidden)]` on the item the attributes belong to.
+            let mut hidden = false;
             for line in text.lines() {
                 if let Some(m) = line.strip_prefix("pub mod ") {
                     let m: String = m.chars().take_while(|c| *c != ' ' && *c != ';').collect();
-                    api.modules.insert(format!("{module}::{m}"));
+                    // A hidden module (the core layer) is not an API: its callers are.
+                    if !hidden {
+                        api.modules.insert(format!("{module}::{m}"));
+                    }
+                }
+                if line.starts_with("#[doc(hidden)]") {
+                    hidden = true;
+                } else if !line.starts_with("#[") {
+                    hidden = false;
                 }
                 if line.starts_with("pub use ") {
                     statement = Some(String::new());
@@ -336,6 +355,11 @@ struct Callee<'a> {
     rivals: Vec<&'a str>,
     /// The modules whose code names the callee's type.
     knowing: BTreeSet<&'a str>,
+    /// The functions that return a value of the callee's type (`lock` for a
+    /// `Locked`): a method called on their result is called on that type.
+    returners: BTreeSet<String>,
+    /// The aliases of the callee's type (`ConnInner` for `Object<RawConnection>`).
+    aliases: Vec<String>,
 }
 
 impl Callee<'_> {
@@ -351,7 +375,10 @@ impl Callee<'_> {
         let ends = |ty: &str| snake(ty).ends_with(&format!("_{value}"));
         let ty = self.item.owner_name().unwrap_or_default();
         !value.is_empty()
-            && (value == snake(ty) || ends(ty) && !self.rivals.iter().any(|r| ends(r)))
+            && (value == snake(ty)
+                || ends(ty) && !self.rivals.iter().any(|r| ends(r))
+                || self.returners.contains(value)
+                || self.aliases.iter().any(|a| value == snake(a) || ends(a)))
     }
 
     /// Whether `line`, in `at`, calls (or names) this function.
@@ -385,9 +412,13 @@ impl Callee<'_> {
             }
             match callee.owner_name() {
                 Some(ty) => {
-                    let own_impl = at.module == callee.module && at.owner_name() == Some(ty);
+                    let own_impl = at.module == callee.module && at.owner_name() == Some(ty)
+                        || at
+                            .owner_name()
+                            .is_some_and(|t| self.aliases.iter().any(|a| a == t));
                     ends_with_word(before, &format!("{ty}::"))
                         || own_impl && ends_with_word(before, "Self::")
+                        || through_type_parameter(before, callee)
                         || called && before.ends_with('.') && on_value(before, own_impl)
                 }
                 None => {
@@ -401,6 +432,23 @@ impl Callee<'_> {
             }
         })
     }
+}
+
+/// Whether the code before a call, `before`, names the callee through a type
+/// parameter (`R::create(` in a function generic over `R: Trait`): then it calls
+/// the method of every impl of a trait, the callee's among them.
+fn through_type_parameter(before: &str, callee: &Item) -> bool {
+    let Some(Owner::TraitImpl { .. }) = &callee.owner else {
+        return false;
+    };
+    let Some(path) = before.strip_suffix("::") else {
+        return false;
+    };
+    let mut last = path.chars().rev();
+    last.next().is_some_and(|c| c.is_ascii_uppercase())
+        && !last
+            .next()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// The crates' code as a call graph, walked from each DOCA function up to
@@ -440,16 +488,45 @@ impl<'a> Calls<'a> {
                     .collect(),
                 _ => BTreeSet::new(),
             };
+            let returners = match item.owner_name() {
+                Some(ty) => lines
+                    .iter()
+                    .filter(|(i, line)| {
+                        i.krate() == item.krate()
+                            && item_name(line, "fn ").is_some()
+                            && line
+                                .split_once("-> ")
+                                .is_some_and(|(_, ret)| item_name(ret, "").as_deref() == Some(ty))
+                    })
+                    .filter_map(|(_, line)| item_name(line, "fn "))
+                    .collect(),
+                None => BTreeSet::new(),
+            };
+            let aliases = match item.owner_name() {
+                Some(ty) => lines
+                    .iter()
+                    .filter_map(|(_, line)| {
+                        let (alias, of) = line.split_once(" = ")?;
+                        let alias = item_name(alias, "type ")?;
+                        (item_name(of, "").as_deref() == Some(ty)).then_some(alias)
+                    })
+                    .collect(),
+                None => Vec::new(),
+            };
             let callee = Callee {
                 item,
                 shared: !namesakes.is_empty(),
                 rivals: namesakes.iter().filter_map(|i| i.owner_name()).collect(),
                 knowing,
+                returners,
+                aliases,
             };
+            // The core layer (`doca_dpa::core`) is called from doca-rdmi too.
+            let core = item.module.starts_with("doca_dpa::core");
             lines
                 .iter()
                 .filter(|(at, line)| {
-                    at.krate() == item.krate() && at != item && callee.called_by(line, at)
+                    (at.krate() == item.krate() || core) && at != item && callee.called_by(line, at)
                 })
                 .map(|(at, _)| at)
                 .collect()
@@ -460,6 +537,11 @@ impl<'a> Calls<'a> {
     /// public item that uses it, directly or through private functions of
     /// its crate only; when there is none, the items that use it directly
     /// (private ones, and the module, for macro and static code).
+    ///
+    /// A method of a crate-private trait's impl is called through a type parameter
+    /// (`R::create(` in code generic over `R: RdmiObject`), which the walk cannot
+    /// resolve: the public items it names for it are those of the impl's own
+    /// module, where the type is chosen.
     fn naming(&mut self, name: &str) -> Vec<String> {
         let direct: BTreeSet<&'a Item> = self
             .lines
@@ -468,15 +550,33 @@ impl<'a> Calls<'a> {
             .map(|(item, _)| item)
             .collect();
         let mut public = BTreeSet::new();
-        let mut seen = direct.clone();
-        let mut pending: Vec<&'a Item> = direct.iter().copied().collect();
-        while let Some(item) = pending.pop() {
+        let mut seen: BTreeSet<(&'a Item, Option<&'a str>)> = BTreeSet::new();
+        let mut pending: Vec<(&'a Item, Option<&'a str>)> = Vec::new();
+        for item in &direct {
+            let private_impl = match &item.owner {
+                Some(Owner::TraitImpl { tr, .. }) => self
+                    .apis
+                    .get(item.krate())
+                    .is_some_and(|api| api.traits.contains(tr) && !api.names.contains(tr)),
+                _ => false,
+            };
+            let entry = (*item, private_impl.then_some(item.module.as_str()));
+            seen.insert(entry);
+            pending.push(entry);
+        }
+        while let Some((item, within)) = pending.pop() {
             if Api::reaches(&self.apis, item) {
-                public.insert(item.path());
+                if within.is_none_or(|m| m == item.module) {
+                    public.insert(item.path());
+                }
                 continue;
             }
             let up: Vec<&'a Item> = self.callers_of(item).iter().copied().collect();
-            pending.extend(up.into_iter().filter(|i| seen.insert(i)));
+            pending.extend(
+                up.into_iter()
+                    .map(|i| (i, within))
+                    .filter(|e| seen.insert(*e)),
+            );
         }
         if public.is_empty() {
             public = direct.iter().map(|i| i.path()).collect();
@@ -519,7 +619,9 @@ fn every_doca_function_is_wrapped_or_explained() {
          `doca::sys` and `doca::rdmi::sys`; `docs/unwrapped.tsv` says why each is.\n\
          Callers are the public items (callable by users of the crate) that use a\n\
          function, directly or through private code; its private callers are named\n\
-         only when no public item reaches them.\n\n\
+         only when no public item reaches them. A `Raw*` kind (`doca_rdmi::verbs::RawPd`)\n\
+         is a DOCA object held by the core layer's owned handle (`doca_dpa::core::Owned`),\n\
+         which makes its stop and destroy calls when its owner drops or is destroyed.\n\n\
          | function | header | status | called by / why raw |\n|---|---|---|---|\n",
     );
     let mut unexplained = Vec::new();
@@ -630,4 +732,72 @@ fn a_namesake_method_of_another_value_is_not_a_call() {
                     fn get(&self) -> bool {\n        doca_pe_progress()\n    }\n\
                 }\n";
     assert_eq!(sample(code), ["k::engine::Inner::get"]);
+}
+
+/// The caller rules on a crate of several modules; `name` is the DOCA function.
+fn sample_modules(modules: &[(&str, &str)], name: &str) -> Vec<String> {
+    let code: Vec<(String, String)> = modules
+        .iter()
+        .map(|(m, c)| ((*m).to_owned(), (*c).to_owned()))
+        .collect();
+    let lines = scan(&code);
+    Calls::new(&code, &lines).naming(name)
+}
+
+#[test]
+fn a_method_called_on_what_a_function_returns_is_called_on_its_type() {
+    // `self.lock().look()`: `lock` returns a `Locked`, so the public `wait` reaches
+    // `Locked::look` (not `Other::look`, whose name it shares).
+    let launch = "pub struct Launcher;\n\
+                  struct Locked;\n\
+                  impl Launcher {\n    \
+                      fn lock(&self) -> Locked {\n        Locked\n    }\n\n    \
+                      pub fn wait(&self) -> bool {\n        self.lock().look()\n    }\n\
+                  }\n\
+                  impl Locked {\n    \
+                      fn look(&self) -> bool {\n        doca_sync_event_get()\n    }\n\
+                  }\n\
+                  struct Other;\n\
+                  impl Other {\n    \
+                      fn look(&self) -> bool {\n        false\n    }\n\
+                  }\n";
+    let root = "mod launch;\npub use launch::Launcher;\n";
+    assert_eq!(
+        sample_modules(&[("k", root), ("k::launch", launch)], "doca_sync_event_get"),
+        ["k::launch::Launcher::wait"]
+    );
+}
+
+#[test]
+fn a_private_trait_impl_reached_through_a_type_parameter_names_its_own_module() {
+    // `Object<R>::start` calls `R::create`; both builders call `Object::start`, but
+    // only the connection's module chooses `RawConnection`.
+    let root = "mod ctx;\nmod connection;\nmod poster;\n\
+                pub use connection::ConnectionBuilder;\npub use poster::PosterBuilder;\n";
+    let ctx = "pub(crate) trait Kind {\n    fn create();\n}\n\
+               pub(crate) struct Object;\n\
+               impl Object {\n    \
+                   pub(crate) fn start<R: Kind>() {\n        R::create();\n    }\n\
+               }\n";
+    let connection = "pub struct ConnectionBuilder;\n\
+                      impl ConnectionBuilder {\n    \
+                          pub fn start(self) {\n        Object::start::<RawConnection>();\n    }\n\
+                      }\n\
+                      impl Kind for RawConnection {\n    \
+                          fn create() {\n        doca_rdmi_connection_create();\n    }\n\
+                      }\n";
+    let poster = "pub struct PosterBuilder;\n\
+                  impl PosterBuilder {\n    \
+                      pub fn start(self) {\n        Object::start::<RawPoster>();\n    }\n\
+                  }\n";
+    let modules = [
+        ("k", root),
+        ("k::connection", connection),
+        ("k::ctx", ctx),
+        ("k::poster", poster),
+    ];
+    assert_eq!(
+        sample_modules(&modules, "doca_rdmi_connection_create"),
+        ["k::connection::ConnectionBuilder::start"]
+    );
 }

@@ -377,7 +377,7 @@ impl ConnInner {
     }
 
     /// Waits for the stop, destroys the connection and hands back its buffer.
-    fn finish(&mut self, timeout: Duration) -> Result<ReceiveBuffer> {
+    fn finish_stop(&mut self, timeout: Duration) -> Result<ReceiveBuffer> {
         self.wait_and_destroy(timeout)?;
         self.uses_mut().receive.take().ok_or_else(|| {
             invalid(
@@ -683,7 +683,7 @@ impl StoppingConnection {
         timeout: Duration,
     ) -> Result<ReceiveBuffer, StopError<StoppingConnection>> {
         self.inner
-            .finish(timeout)
+            .finish_stop(timeout)
             .map_err(|e| StopError::new(e, self))
     }
 }

@@ -273,6 +273,10 @@ pub(crate) struct Kept<U> {
     pub(crate) uses: U,
 }
 
+/// The answer to [`Object::request_stop`]: the object, alone and stopping, or the
+/// error and the shared object back.
+pub(crate) type StopRequest<R> = std::result::Result<Box<Object<R>>, (Error, Arc<Object<R>>)>;
+
 /// An RDMI object of kind `R` from creation to destruction, and everything it must
 /// outlive or keep alive. Its `Drop` runs the teardown (stop, destroy) before what
 /// it uses goes; a started one is shared (`Arc`) by the public type, the launches,
@@ -402,9 +406,7 @@ impl<R: RdmiObject> Object<R> {
     /// (`doca_ctx_stop`). On failure the shared object comes back with the error:
     /// [`Error::InUse`] while launches, threads, DPA structs or posters still hold it,
     /// or DOCA's refusal.
-    pub(crate) fn request_stop(
-        shared: Arc<Object<R>>,
-    ) -> std::result::Result<Box<Object<R>>, (Error, Arc<Object<R>>)> {
+    pub(crate) fn request_stop(shared: Arc<Object<R>>) -> StopRequest<R> {
         let object = sole(shared, "doca_ctx_stop")?;
         match object.ctx().and_then(Ctx::request_stop) {
             Ok(()) => Ok(Box::new(object)),
