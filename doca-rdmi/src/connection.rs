@@ -10,15 +10,14 @@
 use std::fmt;
 use std::ptr::NonNull;
 use std::sync::Arc;
-use std::time::Duration;
 
 use doca_dpa::{Dpa, Keep, KernelArg, Representor, Result};
 use doca_rdmi_sys as sys;
 
-use crate::ctx::{CompletionSource, Config, CtxState, Object, RdmiObject, StopError};
+use crate::ctx::{CompletionSource, Config, Object};
 use crate::error::{fit, invalid, rdmi_call};
 use crate::param;
-use crate::verbs::{CompletionQueue, ProtectionDomain, VerbsContext};
+use crate::verbs::VerbsContext;
 
 /// Bytes per receive slot in the software DPA (a model choice of doca-sim:
 /// DOCA's real receive layout is not public). On the sim it is the default
@@ -220,12 +219,6 @@ pub struct AppRqInfo {
     pub size: u64,
 }
 
-doca_dpa::__doca_object!(
-    /// `doca_rdmi_connection`.
-    pub(crate) RawConnection: doca_rdmi_sys::doca_rdmi_connection,
-    destroy doca_rdmi_connection_destroy
-);
-
 /// What a connection uses besides its configuration: dropped only once it is
 /// destroyed (buried otherwise).
 pub(crate) struct ConnUses {
@@ -234,108 +227,65 @@ pub(crate) struct ConnUses {
     rep: Representor,
 }
 
-impl RdmiObject for RawConnection {
-    type Uses = ConnUses;
-    const NAME: &'static str = "connection";
-    const CREATE: &'static str = "doca_rdmi_connection_create";
-    const AS_CTX: &'static str = "doca_rdmi_connection_as_ctx";
-    const SET_INPUT: &'static str = "doca_rdmi_connection_set_input";
-    const DPA_COMPLETION_ATTACH: &'static str = "doca_rdmi_connection_dpa_completion_attach";
+crate::ctx::rdmi_kind!(
+    /// `doca_rdmi_connection`.
+    RawConnection: doca_rdmi_connection, named "connection", uses ConnUses;
+    create doca_rdmi_connection_create by create, configure by init_receive;
+    hands back ReceiveBuffer, by take_buffer;
+    destroy doca_rdmi_connection_destroy,
+    as_ctx doca_rdmi_connection_as_ctx,
+    set_pd doca_rdmi_connection_set_pd if "doca_rdmi_connection_set_pd",
+    dpa_completion_attach doca_rdmi_connection_dpa_completion_attach,
+    cq_attach doca_rdmi_connection_cq_attach,
+    set_input doca_rdmi_connection_set_input if "doca_rdmi_connection_set_input",
+    get_dpa_handle doca_rdmi_connection_get_dpa_handle,
+);
 
-    fn create(config: &Config, uses: &ConnUses) -> Result<*mut Self::Raw> {
-        let mut raw = std::ptr::null_mut();
-        // SAFETY: a live verbs context and representor (held by the caller);
-        // valid out-pointer.
-        unsafe {
-            rdmi_call!(doca_rdmi_connection_create(
-                config.verbs.as_ptr(),
-                uses.rep.as_ptr().cast(),
-                &mut raw
-            ))
-        }?;
-        Ok(raw)
-    }
+/// `doca_rdmi_connection_create` on the verbs context and representor, which
+/// the caller holds.
+fn create(config: &Config, uses: &ConnUses) -> Result<*mut sys::doca_rdmi_connection> {
+    let mut raw = std::ptr::null_mut();
+    // SAFETY: a live verbs context and representor (held by the caller); valid
+    // out-pointer.
+    unsafe {
+        rdmi_call!(doca_rdmi_connection_create(
+            config.verbs.as_ptr(),
+            uses.rep.as_ptr().cast(),
+            &mut raw
+        ))
+    }?;
+    Ok(raw)
+}
 
-    unsafe fn as_ctx(p: *mut Self::Raw) -> *mut doca_dpa_sys::doca_ctx {
-        // SAFETY: per the trait contract: a live connection.
-        doca_dpa::serialized(|| unsafe { sys::doca_rdmi_connection_as_ctx(p) }).cast()
-    }
+/// The receive buffer of a destroyed connection, which the device no longer writes.
+fn take_buffer(uses: &mut ConnUses) -> Result<ReceiveBuffer> {
+    uses.receive.take().ok_or_else(|| {
+        invalid(
+            "doca_rdmi_connection_destroy",
+            "the receive buffer was already returned",
+        )
+    })
+}
 
-    unsafe fn set_pd(p: *mut Self::Raw, pd: &ProtectionDomain) -> Result<()> {
-        #[cfg(doca_sym = "doca_rdmi_connection_set_pd")]
-        {
-            // SAFETY: per the trait contract: an idle connection, a PD that outlives it.
-            unsafe { rdmi_call!(doca_rdmi_connection_set_pd(p, pd.as_ptr())) }
-        }
-        #[cfg(not(doca_sym = "doca_rdmi_connection_set_pd"))]
-        {
-            let _ = (p, pd);
-            Err(crate::ctx::undeclared("doca_rdmi_connection_set_pd"))
-        }
-    }
-
-    unsafe fn attach_dpa_completion(p: *mut Self::Raw, c: &doca_dpa::Completion) -> Result<()> {
-        // SAFETY: per the trait contract: an idle connection, a started completion
-        // that outlives it.
-        unsafe {
-            rdmi_call!(doca_rdmi_connection_dpa_completion_attach(
-                p,
-                c.as_ptr().cast()
-            ))
-        }
-    }
-
-    unsafe fn attach_cq(p: *mut Self::Raw, q: &CompletionQueue) -> Result<()> {
-        // SAFETY: per the trait contract: an idle connection, a CQ that outlives it.
-        unsafe { rdmi_call!(doca_rdmi_connection_cq_attach(p, q.as_ptr())) }
-    }
-
-    unsafe fn configure(p: *mut Self::Raw, uses: &ConnUses) -> Result<()> {
-        const INIT: &str = "doca_rdmi_connection_init_receive";
-        let buffer = uses
-            .receive
-            .as_ref()
-            .ok_or_else(|| invalid(INIT, "no receive buffer"))?;
-        let size = fit(INIT, "size", buffer.len)?;
-        // SAFETY: per the trait contract: an idle connection; the buffer outlives it
-        // (freed only after the destroy, buried if the destroy fails).
-        unsafe {
-            rdmi_call!(doca_rdmi_connection_init_receive(
-                p,
-                buffer.ptr.as_ptr().cast(),
-                size
-            ))
-        }
-    }
-
-    unsafe fn set_input(p: *mut Self::Raw, op_type: u32, data: &[u8]) -> Result<()> {
-        #[cfg(doca_sym = "doca_rdmi_connection_set_input")]
-        {
-            let op = fit(Self::SET_INPUT, "op_type", op_type)?;
-            let len = fit(Self::SET_INPUT, "size", data.len())?;
-            // SAFETY: per the trait contract: an idle connection, a block that
-            // outlives it.
-            unsafe {
-                rdmi_call!(doca_rdmi_connection_set_input(
-                    p,
-                    op,
-                    data.as_ptr().cast(),
-                    len
-                ))
-            }
-        }
-        #[cfg(not(doca_sym = "doca_rdmi_connection_set_input"))]
-        {
-            let _ = (p, op_type, data);
-            Err(crate::ctx::undeclared(Self::SET_INPUT))
-        }
-    }
-
-    unsafe fn dpa_handle(p: *mut Self::Raw) -> Result<u64> {
-        let mut h = 0 as _;
-        // SAFETY: per the trait contract: a started connection; valid out-pointer.
-        unsafe { rdmi_call!(doca_rdmi_connection_get_dpa_handle(p, &mut h)) }?;
-        Ok(h as u64)
+/// `doca_rdmi_connection_init_receive`: the connection receives into its buffer.
+///
+/// # Safety
+/// `p` is an idle connection; `uses` (its buffer) outlives it.
+unsafe fn init_receive(p: *mut sys::doca_rdmi_connection, uses: &ConnUses) -> Result<()> {
+    const INIT: &str = "doca_rdmi_connection_init_receive";
+    let buffer = uses
+        .receive
+        .as_ref()
+        .ok_or_else(|| invalid(INIT, "no receive buffer"))?;
+    let size = fit(INIT, "size", buffer.len)?;
+    // SAFETY: an idle connection; the buffer outlives it (freed only after the
+    // destroy, buried if the destroy fails).
+    unsafe {
+        rdmi_call!(doca_rdmi_connection_init_receive(
+            p,
+            buffer.ptr.as_ptr().cast(),
+            size
+        ))
     }
 }
 
@@ -374,17 +324,6 @@ impl ConnInner {
         let mut out = vec![0; len];
         self.read_slot(slot, &mut out)?;
         Ok(out)
-    }
-
-    /// Waits for the stop, destroys the connection and hands back its buffer.
-    fn finish_stop(&mut self, timeout: Duration) -> Result<ReceiveBuffer> {
-        self.wait_and_destroy(timeout)?;
-        self.uses_mut().receive.take().ok_or_else(|| {
-            invalid(
-                "doca_rdmi_connection_destroy",
-                "the receive buffer was already returned",
-            )
-        })
     }
 }
 
@@ -425,32 +364,12 @@ impl ConnectionBuilder {
         }
     }
 
-    /// The protection domain (`doca_rdmi_connection_set_pd`, EXPERIMENTAL,
-    /// at start); it must be the one of the posters this connection works
-    /// with.
-    #[cfg(doca_sym = "doca_rdmi_connection_set_pd")]
-    pub fn pd(mut self, pd: &ProtectionDomain) -> Self {
-        self.config.pd = Some(pd.clone());
-        self
-    }
-
-    /// A firmware-command input block of operation `op_type`
-    /// (`doca_rdmi_connection_set_input`, EXPERIMENTAL, at start; PRM
-    /// passthrough). A block that does not match its operation type fails
-    /// silently in DOCA. An empty block is refused by `start`.
-    #[cfg(doca_sym = "doca_rdmi_connection_set_input")]
-    pub fn input(mut self, op_type: u32, data: &[u8]) -> Self {
-        self.config.inputs.push((op_type, data.to_vec()));
-        self
-    }
-
-    /// How long [`Connection::stop`] and `Drop` wait for an asynchronous
-    /// stop ([`DEFAULT_STOP_TIMEOUT`](crate::DEFAULT_STOP_TIMEOUT) unless
-    /// set). No DOCA call.
-    pub fn stop_timeout(mut self, timeout: Duration) -> Self {
-        self.config.stop_timeout = timeout;
-        self
-    }
+    crate::ctx::builder_methods!(
+        "connection",
+        Connection,
+        set_pd "doca_rdmi_connection_set_pd",
+        set_input "doca_rdmi_connection_set_input"
+    );
 
     /// Creates, configures and starts the connection:
     /// `doca_rdmi_connection_create`, `doca_rdmi_connection_set_pd` (if a PD
@@ -510,15 +429,15 @@ impl fmt::Debug for Connection {
 }
 
 impl Connection {
-    /// The DPA handle (`doca_rdmi_connection_get_dpa_handle`, EXPERIMENTAL, fetched
-    /// by `start`).
-    ///
-    /// # Safety
-    /// The value keeps nothing alive: handing it to the device is sound only while
-    /// the connection is kept alive by other means.
-    pub unsafe fn raw_handle(&self) -> u64 {
-        self.inner.handle()
-    }
+    crate::ctx::started_methods!(
+        "connection",
+        Connection,
+        StoppingConnection,
+        stops into ReceiveBuffer,
+        " It hands back the receive buffer, which the device no longer writes. To keep \
+         acknowledging receives while an asynchronous stop drains, use \
+         [`Connection::request_stop`]."
+    );
 
     pub(crate) fn shared(&self) -> SharedConnection {
         self.inner.clone()
@@ -586,11 +505,6 @@ impl Connection {
         self.inner.receive().map_or(0, ReceiveBuffer::slot_bytes)
     }
 
-    /// The context's state (`doca_ctx_get_state`, STABLE).
-    pub fn state(&self) -> Result<CtxState> {
-        self.inner.state()
-    }
-
     /// The raw `doca_rdmi_connection`, for calls this crate does not wrap;
     /// valid while this value lives. Do not stop or destroy it.
     pub fn as_ptr(&self) -> *mut sys::doca_rdmi_connection {
@@ -603,63 +517,23 @@ impl Connection {
     pub fn ctx_ptr(&self) -> Result<*mut doca_dpa_sys::doca_ctx> {
         Ok(self.inner.ctx()?.as_ptr())
     }
-
-    /// Stops the connection and destroys it (`doca_ctx_stop`; on
-    /// IN_PROGRESS, `doca_ctx_get_state` until idle, for at most the stop
-    /// timeout; both STABLE; then `doca_rdmi_connection_destroy`,
-    /// EXPERIMENTAL), and hands back the
-    /// receive buffer, which the device no longer writes.
-    ///
-    /// On failure the connection is dropped, which retries the teardown.
-    /// To keep acknowledging receives while an asynchronous stop drains,
-    /// use [`Connection::request_stop`].
-    pub fn stop(self) -> Result<ReceiveBuffer> {
-        let timeout = self.inner.stop_timeout();
-        Ok(self.request_stop()?.wait(timeout)?)
-    }
-
-    /// Asks DOCA to stop (`doca_ctx_stop`, STABLE). The result is idle at once or
-    /// still stopping (IN_PROGRESS, e.g. while received messages are not
-    /// acknowledged); either way [`StoppingConnection::wait`] finishes it.
-    /// On an error the connection is handed back, still running.
-    ///
-    /// Fails with [`doca_dpa::Error::InUse`] (the connection comes back, running)
-    /// while launches, threads, DPA structs or posters still hold it.
-    pub fn request_stop(self) -> Result<StoppingConnection, StopError<Connection>> {
-        match Object::request_stop(self.inner) {
-            Ok(inner) => Ok(StoppingConnection { inner }),
-            Err((e, inner)) => Err(StopError::new(e, Connection { inner })),
-        }
-    }
 }
 
 /// A connection whose stop was requested: it may still be draining
 /// (`DOCA_CTX_STATE_STOPPING`) and accepts acknowledgements, but has no DPA
 /// handle any more.
+#[derive(Debug)]
 pub struct StoppingConnection {
     inner: Box<ConnInner>,
 }
 
-impl fmt::Debug for StoppingConnection {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("StoppingConnection")
-            .field("phase", &self.inner.phase())
-            .finish_non_exhaustive()
-    }
-}
-
 impl StoppingConnection {
-    /// The context's state (`doca_ctx_get_state`, STABLE): `Stopping` until the
-    /// outstanding work drained, then `Idle`.
-    pub fn state(&self) -> Result<CtxState> {
-        self.inner.state()
-    }
-
-    /// Whether the stop was asynchronous and has not been seen to finish
-    /// yet (no DOCA call).
-    pub fn is_draining(&self) -> bool {
-        self.inner.is_draining()
-    }
+    crate::ctx::stopping_methods!(
+        "connection",
+        StoppingConnection,
+        hands back ReceiveBuffer,
+        " and hands back the receive buffer"
+    );
 
     /// Acknowledges receives while the stop drains
     /// (`doca_rdmi_connection_recv_ack`, EXPERIMENTAL).
@@ -671,20 +545,6 @@ impl StoppingConnection {
     /// A copy of receive slot `slot`, as [`Connection::received`].
     pub fn received(&self, slot: usize) -> Result<Vec<u8>> {
         self.inner.received(slot)
-    }
-
-    /// Waits (polling `doca_ctx_get_state`) for at most `timeout` until the
-    /// context is idle, then destroys the connection
-    /// (`doca_rdmi_connection_destroy`, EXPERIMENTAL) and hands back the receive buffer.
-    /// On a timeout or a failed destroy, the error comes back with the
-    /// connection, to acknowledge more and wait again.
-    pub fn wait(
-        mut self,
-        timeout: Duration,
-    ) -> Result<ReceiveBuffer, StopError<StoppingConnection>> {
-        self.inner
-            .finish_stop(timeout)
-            .map_err(|e| StopError::new(e, self))
     }
 }
 

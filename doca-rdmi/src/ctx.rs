@@ -194,11 +194,13 @@ impl<T> From<StopError<T>> for Error {
 
 /// A kind of RDMI object (connection or poster): its C struct and destroy call (the
 /// core layer's [`DocaObject`]), and the functions of it that the shared builder
-/// calls (each named `doca_rdmi_<object>_*`).
+/// calls (each named `doca_rdmi_<object>_*`). Declared with [`rdmi_kind!`].
 pub(crate) trait RdmiObject: DocaObject {
     /// What an object of the kind uses besides the [`Config`]: dropped only once
     /// it is destroyed, buried with the configuration otherwise.
     type Uses: Send + Sync + 'static;
+    /// What a finished stop hands back (a connection's receive buffer).
+    type Out;
     /// The `tracing` field naming the kind (`connection`, `poster`).
     const NAME: &'static str;
     /// The create function's name.
@@ -212,6 +214,9 @@ pub(crate) trait RdmiObject: DocaObject {
 
     /// The create call, with what `config` and `uses` hold (alive for the call).
     fn create(config: &Config, uses: &Self::Uses) -> Result<*mut Self::Raw>;
+
+    /// What a destroyed object hands back, taken from what it used.
+    fn hand_back(uses: &mut Self::Uses) -> Result<Self::Out>;
 
     /// `*_as_ctx`.
     ///
@@ -257,6 +262,115 @@ pub(crate) trait RdmiObject: DocaObject {
     unsafe fn dpa_handle(p: *mut Self::Raw) -> Result<u64>;
 }
 
+/// Declares a kind of RDMI object: its marker type (a core-layer kind, destroyed by
+/// `destroy`) and its [`RdmiObject`] impl, whose calls have the same form for every
+/// kind and differ only in the `doca_rdmi_<object>_*` functions named here. The
+/// create call and the kind's own configuration are functions of its module; a
+/// function the installed header may lack is named with its symbol, and without it
+/// its builder method does not exist and the call is [`undeclared`].
+macro_rules! rdmi_kind {
+    (
+        $(#[$m:meta])*
+        $kind:ident: $raw:ident, named $name:literal, uses $uses:ty;
+        create $create:ident by $create_fn:path, configure by $configure_fn:path;
+        hands back $out:ty, by $hand_back_fn:path;
+        destroy $destroy:ident, as_ctx $as_ctx:ident,
+        set_pd $set_pd:ident if $set_pd_sym:literal,
+        dpa_completion_attach $dpa_attach:ident, cq_attach $cq_attach:ident,
+        set_input $set_input:ident if $set_input_sym:literal,
+        get_dpa_handle $handle:ident $(,)?
+    ) => {
+        doca_dpa::__doca_object!($(#[$m])* pub(crate) $kind: doca_rdmi_sys::$raw, destroy $destroy);
+
+        impl $crate::ctx::RdmiObject for $kind {
+            type Uses = $uses;
+            type Out = $out;
+            const NAME: &'static str = $name;
+            const CREATE: &'static str = stringify!($create);
+            const AS_CTX: &'static str = stringify!($as_ctx);
+            const SET_INPUT: &'static str = stringify!($set_input);
+            const DPA_COMPLETION_ATTACH: &'static str = stringify!($dpa_attach);
+
+            fn create(config: &$crate::ctx::Config, uses: &$uses) -> doca_dpa::Result<*mut Self::Raw> {
+                $create_fn(config, uses)
+            }
+
+            fn hand_back(uses: &mut $uses) -> doca_dpa::Result<$out> {
+                $hand_back_fn(uses)
+            }
+
+            unsafe fn as_ctx(p: *mut Self::Raw) -> *mut doca_dpa_sys::doca_ctx {
+                // SAFETY: per the trait contract: a live object of the kind.
+                doca_dpa::serialized(|| unsafe { doca_rdmi_sys::$as_ctx(p) }).cast()
+            }
+
+            unsafe fn set_pd(
+                p: *mut Self::Raw,
+                pd: &$crate::verbs::ProtectionDomain,
+            ) -> doca_dpa::Result<()> {
+                #[cfg(doca_sym = $set_pd_sym)]
+                {
+                    // SAFETY: per the trait contract: an idle object, a PD that
+                    // outlives it.
+                    unsafe { $crate::error::rdmi_call!($set_pd(p, pd.as_ptr())) }
+                }
+                #[cfg(not(doca_sym = $set_pd_sym))]
+                {
+                    let _ = (p, pd);
+                    Err($crate::ctx::undeclared(stringify!($set_pd)))
+                }
+            }
+
+            unsafe fn attach_dpa_completion(
+                p: *mut Self::Raw,
+                c: &doca_dpa::Completion,
+            ) -> doca_dpa::Result<()> {
+                // SAFETY: per the trait contract: an idle object, a started
+                // completion that outlives it.
+                unsafe { $crate::error::rdmi_call!($dpa_attach(p, c.as_ptr().cast())) }
+            }
+
+            unsafe fn attach_cq(
+                p: *mut Self::Raw,
+                q: &$crate::verbs::CompletionQueue,
+            ) -> doca_dpa::Result<()> {
+                // SAFETY: per the trait contract: an idle object, a CQ that outlives
+                // it.
+                unsafe { $crate::error::rdmi_call!($cq_attach(p, q.as_ptr())) }
+            }
+
+            unsafe fn configure(p: *mut Self::Raw, uses: &$uses) -> doca_dpa::Result<()> {
+                // SAFETY: per the trait contract, the caller's.
+                unsafe { $configure_fn(p, uses) }
+            }
+
+            unsafe fn set_input(p: *mut Self::Raw, op_type: u32, data: &[u8]) -> doca_dpa::Result<()> {
+                #[cfg(doca_sym = $set_input_sym)]
+                {
+                    let op = $crate::error::fit(Self::SET_INPUT, "op_type", op_type)?;
+                    let len = $crate::error::fit(Self::SET_INPUT, "size", data.len())?;
+                    // SAFETY: per the trait contract: an idle object, a block that
+                    // outlives it.
+                    unsafe { $crate::error::rdmi_call!($set_input(p, op, data.as_ptr().cast(), len)) }
+                }
+                #[cfg(not(doca_sym = $set_input_sym))]
+                {
+                    let _ = (p, op_type, data);
+                    Err($crate::ctx::undeclared(Self::SET_INPUT))
+                }
+            }
+
+            unsafe fn dpa_handle(p: *mut Self::Raw) -> doca_dpa::Result<u64> {
+                let mut h = 0 as _;
+                // SAFETY: per the trait contract: a started object; valid out-pointer.
+                unsafe { $crate::error::rdmi_call!($handle(p, &mut h)) }?;
+                Ok(h as u64)
+            }
+        }
+    };
+}
+pub(crate) use rdmi_kind;
+
 /// The error of a configuration call the installed header does not declare (the
 /// builder method that asks for it does not exist in such a build).
 #[allow(dead_code)]
@@ -266,6 +380,131 @@ pub(crate) fn undeclared(call: &'static str) -> Error {
         reason: "the installed DOCA RDMI header does not declare it".to_owned(),
     }
 }
+
+/// The configuration methods both builders have (`ConnectionBuilder`,
+/// `PosterBuilder`), invoked inside the builder's `impl` block: `what` names the
+/// object (`connection`), `started` its started type; a setter exists only where
+/// the installed header declares its function.
+macro_rules! builder_methods {
+    ($what:literal, $started:ident, set_pd $set_pd:literal, set_input $set_input:literal) => {
+        #[doc = concat!(
+            "The protection domain (`", $set_pd, "`, EXPERIMENTAL, at start). Connections \
+             and posters that work together must use the same one (DOCA answers \
+             INVALID_VALUE otherwise)."
+        )]
+        #[cfg(doca_sym = $set_pd)]
+        pub fn pd(mut self, pd: &$crate::verbs::ProtectionDomain) -> Self {
+            self.config.pd = Some(pd.clone());
+            self
+        }
+
+        #[doc = concat!(
+            "A firmware-command input block of operation `op_type` (`", $set_input,
+            "`, EXPERIMENTAL, at start; PRM passthrough). A block that does not match its \
+             operation type fails silently in DOCA. An empty block is refused by `start`."
+        )]
+        #[cfg(doca_sym = $set_input)]
+        pub fn input(mut self, op_type: u32, data: &[u8]) -> Self {
+            self.config.inputs.push((op_type, data.to_vec()));
+            self
+        }
+
+        #[doc = concat!(
+            "How long [`", stringify!($started), "::stop`](crate::", stringify!($started),
+            "::stop) and `Drop` wait for an asynchronous stop \
+             ([`DEFAULT_STOP_TIMEOUT`](crate::DEFAULT_STOP_TIMEOUT) unless set). No DOCA call."
+        )]
+        pub fn stop_timeout(mut self, timeout: std::time::Duration) -> Self {
+            self.config.stop_timeout = timeout;
+            self
+        }
+    };
+}
+pub(crate) use builder_methods;
+
+/// The methods both started types have (`Connection`, `Poster`), invoked inside
+/// its `impl` block: `what` names the object (`connection`), `stopping` its
+/// stopping type, `out` what a finished stop hands back, and `stop_doc` the end of
+/// `stop`'s documentation.
+macro_rules! started_methods {
+    ($what:literal, $started:ident, $stopping:ident, stops into $out:ty, $stop_doc:literal) => {
+        #[doc = concat!(
+                    "The DPA handle (`doca_rdmi_", $what, "_get_dpa_handle`, EXPERIMENTAL, fetched \
+             by `start`).\n\n# Safety\nThe value keeps nothing alive: handing it to the \
+             device is sound only while the ", $what, " is kept alive by other means."
+                )]
+        pub unsafe fn raw_handle(&self) -> u64 {
+            self.inner.handle()
+        }
+
+        /// The context's state (`doca_ctx_get_state`, STABLE).
+        pub fn state(&self) -> doca_dpa::Result<$crate::CtxState> {
+            self.inner.state()
+        }
+
+        #[doc = concat!(
+                    "Asks DOCA to stop (`doca_ctx_stop`, STABLE). The result is idle at once or \
+             still stopping (IN_PROGRESS, e.g. while received messages are not \
+             acknowledged); either way [`", stringify!($stopping), "::wait`](crate::",
+                    stringify!($stopping), "::wait) finishes it. On an error the ", $what,
+                    " is handed back, still running.\n\nFails with \
+             [`doca_dpa::Error::InUse`] (the ", $what, " comes back, running) while \
+             launches, threads, DPA structs or posters still hold it."
+                )]
+        pub fn request_stop(self) -> Result<$stopping, $crate::StopError<$started>> {
+            $crate::ctx::Object::request_stop(self.inner)
+                .map(|inner| $stopping { inner })
+                .map_err(|(e, inner)| $crate::StopError::new(e, $started { inner }))
+        }
+
+        #[doc = concat!(
+            "Stops the ", $what, " and destroys it (`doca_ctx_stop`; on IN_PROGRESS, \
+             `doca_ctx_get_state` until idle, for at most the stop timeout; both STABLE; \
+             then `doca_rdmi_", $what, "_destroy`, EXPERIMENTAL). On failure the ", $what,
+            " is dropped, which retries the teardown.", $stop_doc
+        )]
+        pub fn stop(self) -> doca_dpa::Result<$out> {
+            let timeout = self.inner.stop_timeout();
+            Ok(self.request_stop()?.wait(timeout)?)
+        }
+    };
+}
+pub(crate) use started_methods;
+
+/// The methods both stopping types have (`StoppingConnection`,
+/// `StoppingPoster`), invoked inside its `impl` block: `what` names the object,
+/// `out` what `wait` hands back and `wait_doc` says so.
+macro_rules! stopping_methods {
+    ($what:literal, $stopping:ident, hands back $out:ty, $wait_doc:literal) => {
+        #[doc = concat!(
+                    "Waits (polling `doca_ctx_get_state`) for at most `timeout` until the context \
+             is idle, then destroys the ", $what, " (`doca_rdmi_", $what, "_destroy`, \
+             EXPERIMENTAL)", $wait_doc, ". On a timeout or a failed destroy, the error \
+             comes back with the ", $what, ", to wait again."
+                )]
+        pub fn wait(
+            mut self,
+            timeout: std::time::Duration,
+        ) -> Result<$out, $crate::StopError<$stopping>> {
+            self.inner
+                .finish_stop(timeout)
+                .map_err(|e| $crate::StopError::new(e, self))
+        }
+
+        /// The context's state (`doca_ctx_get_state`, STABLE): `Stopping` until the
+        /// outstanding work drained, then `Idle`.
+        pub fn state(&self) -> doca_dpa::Result<$crate::CtxState> {
+            self.inner.state()
+        }
+
+        /// Whether the stop was asynchronous and has not been seen to finish yet
+        /// (no DOCA call).
+        pub fn is_draining(&self) -> bool {
+            self.inner.is_draining()
+        }
+    };
+}
+pub(crate) use stopping_methods;
 
 /// What an RDMI object uses: dropped only once it is destroyed, buried otherwise.
 pub(crate) struct Kept<U> {
@@ -367,11 +606,6 @@ impl<R: RdmiObject> Object<R> {
         &self.held.uses
     }
 
-    /// What the kind uses, to take back what DOCA no longer uses.
-    pub(crate) fn uses_mut(&mut self) -> &mut R::Uses {
-        &mut self.held.uses
-    }
-
     /// The object's context (known from the builder's `*_as_ctx` call on).
     pub(crate) fn ctx(&self) -> Result<&Ctx> {
         self.ctx
@@ -421,11 +655,13 @@ impl<R: RdmiObject> Object<R> {
 
     /// While stopping: polls `doca_ctx_get_state` until the context is idle, for at
     /// most `timeout` (a TIME_OUT error naming `doca_ctx_stop` after), then destroys
-    /// the object. On a failure it stays as it is, to wait again.
-    pub(crate) fn wait_and_destroy(&mut self, timeout: Duration) -> Result<()> {
+    /// the object and hands back what the kind returns. On a failure it stays as it
+    /// is, to wait again.
+    pub(crate) fn finish_stop(&mut self, timeout: Duration) -> Result<R::Out> {
         self.ctx()?
             .wait_idle(timeout, OnQueryError::Return, || ())?;
-        self.destroy()
+        self.destroy()?;
+        R::hand_back(&mut self.held.uses)
     }
 
     /// The destroy call, once; the context must be idle. On a failure it may be

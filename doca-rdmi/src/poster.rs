@@ -8,21 +8,14 @@
 
 use std::fmt;
 use std::sync::Arc;
-use std::time::Duration;
 
 use doca_dpa::{Dpa, Keep, KeepAlive, KernelArg, Result};
 use doca_rdmi_sys as sys;
 
-use crate::ctx::{CompletionSource, Config, CtxState, Object, RdmiObject, StopError};
+use crate::ctx::{CompletionSource, Config, Object};
 use crate::error::{invalid, rdmi_call};
 use crate::param;
-use crate::verbs::{CompletionQueue, ProtectionDomain, VerbsContext};
-
-doca_dpa::__doca_object!(
-    /// `doca_rdmi_poster`.
-    pub(crate) RawPoster: doca_rdmi_sys::doca_rdmi_poster,
-    destroy doca_rdmi_poster_destroy
-);
+use crate::verbs::VerbsContext;
 
 /// What a poster uses besides its configuration: the connections it works with,
 /// destroyed after it (DOCA's teardown order), and their datapath contexts,
@@ -32,86 +25,50 @@ pub(crate) struct PosterUses {
     contexts: Vec<Dpa>,
 }
 
-impl RdmiObject for RawPoster {
-    type Uses = PosterUses;
-    const NAME: &'static str = "poster";
-    const CREATE: &'static str = "doca_rdmi_poster_create";
-    const AS_CTX: &'static str = "doca_rdmi_poster_as_ctx";
-    const SET_INPUT: &'static str = "doca_rdmi_poster_set_input";
-    const DPA_COMPLETION_ATTACH: &'static str = "doca_rdmi_poster_dpa_completion_attach";
+crate::ctx::rdmi_kind!(
+    /// `doca_rdmi_poster`.
+    RawPoster: doca_rdmi_poster, named "poster", uses PosterUses;
+    create doca_rdmi_poster_create by create, configure by nothing_to_configure;
+    hands back (), by nothing_to_hand_back;
+    destroy doca_rdmi_poster_destroy,
+    as_ctx doca_rdmi_poster_as_ctx,
+    set_pd doca_rdmi_poster_set_pd if "doca_rdmi_poster_set_pd",
+    dpa_completion_attach doca_rdmi_poster_dpa_completion_attach,
+    cq_attach doca_rdmi_poster_cq_attach,
+    set_input doca_rdmi_poster_set_input if "doca_rdmi_poster_set_input",
+    get_dpa_handle doca_rdmi_poster_get_dpa_handle,
+);
 
-    fn create(config: &Config, uses: &PosterUses) -> Result<*mut Self::Raw> {
-        if let Some(other) = uses.contexts.iter().find(|d| !d.same_context(&config.dpa)) {
-            return Err(invalid(
-                Self::CREATE,
-                format!(
-                    "a connection's datapath is DPA context #{}, the poster's is DPA context #{}",
-                    other.serial(),
-                    config.dpa.serial()
-                ),
-            ));
-        }
-        let mut raw = std::ptr::null_mut();
-        // SAFETY: a live verbs context (held by the caller); valid out-pointer.
-        unsafe { rdmi_call!(doca_rdmi_poster_create(config.verbs.as_ptr(), &mut raw)) }?;
-        Ok(raw)
+/// `doca_rdmi_poster_create` on the verbs context the caller holds, once the
+/// connections were seen to run on the poster's datapath context.
+fn create(config: &Config, uses: &PosterUses) -> Result<*mut sys::doca_rdmi_poster> {
+    if let Some(other) = uses.contexts.iter().find(|d| !d.same_context(&config.dpa)) {
+        return Err(invalid(
+            "doca_rdmi_poster_create",
+            format!(
+                "a connection's datapath is DPA context #{}, the poster's is DPA context #{}",
+                other.serial(),
+                config.dpa.serial()
+            ),
+        ));
     }
+    let mut raw = std::ptr::null_mut();
+    // SAFETY: a live verbs context (held by the caller); valid out-pointer.
+    unsafe { rdmi_call!(doca_rdmi_poster_create(config.verbs.as_ptr(), &mut raw)) }?;
+    Ok(raw)
+}
 
-    unsafe fn as_ctx(p: *mut Self::Raw) -> *mut doca_dpa_sys::doca_ctx {
-        // SAFETY: per the trait contract: a live poster.
-        doca_dpa::serialized(|| unsafe { sys::doca_rdmi_poster_as_ctx(p) }).cast()
-    }
+/// A poster hands nothing back when it is destroyed.
+fn nothing_to_hand_back(_: &mut PosterUses) -> Result<()> {
+    Ok(())
+}
 
-    unsafe fn set_pd(p: *mut Self::Raw, pd: &ProtectionDomain) -> Result<()> {
-        #[cfg(doca_sym = "doca_rdmi_poster_set_pd")]
-        {
-            // SAFETY: per the trait contract: an idle poster, a PD that outlives it.
-            unsafe { rdmi_call!(doca_rdmi_poster_set_pd(p, pd.as_ptr())) }
-        }
-        #[cfg(not(doca_sym = "doca_rdmi_poster_set_pd"))]
-        {
-            let _ = (p, pd);
-            Err(crate::ctx::undeclared("doca_rdmi_poster_set_pd"))
-        }
-    }
-
-    unsafe fn attach_dpa_completion(p: *mut Self::Raw, c: &doca_dpa::Completion) -> Result<()> {
-        // SAFETY: per the trait contract: an idle poster, a started completion that
-        // outlives it.
-        unsafe { rdmi_call!(doca_rdmi_poster_dpa_completion_attach(p, c.as_ptr().cast())) }
-    }
-
-    unsafe fn attach_cq(p: *mut Self::Raw, q: &CompletionQueue) -> Result<()> {
-        // SAFETY: per the trait contract: an idle poster, a CQ that outlives it.
-        unsafe { rdmi_call!(doca_rdmi_poster_cq_attach(p, q.as_ptr())) }
-    }
-
-    unsafe fn configure(_p: *mut Self::Raw, _uses: &PosterUses) -> Result<()> {
-        // A poster has no configuration of its own.
-        Ok(())
-    }
-
-    unsafe fn set_input(p: *mut Self::Raw, op_type: u32, data: &[u8]) -> Result<()> {
-        #[cfg(doca_sym = "doca_rdmi_poster_set_input")]
-        {
-            let op = crate::error::fit(Self::SET_INPUT, "op_type", op_type)?;
-            let len = crate::error::fit(Self::SET_INPUT, "size", data.len())?;
-            // SAFETY: per the trait contract: an idle poster, a block that outlives it.
-            unsafe { rdmi_call!(doca_rdmi_poster_set_input(p, op, data.as_ptr().cast(), len)) }
-        }
-        #[cfg(not(doca_sym = "doca_rdmi_poster_set_input"))]
-        {
-            let _ = (p, op_type, data);
-            Err(crate::ctx::undeclared(Self::SET_INPUT))
-        }
-    }
-
-    unsafe fn dpa_handle(p: *mut Self::Raw) -> Result<u64> {
-        let mut h = 0 as _;
-        // SAFETY: per the trait contract: a started poster; valid out-pointer.
-        unsafe { rdmi_call!(doca_rdmi_poster_get_dpa_handle(p, &mut h)) }?;
-        Ok(h as u64)
-    }
+/// A poster has no configuration of its own.
+///
+/// # Safety
+/// None needed: it makes no call.
+unsafe fn nothing_to_configure(_: *mut sys::doca_rdmi_poster, _: &PosterUses) -> Result<()> {
+    Ok(())
 }
 
 /// A poster and what it keeps alive (the shared RDMI object, `ctx.rs`).
@@ -169,29 +126,12 @@ impl PosterBuilder {
         self
     }
 
-    /// The protection domain (`doca_rdmi_poster_set_pd`, EXPERIMENTAL, at
-    /// start): the one of the connections it works with.
-    #[cfg(doca_sym = "doca_rdmi_poster_set_pd")]
-    pub fn pd(mut self, pd: &ProtectionDomain) -> Self {
-        self.config.pd = Some(pd.clone());
-        self
-    }
-
-    /// A firmware-command input block (`doca_rdmi_poster_set_input`,
-    /// EXPERIMENTAL, at start; PRM passthrough). Empty blocks are refused by
-    /// `start`.
-    #[cfg(doca_sym = "doca_rdmi_poster_set_input")]
-    pub fn input(mut self, op_type: u32, data: &[u8]) -> Self {
-        self.config.inputs.push((op_type, data.to_vec()));
-        self
-    }
-
-    /// How long [`Poster::stop`] and `Drop` wait for an asynchronous stop. No
-    /// DOCA call.
-    pub fn stop_timeout(mut self, timeout: Duration) -> Self {
-        self.config.stop_timeout = timeout;
-        self
-    }
+    crate::ctx::builder_methods!(
+        "poster",
+        Poster,
+        set_pd "doca_rdmi_poster_set_pd",
+        set_input "doca_rdmi_poster_set_input"
+    );
 
     /// Creates, configures and starts the poster:
     /// `doca_rdmi_poster_create`, `doca_rdmi_poster_set_pd` (if a PD was
@@ -228,15 +168,7 @@ impl fmt::Debug for Poster {
 }
 
 impl Poster {
-    /// The DPA handle (`doca_rdmi_poster_get_dpa_handle`, EXPERIMENTAL, fetched by
-    /// `start`).
-    ///
-    /// # Safety
-    /// The value keeps nothing alive: handing it to the device is sound only while
-    /// the poster is kept alive by other means.
-    pub unsafe fn raw_handle(&self) -> u64 {
-        self.inner.handle()
-    }
+    crate::ctx::started_methods!("poster", Poster, StoppingPoster, stops into (), "");
 
     /// Pushes `num_cqe` completion entries from the host to the poster's
     /// completion side (`doca_rdmi_poster_post`, EXPERIMENTAL). Bulk posting
@@ -273,71 +205,21 @@ impl Poster {
         }
     }
 
-    /// The context's state (`doca_ctx_get_state`, STABLE).
-    pub fn state(&self) -> Result<CtxState> {
-        self.inner.state()
-    }
-
     /// The raw `doca_rdmi_poster`, valid while this value lives. Do not stop
     /// or destroy it.
     pub fn as_ptr(&self) -> *mut sys::doca_rdmi_poster {
         self.inner.as_ptr()
     }
-
-    /// Stops and destroys the poster (`doca_ctx_stop`, waiting out
-    /// IN_PROGRESS with `doca_ctx_get_state` for at most the stop timeout,
-    /// then `doca_rdmi_poster_destroy`, EXPERIMENTAL). On failure the poster is dropped,
-    /// which retries the teardown.
-    pub fn stop(self) -> Result<()> {
-        let timeout = self.inner.stop_timeout();
-        Ok(self.request_stop()?.wait(timeout)?)
-    }
-
-    /// Asks DOCA to stop (`doca_ctx_stop`, STABLE); [`StoppingPoster::wait`]
-    /// finishes it. On an error the poster is handed back, still running.
-    ///
-    /// Fails with [`doca_dpa::Error::InUse`] (the poster comes back) while launches,
-    /// threads or DPA structs still hold it.
-    pub fn request_stop(self) -> Result<StoppingPoster, StopError<Poster>> {
-        match Object::request_stop(self.inner) {
-            Ok(inner) => Ok(StoppingPoster { inner }),
-            Err((e, inner)) => Err(StopError::new(e, Poster { inner })),
-        }
-    }
 }
 
 /// A poster whose stop was requested.
+#[derive(Debug)]
 pub struct StoppingPoster {
     inner: Box<PosterInner>,
 }
 
-impl fmt::Debug for StoppingPoster {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("StoppingPoster")
-            .field("phase", &self.inner.phase())
-            .finish_non_exhaustive()
-    }
-}
-
 impl StoppingPoster {
-    /// The context's state (`doca_ctx_get_state`, STABLE).
-    pub fn state(&self) -> Result<CtxState> {
-        self.inner.state()
-    }
-
-    /// Whether the stop was asynchronous and has not been seen to finish.
-    pub fn is_draining(&self) -> bool {
-        self.inner.is_draining()
-    }
-
-    /// Waits for at most `timeout` until idle, then destroys the poster
-    /// (`doca_rdmi_poster_destroy`, EXPERIMENTAL); on failure the poster
-    /// comes back.
-    pub fn wait(mut self, timeout: Duration) -> Result<(), StopError<StoppingPoster>> {
-        self.inner
-            .wait_and_destroy(timeout)
-            .map_err(|e| StopError::new(e, self))
-    }
+    crate::ctx::stopping_methods!("poster", StoppingPoster, hands back (), "");
 }
 
 // SAFETY: the started poster's DPA handle; the keep record holds the poster (and so
