@@ -108,9 +108,11 @@ impl ErrorCode {
     }
 }
 
+/// The text of a C string DOCA returned; empty for NULL.
+///
 /// # Safety
 /// `ptr` is NULL or a NUL-terminated string valid for the call.
-unsafe fn static_str(ptr: *const std::ffi::c_char) -> String {
+pub(crate) unsafe fn static_str(ptr: *const std::ffi::c_char) -> String {
     if ptr.is_null() {
         return String::new();
     }

@@ -299,13 +299,6 @@ pub mod build_info {
 #[cfg(doca_sym = "doca_version_runtime")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub fn runtime_version() -> String {
-    // SAFETY: DOCA returns a static NUL-terminated string.
-    let ptr = crate::core::serialized(|| unsafe { sys::doca_version_runtime() });
-    if ptr.is_null() {
-        return String::new();
-    }
-    // SAFETY: non-NULL static string.
-    unsafe { std::ffi::CStr::from_ptr(ptr) }
-        .to_string_lossy()
-        .into_owned()
+    // SAFETY: DOCA returns a static NUL-terminated string (or NULL, read as empty).
+    unsafe { error::static_str(crate::core::serialized(|| sys::doca_version_runtime())) }
 }
