@@ -180,7 +180,7 @@ pub mod param {
     }
 
     #[cfg(doca_sym = "doca_dpa_mem_alloc")]
-    pub use crate::memory::ByValue;
+    pub use crate::args::ByValue;
 
     /// `T *` (a C pointer to `T` elements): a DPA address of `T`s. Arguments:
     /// `&DpaBuffer<T>` and `&DpaSlice<T>` of the same element type, `&DpaBox<T>`

@@ -1,16 +1,23 @@
 //! Async ops: a DPA-side queue of asynchronous operations whose completions
 //! land on a DPA completion context.
 
-use std::ptr::NonNull;
 use std::sync::Arc;
 
 use doca_dpa_sys as sys;
 
 use crate::app::{param, KernelArg};
+use crate::completion::Completion;
+use crate::core::Owned;
 use crate::dpa::Dpa;
 use crate::error::{doca_call, Error, Result};
 use crate::keep::{Keep, KeepAlive};
-use crate::thread::Completion;
+
+crate::__doca_object!(
+    /// `doca_dpa_async_ops`.
+    RawAsyncOps: doca_dpa_sys::doca_dpa_async_ops,
+    destroy doca_dpa_async_ops_destroy,
+    stop doca_dpa_async_ops_stop
+);
 
 /// Started async ops, attached to a started [`Completion`] (which they keep
 /// alive). Made by [`AsyncOps::new`]: `doca_dpa_async_ops_create`,
@@ -21,8 +28,7 @@ pub struct AsyncOps {
 }
 
 struct AsyncOpsInner {
-    ptr: NonNull<sys::doca_dpa_async_ops>,
-    started: bool,
+    raw: Owned<RawAsyncOps>,
     handle: u64,
     queue_size: u32,
     user_data: u64,
@@ -30,14 +36,6 @@ struct AsyncOpsInner {
     // Held, so the completion outlives the async ops attached to it.
     _completion: Completion,
 }
-
-// SAFETY: a `doca_dpa_async_ops`; every DOCA call on it is made under the DOCA lock
-// (`crate::error::serialized`), so DOCA never sees two threads use it at once (the
-// facts forbid concurrent use, not use from another thread).
-unsafe impl Send for AsyncOpsInner {}
-// SAFETY: as for `Send`: shared references only make DOCA calls under the DOCA
-// lock; the Rust state behind them is immutable or behind a mutex or atomics.
-unsafe impl Sync for AsyncOpsInner {}
 
 impl std::fmt::Debug for AsyncOps {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -90,24 +88,21 @@ impl AsyncOps {
                 &mut raw
             ))
         })?;
-        let ptr = NonNull::new(raw)
-            .ok_or_else(|| Error::invalid("doca_dpa_async_ops_create", "DOCA returned NULL"))?;
         let mut ops = AsyncOpsInner {
-            ptr,
-            started: false,
+            raw: Owned::new("doca_dpa_async_ops_create", raw)?,
             handle: 0,
             queue_size: 0,
             user_data,
             _dpa: dpa.clone(),
             _completion: completion.clone(),
         };
-        let p = ops.ptr.as_ptr();
+        let p = ops.raw.as_ptr();
         // SAFETY: our unstarted async ops and a started completion of the same
         // context (checked above), which they hold for their life.
         unsafe { doca_call!(doca_dpa_async_ops_attach(p, completion.as_ptr())) }?;
         // SAFETY: as above: our unstarted async ops and a started completion.
         unsafe { doca_call!(doca_dpa_async_ops_start(p)) }?;
-        ops.started = true;
+        ops.raw.set_started();
         let mut size = 0;
         // SAFETY: started; valid out-pointers.
         unsafe { doca_call!(doca_dpa_async_ops_get_queue_size(p, &mut size)) }?;
@@ -143,16 +138,11 @@ unsafe impl KernelArg<param::AsyncOps> for AsyncOps {
 
 impl Drop for AsyncOpsInner {
     fn drop(&mut self) {
-        let p = self.ptr.as_ptr();
-        if self.started {
-            // SAFETY: our started async ops, stopped once.
-            if let Err(e) = unsafe { doca_call!(doca_dpa_async_ops_stop(p)) } {
-                tracing::warn!(target: "doca_dpa::async_ops", error = %e, "doca_dpa_async_ops_stop failed during drop");
-            }
+        let outcome = self.raw.teardown();
+        if !outcome.stopped() {
+            // They may still complete into their completion: never release it.
+            crate::keep::bury(self._completion.clone());
         }
-        // SAFETY: our async ops, destroyed once.
-        if let Err(e) = unsafe { doca_call!(doca_dpa_async_ops_destroy(p)) } {
-            tracing::warn!(target: "doca_dpa::async_ops", error = %e, "doca_dpa_async_ops_destroy failed during drop");
-        }
+        outcome.report();
     }
 }

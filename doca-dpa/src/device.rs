@@ -3,12 +3,23 @@
 
 use std::ffi::c_char;
 use std::fmt;
-use std::ptr::NonNull;
 use std::sync::Arc;
 
 use doca_dpa_sys as sys;
 
+use crate::core::Owned;
 use crate::error::{doca_call, Error, Result};
+
+crate::__doca_object!(
+    /// `doca_dev`, closed by `doca_dev_close`.
+    RawDev: doca_dpa_sys::doca_dev,
+    destroy doca_dev_close
+);
+crate::__doca_object!(
+    /// `doca_dev_rep`, closed by `doca_dev_rep_close`.
+    RawRep: doca_dpa_sys::doca_dev_rep,
+    destroy doca_dev_rep_close
+);
 
 /// A snapshot of one device in DOCA's device list.
 ///
@@ -162,27 +173,11 @@ fn parse_pci(addr: &str) -> Result<()> {
     Ok(())
 }
 
+/// Closed (its handle's `Drop`) once every child, which holds an `Arc` of this, is
+/// gone.
 pub(crate) struct DeviceInner {
-    ptr: NonNull<sys::doca_dev>,
+    raw: Owned<RawDev>,
     info: DeviceInfo,
-}
-
-// SAFETY: an open `doca_dev` and its devinfo; every DOCA call on it is made under the DOCA lock
-// (`crate::error::serialized`), so DOCA never sees two threads use it at once (the
-// facts forbid concurrent use, not use from another thread).
-unsafe impl Send for DeviceInner {}
-// SAFETY: as for `Send`: shared references only make DOCA calls under the DOCA
-// lock; the Rust state behind them is immutable or behind a mutex or atomics.
-unsafe impl Sync for DeviceInner {}
-
-impl Drop for DeviceInner {
-    fn drop(&mut self) {
-        // SAFETY: the handle came from doca_dev_open and is closed once, after
-        // every child (which holds an Arc of this) is gone.
-        if let Err(e) = unsafe { doca_call!(doca_dev_close(self.ptr.as_ptr())) } {
-            tracing::warn!(target: "doca_dpa::device", error = %e, device = %self.info.pci_addr, "closing the device failed");
-        }
-    }
 }
 
 /// An open device (`doca_dev`). Cheap to clone; the device is closed with
@@ -227,12 +222,12 @@ impl Device {
                 let mut dev = std::ptr::null_mut();
                 // SAFETY: `raw` is a live devinfo; valid out-pointer.
                 unsafe { doca_call!(doca_dev_open(raw, &mut dev)) }?;
-                let ptr = NonNull::new(dev).ok_or_else(|| {
-                    Error::invalid("doca_dev_open", "DOCA returned a NULL device")
-                })?;
                 // Owned before the event (user code that may panic) is emitted.
                 let device = Device {
-                    inner: Arc::new(DeviceInner { ptr, info }),
+                    inner: Arc::new(DeviceInner {
+                        raw: Owned::new("doca_dev_open", dev)?,
+                        info,
+                    }),
                 };
                 tracing::debug!(target: "doca_dpa::device", pci = %device.inner.info.pci_addr, name = %device.inner.info.ibdev_name, "device opened");
                 return Ok(Ok(device));
@@ -317,7 +312,7 @@ impl Device {
     /// The raw `doca_dev`, for calls this crate does not wrap. Valid while
     /// this `Device` (or any clone) lives.
     pub fn as_ptr(&self) -> *mut sys::doca_dev {
-        self.inner.ptr.as_ptr()
+        self.inner.raw.as_ptr()
     }
 }
 
@@ -395,27 +390,12 @@ bitflags::bitflags! {
     }
 }
 
+/// Closed (its handle's `Drop`) after its users, which hold an `Arc` of this, and
+/// before its device (a later field).
 struct RepresentorInner {
-    ptr: NonNull<sys::doca_dev_rep>,
+    raw: Owned<RawRep>,
     _device: Device,
     index: usize,
-}
-
-// SAFETY: an open `doca_dev_rep`; every DOCA call on it is made under the DOCA lock
-// (`crate::error::serialized`), so DOCA never sees two threads use it at once (the
-// facts forbid concurrent use, not use from another thread).
-unsafe impl Send for RepresentorInner {}
-// SAFETY: as for `Send`: shared references only make DOCA calls under the DOCA
-// lock; the Rust state behind them is immutable or behind a mutex or atomics.
-unsafe impl Sync for RepresentorInner {}
-
-impl Drop for RepresentorInner {
-    fn drop(&mut self) {
-        // SAFETY: opened by doca_dev_rep_open, closed once, after its users.
-        if let Err(e) = unsafe { doca_call!(doca_dev_rep_close(self.ptr.as_ptr())) } {
-            tracing::warn!(target: "doca_dpa::device", error = %e, "closing a representor failed");
-        }
-    }
 }
 
 /// An open representor of a device (`doca_dev_rep`), e.g. the one an RDMI
@@ -442,7 +422,7 @@ impl Representor {
 
     /// The raw `doca_dev_rep`, valid while this `Representor` lives.
     pub fn as_ptr(&self) -> *mut sys::doca_dev_rep {
-        self.inner.ptr.as_ptr()
+        self.inner.raw.as_ptr()
     }
 }
 
@@ -475,10 +455,11 @@ impl Device {
                 result = Err(e);
                 break;
             }
-            if let Some(ptr) = NonNull::new(rep) {
+            // A NULL representor is skipped.
+            if let Ok(raw) = Owned::new("doca_dev_rep_open", rep) {
                 out.push(Representor {
                     inner: Arc::new(RepresentorInner {
-                        ptr,
+                        raw,
                         _device: self.clone(),
                         index,
                     }),

@@ -94,19 +94,25 @@ impl ErrorCode {
     /// `DOCA_ERROR_BAD_STATE`; DOCA answers for unknown codes too.
     pub fn name(self) -> String {
         // SAFETY: DOCA returns a static NUL-terminated string (or NULL, handled).
-        unsafe { static_str(serialized(|| sys::doca_error_get_name(self.0))) }
+        unsafe { static_str(crate::core::serialized(|| sys::doca_error_get_name(self.0))) }
     }
 
     /// DOCA's description of the code (`doca_error_get_descr`).
     pub fn description(self) -> String {
         // SAFETY: as above.
-        unsafe { static_str(serialized(|| sys::doca_error_get_descr(self.0))) }
+        unsafe {
+            static_str(crate::core::serialized(|| {
+                sys::doca_error_get_descr(self.0)
+            }))
+        }
     }
 }
 
+/// The text of a C string DOCA returned; empty for NULL.
+///
 /// # Safety
 /// `ptr` is NULL or a NUL-terminated string valid for the call.
-unsafe fn static_str(ptr: *const std::ffi::c_char) -> String {
+pub(crate) unsafe fn static_str(ptr: *const std::ffi::c_char) -> String {
     if ptr.is_null() {
         return String::new();
     }
@@ -384,22 +390,10 @@ pub enum ErrorKind {
 }
 
 impl Error {
-    /// Builds the error for a DOCA call that returned `code`.
-    pub(crate) fn doca(call: &'static str, code: ErrorCode) -> Error {
-        Error::Doca {
-            call,
-            code,
-            name: code.name(),
-            description: code.description(),
-        }
-    }
-
-    /// Builds an [`Error::InvalidArgument`].
+    /// Builds an [`Error::InvalidArgument`] (the core layer's
+    /// [`invalid`](crate::core::invalid)).
     pub(crate) fn invalid(call: &'static str, reason: impl Into<String>) -> Error {
-        Error::InvalidArgument {
-            call,
-            reason: reason.into(),
-        }
+        crate::core::invalid(call, reason)
     }
 
     /// The raw DOCA code, when a DOCA call failed.
@@ -510,98 +504,17 @@ impl Error {
 /// Result of this crate's operations.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// Turns the return code of the DOCA call `call` into a `Result`.
-///
-/// Every raw call of this crate goes through here (via `doca_call!`), so
-/// the safe layer never handles raw codes.
-#[inline]
-pub(crate) fn check(call: &'static str, rc: sys::doca_error_t) -> Result<()> {
-    if rc == sys::DOCA_SUCCESS as sys::doca_error_t {
-        Ok(())
-    } else {
-        Err(Error::doca(call, ErrorCode(rc)))
-    }
-}
+pub(crate) use crate::core::{check, serialized};
 
-/// The DOCA lock: held for the duration of every DOCA call this crate (and
-/// doca-rdmi) makes, and for nothing else. See [`serialized`].
-static DOCA_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-/// Runs one DOCA call (`f`) under the DOCA lock.
-///
-/// # The lock's scope (the one place it is stated)
-///
-/// DOCA DPA objects are not thread-safe: one thread at a time (facts:
-/// `doca-dpa-host-api.md` §9, the DPA guide's note). Every public type of doca-dpa
-/// and doca-rdmi is nevertheless `Send + Sync`, because every call into DOCA —
-/// `doca_call!`, doca-rdmi's `rdmi_call!`/`core_call!`, the generated kernel and RPC
-/// launchers, and the few direct `sys::` calls — runs inside this function, under
-/// one process-wide mutex. So no two DOCA calls ever overlap, on one context or
-/// across contexts, whatever threads the values are on.
-///
-/// - Held for one DOCA call only. It is never held while user code runs: DOCA
-///   calls no user code (the only callback, the wait task's completion in
-///   `doca_pe_progress`, sets an atomic flag), wakers are woken and `tracing`
-///   events emitted after the call returns. It is reentrant on one thread (a
-///   thread-local flag): a wrapper that makes its DOCA calls through
-///   `doca_call!` may itself run inside `serialized` without deadlocking.
-/// - Blocking calls hold it while they block: `doca_dpa_rpc` (until the RPC
-///   returns). Other threads' DOCA calls wait meanwhile.
-/// - Process-wide, not per context: simpler and still correct; a per-context lock
-///   would let two contexts' calls run in parallel (a refinement that changes no
-///   type).
-/// - Uncontended, it is two atomic operations and allocates nothing.
-///
-/// State the library keeps itself (a launcher's epochs and what it keeps alive, an
-/// engine's reactor) is behind each object's own mutex, taken before this one
-/// and never while user code runs.
-#[doc(hidden)]
-#[inline]
-pub fn serialized<R>(f: impl FnOnce() -> R) -> R {
-    thread_local! {
-        static HELD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-    }
-    /// Clears the flag when the call returns (FFI calls do not unwind, but a
-    /// closure of Rust code may).
-    struct Release;
-    impl Drop for Release {
-        fn drop(&mut self) {
-            HELD.with(|h| h.set(false));
-        }
-    }
-    if HELD.with(|h| h.get()) {
-        // This thread holds the lock already: no other thread can be in DOCA.
-        return f();
-    }
-    let _held = DOCA_LOCK.lock().unwrap_or_else(|p| p.into_inner());
-    HELD.with(|h| h.set(true));
-    let _release = Release;
-    f()
-}
-
-/// Calls a DOCA function and checks its code, naming the call in the error. It adds
-/// no `unsafe` of its own: each call site writes the `unsafe` block and its SAFETY
-/// comment, `unsafe { doca_call!(doca_dpa_start(ptr)) }?`.
-///
-/// The arguments are evaluated before the DOCA lock is taken, one `let` each, in
-/// order: an argument such as `dpa.as_ptr()` may wait at the context's RPC gate
-/// for a `doca_dpa_rpc` call that runs outside the lock, and waiting for it while
-/// holding the lock would stop every other thread's DOCA calls, among them the
-/// `doca_sync_event_update_*` that the RPC itself may be waiting for.
+/// Calls a function of `doca-dpa-sys` and checks its code, naming the call in the
+/// error: the core layer's one call helper,
+/// [`__doca_core_call!`](crate::__doca_core_call), for this crate's bindings (its
+/// arguments are evaluated before the DOCA lock is taken). It adds no `unsafe` of
+/// its own: each call site writes the `unsafe` block and its SAFETY comment,
+/// `unsafe { doca_call!(doca_dpa_start(ptr)) }?`.
 macro_rules! doca_call {
-    ($func:ident($($arg:expr),* $(,)?)) => {
-        $crate::error::doca_call!(@bind $func [] $($arg,)*)
-    };
-    // Binds the next argument to a fresh (hygienic) name, then recurses.
-    (@bind $func:ident [$($bound:ident)*] $next:expr, $($rest:expr,)*) => {{
-        let arg = $next;
-        $crate::error::doca_call!(@bind $func [$($bound)* arg] $($rest,)*)
-    }};
-    (@bind $func:ident [$($bound:ident)*]) => {
-        $crate::error::check(
-            stringify!($func),
-            $crate::error::serialized(|| ::doca_dpa_sys::$func($($bound),*)),
-        )
+    ($($call:tt)*) => {
+        $crate::__doca_core_call!(doca_dpa_sys::$($call)*)
     };
 }
 pub(crate) use doca_call;
@@ -612,7 +525,7 @@ mod tests {
 
     #[test]
     fn unknown_codes_stay_representable() {
-        let e = Error::doca("doca_dpa_start", ErrorCode(9999));
+        let e = crate::core::doca_error("doca_dpa_start", ErrorCode(9999));
         assert_eq!(e.code(), Some(ErrorCode(9999)));
         assert_eq!(e.kind(), ErrorKind::Other);
         assert!(!e.to_string().is_empty());
@@ -620,17 +533,20 @@ mod tests {
 
     #[test]
     fn kinds_follow_codes() {
-        let e = Error::doca("doca_dpa_create", ErrorCode::NOT_SUPPORTED);
+        let e = crate::core::doca_error("doca_dpa_create", ErrorCode::NOT_SUPPORTED);
         assert!(e.is_no_dpa() && e.is_not_supported());
-        assert!(Error::doca("doca_dpa_set_app", ErrorCode::BAD_STATE).is_bad_state());
-        assert!(Error::doca("doca_dpa_kernel_launch_update_add", ErrorCode::DRIVER).is_driver());
+        assert!(crate::core::doca_error("doca_dpa_set_app", ErrorCode::BAD_STATE).is_bad_state());
+        assert!(
+            crate::core::doca_error("doca_dpa_kernel_launch_update_add", ErrorCode::DRIVER)
+                .is_driver()
+        );
         assert!(Error::invalid("doca_dpa_mem_alloc", "zero size").is_invalid_argument());
-        assert!(!Error::doca("doca_dpa_start", ErrorCode::NOT_SUPPORTED).is_no_dpa());
+        assert!(!crate::core::doca_error("doca_dpa_start", ErrorCode::NOT_SUPPORTED).is_no_dpa());
     }
 
     #[test]
     fn description_comes_from_doca_verbatim() {
-        let e = Error::doca("doca_dpa_start", ErrorCode::BAD_STATE);
+        let e = crate::core::doca_error("doca_dpa_start", ErrorCode::BAD_STATE);
         match &e {
             Error::Doca {
                 description, name, ..

@@ -3,15 +3,21 @@
 //! the host creates the table and passes its handle.
 
 use std::fmt;
-use std::ptr::NonNull;
 use std::sync::Arc;
 
 use doca_dpa_sys as sys;
 
 use crate::app::{param, KernelArg};
+use crate::core::Owned;
 use crate::dpa::Dpa;
 use crate::error::{doca_call, Error, Result};
 use crate::keep::{Keep, KeepAlive};
+
+crate::__doca_object!(
+    /// `doca_dpa_hash_table`.
+    RawHashTable: doca_dpa_sys::doca_dpa_hash_table,
+    destroy doca_dpa_hash_table_destroy
+);
 
 /// A DPA hash table of a started context: `doca_dpa_hash_table_create` and
 /// `doca_dpa_hash_table_get_dpa_handle` (both EXPERIMENTAL);
@@ -24,20 +30,13 @@ pub struct HashTable {
     inner: Arc<HashTableInner>,
 }
 
+/// Its table is destroyed (its `Drop`) while the context, a later field, lives.
 struct HashTableInner {
-    ptr: NonNull<sys::doca_dpa_hash_table>,
+    raw: Owned<RawHashTable>,
     dpa: Dpa,
     handle: u64,
     requested: u32,
 }
-
-// SAFETY: a `doca_dpa_hash_table`; every DOCA call on it is made under the DOCA lock
-// (`crate::error::serialized`), so DOCA never sees two threads use it at once (the
-// facts forbid concurrent use, not use from another thread).
-unsafe impl Send for HashTableInner {}
-// SAFETY: as for `Send`: shared references only make DOCA calls under the DOCA
-// lock; the Rust state behind them is immutable or behind a mutex or atomics.
-unsafe impl Sync for HashTableInner {}
 
 impl fmt::Debug for HashTable {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -66,11 +65,9 @@ impl HashTable {
                 &mut raw
             ))
         })?;
-        let ptr = NonNull::new(raw)
-            .ok_or_else(|| Error::invalid("doca_dpa_hash_table_create", "DOCA returned NULL"))?;
         // From here the table is owned: an early return destroys it.
         let mut table = HashTableInner {
-            ptr,
+            raw: Owned::new("doca_dpa_hash_table_create", raw)?,
             dpa: dpa.clone(),
             handle: 0,
             requested: num_entries,
@@ -98,7 +95,7 @@ impl HashTable {
     /// The raw `doca_dpa_hash_table`, for calls this crate does not wrap.
     /// Valid while this table lives; do not destroy it.
     pub fn as_ptr(&self) -> *mut sys::doca_dpa_hash_table {
-        self.inner.ptr.as_ptr()
+        self.inner.raw.as_ptr()
     }
 }
 
@@ -108,14 +105,5 @@ unsafe impl KernelArg<param::HashTable> for HashTable {
         keep.check_context(&self.inner.dpa, "the hash table")?;
         keep.keep(KeepAlive::new(&self.inner));
         Ok(self.inner.handle)
-    }
-}
-
-impl Drop for HashTableInner {
-    fn drop(&mut self) {
-        // SAFETY: our table, destroyed once, while the context (held) lives.
-        if let Err(e) = unsafe { doca_call!(doca_dpa_hash_table_destroy(self.ptr.as_ptr())) } {
-            tracing::warn!(target: "doca_dpa::hash_table", error = %e, "doca_dpa_hash_table_destroy failed during drop");
-        }
     }
 }

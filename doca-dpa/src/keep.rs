@@ -12,7 +12,6 @@ use std::any::Any;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::sync::Arc;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::dpa::Dpa;
@@ -190,25 +189,9 @@ impl KeepQueue {
     }
 }
 
-/// Values leaked on purpose: the device may still use what they keep alive.
-struct Graveyard(Vec<Box<dyn Any>>);
-
-// SAFETY: the graveyard is only ever appended to under its mutex; nothing in it is
-// read, moved out or dropped again (the static is never dropped), so values that are
-// not `Send` are never used from another thread.
-unsafe impl Send for Graveyard {}
-
-static GRAVEYARD: Mutex<Graveyard> = Mutex::new(Graveyard(Vec::new()));
-
-/// Leaks `value` on purpose, keeping it reachable (so leak checkers report it as
-/// still reachable, not lost): used when the device may still touch what it owns.
-pub(crate) fn bury<T: Any>(value: T) {
-    GRAVEYARD
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .0
-        .push(Box::new(value));
-}
+/// Leaks a value on purpose (the core layer's graveyard, counted by
+/// [`buried_count`](crate::buried_count)).
+pub(crate) use crate::core::bury;
 
 /// What a stopped DPA thread kept alive, waiting until no activation of it can run.
 ///
@@ -341,19 +324,6 @@ pub fn release_deferred() {
     reap();
 }
 
-/// Leaks `value` on purpose, reachable and counted by [`buried_count`]: for crates
-/// built on this one (doca-rdmi) whose objects the device may still use.
-#[doc(hidden)]
-pub fn bury_value<T: Any>(value: T) {
-    bury(value);
-}
-
-/// Number of values leaked so far (for tests).
-#[doc(hidden)]
-pub fn buried_count() -> usize {
-    GRAVEYARD.lock().unwrap_or_else(|p| p.into_inner()).0.len()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -378,7 +348,7 @@ mod tests {
     #[test]
     fn buried_values_are_never_dropped() {
         let a = Arc::new(7u32);
-        let before = buried_count();
+        let before = crate::buried_count();
         let mut q = KeepQueue::default();
         q.recorder(1, None, "test").keep(KeepAlive::new(&a));
         q.bury_all();
@@ -388,6 +358,6 @@ mod tests {
             2,
             "the buried reference still holds it"
         );
-        assert!(buried_count() > before);
+        assert!(crate::buried_count() > before);
     }
 }

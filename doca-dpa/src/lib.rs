@@ -104,8 +104,14 @@
 
 #[cfg(doca_sym = "doca_dpa_create")]
 mod app;
+#[cfg(doca_sym = "doca_dpa_mem_alloc")]
+mod args;
 #[cfg(doca_sym = "doca_dpa_async_ops_create")]
 mod async_ops;
+#[cfg(doca_sym = "doca_dpa_thread_create")]
+mod completion;
+#[doc(hidden)]
+pub mod core;
 mod device;
 #[cfg(doca_sym = "doca_dpa_create")]
 mod dpa;
@@ -130,37 +136,47 @@ mod memory;
 ))]
 mod mmap;
 #[cfg(doca_sym = "doca_sync_event_create")]
+mod reactor;
+#[cfg(doca_sym = "doca_sync_event_create")]
 mod sync_event;
 #[cfg(doca_sym = "doca_dpa_thread_create")]
 mod thread;
 #[cfg(all(feature = "tokio", doca_sym = "doca_sync_event_create"))]
 mod tokio_reactor;
+#[cfg(doca_sym = "doca_sync_event_create")]
+mod wait_task;
 
+#[doc(hidden)]
+pub use crate::core::{buried_count, bury as bury_value, serialized};
 #[cfg(doca_sym = "doca_dpa_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use app::{
     param, AbiScalar, App, Kernel, KernelArg, KernelArgs, KernelParam, KernelSig, ParamList, Rpc,
     RpcSig,
 };
+#[cfg(doca_sym = "doca_dpa_mem_alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
+pub use args::{Dev, DevPtr, Handle, StructAbi};
 #[cfg(doca_sym = "doca_dpa_async_ops_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use async_ops::AsyncOps;
+#[cfg(doca_sym = "doca_dpa_thread_create")]
+#[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
+pub use completion::{Completion, CompletionBuilder, NotificationCompletion};
 pub use device::{devices, Device, DeviceInfo, Representor, RepresentorFilter};
 #[cfg(doca_sym = "doca_dpa_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use dpa::{Dpa, DpaBuilder, Health, Limits, LogLevel, SendDpa};
 #[cfg(doca_sym = "doca_sync_event_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
-pub use engine::{Engine, Reactor};
-#[doc(hidden)]
-pub use error::serialized;
+pub use engine::Engine;
 pub use error::{Error, ErrorCode, ErrorKind, LaunchDiagnosis, Result, RpcDiagnosis};
 #[cfg(doca_sym = "doca_dpa_hash_table_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use hash_table::HashTable;
 #[cfg(doca_sym = "doca_dpa_create")]
 #[doc(hidden)]
-pub use keep::{buried_count, bury_value, deferred_count, release_deferred};
+pub use keep::{deferred_count, release_deferred};
 #[cfg(doca_sym = "doca_dpa_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use keep::{Keep, KeepAlive};
@@ -169,9 +185,7 @@ pub use keep::{Keep, KeepAlive};
 pub use launch::{Gate, Launch, LaunchCompletion, Launcher, MAX_WAIT_THRESHOLD};
 #[cfg(doca_sym = "doca_dpa_mem_alloc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
-pub use memory::{
-    Dev, DevPtr, DeviceCopy, DeviceStruct, DpaBox, DpaBuffer, DpaSlice, Handle, StructAbi,
-};
+pub use memory::{DeviceCopy, DeviceStruct, DpaBox, DpaBuffer, DpaSlice};
 #[cfg(all(
     doca_sym = "doca_mmap_set_dpa_memrange",
     doca_sym = "doca_mmap_dev_get_dpa_handle",
@@ -180,13 +194,13 @@ pub use memory::{
 pub use mmap::DpaMmap;
 #[cfg(doca_sym = "doca_sync_event_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
+pub use reactor::Reactor;
+#[cfg(doca_sym = "doca_sync_event_create")]
+#[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use sync_event::{CompletionEvent, Export, KernelEvent, Reached, WaitEvent};
 #[cfg(doca_sym = "doca_dpa_thread_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
-pub use thread::{
-    Completion, CompletionBuilder, DpaThread, NotificationCompletion, ThreadBuilder, ThreadGroup,
-    ThreadParams,
-};
+pub use thread::{DpaThread, ThreadBuilder, ThreadGroup, ThreadParams};
 
 /// The auto traits of every public DPA type, in one list: everything is
 /// `Send + Sync` (the DOCA lock, `serialized`, serialises the DOCA calls), except
@@ -290,10 +304,12 @@ mod auto_traits {
 #[cfg(doca_sym = "doca_dpa_create")]
 pub mod __private {
     pub use crate::app::{param, App, Kernel, KernelSig, RawLaunch, Rpc, RpcSig};
+    #[cfg(doca_sym = "doca_dpa_mem_alloc")]
+    pub use crate::args::{Dev, Handle, StructAbi};
     pub use crate::error::Result;
     pub use crate::keep::Keep;
     #[cfg(doca_sym = "doca_dpa_mem_alloc")]
-    pub use crate::memory::{Dev, DeviceStruct, DpaBox, Handle, StructAbi};
+    pub use crate::memory::{DeviceStruct, DpaBox};
     pub use crate::KernelArg;
     pub use doca_dpa_sys as sys;
 }
@@ -312,13 +328,6 @@ pub mod build_info {
 #[cfg(doca_sym = "doca_version_runtime")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub fn runtime_version() -> String {
-    // SAFETY: DOCA returns a static NUL-terminated string.
-    let ptr = error::serialized(|| unsafe { sys::doca_version_runtime() });
-    if ptr.is_null() {
-        return String::new();
-    }
-    // SAFETY: non-NULL static string.
-    unsafe { std::ffi::CStr::from_ptr(ptr) }
-        .to_string_lossy()
-        .into_owned()
+    // SAFETY: DOCA returns a static NUL-terminated string (or NULL, read as empty).
+    unsafe { error::static_str(crate::core::serialized(|| sys::doca_version_runtime())) }
 }

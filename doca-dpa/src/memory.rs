@@ -1,5 +1,6 @@
 //! DPA heap memory: typed buffers with bounds-checked copies, views of them as kernel
-//! arguments, and typed structs whose handle fields keep their objects alive.
+//! arguments, and typed structs whose handle fields keep their objects alive. (The
+//! device values those fields and arguments carry are in `args.rs`.)
 //!
 //! Host copies (`read`, `write`, `fill_bytes`) of memory a running kernel also uses
 //! are allowed: they are copies made by DOCA, like DMA, and may observe values the
@@ -10,7 +11,8 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use crate::app::{param, KernelArg, KernelParam};
+use crate::app::{param, KernelArg};
+use crate::args::DevPtr;
 use crate::dpa::Dpa;
 use crate::error::{doca_call, Error, Result};
 use crate::keep::{CtxId, Keep, KeepAlive, KeepQueue};
@@ -39,55 +41,6 @@ macro_rules! device_copy {
 device_copy!(u8, u16, u32, u64, i8, i16, i32, i64, f32, f64);
 // SAFETY: arrays of such types have no padding either.
 unsafe impl<T: DeviceCopy, const N: usize> DeviceCopy for [T; N] {}
-
-/// A DPA heap address (`doca_dpa_dev_uintptr_t`) that nothing keeps alive.
-///
-/// Safe code never sees one: DPA addresses reach kernels through the objects that own
-/// the memory ([`DpaBuffer`], [`DpaSlice`], [`DpaBox`]). A `DevPtr` exists for code
-/// that manages DPA memory itself, so making one and reading its value are `unsafe`:
-///
-/// ```compile_fail
-/// let p = doca_dpa::DevPtr(0x10); // the field is private
-/// ```
-///
-/// ```
-/// // SAFETY: this address is never given to a kernel.
-/// let p = unsafe { doca_dpa::DevPtr::from_raw(0x10) };
-/// // SAFETY: only printed.
-/// assert_eq!(unsafe { p.raw() }, 0x10);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct DevPtr(u64);
-
-impl DevPtr {
-    /// Wraps a DPA address.
-    ///
-    /// # Safety
-    /// If the pointer is passed to a kernel, the memory it designates must stay
-    /// allocated, and be as large as the kernel uses it, until the device is done with
-    /// it: nothing in this crate keeps it alive.
-    pub unsafe fn from_raw(addr: u64) -> DevPtr {
-        DevPtr(addr)
-    }
-
-    /// The address.
-    ///
-    /// # Safety
-    /// Writing the value where the DPA reads it (DPA memory, a kernel argument) hands
-    /// the device an address whose lifetime nothing tracks; the caller must keep the
-    /// memory alive as [`DevPtr::from_raw`] requires.
-    pub unsafe fn raw(&self) -> u64 {
-        self.0
-    }
-}
-
-// SAFETY: `DevPtr` can only be made by `from_raw`, whose caller promised that the
-// memory outlives the device's use of it.
-unsafe impl KernelArg<param::DevPtr> for DevPtr {
-    fn lower(&self, _keep: &mut Keep<'_>) -> Result<u64> {
-        Ok(self.0)
-    }
-}
 
 /// One DPA allocation, freed when the last owner goes.
 pub(crate) struct Allocation {
@@ -407,133 +360,8 @@ unsafe impl<T: DeviceCopy> KernelArg<param::DevPtr> for DpaSlice<T> {
     }
 }
 
-/// A device value for a field of a struct in DPA memory, or for a kernel argument: a
-/// handle or DPA address of type `P` together with what keeps its object alive.
-///
-/// Made from any argument for `P` (`Dev::new(&event)?`, `Dev::new(&buffer)?`).
-pub struct Dev<P: KernelParam> {
-    abi: P::Abi,
-    keep: KeepQueue,
-    /// The context of the object the value came from (`None` for a plain value).
-    ctx: Option<CtxId>,
-}
-
-impl<P: KernelParam> fmt::Debug for Dev<P> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Dev").finish_non_exhaustive()
-    }
-}
-
-impl<P: KernelParam> Dev<P> {
-    /// Takes `arg`'s device value and keeps what it references alive for as long as
-    /// this `Dev` (and anything it is moved into) lives.
-    pub fn new(arg: impl KernelArg<P>) -> Result<Dev<P>> {
-        let mut keep = KeepQueue::default();
-        let mut recorder = keep.recorder(0, None, "doca_dpa_kernel_launch_update_add");
-        let abi = arg.lower(&mut recorder)?;
-        let ctx = recorder.context();
-        Ok(Dev { abi, keep, ctx })
-    }
-}
-
-impl<P: KernelParam> Dev<P> {
-    /// Takes `arg`'s device value *without* keeping its object alive: for breaking a
-    /// reference cycle, such as a thread's state that names the completion waking
-    /// that thread (the completion holds the thread, which holds its state). A cycle
-    /// of kept objects is never freed: it leaks, soundly.
-    ///
-    /// # Safety
-    /// The caller keeps the object alive for as long as the device may use the
-    /// value.
-    pub unsafe fn unkept(arg: impl KernelArg<P>) -> Result<Dev<P>> {
-        let mut keep = KeepQueue::default();
-        let mut recorder = keep.recorder(0, None, "doca_dpa_kernel_launch_update_add");
-        let abi = arg.lower(&mut recorder)?;
-        let ctx = recorder.context();
-        Ok(Dev {
-            abi,
-            keep: KeepQueue::default(),
-            ctx,
-        })
-    }
-
-    /// The C value 0 for a field not set yet (a handle filled in once its object
-    /// exists, as NVIDIA's thread samples do), keeping nothing alive.
-    ///
-    /// # Safety
-    /// The kernel must not use the value as a handle or address: it must test it for
-    /// 0 first.
-    pub unsafe fn null() -> Dev<P>
-    where
-        P::Abi: Default,
-    {
-        Dev {
-            abi: P::Abi::default(),
-            keep: KeepQueue::default(),
-            ctx: None,
-        }
-    }
-}
-
-// SAFETY: the value came from a `KernelArg` (which checked its object's context
-// against `self.ctx`, checked here against the new record's), and what it
-// references is held by `self.keep`, which the new record now also holds.
-unsafe impl<P: KernelParam> KernelArg<P> for Dev<P> {
-    fn lower(&self, keep: &mut Keep<'_>) -> Result<P::Abi> {
-        if let Some(ctx) = self.ctx {
-            keep.check_id(ctx, "the object of a `Dev` value")?;
-        }
-        self.keep.for_each(|k| keep.keep(k.clone()));
-        Ok(self.abi)
-    }
-}
-
-/// A handle or DPA address as stored in DPA memory, read back from a [`DpaBox`].
-///
-/// It keeps nothing alive, so its value is readable only with `unsafe`, and it is not
-/// [`DeviceCopy`]: it cannot be written to DPA memory again.
-#[repr(transparent)]
-pub struct Handle<P: KernelParam> {
-    raw: P::Abi,
-    _p: PhantomData<P>,
-}
-
-impl<P: KernelParam> Clone for Handle<P> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<P: KernelParam> Copy for Handle<P> {}
-
-impl<P: KernelParam> fmt::Debug for Handle<P> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Handle(..)")
-    }
-}
-
-impl<P: KernelParam> Handle<P> {
-    /// The device value of `dev`, recording what it keeps alive (used by generated
-    /// struct declarations).
-    #[doc(hidden)]
-    pub fn lowered(dev: &Dev<P>, keep: &mut Keep<'_>) -> Result<Handle<P>> {
-        Ok(Handle {
-            raw: dev.lower(keep)?,
-            _p: PhantomData,
-        })
-    }
-
-    /// The stored value.
-    ///
-    /// # Safety
-    /// As [`DevPtr::raw`]: handing the value to the device again is only sound while
-    /// its object is kept alive by other means.
-    pub unsafe fn raw(&self) -> P::Abi {
-        self.raw
-    }
-}
-
 /// A struct that lives in DPA memory, generated from its C definition: its host
-/// form (fields of plain types and [`Dev`] values) and its device layout (`Repr`).
+/// form (fields of plain types and [`Dev`](crate::Dev) values) and its device layout (`Repr`).
 ///
 /// # Safety
 /// `Repr` must have the layout of the C struct with no implicit padding, every bit
@@ -554,37 +382,6 @@ pub unsafe trait DeviceStruct: 'static {
     fn lower(&self, keep: &mut Keep<'_>) -> Result<Self::Repr>;
 }
 
-/// `struct NAME` passed by value to a device function whose C prototype takes it
-/// so. Argument: the generated host struct `NAME` (its handle and address fields keep
-/// their objects alive for the launch, as other arguments do).
-pub struct ByValue<T>(std::marker::PhantomData<fn() -> T>);
-
-impl<T> fmt::Debug for ByValue<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "ByValue<{}>", std::any::type_name::<T>())
-    }
-}
-
-// SAFETY: the generated launcher takes a struct parameter as the address of its
-// device layout (`T::Repr`, checked against the C definition) and copies it into a
-// C value of the struct type for the variadic call.
-unsafe impl<T: DeviceStruct> crate::KernelParam for ByValue<T>
-where
-    T::Repr: Send,
-{
-    type Abi = StructAbi<T::Repr>;
-}
-
-/// The device layout of a struct argument, as a generated launcher takes it (by
-/// address: its C side copies it into the struct type, so the struct's C calling
-/// convention is the C compiler's business, not Rust's).
-#[repr(transparent)]
-#[derive(Clone, Copy, Debug)]
-pub struct StructAbi<R>(pub R);
-
-impl<R: Copy + Send + 'static> crate::app::sealed::Sealed for StructAbi<R> {}
-impl<R: Copy + Send + 'static> crate::AbiScalar for StructAbi<R> {}
-
 struct BoxInner {
     // Field order is drop order: the memory goes before what its fields reference.
     alloc: Arc<Allocation>,
@@ -598,7 +395,7 @@ struct BoxInner {
 /// lives, and a launch or thread given the box keeps the memory alive.
 ///
 /// A field that names an object which (through a thread) keeps this box alive
-/// makes a reference cycle that is never freed; [`Dev::unkept`] breaks it.
+/// makes a reference cycle that is never freed; [`Dev::unkept`](crate::Dev::unkept) breaks it.
 ///
 /// `doca_dpa_mem_alloc` and `doca_dpa_h2d_memcpy` on creation, `doca_dpa_d2h_memcpy`
 /// to read, `doca_dpa_mem_free` once nothing uses it.
@@ -654,7 +451,7 @@ impl<T: DeviceStruct> DpaBox<T> {
     }
 
     /// Reads the struct's device layout back (`doca_dpa_d2h_memcpy`); its handle
-    /// fields come back as [`Handle`]s.
+    /// fields come back as [`Handle`](crate::Handle)s.
     pub fn get(&self) -> Result<T::Repr> {
         let mut out = std::mem::MaybeUninit::<T::Repr>::zeroed();
         // SAFETY: the buffer is the value's own storage, `size_of::<Repr>()` bytes.
@@ -706,13 +503,5 @@ unsafe impl<T: DeviceStruct, N: 'static> KernelArg<param::Ptr<T, N>> for DpaBox<
     #[inline]
     fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
         <Self as KernelArg<param::DevPtr>>::lower(self, keep)
-    }
-}
-
-// SAFETY: `DevPtr` can only be made by `from_raw`, whose caller promised that the
-// memory outlives the device's use of it and is as large as the kernel uses it.
-unsafe impl<T: 'static, N: 'static> KernelArg<param::Ptr<T, N>> for DevPtr {
-    fn lower(&self, _keep: &mut Keep<'_>) -> Result<u64> {
-        Ok(self.0)
     }
 }

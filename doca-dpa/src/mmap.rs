@@ -3,16 +3,23 @@
 //! to kernels as a [`param::Mmap`] argument.
 
 use std::fmt;
-use std::ptr::NonNull;
 use std::sync::Arc;
 
 use doca_dpa_sys as sys;
 
 use crate::app::{param, KernelArg};
+use crate::core::Owned;
 use crate::dpa::Dpa;
 use crate::error::{doca_call, Error, Result};
 use crate::keep::{Keep, KeepAlive};
 use crate::memory::{Allocation, DeviceCopy, DpaBuffer};
+
+crate::__doca_object!(
+    /// `doca_mmap`.
+    RawMmap: doca_dpa_sys::doca_mmap,
+    destroy doca_mmap_destroy,
+    stop doca_mmap_stop
+);
 
 /// A started memory map of DPA heap memory: `doca_mmap_create` (STABLE),
 /// `doca_mmap_set_dpa_memrange` (EXPERIMENTAL), `doca_mmap_start` (STABLE)
@@ -28,22 +35,13 @@ pub struct DpaMmap {
 }
 
 struct MmapInner {
-    ptr: NonNull<sys::doca_mmap>,
+    raw: Owned<RawMmap>,
     dpa: Dpa,
-    started: bool,
     handle: u32,
     len: usize,
     // Dropped after the map is destroyed (Drop runs before fields).
     _memory: Arc<Allocation>,
 }
-
-// SAFETY: a `doca_mmap` of DPA memory; every DOCA call on it is made under the DOCA lock
-// (`crate::error::serialized`), so DOCA never sees two threads use it at once (the
-// facts forbid concurrent use, not use from another thread).
-unsafe impl Send for MmapInner {}
-// SAFETY: as for `Send`: shared references only make DOCA calls under the DOCA
-// lock; the Rust state behind them is immutable or behind a mutex or atomics.
-unsafe impl Sync for MmapInner {}
 
 impl fmt::Debug for DpaMmap {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -101,13 +99,10 @@ impl DpaMmap {
         let mut raw = std::ptr::null_mut();
         // SAFETY: valid out-pointer.
         unsafe { doca_call!(doca_mmap_create(&mut raw)) }?;
-        let ptr = NonNull::new(raw)
-            .ok_or_else(|| Error::invalid("doca_mmap_create", "DOCA returned NULL"))?;
         // From here the map is owned: an early return destroys it.
         let mut map = MmapInner {
-            ptr,
+            raw: Owned::new("doca_mmap_create", raw)?,
             dpa: dpa.clone(),
-            started: false,
             handle: 0,
             len,
             _memory: buffer.allocation().clone(),
@@ -120,7 +115,7 @@ impl DpaMmap {
         })?;
         // SAFETY: a configured map.
         unsafe { doca_call!(doca_mmap_start(raw)) }?;
-        map.started = true;
+        map.raw.set_started();
         let mut h = 0;
         // SAFETY: a started map; the context's open device; valid out-pointer.
         unsafe {
@@ -155,7 +150,7 @@ impl DpaMmap {
     /// The raw `doca_mmap`, for calls this crate does not wrap. Valid while
     /// this map lives; do not stop or destroy it.
     pub fn as_ptr(&self) -> *mut sys::doca_mmap {
-        self.inner.ptr.as_ptr()
+        self.inner.raw.as_ptr()
     }
 }
 
@@ -171,16 +166,11 @@ unsafe impl KernelArg<param::Mmap> for DpaMmap {
 
 impl Drop for MmapInner {
     fn drop(&mut self) {
-        let p = self.ptr.as_ptr();
-        if self.started {
-            // SAFETY: our started map, stopped once.
-            if let Err(e) = unsafe { doca_call!(doca_mmap_stop(p)) } {
-                tracing::warn!(target: "doca_dpa::mmap", error = %e, "doca_mmap_stop failed during drop");
-            }
+        let outcome = self.raw.teardown();
+        if !outcome.stopped() {
+            // The device may still reach the memory through the map: never free it.
+            crate::keep::bury(self._memory.clone());
         }
-        // SAFETY: our map, destroyed once.
-        if let Err(e) = unsafe { doca_call!(doca_mmap_destroy(p)) } {
-            tracing::warn!(target: "doca_dpa::mmap", error = %e, "doca_mmap_destroy failed during drop");
-        }
+        outcome.report();
     }
 }

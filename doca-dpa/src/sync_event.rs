@@ -18,9 +18,10 @@ use std::sync::Arc;
 
 use crate::app::{param, KernelArg};
 use crate::dpa::Dpa;
-use crate::engine::{Engine, Waiter};
+use crate::engine::Engine;
 use crate::error::{doca_call, Error, Result};
 use crate::keep::{Keep, KeepAlive};
+use crate::wait_task::Waiter;
 
 /// What the three event types share.
 #[derive(Debug)]

@@ -1,4 +1,5 @@
-//! DPA threads and the completions that wake them.
+//! DPA threads and thread groups (the completions that wake them are in
+//! `completion.rs`).
 //!
 //! A persistent DPA thread runs its function each time a completion or a
 //! notification arrives for it (the event-driven style of the DPA samples,
@@ -11,20 +12,7 @@
 //! thread.local_storage(buf); // configuration belongs to ThreadBuilder
 //! # }
 //! ```
-//!
-//! ```compile_fail
-//! # fn f(comp: doca_dpa::Completion, thread: &doca_dpa::DpaThread) {
-//! comp.thread(thread); // binding a thread belongs to CompletionBuilder
-//! # }
-//! ```
-//!
-//! ```compile_fail
-//! # fn f(comp: &doca_dpa::CompletionBuilder) {
-//! comp.handle(); // DPA handles exist only once started
-//! # }
-//! ```
 
-use std::ptr::NonNull;
 use std::sync::Arc;
 
 use doca_dpa_sys as sys;
@@ -32,133 +20,32 @@ use doca_dpa_sys as sys;
 use crate::app::{
     foreign_function, param, Kernel, KernelArg, KernelArgs, KernelParam, KernelSig, ParamList,
 };
+use crate::core::Owned;
 use crate::dpa::Dpa;
 use crate::error::{doca_call, Error, Result};
-use crate::keep::{Keep, KeepAlive, KeepQueue};
+use crate::keep::{KeepAlive, KeepQueue};
 
-macro_rules! owned_handle {
-    ($name:ident, $raw:ty, $destroy:ident, $stop:ident) => {
-        struct $name {
-            ptr: NonNull<$raw>,
-            started: bool,
-            torn_down: bool,
-        }
-
-        // SAFETY: a DOCA object whose every call is made under the DOCA lock
-        // (`crate::error::serialized`); its flags change only through `&mut self`.
-        unsafe impl Send for $name {}
-        // SAFETY: as for `Send`: `&self` only reads the pointer and the flags.
-        unsafe impl Sync for $name {}
-
-        impl $name {
-            fn new(call: &'static str, raw: *mut $raw) -> Result<Self> {
-                NonNull::new(raw)
-                    .map(|ptr| $name {
-                        ptr,
-                        started: false,
-                        torn_down: false,
-                    })
-                    .ok_or_else(|| Error::invalid(call, "DOCA returned NULL"))
-            }
-
-            fn as_ptr(&self) -> *mut $raw {
-                self.ptr.as_ptr()
-            }
-        }
-
-        impl $name {
-            /// Stops (if started) and destroys the object, once. Quiet (no user
-            /// code runs): the caller makes what the object uses safe first, then
-            /// [`Outcome::report`]s.
-            fn teardown(&mut self) -> Outcome {
-                let p = self.ptr.as_ptr();
-                if std::mem::replace(&mut self.torn_down, true) {
-                    return Outcome::Done;
-                }
-                if self.started {
-                    // SAFETY: our started object, stopped once.
-                    if let Err(e) = unsafe { doca_call!($stop(p)) } {
-                        return Outcome::StopFailed(e);
-                    }
-                }
-                // SAFETY: our stopped (or never started) object, destroyed once; the
-                // caller releases what it uses only after this, and only as
-                // `Outcome` allows.
-                match unsafe { doca_call!($destroy(p)) } {
-                    Ok(()) => Outcome::Done,
-                    Err(e) => Outcome::DestroyFailed(e),
-                }
-            }
-        }
-
-        impl Drop for $name {
-            fn drop(&mut self) {
-                self.teardown().report();
-            }
-        }
-    };
-}
-
-/// How a teardown went.
-#[must_use]
-enum Outcome {
-    Done,
-    /// Stopped, but the destroy failed: the object no longer runs.
-    DestroyFailed(Error),
-    /// Not stopped: it may still run, and what it uses must be leaked.
-    StopFailed(Error),
-}
-
-impl Outcome {
-    /// Whether the object is stopped, so what it uses may go (for a thread: once no
-    /// activation can run any more, see `ThreadInner::drop`).
-    fn stopped(&self) -> bool {
-        !matches!(self, Outcome::StopFailed(_))
-    }
-
-    /// Logs a failure (a `tracing` event: user code, so only once everything the
-    /// device may use is out of the unwinding frame).
-    fn report(self) {
-        match self {
-            Outcome::Done => {}
-            Outcome::DestroyFailed(e) => {
-                tracing::warn!(target: "doca_dpa::thread", error = %e, "destroy failed during drop")
-            }
-            Outcome::StopFailed(e) => {
-                tracing::warn!(target: "doca_dpa::thread", error = %e, "stop failed: the object and what it uses are leaked")
-            }
-        }
-    }
-}
-
-owned_handle!(
-    RawThread,
-    sys::doca_dpa_thread,
-    doca_dpa_thread_destroy,
-    doca_dpa_thread_stop
+crate::__doca_object!(
+    /// `doca_dpa_thread`.
+    RawThread: doca_dpa_sys::doca_dpa_thread,
+    destroy doca_dpa_thread_destroy,
+    stop doca_dpa_thread_stop
 );
-owned_handle!(
-    RawAffinity,
-    sys::doca_dpa_eu_affinity,
-    doca_dpa_eu_affinity_destroy,
-    doca_dpa_eu_affinity_clear
+crate::__doca_object!(
+    /// `doca_dpa_eu_affinity`.
+    RawAffinity: doca_dpa_sys::doca_dpa_eu_affinity,
+    destroy doca_dpa_eu_affinity_destroy
 );
-owned_handle!(
-    RawCompletion,
-    sys::doca_dpa_completion,
-    doca_dpa_completion_destroy,
-    doca_dpa_completion_stop
-);
-owned_handle!(
-    RawNotification,
-    sys::doca_dpa_notification_completion,
-    doca_dpa_notification_completion_destroy,
-    doca_dpa_notification_completion_stop
+crate::__doca_object!(
+    /// `doca_dpa_tg`.
+    RawGroup: doca_dpa_sys::doca_dpa_tg,
+    destroy doca_dpa_thread_group_destroy,
+    stop doca_dpa_thread_group_stop
 );
 
 struct ThreadInner {
-    raw: RawThread,
-    affinity: Option<RawAffinity>,
+    raw: Owned<RawThread>,
+    affinity: Option<Owned<RawAffinity>>,
     /// What the thread's argument and local storage keep alive.
     keep: KeepQueue,
     dpa: Dpa,
@@ -178,7 +65,7 @@ impl Drop for ThreadInner {
         // this happens before any user code (the `tracing` reports) can unwind.
         let outcome = self.raw.teardown();
         if outcome.stopped() {
-            let affinity = self.affinity.as_mut().map(RawAffinity::teardown);
+            let affinity = self.affinity.as_mut().map(Owned::teardown);
             if *self.ran.get_mut() {
                 crate::keep::defer(&self.dpa, std::mem::take(&mut self.keep));
             }
@@ -188,8 +75,8 @@ impl Drop for ThreadInner {
             }
             crate::keep::reap();
         } else {
-            if let Some(a) = self.affinity.take() {
-                std::mem::forget(a);
+            if let Some(a) = self.affinity.as_mut() {
+                a.bury();
             }
             self.keep.bury_all();
             // The thread may still run on the context: keep it alive too.
@@ -270,7 +157,7 @@ impl ThreadBuilder {
         let mut raw = std::ptr::null_mut();
         // SAFETY: a started context; valid out-pointer.
         dpa.or_fatal(unsafe { doca_call!(doca_dpa_thread_create(dpa.as_ptr(), &mut raw)) })?;
-        let raw = RawThread::new("doca_dpa_thread_create", raw)?;
+        let raw = Owned::<RawThread>::new("doca_dpa_thread_create", raw)?;
         // SAFETY: an unstarted thread and a function of the context's app (checked);
         // the value comes from the sealed `KernelArgs` (so from `KernelArg` impls,
         // checked against this context) and `keep` holds what it references until
@@ -345,7 +232,7 @@ impl ThreadBuilder {
                 &mut raw
             ))
         }?;
-        let affinity = RawAffinity::new("doca_dpa_eu_affinity_create", raw)?;
+        let affinity = Owned::<RawAffinity>::new("doca_dpa_eu_affinity_create", raw)?;
         // SAFETY: our affinity.
         unsafe { doca_call!(doca_dpa_eu_affinity_set(affinity.as_ptr(), eu)) }?;
         // SAFETY: our unstarted thread and our affinity, which it keeps.
@@ -373,7 +260,7 @@ impl ThreadBuilder {
         // SAFETY: a configured thread.
         let started = unsafe { doca_call!(doca_dpa_thread_start(self.inner.raw.as_ptr())) };
         self.inner.dpa.or_fatal(started)?;
-        self.inner.raw.started = true;
+        self.inner.raw.set_started();
         tracing::debug!(target: "doca_dpa::thread", func = self.inner.func, "DPA thread started");
         Ok(())
     }
@@ -409,7 +296,9 @@ impl DpaThread {
         Ok(id as u32)
     }
 
-    fn run(&self) -> Result<()> {
+    /// Makes the thread runnable (`doca_dpa_thread_run`), for the completions that
+    /// wake it.
+    pub(crate) fn run(&self) -> Result<()> {
         // Before the call: from here on an activation may run.
         self.inner
             .ran
@@ -436,264 +325,6 @@ impl DpaThread {
     }
 }
 
-struct NotificationInner {
-    // Stopped and destroyed (its Drop) before the thread it wakes is released.
-    raw: RawNotification,
-    handle: u64,
-    thread: DpaThread,
-}
-
-impl Drop for NotificationInner {
-    fn drop(&mut self) {
-        let outcome = self.raw.teardown();
-        if !outcome.stopped() {
-            // It may still wake the thread: never release it.
-            crate::keep::bury(self.thread.clone());
-        }
-        outcome.report();
-    }
-}
-
-/// A started notification completion: kernels wake its thread with
-/// `doca_dpa_dev_thread_notify(handle)`. Passed to kernels (or stored in a
-/// [`DpaBox`](crate::DpaBox) through a [`Dev`](crate::Dev)) by reference, which keeps
-/// it alive.
-pub struct NotificationCompletion {
-    inner: Arc<NotificationInner>,
-}
-
-impl std::fmt::Debug for NotificationCompletion {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("NotificationCompletion")
-            .field("thread", &self.inner.thread)
-            .finish()
-    }
-}
-
-impl NotificationCompletion {
-    /// Creates and starts a notification completion bound to `thread`
-    /// (`doca_dpa_notification_completion_create`, `_start`,
-    /// `_get_dpa_handle`).
-    pub fn new(thread: &DpaThread) -> Result<NotificationCompletion> {
-        let dpa = &thread.inner.dpa;
-        let mut raw = std::ptr::null_mut();
-        // SAFETY: a started context and a started thread of it.
-        dpa.or_fatal(unsafe {
-            doca_call!(doca_dpa_notification_completion_create(
-                dpa.as_ptr(),
-                thread.inner.raw.as_ptr(),
-                &mut raw
-            ))
-        })?;
-        let mut raw = RawNotification::new("doca_dpa_notification_completion_create", raw)?;
-        // SAFETY: our notification completion.
-        dpa.or_fatal(unsafe { doca_call!(doca_dpa_notification_completion_start(raw.as_ptr())) })?;
-        raw.started = true;
-        let mut handle = 0;
-        // SAFETY: started; valid out-pointer.
-        unsafe {
-            doca_call!(doca_dpa_notification_completion_get_dpa_handle(
-                raw.as_ptr(),
-                &mut handle
-            ))
-        }?;
-        Ok(NotificationCompletion {
-            inner: Arc::new(NotificationInner {
-                raw,
-                handle,
-                thread: thread.clone(),
-            }),
-        })
-    }
-
-    /// Makes the bound thread runnable (`doca_dpa_thread_run`).
-    pub fn run_thread(&self) -> Result<()> {
-        self.inner.thread.run()
-    }
-}
-
-// SAFETY: the notification's DPA handle, of the context the values go to (checked);
-// the keep record holds it (and so its thread).
-unsafe impl KernelArg<param::Notification> for NotificationCompletion {
-    fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
-        keep.check_context(&self.inner.thread.inner.dpa, "the notification completion")?;
-        keep.keep(KeepAlive::new(&self.inner));
-        Ok(self.inner.handle)
-    }
-}
-
-/// A DPA completion context (a DPA-side completion queue) being configured.
-pub struct CompletionBuilder {
-    raw: RawCompletion,
-    dpa: Dpa,
-    thread: Option<DpaThread>,
-}
-
-impl std::fmt::Debug for CompletionBuilder {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CompletionBuilder")
-            .field("thread", &self.thread)
-            .finish()
-    }
-}
-
-impl CompletionBuilder {
-    /// Creates a completion context of at least `queue_size` entries (DOCA
-    /// rounds up to a power of two) (`doca_dpa_completion_create`).
-    pub fn new(dpa: &Dpa, queue_size: u32) -> Result<CompletionBuilder> {
-        if queue_size == 0 {
-            return Err(Error::invalid("doca_dpa_completion_create", "queue size 0"));
-        }
-        let mut raw = std::ptr::null_mut();
-        // SAFETY: a started context; valid out-pointer.
-        dpa.or_fatal(unsafe {
-            doca_call!(doca_dpa_completion_create(
-                dpa.as_ptr(),
-                queue_size,
-                &mut raw
-            ))
-        })?;
-        Ok(CompletionBuilder {
-            raw: RawCompletion::new("doca_dpa_completion_create", raw)?,
-            dpa: dpa.clone(),
-            thread: None,
-        })
-    }
-
-    /// Binds the thread each completion wakes (`doca_dpa_completion_set_thread`);
-    /// the completion keeps the thread alive.
-    pub fn thread(mut self, thread: &DpaThread) -> Result<Self> {
-        if !thread.inner.dpa.same_context(&self.dpa) {
-            return Err(Error::invalid(
-                "doca_dpa_completion_set_thread",
-                format!(
-                    "the thread runs on DPA context #{}, the completion is of DPA context #{}",
-                    thread.inner.dpa.serial(),
-                    self.dpa.serial()
-                ),
-            ));
-        }
-        // SAFETY: an unstarted completion and a started thread of its context.
-        unsafe {
-            doca_call!(doca_dpa_completion_set_thread(
-                self.raw.as_ptr(),
-                thread.inner.raw.as_ptr()
-            ))
-        }?;
-        self.thread = Some(thread.clone());
-        Ok(self)
-    }
-
-    /// Starts it (`doca_dpa_completion_start`) and gets its DPA handle.
-    pub fn start(mut self) -> Result<Completion> {
-        // SAFETY: a configured completion.
-        let started = unsafe { doca_call!(doca_dpa_completion_start(self.raw.as_ptr())) };
-        self.dpa.or_fatal(started)?;
-        self.raw.started = true;
-        let mut handle = 0;
-        // SAFETY: started; valid out-pointer.
-        unsafe {
-            doca_call!(doca_dpa_completion_get_dpa_handle(
-                self.raw.as_ptr(),
-                &mut handle
-            ))
-        }?;
-        let mut size = 0;
-        // SAFETY: started; valid out-pointer.
-        unsafe {
-            doca_call!(doca_dpa_completion_get_queue_size(
-                self.raw.as_ptr(),
-                &mut size
-            ))
-        }?;
-        Ok(Completion {
-            inner: Arc::new(CompletionInner {
-                raw: self.raw,
-                handle,
-                queue_size: size as u32,
-                thread: self.thread,
-                dpa: self.dpa,
-            }),
-        })
-    }
-}
-
-struct CompletionInner {
-    raw: RawCompletion,
-    handle: u64,
-    queue_size: u32,
-    thread: Option<DpaThread>,
-    dpa: Dpa,
-}
-
-impl Drop for CompletionInner {
-    fn drop(&mut self) {
-        let outcome = self.raw.teardown();
-        if !outcome.stopped() {
-            // It may still wake its thread: never release it, nor the context.
-            crate::keep::bury((self.thread.clone(), self.dpa.clone()));
-        }
-        outcome.report();
-    }
-}
-
-/// A started DPA completion context. Producer contexts (RDMA, RDMI, async
-/// ops) attach to it before they start and keep it alive; kernels read it with
-/// `doca_dpa_dev_get_completion`. Cheap to clone (a shared handle).
-#[derive(Clone)]
-pub struct Completion {
-    inner: Arc<CompletionInner>,
-}
-
-impl std::fmt::Debug for Completion {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Completion")
-            .field("queue_size", &self.inner.queue_size)
-            .field("thread", &self.inner.thread)
-            .finish()
-    }
-}
-
-impl Completion {
-    /// The queue size after rounding (`doca_dpa_completion_get_queue_size`).
-    pub fn queue_size(&self) -> u32 {
-        self.inner.queue_size
-    }
-
-    /// Makes the bound thread runnable (`doca_dpa_thread_run`); an error if
-    /// no thread is bound.
-    pub fn run_thread(&self) -> Result<()> {
-        match &self.inner.thread {
-            Some(t) => t.run(),
-            None => Err(Error::invalid(
-                "doca_dpa_thread_run",
-                "no thread is bound to this completion",
-            )),
-        }
-    }
-
-    /// The context it belongs to.
-    pub fn dpa(&self) -> &Dpa {
-        &self.inner.dpa
-    }
-
-    /// The raw completion, for attaching producer contexts. Valid while this
-    /// `Completion` or a clone lives; do not stop or destroy it.
-    pub fn as_ptr(&self) -> *mut sys::doca_dpa_completion {
-        self.inner.raw.as_ptr()
-    }
-}
-
-// SAFETY: the completion's DPA handle, of the context the values go to (checked); the
-// keep record holds the completion.
-unsafe impl KernelArg<param::Completion> for Completion {
-    fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
-        keep.check_context(&self.inner.dpa, "the completion")?;
-        keep.keep(KeepAlive::new(&self.inner));
-        Ok(self.inner.handle)
-    }
-}
-
 /// A started group of DPA threads with ranks 0..n (kernels see their rank in
 /// the group).
 ///
@@ -703,20 +334,10 @@ unsafe impl KernelArg<param::Completion> for Completion {
 /// `doca_dpa_thread_group_start` (all EXPERIMENTAL). On drop the group is
 /// stopped and destroyed before its threads.
 pub struct ThreadGroup {
-    ptr: NonNull<sys::doca_dpa_tg>,
-    started: bool,
-    destroyed: bool,
+    raw: Owned<RawGroup>,
     threads: Vec<DpaThread>,
     _dpa: Dpa,
 }
-
-// SAFETY: a `doca_dpa_tg`; every DOCA call on it is made under the DOCA lock
-// (`crate::error::serialized`), so DOCA never sees two threads use it at once (the
-// facts forbid concurrent use, not use from another thread).
-unsafe impl Send for ThreadGroup {}
-// SAFETY: as for `Send`: shared references only make DOCA calls under the DOCA
-// lock; the Rust state behind them is immutable or behind a mutex or atomics.
-unsafe impl Sync for ThreadGroup {}
 
 impl std::fmt::Debug for ThreadGroup {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -759,12 +380,8 @@ impl ThreadGroup {
         dpa.or_fatal(unsafe {
             doca_call!(doca_dpa_thread_group_create(dpa.as_ptr(), n, &mut raw))
         })?;
-        let ptr = NonNull::new(raw)
-            .ok_or_else(|| Error::invalid("doca_dpa_thread_group_create", "DOCA returned NULL"))?;
         let mut group = ThreadGroup {
-            ptr,
-            started: false,
-            destroyed: false,
+            raw: Owned::new("doca_dpa_thread_group_create", raw)?,
             threads: Vec::with_capacity(threads.len()),
             _dpa: dpa.clone(),
         };
@@ -774,7 +391,7 @@ impl ThreadGroup {
             // context (checked above).
             unsafe {
                 doca_call!(doca_dpa_thread_group_set_thread(
-                    group.ptr.as_ptr(),
+                    group.raw.as_ptr(),
                     thread.inner.raw.as_ptr(),
                     rank as u32
                 ))
@@ -791,9 +408,9 @@ impl ThreadGroup {
             });
         }
         // SAFETY: every rank set with a started thread.
-        unsafe { doca_call!(doca_dpa_thread_group_start(group.ptr.as_ptr())) }
+        unsafe { doca_call!(doca_dpa_thread_group_start(group.raw.as_ptr())) }
             .inspect_err(|_| group.teardown())?;
-        group.started = true;
+        group.raw.set_started();
         Ok(group)
     }
 
@@ -803,25 +420,15 @@ impl ThreadGroup {
     }
 
     /// Stops (if started) and destroys the group, once; its threads are dropped
-    /// after it.
+    /// after it. A group that cannot be stopped may still run them: they are
+    /// leaked with it.
     fn teardown(&mut self) {
-        let p = self.ptr.as_ptr();
-        if std::mem::take(&mut self.started) {
-            // SAFETY: our started group, stopped once.
-            if let Err(e) = unsafe { doca_call!(doca_dpa_thread_group_stop(p)) } {
-                // Buried before the report (user code) can unwind.
-                crate::keep::bury(std::mem::take(&mut self.threads));
-                tracing::warn!(target: "doca_dpa::thread", error = %e, "doca_dpa_thread_group_stop failed: the group and its threads are leaked");
-                return;
-            }
+        let outcome = self.raw.teardown();
+        if !outcome.stopped() {
+            // Buried before the report (user code) can unwind.
+            crate::keep::bury(std::mem::take(&mut self.threads));
         }
-        if std::mem::replace(&mut self.destroyed, true) {
-            return;
-        }
-        // SAFETY: our group, destroyed once (flagged above), before its threads.
-        if let Err(e) = unsafe { doca_call!(doca_dpa_thread_group_destroy(p)) } {
-            tracing::warn!(target: "doca_dpa::thread", error = %e, "doca_dpa_thread_group_destroy failed during drop");
-        }
+        outcome.report();
     }
 }
 

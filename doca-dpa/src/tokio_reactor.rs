@@ -7,7 +7,7 @@ use std::task::{Context, Poll};
 
 use tokio::io::unix::AsyncFd;
 
-use crate::engine::Reactor;
+use crate::reactor::Reactor;
 
 /// The handle as tokio registers it. The engine owns the descriptor; this only
 /// names it (dropping the registration does not close it).

@@ -10,17 +10,14 @@
 use std::fmt;
 use std::ptr::NonNull;
 use std::sync::Arc;
-use std::time::Duration;
 
-use doca_dpa::{Dpa, Keep, KeepAlive, KernelArg, Representor, Result};
+use doca_dpa::{Dpa, Keep, KernelArg, Representor, Result};
 use doca_rdmi_sys as sys;
 
-use crate::ctx::{
-    configure_and_start, CompletionSource, Config, Ctx, CtxState, Life, Phase, RawObject, StopError,
-};
+use crate::ctx::{CompletionSource, Config, Object};
 use crate::error::{fit, invalid, rdmi_call};
 use crate::param;
-use crate::verbs::{CompletionQueue, ProtectionDomain, VerbsContext};
+use crate::verbs::VerbsContext;
 
 /// Bytes per receive slot in the software DPA (a model choice of doca-sim:
 /// DOCA's real receive layout is not public). On the sim it is the default
@@ -222,111 +219,85 @@ pub struct AppRqInfo {
     pub size: u64,
 }
 
-pub(crate) enum RawConnection {}
-
-impl RawObject for RawConnection {
-    type C = sys::doca_rdmi_connection;
-    const DESTROY: &'static str = "doca_rdmi_connection_destroy";
-    const AS_CTX: &'static str = "doca_rdmi_connection_as_ctx";
-    const SET_INPUT: &'static str = "doca_rdmi_connection_set_input";
-    const DPA_COMPLETION_ATTACH: &'static str = "doca_rdmi_connection_dpa_completion_attach";
-
-    unsafe fn destroy(p: *mut Self::C) -> doca_dpa_sys::doca_error_t {
-        // SAFETY: per the trait contract.
-        doca_dpa::serialized(|| unsafe { sys::doca_rdmi_connection_destroy(p) })
-    }
-
-    unsafe fn as_ctx(p: *mut Self::C) -> *mut doca_dpa_sys::doca_ctx {
-        // SAFETY: per the trait contract: a live connection.
-        doca_dpa::serialized(|| unsafe { sys::doca_rdmi_connection_as_ctx(p) }).cast()
-    }
-
-    unsafe fn set_pd(p: *mut Self::C, pd: &ProtectionDomain) -> Result<()> {
-        #[cfg(doca_sym = "doca_rdmi_connection_set_pd")]
-        {
-            // SAFETY: per the trait contract: an idle connection, a PD that outlives it.
-            unsafe { rdmi_call!(doca_rdmi_connection_set_pd(p, pd.as_ptr())) }
-        }
-        #[cfg(not(doca_sym = "doca_rdmi_connection_set_pd"))]
-        {
-            let _ = (p, pd);
-            Err(crate::ctx::undeclared("doca_rdmi_connection_set_pd"))
-        }
-    }
-
-    unsafe fn attach_dpa_completion(p: *mut Self::C, c: &doca_dpa::Completion) -> Result<()> {
-        // SAFETY: per the trait contract: an idle connection, a started completion
-        // that outlives it.
-        unsafe {
-            rdmi_call!(doca_rdmi_connection_dpa_completion_attach(
-                p,
-                c.as_ptr().cast()
-            ))
-        }
-    }
-
-    unsafe fn attach_cq(p: *mut Self::C, q: &CompletionQueue) -> Result<()> {
-        // SAFETY: per the trait contract: an idle connection, a CQ that outlives it.
-        unsafe { rdmi_call!(doca_rdmi_connection_cq_attach(p, q.as_ptr())) }
-    }
-
-    unsafe fn set_input(p: *mut Self::C, op_type: u32, data: &[u8]) -> Result<()> {
-        #[cfg(doca_sym = "doca_rdmi_connection_set_input")]
-        {
-            let op = fit(Self::SET_INPUT, "op_type", op_type)?;
-            let len = fit(Self::SET_INPUT, "size", data.len())?;
-            // SAFETY: per the trait contract: an idle connection, a block that
-            // outlives it.
-            unsafe {
-                rdmi_call!(doca_rdmi_connection_set_input(
-                    p,
-                    op,
-                    data.as_ptr().cast(),
-                    len
-                ))
-            }
-        }
-        #[cfg(not(doca_sym = "doca_rdmi_connection_set_input"))]
-        {
-            let _ = (p, op_type, data);
-            Err(crate::ctx::undeclared(Self::SET_INPUT))
-        }
-    }
-
-    unsafe fn dpa_handle(p: *mut Self::C) -> Result<u64> {
-        let mut h = 0 as _;
-        // SAFETY: per the trait contract: a started connection; valid out-pointer.
-        unsafe { rdmi_call!(doca_rdmi_connection_get_dpa_handle(p, &mut h)) }?;
-        Ok(h as u64)
-    }
-}
-
-/// A connection and everything it must outlive or keep alive. Its `Drop`
-/// runs the teardown (stop, destroy) before the fields go: the receive
-/// buffer, then the configuration (inputs, PD, completion source, verbs
-/// context, DPA context), then the representor.
-pub(crate) struct ConnInner {
-    life: Life<RawConnection>,
+/// What a connection uses besides its configuration: dropped only once it is
+/// destroyed (buried otherwise).
+pub(crate) struct ConnUses {
     /// Given to DOCA by `init_receive`; taken back only once destroyed.
     receive: Option<ReceiveBuffer>,
-    handle: u64,
-    /// Dropped only once the connection is destroyed (leaked otherwise).
-    _config: std::mem::ManuallyDrop<Config>,
-    _rep: Representor,
+    rep: Representor,
 }
+
+crate::ctx::rdmi_kind!(
+    /// `doca_rdmi_connection`.
+    RawConnection: doca_rdmi_connection, named "connection", uses ConnUses;
+    create doca_rdmi_connection_create by create, configure by init_receive;
+    hands back ReceiveBuffer, by take_buffer;
+    destroy doca_rdmi_connection_destroy,
+    as_ctx doca_rdmi_connection_as_ctx,
+    set_pd doca_rdmi_connection_set_pd if "doca_rdmi_connection_set_pd",
+    dpa_completion_attach doca_rdmi_connection_dpa_completion_attach,
+    cq_attach doca_rdmi_connection_cq_attach,
+    set_input doca_rdmi_connection_set_input if "doca_rdmi_connection_set_input",
+    get_dpa_handle doca_rdmi_connection_get_dpa_handle,
+);
+
+/// `doca_rdmi_connection_create` on the verbs context and representor, which
+/// the caller holds.
+fn create(config: &Config, uses: &ConnUses) -> Result<*mut sys::doca_rdmi_connection> {
+    let mut raw = std::ptr::null_mut();
+    // SAFETY: a live verbs context and representor (held by the caller); valid
+    // out-pointer.
+    unsafe {
+        rdmi_call!(doca_rdmi_connection_create(
+            config.verbs.as_ptr(),
+            uses.rep.as_ptr().cast(),
+            &mut raw
+        ))
+    }?;
+    Ok(raw)
+}
+
+/// The receive buffer of a destroyed connection, which the device no longer writes.
+fn take_buffer(uses: &mut ConnUses) -> Result<ReceiveBuffer> {
+    uses.receive.take().ok_or_else(|| {
+        invalid(
+            "doca_rdmi_connection_destroy",
+            "the receive buffer was already returned",
+        )
+    })
+}
+
+/// `doca_rdmi_connection_init_receive`: the connection receives into its buffer.
+///
+/// # Safety
+/// `p` is an idle connection; `uses` (its buffer) outlives it.
+unsafe fn init_receive(p: *mut sys::doca_rdmi_connection, uses: &ConnUses) -> Result<()> {
+    const INIT: &str = "doca_rdmi_connection_init_receive";
+    let buffer = uses
+        .receive
+        .as_ref()
+        .ok_or_else(|| invalid(INIT, "no receive buffer"))?;
+    let size = fit(INIT, "size", buffer.len)?;
+    // SAFETY: an idle connection; the buffer outlives it (freed only after the
+    // destroy, buried if the destroy fails).
+    unsafe {
+        rdmi_call!(doca_rdmi_connection_init_receive(
+            p,
+            buffer.ptr.as_ptr().cast(),
+            size
+        ))
+    }
+}
+
+/// A connection and everything it must outlive or keep alive (the shared RDMI
+/// object, `ctx.rs`): stopped and destroyed before its receive buffer is freed and
+/// its configuration and representor go.
+pub(crate) type ConnInner = Object<RawConnection>;
 
 /// A connection kept alive by a poster that works with it.
 pub(crate) type SharedConnection = Arc<ConnInner>;
 
 impl ConnInner {
-    fn as_ptr(&self) -> *mut sys::doca_rdmi_connection {
-        self.life.as_ptr()
-    }
-
-    fn ctx(&self) -> Result<&Ctx> {
-        self.life.ctx()
-    }
-
     fn recv_ack(&self, n: u32) -> Result<()> {
         const CALL: &str = "doca_rdmi_connection_recv_ack";
         let n = fit(CALL, "num_acked", n)?;
@@ -334,8 +305,12 @@ impl ConnInner {
         unsafe { rdmi_call!(doca_rdmi_connection_recv_ack(self.as_ptr(), n)) }
     }
 
+    fn receive(&self) -> Option<&ReceiveBuffer> {
+        self.uses().receive.as_ref()
+    }
+
     fn read_slot(&self, slot: usize, out: &mut [u8]) -> Result<()> {
-        match &self.receive {
+        match self.receive() {
             Some(b) => b.read_slot(slot, out),
             None => Err(invalid(
                 "Connection::received",
@@ -345,59 +320,10 @@ impl ConnInner {
     }
 
     fn received(&self, slot: usize) -> Result<Vec<u8>> {
-        let len = self.receive.as_ref().map_or(0, ReceiveBuffer::slot_bytes);
+        let len = self.receive().map_or(0, ReceiveBuffer::slot_bytes);
         let mut out = vec![0; len];
         self.read_slot(slot, &mut out)?;
         Ok(out)
-    }
-
-    /// Destroys the stopped connection and hands back its buffer.
-    fn finish(&mut self) -> Result<ReceiveBuffer> {
-        self.life.destroy()?;
-        tracing::debug!(target: "doca_rdmi::connection", "connection destroyed");
-        self.receive.take().ok_or_else(|| {
-            invalid(
-                "doca_rdmi_connection_destroy",
-                "the receive buffer was already returned",
-            )
-        })
-    }
-}
-
-impl Drop for ConnInner {
-    fn drop(&mut self) {
-        // The stop waits on DOCA's progress, which can wake wakers (user code):
-        // caught, so that a panic there leaks rather than frees what the device
-        // may still write.
-        let torn = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.life.teardown()));
-        if !self.life.is_destroyed() {
-            // Leaked before any report (user code) runs: the device may still
-            // write the buffer and use what the configuration holds.
-            let len = self.receive.as_ref().map_or(0, ReceiveBuffer::len);
-            if let Some(buf) = self.receive.take() {
-                doca_dpa::bury_value(buf);
-            }
-            // SAFETY: taken once, here, to be leaked; never used again.
-            doca_dpa::bury_value(unsafe { std::mem::ManuallyDrop::take(&mut self._config) });
-            match torn {
-                Err(panic) => std::panic::resume_unwind(panic),
-                Ok(r) => {
-                    let error = r.err().map(|e| e.to_string()).unwrap_or_default();
-                    tracing::error!(target: "doca_rdmi::connection", len, error, "the connection could not be destroyed: leaking its receive buffer, which the device may still write");
-                }
-            }
-            return;
-        }
-        // SAFETY: dropped once, here: the connection is destroyed, DOCA no longer
-        // uses what the configuration holds.
-        unsafe { std::mem::ManuallyDrop::drop(&mut self._config) };
-        match torn {
-            Err(panic) => std::panic::resume_unwind(panic),
-            Ok(Err(e)) => {
-                tracing::warn!(target: "doca_rdmi::connection", error = %e, "tearing an RDMI connection down during drop failed")
-            }
-            Ok(Ok(())) => tracing::debug!(target: "doca_rdmi::connection", "connection destroyed"),
-        }
     }
 }
 
@@ -438,32 +364,12 @@ impl ConnectionBuilder {
         }
     }
 
-    /// The protection domain (`doca_rdmi_connection_set_pd`, EXPERIMENTAL,
-    /// at start); it must be the one of the posters this connection works
-    /// with.
-    #[cfg(doca_sym = "doca_rdmi_connection_set_pd")]
-    pub fn pd(mut self, pd: &ProtectionDomain) -> Self {
-        self.config.pd = Some(pd.clone());
-        self
-    }
-
-    /// A firmware-command input block of operation `op_type`
-    /// (`doca_rdmi_connection_set_input`, EXPERIMENTAL, at start; PRM
-    /// passthrough). A block that does not match its operation type fails
-    /// silently in DOCA. An empty block is refused by `start`.
-    #[cfg(doca_sym = "doca_rdmi_connection_set_input")]
-    pub fn input(mut self, op_type: u32, data: &[u8]) -> Self {
-        self.config.inputs.push((op_type, data.to_vec()));
-        self
-    }
-
-    /// How long [`Connection::stop`] and `Drop` wait for an asynchronous
-    /// stop ([`DEFAULT_STOP_TIMEOUT`](crate::DEFAULT_STOP_TIMEOUT) unless
-    /// set). No DOCA call.
-    pub fn stop_timeout(mut self, timeout: Duration) -> Self {
-        self.config.stop_timeout = timeout;
-        self
-    }
+    crate::ctx::builder_methods!(
+        "connection",
+        Connection,
+        set_pd "doca_rdmi_connection_set_pd",
+        set_input "doca_rdmi_connection_set_input"
+    );
 
     /// Creates, configures and starts the connection:
     /// `doca_rdmi_connection_create`, `doca_rdmi_connection_set_pd` (if a PD
@@ -478,36 +384,12 @@ impl ConnectionBuilder {
     /// On failure everything made so far is destroyed (and the receive
     /// buffer freed afterwards).
     pub fn start(self) -> Result<Connection> {
-        self.config.check::<RawConnection>()?;
-        let mut raw = std::ptr::null_mut();
-        // SAFETY: a live verbs context and representor; valid out-pointer.
-        unsafe {
-            rdmi_call!(doca_rdmi_connection_create(
-                self.config.verbs.as_ptr(),
-                self.rep.as_ptr().cast(),
-                &mut raw
-            ))
-        }?;
-        let mut inner = ConnInner {
-            life: Life::new("doca_rdmi_connection_create", raw)?,
+        let uses = ConnUses {
             receive: Some(self.receive),
-            handle: 0,
-            _config: std::mem::ManuallyDrop::new(self.config),
-            _rep: self.rep,
+            rep: self.rep,
         };
-        let buffer = inner.receive.as_ref().map(|b| (b.ptr.as_ptr(), b.len));
-        inner.handle = configure_and_start(&mut inner.life, &inner._config, |p| {
-            const INIT: &str = "doca_rdmi_connection_init_receive";
-            let (buf_ptr, buf_len) = buffer.ok_or_else(|| invalid(INIT, "no receive buffer"))?;
-            let size = fit(INIT, "size", buf_len)?;
-            // SAFETY: our idle connection; the buffer is owned by `inner` and
-            // outlives the connection (freed only after destroy, leaked if the
-            // destroy fails).
-            unsafe { rdmi_call!(doca_rdmi_connection_init_receive(p, buf_ptr.cast(), size)) }
-        })?;
-        tracing::debug!(target: "doca_rdmi::connection", "connection started");
         Ok(Connection {
-            inner: Arc::new(inner),
+            inner: Object::start(self.config, uses)?,
         })
     }
 }
@@ -540,22 +422,22 @@ static_assertions::assert_impl_all!(ReceiveBuffer: Send, Sync);
 impl fmt::Debug for Connection {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Connection")
-            .field("handle", &self.inner.handle)
-            .field("receive", &self.inner.receive)
+            .field("handle", &self.inner.handle())
+            .field("receive", &self.inner.receive())
             .finish_non_exhaustive()
     }
 }
 
 impl Connection {
-    /// The DPA handle (`doca_rdmi_connection_get_dpa_handle`, EXPERIMENTAL, fetched
-    /// by `start`).
-    ///
-    /// # Safety
-    /// The value keeps nothing alive: handing it to the device is sound only while
-    /// the connection is kept alive by other means.
-    pub unsafe fn raw_handle(&self) -> u64 {
-        self.inner.handle
-    }
+    crate::ctx::started_methods!(
+        "connection",
+        Connection,
+        StoppingConnection,
+        stops into ReceiveBuffer,
+        " It hands back the receive buffer, which the device no longer writes. To keep \
+         acknowledging receives while an asynchronous stop drains, use \
+         [`Connection::request_stop`]."
+    );
 
     pub(crate) fn shared(&self) -> SharedConnection {
         self.inner.clone()
@@ -563,7 +445,7 @@ impl Connection {
 
     /// The DPA context whose kernels drive it (its datapath). No DOCA call.
     pub fn datapath(&self) -> &Dpa {
-        &self.inner._config.dpa
+        &self.inner.config().dpa
     }
 
     /// Releases `n` receive slots the DPA kernel consumed
@@ -615,20 +497,12 @@ impl Connection {
 
     /// Size of the receive buffer in bytes.
     pub fn receive_len(&self) -> usize {
-        self.inner.receive.as_ref().map_or(0, ReceiveBuffer::len)
+        self.inner.receive().map_or(0, ReceiveBuffer::len)
     }
 
     /// Bytes per receive slot.
     pub fn slot_bytes(&self) -> usize {
-        self.inner
-            .receive
-            .as_ref()
-            .map_or(0, ReceiveBuffer::slot_bytes)
-    }
-
-    /// The context's state (`doca_ctx_get_state`, STABLE).
-    pub fn state(&self) -> Result<CtxState> {
-        self.inner.ctx()?.state()
+        self.inner.receive().map_or(0, ReceiveBuffer::slot_bytes)
     }
 
     /// The raw `doca_rdmi_connection`, for calls this crate does not wrap;
@@ -643,63 +517,23 @@ impl Connection {
     pub fn ctx_ptr(&self) -> Result<*mut doca_dpa_sys::doca_ctx> {
         Ok(self.inner.ctx()?.as_ptr())
     }
-
-    /// Stops the connection and destroys it (`doca_ctx_stop`; on
-    /// IN_PROGRESS, `doca_ctx_get_state` until idle, for at most the stop
-    /// timeout; both STABLE; then `doca_rdmi_connection_destroy`,
-    /// EXPERIMENTAL), and hands back the
-    /// receive buffer, which the device no longer writes.
-    ///
-    /// On failure the connection is dropped, which retries the teardown.
-    /// To keep acknowledging receives while an asynchronous stop drains,
-    /// use [`Connection::request_stop`].
-    pub fn stop(self) -> Result<ReceiveBuffer> {
-        let timeout = self.inner.ctx()?.stop_timeout;
-        Ok(self.request_stop()?.wait(timeout)?)
-    }
-
-    /// Asks DOCA to stop (`doca_ctx_stop`, STABLE). The result is idle at once or
-    /// still stopping (IN_PROGRESS, e.g. while received messages are not
-    /// acknowledged); either way [`StoppingConnection::wait`] finishes it.
-    /// On an error the connection is handed back, still running.
-    ///
-    /// Fails with [`doca_dpa::Error::InUse`] (the connection comes back, running)
-    /// while launches, threads, DPA structs or posters still hold it.
-    pub fn request_stop(self) -> Result<StoppingConnection, StopError<Connection>> {
-        match crate::ctx::request_stop_unique(self.inner, ConnInner::ctx) {
-            Ok(inner) => Ok(StoppingConnection { inner }),
-            Err((e, inner)) => Err(StopError::new(e, Connection { inner })),
-        }
-    }
 }
 
 /// A connection whose stop was requested: it may still be draining
 /// (`DOCA_CTX_STATE_STOPPING`) and accepts acknowledgements, but has no DPA
 /// handle any more.
+#[derive(Debug)]
 pub struct StoppingConnection {
     inner: Box<ConnInner>,
 }
 
-impl fmt::Debug for StoppingConnection {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("StoppingConnection")
-            .field("phase", &self.inner.life.ctx().map(Ctx::phase).ok())
-            .finish_non_exhaustive()
-    }
-}
-
 impl StoppingConnection {
-    /// The context's state (`doca_ctx_get_state`, STABLE): `Stopping` until the
-    /// outstanding work drained, then `Idle`.
-    pub fn state(&self) -> Result<CtxState> {
-        self.inner.ctx()?.state()
-    }
-
-    /// Whether the stop was asynchronous and has not been seen to finish
-    /// yet (no DOCA call).
-    pub fn is_draining(&self) -> bool {
-        self.inner.ctx().is_ok_and(|c| c.phase() == Phase::Stopping)
-    }
+    crate::ctx::stopping_methods!(
+        "connection",
+        StoppingConnection,
+        hands back ReceiveBuffer,
+        " and hands back the receive buffer"
+    );
 
     /// Acknowledges receives while the stop drains
     /// (`doca_rdmi_connection_recv_ack`, EXPERIMENTAL).
@@ -712,30 +546,12 @@ impl StoppingConnection {
     pub fn received(&self, slot: usize) -> Result<Vec<u8>> {
         self.inner.received(slot)
     }
-
-    /// Waits (polling `doca_ctx_get_state`) for at most `timeout` until the
-    /// context is idle, then destroys the connection
-    /// (`doca_rdmi_connection_destroy`, EXPERIMENTAL) and hands back the receive buffer.
-    /// On a timeout or a failed destroy, the error comes back with the
-    /// connection, to acknowledge more and wait again.
-    pub fn wait(
-        mut self,
-        timeout: Duration,
-    ) -> Result<ReceiveBuffer, StopError<StoppingConnection>> {
-        let r = self.inner.ctx().and_then(|c| c.wait_idle(timeout));
-        match r.and_then(|()| self.inner.finish()) {
-            Ok(buf) => Ok(buf),
-            Err(e) => Err(StopError::new(e, self)),
-        }
-    }
 }
 
 // SAFETY: the started connection's DPA handle; the keep record holds the connection
 // (and so its receive buffer, completion and contexts).
 unsafe impl KernelArg<param::RdmiConnection> for Connection {
     fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
-        keep.check_context(&self.inner._config.dpa, "the RDMI connection")?;
-        keep.keep(KeepAlive::new(&self.inner));
-        Ok(self.inner.handle)
+        self.inner.lower(keep, "the RDMI connection")
     }
 }

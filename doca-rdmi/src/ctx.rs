@@ -1,6 +1,9 @@
-//! The DOCA context lifecycle that RDMI connections and posters share:
-//! put on the DPA datapath, started, stopped (possibly asynchronously), and
-//! destroyed — plus the choice of completion source both take.
+//! What RDMI connections and posters share: one builder and teardown mechanism,
+//! [`Object`], generic over the kind ([`RdmiObject`]), on the core layer's owned
+//! handle (`doca_dpa::core::Owned`, the object's destroy) and `doca_ctx` lifecycle
+//! (`doca_dpa::core::Ctx`: start, stop, poll to idle); plus the choice of
+//! completion source both take and the error a failed stop hands the object back
+//! in.
 //!
 //! Every RDMI object is its own DOCA context (`doca_ctx`), reached through
 //! `doca_rdmi_connection_as_ctx` / `doca_rdmi_poster_as_ctx`. The generic
@@ -8,13 +11,17 @@
 //! `doca_ctx_start`, `doca_ctx_stop` and `doca_ctx_get_state` (STABLE).
 
 use std::fmt;
-use std::ptr::NonNull;
-use std::time::{Duration, Instant};
+use std::mem::ManuallyDrop;
+use std::sync::Arc;
+use std::time::Duration;
 
-use doca_dpa::{Dpa, Error, ErrorCode, Result};
+use doca_dpa::core::{sole, Ctx, DocaObject, OnQueryError, Owned, Phase};
+use doca_dpa::{Dpa, Error, Keep, KeepAlive, Result};
 use doca_dpa_sys as sys;
 
-use crate::error::{core_call, doca_error, invalid};
+pub use doca_dpa::core::CtxState;
+
+use crate::error::{core_call, invalid};
 use crate::verbs::{CompletionQueue, ProtectionDomain, VerbsContext};
 
 /// How long [`Connection::stop`](crate::Connection::stop),
@@ -108,7 +115,7 @@ impl Config {
 
     /// Refuses, before any DOCA call, what DOCA would take without a word: an
     /// empty input block, a DPA completion of another context than the datapath.
-    pub(crate) fn check<R: RawObject>(&self) -> Result<()> {
+    fn check<R: RdmiObject>(&self) -> Result<()> {
         if self.inputs.iter().any(|(_, data)| data.is_empty()) {
             return Err(invalid(R::SET_INPUT, "an input block is empty"));
         }
@@ -130,97 +137,6 @@ impl fmt::Debug for Config {
             .field("inputs", &self.inputs.len())
             .field("stop_timeout", &self.stop_timeout)
             .finish()
-    }
-}
-
-/// Configures a created RDMI object in DOCA's documented order — PD, `*_as_ctx`,
-/// `doca_ctx_set_datapath_on_dpa`, the completion source, `receive` (the
-/// connection's receive buffer), the input blocks — starts it (`doca_ctx_start`)
-/// and returns its DPA handle. On failure the caller's owner of `life` tears it
-/// down.
-pub(crate) fn configure_and_start<R: RawObject>(
-    life: &mut Life<R>,
-    config: &Config,
-    receive: impl FnOnce(*mut R::C) -> Result<()>,
-) -> Result<u64> {
-    let p = life.as_ptr();
-    if let Some(pd) = &config.pd {
-        // SAFETY: our idle object; the PD is kept alive by `config`, which the
-        // object's owner holds as long as the object.
-        unsafe { R::set_pd(p, pd) }?;
-    }
-    // SAFETY: our live object.
-    let raw_ctx = unsafe { R::as_ctx(p) };
-    let ctx = life.set_ctx(Ctx::new(R::AS_CTX, raw_ctx, config.stop_timeout)?);
-    ctx.set_datapath_on_dpa(&config.dpa)?;
-    match &config.source {
-        // SAFETY: our idle object and a started completion of its datapath context
-        // (`Config::check`), kept alive by `config`.
-        Held::Dpa(c) => unsafe { R::attach_dpa_completion(p, c) }?,
-        // SAFETY: our idle object and a live CQ kept alive by `config`.
-        Held::Cq(q) => unsafe { R::attach_cq(p, q) }?,
-    }
-    receive(p)?;
-    for (op_type, data) in &config.inputs {
-        // SAFETY: our idle object; `data` lives in `config`, as long as the object.
-        unsafe { R::set_input(p, *op_type, data) }?;
-    }
-    ctx.start()?;
-    // SAFETY: our started object on the DPA datapath.
-    unsafe { R::dpa_handle(p) }
-}
-
-/// Takes sole ownership of a started RDMI object and asks DOCA to stop it
-/// (`doca_ctx_stop`). On failure the shared object comes back with the error:
-/// [`Error::InUse`] while launches, threads, DPA structs or posters still hold it, or
-/// DOCA's refusal.
-pub(crate) fn request_stop_unique<T>(
-    inner: std::sync::Arc<T>,
-    ctx: impl for<'x> Fn(&'x T) -> Result<&'x Ctx>,
-) -> std::result::Result<Box<T>, (Error, std::sync::Arc<T>)> {
-    let inner = std::sync::Arc::try_unwrap(inner).map_err(|shared| {
-        let users = std::sync::Arc::strong_count(&shared) - 1;
-        (
-            Error::InUse {
-                call: "doca_ctx_stop",
-                users,
-            },
-            shared,
-        )
-    })?;
-    match ctx(&inner).and_then(Ctx::request_stop) {
-        Ok(()) => Ok(Box::new(inner)),
-        Err(e) => Err((e, std::sync::Arc::new(inner))),
-    }
-}
-
-/// The state of a DOCA context (`enum doca_ctx_states`, from
-/// `doca_ctx_get_state`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum CtxState {
-    /// Not started, or stopped (`DOCA_CTX_STATE_IDLE`).
-    Idle,
-    /// Start requested (`DOCA_CTX_STATE_STARTING`).
-    Starting,
-    /// Started (`DOCA_CTX_STATE_RUNNING`).
-    Running,
-    /// Stop requested; outstanding work is draining
-    /// (`DOCA_CTX_STATE_STOPPING`).
-    Stopping,
-    /// A value this crate does not know (a newer DOCA).
-    Other(u32),
-}
-
-impl CtxState {
-    fn from_raw(raw: u32) -> CtxState {
-        match raw {
-            r if r == sys::DOCA_CTX_STATE_IDLE as u32 => CtxState::Idle,
-            r if r == sys::DOCA_CTX_STATE_STARTING as u32 => CtxState::Starting,
-            r if r == sys::DOCA_CTX_STATE_RUNNING as u32 => CtxState::Running,
-            r if r == sys::DOCA_CTX_STATE_STOPPING as u32 => CtxState::Stopping,
-            other => CtxState::Other(other),
-        }
     }
 }
 
@@ -276,141 +192,19 @@ impl<T> From<StopError<T>> for Error {
     }
 }
 
-/// Where an RDMI object is in its lifecycle, as this crate drove it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Phase {
-    /// Created, never started (configuration allowed).
-    Created,
-    /// `doca_ctx_start` succeeded.
-    Running,
-    /// `doca_ctx_stop` answered IN_PROGRESS.
-    Stopping,
-    /// Stopped.
-    Idle,
-    /// Destroyed; nothing left to do.
-    Destroyed,
-}
-
-/// The `doca_ctx` of an RDMI object and the phase this crate drove it to.
-pub(crate) struct Ctx {
-    ptr: NonNull<sys::doca_ctx>,
-    /// Changed by the owner's start and stop paths; a mutex (never held across
-    /// a DOCA call) so that the object can be shared between threads.
-    phase: std::sync::Mutex<Phase>,
-    pub(crate) stop_timeout: Duration,
-}
-
-// SAFETY: the `doca_ctx` of an RDMI object; every DOCA call on it is made under the DOCA lock
-// (`doca_dpa::serialized`), so DOCA never sees two threads use it at once (the
-// facts forbid concurrent use, not use from another thread).
-unsafe impl Send for Ctx {}
-// SAFETY: as for `Send`: shared references only make DOCA calls under the DOCA
-// lock; the Rust state behind them is immutable or behind a mutex or atomics.
-unsafe impl Sync for Ctx {}
-
-impl Ctx {
-    /// Wraps the result of a `*_as_ctx` call.
-    pub(crate) fn new(
-        call: &'static str,
-        raw: *mut sys::doca_ctx,
-        stop_timeout: Duration,
-    ) -> Result<Ctx> {
-        let ptr = NonNull::new(raw).ok_or_else(|| invalid(call, "DOCA returned no context"))?;
-        Ok(Ctx {
-            ptr,
-            phase: std::sync::Mutex::new(Phase::Created),
-            stop_timeout,
-        })
-    }
-
-    pub(crate) fn as_ptr(&self) -> *mut sys::doca_ctx {
-        self.ptr.as_ptr()
-    }
-
-    pub(crate) fn phase(&self) -> Phase {
-        *self.phase.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    pub(crate) fn set_phase(&self, phase: Phase) {
-        *self.phase.lock().unwrap_or_else(|p| p.into_inner()) = phase;
-    }
-
-    /// `doca_ctx_set_datapath_on_dpa`: kernels of `dpa` drive the object.
-    pub(crate) fn set_datapath_on_dpa(&self, dpa: &Dpa) -> Result<()> {
-        // SAFETY: an idle context of a live RDMI object and a started DPA
-        // context that the object keeps alive.
-        unsafe {
-            core_call!(doca_ctx_set_datapath_on_dpa(
-                self.as_ptr(),
-                dpa.as_ptr().cast()
-            ))
-        }
-    }
-
-    /// `doca_ctx_start`.
-    pub(crate) fn start(&self) -> Result<()> {
-        // SAFETY: a configured context of a live RDMI object.
-        unsafe { core_call!(doca_ctx_start(self.as_ptr())) }?;
-        self.set_phase(Phase::Running);
-        Ok(())
-    }
-
-    /// `doca_ctx_get_state`.
-    pub(crate) fn state(&self) -> Result<CtxState> {
-        let mut raw = 0 as _;
-        // SAFETY: a live context; valid out-pointer.
-        unsafe { core_call!(doca_ctx_get_state(self.as_ptr(), &mut raw)) }?;
-        Ok(CtxState::from_raw(raw as u32))
-    }
-
-    /// `doca_ctx_stop` on a running context: Idle at once, or Stopping when
-    /// DOCA answers IN_PROGRESS.
-    pub(crate) fn request_stop(&self) -> Result<()> {
-        if self.phase() != Phase::Running {
-            return Ok(());
-        }
-        // SAFETY: a started context of a live RDMI object.
-        match unsafe { core_call!(doca_ctx_stop(self.as_ptr())) } {
-            Ok(()) => self.set_phase(Phase::Idle),
-            Err(e) if e.code() == Some(ErrorCode::IN_PROGRESS) => {
-                tracing::debug!(target: "doca_rdmi::ctx", "doca_ctx_stop is in progress");
-                self.set_phase(Phase::Stopping);
-            }
-            Err(e) => return Err(e),
-        }
-        Ok(())
-    }
-
-    /// While Stopping: polls `doca_ctx_get_state` until the context is idle,
-    /// for at most `timeout` (TIME_OUT error naming `doca_ctx_stop` after).
-    pub(crate) fn wait_idle(&self, timeout: Duration) -> Result<()> {
-        if self.phase() != Phase::Stopping {
-            return Ok(());
-        }
-        let start = Instant::now();
-        let mut pause = Duration::from_micros(100);
-        loop {
-            if self.state()? == CtxState::Idle {
-                self.set_phase(Phase::Idle);
-                return Ok(());
-            }
-            if start.elapsed() >= timeout {
-                tracing::warn!(target: "doca_rdmi::ctx", ?timeout, "the asynchronous stop did not finish in time");
-                return Err(doca_error("doca_ctx_stop", ErrorCode::TIME_OUT));
-            }
-            std::thread::sleep(pause.min(timeout.saturating_sub(start.elapsed())));
-            pause = (pause * 2).min(Duration::from_millis(10));
-        }
-    }
-}
-
-/// The raw side of an RDMI object type: its C struct and the functions of it
-/// that connections and posters share (each named `doca_rdmi_<object>_*`).
-pub(crate) trait RawObject {
-    /// The C struct.
-    type C;
-    /// The destroy function's name.
-    const DESTROY: &'static str;
+/// A kind of RDMI object (connection or poster): its C struct and destroy call (the
+/// core layer's [`DocaObject`]), and the functions of it that the shared builder
+/// calls (each named `doca_rdmi_<object>_*`). Declared with [`rdmi_kind!`].
+pub(crate) trait RdmiObject: DocaObject {
+    /// What an object of the kind uses besides the [`Config`]: dropped only once
+    /// it is destroyed, buried with the configuration otherwise.
+    type Uses: Send + Sync + 'static;
+    /// What a finished stop hands back (a connection's receive buffer).
+    type Out;
+    /// The `tracing` field naming the kind (`connection`, `poster`).
+    const NAME: &'static str;
+    /// The create function's name.
+    const CREATE: &'static str;
     /// The `*_as_ctx` function's name.
     const AS_CTX: &'static str;
     /// The `*_set_input` function's name.
@@ -418,48 +212,164 @@ pub(crate) trait RawObject {
     /// The `*_dpa_completion_attach` function's name.
     const DPA_COMPLETION_ATTACH: &'static str;
 
-    /// Calls the destroy function.
-    ///
-    /// # Safety
-    /// `p` is a live object of this type, stopped, destroyed once.
-    unsafe fn destroy(p: *mut Self::C) -> sys::doca_error_t;
+    /// The create call, with what `config` and `uses` hold (alive for the call).
+    fn create(config: &Config, uses: &Self::Uses) -> Result<*mut Self::Raw>;
+
+    /// What a destroyed object hands back, taken from what it used.
+    fn hand_back(uses: &mut Self::Uses) -> Result<Self::Out>;
 
     /// `*_as_ctx`.
     ///
     /// # Safety
-    /// `p` is a live object of this type.
-    unsafe fn as_ctx(p: *mut Self::C) -> *mut sys::doca_ctx;
+    /// `p` is a live object of this kind.
+    unsafe fn as_ctx(p: *mut Self::Raw) -> *mut sys::doca_ctx;
 
     /// `*_set_pd`.
     ///
     /// # Safety
-    /// `p` is an idle object of this type; `pd` outlives it.
-    unsafe fn set_pd(p: *mut Self::C, pd: &ProtectionDomain) -> Result<()>;
+    /// `p` is an idle object of this kind; `pd` outlives it.
+    unsafe fn set_pd(p: *mut Self::Raw, pd: &ProtectionDomain) -> Result<()>;
 
     /// `*_dpa_completion_attach`.
     ///
     /// # Safety
-    /// `p` is an idle object of this type; `c` is started and outlives it.
-    unsafe fn attach_dpa_completion(p: *mut Self::C, c: &doca_dpa::Completion) -> Result<()>;
+    /// `p` is an idle object of this kind; `c` is started and outlives it.
+    unsafe fn attach_dpa_completion(p: *mut Self::Raw, c: &doca_dpa::Completion) -> Result<()>;
 
     /// `*_cq_attach`.
     ///
     /// # Safety
-    /// `p` is an idle object of this type; `q` outlives it.
-    unsafe fn attach_cq(p: *mut Self::C, q: &CompletionQueue) -> Result<()>;
+    /// `p` is an idle object of this kind; `q` outlives it.
+    unsafe fn attach_cq(p: *mut Self::Raw, q: &CompletionQueue) -> Result<()>;
+
+    /// The kind's own configuration after the completion source (a connection's
+    /// receive buffer).
+    ///
+    /// # Safety
+    /// `p` is an idle object of this kind; `uses` outlives it.
+    unsafe fn configure(p: *mut Self::Raw, uses: &Self::Uses) -> Result<()>;
 
     /// `*_set_input`.
     ///
     /// # Safety
-    /// `p` is an idle object of this type; `data` outlives it.
-    unsafe fn set_input(p: *mut Self::C, op_type: u32, data: &[u8]) -> Result<()>;
+    /// `p` is an idle object of this kind; `data` outlives it.
+    unsafe fn set_input(p: *mut Self::Raw, op_type: u32, data: &[u8]) -> Result<()>;
 
     /// `*_get_dpa_handle`.
     ///
     /// # Safety
-    /// `p` is a started object of this type on the DPA datapath.
-    unsafe fn dpa_handle(p: *mut Self::C) -> Result<u64>;
+    /// `p` is a started object of this kind on the DPA datapath.
+    unsafe fn dpa_handle(p: *mut Self::Raw) -> Result<u64>;
 }
+
+/// Declares a kind of RDMI object: its marker type (a core-layer kind, destroyed by
+/// `destroy`) and its [`RdmiObject`] impl, whose calls have the same form for every
+/// kind and differ only in the `doca_rdmi_<object>_*` functions named here. The
+/// create call and the kind's own configuration are functions of its module; a
+/// function the installed header may lack is named with its symbol, and without it
+/// its builder method does not exist and the call is [`undeclared`].
+macro_rules! rdmi_kind {
+    (
+        $(#[$m:meta])*
+        $kind:ident: $raw:ident, named $name:literal, uses $uses:ty;
+        create $create:ident by $create_fn:path, configure by $configure_fn:path;
+        hands back $out:ty, by $hand_back_fn:path;
+        destroy $destroy:ident, as_ctx $as_ctx:ident,
+        set_pd $set_pd:ident if $set_pd_sym:literal,
+        dpa_completion_attach $dpa_attach:ident, cq_attach $cq_attach:ident,
+        set_input $set_input:ident if $set_input_sym:literal,
+        get_dpa_handle $handle:ident $(,)?
+    ) => {
+        doca_dpa::__doca_object!($(#[$m])* pub(crate) $kind: doca_rdmi_sys::$raw, destroy $destroy);
+
+        impl $crate::ctx::RdmiObject for $kind {
+            type Uses = $uses;
+            type Out = $out;
+            const NAME: &'static str = $name;
+            const CREATE: &'static str = stringify!($create);
+            const AS_CTX: &'static str = stringify!($as_ctx);
+            const SET_INPUT: &'static str = stringify!($set_input);
+            const DPA_COMPLETION_ATTACH: &'static str = stringify!($dpa_attach);
+
+            fn create(config: &$crate::ctx::Config, uses: &$uses) -> doca_dpa::Result<*mut Self::Raw> {
+                $create_fn(config, uses)
+            }
+
+            fn hand_back(uses: &mut $uses) -> doca_dpa::Result<$out> {
+                $hand_back_fn(uses)
+            }
+
+            unsafe fn as_ctx(p: *mut Self::Raw) -> *mut doca_dpa_sys::doca_ctx {
+                // SAFETY: per the trait contract: a live object of the kind.
+                doca_dpa::serialized(|| unsafe { doca_rdmi_sys::$as_ctx(p) }).cast()
+            }
+
+            unsafe fn set_pd(
+                p: *mut Self::Raw,
+                pd: &$crate::verbs::ProtectionDomain,
+            ) -> doca_dpa::Result<()> {
+                #[cfg(doca_sym = $set_pd_sym)]
+                {
+                    // SAFETY: per the trait contract: an idle object, a PD that
+                    // outlives it.
+                    unsafe { $crate::error::rdmi_call!($set_pd(p, pd.as_ptr())) }
+                }
+                #[cfg(not(doca_sym = $set_pd_sym))]
+                {
+                    let _ = (p, pd);
+                    Err($crate::ctx::undeclared(stringify!($set_pd)))
+                }
+            }
+
+            unsafe fn attach_dpa_completion(
+                p: *mut Self::Raw,
+                c: &doca_dpa::Completion,
+            ) -> doca_dpa::Result<()> {
+                // SAFETY: per the trait contract: an idle object, a started
+                // completion that outlives it.
+                unsafe { $crate::error::rdmi_call!($dpa_attach(p, c.as_ptr().cast())) }
+            }
+
+            unsafe fn attach_cq(
+                p: *mut Self::Raw,
+                q: &$crate::verbs::CompletionQueue,
+            ) -> doca_dpa::Result<()> {
+                // SAFETY: per the trait contract: an idle object, a CQ that outlives
+                // it.
+                unsafe { $crate::error::rdmi_call!($cq_attach(p, q.as_ptr())) }
+            }
+
+            unsafe fn configure(p: *mut Self::Raw, uses: &$uses) -> doca_dpa::Result<()> {
+                // SAFETY: per the trait contract, the caller's.
+                unsafe { $configure_fn(p, uses) }
+            }
+
+            unsafe fn set_input(p: *mut Self::Raw, op_type: u32, data: &[u8]) -> doca_dpa::Result<()> {
+                #[cfg(doca_sym = $set_input_sym)]
+                {
+                    let op = $crate::error::fit(Self::SET_INPUT, "op_type", op_type)?;
+                    let len = $crate::error::fit(Self::SET_INPUT, "size", data.len())?;
+                    // SAFETY: per the trait contract: an idle object, a block that
+                    // outlives it.
+                    unsafe { $crate::error::rdmi_call!($set_input(p, op, data.as_ptr().cast(), len)) }
+                }
+                #[cfg(not(doca_sym = $set_input_sym))]
+                {
+                    let _ = (p, op_type, data);
+                    Err($crate::ctx::undeclared(Self::SET_INPUT))
+                }
+            }
+
+            unsafe fn dpa_handle(p: *mut Self::Raw) -> doca_dpa::Result<u64> {
+                let mut h = 0 as _;
+                // SAFETY: per the trait contract: a started object; valid out-pointer.
+                unsafe { $crate::error::rdmi_call!($handle(p, &mut h)) }?;
+                Ok(h as u64)
+            }
+        }
+    };
+}
+pub(crate) use rdmi_kind;
 
 /// The error of a configuration call the installed header does not declare (the
 /// builder method that asks for it does not exist in such a build).
@@ -471,41 +381,229 @@ pub(crate) fn undeclared(call: &'static str) -> Error {
     }
 }
 
-/// An RDMI object from creation to destruction: its pointer, its `doca_ctx`
-/// once known, and whether it was destroyed. Its owner calls
-/// [`Life::teardown`] (from `Drop` too).
-pub(crate) struct Life<R: RawObject> {
-    ptr: NonNull<R::C>,
-    ctx: Option<Ctx>,
-    destroyed: bool,
+/// The configuration methods both builders have (`ConnectionBuilder`,
+/// `PosterBuilder`), invoked inside the builder's `impl` block: `what` names the
+/// object (`connection`), `started` its started type; a setter exists only where
+/// the installed header declares its function.
+macro_rules! builder_methods {
+    ($what:literal, $started:ident, set_pd $set_pd:literal, set_input $set_input:literal) => {
+        #[doc = concat!(
+            "The protection domain (`", $set_pd, "`, EXPERIMENTAL, at start). Connections \
+             and posters that work together must use the same one (DOCA answers \
+             INVALID_VALUE otherwise)."
+        )]
+        #[cfg(doca_sym = $set_pd)]
+        pub fn pd(mut self, pd: &$crate::verbs::ProtectionDomain) -> Self {
+            self.config.pd = Some(pd.clone());
+            self
+        }
+
+        #[doc = concat!(
+            "A firmware-command input block of operation `op_type` (`", $set_input,
+            "`, EXPERIMENTAL, at start; PRM passthrough). A block that does not match its \
+             operation type fails silently in DOCA. An empty block is refused by `start`."
+        )]
+        #[cfg(doca_sym = $set_input)]
+        pub fn input(mut self, op_type: u32, data: &[u8]) -> Self {
+            self.config.inputs.push((op_type, data.to_vec()));
+            self
+        }
+
+        #[doc = concat!(
+            "How long [`", stringify!($started), "::stop`](crate::", stringify!($started),
+            "::stop) and `Drop` wait for an asynchronous stop \
+             ([`DEFAULT_STOP_TIMEOUT`](crate::DEFAULT_STOP_TIMEOUT) unless set). No DOCA call."
+        )]
+        pub fn stop_timeout(mut self, timeout: std::time::Duration) -> Self {
+            self.config.stop_timeout = timeout;
+            self
+        }
+    };
+}
+pub(crate) use builder_methods;
+
+/// The methods both started types have (`Connection`, `Poster`), invoked inside
+/// its `impl` block: `what` names the object (`connection`), `stopping` its
+/// stopping type, `out` what a finished stop hands back, and `stop_doc` the end of
+/// `stop`'s documentation.
+macro_rules! started_methods {
+    ($what:literal, $started:ident, $stopping:ident, stops into $out:ty, $stop_doc:literal) => {
+        #[doc = concat!(
+                    "The DPA handle (`doca_rdmi_", $what, "_get_dpa_handle`, EXPERIMENTAL, fetched \
+             by `start`).\n\n# Safety\nThe value keeps nothing alive: handing it to the \
+             device is sound only while the ", $what, " is kept alive by other means."
+                )]
+        pub unsafe fn raw_handle(&self) -> u64 {
+            self.inner.handle()
+        }
+
+        /// The context's state (`doca_ctx_get_state`, STABLE).
+        pub fn state(&self) -> doca_dpa::Result<$crate::CtxState> {
+            self.inner.state()
+        }
+
+        #[doc = concat!(
+                    "Asks DOCA to stop (`doca_ctx_stop`, STABLE). The result is idle at once or \
+             still stopping (IN_PROGRESS, e.g. while received messages are not \
+             acknowledged); either way [`", stringify!($stopping), "::wait`](crate::",
+                    stringify!($stopping), "::wait) finishes it. On an error the ", $what,
+                    " is handed back, still running.\n\nFails with \
+             [`doca_dpa::Error::InUse`] (the ", $what, " comes back, running) while \
+             launches, threads, DPA structs or posters still hold it."
+                )]
+        pub fn request_stop(self) -> Result<$stopping, $crate::StopError<$started>> {
+            $crate::ctx::Object::request_stop(self.inner)
+                .map(|inner| $stopping { inner })
+                .map_err(|(e, inner)| $crate::StopError::new(e, $started { inner }))
+        }
+
+        #[doc = concat!(
+            "Stops the ", $what, " and destroys it (`doca_ctx_stop`; on IN_PROGRESS, \
+             `doca_ctx_get_state` until idle, for at most the stop timeout; both STABLE; \
+             then `doca_rdmi_", $what, "_destroy`, EXPERIMENTAL). On failure the ", $what,
+            " is dropped, which retries the teardown.", $stop_doc
+        )]
+        pub fn stop(self) -> doca_dpa::Result<$out> {
+            let timeout = self.inner.stop_timeout();
+            Ok(self.request_stop()?.wait(timeout)?)
+        }
+    };
+}
+pub(crate) use started_methods;
+
+/// The methods both stopping types have (`StoppingConnection`,
+/// `StoppingPoster`), invoked inside its `impl` block: `what` names the object,
+/// `out` what `wait` hands back and `wait_doc` says so.
+macro_rules! stopping_methods {
+    ($what:literal, $stopping:ident, hands back $out:ty, $wait_doc:literal) => {
+        #[doc = concat!(
+                    "Waits (polling `doca_ctx_get_state`) for at most `timeout` until the context \
+             is idle, then destroys the ", $what, " (`doca_rdmi_", $what, "_destroy`, \
+             EXPERIMENTAL)", $wait_doc, ". On a timeout or a failed destroy, the error \
+             comes back with the ", $what, ", to wait again."
+                )]
+        pub fn wait(
+            mut self,
+            timeout: std::time::Duration,
+        ) -> Result<$out, $crate::StopError<$stopping>> {
+            self.inner
+                .finish_stop(timeout)
+                .map_err(|e| $crate::StopError::new(e, self))
+        }
+
+        /// The context's state (`doca_ctx_get_state`, STABLE): `Stopping` until the
+        /// outstanding work drained, then `Idle`.
+        pub fn state(&self) -> doca_dpa::Result<$crate::CtxState> {
+            self.inner.state()
+        }
+
+        /// Whether the stop was asynchronous and has not been seen to finish yet
+        /// (no DOCA call).
+        pub fn is_draining(&self) -> bool {
+            self.inner.is_draining()
+        }
+    };
+}
+pub(crate) use stopping_methods;
+
+/// What an RDMI object uses: dropped only once it is destroyed, buried otherwise.
+pub(crate) struct Kept<U> {
+    pub(crate) config: Config,
+    pub(crate) uses: U,
 }
 
-// SAFETY: an RDMI object (connection or poster); every DOCA call on it is made under the DOCA lock
-// (`doca_dpa::serialized`), so DOCA never sees two threads use it at once (the
-// facts forbid concurrent use, not use from another thread).
-unsafe impl<R: RawObject> Send for Life<R> {}
-// SAFETY: as for `Send`: shared references only make DOCA calls under the DOCA
-// lock; the Rust state behind them is immutable or behind a mutex or atomics.
-unsafe impl<R: RawObject> Sync for Life<R> {}
+/// The answer to [`Object::request_stop`]: the object, alone and stopping, or the
+/// error and the shared object back.
+pub(crate) type StopRequest<R> = std::result::Result<Box<Object<R>>, (Error, Arc<Object<R>>)>;
 
-impl<R: RawObject> Life<R> {
-    /// Wraps the result of a create call at once, so that every later
-    /// failure destroys the object.
-    pub(crate) fn new(call: &'static str, raw: *mut R::C) -> Result<Self> {
-        let ptr = NonNull::new(raw).ok_or_else(|| invalid(call, "DOCA returned NULL"))?;
-        Ok(Life {
-            ptr,
+/// An RDMI object of kind `R` from creation to destruction, and everything it must
+/// outlive or keep alive. Its `Drop` runs the teardown (stop, destroy) before what
+/// it uses goes; a started one is shared (`Arc`) by the public type, the launches,
+/// threads and DPA structs given it, and a stopping one is owned alone (`Box`).
+pub(crate) struct Object<R: RdmiObject> {
+    raw: Owned<R>,
+    /// Its context, known from the builder's `*_as_ctx` call on.
+    ctx: Option<Ctx>,
+    handle: u64,
+    /// Dropped only once the object is destroyed (buried otherwise).
+    held: ManuallyDrop<Kept<R::Uses>>,
+}
+
+impl<R: RdmiObject> Object<R> {
+    /// Creates the object (`R::create`), configures it in DOCA's documented order —
+    /// PD, `*_as_ctx`, `doca_ctx_set_datapath_on_dpa`, the completion source, the
+    /// kind's own configuration, the input blocks — starts it (`doca_ctx_start`) and
+    /// fetches its DPA handle. On failure everything made so far is destroyed, and
+    /// what it used released afterwards.
+    pub(crate) fn start(config: Config, uses: R::Uses) -> Result<Arc<Object<R>>> {
+        config.check::<R>()?;
+        let raw = R::create(&config, &uses)?;
+        let mut object = Object {
+            raw: Owned::new(R::CREATE, raw)?,
             ctx: None,
-            destroyed: false,
-        })
+            handle: 0,
+            held: ManuallyDrop::new(Kept { config, uses }),
+        };
+        object.handle = object.configure_and_start()?;
+        tracing::debug!(target: "doca_rdmi::ctx", object = R::NAME, "started");
+        Ok(Arc::new(object))
     }
 
-    pub(crate) fn as_ptr(&self) -> *mut R::C {
-        self.ptr.as_ptr()
+    fn configure_and_start(&mut self) -> Result<u64> {
+        let p = self.raw.as_ptr();
+        let config = &self.held.config;
+        if let Some(pd) = &config.pd {
+            // SAFETY: our idle object; the PD is kept alive by `held`, as long as the
+            // object.
+            unsafe { R::set_pd(p, pd) }?;
+        }
+        // SAFETY: our live object.
+        let raw_ctx = unsafe { R::as_ctx(p) };
+        let ctx = self.ctx.insert(Ctx::new(R::AS_CTX, raw_ctx)?);
+        // SAFETY: an idle context of our live object and a started DPA context that
+        // the object keeps alive (`held`).
+        unsafe {
+            core_call!(doca_ctx_set_datapath_on_dpa(
+                ctx.as_ptr(),
+                config.dpa.as_ptr().cast()
+            ))
+        }?;
+        match &config.source {
+            // SAFETY: our idle object and a started completion of its datapath context
+            // (`Config::check`), kept alive by `held`.
+            Held::Dpa(c) => unsafe { R::attach_dpa_completion(p, c) }?,
+            // SAFETY: our idle object and a live CQ kept alive by `held`.
+            Held::Cq(q) => unsafe { R::attach_cq(p, q) }?,
+        }
+        // SAFETY: our idle object; what it uses is kept alive by `held`.
+        unsafe { R::configure(p, &self.held.uses) }?;
+        for (op_type, data) in &config.inputs {
+            // SAFETY: our idle object; `data` lives in `held`, as long as the object.
+            unsafe { R::set_input(p, *op_type, data) }?;
+        }
+        ctx.start()?;
+        // SAFETY: our started object on the DPA datapath.
+        unsafe { R::dpa_handle(p) }
     }
 
-    pub(crate) fn set_ctx(&mut self, ctx: Ctx) -> &Ctx {
-        self.ctx.insert(ctx)
+    /// The object, for DOCA calls; valid while this lives.
+    pub(crate) fn as_ptr(&self) -> *mut R::Raw {
+        self.raw.as_ptr()
+    }
+
+    /// Its DPA handle.
+    pub(crate) fn handle(&self) -> u64 {
+        self.handle
+    }
+
+    /// The configuration it was started with.
+    pub(crate) fn config(&self) -> &Config {
+        &self.held.config
+    }
+
+    /// What the kind uses.
+    pub(crate) fn uses(&self) -> &R::Uses {
+        &self.held.uses
     }
 
     /// The object's context (known from the builder's `*_as_ctx` call on).
@@ -515,36 +613,77 @@ impl<R: RawObject> Life<R> {
             .ok_or_else(|| invalid(R::DESTROY, "the object has no DOCA context"))
     }
 
-    pub(crate) fn is_destroyed(&self) -> bool {
-        self.destroyed
+    /// The context's state (`doca_ctx_get_state`).
+    pub(crate) fn state(&self) -> Result<CtxState> {
+        self.ctx()?.state()
     }
 
-    /// The destroy call, once; the context must be idle.
-    pub(crate) fn destroy(&mut self) -> Result<()> {
-        if self.destroyed {
-            return Ok(());
+    /// Whether an asynchronous stop has not been seen to finish (no DOCA call).
+    pub(crate) fn is_draining(&self) -> bool {
+        self.ctx().is_ok_and(|c| c.phase() == Phase::Stopping)
+    }
+
+    /// The phase, for `Debug`.
+    pub(crate) fn phase(&self) -> Option<Phase> {
+        self.ctx().map(Ctx::phase).ok()
+    }
+
+    /// Records a launch, thread or DPA struct that uses the started object
+    /// (`what` names it in a foreign-context error), and hands its DPA handle.
+    pub(crate) fn lower(self: &Arc<Self>, keep: &mut Keep<'_>, what: &'static str) -> Result<u64> {
+        keep.check_context(&self.held.config.dpa, what)?;
+        keep.keep(KeepAlive::new(self));
+        Ok(self.handle)
+    }
+
+    /// Takes sole ownership of the started object and asks DOCA to stop it
+    /// (`doca_ctx_stop`). On failure the shared object comes back with the error:
+    /// [`Error::InUse`] while launches, threads, DPA structs or posters still hold it,
+    /// or DOCA's refusal.
+    pub(crate) fn request_stop(shared: Arc<Object<R>>) -> StopRequest<R> {
+        let object = sole(shared, "doca_ctx_stop")?;
+        match object.ctx().and_then(Ctx::request_stop) {
+            Ok(()) => Ok(Box::new(object)),
+            Err(e) => Err((e, Arc::new(object))),
         }
-        // SAFETY: our live object; the flag below makes this the only call.
-        let rc = unsafe { R::destroy(self.as_ptr()) };
-        crate::error::check(R::DESTROY, rc)?;
-        self.destroyed = true;
+    }
+
+    /// The stop timeout the builder set.
+    pub(crate) fn stop_timeout(&self) -> Duration {
+        self.held.config.stop_timeout
+    }
+
+    /// While stopping: polls `doca_ctx_get_state` until the context is idle, for at
+    /// most `timeout` (a TIME_OUT error naming `doca_ctx_stop` after), then destroys
+    /// the object and hands back what the kind returns. On a failure it stays as it
+    /// is, to wait again.
+    pub(crate) fn finish_stop(&mut self, timeout: Duration) -> Result<R::Out> {
+        self.ctx()?
+            .wait_idle(timeout, OnQueryError::Return, || ())?;
+        self.destroy()?;
+        R::hand_back(&mut self.held.uses)
+    }
+
+    /// The destroy call, once; the context must be idle. On a failure it may be
+    /// retried.
+    fn destroy(&mut self) -> Result<()> {
+        self.raw.destroy()?;
         if let Some(ctx) = &self.ctx {
             ctx.set_phase(Phase::Destroyed);
         }
+        tracing::debug!(target: "doca_rdmi::ctx", object = R::NAME, "destroyed");
         Ok(())
     }
 
-    /// Stops the context if it runs (waiting out IN_PROGRESS for at most
-    /// the stop timeout), then destroys the object. The destroy is attempted
-    /// even when stopping failed; the first error is returned.
-    pub(crate) fn teardown(&mut self) -> Result<()> {
-        if self.destroyed {
+    /// Stops the context if it runs (waiting out IN_PROGRESS for at most the stop
+    /// timeout), then destroys the object. The destroy is attempted even when
+    /// stopping failed; the first error is returned.
+    fn teardown(&mut self) -> Result<()> {
+        if self.raw.is_destroyed() {
             return Ok(());
         }
         let stopped = match &self.ctx {
-            Some(ctx) => ctx
-                .request_stop()
-                .and_then(|()| ctx.wait_idle(ctx.stop_timeout)),
+            Some(ctx) => ctx.stop(self.stop_timeout(), OnQueryError::Return, || ()),
             None => Ok(()),
         };
         let destroyed = self.destroy();
@@ -552,28 +691,48 @@ impl<R: RawObject> Life<R> {
     }
 }
 
-impl fmt::Debug for Ctx {
+impl<R: RdmiObject> Drop for Object<R> {
+    fn drop(&mut self) {
+        // The teardown emits `tracing` events (user code, which may panic): caught,
+        // so that a panic there buries rather than frees what the device may still
+        // use.
+        let torn = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.teardown()));
+        if self.raw.is_destroyed() {
+            // SAFETY: dropped once, here: the object is destroyed, DOCA no longer
+            // uses what it held.
+            unsafe { ManuallyDrop::drop(&mut self.held) };
+        } else {
+            // Buried before any report (user code) runs: the device may still use
+            // what it holds (a connection's receive buffer, which it may write).
+            self.raw.bury();
+            // SAFETY: taken once, here, to be buried; never used again.
+            doca_dpa::core::bury(unsafe { ManuallyDrop::take(&mut self.held) });
+        }
+        match torn {
+            Err(panic) => std::panic::resume_unwind(panic),
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => {
+                tracing::warn!(target: "doca_rdmi::ctx", object = R::NAME, error = %e, destroyed = self.raw.is_destroyed(), "tearing an RDMI object down during drop failed (what it uses is leaked unless it was destroyed)")
+            }
+        }
+    }
+}
+
+impl<R: RdmiObject> fmt::Debug for Object<R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Ctx").field("phase", &self.phase()).finish()
+        f.debug_struct("Object")
+            .field("kind", &R::NAME)
+            .field("handle", &self.handle)
+            .field("phase", &self.phase())
+            .finish_non_exhaustive()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn states_map_from_the_header_values() {
-        assert_eq!(
-            CtxState::from_raw(sys::DOCA_CTX_STATE_IDLE as u32),
-            CtxState::Idle
-        );
-        assert_eq!(
-            CtxState::from_raw(sys::DOCA_CTX_STATE_STOPPING as u32),
-            CtxState::Stopping
-        );
-        assert_eq!(CtxState::from_raw(77), CtxState::Other(77));
-    }
+    use doca_dpa::core::doca_error;
+    use doca_dpa::ErrorCode;
 
     #[test]
     fn stop_errors_keep_the_object() {

@@ -1,55 +1,35 @@
-//! The checked layer: every raw call of this crate goes through [`check`]
-//! (via [`rdmi_call!`] for `doca-rdmi-sys` and [`core_call!`] for DOCA Core
-//! functions of `doca-dpa-sys`), which turns a `doca_error_t` into the
-//! [`Error`] of `doca-dpa`, naming the call.
+//! The checked layer of this crate is doca-dpa's DOCA core layer
+//! (`doca_dpa::core`): every raw call goes through its one call helper, here spelled
+//! [`rdmi_call!`] (for `doca-rdmi-sys`) and [`core_call!`] (for the DOCA Core
+//! functions of `doca-dpa-sys`), which evaluates the arguments before taking the
+//! DOCA lock and turns a `doca_error_t` into doca-dpa's [`Error`](crate::Error), naming the call.
+//! The errors are doca-dpa's, built by its constructors; this module adds only the
+//! conversions RDMI's inferred parameter types need.
 
 use std::fmt::Display;
 
-use doca_dpa::{Error, ErrorCode, Result};
-use doca_dpa_sys as sys;
+pub(crate) use doca_dpa::core::invalid;
+use doca_dpa::Result;
 
-/// The error of a DOCA call that returned `code`, with DOCA's name and
-/// description of the code.
-pub(crate) fn doca_error(call: &'static str, code: ErrorCode) -> Error {
-    Error::Doca {
-        call,
-        code,
-        name: code.name(),
-        description: code.description(),
-    }
-}
-
-/// An argument refused before calling `call`.
-pub(crate) fn invalid(call: &'static str, reason: impl Into<String>) -> Error {
-    Error::InvalidArgument {
-        call,
-        reason: reason.into(),
-    }
-}
-
-/// Turns the return code of `call` into a `Result`.
-#[inline]
-pub(crate) fn check(call: &'static str, rc: sys::doca_error_t) -> Result<()> {
-    if rc == sys::DOCA_SUCCESS as sys::doca_error_t {
-        Ok(())
-    } else {
-        Err(doca_error(call, ErrorCode(rc)))
-    }
+/// Converts `value` to `T`, or refuses it (an [`Error::InvalidArgument`](crate::Error::InvalidArgument) of `call`
+/// that `why` words) instead of truncating it.
+fn convert<T, U>(call: &'static str, value: U, why: impl FnOnce(U) -> String) -> Result<T>
+where
+    U: TryInto<T> + Copy,
+{
+    value.try_into().map_err(|_| invalid(call, why(value)))
 }
 
 /// Converts `value` to whatever integer type the installed header gives the
 /// parameter `what` of `call` (RDMI parameter types are inferred, so widths
 /// differ between headers); a value that does not fit is an
-/// [`Error::InvalidArgument`] instead of a silent truncation.
+/// [`Error::InvalidArgument`](crate::Error::InvalidArgument) instead of a silent truncation.
 pub(crate) fn fit<T, U>(call: &'static str, what: &str, value: U) -> Result<T>
 where
     U: TryInto<T> + Copy + Display,
 {
-    value.try_into().map_err(|_| {
-        invalid(
-            call,
-            format!("{what} = {value} does not fit the parameter type of the installed header"),
-        )
+    convert(call, value, |v| {
+        format!("{what} = {v} does not fit the parameter type of the installed header")
     })
 }
 
@@ -59,35 +39,28 @@ pub(crate) fn widen<T, U>(call: &'static str, what: &str, value: U) -> Result<T>
 where
     U: TryInto<T> + Copy + Display,
 {
-    value.try_into().map_err(|_| {
-        invalid(
-            call,
-            format!("DOCA returned {what} = {value}, which does not fit in this crate's type"),
-        )
+    convert(call, value, |v| {
+        format!("DOCA returned {what} = {v}, which does not fit in this crate's type")
     })
 }
 
-/// Calls a `doca-rdmi-sys` function and checks its code. It adds no `unsafe` of its
+/// Calls a `doca-rdmi-sys` function through the core layer's call helper
+/// (`doca_dpa::__doca_core_call!`) and checks its code. It adds no `unsafe` of its
 /// own: each call site writes the block and its SAFETY comment,
 /// `unsafe { rdmi_call!(doca_rdmi_poster_destroy(ptr)) }?`.
 macro_rules! rdmi_call {
-    ($func:ident($($arg:expr),* $(,)?)) => {
-        $crate::error::check(
-            stringify!($func),
-            ::doca_dpa::serialized(|| ::doca_rdmi_sys::$func($($arg),*)),
-        )
+    ($($call:tt)*) => {
+        ::doca_dpa::__doca_core_call!(doca_rdmi_sys::$($call)*)
     };
 }
 pub(crate) use rdmi_call;
 
-/// Calls a DOCA Core function of `doca-dpa-sys` and checks its code, with the
-/// `unsafe` block at the call site: `unsafe { core_call!(doca_ctx_start(ctx)) }?`.
+/// Calls a DOCA Core function of `doca-dpa-sys` through the core layer's call
+/// helper, with the `unsafe` block at the call site:
+/// `unsafe { core_call!(doca_ctx_set_datapath_on_dpa(ctx, dpa)) }?`.
 macro_rules! core_call {
-    ($func:ident($($arg:expr),* $(,)?)) => {
-        $crate::error::check(
-            stringify!($func),
-            ::doca_dpa::serialized(|| ::doca_dpa_sys::$func($($arg),*)),
-        )
+    ($($call:tt)*) => {
+        ::doca_dpa::__doca_core_call!(doca_dpa_sys::$($call)*)
     };
 }
 pub(crate) use core_call;
@@ -95,15 +68,6 @@ pub(crate) use core_call;
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn codes_become_errors_naming_the_call() {
-        assert!(check("doca_ctx_start", sys::DOCA_SUCCESS as sys::doca_error_t).is_ok());
-        let e = check("doca_ctx_start", ErrorCode::BAD_STATE.0).unwrap_err();
-        assert!(e.is_bad_state());
-        assert_eq!(e.call(), Some("doca_ctx_start"));
-        assert_eq!(e.code(), Some(ErrorCode::BAD_STATE));
-    }
 
     #[test]
     fn conversions_refuse_to_truncate() {
@@ -114,6 +78,8 @@ mod tests {
         assert!(e.is_invalid_argument());
         assert!(e.to_string().contains("num_acked = 70000"));
         let back: Result<u32> = widen("doca_rdmi_connection_get_app_rq_info", "size", 1u64 << 40);
-        assert!(back.unwrap_err().is_invalid_argument());
+        let e = back.unwrap_err();
+        assert!(e.is_invalid_argument());
+        assert!(e.to_string().contains("DOCA returned size = 1099511627776"));
     }
 }

@@ -8,122 +8,71 @@
 
 use std::fmt;
 use std::sync::Arc;
-use std::time::Duration;
 
 use doca_dpa::{Dpa, Keep, KeepAlive, KernelArg, Result};
 use doca_rdmi_sys as sys;
 
-use crate::ctx::{
-    configure_and_start, CompletionSource, Config, Ctx, CtxState, Life, Phase, RawObject, StopError,
-};
+use crate::ctx::{CompletionSource, Config, Object};
 use crate::error::{invalid, rdmi_call};
 use crate::param;
-use crate::verbs::{CompletionQueue, ProtectionDomain, VerbsContext};
+use crate::verbs::VerbsContext;
 
-pub(crate) enum RawPoster {}
-
-impl RawObject for RawPoster {
-    type C = sys::doca_rdmi_poster;
-    const DESTROY: &'static str = "doca_rdmi_poster_destroy";
-    const AS_CTX: &'static str = "doca_rdmi_poster_as_ctx";
-    const SET_INPUT: &'static str = "doca_rdmi_poster_set_input";
-    const DPA_COMPLETION_ATTACH: &'static str = "doca_rdmi_poster_dpa_completion_attach";
-
-    unsafe fn destroy(p: *mut Self::C) -> doca_dpa_sys::doca_error_t {
-        // SAFETY: per the trait contract.
-        doca_dpa::serialized(|| unsafe { sys::doca_rdmi_poster_destroy(p) })
-    }
-
-    unsafe fn as_ctx(p: *mut Self::C) -> *mut doca_dpa_sys::doca_ctx {
-        // SAFETY: per the trait contract: a live poster.
-        doca_dpa::serialized(|| unsafe { sys::doca_rdmi_poster_as_ctx(p) }).cast()
-    }
-
-    unsafe fn set_pd(p: *mut Self::C, pd: &ProtectionDomain) -> Result<()> {
-        #[cfg(doca_sym = "doca_rdmi_poster_set_pd")]
-        {
-            // SAFETY: per the trait contract: an idle poster, a PD that outlives it.
-            unsafe { rdmi_call!(doca_rdmi_poster_set_pd(p, pd.as_ptr())) }
-        }
-        #[cfg(not(doca_sym = "doca_rdmi_poster_set_pd"))]
-        {
-            let _ = (p, pd);
-            Err(crate::ctx::undeclared("doca_rdmi_poster_set_pd"))
-        }
-    }
-
-    unsafe fn attach_dpa_completion(p: *mut Self::C, c: &doca_dpa::Completion) -> Result<()> {
-        // SAFETY: per the trait contract: an idle poster, a started completion that
-        // outlives it.
-        unsafe { rdmi_call!(doca_rdmi_poster_dpa_completion_attach(p, c.as_ptr().cast())) }
-    }
-
-    unsafe fn attach_cq(p: *mut Self::C, q: &CompletionQueue) -> Result<()> {
-        // SAFETY: per the trait contract: an idle poster, a CQ that outlives it.
-        unsafe { rdmi_call!(doca_rdmi_poster_cq_attach(p, q.as_ptr())) }
-    }
-
-    unsafe fn set_input(p: *mut Self::C, op_type: u32, data: &[u8]) -> Result<()> {
-        #[cfg(doca_sym = "doca_rdmi_poster_set_input")]
-        {
-            let op = crate::error::fit(Self::SET_INPUT, "op_type", op_type)?;
-            let len = crate::error::fit(Self::SET_INPUT, "size", data.len())?;
-            // SAFETY: per the trait contract: an idle poster, a block that outlives it.
-            unsafe { rdmi_call!(doca_rdmi_poster_set_input(p, op, data.as_ptr().cast(), len)) }
-        }
-        #[cfg(not(doca_sym = "doca_rdmi_poster_set_input"))]
-        {
-            let _ = (p, op_type, data);
-            Err(crate::ctx::undeclared(Self::SET_INPUT))
-        }
-    }
-
-    unsafe fn dpa_handle(p: *mut Self::C) -> Result<u64> {
-        let mut h = 0 as _;
-        // SAFETY: per the trait contract: a started poster; valid out-pointer.
-        unsafe { rdmi_call!(doca_rdmi_poster_get_dpa_handle(p, &mut h)) }?;
-        Ok(h as u64)
-    }
+/// What a poster uses besides its configuration: the connections it works with,
+/// destroyed after it (DOCA's teardown order), and their datapath contexts,
+/// checked against the poster's before it is created.
+pub(crate) struct PosterUses {
+    connections: Vec<KeepAlive>,
+    contexts: Vec<Dpa>,
 }
 
-/// A poster and what it keeps alive; `Drop` runs the teardown first.
-struct PosterInner {
-    life: Life<RawPoster>,
-    handle: u64,
-    /// The connections it works with: destroyed after it (DOCA's teardown order).
-    _connections: Vec<KeepAlive>,
-    /// Dropped only once the poster is destroyed (leaked otherwise).
-    _config: std::mem::ManuallyDrop<Config>,
+crate::ctx::rdmi_kind!(
+    /// `doca_rdmi_poster`.
+    RawPoster: doca_rdmi_poster, named "poster", uses PosterUses;
+    create doca_rdmi_poster_create by create, configure by nothing_to_configure;
+    hands back (), by nothing_to_hand_back;
+    destroy doca_rdmi_poster_destroy,
+    as_ctx doca_rdmi_poster_as_ctx,
+    set_pd doca_rdmi_poster_set_pd if "doca_rdmi_poster_set_pd",
+    dpa_completion_attach doca_rdmi_poster_dpa_completion_attach,
+    cq_attach doca_rdmi_poster_cq_attach,
+    set_input doca_rdmi_poster_set_input if "doca_rdmi_poster_set_input",
+    get_dpa_handle doca_rdmi_poster_get_dpa_handle,
+);
+
+/// `doca_rdmi_poster_create` on the verbs context the caller holds, once the
+/// connections were seen to run on the poster's datapath context.
+fn create(config: &Config, uses: &PosterUses) -> Result<*mut sys::doca_rdmi_poster> {
+    if let Some(other) = uses.contexts.iter().find(|d| !d.same_context(&config.dpa)) {
+        return Err(invalid(
+            "doca_rdmi_poster_create",
+            format!(
+                "a connection's datapath is DPA context #{}, the poster's is DPA context #{}",
+                other.serial(),
+                config.dpa.serial()
+            ),
+        ));
+    }
+    let mut raw = std::ptr::null_mut();
+    // SAFETY: a live verbs context (held by the caller); valid out-pointer.
+    unsafe { rdmi_call!(doca_rdmi_poster_create(config.verbs.as_ptr(), &mut raw)) }?;
+    Ok(raw)
 }
 
-impl PosterInner {
-    fn ctx(&self) -> Result<&Ctx> {
-        self.life.ctx()
-    }
+/// A poster hands nothing back when it is destroyed.
+fn nothing_to_hand_back(_: &mut PosterUses) -> Result<()> {
+    Ok(())
 }
 
-impl Drop for PosterInner {
-    fn drop(&mut self) {
-        // As a connection's drop: a panic in user code woken by the stop leaks,
-        // never frees, what the device may still use.
-        let torn = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.life.teardown()));
-        if !self.life.is_destroyed() {
-            // SAFETY: taken once, here, to be leaked; never used again.
-            doca_dpa::bury_value(unsafe { std::mem::ManuallyDrop::take(&mut self._config) });
-            doca_dpa::bury_value(std::mem::take(&mut self._connections));
-        } else {
-            // SAFETY: dropped once, here: the poster is destroyed.
-            unsafe { std::mem::ManuallyDrop::drop(&mut self._config) };
-        }
-        match torn {
-            Err(panic) => std::panic::resume_unwind(panic),
-            Ok(Ok(())) => tracing::debug!(target: "doca_rdmi::poster", "poster destroyed"),
-            Ok(Err(e)) => {
-                tracing::warn!(target: "doca_rdmi::poster", error = %e, "tearing an RDMI poster down during drop failed (what it uses is leaked unless it was destroyed)")
-            }
-        }
-    }
+/// A poster has no configuration of its own.
+///
+/// # Safety
+/// None needed: it makes no call.
+unsafe fn nothing_to_configure(_: *mut sys::doca_rdmi_poster, _: &PosterUses) -> Result<()> {
+    Ok(())
 }
+
+/// A poster and what it keeps alive (the shared RDMI object, `ctx.rs`).
+type PosterInner = Object<RawPoster>;
 
 /// An RDMI poster being configured; [`PosterBuilder::start`] makes the DOCA
 /// calls. It has no DPA handle:
@@ -136,10 +85,15 @@ impl Drop for PosterInner {
 #[derive(Debug)]
 pub struct PosterBuilder {
     config: Config,
-    connections: Vec<KeepAlive>,
-    /// The datapath context of each connection, checked against the poster's at
-    /// start.
-    connection_contexts: Vec<Dpa>,
+    uses: PosterUses,
+}
+
+impl fmt::Debug for PosterUses {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PosterUses")
+            .field("connections", &self.connections.len())
+            .finish()
+    }
 }
 
 impl PosterBuilder {
@@ -153,8 +107,10 @@ impl PosterBuilder {
     ) -> PosterBuilder {
         PosterBuilder {
             config: Config::new(verbs, datapath, source),
-            connections: Vec::new(),
-            connection_contexts: Vec::new(),
+            uses: PosterUses {
+                connections: Vec::new(),
+                contexts: Vec::new(),
+            },
         }
     }
 
@@ -163,34 +119,19 @@ impl PosterBuilder {
     /// whatever order the values are dropped in. No DOCA call.
     #[cfg(doca_rdmi_api = "connection")]
     pub fn connection(mut self, connection: &crate::Connection) -> Self {
-        self.connections.push(KeepAlive::new(&connection.shared()));
-        self.connection_contexts.push(connection.datapath().clone());
+        self.uses
+            .connections
+            .push(KeepAlive::new(&connection.shared()));
+        self.uses.contexts.push(connection.datapath().clone());
         self
     }
 
-    /// The protection domain (`doca_rdmi_poster_set_pd`, EXPERIMENTAL, at
-    /// start): the one of the connections it works with.
-    #[cfg(doca_sym = "doca_rdmi_poster_set_pd")]
-    pub fn pd(mut self, pd: &ProtectionDomain) -> Self {
-        self.config.pd = Some(pd.clone());
-        self
-    }
-
-    /// A firmware-command input block (`doca_rdmi_poster_set_input`,
-    /// EXPERIMENTAL, at start; PRM passthrough). Empty blocks are refused by
-    /// `start`.
-    #[cfg(doca_sym = "doca_rdmi_poster_set_input")]
-    pub fn input(mut self, op_type: u32, data: &[u8]) -> Self {
-        self.config.inputs.push((op_type, data.to_vec()));
-        self
-    }
-
-    /// How long [`Poster::stop`] and `Drop` wait for an asynchronous stop. No
-    /// DOCA call.
-    pub fn stop_timeout(mut self, timeout: Duration) -> Self {
-        self.config.stop_timeout = timeout;
-        self
-    }
+    crate::ctx::builder_methods!(
+        "poster",
+        Poster,
+        set_pd "doca_rdmi_poster_set_pd",
+        set_input "doca_rdmi_poster_set_input"
+    );
 
     /// Creates, configures and starts the poster:
     /// `doca_rdmi_poster_create`, `doca_rdmi_poster_set_pd` (if a PD was
@@ -201,39 +142,8 @@ impl PosterBuilder {
     /// EXPERIMENTAL except `doca_ctx_start` (STABLE). On failure everything
     /// made so far is destroyed.
     pub fn start(self) -> Result<Poster> {
-        self.config.check::<RawPoster>()?;
-        if let Some(other) = self
-            .connection_contexts
-            .iter()
-            .find(|d| !d.same_context(&self.config.dpa))
-        {
-            return Err(invalid(
-                "doca_rdmi_poster_create",
-                format!(
-                    "a connection's datapath is DPA context #{}, the poster's is DPA context #{}",
-                    other.serial(),
-                    self.config.dpa.serial()
-                ),
-            ));
-        }
-        let mut raw = std::ptr::null_mut();
-        // SAFETY: a live verbs context; valid out-pointer.
-        unsafe {
-            rdmi_call!(doca_rdmi_poster_create(
-                self.config.verbs.as_ptr(),
-                &mut raw
-            ))
-        }?;
-        let mut inner = PosterInner {
-            life: Life::new("doca_rdmi_poster_create", raw)?,
-            handle: 0,
-            _connections: self.connections,
-            _config: std::mem::ManuallyDrop::new(self.config),
-        };
-        inner.handle = configure_and_start(&mut inner.life, &inner._config, |_| Ok(()))?;
-        tracing::debug!(target: "doca_rdmi::poster", "poster started");
         Ok(Poster {
-            inner: Arc::new(inner),
+            inner: Object::start(self.config, self.uses)?,
         })
     }
 }
@@ -252,21 +162,13 @@ pub struct Poster {
 impl fmt::Debug for Poster {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Poster")
-            .field("handle", &self.inner.handle)
+            .field("handle", &self.inner.handle())
             .finish_non_exhaustive()
     }
 }
 
 impl Poster {
-    /// The DPA handle (`doca_rdmi_poster_get_dpa_handle`, EXPERIMENTAL, fetched by
-    /// `start`).
-    ///
-    /// # Safety
-    /// The value keeps nothing alive: handing it to the device is sound only while
-    /// the poster is kept alive by other means.
-    pub unsafe fn raw_handle(&self) -> u64 {
-        self.inner.handle
-    }
+    crate::ctx::started_methods!("poster", Poster, StoppingPoster, stops into (), "");
 
     /// Pushes `num_cqe` completion entries from the host to the poster's
     /// completion side (`doca_rdmi_poster_post`, EXPERIMENTAL). Bulk posting
@@ -295,7 +197,7 @@ impl Poster {
         // an integer, whichever the header declares.
         unsafe {
             rdmi_call!(doca_rdmi_poster_post(
-                self.inner.life.as_ptr(),
+                self.inner.as_ptr(),
                 cqe_buf.as_mut_ptr() as _,
                 n,
                 key
@@ -303,81 +205,27 @@ impl Poster {
         }
     }
 
-    /// The context's state (`doca_ctx_get_state`, STABLE).
-    pub fn state(&self) -> Result<CtxState> {
-        self.inner.ctx()?.state()
-    }
-
     /// The raw `doca_rdmi_poster`, valid while this value lives. Do not stop
     /// or destroy it.
     pub fn as_ptr(&self) -> *mut sys::doca_rdmi_poster {
-        self.inner.life.as_ptr()
-    }
-
-    /// Stops and destroys the poster (`doca_ctx_stop`, waiting out
-    /// IN_PROGRESS with `doca_ctx_get_state` for at most the stop timeout,
-    /// then `doca_rdmi_poster_destroy`, EXPERIMENTAL). On failure the poster is dropped,
-    /// which retries the teardown.
-    pub fn stop(self) -> Result<()> {
-        let timeout = self.inner.ctx()?.stop_timeout;
-        Ok(self.request_stop()?.wait(timeout)?)
-    }
-
-    /// Asks DOCA to stop (`doca_ctx_stop`, STABLE); [`StoppingPoster::wait`]
-    /// finishes it. On an error the poster is handed back, still running.
-    ///
-    /// Fails with [`doca_dpa::Error::InUse`] (the poster comes back) while launches,
-    /// threads or DPA structs still hold it.
-    pub fn request_stop(self) -> Result<StoppingPoster, StopError<Poster>> {
-        match crate::ctx::request_stop_unique(self.inner, PosterInner::ctx) {
-            Ok(inner) => Ok(StoppingPoster { inner }),
-            Err((e, inner)) => Err(StopError::new(e, Poster { inner })),
-        }
+        self.inner.as_ptr()
     }
 }
 
 /// A poster whose stop was requested.
+#[derive(Debug)]
 pub struct StoppingPoster {
     inner: Box<PosterInner>,
 }
 
-impl fmt::Debug for StoppingPoster {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("StoppingPoster")
-            .field("phase", &self.inner.life.ctx().map(Ctx::phase).ok())
-            .finish_non_exhaustive()
-    }
-}
-
 impl StoppingPoster {
-    /// The context's state (`doca_ctx_get_state`, STABLE).
-    pub fn state(&self) -> Result<CtxState> {
-        self.inner.ctx()?.state()
-    }
-
-    /// Whether the stop was asynchronous and has not been seen to finish.
-    pub fn is_draining(&self) -> bool {
-        self.inner.ctx().is_ok_and(|c| c.phase() == Phase::Stopping)
-    }
-
-    /// Waits for at most `timeout` until idle, then destroys the poster
-    /// (`doca_rdmi_poster_destroy`, EXPERIMENTAL); on failure the poster
-    /// comes back.
-    pub fn wait(mut self, timeout: Duration) -> Result<(), StopError<StoppingPoster>> {
-        let r = self.inner.ctx().and_then(|c| c.wait_idle(timeout));
-        match r.and_then(|()| self.inner.life.destroy()) {
-            Ok(()) => Ok(()),
-            Err(e) => Err(StopError::new(e, self)),
-        }
-    }
+    crate::ctx::stopping_methods!("poster", StoppingPoster, hands back (), "");
 }
 
 // SAFETY: the started poster's DPA handle; the keep record holds the poster (and so
 // the connections, completion and contexts it keeps alive).
 unsafe impl KernelArg<param::RdmiPoster> for Poster {
     fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
-        keep.check_context(&self.inner._config.dpa, "the RDMI poster")?;
-        keep.keep(KeepAlive::new(&self.inner));
-        Ok(self.inner.handle)
+        self.inner.lower(keep, "the RDMI poster")
     }
 }

@@ -3,18 +3,51 @@
 //!
 //! Each object holds an `Arc` of its parent, so whatever order values are
 //! dropped in, a PD or CQ is destroyed before its verbs context, and the
-//! verbs context before the device is closed. Like the DPA objects they
-//! work with, verbs objects stay on the thread that made them (neither
-//! `Send` nor `Sync`).
+//! verbs context before the device is closed. Each is held by the core layer's
+//! owned handle (`doca_dpa::core::Owned`), which destroys it once (or leaves it
+//! alive, counted, when DOCA refuses); like every DOCA object of these crates,
+//! they are `Send + Sync`, their DOCA calls serialised by the DOCA lock.
 
 use std::fmt;
-use std::ptr::NonNull;
 use std::sync::Arc;
 
-use doca_dpa::{Device, Error, KeepAlive, Result};
+use doca_dpa::core::{sole, Outcome, Owned};
+use doca_dpa::{Device, KeepAlive, Result};
 use doca_rdmi_sys as sys;
 
 use crate::error::{invalid, rdmi_call};
+
+doca_dpa::__doca_object!(
+    /// `doca_verbs_context`.
+    RawVerbs: doca_rdmi_sys::doca_verbs_context,
+    destroy doca_verbs_context_destroy
+);
+doca_dpa::__doca_object!(
+    /// `doca_verbs_pd`.
+    RawPd: doca_rdmi_sys::doca_verbs_pd,
+    destroy doca_verbs_pd_destroy
+);
+doca_dpa::__doca_object!(
+    /// `doca_verbs_cq`.
+    RawCq: doca_rdmi_sys::doca_verbs_cq,
+    destroy doca_verbs_cq_destroy
+);
+doca_dpa::__doca_object!(
+    /// `doca_verbs_cq_attr`, owned while a CQ is being created.
+    RawCqAttr: doca_rdmi_sys::doca_verbs_cq_attr,
+    destroy doca_verbs_cq_attr_destroy
+);
+
+/// Destroys `raw` now, for an explicit `destroy()`, once `shared` (what holds it)
+/// had no other owner: [`Error::InUse`](crate::Error::InUse) otherwise, and nothing changes.
+fn destroy_sole<T>(
+    shared: Arc<T>,
+    call: &'static str,
+    teardown: impl FnOnce(&mut T) -> Outcome,
+) -> Result<()> {
+    let mut inner = sole(shared, call).map_err(|(e, _)| e)?;
+    teardown(&mut inner).into_result()
+}
 
 bitflags::bitflags! {
     /// Flags of `doca_verbs_context_create`. The public header defines none
@@ -28,39 +61,11 @@ bitflags::bitflags! {
     }
 }
 
+/// Destroyed (its handle's `Drop`) once every object made on it, which holds an
+/// `Arc` of this, is gone, and before its device (a later field).
 struct VerbsInner {
-    destroyed: bool,
-    ptr: NonNull<sys::doca_verbs_context>,
+    raw: Owned<RawVerbs>,
     device: Device,
-}
-
-// SAFETY: a `doca_verbs_context`; every DOCA call on it is made under the DOCA lock
-// (`doca_dpa::serialized`), so DOCA never sees two threads use it at once (the
-// facts forbid concurrent use, not use from another thread).
-unsafe impl Send for VerbsInner {}
-// SAFETY: as for `Send`: shared references only make DOCA calls under the DOCA
-// lock; the Rust state behind them is immutable or behind a mutex or atomics.
-unsafe impl Sync for VerbsInner {}
-
-impl VerbsInner {
-    /// `doca_verbs_context_destroy`, once.
-    fn destroy_now(&mut self) -> Result<()> {
-        if self.destroyed {
-            return Ok(());
-        }
-        self.destroyed = true;
-        // SAFETY: created by DOCA, destroyed once; every object using it
-        // holds an Rc of this, so they are gone.
-        unsafe { rdmi_call!(doca_verbs_context_destroy(self.ptr.as_ptr())) }
-    }
-}
-
-impl Drop for VerbsInner {
-    fn drop(&mut self) {
-        if let Err(e) = self.destroy_now() {
-            tracing::warn!(target: "doca_rdmi::verbs", error = %e, "doca_verbs_context_destroy failed during drop");
-        }
-    }
 }
 
 /// A verbs context (`struct doca_verbs_context`): DOCA Verbs' own instance of
@@ -114,13 +119,10 @@ impl VerbsContext {
                 &mut raw
             ))
         }?;
-        let ptr = NonNull::new(raw)
-            .ok_or_else(|| invalid("doca_verbs_context_create", "DOCA returned NULL"))?;
         // Owned before the event (user code that may panic) is emitted.
         let verbs = VerbsContext {
             inner: Arc::new(VerbsInner {
-                destroyed: false,
-                ptr,
+                raw: Owned::new("doca_verbs_context_create", raw)?,
                 device: device.clone(),
             }),
         };
@@ -136,21 +138,18 @@ impl VerbsContext {
     /// The raw `doca_verbs_context`, for calls this crate does not wrap.
     /// Valid while this value (or a clone) lives; do not destroy it.
     pub fn as_ptr(&self) -> *mut sys::doca_verbs_context {
-        self.inner.ptr.as_ptr()
+        self.inner.raw.as_ptr()
     }
 
     /// Destroys the context now (`doca_verbs_context_destroy`,
     /// EXPERIMENTAL), reporting what `Drop` could only log.
     ///
-    /// Fails with [`Error::InUse`] (and changes nothing) while clones or
+    /// Fails with [`Error::InUse`](crate::Error::InUse) (and changes nothing) while clones or
     /// objects made on it are alive.
     pub fn destroy(self) -> Result<()> {
-        let inner = Arc::try_unwrap(self.inner).map_err(|rc| Error::InUse {
-            call: "doca_verbs_context_destroy",
-            users: Arc::strong_count(&rc) - 1,
-        })?;
-        let mut inner = inner;
-        inner.destroy_now()
+        destroy_sole(self.inner, "doca_verbs_context_destroy", |v| {
+            v.raw.teardown()
+        })
     }
 
     /// The device's verbs limits (`doca_verbs_query_device`, the
@@ -209,39 +208,11 @@ pub struct DeviceAttributes {
     pub dpa_external_datapath: bool,
 }
 
+/// Destroyed (its handle's `Drop`) once every user, which holds an `Arc` of this,
+/// is gone, and before its verbs context (a later field).
 struct PdInner {
-    destroyed: bool,
-    ptr: NonNull<sys::doca_verbs_pd>,
+    raw: Owned<RawPd>,
     context: VerbsContext,
-}
-
-// SAFETY: a `doca_verbs_pd`; every DOCA call on it is made under the DOCA lock
-// (`doca_dpa::serialized`), so DOCA never sees two threads use it at once (the
-// facts forbid concurrent use, not use from another thread).
-unsafe impl Send for PdInner {}
-// SAFETY: as for `Send`: shared references only make DOCA calls under the DOCA
-// lock; the Rust state behind them is immutable or behind a mutex or atomics.
-unsafe impl Sync for PdInner {}
-
-impl PdInner {
-    /// `doca_verbs_pd_destroy`, once.
-    fn destroy_now(&mut self) -> Result<()> {
-        if self.destroyed {
-            return Ok(());
-        }
-        self.destroyed = true;
-        // SAFETY: created by DOCA, destroyed once; every object using it
-        // holds an Rc of this, so they are gone.
-        unsafe { rdmi_call!(doca_verbs_pd_destroy(self.ptr.as_ptr())) }
-    }
-}
-
-impl Drop for PdInner {
-    fn drop(&mut self) {
-        if let Err(e) = self.destroy_now() {
-            tracing::warn!(target: "doca_rdmi::verbs", error = %e, "doca_verbs_pd_destroy failed during drop");
-        }
-    }
 }
 
 /// A protection domain (`struct doca_verbs_pd`). Connections and posters
@@ -267,12 +238,9 @@ impl ProtectionDomain {
         let mut raw = std::ptr::null_mut();
         // SAFETY: a live verbs context; valid out-pointer.
         unsafe { rdmi_call!(doca_verbs_pd_create(context.as_ptr(), &mut raw)) }?;
-        let ptr = NonNull::new(raw)
-            .ok_or_else(|| invalid("doca_verbs_pd_create", "DOCA returned NULL"))?;
         Ok(ProtectionDomain {
             inner: Arc::new(PdInner {
-                destroyed: false,
-                ptr,
+                raw: Owned::new("doca_verbs_pd_create", raw)?,
                 context: context.clone(),
             }),
         })
@@ -285,7 +253,7 @@ impl ProtectionDomain {
 
     /// The raw `doca_verbs_pd`, valid while this value (or a clone) lives.
     pub fn as_ptr(&self) -> *mut sys::doca_verbs_pd {
-        self.inner.ptr.as_ptr()
+        self.inner.raw.as_ptr()
     }
 
     /// Whether `self` and `other` are the same protection domain.
@@ -294,14 +262,9 @@ impl ProtectionDomain {
     }
 
     /// Destroys the PD now (`doca_verbs_pd_destroy`, EXPERIMENTAL), reporting what `Drop`
-    /// could only log; [`Error::InUse`] while clones or users are alive.
+    /// could only log; [`Error::InUse`](crate::Error::InUse) while clones or users are alive.
     pub fn destroy(self) -> Result<()> {
-        let inner = Arc::try_unwrap(self.inner).map_err(|rc| Error::InUse {
-            call: "doca_verbs_pd_destroy",
-            users: Arc::strong_count(&rc) - 1,
-        })?;
-        let mut inner = inner;
-        inner.destroy_now()
+        destroy_sole(self.inner, "doca_verbs_pd_destroy", |pd| pd.raw.teardown())
     }
 }
 
@@ -400,28 +363,16 @@ impl CqAttributes {
     }
 }
 
-/// Owns a `doca_verbs_cq_attr` while a CQ is being created.
-struct RawCqAttr(NonNull<sys::doca_verbs_cq_attr>);
-
-impl Drop for RawCqAttr {
-    fn drop(&mut self) {
-        // SAFETY: created by doca_verbs_cq_attr_create, destroyed once.
-        if let Err(e) = unsafe { rdmi_call!(doca_verbs_cq_attr_destroy(self.0.as_ptr())) } {
-            tracing::warn!(target: "doca_rdmi::verbs", error = %e, "doca_verbs_cq_attr_destroy failed");
-        }
-    }
-}
-
-impl RawCqAttr {
-    fn apply(attrs: &CqAttributes) -> Result<RawCqAttr> {
+impl CqAttributes {
+    /// A `doca_verbs_cq_attr` with these attributes set (destroyed when the handle
+    /// goes).
+    fn apply(&self) -> Result<Owned<RawCqAttr>> {
+        let attrs = self;
         let mut raw = std::ptr::null_mut();
         // SAFETY: valid out-pointer.
         unsafe { rdmi_call!(doca_verbs_cq_attr_create(&mut raw)) }?;
-        let a = RawCqAttr(
-            NonNull::new(raw)
-                .ok_or_else(|| invalid("doca_verbs_cq_attr_create", "DOCA returned NULL"))?,
-        );
-        let p = a.0.as_ptr();
+        let a = Owned::<RawCqAttr>::new("doca_verbs_cq_attr_create", raw)?;
+        let p = a.as_ptr();
         // SAFETY: `p` is our live attribute object.
         unsafe { rdmi_call!(doca_verbs_cq_attr_set_cq_size(p, attrs.size as _)) }?;
         #[cfg(doca_sym = "doca_verbs_cq_attr_set_entry_size")]
@@ -449,52 +400,30 @@ impl RawCqAttr {
 }
 
 struct CqInner {
-    destroyed: bool,
-    ptr: NonNull<sys::doca_verbs_cq>,
+    raw: Owned<RawCq>,
     attrs: CqAttributes,
     context: VerbsContext,
 }
 
-// SAFETY: a `doca_verbs_cq`; every DOCA call on it is made under the DOCA lock
-// (`doca_dpa::serialized`), so DOCA never sees two threads use it at once (the
-// facts forbid concurrent use, not use from another thread).
-unsafe impl Send for CqInner {}
-// SAFETY: as for `Send`: shared references only make DOCA calls under the DOCA
-// lock; the Rust state behind them is immutable or behind a mutex or atomics.
-unsafe impl Sync for CqInner {}
-
 impl CqInner {
-    /// `doca_verbs_cq_destroy`, once. When it fails the CQ may still wake its
-    /// bound DPA thread, so the thread and the verbs context are leaked (before the
-    /// caller reports, which runs user code); `destroyed` is set only on success.
-    fn destroy_now(&mut self) -> Result<()> {
-        if self.destroyed {
-            return Ok(());
-        }
-        // SAFETY: created by DOCA, destroyed once (the flag is set on success; a
-        // failed destroy leaves the CQ alive); every object using it holds an Rc of
-        // this, so they are gone.
-        let r = unsafe { rdmi_call!(doca_verbs_cq_destroy(self.ptr.as_ptr())) };
-        match r {
-            Ok(()) => self.destroyed = true,
-            Err(_) => {
-                if let Some(bound) = self.attrs.dpa_thread.take() {
-                    doca_dpa::bury_value(bound);
-                }
-                doca_dpa::bury_value(self.context.clone());
-                // Never try again (drop would): the CQ is left as it is.
-                self.destroyed = true;
+    /// `doca_verbs_cq_destroy`, once. When it fails the CQ may still wake its bound
+    /// DPA thread, so the thread and the verbs context are buried with it (before
+    /// the caller reports, which runs user code).
+    fn teardown(&mut self) -> Outcome {
+        let outcome = self.raw.teardown();
+        if !matches!(outcome, Outcome::Done) {
+            if let Some(bound) = self.attrs.dpa_thread.take() {
+                doca_dpa::core::bury(bound);
             }
+            doca_dpa::core::bury(self.context.clone());
         }
-        r
+        outcome
     }
 }
 
 impl Drop for CqInner {
     fn drop(&mut self) {
-        if let Err(e) = self.destroy_now() {
-            tracing::warn!(target: "doca_rdmi::verbs", error = %e, "doca_verbs_cq_destroy failed during drop: the CQ, its bound thread and verbs context are leaked");
-        }
+        self.teardown().report();
     }
 }
 
@@ -542,22 +471,19 @@ impl CompletionQueue {
                 ));
             }
         }
-        let attr = RawCqAttr::apply(attrs)?;
+        let attr = attrs.apply()?;
         let mut raw = std::ptr::null_mut();
         // SAFETY: a live verbs context and attribute object; valid out-pointer.
         unsafe {
             rdmi_call!(doca_verbs_cq_create(
                 context.as_ptr(),
-                attr.0.as_ptr(),
+                attr.as_ptr(),
                 &mut raw
             ))
         }?;
-        let ptr = NonNull::new(raw)
-            .ok_or_else(|| invalid("doca_verbs_cq_create", "DOCA returned NULL"))?;
         Ok(CompletionQueue {
             inner: Arc::new(CqInner {
-                destroyed: false,
-                ptr,
+                raw: Owned::new("doca_verbs_cq_create", raw)?,
                 attrs: attrs.clone(),
                 context: context.clone(),
             }),
@@ -583,17 +509,12 @@ impl CompletionQueue {
 
     /// The raw `doca_verbs_cq`, valid while this value (or a clone) lives.
     pub fn as_ptr(&self) -> *mut sys::doca_verbs_cq {
-        self.inner.ptr.as_ptr()
+        self.inner.raw.as_ptr()
     }
 
     /// Destroys the CQ now (`doca_verbs_cq_destroy`, EXPERIMENTAL), reporting what `Drop`
-    /// could only log; [`Error::InUse`] while clones or users are alive.
+    /// could only log; [`Error::InUse`](crate::Error::InUse) while clones or users are alive.
     pub fn destroy(self) -> Result<()> {
-        let inner = Arc::try_unwrap(self.inner).map_err(|rc| Error::InUse {
-            call: "doca_verbs_cq_destroy",
-            users: Arc::strong_count(&rc) - 1,
-        })?;
-        let mut inner = inner;
-        inner.destroy_now()
+        destroy_sole(self.inner, "doca_verbs_cq_destroy", CqInner::teardown)
     }
 }
