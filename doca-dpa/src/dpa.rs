@@ -136,11 +136,21 @@ pub(crate) struct RpcGate {
 impl RpcGate {
     /// Locks the gate for a new call, after any stored call has returned.
     pub(crate) fn enter(&self) -> std::sync::MutexGuard<'_, Option<RpcCall>> {
-        // A poisoned gate still guards the context: nothing panics while holding it
-        // with the state half-changed (see `settle_locked`).
-        let mut guard = self.call.lock().unwrap_or_else(|p| p.into_inner());
-        Self::settle_locked(&self.in_flight, &mut guard);
-        guard
+        loop {
+            // A poisoned gate still guards the context: nothing panics while holding
+            // it with the state half-changed (see `settle_locked`).
+            let mut guard = self.call.lock().unwrap_or_else(|p| p.into_inner());
+            match Self::settle_locked(&self.in_flight, &mut guard) {
+                None => return guard,
+                Some(settled) => {
+                    // Reported with the gate released: a `tracing` subscriber is user
+                    // code, which may use the context (an RPC locks the gate again).
+                    // Then the gate is looked at anew.
+                    drop(guard);
+                    settled.report();
+                }
+            }
+        }
     }
 
     /// Marks a call in progress under the guard of [`RpcGate::enter`]: other
@@ -176,17 +186,37 @@ impl RpcGate {
         }
     }
 
+    /// Waits for a stored call to return (under the gate's mutex); what to report
+    /// of it, once the mutex is released.
     #[cold]
-    fn settle_locked(in_flight: &std::sync::atomic::AtomicBool, call: &mut Option<RpcCall>) {
-        if let Some(done) = call.take() {
-            let started = std::time::Instant::now();
-            // Blocks until the call returns: what bounds it is the device's kernel
-            // run-time limit (a device function that overruns it is stopped and
-            // the context turns fatal).
-            let outcome = done.finish();
-            in_flight.store(false, std::sync::atomic::Ordering::Release);
-            tracing::debug!(target: "doca_dpa::dpa", waited = ?started.elapsed(), returned = ?outcome.map(|(rc, _)| rc).ok(), "a timed-out RPC's call returned");
-        }
+    fn settle_locked(
+        in_flight: &std::sync::atomic::AtomicBool,
+        call: &mut Option<RpcCall>,
+    ) -> Option<Settled> {
+        let done = call.take()?;
+        let started = std::time::Instant::now();
+        // Blocks until the call returns: what bounds it is the device's kernel
+        // run-time limit (a device function that overruns it is stopped and the
+        // context turns fatal).
+        let outcome = done.finish();
+        in_flight.store(false, std::sync::atomic::Ordering::Release);
+        Some(Settled {
+            waited: started.elapsed(),
+            returned: outcome.map(|(rc, _)| rc).ok(),
+        })
+    }
+}
+
+/// A timed-out RPC's call that [`RpcGate::enter`] saw return, to report with the
+/// gate released.
+struct Settled {
+    waited: Duration,
+    returned: Option<sys::doca_error_t>,
+}
+
+impl Settled {
+    fn report(self) {
+        tracing::debug!(target: "doca_dpa::dpa", waited = ?self.waited, returned = ?self.returned, "a timed-out RPC's call returned");
     }
 }
 
