@@ -418,10 +418,7 @@ impl std::task::Wake for MeddlingWaker {
         if self.woken.fetch_add(1, std::sync::atomic::Ordering::AcqRel) > 50 {
             return;
         }
-        let _ = self
-            .launcher
-            .launch(&doca_tests::noop, 1, ())
-            .map(|l| drop(l));
+        let _ = self.launcher.launch(&doca_tests::noop, 1, ()).map(drop);
         let _ = self.launcher.completed();
         let _ = self.launcher.retired();
         self.engine.progress();
@@ -528,4 +525,486 @@ fn a_meddling_waker_and_reactor() {
     let (out, woken) = r.expect("the case failed to run");
     eprintln!("completion: {out:?}; woken {woken} times");
     assert!(out.is_ok(), "{out:?}");
+}
+
+// ---------------------------------------------------------------------------
+// Attack 6: a subscriber that re-enters the library on every event, through a
+// flow that emits events from teardown paths (a launcher dropped with a kernel
+// running, a thread dropped after it ran, an engine-driven event dropped with a
+// wait task armed, a context started and dropped): it asks the health, releases
+// deferred records, makes and drops a launcher and takes the DOCA lock.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn a_subscriber_that_reenters_on_every_event() {
+    let _one = serial();
+    let r = within(Duration::from_secs(25), "re-entrant subscriber", || {
+        use std::future::Future;
+        let _live = scope();
+        let dpa = common::dpa();
+        let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let sub = {
+            let (dpa, calls) = (dpa.clone(), calls.clone());
+            Reentrant::new(move |_| {
+                calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let _ = dpa.health();
+                doca::dpa::release_deferred();
+                drop(Launcher::new(&dpa));
+                doca::dpa::serialized(|| ());
+            })
+        };
+        let flow = || -> Result<(), String> {
+            let e = |e: Error| e.to_string();
+            let other = common::dpa();
+            // A launcher dropped with a kernel still running: its bounded wait
+            // gives up (300 ms limit) and it warns.
+            let flag = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(e)?;
+            let launcher = Launcher::new(&dpa).map_err(e)?;
+            drop(
+                launcher
+                    .launch(&doca_tests::spin_until, 1, (&flag,))
+                    .map_err(e)?,
+            );
+            drop(launcher);
+            // A thread that ran, dropped.
+            let count = DpaBuffer::<u64>::from_slice(&other, &[0]).map_err(e)?;
+            let thread = ThreadBuilder::new(&other, &doca_tests::count_activations, (&count,))
+                .and_then(|b| b.start())
+                .map_err(e)?;
+            let notify = doca::dpa::NotificationCompletion::new(&thread).map_err(e)?;
+            notify.run_thread().map_err(e)?;
+            other
+                .rpc(&doca_tests::notify, (&notify,), LONG)
+                .map_err(e)?;
+            drop((thread, notify));
+            // An engine-driven event dropped with its wait task armed.
+            let engine = doca::dpa::Engine::new().map_err(e)?;
+            let event = doca::dpa::CompletionEvent::with_engine(&other, Export::ToDpa, &engine)
+                .map_err(e)?;
+            let waker = std::task::Waker::noop();
+            let mut cx = std::task::Context::from_waker(waker);
+            let mut reached = Box::pin(event.reached(3));
+            let _ = reached.as_mut().poll(&mut cx);
+            drop(event);
+            drop(reached);
+            std::thread::sleep(Duration::from_millis(400));
+            doca::dpa::release_deferred();
+            healthy(&other)?;
+            drop(other);
+            Ok(())
+        };
+        tracing::subscriber::with_default(sub, flow)?;
+        Ok::<_, String>(calls.load(std::sync::atomic::Ordering::Relaxed))
+    });
+    let calls = r.expect("the case failed to run");
+    eprintln!("the subscriber re-entered {calls} times");
+    assert!(calls > 3, "the flow emitted only {calls} events");
+}
+
+// ---------------------------------------------------------------------------
+// Attack 7: a launch's future polled on one tokio runtime (which registers the
+// engine's handle with that runtime's reactor), the runtime shut down, the same
+// future then awaited on a second runtime.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn a_future_polled_on_one_runtime_then_another() {
+    let _one = serial();
+    let r = within(Duration::from_secs(20), "two runtimes", || {
+        use std::future::Future;
+        let _live = scope();
+        let dpa = common::dpa();
+        let e = |e: Error| e.to_string();
+        let engine = doca::dpa::Engine::new().map_err(e)?;
+        let launcher = Launcher::with_engine(&dpa, &engine).map_err(e)?;
+        let flag = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(e)?;
+        let launch = launcher
+            .launch(&doca_tests::spin_until, 1, (&flag,))
+            .map_err(e)?;
+        let mut fut = Box::pin(launch.completion());
+        let first = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())?;
+        let pending = first.block_on(std::future::poll_fn(|cx| {
+            std::task::Poll::Ready(fut.as_mut().poll(cx).is_pending())
+        }));
+        drop(first);
+        flag.write(0, &[1]).map_err(e)?;
+        let second = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())?;
+        let done =
+            second.block_on(async { tokio::time::timeout(Duration::from_secs(10), fut).await });
+        drop(second);
+        healthy(&dpa)?;
+        Ok::<_, String>((pending, done.map(|r| r.map_err(|e| e.to_string()))))
+    });
+    let (pending, done) = r.expect("the case failed to run");
+    assert!(pending, "the first poll was not pending");
+    assert!(
+        matches!(done, Ok(Ok(()))),
+        "on the second runtime: {done:?}"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Attack 8: a waker that panics when the engine wakes it from inside another
+// thread's blocking `Launch::wait` (which sleeps on the engine's handle): the
+// panic unwinds out of `wait`; the launcher must still work and drop cleanly.
+// ---------------------------------------------------------------------------
+
+struct Panicking;
+
+impl std::task::Wake for Panicking {
+    fn wake(self: Arc<Self>) {
+        panic!("a waker that panics");
+    }
+}
+
+#[test]
+fn a_panicking_waker_inside_a_blocking_wait() {
+    let _one = serial();
+    let r = within(Duration::from_secs(20), "panicking waker in wait", || {
+        use std::future::Future;
+        let live = scope();
+        let dpa = common::dpa();
+        let e = |e: Error| e.to_string();
+        let engine = doca::dpa::Engine::new().map_err(e)?;
+        // Readiness is reported at once: the future registers its waker with the
+        // engine's broadcast and stays pending.
+        struct Ready;
+        impl doca::dpa::Reactor for Ready {
+            fn poll_readable(
+                &self,
+                _: std::os::fd::RawFd,
+                _: &mut std::task::Context<'_>,
+                _: &dyn Fn(),
+            ) -> std::task::Poll<std::io::Result<()>> {
+                std::task::Poll::Pending
+            }
+        }
+        engine.set_reactor(Ready);
+        let event =
+            doca::dpa::CompletionEvent::with_engine(&dpa, Export::ToDpa, &engine).map_err(e)?;
+        let waker = std::task::Waker::from(Arc::new(Panicking));
+        let mut cx = std::task::Context::from_waker(&waker);
+        let mut reached = Box::pin(event.reached(1));
+        let _ = reached.as_mut().poll(&mut cx);
+        let launcher = Launcher::with_engine(&dpa, &engine).map_err(e)?;
+        let flag = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(e)?;
+        let launch = launcher
+            .launch(&doca_tests::spin_until, 1, (&flag,))
+            .map_err(e)?;
+        let data = DpaBuffer::<u64>::new(&dpa, 4).map_err(e)?;
+        let second = launcher
+            .launch(&doca_tests::write_ranks, 4, (&data, 7u64))
+            .map_err(e)?;
+        drop(second);
+        drop(data);
+        // Released from another thread well within the 300 ms limit, whatever the
+        // panic's report costs this one.
+        let flag = Arc::new(flag);
+        let releaser = {
+            let flag = flag.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(60));
+                flag.write(0, &[1])
+            })
+        };
+        let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| launch.wait(LONG)));
+        releaser
+            .join()
+            .map_err(|_| "the releaser panicked")?
+            .map_err(e)?;
+        launcher.wait_all(LONG).map_err(e)?;
+        let retired = launcher.retired() == launcher.submitted();
+        drop(launcher);
+        drop(reached);
+        drop(event);
+        healthy(&dpa)?;
+        let left = live
+            .all()
+            .map(|a| a.get("dpa_heap_block").copied().unwrap_or(0));
+        Ok::<_, String>((unwound.is_err(), retired, left))
+    });
+    let (unwound, retired, left) = r.expect("the case failed to run");
+    eprintln!("wait unwound: {unwound}; all retired: {retired}; heap blocks left: {left:?}");
+    assert!(
+        retired,
+        "the launcher did not retire its launches after the panic"
+    );
+    assert!(matches!(left, None | Some(1)), "heap blocks left: {left:?}");
+}
+
+// ---------------------------------------------------------------------------
+// Attack 9: sizes, offsets and thresholds from user input at their extremes:
+// every one an error (or a plain answer), never a panic, abort or wrap.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn extreme_sizes_offsets_and_thresholds() {
+    let _one = serial();
+    let r = within(Duration::from_secs(20), "extreme sizes", || {
+        let _live = scope();
+        let dpa = common::dpa();
+        let e = |e: Error| e.to_string();
+        let problems = std::cell::RefCell::new(Vec::new());
+        let expect_err = |what: &str, failed: bool| {
+            if !failed {
+                problems.borrow_mut().push(what.to_string());
+            }
+        };
+        expect_err(
+            "an array buffer whose bytes overflow",
+            DpaBuffer::<[u64; 1024]>::new(&dpa, usize::MAX / 1024 + 1).is_err(),
+        );
+        let buf = DpaBuffer::<u64>::new(&dpa, 4).map_err(e)?;
+        expect_err("slice(usize::MAX, 2)", buf.slice(usize::MAX, 2).is_err());
+        expect_err("slice(1, usize::MAX)", buf.slice(1, usize::MAX).is_err());
+        expect_err("slice(4, 0) (empty)", buf.slice(4, 0).is_err());
+        expect_err("slice(5, 0)", buf.slice(5, 0).is_err());
+        expect_err(
+            "read at usize::MAX",
+            buf.read(usize::MAX, &mut [0u64; 2]).is_err(),
+        );
+        expect_err("write at 5 of nothing", buf.write(5, &[]).is_err());
+        expect_err("write of 5 at 0", buf.write(0, &[0u64; 5]).is_err());
+        let view = buf.slice(3, 1).map_err(e)?;
+        if view.to_vec().map_err(e)?.len() != 1 {
+            expect_err("a one-element view read back another length", false);
+        }
+        let ev = WaitEvent::new(&dpa, Export::ToDpa).map_err(e)?;
+        expect_err(
+            "a gate threshold of 255",
+            doca::dpa::Gate::new(&ev, 255).is_err(),
+        );
+        let launcher = Launcher::new(&dpa).map_err(e)?;
+        expect_err(
+            "a launch on u32::MAX threads",
+            launcher.launch(&doca_tests::noop, u32::MAX, ()).is_err(),
+        );
+        expect_err(
+            "a launch on 0 threads",
+            launcher.launch(&doca_tests::noop, 0, ()).is_err(),
+        );
+        let done = doca::dpa::CompletionEvent::new(&dpa, Export::ToDpa).map_err(e)?;
+        expect_err(
+            "wait_gt(u64::MAX)",
+            done.wait_gt(u64::MAX, Duration::from_millis(20)).is_err(),
+        );
+        // A timeout of Duration::MAX on something that completes.
+        launcher
+            .launch(&doca_tests::noop, 1, ())
+            .map_err(e)?
+            .wait(Duration::MAX)
+            .map_err(e)?;
+        let sum = dpa
+            .rpc(&doca_tests::add, (u64::MAX, 2u64), Duration::MAX)
+            .map_err(e)?;
+        if sum != 1 {
+            expect_err("u64::MAX + 2 on the DPA is not 1", false);
+        }
+        expect_err(
+            "a hash table of u32::MAX entries",
+            doca::dpa::HashTable::new(&dpa, u32::MAX).is_err(),
+        );
+        expect_err(
+            "thread affinity to EU u32::MAX",
+            ThreadBuilder::new(&dpa, &doca_tests::count_activations, (&buf,))
+                .and_then(|b| b.affinity(u32::MAX))
+                .is_err(),
+        );
+        healthy(&dpa)?;
+        Ok::<_, String>(problems.into_inner())
+    });
+    let problems = r.expect("the case failed to run");
+    assert!(problems.is_empty(), "accepted: {problems:?}");
+}
+
+// ---------------------------------------------------------------------------
+// Attack 10: mem::forget of a launcher with a kernel running, and of a thread
+// that ran: leaking must keep what the device uses (the context refuses to be
+// destroyed), never free it.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn forgetting_a_launcher_and_a_thread_leaks_soundly() {
+    let _one = serial();
+    let r = within(Duration::from_secs(20), "forget", || {
+        let live = scope();
+        let dpa = common::dpa();
+        let e = |e: Error| e.to_string();
+        let flag = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(e)?;
+        let launcher = Launcher::new(&dpa).map_err(e)?;
+        drop(
+            launcher
+                .launch(&doca_tests::spin_until, 1, (&flag,))
+                .map_err(e)?,
+        );
+        std::mem::forget(launcher);
+        let flag_view = flag.slice(0, 1).map_err(e)?;
+        drop(flag);
+        let destroy = dpa.clone().destroy();
+        // The kernel still reads the flag it was given: set it through the view.
+        drop(flag_view);
+        std::thread::sleep(Duration::from_millis(50));
+        healthy(&dpa)?;
+        let blocks = live
+            .all()
+            .map(|a| a.get("dpa_heap_block").copied().unwrap_or(0));
+        Ok::<_, String>((destroy.map_err(|e| e.to_string()), blocks))
+    });
+    let (destroy, blocks) = r.expect("the case failed to run");
+    assert!(
+        destroy.is_err(),
+        "a context a forgotten launcher uses was destroyed"
+    );
+    assert!(matches!(blocks, None | Some(1)), "heap blocks: {blocks:?}");
+}
+
+// ---------------------------------------------------------------------------
+// Attack 11: one engine serves two DPA contexts; while tasks await launches of
+// the second, the first context, its launcher (with a launch in flight) and its
+// events are dropped on another thread.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn one_engine_two_contexts_one_torn_down_while_the_other_awaits() {
+    let _one = serial();
+    let r = within(Duration::from_secs(25), "shared engine", || {
+        let live = scope();
+        let e = |e: Error| e.to_string();
+        let engine = doca::dpa::Engine::new().map_err(e)?;
+        let (a, b) = (common::dpa(), common::dpa());
+        let la = Launcher::with_engine(&a, &engine).map_err(e)?;
+        let lb = Arc::new(Launcher::with_engine(&b, &engine).map_err(e)?);
+        let fa = DpaBuffer::<u64>::from_slice(&a, &[0]).map_err(e)?;
+        let fb = Arc::new(DpaBuffer::<u64>::from_slice(&b, &[0]).map_err(e)?);
+        drop(la.launch(&doca_tests::spin_until, 1, (&fa,)).map_err(e)?);
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())?;
+        let tasks: Vec<_> = (0..3)
+            .map(|_| {
+                let (lb, fb) = (lb.clone(), fb.clone());
+                rt.spawn(async move {
+                    let l = lb.launch(&doca_tests::spin_until, 1, (&*fb,))?;
+                    l.await
+                })
+            })
+            .collect();
+        let dropper = std::thread::spawn(move || {
+            fa.write(0, &[1]).map_err(|e| e.to_string())?;
+            drop(la);
+            drop(fa);
+            a.destroy().map_err(|e| e.to_string())
+        });
+        let destroyed = dropper.join().map_err(|_| "the dropper panicked")?;
+        std::thread::sleep(Duration::from_millis(30));
+        fb.write(0, &[1]).map_err(e)?;
+        let results: Vec<_> = rt.block_on(async {
+            let mut out = Vec::new();
+            for t in tasks {
+                out.push(
+                    match tokio::time::timeout(Duration::from_secs(10), t).await {
+                        Ok(Ok(r)) => r.map_err(|e| e.to_string()),
+                        Ok(Err(j)) => Err(j.to_string()),
+                        Err(_) => Err("timed out".to_string()),
+                    },
+                );
+            }
+            out
+        });
+        drop(rt);
+        healthy(&b)?;
+        drop(lb);
+        drop(fb);
+        drop(b);
+        drop(engine);
+        let total = live.total();
+        Ok::<_, String>((destroyed, results, total))
+    });
+    let (destroyed, results, total) = r.expect("the case failed to run");
+    eprintln!("destroy of the first context: {destroyed:?}; tasks: {results:?}; live objects at the end: {total:?}");
+    assert!(results.iter().all(|r| r.is_ok()), "{results:?}");
+    assert!(destroyed.is_ok(), "{destroyed:?}");
+    assert!(
+        matches!(total, None | Some(0)),
+        "live objects left: {total:?}"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Attack 12: RPCs on one context from several threads at once, some timing out
+// (their functions then released by an event), while other threads allocate,
+// copy and launch on the same context: every call waits its turn at the gate,
+// every answer is right, nothing hangs.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn rpcs_from_many_threads_with_timeouts_and_other_calls() {
+    let _one = serial();
+    let r = within(Duration::from_secs(25), "rpc storm", || {
+        let _live = scope();
+        let e = |e: Error| e.to_string();
+        let dpa = Arc::new(common::dpa());
+        let launcher = Arc::new(Launcher::new(&dpa).map_err(e)?);
+        let go = Arc::new(WaitEvent::new(&dpa, Export::ToDpa).map_err(e)?);
+        let mut threads = Vec::new();
+        for i in 0..4u64 {
+            let (dpa, go) = (dpa.clone(), go.clone());
+            threads.push(std::thread::spawn(move || -> Result<(), String> {
+                for j in 0..10u64 {
+                    if i == 0 && j % 5 == 0 {
+                        let data = DpaBuffer::<u64>::new(&dpa, 8).map_err(|e| e.to_string())?;
+                        match dpa.rpc(
+                            &doca_tests::sound_hung_rpc,
+                            (&*go, &data),
+                            Duration::from_millis(5),
+                        ) {
+                            Ok(8) | Err(Error::RpcTimeout(_)) => {}
+                            other => return Err(format!("hung rpc: {other:?}")),
+                        }
+                    } else {
+                        let s = dpa
+                            .rpc(&doca_tests::add, (i, j), LONG)
+                            .map_err(|e| e.to_string())?;
+                        if s != i + j {
+                            return Err(format!("{i} + {j} = {s}"));
+                        }
+                    }
+                }
+                Ok(())
+            }));
+        }
+        for _ in 0..2 {
+            let (dpa, launcher) = (dpa.clone(), launcher.clone());
+            threads.push(std::thread::spawn(move || -> Result<(), String> {
+                for k in 0..20u64 {
+                    let buf =
+                        DpaBuffer::<u64>::from_slice(&dpa, &[k; 4]).map_err(|e| e.to_string())?;
+                    drop(
+                        launcher
+                            .launch(&doca_tests::write_ranks, 4, (&buf, k))
+                            .map_err(|e| e.to_string())?,
+                    );
+                    let _ = buf.to_vec().map_err(|e| e.to_string())?;
+                }
+                launcher.wait_all(LONG).map_err(|e| e.to_string())
+            }));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+        go.set(1).map_err(e)?;
+        for t in threads {
+            t.join().map_err(|_| "a thread panicked")??;
+        }
+        healthy(&dpa)?;
+        Ok::<_, String>(())
+    });
+    r.expect("the case failed");
 }
