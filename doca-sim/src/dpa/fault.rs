@@ -176,6 +176,19 @@ impl FaultReport {
         )
     }
 
+    /// An activation still running when the run-time limit had passed since
+    /// its thread was stopped (see `launch::ThreadStop`).
+    pub(crate) fn watchdog_after_stop(site: &Site, limit_ms: u64) -> FaultReport {
+        FaultReport::new(
+            FaultKind::Watchdog,
+            Some(site),
+            format!(
+                "watchdog: still running {limit_ms} ms (the kernel max run time) after its \
+                 DPA thread was stopped"
+            ),
+        )
+    }
+
     /// A trap caught by `csrc/trap.c`.
     pub(crate) fn from_trap(site: &Site, rec: &TrapRecord) -> FaultReport {
         let access = match rec.access {

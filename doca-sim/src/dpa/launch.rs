@@ -137,7 +137,7 @@ impl Ended {
     }
 }
 
-/// Runs one kernel instance, thread activation or RPC on this thread.
+/// Runs one kernel instance or RPC on this thread.
 ///
 /// A trap in the kernel ends the run with [`Ended::Faulted`] and makes the
 /// context fatal with a report of what the handler saw.
@@ -146,20 +146,34 @@ pub(crate) fn run_device_code(
     args: &[u64; MAX_KERNEL_ARGS],
     watch: &Watch,
 ) -> (u64, Ended) {
-    run_watched(ctx, args, watch, None)
+    run_watched(ctx, args, watch, None, None)
+}
+
+/// [`run_device_code`] for an activation of a DPA thread: once `stop`
+/// records the thread's stop, the watchdog holds the run to the run-time
+/// limit in wall time from there (see [`ThreadStop`]).
+pub(crate) fn run_activation(
+    ctx: DeviceContext,
+    args: &[u64; MAX_KERNEL_ARGS],
+    watch: &Watch,
+    stop: Arc<ThreadStop>,
+) -> (u64, Ended) {
+    run_watched(ctx, args, watch, None, Some(stop))
 }
 
 /// [`run_device_code`] for an instance of `gang`, which the watchdog
-/// counts as ended if it abandons the run.
+/// counts as ended if it abandons the run, or for an activation of a DPA
+/// thread whose stop `stop` records.
 fn run_watched(
     ctx: DeviceContext,
     args: &[u64; MAX_KERNEL_ARGS],
     watch: &Watch,
     gang: Option<&Arc<Gang>>,
+    stop: Option<Arc<ThreadStop>>,
 ) -> (u64, Ended) {
     let limit = ctx.core.max_run_time_ms();
     let invoke = ctx.kernel.0.invoke;
-    let run = watch.arm(&ctx, limit, gang);
+    let run = watch.arm(&ctx, limit, gang, stop);
     ctx.core.active.fetch_add(1, Ordering::AcqRel);
     DEVICE.with(|d| *d.borrow_mut() = Some(ctx));
     let mut ended: c_int = 0;
@@ -344,6 +358,8 @@ struct Armed {
     first_kill: Option<Instant>,
     /// The gang the run is an instance of.
     gang: Option<Arc<Gang>>,
+    /// The stop of the DPA thread the run is an activation of.
+    stop: Option<Arc<ThreadStop>>,
 }
 
 impl Armed {
@@ -396,6 +412,125 @@ fn run_time(wall: Duration, waited: Option<Duration>) -> Duration {
     wall.saturating_sub(waited.unwrap_or_default())
 }
 
+/// The stop of a DPA thread, as seen by the activation of it that runs (one
+/// per activation, so a stop never reaches a later activation).
+///
+/// Model choice: once its thread is stopped (`doca_dpa_thread_stop`, or
+/// `doca_dpa_thread_destroy` of a started thread), an activation still
+/// running is held to the kernel run-time limit in wall time counted from
+/// the stop. If it still runs at the stop instant plus the limit, the context
+/// is fatal from that instant: the watchdog wakes then (not at its next tick)
+/// to make it so and stop the run as for any overrun, and a host that looks
+/// at the context before the watchdog got a CPU sees it fatal all the same
+/// (`DpaCore::is_fatal` checks the deadline itself). DOCA has no call that
+/// tells when an activation of a stopped thread has ended, so a host program
+/// that frees what the thread used (its argument's objects, its local
+/// storage) can only wait for the limit to pass since the stop and then check
+/// that the context is healthy: doca-dpa's deferred thread records do exactly
+/// that, in wall time (stop + limit + 50 ms). On hardware an EU runs its
+/// thread alone, so wall time and time on the EU agree there; the sim's
+/// crowding discount (see [`run_time`]) would otherwise let a crowded
+/// activation outlive that wait, unstopped, and use memory its program had
+/// freed. Runs of threads that were not stopped (and kernels, RPCs) keep the
+/// discount: `dpa_nvqual`'s 189 threads on a loaded host depend on it.
+#[derive(Debug)]
+pub(crate) struct ThreadStop {
+    /// The run-time limit; 0 for none (then a stop sets no deadline).
+    limit_ms: u64,
+    /// The activation, as a report names it.
+    site: Site,
+    /// The stop instant plus the limit, once the thread was stopped (the
+    /// first stop counts).
+    deadline: OnceLock<Instant>,
+    /// Whether the activation's device code has returned (or was ended).
+    ended: AtomicBool,
+}
+
+impl ThreadStop {
+    /// For an activation (`site`) run under a run-time limit of `limit_ms`.
+    pub(crate) fn new(limit_ms: u64, site: Site) -> Self {
+        ThreadStop {
+            limit_ms,
+            site,
+            deadline: OnceLock::new(),
+            ended: AtomicBool::new(false),
+        }
+    }
+
+    /// The activation's thread was stopped now: from here on the run has
+    /// `limit_ms` of wall time left, and the watchdog wakes at its end.
+    /// Whether this set the deadline (the first stop under a limit).
+    pub(crate) fn stopped(&self) -> bool {
+        if self.limit_ms == 0 || self.ended.load(Ordering::Acquire) {
+            return false;
+        }
+        let at = Instant::now() + Duration::from_millis(self.limit_ms);
+        let set = self.deadline.set(at).is_ok();
+        if set {
+            wake_watchdog_at(at);
+        }
+        set
+    }
+
+    /// Whether the activation still ran at its deadline, as of `now`.
+    pub(crate) fn overran(&self, now: Instant) -> bool {
+        !self.ended.load(Ordering::Acquire) && self.deadline().is_some_and(|at| now >= at)
+    }
+
+    /// Whether the thread was stopped while the activation ran.
+    pub(crate) fn was_stopped(&self) -> bool {
+        self.deadline.get().is_some()
+    }
+
+    /// The report of an activation that overran its deadline.
+    pub(crate) fn report(&self) -> FaultReport {
+        FaultReport::watchdog_after_stop(&self.site, self.limit_ms)
+    }
+
+    /// The activation's device code is done (called as soon as its run
+    /// returns). One that ended past its deadline still ran there: `core`
+    /// turns fatal, as the watchdog would have made it had it got a CPU in
+    /// time.
+    pub(crate) fn ended(&self, core: &DpaCore) {
+        if self.overran(Instant::now()) {
+            core.make_fatal(self.report());
+        }
+        self.ended.store(true, Ordering::Release);
+    }
+
+    fn deadline(&self) -> Option<Instant> {
+        self.deadline.get().copied()
+    }
+}
+
+/// Instants at which the watchdog must look at the runs whatever its tick
+/// (the deadlines of [`ThreadStop`]s), earliest first once sorted.
+static WAKE_AT: Mutex<Vec<Instant>> = Mutex::new(Vec::new());
+/// The watchdog's thread, to wake it early.
+static WATCHDOG: OnceLock<Thread> = OnceLock::new();
+
+/// Has the watchdog look at every run at `at` (and not up to a tick later).
+fn wake_watchdog_at(at: Instant) {
+    lock(&WAKE_AT).push(at);
+    // It recomputes how long to sleep.
+    if let Some(t) = WATCHDOG.get() {
+        t.unpark();
+    }
+}
+
+/// The next wake-up asked for, if any (maybe past: then it is due).
+fn next_wake_up() -> Option<Instant> {
+    lock(&WAKE_AT).iter().min().copied()
+}
+
+/// Forgets the wake-ups due by `now`; whether there were any.
+fn due_wake_ups(now: Instant) -> bool {
+    let mut at = lock(&WAKE_AT);
+    let before = at.len();
+    at.retain(|&t| t > now);
+    at.len() != before
+}
+
 /// How long stop requests go unheeded before the watchdog abandons a run.
 /// It sends them every [`KILL_TICK`] meanwhile, and every [`WATCHDOG_TICK`]
 /// after.
@@ -432,7 +567,13 @@ impl Watch {
     }
 
     /// Returns the new run's number.
-    fn arm(&self, ctx: &DeviceContext, limit_ms: u64, gang: Option<&Arc<Gang>>) -> u64 {
+    fn arm(
+        &self,
+        ctx: &DeviceContext,
+        limit_ms: u64,
+        gang: Option<&Arc<Gang>>,
+        stop: Option<Arc<ThreadStop>>,
+    ) -> u64 {
         let run = self.runs.fetch_add(1, Ordering::Relaxed) + 1;
         *lock(&self.slot) = Some(Armed {
             limit_ms,
@@ -447,6 +588,7 @@ impl Watch {
             expired: false,
             first_kill: None,
             gang: gang.cloned(),
+            stop,
         });
         run
     }
@@ -462,7 +604,9 @@ impl Watch {
         }
     }
 
-    /// Makes an over-time run's context fatal, and asks the thread to stop
+    /// Makes an over-time run's context fatal — one past its run-time limit
+    /// (see [`run_time`]), or an activation still running at its stopped
+    /// thread's deadline (see [`ThreadStop`]) — and asks the thread to stop
     /// a run whose context is fatal (repeated every tick until it does: a
     /// thread inside the sim's own code or libc defers the request).
     /// Returns whether it sent a stop request that calls for a quick repeat
@@ -481,8 +625,15 @@ impl Watch {
             Some(seen) => seen,
             None => *armed.seen_at.insert((now, self.cpu_wait())),
         };
+        // Wall time from its thread's stop, whatever its run time.
+        let stopped_over = armed
+            .stop
+            .as_ref()
+            .and_then(|stop| stop.deadline())
+            .is_some_and(|deadline| now >= deadline);
         let limit = Duration::from_millis(armed.limit_ms);
-        let due = armed.limit_ms > 0
+        let due = !stopped_over
+            && armed.limit_ms > 0
             && now - since >= limit
             && armed.next_check.is_none_or(|at| now >= at);
         let over = due && {
@@ -495,11 +646,14 @@ impl Watch {
             }
             ran >= limit
         };
-        if !armed.expired && over {
+        if !armed.expired && (over || stopped_over) {
             armed.expired = true;
-            armed
-                .core
-                .make_fatal(FaultReport::watchdog(&armed.site(), armed.limit_ms));
+            let report = if let Some(stop) = armed.stop.as_ref().filter(|_| stopped_over) {
+                stop.report()
+            } else {
+                FaultReport::watchdog(&armed.site(), armed.limit_ms)
+            };
+            armed.core.make_fatal(report);
         }
         if armed.expired || armed.core.is_fatal() {
             if let Some(target) = self.target.get() {
@@ -651,17 +805,31 @@ fn start_watchdog() {
         .name("doca-sim-watchdog".into())
         .spawn(|| {
             let mut last_watch = Instant::now();
+            let mut last_gangs = last_watch;
             let mut killing = false;
             loop {
                 let gangs = !lock(&pool().gangs).is_empty();
-                thread::sleep(match (killing, gangs) {
+                let tick = match (killing, gangs) {
                     (true, _) => KILL_TICK,
                     (false, true) => GANG_TICK,
                     (false, false) => WATCHDOG_TICK,
+                };
+                // A stopped thread's deadline is kept to the moment, not to
+                // the next tick: its host may check the context right after.
+                let sleep = next_wake_up().map_or(tick, |at| {
+                    tick.min(at.saturating_duration_since(Instant::now()))
                 });
-                grow_stalled_gangs();
+                // Woken early by `wake_watchdog_at` (or spuriously), it
+                // goes round again with a new sleep.
+                thread::park_timeout(sleep);
                 let now = Instant::now();
-                if killing || now - last_watch >= WATCHDOG_TICK {
+                // An early wake-up does not make a gang look stalled.
+                if now - last_gangs >= GANG_TICK {
+                    last_gangs = now;
+                    grow_stalled_gangs();
+                }
+                let deadline = due_wake_ups(now);
+                if killing || deadline || now - last_watch >= WATCHDOG_TICK {
                     last_watch = now;
                     killing = false;
                     let workers = lock(&pool().all).clone();
@@ -672,7 +840,10 @@ fn start_watchdog() {
             }
         });
     match spawned {
-        Ok(_) => WATCHDOG_RUNNING.store(true, Ordering::Release),
+        Ok(handle) => {
+            let _ = WATCHDOG.set(handle.thread().clone());
+            WATCHDOG_RUNNING.store(true, Ordering::Release);
+        }
         Err(_) => {
             eprintln!("doca-sim: cannot start the watchdog; kernel run-time limit is not enforced")
         }
@@ -834,7 +1005,7 @@ fn run_instance(job: &LaunchJob, rank: u32, watch: &Watch, gang: Option<&Arc<Gan
         num_threads: job.num_threads,
         local_storage: 0,
     };
-    run_watched(ctx, &job.args, watch, gang);
+    run_watched(ctx, &job.args, watch, gang, None);
 }
 
 fn coordinate(job: LaunchJob, watch: &Watch, idle: &mut Idle<'_>) {

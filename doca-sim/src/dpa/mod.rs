@@ -63,6 +63,11 @@ pub(crate) struct DpaCore {
     pub(crate) in_flight: AtomicUsize,
     /// Device code (instances, thread activations, RPCs) running right now.
     pub(crate) active: AtomicUsize,
+    /// Activations of its threads that were stopped while they ran and may
+    /// still run (see [`launch::ThreadStop`]); `stopped_count` is their
+    /// number, so [`DpaCore::is_fatal`] costs one load while there are none.
+    stopped: Mutex<Vec<Arc<launch::ThreadStop>>>,
+    stopped_count: AtomicUsize,
 }
 
 impl DpaCore {
@@ -169,8 +174,50 @@ impl DpaCore {
         self.make_fatal(report);
     }
 
+    /// Whether a device-side error made the context (or the base it
+    /// extends) fatal.
+    ///
+    /// An activation of a stopped thread still running past its deadline
+    /// makes it fatal here, when the host looks, even if the watchdog has
+    /// not had a CPU yet to do so (model choice, see
+    /// [`launch::ThreadStop`]).
     pub(crate) fn is_fatal(&self) -> bool {
-        self.fatal.load(Ordering::Acquire) || self.base.as_ref().is_some_and(|b| b.is_fatal())
+        if self.fatal.load(Ordering::Acquire) {
+            return true;
+        }
+        if self.stopped_count.load(Ordering::Acquire) != 0 {
+            let now = std::time::Instant::now();
+            let overran = self
+                .stopped
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .iter()
+                .find(|s| s.overran(now))
+                .map(|s| s.report());
+            if let Some(report) = overran {
+                self.make_fatal(report);
+                return true;
+            }
+        }
+        self.base.as_ref().is_some_and(|b| b.is_fatal())
+    }
+
+    /// Keeps an eye on an activation whose thread was just stopped while it
+    /// ran (see [`DpaCore::is_fatal`]).
+    pub(crate) fn remember_stopped(&self, stop: Arc<launch::ThreadStop>) {
+        let mut stopped = self.stopped.lock().unwrap_or_else(|p| p.into_inner());
+        stopped.push(stop);
+        self.stopped_count.store(stopped.len(), Ordering::Release);
+    }
+
+    /// The activation `stop` has ended: it no longer counts.
+    pub(crate) fn forget_stopped(&self, stop: &Arc<launch::ThreadStop>) {
+        if !stop.was_stopped() {
+            return;
+        }
+        let mut stopped = self.stopped.lock().unwrap_or_else(|p| p.into_inner());
+        stopped.retain(|s| !Arc::ptr_eq(s, stop));
+        self.stopped_count.store(stopped.len(), Ordering::Release);
     }
 
     /// Marks the context as hit by a device-side error; it stays so.
@@ -299,6 +346,8 @@ fn new_core(
         consumers: AtomicUsize::new(0),
         in_flight: AtomicUsize::new(0),
         active: AtomicUsize::new(0),
+        stopped: Mutex::new(Vec::new()),
+        stopped_count: AtomicUsize::new(0),
     })
 }
 

@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::app::{Kernel, MAX_KERNEL_ARGS};
 use super::fault::{DeviceCode, FaultKind, FaultReport};
-use super::launch::{run_device_code, spawn_call, DeviceContext, Ended};
+use super::launch::{run_activation, spawn_call, DeviceContext, Ended, ThreadStop};
 use super::{dpa, DpaCore};
 use crate::abi;
 use crate::dev::obj;
@@ -139,6 +139,10 @@ struct ThreadConfig {
     finished: bool,
     attached: bool,
     group: Option<(usize, u32)>,
+    /// The stop record of the activation running, if one is: set under this
+    /// lock when it starts (after checking that the thread is runnable), so
+    /// a stop either keeps it from starting or reaches it.
+    activation: Option<Arc<ThreadStop>>,
 }
 
 /// The state of a DPA thread shared with the completions that wake it.
@@ -154,15 +158,6 @@ impl ThreadCore {
     /// The thread's local storage address.
     pub(crate) fn local_storage(&self) -> u64 {
         lock(&self.config).local_storage
-    }
-
-    /// The rank of the thread in its group (0 when it has none) and the
-    /// group size.
-    pub(crate) fn group_rank(&self) -> (u32, u32) {
-        match lock(&self.config).group {
-            Some((size, rank)) => (rank, size as u32),
-            None => (0, 1),
-        }
     }
 
     /// Delivers a completion or notification: runs the thread's function on
@@ -201,37 +196,52 @@ impl ThreadCore {
     ///
     /// Model choice: the kernel run-time limit applies to each activation
     /// of a DPA thread too; one still running past it makes the context
-    /// fatal, as an over-time kernel does.
+    /// fatal, as an over-time kernel does. Once the thread is stopped, the
+    /// activation running has the limit left in wall time from the stop
+    /// (see [`ThreadStop`]).
     fn run_activations(self: Arc<Self>, watch: &super::launch::Watch) {
         loop {
             while self.pending.swap(false, Ordering::SeqCst) {
-                let (func, arg) = {
-                    let cfg = lock(&self.config);
+                let (ctx, arg, stop) = {
+                    let mut cfg = lock(&self.config);
                     if cfg.finished || !cfg.runnable || self.dpa.is_fatal() {
                         break;
                     }
-                    match cfg.func {
-                        Some(f) => (f, cfg.arg),
-                        None => break,
-                    }
-                };
-                let (rank, size) = self.group_rank();
-                let ctx = DeviceContext {
-                    core: self.dpa.clone(),
-                    kernel: func,
-                    code: DeviceCode::Thread,
-                    rank,
-                    num_threads: size,
-                    local_storage: self.local_storage(),
+                    let Some(func) = cfg.func else {
+                        break;
+                    };
+                    // Its rank in its group; rank 0 of 1 outside one.
+                    let (num_threads, rank) = cfg.group.map_or((1, 0), |(n, r)| (n as u32, r));
+                    let ctx = DeviceContext {
+                        core: self.dpa.clone(),
+                        kernel: func,
+                        code: DeviceCode::Thread,
+                        rank,
+                        num_threads,
+                        local_storage: cfg.local_storage,
+                    };
+                    // Installed under the lock that `stop` takes: a stop
+                    // either keeps the activation from starting or reaches it.
+                    let stop = Arc::new(ThreadStop::new(self.dpa.max_run_time_ms(), ctx.site()));
+                    cfg.activation = Some(stop.clone());
+                    (ctx, cfg.arg, stop)
                 };
                 let mut args = [0u64; MAX_KERNEL_ARGS];
                 args[0] = arg;
                 // Model choice: returning from the thread function without
                 // finishing is treated like doca_dpa_dev_thread_reschedule().
-                let (_, ended) = run_device_code(ctx, &args, watch);
-                if ended == Ended::Finished {
-                    lock(&self.config).finished = true;
+                let (_, ended) = run_activation(ctx, &args, watch, stop.clone());
+                stop.ended(&self.dpa);
+                {
+                    let mut cfg = lock(&self.config);
+                    cfg.activation = None;
+                    if ended == Ended::Finished {
+                        cfg.finished = true;
+                    }
                 }
+                // Any stop that reached the activation did so before the
+                // lock above was taken.
+                self.dpa.forget_stopped(&stop);
                 if ended.is_error() {
                     break;
                 }
@@ -259,10 +269,18 @@ impl Child for DpaThread {
     fn started(&self) -> bool {
         lock(&self.core.config).started
     }
+    /// Stops activating the thread; an activation running has the run-time
+    /// limit left, in wall time from now (a model choice, see
+    /// [`ThreadStop`]).
     fn stop(&self) {
         let mut cfg = lock(&self.core.config);
         cfg.started = false;
         cfg.runnable = false;
+        if let Some(activation) = &cfg.activation {
+            if activation.stopped() {
+                self.core.dpa.remember_stopped(activation.clone());
+            }
+        }
     }
 }
 
@@ -601,7 +619,9 @@ doca_api! {
         out(dpa_thread, t.cast())
     }
 
-    /// Destroys a DPA thread, stopping it first if it is started.
+    /// Destroys a DPA thread, stopping it first if it is started (which
+    /// holds an activation still running to the run-time limit from now, as
+    /// `doca_dpa_thread_stop` does).
     fn doca_dpa_thread_destroy(dpa_thread: *mut abi::doca_dpa_thread) {
         destroy_child::<DpaThread, _>(dpa_thread)
     }
@@ -682,7 +702,10 @@ doca_api! {
         })
     }
 
-    /// Stops the thread: it is no longer activated.
+    /// Stops the thread: it is no longer activated, and an activation still
+    /// running must end within the run-time limit in wall time from now,
+    /// or the watchdog makes the context fatal (model choice, see
+    /// `launch::ThreadStop`).
     fn doca_dpa_thread_stop(dpa_thread: *mut abi::doca_dpa_thread) {
         stop_child::<DpaThread, _>(dpa_thread, "the DPA thread is not started")
     }
