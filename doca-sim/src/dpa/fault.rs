@@ -177,7 +177,7 @@ impl FaultReport {
     }
 
     /// An activation still running when the run-time limit had passed since
-    /// its thread was stopped (see `launch::ThreadStop`).
+    /// its thread was stopped (see `dpa::ThreadStop`).
     pub(crate) fn watchdog_after_stop(site: &Site, limit_ms: u64) -> FaultReport {
         FaultReport::new(
             FaultKind::Watchdog,

@@ -34,7 +34,7 @@ use std::time::{Duration, Instant};
 
 use super::app::{Kernel, KernelDesc, KIND_GLOBAL, KIND_RPC, MAX_KERNEL_ARGS};
 use super::fault::{Access, DeviceCode, FaultKind, FaultReport, Site};
-use super::{dpa, DpaCore};
+use super::{dpa, DpaCore, ThreadStop};
 use crate::abi;
 use crate::dev::obj;
 use crate::error::{codes, fail, SimResult};
@@ -407,110 +407,21 @@ fn cpu_wait_ns(tid: libc::pid_t) -> Option<u64> {
 /// for one is not time the kernel ran. Time it blocks (in a device-side wait,
 /// or in a host call) counts, as a DPA thread blocked in a call stays on its
 /// EU. Where the wait is unknown (no scheduler statistics) the limit counts
-/// wall time.
+/// wall time. An activation whose thread was stopped is also held to wall
+/// time from the stop (see [`ThreadStop`]).
 fn run_time(wall: Duration, waited: Option<Duration>) -> Duration {
     wall.saturating_sub(waited.unwrap_or_default())
 }
 
-/// The stop of a DPA thread, as seen by the activation of it that runs (one
-/// per activation, so a stop never reaches a later activation).
-///
-/// Model choice: once its thread is stopped (`doca_dpa_thread_stop`, or
-/// `doca_dpa_thread_destroy` of a started thread), an activation still
-/// running is held to the kernel run-time limit in wall time counted from
-/// the stop. If it still runs at the stop instant plus the limit, the context
-/// is fatal from that instant: the watchdog wakes then (not at its next tick)
-/// to make it so and stop the run as for any overrun, and a host that looks
-/// at the context before the watchdog got a CPU sees it fatal all the same
-/// (`DpaCore::is_fatal` checks the deadline itself). DOCA has no call that
-/// tells when an activation of a stopped thread has ended, so a host program
-/// that frees what the thread used (its argument's objects, its local
-/// storage) can only wait for the limit to pass since the stop and then check
-/// that the context is healthy: doca-dpa's deferred thread records do exactly
-/// that, in wall time (stop + limit + 50 ms). On hardware an EU runs its
-/// thread alone, so wall time and time on the EU agree there; the sim's
-/// crowding discount (see [`run_time`]) would otherwise let a crowded
-/// activation outlive that wait, unstopped, and use memory its program had
-/// freed. Runs of threads that were not stopped (and kernels, RPCs) keep the
-/// discount: `dpa_nvqual`'s 189 threads on a loaded host depend on it.
-#[derive(Debug)]
-pub(crate) struct ThreadStop {
-    /// The run-time limit; 0 for none (then a stop sets no deadline).
-    limit_ms: u64,
-    /// The activation, as a report names it.
-    site: Site,
-    /// The stop instant plus the limit, once the thread was stopped (the
-    /// first stop counts).
-    deadline: OnceLock<Instant>,
-    /// Whether the activation's device code has returned (or was ended).
-    ended: AtomicBool,
-}
-
-impl ThreadStop {
-    /// For an activation (`site`) run under a run-time limit of `limit_ms`.
-    pub(crate) fn new(limit_ms: u64, site: Site) -> Self {
-        ThreadStop {
-            limit_ms,
-            site,
-            deadline: OnceLock::new(),
-            ended: AtomicBool::new(false),
-        }
-    }
-
-    /// The activation's thread was stopped now: from here on the run has
-    /// `limit_ms` of wall time left, and the watchdog wakes at its end.
-    /// Whether this set the deadline (the first stop under a limit).
-    pub(crate) fn stopped(&self) -> bool {
-        if self.limit_ms == 0 || self.ended.load(Ordering::Acquire) {
-            return false;
-        }
-        let at = Instant::now() + Duration::from_millis(self.limit_ms);
-        let set = self.deadline.set(at).is_ok();
-        if set {
-            wake_watchdog_at(at);
-        }
-        set
-    }
-
-    /// Whether the activation still ran at its deadline, as of `now`.
-    pub(crate) fn overran(&self, now: Instant) -> bool {
-        !self.ended.load(Ordering::Acquire) && self.deadline().is_some_and(|at| now >= at)
-    }
-
-    /// Whether the thread was stopped while the activation ran.
-    pub(crate) fn was_stopped(&self) -> bool {
-        self.deadline.get().is_some()
-    }
-
-    /// The report of an activation that overran its deadline.
-    pub(crate) fn report(&self) -> FaultReport {
-        FaultReport::watchdog_after_stop(&self.site, self.limit_ms)
-    }
-
-    /// The activation's device code is done (called as soon as its run
-    /// returns). One that ended past its deadline still ran there: `core`
-    /// turns fatal, as the watchdog would have made it had it got a CPU in
-    /// time.
-    pub(crate) fn ended(&self, core: &DpaCore) {
-        if self.overran(Instant::now()) {
-            core.make_fatal(self.report());
-        }
-        self.ended.store(true, Ordering::Release);
-    }
-
-    fn deadline(&self) -> Option<Instant> {
-        self.deadline.get().copied()
-    }
-}
-
 /// Instants at which the watchdog must look at the runs whatever its tick
-/// (the deadlines of [`ThreadStop`]s), earliest first once sorted.
+/// (the deadlines of [`ThreadStop`]s), in no order.
 static WAKE_AT: Mutex<Vec<Instant>> = Mutex::new(Vec::new());
 /// The watchdog's thread, to wake it early.
 static WATCHDOG: OnceLock<Thread> = OnceLock::new();
 
-/// Has the watchdog look at every run at `at` (and not up to a tick later).
-fn wake_watchdog_at(at: Instant) {
+/// Has the watchdog look at every run at `at` (and not up to a tick later):
+/// the deadline of a stopped thread's activation (see [`ThreadStop`]).
+pub(crate) fn wake_watchdog_at(at: Instant) {
     lock(&WAKE_AT).push(at);
     // It recomputes how long to sleep.
     if let Some(t) = WATCHDOG.get() {

@@ -8,7 +8,8 @@ pub(crate) mod threads;
 
 use std::ffi::{c_char, c_int, c_uint, c_ulonglong, c_void};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
 
 use crate::abi;
 use crate::dev::{obj, Dev, DeviceModel};
@@ -64,9 +65,9 @@ pub(crate) struct DpaCore {
     /// Device code (instances, thread activations, RPCs) running right now.
     pub(crate) active: AtomicUsize,
     /// Activations of its threads that were stopped while they ran and may
-    /// still run (see [`launch::ThreadStop`]); `stopped_count` is their
+    /// still run (see [`ThreadStop`]); `stopped_count` is their
     /// number, so [`DpaCore::is_fatal`] costs one load while there are none.
-    stopped: Mutex<Vec<Arc<launch::ThreadStop>>>,
+    stopped: Mutex<Vec<Arc<ThreadStop>>>,
     stopped_count: AtomicUsize,
 }
 
@@ -180,13 +181,13 @@ impl DpaCore {
     /// An activation of a stopped thread still running past its deadline
     /// makes it fatal here, when the host looks, even if the watchdog has
     /// not had a CPU yet to do so (model choice, see
-    /// [`launch::ThreadStop`]).
+    /// [`ThreadStop`]).
     pub(crate) fn is_fatal(&self) -> bool {
         if self.fatal.load(Ordering::Acquire) {
             return true;
         }
         if self.stopped_count.load(Ordering::Acquire) != 0 {
-            let now = std::time::Instant::now();
+            let now = Instant::now();
             let overran = self
                 .stopped
                 .lock()
@@ -204,15 +205,15 @@ impl DpaCore {
 
     /// Keeps an eye on an activation whose thread was just stopped while it
     /// ran (see [`DpaCore::is_fatal`]).
-    pub(crate) fn remember_stopped(&self, stop: Arc<launch::ThreadStop>) {
+    pub(crate) fn remember_stopped(&self, stop: Arc<ThreadStop>) {
         let mut stopped = self.stopped.lock().unwrap_or_else(|p| p.into_inner());
         stopped.push(stop);
         self.stopped_count.store(stopped.len(), Ordering::Release);
     }
 
     /// The activation `stop` has ended: it no longer counts.
-    pub(crate) fn forget_stopped(&self, stop: &Arc<launch::ThreadStop>) {
-        if !stop.was_stopped() {
+    pub(crate) fn forget_stopped(&self, stop: &Arc<ThreadStop>) {
+        if stop.deadline().is_none() {
             return;
         }
         let mut stopped = self.stopped.lock().unwrap_or_else(|p| p.into_inner());
@@ -294,6 +295,92 @@ impl DpaCore {
                 let _ = stdout.flush();
             }
         }
+    }
+}
+
+/// The stop of a DPA thread, as seen by the activation of it that runs (one
+/// per activation, so a stop never reaches a later activation).
+///
+/// Model choice: once its thread is stopped (`doca_dpa_thread_stop`, or
+/// `doca_dpa_thread_destroy` of a started thread), an activation still
+/// running is held to the kernel run-time limit in wall time counted from
+/// the stop. If it still runs at the stop instant plus the limit, the context
+/// is fatal from that instant: the watchdog wakes then (not at its next tick,
+/// `launch::wake_watchdog_at`) to make it so and stop the run as for any
+/// overrun, and a host that looks at the context before the watchdog got a
+/// CPU sees it fatal all the same ([`DpaCore::is_fatal`] checks the deadline
+/// itself). DOCA has no call that tells when an activation of a stopped
+/// thread has ended, so a host program that frees what the thread used (its
+/// argument's objects, its local storage) can only wait for the limit to pass
+/// since the stop and then check that the context is healthy: doca-dpa's
+/// deferred thread records do exactly that, in wall time (stop + limit +
+/// 50 ms). On hardware an EU runs its thread alone, so wall time and time on
+/// the EU agree there; the sim's crowding discount (`launch::run_time`: wall
+/// time less the EU thread's wait for a CPU) would otherwise let a crowded
+/// activation outlive that wait, unstopped, and use memory its program had
+/// freed. Runs of threads that were not stopped (and kernels, RPCs) keep the
+/// discount: `dpa_nvqual`'s 189 threads on a loaded host depend on it
+/// (docs/sim-model.md).
+#[derive(Debug)]
+pub(crate) struct ThreadStop {
+    /// The run-time limit; 0 for none (then a stop sets no deadline).
+    limit_ms: u64,
+    /// The activation, as a report names it.
+    site: fault::Site,
+    /// The stop instant plus the limit, once the thread was stopped (the
+    /// first stop counts).
+    deadline: OnceLock<Instant>,
+    /// Whether the activation's device code has returned (or was ended).
+    ended: AtomicBool,
+}
+
+impl ThreadStop {
+    /// For an activation (`site`) run under a run-time limit of `limit_ms`.
+    pub(crate) fn new(limit_ms: u64, site: fault::Site) -> Self {
+        ThreadStop {
+            limit_ms,
+            site,
+            deadline: OnceLock::new(),
+            ended: AtomicBool::new(false),
+        }
+    }
+
+    /// The activation's thread was stopped now: from here on the run has
+    /// `limit_ms` of wall time left. Returns the deadline if this set it (the
+    /// first stop of a run still going, under a limit); the caller has the
+    /// watchdog wake then.
+    pub(crate) fn stopped(&self) -> Option<Instant> {
+        if self.limit_ms == 0 || self.ended.load(Ordering::Acquire) {
+            return None;
+        }
+        let at = Instant::now() + Duration::from_millis(self.limit_ms);
+        self.deadline.set(at).ok().map(|()| at)
+    }
+
+    /// The stop instant plus the limit, once the thread was stopped.
+    pub(crate) fn deadline(&self) -> Option<Instant> {
+        self.deadline.get().copied()
+    }
+
+    /// Whether the activation still ran at its deadline, as of `now`.
+    pub(crate) fn overran(&self, now: Instant) -> bool {
+        !self.ended.load(Ordering::Acquire) && self.deadline().is_some_and(|at| now >= at)
+    }
+
+    /// The report of an activation that overran its deadline.
+    pub(crate) fn report(&self) -> FaultReport {
+        FaultReport::watchdog_after_stop(&self.site, self.limit_ms)
+    }
+
+    /// The activation's device code is done (called as soon as its run
+    /// returns). One that ended past its deadline still ran there: `core`
+    /// turns fatal, as the watchdog would have made it had it got a CPU in
+    /// time.
+    pub(crate) fn ended(&self, core: &DpaCore) {
+        if self.overran(Instant::now()) {
+            core.make_fatal(self.report());
+        }
+        self.ended.store(true, Ordering::Release);
     }
 }
 

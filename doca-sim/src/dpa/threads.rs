@@ -17,8 +17,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::app::{Kernel, MAX_KERNEL_ARGS};
 use super::fault::{DeviceCode, FaultKind, FaultReport};
-use super::launch::{run_activation, spawn_call, DeviceContext, Ended, ThreadStop};
-use super::{dpa, DpaCore};
+use super::launch::{run_activation, spawn_call, wake_watchdog_at, DeviceContext, Ended};
+use super::{dpa, DpaCore, ThreadStop};
 use crate::abi;
 use crate::dev::obj;
 use crate::error::{codes, fail, SimResult};
@@ -277,8 +277,9 @@ impl Child for DpaThread {
         cfg.started = false;
         cfg.runnable = false;
         if let Some(activation) = &cfg.activation {
-            if activation.stopped() {
+            if let Some(deadline) = activation.stopped() {
                 self.core.dpa.remember_stopped(activation.clone());
+                wake_watchdog_at(deadline);
             }
         }
     }
@@ -705,7 +706,7 @@ doca_api! {
     /// Stops the thread: it is no longer activated, and an activation still
     /// running must end within the run-time limit in wall time from now,
     /// or the watchdog makes the context fatal (model choice, see
-    /// `launch::ThreadStop`).
+    /// `dpa::ThreadStop`).
     fn doca_dpa_thread_stop(dpa_thread: *mut abi::doca_dpa_thread) {
         stop_child::<DpaThread, _>(dpa_thread, "the DPA thread is not started")
     }
