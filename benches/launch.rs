@@ -18,7 +18,8 @@
 //! 7. launches per second, one reused completion event vs a fresh event per
 //!    launch;
 //! 8. launches per second from 4 tasks on a multi-threaded tokio runtime
-//!    sharing one launcher vs 1 task (and with a launcher per task).
+//!    sharing one launcher vs 1 task (and with a launcher per task);
+//! 9. an RPC's round trip (`Dpa::rpc`) vs a launch's.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -660,6 +661,22 @@ fn main() {
             rate(many),
             rate(one)
         ),
+    );
+
+    // 9. RPC round trip
+    let (rpc, launch) = per_iter_pair(
+        iters(1_000),
+        || {
+            let sum = dpa.rpc(&doca_tests::add, (40u64, 2u64), WAIT).unwrap();
+            assert_eq!(sum, 42);
+        },
+        || safe_launch(1),
+    );
+    ratio_row(
+        "9. RPC round trip / launch round trip",
+        rpc,
+        launch,
+        format!("context; rpc {rpc:?}, launch {launch:?}"),
     );
 }
 
