@@ -914,9 +914,8 @@ impl<'l> Launch<'l> {
         // finished (one `doca_sync_event_get`). What `Locked::look` does in those
         // cases, with one lock and nothing moved around: a wait that finds its
         // launch finished (a wait that comes late) costs the lock and the DOCA
-        // call and little else. Every other case (before any DOCA call, or after
-        // a failed one) goes to the full wait, which looks again and reports
-        // errors.
+        // call and little else. A failed DOCA call is the wait's error, as in
+        // the full wait, where every other case goes (before any DOCA call).
         let (l, ticket) = (self.launcher, self.ticket);
         let Some(mut s) = l.state.lock() else {
             return l.wait_until(ticket, false, self.kernel, timeout);
@@ -932,8 +931,12 @@ impl<'l> Launch<'l> {
         // (`Locked::has_counted_all`).
         let current = usize::from(s.epochs.second_current);
         let given = s.epochs.assigned[current] + (s.submitted - through);
-        let Ok(seen) = l.events[current].get_locked(&s) else {
-            return l.wait_unsettled(s, ticket, self.kernel, timeout);
+        let seen = match l.events[current].get_locked(&s) {
+            Ok(seen) => seen,
+            Err(e) => {
+                drop(s);
+                return Err(e);
+            }
         };
         if seen >= given {
             // Every launch through the last submitted has finished
