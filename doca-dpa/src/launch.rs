@@ -1061,15 +1061,15 @@ impl std::future::Future for LaunchCompletion<'_> {
     }
 }
 
-/// The context pointer handed to an RPC's host thread.
+/// The context pointer handed to the context's RPC thread with one call.
 struct RpcTarget(*mut sys::doca_dpa);
 
-// SAFETY: the pointer is used by the RPC's host thread only for its one
-// `doca_dpa_rpc` call, and while that call may run no other thread makes a DOCA
+// SAFETY: the pointer is used by the RPC thread only for the one `doca_dpa_rpc`
+// call it came with, and while that call may run no other thread makes a DOCA
 // call with the context: `Dpa::rpc` holds the context's `RpcGate` from before the
-// call until it returned (or stores the call in it after a timeout), and every
-// use of the context (`Dpa::as_ptr`, the teardown) first waits at the gate. The
-// `Dpa` outlives the call (its drop settles the gate too).
+// call until it returned (or marks its outcome owed after a timeout), and every
+// use of the context (`Dpa::as_ptr`, the teardown, the next RPC) first waits at
+// the gate. The `Dpa` outlives the call (its drop settles the gate too).
 unsafe impl Send for RpcTarget {}
 
 impl RpcTarget {
@@ -1086,11 +1086,11 @@ impl Dpa {
     /// waiting at most `timeout` for it.
     ///
     /// `doca_dpa_rpc` blocks until the device function returns, so the call is made
-    /// on a host thread of its own (one per RPC, a few tens of microseconds) while
-    /// this thread waits for its result. If the result does not come within
-    /// `timeout`, the error is [`Error::RpcTimeout`] with an [`RpcDiagnosis`]
-    /// instead of blocking until the device's kernel run-time limit stops the
-    /// function. The function may still run then:
+    /// on the context's RPC thread (a host thread started by its first RPC and
+    /// kept for the next ones) while this thread waits for its result. If the
+    /// result does not come within `timeout`, the error is [`Error::RpcTimeout`]
+    /// with an [`RpcDiagnosis`] instead of blocking until the device's kernel
+    /// run-time limit stops the function. The function may still run then:
     ///
     /// - what the arguments keep alive (DPA memory, events, completions) is held
     ///   until the kernel run-time limit has passed with the context healthy, and
@@ -1104,7 +1104,7 @@ impl Dpa {
     ///
     /// If DOCA reports a failure on a context that is no longer healthy, the RPC
     /// may still be running on the DPA, so what the arguments keep alive is leaked
-    /// rather than released. Fails with [`Error::Unavailable`] if the host thread
+    /// rather than released. Fails with [`Error::Unavailable`] if the RPC thread
     /// cannot be started.
     pub fn rpc<S: RpcSig, A: KernelArgs<S::Params, S>>(
         &self,
@@ -1124,51 +1124,45 @@ impl Dpa {
         // made outside the process-wide DOCA lock, which would otherwise stop every
         // DOCA call of the process while the function runs (an event's `set` that
         // the function waits for, say).
-        let gate = self.rpc_gate().enter();
-        self.rpc_gate().begin();
-        let target = RpcTarget(self.ptr_in_gate());
-        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        let mut gate = self.rpc_gate().enter();
         let started = Instant::now();
-        let thread = std::thread::Builder::new()
-            .name("doca-dpa-rpc".into())
-            .spawn(move || {
-                let mut ret = 0u64;
-                // SAFETY: a started context (no other thread calls DOCA with it
-                // while this call may run: `RpcTarget`) and an RPC of its
-                // application (checked above) whose generated launcher passes the
-                // lowered arguments with the C parameter types; the values come
-                // from the sealed `KernelArgs` (so from `KernelArg` impls,
-                // context-checked) and `keep` holds what they reference until the
-                // call is known to have returned (or for ever, when it may still
-                // run on a fatal context).
-                let rc = unsafe { S::call(target.get(), &mut ret, abi) };
-                // The receiver may be gone (a drop settled the gate): nothing to do.
-                let _ = tx.send((rc, ret));
-            })
-            .map_err(|e| Error::Unavailable {
-                what: "a host thread for doca_dpa_rpc",
-                reason: e.to_string(),
-            });
-        let thread = match thread {
-            Ok(thread) => thread,
+        let worker = match gate.worker() {
+            Ok(w) => w,
             Err(e) => {
-                self.rpc_gate().end(gate);
-                return Err(e);
+                return Err(Error::Unavailable {
+                    what: "a host thread for doca_dpa_rpc",
+                    reason: e.to_string(),
+                })
             }
         };
-        let call = crate::dpa::RpcCall {
-            outcome: rx,
-            thread,
+        self.rpc_gate().begin();
+        let target = RpcTarget(self.ptr_in_gate());
+        let call: crate::dpa::RpcJob = Box::new(move || {
+            let mut ret = 0u64;
+            // SAFETY: a started context (no other thread calls DOCA with it while
+            // this call may run: `RpcTarget`) and an RPC of its application
+            // (checked above) whose generated launcher passes the lowered
+            // arguments with the C parameter types; the values come from the
+            // sealed `KernelArgs` (so from `KernelArg` impls, context-checked) and
+            // `keep` holds what they reference until the call is known to have
+            // returned (or for ever, when it may still run on a fatal context).
+            let rc = unsafe { S::call(target.get(), &mut ret, abi) };
+            (rc, ret)
+        });
+        let outcome = if worker.send(call) {
+            worker.outcomes.recv_timeout(timeout)
+        } else {
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected)
         };
-        let rc = match call.outcome.recv_timeout(timeout) {
+        let rc = match outcome {
             Ok((rc, ret)) => {
-                call.join();
                 self.rpc_gate().end(gate);
                 crate::error::check(CALL, rc).map(|()| ret)
             }
-            // The thread ended without a result (it cannot panic before sending).
+            // The thread is gone without an outcome (it cannot panic; the call
+            // was not made or ended with it): the next RPC starts another.
             Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
-                call.join();
+                gate.lost_worker();
                 self.rpc_gate().end(gate);
                 Err(Error::Unavailable {
                     what: "the result of doca_dpa_rpc",
@@ -1176,7 +1170,7 @@ impl Dpa {
                 })
             }
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                self.rpc_gate().hold(gate, call);
+                self.rpc_gate().hold(gate);
                 crate::keep::defer(self, keep);
                 return Err(Error::RpcTimeout(Box::new(RpcDiagnosis {
                     function: rpc.name(),
