@@ -602,7 +602,7 @@ impl Dpa {
     ///
     /// If an RPC timed out ([`Dpa::rpc`]) and its `doca_dpa_rpc` call has not
     /// returned yet, this first waits for it to return: DOCA DPA objects are not
-    /// thread-safe, and that call runs on a host thread of its own.
+    /// thread-safe, and that call runs on the context's RPC thread.
     #[inline]
     pub fn as_ptr(&self) -> *mut sys::doca_dpa {
         self.inner.rpc.settle();
