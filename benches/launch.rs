@@ -16,7 +16,10 @@
 //!    kernel writing 1 MiB (sim only);
 //! 6. the CPU the waiting thread uses while a 50 ms kernel runs;
 //! 7. launches per second, one reused completion event vs a fresh event per
-//!    launch.
+//!    launch;
+//! 8. launches per second from 4 tasks on a multi-threaded tokio runtime
+//!    sharing one launcher vs 1 task (and with a launcher per task);
+//! 9. an RPC's round trip (`Dpa::rpc`) vs a launch's.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -25,7 +28,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use doca::dpa::{CompletionEvent, Dpa, DpaBuffer, Launcher};
+use doca::dpa::{CompletionEvent, Dpa, DpaBuffer, Engine, Launcher};
 use doca::sys;
 
 #[path = "../tests/common/mod.rs"]
@@ -357,6 +360,43 @@ fn memcheck_cost() -> [(Duration, Duration); 2] {
     [round_trip, heavy]
 }
 
+// ------------------------------------------------------------ tasks
+
+/// Launches each task makes (and awaits, one after the other) in one batch.
+const TASK_LAUNCHES: u32 = 100;
+
+/// One batch: `launchers.len()` tasks spawned on `rt`, task `i` launching the
+/// no-op kernel on `launchers[i]` and awaiting it, `TASK_LAUNCHES` times.
+fn task_batch(rt: &tokio::runtime::Runtime, launchers: &[Arc<Launcher>]) {
+    rt.block_on(async {
+        let tasks: Vec<_> = launchers
+            .iter()
+            .map(|l| {
+                let l = l.clone();
+                tokio::spawn(async move {
+                    for _ in 0..TASK_LAUNCHES {
+                        l.launch(&doca_tests::noop, 1, ()).unwrap().await.unwrap();
+                    }
+                })
+            })
+            .collect();
+        for t in tasks {
+            t.await.unwrap();
+        }
+    });
+}
+
+/// Time per launch of a batch of `many` tasks and of a batch of one task on
+/// the first of them, in alternating rounds.
+fn tasks_vs_one(rt: &tokio::runtime::Runtime, many: &[Arc<Launcher>]) -> (Duration, Duration) {
+    let (m, one) = per_iter_pair(
+        iters(20),
+        || task_batch(rt, many),
+        || task_batch(rt, &many[..1]),
+    );
+    (m / (TASK_LAUNCHES * many.len() as u32), one / TASK_LAUNCHES)
+}
+
 // ------------------------------------------------------------ the run
 
 fn main() {
@@ -585,6 +625,64 @@ fn main() {
             1.0 / fresh.as_secs_f64()
         ),
     );
+
+    // 8. tasks on a multi-threaded runtime (its default worker count, one per
+    // core), awaiting their launches through one engine.
+    const TASKS: usize = 4;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let workers = rt.metrics().num_workers();
+    let engine = Engine::new().unwrap();
+    let shared = Arc::new(Launcher::with_engine(&dpa, &engine).unwrap());
+    let shared: Vec<_> = (0..TASKS).map(|_| shared.clone()).collect();
+    let (many, one) = tasks_vs_one(&rt, &shared);
+    ratio_row(
+        &format!("8. launches/s, {TASKS} tasks / 1 task, one launcher"),
+        one,
+        many,
+        format!(
+            "target >= 1.0; {TASKS} tasks {:.0}/s, 1 task {:.0}/s, multi-thread runtime, {workers} workers",
+            rate(many),
+            rate(one)
+        ),
+    );
+    let own: Vec<_> = (0..TASKS)
+        .map(|_| Arc::new(Launcher::with_engine(&dpa, &engine).unwrap()))
+        .collect();
+    let (many, one) = tasks_vs_one(&rt, &own);
+    ratio_row(
+        &format!("   {TASKS} tasks / 1 task, a launcher per task"),
+        one,
+        many,
+        format!(
+            "context; {TASKS} tasks {:.0}/s, 1 task {:.0}/s",
+            rate(many),
+            rate(one)
+        ),
+    );
+
+    // 9. RPC round trip
+    let (rpc, launch) = per_iter_pair(
+        iters(1_000),
+        || {
+            let sum = dpa.rpc(&doca_tests::add, (40u64, 2u64), WAIT).unwrap();
+            assert_eq!(sum, 42);
+        },
+        || safe_launch(1),
+    );
+    ratio_row(
+        "9. RPC round trip / launch round trip",
+        rpc,
+        launch,
+        format!("context; rpc {rpc:?}, launch {launch:?}"),
+    );
+}
+
+/// Launches per second of `per_launch`.
+fn rate(per_launch: Duration) -> f64 {
+    1.0 / per_launch.as_secs_f64()
 }
 
 /// The raw event behind a safe completion event, for the fresh-event figure

@@ -96,6 +96,24 @@ EOF
    yields, then sleeps in growing steps).
 7. **Event reuse**: a reused completion event (the `Launcher`) against
    creating, configuring and destroying an event per launch.
+8. **Tasks**: launches per second from 4 tasks `tokio::spawn`ed on a
+   multi-threaded runtime (its default worker count, one per core), each
+   launching the no-op kernel and awaiting it 100 times per batch, against
+   1 task, in alternating rounds; all share one `Launcher` (and its
+   `Engine`), or, as context, each has its own. The target is that sharing
+   does not make it slower (>= 1.0); more is not to be had here: every
+   submission and every look at a launch takes the process-wide DOCA lock,
+   the sim runs the kernels on worker threads of its own, and all of it
+   shares the 2 cores (with the runtime's 2 workers). Launches of tasks that
+   share a launcher share its epochs, so one look can finish several tasks'
+   launches; with a launcher each, every completion wakes every task
+   awaiting the engine and each looks at its own events (8 events on one
+   engine), which costs more than it overlaps.
+9. **RPC**: an RPC's round trip (`Dpa::rpc` of a function adding two
+   numbers) against a launch's. The call is made on the context's RPC
+   thread (started by the first RPC, reused), so the round trip is two
+   channel hand-offs and the device call; it was a thread start per call
+   (72 µs against 11 µs, back to back on this machine).
 
 ## Waiting without a core (`cargo bench --bench wait`)
 
@@ -142,6 +160,12 @@ through the -sys bindings (both counted whole, argument passing included);
 the wait is `Launch::wait` of a launch that has completed (the host sleeps
 first, so one poll finds it) against one raw `doca_sync_event_get` loop.
 Polling a running launch is not counted: its count depends on scheduling.
+Targets (issue #27): submission <= 1.05, wait <= 1.10. The safe side takes
+the process-wide DOCA lock once in each (the launcher's state is guarded by
+it, so the lock that serialises the DOCA call also covers the bookkeeping;
+uncontended, one atomic each way), the raw side takes no lock; a launch's
+arguments are lowered before it, and a launch that references nothing
+touches no keep queue.
 
 ## Reproduce
 

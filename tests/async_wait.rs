@@ -657,3 +657,47 @@ fn a_launcher_that_never_runs_dry_retires_as_it_goes() {
         "only `go` and `out` are left"
     );
 }
+
+/// Tasks spawned on a multi-threaded runtime launch on one shared launcher and
+/// await each launch, batch after batch (the shape of `cargo bench --bench launch`
+/// row 8 and of a service): every await must be woken, however the tasks' polls,
+/// progress calls and notifications interleave across the worker threads.
+#[test]
+fn tasks_on_a_multi_threaded_runtime_awaiting_one_launcher_are_all_woken() {
+    let dpa = dpa();
+    let engine = Engine::new().unwrap();
+    let launcher = std::sync::Arc::new(Launcher::with_engine(&dpa, &engine).unwrap());
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (tasks, batches, per_task) = if common::under_valgrind() {
+        (4, 2, 10)
+    } else {
+        (4, 40, 100)
+    };
+    for batch in 0..batches {
+        rt.block_on(async {
+            let spawned: Vec<_> = (0..tasks)
+                .map(|_| {
+                    let l = launcher.clone();
+                    tokio::spawn(async move {
+                        for _ in 0..per_task {
+                            l.launch(&doca_tests::noop, 1, ()).unwrap().await.unwrap();
+                        }
+                    })
+                })
+                .collect();
+            let all = async {
+                for t in spawned {
+                    t.await.unwrap();
+                }
+            };
+            tokio::time::timeout(LONG, all)
+                .await
+                .unwrap_or_else(|_| panic!("batch {batch}: an await was never woken"));
+        });
+    }
+    assert_eq!(launcher.submitted(), (tasks * batches * per_task) as u64);
+}

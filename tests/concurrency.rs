@@ -90,3 +90,101 @@ fn a_call_waiting_for_an_rpc_does_not_stop_the_event_that_releases_it() {
     );
     assert_eq!(data.to_vec().unwrap(), (1..=8).collect::<Vec<u64>>());
 }
+
+/// A user argument whose `lower` launches on the launcher it is being launched
+/// with, waits for that launch, and passes what it wrote on.
+struct LaunchesWhileLowered<'a> {
+    launcher: &'a Launcher,
+    out: &'a DpaBuffer<u64>,
+    base: u64,
+}
+
+// SAFETY: lowers to a plain integer, valid for the `uint64_t` parameter it is
+// passed for; the device reaches no object through it.
+unsafe impl doca::dpa::KernelArg<u64> for LaunchesWhileLowered<'_> {
+    fn lower(&self, _: &mut doca::dpa::Keep<'_>) -> doca::dpa::Result<u64> {
+        self.launcher
+            .launch(&doca_tests::write_ranks, 2, (self.out, self.base))?
+            .wait(Duration::from_secs(20))?;
+        Ok(self.out.to_vec()?[1] + 100)
+    }
+}
+
+/// Runs `f` on a thread of its own and fails if it does not return in time: a
+/// deadlock is a failure, not a hung test.
+fn within<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let thread = std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    match rx.recv_timeout(Duration::from_secs(60)) {
+        Ok(t) => t,
+        // It panicked: its panic is the failure.
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => match thread.join() {
+            Err(panic) => std::panic::resume_unwind(panic),
+            Ok(()) => unreachable!("the thread sends before it ends"),
+        },
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+            panic!("{what} did not return within 60 s (a deadlock?)")
+        }
+    }
+}
+
+/// A `KernelArg` whose `lower` launches on the same launcher: the arguments are
+/// lowered before the launcher's state is locked, so the inner launch and wait go
+/// through (they deadlocked while lowering ran under the launcher's mutex), and
+/// the outer launch gets the value the inner one produced.
+#[test]
+fn an_argument_that_launches_on_the_same_launcher_while_lowered() {
+    within("a launch whose argument launches on its launcher", || {
+        let dpa = Dpa::start(&common::device(), doca_tests::app()).unwrap();
+        let (inner, outer) = (
+            DpaBuffer::<u64>::new(&dpa, 2).unwrap(),
+            DpaBuffer::<u64>::new(&dpa, 2).unwrap(),
+        );
+        let launcher = Launcher::new(&dpa).unwrap();
+        let arg = LaunchesWhileLowered {
+            launcher: &launcher,
+            out: &inner,
+            base: 7,
+        };
+        launcher
+            .launch(&doca_tests::write_ranks, 2, (&outer, arg))
+            .unwrap()
+            .wait(Duration::from_secs(20))
+            .unwrap();
+        assert_eq!(inner.to_vec().unwrap(), [7, 8]);
+        assert_eq!(outer.to_vec().unwrap(), [108, 109]);
+        assert_eq!(launcher.submitted(), 2);
+        assert_eq!(launcher.completed().unwrap(), 2);
+    });
+}
+
+/// The launcher's state is guarded by the DOCA lock; a thread that holds that
+/// lock already (inside `serialized`, which DOCA calls of other libraries may
+/// use) gets a typed error from the launcher, not a second borrow of its state
+/// or a deadlock, and the launcher works again once the lock is released.
+#[test]
+fn a_launcher_used_under_the_doca_lock_refuses_with_an_error() {
+    within("a launch under the DOCA lock", || {
+        let dpa = Dpa::start(&common::device(), doca_tests::app()).unwrap();
+        let launcher = Launcher::new(&dpa).unwrap();
+        let refused = doca::dpa::serialized(|| {
+            launcher
+                .launch(&doca_tests::noop, 1, ())
+                .map(|_| ())
+                .unwrap_err()
+        });
+        assert!(
+            refused.is_not_supported() && refused.to_string().contains("DOCA lock"),
+            "{refused}"
+        );
+        assert_eq!(launcher.submitted(), 0);
+        launcher
+            .launch(&doca_tests::noop, 1, ())
+            .unwrap()
+            .wait(Duration::from_secs(20))
+            .unwrap();
+        assert_eq!(launcher.completed().unwrap(), 1);
+    });
+}

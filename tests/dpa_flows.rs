@@ -157,6 +157,30 @@ fn rpc_returns_the_kernel_value() {
     );
 }
 
+/// RPCs on one context are made on one host thread, started by the first and
+/// reused by the next (not a thread per call), on the context's own: another
+/// context gets its own thread.
+#[test]
+fn repeated_rpcs_reuse_the_contexts_rpc_thread() {
+    let dpa = dpa();
+    assert_eq!(dpa.rpc_thread(), None, "no RPC yet, no thread");
+    let mut threads = Vec::new();
+    for i in 0..10u64 {
+        let sum = dpa
+            .rpc(&doca_tests::add, (i, 2u64), common::RPC_TIMEOUT)
+            .unwrap();
+        assert_eq!(sum, i + 2);
+        threads.push(dpa.rpc_thread().expect("an RPC ran on a thread"));
+    }
+    assert!(threads.iter().all(|t| *t == threads[0]), "{threads:?}");
+    assert_ne!(threads[0], std::thread::current().id());
+    let other = common::dpa();
+    other
+        .rpc(&doca_tests::add, (1u64, 2u64), common::RPC_TIMEOUT)
+        .unwrap();
+    assert_ne!(other.rpc_thread(), Some(threads[0]));
+}
+
 #[test]
 fn thread_counts_and_thresholds_are_checked_before_doca() {
     let dpa = dpa();

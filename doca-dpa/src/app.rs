@@ -213,6 +213,10 @@ pub mod param {
 ///
 /// **Unsafe to implement**: the value goes to the device as is.
 ///
+/// `lower` runs before the launch takes any lock of this library (the DOCA lock,
+/// which guards a launcher's state, included): it may make DOCA calls, and even
+/// launch on, wait on or look at the launcher it is being launched with.
+///
 /// # Safety
 /// The value `lower` returns must be valid for the parameter's C type, and every object
 /// the device can reach through it must be recorded in `keep` (so it lives until the
@@ -403,6 +407,12 @@ pub struct Rpc<S> {
 }
 
 impl<S> Kernel<S> {
+    /// The address of the function that reads its application's symbol: kernels
+    /// with the same reader belong to the same application.
+    pub(crate) fn app_reader(&self) -> usize {
+        self.app as usize
+    }
+
     /// A kernel of the application whose symbol `app` reads, with the host symbol
     /// `func`. Used by the generated declarations.
     ///

@@ -81,65 +81,128 @@ pub(crate) struct DpaInner {
     device: Device,
     app: App,
     pub(crate) limits: Limits,
-    /// A timed-out RPC still in its `doca_dpa_rpc` call.
+    /// The context's RPC thread, and a timed-out RPC still in its
+    /// `doca_dpa_rpc` call.
     pub(crate) rpc: RpcGate,
 }
 
-/// The end of a `doca_dpa_rpc` call made on an RPC host thread: DOCA's code and
-/// the function's result.
+/// The end of a `doca_dpa_rpc` call made on the context's RPC thread: DOCA's code
+/// and the function's result.
 pub(crate) type RpcOutcome = (sys::doca_error_t, u64);
 
-/// An RPC's host thread and where its outcome arrives.
+/// One `doca_dpa_rpc` call, for the context's RPC thread to make.
+pub(crate) type RpcJob = Box<dyn FnOnce() -> RpcOutcome + Send>;
+
+/// The host thread that makes this context's `doca_dpa_rpc` calls: started by the
+/// first RPC and kept for the next ones (a thread per call cost tens of
+/// microseconds, more than the call). Calls reach it one at a time (the gate
+/// holds the context from before each call until its outcome came back, or owes
+/// it), so its outcomes come back in call order. It holds nothing of DOCA's; it
+/// ends when its job channel closes (the gate's drop) and is joined there.
 #[derive(Debug)]
-pub(crate) struct RpcCall {
-    pub(crate) outcome: std::sync::mpsc::Receiver<RpcOutcome>,
-    pub(crate) thread: std::thread::JoinHandle<()>,
+pub(crate) struct RpcWorker {
+    jobs: Option<std::sync::mpsc::Sender<RpcJob>>,
+    pub(crate) outcomes: std::sync::mpsc::Receiver<RpcOutcome>,
+    thread: Option<std::thread::JoinHandle<()>>,
 }
 
-impl RpcCall {
-    /// Waits for the call to return and its thread to end (joined, so that no
-    /// thread of ours outlives the program's last use of the context).
-    pub(crate) fn finish(self) -> std::result::Result<RpcOutcome, std::sync::mpsc::RecvError> {
-        let outcome = self.outcome.recv();
-        self.join();
-        outcome
+impl RpcWorker {
+    fn start() -> std::io::Result<RpcWorker> {
+        let (jobs, inbox) = std::sync::mpsc::channel::<RpcJob>();
+        let (outbox, outcomes) = std::sync::mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name("doca-dpa-rpc".into())
+            .spawn(move || {
+                for job in inbox {
+                    // The gate may be gone (its drop settled it): nothing to do.
+                    if outbox.send(job()).is_err() {
+                        return;
+                    }
+                }
+            })?;
+        Ok(RpcWorker {
+            jobs: Some(jobs),
+            outcomes,
+            thread: Some(thread),
+        })
     }
 
-    /// Joins the thread once its outcome arrived (it only sends, then ends).
-    pub(crate) fn join(self) {
-        // It cannot panic: nothing to report.
-        let _ = self.thread.join();
+    /// The thread's id.
+    fn id(&self) -> Option<std::thread::ThreadId> {
+        self.thread.as_ref().map(|t| t.thread().id())
+    }
+
+    /// Hands a call to the thread; false if it is gone.
+    pub(crate) fn send(&self, job: RpcJob) -> bool {
+        self.jobs.as_ref().is_some_and(|j| j.send(job).is_ok())
     }
 }
 
-/// The `doca_dpa_rpc` call of this context that may still run on an RPC's host
-/// thread (see [`Dpa::rpc`]).
+impl Drop for RpcWorker {
+    fn drop(&mut self) {
+        // Closing the channel ends the thread once it is idle; every call it
+        // was given has returned by now (the gate settles before it drops).
+        drop(self.jobs.take());
+        if let Some(t) = self.thread.take() {
+            // It cannot panic: nothing to report.
+            let _ = t.join();
+        }
+    }
+}
+
+/// The `doca_dpa_rpc` calls of this context, made on its RPC thread (see
+/// [`Dpa::rpc`]).
 ///
 /// DOCA DPA objects are not thread-safe (facts §9), and that call is made outside
 /// the process-wide DOCA lock (`crate::error::serialized`: a blocking RPC under it
 /// would stop every DOCA call of the process until it returns). So the gate
 /// serialises this context instead: [`Dpa::rpc`] holds it from before the call
-/// until the call returned, or, after a timeout, stores the call in it; and
-/// [`Dpa::as_ptr`], which every call naming the context goes through, and the
-/// teardown first wait for a stored call to return ([`RpcGate::settle`]).
+/// until the call returned, or, after a timeout, marks the call's outcome as owed;
+/// and [`Dpa::as_ptr`], which every call naming the context goes through, and the
+/// teardown first wait for an owed outcome ([`RpcGate::settle`]).
 #[derive(Debug, Default)]
 pub(crate) struct RpcGate {
-    /// Whether `call` holds a call that may not have returned (checked on every use
-    /// without taking the mutex).
+    /// Whether a call may not have returned (checked on every use without taking
+    /// the mutex).
     in_flight: std::sync::atomic::AtomicBool,
-    /// A timed-out call: its outcome arrives when it returns (or disconnects if the
-    /// thread ended without sending: the call is over either way), and its thread.
+    /// The RPC thread, and whether it owes the outcome of a timed-out call.
     /// Locked for the whole of an RPC in progress.
-    call: std::sync::Mutex<Option<RpcCall>>,
+    state: std::sync::Mutex<RpcState>,
+}
+
+/// What [`RpcGate`] guards.
+#[derive(Debug, Default)]
+pub(crate) struct RpcState {
+    /// A timed-out call has not returned yet: its outcome comes on the worker's
+    /// channel before any other.
+    owed: bool,
+    worker: Option<RpcWorker>,
+}
+
+impl RpcState {
+    /// The RPC thread, started now if this is the context's first RPC (or the
+    /// last one's thread is gone).
+    pub(crate) fn worker(&mut self) -> std::io::Result<&RpcWorker> {
+        match &mut self.worker {
+            Some(w) => Ok(w),
+            none => Ok(none.insert(RpcWorker::start()?)),
+        }
+    }
+
+    /// Forgets a worker that ended without an outcome (it cannot panic; a
+    /// closed channel says the thread is gone all the same).
+    pub(crate) fn lost_worker(&mut self) {
+        self.worker = None;
+    }
 }
 
 impl RpcGate {
-    /// Locks the gate for a new call, after any stored call has returned.
-    pub(crate) fn enter(&self) -> std::sync::MutexGuard<'_, Option<RpcCall>> {
+    /// Locks the gate for a new call, after any owed outcome has come.
+    pub(crate) fn enter(&self) -> std::sync::MutexGuard<'_, RpcState> {
         loop {
             // A poisoned gate still guards the context: nothing panics while holding
             // it with the state half-changed (see `settle_locked`).
-            let mut guard = self.call.lock().unwrap_or_else(|p| p.into_inner());
+            let mut guard = self.state.lock().unwrap_or_else(|p| p.into_inner());
             match Self::settle_locked(&self.in_flight, &mut guard) {
                 None => return guard,
                 Some(settled) => {
@@ -161,20 +224,17 @@ impl RpcGate {
     }
 
     /// The call in progress returned: releases the gate.
-    pub(crate) fn end(&self, guard: std::sync::MutexGuard<'_, Option<RpcCall>>) {
+    pub(crate) fn end(&self, guard: std::sync::MutexGuard<'_, RpcState>) {
         self.in_flight
             .store(false, std::sync::atomic::Ordering::Release);
         drop(guard);
     }
 
-    /// Stores a call that may still run (the guard of [`RpcGate::enter`], after
-    /// [`RpcGate::begin`]); it is settled before the next use.
-    pub(crate) fn hold(
-        &self,
-        mut guard: std::sync::MutexGuard<'_, Option<RpcCall>>,
-        call: RpcCall,
-    ) {
-        *guard = Some(call);
+    /// The call in progress (the guard of [`RpcGate::enter`], after
+    /// [`RpcGate::begin`]) may still run: its outcome is owed, and settled before
+    /// the next use.
+    pub(crate) fn hold(&self, mut guard: std::sync::MutexGuard<'_, RpcState>) {
+        guard.owed = true;
     }
 
     /// Waits until a timed-out RPC's call has returned, and until an RPC in
@@ -191,18 +251,27 @@ impl RpcGate {
     #[cold]
     fn settle_locked(
         in_flight: &std::sync::atomic::AtomicBool,
-        call: &mut Option<RpcCall>,
+        state: &mut RpcState,
     ) -> Option<Settled> {
-        let done = call.take()?;
+        if !std::mem::take(&mut state.owed) {
+            return None;
+        }
         let started = std::time::Instant::now();
         // Blocks until the call returns: what bounds it is the device's kernel
         // run-time limit (a device function that overruns it is stopped and the
-        // context turns fatal).
-        let outcome = done.finish();
+        // context turns fatal). A closed channel: the thread is gone, and the call
+        // with it.
+        let outcome = match &state.worker {
+            Some(w) => w.outcomes.recv().ok(),
+            None => None,
+        };
+        if outcome.is_none() {
+            state.lost_worker();
+        }
         in_flight.store(false, std::sync::atomic::Ordering::Release);
         Some(Settled {
             waited: started.elapsed(),
-            returned: outcome.map(|(rc, _)| rc).ok(),
+            returned: outcome.map(|(rc, _)| rc),
         })
     }
 }
@@ -564,7 +633,7 @@ impl Dpa {
     ///
     /// If an RPC timed out ([`Dpa::rpc`]) and its `doca_dpa_rpc` call has not
     /// returned yet, this first waits for it to return: DOCA DPA objects are not
-    /// thread-safe, and that call runs on a host thread of its own.
+    /// thread-safe, and that call runs on the context's RPC thread.
     #[inline]
     pub fn as_ptr(&self) -> *mut sys::doca_dpa {
         self.inner.rpc.settle();
@@ -621,6 +690,19 @@ impl Dpa {
     }
 
     /// What every clone shares: the identity of the context.
+    /// The id of the context's RPC thread, once an RPC started it (no DOCA call;
+    /// waits for an RPC in progress). For tests: repeated RPCs reuse it.
+    #[doc(hidden)]
+    pub fn rpc_thread(&self) -> Option<std::thread::ThreadId> {
+        let state = self
+            .inner
+            .rpc
+            .state
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        state.worker.as_ref().and_then(RpcWorker::id)
+    }
+
     /// The wait for a timed-out RPC (see [`Dpa::rpc`]).
     pub(crate) fn rpc_gate(&self) -> &RpcGate {
         &self.inner.rpc

@@ -185,8 +185,9 @@ impl Engine {
         progressed
     }
 
-    /// `doca_pe_progress`, waking no one: for a future's own poll, which looks at
-    /// its event right after.
+    /// `doca_pe_progress`, waking no one: for a blocking wait, which looks at its
+    /// event right after (and whose sleep is bounded), and for a future's poll,
+    /// which wakes the others itself.
     fn progress_quietly(&self) -> bool {
         // SAFETY: our engine.
         crate::error::serialized(|| unsafe { sys::doca_pe_progress(self.inner.pe.as_ptr()) != 0 })
@@ -242,9 +243,21 @@ impl Engine {
         cx: &Context<'_>,
         mut look: impl FnMut() -> Result<Option<T>>,
     ) -> Poll<Result<T>> {
+        // Registered before the look, and every future but this one woken when
+        // this poll's progress completes a task: futures of one event share its
+        // wait task (`Waiter::arm` leaves one in flight alone), so the task this
+        // future's look relies on may be one another future armed, completed
+        // here or on another thread by any future's poll. Each such completion
+        // wakes the registered futures, which look again and re-arm; with the
+        // progress quiet, a future that found the task in flight and then saw it
+        // completed elsewhere was never woken (tasks on a multi-threaded runtime
+        // sharing a launcher hung).
+        self.inner.broadcast.register(cx.waker());
         let mut retried = false;
         loop {
-            self.progress_quietly();
+            if self.progress_quietly() {
+                self.inner.broadcast.wake_except(cx.waker());
+            }
             match look() {
                 Ok(Some(t)) => return Poll::Ready(Ok(t)),
                 Ok(None) => {}

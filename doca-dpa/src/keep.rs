@@ -72,12 +72,18 @@ pub struct Keep<'q> {
     /// The context the values go to; `None` until the first object names it (a
     /// [`Dev`](crate::Dev) made on its own takes the context of what it holds).
     ctx: Option<CtxId>,
+    /// Recording into a [`Staged`] queue: its first reference takes the thread's
+    /// spare buffer.
+    staged: bool,
 }
 
 impl Keep<'_> {
     /// Records that the submission being prepared uses `what`.
     #[inline]
     pub fn keep(&mut self, what: KeepAlive) {
+        if self.staged && self.queue.entries.capacity() == 0 {
+            self.queue.entries = take_spare();
+        }
         self.queue.entries.push_back((self.ticket, what));
     }
 
@@ -150,6 +156,18 @@ impl KeepQueue {
             ticket,
             call,
             ctx,
+            staged: false,
+        }
+    }
+
+    /// Moves the references of a submission prepared in `staged` to the back of
+    /// this queue, as those of submission `ticket` (tickets must not decrease).
+    /// Allocates only when this queue outgrows its storage.
+    #[inline]
+    pub(crate) fn adopt(&mut self, staged: &mut Staged, ticket: u64) {
+        if !staged.queue.entries.is_empty() {
+            self.entries
+                .extend(staged.queue.entries.drain(..).map(|(_, k)| (ticket, k)));
         }
     }
 
@@ -169,6 +187,13 @@ impl KeepQueue {
     /// DOCA refused: the device never saw them).
     pub(crate) fn truncate(&mut self, len: usize) {
         self.entries.truncate(len);
+    }
+
+    /// Whether the oldest reference's submission is at or below `ticket`: there is
+    /// something for [`KeepQueue::pop_through`] to take.
+    #[inline]
+    pub(crate) fn due(&self, ticket: u64) -> bool {
+        matches!(self.entries.front(), Some((t, _)) if *t <= ticket)
     }
 
     /// Takes out the oldest reference if its submission is at or below `ticket`
@@ -192,6 +217,80 @@ impl KeepQueue {
 /// Leaks a value on purpose (the core layer's graveyard, counted by
 /// [`buried_count`](crate::buried_count)).
 pub(crate) use crate::core::bury;
+
+type Entries = VecDeque<(u64, KeepAlive)>;
+
+thread_local! {
+    /// The storage of the last [`Staged`] queue this thread dropped, for the next.
+    static SPARE: std::cell::Cell<Entries> = const { std::cell::Cell::new(VecDeque::new()) };
+}
+
+/// The thread's spare storage (empty; a new one while the thread exits or when a
+/// staged queue of this thread already holds it).
+fn take_spare() -> Entries {
+    SPARE.try_with(std::cell::Cell::take).unwrap_or_default()
+}
+
+/// The references of one submission while its arguments are lowered, before the
+/// launcher takes them ([`KeepQueue::adopt`]).
+///
+/// A launch lowers its arguments (`KernelArg::lower`, user code) before it takes
+/// the DOCA lock that guards the launcher's queue, so they record into a queue of
+/// their own. Its storage is the submitting thread's spare one, taken with the
+/// first reference recorded (a launch that references nothing touches no
+/// thread-local) and given back on drop: steady-state launches allocate nothing.
+/// What it still holds when dropped (a submission refused before the device saw
+/// it) is released there, by the submitting code, with no lock held.
+///
+/// The queue is never dropped as such: with no storage it holds nothing to free
+/// (and its drop would be a call on every launch), and with storage its contents
+/// are released and the storage recycled.
+#[derive(Debug, Default)]
+pub(crate) struct Staged {
+    queue: std::mem::ManuallyDrop<KeepQueue>,
+}
+
+impl Staged {
+    /// A recorder for the values of one submission going to `ctx` through the DOCA
+    /// function `call` (named when a value is refused).
+    #[inline]
+    pub(crate) fn recorder(&mut self, ctx: Option<CtxId>, call: &'static str) -> Keep<'_> {
+        Keep {
+            queue: &mut self.queue,
+            ticket: 0,
+            call,
+            ctx,
+            staged: true,
+        }
+    }
+}
+
+impl Staged {
+    /// Whether nothing was recorded. Then it holds no storage either (storage
+    /// is taken with the first reference), and dropping it does nothing.
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.queue.entries.is_empty()
+    }
+}
+
+impl Drop for Staged {
+    #[inline]
+    fn drop(&mut self) {
+        if self.queue.entries.capacity() != 0 {
+            self.recycle();
+        }
+    }
+}
+
+impl Staged {
+    fn recycle(&mut self) {
+        let mut entries = std::mem::take(&mut self.queue.entries);
+        entries.clear();
+        // While the thread exits the storage is freed instead.
+        let _ = SPARE.try_with(|s| s.set(entries));
+    }
+}
 
 /// What a stopped DPA thread kept alive, waiting until no activation of it can run.
 ///

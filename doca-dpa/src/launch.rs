@@ -10,15 +10,16 @@
 
 use std::fmt;
 use std::mem::ManuallyDrop;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use doca_dpa_sys as sys;
 
 use crate::app::{foreign_function, Kernel, KernelArgs, KernelSig, RawLaunch, Rpc, RpcSig};
+use crate::core::{DocaGuard, DocaGuarded};
 use crate::dpa::Dpa;
-use crate::error::{Error, LaunchDiagnosis, Result, RpcDiagnosis};
-use crate::keep::{KeepAlive, KeepQueue};
+use crate::error::{Error, ErrorCode, LaunchDiagnosis, Result, RpcDiagnosis};
+use crate::keep::{KeepAlive, KeepQueue, Staged};
 use crate::sync_event::{Backoff, Event, WaitEvent};
 
 /// `wait_threshold` must be in 0..=254 (documented range of
@@ -53,9 +54,11 @@ impl<'a> Gate<'a> {
 /// EXPERIMENTAL, through the kernel's generated launcher) and allocates nothing in
 /// the steady state. A launcher is `Send + Sync` and launching takes `&self`: one
 /// launcher in an `Arc` serves every task of a multi-threaded runtime. Its state
-/// (the epochs below, what the launches keep alive) is behind a mutex held for
-/// one submission or one look at the events, never while user code runs (see
-/// `doca_dpa::serialized` for the DOCA lock under it):
+/// (the epochs below, what the launches keep alive) is guarded by the DOCA lock
+/// (see `doca_dpa::serialized`), held for one submission or one look at the events
+/// together with its DOCA call, never while user code runs: a launch's arguments
+/// are lowered before it is taken, so a [`KernelArg`](crate::KernelArg) whose
+/// `lower` launches on the same launcher (or waits, or looks at it) works:
 ///
 /// ```
 /// fn shared<T: Send + Sync>(_: &T) {}
@@ -94,18 +97,30 @@ impl<'a> Gate<'a> {
 pub struct Launcher {
     /// The completion events that take turns; `epochs` says which is current.
     events: ManuallyDrop<[Event; 2]>,
-    /// The epochs and what the launches keep alive. Locked for one submission or
-    /// one look at the events (DOCA calls inside take the DOCA lock after it);
-    /// never while user code runs: wakers, reactors and the drops of released
-    /// references run with it released.
-    state: Mutex<State>,
+    /// The epochs and what the launches keep alive, under the DOCA lock for one
+    /// submission or one look at the events (with its DOCA calls); never while
+    /// user code runs: argument lowering, wakers, reactors and the drops of
+    /// released references run with it released.
+    state: DocaGuarded<State>,
+    /// `State::submitted` and `State::retired`, stored under the lock after them,
+    /// so that reading them takes no lock.
+    submitted: AtomicU64,
+    retired: AtomicU64,
+    /// The app-symbol reader (`Kernel`'s) of the last kernel found to belong to
+    /// the context's application, as an address: a kernel with the same reader
+    /// reads the same symbol, so the check needs no call (a reader at another
+    /// address is only checked again).
+    checked_app: std::sync::atomic::AtomicUsize,
 }
 
-/// What a launcher tracks, behind its mutex.
+/// What a launcher tracks, under the DOCA lock.
 struct State {
-    /// The current event, the only thing a submission reads of the epochs: it
-    /// changes only in `Locked::switch`, off the submission path.
-    current: *mut sys::doca_sync_event,
+    /// The fixed arguments of the next launch, kept filled in: the context, the
+    /// current event (the only thing a submission reads of the epochs: it changes
+    /// only in `State::switch`, off the submission path), one count, `_add`. A
+    /// submission writes its thread count and gate into it and hands it to the
+    /// kernel's generated launcher.
+    raw: RawLaunch,
     submitted: u64,
     /// Launches up to this ticket are known to have finished; their references
     /// are dropped by `Launcher::release`.
@@ -114,10 +129,28 @@ struct State {
     keep: KeepQueue,
 }
 
-// SAFETY: `current` is the pointer of one of the launcher's own events (which are
-// `Send + Sync`), only passed to DOCA under the DOCA lock; the rest is plain data
-// and `Send` references.
+// SAFETY: `raw` holds the pointers of the launcher's context and of its own events
+// (all `Send + Sync`) and of a gate event the submission keeps alive, only passed
+// to DOCA under the DOCA lock; the rest is plain data and `Send` references.
 unsafe impl Send for State {}
+
+impl State {
+    /// Closes the current epoch: later launches count on the other event. Only once
+    /// the closed epoch has finished (`closed_pending` is `None`), so an event is
+    /// given new launches only when none of its earlier ones still runs, and two
+    /// epochs are all there is to track.
+    #[inline(never)]
+    fn switch(&mut self, events: &[Event; 2]) {
+        let (through, submitted) = (self.epochs.closed_through, self.submitted);
+        debug_assert!(self.retired >= through);
+        let current = usize::from(self.epochs.second_current);
+        self.epochs.assigned[current] += submitted - through;
+        self.epochs.closed_through = submitted;
+        let next = usize::from(!self.epochs.second_current);
+        self.epochs.second_current = next == 1;
+        self.raw.comp_event = events[next].as_ptr();
+    }
+}
 
 /// Where the epochs stand. Tickets `closed_through + 1 ..= submitted` are the
 /// current epoch's, counted on `events[current]`; the tickets of the epoch before
@@ -151,15 +184,23 @@ enum Look {
 
 impl fmt::Debug for Launcher {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // `try_lock`: a `Debug` from code that holds the lock must not deadlock.
+        // A `Debug` from a thread that holds the DOCA lock finds it in use.
         let mut d = f.debug_struct("Launcher");
-        match self.state.try_lock() {
-            Ok(s) => d
-                .field("submitted", &s.submitted)
-                .field("retired", &s.retired)
-                .field("closed_through", &s.epochs.closed_through)
-                .field("current_event", &usize::from(s.epochs.second_current)),
-            Err(_) => d.field("state", &"<locked>"),
+        let look = self.state.with(|s| {
+            (
+                s.submitted,
+                s.retired,
+                s.epochs.closed_through,
+                usize::from(s.epochs.second_current),
+            )
+        });
+        match look {
+            Some((submitted, retired, closed_through, current)) => d
+                .field("submitted", &submitted)
+                .field("retired", &retired)
+                .field("closed_through", &closed_through)
+                .field("current_event", &current),
+            None => d.field("state", &"<in use>"),
         }
         .finish()
     }
@@ -195,8 +236,16 @@ impl Launcher {
     fn on(events: [Event; 2]) -> Launcher {
         crate::keep::reap();
         Launcher {
-            state: Mutex::new(State {
-                current: events[0].as_ptr(),
+            state: DocaGuarded::new(State {
+                raw: RawLaunch {
+                    dpa: events[0].dpa().as_ptr(),
+                    wait_event: std::ptr::null_mut(),
+                    wait_threshold: 0,
+                    comp_event: events[0].as_ptr(),
+                    comp_count: 1,
+                    num_threads: 1,
+                    add: 1,
+                },
                 submitted: 0,
                 retired: 0,
                 epochs: Epochs {
@@ -207,36 +256,53 @@ impl Launcher {
                 },
                 keep: KeepQueue::with_capacity(64),
             }),
+            submitted: AtomicU64::new(0),
+            retired: AtomicU64::new(0),
+            checked_app: std::sync::atomic::AtomicUsize::new(0),
             events: ManuallyDrop::new(events),
         }
     }
 
-    /// The state, locked. A panic under the lock (in a `KernelArg::lower`) leaves
-    /// it consistent for what matters: references recorded for a ticket never
-    /// submitted are only held longer.
-    #[inline]
-    fn lock(&self) -> Locked<'_> {
-        Locked {
-            events: &self.events,
-            s: self.state.lock().unwrap_or_else(|p| p.into_inner()),
+    /// The state, with the DOCA lock held until the result drops (see
+    /// `DocaGuarded`). Fails only on a thread that holds the DOCA lock already:
+    /// inside `serialized`, or inside the launcher's own bookkeeping, which runs
+    /// no user code but may allocate (a global allocator that uses the launcher
+    /// gets an error, not a second borrow of the state).
+    #[inline(always)]
+    fn lock(&self) -> Result<Locked<'_>> {
+        match self.state.lock() {
+            Some(s) => Ok(Locked { l: self, s }),
+            None => Err(reentered()),
         }
     }
 
-    /// Drops the references of retired launches, one at a time with the lock
+    /// Drops the references of retired launches, a batch at a time with the lock
     /// released: a last reference's drop runs `tracing` (user code), which may
     /// use this launcher.
+    #[inline(never)]
     fn release(&self) {
+        const BATCH: usize = 16;
         loop {
-            let next = {
-                let mut l = self.lock();
-                let through = l.s.retired;
-                l.s.keep.pop_through(through)
-            };
-            match next {
-                Some(k) => drop(k),
-                None => return,
+            let mut batch: [Option<KeepAlive>; BATCH] = Default::default();
+            let full = self.state.with(|s| {
+                for slot in &mut batch {
+                    match s.keep.pop_through(s.retired) {
+                        Some(k) => *slot = Some(k),
+                        None => return false,
+                    }
+                }
+                true
+            });
+            drop(batch);
+            // Not full (or from inside the bookkeeping: released by a later call).
+            if full != Some(true) {
+                return;
             }
         }
+    }
+
+    fn events(&self) -> &[Event; 2] {
+        &self.events
     }
 
     /// The context it launches on.
@@ -284,70 +350,94 @@ impl Launcher {
         if threads == 0 || threads > max {
             return Err(bad_thread_count(CALL, threads, max));
         }
-        if !kernel.belongs_to(dpa.app()) {
-            return Err(foreign_function(CALL, kernel.name(), dpa.app()));
+        if kernel.app_reader() != self.checked_app.load(Ordering::Relaxed) {
+            if !kernel.belongs_to(dpa.app()) {
+                return Err(foreign_function(CALL, kernel.name(), dpa.app()));
+            }
+            self.checked_app
+                .store(kernel.app_reader(), Ordering::Relaxed);
         }
         if let Some(g) = gate {
             if !g.event.0.dpa().same_context(dpa) {
                 return Err(foreign_gate(CALL));
             }
         }
-        let mut l = self.lock();
-        let ticket = l.s.submitted + 1;
-        let polled = l.s.keep.len() >= RETIRE_AT;
-        if polled {
-            l.poll_retired();
-        }
-        let keep = &mut l.s.keep;
-        let mark = keep.len();
-        let mut recorder = keep.recorder(ticket, Some(crate::keep::CtxId::of(dpa)), CALL);
-        let abi = match args.lower_all(&mut recorder) {
-            Ok(abi) => abi,
-            Err(e) => {
-                keep.truncate(mark);
-                return Err(e);
+        // Lowered before the DOCA lock is taken: `KernelArg::lower` is user code
+        // (it may make DOCA calls, wait at the RPC gate, or launch on this
+        // launcher). What the values reference is recorded in `staged`, which the
+        // launcher adopts once DOCA accepted the launch; if it is refused, or a
+        // value fails to lower, `staged` releases them when it drops, here, with
+        // no lock held.
+        let mut staged = Staged::default();
+        let abi = args.lower_all(&mut staged.recorder(Some(crate::keep::CtxId::of(dpa)), CALL))?;
+        let (wait_event, wait_threshold) = match gate {
+            Some(g) => {
+                staged.recorder(None, CALL).keep(KeepAlive::new(&g.event.0));
+                (g.event.0.as_ptr(), u64::from(g.threshold))
             }
+            None => (std::ptr::null_mut(), 0),
         };
-        if let Some(g) = gate {
-            recorder.keep(KeepAlive::new(&g.event.0));
-        }
-        // Read after everything above, any of which may have switched the
-        // current event: the ticket is in the current epoch whichever it is
-        // (it is above the closed epoch's last), so it counts on this one.
-        let comp_event = l.s.current;
-        let raw = RawLaunch {
-            dpa: dpa.as_ptr(),
-            wait_event: gate.map_or(std::ptr::null_mut(), |g| g.event.0.as_ptr()),
-            wait_threshold: gate.map_or(0, |g| u64::from(g.threshold)),
-            comp_event,
-            comp_count: 1,
-            num_threads: threads,
-            add: 1,
+        // Known here, before any call the compiler cannot see through: a launch
+        // whose arguments reference nothing (most of them) skips the adoption and
+        // the drop below altogether.
+        let kept = !staged.is_empty();
+        // Before the lock, as `doca_call!` evaluates its arguments: waits at the
+        // context's RPC gate for an RPC in flight (the pointer is in `raw`).
+        let _ = dpa.as_ptr();
+        let Some(mut s) = self.state.lock() else {
+            return Err(reentered());
         };
-        // SAFETY: a started context; a started completion event it publishes (one
-        // of `events`, which live as long as the launcher); a gate event of the same
-        // context (checked above) that it subscribes to; a kernel of its application
-        // (checked above) whose generated launcher passes the lowered arguments with
-        // the C parameter types. The values come from the sealed `KernelArgs`, so
-        // from `KernelArg` impls (unsafe to implement), each of which checked its
-        // object's context against this one and recorded what it references in
-        // `keep` for this ticket.
-        let rc = crate::error::serialized(|| unsafe { S::launch(&raw, abi) });
-        if let Err(e) = crate::error::check(CALL, rc) {
-            l.s.keep.truncate(mark);
-            drop(l);
-            return Err(self.explain(e));
+        s.raw.num_threads = threads;
+        s.raw.wait_event = wait_event;
+        s.raw.wait_threshold = wait_threshold;
+        // SAFETY: under the DOCA lock (`s`); a started context; a started
+        // completion event it publishes (`raw.comp_event`, one of `events`, which
+        // live as long as the launcher); a gate event of the same context (checked
+        // above) that it subscribes to, kept alive in `staged`; a kernel of its
+        // application (checked above, or a kernel reading the same application
+        // symbol as one that was) whose generated launcher passes the lowered
+        // arguments with the C parameter types. The values come from the sealed
+        // `KernelArgs`, so from `KernelArg` impls (unsafe to implement), each of
+        // which checked its object's context against this one and recorded what
+        // it references in `staged`, adopted below for this ticket before the lock
+        // is released (so before any look can retire it).
+        let rc = unsafe { S::launch(&s.raw, abi) };
+        if rc != sys::DOCA_SUCCESS as sys::doca_error_t {
+            drop(s);
+            return Err(self.explain(crate::core::doca_error(CALL, ErrorCode(rc))));
         }
-        l.s.submitted = ticket;
-        drop(l);
-        if polled {
-            self.release();
+        let ticket = s.submitted + 1;
+        s.submitted = ticket;
+        self.submitted.store(ticket, Ordering::Release);
+        if kept {
+            s.keep.adopt(&mut staged, ticket);
+        }
+        let poll = s.keep.len() >= RETIRE_AT;
+        drop(s);
+        if kept {
+            drop(staged);
+        } else {
+            // Nothing recorded: no storage either, nothing for a drop to do.
+            std::mem::forget(staged);
+        }
+        if poll {
+            self.poll_retired();
         }
         Ok(Launch {
             launcher: self,
             kernel: kernel.name(),
             ticket,
         })
+    }
+
+    /// A look at the events after a submission whose queue has grown: retires
+    /// what has finished and closes the current epoch when it can, so that a
+    /// program that launches and never waits has its arguments released.
+    #[cold]
+    #[inline(never)]
+    fn poll_retired(&self) {
+        // A failed look releases nothing; the next submission looks again.
+        let _ = self.look(self.submitted(), true);
     }
 
     /// A launch error on a fatal context is reported as such.
@@ -360,14 +450,14 @@ impl Launcher {
 
     /// Launches submitted so far.
     pub fn submitted(&self) -> u64 {
-        self.lock().s.submitted
+        self.submitted.load(Ordering::Acquire)
     }
 
     /// Launches completed so far: the values of the two completion events, added
     /// (`doca_sync_event_get` on each).
     pub fn completed(&self) -> Result<u64> {
         let values = {
-            let mut l = self.lock();
+            let mut l = self.lock()?;
             let values = [l.read(0)?, l.read(1)?];
             let (current, closed) = (l.current(), l.closed());
             if l.has_counted_all(closed, values[closed]) {
@@ -387,14 +477,15 @@ impl Launcher {
     /// Launches up to this count are known to have finished and no longer hold their
     /// arguments.
     pub fn retired(&self) -> u64 {
-        self.lock().s.retired
+        self.retired.load(Ordering::Acquire)
     }
 
     /// References to argument objects the launcher holds for launches not yet
     /// retired (no DOCA call). For tests: it stays bounded while launches retire.
+    /// (0 on a thread that holds the DOCA lock.)
     #[doc(hidden)]
     pub fn kept(&self) -> usize {
-        self.lock().s.keep.len()
+        self.state.with(|s| s.keep.len()).unwrap_or(0)
     }
 
     /// Waits until every launch submitted so far has completed.
@@ -402,7 +493,7 @@ impl Launcher {
         self.wait_until(self.submitted(), true, "all launches", timeout)
     }
 
-    #[inline]
+    #[inline(never)]
     fn wait_until(
         &self,
         ticket: u64,
@@ -433,7 +524,7 @@ impl Launcher {
         let start = Instant::now();
         // As last read, not read again: a second look at both events would cost
         // every wait that finds its launch running two more DOCA calls.
-        let first = self.lock().last_seen();
+        let first = self.lock()?.last_seen();
         let mut backoff = Backoff::new();
         loop {
             let fatal =
@@ -450,7 +541,7 @@ impl Launcher {
                 }
                 // Not in the expression below: the guard would live through
                 // `completed`, which locks again.
-                let expected = self.lock().expected(ticket, whole);
+                let expected = self.lock()?.expected(ticket, whole);
                 return Err(Error::LaunchTimeout(Box::new(LaunchDiagnosis {
                     kernel,
                     waited: start.elapsed(),
@@ -495,11 +586,42 @@ impl Launcher {
         self.events[closed.0].pause(backoff, closed.1)
     }
 
-    /// Where a wait for `ticket` stands (see `Locked::look`); the references it
-    /// retired are dropped with the lock released.
-    fn look(&self, ticket: u64, whole: bool) -> Result<Look> {
-        let look = self.lock().look(ticket, whole);
+    /// A wait whose first look (`Launch::wait`'s) did not settle it, with the
+    /// state still locked (`held`): released, then the full wait.
+    #[inline(never)]
+    fn wait_unsettled(
+        &self,
+        held: DocaGuard<'_, State>,
+        ticket: u64,
+        kernel: &'static str,
+        timeout: Duration,
+    ) -> Result<()> {
+        drop(held);
+        self.wait_until(ticket, false, kernel, timeout)
+    }
+
+    /// A wait that retired launches whose arguments are kept (`held`, the state,
+    /// locked): releases them once unlocked.
+    #[inline(never)]
+    fn finish_with_release(&self, held: DocaGuard<'_, State>) -> Result<()> {
+        drop(held);
         self.release();
+        Ok(())
+    }
+
+    /// Where a wait for `ticket` stands (see `Locked::look`); the references it
+    /// retired are dropped with the lock released (and only then is the lock
+    /// taken again: a launch that references nothing releases nothing).
+    #[inline(always)]
+    fn look(&self, ticket: u64, whole: bool) -> Result<Look> {
+        let (look, due) = {
+            let mut l = self.lock()?;
+            let look = l.look(ticket, whole);
+            (look, l.s.keep.due(l.s.retired))
+        };
+        if due {
+            self.release();
+        }
         look
     }
 
@@ -508,7 +630,7 @@ impl Launcher {
     /// The wait may run user code (wakers woken by the engine's progress); the
     /// caller guards against its unwinding.
     fn settle(&mut self) -> Result<()> {
-        let s = self.state.get_mut().unwrap_or_else(|p| p.into_inner());
+        let s = self.state.get_mut();
         let submitted = s.submitted;
         if s.retired >= submitted {
             return Ok(());
@@ -520,29 +642,26 @@ impl Launcher {
     /// Leaks what the launches hold and both completion events (the DPA may still
     /// update them). Runs no user code.
     fn bury_in_flight(&mut self) {
-        self.state
-            .get_mut()
-            .unwrap_or_else(|p| p.into_inner())
-            .keep
-            .bury_all();
+        self.state.get_mut().keep.bury_all();
         // SAFETY: taken once (drop calls this at most once, and then never touches
         // `events` again), to be leaked.
         crate::keep::bury(unsafe { ManuallyDrop::take(&mut self.events) });
     }
 }
 
-/// The launcher's state, locked, with its events: what a submission, a look or a
-/// wait works on.
+/// The launcher's state, under the DOCA lock, with the launcher (its events and
+/// the counts readable without the lock): what a submission, a look or a wait
+/// works on.
 struct Locked<'a> {
-    events: &'a [Event; 2],
-    s: MutexGuard<'a, State>,
+    l: &'a Launcher,
+    s: DocaGuard<'a, State>,
 }
 
 impl Locked<'_> {
     /// `doca_sync_event_get` of `events[event]`, remembered.
-    #[inline]
+    #[inline(always)]
     fn read(&mut self, event: usize) -> Result<u64> {
-        let value = self.events[event].get()?;
+        let value = self.l.events[event].get_locked(&self.s)?;
         self.s.epochs.seen[event] = value;
         Ok(value)
     }
@@ -581,12 +700,13 @@ impl Locked<'_> {
         // released (a last reference's drop runs `tracing`, user code).
         if ticket > self.s.retired {
             self.s.retired = ticket;
+            self.l.retired.store(ticket, Ordering::Release);
         }
     }
 
     /// The closed event's value while launches of the closed epoch still run;
     /// `None` once every one has (then it, and every older epoch, is retired).
-    #[inline]
+    #[inline(always)]
     fn closed_pending(&mut self) -> Result<Option<u64>> {
         if self.s.retired >= self.s.epochs.closed_through {
             return Ok(None);
@@ -596,6 +716,7 @@ impl Locked<'_> {
 
     /// `closed_pending` when the closed epoch is not known to have finished: a
     /// look at its event.
+    #[inline(never)]
     fn read_closed(&mut self) -> Result<Option<u64>> {
         let through = self.s.epochs.closed_through;
         let closed = self.closed();
@@ -610,19 +731,9 @@ impl Locked<'_> {
         Ok(None)
     }
 
-    /// Closes the current epoch: later launches count on the other event. Only once
-    /// the closed epoch has finished (`closed_pending` is `None`), so an event is
-    /// given new launches only when none of its earlier ones still runs, and two
-    /// epochs are all there is to track.
+    /// `State::switch`.
     fn switch(&mut self) {
-        let (through, submitted) = (self.s.epochs.closed_through, self.s.submitted);
-        debug_assert!(self.s.retired >= through);
-        let current = self.current();
-        self.s.epochs.assigned[current] += submitted - through;
-        self.s.epochs.closed_through = submitted;
-        let next = self.closed();
-        self.s.epochs.second_current = next == 1;
-        self.s.current = self.events[next].as_ptr();
+        self.s.switch(self.l.events());
     }
 
     /// Closes the epoch of `ticket` if it is the current one and the closed one has
@@ -638,6 +749,7 @@ impl Locked<'_> {
     /// Where a wait for `ticket` stands (a wait for every launch through it when
     /// `whole`), closing its epoch when it is still open and can be closed. One
     /// `doca_sync_event_get` when the launch has finished.
+    #[inline(always)]
     fn look(&mut self, ticket: u64, whole: bool) -> Result<Look> {
         if self.s.retired >= ticket {
             return Ok(Look::Done);
@@ -682,15 +794,6 @@ impl Locked<'_> {
         }
     }
 
-    /// A look at the events from a submission whose queue has grown: retires what
-    /// has finished and closes the current epoch when it can, so that a program
-    /// that launches and never waits has its arguments released.
-    #[cold]
-    fn poll_retired(&mut self) {
-        // A failed look releases nothing; the next submission looks again.
-        let _ = self.look(self.s.submitted, true);
-    }
-
     /// The last ticket a wait for `ticket` needs to see counted: `ticket` itself
     /// for a wait for every launch through it (`whole`), else the end of its epoch
     /// (so far, for the current one).
@@ -718,7 +821,7 @@ impl Drop for Launcher {
                 unsafe { ManuallyDrop::drop(&mut self.events) };
             }
             Ok(Err(e)) => {
-                let s = self.state.get_mut().unwrap_or_else(|p| p.into_inner());
+                let s = self.state.get_mut();
                 let in_flight = s.submitted - s.retired;
                 self.bury_in_flight();
                 // Reported once nothing the device uses is in this frame.
@@ -746,6 +849,18 @@ fn bad_thread_count(call: &'static str, threads: u32, max: u32) -> Error {
         call,
         format!("{threads} threads requested; a launch takes 1..={max}"),
     )
+}
+
+#[cold]
+fn reentered() -> Error {
+    Error::Unavailable {
+        what: "the launcher",
+        reason: "it was used by a thread that holds the DOCA lock: inside \
+                 `doca_dpa::serialized`, or from the launcher's own bookkeeping (which \
+                 runs no user code but may allocate: a global allocator must not use a \
+                 launcher)"
+            .to_owned(),
+    }
 }
 
 #[cold]
@@ -793,8 +908,52 @@ impl<'l> Launch<'l> {
     /// report), and the kernel run-time limit. The launch's arguments stay alive
     /// either way.
     pub fn wait(self, timeout: Duration) -> Result<()> {
-        self.launcher
-            .wait_until(self.ticket, false, self.kernel, timeout)
+        // The first look, inline for the two common cases: the launch is known
+        // finished, or it is in the current epoch behind a closed one that has
+        // finished (one `doca_sync_event_get`). What `Locked::look` does in those
+        // cases, with one lock and nothing moved around: a wait that finds its
+        // launch finished (a wait that comes late) costs the lock and the DOCA
+        // call and little else. A failed DOCA call is the wait's error, as in
+        // the full wait, where every other case goes (before any DOCA call).
+        let (l, ticket) = (self.launcher, self.ticket);
+        let Some(mut s) = l.state.lock() else {
+            return l.wait_until(ticket, false, self.kernel, timeout);
+        };
+        if s.retired >= ticket {
+            return Ok(());
+        }
+        let through = s.epochs.closed_through;
+        if ticket <= through || s.retired < through {
+            return l.wait_unsettled(s, ticket, self.kernel, timeout);
+        }
+        // Done once the current event has counted every launch it was given
+        // (`Locked::has_counted_all`).
+        let current = usize::from(s.epochs.second_current);
+        let given = s.epochs.assigned[current] + (s.submitted - through);
+        let seen = match l.events[current].get_locked(&s) {
+            Ok(seen) => seen,
+            Err(e) => {
+                drop(s);
+                return Err(e);
+            }
+        };
+        if seen >= given {
+            // Every launch through the last submitted has finished
+            // (`Locked::retire`; `retired` is below `ticket`, so below it).
+            let submitted = s.submitted;
+            s.retired = submitted;
+            l.retired.store(submitted, Ordering::Release);
+            if s.keep.len() != 0 {
+                return l.finish_with_release(s);
+            }
+            return Ok(());
+        }
+        s.epochs.seen[current] = seen;
+        // Launches submitted from now on count on the other event: the wait is
+        // for this event's count.
+        s.switch(&l.events);
+        drop(s);
+        l.wait_timed(ticket, false, self.kernel, timeout, (current, seen), None)
     }
 
     /// The launch's completion as a `Future`: resolves once the launch is known to
@@ -846,7 +1005,9 @@ impl Launcher {
         // Closed now, not at the first poll, so that launches submitted before
         // that poll stay out of the epoch. A failed look changes nothing: the
         // first poll looks again and reports it.
-        let _ = self.lock().close_epoch_of(ticket);
+        if let Ok(mut l) = self.lock() {
+            let _ = l.close_epoch_of(ticket);
+        }
         self.release();
         LaunchCompletion {
             launcher: self,
@@ -899,15 +1060,15 @@ impl std::future::Future for LaunchCompletion<'_> {
     }
 }
 
-/// The context pointer handed to an RPC's host thread.
+/// The context pointer handed to the context's RPC thread with one call.
 struct RpcTarget(*mut sys::doca_dpa);
 
-// SAFETY: the pointer is used by the RPC's host thread only for its one
-// `doca_dpa_rpc` call, and while that call may run no other thread makes a DOCA
+// SAFETY: the pointer is used by the RPC thread only for the one `doca_dpa_rpc`
+// call it came with, and while that call may run no other thread makes a DOCA
 // call with the context: `Dpa::rpc` holds the context's `RpcGate` from before the
-// call until it returned (or stores the call in it after a timeout), and every
-// use of the context (`Dpa::as_ptr`, the teardown) first waits at the gate. The
-// `Dpa` outlives the call (its drop settles the gate too).
+// call until it returned (or marks its outcome owed after a timeout), and every
+// use of the context (`Dpa::as_ptr`, the teardown, the next RPC) first waits at
+// the gate. The `Dpa` outlives the call (its drop settles the gate too).
 unsafe impl Send for RpcTarget {}
 
 impl RpcTarget {
@@ -924,11 +1085,11 @@ impl Dpa {
     /// waiting at most `timeout` for it.
     ///
     /// `doca_dpa_rpc` blocks until the device function returns, so the call is made
-    /// on a host thread of its own (one per RPC, a few tens of microseconds) while
-    /// this thread waits for its result. If the result does not come within
-    /// `timeout`, the error is [`Error::RpcTimeout`] with an [`RpcDiagnosis`]
-    /// instead of blocking until the device's kernel run-time limit stops the
-    /// function. The function may still run then:
+    /// on the context's RPC thread (a host thread started by its first RPC and
+    /// kept for the next ones) while this thread waits for its result. If the
+    /// result does not come within `timeout`, the error is [`Error::RpcTimeout`]
+    /// with an [`RpcDiagnosis`] instead of blocking until the device's kernel
+    /// run-time limit stops the function. The function may still run then:
     ///
     /// - what the arguments keep alive (DPA memory, events, completions) is held
     ///   until the kernel run-time limit has passed with the context healthy, and
@@ -942,7 +1103,7 @@ impl Dpa {
     ///
     /// If DOCA reports a failure on a context that is no longer healthy, the RPC
     /// may still be running on the DPA, so what the arguments keep alive is leaked
-    /// rather than released. Fails with [`Error::Unavailable`] if the host thread
+    /// rather than released. Fails with [`Error::Unavailable`] if the RPC thread
     /// cannot be started.
     pub fn rpc<S: RpcSig, A: KernelArgs<S::Params, S>>(
         &self,
@@ -963,51 +1124,45 @@ impl Dpa {
         // made outside the process-wide DOCA lock, which would otherwise stop every
         // DOCA call of the process while the function runs (an event's `set` that
         // the function waits for, say).
-        let gate = self.rpc_gate().enter();
-        self.rpc_gate().begin();
-        let target = RpcTarget(self.ptr_in_gate());
-        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        let mut gate = self.rpc_gate().enter();
         let started = Instant::now();
-        let thread = std::thread::Builder::new()
-            .name("doca-dpa-rpc".into())
-            .spawn(move || {
-                let mut ret = 0u64;
-                // SAFETY: a started context (no other thread calls DOCA with it
-                // while this call may run: `RpcTarget`) and an RPC of its
-                // application (checked above) whose generated launcher passes the
-                // lowered arguments with the C parameter types; the values come
-                // from the sealed `KernelArgs` (so from `KernelArg` impls,
-                // context-checked) and `keep` holds what they reference until the
-                // call is known to have returned (or for ever, when it may still
-                // run on a fatal context).
-                let rc = unsafe { S::call(target.get(), &mut ret, abi) };
-                // The receiver may be gone (a drop settled the gate): nothing to do.
-                let _ = tx.send((rc, ret));
-            })
-            .map_err(|e| Error::Unavailable {
-                what: "a host thread for doca_dpa_rpc",
-                reason: e.to_string(),
-            });
-        let thread = match thread {
-            Ok(thread) => thread,
+        let worker = match gate.worker() {
+            Ok(w) => w,
             Err(e) => {
-                self.rpc_gate().end(gate);
-                return Err(e);
+                return Err(Error::Unavailable {
+                    what: "a host thread for doca_dpa_rpc",
+                    reason: e.to_string(),
+                })
             }
         };
-        let call = crate::dpa::RpcCall {
-            outcome: rx,
-            thread,
+        self.rpc_gate().begin();
+        let target = RpcTarget(self.ptr_in_gate());
+        let call: crate::dpa::RpcJob = Box::new(move || {
+            let mut ret = 0u64;
+            // SAFETY: a started context (no other thread calls DOCA with it while
+            // this call may run: `RpcTarget`) and an RPC of its application
+            // (checked above) whose generated launcher passes the lowered
+            // arguments with the C parameter types; the values come from the
+            // sealed `KernelArgs` (so from `KernelArg` impls, context-checked) and
+            // `keep` holds what they reference until the call is known to have
+            // returned (or for ever, when it may still run on a fatal context).
+            let rc = unsafe { S::call(target.get(), &mut ret, abi) };
+            (rc, ret)
+        });
+        let outcome = if worker.send(call) {
+            worker.outcomes.recv_timeout(timeout)
+        } else {
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected)
         };
-        let rc = match call.outcome.recv_timeout(timeout) {
+        let rc = match outcome {
             Ok((rc, ret)) => {
-                call.join();
                 self.rpc_gate().end(gate);
                 crate::error::check(CALL, rc).map(|()| ret)
             }
-            // The thread ended without a result (it cannot panic before sending).
+            // The thread is gone without an outcome (it cannot panic; the call
+            // was not made or ended with it): the next RPC starts another.
             Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
-                call.join();
+                gate.lost_worker();
                 self.rpc_gate().end(gate);
                 Err(Error::Unavailable {
                     what: "the result of doca_dpa_rpc",
@@ -1015,7 +1170,7 @@ impl Dpa {
                 })
             }
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                self.rpc_gate().hold(gate, call);
+                self.rpc_gate().hold(gate);
                 crate::keep::defer(self, keep);
                 return Err(Error::RpcTimeout(Box::new(RpcDiagnosis {
                     function: rpc.name(),

@@ -57,6 +57,26 @@ impl Broadcast {
             wakers.push(waker.clone());
         }
     }
+
+    /// Wakes every registered waker but `keep`, which stays registered (as
+    /// `wake_by_ref`: no lock held while they run, no allocation).
+    pub(crate) fn wake_except(&self, keep: &Waker) {
+        let mut woken = std::mem::take(&mut *self.spare.lock().unwrap_or_else(|p| p.into_inner()));
+        std::mem::swap(
+            &mut woken,
+            &mut *self.wakers.lock().unwrap_or_else(|p| p.into_inner()),
+        );
+        self.register(keep);
+        for w in woken.drain(..) {
+            if !w.will_wake(keep) {
+                w.wake();
+            }
+        }
+        let mut spare = self.spare.lock().unwrap_or_else(|p| p.into_inner());
+        if spare.capacity() < woken.capacity() {
+            *spare = woken;
+        }
+    }
 }
 
 impl Wake for Broadcast {

@@ -194,6 +194,18 @@ impl Event {
         Ok(v)
     }
 
+    /// `doca_sync_event_get` by a thread that holds the DOCA lock (`_held`, the
+    /// guard of state guarded with it), which it does not take again.
+    #[inline(always)]
+    pub(crate) fn get_locked<T>(&self, _held: &crate::core::DocaGuard<'_, T>) -> Result<u64> {
+        let mut v = 0;
+        // SAFETY: a started event; valid out-pointer; made under the DOCA lock,
+        // which `_held` shows this thread holds.
+        let rc = unsafe { sys::doca_sync_event_get(self.as_ptr(), &mut v) };
+        crate::error::check("doca_sync_event_get", rc)?;
+        Ok(v)
+    }
+
     fn set(&self, value: u64) -> Result<()> {
         // SAFETY: a started event.
         unsafe { doca_call!(doca_sync_event_update_set(self.as_ptr(), value)) }

@@ -9,8 +9,156 @@ use doca_dpa_sys as sys;
 use crate::error::{Error, ErrorCode, Result};
 
 /// The DOCA lock: held for the duration of every DOCA call this crate (and
-/// doca-rdmi) makes, and for nothing else. See [`serialized`].
-static DOCA_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+/// doca-rdmi) makes, and for the library state guarded with it
+/// ([`DocaGuarded`]). See [`serialized`].
+static DOCA_LOCK: DocaLock = DocaLock::new();
+
+/// A mutex without poisoning, reentrant on one thread, whose uncontended acquire
+/// and release are one atomic operation each: it is taken around every DOCA call,
+/// the launch path's and a wait's included, where `std::sync::Mutex` with a
+/// thread-local "held" flag cost a fifth of what the safe layer added to them.
+/// Nothing it guards can be left half-changed by a panic: a DOCA call does not
+/// unwind, and [`DocaGuarded`] state is changed by this crate's own code only,
+/// which keeps it consistent wherever it could panic (and `std`'s poison was
+/// ignored here anyway).
+///
+/// The lock word holds the owner (the owning thread's identity, [`me`]: unique
+/// among live threads and 8-aligned) or 0 when free; its low bit
+/// ([`WAITERS`]) says that a thread may sleep waiting for it. So a thread tells
+/// that it holds the lock already (a DOCA call made inside `serialized`) from a
+/// failed acquire, with no thread-local flag to set and clear. A contended
+/// acquire spins briefly (most holds are one DOCA call, a microsecond), then
+/// sets `WAITERS` and sleeps on a condition variable, both under `sleep`; a
+/// release that swaps out a word with `WAITERS` takes `sleep` before it notifies,
+/// so the notification cannot fall between a sleeper's look at the word and its
+/// wait. A thread that wakes takes the lock with `WAITERS` set (others may still
+/// sleep), so its release wakes the next.
+struct DocaLock {
+    word: std::sync::atomic::AtomicUsize,
+    sleep: std::sync::Mutex<()>,
+    wake: std::sync::Condvar,
+}
+
+/// The lock word's "a thread may sleep" bit (owners are 8-aligned addresses).
+const WAITERS: usize = 1;
+
+#[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
+thread_local! {
+    /// This thread's identity in the DOCA lock word ([`me`]): its address.
+    static ME: u64 = const { 0 };
+}
+
+/// This thread's identity in the DOCA lock word: its thread pointer where the
+/// platform's TLS ABI keeps it at `%fs:0` (x86-64 Linux: the thread control block
+/// points to itself there; unique among live threads, 16-aligned), else the
+/// address of a thread-local. One instruction instead of two on the path of every DOCA
+/// call.
+#[inline(always)]
+fn me() -> usize {
+    #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+    {
+        let tp: usize;
+        // SAFETY: reads one word at `%fs:0`, which the x86-64 ELF TLS ABI
+        // (variant II, followed by glibc and musl) requires to hold the thread
+        // pointer itself; writes nothing, touches no stack or flags.
+        unsafe {
+            std::arch::asm!(
+                "mov {}, qword ptr fs:[0]",
+                out(reg) tp,
+                options(nostack, readonly, preserves_flags, pure)
+            )
+        };
+        tp
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
+    {
+        ME.with(|m| m as *const u64 as usize)
+    }
+}
+
+impl DocaLock {
+    const fn new() -> DocaLock {
+        DocaLock {
+            word: std::sync::atomic::AtomicUsize::new(0),
+            sleep: std::sync::Mutex::new(()),
+            wake: std::sync::Condvar::new(),
+        }
+    }
+
+    /// Takes the lock for this thread: true, or false when this thread holds it
+    /// already (then nothing is to be released).
+    #[inline(always)]
+    fn acquire(&self) -> bool {
+        use std::sync::atomic::Ordering::{Acquire, Relaxed};
+        let me = me();
+        match self.word.compare_exchange(0, me, Acquire, Relaxed) {
+            Ok(_) => true,
+            // Only this thread writes its own address into the word.
+            Err(w) if w & !WAITERS == me => false,
+            Err(_) => {
+                self.lock_contended(me);
+                true
+            }
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn lock_contended(&self, me: usize) {
+        use std::sync::atomic::Ordering::{Acquire, Relaxed};
+        for _ in 0..64 {
+            if self.word.load(Relaxed) == 0
+                && self.word.compare_exchange(0, me, Acquire, Relaxed).is_ok()
+            {
+                return;
+            }
+            std::hint::spin_loop();
+        }
+        let mut guard = self.sleep.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            let w = self.word.load(Relaxed);
+            if w == 0 {
+                // Taken with `WAITERS`: other threads may still sleep, and this
+                // thread's release must wake one.
+                if self
+                    .word
+                    .compare_exchange(0, me | WAITERS, Acquire, Relaxed)
+                    .is_ok()
+                {
+                    return;
+                }
+                continue;
+            }
+            if w & WAITERS == 0
+                && self
+                    .word
+                    .compare_exchange(w, w | WAITERS, Relaxed, Relaxed)
+                    .is_err()
+            {
+                continue;
+            }
+            guard = self.wake.wait(guard).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    /// Releases the lock this thread took (`acquire` returned true).
+    #[inline(always)]
+    fn release(&self) {
+        if self.word.swap(0, std::sync::atomic::Ordering::Release) & WAITERS != 0 {
+            self.wake_one();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn wake_one(&self) {
+        // A sleeper holds `sleep` from its look at the word until its wait
+        // releases it: once this thread has taken it, the sleeper waits (or has
+        // not looked yet, and will find the word free).
+        drop(self.sleep.lock().unwrap_or_else(|p| p.into_inner()));
+        self.wake.notify_one();
+    }
+}
 
 /// Runs one DOCA call (`f`) under the DOCA lock.
 ///
@@ -21,60 +169,157 @@ static DOCA_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 /// and doca-rdmi is nevertheless `Send + Sync`, because every call into DOCA —
 /// [`__doca_core_call!`](crate::__doca_core_call) (doca-dpa's `doca_call!`,
 /// doca-rdmi's `rdmi_call!`/`core_call!`), the owned handles' destroy and stop calls
-/// ([`Owned`](super::Owned)), the generated kernel and RPC launchers, and the few
-/// direct `sys::` calls — runs inside this function, under one process-wide mutex.
-/// So no two DOCA calls ever overlap, on one context or across contexts, whatever
-/// threads the values are on.
+/// ([`Owned`](super::Owned)), the generated kernel launchers, and the few direct
+/// `sys::` calls — runs inside this function, under one process-wide lock. So no two of them ever overlap, on one context or across
+/// contexts, whatever threads the values are on. The one exception is
+/// `doca_dpa_rpc`, which blocks until the device function returns: it runs
+/// outside the lock (under it, every DOCA call of the process, the event update
+/// the function may wait for included, would wait for it), and the context's RPC
+/// gate serialises it against the other calls naming that context (see
+/// [`Dpa::rpc`](crate::Dpa::rpc)).
 ///
-/// - Held for one DOCA call only. It is never held while user code runs: DOCA
-///   calls no user code (the only callback, the wait task's completion in
-///   `doca_pe_progress`, sets an atomic flag), wakers are woken and `tracing`
-///   events emitted after the call returns. It is reentrant on one thread (a
-///   thread-local flag): a wrapper that makes its DOCA calls through
+/// - Held for one DOCA call, or for one step of a launcher's bookkeeping around
+///   its DOCA call (a submission, a look at its completion events: state guarded
+///   by this lock, `DocaGuarded`, so that a launch or a wait takes one lock).
+///   It is never held while user code runs: DOCA calls no user code (the only
+///   callback, the wait task's completion in `doca_pe_progress`, sets an atomic
+///   flag), a launch's arguments are lowered (`KernelArg::lower`) before it is
+///   taken, and wakers are woken, `tracing` events emitted and released
+///   references dropped after it is released. It is reentrant on one thread (the
+///   lock word names its owner): a wrapper that makes its DOCA calls through
 ///   `doca_call!` may itself run inside `serialized` without deadlocking.
 /// - The arguments of a call are evaluated before it is taken (see
 ///   [`__doca_core_call!`](crate::__doca_core_call)).
-/// - The one call that blocks on the device, `doca_dpa_rpc`, is made outside it
-///   (a blocking RPC under it would stop every DOCA call of the process): the
-///   context's RPC gate (`Dpa::rpc`) keeps other calls naming that context waiting
-///   until the RPC returned, and a call waiting at the gate holds no lock, since
-///   its arguments (`dpa.as_ptr()` waits there) are evaluated first.
 /// - Process-wide, not per context: simpler and still correct; a per-context lock
 ///   would let two contexts' calls run in parallel (a refinement that changes no
 ///   type).
-/// - Uncontended, it is two atomic operations and allocates nothing.
+/// - Uncontended, it is two atomic operations and allocates nothing; contended,
+///   a waiter spins briefly, then sleeps.
 ///
-/// State the library keeps itself (a launcher's epochs and what it keeps alive, an
-/// engine's reactor) is behind each object's own mutex, taken before this one
-/// and never while user code runs.
+/// Other state the library keeps itself (an engine's reactor, a thread's
+/// records) is behind each object's own mutex, taken before this lock and never
+/// while user code runs.
 #[inline]
 pub fn serialized<R>(f: impl FnOnce() -> R) -> R {
-    /// Clears the flag when the call returns (FFI calls do not unwind, but a
-    /// closure of Rust code may).
-    struct Release;
-    impl Drop for Release {
-        fn drop(&mut self) {
-            HELD.with(|h| h.set(false));
-        }
-    }
-    if held_here() {
-        // This thread holds the lock already: no other thread can be in DOCA.
-        return f();
-    }
-    let _held = DOCA_LOCK.lock().unwrap_or_else(|p| p.into_inner());
-    HELD.with(|h| h.set(true));
-    let _release = Release;
+    let _held = DocaLockGuard {
+        taken: DOCA_LOCK.acquire(),
+        _thread: std::marker::PhantomData,
+    };
     f()
 }
 
-thread_local! {
-    /// Whether this thread holds the DOCA lock (what makes [`serialized`] reentrant).
-    static HELD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+/// The DOCA lock, held by this thread until the guard drops (which also runs on
+/// unwinding: FFI calls do not unwind, but Rust code under the lock may). A guard
+/// made while this thread already held the lock (`taken` false) releases nothing.
+struct DocaLockGuard {
+    taken: bool,
+    /// Not `Send`: the lock is this thread's.
+    _thread: std::marker::PhantomData<*const ()>,
 }
 
-/// Whether this thread holds the DOCA lock.
+impl Drop for DocaLockGuard {
+    #[inline(always)]
+    fn drop(&mut self) {
+        if self.taken {
+            DOCA_LOCK.release();
+        }
+    }
+}
+
+/// State of the library guarded by the DOCA lock instead of a mutex of its own: a
+/// launcher's epochs and what its launches keep alive, which every submission and
+/// every look at a launch's completion changes together with a DOCA call (the
+/// launch, a `doca_sync_event_get`), so that one lock acquisition covers both.
+///
+/// [`DocaGuarded::lock`] takes the DOCA lock (DOCA calls made while its guard
+/// lives do not take it again), and refuses (`None`) a thread that holds the lock
+/// already: inside [`serialized`] or another guard, where a borrow of the state
+/// could be a second one. The code that holds a guard is this crate's own
+/// bookkeeping: it runs no user code (no `tracing` event, no drop of a value whose
+/// drop could emit one; a growing queue may allocate), so the lock stays held for
+/// a few instructions besides the DOCA call.
+pub(crate) struct DocaGuarded<T> {
+    value: std::cell::UnsafeCell<T>,
+}
+
+// SAFETY: the value is reached only through a `DocaGuard` (made by a thread that
+// took the DOCA lock, so one at a time in the process) or `get_mut` (`&mut
+// self`), so sharing the cell between threads hands the value from one thread to
+// the next, which `T: Send` allows.
+unsafe impl<T: Send> Sync for DocaGuarded<T> {}
+
+/// The value of a [`DocaGuarded`], borrowed with the DOCA lock held; releases the
+/// lock when dropped.
+pub(crate) struct DocaGuard<'a, T> {
+    cell: &'a DocaGuarded<T>,
+    /// Not `Send`: the lock is this thread's.
+    _thread: std::marker::PhantomData<*const ()>,
+}
+
+impl<T> DocaGuarded<T> {
+    pub(crate) fn new(value: T) -> DocaGuarded<T> {
+        DocaGuarded {
+            value: std::cell::UnsafeCell::new(value),
+        }
+    }
+
+    /// The value, with the DOCA lock held until the guard drops; `None` if this
+    /// thread holds the lock already.
+    #[inline(always)]
+    pub(crate) fn lock(&self) -> Option<DocaGuard<'_, T>> {
+        if !DOCA_LOCK.acquire() {
+            return None;
+        }
+        Some(DocaGuard {
+            cell: self,
+            _thread: std::marker::PhantomData,
+        })
+    }
+
+    /// Runs `f` on the value under the DOCA lock; `None` if this thread holds the
+    /// lock already.
+    #[inline]
+    pub(crate) fn with<R>(&self, f: impl FnOnce(&mut T) -> R) -> Option<R> {
+        let mut guard = self.lock()?;
+        Some(f(&mut guard))
+    }
+
+    /// The value, through exclusive access (no lock needed).
+    pub(crate) fn get_mut(&mut self) -> &mut T {
+        self.value.get_mut()
+    }
+}
+
+impl<T> std::ops::Deref for DocaGuard<'_, T> {
+    type Target = T;
+    #[inline(always)]
+    fn deref(&self) -> &T {
+        // SAFETY: this thread took the DOCA lock for this guard (no other thread
+        // holds one, of any cell), and made no other guard while holding it (a
+        // thread that holds the lock is refused one).
+        unsafe { &*self.cell.value.get() }
+    }
+}
+
+impl<T> std::ops::DerefMut for DocaGuard<'_, T> {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut T {
+        // SAFETY: as for `deref`; `&mut self` makes this borrow the only one.
+        unsafe { &mut *self.cell.value.get() }
+    }
+}
+
+impl<T> Drop for DocaGuard<'_, T> {
+    #[inline(always)]
+    fn drop(&mut self) {
+        DOCA_LOCK.release();
+    }
+}
+
+/// Whether this thread holds the DOCA lock (for the tests).
+#[cfg(test)]
 fn held_here() -> bool {
-    HELD.with(|h| h.get())
+    DOCA_LOCK.word.load(std::sync::atomic::Ordering::Relaxed) & !WAITERS == me()
 }
 
 /// Turns the return code of the DOCA call `call` into a `Result`: the one place a
@@ -91,6 +336,7 @@ pub fn check(call: &'static str, rc: sys::doca_error_t) -> Result<()> {
 /// The error of the DOCA call `call` that returned `code`, with DOCA's name and
 /// description of the code ([`Error::Doca`]).
 #[cold]
+#[inline(never)]
 pub fn doca_error(call: &'static str, code: ErrorCode) -> Error {
     Error::Doca {
         call,

@@ -25,6 +25,7 @@ pub mod ctx;
 pub mod owned;
 
 pub use call::{check, doca_error, invalid, serialized};
+pub(crate) use call::{DocaGuard, DocaGuarded};
 #[cfg(all(
     doca_sym = "doca_ctx_start",
     doca_sym = "doca_ctx_stop",
