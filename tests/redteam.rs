@@ -195,76 +195,88 @@ fn a_crowded_thread_activation_outlives_its_deferred_record() {
 }
 
 // ---------------------------------------------------------------------------
-// Attack 2: the RPC gate is checked before the DOCA lock is taken, so a call
-// naming the context that passed the gate just before an RPC began runs while
-// `doca_dpa_rpc` is in flight on another thread (DOCA DPA objects are not
+// Attack 2: a call naming the context that passed the RPC gate just before an
+// RPC began (the gate was checked before the DOCA lock was taken), so it ran
+// while `doca_dpa_rpc` was in flight on another thread (DOCA DPA objects are not
 // thread-safe). `doca_dpa::serialized` (public) widens the window at will.
+// Fixed: the RPC marks itself in flight under the DOCA lock, and every call
+// naming the context looks at the mark under the DOCA lock (`Dpa::with_ctx`).
+// The judge is the sim, which counts host calls on a context made while its
+// `doca_dpa_rpc` runs on another thread (`doca::sim::concurrent_context_uses`).
 // ---------------------------------------------------------------------------
 
-/// OPEN (a data race on the context on hardware; the sim copes): `Dpa::as_ptr`
-/// settles the gate before the DOCA lock is taken, and `Dpa::rpc` begins without
-/// looking at the calls that already passed it, so the gate does not make
-/// `doca_dpa_rpc` exclusive as `RpcTarget`'s SAFETY comment says. Fixing it needs
-/// the check repeated under the DOCA lock for the contexts a call names (the call
-/// macro knows only raw pointers), not a local change.
+/// Regression: the window held open by a thread in `serialized`, calls naming the
+/// context from another thread (the health, a buffer's allocation and free) and an
+/// RPC that blocks until a third thread sets its event. However the threads are
+/// ordered, no call of the context may run while the RPC's call does.
 #[test]
-#[ignore = "open finding: a call that passed the RPC gate runs during the RPC (see the comment)"]
 fn a_call_that_passed_the_rpc_gate_runs_during_the_rpc() {
     let _one = serial();
-    let overlapped = within(Duration::from_secs(30), "rpc gate bypass", || {
-        let _live = scope();
-        let dpa = common::dpa();
-        let go = WaitEvent::new(&dpa, Export::ToDpa).map_err(|e| e.to_string())?;
-        let data = DpaBuffer::<u64>::new(&dpa, 8).map_err(|e| e.to_string())?;
-        // Lowered now: the RPC's own arguments need no DOCA call later.
-        let go_dev = Dev::new(&go).map_err(|e| e.to_string())?;
-        let data_dev = Dev::new(&data).map_err(|e| e.to_string())?;
-        let dpa = Arc::new(dpa);
-        let (held_tx, held_rx) = std::sync::mpsc::channel();
-        // C: holds the DOCA lock for a while (public API).
-        let holder = std::thread::spawn(move || {
-            doca::dpa::serialized(|| {
-                let _ = held_tx.send(());
-                std::thread::sleep(Duration::from_millis(300));
-            })
+    #[cfg(doca_backend = "sim")]
+    let before = doca::sim::concurrent_context_uses();
+    for round in 0..8 {
+        let r = within(Duration::from_secs(30), "rpc gate bypass", move || {
+            let _live = scope();
+            let dpa = Arc::new(common::dpa());
+            let go = Arc::new(WaitEvent::new(&dpa, Export::ToDpa).map_err(|e| e.to_string())?);
+            let data = DpaBuffer::<u64>::new(&dpa, 8).map_err(|e| e.to_string())?;
+            let go_dev = Dev::new(&*go).map_err(|e| e.to_string())?;
+            let data_dev = Dev::new(&data).map_err(|e| e.to_string())?;
+            let (held_tx, held_rx) = std::sync::mpsc::channel();
+            // C: holds the DOCA lock for a while (public API).
+            let holder = std::thread::spawn(move || {
+                doca::dpa::serialized(|| {
+                    let _ = held_tx.send(());
+                    std::thread::sleep(Duration::from_millis(100));
+                })
+            });
+            held_rx.recv().map_err(|e| e.to_string())?;
+            // B: calls naming the context, started before or after the RPC.
+            let b_dpa = dpa.clone();
+            let prober = std::thread::spawn(move || {
+                if round % 2 == 1 {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                // Keeps calling for a while: the RPC's call starts on its own thread
+                // a little after the RPC is marked in flight.
+                let started = Instant::now();
+                let mut health = b_dpa.health().map_err(|e| e.to_string())?;
+                while started.elapsed() < Duration::from_millis(200) {
+                    health = b_dpa.health().map_err(|e| e.to_string())?;
+                    let buffer = DpaBuffer::<u64>::new(&b_dpa, 4).map_err(|e| e.to_string())?;
+                    drop(buffer);
+                }
+                Ok::<_, String>(health)
+            });
+            // D: sets the event the RPC waits for, a while later (an event's `set`
+            // names no context).
+            let d_go = go.clone();
+            let releaser = std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(250));
+                d_go.set(1)
+            });
+            // A: the RPC, blocked on `go` until D sets it.
+            let rpc = dpa.rpc(&doca_tests::sound_hung_rpc, (&go_dev, &data_dev), LONG);
+            holder.join().map_err(|_| "holder panicked".to_string())?;
+            let health = prober.join().map_err(|_| "prober panicked".to_string())??;
+            releaser
+                .join()
+                .map_err(|_| "releaser panicked".to_string())?
+                .map_err(|e| e.to_string())?;
+            Ok::<_, String>((rpc.map_err(|e| e.to_string()), health))
         });
-        held_rx.recv().map_err(|e| e.to_string())?;
-        // B: a call naming the context; passes the gate (no RPC yet), then waits
-        // for the DOCA lock.
-        let b_dpa = dpa.clone();
-        let prober = std::thread::spawn(move || {
-            let h = b_dpa.health();
-            (Instant::now(), h)
-        });
-        std::thread::sleep(Duration::from_millis(50));
-        // A: the RPC begins (outside the DOCA lock) and blocks on `go`.
-        let rpc = dpa.rpc(
-            &doca_tests::sound_hung_rpc,
-            (&go_dev, &data_dev),
-            Duration::from_millis(100),
+        let (rpc, health) = r.expect("the case failed to run");
+        assert_eq!(rpc, Ok(8), "round {round}: the RPC");
+        assert_eq!(health, doca::dpa::Health::Ok, "round {round}");
+    }
+    #[cfg(doca_backend = "sim")]
+    {
+        let during = doca::sim::concurrent_context_uses() - before;
+        assert_eq!(
+            during, 0,
+            "UNSOUND: {during} host calls used the context while its doca_dpa_rpc ran on another thread"
         );
-        let timed_out = matches!(rpc, Err(Error::RpcTimeout(_)));
-        holder.join().map_err(|_| "holder panicked".to_string())?;
-        let (probed_at, health) = prober.join().map_err(|_| "prober panicked".to_string())?;
-        // The RPC still waits for `go`: did B's call return meanwhile?
-        std::thread::sleep(Duration::from_millis(20));
-        let released_at = Instant::now();
-        go.set(1).map_err(|e| e.to_string())?;
-        let after = dpa.rpc(&doca_tests::add, (1u64, 2u64), LONG);
-        Ok::<_, String>((
-            timed_out,
-            probed_at < released_at,
-            health.is_ok(),
-            after.ok(),
-        ))
-    });
-    let (timed_out, overlapped, health_ok, after) = overlapped.expect("the case failed to run");
-    eprintln!("rpc timed out: {timed_out}; B's call returned while the RPC ran: {overlapped}; ok: {health_ok}; next rpc: {after:?}");
-    assert!(timed_out, "the RPC was expected to time out");
-    assert!(
-        !overlapped,
-        "UNSOUND: doca_dpa_peek_at_last_error ran on the context while its doca_dpa_rpc was in flight"
-    );
+    }
 }
 
 // ---------------------------------------------------------------------------

@@ -80,14 +80,11 @@ impl AsyncOps {
         }
         let mut raw = std::ptr::null_mut();
         // SAFETY: a started context; valid out-pointer.
-        dpa.or_fatal(unsafe {
+        dpa.or_fatal(dpa.with_ctx(|ctx| unsafe {
             doca_call!(doca_dpa_async_ops_create(
-                dpa.as_ptr(),
-                queue_size,
-                user_data,
-                &mut raw
+                ctx, queue_size, user_data, &mut raw
             ))
-        })?;
+        }))?;
         let mut ops = AsyncOpsInner {
             raw: Owned::new("doca_dpa_async_ops_create", raw)?,
             handle: 0,

@@ -81,13 +81,13 @@ impl NotificationCompletion {
         let dpa = thread.dpa();
         let mut raw = std::ptr::null_mut();
         // SAFETY: a started context and a started thread of it.
-        dpa.or_fatal(unsafe {
+        dpa.or_fatal(dpa.with_ctx(|ctx| unsafe {
             doca_call!(doca_dpa_notification_completion_create(
-                dpa.as_ptr(),
+                ctx,
                 thread.as_ptr(),
                 &mut raw
             ))
-        })?;
+        }))?;
         let mut raw =
             Owned::<RawNotification>::new("doca_dpa_notification_completion_create", raw)?;
         // SAFETY: our notification completion.
@@ -150,13 +150,9 @@ impl CompletionBuilder {
         }
         let mut raw = std::ptr::null_mut();
         // SAFETY: a started context; valid out-pointer.
-        dpa.or_fatal(unsafe {
-            doca_call!(doca_dpa_completion_create(
-                dpa.as_ptr(),
-                queue_size,
-                &mut raw
-            ))
-        })?;
+        dpa.or_fatal(dpa.with_ctx(|ctx| unsafe {
+            doca_call!(doca_dpa_completion_create(ctx, queue_size, &mut raw))
+        }))?;
         Ok(CompletionBuilder {
             raw: Owned::new("doca_dpa_completion_create", raw)?,
             dpa: dpa.clone(),

@@ -157,9 +157,12 @@ impl Drop for RpcWorker {
 /// the process-wide DOCA lock (`crate::error::serialized`: a blocking RPC under it
 /// would stop every DOCA call of the process until it returns). So the gate
 /// serialises this context instead: [`Dpa::rpc`] holds it from before the call
-/// until the call returned, or, after a timeout, marks the call's outcome as owed;
-/// and [`Dpa::as_ptr`], which every call naming the context goes through, and the
-/// teardown first wait for an owed outcome ([`RpcGate::settle`]).
+/// until the call returned, or, after a timeout, marks the call's outcome as owed.
+/// The call is marked in flight ([`RpcGate::begin`]) under the DOCA lock, and
+/// every other DOCA call naming the context looks at that mark under the DOCA lock
+/// too ([`Dpa::with_ctx`]): so it runs either wholly before the RPC began or after
+/// the RPC's call returned, never while it runs. Waiting for that return is done
+/// with the DOCA lock released ([`RpcGate::settle`]), and so is the teardown's.
 #[derive(Debug, Default)]
 pub(crate) struct RpcGate {
     /// Whether a call may not have returned (checked on every use without taking
@@ -217,10 +220,33 @@ impl RpcGate {
     }
 
     /// Marks a call in progress under the guard of [`RpcGate::enter`]: other
-    /// threads' [`RpcGate::settle`] now wait for the guard.
+    /// threads' [`RpcGate::settle`] now wait for the guard. Marked under the DOCA
+    /// lock, so a DOCA call naming the context that looks at the mark under the
+    /// lock ([`Dpa::with_ctx`]) has either returned already or sees it.
     pub(crate) fn begin(&self) {
-        self.in_flight
-            .store(true, std::sync::atomic::Ordering::Release);
+        crate::core::serialized(|| {
+            self.in_flight
+                .store(true, std::sync::atomic::Ordering::Release)
+        });
+    }
+
+    /// Whether a call may be in progress (or owed).
+    #[inline]
+    pub(crate) fn in_flight(&self) -> bool {
+        self.in_flight.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Settles an owed outcome if the gate is free, without waiting for it: for a
+    /// thread that holds the DOCA lock (an RPC thread in [`RpcGate::begin`] may hold
+    /// the gate while it waits for that lock).
+    fn try_settle(&self) {
+        let Ok(mut guard) = self.state.try_lock() else {
+            return;
+        };
+        if let Some(settled) = Self::settle_locked(&self.in_flight, &mut guard) {
+            drop(guard);
+            settled.report();
+        }
     }
 
     /// The call in progress returned: releases the gate.
@@ -634,10 +660,55 @@ impl Dpa {
     /// If an RPC timed out ([`Dpa::rpc`]) and its `doca_dpa_rpc` call has not
     /// returned yet, this first waits for it to return: DOCA DPA objects are not
     /// thread-safe, and that call runs on the context's RPC thread.
+    ///
+    /// It does not keep an RPC from starting after it returned: a raw call with
+    /// the pointer that must not overlap an RPC of another thread is made under
+    /// [`serialized`](crate::serialized) after no RPC is in progress, as this
+    /// crate's own calls are.
     #[inline]
     pub fn as_ptr(&self) -> *mut sys::doca_dpa {
         self.inner.rpc.settle();
         self.inner.ptr.as_ptr()
+    }
+
+    /// Runs `f` with the raw context under the DOCA lock, when no `doca_dpa_rpc`
+    /// of this context is in progress: every DOCA call of this crate naming the
+    /// context goes through here (DOCA DPA objects are not thread-safe, and the RPC
+    /// runs outside the DOCA lock, see [`RpcGate`]).
+    ///
+    /// An RPC in progress is waited for with the DOCA lock released. A thread that
+    /// holds the DOCA lock already (a call nested in [`serialized`](crate::serialized))
+    /// cannot wait at the gate, whose holder may be waiting for that lock to mark
+    /// its call: it settles an owed outcome if the gate is free, and otherwise
+    /// retries after a short sleep (an RPC in progress ends without the DOCA lock).
+    ///
+    /// For doca-rdmi's calls naming a DPA context; not an API.
+    #[doc(hidden)]
+    pub fn with_ctx<R>(&self, f: impl FnOnce(*mut sys::doca_dpa) -> R) -> R {
+        let gate = &self.inner.rpc;
+        let ptr = self.inner.ptr.as_ptr();
+        let mut f = Some(f);
+        loop {
+            let nested = crate::core::held_here();
+            if nested {
+                gate.try_settle();
+            } else {
+                gate.settle();
+            }
+            let done = crate::core::serialized(|| {
+                if gate.in_flight() {
+                    None
+                } else {
+                    f.take().map(|f| f(ptr))
+                }
+            });
+            if let Some(r) = done {
+                return r;
+            }
+            if nested {
+                std::thread::sleep(std::time::Duration::from_micros(100));
+            }
+        }
     }
 
     /// The device the context runs on.
@@ -749,7 +820,7 @@ impl Dpa {
     /// (`doca_dpa_peek_at_last_error`; sticky once fatal).
     pub fn health(&self) -> Result<Health> {
         // SAFETY: a started context.
-        match unsafe { doca_call!(doca_dpa_peek_at_last_error(self.as_ptr())) } {
+        match self.with_ctx(|ctx| unsafe { doca_call!(doca_dpa_peek_at_last_error(ctx)) }) {
             Ok(()) => Ok(Health::Ok),
             Err(e) if e.code() == Some(ErrorCode::BAD_STATE) => Ok(Health::Fatal),
             Err(e) => Err(e),
@@ -785,13 +856,9 @@ impl Dpa {
     pub fn extend(&self, other: &Device) -> Result<Dpa> {
         let mut raw = std::ptr::null_mut();
         // SAFETY: a started base context and a live device; valid out-pointer.
-        unsafe {
-            doca_call!(doca_dpa_device_extend(
-                self.as_ptr(),
-                other.as_ptr(),
-                &mut raw
-            ))
-        }?;
+        self.with_ctx(|ctx| unsafe {
+            doca_call!(doca_dpa_device_extend(ctx, other.as_ptr(), &mut raw))
+        })?;
         let ptr = NonNull::new(raw)
             .ok_or_else(|| Error::invalid("doca_dpa_device_extend", "DOCA returned NULL"))?;
         let limits = self.inner.limits;
@@ -833,7 +900,7 @@ unsafe impl crate::KernelArg<crate::param::Dpa> for Dpa {
         keep.check_context(self, "the DPA context handle")?;
         let mut h = 0;
         // SAFETY: a started context; valid out-pointer.
-        unsafe { doca_call!(doca_dpa_get_dpa_handle(self.as_ptr(), &mut h)) }?;
+        self.with_ctx(|ctx| unsafe { doca_call!(doca_dpa_get_dpa_handle(ctx, &mut h)) })?;
         keep.keep(crate::KeepAlive::new(&self.inner));
         Ok(h as u64)
     }

@@ -58,13 +58,9 @@ impl HashTable {
         }
         let mut raw = std::ptr::null_mut();
         // SAFETY: a started context; valid out-pointer.
-        dpa.or_fatal(unsafe {
-            doca_call!(doca_dpa_hash_table_create(
-                dpa.as_ptr(),
-                num_entries as _,
-                &mut raw
-            ))
-        })?;
+        dpa.or_fatal(dpa.with_ctx(|ctx| unsafe {
+            doca_call!(doca_dpa_hash_table_create(ctx, num_entries as _, &mut raw))
+        }))?;
         // From here the table is owned: an early return destroys it.
         let mut table = HashTableInner {
             raw: Owned::new("doca_dpa_hash_table_create", raw)?,

@@ -381,11 +381,19 @@ impl Launcher {
         // whose arguments reference nothing (most of them) skips the adoption and
         // the drop below altogether.
         let kept = !staged.is_empty();
-        // Before the lock, as `doca_call!` evaluates its arguments: waits at the
-        // context's RPC gate for an RPC in flight (the pointer is in `raw`).
-        let _ = dpa.as_ptr();
-        let Some(mut s) = self.state.lock() else {
-            return Err(reentered());
+        // As `Dpa::with_ctx`: an RPC of the context in flight is waited for with the
+        // DOCA lock released, and looked for again under the lock, which its start
+        // marks under (the context's pointer is in `raw`).
+        let mut s = loop {
+            let rpc = dpa.rpc_gate();
+            rpc.settle();
+            let Some(s) = self.state.lock() else {
+                return Err(reentered());
+            };
+            if !rpc.in_flight() {
+                break s;
+            }
+            drop(s);
         };
         s.raw.num_threads = threads;
         s.raw.wait_event = wait_event;
@@ -1104,7 +1112,10 @@ impl Dpa {
     /// If DOCA reports a failure on a context that is no longer healthy, the RPC
     /// may still be running on the DPA, so what the arguments keep alive is leaked
     /// rather than released. Fails with [`Error::Unavailable`] if the RPC thread
-    /// cannot be started.
+    /// cannot be started, or on a thread that holds the DOCA lock (inside
+    /// [`serialized`](crate::serialized)): the call marks itself in flight under
+    /// that lock while holding the context's gate, so it must not wait for the gate
+    /// with the lock held.
     pub fn rpc<S: RpcSig, A: KernelArgs<S::Params, S>>(
         &self,
         rpc: &Rpc<S>,
@@ -1114,6 +1125,14 @@ impl Dpa {
         const CALL: &str = "doca_dpa_rpc";
         if !rpc.belongs_to(self.app()) {
             return Err(foreign_function(CALL, rpc.name(), self.app()));
+        }
+        if crate::core::held_here() {
+            return Err(Error::Unavailable {
+                what: "doca_dpa_rpc",
+                reason:
+                    "called by a thread that holds the DOCA lock (inside `doca_dpa::serialized`)"
+                        .to_owned(),
+            });
         }
         let mut keep = KeepQueue::default();
         let abi =

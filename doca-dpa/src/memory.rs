@@ -58,7 +58,11 @@ impl Drop for Allocation {
         // a completion event showed the launch finished, a thread once no
         // activation can run (`keep::defer`), a `DpaBox` with its memory; whatever
         // could not be observed done was buried. So the device is done with it.
-        if let Err(e) = unsafe { doca_call!(doca_dpa_mem_free(self.dpa.as_ptr(), self.addr)) } {
+        let freed = self.dpa.with_ctx(|ctx| {
+            // SAFETY: as above: memory of this context the device is done with.
+            unsafe { doca_call!(doca_dpa_mem_free(ctx, self.addr)) }
+        });
+        if let Err(e) = freed {
             tracing::warn!(target: "doca_dpa::memory", error = %e, "doca_dpa_mem_free failed during drop");
         }
     }
@@ -71,8 +75,10 @@ impl Allocation {
             return Err(Error::invalid(CALL, "a DPA buffer must not be empty"));
         }
         let mut addr = 0;
-        // SAFETY: a started context; valid out-pointer.
-        dpa.or_fatal(unsafe { doca_call!(doca_dpa_mem_alloc(dpa.as_ptr(), bytes, &mut addr)) })?;
+        dpa.or_fatal(dpa.with_ctx(|ctx| {
+            // SAFETY: a started context; valid out-pointer.
+            unsafe { doca_call!(doca_dpa_mem_alloc(ctx, bytes, &mut addr)) }
+        }))?;
         // Owned before the event (user code that may panic) is emitted.
         let alloc = Arc::new(Allocation {
             dpa: dpa.clone(),
@@ -105,14 +111,14 @@ impl Allocation {
         }
         // SAFETY: in bounds (checked); DOCA reads `data.len()` bytes from `data` (its
         // non-const pointer parameter is not written through).
-        self.dpa.or_fatal(unsafe {
+        self.dpa.or_fatal(self.dpa.with_ctx(|ctx| unsafe {
             doca_call!(doca_dpa_h2d_memcpy(
-                self.dpa.as_ptr(),
+                ctx,
                 dst,
                 data.as_ptr().cast_mut().cast(),
                 data.len()
             ))
-        })
+        }))
     }
 
     fn read_bytes(&self, offset: usize, out: &mut [u8]) -> Result<()> {
@@ -121,14 +127,14 @@ impl Allocation {
             return Ok(());
         }
         // SAFETY: in bounds (checked); `out` is writable for its length.
-        self.dpa.or_fatal(unsafe {
+        self.dpa.or_fatal(self.dpa.with_ctx(|ctx| unsafe {
             doca_call!(doca_dpa_d2h_memcpy(
-                self.dpa.as_ptr(),
+                ctx,
                 out.as_mut_ptr().cast(),
                 src,
                 out.len()
             ))
-        })
+        }))
     }
 }
 
@@ -252,14 +258,16 @@ impl<T: DeviceCopy> DpaBuffer<T> {
     /// Sets every byte of the buffer to `byte` (`doca_dpa_memset`).
     pub fn fill_bytes(&self, byte: u8) -> Result<()> {
         // SAFETY: the whole allocation, which this buffer keeps alive.
-        self.alloc.dpa.or_fatal(unsafe {
-            doca_call!(doca_dpa_memset(
-                self.alloc.dpa.as_ptr(),
-                self.alloc.addr,
-                byte as i32,
-                self.alloc.bytes
-            ))
-        })
+        self.alloc
+            .dpa
+            .or_fatal(self.alloc.dpa.with_ctx(|ctx| unsafe {
+                doca_call!(doca_dpa_memset(
+                    ctx,
+                    self.alloc.addr,
+                    byte as i32,
+                    self.alloc.bytes
+                ))
+            }))
     }
 
     /// A view of `count` elements from element `offset`, for passing part of the

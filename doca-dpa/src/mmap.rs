@@ -110,9 +110,9 @@ impl DpaMmap {
         // SAFETY: an unstarted map, a started context and a range of its heap: the
         // buffer is memory of this context (checked above) and the range lies
         // inside it (checked above); the map keeps the memory alive.
-        dpa.or_fatal(unsafe {
-            doca_call!(doca_mmap_set_dpa_memrange(raw, dpa.as_ptr(), addr, len))
-        })?;
+        dpa.or_fatal(dpa.with_ctx(|ctx| unsafe {
+            doca_call!(doca_mmap_set_dpa_memrange(raw, ctx, addr, len))
+        }))?;
         // SAFETY: a configured map.
         unsafe { doca_call!(doca_mmap_start(raw)) }?;
         map.raw.set_started();

@@ -65,28 +65,28 @@ impl Event {
             started: false,
             waiter: None,
         };
-        let (e, d, dev) = (raw, dpa.as_ptr(), dpa.device().as_ptr());
-        // SAFETY: an idle event, a started DPA context and its open device.
-        match recipe {
+        let (e, dev) = (raw, dpa.device().as_ptr());
+        // The DPA locations name the context: made when no RPC of it runs.
+        dpa.with_ctx(|d| match recipe {
             Recipe::HostToKernel => {
                 // SAFETY: as above: an idle event, a started DPA context and its open device.
                 unsafe { doca_call!(doca_sync_event_add_publisher_location_cpu(e, dev)) }?;
                 // SAFETY: as above: an idle event, a started DPA context and its open device.
-                unsafe { doca_call!(doca_sync_event_add_subscriber_location_dpa(e, d)) }?;
+                unsafe { doca_call!(doca_sync_event_add_subscriber_location_dpa(e, d)) }
             }
             Recipe::KernelToHost => {
                 // SAFETY: as above: an idle event, a started DPA context and its open device.
                 unsafe { doca_call!(doca_sync_event_add_publisher_location_dpa(e, d)) }?;
                 // SAFETY: as above: an idle event, a started DPA context and its open device.
-                unsafe { doca_call!(doca_sync_event_add_subscriber_location_cpu(e, dev)) }?;
+                unsafe { doca_call!(doca_sync_event_add_subscriber_location_cpu(e, dev)) }
             }
             Recipe::KernelToKernel => {
                 // SAFETY: as above: an idle event, a started DPA context and its open device.
                 unsafe { doca_call!(doca_sync_event_add_publisher_location_dpa(e, d)) }?;
                 // SAFETY: as above: an idle event, a started DPA context and its open device.
-                unsafe { doca_call!(doca_sync_event_add_subscriber_location_dpa(e, d)) }?;
+                unsafe { doca_call!(doca_sync_event_add_subscriber_location_dpa(e, d)) }
             }
-        }
+        })?;
         match engine {
             // Driven as a context: started by `doca_ctx_start`.
             Some(engine) => match Waiter::start(e, dpa, engine) {
@@ -105,7 +105,7 @@ impl Event {
         if export {
             let mut h = 0;
             // SAFETY: a started event with this DPA as a location.
-            unsafe { doca_call!(doca_sync_event_get_dpa_handle(e, d, &mut h)) }?;
+            dpa.with_ctx(|d| unsafe { doca_call!(doca_sync_event_get_dpa_handle(e, d, &mut h)) })?;
             event.handle = Some(h);
         }
         Ok(event)

@@ -155,8 +155,10 @@ impl ThreadBuilder {
             arg.lower_all(&mut keep.recorder(0, ctx, CALL))?,
         );
         let mut raw = std::ptr::null_mut();
-        // SAFETY: a started context; valid out-pointer.
-        dpa.or_fatal(unsafe { doca_call!(doca_dpa_thread_create(dpa.as_ptr(), &mut raw)) })?;
+        dpa.or_fatal(dpa.with_ctx(|ctx| {
+            // SAFETY: a started context; valid out-pointer.
+            unsafe { doca_call!(doca_dpa_thread_create(ctx, &mut raw)) }
+        }))?;
         let raw = Owned::<RawThread>::new("doca_dpa_thread_create", raw)?;
         // SAFETY: an unstarted thread and a function of the context's app (checked);
         // the value comes from the sealed `KernelArgs` (so from `KernelArg` impls,
@@ -225,13 +227,10 @@ impl ThreadBuilder {
             ));
         }
         let mut raw = std::ptr::null_mut();
-        // SAFETY: a started context; valid out-pointer.
-        unsafe {
-            doca_call!(doca_dpa_eu_affinity_create(
-                self.inner.dpa.as_ptr(),
-                &mut raw
-            ))
-        }?;
+        self.inner.dpa.with_ctx(|ctx| {
+            // SAFETY: a started context; valid out-pointer.
+            unsafe { doca_call!(doca_dpa_eu_affinity_create(ctx, &mut raw)) }
+        })?;
         let affinity = Owned::<RawAffinity>::new("doca_dpa_eu_affinity_create", raw)?;
         // SAFETY: our affinity.
         unsafe { doca_call!(doca_dpa_eu_affinity_set(affinity.as_ptr(), eu)) }?;
@@ -377,9 +376,9 @@ impl ThreadGroup {
         }
         let mut raw = std::ptr::null_mut();
         // SAFETY: a started context; valid out-pointer.
-        dpa.or_fatal(unsafe {
-            doca_call!(doca_dpa_thread_group_create(dpa.as_ptr(), n, &mut raw))
-        })?;
+        dpa.or_fatal(dpa.with_ctx(|ctx| unsafe {
+            doca_call!(doca_dpa_thread_group_create(ctx, n, &mut raw))
+        }))?;
         let mut group = ThreadGroup {
             raw: Owned::new("doca_dpa_thread_group_create", raw)?,
             threads: Vec::with_capacity(threads.len()),

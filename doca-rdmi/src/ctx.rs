@@ -560,14 +560,12 @@ impl<R: RdmiObject> Object<R> {
         // SAFETY: our live object.
         let raw_ctx = unsafe { R::as_ctx(p) };
         let ctx = self.ctx.insert(Ctx::new(R::AS_CTX, raw_ctx)?);
-        // SAFETY: an idle context of our live object and a started DPA context that
-        // the object keeps alive (`held`).
-        unsafe {
-            core_call!(doca_ctx_set_datapath_on_dpa(
-                ctx.as_ptr(),
-                config.dpa.as_ptr().cast()
-            ))
-        }?;
+        let ctx_ptr = ctx.as_ptr();
+        config.dpa.with_ctx(|dpa| {
+            // SAFETY: an idle context of our live object and a started DPA context
+            // that the object keeps alive (`held`).
+            unsafe { core_call!(doca_ctx_set_datapath_on_dpa(ctx_ptr, dpa.cast())) }
+        })?;
         match &config.source {
             // SAFETY: our idle object and a started completion of its datapath context
             // (`Config::check`), kept alive by `held`.

@@ -316,9 +316,9 @@ impl<T> Drop for DocaGuard<'_, T> {
     }
 }
 
-/// Whether this thread holds the DOCA lock (for the tests).
-#[cfg(test)]
-fn held_here() -> bool {
+/// Whether this thread holds the DOCA lock.
+#[inline]
+pub(crate) fn held_here() -> bool {
     DOCA_LOCK.word.load(std::sync::atomic::Ordering::Relaxed) & !WAITERS == me()
 }
 

@@ -25,7 +25,7 @@ pub mod ctx;
 pub mod owned;
 
 pub use call::{check, doca_error, invalid, serialized};
-pub(crate) use call::{DocaGuard, DocaGuarded};
+pub(crate) use call::{held_here, DocaGuard, DocaGuarded};
 #[cfg(all(
     doca_sym = "doca_ctx_start",
     doca_sym = "doca_ctx_stop",

@@ -1152,6 +1152,7 @@ fn rpc(
     retval: *mut u64,
 ) -> SimResult {
     let this = dpa(dpa_ptr)?;
+    let _rpc = crate::dpa::RpcInProgress::begin(&this.core);
     this.core.require_running()?;
     if retval.is_null() {
         return Err(fail(codes::INVALID_VALUE, "NULL retval"));

@@ -69,6 +69,50 @@ pub(crate) struct DpaCore {
     /// number, so [`DpaCore::is_fatal`] costs one load while there are none.
     stopped: Mutex<Vec<Arc<ThreadStop>>>,
     stopped_count: AtomicUsize,
+    /// The thread in `doca_dpa_rpc` on this context ([`this_thread`]), 0 when none.
+    rpc_thread: AtomicUsize,
+}
+
+/// Host calls on a DPA context made while a `doca_dpa_rpc` on it ran on another
+/// thread, since the process started.
+static CONCURRENT_USES: AtomicUsize = AtomicUsize::new(0);
+
+/// How many host calls named a DPA context while a `doca_dpa_rpc` on that context
+/// was in progress on another thread (since the process started). Makes no DOCA
+/// call.
+///
+/// Model choice: DOCA DPA objects are not thread-safe, one thread at a time (the
+/// facts, §9), and `doca_dpa_rpc` uses its context for as long as it blocks; the
+/// sim does not fail such a call (what real DOCA does is not documented: state
+/// shared with the RPC may be corrupted), it counts it and logs it, so that a host
+/// library's tests can assert that it never does so (doca-rs's RPC gate).
+pub fn concurrent_context_uses() -> usize {
+    CONCURRENT_USES.load(Ordering::Acquire)
+}
+
+/// This thread's token (the address of a thread-local: nonzero, unique among live
+/// threads).
+fn this_thread() -> usize {
+    thread_local! {
+        static TOKEN: u8 = const { 0 };
+    }
+    TOKEN.with(|t| t as *const u8 as usize)
+}
+
+/// Marks the calling thread as the one in `doca_dpa_rpc` on `core` until dropped.
+pub(crate) struct RpcInProgress<'a>(&'a DpaCore);
+
+impl<'a> RpcInProgress<'a> {
+    pub(crate) fn begin(core: &'a DpaCore) -> RpcInProgress<'a> {
+        core.rpc_thread.store(this_thread(), Ordering::Release);
+        RpcInProgress(core)
+    }
+}
+
+impl Drop for RpcInProgress<'_> {
+    fn drop(&mut self) {
+        self.0.rpc_thread.store(0, Ordering::Release);
+    }
 }
 
 impl DpaCore {
@@ -395,8 +439,19 @@ impl SimObject for Dpa {
 }
 
 /// Borrows a live DPA context.
+///
+/// A call made while a `doca_dpa_rpc` on the context runs on another thread is
+/// counted ([`concurrent_context_uses`]).
 pub(crate) fn dpa<'a>(ptr: *const abi::doca_dpa) -> SimResult<&'a Dpa> {
-    obj::<Dpa, _>(ptr)
+    let dpa = obj::<Dpa, _>(ptr)?;
+    let rpc = dpa.core.rpc_thread.load(Ordering::Acquire);
+    if rpc != 0 && rpc != this_thread() {
+        CONCURRENT_USES.fetch_add(1, Ordering::AcqRel);
+        crate::export::log(format_args!(
+            "a host call used the DPA context while a doca_dpa_rpc on it ran on another thread (DOCA DPA objects are not thread-safe)"
+        ));
+    }
+    Ok(dpa)
 }
 
 fn idle_config(ptr: *mut abi::doca_dpa, f: impl FnOnce(&mut DpaState) -> SimResult) -> SimResult {
@@ -435,6 +490,7 @@ fn new_core(
         active: AtomicUsize::new(0),
         stopped: Mutex::new(Vec::new()),
         stopped_count: AtomicUsize::new(0),
+        rpc_thread: AtomicUsize::new(0),
     })
 }
 
