@@ -504,6 +504,30 @@ fn main() {
         format!("{:.3}", allocs as f64 / n as f64),
         format!("target 0; {allocs} in {n} launches, submitting thread"),
     );
+    // A launch whose argument the launcher keeps alive (an `Arc` clone per
+    // launch, recorded, adopted and released), after a warm-up that lets the
+    // queues grow to what is in flight.
+    let out = DpaBuffer::<u64>::new(&dpa, 1).unwrap();
+    let buffer_launch = || {
+        launcher
+            .launch(&doca_tests::write_ranks, 1, (&out, 7u64))
+            .unwrap()
+            .wait(WAIT)
+            .unwrap()
+    };
+    for _ in 0..100 {
+        buffer_launch();
+    }
+    let allocs = allocations_during(|| {
+        for _ in 0..n {
+            buffer_launch();
+        }
+    });
+    row(
+        "   heap allocations per launch with a buffer argument",
+        format!("{:.3}", allocs as f64 / n as f64),
+        format!("target 0; {allocs} in {n} launches, the buffer kept alive by each"),
+    );
 
     // 3. round trip vs the hand-off floor
     let mut parked = Peer::new(Idle::Parks);

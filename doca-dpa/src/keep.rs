@@ -263,14 +263,20 @@ impl Staged {
             staged: true,
         }
     }
-}
 
-impl Staged {
     /// Whether nothing was recorded. Then it holds no storage either (storage
     /// is taken with the first reference), and dropping it does nothing.
     #[inline]
     pub(crate) fn is_empty(&self) -> bool {
         self.queue.entries.is_empty()
+    }
+
+    /// Releases what is left and gives the storage back to the thread.
+    fn recycle(&mut self) {
+        let mut entries = std::mem::take(&mut self.queue.entries);
+        entries.clear();
+        // While the thread exits the storage is freed instead.
+        let _ = SPARE.try_with(|s| s.set(entries));
     }
 }
 
@@ -280,15 +286,6 @@ impl Drop for Staged {
         if self.queue.entries.capacity() != 0 {
             self.recycle();
         }
-    }
-}
-
-impl Staged {
-    fn recycle(&mut self) {
-        let mut entries = std::mem::take(&mut self.queue.entries);
-        entries.clear();
-        // While the thread exits the storage is freed instead.
-        let _ = SPARE.try_with(|s| s.set(entries));
     }
 }
 
