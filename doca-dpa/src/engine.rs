@@ -259,17 +259,9 @@ impl Engine {
                 self.inner.broadcast.wake_except(cx.waker());
             }
             match look() {
-                Ok(Some(t)) => {
-                    // Done: its registration goes, so the engine keeps no waker
-                    // (and nothing the waker holds) of a future that completed.
-                    self.inner.broadcast.unregister(cx.waker());
-                    return Poll::Ready(Ok(t));
-                }
+                Ok(Some(t)) => return Poll::Ready(Ok(t)),
                 Ok(None) => {}
-                Err(e) => {
-                    self.inner.broadcast.unregister(cx.waker());
-                    return Poll::Ready(Err(e));
-                }
+                Err(e) => return Poll::Ready(Err(e)),
             }
             match self.poll_readable(cx) {
                 // Readiness may be spurious (any readiness API allows it): look

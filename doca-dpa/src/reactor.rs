@@ -58,19 +58,6 @@ impl Broadcast {
         }
     }
 
-    /// Forgets `waker` (a future that completed). Its clone is dropped after the
-    /// list is unlocked: a waker's drop may be user code that polls again.
-    pub(crate) fn unregister(&self, waker: &Waker) {
-        let removed = {
-            let mut wakers = self.wakers.lock().unwrap_or_else(|p| p.into_inner());
-            wakers
-                .iter()
-                .position(|w| w.will_wake(waker))
-                .map(|i| wakers.swap_remove(i))
-        };
-        drop(removed);
-    }
-
     /// Wakes every registered waker but `keep`, which stays registered (as
     /// `wake_by_ref`: no lock held while they run, no allocation).
     pub(crate) fn wake_except(&self, keep: &Waker) {
