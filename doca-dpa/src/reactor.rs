@@ -24,6 +24,8 @@ use std::task::{Context, Poll, Wake, Waker};
 /// no lock of the engine is held while the reactor runs or is dropped (a reactor
 /// may poll, replace itself or wake futures re-entrantly). What a pending launch
 /// uses is kept alive by the launcher, not by the future the reactor wakes.
+/// `tests/redteam.rs` (attack 5) drives a reactor that wakes from inside its
+/// poll, progresses the engine and replaces itself, and finds nothing unsound.
 pub trait Reactor: Send + Sync + 'static {
     /// Polls readability of the engine's notification handle.
     fn poll_readable(
@@ -58,17 +60,27 @@ impl Broadcast {
         }
     }
 
-    /// Wakes every registered waker but `keep`, which stays registered (as
-    /// `wake_by_ref`: no lock held while they run, no allocation).
+    /// Wakes every registered waker but `keep`, which stays registered.
     pub(crate) fn wake_except(&self, keep: &Waker) {
+        self.wake_all(Some(keep));
+    }
+
+    /// Wakes every registered waker (but `keep`, which stays registered). The list
+    /// is swapped with a spare one of kept capacity: no allocation in the steady
+    /// state, and no lock held while the wakers run (a waker may poll a future of
+    /// this engine at once, which registers again, or wake the broadcast again: a
+    /// nested call finds an empty spare and does the same).
+    fn wake_all(&self, keep: Option<&Waker>) {
         let mut woken = std::mem::take(&mut *self.spare.lock().unwrap_or_else(|p| p.into_inner()));
         std::mem::swap(
             &mut woken,
             &mut *self.wakers.lock().unwrap_or_else(|p| p.into_inner()),
         );
-        self.register(keep);
+        if let Some(keep) = keep {
+            self.register(keep);
+        }
         for w in woken.drain(..) {
-            if !w.will_wake(keep) {
+            if !keep.is_some_and(|k| w.will_wake(k)) {
                 w.wake();
             }
         }
@@ -81,26 +93,11 @@ impl Broadcast {
 
 impl Wake for Broadcast {
     fn wake(self: Arc<Self>) {
-        self.wake_by_ref();
+        self.wake_all(None);
     }
 
     fn wake_by_ref(self: &Arc<Self>) {
-        // Swap the list with a spare one of kept capacity: no allocation in the
-        // steady state, and no lock held while the wakers run (a waker may poll
-        // a future of this engine at once, which registers again, or wake the
-        // broadcast again: a nested call finds an empty spare and does the same).
-        let mut woken = std::mem::take(&mut *self.spare.lock().unwrap_or_else(|p| p.into_inner()));
-        std::mem::swap(
-            &mut woken,
-            &mut *self.wakers.lock().unwrap_or_else(|p| p.into_inner()),
-        );
-        for w in woken.drain(..) {
-            w.wake();
-        }
-        let mut spare = self.spare.lock().unwrap_or_else(|p| p.into_inner());
-        if spare.capacity() < woken.capacity() {
-            *spare = woken;
-        }
+        self.wake_all(None);
     }
 }
 
