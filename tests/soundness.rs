@@ -324,7 +324,7 @@ fn forgetting_a_launch_keeps_its_arguments(live: &Live<'_>) -> CaseResult {
 /// The context is destroyed (and the launcher dropped) while a kernel runs that
 /// will not finish before the launcher's bounded wait: `destroy` refuses, the
 /// launcher's drop leaks what the launch holds, and nothing is freed under the
-/// kernel. (Uses a device with a 300 ms kernel run-time limit.)
+/// kernel. (Uses a device with a short kernel run-time limit: `short_limit_profile`.)
 fn destroying_the_context_under_a_running_kernel(live: &Live<'_>) -> CaseResult {
     let dpa = common::dpa();
     let held = Held::new(&dpa, 8)?;
@@ -394,7 +394,7 @@ fn a_thread_keeps_its_state_and_what_it_references(live: &Live<'_>) -> CaseResul
     drop(notify);
     no_fault(&dpa, "after the thread was destroyed")?;
     // An activation may still run after the stop: what the thread used waits for
-    // the run-time limit (300 ms here) to pass with the context healthy.
+    // the run-time limit (short here) to pass with the context healthy.
     check(doca::dpa::deferred_count() > deferred, || {
         "a thread that ran was destroyed and its state released at once".into()
     })?;
@@ -501,7 +501,7 @@ fn a_panicking_subscriber_in_the_launchers_drop(live: &Live<'_>) -> CaseResult {
     // the launcher's bounded wait): then the write is refused, which is fine.
     let _ = release(&go);
     std::thread::sleep(Duration::from_millis(50));
-    // The kernel ran past the 300 ms limit while the launcher waited: the context
+    // The kernel ran past the short run-time limit while the launcher waited: the context
     // may be fatal by the watchdog, but never by a use of freed memory.
     if let Some(report) = dpa.fault_report() {
         check(!report.contains("freed"), || {
@@ -1072,16 +1072,18 @@ fn a_launcher_and_its_arguments_dropped_while_another_thread_waits(live: &Live<'
 /// thread while the drop waits for it.
 fn the_last_launcher_dropped_in_a_task_on_a_worker_thread(live: &Live<'_>) -> CaseResult {
     let dpa = common::dpa();
+    // Built before the kernel is held: starting the runtime's threads is slow under
+    // valgrind, and the held kernel's run time counts from its launch.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .map_err(|e| e.to_string())?;
     let held = Held::new(&dpa, 16)?;
     let launcher = std::sync::Arc::new(Launcher::new(&dpa).map_err(err)?);
     let launch = held.launch(&launcher)?;
     drop(launch);
     let Held { go, data, event } = held;
     drop((data, event));
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .build()
-        .map_err(|e| e.to_string())?;
     let go = std::sync::Arc::new(go);
     let releaser = {
         let go = go.clone();
@@ -1195,13 +1197,29 @@ fn a_buffer_dropped_while_other_threads_launch_with_it(live: &Live<'_>) -> CaseR
 }
 
 /// A device with a short kernel run-time limit, so a launcher dropped with a kernel
-/// running gives up quickly.
+/// running gives up quickly: 300 ms, or `DOCA_RS_SOUNDNESS_LIMIT_MS`.
+///
+/// scripts/valgrind.sh sets that variable to a longer limit: under valgrind the
+/// host's steps between a held kernel's launch and its release run some 50 times
+/// slower (and one thread at a time, which the watchdog's CPU-wait discount cannot
+/// see), enough for 300 ms to pass before the release. A value that is not a
+/// number of milliseconds fails the suite rather than falling back.
 #[cfg(doca_backend = "sim")]
 fn short_limit_profile() -> doca::sim::Profile {
+    const VAR: &str = "DOCA_RS_SOUNDNESS_LIMIT_MS";
+    let limit_ms = match std::env::var(VAR) {
+        Err(std::env::VarError::NotPresent) => 300,
+        Ok(v) => v
+            .parse::<u64>()
+            .ok()
+            .filter(|&ms| ms > 0)
+            .unwrap_or_else(|| panic!("{VAR}={v:?}: expected a positive number of milliseconds")),
+        Err(e) => panic!("{VAR}: {e}"),
+    };
     let mut profile = doca::sim::Profile::default();
     for d in &mut profile.devices {
         if d.dpa {
-            d.kernel_max_run_time_ms = 300;
+            d.kernel_max_run_time_ms = limit_ms;
         }
     }
     profile
