@@ -805,6 +805,51 @@ pub extern "C" fn doca_sim_impl_rdma_receive_ack(handle: u64, num_acked: u32) {
     let _ = rdma_of("doca_dpa_dev_rdma_receive_ack", handle);
 }
 
+/// A range of a one-sided operation: the mmap handle and the address in it.
+type Side = (u32, u64);
+
+/// Which range of a one-sided operation is the peer's.
+#[derive(Clone, Copy)]
+enum Remote {
+    /// A write: the destination, whose map must permit RDMA writes.
+    Destination,
+    /// A read: the source, whose map must permit RDMA reads.
+    Source,
+}
+
+/// What a one-sided write and a one-sided read share: resolves the handle and
+/// the connection, checks the local range then the remote one, refuses (a
+/// completion with an error) when the connection has no peer or the remote map
+/// does not permit the access, then copies `src` into `dst`. The context and the
+/// peer once copied; `None` when the operation is over (refused, or a device
+/// fault reported).
+#[allow(clippy::too_many_arguments)]
+fn copy_one_sided(
+    call: &str,
+    handle: u64,
+    connection_id: u32,
+    dst: Side,
+    src: Side,
+    length: u64,
+    remote: Remote,
+    flags: u32,
+) -> Option<(Arc<RdmaCore>, Arc<RdmaCore>)> {
+    let rdma = rdma_of(call, handle)?;
+    let target = peer_of(call, &rdma, connection_id)?;
+    let (local, peer, access) = match remote {
+        Remote::Destination => (src, dst, abi::DOCA_ACCESS_FLAG_RDMA_WRITE),
+        Remote::Source => (dst, src, abi::DOCA_ACCESS_FLAG_RDMA_READ),
+    };
+    range_of(call, local.0, local.1, length)?;
+    let peer_range = range_of(call, peer.0, peer.1, length)?;
+    let Some(target) = target.filter(|_| peer_range.permissions & access != 0) else {
+        finish(&rdma, false, flags);
+        return None;
+    };
+    let data = read_bytes(call, src.1, length)?;
+    write_bytes(call, dst.1, &data).then_some((rdma, target))
+}
+
 /// `doca_dpa_dev_rdma_post_write` / `_write_imm` (and buffer forms): copies
 /// the local range into the remote map (which must permit RDMA writes); with
 /// an immediate, also consumes a receive of the peer.
@@ -822,29 +867,18 @@ pub extern "C" fn doca_sim_impl_rdma_write(
     flags: u32,
 ) {
     let _sim = SimCode::enter();
-    const CALL: &str = "doca_dpa_dev_rdma_post_write";
-    let Some(rdma) = rdma_of(CALL, handle) else {
-        return;
-    };
-    let Some(target) = peer_of(CALL, &rdma, connection_id) else {
-        return;
-    };
-    let (Some(_), Some(dst)) = (
-        range_of(CALL, src_mmap, src_addr, length),
-        range_of(CALL, dst_mmap, dst_addr, length),
+    let Some((rdma, target)) = copy_one_sided(
+        "doca_dpa_dev_rdma_post_write",
+        handle,
+        connection_id,
+        (dst_mmap, dst_addr),
+        (src_mmap, src_addr),
+        length,
+        Remote::Destination,
+        flags,
     ) else {
         return;
     };
-    let Some(target) = target.filter(|_| dst.permissions & abi::DOCA_ACCESS_FLAG_RDMA_WRITE != 0)
-    else {
-        return finish(&rdma, false, flags);
-    };
-    let Some(data) = read_bytes(CALL, src_addr, length) else {
-        return;
-    };
-    if !write_bytes(CALL, dst_addr, &data) {
-        return;
-    }
     if has_immediate == 0 {
         return finish(&rdma, true, flags);
     }
@@ -869,26 +903,16 @@ pub extern "C" fn doca_sim_impl_rdma_read(
     flags: u32,
 ) {
     let _sim = SimCode::enter();
-    const CALL: &str = "doca_dpa_dev_rdma_post_read";
-    let Some(rdma) = rdma_of(CALL, handle) else {
-        return;
-    };
-    let Some(target) = peer_of(CALL, &rdma, connection_id) else {
-        return;
-    };
-    let (Some(_), Some(src)) = (
-        range_of(CALL, dst_mmap, dst_addr, length),
-        range_of(CALL, src_mmap, src_addr, length),
-    ) else {
-        return;
-    };
-    if target.is_none() || src.permissions & abi::DOCA_ACCESS_FLAG_RDMA_READ == 0 {
-        return finish(&rdma, false, flags);
-    }
-    let Some(data) = read_bytes(CALL, src_addr, length) else {
-        return;
-    };
-    if write_bytes(CALL, dst_addr, &data) {
+    if let Some((rdma, _)) = copy_one_sided(
+        "doca_dpa_dev_rdma_post_read",
+        handle,
+        connection_id,
+        (dst_mmap, dst_addr),
+        (src_mmap, src_addr),
+        length,
+        Remote::Source,
+        flags,
+    ) {
         finish(&rdma, true, flags);
     }
 }
