@@ -211,6 +211,49 @@ fn a_crowded_thread_activation_outlives_its_deferred_record() {
 /// ordered, no call of the context may run while the RPC's call does.
 #[test]
 fn a_call_that_passed_the_rpc_gate_runs_during_the_rpc() {
+    no_call_runs_during_an_rpc("calls naming the context", |dpa| {
+        dpa.health().map_err(|e| e.to_string())?;
+        let buffer = DpaBuffer::<u64>::new(dpa, 4).map_err(|e| e.to_string())?;
+        drop(buffer);
+        Ok(())
+    });
+}
+
+/// The same for calls on objects made on the context, which name only the
+/// object: a thread's creation, configuration, start, id and teardown, a
+/// notification completion's and a completion's, and a hash table's. The sim
+/// counts them as uses of the context (a model choice: such objects are the
+/// context's).
+#[test]
+fn a_call_on_an_object_of_the_context_runs_during_the_rpc() {
+    no_call_runs_during_an_rpc("calls on objects of the context", |dpa| {
+        let e = |e: Error| e.to_string();
+        let thread = ThreadBuilder::new(dpa, &doca_tests::noop, ())
+            .map_err(e)?
+            .start()
+            .map_err(e)?;
+        let notify = doca::dpa::NotificationCompletion::new(&thread).map_err(e)?;
+        // Calls that name only the thread, many of them: the RPC may begin at any
+        // of them.
+        for _ in 0..100 {
+            notify.run_thread().map_err(e)?;
+            thread.id().map_err(e)?;
+        }
+        let completion = doca::dpa::CompletionBuilder::new(dpa, 16)
+            .map_err(e)?
+            .start()
+            .map_err(e)?;
+        let table = doca::dpa::HashTable::new(dpa, 8).map_err(e)?;
+        drop((notify, thread, completion, table));
+        Ok(())
+    });
+}
+
+/// Runs `probe` in a loop on one thread while another holds the DOCA lock for a
+/// while (public API) and a third runs an RPC that blocks until a fourth sets its
+/// event; in sim builds, no DOCA call of the probe may have run while the RPC's
+/// `doca_dpa_rpc` did.
+fn no_call_runs_during_an_rpc(what: &'static str, probe: fn(&Dpa) -> Result<(), String>) {
     let _one = serial();
     #[cfg(doca_backend = "sim")]
     let before = doca::sim::concurrent_context_uses();
@@ -231,7 +274,7 @@ fn a_call_that_passed_the_rpc_gate_runs_during_the_rpc() {
                 })
             });
             held_rx.recv().map_err(|e| e.to_string())?;
-            // B: calls naming the context, started before or after the RPC.
+            // B: the probe, started before or after the RPC.
             let b_dpa = dpa.clone();
             let prober = std::thread::spawn(move || {
                 if round % 2 == 1 {
@@ -240,13 +283,10 @@ fn a_call_that_passed_the_rpc_gate_runs_during_the_rpc() {
                 // Keeps calling for a while: the RPC's call starts on its own thread
                 // a little after the RPC is marked in flight.
                 let started = Instant::now();
-                let mut health = b_dpa.health().map_err(|e| e.to_string())?;
                 while started.elapsed() < Duration::from_millis(200) {
-                    health = b_dpa.health().map_err(|e| e.to_string())?;
-                    let buffer = DpaBuffer::<u64>::new(&b_dpa, 4).map_err(|e| e.to_string())?;
-                    drop(buffer);
+                    probe(&b_dpa)?;
                 }
-                Ok::<_, String>(health)
+                b_dpa.health().map_err(|e| e.to_string())
             });
             // D: sets the event the RPC waits for, a while later (an event's `set`
             // names no context).
@@ -265,16 +305,16 @@ fn a_call_that_passed_the_rpc_gate_runs_during_the_rpc() {
                 .map_err(|e| e.to_string())?;
             Ok::<_, String>((rpc.map_err(|e| e.to_string()), health))
         });
-        let (rpc, health) = r.expect("the case failed to run");
-        assert_eq!(rpc, Ok(8), "round {round}: the RPC");
-        assert_eq!(health, doca::dpa::Health::Ok, "round {round}");
+        let (rpc, health) = r.unwrap_or_else(|e| panic!("{what}: the case failed to run: {e}"));
+        assert_eq!(rpc, Ok(8), "{what}, round {round}: the RPC");
+        assert_eq!(health, doca::dpa::Health::Ok, "{what}, round {round}");
     }
     #[cfg(doca_backend = "sim")]
     {
         let during = doca::sim::concurrent_context_uses() - before;
         assert_eq!(
             during, 0,
-            "UNSOUND: {during} host calls used the context while its doca_dpa_rpc ran on another thread"
+            "UNSOUND: {during} {what} ran while the context's doca_dpa_rpc ran on another thread"
         );
     }
 }

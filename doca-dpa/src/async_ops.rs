@@ -94,17 +94,19 @@ impl AsyncOps {
             _completion: completion.clone(),
         };
         let p = ops.raw.as_ptr();
-        // SAFETY: our unstarted async ops and a started completion of the same
-        // context (checked above), which they hold for their life.
-        unsafe { doca_call!(doca_dpa_async_ops_attach(p, completion.as_ptr())) }?;
-        // SAFETY: as above: our unstarted async ops and a started completion.
-        unsafe { doca_call!(doca_dpa_async_ops_start(p)) }?;
-        ops.raw.set_started();
         let mut size = 0;
-        // SAFETY: started; valid out-pointers.
-        unsafe { doca_call!(doca_dpa_async_ops_get_queue_size(p, &mut size)) }?;
-        // SAFETY: as above: started; valid out-pointers.
-        unsafe { doca_call!(doca_dpa_async_ops_get_dpa_handle(p, &mut ops.handle)) }?;
+        dpa.with_ctx(|_| {
+            // SAFETY: our unstarted async ops and a started completion of the same
+            // context (checked above), which they hold for their life.
+            unsafe { doca_call!(doca_dpa_async_ops_attach(p, completion.as_ptr())) }?;
+            // SAFETY: as above: our unstarted async ops and a started completion.
+            unsafe { doca_call!(doca_dpa_async_ops_start(p)) }?;
+            ops.raw.set_started();
+            // SAFETY: started; valid out-pointers.
+            unsafe { doca_call!(doca_dpa_async_ops_get_queue_size(p, &mut size)) }?;
+            // SAFETY: as above: started; valid out-pointers.
+            unsafe { doca_call!(doca_dpa_async_ops_get_dpa_handle(p, &mut ops.handle)) }
+        })?;
         ops.queue_size = size as u32;
         Ok(AsyncOps {
             inner: Arc::new(ops),
@@ -135,7 +137,7 @@ unsafe impl KernelArg<param::AsyncOps> for AsyncOps {
 
 impl Drop for AsyncOpsInner {
     fn drop(&mut self) {
-        let outcome = self.raw.teardown();
+        let outcome = self._dpa.teardown_child(&mut self.raw);
         if !outcome.stopped() {
             // They may still complete into their completion: never release it.
             crate::keep::bury(self._completion.clone());

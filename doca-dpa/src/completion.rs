@@ -48,7 +48,7 @@ struct NotificationInner {
 
 impl Drop for NotificationInner {
     fn drop(&mut self) {
-        let outcome = self.raw.teardown();
+        let outcome = self.thread.dpa().teardown_child(&mut self.raw);
         if !outcome.stopped() {
             // It may still wake the thread: never release it.
             crate::keep::bury(self.thread.clone());
@@ -88,25 +88,27 @@ impl NotificationCompletion {
                 &mut raw
             ))
         }))?;
-        let mut raw =
-            Owned::<RawNotification>::new("doca_dpa_notification_completion_create", raw)?;
-        // SAFETY: our notification completion.
-        dpa.or_fatal(unsafe { doca_call!(doca_dpa_notification_completion_start(raw.as_ptr())) })?;
-        raw.set_started();
-        let mut handle = 0;
-        // SAFETY: started; valid out-pointer.
-        unsafe {
-            doca_call!(doca_dpa_notification_completion_get_dpa_handle(
-                raw.as_ptr(),
-                &mut handle
-            ))
-        }?;
+        // Owned at once: a failure below tears it down (at the RPC gate).
+        let mut inner = NotificationInner {
+            raw: Owned::new("doca_dpa_notification_completion_create", raw)?,
+            handle: 0,
+            thread: thread.clone(),
+        };
+        let (raw, handle) = (&mut inner.raw, &mut inner.handle);
+        dpa.or_fatal(dpa.with_ctx(|_| {
+            // SAFETY: our notification completion.
+            unsafe { doca_call!(doca_dpa_notification_completion_start(raw.as_ptr())) }?;
+            raw.set_started();
+            // SAFETY: started; valid out-pointer.
+            unsafe {
+                doca_call!(doca_dpa_notification_completion_get_dpa_handle(
+                    raw.as_ptr(),
+                    handle
+                ))
+            }
+        }))?;
         Ok(NotificationCompletion {
-            inner: Arc::new(NotificationInner {
-                raw,
-                handle,
-                thread: thread.clone(),
-            }),
+            inner: Arc::new(inner),
         })
     }
 
@@ -128,15 +130,14 @@ unsafe impl KernelArg<param::Notification> for NotificationCompletion {
 
 /// A DPA completion context (a DPA-side completion queue) being configured.
 pub struct CompletionBuilder {
-    raw: Owned<RawCompletion>,
-    dpa: Dpa,
-    thread: Option<DpaThread>,
+    /// Its handle and queue size are set when it starts.
+    inner: CompletionInner,
 }
 
 impl std::fmt::Debug for CompletionBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CompletionBuilder")
-            .field("thread", &self.thread)
+            .field("thread", &self.inner.thread)
             .finish()
     }
 }
@@ -154,66 +155,62 @@ impl CompletionBuilder {
             doca_call!(doca_dpa_completion_create(ctx, queue_size, &mut raw))
         }))?;
         Ok(CompletionBuilder {
-            raw: Owned::new("doca_dpa_completion_create", raw)?,
-            dpa: dpa.clone(),
-            thread: None,
+            inner: CompletionInner {
+                raw: Owned::new("doca_dpa_completion_create", raw)?,
+                handle: 0,
+                queue_size: 0,
+                thread: None,
+                dpa: dpa.clone(),
+            },
         })
     }
 
     /// Binds the thread each completion wakes (`doca_dpa_completion_set_thread`);
     /// the completion keeps the thread alive.
     pub fn thread(mut self, thread: &DpaThread) -> Result<Self> {
-        if !thread.dpa().same_context(&self.dpa) {
+        let inner = &mut self.inner;
+        if !thread.dpa().same_context(&inner.dpa) {
             return Err(Error::invalid(
                 "doca_dpa_completion_set_thread",
                 format!(
                     "the thread runs on DPA context #{}, the completion is of DPA context #{}",
                     thread.dpa().serial(),
-                    self.dpa.serial()
+                    inner.dpa.serial()
                 ),
             ));
         }
-        // SAFETY: an unstarted completion and a started thread of its context.
-        unsafe {
-            doca_call!(doca_dpa_completion_set_thread(
-                self.raw.as_ptr(),
-                thread.as_ptr()
-            ))
-        }?;
-        self.thread = Some(thread.clone());
+        let raw = inner.raw.as_ptr();
+        inner.dpa.with_ctx(|_| {
+            // SAFETY: an unstarted completion and a started thread of its context.
+            unsafe { doca_call!(doca_dpa_completion_set_thread(raw, thread.as_ptr())) }
+        })?;
+        inner.thread = Some(thread.clone());
         Ok(self)
     }
 
     /// Starts it (`doca_dpa_completion_start`) and gets its DPA handle.
     pub fn start(mut self) -> Result<Completion> {
-        // SAFETY: a configured completion.
-        let started = unsafe { doca_call!(doca_dpa_completion_start(self.raw.as_ptr())) };
-        self.dpa.or_fatal(started)?;
-        self.raw.set_started();
-        let mut handle = 0;
-        // SAFETY: started; valid out-pointer.
-        unsafe {
-            doca_call!(doca_dpa_completion_get_dpa_handle(
-                self.raw.as_ptr(),
-                &mut handle
-            ))
-        }?;
-        let mut size = 0;
-        // SAFETY: started; valid out-pointer.
-        unsafe {
-            doca_call!(doca_dpa_completion_get_queue_size(
-                self.raw.as_ptr(),
-                &mut size
-            ))
-        }?;
+        let inner = &mut self.inner;
+        let (mut handle, mut size) = (0, 0);
+        let raw = &mut inner.raw;
+        let started = inner.dpa.with_ctx(|_| {
+            // SAFETY: a configured completion.
+            unsafe { doca_call!(doca_dpa_completion_start(raw.as_ptr())) }?;
+            raw.set_started();
+            // SAFETY: started; valid out-pointers.
+            unsafe {
+                doca_call!(doca_dpa_completion_get_dpa_handle(
+                    raw.as_ptr(),
+                    &mut handle
+                ))
+            }?;
+            // SAFETY: as above.
+            unsafe { doca_call!(doca_dpa_completion_get_queue_size(raw.as_ptr(), &mut size)) }
+        });
+        inner.dpa.or_fatal(started)?;
+        (inner.handle, inner.queue_size) = (handle, size as u32);
         Ok(Completion {
-            inner: Arc::new(CompletionInner {
-                raw: self.raw,
-                handle,
-                queue_size: size as u32,
-                thread: self.thread,
-                dpa: self.dpa,
-            }),
+            inner: Arc::new(self.inner),
         })
     }
 }
@@ -228,7 +225,7 @@ struct CompletionInner {
 
 impl Drop for CompletionInner {
     fn drop(&mut self) {
-        let outcome = self.raw.teardown();
+        let outcome = self.dpa.teardown_child(&mut self.raw);
         if !outcome.stopped() {
             // It may still wake its thread: never release it, nor the context.
             crate::keep::bury((self.thread.clone(), self.dpa.clone()));

@@ -673,8 +673,9 @@ impl Dpa {
 
     /// Runs `f` with the raw context under the DOCA lock, when no `doca_dpa_rpc`
     /// of this context is in progress: every DOCA call of this crate naming the
-    /// context goes through here (DOCA DPA objects are not thread-safe, and the RPC
-    /// runs outside the DOCA lock, see [`RpcGate`]).
+    /// context, or an object made on it (a thread, a completion…), goes through
+    /// here (DOCA DPA objects are not thread-safe, and the RPC runs outside the
+    /// DOCA lock, see [`RpcGate`]).
     ///
     /// An RPC in progress is waited for with the DOCA lock released. A thread that
     /// holds the DOCA lock already (a call nested in [`serialized`](crate::serialized))
@@ -709,6 +710,18 @@ impl Dpa {
                 std::thread::sleep(std::time::Duration::from_micros(100));
             }
         }
+    }
+
+    /// [`Owned::teardown`](crate::core::Owned::teardown) of an object made on this
+    /// context (a thread, a completion, a hash table…), at the RPC gate as
+    /// [`Dpa::with_ctx`] makes every call naming the context: the object's calls
+    /// name only the object, but it is the context's, and DOCA DPA objects are not
+    /// thread-safe.
+    pub(crate) fn teardown_child<O: crate::core::DocaObject>(
+        &self,
+        raw: &mut crate::core::Owned<O>,
+    ) -> crate::core::Outcome {
+        self.with_ctx(|_| raw.teardown())
     }
 
     /// The device the context runs on.

@@ -30,12 +30,18 @@ pub struct HashTable {
     inner: Arc<HashTableInner>,
 }
 
-/// Its table is destroyed (its `Drop`) while the context, a later field, lives.
 struct HashTableInner {
     raw: Owned<RawHashTable>,
     dpa: Dpa,
     handle: u64,
     requested: u32,
+}
+
+impl Drop for HashTableInner {
+    fn drop(&mut self) {
+        // Destroyed while the context lives, at its RPC gate.
+        self.dpa.teardown_child(&mut self.raw).report();
+    }
 }
 
 impl fmt::Debug for HashTable {
@@ -70,7 +76,7 @@ impl HashTable {
         };
         let mut h = 0;
         // SAFETY: our table; valid out-pointer.
-        unsafe { doca_call!(doca_dpa_hash_table_get_dpa_handle(raw, &mut h)) }?;
+        dpa.with_ctx(|_| unsafe { doca_call!(doca_dpa_hash_table_get_dpa_handle(raw, &mut h)) })?;
         table.handle = h as u64;
         tracing::debug!(target: "doca_dpa::hash_table", num_entries, "DPA hash table created");
         Ok(HashTable {

@@ -63,9 +63,9 @@ impl Drop for ThreadInner {
         // the run-time limit has passed with the context healthy. If it cannot be
         // stopped it may run for ever, and everything it uses is leaked. All of
         // this happens before any user code (the `tracing` reports) can unwind.
-        let outcome = self.raw.teardown();
+        let outcome = self.dpa.teardown_child(&mut self.raw);
         if outcome.stopped() {
-            let affinity = self.affinity.as_mut().map(Owned::teardown);
+            let affinity = (self.affinity.as_mut()).map(|a| self.dpa.teardown_child(a));
             if *self.ran.get_mut() {
                 crate::keep::defer(&self.dpa, std::mem::take(&mut self.keep));
             }
@@ -159,28 +159,26 @@ impl ThreadBuilder {
             // SAFETY: a started context; valid out-pointer.
             unsafe { doca_call!(doca_dpa_thread_create(ctx, &mut raw)) }
         }))?;
-        let raw = Owned::<RawThread>::new("doca_dpa_thread_create", raw)?;
-        // SAFETY: an unstarted thread and a function of the context's app (checked);
-        // the value comes from the sealed `KernelArgs` (so from `KernelArg` impls,
-        // checked against this context) and `keep` holds what it references until
-        // no activation of the thread can run (`ThreadInner::drop`).
-        unsafe {
-            doca_call!(doca_dpa_thread_set_func_arg(
-                raw.as_ptr(),
-                func.func_ptr(),
-                value
-            ))
-        }?;
-        Ok(ThreadBuilder {
-            inner: ThreadInner {
-                raw,
-                affinity: None,
-                keep,
-                dpa: dpa.clone(),
-                func: func.name(),
-                ran: std::sync::atomic::AtomicBool::new(false),
-            },
-        })
+        // Owned by the thread at once, so that a failure below tears it down (at
+        // the RPC gate, `ThreadInner::drop`).
+        let inner = ThreadInner {
+            raw: Owned::<RawThread>::new("doca_dpa_thread_create", raw)?,
+            affinity: None,
+            keep,
+            dpa: dpa.clone(),
+            func: func.name(),
+            ran: std::sync::atomic::AtomicBool::new(false),
+        };
+        let raw = inner.raw.as_ptr();
+        dpa.with_ctx(|_| {
+            // SAFETY: an unstarted thread and a function of the context's app
+            // (checked); the value comes from the sealed `KernelArgs` (so from
+            // `KernelArg` impls, checked against this context) and `keep` holds what
+            // it references until no activation of the thread can run
+            // (`ThreadInner::drop`).
+            unsafe { doca_call!(doca_dpa_thread_set_func_arg(raw, func.func_ptr(), value)) }
+        })?;
+        Ok(ThreadBuilder { inner })
     }
 
     /// Sets the thread's local storage, DPA memory its function reads with
@@ -200,14 +198,14 @@ impl ThreadBuilder {
                 return Err(e);
             }
         };
+        let raw = self.inner.raw.as_ptr();
         // SAFETY: an unstarted thread; memory of its context (checked when lowered),
         // held by the thread's keep record until no activation can run.
-        if let Err(e) = unsafe {
-            doca_call!(doca_dpa_thread_set_local_storage(
-                self.inner.raw.as_ptr(),
-                addr
-            ))
-        } {
+        let set = self
+            .inner
+            .dpa
+            .with_ctx(|_| unsafe { doca_call!(doca_dpa_thread_set_local_storage(raw, addr)) });
+        if let Err(e) = set {
             self.inner.keep.truncate(mark);
             return Err(e);
         }
@@ -226,21 +224,19 @@ impl ThreadBuilder {
                 format!("EU {eu} does not exist; the DPA has {total}"),
             ));
         }
-        let mut raw = std::ptr::null_mut();
-        self.inner.dpa.with_ctx(|ctx| {
+        let thread = self.inner.raw.as_ptr();
+        let affinity = self.inner.dpa.with_ctx(|ctx| {
+            let mut raw = std::ptr::null_mut();
             // SAFETY: a started context; valid out-pointer.
-            unsafe { doca_call!(doca_dpa_eu_affinity_create(ctx, &mut raw)) }
+            unsafe { doca_call!(doca_dpa_eu_affinity_create(ctx, &mut raw)) }?;
+            // Owned at once: a failure below destroys it (here, under the gate).
+            let affinity = Owned::<RawAffinity>::new("doca_dpa_eu_affinity_create", raw)?;
+            // SAFETY: our affinity.
+            unsafe { doca_call!(doca_dpa_eu_affinity_set(affinity.as_ptr(), eu)) }?;
+            // SAFETY: our unstarted thread and our affinity, which it keeps.
+            unsafe { doca_call!(doca_dpa_thread_set_affinity(thread, affinity.as_ptr())) }?;
+            Ok::<_, Error>(affinity)
         })?;
-        let affinity = Owned::<RawAffinity>::new("doca_dpa_eu_affinity_create", raw)?;
-        // SAFETY: our affinity.
-        unsafe { doca_call!(doca_dpa_eu_affinity_set(affinity.as_ptr(), eu)) }?;
-        // SAFETY: our unstarted thread and our affinity, which it keeps.
-        unsafe {
-            doca_call!(doca_dpa_thread_set_affinity(
-                self.inner.raw.as_ptr(),
-                affinity.as_ptr()
-            ))
-        }?;
         self.inner.affinity = Some(affinity);
         Ok(self)
     }
@@ -256,8 +252,11 @@ impl ThreadBuilder {
     }
 
     fn start_in_place(&mut self) -> Result<()> {
-        // SAFETY: a configured thread.
-        let started = unsafe { doca_call!(doca_dpa_thread_start(self.inner.raw.as_ptr())) };
+        let raw = self.inner.raw.as_ptr();
+        let started = self.inner.dpa.with_ctx(|_| {
+            // SAFETY: a configured thread.
+            unsafe { doca_call!(doca_dpa_thread_start(raw)) }
+        });
         self.inner.dpa.or_fatal(started)?;
         self.inner.raw.set_started();
         tracing::debug!(target: "doca_dpa::thread", func = self.inner.func, "DPA thread started");
@@ -289,9 +288,11 @@ impl std::fmt::Debug for DpaThread {
 impl DpaThread {
     /// The thread's id (`doca_dpa_thread_get_id`).
     pub fn id(&self) -> Result<u32> {
-        let mut id = 0;
-        // SAFETY: a started thread; valid out-pointer.
-        unsafe { doca_call!(doca_dpa_thread_get_id(self.inner.raw.as_ptr(), &mut id)) }?;
+        let (mut id, raw) = (0, self.inner.raw.as_ptr());
+        self.inner.dpa.with_ctx(|_| {
+            // SAFETY: a started thread; valid out-pointer.
+            unsafe { doca_call!(doca_dpa_thread_get_id(raw, &mut id)) }
+        })?;
         Ok(id as u32)
     }
 
@@ -302,8 +303,11 @@ impl DpaThread {
         self.inner
             .ran
             .store(true, std::sync::atomic::Ordering::SeqCst);
-        // SAFETY: a started thread with an attachment (the caller's).
-        unsafe { doca_call!(doca_dpa_thread_run(self.inner.raw.as_ptr())) }
+        let raw = self.inner.raw.as_ptr();
+        self.inner.dpa.with_ctx(|_| {
+            // SAFETY: a started thread with an attachment (the caller's).
+            unsafe { doca_call!(doca_dpa_thread_run(raw)) }
+        })
     }
 
     /// The context it runs on.
@@ -335,7 +339,7 @@ impl DpaThread {
 pub struct ThreadGroup {
     raw: Owned<RawGroup>,
     threads: Vec<DpaThread>,
-    _dpa: Dpa,
+    dpa: Dpa,
 }
 
 impl std::fmt::Debug for ThreadGroup {
@@ -382,19 +386,16 @@ impl ThreadGroup {
         let mut group = ThreadGroup {
             raw: Owned::new("doca_dpa_thread_group_create", raw)?,
             threads: Vec::with_capacity(threads.len()),
-            _dpa: dpa.clone(),
+            dpa: dpa.clone(),
         };
         // On failure the group is torn down before any builder is dropped.
         for (rank, thread) in threads.iter().enumerate() {
+            let (g, t) = (group.raw.as_ptr(), thread.inner.raw.as_ptr());
             // SAFETY: our unstarted group and an unstarted thread of the same
             // context (checked above).
-            unsafe {
-                doca_call!(doca_dpa_thread_group_set_thread(
-                    group.raw.as_ptr(),
-                    thread.inner.raw.as_ptr(),
-                    rank as u32
-                ))
-            }
+            dpa.with_ctx(|_| unsafe {
+                doca_call!(doca_dpa_thread_group_set_thread(g, t, rank as u32))
+            })
             .inspect_err(|_| group.teardown())?;
         }
         for mut thread in threads {
@@ -406,8 +407,9 @@ impl ThreadGroup {
                 inner: Arc::new(thread.inner),
             });
         }
+        let g = group.raw.as_ptr();
         // SAFETY: every rank set with a started thread.
-        unsafe { doca_call!(doca_dpa_thread_group_start(group.raw.as_ptr())) }
+        dpa.with_ctx(|_| unsafe { doca_call!(doca_dpa_thread_group_start(g)) })
             .inspect_err(|_| group.teardown())?;
         group.raw.set_started();
         Ok(group)
@@ -422,7 +424,7 @@ impl ThreadGroup {
     /// after it. A group that cannot be stopped may still run them: they are
     /// leaked with it.
     fn teardown(&mut self) {
-        let outcome = self.raw.teardown();
+        let outcome = self.dpa.teardown_child(&mut self.raw);
         if !outcome.stopped() {
             // Buried before the report (user code) can unwind.
             crate::keep::bury(std::mem::take(&mut self.threads));

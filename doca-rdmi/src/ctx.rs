@@ -567,9 +567,12 @@ impl<R: RdmiObject> Object<R> {
             unsafe { core_call!(doca_ctx_set_datapath_on_dpa(ctx_ptr, dpa.cast())) }
         })?;
         match &config.source {
-            // SAFETY: our idle object and a started completion of its datapath context
-            // (`Config::check`), kept alive by `held`.
-            Held::Dpa(c) => unsafe { R::attach_dpa_completion(p, c) }?,
+            // At the DPA context's RPC gate: the call names the context's completion.
+            Held::Dpa(c) => c.dpa().with_ctx(|_| {
+                // SAFETY: our idle object and a started completion of its datapath
+                // context (`Config::check`), kept alive by `held`.
+                unsafe { R::attach_dpa_completion(p, c) }
+            })?,
             // SAFETY: our idle object and a live CQ kept alive by `held`.
             Held::Cq(q) => unsafe { R::attach_cq(p, q) }?,
         }

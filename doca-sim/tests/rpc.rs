@@ -118,3 +118,72 @@ fn an_rpc_that_faults_is_a_driver_error() {
     ctx.teardown();
     assert_no_leaks(&scope);
 }
+
+/// Model choice (`doca_sim::concurrent_context_uses`): a host call on the
+/// context, or on an object made on it, from another thread while its RPC runs
+/// is counted; the same calls before and after the RPC, and from the RPC's own
+/// thread, are not.
+#[test]
+fn calls_on_the_context_or_its_objects_during_an_rpc_are_counted() {
+    let scope = Scope::new();
+    static STARTED: AtomicU32 = AtomicU32::new(0);
+    static RELEASE: AtomicU32 = AtomicU32::new(0);
+    unsafe extern "C" fn hold(_: *const u64) -> u64 {
+        STARTED.store(1, SeqCst);
+        while RELEASE.load(SeqCst) == 0 {
+            // SAFETY: device API of the sim, called from the RPC.
+            unsafe { doca_dpa_dev_yield() };
+        }
+        0
+    }
+    let r = entry!();
+    let ctx = Ctx::started(app(c"rpc_hold", vec![rpc(c"hold", r, hold)]));
+    let mut thread = null_mut();
+    ok!(abi::doca_dpa_thread_create(ctx.dpa, &mut thread));
+    // A call on the context and one on its thread; raw pointers as integers, to
+    // cross threads.
+    let (dpa, thread) = (ctx.dpa as usize, thread as usize);
+    let use_both = move || {
+        let mut limit = 0;
+        ok!(abi::doca_dpa_get_kernel_max_run_time(
+            dpa as *mut abi::doca_dpa,
+            &mut limit
+        ));
+        let (mut func, mut arg) = (None, 0);
+        ok!(abi::doca_dpa_thread_get_func_arg(
+            thread as *mut abi::doca_dpa_thread,
+            &mut func,
+            &mut arg
+        ));
+    };
+    let before = doca_sim::concurrent_context_uses();
+    use_both();
+    assert_eq!(doca_sim::concurrent_context_uses(), before, "no RPC yet");
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            while STARTED.load(SeqCst) == 0 {
+                std::thread::yield_now();
+            }
+            use_both();
+            RELEASE.store(1, SeqCst);
+        });
+        let mut v = 0;
+        ok!(abi::doca_dpa_rpc(ctx.dpa, f(r), &mut v));
+    });
+    assert_eq!(
+        doca_sim::concurrent_context_uses(),
+        before + 2,
+        "the context's call and its thread's, made during the RPC"
+    );
+    use_both();
+    assert_eq!(
+        doca_sim::concurrent_context_uses(),
+        before + 2,
+        "after the RPC"
+    );
+    ok!(abi::doca_dpa_thread_destroy(
+        thread as *mut abi::doca_dpa_thread
+    ));
+    ctx.teardown();
+    assert_no_leaks(&scope);
+}

@@ -77,15 +77,19 @@ pub(crate) struct DpaCore {
 /// thread, since the process started.
 static CONCURRENT_USES: AtomicUsize = AtomicUsize::new(0);
 
-/// How many host calls named a DPA context while a `doca_dpa_rpc` on that context
-/// was in progress on another thread (since the process started). Makes no DOCA
-/// call.
+/// How many host calls named a DPA context, or an object made on it (a thread, a
+/// thread group, an EU affinity, a completion, a notification completion, async
+/// ops, a hash table), while a `doca_dpa_rpc` on that context was in progress on
+/// another thread (since the process started). Makes no DOCA call.
 ///
 /// Model choice: DOCA DPA objects are not thread-safe, one thread at a time (the
 /// facts, §9), and `doca_dpa_rpc` uses its context for as long as it blocks; the
 /// sim does not fail such a call (what real DOCA does is not documented: state
 /// shared with the RPC may be corrupted), it counts it and logs it, so that a host
-/// library's tests can assert that it never does so (doca-rs's RPC gate).
+/// library's tests can assert that it never does so (doca-rs's RPC gate). A call on
+/// an object made on the context counts too: such objects are the context's (made
+/// by a call naming it, torn down before it), and whether their calls reach
+/// state the RPC uses is not documented either, so the sim assumes they may.
 pub fn concurrent_context_uses() -> usize {
     CONCURRENT_USES.load(Ordering::Acquire)
 }
@@ -118,6 +122,19 @@ impl Drop for RpcInProgress<'_> {
 impl DpaCore {
     pub(crate) fn state(&self) -> MutexGuard<'_, DpaState> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A host call uses `what` (the context or an object made on it): counted
+    /// and logged if a `doca_dpa_rpc` on the context runs on another thread
+    /// ([`concurrent_context_uses`]).
+    pub(crate) fn note_host_use(&self, what: &str) {
+        let rpc = self.rpc_thread.load(Ordering::Acquire);
+        if rpc != 0 && rpc != this_thread() {
+            CONCURRENT_USES.fetch_add(1, Ordering::AcqRel);
+            crate::export::log(format_args!(
+                "a host call used {what} while a doca_dpa_rpc on its DPA context ran on another thread (DOCA DPA objects are not thread-safe)"
+            ));
+        }
     }
 
     /// BAD_STATE unless started and not fatal.
@@ -444,13 +461,7 @@ impl SimObject for Dpa {
 /// counted ([`concurrent_context_uses`]).
 pub(crate) fn dpa<'a>(ptr: *const abi::doca_dpa) -> SimResult<&'a Dpa> {
     let dpa = obj::<Dpa, _>(ptr)?;
-    let rpc = dpa.core.rpc_thread.load(Ordering::Acquire);
-    if rpc != 0 && rpc != this_thread() {
-        CONCURRENT_USES.fetch_add(1, Ordering::AcqRel);
-        crate::export::log(format_args!(
-            "a host call used the DPA context while a doca_dpa_rpc on it ran on another thread (DOCA DPA objects are not thread-safe)"
-        ));
-    }
+    dpa.core.note_host_use("the DPA context");
     Ok(dpa)
 }
 

@@ -82,10 +82,12 @@ fn new_child<T: Child>(
     Ok(registry::register(child))
 }
 
-/// Borrows a child and checks that its context was not destroyed.
+/// Borrows a child and checks that its context was not destroyed. The call is a
+/// use of the context ([`DpaCore::note_host_use`]).
 fn child<'a, T: Child, P>(ptr: *const P) -> SimResult<&'a T> {
     let c = obj::<T, P>(ptr)?;
     c.parent().require_alive()?;
+    c.parent().note_host_use(T::KIND);
     Ok(c)
 }
 
