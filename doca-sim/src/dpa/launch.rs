@@ -1024,7 +1024,7 @@ pub unsafe extern "C" fn doca_sim_kernel_lookup(
     func: *const c_void,
     kernel: *mut *const KernelDesc,
 ) -> abi::doca_error_t {
-    run(api_name(api), || {
+    run(api_name(api), &mut || {
         let this = dpa(dpa_ptr)?;
         if func.is_null() {
             return Err(fail(codes::INVALID_VALUE, "NULL kernel function"));
