@@ -9,7 +9,6 @@
 //! the references are [`bury`]'d: leaked on purpose, never freed, with a warning.
 
 use std::any::Any;
-use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -305,47 +304,32 @@ impl Drop for Staged {
 struct Deferred {
     dpa: Dpa,
     after: Instant,
-    what: Box<dyn Any>,
+    what: Box<dyn Any + Send>,
 }
 
-/// The deferred records of this host thread (the objects they hold are not `Send`).
-/// Whatever is left when the thread exits is buried, never freed.
-struct DeferredList(Vec<Deferred>);
+/// The deferred records of the process: one list, whichever thread stopped the
+/// thread, so that any thread's [`reap`] (and [`Dpa::destroy`] of the context)
+/// releases them when they are due. A list per host thread would free nothing a
+/// worker thread deferred until that worker made another thread, and would have
+/// to bury its records when the thread exited (or lose them, from a thread-local
+/// destructor that ran after the list's).
+static DEFERRED: std::sync::Mutex<Vec<Deferred>> = std::sync::Mutex::new(Vec::new());
 
-impl Drop for DeferredList {
-    fn drop(&mut self) {
-        for d in self.0.drain(..) {
-            bury((d.dpa, d.what));
-        }
-    }
-}
-
-thread_local! {
-    static DEFERRED: RefCell<DeferredList> = const { RefCell::new(DeferredList(Vec::new())) };
+/// The list. A poisoned list is still whole: it is only pushed to, split and
+/// appended to under the lock, none of which runs user code.
+fn deferred() -> std::sync::MutexGuard<'static, Vec<Deferred>> {
+    DEFERRED.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// Holds `what` until the kernel run-time limit of `dpa` has passed (from now) with
 /// the context healthy; see [`Deferred`]. Runs no user code.
-pub(crate) fn defer<T: Any>(dpa: &Dpa, what: T) {
+pub(crate) fn defer<T: Any + Send>(dpa: &Dpa, what: T) {
     let after = Instant::now() + dpa.limits().kernel_max_run_time + Duration::from_millis(50);
-    let entry = Deferred {
+    deferred().push(Deferred {
         dpa: dpa.clone(),
         after,
         what: Box::new(what),
-    };
-    let left = DEFERRED.try_with(|list| match list.try_borrow_mut() {
-        Ok(mut l) => {
-            l.0.push(entry);
-            None
-        }
-        Err(_) => Some(entry),
     });
-    match left {
-        Ok(None) => {}
-        // The thread is exiting, or a release in progress holds the list: never free.
-        Ok(Some(entry)) => bury((entry.dpa, entry.what)),
-        Err(_) => {}
-    }
 }
 
 /// Releases the deferred records whose time has come (see [`Deferred`]); buries
@@ -353,16 +337,16 @@ pub(crate) fn defer<T: Any>(dpa: &Dpa, what: T) {
 /// launchers, and by [`Dpa::destroy`].
 pub(crate) fn reap() {
     let now = Instant::now();
-    let due: Vec<Deferred> = DEFERRED
-        .try_with(|list| match list.try_borrow_mut() {
-            Ok(mut l) if l.0.iter().any(|d| d.after <= now) => {
-                let (due, keep): (Vec<_>, Vec<_>) = l.0.drain(..).partition(|d| d.after <= now);
-                l.0 = keep;
-                due
-            }
-            _ => Vec::new(),
-        })
-        .unwrap_or_default();
+    let due: Vec<Deferred> = {
+        let mut list = deferred();
+        if list.iter().any(|d| d.after <= now) {
+            let (due, keep): (Vec<_>, Vec<_>) = list.drain(..).partition(|d| d.after <= now);
+            *list = keep;
+            due
+        } else {
+            Vec::new()
+        }
+    };
     // Every record is judged before any is dropped: a drop runs user code (a
     // `tracing` event) that may panic, and the records still in hand are then
     // dropped by the unwinding, which must only ever release judged ones.
@@ -381,20 +365,9 @@ pub(crate) fn reap() {
         }
     }
     if !unasked.is_empty() {
-        let back = DEFERRED.try_with(|list| match list.try_borrow_mut() {
-            Ok(mut l) => {
-                l.0.append(&mut unasked);
-                true
-            }
-            Err(_) => false,
-        });
-        if back != Ok(true) {
-            for d in unasked {
-                bury((d.dpa, d.what));
-            }
-        }
+        deferred().append(&mut unasked);
     }
-    // Dropped with the list not borrowed: a drop may defer more.
+    // Dropped with the list unlocked: a drop may defer more.
     drop(release);
     if fatal > 0 {
         tracing::warn!(
@@ -409,9 +382,7 @@ pub(crate) fn reap() {
 /// Number of records waiting for a stopped thread's last activation (for tests).
 #[doc(hidden)]
 pub fn deferred_count() -> usize {
-    DEFERRED
-        .try_with(|l| l.try_borrow().map_or(0, |l| l.0.len()))
-        .unwrap_or(0)
+    deferred().len()
 }
 
 /// Releases what is due now (for tests; the library does it on its own paths).
