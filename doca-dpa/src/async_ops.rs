@@ -86,7 +86,9 @@ impl AsyncOps {
             ))
         }))?;
         let mut ops = AsyncOpsInner {
-            raw: Owned::new("doca_dpa_async_ops_create", raw)?,
+            // SAFETY: what doca_dpa_async_ops_create just returned: NULL or a new object that
+            // nothing else owns, handed over here.
+            raw: unsafe { Owned::new("doca_dpa_async_ops_create", raw) }?,
             handle: 0,
             queue_size: 0,
             user_data,

@@ -90,7 +90,9 @@ impl NotificationCompletion {
         }))?;
         // Owned at once: a failure below tears it down (at the RPC gate).
         let mut inner = NotificationInner {
-            raw: Owned::new("doca_dpa_notification_completion_create", raw)?,
+            // SAFETY: what doca_dpa_notification_completion_create just returned: NULL or a new object that
+            // nothing else owns, handed over here.
+            raw: unsafe { Owned::new("doca_dpa_notification_completion_create", raw) }?,
             handle: 0,
             thread: thread.clone(),
         };
@@ -156,7 +158,9 @@ impl CompletionBuilder {
         }))?;
         Ok(CompletionBuilder {
             inner: CompletionInner {
-                raw: Owned::new("doca_dpa_completion_create", raw)?,
+                // SAFETY: what doca_dpa_completion_create just returned: NULL or a new object that
+                // nothing else owns, handed over here.
+                raw: unsafe { Owned::new("doca_dpa_completion_create", raw) }?,
                 handle: 0,
                 queue_size: 0,
                 thread: None,

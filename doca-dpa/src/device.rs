@@ -225,7 +225,9 @@ impl Device {
                 // Owned before the event (user code that may panic) is emitted.
                 let device = Device {
                     inner: Arc::new(DeviceInner {
-                        raw: Owned::new("doca_dev_open", dev)?,
+                        // SAFETY: what doca_dev_open just returned: NULL or a new object that
+                        // nothing else owns, handed over here.
+                        raw: unsafe { Owned::new("doca_dev_open", dev) }?,
                         info,
                     }),
                 };
@@ -456,7 +458,9 @@ impl Device {
                 break;
             }
             // A NULL representor is skipped.
-            if let Ok(raw) = Owned::new("doca_dev_rep_open", rep) {
+            // SAFETY: what doca_dev_rep_open just returned: NULL or a new object that
+            // nothing else owns, handed over here.
+            if let Ok(raw) = unsafe { Owned::new("doca_dev_rep_open", rep) } {
                 out.push(Representor {
                     inner: Arc::new(RepresentorInner {
                         raw,

@@ -70,6 +70,18 @@ pub enum Health {
     Fatal,
 }
 
+impl Health {
+    /// What `doca_dpa_peek_at_last_error` returned, read: BAD_STATE is a fatal
+    /// context, any other error a failed call.
+    fn of(peeked: Result<()>) -> Result<Health> {
+        match peeked {
+            Ok(()) => Ok(Health::Ok),
+            Err(e) if e.code() == Some(ErrorCode::BAD_STATE) => Ok(Health::Fatal),
+            Err(e) => Err(e),
+        }
+    }
+}
+
 pub(crate) struct DpaInner {
     ptr: NonNull<sys::doca_dpa>,
     /// The context's number in this process (from 1), for messages.
@@ -107,7 +119,9 @@ pub(crate) struct RpcWorker {
 }
 
 impl RpcWorker {
-    fn start() -> std::io::Result<RpcWorker> {
+    /// Starts the thread; each call's return wakes `waiting` (after its outcome
+    /// is sent).
+    fn start(waiting: Arc<Waiting>) -> std::io::Result<RpcWorker> {
         let (jobs, inbox) = std::sync::mpsc::channel::<RpcJob>();
         let (outbox, outcomes) = std::sync::mpsc::channel();
         let thread = std::thread::Builder::new()
@@ -118,6 +132,7 @@ impl RpcWorker {
                     if outbox.send(job()).is_err() {
                         return;
                     }
+                    waiting.wake_all();
                 }
             })?;
         Ok(RpcWorker {
@@ -163,7 +178,7 @@ impl Drop for RpcWorker {
 /// too ([`Dpa::with_ctx`]): so it runs either wholly before the RPC began or after
 /// the RPC's call returned, never while it runs. Waiting for that return is done
 /// with the DOCA lock released ([`RpcGate::settle`]), and so is the teardown's.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct RpcGate {
     /// Whether a call may not have returned (checked on every use without taking
     /// the mutex).
@@ -171,15 +186,62 @@ pub(crate) struct RpcGate {
     /// The RPC thread, and whether it owes the outcome of a timed-out call.
     /// Locked for the whole of an RPC in progress.
     state: std::sync::Mutex<RpcState>,
+    /// Futures that found a call in progress when they meant to ask the context's
+    /// health ([`Dpa::poll_health`]): woken once it has returned.
+    waiting: Arc<Waiting>,
+}
+
+impl Default for RpcGate {
+    fn default() -> Self {
+        let waiting = Arc::<Waiting>::default();
+        RpcGate {
+            in_flight: Default::default(),
+            state: std::sync::Mutex::new(RpcState {
+                owed: false,
+                worker: None,
+                waiting: waiting.clone(),
+            }),
+            waiting,
+        }
+    }
+}
+
+/// Wakers of futures waiting for a `doca_dpa_rpc` call to return.
+#[derive(Debug, Default)]
+pub(crate) struct Waiting(std::sync::Mutex<Vec<std::task::Waker>>);
+
+impl Waiting {
+    fn list(&self) -> std::sync::MutexGuard<'_, Vec<std::task::Waker>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn add(&self, waker: &std::task::Waker) {
+        let mut list = self.list();
+        if !list.iter().any(|w| w.will_wake(waker)) {
+            list.push(waker.clone());
+        }
+    }
+
+    /// Wakes them (user code), with no lock held. A waker that panics is the
+    /// caller's problem only on the caller's thread: on the RPC thread the panic is
+    /// caught so that the thread serves the next call.
+    fn wake_all(&self) {
+        let woken = std::mem::take(&mut *self.list());
+        for w in woken {
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| w.wake()));
+        }
+    }
 }
 
 /// What [`RpcGate`] guards.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct RpcState {
     /// A timed-out call has not returned yet: its outcome comes on the worker's
     /// channel before any other.
     owed: bool,
     worker: Option<RpcWorker>,
+    /// The gate's [`Waiting`], for the RPC thread.
+    waiting: Arc<Waiting>,
 }
 
 impl RpcState {
@@ -188,7 +250,7 @@ impl RpcState {
     pub(crate) fn worker(&mut self) -> std::io::Result<&RpcWorker> {
         match &mut self.worker {
             Some(w) => Ok(w),
-            none => Ok(none.insert(RpcWorker::start()?)),
+            none => Ok(none.insert(RpcWorker::start(self.waiting.clone())?)),
         }
     }
 
@@ -206,13 +268,14 @@ impl RpcGate {
             // A poisoned gate still guards the context: nothing panics while holding
             // it with the state half-changed (see `settle_locked`).
             let mut guard = self.state.lock().unwrap_or_else(|p| p.into_inner());
-            match Self::settle_locked(&self.in_flight, &mut guard) {
+            match Self::settle_locked(&self.in_flight, &mut guard, true) {
                 None => return guard,
                 Some(settled) => {
                     // Reported with the gate released: a `tracing` subscriber is user
                     // code, which may use the context (an RPC locks the gate again).
                     // Then the gate is looked at anew.
                     drop(guard);
+                    self.wake_waiting();
                     settled.report();
                 }
             }
@@ -243,8 +306,9 @@ impl RpcGate {
         let Ok(mut guard) = self.state.try_lock() else {
             return;
         };
-        if let Some(settled) = Self::settle_locked(&self.in_flight, &mut guard) {
+        if let Some(settled) = Self::settle_locked(&self.in_flight, &mut guard, true) {
             drop(guard);
+            self.wake_waiting();
             settled.report();
         }
     }
@@ -254,6 +318,32 @@ impl RpcGate {
         self.in_flight
             .store(false, std::sync::atomic::Ordering::Release);
         drop(guard);
+        self.wake_waiting();
+    }
+
+    /// Whether no call is in progress, without waiting: settles an owed outcome
+    /// that has come; while a call may still run, `waker` is woken when it returns
+    /// (registered before the looks, so a return after them still wakes it).
+    fn poll_free(&self, waker: &std::task::Waker) -> bool {
+        if !self.in_flight() {
+            return true;
+        }
+        self.waiting.add(waker);
+        // A free mutex: no RPC in progress, maybe a timed-out one's outcome owed.
+        if let Ok(mut guard) = self.state.try_lock() {
+            if let Some(settled) = Self::settle_locked(&self.in_flight, &mut guard, false) {
+                drop(guard);
+                self.wake_waiting();
+                settled.report();
+            }
+        }
+        !self.in_flight()
+    }
+
+    /// Wakes the futures that waited for the call to end (user code: after the gate
+    /// is released).
+    fn wake_waiting(&self) {
+        self.waiting.wake_all();
     }
 
     /// The call in progress (the guard of [`RpcGate::enter`], after
@@ -278,19 +368,27 @@ impl RpcGate {
     fn settle_locked(
         in_flight: &std::sync::atomic::AtomicBool,
         state: &mut RpcState,
+        wait: bool,
     ) -> Option<Settled> {
-        if !std::mem::take(&mut state.owed) {
+        if !state.owed {
             return None;
         }
         let started = std::time::Instant::now();
-        // Blocks until the call returns: what bounds it is the device's kernel
+        // Blocks until the call returns (unless told not to wait: then an outcome
+        // not yet sent leaves the call owed): what bounds it is the device's kernel
         // run-time limit (a device function that overruns it is stopped and the
         // context turns fatal). A closed channel: the thread is gone, and the call
         // with it.
         let outcome = match &state.worker {
-            Some(w) => w.outcomes.recv().ok(),
+            Some(w) if wait => w.outcomes.recv().ok(),
+            Some(w) => match w.outcomes.try_recv() {
+                Ok(outcome) => Some(outcome),
+                Err(std::sync::mpsc::TryRecvError::Empty) => return None,
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => None,
+            },
             None => None,
         };
+        state.owed = false;
         if outcome.is_none() {
             state.lost_worker();
         }
@@ -833,10 +931,50 @@ impl Dpa {
     /// (`doca_dpa_peek_at_last_error`; sticky once fatal).
     pub fn health(&self) -> Result<Health> {
         // SAFETY: a started context.
-        match self.with_ctx(|ctx| unsafe { doca_call!(doca_dpa_peek_at_last_error(ctx)) }) {
-            Ok(()) => Ok(Health::Ok),
-            Err(e) if e.code() == Some(ErrorCode::BAD_STATE) => Ok(Health::Fatal),
-            Err(e) => Err(e),
+        Health::of(self.with_ctx(|ctx| unsafe { doca_call!(doca_dpa_peek_at_last_error(ctx)) }))
+    }
+
+    /// [`Dpa::health`] for a future's `poll`, which must not block: `Pending` while
+    /// a `doca_dpa_rpc` of the context is in progress (the health would wait for
+    /// it at the gate, holding up the runtime's thread, and with it a task that
+    /// may be what the RPC waits for), with `cx` woken once it has returned.
+    pub(crate) fn poll_health(
+        &self,
+        cx: &std::task::Context<'_>,
+    ) -> std::task::Poll<Result<Health>> {
+        let gate = &self.inner.rpc;
+        if !gate.poll_free(cx.waker()) {
+            return std::task::Poll::Pending;
+        }
+        // Under the DOCA lock, so that no RPC begins between the look and the call.
+        let peeked = crate::core::serialized(|| {
+            (!gate.in_flight()).then(|| {
+                // SAFETY: a started context, and no RPC of it in progress (checked
+                // under the DOCA lock, under which an RPC marks itself).
+                unsafe { doca_call!(doca_dpa_peek_at_last_error(self.inner.ptr.as_ptr())) }
+            })
+        });
+        match peeked {
+            Some(peeked) => std::task::Poll::Ready(Health::of(peeked)),
+            // An RPC began after the look: asked again once it has returned.
+            None => {
+                if gate.poll_free(cx.waker()) {
+                    cx.waker().wake_by_ref();
+                }
+                std::task::Poll::Pending
+            }
+        }
+    }
+
+    /// For a future's `poll`: [`Error::ContextFatal`] (naming `call`) if the
+    /// context is known to be fatal; `Ok` if it is healthy, or if an RPC in
+    /// progress keeps its health from being asked without blocking (then `cx` is
+    /// woken once it can be: [`Dpa::poll_health`]).
+    pub(crate) fn poll_fatal(&self, cx: &std::task::Context<'_>, call: &'static str) -> Result<()> {
+        match self.poll_health(cx) {
+            std::task::Poll::Ready(Ok(Health::Fatal)) => Err(self.fatal_error(call)),
+            std::task::Poll::Ready(Err(e)) => Err(e),
+            std::task::Poll::Ready(Ok(Health::Ok)) | std::task::Poll::Pending => Ok(()),
         }
     }
 

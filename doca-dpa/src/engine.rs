@@ -130,7 +130,9 @@ impl Engine {
         unsafe { doca_call!(doca_pe_create(&mut raw)) }?;
         let broadcast = Arc::new(Broadcast::new());
         let mut inner = EngineInner {
-            pe: Owned::new("doca_pe_create", raw)?,
+            // SAFETY: what doca_pe_create just returned: NULL or a new object that
+            // nothing else owns, handed over here.
+            pe: unsafe { Owned::new("doca_pe_create", raw) }?,
             fd: -1,
             reactor: Mutex::new(None),
             broadcast_waker: Waker::from(broadcast.clone()),

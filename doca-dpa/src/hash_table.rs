@@ -69,7 +69,9 @@ impl HashTable {
         }))?;
         // From here the table is owned: an early return destroys it.
         let mut table = HashTableInner {
-            raw: Owned::new("doca_dpa_hash_table_create", raw)?,
+            // SAFETY: what doca_dpa_hash_table_create just returned: NULL or a new object that
+            // nothing else owns, handed over here.
+            raw: unsafe { Owned::new("doca_dpa_hash_table_create", raw) }?,
             dpa: dpa.clone(),
             handle: 0,
             requested: num_entries,

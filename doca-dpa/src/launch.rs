@@ -1055,9 +1055,7 @@ impl std::future::Future for LaunchCompletion<'_> {
         engine.poll_until(cx, || match l.look(ticket, whole)? {
             Look::Done => Ok(Some(())),
             Look::Pending { closed, current } => {
-                if l.dpa().health()? == crate::Health::Fatal {
-                    return Err(l.dpa().fatal_error("doca_dpa_peek_at_last_error"));
-                }
+                l.dpa().poll_fatal(cx, "doca_dpa_peek_at_last_error")?;
                 l.events[closed.0].watch(closed.1)?;
                 if let Some((event, seen)) = current {
                     l.events[event].watch(seen)?;

@@ -101,7 +101,9 @@ impl DpaMmap {
         unsafe { doca_call!(doca_mmap_create(&mut raw)) }?;
         // From here the map is owned: an early return destroys it.
         let mut map = MmapInner {
-            raw: Owned::new("doca_mmap_create", raw)?,
+            // SAFETY: what doca_mmap_create just returned: NULL or a new object that
+            // nothing else owns, handed over here.
+            raw: unsafe { Owned::new("doca_mmap_create", raw) }?,
             dpa: dpa.clone(),
             handle: 0,
             len,

@@ -516,7 +516,7 @@ impl std::future::Future for Reached {
                 if v >= target {
                     return Ok(Some(v));
                 }
-                event.dpa.ensure_healthy("doca_sync_event_get")?;
+                event.dpa.poll_fatal(cx, "doca_sync_event_get")?;
                 Ok(None)
             },
         )

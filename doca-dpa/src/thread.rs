@@ -162,7 +162,9 @@ impl ThreadBuilder {
         // Owned by the thread at once, so that a failure below tears it down (at
         // the RPC gate, `ThreadInner::drop`).
         let inner = ThreadInner {
-            raw: Owned::<RawThread>::new("doca_dpa_thread_create", raw)?,
+            // SAFETY: what doca_dpa_thread_create just returned: NULL or a new object that
+            // nothing else owns, handed over here.
+            raw: unsafe { Owned::<RawThread>::new("doca_dpa_thread_create", raw) }?,
             affinity: None,
             keep,
             dpa: dpa.clone(),
@@ -230,7 +232,10 @@ impl ThreadBuilder {
             // SAFETY: a started context; valid out-pointer.
             unsafe { doca_call!(doca_dpa_eu_affinity_create(ctx, &mut raw)) }?;
             // Owned at once: a failure below destroys it (here, under the gate).
-            let affinity = Owned::<RawAffinity>::new("doca_dpa_eu_affinity_create", raw)?;
+            // SAFETY: what doca_dpa_eu_affinity_create just returned: NULL or a new object that
+            // nothing else owns, handed over here.
+            let affinity =
+                unsafe { Owned::<RawAffinity>::new("doca_dpa_eu_affinity_create", raw) }?;
             // SAFETY: our affinity.
             unsafe { doca_call!(doca_dpa_eu_affinity_set(affinity.as_ptr(), eu)) }?;
             // SAFETY: our unstarted thread and our affinity, which it keeps.
@@ -384,7 +389,9 @@ impl ThreadGroup {
             doca_call!(doca_dpa_thread_group_create(ctx, n, &mut raw))
         }))?;
         let mut group = ThreadGroup {
-            raw: Owned::new("doca_dpa_thread_group_create", raw)?,
+            // SAFETY: what doca_dpa_thread_group_create just returned: NULL or a new object that
+            // nothing else owns, handed over here.
+            raw: unsafe { Owned::new("doca_dpa_thread_group_create", raw) }?,
             threads: Vec::with_capacity(threads.len()),
             dpa: dpa.clone(),
         };

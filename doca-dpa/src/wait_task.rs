@@ -102,7 +102,9 @@ impl Waiter {
         }
         // SAFETY: our live, idle event.
         let ctx = crate::error::serialized(|| unsafe { sys::doca_sync_event_as_ctx(event) });
-        let ctx = match Ctx::new("doca_sync_event_as_ctx", ctx) {
+        // SAFETY: the context of a live object that owns it and outlives the
+        // `Ctx` (dropped with the object).
+        let ctx = match unsafe { Ctx::new("doca_sync_event_as_ctx", ctx) } {
             Ok(ctx) => ctx,
             Err(e) => return Err((None, e)),
         };

@@ -539,7 +539,9 @@ impl<R: RdmiObject> Object<R> {
         config.check::<R>()?;
         let raw = R::create(&config, &uses)?;
         let mut object = Object {
-            raw: Owned::new(R::CREATE, raw)?,
+            // SAFETY: what its create call just returned: NULL or a new object that
+            // nothing else owns, handed over here.
+            raw: unsafe { Owned::new(R::CREATE, raw) }?,
             ctx: None,
             handle: 0,
             held: ManuallyDrop::new(Kept { config, uses }),
@@ -559,7 +561,9 @@ impl<R: RdmiObject> Object<R> {
         }
         // SAFETY: our live object.
         let raw_ctx = unsafe { R::as_ctx(p) };
-        let ctx = self.ctx.insert(Ctx::new(R::AS_CTX, raw_ctx)?);
+        // SAFETY: the context of a live object that owns it and outlives the
+        // `Ctx` (dropped with the object).
+        let ctx = self.ctx.insert(unsafe { Ctx::new(R::AS_CTX, raw_ctx) }?);
         let ctx_ptr = ctx.as_ptr();
         config.dpa.with_ctx(|dpa| {
             // SAFETY: an idle context of our live object and a started DPA context

@@ -122,7 +122,9 @@ impl VerbsContext {
         // Owned before the event (user code that may panic) is emitted.
         let verbs = VerbsContext {
             inner: Arc::new(VerbsInner {
-                raw: Owned::new("doca_verbs_context_create", raw)?,
+                // SAFETY: what doca_verbs_context_create just returned: NULL or a new object that
+                // nothing else owns, handed over here.
+                raw: unsafe { Owned::new("doca_verbs_context_create", raw) }?,
                 device: device.clone(),
             }),
         };
@@ -240,7 +242,9 @@ impl ProtectionDomain {
         unsafe { rdmi_call!(doca_verbs_pd_create(context.as_ptr(), &mut raw)) }?;
         Ok(ProtectionDomain {
             inner: Arc::new(PdInner {
-                raw: Owned::new("doca_verbs_pd_create", raw)?,
+                // SAFETY: what doca_verbs_pd_create just returned: NULL or a new object that
+                // nothing else owns, handed over here.
+                raw: unsafe { Owned::new("doca_verbs_pd_create", raw) }?,
                 context: context.clone(),
             }),
         })
@@ -371,7 +375,9 @@ impl CqAttributes {
         let mut raw = std::ptr::null_mut();
         // SAFETY: valid out-pointer.
         unsafe { rdmi_call!(doca_verbs_cq_attr_create(&mut raw)) }?;
-        let a = Owned::<RawCqAttr>::new("doca_verbs_cq_attr_create", raw)?;
+        // SAFETY: what doca_verbs_cq_attr_create just returned: NULL or a new object that
+        // nothing else owns, handed over here.
+        let a = unsafe { Owned::<RawCqAttr>::new("doca_verbs_cq_attr_create", raw) }?;
         let p = a.as_ptr();
         // SAFETY: `p` is our live attribute object.
         unsafe { rdmi_call!(doca_verbs_cq_attr_set_cq_size(p, attrs.size as _)) }?;
@@ -483,7 +489,9 @@ impl CompletionQueue {
         }?;
         Ok(CompletionQueue {
             inner: Arc::new(CqInner {
-                raw: Owned::new("doca_verbs_cq_create", raw)?,
+                // SAFETY: what doca_verbs_cq_create just returned: NULL or a new object that
+                // nothing else owns, handed over here.
+                raw: unsafe { Owned::new("doca_verbs_cq_create", raw) }?,
                 attrs: attrs.clone(),
                 context: context.clone(),
             }),

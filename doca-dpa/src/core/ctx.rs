@@ -94,7 +94,12 @@ impl std::fmt::Debug for Ctx {
 
 impl Ctx {
     /// Wraps the result of a `*_as_ctx` call (`call`); NULL is an error naming it.
-    pub fn new(call: &'static str, raw: *mut sys::doca_ctx) -> Result<Ctx> {
+    ///
+    /// # Safety
+    /// `raw` is NULL or the context of a live DOCA object that outlives the `Ctx`
+    /// and whose context no other `Ctx` drives: [`Ctx::start`] and [`Ctx::stop`]
+    /// act on it.
+    pub unsafe fn new(call: &'static str, raw: *mut sys::doca_ctx) -> Result<Ctx> {
         let ptr = NonNull::new(raw).ok_or_else(|| invalid(call, "DOCA returned no context"))?;
         Ok(Ctx {
             ptr,
@@ -225,9 +230,10 @@ mod tests {
 
     #[test]
     fn a_context_never_started_has_nothing_to_stop() {
-        // Never dereferenced: no DOCA call is made in these phases.
-        let ctx = Ctx::new("doca_test_as_ctx", NonNull::dangling().as_ptr()).unwrap();
-        assert!(Ctx::new("doca_test_as_ctx", std::ptr::null_mut()).is_err());
+        // SAFETY: never dereferenced: no DOCA call is made in these phases.
+        let ctx = unsafe { Ctx::new("doca_test_as_ctx", NonNull::dangling().as_ptr()) }.unwrap();
+        // SAFETY: NULL, refused before any use.
+        assert!(unsafe { Ctx::new("doca_test_as_ctx", std::ptr::null_mut()) }.is_err());
         let mut progressed = 0;
         ctx.stop(Duration::ZERO, OnQueryError::Return, || progressed += 1)
             .unwrap();

@@ -66,7 +66,10 @@ pub unsafe trait Stoppable: DocaObject {
 ///     stop doca_dpa_thread_stop
 /// );
 /// // What a create call returned is owned at once; NULL is an error naming the call.
-/// let none = doca_dpa::core::Owned::<RawThread>::new("doca_dpa_thread_create", std::ptr::null_mut());
+/// // SAFETY: NULL (owned by nothing).
+/// let none = unsafe {
+///     doca_dpa::core::Owned::<RawThread>::new("doca_dpa_thread_create", std::ptr::null_mut())
+/// };
 /// assert_eq!(none.unwrap_err().call(), Some("doca_dpa_thread_create"));
 /// ```
 #[doc(hidden)]
@@ -147,7 +150,19 @@ impl<O: DocaObject> std::fmt::Debug for Owned<O> {
 impl<O: DocaObject> Owned<O> {
     /// Takes ownership of what the create call `call` returned, at once, so that
     /// every later failure destroys it. NULL is an error naming `call`.
-    pub fn new(call: &'static str, raw: *mut O::Raw) -> Result<Self> {
+    ///
+    /// # Safety
+    /// `raw` is NULL or a live object of kind `O` that nothing else owns or will
+    /// destroy (what its create call just returned): the handle destroys it. Safe
+    /// code cannot hand over an object a safe type already owns:
+    ///
+    /// ```compile_fail,E0133
+    /// doca_dpa::__doca_object!(Table: doca_dpa_sys::doca_dpa_hash_table, destroy doca_dpa_hash_table_destroy);
+    /// fn forge(table: &doca_dpa::HashTable) {
+    ///     let _ = doca_dpa::core::Owned::<Table>::new("forged", table.as_ptr());
+    /// }
+    /// ```
+    pub unsafe fn new(call: &'static str, raw: *mut O::Raw) -> Result<Self> {
         let ptr = NonNull::new(raw).ok_or_else(|| invalid(call, "DOCA returned NULL"))?;
         Ok(Owned {
             ptr,
@@ -372,20 +387,23 @@ mod tests {
         }
     }
 
-    fn object(addr: usize) -> *mut ProbeObject {
-        addr as *mut ProbeObject
+    /// An owned probe object at `addr` (0: NULL).
+    fn owned(addr: usize) -> Result<Owned<Probe>> {
+        // SAFETY: probe objects are addresses the probe's calls only compare, and
+        // each test owns the ones it makes.
+        unsafe { Owned::<Probe>::new("probe_create", addr as *mut ProbeObject) }
     }
 
     // One test, since the counters are shared.
     #[test]
     fn objects_are_stopped_and_destroyed_once_or_buried() {
-        assert!(Owned::<Probe>::new("probe_create", std::ptr::null_mut()).is_err());
+        assert!(owned(0).is_err());
 
         let (d, s) = (
             DESTROYS.load(Ordering::SeqCst),
             STOPS.load(Ordering::SeqCst),
         );
-        let mut ok = Owned::<Probe>::new("probe_create", object(8)).unwrap();
+        let mut ok = owned(8).unwrap();
         ok.set_started();
         assert!(matches!(ok.teardown(), Outcome::Done));
         assert!(ok.is_destroyed());
@@ -395,7 +413,7 @@ mod tests {
 
         // A failed stop buries the object: never destroyed, counted.
         let (d, buried) = (DESTROYS.load(Ordering::SeqCst), buried_count());
-        let mut running = Owned::<Probe>::new("probe_create", object(1)).unwrap();
+        let mut running = owned(1).unwrap();
         running.set_started();
         let outcome = running.teardown();
         assert!(!outcome.stopped());
@@ -411,7 +429,7 @@ mod tests {
 
         // An explicit destroy may be retried; the drop does not destroy again.
         let d = DESTROYS.load(Ordering::SeqCst);
-        let mut refused = Owned::<Probe>::new("probe_create", object(1)).unwrap();
+        let mut refused = owned(1).unwrap();
         assert_eq!(refused.destroy().unwrap_err().call(), Some("probe_destroy"));
         assert!(!refused.is_destroyed());
         // Its drop tries once more, fails, and buries it.
