@@ -253,6 +253,31 @@ fn a_call_on_an_object_of_the_context_runs_during_the_rpc() {
     });
 }
 
+/// The same for calls on a context that extends the one running the RPC (model
+/// choice of the sim: an extended context runs in its base's DPA process).
+#[test]
+fn a_call_on_an_extended_context_runs_during_the_base_contexts_rpc() {
+    no_call_runs_during_an_rpc("calls on an extended context", |dpa| {
+        let e = |e: Error| e.to_string();
+        let base_pci = dpa.device().info().pci_addr.clone();
+        let Some(info) = doca::dpa::devices()
+            .map_err(e)?
+            .into_iter()
+            .find(|d| d.pci_addr != base_pci)
+        else {
+            return Err("no second device to extend onto".into());
+        };
+        let extended = dpa.extend(&info.open().map_err(e)?).map_err(e)?;
+        // Calls naming the extended context for a while: the RPC may begin at
+        // any of them.
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_millis(60) {
+            extended.health().map_err(e)?;
+        }
+        extended.destroy().map_err(e)
+    });
+}
+
 /// Runs `probe` in a loop on one thread while another holds the DOCA lock for a
 /// while (public API) and a third runs an RPC that blocks until a fourth sets its
 /// event; in sim builds, no DOCA call of the probe may have run while the RPC's

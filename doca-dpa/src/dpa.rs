@@ -94,8 +94,10 @@ pub(crate) struct DpaInner {
     app: App,
     pub(crate) limits: Limits,
     /// The context's RPC thread, and a timed-out RPC still in its
-    /// `doca_dpa_rpc` call.
-    pub(crate) rpc: RpcGate,
+    /// `doca_dpa_rpc` call. One gate for a base context and the contexts that
+    /// extend it ([`Dpa::extend`]): an extended context runs in its base's DPA
+    /// process, so an RPC on one of them keeps every call of the others waiting.
+    pub(crate) rpc: Arc<RpcGate>,
 }
 
 /// The end of a `doca_dpa_rpc` call made on the context's RPC thread: DOCA's code
@@ -629,7 +631,7 @@ impl DpaBuilder {
                 device: self.device.clone(),
                 app,
                 limits,
-                rpc: RpcGate::default(),
+                rpc: Arc::default(),
             }),
         };
         tracing::info!(target: "doca_dpa::dpa", app = app.name(), device = %self.device.info().pci_addr, "DPA context started");
@@ -1003,7 +1005,8 @@ impl Dpa {
 
     /// Extends this (base) context onto another device, for resources of a
     /// VF or SF (`doca_dpa_device_extend`); the new context is started and
-    /// keeps this one alive.
+    /// keeps this one alive. The two share one RPC gate (see [`Dpa::rpc`]): an
+    /// RPC on either keeps the other's DOCA calls waiting until it returns.
     pub fn extend(&self, other: &Device) -> Result<Dpa> {
         let mut raw = std::ptr::null_mut();
         // SAFETY: a started base context and a live device; valid out-pointer.
@@ -1023,7 +1026,7 @@ impl Dpa {
                 device: other.clone(),
                 app: self.inner.app,
                 limits,
-                rpc: RpcGate::default(),
+                rpc: self.inner.rpc.clone(),
             }),
         };
         tracing::debug!(target: "doca_dpa::dpa", device = %other.info().pci_addr, "DPA context extended");

@@ -107,9 +107,11 @@ fn this_thread() -> usize {
 pub(crate) struct RpcInProgress<'a>(&'a DpaCore);
 
 impl<'a> RpcInProgress<'a> {
+    /// Marked on the family's base ([`DpaCore::family`]).
     pub(crate) fn begin(core: &'a DpaCore) -> RpcInProgress<'a> {
-        core.rpc_thread.store(this_thread(), Ordering::Release);
-        RpcInProgress(core)
+        let family = core.family();
+        family.rpc_thread.store(this_thread(), Ordering::Release);
+        RpcInProgress(family)
     }
 }
 
@@ -120,6 +122,15 @@ impl Drop for RpcInProgress<'_> {
 }
 
 impl DpaCore {
+    /// The base of the family this context belongs to: itself, or the context it
+    /// extends. Model choice: an extended context runs in its base's DPA process
+    /// (it shares the base's application and limits, dies with it, and turns
+    /// fatal with it), so an RPC on one context of a family is a use of all of
+    /// them when [`concurrent_context_uses`] counts.
+    pub(crate) fn family(&self) -> &DpaCore {
+        self.base.as_deref().map_or(self, DpaCore::family)
+    }
+
     pub(crate) fn state(&self) -> MutexGuard<'_, DpaState> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -128,7 +139,7 @@ impl DpaCore {
     /// and logged if a `doca_dpa_rpc` on the context runs on another thread
     /// ([`concurrent_context_uses`]).
     pub(crate) fn note_host_use(&self, what: &str) {
-        let rpc = self.rpc_thread.load(Ordering::Acquire);
+        let rpc = self.family().rpc_thread.load(Ordering::Acquire);
         if rpc != 0 && rpc != this_thread() {
             CONCURRENT_USES.fetch_add(1, Ordering::AcqRel);
             crate::export::log(format_args!(
