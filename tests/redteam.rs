@@ -15,12 +15,16 @@ mod common;
 
 use std::any::Any;
 use std::cell::RefCell;
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant};
 
 use common::doca_tests;
 use doca::dpa::{
-    Dev, Dpa, DpaBuffer, Error, Export, Launcher, NotificationCompletion, ThreadBuilder, WaitEvent,
+    CompletionEvent, Dev, Dpa, DpaBuffer, Engine, Error, Export, Launcher, NotificationCompletion,
+    ThreadBuilder, WaitEvent,
 };
 
 const LONG: Duration = Duration::from_secs(20);
@@ -53,21 +57,31 @@ fn within<T: Send + 'static>(
     }
 }
 
-/// A sim scope with a 300 ms kernel run-time limit (sim builds), entered on the
-/// calling thread.
-fn scope() -> common::LiveObjects {
+/// A sim scope whose DPAs have a `limit_ms` kernel run-time limit (sim builds),
+/// from the host-view profile or, with `dpu`, the DPU-side one (RDMI).
+fn scope_with(limit_ms: u64, dpu: bool) -> common::LiveObjects {
     let objects = common::LiveObjects::new();
     #[cfg(doca_backend = "sim")]
     {
-        let mut profile = doca::sim::Profile::default();
+        let mut profile = if dpu {
+            doca::sim::Profile::dpu_view()
+        } else {
+            doca::sim::Profile::default()
+        };
         for d in &mut profile.devices {
             if d.dpa {
-                d.kernel_max_run_time_ms = 300;
+                d.kernel_max_run_time_ms = limit_ms;
             }
         }
         objects.scope().set_profile(profile);
     }
+    #[cfg(not(doca_backend = "sim"))]
+    let _ = (limit_ms, dpu);
     objects
+}
+
+fn scope() -> common::LiveObjects {
+    scope_with(300, false)
 }
 
 fn healthy(dpa: &Dpa) -> Result<(), String> {
@@ -1630,4 +1644,785 @@ fn rpc_on_exit(in_tls: bool) -> Result<OnExit, String> {
         .map_err(|_| "the worker panicked".to_string())?;
     let ran = out.lock().unwrap().clone();
     Ok((ran, dpa.fault_report()))
+}
+
+// ===========================================================================
+// Round 3 (memory views, RDMI, and the round-2 fixes). Attack 1 found an
+// extended context's teardown outside its family's RPC gate; attack 2 a future
+// registered at the gate that no release woke; attack 4 `reap` waiting at
+// another context's gate. All fixed; the other attacks held.
+// ===========================================================================
+
+fn concurrent_uses() -> usize {
+    #[cfg(doca_backend = "sim")]
+    return doca::sim::concurrent_context_uses();
+    #[cfg(not(doca_backend = "sim"))]
+    0
+}
+
+/// A waker that counts its wakes and holds `hold` (what a task's waker would
+/// hold: the task, and through it whatever its future owns).
+struct Counting {
+    woken: AtomicUsize,
+    hold: Mutex<Option<Dpa>>,
+}
+
+impl Wake for Counting {
+    fn wake(self: Arc<Self>) {
+        self.woken.fetch_add(1, Ordering::SeqCst);
+    }
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.woken.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+fn counting(hold: Option<Dpa>) -> Arc<Counting> {
+    Arc::new(Counting {
+        woken: AtomicUsize::new(0),
+        hold: Mutex::new(hold),
+    })
+}
+
+/// A reactor that never reports the engine's handle readable: the futures of
+/// the engine are woken only by the library's own wake-ups.
+struct Quiet;
+
+impl doca::dpa::Reactor for Quiet {
+    fn poll_readable(
+        &self,
+        _fd: std::os::fd::RawFd,
+        _cx: &mut Context<'_>,
+        _drain: &dyn Fn(),
+    ) -> Poll<std::io::Result<()>> {
+        Poll::Pending
+    }
+}
+
+fn quiet_engine() -> Result<Engine, String> {
+    let engine = Engine::new().map_err(e)?;
+    engine.set_reactor(Quiet);
+    Ok(engine)
+}
+
+// ---------------------------------------------------------------------------
+// Round 3, attack 1 (the family's shared RPC gate): an extended context is
+// torn down (its `Drop`: `DpaInner::teardown`) while its base runs RPCs on
+// another thread. The teardown settles the gate and then calls
+// `doca_dpa_stop`/`doca_dpa_destroy` without looking at the gate again under
+// the DOCA lock, so an RPC of the base that began in between ran during them.
+// Fixed: the teardown runs through `RpcGate::outside_rpc`, as every call does.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn an_extended_context_torn_down_while_its_base_runs_rpcs() {
+    let _one = serial();
+    let before = concurrent_uses();
+    let r = within(Duration::from_secs(60), "extended teardown", || {
+        let _live = scope();
+        let base = common::dpa();
+        let base_pci = base.device().info().pci_addr.clone();
+        let Some(info) = doca::dpa::devices()
+            .map_err(e)?
+            .into_iter()
+            .find(|d| d.pci_addr != base_pci)
+        else {
+            return Err("no second device to extend onto".to_string());
+        };
+        let other = info.open().map_err(e)?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let (b, s) = (base.clone(), stop.clone());
+        let rpcs = std::thread::spawn(move || {
+            let mut n = 0u64;
+            while !s.load(Ordering::Relaxed) {
+                b.rpc(&doca_tests::add, (n, 1u64), LONG).map_err(e)?;
+                n += 1;
+            }
+            Ok::<_, String>(n)
+        });
+        let started = Instant::now();
+        let mut extended = 0u64;
+        while started.elapsed() < Duration::from_secs(3) {
+            let ext = base.extend(&other).map_err(e)?;
+            // Its teardown (Drop) races the base's next RPC.
+            drop(ext);
+            extended += 1;
+        }
+        stop.store(true, Ordering::Relaxed);
+        let n = rpcs
+            .join()
+            .map_err(|_| "rpc thread panicked".to_string())??;
+        healthy(&base)?;
+        Ok::<_, String>((n, extended))
+    });
+    let (rpcs, extended) = r.unwrap_or_else(|m| panic!("the case failed to run: {m}"));
+    let during = concurrent_uses() - before;
+    eprintln!("{rpcs} RPCs, {extended} extended contexts torn down, {during} concurrent uses");
+    assert_eq!(
+        during, 0,
+        "UNSOUND: {during} calls tearing an extended context down ran while its base's \
+         doca_dpa_rpc ran on another thread"
+    );
+}
+
+/// The same through `Dpa::destroy` of the extended context (the explicit
+/// teardown path).
+#[test]
+fn an_extended_context_destroyed_while_its_base_runs_rpcs() {
+    let _one = serial();
+    let before = concurrent_uses();
+    let r = within(Duration::from_secs(60), "extended destroy", || {
+        let _live = scope();
+        let base = common::dpa();
+        let base_pci = base.device().info().pci_addr.clone();
+        let Some(info) = doca::dpa::devices()
+            .map_err(e)?
+            .into_iter()
+            .find(|d| d.pci_addr != base_pci)
+        else {
+            return Err("no second device to extend onto".to_string());
+        };
+        let other = info.open().map_err(e)?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let (b, s) = (base.clone(), stop.clone());
+        let rpcs = std::thread::spawn(move || {
+            while !s.load(Ordering::Relaxed) {
+                b.rpc(&doca_tests::add, (1u64, 1u64), LONG).map_err(e)?;
+            }
+            Ok::<_, String>(())
+        });
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(3) {
+            base.extend(&other).map_err(e)?.destroy().map_err(e)?;
+        }
+        stop.store(true, Ordering::Relaxed);
+        rpcs.join()
+            .map_err(|_| "rpc thread panicked".to_string())??;
+        healthy(&base)
+    });
+    r.unwrap_or_else(|m| panic!("the case failed to run: {m}"));
+    let during = concurrent_uses() - before;
+    assert_eq!(
+        during, 0,
+        "UNSOUND: {during} calls of an extended context's destroy ran while its base's \
+         doca_dpa_rpc ran on another thread"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Round 3, attack 2 (the gate's waker list, as first written): a future's
+// poll finds a timed-out RPC's outcome owed (the call has returned, nobody has
+// settled it) while another thread holds the gate's state mutex for a moment
+// without being an RPC (here `Dpa::rpc_thread`, public though hidden; the same
+// holds for `Dpa::rpc`'s own timeout path between its timeout and `hold`).
+// `poll_free` registers the waker, fails its `try_lock`, and answers Pending,
+// counting on the holder to wake it; that holder never did. The RPC's
+// function overran the run-time limit, so the context is fatal: the future must
+// resolve to ContextFatal, but no one polled it again. Fixed: every release of
+// the gate's state wakes the waiting futures (`rpc_gate::GateGuard`).
+// ---------------------------------------------------------------------------
+
+#[test]
+fn a_future_waiting_at_the_gate_is_never_woken() {
+    let _one = serial();
+    let r = within(Duration::from_secs(60), "lost gate wake-up", || {
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            let _live = scope_with(60, false);
+            let dpa = common::dpa();
+            let engine = quiet_engine()?;
+            // Made before the RPC: its creation names the context.
+            let done = CompletionEvent::with_engine(&dpa, Export::No, &engine).map_err(e)?;
+            let go = WaitEvent::new(&dpa, Export::ToDpa).map_err(e)?;
+            let data = DpaBuffer::<u64>::new(&dpa, 8).map_err(e)?;
+            // Never released: runs until the 60 ms limit stops it (fatal).
+            let rpc = dpa.rpc(
+                &doca_tests::redteam_poll_rpc,
+                (&go, &data),
+                Duration::from_millis(5),
+            );
+            if !matches!(rpc, Err(Error::RpcTimeout(_))) {
+                return Err(format!("the RPC did not time out: {rpc:?}"));
+            }
+            // The function is stopped at the limit and its call returns: its
+            // outcome is owed, and nothing touches the context.
+            std::thread::sleep(Duration::from_millis(400));
+            // Threads that look at the context's RPC thread (they lock the gate's
+            // state for a moment, as `Dpa::rpc`'s timeout path does).
+            let stop = Arc::new(AtomicBool::new(false));
+            let lookers: Vec<_> = (0..3)
+                .map(|_| {
+                    let (d, s) = (dpa.clone(), stop.clone());
+                    std::thread::spawn(move || {
+                        while !s.load(Ordering::Relaxed) {
+                            std::hint::black_box(d.rpc_thread());
+                        }
+                    })
+                })
+                .collect();
+            std::thread::sleep(Duration::from_millis(5));
+            let waker = counting(None);
+            let w = Waker::from(waker.clone());
+            let mut cx = Context::from_waker(&w);
+            let mut fut = std::pin::pin!(done.reached(1));
+            let first = fut.as_mut().poll(&mut cx);
+            stop.store(true, Ordering::Relaxed);
+            for l in lookers {
+                let _ = l.join();
+            }
+            match first {
+                Poll::Ready(Err(Error::ContextFatal { .. })) => {
+                    // The poll settled the outcome itself: try again.
+                    if attempts >= 20 {
+                        return Ok((attempts, None));
+                    }
+                    continue;
+                }
+                Poll::Ready(other) => return Err(format!("first poll: {other:?}")),
+                Poll::Pending => {}
+            }
+            // Nobody touches the context; an executor polls the future again
+            // only when its waker is woken (at any time since the poll began: a
+            // wake during the poll also has the task polled again).
+            std::thread::sleep(Duration::from_millis(500));
+            let woken = waker.woken.load(Ordering::SeqCst);
+            // What a poll would have answered (the executor's next poll).
+            let next = fut.as_mut().poll(&mut cx);
+            return Ok((attempts, Some((woken, format!("{next:?}")))));
+        }
+    });
+    let (attempts, found) = r.unwrap_or_else(|m| panic!("the case failed to run: {m}"));
+    eprintln!("attempts: {attempts}, pending poll: {found:?}");
+    if let Some((woken, next)) = found {
+        assert!(
+            woken > 0,
+            "HANG: a future's poll answered Pending at the RPC gate (attempt {attempts}) and its \
+             waker was never woken, though the timed-out RPC's call had returned and the \
+             context was fatal; polled anyway it answers {next}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Round 3, attack 3 (the waker list): a future polled while an RPC runs
+// registers its waker in the gate's list; if the RPC ends between the poll's
+// look at `in_flight` and its registration, the list keeps the waker until a
+// later RPC ends. A waker that holds the context (as a task's waker holds its
+// future, and the future the context) makes a cycle: the context is never
+// destroyed. (It held in practice; the window is closed now: a poll that finds
+// the gate free after registering takes its waker back, `RpcGate::forget`.)
+// ---------------------------------------------------------------------------
+
+#[test]
+fn a_waker_registered_after_the_last_wake_keeps_its_context() {
+    let _one = serial();
+    let r = within(Duration::from_secs(60), "waker cycle", || {
+        let _live = scope();
+        let dpa = common::dpa();
+        let engine = quiet_engine()?;
+        let done = CompletionEvent::with_engine(&dpa, Export::No, &engine).map_err(e)?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let (d, s) = (dpa.clone(), stop.clone());
+        let rpcs = std::thread::spawn(move || {
+            let mut n = 0u64;
+            while !s.load(Ordering::Relaxed) {
+                d.rpc(&doca_tests::add, (n, 1u64), LONG).map_err(e)?;
+                n += 1;
+            }
+            Ok::<_, String>(n)
+        });
+        // Several pollers, so that their registrations contend for the list's
+        // lock with the RPC's end.
+        let done = Arc::new(done);
+        let pollers: Vec<_> = (0..4)
+            .map(|_| {
+                let (done, dpa) = (done.clone(), dpa.clone());
+                std::thread::spawn(move || {
+                    let mut wakers = Vec::new();
+                    let started = Instant::now();
+                    while started.elapsed() < Duration::from_secs(3) {
+                        let waker = counting(Some(dpa.clone()));
+                        let w = Waker::from(waker.clone());
+                        let mut cx = Context::from_waker(&w);
+                        let mut fut = std::pin::pin!(done.reached(1));
+                        if let Poll::Ready(r) = fut.as_mut().poll(&mut cx) {
+                            return Err(format!("a future resolved: {r:?}"));
+                        }
+                        wakers.push(Arc::downgrade(&waker));
+                    }
+                    Ok::<_, String>(wakers)
+                })
+            })
+            .collect();
+        let mut wakers = Vec::new();
+        for p in pollers {
+            wakers.extend(p.join().map_err(|_| "poller panicked".to_string())??);
+        }
+        let polls = wakers.len();
+        stop.store(true, Ordering::Relaxed);
+        let n = rpcs
+            .join()
+            .map_err(|_| "rpc thread panicked".to_string())??;
+        // The engine (and its registrations) and the event go; no RPC follows.
+        drop(Arc::try_unwrap(done).map_err(|_| "the event is shared".to_string())?);
+        drop(engine);
+        let kept: Vec<_> = wakers.iter().filter_map(std::sync::Weak::upgrade).collect();
+        let kept_n = kept.len();
+        // Take the context out of the kept wakers, so the test itself leaks
+        // nothing, after looking whether it could be destroyed.
+        let destroy = if kept_n > 0 {
+            Some(dpa.clone().destroy().map_err(e))
+        } else {
+            None
+        };
+        for k in &kept {
+            k.hold.lock().unwrap().take();
+        }
+        healthy(&dpa)?;
+        Ok::<_, String>((n, polls, kept_n, destroy))
+    });
+    let (rpcs, polls, kept, destroy) = r.unwrap_or_else(|m| panic!("the case failed to run: {m}"));
+    eprintln!("{rpcs} RPCs, {polls} polls, {kept} wakers kept; destroy: {destroy:?}");
+    assert_eq!(
+        kept, 0,
+        "LEAK: the RPC gate's waker list still holds {kept} wakers of dropped futures after \
+         the last RPC ended; each holds its context, which can never be destroyed \
+         (Dpa::destroy: {destroy:?})"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Round 3, attack 4 (the process-wide deferred list): `reap` runs from any thread that
+// makes a thread or a launcher and asks each due record's context for its
+// health at the RPC gate (blocking): a context whose RPC is in progress holds up
+// every other context's thread and launcher creation in the process until that
+// RPC returns; if the blocked thread is the one that would release the RPC, the
+// RPC overruns the run-time limit and its context turns fatal. Fixed: `reap`
+// asks without waiting (`Dpa::try_health`) and keeps the record for later.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn reap_waits_for_another_contexts_hung_rpc() {
+    let _one = serial();
+    let r = within(Duration::from_secs(60), "reap stall", || {
+        let _live = scope_with(1500, false);
+        let a = common::dpa();
+        let b = common::dpa();
+        // A thread of A that ran, dropped: its record is deferred for A's limit.
+        let storage = DpaBuffer::<u64>::from_slice(&a, &[0; 4]).map_err(e)?;
+        let builder =
+            doca::dpa::ThreadBuilder::new(&a, &doca_tests::count_activations, (&storage,))
+                .map_err(e)?;
+        let thread = builder.start().map_err(e)?;
+        let notif = doca::dpa::NotificationCompletion::new(&thread).map_err(e)?;
+        notif.run_thread().map_err(e)?;
+        drop(notif);
+        drop(thread);
+        if doca::dpa::deferred_count() == 0 {
+            return Err("no deferred record".into());
+        }
+        // A's RPC, which waits for `go`, begins once the record is due.
+        let go = Arc::new(WaitEvent::new(&a, Export::ToDpa).map_err(e)?);
+        let data = DpaBuffer::<u64>::new(&a, 8).map_err(e)?;
+        std::thread::sleep(Duration::from_millis(1600));
+        let (a2, go2) = (a.clone(), go.clone());
+        let rpc = std::thread::spawn(move || {
+            a2.rpc(&doca_tests::redteam_poll_rpc, (&*go2, &data), LONG)
+                .map_err(e)
+        });
+        std::thread::sleep(Duration::from_millis(50));
+        // This thread makes a launcher on B, which has nothing to do with A, then
+        // releases A's RPC.
+        let t0 = Instant::now();
+        let launcher = Launcher::new(&b).map_err(e)?;
+        let took = t0.elapsed();
+        go.set(1).map_err(e)?;
+        drop(launcher);
+        let rpc = rpc.join().map_err(|_| "rpc thread panicked".to_string())?;
+        let health = a.health().map_err(e)?;
+        Ok::<_, String>((took, rpc, health))
+    });
+    let (took, rpc, health) = r.unwrap_or_else(|m| panic!("the case failed to run: {m}"));
+    eprintln!("Launcher::new on an unrelated context took {took:?}; A's RPC: {rpc:?}, {health:?}");
+    assert!(
+        took < Duration::from_millis(500) && rpc == Ok(8),
+        "STALL: Launcher::new on context B waited {took:?} for context A's RPC in progress \
+         (keep::reap asks each due deferred record's context for its health at its RPC gate); \
+         the thread that would have released A's RPC could not, and A's RPC ended {rpc:?} \
+         (context A {health:?})"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Round 3, attack 5 (DPA memory): views that outlive their buffer, host copies racing a
+// kernel that writes the same memory, element types without size, misaligned
+// views for a `void *` parameter. Expected to hold: views own the allocation,
+// host copies are DOCA copies into owned vectors (no `&[T]` into DPA memory),
+// zero-sized elements make empty allocations, which are refused.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn dpa_memory_views_sizes_and_races() {
+    let _one = serial();
+    let r = within(Duration::from_secs(30), "memory", || {
+        let live = scope();
+        let dpa = common::dpa();
+        let mut problems = Vec::new();
+        // A view outliving its buffer, launched after the buffer is gone.
+        let buf = DpaBuffer::<u64>::from_slice(&dpa, &[9; 8]).map_err(e)?;
+        let view = buf.slice(4, 4).map_err(e)?;
+        drop(buf);
+        let launcher = Launcher::new(&dpa).map_err(e)?;
+        launcher
+            .launch(&doca_tests::sound_store_words, 1, (&view, 4u32))
+            .map_err(e)?
+            .wait(LONG)
+            .map_err(e)?;
+        if view.to_vec().map_err(e)? != [1, 2, 3, 4] {
+            problems.push("the view's memory did not hold the kernel's words".to_string());
+        }
+        drop(view);
+        // Host copies racing a kernel that writes the same words.
+        let shared = DpaBuffer::<u64>::new(&dpa, 64).map_err(e)?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let readers: Vec<_> = (0..2)
+            .map(|i| {
+                let (s, v) = (stop.clone(), shared.slice(0, 64).map_err(e));
+                let d = dpa.clone();
+                std::thread::spawn(move || {
+                    let v = v?;
+                    let mut n = 0;
+                    while !s.load(Ordering::Relaxed) {
+                        let words = v.to_vec().map_err(e)?;
+                        if words.len() != 64 {
+                            return Err("short read".to_string());
+                        }
+                        if i == 1 {
+                            let _ = d.health();
+                        }
+                        n += 1;
+                    }
+                    Ok::<_, String>(n)
+                })
+            })
+            .collect();
+        for _ in 0..200 {
+            drop(
+                launcher
+                    .launch(&doca_tests::fill_words, 4, (&shared, 64u64))
+                    .map_err(e)?,
+            );
+            shared.fill_bytes(0xa5).map_err(e)?;
+            shared.write(3, &[7; 10]).map_err(e)?;
+        }
+        launcher.wait_all(LONG).map_err(e)?;
+        stop.store(true, Ordering::Relaxed);
+        for r in readers {
+            r.join().map_err(|_| "reader panicked".to_string())??;
+        }
+        // Zero-sized elements: no empty allocation, no zero-length view.
+        if DpaBuffer::<[u64; 0]>::new(&dpa, 16).is_ok() {
+            problems.push("a buffer of 16 zero-sized elements was allocated".into());
+        }
+        if DpaBuffer::<[u8; 0]>::from_slice(&dpa, &[[]; 3]).is_ok() {
+            problems.push("a buffer from zero-sized elements was allocated".into());
+        }
+        if DpaBuffer::<[u64; 0]>::new(&dpa, usize::MAX).is_ok() {
+            problems.push("usize::MAX zero-sized elements were allocated".into());
+        }
+        // A misaligned view of bytes for a `doca_dpa_dev_uintptr_t` the kernel
+        // stores 64-bit words through.
+        let bytes = DpaBuffer::<u8>::new(&dpa, 64).map_err(e)?;
+        let odd = bytes.slice(1, 40).map_err(e)?;
+        launcher
+            .launch(&doca_tests::fill_words, 1, (&odd, 4u64))
+            .map_err(e)?
+            .wait(LONG)
+            .map_err(e)?;
+        healthy(&dpa)?;
+        drop((odd, bytes, shared, launcher));
+        let blocks = live
+            .all()
+            .map(|a| a.get("dpa_heap_block").copied().unwrap_or(0));
+        if !matches!(blocks, None | Some(0)) {
+            problems.push(format!("heap blocks left: {blocks:?}"));
+        }
+        Ok::<_, String>(problems)
+    });
+    let problems = r.unwrap_or_else(|m| panic!("the case failed to run: {m}"));
+    assert!(problems.is_empty(), "{problems:?}");
+}
+
+// ---------------------------------------------------------------------------
+// Round 3, attack 6 (DPA memory across an extended family): memory, events and views of
+// an extended context handed to a kernel of its base and the reverse; a struct
+// field of one family member in a box of the other. Expected: refused (the
+// handle spaces differ), nothing leaked, no fault.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn memory_of_an_extended_context_in_a_launch_of_its_base() {
+    let _one = serial();
+    let r = within(Duration::from_secs(30), "extended memory", || {
+        let live = scope();
+        let base = common::dpa();
+        let base_pci = base.device().info().pci_addr.clone();
+        let Some(info) = doca::dpa::devices()
+            .map_err(e)?
+            .into_iter()
+            .find(|d| d.pci_addr != base_pci)
+        else {
+            return Err("no second device to extend onto".to_string());
+        };
+        let ext = base.extend(&info.open().map_err(e)?).map_err(e)?;
+        let mut accepted = Vec::new();
+        // An extended context has no heap of its own on the sim (NO_MEMORY):
+        // the base's memory and the extended context's events cross over.
+        let base_buf = DpaBuffer::<u64>::new(&base, 8).map_err(e)?;
+        let on_base = Launcher::new(&base).map_err(e)?;
+        let on_ext = Launcher::new(&ext).map_err(e)?;
+        let refusal = on_ext
+            .launch(&doca_tests::fill_words, 1, (&base_buf, 8u64))
+            .err()
+            .map(e);
+        eprintln!("a base's buffer on the extended context: {refusal:?}");
+        if refusal.is_none() {
+            accepted.push("a base's buffer in a launch of an extended context");
+        }
+        let view = base_buf.slice(0, 8).map_err(e)?;
+        if on_ext
+            .launch(&doca_tests::fill_words, 1, (&view, 8u64))
+            .is_ok()
+        {
+            accepted.push("a base's view in a launch of an extended context");
+        }
+        let dev = doca::dpa::Dev::new(&base_buf).map_err(e)?;
+        if on_ext
+            .launch(&doca_tests::fill_words, 1, (&dev, 8u64))
+            .is_ok()
+        {
+            accepted.push("a Dev of a base's buffer in a launch of an extended context");
+        }
+        let base_event = WaitEvent::new(&base, Export::ToDpa).map_err(e)?;
+        if ext
+            .rpc(
+                &doca_tests::sound_hung_rpc,
+                (&base_event, &base_buf),
+                Duration::from_millis(50),
+            )
+            .is_ok()
+        {
+            accepted.push("a base's event and buffer in an RPC of an extended context");
+        }
+        on_base.wait_all(LONG).map_err(e)?;
+        on_ext.wait_all(LONG).map_err(e)?;
+        healthy(&base)?;
+        healthy(&ext)?;
+        drop((on_base, on_ext, dev, view, base_event, base_buf));
+        ext.destroy().map_err(e)?;
+        let blocks = live
+            .all()
+            .map(|a| a.get("dpa_heap_block").copied().unwrap_or(0));
+        Ok::<_, String>((accepted, blocks))
+    });
+    let (accepted, blocks) = r.unwrap_or_else(|m| panic!("the case failed to run: {m}"));
+    assert!(accepted.is_empty(), "accepted: {accepted:?}");
+    assert!(
+        matches!(blocks, None | Some(0)),
+        "heap blocks left: {blocks:?}"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Attacks 7-9 (RDMI): connections and posters across DPA contexts, stops while
+// kernels hold them, and every drop order of their parts. RDMI builds only.
+// ---------------------------------------------------------------------------
+
+doca::rdmi::if_rdmi! {
+    mod rdmi_attacks {
+        use super::*;
+        use doca::dpa::{Completion, CompletionBuilder, RepresentorFilter};
+        use doca::rdmi::{
+            CompletionSource, Connection, ConnectionBuilder, Poster, PosterBuilder,
+            ProtectionDomain, ReceiveBuffer, VerbsContext,
+        };
+
+        struct Parts {
+            dpa: Dpa,
+            rep: doca::dpa::Representor,
+            verbs: VerbsContext,
+            pd: ProtectionDomain,
+        }
+
+        fn parts(dpa: Dpa) -> Result<Parts, String> {
+            let rep = dpa
+                .device()
+                .open_representors(RepresentorFilter::NET)
+                .map_err(e)?
+                .into_iter()
+                .next()
+                .ok_or("no network representor")?;
+            let verbs = VerbsContext::new(dpa.device()).map_err(e)?;
+            let pd = ProtectionDomain::new(&verbs).map_err(e)?;
+            Ok(Parts { dpa, rep, verbs, pd })
+        }
+
+        fn completion(dpa: &Dpa) -> Result<Completion, String> {
+            CompletionBuilder::new(dpa, 64).map_err(e)?.start().map_err(e)
+        }
+
+        fn connection(p: &Parts, comp: &Completion) -> Result<Connection, String> {
+            ConnectionBuilder::new(
+                &p.verbs,
+                &p.rep,
+                &p.dpa,
+                CompletionSource::Dpa(comp),
+                ReceiveBuffer::with_slots(8).map_err(e)?,
+            )
+            .pd(&p.pd)
+            .start()
+            .map_err(e)
+        }
+
+        fn poster(p: &Parts, comp: &Completion, conn: &Connection) -> Result<Poster, String> {
+            PosterBuilder::new(&p.verbs, &p.dpa, CompletionSource::Dpa(comp))
+                .pd(&p.pd)
+                .connection(conn)
+                .start()
+                .map_err(e)
+        }
+
+        /// Round 3, attack 7: a connection and a poster of context A given to kernels of
+        /// context B (and of A's extended context), a completion of B as A's
+        /// source, a poster of B working with A's connection. Expected: refused.
+        #[test]
+        fn rdmi_objects_of_one_context_in_kernels_of_another() {
+            let _one = serial();
+            let r = within(Duration::from_secs(30), "rdmi foreign", || {
+                let live = scope_with(300, true);
+                let a = parts(common::dpa())?;
+                let b = parts(common::dpa())?;
+                let comp_a = completion(&a.dpa)?;
+                let comp_b = completion(&b.dpa)?;
+                let conn_a = connection(&a, &comp_a)?;
+                let poster_a = poster(&a, &comp_a, &conn_a)?;
+                let mut accepted = Vec::new();
+                let out = DpaBuffer::<u64>::new(&b.dpa, 2).map_err(e)?;
+                let on_b = Launcher::new(&b.dpa).map_err(e)?;
+                if on_b
+                    .launch(&doca_tests::rdmi_test_consume, 1, (&conn_a, 1u32, &out))
+                    .is_ok()
+                {
+                    accepted.push("A's connection in a kernel of B");
+                }
+                if on_b
+                    .launch(&doca_tests::rdmi_test_record, 1, (&poster_a, &conn_a, &out))
+                    .is_ok()
+                {
+                    accepted.push("A's poster and connection in a kernel of B");
+                }
+                let dev = doca::dpa::Dev::new(&conn_a).map_err(e)?;
+                if on_b
+                    .launch(&doca_tests::rdmi_test_consume, 1, (&dev, 1u32, &out))
+                    .is_ok()
+                {
+                    accepted.push("a Dev of A's connection in a kernel of B");
+                }
+                if ConnectionBuilder::new(
+                    &a.verbs,
+                    &a.rep,
+                    &a.dpa,
+                    CompletionSource::Dpa(&comp_b),
+                    ReceiveBuffer::with_slots(8).map_err(e)?,
+                )
+                .start()
+                .is_ok()
+                {
+                    accepted.push("B's completion as the source of A's connection");
+                }
+                if PosterBuilder::new(&b.verbs, &b.dpa, CompletionSource::Dpa(&comp_b))
+                    .connection(&conn_a)
+                    .start()
+                    .is_ok()
+                {
+                    accepted.push("a poster of B working with A's connection");
+                }
+                on_b.wait_all(LONG).map_err(e)?;
+                healthy(&a.dpa)?;
+                healthy(&b.dpa)?;
+                drop((on_b, out, dev, poster_a, conn_a, comp_a, comp_b));
+                drop((a, b));
+                Ok::<_, String>((accepted, live.total()))
+            });
+            let (accepted, left) = r.unwrap_or_else(|m| panic!("the case failed to run: {m}"));
+            assert!(accepted.is_empty(), "accepted: {accepted:?}");
+            assert!(matches!(left, None | Some(0)), "objects left: {left:?}");
+        }
+
+        /// Round 3, attack 8: stop a connection and a poster while a kernel that holds
+        /// them runs; then drop every part (context, verbs, PD, representor,
+        /// completion) before the connection and poster, the connection before
+        /// the poster, on another thread than the one that made them.
+        /// Expected: InUse while the kernel runs; no fault; nothing leaked.
+        #[test]
+        fn rdmi_stop_under_a_kernel_and_every_drop_order() {
+            let _one = serial();
+            let r = within(Duration::from_secs(30), "rdmi drop orders", || {
+                let live = scope_with(300, true);
+                let p = parts(common::dpa())?;
+                let comp = completion(&p.dpa)?;
+                let conn = connection(&p, &comp)?;
+                let post = poster(&p, &comp, &conn)?;
+                let mut problems = Vec::new();
+                // A kernel holds the connection until `go` is set.
+                let go = DpaBuffer::<u64>::from_slice(&p.dpa, &[0]).map_err(e)?;
+                let out = DpaBuffer::<u64>::new(&p.dpa, 2).map_err(e)?;
+                let launcher = Launcher::new(&p.dpa).map_err(e)?;
+                drop(
+                    launcher
+                        .launch(&doca_tests::sound_hold_connection, 1, (&go, &conn, &out))
+                        .map_err(e)?,
+                );
+                // The poster holds the connection too: it stops (nothing holds it).
+                if let Err(err) = post.stop() {
+                    problems.push(format!("the poster did not stop: {err}"));
+                }
+                let conn = match conn.request_stop() {
+                    Ok(_) => {
+                        problems.push("a connection a running kernel holds stopped".into());
+                        return Ok((problems, live.total()));
+                    }
+                    Err(stop) => {
+                        if !matches!(stop.error(), Error::InUse { .. }) {
+                            problems.push(format!("stop under a kernel: {}", stop.error()));
+                        }
+                        stop.into_inner()
+                    }
+                };
+                // Everything but the connection goes now, on another thread.
+                let Parts { dpa, rep, verbs, pd } = p;
+                let d2 = dpa.clone();
+                std::thread::spawn(move || drop((rep, verbs, pd, comp, d2)))
+                    .join()
+                    .map_err(|_| "drop thread panicked".to_string())?;
+                // The kernel still holds the connection: release it, and drop the
+                // connection on a thread while the launch may still run.
+                go.write(0, &[1]).map_err(e)?;
+                std::thread::spawn(move || drop(conn))
+                    .join()
+                    .map_err(|_| "drop thread panicked".to_string())?;
+                launcher.wait_all(LONG).map_err(e)?;
+                if out.to_vec().map_err(e)?[0] == 0 {
+                    problems.push("the kernel saw no connection handle".into());
+                }
+                healthy(&dpa)?;
+                drop((launcher, go, out));
+                dpa.destroy().map_err(e)?;
+                Ok::<_, String>((problems, live.total()))
+            });
+            let (problems, left) = r.unwrap_or_else(|m| panic!("the case failed to run: {m}"));
+            assert!(problems.is_empty(), "{problems:?}");
+            assert!(matches!(left, None | Some(0)), "objects left: {left:?}");
+        }
+    }
 }

@@ -12,6 +12,7 @@ use doca_dpa_sys as sys;
 use crate::app::App;
 use crate::device::Device;
 use crate::error::{doca_call, Error, ErrorCode, Result};
+use crate::rpc_gate::RpcGate;
 
 /// Verbosity of the device-side log (`doca_dpa_dev_log_level_t`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -100,321 +101,6 @@ pub(crate) struct DpaInner {
     pub(crate) rpc: Arc<RpcGate>,
 }
 
-/// The end of a `doca_dpa_rpc` call made on the context's RPC thread: DOCA's code
-/// and the function's result.
-pub(crate) type RpcOutcome = (sys::doca_error_t, u64);
-
-/// One `doca_dpa_rpc` call, for the context's RPC thread to make.
-pub(crate) type RpcJob = Box<dyn FnOnce() -> RpcOutcome + Send>;
-
-/// The host thread that makes this context's `doca_dpa_rpc` calls: started by the
-/// first RPC and kept for the next ones (a thread per call cost tens of
-/// microseconds, more than the call). Calls reach it one at a time (the gate
-/// holds the context from before each call until its outcome came back, or owes
-/// it), so its outcomes come back in call order. It holds nothing of DOCA's; it
-/// ends when its job channel closes (the gate's drop) and is joined there.
-#[derive(Debug)]
-pub(crate) struct RpcWorker {
-    jobs: Option<std::sync::mpsc::Sender<RpcJob>>,
-    pub(crate) outcomes: std::sync::mpsc::Receiver<RpcOutcome>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl RpcWorker {
-    /// Starts the thread; each call's return wakes `waiting` (after its outcome
-    /// is sent).
-    fn start(waiting: Arc<Waiting>) -> std::io::Result<RpcWorker> {
-        let (jobs, inbox) = std::sync::mpsc::channel::<RpcJob>();
-        let (outbox, outcomes) = std::sync::mpsc::channel();
-        let thread = std::thread::Builder::new()
-            .name("doca-dpa-rpc".into())
-            .spawn(move || {
-                for job in inbox {
-                    // The gate may be gone (its drop settled it): nothing to do.
-                    if outbox.send(job()).is_err() {
-                        return;
-                    }
-                    waiting.wake_all();
-                }
-            })?;
-        Ok(RpcWorker {
-            jobs: Some(jobs),
-            outcomes,
-            thread: Some(thread),
-        })
-    }
-
-    /// The thread's id.
-    fn id(&self) -> Option<std::thread::ThreadId> {
-        self.thread.as_ref().map(|t| t.thread().id())
-    }
-
-    /// Hands a call to the thread; false if it is gone.
-    pub(crate) fn send(&self, job: RpcJob) -> bool {
-        self.jobs.as_ref().is_some_and(|j| j.send(job).is_ok())
-    }
-}
-
-impl Drop for RpcWorker {
-    fn drop(&mut self) {
-        // Closing the channel ends the thread once it is idle; every call it
-        // was given has returned by now (the gate settles before it drops).
-        drop(self.jobs.take());
-        if let Some(t) = self.thread.take() {
-            // It cannot panic: nothing to report.
-            let _ = t.join();
-        }
-    }
-}
-
-/// The `doca_dpa_rpc` calls of this context, made on its RPC thread (see
-/// [`Dpa::rpc`]).
-///
-/// DOCA DPA objects are not thread-safe (facts §9), and that call is made outside
-/// the process-wide DOCA lock (`crate::error::serialized`: a blocking RPC under it
-/// would stop every DOCA call of the process until it returns). So the gate
-/// serialises this context instead: [`Dpa::rpc`] holds it from before the call
-/// until the call returned, or, after a timeout, marks the call's outcome as owed.
-/// The call is marked in flight ([`RpcGate::begin`]) under the DOCA lock, and
-/// every other DOCA call naming the context looks at that mark under the DOCA lock
-/// too ([`Dpa::with_ctx`]): so it runs either wholly before the RPC began or after
-/// the RPC's call returned, never while it runs. Waiting for that return is done
-/// with the DOCA lock released ([`RpcGate::settle`]), and so is the teardown's.
-#[derive(Debug)]
-pub(crate) struct RpcGate {
-    /// Whether a call may not have returned (checked on every use without taking
-    /// the mutex).
-    in_flight: std::sync::atomic::AtomicBool,
-    /// The RPC thread, and whether it owes the outcome of a timed-out call.
-    /// Locked for the whole of an RPC in progress.
-    state: std::sync::Mutex<RpcState>,
-    /// Futures that found a call in progress when they meant to ask the context's
-    /// health ([`Dpa::poll_health`]): woken once it has returned.
-    waiting: Arc<Waiting>,
-}
-
-impl Default for RpcGate {
-    fn default() -> Self {
-        let waiting = Arc::<Waiting>::default();
-        RpcGate {
-            in_flight: Default::default(),
-            state: std::sync::Mutex::new(RpcState {
-                owed: false,
-                worker: None,
-                waiting: waiting.clone(),
-            }),
-            waiting,
-        }
-    }
-}
-
-/// Wakers of futures waiting for a `doca_dpa_rpc` call to return.
-#[derive(Debug, Default)]
-pub(crate) struct Waiting(std::sync::Mutex<Vec<std::task::Waker>>);
-
-impl Waiting {
-    fn list(&self) -> std::sync::MutexGuard<'_, Vec<std::task::Waker>> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    fn add(&self, waker: &std::task::Waker) {
-        let mut list = self.list();
-        if !list.iter().any(|w| w.will_wake(waker)) {
-            list.push(waker.clone());
-        }
-    }
-
-    /// Wakes them (user code), with no lock held. A waker that panics is the
-    /// caller's problem only on the caller's thread: on the RPC thread the panic is
-    /// caught so that the thread serves the next call.
-    fn wake_all(&self) {
-        let woken = std::mem::take(&mut *self.list());
-        for w in woken {
-            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| w.wake()));
-        }
-    }
-}
-
-/// What [`RpcGate`] guards.
-#[derive(Debug)]
-pub(crate) struct RpcState {
-    /// A timed-out call has not returned yet: its outcome comes on the worker's
-    /// channel before any other.
-    owed: bool,
-    worker: Option<RpcWorker>,
-    /// The gate's [`Waiting`], for the RPC thread.
-    waiting: Arc<Waiting>,
-}
-
-impl RpcState {
-    /// The RPC thread, started now if this is the context's first RPC (or the
-    /// last one's thread is gone).
-    pub(crate) fn worker(&mut self) -> std::io::Result<&RpcWorker> {
-        match &mut self.worker {
-            Some(w) => Ok(w),
-            none => Ok(none.insert(RpcWorker::start(self.waiting.clone())?)),
-        }
-    }
-
-    /// Forgets a worker that ended without an outcome (it cannot panic; a
-    /// closed channel says the thread is gone all the same).
-    pub(crate) fn lost_worker(&mut self) {
-        self.worker = None;
-    }
-}
-
-impl RpcGate {
-    /// Locks the gate for a new call, after any owed outcome has come.
-    pub(crate) fn enter(&self) -> std::sync::MutexGuard<'_, RpcState> {
-        loop {
-            // A poisoned gate still guards the context: nothing panics while holding
-            // it with the state half-changed (see `settle_locked`).
-            let mut guard = self.state.lock().unwrap_or_else(|p| p.into_inner());
-            match Self::settle_locked(&self.in_flight, &mut guard, true) {
-                None => return guard,
-                Some(settled) => {
-                    // Reported with the gate released: a `tracing` subscriber is user
-                    // code, which may use the context (an RPC locks the gate again).
-                    // Then the gate is looked at anew.
-                    drop(guard);
-                    self.wake_waiting();
-                    settled.report();
-                }
-            }
-        }
-    }
-
-    /// Marks a call in progress under the guard of [`RpcGate::enter`]: other
-    /// threads' [`RpcGate::settle`] now wait for the guard. Marked under the DOCA
-    /// lock, so a DOCA call naming the context that looks at the mark under the
-    /// lock ([`Dpa::with_ctx`]) has either returned already or sees it.
-    pub(crate) fn begin(&self) {
-        crate::core::serialized(|| {
-            self.in_flight
-                .store(true, std::sync::atomic::Ordering::Release)
-        });
-    }
-
-    /// Whether a call may be in progress (or owed).
-    #[inline]
-    pub(crate) fn in_flight(&self) -> bool {
-        self.in_flight.load(std::sync::atomic::Ordering::Acquire)
-    }
-
-    /// Settles an owed outcome if the gate is free, without waiting for it: for a
-    /// thread that holds the DOCA lock (an RPC thread in [`RpcGate::begin`] may hold
-    /// the gate while it waits for that lock).
-    fn try_settle(&self) {
-        let Ok(mut guard) = self.state.try_lock() else {
-            return;
-        };
-        if let Some(settled) = Self::settle_locked(&self.in_flight, &mut guard, true) {
-            drop(guard);
-            self.wake_waiting();
-            settled.report();
-        }
-    }
-
-    /// The call in progress returned: releases the gate.
-    pub(crate) fn end(&self, guard: std::sync::MutexGuard<'_, RpcState>) {
-        self.in_flight
-            .store(false, std::sync::atomic::Ordering::Release);
-        drop(guard);
-        self.wake_waiting();
-    }
-
-    /// Whether no call is in progress, without waiting: settles an owed outcome
-    /// that has come; while a call may still run, `waker` is woken when it returns
-    /// (registered before the looks, so a return after them still wakes it).
-    fn poll_free(&self, waker: &std::task::Waker) -> bool {
-        if !self.in_flight() {
-            return true;
-        }
-        self.waiting.add(waker);
-        // A free mutex: no RPC in progress, maybe a timed-out one's outcome owed.
-        if let Ok(mut guard) = self.state.try_lock() {
-            if let Some(settled) = Self::settle_locked(&self.in_flight, &mut guard, false) {
-                drop(guard);
-                self.wake_waiting();
-                settled.report();
-            }
-        }
-        !self.in_flight()
-    }
-
-    /// Wakes the futures that waited for the call to end (user code: after the gate
-    /// is released).
-    fn wake_waiting(&self) {
-        self.waiting.wake_all();
-    }
-
-    /// The call in progress (the guard of [`RpcGate::enter`], after
-    /// [`RpcGate::begin`]) may still run: its outcome is owed, and settled before
-    /// the next use.
-    pub(crate) fn hold(&self, mut guard: std::sync::MutexGuard<'_, RpcState>) {
-        guard.owed = true;
-    }
-
-    /// Waits until a timed-out RPC's call has returned, and until an RPC in
-    /// progress on another thread has ended (at once if there is neither).
-    #[inline]
-    pub(crate) fn settle(&self) {
-        if self.in_flight.load(std::sync::atomic::Ordering::Acquire) {
-            drop(self.enter());
-        }
-    }
-
-    /// Waits for a stored call to return (under the gate's mutex); what to report
-    /// of it, once the mutex is released.
-    #[cold]
-    fn settle_locked(
-        in_flight: &std::sync::atomic::AtomicBool,
-        state: &mut RpcState,
-        wait: bool,
-    ) -> Option<Settled> {
-        if !state.owed {
-            return None;
-        }
-        let started = std::time::Instant::now();
-        // Blocks until the call returns (unless told not to wait: then an outcome
-        // not yet sent leaves the call owed): what bounds it is the device's kernel
-        // run-time limit (a device function that overruns it is stopped and the
-        // context turns fatal). A closed channel: the thread is gone, and the call
-        // with it.
-        let outcome = match &state.worker {
-            Some(w) if wait => w.outcomes.recv().ok(),
-            Some(w) => match w.outcomes.try_recv() {
-                Ok(outcome) => Some(outcome),
-                Err(std::sync::mpsc::TryRecvError::Empty) => return None,
-                Err(std::sync::mpsc::TryRecvError::Disconnected) => None,
-            },
-            None => None,
-        };
-        state.owed = false;
-        if outcome.is_none() {
-            state.lost_worker();
-        }
-        in_flight.store(false, std::sync::atomic::Ordering::Release);
-        Some(Settled {
-            waited: started.elapsed(),
-            returned: outcome.map(|(rc, _)| rc),
-        })
-    }
-}
-
-/// A timed-out RPC's call that [`RpcGate::enter`] saw return, to report with the
-/// gate released.
-struct Settled {
-    waited: Duration,
-    returned: Option<sys::doca_error_t>,
-}
-
-impl Settled {
-    fn report(self) {
-        tracing::debug!(target: "doca_dpa::dpa", waited = ?self.waited, returned = ?self.returned, "a timed-out RPC's call returned");
-    }
-}
-
 // SAFETY: a started `doca_dpa`; every DOCA call on it is made under the DOCA lock
 // (`crate::error::serialized`), so DOCA never sees two threads use it at once (the
 // facts forbid concurrent use, not use from another thread).
@@ -443,24 +129,27 @@ impl DpaInner {
     /// `doca_dpa_stop` then `doca_dpa_destroy`. Children (threads, events,
     /// memory, launchers) each hold an `Arc` of this, so they are gone.
     fn teardown(&mut self) -> Result<()> {
-        self.rpc.settle();
         let p = self.ptr.as_ptr();
         self.torn_down = true;
-        // SAFETY: a started context created by doca_dpa_create (or extended),
-        // torn down once.
-        match unsafe { doca_call!(doca_dpa_stop(p)) } {
-            // An already-stopped context answers BAD_STATE.
-            Ok(()) => {}
-            Err(e) if e.code() == Some(ErrorCode::BAD_STATE) => {}
-            Err(e) => {
-                // Still destroy: a failed stop must not leak the context.
-                // SAFETY: as above.
-                let _ = unsafe { doca_call!(doca_dpa_destroy(p)) };
-                return Err(e);
+        // At the family's gate: an extended context shares it with its base, which
+        // may still run RPCs.
+        self.rpc.outside_rpc(|| {
+            // SAFETY: a started context created by doca_dpa_create (or extended),
+            // torn down once.
+            match unsafe { doca_call!(doca_dpa_stop(p)) } {
+                // An already-stopped context answers BAD_STATE.
+                Ok(()) => {}
+                Err(e) if e.code() == Some(ErrorCode::BAD_STATE) => {}
+                Err(e) => {
+                    // Still destroy: a failed stop must not leak the context.
+                    // SAFETY: as above.
+                    let _ = unsafe { doca_call!(doca_dpa_destroy(p)) };
+                    return Err(e);
+                }
             }
-        }
-        // SAFETY: as above.
-        unsafe { doca_call!(doca_dpa_destroy(p)) }?;
+            // SAFETY: as above.
+            unsafe { doca_call!(doca_dpa_destroy(p)) }
+        })?;
         tracing::debug!(target: "doca_dpa::dpa", app = self.app.name(), "DPA context destroyed");
         Ok(())
     }
@@ -772,44 +461,18 @@ impl Dpa {
     }
 
     /// Runs `f` with the raw context under the DOCA lock, when no `doca_dpa_rpc`
-    /// of this context is in progress: every DOCA call of this crate naming the
-    /// context, or an object made on it (a thread, a completion…), goes through
-    /// here (DOCA DPA objects are not thread-safe, and the RPC runs outside the
-    /// DOCA lock, see [`RpcGate`]).
-    ///
-    /// An RPC in progress is waited for with the DOCA lock released. A thread that
-    /// holds the DOCA lock already (a call nested in [`serialized`](crate::serialized))
-    /// cannot wait at the gate, whose holder may be waiting for that lock to mark
-    /// its call: it settles an owed outcome if the gate is free, and otherwise
-    /// retries after a short sleep (an RPC in progress ends without the DOCA lock).
+    /// of this context's family (it and the contexts extending it, or that it
+    /// extends) is in progress: every DOCA call of this crate naming the context,
+    /// or an object made on it (a thread, a completion…), goes through here (DOCA
+    /// DPA objects are not thread-safe, and the RPC runs outside the DOCA lock;
+    /// see `rpc_gate.rs`). An RPC in progress is waited for with the DOCA lock
+    /// released.
     ///
     /// For doca-rdmi's calls naming a DPA context; not an API.
     #[doc(hidden)]
     pub fn with_ctx<R>(&self, f: impl FnOnce(*mut sys::doca_dpa) -> R) -> R {
-        let gate = &self.inner.rpc;
         let ptr = self.inner.ptr.as_ptr();
-        let mut f = Some(f);
-        loop {
-            let nested = crate::core::held_here();
-            if nested {
-                gate.try_settle();
-            } else {
-                gate.settle();
-            }
-            let done = crate::core::serialized(|| {
-                if gate.in_flight() {
-                    None
-                } else {
-                    f.take().map(|f| f(ptr))
-                }
-            });
-            if let Some(r) = done {
-                return r;
-            }
-            if nested {
-                std::thread::sleep(std::time::Duration::from_micros(100));
-            }
-        }
+        self.inner.rpc.outside_rpc(|| f(ptr))
     }
 
     /// [`Owned::teardown`](crate::core::Owned::teardown) of an object made on this
@@ -878,13 +541,7 @@ impl Dpa {
     /// waits for an RPC in progress). For tests: repeated RPCs reuse it.
     #[doc(hidden)]
     pub fn rpc_thread(&self) -> Option<std::thread::ThreadId> {
-        let state = self
-            .inner
-            .rpc
-            .state
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        state.worker.as_ref().and_then(RpcWorker::id)
+        self.inner.rpc.worker_id()
     }
 
     /// The wait for a timed-out RPC (see [`Dpa::rpc`]).
@@ -936,35 +593,40 @@ impl Dpa {
         Health::of(self.with_ctx(|ctx| unsafe { doca_call!(doca_dpa_peek_at_last_error(ctx)) }))
     }
 
+    /// [`Dpa::health`] if it can be asked without waiting for a `doca_dpa_rpc`
+    /// of the context's family in progress: `None` while one may be.
+    pub(crate) fn try_health(&self) -> Option<Result<Health>> {
+        let ptr = self.inner.ptr.as_ptr();
+        // SAFETY: a started context, and no RPC of its family in progress
+        // (`try_outside_rpc` looks under the DOCA lock, under which an RPC marks
+        // itself).
+        (self.inner.rpc)
+            .try_outside_rpc(|| unsafe { doca_call!(doca_dpa_peek_at_last_error(ptr)) })
+            .map(Health::of)
+    }
+
     /// [`Dpa::health`] for a future's `poll`, which must not block: `Pending` while
-    /// a `doca_dpa_rpc` of the context is in progress (the health would wait for
-    /// it at the gate, holding up the runtime's thread, and with it a task that
-    /// may be what the RPC waits for), with `cx` woken once it has returned.
+    /// a `doca_dpa_rpc` of the context's family is in progress (the health would
+    /// wait for it at the gate, holding up the runtime's thread, and with it a task
+    /// that may be what the RPC waits for), with `cx` woken once the gate may be
+    /// free.
     pub(crate) fn poll_health(
         &self,
         cx: &std::task::Context<'_>,
     ) -> std::task::Poll<Result<Health>> {
-        let gate = &self.inner.rpc;
-        if !gate.poll_free(cx.waker()) {
-            return std::task::Poll::Pending;
+        if let Some(health) = self.try_health() {
+            return std::task::Poll::Ready(health);
         }
-        // Under the DOCA lock, so that no RPC begins between the look and the call.
-        let peeked = crate::core::serialized(|| {
-            (!gate.in_flight()).then(|| {
-                // SAFETY: a started context, and no RPC of it in progress (checked
-                // under the DOCA lock, under which an RPC marks itself).
-                unsafe { doca_call!(doca_dpa_peek_at_last_error(self.inner.ptr.as_ptr())) }
-            })
-        });
-        match peeked {
-            Some(peeked) => std::task::Poll::Ready(Health::of(peeked)),
-            // An RPC began after the look: asked again once it has returned.
-            None => {
-                if gate.poll_free(cx.waker()) {
-                    cx.waker().wake_by_ref();
-                }
-                std::task::Poll::Pending
+        // Registered, then looked at again: a call that returned between the first
+        // look and the registration woke the list before `cx` was in it.
+        let gate = &self.inner.rpc;
+        gate.wake_on_free(cx.waker());
+        match self.try_health() {
+            Some(health) => {
+                gate.forget(cx.waker());
+                std::task::Poll::Ready(health)
             }
+            None => std::task::Poll::Pending,
         }
     }
 

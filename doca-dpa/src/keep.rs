@@ -354,14 +354,17 @@ pub(crate) fn reap() {
     let mut unasked = Vec::new();
     let mut release = Vec::new();
     for d in due {
-        match d.dpa.health() {
-            Ok(crate::Health::Ok) => release.push(d),
-            Ok(crate::Health::Fatal) => {
+        // Asked without waiting: this runs on the paths that make threads and
+        // launchers of any context, which must not wait for another context's RPC.
+        match d.dpa.try_health() {
+            Some(Ok(crate::Health::Ok)) => release.push(d),
+            Some(Ok(crate::Health::Fatal)) => {
                 fatal += 1;
                 bury((d.dpa, d.what));
             }
-            // Not known: asked again at the next release.
-            Err(_) => unasked.push(d),
+            // Not known (an RPC of the context in progress, or a failed call):
+            // asked again at the next release.
+            None | Some(Err(_)) => unasked.push(d),
         }
     }
     if !unasked.is_empty() {

@@ -1154,7 +1154,7 @@ impl Dpa {
         };
         self.rpc_gate().begin();
         let target = RpcTarget(self.ptr_in_gate());
-        let call: crate::dpa::RpcJob = Box::new(move || {
+        let call: crate::rpc_gate::RpcJob = Box::new(move || {
             let mut ret = 0u64;
             // SAFETY: a started context (no other thread calls DOCA with it while
             // this call may run: `RpcTarget`) and an RPC of its application

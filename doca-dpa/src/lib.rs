@@ -137,6 +137,7 @@ mod memory;
 mod mmap;
 #[cfg(doca_sym = "doca_sync_event_create")]
 mod reactor;
+mod rpc_gate;
 #[cfg(doca_sym = "doca_sync_event_create")]
 mod sync_event;
 #[cfg(doca_sym = "doca_dpa_thread_create")]
