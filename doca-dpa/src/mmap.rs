@@ -115,18 +115,22 @@ impl DpaMmap {
         dpa.or_fatal(dpa.with_ctx(|ctx| unsafe {
             doca_call!(doca_mmap_set_dpa_memrange(raw, ctx, addr, len))
         }))?;
-        // SAFETY: a configured map.
-        unsafe { doca_call!(doca_mmap_start(raw)) }?;
-        map.raw.set_started();
         let mut h = 0;
-        // SAFETY: a started map; the context's open device; valid out-pointer.
-        unsafe {
-            doca_call!(doca_mmap_dev_get_dpa_handle(
-                raw,
-                dpa.device().as_ptr(),
-                &mut h
-            ))
-        }?;
+        // At the context's RPC gate: a map over DPA memory is the context's (its
+        // start registers that memory, its stop releases it).
+        dpa.with_ctx(|_| {
+            // SAFETY: a configured map.
+            unsafe { doca_call!(doca_mmap_start(raw)) }?;
+            map.raw.set_started();
+            // SAFETY: a started map; the context's open device; valid out-pointer.
+            unsafe {
+                doca_call!(doca_mmap_dev_get_dpa_handle(
+                    raw,
+                    dpa.device().as_ptr(),
+                    &mut h
+                ))
+            }
+        })?;
         map.handle = h as u32;
         tracing::debug!(target: "doca_dpa::mmap", len, "DPA memory map started");
         Ok(DpaMmap {
@@ -168,7 +172,7 @@ unsafe impl KernelArg<param::Mmap> for DpaMmap {
 
 impl Drop for MmapInner {
     fn drop(&mut self) {
-        let outcome = self.raw.teardown();
+        let outcome = self.dpa.teardown_child(&mut self.raw);
         if !outcome.stopped() {
             // The device may still reach the memory through the map: never free it.
             crate::keep::bury(self._memory.clone());
