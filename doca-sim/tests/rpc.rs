@@ -120,9 +120,9 @@ fn an_rpc_that_faults_is_a_driver_error() {
 }
 
 /// Model choice (`doca_sim::concurrent_context_uses`): a host call on the
-/// context, or on an object made on it, from another thread while its RPC runs
-/// is counted; the same calls before and after the RPC, and from the RPC's own
-/// thread, are not.
+/// context, on an object made on it, or on a context extending it, from another
+/// thread while its RPC runs is counted; the same calls before and after the
+/// RPC, and from the RPC's own thread, are not.
 #[test]
 fn calls_on_the_context_or_its_objects_during_an_rpc_are_counted() {
     let scope = Scope::new();
@@ -140,15 +140,20 @@ fn calls_on_the_context_or_its_objects_during_an_rpc_are_counted() {
     let ctx = Ctx::started(app(c"rpc_hold", vec![rpc(c"hold", r, hold)]));
     let mut thread = null_mut();
     ok!(abi::doca_dpa_thread_create(ctx.dpa, &mut thread));
-    // A call on the context and one on its thread; raw pointers as integers, to
-    // cross threads.
-    let (dpa, thread) = (ctx.dpa as usize, thread as usize);
-    let use_both = move || {
+    let other = open_dev(BF3);
+    let mut extended = null_mut();
+    ok!(abi::doca_dpa_device_extend(ctx.dpa, other, &mut extended));
+    // A call on the context, one on its extension and one on its thread; raw
+    // pointers as integers, to cross threads.
+    let (dpa, extended, thread) = (ctx.dpa as usize, extended as usize, thread as usize);
+    let use_all = move || {
         let mut limit = 0;
-        ok!(abi::doca_dpa_get_kernel_max_run_time(
-            dpa as *mut abi::doca_dpa,
-            &mut limit
-        ));
+        for context in [dpa, extended] {
+            ok!(abi::doca_dpa_get_kernel_max_run_time(
+                context as *mut abi::doca_dpa,
+                &mut limit
+            ));
+        }
         let (mut func, mut arg) = (None, 0);
         ok!(abi::doca_dpa_thread_get_func_arg(
             thread as *mut abi::doca_dpa_thread,
@@ -157,14 +162,14 @@ fn calls_on_the_context_or_its_objects_during_an_rpc_are_counted() {
         ));
     };
     let before = doca_sim::concurrent_context_uses();
-    use_both();
+    use_all();
     assert_eq!(doca_sim::concurrent_context_uses(), before, "no RPC yet");
     std::thread::scope(|s| {
         s.spawn(|| {
             while STARTED.load(SeqCst) == 0 {
                 std::thread::yield_now();
             }
-            use_both();
+            use_all();
             RELEASE.store(1, SeqCst);
         });
         let mut v = 0;
@@ -172,18 +177,20 @@ fn calls_on_the_context_or_its_objects_during_an_rpc_are_counted() {
     });
     assert_eq!(
         doca_sim::concurrent_context_uses(),
-        before + 2,
-        "the context's call and its thread's, made during the RPC"
+        before + 3,
+        "the calls on the context, its extension and its thread, made during the RPC"
     );
-    use_both();
+    use_all();
     assert_eq!(
         doca_sim::concurrent_context_uses(),
-        before + 2,
+        before + 3,
         "after the RPC"
     );
     ok!(abi::doca_dpa_thread_destroy(
         thread as *mut abi::doca_dpa_thread
     ));
+    ok!(abi::doca_dpa_destroy(extended as *mut abi::doca_dpa));
+    close_dev(other);
     ctx.teardown();
     assert_no_leaks(&scope);
 }
