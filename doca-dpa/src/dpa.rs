@@ -149,7 +149,7 @@ impl DpaInner {
             }
             // SAFETY: as above.
             unsafe { doca_call!(doca_dpa_destroy(p)) }
-        })?;
+        })??;
         tracing::debug!(target: "doca_dpa::dpa", app = self.app.name(), "DPA context destroyed");
         Ok(())
     }
@@ -469,10 +469,14 @@ impl Dpa {
     /// released.
     ///
     /// For doca-rdmi's calls naming a DPA context; not an API.
+    ///
+    /// From a thread that holds the DOCA lock (inside
+    /// [`serialized`](crate::serialized)) while an RPC is in progress: an
+    /// [`Error::Unavailable`] at once, `f` not run (waiting there could deadlock).
     #[doc(hidden)]
-    pub fn with_ctx<R>(&self, f: impl FnOnce(*mut sys::doca_dpa) -> R) -> R {
+    pub fn with_ctx<T>(&self, f: impl FnOnce(*mut sys::doca_dpa) -> Result<T>) -> Result<T> {
         let ptr = self.inner.ptr.as_ptr();
-        self.inner.rpc.outside_rpc(|| f(ptr))
+        self.inner.rpc.outside_rpc(|| f(ptr))?
     }
 
     /// [`Owned::teardown`](crate::core::Owned::teardown) of an object made on this
@@ -480,11 +484,22 @@ impl Dpa {
     /// [`Dpa::with_ctx`] makes every call naming the context: the object's calls
     /// name only the object, but it is the context's, and DOCA DPA objects are not
     /// thread-safe.
+    ///
+    /// Where the gate cannot be waited at (a drop inside
+    /// [`serialized`](crate::serialized) during an RPC), the object is left alive:
+    /// an [`Outcome::StopFailed`](crate::core::Outcome::StopFailed), so that its
+    /// owner leaks what it uses too.
     pub(crate) fn teardown_child<O: crate::core::DocaObject>(
         &self,
         raw: &mut crate::core::Owned<O>,
     ) -> crate::core::Outcome {
-        self.with_ctx(|_| raw.teardown())
+        match self.inner.rpc.outside_rpc(|| raw.teardown()) {
+            Ok(outcome) => outcome,
+            Err(e) => {
+                raw.bury();
+                crate::core::Outcome::StopFailed(e)
+            }
+        }
     }
 
     /// The device the context runs on.

@@ -288,20 +288,42 @@ impl Engine {
         let watcher = match current {
             Some(w) if w.serves_this_runtime() => w,
             stale => {
-                // Deregister from the runtime it was made in before registering
-                // with the current one; the futures that registered through the
-                // old one are woken to register again.
-                let replaced = stale.is_some();
                 drop(stale);
-                let old = self.inner.reactor().take();
-                drop(old);
-                let fresh = default_watcher(self.inner.fd).map(Arc::new);
-                let raced = std::mem::replace(&mut *self.inner.reactor(), fresh.clone());
-                drop(raced);
-                if replaced {
+                // Looked at again and replaced in one step, under the slot's lock:
+                // first polls of one engine on several threads of a runtime must
+                // not each register the handle (tokio refuses a second
+                // registration) nor overwrite each other's watcher. Registering
+                // runs no user code; what it replaces (a registration with another
+                // runtime) is dropped, and a refusal reported, once the lock is
+                // released.
+                let (installed, old, refused) = {
+                    let mut slot = self.inner.reactor();
+                    match &*slot {
+                        Some(w) if w.serves_this_runtime() => (Some(w.clone()), None, None),
+                        _ => {
+                            let old = slot.take();
+                            match default_watcher(self.inner.fd) {
+                                Some(Ok(w)) => {
+                                    let w = Arc::new(w);
+                                    *slot = Some(w.clone());
+                                    (Some(w), old, None)
+                                }
+                                Some(Err(e)) => (None, old, Some(e)),
+                                None => (None, old, None),
+                            }
+                        }
+                    }
+                };
+                // The futures that registered through the old one are woken to
+                // register again.
+                if old.is_some() {
+                    drop(old);
                     self.wake_waiting();
                 }
-                fresh.ok_or_else(|| {
+                if let Some(e) = &refused {
+                    tracing::warn!(target: "doca_dpa::engine", error = %e, "tokio refused to watch the engine's notification handle");
+                }
+                installed.ok_or_else(|| {
                     unavailable(
                         "no reactor watches the engine: await inside a tokio runtime with \
                          the `tokio` feature, or give one with Engine::set_reactor",

@@ -132,11 +132,12 @@ impl Watcher {
     }
 }
 
-/// The watcher used when no reactor was set: tokio's, inside a tokio runtime.
-pub(crate) fn default_watcher(fd: std::os::fd::RawFd) -> Option<Watcher> {
+/// The watcher used when no reactor was set: tokio's, inside a tokio runtime
+/// (`None` outside one, an error if it refused the handle). Runs no user code.
+pub(crate) fn default_watcher(fd: std::os::fd::RawFd) -> Option<std::io::Result<Watcher>> {
     #[cfg(feature = "tokio")]
     {
-        crate::tokio_reactor::TokioReactor::current(fd).map(Watcher::Tokio)
+        crate::tokio_reactor::TokioReactor::current(fd).map(|r| r.map(Watcher::Tokio))
     }
     #[cfg(not(feature = "tokio"))]
     {

@@ -28,6 +28,8 @@ use std::time::Duration;
 
 use doca_dpa_sys as sys;
 
+use crate::error::{Error, Result};
+
 /// The end of a `doca_dpa_rpc` call made on the RPC thread: DOCA's code and the
 /// function's result.
 pub(crate) type RpcOutcome = (sys::doca_error_t, u64);
@@ -272,16 +274,14 @@ impl RpcGate {
         }
     }
 
-    /// Settles an owed outcome if the state is free: waiting for the call to
-    /// return (`wait`, for a thread that holds the DOCA lock and so cannot wait at
-    /// the gate, whose holder may be waiting for that lock in [`RpcGate::begin`]),
-    /// or only if it has returned already.
-    fn try_settle(&self, wait: bool) {
+    /// Settles an owed outcome if the state is free and the call has returned
+    /// already, without waiting for either.
+    fn try_settle(&self) {
         let Ok(state) = self.state.try_lock() else {
             return;
         };
         let mut guard = self.guard(state);
-        if let Some(settled) = self.settle_locked(&mut guard, wait) {
+        if let Some(settled) = self.settle_locked(&mut guard, false) {
             drop(guard);
             settled.report();
         }
@@ -289,19 +289,22 @@ impl RpcGate {
 
     /// Runs `f` under the DOCA lock when no call of the family is in progress:
     /// every DOCA call naming a context of the family, or an object made on one,
-    /// goes through here.
+    /// goes through here. A call in progress is waited for with the DOCA lock
+    /// released.
     ///
-    /// A call in progress is waited for with the DOCA lock released. A thread that
-    /// holds the DOCA lock already (a call nested in `serialized`) cannot wait at
-    /// the gate, whose holder may be waiting for that lock to mark its call: it
-    /// settles an owed outcome if the state is free, and otherwise retries after a
-    /// short sleep (a call in progress ends without the DOCA lock).
-    pub(crate) fn outside_rpc<R>(&self, f: impl FnOnce() -> R) -> R {
+    /// A thread that holds the DOCA lock already (a call nested in
+    /// [`serialized`](crate::serialized)) cannot wait for a call in progress: the
+    /// RPC's function may wait for something the host does under that lock (an
+    /// event's `set`), and the gate's holder may be waiting for it to mark its
+    /// call. Such a thread settles an owed outcome that has come, and otherwise
+    /// gets [`Error::Unavailable`] at once, as [`Dpa::rpc`](crate::Dpa::rpc) and
+    /// the launcher do there.
+    pub(crate) fn outside_rpc<R>(&self, f: impl FnOnce() -> R) -> Result<R> {
         let mut f = Some(f);
         loop {
             let nested = crate::core::held_here();
             if nested {
-                self.try_settle(true);
+                self.try_settle();
             } else {
                 self.settle();
             }
@@ -312,11 +315,10 @@ impl RpcGate {
                     f.take().map(|f| f())
                 }
             });
-            if let Some(r) = done {
-                return r;
-            }
-            if nested {
-                std::thread::sleep(Duration::from_micros(100));
+            match done {
+                Some(r) => return Ok(r),
+                None if nested => return Err(nested_during_rpc()),
+                None => {}
             }
         }
     }
@@ -325,7 +327,7 @@ impl RpcGate {
     /// progress (an owed outcome that has come is settled first).
     pub(crate) fn try_outside_rpc<R>(&self, f: impl FnOnce() -> R) -> Option<R> {
         if self.in_flight() {
-            self.try_settle(false);
+            self.try_settle();
         }
         crate::core::serialized(|| (!self.in_flight()).then(f))
     }
@@ -383,6 +385,17 @@ impl RpcGate {
             waited: started.elapsed(),
             returned: outcome.map(|(rc, _)| rc),
         })
+    }
+}
+
+#[cold]
+fn nested_during_rpc() -> Error {
+    Error::Unavailable {
+        what: "the DPA context",
+        reason: "an RPC of its context family is in progress, and this thread holds the \
+                 DOCA lock (inside `doca_dpa::serialized`): waiting for the RPC there could \
+                 deadlock (its function may wait for the host, which needs the lock)"
+            .to_owned(),
     }
 }
 

@@ -225,7 +225,18 @@ impl Event {
     }
 
     /// Polls until `value > threshold`, the context turns fatal, or `timeout`.
+    /// Refused inside [`serialized`](crate::serialized), as `Launch::wait` and
+    /// `Dpa::rpc` are: what would update the event (a launch, an RPC, a `set`
+    /// from another thread) needs the DOCA lock this thread holds.
     fn wait_gt(&self, threshold: u64, timeout: Duration) -> Result<u64> {
+        if crate::core::held_here() {
+            return Err(Error::Unavailable {
+                what: "a blocking wait on a sync event",
+                reason: "called by a thread that holds the DOCA lock (inside \
+                         `doca_dpa::serialized`), which what would update the event needs"
+                    .to_owned(),
+            });
+        }
         let deadline = Instant::now().checked_add(timeout);
         let mut backoff = Backoff::new();
         loop {

@@ -28,23 +28,22 @@ pub(crate) struct TokioReactor {
 }
 
 impl TokioReactor {
-    /// A reactor on the current tokio runtime, if there is one. The runtime must
-    /// have its I/O driver enabled (`enable_io` or `enable_all`; tokio panics
-    /// otherwise).
-    pub(crate) fn current(fd: RawFd) -> Option<TokioReactor> {
+    /// A reactor on the current tokio runtime, if there is one (`None` outside a
+    /// runtime; an error if tokio refused the handle). The runtime must have its
+    /// I/O driver enabled (`enable_io` or `enable_all`; tokio panics otherwise).
+    /// Runs no user code.
+    pub(crate) fn current(fd: RawFd) -> Option<std::io::Result<TokioReactor>> {
         let runtime = tokio::runtime::Handle::try_current().ok()?.id();
         // SAFETY: `fd` is the engine's notification handle, open until the engine is
         // destroyed; the engine drops this reactor before `doca_pe_destroy` closes it,
         // and `Handle` always returns that same descriptor.
         let registered =
             unsafe { AsyncFd::register_with_interest(Handle(fd), tokio::io::Interest::READABLE) };
-        match registered {
-            Ok(fd) => Some(TokioReactor { fd, runtime }),
-            Err(e) => {
-                tracing::warn!(target: "doca_dpa::engine", error = %e, "tokio refused to watch the engine's notification handle");
-                None
-            }
-        }
+        Some(
+            registered
+                .map(|fd| TokioReactor { fd, runtime })
+                .map_err(|e| e.into_parts().1),
+        )
     }
 
     /// Whether the current runtime (if any) is the one this registration belongs to.
