@@ -1,7 +1,7 @@
 /*
  * SPDX-License-Identifier: MIT OR Apache-2.0
  *
- * Kernels of tests/redteam4.rs.
+ * Kernels of tests/redteam.rs (round 4).
  */
 #include <doca_dpa_dev.h>
 
