@@ -174,9 +174,16 @@ impl DocaLock {
 /// contexts, whatever threads the values are on. The one exception is
 /// `doca_dpa_rpc`, which blocks until the device function returns: it runs
 /// outside the lock (under it, every DOCA call of the process, the event update
-/// the function may wait for included, would wait for it), and the context's RPC
-/// gate serialises it against the other calls naming that context (see
+/// the function may wait for included, would wait for it), and the RPC gate of
+/// the context's family (it and the contexts extending it) serialises it against
+/// the other calls naming those contexts or objects made on them (see
 /// [`Dpa::rpc`](crate::Dpa::rpc)).
+///
+/// Inside `f`, nothing waits for an RPC or a device: a call on a context whose
+/// family has an RPC in progress returns [`Error::Unavailable`](crate::Error::Unavailable)
+/// at once (a drop there leaves its object alive, with a warning), and `Dpa::rpc`,
+/// `Launch::wait` and the blocking event waits are refused. Waiting there would
+/// hold the lock that what is waited for may need.
 ///
 /// - Held for one DOCA call, or for one step of a launcher's bookkeeping around
 ///   its DOCA call (a submission, a look at its completion events: state guarded
