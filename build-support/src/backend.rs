@@ -5,7 +5,7 @@
 //!
 //! | input | result |
 //! |---|---|
-//! | `DOCS_RS` set (any value) | `docs`: no probing, no linking |
+//! | `DOCS_RS` set to a true value (`1`, as docs.rs does) | `docs`: no probing, no linking |
 //! | `DOCA_BACKEND=hardware` | probe; any probe error is fatal |
 //! | `DOCA_BACKEND=sim` | `sim` with the `sim` feature; without it an error saying to add the feature |
 //! | `DOCA_BACKEND=auto` | `hardware` if the probe succeeds; `sim` when DOCA is simply not there and the `sim` feature is on (else the not-found error); an old, mismatched or broken install is still an error |
@@ -174,7 +174,8 @@ pub fn choose(
     sim_feature: bool,
     probe: impl FnOnce() -> Result<Install, DiscoveryError>,
 ) -> Result<Choice, BackendError> {
-    if env.is_set("DOCS_RS") {
+    // docs.rs sets it to 1; `0`, empty or `false` is not a documentation build.
+    if env.flag("DOCS_RS") {
         let reason = "DOCS_RS is set: documentation build, nothing is linked";
         return Ok(Choice::no_install(Backend::Docs, reason));
     }

@@ -74,14 +74,20 @@ pub struct ProbeInputs {
 impl ProbeInputs {
     /// Reads `PKG_CONFIG_PATH`, `DOCA_PREFIX`, `DOCA_ALLOW_VERSION_MISMATCH` and
     /// `CARGO_CFG_TARGET_ARCH` through `env`.
+    ///
+    /// With `DOCA_PREFIX` set, the default prefix is not searched: the prefix names
+    /// the install, and one misspelt or removed must not build against another DOCA
+    /// found in the default place (pkg-config's own defaults still apply, for the
+    /// packages DOCA's `.pc` files require).
     pub fn from_env(env: &EnvReader) -> Self {
+        let doca_prefix = env
+            .get_os("DOCA_PREFIX")
+            .filter(|p| !p.is_empty())
+            .map(PathBuf::from);
         ProbeInputs {
             pkg_config_path: env.get_os("PKG_CONFIG_PATH"),
-            doca_prefix: env
-                .get_os("DOCA_PREFIX")
-                .filter(|p| !p.is_empty())
-                .map(PathBuf::from),
-            default_prefix: Some(PathBuf::from(DEFAULT_PREFIX)),
+            default_prefix: doca_prefix.is_none().then(|| PathBuf::from(DEFAULT_PREFIX)),
+            doca_prefix,
             arch: env
                 .get("CARGO_CFG_TARGET_ARCH")
                 .unwrap_or_else(|| std::env::consts::ARCH.to_owned()),

@@ -66,10 +66,10 @@ pub(crate) fn descr(code: Code) -> &'static CStr {
     TABLE.get(code as usize).map_or(UNKNOWN_DESCR, |e| e.1)
 }
 
-/// Parses `BAD_STATE`, `DOCA_ERROR_BAD_STATE` or `18`.
+/// Parses `BAD_STATE`, `DOCA_ERROR_BAD_STATE` or `18` (a code DOCA defines).
 pub(crate) fn code_from_name(text: &str) -> Option<Code> {
     if let Ok(n) = text.parse::<Code>() {
-        return Some(n);
+        return ((n as usize) < TABLE.len()).then_some(n);
     }
     let upper = text.to_ascii_uppercase();
     let full = if upper.starts_with("DOCA_") {
@@ -81,6 +81,19 @@ pub(crate) fn code_from_name(text: &str) -> Option<Code> {
         .iter()
         .position(|(n, _)| n.to_bytes() == full.as_bytes())
         .map(|i| i as Code)
+}
+
+/// Why `code` cannot be injected as a call's failure, if it cannot: success
+/// would have the call return without doing its work (its out-parameters unset),
+/// and a code DOCA does not define is no failure a program can meet.
+pub(crate) fn not_injectable(code: Code) -> Option<String> {
+    if code == codes::SUCCESS {
+        Some("DOCA_SUCCESS is not a failure: an injected success would return without doing the call's work".into())
+    } else if (code as usize) >= TABLE.len() {
+        Some(format!("{code} is not a DOCA error code"))
+    } else {
+        None
+    }
 }
 
 /// Error codes the sim returns, by name.

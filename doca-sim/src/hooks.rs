@@ -25,7 +25,7 @@ use std::fmt;
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use crate::abi;
-use crate::error::{code_from_name, name, Code};
+use crate::error::{code_from_name, name, not_injectable, Code};
 use crate::fastmap::FastMap;
 use crate::scope;
 
@@ -210,6 +210,9 @@ fn parse_fault_spec(spec: &str) -> Result<Vec<Fault>, String> {
         };
         let code = code_from_name(code.trim())
             .ok_or_else(|| format!("`{item}`: unknown error code `{code}`"))?;
+        if let Some(why) = not_injectable(code) {
+            return Err(format!("`{item}`: {why}"));
+        }
         check_function(function.trim()).map_err(|e| format!("`{item}`: {e}"))?;
         out.push(Fault {
             function: function.trim().to_owned(),
@@ -366,12 +369,16 @@ impl Scope {
                 message: "Nth::At counts calls from 1".into(),
             });
         }
+        let code = code.into();
+        if let Some(message) = not_injectable(code) {
+            return Err(InjectError { message });
+        }
         let mut hooks = hooks();
         let state = hooks.scopes.entry(self.id).or_default();
         state.faults.push(Fault {
             function: function.to_owned(),
             nth,
-            code: code.into(),
+            code,
             seen: 0,
             fired: 0,
         });

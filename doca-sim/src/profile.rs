@@ -334,6 +334,11 @@ impl Profile {
             devices: Vec::new(),
             memcheck: true,
         };
+        // The keys given in the current section: a key given twice is refused (the
+        // second would silently win).
+        let mut seen = std::collections::HashSet::new();
+        // The line of each device's `[device]`, for the checks across its keys.
+        let mut headers = Vec::new();
         for (index, raw) in text.lines().enumerate() {
             let line = index + 1;
             let err = |message: String| ProfileError { line, message };
@@ -342,6 +347,8 @@ impl Profile {
                 continue;
             }
             if content == "[device]" {
+                seen.clear();
+                headers.push(line);
                 let n = profile.devices.len();
                 profile.devices.push(DeviceProfile::bluefield3(
                     &format!("mlx5_{n}"),
@@ -354,6 +361,9 @@ impl Profile {
                 .split_once('=')
                 .map(|(k, v)| (k.trim(), v.trim()))
                 .ok_or_else(|| err(format!("expected `key = value`, got `{content}`")))?;
+            if !seen.insert(key.to_owned()) {
+                return Err(err(format!("`{key}` is given twice in this section")));
+            }
             let Some(dev) = profile.devices.last_mut() else {
                 match key {
                     "runtime_version" => profile.runtime_version = value.into(),
@@ -397,6 +407,19 @@ impl Profile {
                 "sync_event_tasks" => dev.sync_event_tasks = parse_bool(value).ok_or_else(bad)?,
                 "representors" => dev.representors = parse_representors(value).ok_or_else(bad)?,
                 _ => return Err(err(format!("unknown device key `{key}`"))),
+            }
+        }
+        for (dev, line) in profile.devices.iter().zip(headers) {
+            let eus = u64::from(dev.cores) * u64::from(dev.eus_per_core);
+            if dev.dpa && (eus > u64::from(u32::MAX) || u64::from(dev.eus_available) > eus) {
+                return Err(ProfileError {
+                    line,
+                    message: format!(
+                        "this device's {} cores of {} EUs ({eus} EUs) cannot hold {} available \
+                         EUs, or do not fit a 32-bit EU id",
+                        dev.cores, dev.eus_per_core, dev.eus_available
+                    ),
+                });
             }
         }
         Ok(profile)

@@ -64,7 +64,7 @@ fn run(
 fn docs_rs_wins_and_never_probes() {
     for vars in [
         &[("DOCS_RS", "1")][..],
-        &[("DOCS_RS", ""), ("DOCA_BACKEND", "hardware")][..],
+        &[("DOCS_RS", "true"), ("DOCA_BACKEND", "hardware")][..],
         &[("DOCS_RS", "1"), ("DOCA_BACKEND", "nonsense")][..],
     ] {
         let (c, probed) = run(vars, false, Err(not_found()));
@@ -72,6 +72,20 @@ fn docs_rs_wins_and_never_probes() {
         assert_eq!(c.backend, Backend::Docs);
         assert!(c.install.is_none());
         assert!(!probed);
+    }
+}
+
+/// `DOCS_RS` set to `0`, empty or `false` is not a documentation build (red team
+/// round 5: it chose one over `DOCA_BACKEND=sim`, linking nothing).
+#[test]
+fn docs_rs_off_is_not_a_documentation_build() {
+    for value in ["0", "", "false", "no"] {
+        let (c, _) = run(
+            &[("DOCS_RS", value), ("DOCA_BACKEND", "sim")],
+            true,
+            Err(not_found()),
+        );
+        assert_eq!(c.unwrap().backend, Backend::Sim, "DOCS_RS={value:?}");
     }
 }
 

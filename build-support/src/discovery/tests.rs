@@ -469,6 +469,15 @@ fn search_order() {
     assert!(from_env.allow_version_mismatch);
     assert_eq!(from_env.arch, "aarch64");
     assert_eq!(from_env.doca_prefix, Some(PathBuf::from("/y")));
+    // The prefix names the install: a misspelt one is never replaced by the
+    // default install (red team round 5).
+    assert_eq!(from_env.default_prefix, None);
+    assert!(from_env
+        .dirs_tried()
+        .iter()
+        .all(|d| d.starts_with("/x") || d.starts_with("/y")));
+    let unset = ProbeInputs::from_env(&EnvReader::fixed([("PKG_CONFIG_PATH", "/x")]));
+    assert_eq!(unset.default_prefix, Some(PathBuf::from(DEFAULT_PREFIX)));
     for v in [
         "PKG_CONFIG_PATH",
         "DOCA_PREFIX",

@@ -39,7 +39,8 @@ impl ParamRefusal {
                 "a struct passed by value must be defined in the application's sources (or \
                  a header they include with `#include \"…\"`) as a file-scope \
                  `struct NAME { … }` whose fields are all of supported types (no arrays, \
-                 bit-fields or nested members), so that its host declaration can be \
+                 bit-fields or nested members; pointer members only `void *`, or \
+                 doca_dpa_dev_uintptr_t), so that its host declaration can be \
                  generated; otherwise pass a pointer to it in DPA memory \
                  (doca_dpa_dev_uintptr_t)"
             }
@@ -63,9 +64,11 @@ impl ParamRefusal {
             ParamRefusal::NoType => "the parameter has no type",
             ParamRefusal::UnknownPointee => {
                 "a `T *` parameter takes DPA memory of `T`s, and this pointee has no Rust \
-                 element type; point to a fixed-width integer (8 to 64 bits), float, double \
-                 or a struct of the application's sources, or declare it `void *` or \
-                 doca_dpa_dev_uintptr_t to take any DPA memory"
+                 element type (`T **` and arrays of DOCA handles or device addresses have \
+                 none: nothing would check or keep alive what they hold); point to a \
+                 fixed-width integer (8 to 64 bits), float, double or a struct of the \
+                 application's sources, or declare it `void *` or doca_dpa_dev_uintptr_t to \
+                 take any DPA memory"
             }
             ParamRefusal::UnknownType => {
                 "its type has no Rust declaration; use one of: uint64_t, uint32_t, int64_t, \

@@ -143,26 +143,34 @@ const POINTEE_TABLE: &[(&str, &str)] = &[
     ("unsigned short", "u16"),
 ];
 
-/// The Rust element type of a pointer's pointee: `void` for `void` (any DPA memory,
-/// `param::DevPtr`), else that of a scalar, or a struct of the application as
-/// `super::NAME`; `None` when the pointee has no Rust type.
-fn pointee_type(c_type: &str, structs: &[StructDef]) -> Option<String> {
+/// The pointee of a one-level pointer type, its qualifiers dropped (`void` for
+/// `const void *`); `None` for a type that is not a pointer, or for `T **` (an
+/// address of addresses, whose targets nothing would keep alive).
+fn pointee_name(c_type: &str) -> Option<String> {
     let star = c_type.find('*')?;
     if c_type[star + 1..].contains('*') {
-        // `T **`: an address of addresses, whose targets nothing would keep alive.
         return None;
     }
     let pointee: Vec<&str> = c_type[..star]
         .split_whitespace()
         .filter(|w| !matches!(*w, "const" | "volatile" | "restrict" | "__restrict"))
         .collect();
-    let pointee = pointee.join(" ");
+    Some(pointee.join(" "))
+}
+
+/// The Rust element type of a pointer's pointee: `void` for `void` (any DPA memory,
+/// `param::DevPtr`), else that of a scalar, or a struct of the application as
+/// `super::NAME`; `None` when the pointee has no Rust type. A DOCA handle or
+/// device-address typedef has none: an array of them would carry handles and
+/// addresses that nothing checks against the context or keeps alive (as `T **`
+/// would), so safe code could hand the kernel a forged or freed one.
+fn pointee_type(c_type: &str, structs: &[StructDef]) -> Option<String> {
+    let pointee = pointee_name(c_type)?;
     if pointee == "void" {
         return Some("void".to_owned());
     }
     if let Some((_, r)) = TYPE_TABLE.iter().find(|(c, _)| *c == pointee) {
-        // A DOCA handle typedef's storage is its ABI integer.
-        return Some(r.abi_rust.to_owned());
+        return (!r.rust.starts_with("param::")).then(|| r.abi_rust.to_owned());
     }
     if let Some((_, r)) = POINTEE_TABLE.iter().find(|(c, _)| *c == pointee) {
         return Some((*r).to_owned());
@@ -727,6 +735,13 @@ pub fn struct_layout(def: &StructDef) -> Option<(Vec<(RustParam, usize)>, usize)
     let mut fields = Vec::new();
     for f in &def.fields {
         let r = if f.c_type.contains('*') {
+            // Only `void *` members: a typed one declared as any DPA memory would let
+            // a 1-byte buffer stand for `uint64_t *`, and `T **` or a pointer to
+            // handles would carry values nothing keeps alive. Such a struct gets no
+            // Rust declaration.
+            if pointee_name(&f.c_type).as_deref() != Some("void") {
+                return None;
+            }
             DEV_PTR
         } else {
             TYPE_TABLE.iter().find(|(c, _)| *c == f.c_type)?.1.clone()

@@ -1065,7 +1065,7 @@ doca_api! {
     fn doca_dpa_eu_affinity_set(affinity: *mut abi::doca_dpa_eu_affinity, eu_id: c_uint) {
         let a = child::<Affinity, _>(affinity)?;
         let p = &a.dpa.device.profile;
-        if eu_id >= p.cores * p.eus_per_core {
+        if u64::from(eu_id) >= u64::from(p.cores) * u64::from(p.eus_per_core) {
             return Err(fail(codes::INVALID_VALUE, "EU id beyond the device's EUs"));
         }
         *lock(&a.eu) = Some(eu_id);

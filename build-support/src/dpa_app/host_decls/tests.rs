@@ -166,6 +166,10 @@ fn a_pointer_to_an_unknown_type_is_refused_by_name() {
     for proto in [
         "__dpa_global__ void k(struct nowhere *out) {}\n",
         "__dpa_global__ void k(uint64_t **out) {}\n",
+        // Arrays of device addresses or handles: what they hold would be unchecked
+        // (red team round 5: a freed address, a forged event handle).
+        "__dpa_global__ void k(doca_dpa_dev_uintptr_t *out) {}\n",
+        "__dpa_global__ void k(const doca_dpa_dev_sync_event_t *out) {}\n",
     ] {
         let fs = parse(proto);
         let e = rust_source("my_app", &fs, &[], &[]).unwrap_err();
@@ -209,4 +213,49 @@ fn rust_declarations_follow_the_prototypes() {
     ] {
         assert!(r.contains(needle), "missing {needle:?} in\n{r}");
     }
+}
+
+/// A struct member that points to typed memory, or to addresses, would cross as
+/// any DPA memory (a 1-byte buffer standing for `uint64_t *`, red team round 5):
+/// such a struct gets no Rust declaration, so a kernel taking it by value is
+/// refused and a pointer to it has no element type; `void *` members stay.
+#[test]
+fn only_void_pointer_members_get_a_rust_declaration() {
+    let src = "struct typed { uint64_t *out; uint32_t n; };\n\
+               struct indirect { uint64_t **slots; };\n\
+               struct untyped { void *out; uint32_t n; };\n";
+    let structs = crate::dpa_app::parse::parse_structs(Path::new("/abs/k.c"), src);
+    let declared: Vec<&str> = declared_structs(&structs)
+        .into_iter()
+        .map(|s| s.name.as_str())
+        .collect();
+    assert_eq!(declared, ["untyped"]);
+    for proto in [
+        "__dpa_global__ void k(struct typed *s) {}\n",
+        "__dpa_global__ void k(struct indirect *s) {}\n",
+    ] {
+        let e = rust_source("my_app", &parse(proto), &structs, &[]).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                DpaAppError::UnsupportedParam {
+                    refusal: ParamRefusal::UnknownPointee,
+                    ..
+                }
+            ),
+            "{proto}: {e:?}"
+        );
+    }
+    let fs = parse("__dpa_global__ void k(struct typed s) {}\n");
+    let e = rust_source("my_app", &fs, &structs, &[]).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            DpaAppError::UnsupportedParam {
+                refusal: ParamRefusal::StructByValue,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
 }

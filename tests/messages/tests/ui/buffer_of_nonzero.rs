@@ -1,0 +1,13 @@
+// Red team round 5: a host read of device-written memory must not produce an
+// invalid value; 0 is an invalid NonZeroU32, so `DpaBuffer<NonZeroU32>` must not exist.
+use std::num::NonZeroU32;
+
+use doca::dpa::{Device, Dpa, DpaBuffer};
+use doca_test_kernels::doca_tests;
+
+fn main() -> doca::dpa::Result<()> {
+    let dpa = Dpa::start(&Device::open_first_with_dpa()?, doca_tests::app())?;
+    let buf = DpaBuffer::<NonZeroU32>::new(&dpa, 4)?;
+    let _values = buf.to_vec()?;
+    Ok(())
+}
