@@ -79,6 +79,11 @@ impl Allocation {
             // SAFETY: a started context; valid out-pointer.
             unsafe { doca_call!(doca_dpa_mem_alloc(ctx, bytes, &mut addr)) }
         }))?;
+        // A success without an address (a DOCA that did not write it) must not
+        // reach a kernel as a null pointer; nothing was allocated to free.
+        if addr == 0 {
+            return Err(Error::invalid(CALL, "DOCA reported success but no address"));
+        }
         // Owned before the event (user code that may panic) is emitted.
         let alloc = Arc::new(Allocation {
             dpa: dpa.clone(),
