@@ -24,8 +24,12 @@ use std::task::{Context, Poll, Wake, Waker};
 /// no lock of the engine is held while the reactor runs or is dropped (a reactor
 /// may poll, replace itself or wake futures re-entrantly). What a pending launch
 /// uses is kept alive by the launcher, not by the future the reactor wakes.
-/// `tests/redteam.rs` (attack 5) drives a reactor that wakes from inside its
-/// poll, progresses the engine and replaces itself, and finds nothing unsound.
+/// The engine installs a reactor under its slot's lock but never calls one or
+/// drops one while holding it. `tests/redteam.rs` drives a reactor that wakes
+/// from inside its poll, progresses the engine and replaces itself (attack 5),
+/// and one that always claims readiness, calls `drain` re-entrantly and wakes
+/// stashed wakers from another thread after everything was dropped (round 4,
+/// `a_lying_reactor_that_keeps_its_wakers`); neither finds anything unsound.
 pub trait Reactor: Send + Sync + 'static {
     /// Polls readability of the engine's notification handle.
     fn poll_readable(
