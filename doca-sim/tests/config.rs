@@ -8,7 +8,6 @@
 
 mod common;
 
-use std::process::{Command, Output};
 use std::ptr::null_mut;
 
 use common::*;
@@ -50,26 +49,11 @@ fn config_child() {
 }
 
 fn child(vars: &[(&str, &str)]) -> (String, String) {
-    let mut cmd = Command::new(std::env::current_exe().unwrap());
-    cmd.args(["--exact", "config_child", "--nocapture", "--test-threads=1"])
-        .env(CHILD, "1")
-        .env_remove("DOCA_SIM_PROFILE")
-        .env_remove("DOCA_SIM_FAULTS")
-        .env_remove("DOCA_SIM_MEMCHECK");
-    for (k, v) in vars {
-        cmd.env(k, v);
-    }
-    let Output {
-        status,
-        stdout,
-        stderr,
-    } = cmd.output().unwrap();
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&stdout).into_owned(),
-        String::from_utf8_lossy(&stderr).into_owned(),
-    );
-    assert!(status.success(), "{status}\n{stdout}\n{stderr}");
-    (stdout, stderr)
+    let vars: Vec<_> = vars
+        .iter()
+        .map(|(k, v)| (*k, std::ffi::OsStr::new(v)))
+        .collect();
+    run_child("config_child", CHILD, &vars)
 }
 
 fn refused(vars: &[(&str, &str)], reason: &str) {

@@ -11,7 +11,6 @@ mod common;
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
-use std::process::Command;
 
 use common::*;
 
@@ -42,23 +41,8 @@ fn rt5_child() {
 }
 
 fn child(vars: &[(&str, &OsStr)]) -> String {
-    let mut cmd = Command::new(std::env::current_exe().unwrap());
-    cmd.args(["--exact", "rt5_child", "--nocapture", "--test-threads=1"])
-        .env(CHILD, "1")
-        .env_remove("DOCA_SIM_PROFILE")
-        .env_remove("DOCA_SIM_FAULTS")
-        .env_remove("DOCA_SIM_MEMCHECK");
-    for (k, v) in vars {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().unwrap();
-    let text = format!(
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "{}\n{text}", out.status);
-    text
+    let (stdout, stderr) = run_child("rt5_child", CHILD, vars);
+    format!("{stdout}\n{stderr}")
 }
 
 fn is_refused(out: &str) -> bool {

@@ -548,3 +548,32 @@ pub(crate) fn new_pe() -> *mut abi::doca_pe {
     ok!(abi::doca_pe_create(&mut pe));
     pe
 }
+
+/// Runs the test `test` of this test binary again in a child process, with
+/// `marker` set (the child test does its work only then), the sim's environment
+/// configuration cleared and `vars` set: the environment is read once per
+/// process, so each setting gets a process of its own. Its stdout and stderr;
+/// the child must succeed.
+#[allow(dead_code)]
+pub(crate) fn run_child(
+    test: &str,
+    marker: &str,
+    vars: &[(&str, &std::ffi::OsStr)],
+) -> (String, String) {
+    let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
+    cmd.args(["--exact", test, "--nocapture", "--test-threads=1"])
+        .env(marker, "1")
+        .env_remove("DOCA_SIM_PROFILE")
+        .env_remove("DOCA_SIM_FAULTS")
+        .env_remove("DOCA_SIM_MEMCHECK");
+    for (k, v) in vars {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    );
+    assert!(out.status.success(), "{}\n{stdout}\n{stderr}", out.status);
+    (stdout, stderr)
+}
