@@ -17,8 +17,8 @@ use doca_build_support::dpa_app::{
 };
 
 use super::check::{Check, Verdict};
-use super::json::{Json, ObjectBuilder};
 use super::versions::parse_version;
+use serde::Serialize;
 
 /// Where DOCA installs dpacc.
 pub(crate) const DEFAULT_DPACC: &str = "/opt/mellanox/doca/tools/dpacc";
@@ -46,8 +46,8 @@ pub(crate) enum Probe {
     },
 }
 
-/// The `dpacc` object of the JSON report.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The `dpacc` object of the JSON report (these fields).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub(crate) struct DpaccReport {
     /// False on the sim.
     pub(crate) needed: bool,
@@ -70,24 +70,6 @@ pub(crate) struct DpaccReport {
     pub(crate) install_dpacc: Option<String>,
     /// Why dpacc could not be found, run or understood.
     pub(crate) error: Option<String>,
-}
-
-impl DpaccReport {
-    /// The `dpacc` object of the JSON report.
-    pub(crate) fn to_json(&self) -> Json {
-        ObjectBuilder::new()
-            .field("needed", self.needed)
-            .field("path", self.path.as_deref())
-            .field("found_by", self.found_by)
-            .field("version", self.version.as_deref())
-            .field("doca_version", self.doca_version.as_str())
-            .field("doca_release", self.doca_release.as_deref())
-            .field("pairing", self.pairing)
-            .field("known_dpacc", self.known_dpacc)
-            .field("install_dpacc", self.install_dpacc.as_deref())
-            .field("error", self.error.as_deref())
-            .build()
-    }
 }
 
 /// `name` in the directories of `path_var`.

@@ -21,7 +21,7 @@ use libloading::Library;
 
 use super::backend::RdmiReport;
 use super::devices::{DeviceEntry, Limits};
-use super::facts::{Facts, Libraries, Loaded};
+use super::facts::{Facts, Libraries, Loaded, Searched};
 use super::symbols::Row;
 use super::versions::Versions;
 
@@ -195,7 +195,10 @@ fn load_libraries(dirs: &[(PathBuf, &'static str)]) -> (Vec<&'static Library>, L
     let mut report = Libraries {
         searched: dirs
             .iter()
-            .map(|(d, why)| (d.display().to_string(), *why))
+            .map(|(d, why)| Searched {
+                dir: d.display().to_string(),
+                from: why,
+            })
             .collect(),
         ..Libraries::default()
     };

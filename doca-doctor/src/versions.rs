@@ -8,7 +8,7 @@
 //! feature), with the same rules as the build scripts.
 
 use super::check::{Check, Verdict};
-use super::json::{Json, ObjectBuilder};
+use serde::{Serialize, Serializer};
 
 pub(crate) use doca_build_support::DocaVersion as Version;
 
@@ -50,30 +50,46 @@ pub(crate) struct VersionsReport {
     pub(crate) matched: Option<bool>,
 }
 
-impl VersionsReport {
-    /// The `versions` object of the JSON report.
-    pub(crate) fn to_json(&self) -> Json {
+/// The `versions` object of the JSON report.
+impl Serialize for VersionsReport {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Build<'a> {
+            #[serde(rename = "crate")]
+            krate: &'a str,
+            version: &'a str,
+        }
+        #[derive(Serialize)]
+        struct Module<'a> {
+            module: &'a str,
+            version: &'a str,
+        }
+        #[derive(Serialize)]
+        struct Versions<'a> {
+            doca_version_h: &'a str,
+            build: Vec<Build<'a>>,
+            pkg_config: Vec<Module<'a>>,
+            runtime: Option<&'a str>,
+            #[serde(rename = "match")]
+            matched: Option<bool>,
+        }
         let v = &self.versions;
-        let pairs = |items: &[(String, String)], key: &str| {
-            Json::Array(
-                items
-                    .iter()
-                    .map(|(name, version)| {
-                        ObjectBuilder::new()
-                            .field(key, name.as_str())
-                            .field("version", version.as_str())
-                            .build()
-                    })
-                    .collect(),
-            )
-        };
-        ObjectBuilder::new()
-            .field("doca_version_h", v.header.as_str())
-            .field("build", pairs(&v.build, "crate"))
-            .field("pkg_config", pairs(&v.pkg_config, "module"))
-            .field("runtime", v.runtime.as_deref())
-            .field("match", self.matched)
-            .build()
+        Versions {
+            doca_version_h: &v.header,
+            build: v
+                .build
+                .iter()
+                .map(|(krate, version)| Build { krate, version })
+                .collect(),
+            pkg_config: v
+                .pkg_config
+                .iter()
+                .map(|(module, version)| Module { module, version })
+                .collect(),
+            runtime: v.runtime.as_deref(),
+            matched: self.matched,
+        }
+        .serialize(s)
     }
 }
 
@@ -436,17 +452,18 @@ mod tests {
             versions("3.3.0001", &[("doca-dpa", "3.3.0001")], None),
             false,
         );
-        let text = r.to_json().to_pretty();
-        for key in [
-            "doca_version_h",
-            "build",
-            "crate",
-            "pkg_config",
-            "module",
-            "runtime",
-            "match",
-        ] {
-            assert!(text.contains(&format!("\"{key}\"")), "{key}");
-        }
+        assert_eq!(
+            serde_json::to_value(&r).unwrap(),
+            serde_json::json!({
+                "doca_version_h": "3.3.0001",
+                "build": [
+                    {"crate": "doca-dpa-sys", "version": "3.3.0001"},
+                    {"crate": "doca-rdmi-sys", "version": "3.3.0001"}
+                ],
+                "pkg_config": [{"module": "doca-dpa", "version": "3.3.0001"}],
+                "runtime": null,
+                "match": null
+            })
+        );
     }
 }
