@@ -13,6 +13,7 @@ use super::backend::{RdmiReport, SimConfig};
 use super::devices::DeviceEntry;
 use super::symbols::Row;
 use super::versions::Versions;
+use doca_build_support::env::EnvReader;
 use serde::Serialize;
 
 /// Everything the checks need.
@@ -29,6 +30,9 @@ pub(crate) struct Facts {
     pub(crate) sim: Option<SimConfig>,
     /// The libraries the doctor looked for (loaded builds only).
     pub(crate) libraries: Option<Libraries>,
+    /// What a hardware build says of the install it refuses (too old, versions that
+    /// disagree, broken modules): the discovery's message (loaded builds only).
+    pub(crate) refusal: Option<String>,
     /// The versions to match.
     pub(crate) versions: Versions,
     /// The DOCA version dpacc is paired with.
@@ -91,4 +95,11 @@ impl Libraries {
             .collect::<Vec<_>>()
             .join(", ")
     }
+}
+
+/// The process environment as doca-build-support's discovery and bindings check
+/// read it (a fixed copy: the reader of a build script prints cargo directives for
+/// each read).
+pub(crate) fn environment() -> EnvReader {
+    EnvReader::fixed(std::env::vars_os().filter_map(|(k, v)| k.into_string().ok().map(|k| (k, v))))
 }

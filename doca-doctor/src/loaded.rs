@@ -15,7 +15,7 @@
 use std::ffi::{c_char, c_uint, c_ulonglong, CStr, OsStr};
 use std::path::{Path, PathBuf};
 
-use doca_build_support::discovery::{self, Install, ProbeInputs};
+use doca_build_support::discovery::{self, DiscoveryError, Install};
 use doca_build_support::env::EnvReader;
 use libloading::Library;
 
@@ -147,12 +147,6 @@ fn load(path: &OsStr) -> Result<&'static Library, String> {
     // Never unloaded: DOCA keeps threads and handlers alive that must not
     // outlive their code, and the function pointers taken from it stay valid.
     Ok(Box::leak(Box::new(lib)))
-}
-
-/// The process environment as doca-build-support's discovery reads it (a fixed
-/// copy: the discovery of a build script prints cargo directives for each read).
-fn environment() -> EnvReader {
-    EnvReader::fixed(std::env::vars_os().filter_map(|(k, v)| k.into_string().ok().map(|k| (k, v))))
 }
 
 /// The directories to search, each with why, in order, without repeats.
@@ -430,24 +424,32 @@ fn source_of(name: &str) -> &'static str {
     }
 }
 
-/// Gathers the facts: the install, the libraries, and what they answer.
-pub(crate) fn gather() -> Facts {
-    let env = environment();
-    let probed = discovery::probe(&ProbeInputs::from_env(&env));
-    let install = probed.as_ref().ok();
-    let (libs, mut libraries) = load_libraries(&search_dirs(install, &env));
-    libraries.pkg_config_error = probed.as_ref().err().map(|e| {
-        let text = e.to_string();
-        text.lines().next().unwrap_or_default().to_owned()
-    });
+/// Gathers the facts: the libraries of `probed` (the discovery's answer for the
+/// environment `env`) and what they answer.
+pub(crate) fn gather(env: &EnvReader, probed: Result<&Install, &DiscoveryError>) -> Facts {
+    let install = probed.ok();
+    let (libs, mut libraries) = load_libraries(&search_dirs(install, env));
+    let discovery_error = probed.err().map(ToString::to_string);
+    libraries.pkg_config_error = discovery_error
+        .as_deref()
+        .map(|text| text.lines().next().unwrap_or_default().to_owned());
+    // What the build says of an install it refuses (too old, mismatched, broken).
+    let refusal = discovery_error.filter(|_| probed.is_err_and(DiscoveryError::is_broken_install));
     let ready = libraries.missing.is_empty();
     let api = Api::resolve(&libs);
 
     let runtime = if ready { api.runtime_version() } else { None };
-    let header = install
-        .and_then(|i| i.version_header.as_ref())
-        .map(|h| h.version.to_string())
-        .unwrap_or_else(|| "not found (pkg-config found no install)".to_owned());
+    let header = match (install, &refusal) {
+        (Some(i), _) => i
+            .version_header
+            .as_ref()
+            .map(|h| h.version.to_string())
+            .unwrap_or_else(|| "not found in the install's include directories".to_owned()),
+        (None, Some(_)) => {
+            "not read (the build refuses the install: see the versions check)".to_owned()
+        }
+        (None, None) => "not found (pkg-config found no install)".to_owned(),
+    };
     let pkg_config = install
         .map(Install::pkg_config_versions)
         .unwrap_or_default();
@@ -505,6 +507,7 @@ pub(crate) fn gather() -> Facts {
             .and_then(|m| m.prefix.as_ref())
             .map(|p| p.display().to_string()),
         libraries: Some(libraries),
+        refusal,
         versions: Versions {
             header,
             build: Vec::new(),

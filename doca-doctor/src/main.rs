@@ -17,7 +17,9 @@
 //! pkg-config module, `doca_version.h`, the runtime library) and
 //! whether they match; the `dpacc` found and whether its release is DOCA's;
 //! every device with its PCI address, name, DPA and DPA limits; the symbol
-//! audit; RDMI availability; on the sim, where its device profile came from and
+//! audit; RDMI availability; whether a hardware build will accept the installed
+//! headers (the bindings check of the -sys builds, run on them: module
+//! `bindings`); on the sim, where its device profile came from and
 //! why its environment configuration was refused, if it was. Each check gets a
 //! verdict (`ok`, `warn`, `fail`) and, when not ok, the fix in one sentence.
 //!
@@ -40,6 +42,7 @@
 //! | `dpacc` | the DPA compiler and its version |
 //! | `devices` | the device list and DPA limits |
 //! | `symbols` | the symbol audit |
+//! | `bindings` | the bindings check a hardware build runs, on the installed headers |
 //! | `report` | gathering everything; the JSON document (serde) |
 //! | `human` | the text report |
 //!
@@ -49,8 +52,8 @@
 //! is not `ok`. Only a *required* check can fail; a problem in a check that is
 //! not required is a `warn`. `backend`, `versions`, `dpacc` (hardware only),
 //! `devices` and `symbols` are always required; `dpa` and `rdmi` only with
-//! `--require dpa` / `--require rdmi`, and a sim build fails `backend` only
-//! with `--require hardware`. The exit status is 0 when no check failed, 1
+//! `--require dpa` / `--require rdmi`; `bindings` in the default build, and a
+//! sim build fails `backend` and `bindings` only with `--require hardware`. The exit status is 0 when no check failed, 1
 //! when one did, 2 for a usage error.
 //!
 //! # JSON schema, version 3 (`--json`)
@@ -79,9 +82,9 @@
 //!   "required": ["dpa"],                     // the --require names given
 //!   "verdict": "ok",                         // worst verdict of all checks
 //!   "exit_code": 0,                          // 0 or 1, as the process exits
-//!   "checks": [                              // always these seven ids, in this order:
+//!   "checks": [                              // always these ids, in this order:
 //!     {                                      //   backend, versions, dpacc, devices,
-//!       "id": "versions",                    //   dpa, symbols, rdmi
+//!       "id": "versions",                    //   dpa, symbols, rdmi, bindings
 //!       "verdict": "ok",                     // "ok" | "warn" | "fail"
 //!       "required": true,
 //!       "summary": "…",                      // one line
@@ -124,7 +127,12 @@
 //!               "header": "doca_dpa.h", "marker": "EXPERIMENTAL",
 //!               "declared": true, "exported": true, "usable": true}]
 //!   },
-//!   "rdmi": {"available": true, "reason": null}
+//!   "rdmi": {"available": true, "reason": null},
+//!   "bindings_check": {                      // what a hardware build will say of
+//!     "include_dirs": ["/opt/mellanox/doca/include"], // the installed headers
+//!     "install_error": null,                 // no install, or one the build refuses
+//!     "sets": [{"set": "dpa", "result": "accepted", "checked": 456, "message": null}]
+//!   }                                        // result: accepted | refused | absent | unchecked
 //! }
 //! ```
 //!
@@ -132,6 +140,7 @@
 //! names every key the program writes.
 
 mod backend;
+mod bindings;
 mod check;
 mod devices;
 mod dpacc;
@@ -156,7 +165,8 @@ usage: doca-doctor [--json] [--require dpa|rdmi|hardware]... [--help] [--version
 
 Checks that this machine is right for doca-rs: the backend, the DOCA versions
 (pkg-config modules, doca_version.h, runtime library), dpacc, the devices and
-their DPA limits, the symbol audit and RDMI availability.
+their DPA limits, the symbol audit, RDMI availability, and whether a hardware
+build will accept the installed headers (the bindings check).
 
 options:
   --json             print the report as JSON (schema_version 3, see the README of doca-doctor)

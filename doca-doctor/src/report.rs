@@ -3,11 +3,14 @@
 
 use serde::{Serialize, Serializer};
 
+use doca_build_support::discovery::{self, ProbeInputs};
+
 use super::backend::{evaluate_backend, evaluate_libraries, RdmiReport, SimConfig};
+use super::bindings::{self, BindingsCheck};
 use super::check::{exit_code, worst, Check, Verdict};
 use super::devices::{self, DeviceEntry};
 use super::dpacc::{self, DpaccReport};
-use super::facts::{Facts, Libraries};
+use super::facts::{environment, Facts, Libraries};
 use super::symbols::{self, SymbolsReport};
 use super::versions::{self, VersionsReport};
 use super::Options;
@@ -33,7 +36,7 @@ pub(crate) struct Report {
     /// The `--require` names.
     pub(crate) required: Vec<&'static str>,
     /// The verdicts, in the order `backend`, `versions`, `dpacc`, `devices`,
-    /// `dpa`, `symbols`, `rdmi`.
+    /// `dpa`, `symbols`, `rdmi`, `bindings`.
     pub(crate) checks: Vec<Check>,
     /// The four-way match.
     pub(crate) versions: VersionsReport,
@@ -45,21 +48,28 @@ pub(crate) struct Report {
     pub(crate) symbols: SymbolsReport,
     /// RDMI availability.
     pub(crate) rdmi: RdmiReport,
+    /// What a hardware build will say of the installed headers.
+    pub(crate) bindings_check: BindingsCheck,
 }
 
 impl Report {
-    /// Gathers the facts (`loaded::gather` or, with the `sim` feature,
-    /// `linked::gather`: the DOCA calls are theirs) and runs every check.
+    /// Finds the install (pkg-config, as the build scripts do), gathers the facts
+    /// (`loaded::gather` or, with the `sim` feature, `linked::gather`: the DOCA calls
+    /// are theirs), runs the bindings check against the install's headers and every
+    /// other check.
     pub(crate) fn collect(opts: &Options) -> Report {
+        let env = environment();
+        let probed = discovery::probe(&ProbeInputs::from_env(&env));
         #[cfg(feature = "sim")]
         let facts = super::linked::gather();
         #[cfg(not(feature = "sim"))]
-        let facts = super::loaded::gather();
-        Report::check(facts, opts)
+        let facts = super::loaded::gather(&env, probed.as_ref());
+        let bindings_check = bindings::run(&env, probed.as_ref());
+        Report::check(facts, bindings_check, opts)
     }
 
-    /// Runs every check over `facts`.
-    pub(crate) fn check(facts: Facts, opts: &Options) -> Report {
+    /// Runs every check over `facts` and `bindings_check`.
+    pub(crate) fn check(facts: Facts, bindings_check: BindingsCheck, opts: &Options) -> Report {
         let sim = facts.backend == "sim";
         let req = opts.require;
         let backend_check = match &facts.libraries {
@@ -71,7 +81,8 @@ impl Report {
                 req.hardware,
             ),
         };
-        let (versions, versions_check) = versions::evaluate(facts.versions, sim);
+        let (versions, versions_check) =
+            versions::evaluate(facts.versions, sim, facts.refusal.as_deref());
         let (dpacc, dpacc_check) = dpacc::evaluate(
             dpacc::probe(sim),
             &facts.doca_version,
@@ -82,6 +93,9 @@ impl Report {
         let (symbols, symbols_check) =
             symbols::evaluate(facts.symbols, facts.rdmi.absent_reason.is_none());
         let rdmi_check = facts.rdmi.evaluate(req.rdmi);
+        // A hardware doctor is about hardware builds; a sim one only when asked.
+        let bindings_required = !sim || req.hardware;
+        let bindings = bindings_check.evaluate(bindings_required, sim);
 
         Report {
             backend: facts.backend,
@@ -98,12 +112,14 @@ impl Report {
                 dpa_check,
                 symbols_check,
                 rdmi_check,
+                bindings,
             ],
             versions,
             dpacc,
             devices: facts.devices,
             symbols,
             rdmi: facts.rdmi,
+            bindings_check,
         }
     }
 
@@ -142,6 +158,7 @@ impl Serialize for Report {
             devices_error: Option<&'a str>,
             symbols: &'a SymbolsReport,
             rdmi: &'a RdmiReport,
+            bindings_check: &'a BindingsCheck,
         }
         let (devices, devices_error) = match &self.devices {
             Ok(list) => (list.as_slice(), None),
@@ -169,6 +186,7 @@ impl Serialize for Report {
             devices_error,
             symbols: &self.symbols,
             rdmi: &self.rdmi,
+            bindings_check: &self.bindings_check,
         }
         .serialize(s)
     }
@@ -180,6 +198,7 @@ mod tests {
 
     use serde_json::Value;
 
+    use super::super::bindings::{NoInstall, Outcome, SetResult};
     use super::super::devices::Limits;
     use super::super::facts::{Loaded, Searched};
     use super::super::symbols::Row;
@@ -268,6 +287,24 @@ mod tests {
             rdmi: RdmiReport {
                 absent_reason: Some("no doca-rdmi.pc".into()),
             },
+            bindings_check: BindingsCheck {
+                include_dirs: vec!["/opt/mellanox/doca/include".into()],
+                no_install: None,
+                sets: vec![
+                    SetResult {
+                        set: "dpa",
+                        result: Outcome::Accepted,
+                        checked: Some(456),
+                        message: None,
+                    },
+                    SetResult {
+                        set: "rdmi",
+                        result: Outcome::Refused,
+                        checked: None,
+                        message: Some("differing items: doca_rdmi_x".into()),
+                    },
+                ],
+            },
         }
     }
 
@@ -294,6 +331,11 @@ mod tests {
         r.devices = Err("no list".into());
         r.symbols.rows[0].exported = None;
         r.rdmi.absent_reason = None;
+        r.bindings_check = BindingsCheck {
+            include_dirs: Vec::new(),
+            no_install: Some(NoInstall::NotFound("DOCA was not found".into())),
+            sets: Vec::new(),
+        };
         r
     }
 
@@ -368,6 +410,16 @@ mod tests {
             "bindings.dpa: string",
             "bindings.rdmi: string",
             "bindings: object",
+            "bindings_check.include_dirs: array",
+            "bindings_check.include_dirs[]: string",
+            "bindings_check.install_error: null|string",
+            "bindings_check.sets: array",
+            "bindings_check.sets[].checked: null|uint",
+            "bindings_check.sets[].message: null|string",
+            "bindings_check.sets[].result: string",
+            "bindings_check.sets[].set: string",
+            "bindings_check.sets[]: object",
+            "bindings_check: object",
             "checks: array",
             "checks[].fix: null|string",
             "checks[].id: string",
@@ -485,6 +537,7 @@ mod tests {
                 "devices_error",
                 "symbols",
                 "rdmi",
+                "bindings_check",
             ]
         );
     }

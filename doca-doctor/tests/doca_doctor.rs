@@ -173,8 +173,8 @@ impl Json for Value {
 // ---------------------------------------------------------------------------
 // The checks
 
-const CHECK_IDS: [&str; 7] = [
-    "backend", "versions", "dpacc", "devices", "dpa", "symbols", "rdmi",
+const CHECK_IDS: [&str; 8] = [
+    "backend", "versions", "dpacc", "devices", "dpa", "symbols", "rdmi", "bindings",
 ];
 
 /// The fields of schema version 3 that every sim report has.
@@ -555,6 +555,13 @@ fn every_json_key_is_documented() {
     let (_, v) = doctor_json(None, &["--require", "dpa"]);
     let mut keys = Vec::new();
     v.keys(&mut keys);
+    // With an install, the bindings check has sets.
+    if pkg_config() {
+        let dir = temp_dir("documented");
+        let (_, v) = doctor_on_install(&fake_install(&dir.0, |h| h));
+        v.keys(&mut keys);
+        assert!(keys.iter().any(|k| k == "checked"), "{keys:?}");
+    }
     keys.sort();
     keys.dedup();
     let undocumented: Vec<&String> = keys
@@ -684,4 +691,249 @@ fn loaded_reports_a_broken_library_with_the_loaders_message() {
     assert_eq!(code, 1, "{text}");
     let summary = v.field("checks").array()[0].field("summary").str();
     assert!(summary.contains(&lib_text), "{summary}");
+}
+
+// ---------------------------------------------------------------------------
+// The bindings check: what a hardware build will say of the installed headers
+
+/// A directory removed on drop.
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn temp_dir(test: &str) -> TempDir {
+    let dir = std::env::temp_dir().join(format!("doca-doctor-{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("creating a temp dir");
+    TempDir(dir)
+}
+
+/// Whether pkg-config can be run (the doctor finds installs with it).
+fn pkg_config() -> bool {
+    let found = doca_build_support::discovery::pkg_config_available();
+    if !found {
+        eprintln!("skipped: no pkg-config on this machine");
+    }
+    found
+}
+
+/// Lays out in `prefix` the install of scripts/lib/fake-doca.sh (the one
+/// scripts/fake-prefix-test.sh builds against), without its libraries: the reference
+/// headers of doca-sim, with `edit` applied to `doca_dpa.h`, and .pc files for the
+/// four DOCA modules with its requirement lines, and the stand-ins they require.
+/// Returns the pkgconfig directory.
+fn fake_install(prefix: &Path, edit: impl FnOnce(String) -> String) -> PathBuf {
+    let include = prefix.join("include");
+    let pc = prefix.join("lib/pkgconfig");
+    std::fs::create_dir_all(&include).unwrap();
+    std::fs::create_dir_all(&pc).unwrap();
+    let reference = Path::new(env!("CARGO_MANIFEST_DIR")).join("../doca-sim/include");
+    for entry in std::fs::read_dir(&reference).expect("doca-sim's reference headers") {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|x| x == "h") {
+            std::fs::copy(&path, include.join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    let dpa_h = include.join("doca_dpa.h");
+    let text = std::fs::read_to_string(&dpa_h).unwrap();
+    std::fs::write(&dpa_h, edit(text)).unwrap();
+    let version = std::fs::read_to_string(include.join("doca_version.h"))
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("#define DOCA_VERSION_STRING "))
+        .map(|v| v.trim().trim_matches('"').to_owned())
+        .expect("DOCA_VERSION_STRING");
+    let modules = [
+        ("doca-common", "-ldoca_common", "", "libibverbs, libmlx5"),
+        ("doca-dpa", "-ldoca_dpa", "doca-common", "libflexio"),
+        (
+            "doca-verbs",
+            "-ldoca_verbs",
+            "doca-common",
+            "libibverbs, libmlx5",
+        ),
+        ("doca-rdmi", "-ldoca_rdmi", "doca-verbs, doca-dpa", ""),
+    ];
+    for (module, libs, requires, private) in modules {
+        std::fs::write(
+            pc.join(format!("{module}.pc")),
+            format!(
+                "prefix={}\nincludedir=${{prefix}}/include\nlibdir=${{prefix}}/lib\n\n\
+                 Name: {module}\nDescription: fake DOCA module for doca-rs tests\n\
+                 Version: {version}\nRequires: {requires}\nRequires.private: {private}\n\
+                 Libs: -L${{libdir}} {libs}\nCflags: -I${{includedir}}\n",
+                prefix.display()
+            ),
+        )
+        .unwrap();
+    }
+    for (module, version) in [
+        ("libflexio", "25.04.0"),
+        ("libibverbs", "50.0"),
+        ("libmlx5", "50.0"),
+    ] {
+        std::fs::write(
+            pc.join(format!("{module}.pc")),
+            format!(
+                "Name: {module}\nDescription: stand-in for doca-rs tests\nVersion: {version}\n\
+                 Libs:\nCflags:\n"
+            ),
+        )
+        .unwrap();
+    }
+    pc
+}
+
+/// The doctor's JSON with pkg-config looking only in `pkg_config_dir`.
+fn doctor_on_install(pkg_config_dir: &Path) -> (i32, Value) {
+    let out = Command::new(env!("CARGO_BIN_EXE_doca-doctor"))
+        .arg("--json")
+        .env("PKG_CONFIG_PATH", pkg_config_dir)
+        .env("PKG_CONFIG_LIBDIR", pkg_config_dir)
+        .env_remove("DOCA_PREFIX")
+        .env_remove("DOCA_SIM_PROFILE")
+        .output()
+        .expect("running doca-doctor");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let v = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    (out.status.code().unwrap_or(-1), v)
+}
+
+#[test]
+fn the_bindings_check_accepts_the_fake_prefix() {
+    if !pkg_config() {
+        return;
+    }
+    let dir = temp_dir("accepted");
+    let pc = fake_install(&dir.0, |h| h);
+    let (_, v) = doctor_on_install(&pc);
+    let check = v.check("bindings");
+    assert_eq!(check.field("verdict").str(), "ok", "{check}");
+    let summary = check.field("summary").str();
+    assert!(summary.starts_with("accepted ("), "{summary}");
+    let details = v.field("bindings_check");
+    assert_eq!(details.field("install_error"), &Value::Null);
+    let include = dir.0.join("include").display().to_string();
+    assert_eq!(
+        details.field("include_dirs").array(),
+        [Value::from(include)]
+    );
+    let sets = details.field("sets").array();
+    let names: Vec<&str> = sets.iter().map(|s| s.field("set").str()).collect();
+    assert_eq!(names, ["dpa", "rdmi"]);
+    for s in sets {
+        assert_eq!(s.field("result").str(), "accepted", "{s}");
+        assert!(s.field("checked").num() > 0.0, "{s}");
+        assert_eq!(s.field("message"), &Value::Null);
+    }
+}
+
+#[test]
+fn the_bindings_check_refuses_a_changed_parameter_width_naming_the_function() {
+    if !pkg_config() {
+        return;
+    }
+    let dir = temp_dir("refused");
+    // doca_dpa_mem_alloc's size: size_t (64 bits here) becomes 32 bits wide.
+    let before = "doca_dpa_mem_alloc(struct doca_dpa *dpa, size_t size,";
+    let pc = fake_install(&dir.0, |h| {
+        assert!(
+            h.contains(before),
+            "doca_dpa.h no longer declares `{before}`"
+        );
+        h.replace(
+            before,
+            "doca_dpa_mem_alloc(struct doca_dpa *dpa, uint32_t size,",
+        )
+    });
+    let (code, v) = doctor_on_install(&pc);
+    let check = v.check("bindings");
+    // A hardware doctor requires the check; the sim doctor only warns.
+    let expected = if BACKEND == "sim" { "warn" } else { "fail" };
+    assert_eq!(check.field("verdict").str(), expected, "{check}");
+    if BACKEND != "sim" {
+        assert_eq!(code, 1);
+    }
+    let summary = check.field("summary").str();
+    assert!(
+        summary.starts_with("will be refused: dpa: ") && summary.contains("doca_dpa_mem_alloc"),
+        "{summary}"
+    );
+    assert!(check.field("fix").str().contains("`bindgen` feature"));
+    let sets = v.field("bindings_check").field("sets").array();
+    assert_eq!(sets[0].field("result").str(), "refused");
+    assert!(sets[0]
+        .field("message")
+        .str()
+        .contains("doca_dpa_mem_alloc"));
+    assert_eq!(
+        sets[1].field("result").str(),
+        "accepted",
+        "RDMI's items are unchanged"
+    );
+}
+
+#[test]
+fn a_doca_2_5_install_is_too_old() {
+    if !pkg_config() {
+        return;
+    }
+    let dir = temp_dir("doca-2.5");
+    let old = &dir.0;
+    let pc = old.join("lib/pkgconfig");
+    std::fs::create_dir_all(old.join("include")).unwrap();
+    std::fs::create_dir_all(&pc).unwrap();
+    std::fs::write(
+        old.join("include/doca_version.h"),
+        "#define DOCA_VER_MAJOR 2\n#define DOCA_VER_MINOR 5\n#define DOCA_VER_PATCH 108\n\
+         #define DOCA_VER_STRING \"2.5.0108\"\n",
+    )
+    .unwrap();
+    // The umbrella module of a real 2.5 install, with its private requirements that
+    // do not resolve here (as on many machines), as in scripts/fake-prefix-test.sh.
+    std::fs::write(
+        pc.join("doca.pc"),
+        format!(
+            "prefix={}\nincludedir=${{prefix}}/include\nlibdir=${{prefix}}/lib\n\
+             Name: doca\nDescription: umbrella module of an old DOCA\nVersion: 2.5.0108\n\
+             Requires: doca-libs\nRequires.private: libibverbs, libmlx5, json-c, libflexio, \
+             libdpdk, glib-2.0, libcrypto, libzip\n\
+             Libs: -L${{libdir}} -ldoca_dpa -ldoca_common\nCflags: -I${{includedir}}\n",
+            old.display()
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        pc.join("doca-libs.pc"),
+        format!(
+            "prefix={}\nlibdir=${{prefix}}/lib\nName: doca-libs\n\
+             Description: the libraries of an old DOCA\nVersion: 2.5.0108\n\
+             Libs: -L${{libdir}} -ldoca_dpa -ldoca_common\n\
+             Cflags: -I${{prefix}}/include -DALLOW_EXPERIMENTAL_API\n",
+            old.display()
+        ),
+    )
+    .unwrap();
+    let (_, v) = doctor_on_install(&pc);
+    let bindings = v.check("bindings").field("summary").str();
+    assert!(
+        bindings.contains("too old") && bindings.contains("2.5.0108"),
+        "{bindings}"
+    );
+    let install_error = v.field("bindings_check").field("install_error").str();
+    assert!(install_error.contains("too old"), "{install_error}");
+    // The loaded doctor's versions come from this install: "too old", as the build
+    // says (the sim doctor's versions are its own build's).
+    if BACKEND != "sim" {
+        let versions = v.check("versions");
+        assert_eq!(versions.field("verdict").str(), "fail");
+        let summary = versions.field("summary").str();
+        assert!(summary.contains("too old"), "{summary}");
+        assert!(!summary.contains("no DOCA version could be read"));
+        assert!(versions.field("fix").str().contains("2.9"));
+    }
 }
