@@ -63,8 +63,8 @@ pub(crate) struct SetResult {
     pub(crate) result: Outcome,
     /// Lines of the check the compiler passed, when accepted.
     pub(crate) checked: Option<usize>,
-    /// Why, when not accepted: the check's own message (its first line names the
-    /// differing items).
+    /// Why, when not accepted: the check's own message (its leading `  - item: why`
+    /// lines name the differing items; the compiler's output follows).
     pub(crate) message: Option<String>,
 }
 
@@ -111,6 +111,21 @@ impl Serialize for BindingsCheck {
 /// The first line of `text`.
 fn first_line(text: &str) -> &str {
     text.lines().next().unwrap_or_default().trim()
+}
+
+/// What a refusal's message says in short: the differing items, one per leading
+/// `  - item: why` line of the check's message (its Display), else its first line.
+pub(crate) fn differences(message: &str) -> Vec<&str> {
+    let items: Vec<&str> = message
+        .lines()
+        .map_while(|l| l.strip_prefix("  - "))
+        .map(str::trim)
+        .collect();
+    if items.is_empty() {
+        vec![first_line(message)]
+    } else {
+        items
+    }
 }
 
 /// A fresh directory for one set's generated files, removed on drop.
@@ -282,11 +297,8 @@ impl BindingsCheck {
                 .iter()
                 .filter(move |s| s.result == outcome)
                 .map(|s| {
-                    format!(
-                        "{}: {}",
-                        s.set,
-                        first_line(s.message.as_deref().unwrap_or_default())
-                    )
+                    let message = s.message.as_deref().unwrap_or_default();
+                    format!("{}: {}", s.set, differences(message).join("; "))
                 })
                 .collect::<Vec<_>>()
         };
@@ -369,7 +381,8 @@ mod tests {
                 "dpa",
                 Outcome::Refused,
                 None,
-                "differing items: doca_x\ncc said so",
+                "  - doca_x: its type differs\n  - doca_y: its value differs\n\
+                 (the C compiler's output follows)\ncc said so",
             ),
             set("rdmi", Outcome::Accepted, Some(30), ""),
         ]);
@@ -377,8 +390,10 @@ mod tests {
         assert_eq!(check.verdict, Verdict::Fail);
         assert_eq!(
             check.summary,
-            "will be refused: dpa: differing items: doca_x"
+            "will be refused: dpa: doca_x: its type differs; doca_y: its value differs"
         );
+        // A message without item lines: its first line.
+        assert_eq!(differences("no headers\nmore"), ["no headers"]);
         assert!(check.fix.unwrap_or_default().contains("`bindgen` feature"));
         // Not required (a sim build): a warning.
         assert_eq!(c.evaluate(false, true).verdict, Verdict::Warn);

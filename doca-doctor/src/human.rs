@@ -1,11 +1,12 @@
 //! The human-readable report: the verdict table, then the details (versions,
 //! dpacc, devices with their DPA limits, symbol audit, RDMI).
 
-use super::bindings::{BindingsCheck, NoInstall, Outcome};
+use super::bindings::{differences, BindingsCheck, NoInstall, Outcome};
 use super::check::{worst, Verdict};
 use super::report::Report;
 
-/// How many lines of a refusal's message the text report shows (`--json` has all).
+/// How many lines of a refusal's message the text report shows after its differing
+/// items (`--json` has all).
 const MESSAGE_LINES: usize = 12;
 
 /// The bindings check section: each set's outcome, a refusal's message indented.
@@ -31,20 +32,28 @@ fn bindings_section(b: &BindingsCheck) -> String {
     out.push_str(&format!("  headers in: {}\n", b.include_dirs.join(", ")));
     for s in &b.sets {
         let message = s.message.as_deref().unwrap_or_default();
-        let mut lines = message.lines();
-        let first = lines.next().unwrap_or_default();
+        let first = message.lines().next().unwrap_or_default().trim();
         let verdict = match (s.result, s.checked) {
             (Outcome::Accepted, Some(n)) => format!("accepted ({n} items checked)"),
             (Outcome::Accepted, None) => "accepted".to_owned(),
-            (Outcome::Refused, _) => {
-                format!("will be refused: {first}; way out: the `bindgen` feature")
-            }
+            (Outcome::Refused, _) => "will be refused; way out: the `bindgen` feature".to_owned(),
             (Outcome::Absent, _) => format!("nothing to check: {first}"),
             (Outcome::Unchecked, _) => format!("not checked: {first}"),
         };
         out.push_str(&format!("  {}: {verdict}\n", s.set));
         if s.result == Outcome::Refused {
-            let rest: Vec<&str> = lines.collect();
+            let items = differences(message);
+            for item in &items {
+                out.push_str(&format!("    - {item}\n"));
+            }
+            // The rest of the message: the compiler's output, or what follows a
+            // message's first line when it names no item.
+            let named = message.starts_with("  - ");
+            let rest: Vec<&str> = message
+                .lines()
+                .skip_while(|l| l.starts_with("  - "))
+                .skip(usize::from(!named))
+                .collect();
             for line in rest.iter().take(MESSAGE_LINES) {
                 out.push_str(&format!("      {line}\n"));
             }
