@@ -35,34 +35,22 @@ pub const KNOWN_RELEASES: &[(u32, u32)] = &[
 ];
 
 /// A version string or header that could not be understood.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum VersionError {
     /// The text is not `MAJOR.MINOR[.PATCH]` with decimal numbers.
+    #[error("`{text}` is not a DOCA version (expected MAJOR.MINOR.PATCH, e.g. 3.0.0058)")]
     BadString {
         /// The text that was given.
         text: String,
     },
     /// A `doca_version.h` without any recognised version macro.
+    #[error(
+        "no DOCA_VERSION_MAJOR/MINOR/PATCH, DOCA_VERSION_STRING, DOCA_VER_MAJOR/MINOR/PATCH \
+         or DOCA_VER_STRING macro found in doca_version.h"
+    )]
     NoVersionMacros,
 }
-
-impl fmt::Display for VersionError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            VersionError::BadString { text } => write!(
-                f,
-                "`{text}` is not a DOCA version (expected MAJOR.MINOR.PATCH, e.g. 3.0.0058)"
-            ),
-            VersionError::NoVersionMacros => f.write_str(
-                "no DOCA_VERSION_MAJOR/MINOR/PATCH, DOCA_VERSION_STRING, DOCA_VER_MAJOR/MINOR/PATCH \
-                 or DOCA_VER_STRING macro found in doca_version.h",
-            ),
-        }
-    }
-}
-
-impl std::error::Error for VersionError {}
 
 /// Which macro family a `doca_version.h` uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
