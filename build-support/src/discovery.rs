@@ -591,7 +591,10 @@ fn pkg_config_output(args: &[&str]) -> Result<String, PcFailure> {
     }
 }
 
-/// A path-valued variable of a module, resolved; `None` when unset or empty.
+/// A path-valued variable of a module, resolved; `None` when unset or empty. Not
+/// `pkg_config::get_variable`: it prints `cargo:rerun-if-env-changed` for some 20
+/// variables per call (it has no quiet mode), some 200 lines per -sys build standing
+/// above any later error, where the probe prints nothing.
 fn path_variable(name: &str, var: &str) -> Option<PathBuf> {
     pkg_config_output(&[&format!("--variable={var}"), name])
         .ok()
@@ -718,12 +721,12 @@ pub fn dpa_create_takes_app(header_text: &str) -> bool {
         })
 }
 
-/// Reads `doca_version.h` from the first of `dirs` that has one. Returns `None` when no
-/// directory has it or it does not parse.
+/// Reads `doca_version.h` from the first of `dirs` that has one, through the C compiler
+/// ([`DocaVersion::from_header_file`]). Returns `None` when no directory has it or its
+/// version cannot be read (without a C compiler the build stops at the bindings check).
 pub fn read_version_header(dirs: &[PathBuf]) -> Option<VersionHeader> {
     let path = find_in(dirs, "doca_version.h")?;
-    let text = std::fs::read_to_string(&path).ok()?;
-    let (version, spelling) = DocaVersion::from_version_header(&text).ok()?;
+    let (version, spelling) = DocaVersion::from_header_file(&path).ok()?;
     Some(VersionHeader {
         path,
         version,
