@@ -95,18 +95,6 @@ impl ProbeInputs {
         }
     }
 
-    /// Inputs that search exactly `dirs` (nothing else), as tests use them.
-    pub fn isolated(dirs: &[&Path]) -> Self {
-        ProbeInputs {
-            pkg_config_path: Some(std::env::join_paths(dirs).unwrap_or_default()),
-            doca_prefix: None,
-            default_prefix: None,
-            arch: std::env::consts::ARCH.to_owned(),
-            allow_version_mismatch: false,
-            isolated: true,
-        }
-    }
-
     /// The pkgconfig directories under an install prefix.
     pub fn prefix_dirs(&self, prefix: &Path) -> Vec<PathBuf> {
         vec![
@@ -921,17 +909,6 @@ fn check(
         version_header,
         pkg_config_path: effective.clone(),
         warnings,
-    })
-}
-
-/// Whether a `pkg-config` (or `pkgconf`) program can be run. Tests that need one skip
-/// without it.
-pub fn pkg_config_available() -> bool {
-    ["pkg-config", "pkgconf"].iter().any(|exe| {
-        std::process::Command::new(exe)
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
     })
 }
 

@@ -548,8 +548,13 @@ fn the_facade_metadata_is_enough() {
 
 #[test]
 fn app_names() {
-    for ok in ["doca_examples", "_x", "App2"] {
+    for ok in ["doca_examples", "_x", "App2", "integer", "autos"] {
         assert!(validate_app_name(ok).is_ok(), "{ok}");
+    }
+    // C keywords, first, last and between of the list.
+    for keyword in ["auto", "int", "_Static_assert", "thread_local"] {
+        let e = validate_app_name(keyword).unwrap_err();
+        assert!(e.to_string().contains("it is a C keyword"), "{keyword}: {e}");
     }
     for bad in [
         "",
