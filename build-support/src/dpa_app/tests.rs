@@ -554,7 +554,10 @@ fn app_names() {
     // C keywords, first, last and between of the list.
     for keyword in ["auto", "int", "_Static_assert", "thread_local"] {
         let e = validate_app_name(keyword).unwrap_err();
-        assert!(e.to_string().contains("it is a C keyword"), "{keyword}: {e}");
+        assert!(
+            e.to_string().contains("it is a C keyword"),
+            "{keyword}: {e}"
+        );
     }
     for bad in [
         "",
