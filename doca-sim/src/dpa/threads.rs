@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::app::{Kernel, MAX_KERNEL_ARGS};
+use super::async_ops::AsyncOpsCore;
 use super::fault::{DeviceCode, FaultKind, FaultReport};
 use super::launch::{run_activation, spawn_call, wake_watchdog_at, DeviceContext, Ended};
 use super::{dpa, DpaCore, ThreadStop};
@@ -480,23 +481,31 @@ started_child!(
 
 // --------------------------------------------------------------- async ops
 
-struct AsyncOpsState {
-    completion: Option<Arc<CompletionCore>>,
-    started: bool,
-    handle: Option<u64>,
-}
-
-/// `struct doca_dpa_async_ops`.
-///
-/// Model choice: the sim models the host-side lifecycle only; the device-side
-/// async operations (posting copies or waits from a kernel) are not modelled.
+/// `struct doca_dpa_async_ops`; what kernels post on it is in `async_ops.rs`.
 pub(crate) struct AsyncOps {
-    dpa: Arc<DpaCore>,
-    size: u32,
-    user_data: u64,
-    state: Mutex<AsyncOpsState>,
+    core: Arc<AsyncOpsCore>,
 }
-started_child!(AsyncOps, "doca_dpa_async_ops", |o| &o.dpa, &o.state);
+impl SimObject for AsyncOps {
+    const KIND: &'static str = "doca_dpa_async_ops";
+}
+impl Child for AsyncOps {
+    fn parent(&self) -> &Arc<DpaCore> {
+        &self.core.dpa
+    }
+    fn started(&self) -> bool {
+        lock(&self.core.state).started
+    }
+    /// Stops it; the waits kernels posted and the events have not satisfied
+    /// are dropped.
+    fn stop(&self) {
+        self.core.stop();
+    }
+    fn on_destroy(&self) {
+        if let Some(h) = lock(&self.core.state).handle.take() {
+            registry::retract(h);
+        }
+    }
+}
 
 // ------------------------------------------------------------ thread groups
 
@@ -975,14 +984,7 @@ doca_api! {
             return Err(fail(codes::INVALID_VALUE, "NULL output pointer"));
         }
         let size = rounded_queue_size(queue_size)?;
-        let a = new_child(dpa, |core| {
-            Ok(AsyncOps {
-                dpa: core,
-                size,
-                user_data,
-                state: Mutex::new(AsyncOpsState { completion: None, started: false, handle: None }),
-            })
-        })?;
+        let a = new_child(dpa, |core| Ok(AsyncOps { core: Arc::new(AsyncOpsCore::new(core, size, user_data)) }))?;
         out(async_ops, a.cast())
     }
 
@@ -993,19 +995,19 @@ doca_api! {
 
     /// The rounded queue size.
     fn doca_dpa_async_ops_get_queue_size(async_ops: *mut abi::doca_dpa_async_ops, queue_size: *mut c_uint) {
-        out(queue_size, child::<AsyncOps, _>(async_ops)?.size)
+        out(queue_size, child::<AsyncOps, _>(async_ops)?.core.size)
     }
 
     /// The user data given at creation.
     fn doca_dpa_async_ops_get_user_data(async_ops: *mut abi::doca_dpa_async_ops, user_data: *mut u64) {
-        out(user_data, child::<AsyncOps, _>(async_ops)?.user_data)
+        out(user_data, child::<AsyncOps, _>(async_ops)?.core.user_data)
     }
 
     /// Attaches the completion context that receives its completions.
     fn doca_dpa_async_ops_attach(async_ops: *mut abi::doca_dpa_async_ops, dpa_comp: *mut abi::doca_dpa_completion) {
         let a = child::<AsyncOps, _>(async_ops)?;
         let c = completion_core(dpa_comp)?;
-        let mut st = lock(&a.state);
+        let mut st = lock(&a.core.state);
         if st.started {
             return Err(fail(codes::BAD_STATE, "async ops already started"));
         }
@@ -1017,8 +1019,8 @@ doca_api! {
     /// Starts it; its completion context must be attached and started.
     fn doca_dpa_async_ops_start(async_ops: *mut abi::doca_dpa_async_ops) {
         let a = child::<AsyncOps, _>(async_ops)?;
-        a.dpa.require_running()?;
-        let mut st = lock(&a.state);
+        a.core.dpa.require_running()?;
+        let mut st = lock(&a.core.state);
         if st.started {
             return Err(fail(codes::BAD_STATE, "async ops already started"));
         }
@@ -1037,11 +1039,12 @@ doca_api! {
     /// The DPA handle of started async ops.
     fn doca_dpa_async_ops_get_dpa_handle(async_ops: *mut abi::doca_dpa_async_ops, handle: *mut abi::doca_dpa_dev_async_ops_t) {
         let a = child::<AsyncOps, _>(async_ops)?;
-        let mut st = lock(&a.state);
+        let mut st = lock(&a.core.state);
         if !st.started {
             return Err(fail(codes::BAD_STATE, "async ops not started"));
         }
-        let h = handle_of(&mut st.handle, || Arc::new(registry::Opaque));
+        let core = a.core.clone();
+        let h = handle_of(&mut st.handle, || core);
         out(handle, h)
     }
 
