@@ -18,6 +18,7 @@
 
 #include <doca_dpa_dev.h>
 #include <doca_dpa_dev_buf.h>
+#include <doca_dpa_dev_comch_msgq.h>
 #include <doca_dpa_dev_rdma.h>
 #include <doca_dpa_dev_sync_event.h>
 #include <doca_sim_dev.h>
@@ -405,4 +406,93 @@ doca_dpa_dev_uintptr_t doca_dpa_dev_mmap_get_external_ptr(doca_dpa_dev_mmap_t mm
 doca_dpa_dev_uintptr_t doca_dpa_dev_buf_get_external_ptr(doca_dpa_dev_buf_t buf)
 {
 	return doca_dpa_dev_mmap_get_external_ptr(doca_dpa_dev_buf_get_mmap(buf), doca_dpa_dev_buf_get_addr(buf));
+}
+
+/*
+ * DPA Comms message queues (src/comch.rs): each call hands its arguments to
+ * the model and ends the instance if the model found a device fault.
+ */
+void doca_sim_impl_comch_consumer_ack(uint64_t consumer, uint32_t num_msg);
+int doca_sim_impl_comch_get_completion(uint64_t consumer_comp, uint64_t *element);
+uint64_t doca_sim_impl_comch_completion_imm(uint64_t element, uint32_t *imm_length);
+uint32_t doca_sim_impl_comch_completion_producer_id(uint64_t element);
+void doca_sim_impl_comch_completion_ack(uint64_t consumer_comp, uint64_t num_comp);
+void doca_sim_impl_comch_request_notification(uint64_t consumer_comp);
+int doca_sim_impl_comch_is_consumer_empty(uint64_t producer, uint32_t consumer_id);
+void doca_sim_impl_comch_send(uint64_t producer, uint32_t consumer_id, const uint8_t *imm, uint32_t imm_length,
+			      uint32_t flags);
+void doca_sim_impl_comch_dma_copy(uint64_t producer, uint32_t consumer_id, uint32_t dst_mmap, uint64_t dst_addr,
+				  uint32_t src_mmap, uint64_t src_addr, uint64_t length, const uint8_t *imm,
+				  uint32_t imm_length, uint32_t flags);
+
+void doca_dpa_dev_comch_consumer_ack(doca_dpa_dev_comch_consumer_t consumer, uint32_t num_msg)
+{
+	doca_sim_impl_comch_consumer_ack(consumer, num_msg);
+	doca_sim_trap_end_if_requested();
+}
+
+int doca_dpa_dev_comch_consumer_get_completion(doca_dpa_dev_comch_consumer_completion_t consumer_comp_handle,
+					       doca_dpa_dev_comch_consumer_completion_element_t *comp_element)
+{
+	int got = doca_sim_impl_comch_get_completion(consumer_comp_handle, comp_element);
+
+	doca_sim_trap_end_if_requested();
+	return got;
+}
+
+const uint8_t *doca_dpa_dev_comch_consumer_get_completion_imm(doca_dpa_dev_comch_consumer_completion_element_t comp_element,
+							      uint32_t *imm_length)
+{
+	uint64_t imm = doca_sim_impl_comch_completion_imm(comp_element, imm_length);
+
+	doca_sim_trap_end_if_requested();
+	return (const uint8_t *)(uintptr_t)imm;
+}
+
+uint32_t doca_dpa_dev_comch_consumer_get_completion_producer_id(
+	doca_dpa_dev_comch_consumer_completion_element_t comp_element)
+{
+	uint32_t id = doca_sim_impl_comch_completion_producer_id(comp_element);
+
+	doca_sim_trap_end_if_requested();
+	return id;
+}
+
+void doca_dpa_dev_comch_consumer_completion_ack(doca_dpa_dev_comch_consumer_completion_t consumer_comp_handle,
+						uint64_t num_comp)
+{
+	doca_sim_impl_comch_completion_ack(consumer_comp_handle, num_comp);
+	doca_sim_trap_end_if_requested();
+}
+
+void doca_dpa_dev_comch_consumer_completion_request_notification(
+	doca_dpa_dev_comch_consumer_completion_t consumer_comp_handle)
+{
+	doca_sim_impl_comch_request_notification(consumer_comp_handle);
+	doca_sim_trap_end_if_requested();
+}
+
+int doca_dpa_dev_comch_producer_is_consumer_empty(doca_dpa_dev_comch_producer_t producer, uint32_t consumer_id)
+{
+	int empty = doca_sim_impl_comch_is_consumer_empty(producer, consumer_id);
+
+	doca_sim_trap_end_if_requested();
+	return empty;
+}
+
+void doca_dpa_dev_comch_producer_post_send_imm_only(doca_dpa_dev_comch_producer_t producer, uint32_t consumer_id,
+						    const uint8_t *imm, uint32_t imm_length, uint32_t flags)
+{
+	doca_sim_impl_comch_send(producer, consumer_id, imm, imm_length, flags);
+	doca_sim_trap_end_if_requested();
+}
+
+void doca_dpa_dev_comch_producer_dma_copy(doca_dpa_dev_comch_producer_t producer, uint32_t consumer_id,
+					  doca_dpa_dev_mmap_t dst_mmap, uint64_t dst_addr, doca_dpa_dev_mmap_t src_mmap,
+					  uint64_t src_addr, size_t length, const uint8_t *imm, uint32_t imm_length,
+					  uint32_t flags)
+{
+	doca_sim_impl_comch_dma_copy(producer, consumer_id, dst_mmap, dst_addr, src_mmap, src_addr, length, imm,
+				     imm_length, flags);
+	doca_sim_trap_end_if_requested();
 }

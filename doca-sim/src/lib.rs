@@ -101,6 +101,7 @@
 //! `dpa::launch`).
 
 pub mod abi;
+mod comch;
 mod common;
 mod config;
 mod ctx;

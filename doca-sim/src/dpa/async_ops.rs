@@ -38,9 +38,9 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 /// `DOCA_DPA_DEV_SUBMIT_FLAG_FLUSH | DOCA_DPA_DEV_SUBMIT_FLAG_OPTIMIZE_REPORTS`.
-const KNOWN_FLAGS: u32 = 0b11;
+pub(crate) const KNOWN_FLAGS: u32 = 0b11;
 /// `DOCA_DPA_DEV_SUBMIT_FLAG_OPTIMIZE_REPORTS`.
-const OPTIMIZE_REPORTS: u32 = 1 << 1;
+pub(crate) const OPTIMIZE_REPORTS: u32 = 1 << 1;
 /// The largest value (and event value) `doca_dpa_dev_sync_event_post_wait_gt`
 /// is defined for.
 const WAIT_GT_MAX: u64 = 254;
@@ -213,6 +213,43 @@ fn range_of(call: &str, what: &str, mmap: u32, addr: u64, len: u64) -> Option<Ha
     }
 }
 
+/// Copies `length` bytes from `src` to `dst` (each a map handle and an
+/// address) for a device call: both ranges must lie in live maps and not
+/// overlap (model choice: overlapping ranges are a device fault, not an
+/// undefined result); a bad range or an address the host cannot reach is the
+/// running code's device fault. Whether the bytes were copied. Used by the
+/// async-ops copies and DPA Comms' `doca_dpa_dev_comch_producer_dma_copy`.
+pub(crate) fn copy_between_maps(call: &str, dst: (u32, u64), src: (u32, u64), length: u64) -> bool {
+    let ((dst_mmap, dst_addr), (src_mmap, src_addr)) = (dst, src);
+    if range_of(call, "destination", dst_mmap, dst_addr, length).is_none()
+        || range_of(call, "source", src_mmap, src_addr, length).is_none()
+    {
+        return false;
+    }
+    if length > 0 && dst_addr < src_addr + length && src_addr < dst_addr + length {
+        fault(format!(
+            "{call}: source [{src_addr:#x}, +{length}) and destination [{dst_addr:#x}, +{length}) overlap"
+        ));
+        return false;
+    }
+    // SAFETY: both ranges lie in live maps (checked above); the probe catches
+    // an address that is not mapped, fenced or freed, on either side.
+    let copied =
+        unsafe { trap::probe_copy(dst_addr as *mut u8, src_addr as *const u8, length as usize) };
+    match copied {
+        Ok(()) => true,
+        Err(bad) => {
+            let access = if bad >= src_addr && bad - src_addr < length {
+                Access::Read
+            } else {
+                Access::Write
+            };
+            bad_address(call, bad, access);
+            false
+        }
+    }
+}
+
 /// `doca_dpa_dev_post_memcpy` (`room` = `length`) and
 /// `doca_dpa_dev_post_buf_memcpy` (`room` = the destination buffer's length,
 /// `length` the source's): checks the handle, flags and both ranges, copies,
@@ -249,27 +286,8 @@ pub extern "C" fn doca_sim_impl_async_memcpy(
             "{call}: the destination ({room} bytes) is shorter than the source ({length} bytes)"
         ));
     }
-    if range_of(call, "destination", dst_mmap, dst_addr, length).is_none()
-        || range_of(call, "source", src_mmap, src_addr, length).is_none()
-    {
+    if !copy_between_maps(call, (dst_mmap, dst_addr), (src_mmap, src_addr), length) {
         return;
-    }
-    if length > 0 && dst_addr < src_addr + length && src_addr < dst_addr + length {
-        return fault(format!(
-            "{call}: source [{src_addr:#x}, +{length}) and destination [{dst_addr:#x}, +{length}) overlap"
-        ));
-    }
-    // SAFETY: both ranges lie in live maps (checked above); the probe catches
-    // an address that is not mapped, fenced or freed, on either side.
-    let copied =
-        unsafe { trap::probe_copy(dst_addr as *mut u8, src_addr as *const u8, length as usize) };
-    if let Err(bad) = copied {
-        let access = if bad >= src_addr && bad - src_addr < length {
-            Access::Read
-        } else {
-            Access::Write
-        };
-        return bad_address(call, bad, access);
     }
     let (index, completion) = AsyncOpsCore::next_index(&mut lock(&ops.state));
     if flags & OPTIMIZE_REPORTS == 0 {

@@ -158,6 +158,24 @@ pub(crate) struct ThreadCore {
 }
 
 impl ThreadCore {
+    /// The DPA context the thread runs on.
+    pub(crate) fn dpa(&self) -> &Arc<DpaCore> {
+        &self.dpa
+    }
+
+    /// Binds a completion source of another library (a DOCA Comch consumer
+    /// completion context) to the thread, which must be started, as
+    /// `doca_dpa_completion_start` binds a DPA completion context: once bound,
+    /// `doca_dpa_thread_run` accepts the thread.
+    pub(crate) fn attach_source(&self) -> SimResult {
+        let mut cfg = lock(&self.config);
+        if !cfg.started {
+            return Err(fail(codes::BAD_STATE, "start the bound DPA thread first"));
+        }
+        cfg.attached = true;
+        Ok(())
+    }
+
     /// The thread's local storage address.
     pub(crate) fn local_storage(&self) -> u64 {
         lock(&self.config).local_storage
@@ -290,6 +308,12 @@ impl Child for DpaThread {
 
 fn thread<'a>(ptr: *const abi::doca_dpa_thread) -> SimResult<&'a DpaThread> {
     child::<DpaThread, _>(ptr)
+}
+
+/// The shared state of a live DPA thread (for other libraries' objects bound
+/// to it).
+pub(crate) fn thread_core(ptr: *const abi::doca_dpa_thread) -> SimResult<Arc<ThreadCore>> {
+    Ok(thread(ptr)?.core.clone())
 }
 
 fn configure_thread(
