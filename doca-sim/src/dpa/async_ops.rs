@@ -3,8 +3,7 @@
 //! `doca_dpa_dev_post_buf_memcpy`) and the waits of
 //! `doca_dpa_dev_sync_event.h` (`doca_dpa_dev_sync_event_post_wait_gt` /
 //! `_ne`), completed through the DPA completion context the host attached
-//! (`doca_dpa_async_ops_attach`). The host-side lifecycle is in
-//! `threads.rs`.
+//! (`doca_dpa_async_ops_attach`), and its host-side lifecycle.
 //!
 //! What DOCA documents: the calls are non-blocking, for DPA threads only (not
 //! for launched kernels); a copy's destination holds the source's bytes once
@@ -21,15 +20,21 @@
 // export, not for Rust callers.
 #![allow(unreachable_pub)]
 
-use std::ffi::c_int;
+use std::ffi::{c_int, c_uint};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::fault::{Access, DeviceCode, FaultKind};
 use super::launch::{bad_address, raise, with_device};
-use super::threads::{comp, CompletionCore};
+use super::threads::{
+    child, comp, completion_core, destroy_child, handle_of, new_child, rounded_queue_size,
+    stop_child, Child, CompletionCore,
+};
 use super::DpaCore;
+use crate::abi;
+use crate::error::{codes, fail};
+use crate::export::{doca_api, out};
 use crate::mmap::{handle_info, HandleRange};
-use crate::registry;
+use crate::registry::{self, SimObject};
 use crate::sync_event::value::{Compare, EventCore, Watcher};
 use crate::trap::{self, SimCode};
 
@@ -153,6 +158,107 @@ impl Watcher for AsyncOpsCore {
             }
         }
     }
+}
+
+// ---------------------------------------------------------------- host side
+
+/// `struct doca_dpa_async_ops`.
+pub(crate) struct AsyncOps {
+    core: Arc<AsyncOpsCore>,
+}
+impl SimObject for AsyncOps {
+    const KIND: &'static str = "doca_dpa_async_ops";
+}
+impl Child for AsyncOps {
+    fn parent(&self) -> &Arc<DpaCore> {
+        &self.core.dpa
+    }
+    fn started(&self) -> bool {
+        lock(&self.core.state).started
+    }
+    /// Stops it; the waits kernels posted and the events have not satisfied
+    /// are dropped.
+    fn stop(&self) {
+        self.core.stop();
+    }
+    fn on_destroy(&self) {
+        if let Some(h) = lock(&self.core.state).handle.take() {
+            registry::retract(h);
+        }
+    }
+}
+
+doca_api! {
+    /// Creates an async-ops context.
+    fn doca_dpa_async_ops_create(dpa: *mut abi::doca_dpa, queue_size: c_uint, user_data: u64, async_ops: *mut *mut abi::doca_dpa_async_ops) {
+        if async_ops.is_null() {
+            return Err(fail(codes::INVALID_VALUE, "NULL output pointer"));
+        }
+        let size = rounded_queue_size(queue_size)?;
+        let a = new_child(dpa, |core| Ok(AsyncOps { core: Arc::new(AsyncOpsCore::new(core, size, user_data)) }))?;
+        out(async_ops, a.cast())
+    }
+
+    /// Destroys it, stopping it first if it is started.
+    fn doca_dpa_async_ops_destroy(async_ops: *mut abi::doca_dpa_async_ops) {
+        destroy_child::<AsyncOps, _>(async_ops)
+    }
+
+    /// The rounded queue size.
+    fn doca_dpa_async_ops_get_queue_size(async_ops: *mut abi::doca_dpa_async_ops, queue_size: *mut c_uint) {
+        out(queue_size, child::<AsyncOps, _>(async_ops)?.core.size)
+    }
+
+    /// The user data given at creation.
+    fn doca_dpa_async_ops_get_user_data(async_ops: *mut abi::doca_dpa_async_ops, user_data: *mut u64) {
+        out(user_data, child::<AsyncOps, _>(async_ops)?.core.user_data)
+    }
+
+    /// Attaches the completion context that receives its completions.
+    fn doca_dpa_async_ops_attach(async_ops: *mut abi::doca_dpa_async_ops, dpa_comp: *mut abi::doca_dpa_completion) {
+        let a = child::<AsyncOps, _>(async_ops)?;
+        let c = completion_core(dpa_comp)?;
+        let mut st = lock(&a.core.state);
+        if st.started {
+            return Err(fail(codes::BAD_STATE, "async ops already started"));
+        }
+        c.attach_producer()?;
+        st.completion = Some(c);
+        Ok(())
+    }
+
+    /// Starts it; its completion context must be attached and started.
+    fn doca_dpa_async_ops_start(async_ops: *mut abi::doca_dpa_async_ops) {
+        let a = child::<AsyncOps, _>(async_ops)?;
+        a.core.dpa.require_running()?;
+        let mut st = lock(&a.core.state);
+        if st.started {
+            return Err(fail(codes::BAD_STATE, "async ops already started"));
+        }
+        if !st.completion.as_ref().is_some_and(|c| c.is_started()) {
+            return Err(fail(codes::BAD_STATE, "attach a started completion context first"));
+        }
+        st.started = true;
+        Ok(())
+    }
+
+    /// Stops it.
+    fn doca_dpa_async_ops_stop(async_ops: *mut abi::doca_dpa_async_ops) {
+        stop_child::<AsyncOps, _>(async_ops, "async ops not started")
+    }
+
+    /// The DPA handle of started async ops.
+    fn doca_dpa_async_ops_get_dpa_handle(async_ops: *mut abi::doca_dpa_async_ops, handle: *mut abi::doca_dpa_dev_async_ops_t) {
+        let a = child::<AsyncOps, _>(async_ops)?;
+        let mut st = lock(&a.core.state);
+        if !st.started {
+            return Err(fail(codes::BAD_STATE, "async ops not started"));
+        }
+        let core = a.core.clone();
+        let h = handle_of(&mut st.handle, || core);
+        out(handle, h)
+    }
+
 }
 
 // ---------------------------------------------------------------- device side
