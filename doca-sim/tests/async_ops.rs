@@ -212,8 +212,7 @@ impl Fixture {
     /// Posts `op`, expecting it to fault the context; the fault's report.
     fn run_faulting(&mut self, op: u32, args: &[u64]) -> FaultReport {
         self.post(op, args);
-        assert!(poll(PATIENCE, || self.ctx.peek() == BAD_STATE), "no fault");
-        doca_sim::fault_report(self.ctx.dpa).expect("a fault report")
+        self.ctx.awaited_fault()
     }
 
     /// Waits for the thread to have seen `n` elements in all; returns them.
@@ -470,8 +469,7 @@ fn bad_posts_are_device_faults() {
             }
             1 => {
                 ok!(fx.ctx.launch(fx.kicked, 1, 1, fx.from_kernel));
-                assert!(poll(PATIENCE, || fx.ctx.peek() == BAD_STATE), "no fault");
-                doca_sim::fault_report(fx.ctx.dpa).expect("a fault report")
+                fx.ctx.awaited_fault()
             }
             2 => {
                 ok!(abi::doca_dpa_async_ops_stop(fx.ops));

@@ -200,8 +200,7 @@ impl Fixture {
 
     fn run_faulting(&mut self, op: u32, arg: u64) -> FaultReport {
         self.launch(op, arg);
-        assert!(poll(PATIENCE, || self.ctx.peek() == BAD_STATE), "no fault");
-        doca_sim::fault_report(self.ctx.dpa).expect("a fault report")
+        self.ctx.awaited_fault()
     }
 
     /// A send of `len` bytes to consumer `id`.
