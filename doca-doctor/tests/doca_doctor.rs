@@ -714,7 +714,12 @@ fn temp_dir(test: &str) -> TempDir {
 
 /// Whether pkg-config can be run (the doctor finds installs with it).
 fn pkg_config() -> bool {
-    let found = doca_build_support::discovery::pkg_config_available();
+    let found = ["pkg-config", "pkgconf"].iter().any(|exe| {
+        std::process::Command::new(exe)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
     if !found {
         eprintln!("skipped: no pkg-config on this machine");
     }
