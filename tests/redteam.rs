@@ -3333,4 +3333,161 @@ mod round5 {
             "LEAK: {most} DPA heap blocks live while one box was set"
         );
     }
+
+    /// A waker that makes an RPC on the context when woken, and records how long
+    /// it took and what it returned.
+    struct RpcWaker {
+        dpa: Dpa,
+        result: Mutex<Option<WakerRpc>>,
+    }
+
+    /// How long the waker's RPC took, what it returned, and whether the waker
+    /// ran on the RPC thread.
+    type WakerRpc = (Duration, Result<u64, String>, bool);
+
+    impl Wake for RpcWaker {
+        fn wake(self: Arc<Self>) {
+            self.wake_by_ref();
+        }
+        fn wake_by_ref(self: &Arc<Self>) {
+            let on_rpc_thread = self.dpa.rpc_thread() == Some(std::thread::current().id());
+            let t = Instant::now();
+            let r = self
+                .dpa
+                .rpc(&doca_tests::add, (1u64, 2u64), Duration::from_secs(5))
+                .map_err(e);
+            *self.result.lock().unwrap() = Some((t.elapsed(), r, on_rpc_thread));
+        }
+    }
+
+    /// Regression (R5, a deadlock): the RPC thread woke the futures waiting at
+    /// the gate itself, so a waker that makes an RPC queued it to that same
+    /// thread and waited for itself (another thread's 5 s RPC took 29.5 s). Now
+    /// the caller that got the outcome wakes them once it released the gate, and
+    /// a timed-out call's return has them woken on a thread of their own.
+    #[test]
+    fn a_waker_that_makes_an_rpc_when_the_gate_frees() {
+        let _one = serial();
+        let r = within(Duration::from_secs(60), "rpc from a waker", || {
+            let _live = scope_with(5000, false);
+            let dpa = common::dpa();
+            let engine = quiet_engine()?;
+            let data = DpaBuffer::<u64>::new(&dpa, 8).map_err(e)?;
+            let rpc_waker = || {
+                let waker = Arc::new(RpcWaker {
+                    dpa: dpa.clone(),
+                    result: Mutex::new(None),
+                });
+                (Waker::from(waker.clone()), waker)
+            };
+            let woken = |waker: &RpcWaker| {
+                let deadline = Instant::now() + Duration::from_secs(20);
+                while waker.result.lock().unwrap().is_none() && Instant::now() < deadline {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                waker.result.lock().unwrap().take()
+            };
+            // The RPC's caller waits for its outcome; a future polled during the
+            // RPC waits at the gate.
+            // Made before the RPC: its creation names the context.
+            let done = CompletionEvent::with_engine(&dpa, Export::No, &engine).map_err(e)?;
+            let go = Arc::new(WaitEvent::new(&dpa, Export::ToDpa).map_err(e)?);
+            let rpc = {
+                let (dpa, go, data) = (dpa.clone(), go.clone(), data.slice(0, 8).map_err(e)?);
+                std::thread::spawn(move || {
+                    let t = Instant::now();
+                    let r = dpa.rpc(&doca_tests::redteam_poll_rpc, (&*go, &data), LONG);
+                    (t.elapsed(), r.map_err(e))
+                })
+            };
+            std::thread::sleep(Duration::from_millis(100));
+            let (w, waker) = rpc_waker();
+            let mut fut = std::pin::pin!(done.reached(1));
+            if let Poll::Ready(r) = fut.as_mut().poll(&mut Context::from_waker(&w)) {
+                return Err(format!("the future was ready: {r:?}"));
+            }
+            go.set(1).map_err(e)?;
+            let (took, rpc) = rpc.join().map_err(|_| "the rpc thread panicked")?;
+            Ok::<_, String>((took, rpc, woken(&waker)))
+        });
+        let (took, rpc, woken) = r.unwrap_or_else(|m| panic!("the case failed to run: {m}"));
+        eprintln!("RPC {rpc:?} after {took:?}; the waker: {woken:?}");
+        assert_eq!(rpc, Ok(8), "the RPC");
+        assert!(
+            took < Duration::from_secs(2),
+            "DEADLOCK: the RPC took {took:?}"
+        );
+        let Some((waker_took, waker_rpc, on_rpc_thread)) = woken else {
+            panic!("HANG: the waker was never woken");
+        };
+        assert!(!on_rpc_thread, "the waker ran on the RPC thread");
+        assert_eq!(waker_rpc, Ok(3), "the waker's RPC");
+        assert!(
+            waker_took < Duration::from_secs(2),
+            "DEADLOCK: the waker's RPC took {waker_took:?}"
+        );
+    }
+
+    /// Regression (R6, a deadlock): `DpaBox::set` held the box's mutex across
+    /// its DOCA call, whose wait at the gate settled a timed-out RPC and emitted
+    /// an event; a subscriber that sets the same box locked the mutex again.
+    #[test]
+    fn a_subscriber_that_sets_the_box_being_set() {
+        let _one = serial();
+        let r = within(Duration::from_secs(30), "set from a subscriber", || {
+            let _live = scope_with(5000, false);
+            let dpa = common::dpa();
+            let scratch = Arc::new(DpaBuffer::<u64>::new(&dpa, 1).map_err(e)?);
+            let state = Arc::new(
+                doca::dpa::DpaBox::new(
+                    &dpa,
+                    &doca_tests::r5_state {
+                        generation: 0,
+                        scratch: Dev::new(&*scratch).map_err(e)?,
+                    },
+                )
+                .map_err(e)?,
+            );
+            let go = WaitEvent::new(&dpa, Export::ToDpa).map_err(e)?;
+            let data = DpaBuffer::<u64>::new(&dpa, 8).map_err(e)?;
+            let rpc = dpa.rpc(
+                &doca_tests::redteam_poll_rpc,
+                (&go, &data),
+                Duration::from_millis(20),
+            );
+            if !matches!(rpc, Err(Error::RpcTimeout(_))) {
+                return Err(format!("expected a timeout, got {rpc:?}"));
+            }
+            go.set(1).map_err(e)?;
+            std::thread::sleep(Duration::from_millis(100));
+            let seen = Arc::new(Mutex::new(Vec::new()));
+            let sub = {
+                let (state, seen, scratch) = (state.clone(), seen.clone(), scratch.clone());
+                Reentrant::new(move |_| {
+                    let r = Dev::new(&*scratch).and_then(|scratch| {
+                        state.set(&doca_tests::r5_state {
+                            generation: 2,
+                            scratch,
+                        })
+                    });
+                    seen.lock().unwrap().push(r.map_err(e));
+                })
+            };
+            let outer = tracing::subscriber::with_default(sub, || {
+                state.set(&doca_tests::r5_state {
+                    generation: 1,
+                    scratch: Dev::new(&*scratch)?,
+                })
+            });
+            let seen = seen.lock().unwrap().clone();
+            Ok::<_, String>((outer.map_err(e), seen, state.get().map_err(e)?.generation))
+        });
+        let (outer, seen, _) = r.expect("the case failed to run");
+        assert_eq!(outer, Ok(()), "the outer set");
+        assert!(!seen.is_empty(), "the subscriber saw no event");
+        assert!(
+            seen.iter().all(Result::is_ok),
+            "the subscriber's sets: {seen:?}"
+        );
+    }
 }
