@@ -489,7 +489,10 @@ impl Dpa {
     /// [`serialized`](crate::serialized) during an RPC), the object is left alive:
     /// an [`Outcome::StopFailed`](crate::core::Outcome::StopFailed), so that its
     /// owner leaks what it uses too.
-    pub(crate) fn teardown_child<O: crate::core::DocaObject>(
+    ///
+    /// For doca-rdma's objects on a DPA context's datapath too; not an API.
+    #[doc(hidden)]
+    pub fn teardown_child<O: crate::core::DocaObject>(
         &self,
         raw: &mut crate::core::Owned<O>,
     ) -> crate::core::Outcome {

@@ -1,6 +1,8 @@
 //! Memory maps of DPA heap memory (`doca_mmap.h`'s DPA part): a [`DpaMmap`]
 //! describes a range of a [`DpaBuffer`], and its 32-bit DPA handle is passed
-//! to kernels as a [`param::Mmap`] argument.
+//! to kernels as a [`param::Mmap`] argument. A map made with RDMA access
+//! ([`AccessFlags`]) is also exported for an RDMA peer ([`DpaMmap::export_rdma`]),
+//! whose remote map (doca-rdma) names it in one-sided operations.
 
 use std::fmt;
 use std::sync::Arc;
@@ -13,6 +15,32 @@ use crate::dpa::Dpa;
 use crate::error::{doca_call, Error, Result};
 use crate::keep::{Keep, KeepAlive};
 use crate::memory::{Allocation, DeviceCopy, DpaBuffer};
+
+bitflags::bitflags! {
+    /// Who may access a memory map, and how (`enum doca_access_flag`, given to
+    /// `doca_mmap_set_permissions`). The empty set is
+    /// `DOCA_ACCESS_FLAG_LOCAL_READ_ONLY`.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub struct AccessFlags: u32 {
+        /// Local reads and writes (`DOCA_ACCESS_FLAG_LOCAL_READ_WRITE`).
+        const LOCAL_READ_WRITE = sys::DOCA_ACCESS_FLAG_LOCAL_READ_WRITE as u32;
+        /// RDMA reads by a peer (`DOCA_ACCESS_FLAG_RDMA_READ`).
+        const RDMA_READ = sys::DOCA_ACCESS_FLAG_RDMA_READ as u32;
+        /// RDMA writes by a peer (`DOCA_ACCESS_FLAG_RDMA_WRITE`).
+        const RDMA_WRITE = sys::DOCA_ACCESS_FLAG_RDMA_WRITE as u32;
+        /// RDMA atomics by a peer (`DOCA_ACCESS_FLAG_RDMA_ATOMIC`).
+        const RDMA_ATOMIC = sys::DOCA_ACCESS_FLAG_RDMA_ATOMIC as u32;
+    }
+}
+
+impl AccessFlags {
+    /// What NVIDIA's DPA RDMA samples give their maps: local read/write and every
+    /// RDMA access.
+    pub const RDMA_ALL: AccessFlags = AccessFlags::LOCAL_READ_WRITE
+        .union(AccessFlags::RDMA_READ)
+        .union(AccessFlags::RDMA_WRITE)
+        .union(AccessFlags::RDMA_ATOMIC);
+}
 
 crate::__doca_object!(
     /// `doca_mmap`.
@@ -67,6 +95,30 @@ impl DpaMmap {
         offset: usize,
         count: usize,
     ) -> Result<DpaMmap> {
+        Self::map(dpa, buffer, offset, count, None)
+    }
+
+    /// Like [`DpaMmap::with_range`], with the access rights `access`
+    /// (`doca_mmap_set_permissions`, STABLE, before the start): a map an RDMA peer
+    /// reads, writes or updates atomically needs the RDMA rights, and a map RDMA
+    /// receives land in needs [`AccessFlags::LOCAL_READ_WRITE`].
+    pub fn with_access<T: DeviceCopy>(
+        dpa: &Dpa,
+        buffer: &DpaBuffer<T>,
+        offset: usize,
+        count: usize,
+        access: AccessFlags,
+    ) -> Result<DpaMmap> {
+        Self::map(dpa, buffer, offset, count, Some(access))
+    }
+
+    fn map<T: DeviceCopy>(
+        dpa: &Dpa,
+        buffer: &DpaBuffer<T>,
+        offset: usize,
+        count: usize,
+        access: Option<AccessFlags>,
+    ) -> Result<DpaMmap> {
         const CALL: &str = "doca_mmap_set_dpa_memrange";
         let end = offset.checked_add(count).filter(|e| *e <= buffer.len());
         if end.is_none() {
@@ -109,6 +161,10 @@ impl DpaMmap {
             len,
             _memory: buffer.allocation().clone(),
         };
+        if let Some(access) = access {
+            // SAFETY: our unstarted map; flags of `enum doca_access_flag`.
+            unsafe { doca_call!(doca_mmap_set_permissions(raw, access.bits())) }?;
+        }
         // SAFETY: an unstarted map, a started context and a range of its heap: the
         // buffer is memory of this context (checked above) and the range lies
         // inside it (checked above); the map keeps the memory alive.
@@ -157,6 +213,28 @@ impl DpaMmap {
     /// this map lives; do not stop or destroy it.
     pub fn as_ptr(&self) -> *mut sys::doca_mmap {
         self.inner.raw.as_ptr()
+    }
+
+    /// The map's RDMA export (`doca_mmap_export_rdma`, STABLE, for the context's
+    /// device): bytes a service sends its peer over its own channel, from which the
+    /// peer makes a remote map (doca-rdma's `RemoteMmap`) to read, write or update
+    /// this memory with one-sided RDMA operations, as far as the map's
+    /// [`AccessFlags`] allows. The peer's remote map does not keep this map alive:
+    /// once this map is gone, the peer's operations on it fail at the peer.
+    #[cfg(doca_sym = "doca_mmap_export_rdma")]
+    pub fn export_rdma(&self) -> Result<Vec<u8>> {
+        let (raw, dev) = (self.as_ptr(), self.inner.dpa.device().as_ptr());
+        // At the context's RPC gate, as the map's start and teardown: a map over DPA
+        // memory is the context's.
+        self.inner.dpa.with_ctx(|_| {
+            let mut desc = std::ptr::null();
+            let mut len = 0usize;
+            // SAFETY: a started map of the context's device; valid out-pointers.
+            unsafe { doca_call!(doca_mmap_export_rdma(raw, dev, &mut desc, &mut len)) }?;
+            // SAFETY: DOCA hands back `len` bytes it owns and keeps while the map
+            // lives (it lives: `self` holds it); they are copied at once.
+            unsafe { crate::core::copy_out("doca_mmap_export_rdma", desc.cast(), len) }
+        })
     }
 }
 
