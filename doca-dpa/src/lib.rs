@@ -192,7 +192,7 @@ pub use memory::{DeviceCopy, DeviceStruct, DpaBox, DpaBuffer, DpaSlice};
     doca_sym = "doca_mmap_dev_get_dpa_handle",
     doca_sym = "doca_dpa_mem_alloc"
 ))]
-pub use mmap::{AccessFlags, DpaMmap};
+pub use mmap::{AccessFlags, DpaMmap, RdmaExport};
 #[cfg(doca_sym = "doca_sync_event_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use reactor::Reactor;

@@ -15,6 +15,8 @@ use std::fmt;
 use std::sync::Arc;
 
 use doca_dpa::core::{DocaObject, Owned};
+#[cfg(doca_rdma_remote_mmap)]
+use doca_dpa::RdmaExport;
 use doca_dpa::{param, Dpa, Keep, KeepAlive, KernelArg, Result};
 
 use crate::error::{core_call, invalid};
@@ -89,6 +91,8 @@ doca_dpa::__doca_object!(
 #[cfg(doca_rdma_remote_mmap)]
 pub struct RemoteMmap {
     inner: Arc<Imported<RawRemoteMmap>>,
+    /// The peer's range: address and length.
+    range: (u64, u64),
 }
 
 #[cfg(doca_rdma_remote_mmap)]
@@ -96,18 +100,20 @@ impl fmt::Debug for RemoteMmap {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RemoteMmap")
             .field("dpa", &self.inner.dpa.serial())
+            .field("len", &self.range.1)
             .finish_non_exhaustive()
     }
 }
 
 #[cfg(doca_rdma_remote_mmap)]
 impl RemoteMmap {
-    /// Makes the remote map from `export`, a peer's `doca_mmap_export_rdma` bytes
-    /// (a [`DpaMmap::export_rdma`](doca_dpa::DpaMmap::export_rdma), say), for the
-    /// kernels of `dpa`. Empty bytes are refused before DOCA is called; bytes DOCA
-    /// cannot read are its error.
-    pub fn new(dpa: &Dpa, export: &[u8]) -> Result<RemoteMmap> {
+    /// Makes the remote map from `export`, a peer's
+    /// [`DpaMmap::export_rdma`](doca_dpa::DpaMmap::export_rdma) (read from its bytes
+    /// with [`RdmaExport::from_bytes`], which refuses garbage), for the kernels of
+    /// `dpa`. A descriptor DOCA cannot read is its error.
+    pub fn new(dpa: &Dpa, export: &RdmaExport) -> Result<RemoteMmap> {
         const CALL: &str = "doca_mmap_create_from_export";
+        let (range, export) = ((export.addr(), export.len()), export.descriptor());
         check_export(CALL, "memory map", export)?;
         let dev = dpa.device().as_ptr();
         let mut raw = std::ptr::null_mut();
@@ -135,7 +141,25 @@ impl RemoteMmap {
         inner.handle = u64::from(handle);
         Ok(RemoteMmap {
             inner: Arc::new(inner),
+            range,
         })
+    }
+
+    /// Where the peer's range starts, in the peer's address space: the remote
+    /// address one-sided operations name (a plain value for a `uint64_t`
+    /// parameter; the device checks each access against the remote map).
+    pub fn addr(&self) -> u64 {
+        self.range.0
+    }
+
+    /// The peer's range's length in bytes.
+    pub fn len(&self) -> u64 {
+        self.range.1
+    }
+
+    /// Whether the range is empty (never: exports of empty maps are refused).
+    pub fn is_empty(&self) -> bool {
+        self.range.1 == 0
     }
 
     /// The DPA context whose kernels may use it.

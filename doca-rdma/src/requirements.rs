@@ -32,6 +32,9 @@ pub(crate) const REMOTE_MMAP: &[&str] = &[
     "doca_mmap_dev_get_dpa_handle",
     "doca_mmap_destroy",
     "doca_dpa_create",
+    // doca-dpa's memory maps, whose `RdmaExport` a remote map is made from.
+    "doca_mmap_set_dpa_memrange",
+    "doca_dpa_mem_alloc",
 ];
 
 /// Remote-net sync events made from a peer's export (`doca_rdma_remote_event`).
