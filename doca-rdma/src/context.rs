@@ -225,9 +225,10 @@ impl RdmaBuilder {
     pub fn start(self) -> Result<Rdma> {
         let dev = self.dpa.device().as_ptr();
         let mut raw = std::ptr::null_mut();
-        // SAFETY: an open device (the DPA context keeps it open); valid out-pointer.
-        self.dpa
-            .with_ctx(|_| unsafe { rdma_call!(doca_rdma_create(dev, &mut raw)) })?;
+        self.dpa.with_ctx(|_| {
+            // SAFETY: an open device (the DPA context keeps it open); valid out-pointer.
+            unsafe { rdma_call!(doca_rdma_create(dev, &mut raw)) }
+        })?;
         let mut inner = RdmaInner {
             // SAFETY: what doca_rdma_create just returned: NULL or a new object that
             // nothing else owns, handed over here.
