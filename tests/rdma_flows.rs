@@ -9,6 +9,8 @@ mod common;
 doca::rdma::if_rdma! {
     #[path = "rdma/flows.rs"]
     mod flows;
+    #[path = "rdma/setup.rs"]
+    mod setup;
 }
 
 doca::rdma::if_no_rdma! {

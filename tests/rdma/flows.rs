@@ -13,27 +13,14 @@ use crate::common::{self, doca_tests};
 
 const LONG: Duration = Duration::from_secs(20);
 
-/// A started context on `dpa` with its own completion.
-pub(crate) fn rdma(dpa: &Dpa, connections: u16) -> Rdma {
-    let completion = CompletionBuilder::new(dpa, 64).unwrap().start().unwrap();
-    RdmaBuilder::new(dpa, &completion)
-        .unwrap()
-        .permissions(AccessFlags::RDMA_ALL)
-        .max_connections(connections)
-        .unwrap()
-        .recv_queue_size(8)
-        .unwrap()
-        .start()
-        .unwrap()
+/// A started context on `dpa` (see `setup::rdma`).
+fn rdma(dpa: &Dpa, connections: u16) -> Rdma {
+    crate::setup::rdma(dpa, connections).unwrap()
 }
 
-/// Two contexts on `dpa`, connected once: (a's connection, b's connection).
-pub(crate) fn pair(a: &Rdma, b: &Rdma) -> (Connection, Connection) {
-    let (x, y) = (a.export().unwrap(), b.export().unwrap());
-    let x_details = x.details().to_vec();
-    let x = x.connect(y.details()).unwrap();
-    let y = y.connect(&x_details).unwrap();
-    (x, y)
+/// Two contexts connected once (see `setup::pair`).
+fn pair(a: &Rdma, b: &Rdma) -> (Connection, Connection) {
+    crate::setup::pair(a, b).unwrap()
 }
 
 #[test]
