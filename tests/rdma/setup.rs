@@ -1,6 +1,8 @@
 //! What the DOCA RDMA tests share (tests/rdma/flows.rs, tests/soundness.rs,
 //! tests/api_fuzz.rs): a started context with its own completion, and two
 //! contexts connected to each other.
+// Not every test binary that includes it uses every helper.
+#![allow(dead_code)]
 
 use doca::dpa::{AccessFlags, CompletionBuilder, Dpa, Result};
 use doca::rdma::{Connection, Rdma, RdmaBuilder};
