@@ -20,6 +20,6 @@ DOCA_RS_FN(doca_rdma_set_gid_index, 0, doca_error_t (struct doca_rdma *, uint32_
 DOCA_RS_FN(doca_rdma_set_max_num_connections, 0, doca_error_t (struct doca_rdma *, uint16_t))
 DOCA_RS_FN(doca_rdma_get_max_num_connections, 0, doca_error_t (struct doca_rdma *, uint16_t *))
 DOCA_RS_FN(doca_rdma_task_receive_set_dst_buf_list_len, 0, doca_error_t (struct doca_rdma *, uint32_t))
-DOCA_RS_FN(doca_rdma_get_dpa_handle, 0, doca_error_t (struct doca_rdma *, doca_dpa_dev_rdma_t *))
+DOCA_RS_FN_INTS(doca_rdma_get_dpa_handle, 0, doca_error_t (struct doca_rdma *, doca_dpa_dev_rdma_t *), DOCA_RS_IS(doca_rdma_get_dpa_handle, doca_error_t (struct doca_rdma *, unsigned long *)) || DOCA_RS_IS(doca_rdma_get_dpa_handle, doca_error_t (struct doca_rdma *, unsigned long long *)))
 DOCA_RS_FN(doca_rdma_connection_get_id, 0, doca_error_t (const struct doca_rdma_connection *, uint32_t *))
 DOCA_RS_FN(doca_rdma_dpa_completion_attach, 0, doca_error_t (struct doca_rdma *, struct doca_dpa_completion *))
