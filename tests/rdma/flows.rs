@@ -215,3 +215,41 @@ fn stop_waits_for_every_user() {
     a.stop().unwrap();
     drop((y, b));
 }
+
+/// The peer's map (and its memory) is gone when this side writes through its
+/// remote map: the write fails at this side (an error completion), as an RDMA
+/// write to a deregistered region does, and never reaches freed memory.
+#[test]
+fn a_write_to_a_peer_map_that_is_gone_fails_at_the_initiator() {
+    let dpa = common::dpa();
+    let (initiator, target) = (rdma(&dpa, 1), rdma(&dpa, 1));
+    let (conn, _target_conn) = pair(&initiator, &target);
+    let export = {
+        let landing = DpaBuffer::<u64>::from_slice(&dpa, &[0]).unwrap();
+        let map = DpaMmap::with_access(&dpa, &landing, 0, 1, AccessFlags::RDMA_ALL).unwrap();
+        map.export_rdma().unwrap()
+    };
+    let remote = RemoteMmap::new(&dpa, &export).unwrap();
+    let signal = SignalEvent::new(&dpa).unwrap();
+    let remote_signal = RemoteEvent::new(&dpa, &signal.export().unwrap()).unwrap();
+    let src = DpaBuffer::<u64>::from_slice(&dpa, &[7]).unwrap();
+    let src_map = DpaMmap::with_access(&dpa, &src, 0, 1, AccessFlags::LOCAL_READ_WRITE).unwrap();
+    let launcher = Launcher::new(&dpa).unwrap();
+    launcher
+        .launch(
+            &doca_tests::rdma_write_signal,
+            1,
+            (&conn, conn.id(), &remote, remote.addr(), &src_map, &src, 8u64, &remote_signal),
+        )
+        .unwrap()
+        .wait(LONG)
+        .unwrap();
+    assert_eq!(dpa.health().unwrap(), doca::dpa::Health::Ok, "{:?}", dpa.fault_report());
+    let out = DpaBuffer::<u64>::from_slice(&dpa, &[0, 0]).unwrap();
+    launcher
+        .launch(&doca_tests::rdma_drain, 1, (initiator.completion(), &out))
+        .unwrap()
+        .wait(LONG)
+        .unwrap();
+    assert!(out.to_vec().unwrap()[0] >= 1, "no error completion at the initiator");
+}
