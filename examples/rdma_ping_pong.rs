@@ -11,16 +11,7 @@
 //!
 //! `cargo run --example rdma_ping_pong`
 
-doca::rdma::if_no_rdma! {
-    fn main() {
-        match doca::rdma::availability() {
-            doca::rdma::Availability::Absent(why) => {
-                println!("DOCA RDMA is not available in this build: {why}")
-            }
-            other => println!("DOCA RDMA is not available in this build: {other:?}"),
-        }
-    }
-}
+include!("rdma_absent.rs.in");
 
 doca::rdma::if_rdma! {
     use std::mem::ManuallyDrop;
