@@ -81,6 +81,10 @@ const TYPE_TABLE: &[(&str, RustParam)] = &[
     ),
     ("doca_rdmi_dev_poster_t", h64("param::RdmiPoster")),
     ("doca_dpa_dev_rdma_t", h64("param::Rdma")),
+    (
+        "doca_dpa_dev_sync_event_remote_net_t",
+        h64("param::RemoteEvent"),
+    ),
 ];
 
 /// Any DPA address: `void *`, `doca_dpa_dev_uintptr_t`, a pointer member of a struct.
