@@ -26,6 +26,8 @@ pub const HAND_DECLARED_CFG: &str = "doca_hand_declared";
 pub const RDMI_ABSENT_CFG: &str = "doca_rdmi_absent";
 /// The `doca_rdma_absent` cfg name.
 pub const RDMA_ABSENT_CFG: &str = "doca_rdma_absent";
+/// The `doca_comch_absent` cfg name.
+pub const COMCH_ABSENT_CFG: &str = "doca_comch_absent";
 
 /// A list of cargo directives, one per line, without the trailing newline.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -141,6 +143,7 @@ impl Directives {
         self.check_cfg_values(HAND_DECLARED_CFG, HAND_DECLARABLE);
         self.check_cfg(RDMI_ABSENT_CFG);
         self.check_cfg(RDMA_ABSENT_CFG);
+        self.check_cfg(COMCH_ABSENT_CFG);
     }
 
     /// `doca_backend="…"`.

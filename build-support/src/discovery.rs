@@ -2,7 +2,8 @@
 //!
 //! Modules probed: `doca-common` and `doca-dpa` (required), `doca-verbs` and `doca-rdmi`
 //! (optional; RDMI needs both), `doca-rdma` (optional: DOCA RDMA, whose DPA datapath
-//! doca-rdma wraps) and `libflexio` (optional, linked when present).
+//! doca-rdma wraps), `doca-comch` (optional: DOCA Comch, whose DPA message queues
+//! doca-comch wraps) and `libflexio` (optional, linked when present).
 //!
 //! Search order: `PKG_CONFIG_PATH` as set; then, when `DOCA_PREFIX` is set,
 //! `$DOCA_PREFIX/lib/pkgconfig`, `$DOCA_PREFIX/lib/<arch>-linux-gnu/pkgconfig` and
@@ -42,6 +43,7 @@ pub const DOCA_MODULES: &[&str] = &[
     "doca-verbs",
     "doca-rdmi",
     "doca-rdma",
+    "doca-comch",
 ];
 /// Modules without which there is no usable DOCA DPA install.
 pub const REQUIRED_MODULES: &[&str] = &["doca-common", "doca-dpa"];

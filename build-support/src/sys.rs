@@ -35,7 +35,8 @@
 //!
 //! Without `doca-rdmi.pc`, [`SysCrate::Rdmi`] still succeeds: `bindings.rs` holds no
 //! items, nothing is linked, `doca_rdmi_absent` is set and the reason recorded. The same
-//! for [`SysCrate::Rdma`] without `doca-rdma.pc` (`doca_rdma_absent`).
+//! for [`SysCrate::Rdma`] without `doca-rdma.pc` (`doca_rdma_absent`) and
+//! [`SysCrate::Comch`] without `doca-comch.pc` (`doca_comch_absent`).
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -48,7 +49,9 @@ use crate::audit::{
 use crate::backend::{choose, Backend, BackendError};
 use crate::binding_set::{resolve_headers, BindingSet, GENERATED_HEADER};
 use crate::bundled;
-use crate::cfgs::{Directives, HAND_DECLARED_CFG, RDMA_ABSENT_CFG, RDMI_ABSENT_CFG, SYM_CFG};
+use crate::cfgs::{
+    Directives, COMCH_ABSENT_CFG, HAND_DECLARED_CFG, RDMA_ABSENT_CFG, RDMI_ABSENT_CFG, SYM_CFG,
+};
 use crate::check::{self, CheckError};
 use crate::discovery::{self, DiscoveryError, Install, ProbeInputs};
 use crate::env::EnvReader;
@@ -63,6 +66,8 @@ pub enum SysCrate {
     Rdmi,
     /// `doca-rdma-sys` (`links = "doca_rdma"`): DOCA RDMA's DPA datapath.
     Rdma,
+    /// `doca-comch-sys` (`links = "doca_comch"`): DOCA Comch's DPA message queues.
+    Comch,
 }
 
 impl SysCrate {
@@ -72,6 +77,7 @@ impl SysCrate {
             SysCrate::Dpa => BindingSet::Dpa,
             SysCrate::Rdmi => BindingSet::Rdmi,
             SysCrate::Rdma => BindingSet::Rdma,
+            SysCrate::Comch => BindingSet::Comch,
         }
     }
 
@@ -82,6 +88,7 @@ impl SysCrate {
             SysCrate::Dpa => "DOCA_DPA",
             SysCrate::Rdmi => "DOCA_RDMI",
             SysCrate::Rdma => "DOCA_RDMA",
+            SysCrate::Comch => "DOCA_COMCH",
         }
     }
 
@@ -93,6 +100,7 @@ impl SysCrate {
             SysCrate::Dpa => None,
             SysCrate::Rdmi => Some("doca-rdmi"),
             SysCrate::Rdma => Some("doca-rdma"),
+            SysCrate::Comch => Some("doca-comch"),
         }
     }
 
@@ -100,6 +108,7 @@ impl SysCrate {
     fn absent_cfg(self) -> &'static str {
         match self {
             SysCrate::Rdma => RDMA_ABSENT_CFG,
+            SysCrate::Comch => COMCH_ABSENT_CFG,
             SysCrate::Dpa | SysCrate::Rdmi => RDMI_ABSENT_CFG,
         }
     }
@@ -110,6 +119,7 @@ impl SysCrate {
     pub fn absent_reason_const(self) -> &'static str {
         match self {
             SysCrate::Rdma => "RDMA_ABSENT_REASON",
+            SysCrate::Comch => "COMCH_ABSENT_REASON",
             SysCrate::Dpa | SysCrate::Rdmi => "RDMI_ABSENT_REASON",
         }
     }
@@ -120,13 +130,14 @@ impl SysCrate {
             SysCrate::Dpa => &["doca-dpa", "doca-common", "libflexio"],
             SysCrate::Rdmi => &["doca-rdmi", "doca-verbs"],
             SysCrate::Rdma => &["doca-rdma"],
+            SysCrate::Comch => &["doca-comch"],
         }
     }
 
     /// Names asked about in the audit even when no header declares them.
     pub fn extra_names(self) -> &'static [&'static str] {
         match self {
-            SysCrate::Dpa | SysCrate::Rdma => &[],
+            SysCrate::Dpa | SysCrate::Rdma | SysCrate::Comch => &[],
             SysCrate::Rdmi => HAND_DECLARABLE,
         }
     }
@@ -566,6 +577,7 @@ pub fn run(
     d.metadata("include", &crate::join_paths(&include_dirs, ":"));
     d.metadata("rdmi", presence("doca-rdmi"));
     d.metadata("rdma", presence("doca-rdma"));
+    d.metadata("comch", presence("doca-comch"));
     // Where the DOCA device libraries are (dpacc's -device-libs -L), hardware only.
     if let Some(install) = hw_install {
         let dirs = install.link_dirs(&["doca-dpa"]);

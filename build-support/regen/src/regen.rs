@@ -1,5 +1,6 @@
 //! Regenerating the committed bindings (`doca-dpa-sys/bundled/dpa.rs`,
-//! `doca-rdmi-sys/bundled/rdmi.rs` and `doca-rdma-sys/bundled/rdma.rs`) and their check
+//! `doca-rdmi-sys/bundled/rdmi.rs`, `doca-rdma-sys/bundled/rdma.rs`,
+//! `doca-comch-sys/bundled/comch.rs`) and their check
 //! files from the reference headers (`doca-sim/include`), with the same configuration as
 //! hardware builds ([`doca_build_support::bindgen_config`]). Used by
 //! `cargo regen-bindings` and by the freshness test.
@@ -94,16 +95,16 @@ pub struct Args {
     pub check: bool,
     /// `--headers DIR` (default [`default_headers_dir`]).
     pub headers: Option<PathBuf>,
-    /// `--out DIR`: all six files in DIR (default: each set's in its -sys crate,
+    /// `--out DIR`: every file in DIR (default: each set's in its -sys crate,
     /// [`default_sys_dir`]).
     pub out: Option<PathBuf>,
 }
 
 /// The usage text.
 pub const USAGE: &str = "usage: doca-regen-bindings [--check] [--headers DIR] [--out DIR]\n\
-  Regenerates dpa.rs, rdmi.rs and rdma.rs and their check files dpa_check.c,\n\
-  rdmi_check.c and rdma_check.c (default: doca-dpa-sys/bundled, doca-rdmi-sys/bundled,\n\
-  doca-rdma-sys/bundled) from the reference headers (default: doca-sim/include).\n\
+  Regenerates dpa.rs, rdmi.rs, rdma.rs and comch.rs and their check files\n\
+  (default: the bundled directory of each set's -sys crate, doca-dpa-sys/bundled…)\n\
+  from the reference headers (default: doca-sim/include).\n\
   --check compares instead of writing and fails on a difference.";
 
 impl Args {

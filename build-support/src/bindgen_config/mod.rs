@@ -9,6 +9,8 @@
 //!   `use super::dpa::*;` in the committed copy).
 //! * [`BindingSet::Rdma`]: DOCA RDMA's `doca_rdma.h` ([`RDMA_HEADERS`]), reusing the Dpa
 //!   set's items as the Rdmi set does.
+//! * [`BindingSet::Comch`]: the DPA part of DOCA Comch ([`COMCH_HEADERS`]: message
+//!   queues, consumers, producers), reusing the Dpa set's items as the Rdmi set does.
 //!
 //! Settings: C enums as constants (never Rust enums), `-DDOCA_ALLOW_EXPERIMENTAL_API`
 //! and `-DDOCA_ALLOW_DEPRECATED_API`, no doc comments (the -sys crates are raw
@@ -29,8 +31,8 @@ use bindgen::callbacks::{
 use crate::audit::BINDGEN_DEFINES;
 
 pub use crate::binding_set::{
-    resolve_headers, BindingSet, HeaderSelection, DPA_HEADERS, GENERATED_HEADER, RDMA_HEADERS,
-    RDMI_HEADERS,
+    resolve_headers, BindingSet, HeaderSelection, COMCH_HEADERS, DPA_HEADERS, GENERATED_HEADER,
+    RDMA_HEADERS, RDMI_HEADERS,
 };
 
 /// What differs between users of the configuration.
