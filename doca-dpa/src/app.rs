@@ -179,6 +179,16 @@ pub mod param {
         /// `doca_dpa_dev_sync_event_remote_net_t`: a peer's sync event, signalled over
         /// RDMA. Argument: a remote event made from the peer's export (doca-rdma).
         RemoteEvent: u64;
+        /// `doca_dpa_dev_comch_producer_t`: a DPA Comms producer. Argument: a started
+        /// producer (doca-comch).
+        ComchProducer: u64;
+        /// `doca_dpa_dev_comch_consumer_t`: a DPA Comms consumer. Argument: a started
+        /// consumer (doca-comch).
+        ComchConsumer: u64;
+        /// `doca_dpa_dev_comch_consumer_completion_t`: a DPA Comms consumer
+        /// completion context. Argument: a started consumer completion context
+        /// (doca-comch).
+        ComchConsumerCompletion: u64;
     }
 
     #[cfg(doca_sym = "doca_dpa_mem_alloc")]
