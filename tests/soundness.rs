@@ -1044,6 +1044,204 @@ doca::rdma::if_no_rdma! {
     }
 }
 
+// ---- DPA Comms message queues (issue #35) ---------------------------------------------
+
+doca::comch::if_comch! {
+    #[path = "comch/setup.rs"]
+    mod comch_setup;
+
+    /// Every explicit stop of an object a kernel holds is refused, with the object
+    /// back: (queue, consumer, producer, completion context).
+    fn comch_stops_refused(m: comch_setup::Msgq) -> Result<comch_setup::Msgq, String> {
+        fn back<T>(r: Result<(), doca::comch::StopError<T>>, what: &str) -> Result<T, String> {
+            match r {
+                Ok(()) => Err(format!("the {what} was stopped while in use")),
+                Err(e) if matches!(e.error(), Error::InUse { .. }) => {
+                    e.into_parts().1.ok_or_else(|| format!("a refused stop kept the {what}"))
+                }
+                Err(e) => Err(format!("stopping the {what}: {e}")),
+            }
+        }
+        let comch_setup::Msgq { queue, consumer, producer, completion, thread, arg } = m;
+        Ok(comch_setup::Msgq {
+            queue: back(queue.stop(), "message queue")?,
+            consumer: back(consumer.stop(), "consumer")?,
+            producer: back(producer.stop(), "producer")?,
+            completion: back(completion.stop(), "consumer completion context")?,
+            thread,
+            arg,
+        })
+    }
+
+    /// A running kernel was given a consumer, a producer and a consumer completion
+    /// context: every stop is refused, and dropping every host reference stops
+    /// nothing until the kernel, which then posts a receive, sends on the queue and
+    /// re-arms the completion context, was seen to finish.
+    fn a_message_queue_outlives_the_kernel_posting_on_it(live: &Live<'_>) -> CaseResult {
+        let dpa = common::dpa();
+        let m = comch_setup::msgq(&dpa, true).map_err(err)?;
+        let go = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(err)?;
+        let out = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(err)?;
+        let launcher = Launcher::new(&dpa).map_err(err)?;
+        let to = m.consumer.id();
+        let launch = launcher
+            .launch(
+                &doca_tests::comch_hold,
+                1,
+                (&go, &m.consumer, &m.producer, to, 7u32, &m.completion, &out),
+            )
+            .map_err(err)?;
+        let m = comch_stops_refused(m)?;
+        drop(m);
+        for kind in ["doca_comch_msgq", "doca_comch_consumer", "doca_comch_producer", "doca_comch_consumer_completion"] {
+            live.expect(kind, 1, "after the host dropped every Comch object a kernel holds")?;
+        }
+        release(&go)?;
+        launch.wait(LONG).map_err(err)?;
+        check(out.to_vec().map_err(err)?[0] == 1, || "the kernel did not run to its end".into())?;
+        no_fault(&dpa, "after the kernel posted on the dropped queue")?;
+        settle_deferred(&dpa);
+        for kind in ["doca_comch_msgq", "doca_comch_consumer", "doca_comch_producer", "doca_comch_consumer_completion"] {
+            live.expect(kind, 0, "once the launch was seen to finish")?;
+        }
+        Ok(())
+    }
+
+    /// A DPA thread's state keeps a producer and a consumer alive (a `Dev` in its
+    /// DPA struct): the host drops its own references and the thread, which a
+    /// message then wakes; the activation finds them alive.
+    fn a_thread_state_keeps_its_queue_objects(live: &Live<'_>) -> CaseResult {
+        let dpa = common::dpa();
+        let m = comch_setup::msgq(&dpa, true).map_err(err)?;
+        let state = DpaBox::new(
+            &dpa,
+            &doca_tests::comch_pair {
+                consumer: Dev::new(&m.consumer).map_err(err)?,
+                producer: Dev::new(&m.producer).map_err(err)?,
+                to: m.consumer.id(),
+                sent: 0,
+            },
+        )
+        .map_err(err)?;
+        let thread = ThreadBuilder::new(&dpa, &doca_tests::comch_state_thread, (&state,))
+            .and_then(|b| b.start())
+            .map_err(err)?;
+        let notify = NotificationCompletion::new(&thread).map_err(err)?;
+        notify.run_thread().map_err(err)?;
+        let to = m.consumer.id();
+        drop(m);
+        live.expect("doca_comch_consumer", 1, "after the host dropped its consumer")?;
+        dpa.rpc(&doca_tests::notify, (&notify,), common::RPC_TIMEOUT).map_err(err)?;
+        let until = Instant::now() + LONG;
+        while state.get().map_err(err)?.sent == 0 && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        check(state.get().map_err(err)?.sent == to, || "the activation did not send".into())?;
+        drop((thread, notify, state));
+        no_fault(&dpa, "after the activation used the queue objects the host dropped")?;
+        settle_deferred(&dpa);
+        for kind in ["doca_comch_msgq", "doca_comch_consumer", "doca_comch_producer"] {
+            live.expect(kind, 0, "once the thread's record was released")?;
+        }
+        Ok(())
+    }
+
+    /// Consumers, producers and consumer completion contexts of one DPA context:
+    /// refused as kernel arguments of another, and a completion context of
+    /// another context refused for a queue's consumer or producer, before any
+    /// DOCA call.
+    fn comch_handles_of_another_context_are_refused(live: &Live<'_>) -> CaseResult {
+        let (dpa, other) = (common::dpa(), common::dpa());
+        let m = comch_setup::msgq(&dpa, false).map_err(err)?;
+        let launcher = Launcher::new(&other).map_err(err)?;
+        let out = DpaBuffer::<u64>::from_slice(&other, &[0]).map_err(err)?;
+        let foreign = |r: Result<doca::dpa::Launch<'_>, Error>, what: &str| match r {
+            Err(e) if e.is_invalid_argument() && e.to_string().contains("DPA context #") => Ok(()),
+            Err(e) => Err(format!("{what} of another context failed with {e}")),
+            Ok(_) => Err(format!("a kernel of another DPA context was given {what}")),
+        };
+        foreign(launcher.launch(&doca_tests::comch_post_receives, 1, (&m.consumer, 1u32)), "a consumer")?;
+        foreign(launcher.launch(&doca_tests::comch_is_empty, 1, (&m.producer, 1u32, &out)), "a producer")?;
+        foreign(
+            launcher.launch(&doca_tests::comch_drain, 1, (&m.completion, &m.consumer, &out)),
+            "a consumer completion context",
+        )?;
+        let (other_thread, _arg) = comch_setup::idle_thread(&other).map_err(err)?;
+        let other_completion = comch_setup::completion(&other_thread, false).map_err(err)?;
+        check(m.queue.consumer(&other_completion).is_err_and(|e| e.is_invalid_argument()), || {
+            "a consumer completion context of another DPA context was accepted".into()
+        })?;
+        let sends = doca::dpa::CompletionBuilder::new(&other, 16).and_then(|c| c.start()).map_err(err)?;
+        check(m.queue.producer(&sends).is_err_and(|e| e.is_invalid_argument()), || {
+            "a DPA completion context of another DPA context was accepted".into()
+        })?;
+        live.expect("doca_comch_consumer", 1, "after the refused consumer")?;
+        live.expect("doca_comch_producer", 1, "after the refused producer")?;
+        no_fault(&other, "after the refused launches")?;
+        no_fault(&dpa, "after the refused launches")?;
+        drop((m, other_completion, other_thread));
+        for kind in ["doca_comch_msgq", "doca_comch_consumer", "doca_comch_producer", "doca_comch_consumer_completion"] {
+            live.expect(kind, 0, "after the host dropped everything")?;
+        }
+        Ok(())
+    }
+
+    /// A full queue: sends to a consumer with no receive posted wait (the
+    /// producer sees it empty), and are delivered once receives are posted; one
+    /// send more than the producer's send queue holds is a queue overrun, a
+    /// device fault the host sees as a fatal context, with the process unharmed
+    /// and every object dropped after it without a panic.
+    fn a_full_message_queue(live: &Live<'_>) -> CaseResult {
+        let dpa = common::dpa();
+        let m = comch_setup::msgq(&dpa, false).map_err(err)?;
+        let launcher = Launcher::new(&dpa).map_err(err)?;
+        let empty = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(err)?;
+        let out = DpaBuffer::<u64>::from_slice(&dpa, &[0, 0, 0]).map_err(err)?;
+        let to = m.consumer.id();
+        let run = |f: Result<doca::dpa::Launch<'_>, Error>| f.and_then(|l| l.wait(LONG)).map_err(err);
+        let depth = comch_setup::DEPTH;
+        run(launcher.launch(&doca_tests::comch_send, 1, (&m.producer, to, 1u32, depth)))?;
+        run(launcher.launch(&doca_tests::comch_is_empty, 1, (&m.producer, to, &empty)))?;
+        check(empty.to_vec().map_err(err)?[0] == 1, || "the producer did not see the consumer empty".into())?;
+        no_fault(&dpa, "after sends that wait for receives")?;
+        run(launcher.launch(&doca_tests::comch_post_receives, 1, (&m.consumer, depth)))?;
+        run(launcher.launch(&doca_tests::comch_drain, 1, (&m.completion, &m.consumer, &out)))?;
+        let got = out.to_vec().map_err(err)?;
+        let sum: u64 = (1..=u64::from(depth)).sum();
+        check(got == [u64::from(depth), sum, u64::from(m.producer.id())], || {
+            format!("the waiting sends arrived as {got:?}")
+        })?;
+        // Receives were posted again by the drain: use them up, then overrun.
+        run(launcher.launch(&doca_tests::comch_send, 1, (&m.producer, to, 100u32, 2 * depth + 1)))
+            .err()
+            .ok_or("a send queue overrun went unnoticed")?;
+        check(dpa.health().ok() == Some(doca::dpa::Health::Fatal), || {
+            "a send queue overrun left the context healthy".into()
+        })?;
+        check(dpa.fault_report().is_some_and(|r| !r.is_empty()), || "the overrun has no fault report".into())?;
+        drop((m, launcher));
+        let _ = live;
+        Ok(())
+    }
+
+    fn comch_cases() -> Vec<(&'static str, Case)> {
+        vec![
+            ("a message queue stopped and dropped while a kernel posts on it", a_message_queue_outlives_the_kernel_posting_on_it),
+            ("a thread's state keeps its consumer and producer alive", a_thread_state_keeps_its_queue_objects),
+            ("a Comch handle or completion context of another DPA context", comch_handles_of_another_context_are_refused),
+            ("a full message queue, then an overrun", a_full_message_queue),
+        ]
+    }
+}
+
+doca::comch::if_no_comch! {
+    fn comch_cases() -> Vec<(&'static str, Case)> {
+        Vec::new()
+    }
+}
+
+// ---- end of DPA Comms ------------------------------------------------------------------
+
 type Case = fn(&Live<'_>) -> CaseResult;
 
 doca::rdmi::if_rdmi! {
@@ -1493,6 +1691,7 @@ fn no_sequence_of_safe_calls_lets_the_dpa_use_what_was_released() {
     ]);
     cases.extend(rdmi_cases());
     cases.extend(rdma_cases());
+    cases.extend(comch_cases());
     let mut unsound = Vec::new();
     for (name, case) in &cases {
         let objects = common::LiveObjects::new();

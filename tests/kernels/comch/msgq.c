@@ -91,3 +91,26 @@ __dpa_global__ void comch_idle_thread(doca_dpa_dev_uintptr_t arg)
 	(void)arg;
 	doca_dpa_dev_thread_reschedule();
 }
+
+/* A thread's state naming a consumer and a producer of one queue. */
+struct comch_pair {
+	doca_dpa_dev_comch_consumer_t consumer;
+	doca_dpa_dev_comch_producer_t producer;
+	uint32_t to;   /* the consumer's id */
+	uint32_t sent; /* set to `to` once the message went */
+};
+
+/* On its first activation: posts a receive and sends one message to the consumer. */
+__dpa_global__ void comch_state_thread(doca_dpa_dev_uintptr_t arg)
+{
+	struct comch_pair *p = (struct comch_pair *)arg;
+	uint32_t value = 1;
+
+	if (p->sent == 0) {
+		doca_dpa_dev_comch_consumer_ack(p->consumer, 1);
+		doca_dpa_dev_comch_producer_post_send_imm_only(p->producer, p->to, (const uint8_t *)&value,
+							       sizeof(value), COMCH_FLAGS);
+		p->sent = p->to;
+	}
+	doca_dpa_dev_thread_reschedule();
+}
