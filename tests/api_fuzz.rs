@@ -113,7 +113,7 @@ fn made<T>(r: Result<T, Error>) -> Result<Option<T>, String> {
 /// One step. `Err` is an oracle failure.
 fn step(rng: &mut Rng, w: &mut World) -> Result<(), String> {
     let ctx = rng.below(2);
-    match rng.below(26) {
+    match rng.below(27) {
         0 | 1 => {
             let len = 1 + rng.below(8);
             let Some(b) = made(DpaBuffer::<u64>::new(&w.dpas[ctx], len))? else {
@@ -363,6 +363,7 @@ fn step(rng: &mut Rng, w: &mut World) -> Result<(), String> {
         }
         22 => rdmi_step(rng, w, ctx)?,
         25 => rdma_step(rng, w, ctx)?,
+        26 => comch_step(rng, w, ctx)?,
         _ => {
             // Drop something, in any order.
             match rng.below(10) {
@@ -770,3 +771,85 @@ doca::rdmi::if_no_rdmi! {
         Ok(())
     }
 }
+
+// ---- DPA Comms message queues (issue #35) ---------------------------------------------
+
+doca::comch::if_comch! {
+    #[path = "comch/setup.rs"]
+    mod comch_setup;
+
+    /// A message queue on one context with a consumer (its completion context's
+    /// thread runnable or not) and a producer; sometimes a consumer completion
+    /// context or a DPA completion of the other context, refused; a held kernel on
+    /// either context's launcher that posts a receive, sends on the queue and
+    /// re-arms the completion context (refused when anything is of the other
+    /// context); sometimes a stop while something holds the object (refused, the
+    /// object back); then every object is kept on its own (with the RDMI and RDMA
+    /// objects), to be dropped in any order.
+    fn comch_step(rng: &mut Rng, w: &mut World, ctx: usize) -> Result<(), String> {
+        let s = |e: Error| e.to_string();
+        let dpa = w.dpas[ctx].clone();
+        let m = comch_setup::msgq(&dpa, rng.chance(50)).map_err(s)?;
+        if rng.chance(10) {
+            let other = &w.dpas[1 - ctx];
+            let refused = if rng.chance(50) {
+                let (thread, _arg) = comch_setup::idle_thread(other).map_err(s)?;
+                let foreign = comch_setup::completion(&thread, false).map_err(s)?;
+                m.queue.consumer(&foreign).map(drop)
+            } else {
+                let foreign = CompletionBuilder::new(other, 16).and_then(|c| c.start()).map_err(s)?;
+                m.queue.producer(&foreign).map(drop)
+            };
+            expect_outcome(refused, true, "a Comch side with a foreign completion")?;
+        }
+        if let (Some(l), Some(g), Some(o)) = (pick(rng, &w.launchers), pick(rng, &w.gos), pick(rng, &w.buffers)) {
+            let ((lc, launcher), (gc, go), (oc, out)) = (&w.launchers[l], &w.gos[g], &w.buffers[o]);
+            let foreign = *lc != ctx || gc != lc || oc != lc;
+            let r = launcher.launch(
+                &doca_tests::comch_hold,
+                1,
+                (go, &m.consumer, &m.producer, m.consumer.id(), rng.next() as u32, &m.completion, out),
+            );
+            expect_outcome(r.map(drop), foreign, "comch_hold")?;
+        }
+        let comch_setup::Msgq { queue, consumer, producer, completion, thread, arg } = m;
+        // The consumer and producer hold the queue, the consumer its completion
+        // context: these stops are always refused.
+        let queue = if rng.chance(30) { stop_refused(queue.stop(), "message queue")? } else { queue };
+        let completion = if rng.chance(30) {
+            stop_refused(completion.stop(), "consumer completion context")?
+        } else {
+            completion
+        };
+        for part in [
+            Box::new(queue) as Box<dyn std::any::Any>,
+            Box::new(consumer),
+            Box::new(producer),
+            Box::new(completion),
+            Box::new(thread),
+            Box::new(arg),
+        ] {
+            w.rdmi.push((ctx, part));
+        }
+        Ok(())
+    }
+
+    /// The object of a stop that must be refused (something holds it).
+    fn stop_refused<T>(r: Result<(), doca::comch::StopError<T>>, what: &str) -> Result<T, String> {
+        match r {
+            Ok(()) => Err(format!("the {what} was stopped while in use")),
+            Err(e) if matches!(e.error(), Error::InUse { .. }) => {
+                e.into_parts().1.ok_or_else(|| format!("a refused stop kept the {what}"))
+            }
+            Err(e) => Err(format!("stopping the {what}: {e}")),
+        }
+    }
+}
+
+doca::comch::if_no_comch! {
+    fn comch_step(_: &mut Rng, _: &mut World, _: usize) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+// ---- end of DPA Comms ------------------------------------------------------------------
