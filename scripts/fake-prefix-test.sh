@@ -357,7 +357,9 @@ echo "== the packaged -sys crates build in hardware mode with no doca-sim anywhe
 pk="$work/packaged"
 rm -rf "$pk"
 mkdir -p "$pk/poison-sim/src" "$pk/probe/src"
-(cd "$root" && cargo package -q --no-verify --allow-dirty -p doca-build-support -p doca-dpa-sys -p doca-rdmi-sys 2>&1) \
+# doca-sim is packaged too (cargo resolves the optional dependency among the
+# packages it makes), but not unpacked.
+(cd "$root" && cargo package -q --no-verify --allow-dirty -p doca-build-support -p doca-sim -p doca-dpa-sys -p doca-rdmi-sys 2>&1) \
     || fail "cargo package of the -sys crates failed"
 pkgdir=$(cd "$root" && cargo metadata -q --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/package
 for c in doca-build-support doca-dpa-sys doca-rdmi-sys; do
@@ -368,7 +370,6 @@ cat > "$pk/poison-sim/Cargo.toml" <<EOF
 name = "doca-sim"
 version = "0.1.0"
 edition = "2021"
-links = "doca_sim"
 EOF
 echo 'compile_error!("doca-sim was built by a hardware build");' > "$pk/poison-sim/src/lib.rs"
 cat > "$pk/probe/Cargo.toml" <<EOF
@@ -412,7 +413,7 @@ if grep -q "Wtype-limits" <<<"$msg"; then echo "$msg"; fail "the check's own mac
 json=$(env -u DPACC PKG_CONFIG_PATH="$pbad/lib/pkgconfig" LD_LIBRARY_PATH="$prefix/lib" \
     "$CARGO_TARGET_DIR/debug/doca-doctor" --json || true)
 want_json 'will be refused'
-want_json 'doca_dpa_dev_uintptr_t
+want_json 'doca_dpa_dev_uintptr_t'
 
 echo "== a DOCA 2.5-shaped prefix must be refused"
 mkdir -p "$old/include" "$old/lib/pkgconfig"
