@@ -276,7 +276,8 @@ impl ThreadBuilder {
 /// since the stop with the context healthy (DOCA has no call that says an
 /// activation ended; one running past the limit makes the context fatal, and then
 /// everything is leaked with a warning). The release happens on a later thread or
-/// launcher creation, [`Dpa::destroy`], or [`release_deferred`](crate::release_deferred).
+/// launcher creation, or [`Dpa::destroy`] (and in tests, the hidden hook
+/// `release_deferred()`).
 #[derive(Clone)]
 pub struct DpaThread {
     inner: Arc<ThreadInner>,
