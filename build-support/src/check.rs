@@ -17,7 +17,7 @@
 //!   or a macro that renames the function is refused, as is any `#define` of a bound
 //!   function's name in the headers (`cc -E -dD` shows every one, even one undone later);
 //! * a constant (enumerator or macro): its value and sign;
-//! * a typedef: compatible with the reference target;
+//! * a typedef: the reference target as Rust sees it (`DOCA_RS_SAME`);
 //! * a struct or union: `sizeof`, `_Alignof`, and each field's `offsetof` and type;
 //!   an enum: `sizeof`, `_Alignof` and whether its integer type is signed;
 //! * an opaque struct (`DOCA_RS_OPAQUE`): nothing; the `DOCA_VERSION_*` constants
@@ -27,15 +27,15 @@
 //! the build lists those items and the compiler's output, and names the `bindgen`
 //! feature as the way out.
 //!
-//! Which way the check goes where the compiler's idea of "the same" and bindgen's
-//! output differ: the compiler's compatibility rules are the judge. `long` and
-//! `long long` are different types even at the same width, so a header that changes
-//! one into the other is refused (bindgen would write `c_long` instead of
-//! `c_longlong` too). An enum and its integer type are compatible, so a parameter
+//! Which way the check goes where C's idea of "the same" and bindgen's output differ:
+//! what Rust sees is the judge. Integer types of one width and signedness are the same
+//! (`long` and `long long` are both `i64` to Rust), so the real Linux headers' `__be64`
+//! for `doca_be64_t` is accepted; a function type compares each 64-bit integer either
+//! way (`DOCA_RS_FN_INTS`). An enum and its integer type are compatible, so a parameter
 //! changed from `enum doca_x` to `unsigned int` is accepted: the ABI is the same, the
-//! bundled bindings keep the enum's alias name where bindgen would now write
-//! `c_uint`. A typedef chain or a different parameter name is accepted (bindgen's
-//! output is the same).
+//! bundled bindings keep the enum's alias name where bindgen would now write `c_uint`.
+//! A typedef chain or a different parameter name is accepted (bindgen's output is the
+//! same). Another width, signedness, pointee or layout is refused (`docs/bindings-check.md`).
 //!
 //! Presence comes from the preprocessor too: a bound function is declared by the
 //! install when one of the set's headers declares it in `cc -E` output
@@ -62,7 +62,19 @@ use crate::env::EnvReader;
 pub const BINDGEN_DEFINES: &[&str] = &["DOCA_ALLOW_EXPERIMENTAL_API", "DOCA_ALLOW_DEPRECATED_API"];
 
 /// The macros the check lines use. Every message starts `doca-rs check: <item>:`.
+///
+/// Types are compared as Rust sees them: C-compatible types are equal, and so are two
+/// integer types of one width and signedness (`DOCA_RS_INT` gives each integer type a
+/// code of its width and signedness, and 0 to every other type), because bindgen maps
+/// `unsigned long` and `unsigned long long` of one width to one Rust type: the real
+/// Linux `doca_types.h` spells `doca_be64_t` as `__be64` (`unsigned long long`) where
+/// the reference headers have `uint64_t` (`unsigned long`). A function whose type uses
+/// a 64-bit integer gets `DOCA_RS_FN_INTS`, whose last argument lists the function
+/// types with each such integer spelled either way (made by the regeneration tool from
+/// libclang's view of each parameter). The macros make no warnings of their own, so
+/// the compiler's output of a refusal holds only what differs.
 pub const CHECK_MACROS: &str = r#"
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #if defined(__has_builtin)
@@ -73,19 +85,30 @@ pub const CHECK_MACROS: &str = r#"
 #ifndef DOCA_RS_NORETURN
 #define DOCA_RS_NORETURN(name, noret)
 #endif
-#define DOCA_RS_FN(name, noret, type) \
-    _Static_assert(__builtin_types_compatible_p(__typeof__(name), type), "doca-rs check: " #name ": its type is not the reference type " #type); \
+#define DOCA_RS_INT(type) _Generic((__typeof__(type) *)0, \
+    _Bool *: 0x1b, char *: (CHAR_MIN < 0 ? 0x12 : 0x11), signed char *: 0x12, unsigned char *: 0x11, \
+    short *: 0x22, unsigned short *: 0x21, int *: 0x42, unsigned int *: 0x41, \
+    long *: 0x02 + 0x10 * sizeof(long), unsigned long *: 0x01 + 0x10 * sizeof(long), \
+    long long *: 0x82, unsigned long long *: 0x81, default: 0)
+#define DOCA_RS_SAME(a, b) (__builtin_types_compatible_p(a, b) || (DOCA_RS_INT(a) != 0 && DOCA_RS_INT(a) == DOCA_RS_INT(b)))
+#define DOCA_RS_IS(name, type) __builtin_types_compatible_p(__typeof__(name), type)
+#define DOCA_RS_FN_OF(name, noret, type, same) \
+    _Static_assert(same, "doca-rs check: " #name ": its type is not the reference type " #type); \
     DOCA_RS_NORETURN(name, noret) \
     void (*const doca_rs_ref_##name)(void) = (void (*)(void))&name;
+#define DOCA_RS_FN(name, noret, type) DOCA_RS_FN_OF(name, noret, type, DOCA_RS_IS(name, type))
+#define DOCA_RS_FN_INTS(name, noret, type, either) DOCA_RS_FN_OF(name, noret, type, either)
 #define DOCA_RS_VALUE(name, v) _Static_assert((name) == (v) && (((name) < 0) == ((v) < 0)), "doca-rs check: " #name ": its value is not " #v);
 #define DOCA_RS_STRLEN(name, n) _Static_assert(sizeof(name) == (n), "doca-rs check: " #name ": its length is not " #n);
-#define DOCA_RS_TYPEDEF(name, type) _Static_assert(__builtin_types_compatible_p(name, type), "doca-rs check: " #name ": it is not the reference type " #type);
+#define DOCA_RS_TYPEDEF(name, type) _Static_assert(DOCA_RS_SAME(name, type), "doca-rs check: " #name ": it is not the reference type " #type);
 #define DOCA_RS_LAYOUT(name, type, size, align) _Static_assert(sizeof(type) == (size) && _Alignof(type) == (align), "doca-rs check: " #name ": " #type " is not " #size " bytes aligned to " #align);
-#define DOCA_RS_SIGNED(name, type, s) _Static_assert(((type)-1 < 0) == (s), "doca-rs check: " #name ": the signedness of " #type " differs");
+#define DOCA_RS_SIGNED(name, type, s) _Static_assert((DOCA_RS_INT(type) & 0xf) == ((s) ? 2 : 1), "doca-rs check: " #name ": the signedness of " #type " differs");
 #define DOCA_RS_OFFSET(name, type, field, off) _Static_assert(offsetof(type, field) == (off), "doca-rs check: " #name ": field " #field " is not at offset " #off);
-#define DOCA_RS_FIELD(name, type, field, ftype) _Static_assert(__builtin_types_compatible_p(__typeof__(((type *)0)->field), ftype), "doca-rs check: " #name ": field " #field " is not " #ftype);
+#define DOCA_RS_FIELD(name, type, field, ftype) _Static_assert(DOCA_RS_SAME(__typeof__(((type *)0)->field), ftype), "doca-rs check: " #name ": field " #field " is not " #ftype);
 #define DOCA_RS_OPAQUE(name)
 #define DOCA_RS_INSTALLED(name)
+/* The values' sign test compares unsigned constants with 0 on purpose. */
+#pragma GCC diagnostic ignored "-Wtype-limits"
 "#;
 
 /// The item a check line is about: the first argument of its `DOCA_RS_*` macro.
@@ -107,6 +130,29 @@ pub struct CheckReport {
     pub version_defines: String,
 }
 
+/// One item the install declares otherwise than the bundled bindings expect.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Difference {
+    /// The item (a function, typedef, record, enum or constant of the bindings).
+    pub item: String,
+    /// What the bindings expect, from the failing assertion (`its type is not the
+    /// reference type doca_error_t (struct doca_dpa *)`).
+    pub expected: String,
+    /// The install's declaration as the compiler prints it, quoted, where it can say
+    /// (functions, typedefs and fields).
+    pub installed: Option<String>,
+}
+
+impl std::fmt::Display for Difference {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.item, self.expected)?;
+        if let Some(t) = &self.installed {
+            write!(f, "; the install declares {t}")?;
+        }
+        Ok(())
+    }
+}
+
 /// Why the check refused the install (or could not run).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CheckError {
@@ -114,13 +160,41 @@ pub enum CheckError {
     Uncovered(Vec<String>),
     /// The install declares these items differently; `detail` is the compiler's word.
     Differs {
-        /// The items.
-        items: Vec<String>,
+        /// The items, each with what differs.
+        differences: Vec<Difference>,
         /// The compiler's output or what else was found.
         detail: String,
     },
     /// The compiler could not be run.
     Compiler(String),
+}
+
+impl CheckError {
+    /// A refusal of `items` for one reason, `why`.
+    fn differs(items: impl IntoIterator<Item = String>, why: &str, detail: String) -> Self {
+        CheckError::Differs {
+            differences: items
+                .into_iter()
+                .map(|item| Difference {
+                    item,
+                    expected: why.to_owned(),
+                    installed: None,
+                })
+                .collect(),
+            detail,
+        }
+    }
+
+    /// The items refused, when the check refused the install.
+    pub fn items(&self) -> Vec<&str> {
+        match self {
+            CheckError::Differs { differences, .. } => {
+                differences.iter().map(|d| d.item.as_str()).collect()
+            }
+            CheckError::Uncovered(items) => items.iter().map(String::as_str).collect(),
+            CheckError::Compiler(_) => Vec::new(),
+        }
+    }
 }
 
 impl std::fmt::Display for CheckError {
@@ -133,8 +207,21 @@ impl std::fmt::Display for CheckError {
                  doca-rs bug; the `bindgen` feature avoids it)",
                 items.join(", ")
             ),
-            CheckError::Differs { items, detail } => {
-                write!(f, "differing items: {}\n{detail}", items.join(", "))
+            CheckError::Differs {
+                differences,
+                detail,
+            } => {
+                for d in differences {
+                    writeln!(f, "  - {d}")?;
+                }
+                if !detail.trim().is_empty() {
+                    write!(
+                        f,
+                        "(the C compiler's output follows)\n{}",
+                        detail.trim_end()
+                    )?;
+                }
+                Ok(())
             }
             CheckError::Compiler(m) => write!(f, "the C compiler could not run the check: {m}"),
         }
@@ -207,10 +294,11 @@ pub fn check(
     // What the preprocessor makes of the headers: declarations and every #define.
     let out = run(tool.to_command().arg("-E").arg("-dD").arg(&headers_c))?;
     if !out.status.success() {
-        return Err(CheckError::Differs {
-            items: vec!["(the headers)".into()],
-            detail: String::from_utf8_lossy(&out.stderr).into_owned(),
-        });
+        return Err(CheckError::differs(
+            ["(the headers)".to_owned()],
+            "the C preprocessor could not read them",
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        ));
     }
     let Lexed {
         tokens,
@@ -239,12 +327,12 @@ pub fn check(
         .filter(|name| items.iter().any(|i| i.name == *name))
         .collect();
     if !disputed.is_empty() {
-        return Err(CheckError::Differs {
-            items: disputed,
-            detail: "an attribute on a declaration without a body: GCC ignores it, clang \
-                     applies it to the definition, so their layouts of the record differ"
-                .into(),
-        });
+        return Err(CheckError::differs(
+            disputed,
+            "an attribute on a declaration without a body: GCC ignores it, clang applies \
+             it to the definition, so their layouts of the record differ",
+            String::new(),
+        ));
     }
     let functions: Vec<&str> = items
         .iter()
@@ -257,12 +345,12 @@ pub fn check(
         .map(|(name, _)| name.as_str())
         .collect();
     if !renamed.is_empty() {
-        return Err(CheckError::Differs {
-            items: renamed.iter().map(|s| (*s).to_owned()).collect(),
-            detail: "the headers #define a macro of the name of these functions, so the \
-                     compiler may call another symbol (or none) under that name"
-                .into(),
-        });
+        return Err(CheckError::differs(
+            renamed.iter().map(|s| (*s).to_owned()),
+            "the headers #define a macro of this function's name, so the compiler may \
+             call another symbol (or none) under that name",
+            String::new(),
+        ));
     }
     let absent_functions: BTreeSet<String> = functions
         .iter()
@@ -312,18 +400,18 @@ pub fn check(
         .arg(&object))?;
     if !out.status.success() {
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-        let mut items: Vec<String> = stderr
-            .split("doca-rs check: ")
-            .skip(1)
-            .filter_map(|s| s.split(':').next())
-            .map(str::to_owned)
-            .collect();
-        items.dedup();
-        if items.is_empty() {
-            items.push("(see the compiler's output)".into());
+        let mut differences = failed_assertions(&stderr);
+        if differences.is_empty() {
+            differences.push(Difference {
+                item: "(see the compiler's output)".into(),
+                expected: "the check did not compile".into(),
+                installed: None,
+            });
         }
+        let probe_c = work.join(format!("doca_rs_{}_probe.c", set.name()));
+        describe_installed(&tool, &includes, &lines, &probe_c, &mut differences);
         return Err(CheckError::Differs {
-            items,
+            differences,
             detail: stderr,
         });
     }
@@ -340,18 +428,162 @@ pub fn check(
         .map(|f| (*f).to_owned())
         .collect();
     if !renamed.is_empty() {
-        return Err(CheckError::Differs {
-            items: renamed,
-            detail: format!(
-                "the compiler calls other symbols for these functions (an asm label or a \
-                 renaming macro); the object's undefined symbols: {}",
+        return Err(CheckError::differs(
+            renamed,
+            "the compiler calls another symbol for this function (an asm label or a \
+             renaming macro)",
+            format!(
+                "the object's undefined symbols: {}",
                 called.into_iter().collect::<Vec<_>>().join(", ")
             ),
-        });
+        ));
     }
     Ok(CheckReport {
         checked: lines.len(),
         absent_functions,
         version_defines,
     })
+}
+
+/// The failed assertions of the check's compile, in order: each `doca-rs check: <item>:
+/// <what>` of an error line (the macro definitions the compiler echoes below an error
+/// hold `" #name "` and are not error lines).
+fn failed_assertions(stderr: &str) -> Vec<Difference> {
+    let mut found: Vec<Difference> = Vec::new();
+    for line in stderr.lines().filter(|l| l.contains("error")) {
+        let Some((_, message)) = line.split_once("doca-rs check: ") else {
+            continue;
+        };
+        // GCC quotes the message; clang does not.
+        let message = message.trim_end();
+        let message = message.strip_suffix('"').unwrap_or(message);
+        let Some((item, expected)) = message.split_once(": ") else {
+            continue;
+        };
+        if item.contains('#') || found.iter().any(|d| d.item == item) {
+            continue;
+        }
+        found.push(Difference {
+            item: item.to_owned(),
+            expected: expected.trim().to_owned(),
+            installed: None,
+        });
+    }
+    found
+}
+
+/// Asks the compiler how the install declares each differing function, typedef and
+/// field: a pointer to it initialised from an unrelated pointer type is a diagnostic
+/// that prints the declared type (with its `aka`), one probe a line. A probe the
+/// compiler says nothing of leaves [`Difference::installed`] empty.
+fn describe_installed(
+    tool: &cc::Tool,
+    includes: &str,
+    lines: &[&str],
+    probe_c: &Path,
+    differences: &mut [Difference],
+) {
+    let mut text = format!("{includes}struct doca_rs_probe;\n");
+    let first_line = text.lines().count() + 1;
+    let mut probed: Vec<usize> = Vec::new();
+    for (i, d) in differences.iter().enumerate() {
+        let Some(line) = lines.iter().find(|l| line_item(l) == Some(d.item.as_str())) else {
+            continue;
+        };
+        let target = match line.split_once('(').map(|(m, _)| m) {
+            Some("DOCA_RS_FN" | "DOCA_RS_FN_INTS") => format!("__typeof__({})", d.item),
+            Some("DOCA_RS_TYPEDEF") => d.item.clone(),
+            Some("DOCA_RS_FIELD") => {
+                // DOCA_RS_FIELD(name, type, field, ftype): the field named by the message.
+                let args: Vec<&str> = line.splitn(4, ", ").collect();
+                match (args.get(1), args.get(2)) {
+                    (Some(record), Some(field)) => {
+                        format!("__typeof__((({record} *)0)->{field})")
+                    }
+                    _ => continue,
+                }
+            }
+            _ => continue,
+        };
+        let _ = writeln!(
+            text,
+            "static {target} *doca_rs_probe_{i} = (struct doca_rs_probe *)0;"
+        );
+        probed.push(i);
+    }
+    if probed.is_empty() || std::fs::write(probe_c, &text).is_err() {
+        return;
+    }
+    let Ok(out) = tool
+        .to_command()
+        .arg("-fsyntax-only")
+        .arg("-Werror=incompatible-pointer-types")
+        .arg(probe_c)
+        .output()
+    else {
+        return;
+    };
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let file = probe_c.display().to_string();
+    for (n, &i) in probed.iter().enumerate() {
+        let at = format!("{file}:{}:", first_line + n);
+        let described = stderr
+            .lines()
+            .filter(|l| l.starts_with(&at))
+            .find_map(|l| pointer_type_of(l.split_once(": ").map_or(l, |(_, m)| m)));
+        differences[i].installed = described;
+    }
+}
+
+/// The type a probe's pointer points to, from the compiler's diagnostic: its first
+/// quoted type (GCC and clang both name the initialised pointer's type first), without
+/// the pointer, quoted (`'doca_be64_t *' {aka 'long long unsigned int *'}` →
+/// `` `doca_be64_t` (aka `long long unsigned int`) ``).
+fn pointer_type_of(message: &str) -> Option<String> {
+    let quoted: Vec<&str> = message.split(['\'', '`']).skip(1).step_by(2).collect();
+    let unpoint = |t: &str| -> String {
+        let t = t.trim();
+        match t.strip_suffix('*') {
+            Some(rest) => rest.trim_end().to_owned(),
+            None => t.replacen("(*)", "", 1),
+        }
+    };
+    let declared = unpoint(quoted.first()?);
+    // GCC: `'T *' {aka 'U *'}`; clang: `'T *' (aka 'U *')`.
+    let after = message.split_once(quoted.first()?)?.1;
+    let aka = after
+        .trim_start_matches(['\'', '`'])
+        .trim_start()
+        .strip_prefix("{aka ")
+        .or_else(|| {
+            after
+                .trim_start_matches(['\'', '`'])
+                .trim_start()
+                .strip_prefix("(aka ")
+        })
+        .and(quoted.get(1))
+        .map(|t| unpoint(t));
+    Some(match aka {
+        Some(a) if a != declared => format!("`{declared}` (aka `{a}`)"),
+        _ => format!("`{declared}`"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failed_assertions_are_read_from_error_lines_only() {
+        let stderr = "/t/c.c:30:5: error: static assertion failed: \"doca-rs check: doca_dpa_destroy: its type is not the reference type doca_error_t (struct doca_dpa *)\"\n\
+            /t/c.c:33:39: note: in expansion of macro 'DOCA_RS_FN_OF'\n\
+            \x20  93 | #define DOCA_RS_TYPEDEF(name, type) _Static_assert(x, \"doca-rs check: \" #name \": it is not\");\n";
+        let d = failed_assertions(stderr);
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(d[0].item, "doca_dpa_destroy");
+        assert_eq!(
+            d[0].expected,
+            "its type is not the reference type doca_error_t (struct doca_dpa *)"
+        );
+    }
 }

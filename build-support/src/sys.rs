@@ -533,7 +533,9 @@ pub fn run(
     if let Some(p) = &doca_prefix {
         d.metadata("prefix", p);
     }
-    if let Some(dev) = &device_include {
+    // The sim's device headers are for sim (and docs) builds: a hardware build reads
+    // no file of the simulator.
+    if let Some(dev) = device_include.filter(|_| choice.backend != Backend::Hardware) {
         d.metadata("sim_device_include", &dev.display().to_string());
     }
 

@@ -51,6 +51,12 @@ pub const DOCA_ERROR_BAD_CONFIG: doca_error = 29;
 pub const DOCA_ERROR_SKIPPED: doca_error = 30;
 pub type doca_error = ::std::os::raw::c_uint;
 pub use self::doca_error as doca_error_t;
+pub type __u16 = ::std::os::raw::c_ushort;
+pub type __u32 = ::std::os::raw::c_uint;
+pub type __u64 = ::std::os::raw::c_ulonglong;
+pub type __be16 = __u16;
+pub type __be32 = __u32;
+pub type __be64 = __u64;
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub union doca_data {
@@ -112,9 +118,9 @@ impl Default for doca_gather_list {
         }
     }
 }
-pub type doca_be16_t = u16;
-pub type doca_be32_t = u32;
-pub type doca_be64_t = u64;
+pub type doca_be16_t = __be16;
+pub type doca_be32_t = __be32;
+pub type doca_be64_t = __be64;
 #[repr(C)]
 #[derive(Debug)]
 pub struct doca_devinfo {

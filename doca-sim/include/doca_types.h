@@ -9,13 +9,16 @@
  * @file doca_types.h
  * @brief Small shared types used across the DOCA libraries.
  *
- * This header stands alone: it needs only the C standard integer types.
+ * It needs the C standard integer types and, on Linux, the kernel's <linux/types.h>.
  */
 
 #ifndef DOCA_TYPES_H_
 #define DOCA_TYPES_H_
 
 #include <stdint.h>
+#ifdef __linux__
+#include <linux/types.h>
+#endif
 
 /** Bytes of a GID (a port's 128-bit global identifier). */
 #define DOCA_GID_BYTE_LENGTH 16
@@ -103,12 +106,26 @@ struct doca_gather_list {
 	struct doca_gather_list *next;	/**< The next element, NULL after the last. */
 };
 
+/*
+ * Values stored big-endian (network order). On Linux DOCA takes them from the
+ * kernel's <linux/types.h> (`__be64` is an `unsigned long long` there), elsewhere
+ * from the C standard types, as the DOCA 3.0 header does.
+ */
+#ifdef __linux__
+/** A 16-bit value stored big-endian (network order). */
+typedef __be16 doca_be16_t;
+/** A 32-bit value stored big-endian (network order). */
+typedef __be32 doca_be32_t;
+/** A 64-bit value stored big-endian (network order). */
+typedef __be64 doca_be64_t;
+#else
 /** A 16-bit value stored big-endian (network order). */
 typedef uint16_t doca_be16_t;
 /** A 32-bit value stored big-endian (network order). */
 typedef uint32_t doca_be32_t;
 /** A 64-bit value stored big-endian (network order). */
 typedef uint64_t doca_be64_t;
+#endif
 
 #ifdef __cplusplus
 }

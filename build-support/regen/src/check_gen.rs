@@ -40,8 +40,10 @@ struct Layout {
 /// What libclang says of the reference headers' declarations, by name.
 #[derive(Debug, Default)]
 struct Decls {
-    /// Function name → its type (`doca_error_t (struct doca_dpa *)`).
-    functions: BTreeMap<String, String>,
+    /// Function name → its type (`doca_error_t (struct doca_dpa *)`) and, when the type
+    /// has 64-bit integers, the type with each of them spelled either way
+    /// ([`int64_variants`]).
+    functions: BTreeMap<String, (String, Vec<String>)>,
     /// Typedef name → its target's spelling and, when the target has no writable name
     /// (an anonymous struct or enum) or is a record or enum, its layout.
     typedefs: BTreeMap<String, (String, Option<Layout>)>,
@@ -138,6 +140,101 @@ fn layout(t: CXType) -> Layout {
     }
 }
 
+/// The integer typedefs bindgen gives the pointer-sized Rust types.
+const POINTER_SIZED: &[&str] = &["size_t", "ssize_t", "uintptr_t", "intptr_t", "ptrdiff_t"];
+
+/// `t` with every 64-bit integer in it (through pointers) spelled `base` (`long`
+/// or `long long`, with `unsigned` for unsigned ones); `None` when it has none.
+fn respelled(t: CXType, long_long: bool) -> Option<String> {
+    // SAFETY: `t` is a type of a live translation unit.
+    let c = unsafe { clang_getCanonicalType(t) };
+    // SAFETY: as above.
+    let constant = unsafe { clang_isConstQualifiedType(c) } != 0;
+    // SAFETY: as above.
+    let volatile = unsafe { clang_isVolatileQualifiedType(c) } != 0;
+    let quals = match (constant, volatile) {
+        (true, true) => "const volatile ",
+        (true, false) => "const ",
+        (false, true) => "volatile ",
+        (false, false) => "",
+    };
+    let width = if long_long { "long long" } else { "long" };
+    #[allow(non_upper_case_globals)]
+    match c.kind {
+        CXType_Pointer => {
+            // SAFETY: a pointer type of a live translation unit.
+            let pointee = respelled(unsafe { clang_getPointeeType(c) }, long_long)?;
+            Some(
+                format!("{pointee} *{}", quals.trim_end())
+                    .trim_end()
+                    .to_owned(),
+            )
+        }
+        // SAFETY: as above; clang_Type_getSizeOf of an integer type is its width.
+        CXType_Long | CXType_LongLong if unsafe { clang_Type_getSizeOf(c) } == 8 => {
+            Some(format!("{quals}{width}"))
+        }
+        // SAFETY: as above.
+        CXType_ULong | CXType_ULongLong if unsafe { clang_Type_getSizeOf(c) } == 8 => {
+            Some(format!("{quals}unsigned {width}"))
+        }
+        _ => None,
+    }
+}
+
+/// A function type with every 64-bit integer among its result and parameters (through
+/// pointers) spelled `long` or `long long` in every combination, when it has any (empty
+/// otherwise): Rust sees both spellings as one type (`u64`, `i64`), C does not, and the
+/// real headers spell some of them otherwise than the reference headers (`doca_be64_t`
+/// is `__be64`, an `unsigned long long`, on Linux). Parameters without such an integer
+/// keep their spelling (its typedef names resolve in the installed headers).
+fn int64_variants(t: CXType) -> Vec<String> {
+    // SAFETY: `t` is a function type of a live translation unit.
+    let (result, n, variadic) = unsafe {
+        (
+            clang_getResultType(t),
+            clang_getNumArgTypes(t),
+            clang_isFunctionTypeVariadic(t) != 0,
+        )
+    };
+    let params: Vec<CXType> = (0..n.max(0) as c_uint)
+        // SAFETY: `i` is below the function type's number of parameters.
+        .map(|i| unsafe { clang_getArgType(t, i) })
+        .collect();
+    let positions: Vec<CXType> = std::iter::once(result).chain(params).collect();
+    // bindgen maps these to `usize`/`isize`, not to `u64`/`i64`: their spelling stays.
+    let pointer_sized = |t: CXType| {
+        type_spelling(t)
+            .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+            .any(|w| POINTER_SIZED.contains(&w))
+    };
+    let varied: Vec<usize> = (0..positions.len())
+        .filter(|&i| !pointer_sized(positions[i]) && respelled(positions[i], false).is_some())
+        .collect();
+    if varied.is_empty() {
+        return Vec::new();
+    }
+    (0..1u32 << varied.len())
+        .map(|mask| {
+            let spelled: Vec<String> = positions
+                .iter()
+                .enumerate()
+                .map(|(i, &p)| match varied.iter().position(|&v| v == i) {
+                    Some(bit) => respelled(p, mask & (1 << bit) != 0).unwrap_or_default(),
+                    None => type_spelling(p),
+                })
+                .collect();
+            let mut args = spelled[1..].join(", ");
+            if variadic {
+                args.push_str(if args.is_empty() { "..." } else { ", ..." });
+            } else if args.is_empty() {
+                args.push_str("void");
+            }
+            format!("{} ({args})", spelled[0])
+        })
+        .collect()
+}
+
 extern "C" fn visit_top(c: CXCursor, _parent: CXCursor, data: CXClientData) -> CXChildVisitResult {
     // SAFETY: `data` is the `&mut Decls` that `read_decls` passes to clang_visitChildren,
     // which calls this function only during that call.
@@ -153,7 +250,9 @@ extern "C" fn visit_top(c: CXCursor, _parent: CXCursor, data: CXClientData) -> C
     let name = cursor_spelling(c);
     match kind {
         CXCursor_FunctionDecl => {
-            decls.functions.insert(name, type_spelling(t));
+            decls
+                .functions
+                .insert(name, (type_spelling(t), int64_variants(t)));
         }
         CXCursor_TypedefDecl => {
             // SAFETY: a typedef cursor of a live translation unit.
@@ -348,14 +447,27 @@ pub fn render(
         let unknown = || CheckGenError::Unknown(format!("{:?} {name}", item.kind));
         match item.kind {
             CommittedKind::Function => {
-                let t = decls.functions.get(name).ok_or_else(unknown)?;
+                let (t, variants) = decls.functions.get(name).ok_or_else(unknown)?;
                 let noreturn = committed.contains(&format!("pub fn {name}("))
                     && committed
                         .split(&format!("pub fn {name}("))
                         .nth(1)
                         .and_then(|rest| rest.split(';').next())
                         .is_some_and(|sig| sig.trim_end().ends_with("-> !"));
-                let _ = writeln!(out, "DOCA_RS_FN({name}, {}, {t})", u8::from(noreturn));
+                if variants.is_empty() {
+                    let _ = writeln!(out, "DOCA_RS_FN({name}, {}, {t})", u8::from(noreturn));
+                } else {
+                    let either: Vec<String> = variants
+                        .iter()
+                        .map(|v| format!("DOCA_RS_IS({name}, {v})"))
+                        .collect();
+                    let _ = writeln!(
+                        out,
+                        "DOCA_RS_FN_INTS({name}, {}, {t}, {})",
+                        u8::from(noreturn),
+                        either.join(" || ")
+                    );
+                }
             }
             // Taken from the installed doca_version.h, not checked.
             CommittedKind::Constant if VERSION_MACROS.contains(&name) => {

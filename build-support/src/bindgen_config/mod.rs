@@ -225,7 +225,8 @@ pub enum Error {
         /// The directories searched.
         include_dirs: Vec<PathBuf>,
     },
-    /// libclang could not be loaded (bindgen loads it at run time).
+    /// libclang could not be loaded (bindgen loads it at run time), or it has no builtin
+    /// headers.
     Libclang(String),
     /// bindgen (clang) failed on the headers.
     Bindgen(String),
@@ -252,7 +253,7 @@ impl fmt::Display for Error {
             ),
             Error::Libclang(m) => write!(
                 f,
-                "bindgen could not load libclang ({m}); install libclang (e.g. the libclang-dev \
+                "bindgen could not use libclang ({m}); install libclang (e.g. the libclang-dev \
                  package) or set LIBCLANG_PATH to the directory holding libclang.so"
             ),
             Error::Bindgen(m) => write!(f, "bindgen failed: {m}"),
@@ -348,12 +349,31 @@ pub fn generate_reusing_dpa(
     run(b, opts)
 }
 
+/// Whether libclang lacks its own builtin headers (`stddef.h`…): a common half install
+/// (Ubuntu's `libclang1` without `libclang-common-N-dev`), in which every header fails
+/// to parse. Asked of libclang itself, after a failure, with a file that includes
+/// nothing else: the headers' own errors are not this.
+fn builtin_headers_missing() -> Option<Error> {
+    let b = bindgen::Builder::default().header_contents("doca_rs_probe.h", "#include <stddef.h>\n");
+    match generate_quietly(b) {
+        Ok(Ok(_)) => None,
+        Ok(Err(e)) => Some(Error::Libclang(format!(
+            "libclang is installed but cannot find its builtin headers ({}); install the \
+             package that holds them (e.g. libclang-common-N-dev beside libclang1)",
+            e.to_string().lines().next().unwrap_or_default().trim()
+        ))),
+        Err(payload) => Some(Error::Libclang(panic_text(payload.as_ref()))),
+    }
+}
+
 /// Runs a configured builder: the bindings as text, formatted when `opts.rustfmt`.
 fn run(b: bindgen::Builder, opts: &BindgenOptions) -> Result<String, Error> {
     let result = generate_quietly(b);
     let bindings = match result {
         Ok(Ok(b)) => b,
-        Ok(Err(e)) => return Err(Error::Bindgen(e.to_string())),
+        Ok(Err(e)) => {
+            return Err(builtin_headers_missing().unwrap_or(Error::Bindgen(e.to_string())))
+        }
         Err(payload) => match panic_text(payload.as_ref()) {
             text if text.contains("libclang") => return Err(Error::Libclang(text)),
             text => return Err(Error::Bindgen(text)),

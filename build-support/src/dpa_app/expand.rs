@@ -4,10 +4,11 @@
 //! [`expand`] runs the host C compiler's preprocessor (`cc -E`, through the `cc` crate)
 //! on each source with the include directories and defines of the kernel compile: on the
 //! sim, doca-sim's device headers and then the host headers (as [`super::sim`] compiles
-//! the kernels); on hardware, the application's directories and the installed DOCA
-//! headers dpacc is given (`DEP_DOCA_DPA_INCLUDE`), then doca-sim's device headers when
-//! doca-dpa-sys names them, for installs without `doca_dpa_dev.h` on the host include
-//! path. So only the `#if` branch the compiler compiles is scanned, macros are expanded,
+//! the kernels); on hardware, the application's directories, the installed DOCA headers
+//! dpacc is given (`DEP_DOCA_DPA_INCLUDE`) and, after the system's, the DPA toolchain's
+//! own headers (`dpaintrin.h`: [`super::tools::toolchain_include_dirs`]). A hardware
+//! build reads no file of the simulator. So only the `#if` branch the compiler compiles
+//! is scanned, macros are expanded,
 //! and declarations inside `extern "C" {` blocks of shared headers are plain C. A prelude
 //! (`-include`) keeps the two markers `__dpa_global__` and `__dpa_rpc__` as themselves
 //! (a self-referential macro expands to its own name), after `doca_dpa_dev.h` has
@@ -70,7 +71,8 @@ pub(crate) fn device_view(
     let device = dep_paths(env, SIM_DEVICE_INCLUDE_ENV);
     let host = dep_paths(env, "DEP_DOCA_DPA_INCLUDE");
     // The sim compiles kernels against its device headers first; dpacc against the
-    // install's (the sim's device headers only stand in when the install has none).
+    // install's, and its own toolchain's after the system's (they hold a freestanding
+    // stddef.h… of their own that the host compiler must not take for its own).
     let missing = match backend {
         Backend::Sim if device.is_empty() => Some(SIM_DEVICE_INCLUDE_ENV),
         Backend::Hardware if host.is_empty() => Some("DEP_DOCA_DPA_INCLUDE"),
@@ -83,11 +85,17 @@ pub(crate) fn device_view(
         });
     }
     let mut b = host_compiler(env, r)?;
-    let dirs: Vec<&PathBuf> = match backend {
-        Backend::Hardware => host.iter().chain(&device).collect(),
-        Backend::Sim | Backend::Docs => device.iter().chain(&host).collect(),
-    };
-    b.includes(dirs);
+    match backend {
+        Backend::Hardware => {
+            b.includes(&host);
+            for dir in &r.toolchain_include_dirs {
+                b.flag("-idirafter").flag(dir);
+            }
+        }
+        Backend::Sim | Backend::Docs => {
+            b.includes(device.iter().chain(&host));
+        }
+    }
     Ok(b)
 }
 

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use super::dpacc::{dpacc_command, takes_proc_attr, DpaccOptions};
 use super::error::DpaAppError;
 use super::tools::{
-    check_dpacc_version, find_attrs2blob, find_dpacc, run_tool, DEFAULT_ATTRS2BLOB, DEFAULT_DPACC,
+    check_dpacc_version, find_attrs2blob, find_dpacc, run_tool, toolchain_include_dirs,
+    DEFAULT_ATTRS2BLOB, DEFAULT_DPACC,
 };
 use super::DEP_HINT;
 use super::{io_err, Resolved};
@@ -39,6 +40,23 @@ pub(crate) struct HardwareOutput {
     pub(crate) dpacc: PathBuf,
     pub(crate) args: Vec<OsString>,
     pub(crate) archive: PathBuf,
+}
+
+/// The DOCA install's prefix that doca-dpa-sys found (where its `tools/` are).
+fn install_prefix(env: &EnvReader) -> Option<PathBuf> {
+    super::dep_metadata(env, "DEP_DOCA_DPA_PREFIX")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+}
+
+/// The include directories of the DPA toolchain of the dpacc this build uses
+/// ([`toolchain_include_dirs`]): the kernel scan and the declaration check see the
+/// headers dpacc's own compiler sees, never the simulator's. None when dpacc is not
+/// found: [`build`] reports that, after the checks that come first.
+pub(crate) fn dpacc_include_dirs(env: &EnvReader, tools: &ToolDefaults) -> Vec<PathBuf> {
+    find_dpacc(env, install_prefix(env).as_deref(), &tools.dpacc)
+        .map(|dpacc| toolchain_include_dirs(&dpacc))
+        .unwrap_or_default()
 }
 
 /// Values that end up inside one of dpacc's space-separated option strings.
@@ -105,10 +123,8 @@ pub(crate) fn build(
         check_no_whitespace("define", &format!("{k}={}", v.as_deref().unwrap_or("")))?;
     }
 
-    let prefix = super::dep_metadata(env, "DEP_DOCA_DPA_PREFIX")
-        .filter(|p| !p.is_empty())
-        .map(PathBuf::from);
-    let dpacc = find_dpacc(env, &tools.dpacc)?;
+    let prefix = install_prefix(env);
+    let dpacc = find_dpacc(env, prefix.as_deref(), &tools.dpacc)?;
     if let Some(w) = check_dpacc_version(env, &dpacc, doca, prefix.as_deref())? {
         d.warning(&w);
     }

@@ -315,6 +315,9 @@ pub(crate) struct Resolved {
     pub(crate) include_dirs: Vec<PathBuf>,
     pub(crate) defines: Vec<(String, Option<String>)>,
     pub(crate) proc_attributes: Option<PathBuf>,
+    /// The DPA toolchain's own include directories (hardware: those of the dpacc the
+    /// build uses; empty otherwise).
+    pub(crate) toolchain_include_dirs: Vec<PathBuf>,
 }
 
 impl DpaApp {
@@ -452,7 +455,10 @@ impl DpaApp {
             Backend::ALL.iter().map(|b| b.as_str()),
         );
         d.backend(backend);
-        let r = self.resolve(env, &mut d)?;
+        let mut r = self.resolve(env, &mut d)?;
+        if backend == Backend::Hardware {
+            r.toolchain_include_dirs = hardware::dpacc_include_dirs(env, tools);
+        }
         // Every backend (docs too) gets the Rust declarations, generated from the C.
         // The sources as the kernel compile sees them; the compiler then checks what
         // the scan understood (see `expand`).
@@ -570,6 +576,7 @@ impl DpaApp {
             include_dirs,
             defines: self.defines.clone(),
             proc_attributes,
+            toolchain_include_dirs: Vec::new(),
         })
     }
 }

@@ -671,19 +671,15 @@ mod hardware_flow {
         let mut vars: Vec<(String, OsString)> = vec![
             ("DEP_DOCA_DPA_BACKEND".into(), "hardware".into()),
             ("DEP_DOCA_DPA_VERSION".into(), doca.into()),
-            // The install has no device headers for the host compiler: the scan uses
-            // the sim's, which doca-dpa-sys names.
             (
-                "DEP_DOCA_DPA_SIM_DEVICE_INCLUDE".into(),
-                device_include().into(),
-            ),
-            (
-                // The reference headers stand in for DOCA's when the generated host
-                // launchers are compiled.
+                // The reference headers stand in for DOCA's host headers, and the sim's
+                // device headers for the device headers a DOCA install ships in the same
+                // directory; a hardware build is given no sim directory of its own.
                 "DEP_DOCA_DPA_INCLUDE".into(),
                 std::env::join_paths([
                     PathBuf::from("/opt/doca/include"),
                     reference_include(),
+                    device_include(),
                     PathBuf::from("/opt/doca/include/extra"),
                 ])
                 .unwrap(),
@@ -1120,5 +1116,106 @@ mod hardware_flow {
         let env = hw_env(&out, "three", &[]);
         let e = app().build_inner(&env, &nowhere()).unwrap_err();
         assert!(matches!(e, DpaAppError::BadDocaVersion { .. }), "{e:?}");
+    }
+
+    /// A DOCA install at `prefix` with `tools/dpacc` (a copy of `tools`' fake).
+    fn install_with_dpacc(tools: &FakeTools) -> TempDir {
+        let prefix = TempDir::new("doca-prefix");
+        std::fs::create_dir_all(prefix.path().join("tools")).unwrap();
+        let script = std::fs::read_to_string(tools.dpacc()).unwrap();
+        write_script(&prefix.path().join("tools/dpacc"), &script);
+        prefix
+    }
+
+    #[test]
+    fn the_dpacc_of_the_install_found_comes_before_path() {
+        let tools = FakeTools::new("3.0.0058", false);
+        let prefix = install_with_dpacc(&tools);
+        let on_path = FakeTools::new("3.0.0058", false);
+        let out = TempDir::new("dpa-hw");
+        let env = hw_env(
+            &out,
+            "3.0.0058",
+            &[
+                ("DEP_DOCA_DPA_PREFIX", prefix.path().into()),
+                ("PATH", on_path.dir.path().into()),
+            ],
+        );
+        let built = app()
+            .build_inner(&env, &nowhere())
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(built.dpacc, Some(prefix.path().join("tools/dpacc")));
+    }
+
+    #[test]
+    fn dpacc_not_found_lists_the_install_found() {
+        let prefix = TempDir::new("doca-prefix");
+        let out = TempDir::new("dpa-hw");
+        let env = hw_env(
+            &out,
+            "3.0.0058",
+            &[
+                ("DEP_DOCA_DPA_PREFIX", prefix.path().into()),
+                ("PATH", OsString::from("/nonexistent")),
+            ],
+        );
+        let text = app().build_inner(&env, &nowhere()).unwrap_err().to_string();
+        for tried in [
+            "DPACC (not set)".to_owned(),
+            format!(
+                "{} (the DOCA install found)",
+                prefix.path().join("tools/dpacc").display()
+            ),
+            "dpacc on PATH".to_owned(),
+            "/nonexistent/doca/tools/dpacc".to_owned(),
+        ] {
+            assert!(text.contains(&tried), "{tried} not in: {text}");
+        }
+    }
+
+    /// A kernel that includes `dpaintrin.h`, a header of dpacc's toolchain and not of
+    /// DOCA: the scan finds it where the `dpa-clang` beside dpacc keeps its builtin
+    /// headers, and nowhere else (no simulator directory is given to a hardware build).
+    #[test]
+    fn a_kernel_including_dpaintrin_is_scanned_with_the_toolchain_headers() {
+        let tools = FakeTools::new("3.0.0058", false);
+        let app_dir = TempDir::new("intrin-app");
+        app_dir.write(
+            "kernels/k.c",
+            "#include <dpaintrin.h>\n__dpa_global__ void intrin_kernel(unsigned long x)\n\
+             { (void)toolchain_probe(x); }\n",
+        );
+        let out = TempDir::new("dpa-hw");
+        let only_doca = |extra: &[(&str, OsString)]| {
+            let mut vars: Vec<(&str, OsString)> = vec![
+                ("DPACC", tools.dpacc().into()),
+                ("CARGO_MANIFEST_DIR", app_dir.path().into()),
+                ("DEP_DOCA_DPA_INCLUDE", reference_include().into()),
+            ];
+            vars.extend(extra.iter().cloned());
+            hw_env(&out, "3.0.0058", &vars)
+        };
+        let app = || DpaApp::new("intrin_app").sources_in("kernels");
+        // Without a dpa-clang beside dpacc the header is nowhere: the scan fails.
+        let e = app().build_inner(&only_doca(&[]), &nowhere()).unwrap_err();
+        assert!(matches!(e, DpaAppError::Preprocess { .. }), "{e:?}");
+        // With one: its resource directory's include/ holds the header.
+        let resource = TempDir::new("dpa-clang-resource");
+        resource.write(
+            "include/dpaintrin.h",
+            "static inline unsigned long toolchain_probe(unsigned long x) { return x; }\n",
+        );
+        write_script(
+            &tools.dir.path().join("dpa-clang"),
+            &format!(
+                "#!/bin/sh\n[ \"$1\" = -print-resource-dir ] && echo '{}'\n",
+                resource.path().display()
+            ),
+        );
+        let built = app()
+            .build_inner(&only_doca(&[]), &nowhere())
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(built.kernels.len(), 1);
+        assert_eq!(built.kernels[0].name, "intrin_kernel");
     }
 }

@@ -45,9 +45,21 @@ fn from_env_value(env: &EnvReader, value: &OsStr) -> Option<PathBuf> {
     }
 }
 
-/// The DPA compiler: `$DPACC`, else `dpacc` on `PATH`, else `default` (normally
-/// [`DEFAULT_DPACC`]).
-pub(crate) fn find_dpacc(env: &EnvReader, default: &Path) -> Result<PathBuf, DpaAppError> {
+/// Where a DOCA install under `prefix` puts dpacc: `tools/` (NVIDIA's layout,
+/// `/opt/mellanox/doca/tools/dpacc`) and `bin/` (an install made with a plain prefix).
+fn prefix_candidates(prefix: &Path) -> [PathBuf; 2] {
+    [prefix_dpacc(prefix), prefix.join("bin").join("dpacc")]
+}
+
+/// The DPA compiler: `$DPACC`, else the dpacc of the DOCA install the build found
+/// (`prefix`: what pkg-config or `DOCA_PREFIX` found, [`prefix_candidates`]), else
+/// `dpacc` on `PATH`, else `default` (normally [`DEFAULT_DPACC`]). The error lists
+/// every place tried.
+pub(crate) fn find_dpacc(
+    env: &EnvReader,
+    prefix: Option<&Path>,
+    default: &Path,
+) -> Result<PathBuf, DpaAppError> {
     let not_found = |tried| DpaAppError::ToolNotFound {
         tool: "dpacc",
         env_var: DPACC_ENV,
@@ -61,17 +73,55 @@ pub(crate) fn find_dpacc(env: &EnvReader, default: &Path) -> Result<PathBuf, Dpa
             )])
         });
     }
+    let in_prefix = prefix.map(prefix_candidates).unwrap_or_default();
+    if let Some(p) = in_prefix.iter().find(|p| p.is_file()) {
+        return Ok(p.clone());
+    }
     if let Some(p) = search_path(env, OsStr::new("dpacc")) {
         return Ok(p);
     }
     if default.is_file() {
         return Ok(default.to_owned());
     }
-    Err(not_found(vec![
-        format!("{DPACC_ENV} (not set)"),
-        "dpacc on PATH".to_owned(),
-        default.display().to_string(),
-    ]))
+    let mut tried = vec![format!("{DPACC_ENV} (not set)")];
+    tried.extend(
+        in_prefix
+            .iter()
+            .map(|p| format!("{} (the DOCA install found)", p.display())),
+    );
+    tried.push("dpacc on PATH".to_owned());
+    tried.push(default.display().to_string());
+    Err(not_found(tried))
+}
+
+/// The name of the DPA compiler that dpacc drives, installed beside it (NVIDIA's layout:
+/// `tools/dpacc` and `tools/dpa-clang`).
+pub(crate) const DPA_CLANG_NAME: &str = "dpa-clang";
+
+/// The include directories of the DPA toolchain that `dpacc` belongs to: the builtin
+/// headers of the `dpa-clang` beside it (`dpaintrin.h` and the C headers of a
+/// freestanding compile), which clang names through its documented
+/// `-print-resource-dir` (`<resource dir>/include`). Empty when there is no dpa-clang
+/// beside dpacc or it does not answer: the kernel scan then sees DOCA's headers only,
+/// and a header of the toolchain is reported missing by the compiler.
+pub(crate) fn toolchain_include_dirs(dpacc: &Path) -> Vec<PathBuf> {
+    let Some(clang) = dpacc.parent().map(|d| d.join(DPA_CLANG_NAME)) else {
+        return Vec::new();
+    };
+    if !clang.is_file() {
+        return Vec::new();
+    }
+    match Command::new(&clang).arg("-print-resource-dir").output() {
+        Ok(out) if out.status.success() => {
+            let dir = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("include");
+            if dir.is_dir() {
+                vec![dir]
+            } else {
+                Vec::new()
+            }
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// The process-attributes tool: `$DOCA_DPA_ATTRS2BLOB`, else next to `dpacc`, else in

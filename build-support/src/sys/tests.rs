@@ -469,6 +469,18 @@ fn hardware_refuses_an_install_that_declares_a_bound_item_differently() {
             "libclang",
         ],
     );
+    // One clean message: the item, what the bindings expect and what the install
+    // declares come first, and the check's own macros warn of nothing.
+    let text = err.to_string();
+    let first = text.lines().nth(1).unwrap_or_default();
+    assert_eq!(
+        first,
+        "  - doca_dpa_destroy: its type is not the reference type doca_error_t (struct \
+         doca_dpa *); the install declares `doca_error_t (struct doca_dpa *, uint32_t)` \
+         (aka `enum doca_error (struct doca_dpa *, unsigned int)`)",
+        "{text}"
+    );
+    assert!(!text.contains("warning:"), "{text}");
 }
 
 #[test]
@@ -586,10 +598,103 @@ mod against_bindgen {
         }
     }
 
-    /// The lines only one side has: (bundled only, bindgen only).
+    /// The significant statements as Rust sees them: `::std::os::raw` integers as the
+    /// fixed-width types they are on this (LP64) target and every type alias resolved to
+    /// what it names, so `c_ulong` and `c_ulonglong`, or `doca_be64_t = __be64` and
+    /// `doca_be64_t = u64`, read alike; definitions of aliases that the other side does
+    /// not define are left out (no item of either side uses them any more).
+    fn rust_view(text: &str, other: &str) -> Vec<String> {
+        const RAW: &[(&str, &str)] = &[
+            ("::std::os::raw::c_char", "i8"),
+            ("::std::os::raw::c_schar", "i8"),
+            ("::std::os::raw::c_uchar", "u8"),
+            ("::std::os::raw::c_short", "i16"),
+            ("::std::os::raw::c_ushort", "u16"),
+            ("::std::os::raw::c_int", "i32"),
+            ("::std::os::raw::c_uint", "u32"),
+            ("::std::os::raw::c_longlong", "i64"),
+            ("::std::os::raw::c_ulonglong", "u64"),
+            ("::std::os::raw::c_long", "i64"),
+            ("::std::os::raw::c_ulong", "u64"),
+        ];
+        let alias_of = |line: &str| -> Option<(String, String)> {
+            let rest = line.trim().strip_prefix("pub type ")?;
+            let (name, target) = rest.split_once(" = ")?;
+            Some((name.to_owned(), target.trim_end_matches(';').to_owned()))
+        };
+        let raw = |line: &str| {
+            RAW.iter()
+                .fold(line.to_owned(), |l, (from, to)| l.replace(from, to))
+        };
+        // Statements, not lines: rustfmt wraps a signature once a type name is longer.
+        let statements = |text: &str| -> Vec<String> {
+            let joined = raw(&significant(text).join(" "));
+            let squeezed = joined
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .replace("( ", "(")
+                .replace(", )", ")")
+                .replace(",)", ")")
+                .replace(" )", ")");
+            let mut out = Vec::new();
+            let mut current = String::new();
+            for c in squeezed.chars() {
+                current.push(c);
+                if matches!(c, ';' | '{' | '}') {
+                    out.push(current.trim().to_owned());
+                    current.clear();
+                }
+            }
+            out
+        };
+        let lines: Vec<String> = statements(text);
+        let aliases: BTreeMap<String, String> = lines.iter().filter_map(|l| alias_of(l)).collect();
+        let other_aliases: BTreeSet<String> = statements(other)
+            .iter()
+            .filter_map(|l| alias_of(l).map(|(n, _)| n))
+            .collect();
+        let resolve_word = |w: &str| {
+            let mut w = w.to_owned();
+            for _ in 0..16 {
+                match aliases.get(&w) {
+                    Some(t) if t.chars().all(|c| c.is_alphanumeric() || c == '_') => w = t.clone(),
+                    _ => break,
+                }
+            }
+            w
+        };
+        lines
+            .iter()
+            .filter(|l| alias_of(l).is_none_or(|(n, _)| other_aliases.contains(&n)))
+            .map(|l| {
+                // Resolve the words after the `=` of an alias, and every word elsewhere.
+                let (head, body) = match alias_of(l) {
+                    Some((n, t)) => (format!("pub type {n} = "), format!("{t};")),
+                    None => (String::new(), l.clone()),
+                };
+                let mut out = head;
+                let mut word = String::new();
+                for c in body.chars().chain(std::iter::once('\0')) {
+                    if c.is_alphanumeric() || c == '_' {
+                        word.push(c);
+                    } else {
+                        out.push_str(&resolve_word(&word));
+                        word.clear();
+                        if c != '\0' {
+                            out.push(c);
+                        }
+                    }
+                }
+                out
+            })
+            .collect()
+    }
+
+    /// The lines only one side has, as Rust sees them: (bundled only, bindgen only).
     fn line_difference(bundled: &str, bindgen: &str) -> (Vec<String>, Vec<String>) {
-        let a = significant(bundled);
-        let b = significant(bindgen);
+        let a = rust_view(bundled, bindgen);
+        let b = rust_view(bindgen, bundled);
         let only = |x: &[String], y: &[String]| {
             let mut rest: Vec<String> = y.to_vec();
             x.iter()
@@ -607,7 +712,7 @@ mod against_bindgen {
     }
 
     /// The claim for one mutated install: the bundled build either fails (the
-    /// message naming `item`) or gives bindgen's lines exactly.
+    /// message naming `item`) or gives bindgen's lines exactly, as Rust sees them.
     fn check_claim(krate: SysCrate, prefix: &TempDir, item: &str, bindgen_must_contain: &str) {
         let Some(oracle) = bindgen_of(krate.binding_set(), prefix) else {
             return;
@@ -635,6 +740,117 @@ mod against_bindgen {
                     only_bindgen.join("\n")
                 );
             }
+        }
+    }
+
+    /// The claim for an install that differs from the reference headers the way real
+    /// DOCA headers do: the bundled build accepts it, and what Rust sees of the bundled
+    /// bindings is bindgen's over the same install; bindgen's may have more (items of a
+    /// newer release that the bundled bindings do not bind) when `newer` is set.
+    fn check_accepted(krate: SysCrate, prefix: &TempDir, newer: bool) {
+        let Some(oracle) = bindgen_of(krate.binding_set(), prefix) else {
+            return;
+        };
+        let out = TempDir::new("vs-bindgen-out");
+        if let Err(e) = run_bundled(krate, prefix, &out) {
+            panic!("refused an install bindgen binds as the bundled bindings: {e}");
+        }
+        let bundled = std::fs::read_to_string(out.path().join("bindings.rs")).unwrap();
+        let (only_bundled, only_bindgen) = line_difference(&bundled, &oracle);
+        let bound = rust_view(&bundled, &oracle).join("\n");
+        let unexplained: Vec<&String> = only_bindgen
+            .iter()
+            .filter(|l| {
+                !newer || !l.contains("pub fn ") || {
+                    let name = l.split("pub fn ").nth(1).and_then(|r| r.split('(').next());
+                    name.is_some_and(|n| bound.contains(&format!("pub fn {n}(")))
+                }
+            })
+            .collect();
+        assert!(
+            only_bundled.is_empty() && unexplained.is_empty(),
+            "accepted, but Rust sees other bindings than bindgen's over the same \
+             install.\nonly in the bundled ones:\n{only_bundled:#?}\nonly in bindgen's:\n\
+             {only_bindgen:#?}"
+        );
+    }
+
+    /// The Windows branch of `doca_types.h` (`uint64_t` where Linux has `__be64`):
+    /// `u64` either way.
+    #[test]
+    fn vs_bindgen_accepts_big_endian_types_of_the_standard_integers() {
+        let prefix = install_of_reference(|name, t| {
+            if name == "doca_types.h" {
+                t.replace("#ifdef __linux__\n/**", "#ifndef __linux__\n/**")
+            } else {
+                t
+            }
+        });
+        check_accepted(SysCrate::Dpa, &prefix, false);
+    }
+
+    /// A 64-bit typedef spelled `unsigned long long` (`uint64_t` is `unsigned long`
+    /// here): every function taking it compiles either spelling, and Rust sees `u64`.
+    #[test]
+    fn vs_bindgen_accepts_unsigned_long_long_for_a_64_bit_typedef() {
+        let prefix = install_of_reference(edit_one(
+            "doca_dpa.h",
+            "typedef uint64_t doca_dpa_dev_t;",
+            "typedef unsigned long long doca_dpa_dev_t;",
+        ));
+        check_accepted(SysCrate::Dpa, &prefix, false);
+    }
+
+    /// A parameter spelled `unsigned long long *` where the reference has `uint64_t *`.
+    #[test]
+    fn vs_bindgen_accepts_unsigned_long_long_for_a_64_bit_parameter() {
+        let prefix = install_of_reference(|name, t| {
+            if name == "doca_sync_event.h" {
+                let changed = t.replacen("uint64_t *value", "unsigned long long *value", 1);
+                assert_ne!(changed, t, "no `uint64_t *value` parameter left to change");
+                changed
+            } else {
+                t
+            }
+        });
+        check_accepted(SysCrate::Dpa, &prefix, false);
+    }
+
+    /// A function a newer release adds: not in the bundled bindings, which are accepted.
+    #[test]
+    fn vs_bindgen_accepts_a_function_of_a_newer_release() {
+        let prefix = install_of_reference(edit_one(
+            "doca_dpa.h",
+            "doca_error_t doca_dpa_destroy(struct doca_dpa *dpa);",
+            "doca_error_t doca_dpa_destroy(struct doca_dpa *dpa);\n\
+             DOCA_EXPERIMENTAL doca_error_t doca_dpa_future_call(struct doca_dpa *dpa, uint64_t x);",
+        ));
+        check_accepted(SysCrate::Dpa, &prefix, true);
+    }
+
+    /// A 64-bit typedef narrowed to 32 bits, and one made signed: refused, naming it.
+    #[test]
+    fn a_typedef_of_another_width_or_signedness_is_refused_with_one_clean_message() {
+        for to in [
+            "typedef uint32_t doca_dpa_dev_t;",
+            "typedef int64_t doca_dpa_dev_t;",
+        ] {
+            let prefix = install_of_reference(edit_one(
+                "doca_dpa.h",
+                "typedef uint64_t doca_dpa_dev_t;",
+                to,
+            ));
+            let out = TempDir::new("out");
+            let err = run_bundled(SysCrate::Dpa, &prefix, &out).unwrap_err();
+            let text = err.to_string();
+            assert!(
+                text.lines().nth(1).is_some_and(|l| l.starts_with(
+                    "  - doca_dpa_dev_t: it is not the reference type uint64_t; the install \
+                     declares `doca_dpa_dev_t` (aka `"
+                )),
+                "{to}: {text}"
+            );
+            assert!(!text.contains("warning:"), "{text}");
         }
     }
 
