@@ -174,10 +174,6 @@ mod auto_traits {
 }
 
 /// The errors are those of `doca-dpa`: one error type for every DOCA call.
-// Not inlined: their docs link doca-dpa's items (`crate::Dpa::rpc`), which
-// rustdoc cannot resolve on a copy of the page here; the re-export links
-// doca-dpa's pages instead.
-#[doc(no_inline)]
 pub use doca_dpa::{Error, ErrorCode, ErrorKind, Result};
 
 /// The raw bindings (DOCA Verbs and RDMI), for calls this crate does not wrap.
