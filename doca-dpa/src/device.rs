@@ -438,7 +438,7 @@ impl Device {
     /// Representors exist only where the device is opened on a BlueField's Arm
     /// side (DPU mode), not on its host. Network representors (`NET`, or every
     /// kind) asked of a device that cannot list them — the listing answers
-    /// NOT_SUPPORTED, or finds none and `doca_devinfo_rep_cap_is_filter_net_supported`
+    /// NOT_SUPPORTED or finds none, and `doca_devinfo_rep_cap_is_filter_net_supported`
     /// (STABLE) says the device has none to list — are [`Error::Unavailable`],
     /// which says so. On the software DPA the default profile is the host's
     /// view, and the error says how to select the Arm side's
@@ -458,7 +458,13 @@ impl Device {
             ))
         };
         match listed {
-            Err(e) if wants_net && e.code() == Some(ErrorCode::NOT_SUPPORTED) => {
+            // Only where the device says it has none to list: a device that can
+            // list them answering NOT_SUPPORTED is that error, as it is.
+            Err(e)
+                if wants_net
+                    && e.code() == Some(ErrorCode::NOT_SUPPORTED)
+                    && !self.can_list_net_representors() =>
+            {
                 return Err(self.no_representors(&e.to_string()));
             }
             other => other?,
