@@ -11,21 +11,14 @@ use doca::dpa::{Device, Dpa, DpaBuffer, Launcher};
 
 include!("common_app.rs.in");
 
-fn open_device() -> doca::dpa::Result<Device> {
-    match std::env::var("DOCA_DEVICE") {
-        Ok(name) if name.contains(':') => Device::open_by_pci(&name),
-        Ok(name) => Device::open_by_ibdev_name(&name),
-        Err(_) => Device::open_first_with_dpa(),
-    }
-}
-
 fn main() -> Result<(), Report> {
     println!(
         "backend: {} (DOCA {})",
         doca::dpa::build_info::BACKEND,
         doca::dpa::build_info::DOCA_VERSION
     );
-    let device = open_device()?;
+    let device =
+        Device::open_named_or_first_with_dpa(std::env::var("DOCA_DEVICE").ok().as_deref())?;
     println!(
         "device: {} ({})",
         device.info().ibdev_name,

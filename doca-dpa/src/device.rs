@@ -301,6 +301,26 @@ impl Device {
         })
     }
 
+    /// The device a program's user named, or the first with a DPA when they named none:
+    /// `name` is a PCI address when it has a `:` ([`Device::open_by_pci`]), else an
+    /// InfiniBand device name ([`Device::open_by_ibdev_name`]); `None` is
+    /// [`Device::open_first_with_dpa`] (their DOCA calls). The examples take it from
+    /// `DOCA_DEVICE`:
+    ///
+    /// ```no_run
+    /// # fn main() -> doca_dpa::Result<()> {
+    /// let name = std::env::var("DOCA_DEVICE").ok();
+    /// let device = doca_dpa::Device::open_named_or_first_with_dpa(name.as_deref())?;
+    /// # Ok(()) }
+    /// ```
+    pub fn open_named_or_first_with_dpa(name: Option<&str>) -> Result<Device> {
+        match name {
+            Some(pci) if pci.contains(':') => Device::open_by_pci(pci),
+            Some(ibdev) => Device::open_by_ibdev_name(ibdev),
+            None => Device::open_first_with_dpa(),
+        }
+    }
+
     /// Whether this is the only handle of the device (no clone, nothing made from it).
     pub(crate) fn is_unshared(&self) -> bool {
         Arc::strong_count(&self.inner) == 1 && Arc::weak_count(&self.inner) == 0

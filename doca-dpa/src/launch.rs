@@ -234,7 +234,6 @@ impl Launcher {
     }
 
     fn on(events: [Event; 2]) -> Launcher {
-        crate::keep::reap();
         Launcher {
             state: DocaGuarded::new(State {
                 raw: RawLaunch {
@@ -1188,7 +1187,7 @@ impl Dpa {
             }
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
                 self.rpc_gate().hold(gate);
-                crate::keep::defer(self, keep);
+                crate::family::defer(self, keep).report();
                 return Err(Error::RpcTimeout(Box::new(RpcDiagnosis {
                     function: rpc.name(),
                     waited: started.elapsed(),

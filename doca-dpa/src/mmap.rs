@@ -11,8 +11,9 @@ use crate::app::{param, KernelArg};
 use crate::core::Owned;
 use crate::dpa::Dpa;
 use crate::error::{doca_call, Error, Result};
+use crate::family::{FamilyMember, Member};
 use crate::keep::{Keep, KeepAlive};
-use crate::memory::{Allocation, DeviceCopy, DpaBuffer};
+use crate::memory::{DeviceCopy, DpaBuffer, SharedAllocation};
 
 crate::__doca_object!(
     /// `doca_mmap`.
@@ -31,7 +32,7 @@ crate::__doca_object!(
 /// range once per map and no `doca_mmap_add_dev` on such a map, so this type
 /// offers neither.
 pub struct DpaMmap {
-    inner: Arc<MmapInner>,
+    inner: Arc<Member<MmapInner>>,
 }
 
 struct MmapInner {
@@ -40,7 +41,7 @@ struct MmapInner {
     handle: u32,
     len: usize,
     // Dropped after the map is destroyed (Drop runs before fields).
-    _memory: Arc<Allocation>,
+    _memory: SharedAllocation,
 }
 
 impl fmt::Debug for DpaMmap {
@@ -100,7 +101,7 @@ impl DpaMmap {
         // SAFETY: valid out-pointer.
         unsafe { doca_call!(doca_mmap_create(&mut raw)) }?;
         // From here the map is owned: an early return destroys it.
-        let mut map = MmapInner {
+        let mut map = Member::new(MmapInner {
             // SAFETY: what doca_mmap_create just returned: NULL or a new object that
             // nothing else owns, handed over here.
             raw: unsafe { Owned::new("doca_mmap_create", raw) }?,
@@ -108,7 +109,7 @@ impl DpaMmap {
             handle: 0,
             len,
             _memory: buffer.allocation().clone(),
-        };
+        });
         // SAFETY: an unstarted map, a started context and a range of its heap: the
         // buffer is memory of this context (checked above) and the range lies
         // inside it (checked above); the map keeps the memory alive.
@@ -167,6 +168,12 @@ unsafe impl KernelArg<param::Mmap> for DpaMmap {
         keep.check_context(&self.inner.dpa, "the memory map")?;
         keep.keep(KeepAlive::new(&self.inner));
         Ok(self.inner.handle)
+    }
+}
+
+impl FamilyMember for MmapInner {
+    fn family_of(&self) -> &Dpa {
+        &self.dpa
     }
 }
 

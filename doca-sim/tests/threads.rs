@@ -139,11 +139,11 @@ fn eu_affinities() {
         INVALID_VALUE,
         abi::doca_dpa_thread_set_affinity(thread, aff)
     );
-    // EU ids run below cores × EUs per core (12 × 16).
-    fails!(INVALID_VALUE, abi::doca_dpa_eu_affinity_set(aff, 192));
-    ok!(abi::doca_dpa_eu_affinity_set(aff, 191));
+    // EU ids run below cores × EUs per core (16 × 16).
+    fails!(INVALID_VALUE, abi::doca_dpa_eu_affinity_set(aff, 256));
+    ok!(abi::doca_dpa_eu_affinity_set(aff, 255));
     ok!(abi::doca_dpa_eu_affinity_get(aff, &mut eu));
-    assert_eq!(eu, 191);
+    assert_eq!(eu, 255);
     ok!(abi::doca_dpa_thread_set_affinity(thread, aff));
     ok!(abi::doca_dpa_eu_affinity_clear(aff));
     fails!(INVALID_VALUE, abi::doca_dpa_eu_affinity_get(aff, &mut eu));

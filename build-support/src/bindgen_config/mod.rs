@@ -16,7 +16,6 @@
 //! names not prefixed, Rust 1.85 / edition 2021, and the header line
 //! [`GENERATED_HEADER`].
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use std::collections::BTreeSet;
@@ -215,10 +214,14 @@ pub fn builder(
 }
 
 /// Why bindings could not be generated.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// None of the set's headers is in the include directories.
+    #[error(
+        "none of the {} headers ({}) is in {}",
+        .set.name(), .set.headers().join(", "), crate::join_paths(.include_dirs, ", ")
+    )]
     NoHeaders {
         /// The set.
         set: BindingSet,
@@ -227,12 +230,19 @@ pub enum Error {
     },
     /// libclang could not be loaded (bindgen loads it at run time), or it has no builtin
     /// headers.
+    #[error(
+        "bindgen could not use libclang ({0}); install libclang (e.g. the libclang-dev \
+         package) or set LIBCLANG_PATH to the directory holding libclang.so"
+    )]
     Libclang(String),
     /// bindgen (clang) failed on the headers.
+    #[error("bindgen failed: {0}")]
     Bindgen(String),
     /// rustfmt could not be run or failed.
+    #[error("rustfmt failed: {0}")]
     Rustfmt(String),
     /// A file could not be read or written.
+    #[error("{}: {message}", .path.display())]
     Io {
         /// The path.
         path: PathBuf,
@@ -240,30 +250,6 @@ pub enum Error {
         message: String,
     },
 }
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::NoHeaders { set, include_dirs } => write!(
-                f,
-                "none of the {} headers ({}) is in {}",
-                set.name(),
-                set.headers().join(", "),
-                crate::join_paths(include_dirs, ", ")
-            ),
-            Error::Libclang(m) => write!(
-                f,
-                "bindgen could not use libclang ({m}); install libclang (e.g. the libclang-dev \
-                 package) or set LIBCLANG_PATH to the directory holding libclang.so"
-            ),
-            Error::Bindgen(m) => write!(f, "bindgen failed: {m}"),
-            Error::Rustfmt(m) => write!(f, "rustfmt failed: {m}"),
-            Error::Io { path, message } => write!(f, "{}: {message}", path.display()),
-        }
-    }
-}
-
-impl std::error::Error for Error {}
 
 impl Error {
     /// True when the failure is that libclang is not available on this machine.

@@ -336,6 +336,13 @@ impl Ctx {
         ffi!(abi::doca_dpa_peek_at_last_error(self.dpa))
     }
 
+    /// Waits (up to [`PATIENCE`]) for the context to turn fatal; its report.
+    #[track_caller]
+    pub(crate) fn awaited_fault(&self) -> doca_sim::FaultReport {
+        assert!(poll(PATIENCE, || self.peek() == BAD_STATE), "no fault");
+        doca_sim::fault_report(self.dpa).expect("a fault report")
+    }
+
     /// A started event the host publishes and this DPA waits on.
     pub(crate) fn wait_event(&self) -> *mut abi::doca_sync_event {
         let ev = new_event();
