@@ -220,7 +220,7 @@ fn missing_reference_headers_are_reported() {
 }
 
 /// A DOCA install in `prefix`; `with_optional` adds the optional modules (doca-rdmi,
-/// doca-rdma).
+/// doca-rdma, doca-comch).
 fn fake_install(prefix: &TempDir, with_optional: bool) -> Install {
     let module = |name: &str, libs: &[&str]| crate::discovery::Module {
         name: name.into(),
@@ -245,6 +245,7 @@ fn fake_install(prefix: &TempDir, with_optional: bool) -> Install {
     if with_optional {
         modules.insert("doca-rdmi".into(), module("doca-rdmi", &["doca_rdmi"]));
         modules.insert("doca-rdma".into(), module("doca-rdma", &["doca_rdma"]));
+        modules.insert("doca-comch".into(), module("doca-comch", &["doca_comch"]));
     }
     Install {
         modules,
@@ -300,30 +301,40 @@ fn hardware_without_rdmi_module() {
 }
 
 #[test]
-fn hardware_without_rdma_module() {
-    // The install of the test above (no doca-rdma.pc either): doca-rdma-sys builds,
-    // empty, and says why.
-    let (out, r) = (TempDir::new("out"), reference());
-    let prefix = TempDir::new("hwprefix");
-    prefix.write(
-        "include/doca_rdma.h",
-        "DOCA_EXPERIMENTAL int doca_rdma_x(void);\n",
-    );
-    let e = env(&[("DOCA_BACKEND", "hardware")], &out, &r);
-    let o = run(SysCrate::Rdma, &e, |_| Ok(fake_install(&prefix, false))).unwrap();
-    let reason = o.absent_reason.clone().unwrap();
-    assert!(reason.contains("no doca-rdma module"), "{reason}");
-    assert!(reason.contains("no RDMA"), "{reason}");
-    let d = &o.directives;
-    assert!(d.contains("cargo::rustc-cfg=doca_rdma_absent"));
-    assert!(!d.contains("cargo::rustc-cfg=doca_rdmi_absent"));
-    assert!(d.contains("cargo::metadata=rdma=absent"));
-    assert!(!d.lines().iter().any(|l| l.contains("rustc-link")));
-    let bindings = std::fs::read_to_string(out.path().join("bindings.rs")).unwrap();
-    assert!(bindings.contains("No RDMA bindings"));
-    let info = std::fs::read_to_string(out.path().join("build_info.rs")).unwrap();
-    assert!(info.contains("pub const RDMA_ABSENT_REASON: Option<&str> = Some("));
-    assert!(info.contains("BINDINGS: &str = \"none (this DOCA install has no RDMA)\""));
+fn hardware_without_rdma_or_comch_module() {
+    // The install of the test above (no doca-rdma.pc nor doca-comch.pc either):
+    // doca-rdma-sys and doca-comch-sys build, empty, and say why.
+    for (krate, header, module, what) in [
+        (SysCrate::Rdma, "doca_rdma.h", "doca-rdma", "RDMA"),
+        (SysCrate::Comch, "doca_comch_msgq.h", "doca-comch", "COMCH"),
+    ] {
+        let (out, r) = (TempDir::new("out"), reference());
+        let prefix = TempDir::new("hwprefix");
+        prefix.write(
+            &format!("include/{header}"),
+            "DOCA_EXPERIMENTAL int doca_x(void);\n",
+        );
+        let e = env(&[("DOCA_BACKEND", "hardware")], &out, &r);
+        let o = run(krate, &e, |_| Ok(fake_install(&prefix, false))).unwrap();
+        let reason = o.absent_reason.clone().unwrap();
+        assert!(reason.contains(&format!("no {module} module")), "{reason}");
+        assert!(reason.contains(&format!("no {what}")), "{reason}");
+        let d = &o.directives;
+        let cfg = format!("doca_{}_absent", what.to_lowercase());
+        assert!(d.contains(&format!("cargo::rustc-cfg={cfg}")));
+        assert!(!d.contains("cargo::rustc-cfg=doca_rdmi_absent"));
+        assert!(d.contains(&format!("cargo::metadata={}=absent", what.to_lowercase())));
+        assert!(!d.lines().iter().any(|l| l.contains("rustc-link")));
+        let bindings = std::fs::read_to_string(out.path().join("bindings.rs")).unwrap();
+        assert!(bindings.contains(&format!("No {what} bindings")));
+        let info = std::fs::read_to_string(out.path().join("build_info.rs")).unwrap();
+        assert!(info.contains(&format!(
+            "pub const {what}_ABSENT_REASON: Option<&str> = Some("
+        )));
+        assert!(info.contains(&format!(
+            "BINDINGS: &str = \"none (this DOCA install has no {what})\""
+        )));
+    }
 }
 
 /// Hardware with bindgen over a fake prefix (no libraries, so exports are unknown and
@@ -448,7 +459,12 @@ fn run_bundled_from(
 #[test]
 fn hardware_uses_the_bundled_bindings_of_a_conforming_install() {
     let prefix = install_of_reference(|_, t| t);
-    for krate in [SysCrate::Dpa, SysCrate::Rdmi, SysCrate::Rdma] {
+    for krate in [
+        SysCrate::Dpa,
+        SysCrate::Rdmi,
+        SysCrate::Rdma,
+        SysCrate::Comch,
+    ] {
         let out = TempDir::new("out");
         let o = run_bundled(krate, &prefix, &out).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(o.backend, Backend::Hardware);
@@ -476,6 +492,11 @@ fn hardware_uses_the_bundled_bindings_of_a_conforming_install() {
             SysCrate::Rdma => {
                 assert!(b.contains("\nuse doca_dpa_sys::*;\n"));
                 assert!(b.contains("pub fn doca_rdma_get_dpa_handle("));
+                assert!(!b.contains("pub fn doca_dpa_create("));
+            }
+            SysCrate::Comch => {
+                assert!(b.contains("\nuse doca_dpa_sys::*;\n"));
+                assert!(b.contains("pub fn doca_comch_consumer_get_dpa_handle("));
                 assert!(!b.contains("pub fn doca_dpa_create("));
             }
         }
