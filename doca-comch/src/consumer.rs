@@ -20,12 +20,12 @@
 use std::fmt;
 use std::sync::Arc;
 
-use doca_dpa::{param, Keep, KeepAlive, KernelArg, Result};
+use doca_dpa::{param, Keep, KernelArg, Result};
 
 use crate::consumer_completion::ConsumerCompletion;
 use crate::error::{comch_call, core_call};
 use crate::msgq::{count, QueueRef};
-use crate::part::{stop_shared, Part, Shared};
+use crate::part::{lower, stop_shared, Part, Shared};
 use crate::side::{make, Side};
 use crate::StopError;
 
@@ -71,16 +71,6 @@ impl ConsumerBuilder {
         Ok(ConsumerBuilder { part, user_data: 0 })
     }
 
-    /// Makes one setter call on the idle consumer.
-    fn set(
-        self,
-        f: impl FnOnce(*mut doca_comch_sys::doca_comch_consumer) -> Result<()>,
-    ) -> Result<Self> {
-        let p = self.part.raw.as_ptr();
-        self.part.dpa.with_ctx(|_| f(p))?;
-        Ok(self)
-    }
-
     /// The immediate-data bytes each message carries
     /// (`doca_comch_consumer_set_imm_data_len`, STABLE). 0 is refused before the
     /// call; DOCA refuses more than the device's
@@ -91,8 +81,11 @@ impl ConsumerBuilder {
             "an immediate-data length",
             len,
         )?;
-        // SAFETY: our idle consumer.
-        self.set(|p| unsafe { comch_call!(doca_comch_consumer_set_imm_data_len(p, len)) })
+        self.part.call(|p| {
+            // SAFETY: our idle consumer.
+            unsafe { comch_call!(doca_comch_consumer_set_imm_data_len(p, len)) }
+        })?;
+        Ok(self)
     }
 
     /// How many receives kernels may have posted on it
@@ -104,8 +97,11 @@ impl ConsumerBuilder {
             "a receive count",
             n,
         )?;
-        // SAFETY: our idle consumer.
-        self.set(|p| unsafe { comch_call!(doca_comch_consumer_set_dev_max_num_recv(p, n)) })
+        self.part.call(|p| {
+            // SAFETY: our idle consumer.
+            unsafe { comch_call!(doca_comch_consumer_set_dev_max_num_recv(p, n)) }
+        })?;
+        Ok(self)
     }
 
     /// The value its completions carry (the `user_data` of
@@ -212,8 +208,7 @@ impl Consumer {
     /// back in the error, started.
     pub fn stop(self) -> std::result::Result<(), StopError<Consumer>> {
         let info = self.info;
-        stop_shared(self.part, "doca_ctx_stop")
-            .map_err(|(e, part)| StopError::new(e, part.map(|part| Consumer { part, info })))
+        stop_shared(self.part, "doca_ctx_stop", |part| Consumer { part, info })
     }
 }
 
@@ -222,9 +217,12 @@ impl Consumer {
 // the consumer (and so its queue and completion context).
 unsafe impl KernelArg<param::ComchConsumer> for Consumer {
     fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
-        keep.check_context(&self.part.dpa, "the Comch consumer")?;
-        keep.keep(KeepAlive::new(&self.part));
-        Ok(self.info.handle as u64)
+        lower(
+            &self.part,
+            self.info.handle as u64,
+            keep,
+            "the Comch consumer",
+        )
     }
 }
 

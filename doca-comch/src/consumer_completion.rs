@@ -20,11 +20,11 @@
 use std::fmt;
 use std::sync::Arc;
 
-use doca_dpa::{param, DpaThread, Keep, KeepAlive, KernelArg, Result};
+use doca_dpa::{param, DpaThread, Keep, KernelArg, Result};
 
 use crate::error::comch_call;
 use crate::msgq::count;
-use crate::part::{stop_shared, Part, Shared};
+use crate::part::{lower, stop_shared, Part, Shared};
 use crate::StopError;
 
 doca_dpa::__doca_object!(
@@ -76,16 +76,6 @@ impl ConsumerCompletionBuilder {
         Ok(ConsumerCompletionBuilder { part })
     }
 
-    /// Makes one setter call on the stopped context.
-    fn set(
-        self,
-        f: impl FnOnce(*mut doca_comch_sys::doca_comch_consumer_completion) -> Result<()>,
-    ) -> Result<Self> {
-        let p = self.part.raw.as_ptr();
-        self.part.dpa.with_ctx(|_| f(p))?;
-        Ok(self)
-    }
-
     /// How many consumers may report to it
     /// (`doca_comch_consumer_completion_set_max_num_consumers`; DOCA rounds up to a
     /// power of two). 0 is refused before the call.
@@ -93,9 +83,10 @@ impl ConsumerCompletionBuilder {
         let call = "doca_comch_consumer_completion_set_max_num_consumers";
         let n = count(call, "a consumer count", n)?;
         // SAFETY: our stopped context.
-        self.set(|p| unsafe {
+        self.part.call(|p| unsafe {
             comch_call!(doca_comch_consumer_completion_set_max_num_consumers(p, n))
-        })
+        })?;
+        Ok(self)
     }
 
     /// How many receives its consumers may have posted together, which is how many
@@ -105,7 +96,10 @@ impl ConsumerCompletionBuilder {
         let call = "doca_comch_consumer_completion_set_max_num_recv";
         let n = count(call, "a receive count", n)?;
         // SAFETY: our stopped context.
-        self.set(|p| unsafe { comch_call!(doca_comch_consumer_completion_set_max_num_recv(p, n)) })
+        self.part.call(|p| unsafe {
+            comch_call!(doca_comch_consumer_completion_set_max_num_recv(p, n))
+        })?;
+        Ok(self)
     }
 
     /// The immediate-data bytes it holds per message: at least each of its
@@ -116,9 +110,10 @@ impl ConsumerCompletionBuilder {
         let call = "doca_comch_consumer_completion_set_imm_data_len";
         let len = count(call, "an immediate-data length", len)?;
         // SAFETY: our stopped context.
-        self.set(|p| unsafe {
+        self.part.call(|p| unsafe {
             comch_call!(doca_comch_consumer_completion_set_imm_data_len(p, len))
-        })
+        })?;
+        Ok(self)
     }
 
     /// Starts it (`doca_comch_consumer_completion_start`) and reads its DPA handle
@@ -247,8 +242,8 @@ impl ConsumerCompletion {
     /// comes back in the error, started.
     pub fn stop(self) -> std::result::Result<(), StopError<ConsumerCompletion>> {
         let info = self.info;
-        stop_shared(self.part, "doca_comch_consumer_completion_stop").map_err(|(e, part)| {
-            StopError::new(e, part.map(|part| ConsumerCompletion { part, info }))
+        stop_shared(self.part, "doca_comch_consumer_completion_stop", |part| {
+            ConsumerCompletion { part, info }
         })
     }
 }
@@ -258,8 +253,11 @@ impl ConsumerCompletion {
 // the context (and so its thread).
 unsafe impl KernelArg<param::ComchConsumerCompletion> for ConsumerCompletion {
     fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
-        keep.check_context(&self.part.dpa, "the consumer completion context")?;
-        keep.keep(KeepAlive::new(&self.part));
-        Ok(self.info.handle as u64)
+        lower(
+            &self.part,
+            self.info.handle as u64,
+            keep,
+            "the consumer completion context",
+        )
     }
 }

@@ -96,8 +96,7 @@ impl MessageQueueBuilder {
             "a consumer count",
             n,
         )?;
-        let p = self.part.raw.as_ptr();
-        self.part.dpa.with_ctx(|_| {
+        self.part.call(|p| {
             // SAFETY: our stopped queue.
             unsafe { comch_call!(doca_comch_msgq_set_max_num_consumers(p, n)) }
         })?;
@@ -112,8 +111,7 @@ impl MessageQueueBuilder {
             "a producer count",
             n,
         )?;
-        let p = self.part.raw.as_ptr();
-        self.part.dpa.with_ctx(|_| {
+        self.part.call(|p| {
             // SAFETY: our stopped queue.
             unsafe { comch_call!(doca_comch_msgq_set_max_num_producers(p, n)) }
         })?;
@@ -183,7 +181,8 @@ impl MessageQueue {
     /// [`doca_dpa::Error::InUse`] while a consumer, a producer or another handle
     /// holds it: the queue comes back in the error, started.
     pub fn stop(self) -> std::result::Result<(), StopError<MessageQueue>> {
-        stop_shared(self.part, "doca_comch_msgq_stop")
-            .map_err(|(e, part)| StopError::new(e, part.map(|part| MessageQueue { part })))
+        stop_shared(self.part, "doca_comch_msgq_stop", |part| MessageQueue {
+            part,
+        })
     }
 }

@@ -7,7 +7,9 @@
 use std::sync::Arc;
 
 use doca_dpa::core::{Owned, Stoppable};
-use doca_dpa::{Dpa, FamilyMember, Member, Result};
+use doca_dpa::{Dpa, FamilyMember, Keep, KeepAlive, Member, Result};
+
+use crate::StopError;
 
 /// A DOCA object of kind `K` made on `dpa`'s family, and `uses`, what it uses.
 pub(crate) struct Part<K: Stoppable, U: Clone + Send + Sync + 'static> {
@@ -36,6 +38,13 @@ impl<K: Stoppable, U: Clone + Send + Sync + 'static> Part<K, U> {
     /// What the object uses.
     pub(crate) fn uses(&self) -> &U {
         &self.uses
+    }
+
+    /// Makes the DOCA calls of `f` on the object at its DPA context's RPC gate (a
+    /// builder's setters).
+    pub(crate) fn call(&self, f: impl FnOnce(*mut K::Raw) -> Result<()>) -> Result<()> {
+        let p = self.raw.as_ptr();
+        self.dpa.with_ctx(|_| f(p))
     }
 
     /// Stops the object if it was started and destroys it, at its DPA context's RPC
@@ -72,11 +81,28 @@ impl<K: Stoppable, U: Clone + Send + Sync + 'static> Drop for Part<K, U> {
 
 /// Takes the only reference to `shared` and tears its object down (`call`, the first
 /// DOCA call it makes, names a refusal); while anything else holds it, an
-/// [`InUse`](doca_dpa::Error::InUse) error with `shared` back.
-pub(crate) fn stop_shared<K: Stoppable, U: Clone + Send + Sync + 'static>(
+/// [`InUse`](doca_dpa::Error::InUse) error with the object back (`back` rebuilds
+/// it from `shared`).
+pub(crate) fn stop_shared<K: Stoppable, U: Clone + Send + Sync + 'static, T>(
     shared: Shared<K, U>,
     call: &'static str,
-) -> std::result::Result<(), (doca_dpa::Error, Option<Shared<K, U>>)> {
-    let mut part = doca_dpa::core::sole(shared, call).map_err(|(e, s)| (e, Some(s)))?;
-    part.teardown().map_err(|e| (e, None))
+    back: impl FnOnce(Shared<K, U>) -> T,
+) -> std::result::Result<(), StopError<T>> {
+    let mut part = doca_dpa::core::sole(shared, call)
+        .map_err(|(e, shared)| StopError::new(e, Some(back(shared))))?;
+    part.teardown().map_err(|e| StopError::new(e, None))
+}
+
+/// The DPA handle `handle` of `shared`'s object as a kernel argument: refused for
+/// values going to another DPA context (`what` names the object), and the object
+/// kept alive by the record.
+pub(crate) fn lower<K: Stoppable, U: Clone + Send + Sync + 'static>(
+    shared: &Shared<K, U>,
+    handle: u64,
+    keep: &mut Keep<'_>,
+    what: &'static str,
+) -> Result<u64> {
+    keep.check_context(&shared.dpa, what)?;
+    keep.keep(KeepAlive::new(shared));
+    Ok(handle)
 }

@@ -20,11 +20,11 @@
 use std::fmt;
 use std::sync::Arc;
 
-use doca_dpa::{param, Completion, Keep, KeepAlive, KernelArg, Result};
+use doca_dpa::{param, Completion, Keep, KernelArg, Result};
 
 use crate::error::{comch_call, core_call};
 use crate::msgq::{count, QueueRef};
-use crate::part::{stop_shared, Part, Shared};
+use crate::part::{lower, stop_shared, Part, Shared};
 use crate::side::{make, Side};
 use crate::StopError;
 
@@ -73,8 +73,7 @@ impl ProducerBuilder {
             "a send count",
             n,
         )?;
-        let p = self.part.raw.as_ptr();
-        self.part.dpa.with_ctx(|_| {
+        self.part.call(|p| {
             // SAFETY: our idle producer.
             unsafe { comch_call!(doca_comch_producer_set_dev_max_num_send(p, n)) }
         })?;
@@ -159,8 +158,7 @@ impl Producer {
     /// in the error, started.
     pub fn stop(self) -> std::result::Result<(), StopError<Producer>> {
         let info = self.info;
-        stop_shared(self.part, "doca_ctx_stop")
-            .map_err(|(e, part)| StopError::new(e, part.map(|part| Producer { part, info })))
+        stop_shared(self.part, "doca_ctx_stop", |part| Producer { part, info })
     }
 }
 
@@ -169,8 +167,11 @@ impl Producer {
 // the producer (and so its queue and completion context).
 unsafe impl KernelArg<param::ComchProducer> for Producer {
     fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
-        keep.check_context(&self.part.dpa, "the Comch producer")?;
-        keep.keep(KeepAlive::new(&self.part));
-        Ok(self.info.handle as u64)
+        lower(
+            &self.part,
+            self.info.handle as u64,
+            keep,
+            "the Comch producer",
+        )
     }
 }
