@@ -262,6 +262,9 @@ hw_symbols "$prefix/lib"
 out=$(LD_LIBRARY_PATH="$prefix/lib" "$CARGO_TARGET_DIR/debug/examples/list_devices" 2>&1) || { echo "$out"; fail "list_devices failed against the fake install"; }
 grep -qx "backend: hardware (DOCA $version)" <<<"$out" || { echo "$out"; fail "list_devices does not report the install's version $version"; }
 grep -q "mlx5_0  DPA: yes" <<<"$out" || { echo "$out"; fail "list_devices does not list the install's devices"; }
+# DPA Comms through the install's doca-comch.pc and the hardware kernels' launchers.
+out=$(LD_LIBRARY_PATH="$prefix/lib" "$CARGO_TARGET_DIR/debug/examples/dpa_msgq" 2>&1) || { echo "$out"; fail "dpa_msgq failed against the fake install"; }
+grep -qx "DPA Comms exchange done: 5 rounds, every message checked" <<<"$out" || { echo "$out"; fail "dpa_msgq did not check its exchange against the fake install"; }
 for pkg in doca doca-doctor; do
     # What a dependant (or cargo install) gets: normal and build dependencies.
     tree=$(cd "$root" && cargo tree -q -p "$pkg" -e normal,build) || { echo "$tree"; fail "cargo tree -p $pkg failed"; }
@@ -297,7 +300,8 @@ want_json '"pairing": "unknown"'
 
 echo "== clippy in hardware mode (every cfg'd FFI call site has its SAFETY comment)"
 out=$(cd "$root" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$prefix/lib/pkgconfig" DPACC="$prefix/tools/dpacc" \
-    cargo clippy -q -p doca-dpa-sys -p doca-rdmi-sys -p doca-rdma-sys -p doca-dpa -p doca-rdmi -p doca-rdma -- -D warnings 2>&1) \
+    cargo clippy -q -p doca-dpa-sys -p doca-rdmi-sys -p doca-rdma-sys -p doca-comch-sys -p doca-dpa -p doca-rdmi -p doca-rdma \
+        -p doca-comch -- -D warnings 2>&1) \
     || { echo "$out"; fail "clippy finds warnings in the hardware build"; }
 
 echo "== the doca package in hardware mode on a real-shaped DOCA 3.0 install: no RDMI, no DPACC set"
@@ -340,21 +344,31 @@ out=$(hw_build "$p30/lib/pkgconfig" found) || { echo "$out"; fail "the doca pack
 out=$(LD_LIBRARY_PATH="$prefix/lib" "$CARGO_TARGET_DIR/debug/examples/rdmi_connection" 2>&1) || { echo "$out"; fail "rdmi_connection failed without RDMI"; }
 grep -q "RDMI is not available in this build" <<<"$out" || { echo "$out"; fail "rdmi_connection did not say RDMI is absent"; }
 hw_symbols "$prefix/lib"
-echo "== the RDMA examples and doca-rdma in hardware mode without doca-rdma.pc: the API says why it is absent"
-pnr="$work/doca-no-rdma"
-rm -rf "$pnr"
-mkdir -p "$pnr/lib"
-cp -r "$prefix/lib/pkgconfig" "$pnr/lib/pkgconfig"
-rm "$pnr/lib/pkgconfig/doca-rdma.pc"
-out=$(cd "$root" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$pnr/lib/pkgconfig" DPACC="$prefix/tools/dpacc" \
-    cargo build -q -p doca --example rdma_initiator_target --example rdma_ping_pong 2>&1 \
-    && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$pnr/lib/pkgconfig" DPACC="$prefix/tools/dpacc" \
-    cargo test -q -p doca-rdma --no-run 2>&1) || { echo "$out"; fail "the RDMA examples or doca-rdma do not build (warnings denied) without doca-rdma.pc"; }
-grep -v "^ *Executable " <<<"$out" | grep -q . && { echo "$out"; fail "building without doca-rdma.pc printed something (a warning?)"; }
-for ex in rdma_initiator_target rdma_ping_pong; do
-    out=$(LD_LIBRARY_PATH="$prefix/lib" "$CARGO_TARGET_DIR/debug/examples/$ex" 2>&1) || { echo "$out"; fail "$ex failed without doca-rdma.pc"; }
-    grep -q "DOCA RDMA is not available in this build: no doca-rdma.pc" <<<"$out" || { echo "$out"; fail "$ex did not say why DOCA RDMA is absent"; }
-done
+# without_module MODULE CRATE WHAT EXAMPLE…: the examples and CRATE's tests build in
+# hardware mode (warnings denied, nothing printed) on the fake install without
+# MODULE.pc, and each example says why WHAT is absent.
+without_module() {
+    local module=$1 crate=$2 what=$3 ex
+    shift 3
+    echo "== the $what examples and $crate in hardware mode without $module.pc: the API says why it is absent"
+    local pn="$work/doca-no-$module" examples=()
+    rm -rf "$pn"
+    mkdir -p "$pn/lib"
+    cp -r "$prefix/lib/pkgconfig" "$pn/lib/pkgconfig"
+    rm "$pn/lib/pkgconfig/$module.pc"
+    for ex in "$@"; do examples+=(--example "$ex"); done
+    out=$(cd "$root" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$pn/lib/pkgconfig" DPACC="$prefix/tools/dpacc" \
+        cargo build -q -p doca "${examples[@]}" 2>&1 \
+        && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$pn/lib/pkgconfig" DPACC="$prefix/tools/dpacc" \
+        cargo test -q -p "$crate" --no-run 2>&1) || { echo "$out"; fail "the $what examples or $crate do not build (warnings denied) without $module.pc"; }
+    grep -v "^ *Executable " <<<"$out" | grep -q . && { echo "$out"; fail "building without $module.pc printed something (a warning?)"; }
+    for ex in "$@"; do
+        out=$(LD_LIBRARY_PATH="$prefix/lib" "$CARGO_TARGET_DIR/debug/examples/$ex" 2>&1) || { echo "$out"; fail "$ex failed without $module.pc"; }
+        grep -q "$what is not available in this build: no $module.pc" <<<"$out" || { echo "$out"; fail "$ex did not say why $what is absent"; }
+    done
+}
+without_module doca-rdma doca-rdma "DOCA RDMA" rdma_initiator_target rdma_ping_pong
+without_module doca-comch doca-comch "DPA Comms" dpa_msgq
 echo "== the tests in hardware mode on the DOCA 3.0-shaped install (cargo test --no-run)"
 out=$(cd "$root" && env -u DPACC DOCA_BACKEND=hardware PKG_CONFIG_PATH="$p30/lib/pkgconfig" \
     cargo test -q --workspace --no-run 2>&1) || { echo "$out"; fail "the tests do not build (warnings denied) on a real-shaped DOCA 3.0 install"; }
