@@ -15,7 +15,7 @@ pub enum Availability {
 }
 
 impl Availability {
-    /// Whether the message-queue API can be used.
+    /// Whether the message-queue API can be used (no DOCA call).
     pub fn is_available(&self) -> bool {
         matches!(self, Availability::Available)
     }

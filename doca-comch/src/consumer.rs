@@ -186,17 +186,18 @@ impl fmt::Debug for Consumer {
 
 impl Consumer {
     /// Its id in the queue, which producers send to (`doca_comch_consumer_get_id`,
-    /// read by the start).
+    /// read by the start; no DOCA call now).
     pub fn id(&self) -> u32 {
         self.info.id
     }
 
-    /// The immediate-data bytes each message carries (read by the start).
+    /// The immediate-data bytes each message carries (read by the start; no DOCA
+    /// call).
     pub fn imm_data_len(&self) -> u32 {
         self.info.imm_data_len
     }
 
-    /// The completion context it reports to.
+    /// The completion context it reports to (no DOCA call).
     pub fn completion(&self) -> &ConsumerCompletion {
         &self.part.uses().1
     }

@@ -205,23 +205,25 @@ impl ConsumerCompletion {
         self.part.uses().run_bound()
     }
 
-    /// The DPA thread its messages wake.
+    /// The DPA thread its messages wake (no DOCA call).
     pub fn thread(&self) -> &DpaThread {
         self.part.uses()
     }
 
     /// How many consumers may report to it, after DOCA's rounding (read by the
-    /// start).
+    /// start; no DOCA call now).
     pub fn max_consumers(&self) -> u32 {
         self.info.max_consumers
     }
 
-    /// How many messages it holds, after DOCA's rounding (read by the start).
+    /// How many messages it holds, after DOCA's rounding (read by the start; no
+    /// DOCA call now).
     pub fn max_receives(&self) -> u32 {
         self.info.max_receives
     }
 
-    /// The immediate-data bytes it holds per message (read by the start).
+    /// The immediate-data bytes it holds per message (read by the start; no DOCA
+    /// call now).
     pub fn imm_data_len(&self) -> u32 {
         self.info.imm_data_len
     }
@@ -231,7 +233,7 @@ impl ConsumerCompletion {
         self.part.raw.as_ptr()
     }
 
-    /// The DPA context its thread runs on.
+    /// The DPA context its thread runs on (no DOCA call).
     pub fn dpa(&self) -> &doca_dpa::Dpa {
         &self.part.dpa
     }

@@ -42,12 +42,13 @@ impl<T> StopError<T> {
         StopError { error, object }
     }
 
-    /// The error.
+    /// The error (no DOCA call).
     pub fn error(&self) -> &doca_dpa::Error {
         &self.error
     }
 
-    /// The error and, when the stop was refused, the object, still started.
+    /// The error and, when the stop was refused, the object, still started (no
+    /// DOCA call).
     pub fn into_parts(self) -> (doca_dpa::Error, Option<T>) {
         (self.error, self.object)
     }

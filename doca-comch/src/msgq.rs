@@ -171,7 +171,7 @@ impl MessageQueue {
         ProducerBuilder::new(self.part.clone(), completion)
     }
 
-    /// The DPA context both sides run on.
+    /// The DPA context both sides run on (no DOCA call).
     pub fn dpa(&self) -> &Dpa {
         &self.part.dpa
     }

@@ -142,12 +142,12 @@ impl fmt::Debug for Producer {
 
 impl Producer {
     /// Its id in the queue, which consumers see as the sender
-    /// (`doca_comch_producer_get_id`, read by the start).
+    /// (`doca_comch_producer_get_id`, read by the start; no DOCA call now).
     pub fn id(&self) -> u32 {
         self.info.id
     }
 
-    /// The DPA completion context its sends report to.
+    /// The DPA completion context its sends report to (no DOCA call).
     pub fn completion(&self) -> &Completion {
         &self.part.uses().1
     }
