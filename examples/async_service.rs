@@ -11,7 +11,7 @@ use std::pin::Pin;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
-use doca::dpa::{CompletionEvent, Dpa, DpaBuffer, Engine, Export, Launcher};
+use doca::dpa::{CompletionEvent, Device, Dpa, DpaBuffer, Engine, Export, Launcher};
 
 include!("common_app.rs.in");
 include!("counter_thread.rs.in");
@@ -63,7 +63,9 @@ fn main() -> Result<(), Report> {
 
 async fn serve() -> Result<(), Error> {
     println!("backend: {}", doca::dpa::build_info::BACKEND);
-    let dpa = Dpa::start(&example_device()?, doca_examples::app())?;
+    let device =
+        Device::open_named_or_first_with_dpa(std::env::var("DOCA_DEVICE").ok().as_deref())?;
+    let dpa = Dpa::start(&device, doca_examples::app())?;
     let engine = Engine::new()?;
     let launcher = Launcher::with_engine(&dpa, &engine)?;
 

@@ -11,21 +11,14 @@ use doca::dpa::{Device, Dpa, DpaBuffer, Launcher};
 
 include!("common_app.rs.in");
 
-fn open_device() -> doca::dpa::Result<Device> {
-    match std::env::var("DOCA_DEVICE") {
-        Ok(name) if name.contains(':') => Device::open_by_pci(&name),
-        Ok(name) => Device::open_by_ibdev_name(&name),
-        Err(_) => Device::open_first_with_dpa(),
-    }
-}
-
 fn main() -> Result<(), Report> {
     println!(
         "backend: {} (DOCA {})",
         doca::dpa::build_info::BACKEND,
         doca::dpa::build_info::DOCA_VERSION
     );
-    let device = open_device()?;
+    let device =
+        Device::open_named_or_first_with_dpa(std::env::var("DOCA_DEVICE").ok().as_deref())?;
     println!(
         "device: {} ({})",
         device.info().ibdev_name,
@@ -41,6 +34,10 @@ fn main() -> Result<(), Report> {
         limits.eus_available,
         limits.max_threads_per_kernel,
         limits.kernel_max_run_time
+    );
+    println!(
+        "  (EU: execution unit, one hardware thread of the DPA; \"available\" counts the EUs \
+         this context can use)"
     );
 
     let threads: u32 = 16.min(limits.max_threads_per_kernel);

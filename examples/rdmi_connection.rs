@@ -56,11 +56,7 @@ doca::rdmi::if_rdmi! {
         if doca::sim::profile_source() == doca::sim::ProfileSource::Default {
             doca::sim::set_global_profile(doca::sim::Profile::dpu_view());
         }
-        match std::env::var("DOCA_DEVICE") {
-            Ok(name) if name.contains(':') => Device::open_by_pci(&name),
-            Ok(name) => Device::open_by_ibdev_name(&name),
-            Err(_) => Device::open_first_with_dpa(),
-        }
+        Device::open_named_or_first_with_dpa(std::env::var("DOCA_DEVICE").ok().as_deref())
     }
 
     /// The message the kernel sends as number `i`.

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use doca::dpa::{
-    CompletionEvent, Dpa, DpaBox, DpaBuffer, DpaThread, Engine, Export, Launcher,
+    CompletionEvent, Device, Dpa, DpaBox, DpaBuffer, DpaThread, Engine, Export, Launcher,
     NotificationCompletion,
 };
 
@@ -103,7 +103,9 @@ async fn round_trips(service: Arc<Service>) {
 #[tokio::main(flavor = "multi_thread", worker_threads = 4)]
 async fn main() -> Result<(), Report> {
     println!("backend: {}", doca::dpa::build_info::BACKEND);
-    let dpa = Dpa::start(&example_device()?, doca_examples::app())?;
+    let device =
+        Device::open_named_or_first_with_dpa(std::env::var("DOCA_DEVICE").ok().as_deref())?;
+    let dpa = Dpa::start(&device, doca_examples::app())?;
     let engine = Engine::new()?;
     let done = CompletionEvent::with_engine(&dpa, Export::ToDpa, &engine)?;
     let (state, thread, notify) = counter_thread(&dpa, &done)?;

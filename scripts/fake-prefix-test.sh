@@ -58,6 +58,7 @@ version=$fake_version
 # (NULL) and `void K(void){}` for each `__dpa_global__`/`__dpa_rpc__` K.
 fake_dpacc() {
     mkdir -p "$(dirname "$1")"
+    fake_dpa_toolchain "$(dirname "$1")"
     cat > "$1" <<EOF
 #!/usr/bin/env bash
 set -euo pipefail
@@ -182,13 +183,16 @@ grep -q "warning: .*dpacc 1.13.0.4 .*with DOCA $version: an unverified pairing" 
 [ -f "$work/dpacc-unknown/dpacc.argv" ] || fail "the dpacc of an unknown pairing did not compile"
 
 # hw_build PKG_CONFIG_PATH [DPACC]: the doca package's examples (their kernels
-# built by doca-test-kernels with the fake dpacc, the install's own by default)
-# and the doca-doctor package, hardware mode.
+# built by doca-test-kernels with the fake dpacc, the install's own by default;
+# DPACC unset when it is `found`, so the build finds the install's) and the
+# doca-doctor package, hardware mode.
 hw_build() {
     local dpacc=${2:-$prefix/tools/dpacc}
-    (cd "$root" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$1" DPACC="$dpacc" \
+    local set_dpacc=(DPACC="$dpacc")
+    [ "$dpacc" = found ] && set_dpacc=(-u DPACC)
+    (cd "$root" && env "${set_dpacc[@]}" DOCA_BACKEND=hardware PKG_CONFIG_PATH="$1" \
         cargo build -q -p doca --examples 2>&1 \
-        && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$1" DPACC="$dpacc" \
+        && env "${set_dpacc[@]}" DOCA_BACKEND=hardware PKG_CONFIG_PATH="$1" \
         cargo build -q -p doca-doctor 2>&1)
 }
 # hw_symbols LIBDIR: scripts/check-hw-symbols.sh over what hw_build built:
@@ -296,21 +300,43 @@ out=$(cd "$root" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$prefix/lib/pkgconfig
     cargo clippy -q -p doca-dpa-sys -p doca-rdmi-sys -p doca-rdma-sys -p doca-dpa -p doca-rdmi -p doca-rdma -- -D warnings 2>&1) \
     || { echo "$out"; fail "clippy finds warnings in the hardware build"; }
 
-echo "== the doca package in hardware mode on a DOCA 3.0-shaped install: no RDMI headers, no doca-rdmi.pc"
-# DOCA 3.0.0058's headers and .pc files (no public release ships RDMI headers),
-# the fake libraries and tools of the main install.
+echo "== the doca package in hardware mode on a real-shaped DOCA 3.0 install: no RDMI, no DPACC set"
+# DOCA 3.0.0058's .pc files (no public release ships RDMI headers) and headers
+# that differ from the reference headers the ways real ones do, derived here
+# from the reference headers (NVIDIA's text stays out of the repository): a
+# 64-bit typedef and a parameter spelled `unsigned long long` (as the real Linux
+# doca_types.h spells doca_be64_t `__be64`, which the reference follows), a
+# typedef moved to another header, a function a newer release adds. The fake
+# libraries and tools of the main install; DPACC unset, so the build finds the
+# install's own tools/dpacc (and the dpa-clang beside it for dpaintrin.h).
 p30="$work/doca-3.0"
 mkdir -p "$p30/include" "$p30/lib"
 cp "$prefix"/include/*.h "$p30/include/"
-rm "$p30/include/doca_rdmi_connection.h" "$p30/include/doca_rdmi_poster.h"
+rm "$p30"/include/doca_rdmi_*.h
 fake_doca_set_version "$p30/include/doca_version.h" 3.0.0058
+# real_shape FILE FROM TO: one change, which must apply.
+real_shape() {
+    grep -qF -- "$2" "$p30/include/$1" || fail "the reference $1 has no: $2"
+    FROM=$2 TO=$3 perl -0pi -e 's/\Q$ENV{FROM}\E/$ENV{TO}/' "$p30/include/$1"
+}
+real_shape doca_dpa.h "typedef uint64_t doca_dpa_dev_uintptr_t;" "typedef unsigned long long doca_dpa_dev_uintptr_t;"
+real_shape doca_sync_event.h "struct doca_sync_event *event, uint64_t *value);" "struct doca_sync_event *event, unsigned long long *value);"
+real_shape doca_sync_event.h "typedef uint64_t doca_dpa_dev_sync_event_t;" ""
+real_shape doca_sync_event.h "#include <doca_error.h>" "#include <doca_error.h>
+#include <doca_types.h>"
+real_shape doca_types.h "#ifdef __cplusplus
+}" "typedef uint64_t doca_dpa_dev_sync_event_t;
+#ifdef __cplusplus
+}"
+real_shape doca_dpa.h "doca_error_t doca_dpa_destroy(struct doca_dpa *dpa);" "doca_error_t doca_dpa_destroy(struct doca_dpa *dpa);
+DOCA_EXPERIMENTAL doca_error_t doca_dpa_added_by_a_newer_release(struct doca_dpa *dpa, uint64_t value);"
 cp -r "$prefix/lib/pkgconfig" "$p30/lib/pkgconfig"
 rm "$p30/lib/pkgconfig/doca-rdmi.pc"
 sed -i -e "s#^prefix=.*#prefix=$p30#" -e "s#^libdir=.*#libdir=$prefix/lib#" \
     -e "s#^Version: $version#Version: 3.0.0058#" "$p30"/lib/pkgconfig/*.pc
 ln -s "$prefix/tools" "$p30/tools"
-out=$(hw_build "$p30/lib/pkgconfig" "$p30/tools/dpacc") || { echo "$out"; fail "the doca package does not build (warnings denied) on a DOCA 3.0-shaped install"; }
-[ -z "$out" ] || { echo "$out"; fail "the build on a DOCA 3.0-shaped install printed something (a warning?)"; }
+out=$(hw_build "$p30/lib/pkgconfig" found) || { echo "$out"; fail "the doca package does not build (warnings denied) on a real-shaped DOCA 3.0 install"; }
+[ -z "$out" ] || { echo "$out"; fail "the build on a real-shaped DOCA 3.0 install printed something (a warning?)"; }
 out=$(LD_LIBRARY_PATH="$prefix/lib" "$CARGO_TARGET_DIR/debug/examples/rdmi_connection" 2>&1) || { echo "$out"; fail "rdmi_connection failed without RDMI"; }
 grep -q "RDMI is not available in this build" <<<"$out" || { echo "$out"; fail "rdmi_connection did not say RDMI is absent"; }
 hw_symbols "$prefix/lib"
@@ -330,9 +356,81 @@ for ex in rdma_initiator_target rdma_ping_pong; do
     grep -q "DOCA RDMA is not available in this build: no doca-rdma.pc" <<<"$out" || { echo "$out"; fail "$ex did not say why DOCA RDMA is absent"; }
 done
 echo "== the tests in hardware mode on the DOCA 3.0-shaped install (cargo test --no-run)"
-out=$(cd "$root" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$p30/lib/pkgconfig" DPACC="$p30/tools/dpacc" \
-    cargo test -q --workspace --no-run 2>&1) || { echo "$out"; fail "the tests do not build (warnings denied) on a DOCA 3.0-shaped install"; }
-grep -v "^ *Executable " <<<"$out" | grep -q . && { echo "$out"; fail "building the tests on a DOCA 3.0-shaped install printed something (a warning?)"; }
+out=$(cd "$root" && env -u DPACC DOCA_BACKEND=hardware PKG_CONFIG_PATH="$p30/lib/pkgconfig" \
+    cargo test -q --workspace --no-run 2>&1) || { echo "$out"; fail "the tests do not build (warnings denied) on a real-shaped DOCA 3.0 install"; }
+grep -v "^ *Executable " <<<"$out" | grep -q . && { echo "$out"; fail "building the tests on a real-shaped DOCA 3.0 install printed something (a warning?)"; }
+
+echo "== the doctor predicts the build on the real-shaped install: accepted"
+out=$(cd "$root" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$p30/lib/pkgconfig" cargo build -q -p doca-doctor 2>&1) \
+    || { echo "$out"; fail "doca-doctor does not build for the real-shaped install"; }
+json=$(env -u DPACC PKG_CONFIG_PATH="$p30/lib/pkgconfig" LD_LIBRARY_PATH="$prefix/lib" \
+    "$CARGO_TARGET_DIR/debug/doca-doctor" --json || true)
+want_json '"result": "accepted'
+
+echo "== the packaged -sys crates build in hardware mode with no doca-sim anywhere"
+# The tarballs of doca-build-support and the -sys crates, unpacked where no
+# doca-sim is beside them; doca-sim itself is replaced by a crate that does not
+# compile, so a hardware build that needed any of it would fail.
+pk="$work/packaged"
+rm -rf "$pk"
+mkdir -p "$pk/poison-sim/src" "$pk/probe/src"
+# doca-sim is packaged too (cargo resolves the optional dependency among the
+# packages it makes), but not unpacked.
+(cd "$root" && cargo package -q --no-verify --allow-dirty -p doca-build-support -p doca-sim -p doca-dpa-sys -p doca-rdmi-sys 2>&1) \
+    || fail "cargo package of the -sys crates failed"
+pkgdir=$(cd "$root" && cargo metadata -q --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/package
+for c in doca-build-support doca-dpa-sys doca-rdmi-sys; do
+    tar -xzf "$pkgdir/$c-0.1.0.crate" -C "$pk"
+done
+cat > "$pk/poison-sim/Cargo.toml" <<EOF
+[package]
+name = "doca-sim"
+version = "0.1.0"
+edition = "2021"
+EOF
+echo 'compile_error!("doca-sim was built by a hardware build");' > "$pk/poison-sim/src/lib.rs"
+cat > "$pk/probe/Cargo.toml" <<EOF
+[package]
+name = "doca-packaged-probe"
+version = "0.0.0"
+edition = "2021"
+publish = false
+[dependencies]
+doca-dpa-sys = "0.1.0"
+doca-rdmi-sys = "0.1.0"
+[patch.crates-io]
+doca-build-support = { path = "../doca-build-support-0.1.0" }
+doca-dpa-sys = { path = "../doca-dpa-sys-0.1.0" }
+doca-rdmi-sys = { path = "../doca-rdmi-sys-0.1.0" }
+doca-sim = { path = "../poison-sim" }
+[workspace]
+EOF
+echo 'fn main() { println!("{}", doca_dpa_sys::build_info::BINDINGS); }' > "$pk/probe/src/main.rs"
+cp "$root/Cargo.lock" "$pk/probe/Cargo.lock"
+out=$(cd "$pk/probe" && env -u DPACC DOCA_BACKEND=hardware PKG_CONFIG_PATH="$p30/lib/pkgconfig" \
+    CARGO_TARGET_DIR="$pk/target" LD_LIBRARY_PATH="$prefix/lib" cargo run -q 2>&1) \
+    || { echo "$out"; fail "the packaged -sys crates do not build in hardware mode without doca-sim"; }
+grep -q "^bundled, [0-9]* items checked against the installed headers" <<<"$out" \
+    || { echo "$out"; fail "the packaged -sys crates did not check the bundled bindings against the install"; }
+
+echo "== a header that changes a width is refused with one clean message naming the item"
+pbad="$work/doca-3.0-narrow"
+rm -rf "$pbad"
+cp -r "$p30" "$pbad"
+rm "$pbad/tools"
+ln -s "$prefix/tools" "$pbad/tools"
+sed -i "s#$p30#$pbad#g" "$pbad"/lib/pkgconfig/*.pc
+perl -pi -e 's/typedef unsigned long long doca_dpa_dev_uintptr_t;/typedef uint32_t doca_dpa_dev_uintptr_t;/' "$pbad/include/doca_dpa.h"
+if msg=$(cd "$probe" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$pbad/lib/pkgconfig" cargo build -q 2>&1); then
+    fail "an install whose doca_dpa_dev_uintptr_t is 32 bits wide was accepted"
+fi
+grep -qF '  - doca_dpa_dev_uintptr_t: it is not the reference type uint64_t; the install declares `doca_dpa_dev_uintptr_t` (aka `unsigned int`)' <<<"$msg" \
+    || { echo "$msg"; fail "the refusal does not name doca_dpa_dev_uintptr_t with both types first"; }
+if grep -q "Wtype-limits" <<<"$msg"; then echo "$msg"; fail "the check's own macros warn"; fi
+json=$(env -u DPACC PKG_CONFIG_PATH="$pbad/lib/pkgconfig" LD_LIBRARY_PATH="$prefix/lib" \
+    "$CARGO_TARGET_DIR/debug/doca-doctor" --json || true)
+want_json 'will be refused'
+want_json 'doca_dpa_dev_uintptr_t'
 
 echo "== a DOCA 2.5-shaped prefix must be refused"
 mkdir -p "$old/include" "$old/lib/pkgconfig"

@@ -15,7 +15,12 @@
 #    doca-test-kernels (publish = false) is packaged and verified too: cargo has
 #    no way to leave a member out of `cargo package --workspace` except
 #    `--exclude`, and `cargo publish --workspace` skips it anyway.
-# 2. Checks every tarball for repository files (.ci, ci, scripts, .cargo,
+#    Warnings are denied (RUSTFLAGS=-D warnings): a tarball that leaves out a
+#    file its build only warns without (the doctor's build.rs, whose `doca_backend`
+#    cfg the sim report needs) fails here.
+# 2. Runs the verified doca-doctor (the sim build of its tarball) with an invalid
+#    DOCA_SIM_PROFILE: its `backend` check must fail (exit status 1).
+# 3. Checks every tarball for repository files (.ci, ci, scripts, .cargo,
 #    tests, benches, examples at its top level) and every publishable one for
 #    LICENSE-MIT, LICENSE-APACHE and the README its manifest names.
 set -euo pipefail
@@ -34,11 +39,40 @@ trap 'rm -f "$log"' EXIT
 sim_features=doca-dpa-sys/sim,doca-rdmi-sys/sim,doca-dpa/sim,doca-rdmi/sim,doca/sim,doca-doctor/sim
 # tests/messages (unpublished) has no dependency those features name (doca is its
 # dev-dependency, which a tarball drops), so it is packaged on its own.
-cargo package --workspace --exclude doca-compile-messages --allow-dirty --features "$sim_features" >"$log" 2>&1 || { cat "$log"; fail "cargo package --workspace failed"; }
-cargo package -p doca-compile-messages --allow-dirty >>"$log" 2>&1 || { cat "$log"; fail "cargo package -p doca-compile-messages failed"; }
+export RUSTFLAGS="-D warnings"
+cargo package --workspace --exclude doca-compile-messages --allow-dirty --features "$sim_features" >"$log" 2>&1 || { cat "$log"; fail "cargo package --workspace failed (warnings are denied)"; }
 
 metadata=$(cargo metadata --format-version 1 --no-deps)
 target=$(python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])' <<<"$metadata")
+
+# The verification builds write to the workspace's target directory: the doctor
+# there is the tarball's (its dep-info names the unpacked sources) until the next
+# build of doca-doctor, so it is run before anything else is built.
+doctor_version=$(python3 -c '
+import json, sys
+print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"] == "doca-doctor"))
+' <<<"$metadata")
+doctor="$target/debug/doca-doctor"
+grep -q "/package/doca-doctor-$doctor_version/build.rs" "$doctor.d" \
+    || fail "$doctor is not the verified tarball's doctor, or was built without its build.rs: $(head -c 300 "$doctor.d")"
+bad_profile=$(mktemp "${TMPDIR:-/tmp}/doca-package-profile.XXXXXX")
+trap 'rm -f "$log" "$bad_profile"' EXIT
+printf '[device]\nno_such_key = 1\n' >"$bad_profile"
+code=0
+report=$(DOCA_SIM_PROFILE="$bad_profile" "$doctor" --json 2>/dev/null) || code=$?
+backend=$(python3 -c '
+import json, sys
+doc = json.load(sys.stdin)
+check = next(c for c in doc["checks"] if c["id"] == "backend")
+print(doc["backend"], check["verdict"])
+' <<<"$report") || { echo "$report"; fail "the packaged doctor wrote no JSON report"; }
+case "$backend" in
+    "sim fail") [ "$code" = 1 ] || fail "the packaged doctor exited with $code, not 1, for an invalid DOCA_SIM_PROFILE" ;;
+    sim\ *) echo "$report"; fail "the packaged doctor reports an invalid DOCA_SIM_PROFILE as: backend $backend" ;;
+    *) echo "package-check: the packaged doctor was built for ${backend%% *} (DOCA found), not the sim: its sim profile check is skipped" ;;
+esac
+
+cargo package -p doca-compile-messages --allow-dirty >>"$log" 2>&1 || { cat "$log"; fail "cargo package -p doca-compile-messages failed (warnings are denied)"; }
 # name version publishable readme, one package a line.
 packages=$(python3 -c '
 import json, os, sys

@@ -606,8 +606,7 @@ fn random_sequences_of_safe_calls_stay_sound() {
         sequences += 1;
     }
     // Whatever stopped threads still hold goes once the run-time limit has passed.
-    std::thread::sleep(Duration::from_millis(LIMIT_MS + 100));
-    doca::dpa::release_deferred();
+    common::deferred_released(Duration::from_millis(LIMIT_MS) + Duration::from_secs(10));
     let buried = doca::dpa::buried_count() - buried_before;
     let live: i64 = scope
         .live_objects()

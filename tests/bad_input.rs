@@ -193,6 +193,25 @@ fn device_names_and_pci_addresses() {
     });
 }
 
+/// `Device::open_named_or_first_with_dpa`, the examples' `DOCA_DEVICE`: a PCI address
+/// (it has a `:`), an InfiniBand device name, or none for the first with a DPA; a name
+/// no device has is refused naming it.
+#[test]
+fn a_named_device_or_the_first_with_a_dpa() {
+    let first = Device::open_named_or_first_with_dpa(None).unwrap();
+    assert!(first.info().has_dpa);
+    let (pci, ibdev) = (&first.info().pci_addr, &first.info().ibdev_name);
+    let by_pci = Device::open_named_or_first_with_dpa(Some(pci)).unwrap();
+    assert_eq!(&by_pci.info().pci_addr, pci);
+    let by_name = Device::open_named_or_first_with_dpa(Some(ibdev)).unwrap();
+    assert_eq!(&by_name.info().ibdev_name, ibdev);
+    for missing in ["mlx5_999", "0000:99:00.0"] {
+        let err = Device::open_named_or_first_with_dpa(Some(missing)).unwrap_err();
+        assert!(err.is_not_found(), "{missing}: {err}");
+        assert!(err.to_string().contains(missing), "{err}");
+    }
+}
+
 /// Errors name their cause: a device without a DPA, a machine without one,
 /// every DOCA code, an unbounded wait.
 #[test]

@@ -238,7 +238,14 @@ fn a_kernel_that_never_finishes_is_diagnosed_within_the_timeout() {
             assert!(!d.event_moved());
             assert!(!d.context_fatal);
             assert_eq!(d.kernel, "spin_until");
-            assert!(err.to_string().contains("never moved"), "{err}");
+            let text = err.to_string();
+            assert!(text.contains("never moved"), "{err}");
+            // What happened, not what the run-time limit promises.
+            assert!(
+                text.contains("the kernel was still running when the wait gave up"),
+                "{err}"
+            );
+            assert!(!text.contains("will be killed"), "{err}");
         }
         other => panic!("expected a timeout diagnosis, got {other}"),
     }
@@ -413,6 +420,41 @@ fn representors_can_be_listed_and_filtered() {
     }
 }
 
+/// On the sim's default profile (a BlueField's host side) there are no
+/// representors to list, and the error says where they are and how to get
+/// them on the sim, instead of an empty list.
+#[cfg(doca_backend = "sim")]
+#[test]
+fn no_representors_on_the_host_side_is_an_error_that_says_where_they_are() {
+    use doca::dpa::{ErrorKind, RepresentorFilter};
+    let scope = doca::sim::Scope::new();
+    scope.set_profile(doca::sim::Profile::host_view());
+    let device = common::device();
+    for filter in [RepresentorFilter::NET, RepresentorFilter::empty()] {
+        let err = device.open_representors(filter).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::NotSupported, "{err}");
+        let text = err.to_string();
+        for part in [
+            "a network representor is not available: mlx5_0 (0000:03:00.0) has none",
+            "representors exist only where the device is opened on a BlueField's Arm side",
+            "doca::sim::set_global_profile(doca::sim::Profile::dpu_view())",
+            "DOCA_SIM_PROFILE",
+        ] {
+            assert!(text.contains(part), "{part:?} is not in: {text}");
+        }
+    }
+    // Emulated functions alone are another matter: an empty list.
+    let emulated = device.open_representors(RepresentorFilter::EMULATED);
+    assert!(emulated.unwrap().is_empty());
+    // Selected before the device is opened, the Arm side's view lists them.
+    scope.set_profile(doca::sim::Profile::dpu_view());
+    let device = common::device();
+    assert!(!device
+        .open_representors(RepresentorFilter::NET)
+        .unwrap()
+        .is_empty());
+}
+
 #[test]
 fn explicit_destroy_waits_for_the_last_user() {
     let dpa = dpa();
@@ -548,7 +590,14 @@ fn a_context_extends_onto_another_device() {
     };
     assert_eq!(extended.device().info(), other.info());
     assert_eq!(extended.app().name(), base.app().name());
-    assert_eq!(extended.limits(), base.limits());
+    // Its limits are its own device's (`doca_dpa_get_*` on the extended
+    // context): on the sim's default profile that is a BlueField-2, which
+    // reports no kernel run-time limit and no threads.
+    if build_info::BACKEND == "sim" {
+        assert_eq!(extended.limits().kernel_max_run_time, Duration::ZERO);
+        assert_eq!(extended.limits().max_threads_per_kernel, 0);
+        assert_ne!(extended.limits(), base.limits());
+    }
     // An extended context cannot be extended again (BAD_STATE).
     let again = extended.extend(&other).unwrap_err();
     assert_eq!(again.code(), Some(ErrorCode::BAD_STATE), "{again}");

@@ -395,8 +395,8 @@ fn run(
     while live.keys().any(|k| !by_design.contains(k)) && Instant::now() < deadline {
         settled_late = true;
         std::thread::sleep(Duration::from_millis(5));
-        // What a stopped DPA thread used goes once its run-time limit passed.
-        doca::dpa::release_deferred();
+        // What a stopped DPA thread used goes once its run-time limit passed
+        // (the family's reaper releases it).
         live = scope.live_objects();
     }
     let outcome = Outcome {

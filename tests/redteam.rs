@@ -172,7 +172,6 @@ fn a_crowded_thread_activation_outlives_its_deferred_record() {
         // Wall time past the limit (300 ms) and the 50 ms margin.
         std::thread::sleep(Duration::from_millis(600));
         let health_at_release = dpa.health();
-        doca::dpa::release_deferred();
         let blocks = live
             .all()
             .map(|a| a.get("dpa_heap_block").copied().unwrap_or(0));
@@ -402,7 +401,6 @@ fn a_crowded_timed_out_rpc_outlives_its_deferred_arguments() {
         };
         // Due now: the release asks the context's health, which waits at the
         // gate for the call to return first.
-        doca::dpa::release_deferred();
         let blocks = live
             .all()
             .map(|a| a.get("dpa_heap_block").copied().unwrap_or(0));
@@ -670,7 +668,6 @@ fn a_subscriber_that_reenters_on_every_event() {
             Reentrant::new(move |_| {
                 calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let _ = dpa.health();
-                doca::dpa::release_deferred();
                 drop(Launcher::new(&dpa));
                 doca::dpa::serialized(|| ());
             })
@@ -710,7 +707,6 @@ fn a_subscriber_that_reenters_on_every_event() {
             drop(event);
             drop(reached);
             std::thread::sleep(Duration::from_millis(400));
-            doca::dpa::release_deferred();
             healthy(&other)?;
             drop(other);
             Ok(())
@@ -1197,7 +1193,6 @@ fn a_thread_dropped_by_a_thread_local_destructor_frees_its_storage_under_its_act
             // Registered first: its destructor runs last, after the library's.
             PARKED.with(|p| p.borrow_mut().push(Box::new((thread, notify))));
             // The library's thread-local list, first touched now: destroyed first.
-            doca::dpa::release_deferred();
         });
         worker
             .join()
@@ -1262,7 +1257,6 @@ fn a_thread_dropped_on_a_worker_thread_leaks_the_context() {
         dropped_rx.recv().map_err(|e| e.to_string())?;
         // Well past the limit (300 ms) and the 50 ms margin.
         std::thread::sleep(dpa.limits().kernel_max_run_time + Duration::from_millis(300));
-        doca::dpa::release_deferred();
         let destroyed = dpa.destroy().map_err(e);
         let _ = stay_tx.send(());
         worker
@@ -1427,10 +1421,8 @@ fn a_zero_timeout_rpc_then_everything_dropped_elsewhere() {
                 .map_err(|_| "the setter panicked")?
                 .map_err(e)?;
             let dropped = dropper.join().map_err(|_| "the dropper panicked")?;
-            doca::dpa::release_deferred();
             // What the timed-out RPC kept is released once the limit passed.
             std::thread::sleep(Duration::from_millis(400));
-            doca::dpa::release_deferred();
             Ok::<_, String>((dropped, live.all()))
         });
         let (dropped, left) = r.unwrap_or_else(|e| panic!("round {round}: {e}"));
@@ -1533,7 +1525,6 @@ fn object_calls_from_tokio_tasks_during_rpcs() {
         });
         drop(rt);
         std::thread::sleep(Duration::from_millis(400));
-        doca::dpa::release_deferred();
         let health = dpa.health().map_err(e)?;
         Ok::<_, String>((results, health))
     });
@@ -1632,9 +1623,7 @@ fn rpc_on_exit(in_tls: bool) -> Result<OnExit, String> {
             };
             if in_tls {
                 ON_EXIT.with(|o| *o.borrow_mut() = Some(hook));
-                doca::dpa::release_deferred();
             } else {
-                doca::dpa::release_deferred();
                 drop(hook);
             }
         })
@@ -3071,6 +3060,432 @@ mod round4 {
         assert!(
             matches!(left, None | Some(0)),
             "LEAK: {left:?} sim objects left: {objects:?}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Round 5 (issue #33): deferred release with an owner and the limit's real
+// meaning, drops inside `serialized` during an RPC, `DpaBox::set` churn.
+// ---------------------------------------------------------------------------
+mod round5 {
+    use super::*;
+
+    /// The first device whose IB name is `name` (sim profiles name them).
+    #[cfg(doca_backend = "sim")]
+    fn device_named(name: &str) -> Result<doca::dpa::Device, String> {
+        doca::dpa::Device::open_by_ibdev_name(name).map_err(e)
+    }
+
+    /// Whether the context saw no device fault (a use of freed memory is one).
+    fn no_fault(dpa: &Dpa) -> Result<(), String> {
+        match (dpa.health().map_err(e)?, dpa.fault_report()) {
+            (doca::dpa::Health::Ok, None) => Ok(()),
+            (h, report) => Err(format!("the context is {h:?}: {report:?}")),
+        }
+    }
+
+    /// Regression (R1, a DPA use after free): on a device whose run-time limit is
+    /// 0 (no limit), a stopped thread's record was released 0 + 50 ms after the
+    /// stop while its activation still ran. Now nothing bounds the activation, so
+    /// the record is kept for good (counted as buried).
+    #[test]
+    fn a_zero_run_time_limit_keeps_a_stopped_threads_record() {
+        let _one = serial();
+        let r = within(Duration::from_secs(30), "zero limit", || {
+            let live = scope_with(0, false);
+            let dpa = common::dpa();
+            if cfg!(doca_backend = "sim") && !dpa.limits().kernel_max_run_time.is_zero() {
+                return Err(format!("the profile's limit is {:?}", dpa.limits()));
+            }
+            let go = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(e)?;
+            let storage = DpaBuffer::<u64>::new(&dpa, 8).map_err(e)?;
+            let builder = ThreadBuilder::new(&dpa, &doca_tests::sound_slow_thread, (&go,))
+                .and_then(|b| b.local_storage(&storage))
+                .map_err(e)?;
+            let (thread, notify) = start_and_notify(&dpa, builder)?;
+            // The activation starts and waits for `go`.
+            std::thread::sleep(Duration::from_millis(20));
+            let buried = doca::dpa::buried_count();
+            drop((thread, notify, storage));
+            // Far past the 50 ms after which the record used to be released.
+            std::thread::sleep(Duration::from_millis(400));
+            let blocks = heap_blocks(&live);
+            go.write(0, &[1]).map_err(e)?;
+            std::thread::sleep(Duration::from_millis(100));
+            no_fault(&dpa)?;
+            Ok::<_, String>((blocks, doca::dpa::buried_count() - buried))
+        });
+        let (blocks, buried) = r.expect("the case failed to run");
+        assert!(
+            matches!(blocks, None | Some(2)),
+            "UNSOUND: the local storage was freed under the running activation ({blocks:?} heap blocks)"
+        );
+        assert!(
+            buried > 0,
+            "the record of a thread that may run for ever was not kept"
+        );
+    }
+
+    /// Regression (R2, a DPA use after free): an extended context copied its
+    /// base's limits (300 ms), so a thread of the extended context, whose device's
+    /// limit is longer, had its record released at 350 ms under a running
+    /// activation. Now an extended context's limits are its own device's.
+    /// (Sim only: the devices' limits come from a profile.)
+    #[cfg(doca_backend = "sim")]
+    #[test]
+    fn an_extended_contexts_thread_runs_under_its_own_devices_limit() {
+        let _one = serial();
+        let r = within(Duration::from_secs(30), "extended limit", || {
+            let live = common::LiveObjects::new();
+            let mut profile = doca::sim::Profile::dpu_view();
+            for d in &mut profile.devices {
+                d.kernel_max_run_time_ms = if d.ibdev_name == "mlx5_3" { 3000 } else { 300 };
+            }
+            live.scope().set_profile(profile);
+            let base = Dpa::start(&device_named("mlx5_0")?, doca_tests::app()).map_err(e)?;
+            let ext = base.extend(&device_named("mlx5_3")?).map_err(e)?;
+            let limit = ext.limits().kernel_max_run_time;
+            let go = DpaBuffer::<u64>::from_slice(&ext, &[0]).map_err(e)?;
+            let storage = DpaBuffer::<u64>::new(&ext, 8).map_err(e)?;
+            let builder = ThreadBuilder::new(&ext, &doca_tests::sound_slow_thread, (&go,))
+                .and_then(|b| b.local_storage(&storage))
+                .map_err(e)?;
+            let (thread, notify) = start_and_notify(&ext, builder)?;
+            std::thread::sleep(Duration::from_millis(20));
+            drop((thread, notify, storage));
+            // Past the base's limit and the margin, well within the extension's.
+            std::thread::sleep(Duration::from_millis(700));
+            let blocks = heap_blocks(&live);
+            go.write(0, &[1]).map_err(e)?;
+            std::thread::sleep(Duration::from_millis(100));
+            no_fault(&ext)?;
+            Ok::<_, String>((limit, blocks))
+        });
+        let (limit, blocks) = r.expect("the case failed to run");
+        if !cfg!(doca_backend = "sim") {
+            return;
+        }
+        assert_eq!(
+            limit,
+            Duration::from_secs(3),
+            "the extended context's limit"
+        );
+        assert_eq!(
+            blocks,
+            Some(2),
+            "UNSOUND: the local storage was freed under the running activation"
+        );
+    }
+
+    /// Regression (a leak): a context a stopped thread's record held stayed alive
+    /// until something unrelated was created, so a leak check after a DPA thread
+    /// ran and everything was dropped failed unless the program called a hidden
+    /// function. Now the family's reaper releases the record when it is due, and
+    /// the context goes with it: the leak check here calls nothing of doca-dpa's.
+    #[test]
+    fn everything_dropped_after_a_thread_ran_leaves_nothing() {
+        let _one = serial();
+        let r = within(Duration::from_secs(30), "leak check", || {
+            let live = scope_with(300, false);
+            {
+                let dpa = common::dpa();
+                let count = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(e)?;
+                let builder = ThreadBuilder::new(&dpa, &doca_tests::count_activations, (&count,))
+                    .map_err(e)?;
+                let (thread, notify) = start_and_notify(&dpa, builder)?;
+                let started = Instant::now();
+                while count.to_vec().map_err(e)?[0] == 0 {
+                    if started.elapsed() > Duration::from_secs(5) {
+                        return Err("the thread never ran".into());
+                    }
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                drop((thread, notify, count, dpa));
+            }
+            // The user's leak check: wait past the limit, then count.
+            let deadline = Instant::now() + Duration::from_secs(5);
+            while live.total().is_some_and(|n| n != 0) && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            Ok::<_, String>(live.all())
+        });
+        let left = r.expect("the case failed to run");
+        let total: i64 = left.as_ref().map_or(0, |m| m.values().sum());
+        assert_eq!(
+            total, 0,
+            "LEAK: objects left after everything was dropped: {left:?}"
+        );
+    }
+
+    /// Regression (a leak): DPA memory (and other objects of the context)
+    /// dropped inside `doca_dpa::serialized` while an RPC of the family ran were
+    /// never freed, and not counted as buried. Now the family frees them once the
+    /// RPC ended.
+    #[test]
+    fn drops_inside_serialized_during_an_rpc_are_released_later() {
+        let _one = serial();
+        let r = within(Duration::from_secs(30), "drop in serialized", || {
+            let live = scope_with(2000, false);
+            let dpa = common::dpa();
+            let go = Arc::new(WaitEvent::new(&dpa, Export::ToDpa).map_err(e)?);
+            let data = DpaBuffer::<u64>::new(&dpa, 8).map_err(e)?;
+            let dropped = DpaBuffer::<u64>::new(&dpa, 8).map_err(e)?;
+            let table = doca::dpa::HashTable::new(&dpa, 4).map_err(e)?;
+            let before = heap_blocks(&live);
+            let rpc = {
+                let (dpa, go) = (dpa.clone(), go.clone());
+                std::thread::spawn(move || {
+                    dpa.rpc(&doca_tests::sound_hung_rpc, (&*go, &data), LONG)
+                        .map_err(e)
+                })
+            };
+            std::thread::sleep(Duration::from_millis(100));
+            let buried = doca::dpa::buried_count();
+            doca::dpa::serialized(|| drop((dropped, table)));
+            let during = heap_blocks(&live);
+            go.set(1).map_err(e)?;
+            let rpc = rpc.join().map_err(|_| "the rpc thread panicked")?;
+            let deadline = Instant::now() + Duration::from_secs(5);
+            while heap_blocks(&live).zip(before).is_some_and(|(n, b)| n >= b)
+                && Instant::now() < deadline
+            {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            let after = heap_blocks(&live);
+            Ok::<_, String>((
+                rpc,
+                before,
+                during,
+                after,
+                doca::dpa::buried_count() - buried,
+            ))
+        });
+        let (rpc, before, during, after, buried) = r.expect("the case failed to run");
+        eprintln!("rpc {rpc:?}; heap blocks before {before:?}, during {during:?}, after {after:?}");
+        assert_eq!(rpc, Ok(8));
+        assert_eq!(
+            buried, 0,
+            "the drops were leaked (buried) instead of put off"
+        );
+        if let (Some(b), Some(d), Some(a)) = (before, during, after) {
+            assert_eq!(d, b, "the memory was freed during the RPC");
+            assert_eq!(
+                a,
+                b - 1,
+                "LEAK: the memory dropped during the RPC was never freed"
+            );
+        }
+    }
+
+    /// Regression (a leak without bound): every `DpaBox::set` kept the previous
+    /// value alive (16,382 sets of one box, each referencing new DPA memory,
+    /// exhausted a 1 GiB DPA heap). Now a replaced value goes once nothing given
+    /// it can run: 100,000 sets, with launches given the box in between, hold
+    /// steady memory.
+    #[test]
+    fn a_box_set_100000_times_holds_steady_memory() {
+        let _one = serial();
+        let r = within(Duration::from_secs(600), "box churn", || {
+            let live = scope_with(2000, false);
+            let dpa = common::dpa();
+            let launcher = Launcher::new(&dpa).map_err(e)?;
+            let first = DpaBuffer::<u64>::new(&dpa, 1).map_err(e)?;
+            let state = doca::dpa::DpaBox::new(
+                &dpa,
+                &doca_tests::r5_state {
+                    generation: 0,
+                    scratch: Dev::new(&first).map_err(e)?,
+                },
+            )
+            .map_err(e)?;
+            drop(first);
+            let mut most = 0;
+            for generation in 1..=100_000u64 {
+                let scratch = DpaBuffer::<u64>::new(&dpa, 1).map_err(e)?;
+                state
+                    .set(&doca_tests::r5_state {
+                        generation,
+                        scratch: Dev::new(&scratch).map_err(e)?,
+                    })
+                    .map_err(e)?;
+                if generation % 5_000 == 0 {
+                    launcher
+                        .launch(&doca_tests::r5_touch, 1, (&state,))
+                        .map_err(e)?
+                        .wait(LONG)
+                        .map_err(e)?;
+                    if scratch.to_vec().map_err(e)? != [generation] {
+                        return Err(format!("generation {generation} was not written"));
+                    }
+                    most = most.max(heap_blocks(&live).unwrap_or(0));
+                }
+            }
+            Ok::<_, String>(most)
+        });
+        let most = r.expect("the case failed to run");
+        // The box's memory and the current value's scratch word (plus the one
+        // being made).
+        assert!(
+            most <= 3,
+            "LEAK: {most} DPA heap blocks live while one box was set"
+        );
+    }
+
+    /// A waker that makes an RPC on the context when woken, and records how long
+    /// it took and what it returned.
+    struct RpcWaker {
+        dpa: Dpa,
+        result: Mutex<Option<WakerRpc>>,
+    }
+
+    /// How long the waker's RPC took, what it returned, and whether the waker
+    /// ran on the RPC thread.
+    type WakerRpc = (Duration, Result<u64, String>, bool);
+
+    impl Wake for RpcWaker {
+        fn wake(self: Arc<Self>) {
+            self.wake_by_ref();
+        }
+        fn wake_by_ref(self: &Arc<Self>) {
+            let on_rpc_thread = self.dpa.rpc_thread() == Some(std::thread::current().id());
+            let t = Instant::now();
+            let r = self
+                .dpa
+                .rpc(&doca_tests::add, (1u64, 2u64), Duration::from_secs(5))
+                .map_err(e);
+            *self.result.lock().unwrap() = Some((t.elapsed(), r, on_rpc_thread));
+        }
+    }
+
+    /// Regression (R5, a deadlock): the RPC thread woke the futures waiting at
+    /// the gate itself, so a waker that makes an RPC queued it to that same
+    /// thread and waited for itself (another thread's 5 s RPC took 29.5 s). Now
+    /// the caller that got the outcome wakes them once it released the gate, and
+    /// a timed-out call's return has them woken on a thread of their own.
+    #[test]
+    fn a_waker_that_makes_an_rpc_when_the_gate_frees() {
+        let _one = serial();
+        let r = within(Duration::from_secs(60), "rpc from a waker", || {
+            let _live = scope_with(5000, false);
+            let dpa = common::dpa();
+            let engine = quiet_engine()?;
+            let data = DpaBuffer::<u64>::new(&dpa, 8).map_err(e)?;
+            let rpc_waker = || {
+                let waker = Arc::new(RpcWaker {
+                    dpa: dpa.clone(),
+                    result: Mutex::new(None),
+                });
+                (Waker::from(waker.clone()), waker)
+            };
+            let woken = |waker: &RpcWaker| {
+                let deadline = Instant::now() + Duration::from_secs(20);
+                while waker.result.lock().unwrap().is_none() && Instant::now() < deadline {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                waker.result.lock().unwrap().take()
+            };
+            // The RPC's caller waits for its outcome; a future polled during the
+            // RPC waits at the gate.
+            // Made before the RPC: its creation names the context.
+            let done = CompletionEvent::with_engine(&dpa, Export::No, &engine).map_err(e)?;
+            let go = Arc::new(WaitEvent::new(&dpa, Export::ToDpa).map_err(e)?);
+            let rpc = {
+                let (dpa, go, data) = (dpa.clone(), go.clone(), data.slice(0, 8).map_err(e)?);
+                std::thread::spawn(move || {
+                    let t = Instant::now();
+                    let r = dpa.rpc(&doca_tests::redteam_poll_rpc, (&*go, &data), LONG);
+                    (t.elapsed(), r.map_err(e))
+                })
+            };
+            std::thread::sleep(Duration::from_millis(100));
+            let (w, waker) = rpc_waker();
+            let mut fut = std::pin::pin!(done.reached(1));
+            if let Poll::Ready(r) = fut.as_mut().poll(&mut Context::from_waker(&w)) {
+                return Err(format!("the future was ready: {r:?}"));
+            }
+            go.set(1).map_err(e)?;
+            let (took, rpc) = rpc.join().map_err(|_| "the rpc thread panicked")?;
+            Ok::<_, String>((took, rpc, woken(&waker)))
+        });
+        let (took, rpc, woken) = r.unwrap_or_else(|m| panic!("the case failed to run: {m}"));
+        eprintln!("RPC {rpc:?} after {took:?}; the waker: {woken:?}");
+        assert_eq!(rpc, Ok(8), "the RPC");
+        assert!(
+            took < Duration::from_secs(2),
+            "DEADLOCK: the RPC took {took:?}"
+        );
+        let Some((waker_took, waker_rpc, on_rpc_thread)) = woken else {
+            panic!("HANG: the waker was never woken");
+        };
+        assert!(!on_rpc_thread, "the waker ran on the RPC thread");
+        assert_eq!(waker_rpc, Ok(3), "the waker's RPC");
+        assert!(
+            waker_took < Duration::from_secs(2),
+            "DEADLOCK: the waker's RPC took {waker_took:?}"
+        );
+    }
+
+    /// Regression (R6, a deadlock): `DpaBox::set` held the box's mutex across
+    /// its DOCA call, whose wait at the gate settled a timed-out RPC and emitted
+    /// an event; a subscriber that sets the same box locked the mutex again.
+    #[test]
+    fn a_subscriber_that_sets_the_box_being_set() {
+        let _one = serial();
+        let r = within(Duration::from_secs(30), "set from a subscriber", || {
+            let _live = scope_with(5000, false);
+            let dpa = common::dpa();
+            let scratch = Arc::new(DpaBuffer::<u64>::new(&dpa, 1).map_err(e)?);
+            let state = Arc::new(
+                doca::dpa::DpaBox::new(
+                    &dpa,
+                    &doca_tests::r5_state {
+                        generation: 0,
+                        scratch: Dev::new(&*scratch).map_err(e)?,
+                    },
+                )
+                .map_err(e)?,
+            );
+            let go = WaitEvent::new(&dpa, Export::ToDpa).map_err(e)?;
+            let data = DpaBuffer::<u64>::new(&dpa, 8).map_err(e)?;
+            let rpc = dpa.rpc(
+                &doca_tests::redteam_poll_rpc,
+                (&go, &data),
+                Duration::from_millis(20),
+            );
+            if !matches!(rpc, Err(Error::RpcTimeout(_))) {
+                return Err(format!("expected a timeout, got {rpc:?}"));
+            }
+            go.set(1).map_err(e)?;
+            std::thread::sleep(Duration::from_millis(100));
+            let seen = Arc::new(Mutex::new(Vec::new()));
+            let sub = {
+                let (state, seen, scratch) = (state.clone(), seen.clone(), scratch.clone());
+                Reentrant::new(move |_| {
+                    let r = Dev::new(&*scratch).and_then(|scratch| {
+                        state.set(&doca_tests::r5_state {
+                            generation: 2,
+                            scratch,
+                        })
+                    });
+                    seen.lock().unwrap().push(r.map_err(e));
+                })
+            };
+            let outer = tracing::subscriber::with_default(sub, || {
+                state.set(&doca_tests::r5_state {
+                    generation: 1,
+                    scratch: Dev::new(&*scratch)?,
+                })
+            });
+            let seen = seen.lock().unwrap().clone();
+            Ok::<_, String>((outer.map_err(e), seen, state.get().map_err(e)?.generation))
+        });
+        let (outer, seen, _) = r.expect("the case failed to run");
+        assert_eq!(outer, Ok(()), "the outer set");
+        assert!(!seen.is_empty(), "the subscriber saw no event");
+        assert!(
+            seen.iter().all(Result::is_ok),
+            "the subscriber's sets: {seen:?}"
         );
     }
 }

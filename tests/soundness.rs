@@ -419,11 +419,10 @@ fn start_and_notify(
     Ok((thread, notify))
 }
 
-/// Waits out the run-time limit, then has the library release what stopped
-/// threads held.
+/// Waits until the family's reaper released what stopped threads held, once the
+/// run-time limit passed (nothing to call: it runs on its own).
 fn settle_deferred(dpa: &Dpa) {
-    std::thread::sleep(dpa.limits().kernel_max_run_time + Duration::from_millis(100));
-    doca::dpa::release_deferred();
+    common::deferred_released(dpa.limits().kernel_max_run_time + Duration::from_secs(10));
 }
 
 /// A thread's activation still runs (waiting for `go`) when the host drops the

@@ -105,65 +105,43 @@ impl Choice {
 }
 
 /// Why no backend could be chosen. The [`Display`](fmt::Display) text is the message.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum BackendError {
     /// `DOCA_BACKEND` has a value that is not one of [`VALID_VALUES`].
+    #[error(
+        "DOCA_BACKEND={value:?} is not valid; use one of: {} (hardware: the installed DOCA; \
+         sim: the software DPA; auto: the installed DOCA when pkg-config finds it, the \
+         software DPA otherwise)",
+        VALID_VALUES.join(", ")
+    )]
     InvalidValue {
         /// The value given.
         value: String,
     },
     /// The software DPA was asked for (`DOCA_BACKEND=sim`) but the `sim` feature that
     /// brings doca-sim into the build is off.
+    #[error(
+        "{requested} asks for the software DPA, but doca-sim is not in this build: it is an \
+         optional dependency that only the `sim` feature adds. Add features = [\"sim\"] to \
+         the `doca` dependency (or turn on `doca-dpa-sys/sim`), typically in \
+         [dev-dependencies], or unset DOCA_BACKEND to build for the installed DOCA"
+    )]
     SimNotBuilt {
         /// How the sim was requested.
         requested: String,
     },
     /// The hardware backend was required (or `auto` found a broken install) and
-    /// discovery failed.
+    /// discovery failed. Its message includes the discovery error's (a build script
+    /// prints Display alone); `source()` gives it to code that walks the chain.
+    #[error("doca-rs backend `hardware` ({requested}):\n{error}")]
     Discovery {
         /// How the backend was requested (`DOCA_BACKEND=hardware`, `default`…).
         requested: String,
         /// The discovery error.
+        #[source]
         error: Box<DiscoveryError>,
     },
-}
-
-impl fmt::Display for BackendError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            BackendError::InvalidValue { value } => write!(
-                f,
-                "DOCA_BACKEND={value:?} is not valid; use one of: {} \
-                 (hardware: the installed DOCA; sim: the software DPA; auto: the installed DOCA \
-                 when pkg-config finds it, the software DPA otherwise)",
-                VALID_VALUES.join(", ")
-            ),
-            BackendError::SimNotBuilt { requested } => write!(
-                f,
-                "{requested} asks for the software DPA, but doca-sim is not in this build: \
-                 it is an optional dependency that only the `sim` feature adds. Add \
-                 features = [\"sim\"] to the `doca` dependency (or turn on `doca-dpa-sys/sim`), \
-                 typically in [dev-dependencies], or unset DOCA_BACKEND to build for the \
-                 installed DOCA"
-            ),
-            BackendError::Discovery { requested, error } => {
-                writeln!(f, "doca-rs backend `hardware` ({requested}):")?;
-                write!(f, "{error}")
-            }
-        }
-    }
-}
-
-// The message of the wrapped error is part of this one's Display too (a build
-// script prints Display alone); source() gives it to code that walks the chain.
-impl std::error::Error for BackendError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            BackendError::Discovery { error, .. } => Some(&**error),
-            BackendError::InvalidValue { .. } | BackendError::SimNotBuilt { .. } => None,
-        }
-    }
 }
 
 /// Chooses the backend from `DOCS_RS`, `DOCA_BACKEND` (read through `env`) and whether

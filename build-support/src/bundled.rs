@@ -20,7 +20,6 @@
 //! that the check covered every item (an item the scan missed is never assumed equal).
 
 use std::collections::BTreeSet;
-use std::fmt;
 
 use crate::binding_set::BindingSet;
 
@@ -66,14 +65,19 @@ pub struct CommittedItem {
 }
 
 /// Why the bundled bindings could not be made.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum BundledError {
     /// The committed text lacks something [`render`] must rewrite (a doca-rs bug or a
     /// stale file).
+    #[error(
+        "the committed bindings lack {0}; they are stale or damaged (regenerate them with \
+         `cargo regen-bindings`)"
+    )]
     Missing(String),
     /// The installed `doca_version.h` lacks a `DOCA_VERSION_*` macro, or its value is
     /// not what the constant needs.
+    #[error("the installed doca_version.h {}", version_macro_problem(.name, .found.as_deref()))]
     VersionMacro {
         /// The macro.
         name: &'static str,
@@ -82,35 +86,16 @@ pub enum BundledError {
     },
 }
 
-impl fmt::Display for BundledError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            BundledError::Missing(what) => write!(
-                f,
-                "the committed bindings lack {what}; they are stale or damaged \
-                 (regenerate them with `cargo regen-bindings`)"
-            ),
-            BundledError::VersionMacro { name, found: None } => {
-                write!(f, "the installed doca_version.h does not define {name}")
-            }
-            BundledError::VersionMacro {
-                name,
-                found: Some(v),
-            } => write!(
-                f,
-                "the installed doca_version.h defines {name} as `{v}`, which is not a \
-                 {}",
-                if *name == "DOCA_VERSION_STRING" {
-                    "string literal"
-                } else {
-                    "decimal integer"
-                }
-            ),
-        }
-    }
+fn version_macro_problem(name: &str, found: Option<&str>) -> String {
+    let Some(v) = found else {
+        return format!("does not define {name}");
+    };
+    let wanted = match name {
+        "DOCA_VERSION_STRING" => "string literal",
+        _ => "decimal integer",
+    };
+    format!("defines {name} as `{v}`, which is not a {wanted}")
 }
-
-impl std::error::Error for BundledError {}
 
 /// The name after `prefix` up to the first character that cannot be in a C name.
 fn name_after<'a>(line: &'a str, prefix: &str) -> Option<&'a str> {

@@ -29,7 +29,6 @@
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -100,18 +99,6 @@ impl ProbeInputs {
                 .unwrap_or_else(|| std::env::consts::ARCH.to_owned()),
             allow_version_mismatch: env.flag("DOCA_ALLOW_VERSION_MISMATCH"),
             isolated: false,
-        }
-    }
-
-    /// Inputs that search exactly `dirs` (nothing else), as tests use them.
-    pub fn isolated(dirs: &[&Path]) -> Self {
-        ProbeInputs {
-            pkg_config_path: Some(std::env::join_paths(dirs).unwrap_or_default()),
-            doca_prefix: None,
-            default_prefix: None,
-            arch: std::env::consts::ARCH.to_owned(),
-            allow_version_mismatch: false,
-            isolated: true,
         }
     }
 
@@ -278,12 +265,13 @@ fn union_of<T: Clone + PartialEq>(
     out
 }
 
-/// Why no usable DOCA install was found. The [`Display`](fmt::Display) text is the
+/// Why no usable DOCA install was found. The [`Display`](std::fmt::Display) text is the
 /// message a user sees: what was found, and what to do.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum DiscoveryError {
     /// Required modules are not found anywhere.
+    #[error("{}", not_found(.searched, .missing, .pkg_config_path.as_deref(), .dirs_tried, .details))]
     NotFound {
         /// Every module searched for.
         searched: Vec<String>,
@@ -297,6 +285,13 @@ pub enum DiscoveryError {
         details: Vec<String>,
     },
     /// An install older than the supported API shape.
+    #[error(
+        "DOCA install too old: found {found}{} at {location}: {reason}.\nThe minimum \
+         supported DOCA is {}.{} (the modern DPA API: doca_dpa_create(dev, &dpa), then \
+         doca_dpa_set_app and doca_dpa_start).\n{}",
+        .version.map(|v| format!(" {v}")).unwrap_or_default(),
+        MINIMUM_SUPPORTED.major, MINIMUM_SUPPORTED.minor, WAYS_OUT_OLD
+    )]
     OldInstall {
         /// What was found (`umbrella pkg-config module doca`, `doca-dpa 2.8.0000`…).
         found: String,
@@ -308,12 +303,19 @@ pub enum DiscoveryError {
         reason: String,
     },
     /// The DOCA modules and `doca_version.h` disagree (a partial install).
+    #[error(
+        "DOCA versions disagree (partial install: reinstall DOCA so that these agree):\n{}\
+         Set DOCA_ALLOW_VERSION_MISMATCH=1 to build anyway (a warning instead of this \
+         error), at your own risk.",
+        .found.iter().map(|(source, v)| format!("  {v}  from {source}\n")).collect::<String>()
+    )]
     VersionMismatch {
         /// `(source, version as written)` for everything that states a version.
         found: Vec<(String, String)>,
     },
     /// A module exists but pkg-config cannot resolve modules it requires (`Requires` or
     /// `Requires.private`), so it gives no flags for it.
+    #[error("{}", unresolved(.module, .version, .missing, .message))]
     UnresolvedRequirements {
         /// The module.
         module: String,
@@ -325,6 +327,12 @@ pub enum DiscoveryError {
         message: String,
     },
     /// A module exists but pkg-config failed on it (a broken `.pc` file).
+    #[error(
+        "pkg-config found {module} but could not use it:\n{}The DOCA install looks \
+         incomplete: reinstall DOCA (with its dependencies, e.g. libflexio), or build with \
+         the software DPA: {}.",
+        indented(.message, "  "), crate::backend::SIM_SWITCH
+    )]
     BrokenModule {
         /// The module.
         module: String,
@@ -332,13 +340,24 @@ pub enum DiscoveryError {
         message: String,
     },
     /// A module's version is not a DOCA version.
+    #[error(
+        "{origin} states the version `{text}`, which is not a DOCA version \
+         (MAJOR.MINOR.PATCH); reinstall DOCA or build with the software DPA: {}.",
+        crate::backend::SIM_SWITCH
+    )]
     BadVersion {
         /// Where the version came from.
-        source: String,
+        origin: String,
         /// The text.
         text: String,
     },
     /// `doca-rdmi` is installed without the `doca-verbs` it is built on.
+    #[error(
+        "doca-rdmi was found ({rdmi_source}) but doca-verbs, which it is built on, was not \
+         (partial install: reinstall DOCA so that both are present), or build with the \
+         software DPA: {}.",
+        crate::backend::SIM_SWITCH
+    )]
     PartialRdmi {
         /// Where `doca-rdmi` was found.
         rdmi_source: String,
@@ -361,157 +380,70 @@ const WAYS_OUT_OLD: &str = concat!(
     "."
 );
 
-impl fmt::Display for DiscoveryError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            DiscoveryError::NotFound {
-                searched,
-                missing,
-                pkg_config_path,
-                dirs_tried,
-                details,
-            } => {
-                writeln!(
-                    f,
-                    "DOCA was not found: pkg-config has no {} module.",
-                    missing.join(" / ")
-                )?;
-                writeln!(f, "  modules searched: {}", searched.join(", "))?;
-                let path = pkg_config_path.as_deref().unwrap_or("(not set)");
-                writeln!(f, "  PKG_CONFIG_PATH: {path}")?;
-                writeln!(f, "  directories tried, in order:")?;
-                for d in dirs_tried {
-                    writeln!(f, "    {}", d.display())?;
-                }
-                writeln!(f, "    (then pkg-config's built-in default directories)")?;
-                for d in details {
-                    // The first line says it all ("Package X was not found in the pkg-config
-                    // search path."); the rest repeats the advice given below.
-                    if let Some(line) = d.lines().map(str::trim).find(|l| !l.is_empty()) {
-                        writeln!(f, "  pkg-config: {line}")?;
-                    }
-                }
-                writeln!(f, "Three ways out:")?;
-                writeln!(
-                    f,
-                    "  1. install DOCA {}.{} or newer (the DOCA SDK packages for DPA, with their \
-                     development files);",
-                    MINIMUM_SUPPORTED.major, MINIMUM_SUPPORTED.minor
-                )?;
-                writeln!(
-                    f,
-                    "  2. point PKG_CONFIG_PATH at the directory that holds doca-common.pc and doca-dpa.pc \
-                     (e.g. {DEFAULT_PREFIX}/lib/x86_64-linux-gnu/pkgconfig), or set DOCA_PREFIX to the \
-                     install prefix;"
-                )?;
-                write!(
-                    f,
-                    "  3. opt into the software DPA: {}.",
-                    crate::backend::SIM_SWITCH
-                )
-            }
-            DiscoveryError::OldInstall {
-                found,
-                version,
-                location,
-                reason,
-            } => {
-                let v = version.map(|v| format!(" {v}")).unwrap_or_default();
-                writeln!(
-                    f,
-                    "DOCA install too old: found {found}{v} at {location}: {reason}."
-                )?;
-                writeln!(
-                    f,
-                    "The minimum supported DOCA is {}.{} (the modern DPA API: doca_dpa_create(dev, &dpa), \
-                     then doca_dpa_set_app and doca_dpa_start).",
-                    MINIMUM_SUPPORTED.major, MINIMUM_SUPPORTED.minor
-                )?;
-                write!(f, "{WAYS_OUT_OLD}")
-            }
-            DiscoveryError::VersionMismatch { found } => {
-                writeln!(
-                    f,
-                    "DOCA versions disagree (partial install: reinstall DOCA so that these agree):"
-                )?;
-                for (source, version) in found {
-                    writeln!(f, "  {version}  from {source}")?;
-                }
-                write!(
-                    f,
-                    "Set DOCA_ALLOW_VERSION_MISMATCH=1 to build anyway (a warning instead of this \
-                     error), at your own risk."
-                )
-            }
-            DiscoveryError::UnresolvedRequirements {
-                module,
-                version,
-                missing,
-                message,
-            } => {
-                let v = if version.is_empty() { "" } else { " " };
-                writeln!(
-                    f,
-                    "pkg-config found {module}{v}{version}, but not the module(s) it requires: {}.",
-                    missing.join(", ")
-                )?;
-                writeln!(
-                    f,
-                    "pkg-config gives no flags for a module until everything its .pc file \
-                     requires (Requires and Requires.private) is found."
-                )?;
-                for line in message.lines().filter(|l| !l.trim().is_empty()) {
-                    writeln!(f, "  pkg-config: {}", line.trim())?;
-                }
-                write!(
-                    f,
-                    "What to do: install the development files of {}",
-                    missing.join(", ")
-                )?;
-                if missing.iter().any(|m| m == FLEXIO_MODULE) {
-                    write!(
-                        f,
-                        " (FlexIO comes with DOCA; its .pc file is usually in \
-                         {DEFAULT_FLEXIO_PKGCONFIG})"
-                    )?;
-                }
-                write!(
-                    f,
-                    " and add the directory that holds each missing .pc file to \
-                     PKG_CONFIG_PATH, or build with the software DPA: {}.",
-                    crate::backend::SIM_SWITCH
-                )
-            }
-            DiscoveryError::BrokenModule { module, message } => {
-                writeln!(f, "pkg-config found {module} but could not use it:")?;
-                for line in message.lines().filter(|l| !l.trim().is_empty()) {
-                    writeln!(f, "  {}", line.trim())?;
-                }
-                write!(
-                    f,
-                    "The DOCA install looks incomplete: reinstall DOCA (with its dependencies, \
-                     e.g. libflexio), or build with the software DPA: {}.",
-                    crate::backend::SIM_SWITCH
-                )
-            }
-            DiscoveryError::BadVersion { source, text } => write!(
-                f,
-                "{source} states the version `{text}`, which is not a DOCA version \
-                 (MAJOR.MINOR.PATCH); reinstall DOCA or build with the software DPA: {}.",
-                crate::backend::SIM_SWITCH
-            ),
-            DiscoveryError::PartialRdmi { rdmi_source } => write!(
-                f,
-                "doca-rdmi was found ({rdmi_source}) but doca-verbs, which it is built on, was not \
-                 (partial install: reinstall DOCA so that both are present), or build with the \
-                 software DPA: {}.",
-                crate::backend::SIM_SWITCH
-            ),
-        }
-    }
+/// The non-blank lines of `text`, trimmed, each after `prefix` and ending a line.
+fn indented(text: &str, prefix: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(|l| format!("{prefix}{l}\n"))
+        .collect()
 }
 
-impl std::error::Error for DiscoveryError {}
+/// [`DiscoveryError::NotFound`]'s message.
+fn not_found(
+    searched: &[String],
+    missing: &[String],
+    pkg_config_path: Option<&str>,
+    dirs_tried: &[PathBuf],
+    details: &[String],
+) -> String {
+    let dirs: String = dirs_tried
+        .iter()
+        .map(|d| format!("    {}\n", d.display()))
+        .collect();
+    // The first line says it all ("Package X was not found in the pkg-config search
+    // path."); the rest repeats the advice given below.
+    let said: String = details
+        .iter()
+        .filter_map(|d| d.lines().map(str::trim).find(|l| !l.is_empty()))
+        .map(|l| format!("  pkg-config: {l}\n"))
+        .collect();
+    format!(
+        "DOCA was not found: pkg-config has no {} module.\n  modules searched: {}\n  \
+         PKG_CONFIG_PATH: {}\n  directories tried, in order:\n{dirs}    (then \
+         pkg-config's built-in default directories)\n{said}Three ways out:\n  1. install \
+         DOCA {}.{} or newer (the DOCA SDK packages for DPA, with their development \
+         files);\n  2. point PKG_CONFIG_PATH at the directory that holds doca-common.pc and \
+         doca-dpa.pc (e.g. {DEFAULT_PREFIX}/lib/x86_64-linux-gnu/pkgconfig), or set \
+         DOCA_PREFIX to the install prefix;\n  3. opt into the software DPA: {}.",
+        missing.join(" / "),
+        searched.join(", "),
+        pkg_config_path.unwrap_or("(not set)"),
+        MINIMUM_SUPPORTED.major,
+        MINIMUM_SUPPORTED.minor,
+        crate::backend::SIM_SWITCH
+    )
+}
+
+/// [`DiscoveryError::UnresolvedRequirements`]'s message.
+fn unresolved(module: &str, version: &str, missing: &[String], message: &str) -> String {
+    let v = if version.is_empty() { "" } else { " " };
+    let flexio = if missing.iter().any(|m| m == FLEXIO_MODULE) {
+        format!(" (FlexIO comes with DOCA; its .pc file is usually in {DEFAULT_FLEXIO_PKGCONFIG})")
+    } else {
+        String::new()
+    };
+    let missing = missing.join(", ");
+    format!(
+        "pkg-config found {module}{v}{version}, but not the module(s) it requires: \
+         {missing}.\npkg-config gives no flags for a module until everything its .pc file \
+         requires (Requires and Requires.private) is found.\n{}What to do: install the \
+         development files of {missing}{flexio} and add the directory that holds each \
+         missing .pc file to PKG_CONFIG_PATH, or build with the software DPA: {}.",
+        indented(message, "  pkg-config: "),
+        crate::backend::SIM_SWITCH
+    )
+}
 
 /// Serialises every use of the process-wide `PKG_CONFIG_PATH` (the `pkg-config` crate
 /// reads it from the process environment).
@@ -654,7 +586,10 @@ fn pkg_config_output(args: &[&str]) -> Result<String, PcFailure> {
     }
 }
 
-/// A path-valued variable of a module, resolved; `None` when unset or empty.
+/// A path-valued variable of a module, resolved; `None` when unset or empty. Not
+/// `pkg_config::get_variable`: it prints `cargo:rerun-if-env-changed` for some 20
+/// variables per call (it has no quiet mode), some 200 lines per -sys build standing
+/// above any later error, where the probe prints nothing.
 fn path_variable(name: &str, var: &str) -> Option<PathBuf> {
     pkg_config_output(&[&format!("--variable={var}"), name])
         .ok()
@@ -781,12 +716,12 @@ pub fn dpa_create_takes_app(header_text: &str) -> bool {
         })
 }
 
-/// Reads `doca_version.h` from the first of `dirs` that has one. Returns `None` when no
-/// directory has it or it does not parse.
+/// Reads `doca_version.h` from the first of `dirs` that has one, through the C compiler
+/// ([`DocaVersion::from_header_file`]). Returns `None` when no directory has it or its
+/// version cannot be read (without a C compiler the build stops at the bindings check).
 pub fn read_version_header(dirs: &[PathBuf]) -> Option<VersionHeader> {
     let path = find_in(dirs, "doca_version.h")?;
-    let text = std::fs::read_to_string(&path).ok()?;
-    let (version, spelling) = DocaVersion::from_version_header(&text).ok()?;
+    let (version, spelling) = DocaVersion::from_header_file(&path).ok()?;
     Some(VersionHeader {
         path,
         version,
@@ -905,7 +840,7 @@ fn check(
     for name in DOCA_MODULES {
         if let Some(m) = modules.get(*name) {
             let v = m.version.ok_or_else(|| DiscoveryError::BadVersion {
-                source: m.source(),
+                origin: m.source(),
                 text: m.version_text.clone(),
             })?;
             found_versions.push((m.source(), m.version_text.clone(), v));
@@ -981,17 +916,6 @@ fn check(
         version_header,
         pkg_config_path: effective.clone(),
         warnings,
-    })
-}
-
-/// Whether a `pkg-config` (or `pkgconf`) program can be run. Tests that need one skip
-/// without it.
-pub fn pkg_config_available() -> bool {
-    ["pkg-config", "pkgconf"].iter().any(|exe| {
-        std::process::Command::new(exe)
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
     })
 }
 

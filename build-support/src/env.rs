@@ -3,18 +3,22 @@
 //! Every variable a build script looks at must be declared to cargo with
 //! `cargo::rerun-if-env-changed=NAME`, otherwise a change of that variable does not
 //! rebuild the crate. [`EnvReader`] is the only way the rest of this crate reads the
-//! environment: each read prints the directive (once per name) and records the name, so
-//! tests can check which variables a decision depended on.
+//! environment: each read records the name, so tests can check which variables a
+//! decision depended on, and prints the directive (once per name), or, for a reader made
+//! with [`EnvReader::from_process_deferred`], leaves that to [`EnvReader::declarations`]
+//! once the build script knows it succeeded.
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
 
+use crate::cfgs::Directives;
+
 /// Where the values come from.
 #[derive(Debug, Clone)]
 enum Source {
-    /// The process environment; reads print `cargo::rerun-if-env-changed`.
-    Process,
+    /// The process environment; with `announce`, reads print `cargo::rerun-if-env-changed`.
+    Process { announce: bool },
     /// A fixed map (tests, or callers that assemble the environment themselves).
     Fixed(BTreeMap<String, OsString>),
 }
@@ -32,7 +36,18 @@ impl EnvReader {
     /// `cargo::rerun-if-env-changed=NAME` to stdout.
     pub fn from_process() -> Self {
         EnvReader {
-            source: Source::Process,
+            source: Source::Process { announce: true },
+            read: RefCell::new(BTreeSet::new()),
+        }
+    }
+
+    /// A reader over the process environment that prints nothing: the build script
+    /// prints [`declarations`](Self::declarations) once it has succeeded. A failed build
+    /// script runs again on the next build whatever it declared, and anything it printed
+    /// to stdout would stand above its error in cargo's report.
+    pub fn from_process_deferred() -> Self {
+        EnvReader {
+            source: Source::Process { announce: false },
             read: RefCell::new(BTreeSet::new()),
         }
     }
@@ -54,9 +69,18 @@ impl EnvReader {
         }
     }
 
-    /// Whether this reader prints cargo directives (true for the process environment).
+    /// Whether this reader prints cargo directives as it reads ([`EnvReader::from_process`]).
     pub fn prints_directives(&self) -> bool {
-        matches!(self.source, Source::Process)
+        matches!(self.source, Source::Process { announce: true })
+    }
+
+    /// `cargo::rerun-if-env-changed=NAME` for every name read so far.
+    pub fn declarations(&self) -> Directives {
+        let mut d = Directives::new();
+        for name in self.read.borrow().iter() {
+            d.push(format!("cargo::rerun-if-env-changed={name}"));
+        }
+        d
     }
 
     fn note(&self, name: &str) {
@@ -70,7 +94,7 @@ impl EnvReader {
     pub fn get_os(&self, name: &str) -> Option<OsString> {
         self.note(name);
         match &self.source {
-            Source::Process => std::env::var_os(name),
+            Source::Process { .. } => std::env::var_os(name),
             Source::Fixed(map) => map.get(name).cloned(),
         }
     }

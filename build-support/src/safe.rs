@@ -31,16 +31,21 @@ use crate::env::EnvReader;
 use crate::version::DocaVersion;
 
 /// Why the safe crate's build script failed.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum SafeError {
     /// A `DEP_*` variable is missing: the -sys crate is not a direct dependency, or its
     /// `links` key is different.
+    #[error(
+        "{var} is not set: the -sys crate that publishes it must be a direct dependency \
+         with the matching `links` key, and must have built successfully"
+    )]
     MissingMetadata {
         /// The variable.
         var: String,
     },
     /// A `DEP_*` value is not understood.
+    #[error("{var}={value:?}: {message}")]
     BadMetadata {
         /// The variable.
         var: String,
@@ -50,6 +55,7 @@ pub enum SafeError {
         message: String,
     },
     /// The audit file could not be read or parsed.
+    #[error("reading the symbol audit {}: {message}", .path.display())]
     Audit {
         /// Its path.
         path: PathBuf,
@@ -57,31 +63,9 @@ pub enum SafeError {
         message: String,
     },
     /// `OUT_DIR` is not set or `audit.rs` could not be written.
+    #[error("{0}")]
     OutDir(String),
 }
-
-impl fmt::Display for SafeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SafeError::MissingMetadata { var } => write!(
-                f,
-                "{var} is not set: the -sys crate that publishes it must be a direct dependency \
-                 with the matching `links` key, and must have built successfully"
-            ),
-            SafeError::BadMetadata {
-                var,
-                value,
-                message,
-            } => write!(f, "{var}={value:?}: {message}"),
-            SafeError::Audit { path, message } => {
-                write!(f, "reading the symbol audit {}: {message}", path.display())
-            }
-            SafeError::OutDir(m) => write!(f, "{m}"),
-        }
-    }
-}
-
-impl std::error::Error for SafeError {}
 
 /// The result of [`plan`]: directives and the text of `audit.rs`.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,7 +1,11 @@
-//! DOCA version numbers: parsing (pkg-config strings and `doca_version.h`), ordering,
-//! the minimum supported release and the cumulative `doca_ge_X_Y` cfgs.
+//! DOCA version numbers: parsing (pkg-config strings, and `doca_version.h` through the
+//! macros the C compiler defines for it), ordering, the minimum supported release and
+//! the cumulative `doca_ge_X_Y` cfgs.
 
 use std::fmt;
+use std::path::Path;
+
+use crate::env::EnvReader;
 
 /// A DOCA release number such as `3.0.0058` (major 3, minor 0, patch 58).
 ///
@@ -35,34 +39,30 @@ pub const KNOWN_RELEASES: &[(u32, u32)] = &[
 ];
 
 /// A version string or header that could not be understood.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum VersionError {
     /// The text is not `MAJOR.MINOR[.PATCH]` with decimal numbers.
+    #[error("`{text}` is not a DOCA version (expected MAJOR.MINOR.PATCH, e.g. 3.0.0058)")]
     BadString {
         /// The text that was given.
         text: String,
     },
+    /// The C compiler could not read a `doca_version.h`.
+    #[error("the C compiler could not read {}: {message}", .path.display())]
+    Compiler {
+        /// The header.
+        path: std::path::PathBuf,
+        /// What went wrong (the compiler's message).
+        message: String,
+    },
     /// A `doca_version.h` without any recognised version macro.
+    #[error(
+        "no DOCA_VERSION_MAJOR/MINOR/PATCH, DOCA_VERSION_STRING, DOCA_VER_MAJOR/MINOR/PATCH \
+         or DOCA_VER_STRING macro found in doca_version.h"
+    )]
     NoVersionMacros,
 }
-
-impl fmt::Display for VersionError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            VersionError::BadString { text } => write!(
-                f,
-                "`{text}` is not a DOCA version (expected MAJOR.MINOR.PATCH, e.g. 3.0.0058)"
-            ),
-            VersionError::NoVersionMacros => f.write_str(
-                "no DOCA_VERSION_MAJOR/MINOR/PATCH, DOCA_VERSION_STRING, DOCA_VER_MAJOR/MINOR/PATCH \
-                 or DOCA_VER_STRING macro found in doca_version.h",
-            ),
-        }
-    }
-}
-
-impl std::error::Error for VersionError {}
 
 /// Which macro family a `doca_version.h` uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,9 +113,36 @@ impl DocaVersion {
         Ok(DocaVersion::new(major, minor, patch))
     }
 
-    /// Reads the version out of the text of a `doca_version.h`, in either spelling
-    /// (see [`HeaderSpelling`]). The numeric MAJOR/MINOR/PATCH macros win; the STRING
-    /// macro is used when they are incomplete.
+    /// Reads the version of the `doca_version.h` at `path`, from the macros the host C
+    /// compiler defines for it (`cc -E -dM`): conditional definitions, comments and line
+    /// continuations are the compiler's to read. See [`DocaVersion::from_version_header`].
+    pub fn from_header_file(path: &Path) -> Result<(Self, HeaderSpelling), VersionError> {
+        let failed = |message: String| VersionError::Compiler {
+            path: path.to_owned(),
+            message,
+        };
+        // The `cc` variables are declared to cargo where the build compiles for real
+        // (the bindings check, the audit); this only asks what a header says.
+        // The header includes its neighbours with `<…>` (doca_compat.h): its own
+        // directory is an include directory, as it is for every DOCA compile.
+        let dirs: Vec<std::path::PathBuf> = path.parent().map(Path::to_owned).into_iter().collect();
+        let tool = crate::check::compiler(&EnvReader::from_process_deferred(), &dirs)
+            .map_err(|e| failed(e.to_string()))?;
+        let mut cmd = tool.to_command();
+        let out = cmd.arg("-E").arg("-dM").arg(path).output();
+        match out {
+            Ok(out) if out.status.success() => {
+                Self::from_version_header(&String::from_utf8_lossy(&out.stdout))
+            }
+            Ok(out) => Err(failed(String::from_utf8_lossy(&out.stderr).into_owned())),
+            Err(e) => Err(failed(format!("{}: {e}", tool.path().display()))),
+        }
+    }
+
+    /// Reads the version out of the `#define NAME VALUE` lines the C compiler prints for
+    /// a `doca_version.h` (`cc -E -dM`, [`DocaVersion::from_header_file`]), in either
+    /// spelling (see [`HeaderSpelling`]). The numeric MAJOR/MINOR/PATCH macros win; the
+    /// STRING macro is used when they are incomplete.
     pub fn from_version_header(text: &str) -> Result<(Self, HeaderSpelling), VersionError> {
         for (prefix, spelling) in [
             ("DOCA_VERSION_", HeaderSpelling::Modern),
@@ -205,26 +232,12 @@ pub fn release_warning(v: DocaVersion) -> Option<String> {
     }
 }
 
-/// The replacement text of `#define NAME value` in `text`, if present (first match).
-/// Comments after the value are dropped.
-pub(crate) fn define_value(text: &str, name: &str) -> Option<String> {
-    text.lines().find_map(|line| {
-        let directive = line.trim_start().strip_prefix('#')?.trim_start();
-        let rest = directive
-            .strip_prefix("define")?
-            .strip_prefix([' ', '\t'])?;
-        let after = rest.trim_start().strip_prefix(name)?;
-        // The name must end here (not DOCA_VERSION_MAJOR_X) and not be function-like.
-        if !(after.is_empty() || after.starts_with([' ', '\t'])) {
-            return None;
-        }
-        let mut value = after.trim();
-        for marker in ["//", "/*"] {
-            if let Some(i) = value.find(marker) {
-                value = value[..i].trim_end();
-            }
-        }
-        Some(value.to_owned())
+/// The replacement text of the object-like macro `name` in `defines`, `#define NAME
+/// VALUE` lines as the C compiler prints them (`cc -E -dM`, `-dD`).
+pub(crate) fn define_value(defines: &str, name: &str) -> Option<String> {
+    defines.lines().find_map(|line| {
+        let value = line.strip_prefix("#define ")?.strip_prefix(name)?;
+        value.strip_prefix(' ').map(|v| v.trim().to_owned())
     })
 }
 

@@ -3,10 +3,11 @@
 
 use super::check::Check;
 use super::facts::Libraries;
-use super::json::{Json, ObjectBuilder};
+use serde::{Serialize, Serializer};
 
-/// The software DPA's view of its configuration (sim builds only).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The software DPA's view of its configuration (sim builds only; JSON: the `sim`
+/// object, these fields).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub(crate) struct SimConfig {
     /// Where the device profile came from (`doca_sim::profile_source`).
     pub(crate) profile_source: String,
@@ -14,16 +15,6 @@ pub(crate) struct SimConfig {
     /// (`doca_sim::config_error`); while refused, every DOCA call fails with
     /// `DOCA_ERROR_BAD_CONFIG`.
     pub(crate) config_error: Option<String>,
-}
-
-impl SimConfig {
-    /// The `sim` object of the JSON report.
-    pub(crate) fn to_json(&self) -> Json {
-        ObjectBuilder::new()
-            .field("profile_source", self.profile_source.as_str())
-            .field("config_error", self.config_error.as_deref())
-            .build()
-    }
 }
 
 /// The `backend` check. `profile` is `DOCA_SIM_PROFILE` and `sim` the sim's
@@ -121,15 +112,23 @@ pub(crate) struct RdmiReport {
     pub(crate) absent_reason: Option<String>,
 }
 
-impl RdmiReport {
-    /// The `rdmi` object of the JSON report.
-    pub(crate) fn to_json(&self) -> Json {
-        ObjectBuilder::new()
-            .field("available", self.absent_reason.is_none())
-            .field("reason", self.absent_reason.as_deref())
-            .build()
+/// The `rdmi` object of the JSON report.
+impl Serialize for RdmiReport {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Rdmi<'a> {
+            available: bool,
+            reason: Option<&'a str>,
+        }
+        Rdmi {
+            available: self.absent_reason.is_none(),
+            reason: self.absent_reason.as_deref(),
+        }
+        .serialize(s)
     }
+}
 
+impl RdmiReport {
     /// The `rdmi` check; required by `--require rdmi`.
     pub(crate) fn evaluate(&self, required: bool) -> Check {
         const ID: &str = "rdmi";
@@ -180,7 +179,8 @@ mod tests {
         assert!(c.required);
         assert!(c.summary.contains("doca_nope"), "{}", c.summary);
         assert!(c.fix.unwrap_or_default().contains("DOCA_SIM_FAULTS"));
-        assert!(refused.to_json().to_pretty().contains("doca_nope"));
+        let json = serde_json::to_value(&refused).unwrap();
+        assert!(json["config_error"].as_str().unwrap().contains("doca_nope"));
     }
 
     #[test]
@@ -196,6 +196,13 @@ mod tests {
         let c = no.evaluate(true);
         assert_eq!(c.verdict, Verdict::Fail);
         assert!(c.summary.contains("no doca-rdmi.pc"));
-        assert!(no.to_json().to_pretty().contains("\"available\": false"));
+        assert_eq!(
+            serde_json::to_value(&no).unwrap(),
+            serde_json::json!({"available": false, "reason": "no doca-rdmi.pc"})
+        );
+        assert_eq!(
+            serde_json::to_value(&yes).unwrap(),
+            serde_json::json!({"available": true, "reason": null})
+        );
     }
 }

@@ -1,9 +1,11 @@
 //! Verdicts and checks: what each part of the report concluded.
 
-use super::json::{Json, ObjectBuilder};
+use serde::Serialize;
 
-/// The outcome of one check, ordered from best to worst.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+/// The outcome of one check, ordered from best to worst (JSON: `"ok"`, `"warn"`,
+/// `"fail"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub(crate) enum Verdict {
     /// Nothing to do.
     Ok,
@@ -34,8 +36,8 @@ impl Verdict {
     }
 }
 
-/// One line of the verdict table.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One line of the verdict table (JSON: an element of `checks`, these fields).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub(crate) struct Check {
     /// Stable identifier: `backend`, `versions`, `dpacc`, `devices`, `dpa`,
     /// `symbols` or `rdmi`.
@@ -88,17 +90,6 @@ impl Check {
             fix: Some(fix.into()),
         }
     }
-
-    /// The check as a JSON object (`id`, `verdict`, `required`, `summary`, `fix`).
-    pub(crate) fn to_json(&self) -> Json {
-        ObjectBuilder::new()
-            .field("id", self.id)
-            .field("verdict", self.verdict.as_str())
-            .field("required", self.required)
-            .field("summary", self.summary.as_str())
-            .field("fix", self.fix.as_deref())
-            .build()
-    }
 }
 
 /// The exit status for a set of checks: 1 when one failed, 0 otherwise.
@@ -148,13 +139,19 @@ mod tests {
     #[test]
     fn json_shape() {
         let c = Check::problem("rdmi", false, "absent: \"x\"", "install it");
-        let text = c.to_json().to_pretty();
-        assert!(text.contains("\"verdict\": \"warn\""));
-        assert!(text.contains("\"summary\": \"absent: \\\"x\\\"\""));
-        assert!(text.contains("\"fix\": \"install it\""));
-        assert!(Check::ok("rdmi", false, "")
-            .to_json()
-            .to_pretty()
-            .contains("\"fix\": null"));
+        assert_eq!(
+            serde_json::to_value(&c).unwrap(),
+            serde_json::json!({
+                "id": "rdmi", "verdict": "warn", "required": false,
+                "summary": "absent: \"x\"", "fix": "install it"
+            })
+        );
+        let ok = serde_json::to_value(Check::ok("rdmi", false, "")).unwrap();
+        assert_eq!(ok["fix"], serde_json::Value::Null);
+        assert_eq!(ok["verdict"], "ok");
+        let verdicts = [Verdict::Ok, Verdict::Warn, Verdict::Fail];
+        for v in verdicts {
+            assert_eq!(serde_json::to_value(v).unwrap(), v.as_str());
+        }
     }
 }

@@ -7,10 +7,10 @@
 //! module holds what they found and the checks.
 
 use super::check::{Check, Verdict};
-use super::json::{Json, ObjectBuilder};
+use serde::{Serialize, Serializer};
 
-/// The limits of one DPA.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The limits of one DPA (JSON: `limits` of a device, these fields).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub(crate) struct Limits {
     /// `doca_dpa_get_max_threads_per_kernel`.
     pub(crate) max_threads_per_kernel: u32,
@@ -44,31 +44,34 @@ impl DeviceEntry {
     pub(crate) fn label(&self) -> String {
         format!("{} ({})", self.ibdev_name, self.pci_addr)
     }
+}
 
-    /// One element of the `devices` array of the JSON report.
-    pub(crate) fn to_json(&self) -> Json {
-        let limits = match &self.limits {
-            Some(Ok(l)) => ObjectBuilder::new()
-                .field("max_threads_per_kernel", l.max_threads_per_kernel)
-                .field("kernel_max_run_time_s", l.kernel_max_run_time_s)
-                .field("cores", l.cores)
-                .field("eus_per_core", l.eus_per_core)
-                .field("eus_available", l.eus_available)
-                .build(),
-            _ => Json::Null,
-        };
-        let error = match &self.limits {
-            Some(Err(e)) => Some(e.as_str()),
-            _ => None,
-        };
-        ObjectBuilder::new()
-            .field("pci_addr", self.pci_addr.as_str())
-            .field("ibdev_name", self.ibdev_name.as_str())
-            .field("iface_name", self.iface_name.as_str())
-            .field("has_dpa", self.has_dpa)
-            .field("limits", limits)
-            .field("limits_error", error)
-            .build()
+/// One element of the `devices` array of the JSON report: the limits, or `null`
+/// and the reason in `limits_error`.
+impl Serialize for DeviceEntry {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Device<'a> {
+            pci_addr: &'a str,
+            ibdev_name: &'a str,
+            iface_name: &'a str,
+            has_dpa: bool,
+            limits: Option<&'a Limits>,
+            limits_error: Option<&'a str>,
+        }
+        Device {
+            pci_addr: &self.pci_addr,
+            ibdev_name: &self.ibdev_name,
+            iface_name: &self.iface_name,
+            has_dpa: self.has_dpa,
+            limits: self.limits.as_ref().and_then(|l| l.as_ref().ok()),
+            limits_error: self
+                .limits
+                .as_ref()
+                .and_then(|l| l.as_ref().err())
+                .map(String::as_str),
+        }
+        .serialize(s)
     }
 }
 
@@ -257,12 +260,15 @@ mod tests {
 
     #[test]
     fn device_json() {
-        let text = dev("03", Some(Ok(L))).to_json().to_pretty();
-        assert!(text.contains("\"kernel_max_run_time_s\": 12"));
-        assert!(text.contains("\"limits_error\": null"));
-        let text = dev("81", None).to_json().to_pretty();
-        assert!(text.contains("\"limits\": null"));
-        let text = dev("04", Some(Err("e".into()))).to_json().to_pretty();
-        assert!(text.contains("\"limits_error\": \"e\""));
+        let json = |d: DeviceEntry| serde_json::to_value(d).unwrap();
+        let v = json(dev("03", Some(Ok(L))));
+        assert_eq!(v["limits"]["kernel_max_run_time_s"], 12);
+        assert_eq!(v["limits_error"], serde_json::Value::Null);
+        let v = json(dev("81", None));
+        assert_eq!(v["limits"], serde_json::Value::Null);
+        assert_eq!(v["limits_error"], serde_json::Value::Null);
+        let v = json(dev("04", Some(Err("e".into()))));
+        assert_eq!(v["limits"], serde_json::Value::Null);
+        assert_eq!(v["limits_error"], "e");
     }
 }

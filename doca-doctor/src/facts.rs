@@ -11,9 +11,10 @@
 
 use super::backend::{RdmiReport, SimConfig};
 use super::devices::DeviceEntry;
-use super::json::{Json, ObjectBuilder};
 use super::symbols::Row;
 use super::versions::Versions;
+use doca_build_support::env::EnvReader;
+use serde::Serialize;
 
 /// Everything the checks need.
 #[derive(Debug)]
@@ -29,6 +30,9 @@ pub(crate) struct Facts {
     pub(crate) sim: Option<SimConfig>,
     /// The libraries the doctor looked for (loaded builds only).
     pub(crate) libraries: Option<Libraries>,
+    /// What a hardware build says of the install it refuses (too old, versions that
+    /// disagree, broken modules): the discovery's message (loaded builds only).
+    pub(crate) refusal: Option<String>,
     /// The versions to match.
     pub(crate) versions: Versions,
     /// The DOCA version dpacc is paired with.
@@ -43,8 +47,8 @@ pub(crate) struct Facts {
     pub(crate) rdmi: RdmiReport,
 }
 
-/// One library found and loaded.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One library found and loaded (JSON: an element of `libraries.loaded`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub(crate) struct Loaded {
     /// `libdoca_common.so`.
     pub(crate) name: String,
@@ -53,8 +57,20 @@ pub(crate) struct Loaded {
     pub(crate) path: String,
 }
 
-/// The DOCA libraries as a loaded build found them.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// One directory searched for the libraries (JSON: an element of
+/// `libraries.searched`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub(crate) struct Searched {
+    /// The directory.
+    pub(crate) dir: String,
+    /// Why it was searched: `pkg-config libdir`, `DOCA_PREFIX`, `LD_LIBRARY_PATH` or
+    /// `standard location`.
+    pub(crate) from: &'static str,
+}
+
+/// The DOCA libraries as a loaded build found them (JSON: the `libraries` object,
+/// these fields).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub(crate) struct Libraries {
     /// Loaded, in load order.
     pub(crate) loaded: Vec<Loaded>,
@@ -62,9 +78,8 @@ pub(crate) struct Libraries {
     pub(crate) missing: Vec<String>,
     /// Optional (`libdoca_verbs.so`, `libdoca_rdmi.so`) and not loaded.
     pub(crate) optional_missing: Vec<String>,
-    /// The directories searched, in order, each with why
-    /// (`pkg-config libdir`, `LD_LIBRARY_PATH`, `standard location`).
-    pub(crate) searched: Vec<(String, &'static str)>,
+    /// The directories searched, in order, each with why.
+    pub(crate) searched: Vec<Searched>,
     /// Files found but not loadable, with the dynamic loader's message.
     pub(crate) errors: Vec<String>,
     /// Why pkg-config did not give the install, when it did not.
@@ -72,50 +87,19 @@ pub(crate) struct Libraries {
 }
 
 impl Libraries {
-    /// The `libraries` object of the JSON report.
-    pub(crate) fn to_json(&self) -> Json {
-        ObjectBuilder::new()
-            .field(
-                "loaded",
-                Json::Array(
-                    self.loaded
-                        .iter()
-                        .map(|l| {
-                            ObjectBuilder::new()
-                                .field("name", l.name.as_str())
-                                .field("path", l.path.as_str())
-                                .build()
-                        })
-                        .collect(),
-                ),
-            )
-            .field("missing", self.missing.clone())
-            .field("optional_missing", self.optional_missing.clone())
-            .field(
-                "searched",
-                Json::Array(
-                    self.searched
-                        .iter()
-                        .map(|(dir, why)| {
-                            ObjectBuilder::new()
-                                .field("dir", dir.as_str())
-                                .field("from", *why)
-                                .build()
-                        })
-                        .collect(),
-                ),
-            )
-            .field("errors", self.errors.clone())
-            .field("pkg_config_error", self.pkg_config_error.as_deref())
-            .build()
-    }
-
     /// The directories searched, for messages: `a, b, c`.
     pub(crate) fn searched_list(&self) -> String {
         self.searched
             .iter()
-            .map(|(d, _)| d.as_str())
+            .map(|s| s.dir.as_str())
             .collect::<Vec<_>>()
             .join(", ")
     }
+}
+
+/// The process environment as doca-build-support's discovery and bindings check
+/// read it (a fixed copy: the reader of a build script prints cargo directives for
+/// each read).
+pub(crate) fn environment() -> EnvReader {
+    EnvReader::fixed(std::env::vars_os().filter_map(|(k, v)| k.into_string().ok().map(|k| (k, v))))
 }

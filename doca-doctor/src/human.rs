@@ -1,8 +1,72 @@
 //! The human-readable report: the verdict table, then the details (versions,
 //! dpacc, devices with their DPA limits, symbol audit, RDMI).
 
+use super::bindings::{differences, BindingsCheck, NoInstall, Outcome};
 use super::check::{worst, Verdict};
 use super::report::Report;
+
+/// How many lines of a refusal's message the text report shows after its differing
+/// items (`--json` has all).
+const MESSAGE_LINES: usize = 12;
+
+/// The bindings check section: each set's outcome, a refusal's message indented.
+fn bindings_section(b: &BindingsCheck) -> String {
+    let mut out = String::from(
+        "\nBindings check (what a hardware build without the `bindgen` feature says of the \
+         installed headers)\n",
+    );
+    match &b.no_install {
+        Some(NoInstall::NotFound(why)) => {
+            out.push_str(&format!("  not checked: no DOCA install found: {why}\n"));
+            return out;
+        }
+        Some(NoInstall::Refused(message)) => {
+            out.push_str("  will be refused before the headers are read:\n");
+            for line in message.lines() {
+                out.push_str(&format!("    {line}\n"));
+            }
+            return out;
+        }
+        None => {}
+    }
+    out.push_str(&format!("  headers in: {}\n", b.include_dirs.join(", ")));
+    for s in &b.sets {
+        let message = s.message.as_deref().unwrap_or_default();
+        let first = message.lines().next().unwrap_or_default().trim();
+        let verdict = match (s.result, s.checked) {
+            (Outcome::Accepted, Some(n)) => format!("accepted ({n} items checked)"),
+            (Outcome::Accepted, None) => "accepted".to_owned(),
+            (Outcome::Refused, _) => "will be refused; way out: the `bindgen` feature".to_owned(),
+            (Outcome::Absent, _) => format!("nothing to check: {first}"),
+            (Outcome::Unchecked, _) => format!("not checked: {first}"),
+        };
+        out.push_str(&format!("  {}: {verdict}\n", s.set));
+        if s.result == Outcome::Refused {
+            let items = differences(message);
+            for item in &items {
+                out.push_str(&format!("    - {item}\n"));
+            }
+            // The rest of the message: the compiler's output, or what follows a
+            // message's first line when it names no item.
+            let named = message.starts_with("  - ");
+            let rest: Vec<&str> = message
+                .lines()
+                .skip_while(|l| l.starts_with("  - "))
+                .skip(usize::from(!named))
+                .collect();
+            for line in rest.iter().take(MESSAGE_LINES) {
+                out.push_str(&format!("      {line}\n"));
+            }
+            if rest.len() > MESSAGE_LINES {
+                out.push_str(&format!(
+                    "      ({} more lines: see `doca-doctor --json`)\n",
+                    rest.len() - MESSAGE_LINES
+                ));
+            }
+        }
+    }
+    out
+}
 
 /// Lays `rows` out in columns separated by two spaces (the last column is not
 /// padded), each line indented by `indent` spaces.
@@ -249,6 +313,8 @@ pub(crate) fn render(r: &Report) -> String {
         None => out.push_str("  available\n"),
         Some(reason) => out.push_str(&format!("  absent: {reason}\n")),
     }
+
+    out.push_str(&bindings_section(&r.bindings_check));
 
     let required = if r.required.is_empty() {
         String::new()

@@ -120,6 +120,7 @@ pub(crate) fn gather() -> Facts {
             .map(|p| p.to_string_lossy().into_owned()),
         sim: if sim { sim_config() } else { None },
         libraries: None,
+        refusal: None,
         versions: Versions {
             header: c_constant(&doca::sys::DOCA_VERSION_STRING[..]),
             build: vec![

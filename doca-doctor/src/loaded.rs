@@ -12,18 +12,40 @@
 //! (wrong architecture, a missing dependency) is reported with the loader's
 //! message and the search goes on.
 
-use std::ffi::{c_char, c_uint, c_ulonglong, c_void, CStr, OsStr};
+use std::ffi::{c_char, c_uint, c_ulonglong, CStr, OsStr};
 use std::path::{Path, PathBuf};
 
-use doca_build_support::discovery::{self, Install, ProbeInputs};
+use doca_build_support::discovery::{self, DiscoveryError, Install};
 use doca_build_support::env::EnvReader;
 use libloading::Library;
 
 use super::backend::RdmiReport;
 use super::devices::{DeviceEntry, Limits};
-use super::facts::{Facts, Libraries, Loaded};
+use super::facts::{Facts, Libraries, Loaded, Searched};
 use super::symbols::Row;
 use super::versions::Versions;
+
+/// The bundled bindings of doca-dpa-sys (`bundled/dpa.rs` is a link to that crate's
+/// `bundled/dpa.rs`, which `cargo package` turns into a copy): the one source of the
+/// DOCA types, constants and prototypes the doctor uses. Only their types and
+/// constants reach the program: no bound function is called or has its address
+/// taken at run time (the prototypes are checked at compile time, below), so the
+/// doctor links no DOCA library. Generated code: bindgen's names and no docs.
+#[allow(
+    dead_code,
+    non_camel_case_types,
+    non_snake_case,
+    non_upper_case_globals,
+    unreachable_pub,
+    missing_docs,
+    missing_debug_implementations,
+    clippy::all,
+    clippy::undocumented_unsafe_blocks
+)]
+#[path = "../bundled/dpa.rs"]
+mod sys;
+
+use sys::{doca_dev, doca_devinfo, doca_dpa, doca_error_t};
 
 /// The libraries, in load order (the others need `libdoca_common`), and whether
 /// the doctor needs them.
@@ -37,69 +59,69 @@ const LIBRARIES: &[(&str, bool)] = &[
 /// DOCA's default install prefix.
 const DOCA_PREFIX_DEFAULT: &str = discovery::DEFAULT_PREFIX;
 
-/// `DOCA_SUCCESS`.
-const SUCCESS: u32 = 0;
+/// The sizes of the name buffers `doca_devinfo_get_*` fill (bytes, with the NUL).
+const PCI_ADDR_SIZE: usize = sys::DOCA_DEVINFO_PCI_ADDR_SIZE as usize;
+const IBDEV_NAME_SIZE: u32 = sys::DOCA_DEVINFO_IBDEV_NAME_SIZE;
+const IFACE_NAME_SIZE: u32 = sys::DOCA_DEVINFO_IFACE_NAME_SIZE;
 
-/// `DOCA_DEVINFO_PCI_ADDR_SIZE`, `DOCA_DEVINFO_IBDEV_NAME_SIZE`,
-/// `DOCA_DEVINFO_IFACE_NAME_SIZE` of `doca_dev.h` (bytes, with the NUL).
-const PCI_ADDR_SIZE: usize = 13;
-const IBDEV_NAME_SIZE: usize = 64;
-const IFACE_NAME_SIZE: usize = 256;
-
-/// Opaque DOCA objects (`struct doca_devinfo`, `struct doca_dev`, `struct doca_dpa`).
-type Obj = c_void;
-
-/// Declares the DOCA functions the doctor calls: one `Option` of a function
-/// pointer each (`None` when no loaded library exports it), with the C name.
+/// Declares the DOCA functions the doctor calls, each by its C name with its
+/// prototype: an `Option` of a function pointer each in [`Api`] (`None` when no
+/// loaded library exports it). Each prototype is checked against the bundled
+/// bindings' declaration of that name ([`sys`]) at compile time: the compiler
+/// coerces the bound function to the prototype's pointer type only when the two are
+/// the same function type (every parameter, the return type, `unsafe extern "C"`);
+/// the check is a constant, evaluated by the compiler and never emitted.
 macro_rules! doca_functions {
-    ($($field:ident = $name:literal: fn($($arg:ty),*) -> $ret:ty;)*) => {
+    ($($name:ident: fn($($arg:ty),*) -> $ret:ty;)*) => {
         /// The DOCA functions the doctor calls, looked up in the loaded libraries.
         struct Api {
-            $($field: Option<unsafe extern "C" fn($($arg),*) -> $ret>,)*
+            $($name: Option<unsafe extern "C" fn($($arg),*) -> $ret>,)*
         }
 
+        $(const _: unsafe extern "C" fn($($arg),*) -> $ret = sys::$name;)*
+
         /// Their C names, in the order of [`Api`]'s fields.
-        const FUNCTIONS: &[&str] = &[$($name),*];
+        const FUNCTIONS: &[&str] = &[$(stringify!($name)),*];
 
         impl Api {
             /// Looks every function up in `libs` (first match).
             fn resolve(libs: &[&'static Library]) -> Api {
                 Api {
                     $(
-                        // SAFETY: the type is the prototype DOCA's headers give the
-                        // function of this name (the committed bindings of
-                        // doca-dpa-sys, generated from them, say the same).
-                        $field: unsafe { lookup(libs, concat!($name, "\0")) },
+                        // SAFETY: the type is the bundled bindings' prototype of the
+                        // function of this name (checked against them above), which
+                        // the build checks against the installed headers.
+                        $name: unsafe { lookup(libs, concat!(stringify!($name), "\0")) },
                     )*
                 }
             }
 
             /// `(name, exported)` for each function.
             fn exported(&self) -> Vec<(&'static str, bool)> {
-                vec![$(($name, self.$field.is_some())),*]
+                vec![$((stringify!($name), self.$name.is_some())),*]
             }
         }
     };
 }
 
 doca_functions! {
-    version_runtime = "doca_version_runtime": fn() -> *const c_char;
-    error_get_name = "doca_error_get_name": fn(u32) -> *const c_char;
-    devinfo_create_list = "doca_devinfo_create_list": fn(*mut *mut *mut Obj, *mut u32) -> u32;
-    devinfo_destroy_list = "doca_devinfo_destroy_list": fn(*mut *mut Obj) -> u32;
-    devinfo_get_pci_addr_str = "doca_devinfo_get_pci_addr_str": fn(*const Obj, *mut c_char) -> u32;
-    devinfo_get_ibdev_name = "doca_devinfo_get_ibdev_name": fn(*const Obj, *mut c_char, u32) -> u32;
-    devinfo_get_iface_name = "doca_devinfo_get_iface_name": fn(*const Obj, *mut c_char, u32) -> u32;
-    dpa_cap_is_supported = "doca_dpa_cap_is_supported": fn(*const Obj) -> u32;
-    dev_open = "doca_dev_open": fn(*mut Obj, *mut *mut Obj) -> u32;
-    dev_close = "doca_dev_close": fn(*mut Obj) -> u32;
-    dpa_create = "doca_dpa_create": fn(*mut Obj, *mut *mut Obj) -> u32;
-    dpa_destroy = "doca_dpa_destroy": fn(*mut Obj) -> u32;
-    dpa_get_max_threads_per_kernel = "doca_dpa_get_max_threads_per_kernel": fn(*const Obj, *mut c_uint) -> u32;
-    dpa_get_kernel_max_run_time = "doca_dpa_get_kernel_max_run_time": fn(*const Obj, *mut c_ulonglong) -> u32;
-    dpa_get_core_num = "doca_dpa_get_core_num": fn(*mut Obj, *mut c_uint) -> u32;
-    dpa_get_num_eus_per_core = "doca_dpa_get_num_eus_per_core": fn(*mut Obj, *mut c_uint) -> u32;
-    dpa_get_total_num_eus_available = "doca_dpa_get_total_num_eus_available": fn(*mut Obj, *mut c_uint) -> u32;
+    doca_version_runtime: fn() -> *const c_char;
+    doca_error_get_name: fn(doca_error_t) -> *const c_char;
+    doca_devinfo_create_list: fn(*mut *mut *mut doca_devinfo, *mut u32) -> doca_error_t;
+    doca_devinfo_destroy_list: fn(*mut *mut doca_devinfo) -> doca_error_t;
+    doca_devinfo_get_pci_addr_str: fn(*const doca_devinfo, *mut c_char) -> doca_error_t;
+    doca_devinfo_get_ibdev_name: fn(*const doca_devinfo, *mut c_char, u32) -> doca_error_t;
+    doca_devinfo_get_iface_name: fn(*const doca_devinfo, *mut c_char, u32) -> doca_error_t;
+    doca_dpa_cap_is_supported: fn(*const doca_devinfo) -> doca_error_t;
+    doca_dev_open: fn(*mut doca_devinfo, *mut *mut doca_dev) -> doca_error_t;
+    doca_dev_close: fn(*mut doca_dev) -> doca_error_t;
+    doca_dpa_create: fn(*mut doca_dev, *mut *mut doca_dpa) -> doca_error_t;
+    doca_dpa_destroy: fn(*mut doca_dpa) -> doca_error_t;
+    doca_dpa_get_max_threads_per_kernel: fn(*const doca_dpa, *mut c_uint) -> doca_error_t;
+    doca_dpa_get_kernel_max_run_time: fn(*const doca_dpa, *mut c_ulonglong) -> doca_error_t;
+    doca_dpa_get_core_num: fn(*mut doca_dpa, *mut c_uint) -> doca_error_t;
+    doca_dpa_get_num_eus_per_core: fn(*mut doca_dpa, *mut c_uint) -> doca_error_t;
+    doca_dpa_get_total_num_eus_available: fn(*mut doca_dpa, *mut c_uint) -> doca_error_t;
 }
 
 /// The function `name` (NUL-terminated) of the first of `libs` that exports it.
@@ -125,12 +147,6 @@ fn load(path: &OsStr) -> Result<&'static Library, String> {
     // Never unloaded: DOCA keeps threads and handlers alive that must not
     // outlive their code, and the function pointers taken from it stay valid.
     Ok(Box::leak(Box::new(lib)))
-}
-
-/// The process environment as doca-build-support's discovery reads it (a fixed
-/// copy: the discovery of a build script prints cargo directives for each read).
-fn environment() -> EnvReader {
-    EnvReader::fixed(std::env::vars_os().filter_map(|(k, v)| k.into_string().ok().map(|k| (k, v))))
 }
 
 /// The directories to search, each with why, in order, without repeats.
@@ -195,7 +211,10 @@ fn load_libraries(dirs: &[(PathBuf, &'static str)]) -> (Vec<&'static Library>, L
     let mut report = Libraries {
         searched: dirs
             .iter()
-            .map(|(d, why)| (d.display().to_string(), *why))
+            .map(|(d, why)| Searched {
+                dir: d.display().to_string(),
+                from: why,
+            })
             .collect(),
         ..Libraries::default()
     };
@@ -254,8 +273,8 @@ fn buffer_text(buf: &[c_char]) -> String {
 
 impl Api {
     /// `doca_error_get_name(rc)`, or the number.
-    fn error(&self, call: &str, rc: u32) -> String {
-        let name = self.error_get_name.and_then(|f| {
+    fn error(&self, call: &str, rc: doca_error_t) -> String {
+        let name = self.doca_error_get_name.and_then(|f| {
             // SAFETY: DOCA returns a static string (or NULL) for any code.
             unsafe { c_text(f(rc)) }
         });
@@ -269,46 +288,46 @@ impl Api {
 
     /// `doca_version_runtime()`.
     fn runtime_version(&self) -> Option<String> {
-        let f = self.version_runtime?;
+        let f = self.doca_version_runtime?;
         // SAFETY: no arguments; DOCA returns a static version string.
         unsafe { c_text(f()) }.filter(|v| !v.trim().is_empty())
     }
 
     /// The limits of the DPA of `info`: a device opened and a DPA context created
     /// (never started) for the five queries, then destroyed and closed.
-    fn limits(&self, info: *mut Obj) -> Result<Limits, String> {
-        let open = Self::need(self.dev_open, "doca_dev_open")?;
-        let close = Self::need(self.dev_close, "doca_dev_close")?;
-        let create = Self::need(self.dpa_create, "doca_dpa_create")?;
-        let destroy = Self::need(self.dpa_destroy, "doca_dpa_destroy")?;
+    fn limits(&self, info: *mut doca_devinfo) -> Result<Limits, String> {
+        let open = Self::need(self.doca_dev_open, "doca_dev_open")?;
+        let close = Self::need(self.doca_dev_close, "doca_dev_close")?;
+        let create = Self::need(self.doca_dpa_create, "doca_dpa_create")?;
+        let destroy = Self::need(self.doca_dpa_destroy, "doca_dpa_destroy")?;
         let threads_of = Self::need(
-            self.dpa_get_max_threads_per_kernel,
+            self.doca_dpa_get_max_threads_per_kernel,
             "doca_dpa_get_max_threads_per_kernel",
         )?;
         let run_time_of = Self::need(
-            self.dpa_get_kernel_max_run_time,
+            self.doca_dpa_get_kernel_max_run_time,
             "doca_dpa_get_kernel_max_run_time",
         )?;
-        let cores_of = Self::need(self.dpa_get_core_num, "doca_dpa_get_core_num")?;
+        let cores_of = Self::need(self.doca_dpa_get_core_num, "doca_dpa_get_core_num")?;
         let eus_of = Self::need(
-            self.dpa_get_num_eus_per_core,
+            self.doca_dpa_get_num_eus_per_core,
             "doca_dpa_get_num_eus_per_core",
         )?;
         let total_of = Self::need(
-            self.dpa_get_total_num_eus_available,
+            self.doca_dpa_get_total_num_eus_available,
             "doca_dpa_get_total_num_eus_available",
         )?;
-        let mut dev: *mut Obj = std::ptr::null_mut();
+        let mut dev: *mut doca_dev = std::ptr::null_mut();
         // SAFETY: `info` is an element of the live device list; `dev` is a valid
         // out-pointer.
         let rc = unsafe { open(info, &mut dev) };
-        if rc != SUCCESS {
+        if rc != sys::DOCA_SUCCESS {
             return Err(self.error("doca_dev_open", rc));
         }
-        let mut dpa: *mut Obj = std::ptr::null_mut();
+        let mut dpa: *mut doca_dpa = std::ptr::null_mut();
         // SAFETY: an open device; a valid out-pointer.
         let rc = unsafe { create(dev, &mut dpa) };
-        let result = if rc != SUCCESS {
+        let result = if rc != sys::DOCA_SUCCESS {
             Err(self.error("doca_dpa_create", rc))
         } else {
             let (mut threads, mut run_time, mut cores, mut eus, mut total) = (0, 0, 0, 0, 0);
@@ -331,7 +350,7 @@ impl Api {
                 ("doca_dpa_get_total_num_eus_available", rc_total),
             ]
             .into_iter()
-            .find(|(_, rc)| *rc != SUCCESS)
+            .find(|(_, rc)| *rc != sys::DOCA_SUCCESS)
             .map_or(Ok(()), |(call, rc)| Err(self.error(call, rc)));
             // SAFETY: the context created above, destroyed once.
             unsafe { destroy(dpa) };
@@ -350,13 +369,13 @@ impl Api {
 
     /// The device list, each with its names and, with a DPA, its limits.
     fn devices(&self) -> Result<Vec<DeviceEntry>, String> {
-        let create = Self::need(self.devinfo_create_list, "doca_devinfo_create_list")?;
-        let destroy = Self::need(self.devinfo_destroy_list, "doca_devinfo_destroy_list")?;
-        let mut list: *mut *mut Obj = std::ptr::null_mut();
+        let create = Self::need(self.doca_devinfo_create_list, "doca_devinfo_create_list")?;
+        let destroy = Self::need(self.doca_devinfo_destroy_list, "doca_devinfo_destroy_list")?;
+        let mut list: *mut *mut doca_devinfo = std::ptr::null_mut();
         let mut count: u32 = 0;
         // SAFETY: valid out-pointers.
         let rc = unsafe { create(&mut list, &mut count) };
-        if rc != SUCCESS {
+        if rc != sys::DOCA_SUCCESS {
             return Err(self.error("doca_devinfo_create_list", rc));
         }
         let mut out = Vec::new();
@@ -364,23 +383,23 @@ impl Api {
             // SAFETY: DOCA's list holds `count` device infos.
             let info = unsafe { *list.add(i) };
             let mut pci: [c_char; PCI_ADDR_SIZE] = [0; PCI_ADDR_SIZE];
-            let mut ibdev: [c_char; IBDEV_NAME_SIZE] = [0; IBDEV_NAME_SIZE];
-            let mut iface: [c_char; IFACE_NAME_SIZE] = [0; IFACE_NAME_SIZE];
-            if let Some(f) = self.devinfo_get_pci_addr_str {
+            let mut ibdev = [0 as c_char; IBDEV_NAME_SIZE as usize];
+            let mut iface = [0 as c_char; IFACE_NAME_SIZE as usize];
+            if let Some(f) = self.doca_devinfo_get_pci_addr_str {
                 // SAFETY: a listed device info; a buffer of DOCA_DEVINFO_PCI_ADDR_SIZE.
                 unsafe { f(info, pci.as_mut_ptr()) };
             }
-            if let Some(f) = self.devinfo_get_ibdev_name {
+            if let Some(f) = self.doca_devinfo_get_ibdev_name {
                 // SAFETY: a listed device info; the buffer and its size.
-                unsafe { f(info, ibdev.as_mut_ptr(), IBDEV_NAME_SIZE as u32) };
+                unsafe { f(info, ibdev.as_mut_ptr(), IBDEV_NAME_SIZE) };
             }
-            if let Some(f) = self.devinfo_get_iface_name {
+            if let Some(f) = self.doca_devinfo_get_iface_name {
                 // SAFETY: a listed device info; the buffer and its size.
-                unsafe { f(info, iface.as_mut_ptr(), IFACE_NAME_SIZE as u32) };
+                unsafe { f(info, iface.as_mut_ptr(), IFACE_NAME_SIZE) };
             }
-            let has_dpa = self.dpa_cap_is_supported.is_some_and(|f| {
+            let has_dpa = self.doca_dpa_cap_is_supported.is_some_and(|f| {
                 // SAFETY: a listed device info.
-                unsafe { f(info) == SUCCESS }
+                unsafe { f(info) == sys::DOCA_SUCCESS }
             });
             out.push(DeviceEntry {
                 pci_addr: buffer_text(&pci),
@@ -405,24 +424,32 @@ fn source_of(name: &str) -> &'static str {
     }
 }
 
-/// Gathers the facts: the install, the libraries, and what they answer.
-pub(crate) fn gather() -> Facts {
-    let env = environment();
-    let probed = discovery::probe(&ProbeInputs::from_env(&env));
-    let install = probed.as_ref().ok();
-    let (libs, mut libraries) = load_libraries(&search_dirs(install, &env));
-    libraries.pkg_config_error = probed.as_ref().err().map(|e| {
-        let text = e.to_string();
-        text.lines().next().unwrap_or_default().to_owned()
-    });
+/// Gathers the facts: the libraries of `probed` (the discovery's answer for the
+/// environment `env`) and what they answer.
+pub(crate) fn gather(env: &EnvReader, probed: Result<&Install, &DiscoveryError>) -> Facts {
+    let install = probed.ok();
+    let (libs, mut libraries) = load_libraries(&search_dirs(install, env));
+    let discovery_error = probed.err().map(ToString::to_string);
+    libraries.pkg_config_error = discovery_error
+        .as_deref()
+        .map(|text| text.lines().next().unwrap_or_default().to_owned());
+    // What the build says of an install it refuses (too old, mismatched, broken).
+    let refusal = discovery_error.filter(|_| probed.is_err_and(DiscoveryError::is_broken_install));
     let ready = libraries.missing.is_empty();
     let api = Api::resolve(&libs);
 
     let runtime = if ready { api.runtime_version() } else { None };
-    let header = install
-        .and_then(|i| i.version_header.as_ref())
-        .map(|h| h.version.to_string())
-        .unwrap_or_else(|| "not found (pkg-config found no install)".to_owned());
+    let header = match (install, &refusal) {
+        (Some(i), _) => i
+            .version_header
+            .as_ref()
+            .map(|h| h.version.to_string())
+            .unwrap_or_else(|| "not found in the install's include directories".to_owned()),
+        (None, Some(_)) => {
+            "not read (the build refuses the install: see the versions check)".to_owned()
+        }
+        (None, None) => "not found (pkg-config found no install)".to_owned(),
+    };
     let pkg_config = install
         .map(Install::pkg_config_versions)
         .unwrap_or_default();
@@ -480,6 +507,7 @@ pub(crate) fn gather() -> Facts {
             .and_then(|m| m.prefix.as_ref())
             .map(|p| p.display().to_string()),
         libraries: Some(libraries),
+        refusal,
         versions: Versions {
             header,
             build: Vec::new(),

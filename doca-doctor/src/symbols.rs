@@ -11,12 +11,13 @@
 use std::collections::BTreeMap;
 
 use super::check::{Check, Verdict};
-use super::json::{Json, ObjectBuilder};
+use serde::{Serialize, Serializer};
 
-/// One audited function.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One audited function (JSON: an element of `symbols.rows`, these fields).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub(crate) struct Row {
     /// The crate whose audit it comes from: `doca-dpa` or `doca-rdmi`.
+    #[serde(rename = "crate")]
     pub(crate) source: &'static str,
     /// The C function.
     pub(crate) name: &'static str,
@@ -32,20 +33,6 @@ pub(crate) struct Row {
     /// not known to be missing, or exported and hand-declarable), and STABLE
     /// or the crate's `experimental` feature on.
     pub(crate) usable: bool,
-}
-
-impl Row {
-    fn to_json(&self) -> Json {
-        ObjectBuilder::new()
-            .field("crate", self.source)
-            .field("name", self.name)
-            .field("header", self.header)
-            .field("marker", self.marker)
-            .field("declared", self.declared)
-            .field("exported", self.exported)
-            .field("usable", self.usable)
-            .build()
-    }
 }
 
 /// The `symbols` object of the JSON report.
@@ -83,24 +70,37 @@ impl SymbolsReport {
         }
         out
     }
+}
 
-    /// The `symbols` object of the JSON report.
-    pub(crate) fn to_json(&self) -> Json {
-        let count = |f: &dyn Fn(&Row) -> bool| self.rows.iter().filter(|r| f(r)).count();
-        ObjectBuilder::new()
-            .field("total", self.rows.len())
-            .field("declared", count(&|r| r.declared))
-            .field("exported", count(&|r| r.exported == Some(true)))
-            .field("experimental", count(&|r| r.marker == "EXPERIMENTAL"))
-            .field("stable", count(&|r| r.marker == "STABLE"))
-            .field("usable", count(&|r| r.usable))
-            .field("missing", self.missing.clone())
-            .field("unchecked", self.unchecked.clone())
-            .field(
-                "rows",
-                Json::Array(self.rows.iter().map(Row::to_json).collect()),
-            )
-            .build()
+/// The `symbols` object of the JSON report: the counts over every row, then the
+/// lists and the rows.
+impl Serialize for SymbolsReport {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Symbols<'a> {
+            total: usize,
+            declared: usize,
+            exported: usize,
+            experimental: usize,
+            stable: usize,
+            usable: usize,
+            missing: &'a [&'static str],
+            unchecked: &'a [&'static str],
+            rows: &'a [Row],
+        }
+        let count = |f: fn(&Row) -> bool| self.rows.iter().filter(|r| f(r)).count();
+        Symbols {
+            total: self.rows.len(),
+            declared: count(|r| r.declared),
+            exported: count(|r| r.exported == Some(true)),
+            experimental: count(|r| r.marker == "EXPERIMENTAL"),
+            stable: count(|r| r.marker == "STABLE"),
+            usable: count(|r| r.usable),
+            missing: &self.missing,
+            unchecked: &self.unchecked,
+            rows: &self.rows,
+        }
+        .serialize(s)
     }
 }
 

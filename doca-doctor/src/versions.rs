@@ -8,7 +8,7 @@
 //! feature), with the same rules as the build scripts.
 
 use super::check::{Check, Verdict};
-use super::json::{Json, ObjectBuilder};
+use serde::{Serialize, Serializer};
 
 pub(crate) use doca_build_support::DocaVersion as Version;
 
@@ -50,30 +50,46 @@ pub(crate) struct VersionsReport {
     pub(crate) matched: Option<bool>,
 }
 
-impl VersionsReport {
-    /// The `versions` object of the JSON report.
-    pub(crate) fn to_json(&self) -> Json {
+/// The `versions` object of the JSON report.
+impl Serialize for VersionsReport {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Build<'a> {
+            #[serde(rename = "crate")]
+            krate: &'a str,
+            version: &'a str,
+        }
+        #[derive(Serialize)]
+        struct Module<'a> {
+            module: &'a str,
+            version: &'a str,
+        }
+        #[derive(Serialize)]
+        struct Versions<'a> {
+            doca_version_h: &'a str,
+            build: Vec<Build<'a>>,
+            pkg_config: Vec<Module<'a>>,
+            runtime: Option<&'a str>,
+            #[serde(rename = "match")]
+            matched: Option<bool>,
+        }
         let v = &self.versions;
-        let pairs = |items: &[(String, String)], key: &str| {
-            Json::Array(
-                items
-                    .iter()
-                    .map(|(name, version)| {
-                        ObjectBuilder::new()
-                            .field(key, name.as_str())
-                            .field("version", version.as_str())
-                            .build()
-                    })
-                    .collect(),
-            )
-        };
-        ObjectBuilder::new()
-            .field("doca_version_h", v.header.as_str())
-            .field("build", pairs(&v.build, "crate"))
-            .field("pkg_config", pairs(&v.pkg_config, "module"))
-            .field("runtime", v.runtime.as_deref())
-            .field("match", self.matched)
-            .build()
+        Versions {
+            doca_version_h: &v.header,
+            build: v
+                .build
+                .iter()
+                .map(|(krate, version)| Build { krate, version })
+                .collect(),
+            pkg_config: v
+                .pkg_config
+                .iter()
+                .map(|(module, version)| Module { module, version })
+                .collect(),
+            runtime: v.runtime.as_deref(),
+            matched: self.matched,
+        }
+        .serialize(s)
     }
 }
 
@@ -125,10 +141,39 @@ fn listing(entries: &[&Entry<'_>]) -> String {
 }
 
 /// Runs the four-way match. `sim` words the fix for the software DPA, whose
-/// runtime version comes from its device profile. The check is always
-/// required: a mismatch is a partial install.
-pub(crate) fn evaluate(versions: Versions, sim: bool) -> (VersionsReport, Check) {
+/// runtime version comes from its device profile. `refusal` is what a hardware
+/// build says of an install it refuses before reading its headers (too old,
+/// versions that disagree, broken modules: the discovery's message), which is then
+/// the verdict. The check is always required: a mismatch is a partial install.
+pub(crate) fn evaluate(
+    versions: Versions,
+    sim: bool,
+    refusal: Option<&str>,
+) -> (VersionsReport, Check) {
     const ID: &str = "versions";
+    if let Some(message) = refusal {
+        let mut lines = message.lines().map(str::trim).filter(|l| !l.is_empty());
+        let summary = lines.next().unwrap_or("the install is refused").to_owned();
+        let rest: Vec<&str> = lines.collect();
+        let check = Check::with(
+            ID,
+            Verdict::Fail,
+            true,
+            summary,
+            if rest.is_empty() {
+                "fix the install as the build's message says".to_owned()
+            } else {
+                rest.join(" ")
+            },
+        );
+        return (
+            VersionsReport {
+                versions,
+                matched: None,
+            },
+            check,
+        );
+    }
     let all = entries(&versions);
     let unparsed: Vec<&Entry<'_>> = all.iter().filter(|e| e.parsed.is_none()).collect();
     let parsed: Vec<&Entry<'_>> = all.iter().filter(|e| e.parsed.is_some()).collect();
@@ -346,10 +391,11 @@ mod tests {
                 Some("3.0.0058"),
             ),
             false,
+            None,
         );
         assert_eq!(c.verdict, Verdict::Ok, "{c:?}");
         assert_eq!(r.matched, Some(true));
-        let (_, c) = evaluate(versions("3.3.0001", &[], Some("3.3.0001")), true);
+        let (_, c) = evaluate(versions("3.3.0001", &[], Some("3.3.0001")), true, None);
         assert_eq!(c.verdict, Verdict::Ok);
     }
 
@@ -362,6 +408,7 @@ mod tests {
                 Some("3.0.0058"),
             ),
             false,
+            None,
         );
         assert_eq!(c.verdict, Verdict::Fail);
         assert_eq!(r.matched, Some(false));
@@ -381,6 +428,7 @@ mod tests {
         let (_, c) = evaluate(
             versions("3.1.0001", &[("doca-dpa", "3.0.0058")], Some("3.0.0058")),
             false,
+            None,
         );
         assert_eq!(c.verdict, Verdict::Fail);
         assert!(c
@@ -394,11 +442,12 @@ mod tests {
         let (r, c) = evaluate(
             versions("3.0.0058", &[("doca-dpa", "3.0.0058")], Some("3.2.0118")),
             false,
+            None,
         );
         assert_eq!(c.verdict, Verdict::Fail);
         assert_eq!(r.matched, Some(false));
         assert!(c.fix.unwrap_or_default().contains("LD_LIBRARY_PATH"));
-        let (_, c) = evaluate(versions("3.3.0001", &[], Some("3.2.0118")), true);
+        let (_, c) = evaluate(versions("3.3.0001", &[], Some("3.2.0118")), true, None);
         assert_eq!(c.verdict, Verdict::Fail);
         assert!(c
             .fix
@@ -410,23 +459,43 @@ mod tests {
     fn stale_sys_build() {
         let mut vs = versions("3.0.0058", &[("doca-dpa", "3.0.0058")], Some("3.0.0058"));
         vs.build[1].1 = "2.10.0087".into();
-        let (_, c) = evaluate(vs, false);
+        let (_, c) = evaluate(vs, false, None);
         assert_eq!(c.verdict, Verdict::Fail);
         assert!(c.fix.unwrap_or_default().contains("cargo clean"));
     }
 
     #[test]
     fn unknown_runtime_and_garbage_warn() {
-        let (r, c) = evaluate(versions("3.0.0058", &[], None), false);
+        let (r, c) = evaluate(versions("3.0.0058", &[], None), false, None);
         assert_eq!(c.verdict, Verdict::Warn);
         assert_eq!(r.matched, None);
-        let (_, c) = evaluate(versions("3.0.0058", &[], Some("banana")), false);
+        let (_, c) = evaluate(versions("3.0.0058", &[], Some("banana")), false, None);
         assert_eq!(c.verdict, Verdict::Warn);
         assert!(c.summary.contains("banana"));
         let mut vs = versions("???", &[], Some("???"));
         vs.build.clear();
-        let (r, c) = evaluate(vs, false);
+        let (r, c) = evaluate(vs, false, None);
         assert_eq!(c.verdict, Verdict::Fail);
+        assert_eq!(r.matched, None);
+    }
+
+    #[test]
+    fn an_install_the_build_refuses_is_the_verdict() {
+        let mut vs = versions("not read", &[], None);
+        vs.build.clear();
+        let message = "DOCA install too old: found the umbrella module `doca` 2.5.0108 at /x.\n\
+                       The minimum supported DOCA is 2.9.\n\
+                       What to do: install DOCA 2.9 or newer.";
+        let (r, c) = evaluate(vs, false, Some(message));
+        assert_eq!(c.verdict, Verdict::Fail);
+        assert_eq!(
+            c.summary,
+            "DOCA install too old: found the umbrella module `doca` 2.5.0108 at /x."
+        );
+        assert_eq!(
+            c.fix.as_deref(),
+            Some("The minimum supported DOCA is 2.9. What to do: install DOCA 2.9 or newer.")
+        );
         assert_eq!(r.matched, None);
     }
 
@@ -435,18 +504,20 @@ mod tests {
         let (r, _) = evaluate(
             versions("3.3.0001", &[("doca-dpa", "3.3.0001")], None),
             false,
+            None,
         );
-        let text = r.to_json().to_pretty();
-        for key in [
-            "doca_version_h",
-            "build",
-            "crate",
-            "pkg_config",
-            "module",
-            "runtime",
-            "match",
-        ] {
-            assert!(text.contains(&format!("\"{key}\"")), "{key}");
-        }
+        assert_eq!(
+            serde_json::to_value(&r).unwrap(),
+            serde_json::json!({
+                "doca_version_h": "3.3.0001",
+                "build": [
+                    {"crate": "doca-dpa-sys", "version": "3.3.0001"},
+                    {"crate": "doca-rdmi-sys", "version": "3.3.0001"}
+                ],
+                "pkg_config": [{"module": "doca-dpa", "version": "3.3.0001"}],
+                "runtime": null,
+                "match": null
+            })
+        );
     }
 }

@@ -1,13 +1,14 @@
 //! `doca-doctor` end to end: the built binary runs against sim device profiles
-//! written here (`DOCA_SIM_PROFILE`), and its JSON (parsed by a small
-//! validating parser below, no serde), human output and exit status are
-//! checked. The profiles only shape the software DPA, so those tests run only in
+//! written here (`DOCA_SIM_PROFILE`), and its JSON (parsed with serde_json), human
+//! output and exit status are checked. The profiles only shape the software DPA, so those tests run only in
 //! a sim build of the doctor (`cargo test -p doca-doctor --features sim`). The
 //! default build loads DOCA at run time; its tests (`loaded_*`) run it where no
 //! DOCA is found and with a broken library, and check the report it still writes.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use serde_json::Value;
 
 // ---------------------------------------------------------------------------
 // Running the binary
@@ -90,70 +91,63 @@ fn doctor_json(profile: Option<&Path>, args: &[&str]) -> (i32, Value) {
     let mut all = vec!["--json"];
     all.extend_from_slice(args);
     let run = doctor(profile, &all);
-    let value = parse_json(&run.stdout)
+    let value = serde_json::from_str(&run.stdout)
         .unwrap_or_else(|e| panic!("invalid JSON ({e}):\n{}\n{}", run.stdout, run.stderr));
     (run.code, value)
 }
 
 // ---------------------------------------------------------------------------
-// A small validating JSON parser (RFC 8259), enough to check the output.
+// Reading the JSON: accessors that panic with the document's path on a wrong shape.
 
-#[derive(Debug, Clone, PartialEq)]
-enum Value {
-    Null,
-    Bool(bool),
-    Number(f64),
-    Str(String),
-    Array(Vec<Value>),
-    Object(Vec<(String, Value)>),
+/// What the tests ask of a JSON value.
+trait Json {
+    /// The member `key` of an object.
+    fn field(&self, key: &str) -> &Value;
+    fn has(&self, key: &str) -> bool;
+    fn str(&self) -> &str;
+    fn array(&self) -> &[Value];
+    fn num(&self) -> f64;
+    fn bool(&self) -> bool;
+    /// Every object key in the tree.
+    fn keys(&self, out: &mut Vec<String>);
+    /// The check with id `id`.
+    fn check(&self, id: &str) -> &Value;
 }
 
-impl Value {
-    /// The member `key` of an object.
-    fn get(&self, key: &str) -> &Value {
+impl Json for Value {
+    fn field(&self, key: &str) -> &Value {
         match self {
             Value::Object(fields) => fields
-                .iter()
-                .find(|(k, _)| k == key)
-                .map(|(_, v)| v)
-                .unwrap_or_else(|| panic!("no field `{key}` in {self:?}")),
-            _ => panic!("`{key}` asked of a non-object {self:?}"),
+                .get(key)
+                .unwrap_or_else(|| panic!("no field `{key}` in {self}")),
+            _ => panic!("`{key}` asked of a non-object {self}"),
         }
     }
 
     fn has(&self, key: &str) -> bool {
-        matches!(self, Value::Object(f) if f.iter().any(|(k, _)| k == key))
+        self.as_object().is_some_and(|o| o.contains_key(key))
     }
 
     fn str(&self) -> &str {
-        match self {
-            Value::Str(s) => s,
-            _ => panic!("not a string: {self:?}"),
-        }
+        self.as_str()
+            .unwrap_or_else(|| panic!("not a string: {self}"))
     }
 
     fn array(&self) -> &[Value] {
-        match self {
-            Value::Array(a) => a,
-            _ => panic!("not an array: {self:?}"),
-        }
+        self.as_array()
+            .unwrap_or_else(|| panic!("not an array: {self}"))
     }
 
     fn num(&self) -> f64 {
-        match self {
-            Value::Number(n) => *n,
-            _ => panic!("not a number: {self:?}"),
-        }
+        self.as_f64()
+            .unwrap_or_else(|| panic!("not a number: {self}"))
     }
 
     fn bool(&self) -> bool {
-        match self {
-            Value::Bool(b) => *b,
-            _ => panic!("not a bool: {self:?}"),
-        }
+        self.as_bool()
+            .unwrap_or_else(|| panic!("not a bool: {self}"))
     }
 
-    /// Every object key in the tree.
     fn keys(&self, out: &mut Vec<String>) {
         match self {
             Value::Object(fields) => {
@@ -167,331 +161,96 @@ impl Value {
         }
     }
 
-    /// The check with id `id`.
     fn check(&self, id: &str) -> &Value {
-        self.get("checks")
+        self.field("checks")
             .array()
             .iter()
-            .find(|c| c.get("id").str() == id)
+            .find(|c| c.field("id").str() == id)
             .unwrap_or_else(|| panic!("no check `{id}`"))
-    }
-}
-
-struct Parser<'a> {
-    s: &'a [u8],
-    i: usize,
-}
-
-fn parse_json(text: &str) -> Result<Value, String> {
-    let mut p = Parser {
-        s: text.as_bytes(),
-        i: 0,
-    };
-    let v = p.value(0)?;
-    p.ws();
-    if p.i != p.s.len() {
-        return Err(format!("trailing data at byte {}", p.i));
-    }
-    Ok(v)
-}
-
-impl Parser<'_> {
-    fn err<T>(&self, what: &str) -> Result<T, String> {
-        Err(format!("{what} at byte {}", self.i))
-    }
-
-    fn ws(&mut self) {
-        while matches!(self.s.get(self.i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-            self.i += 1;
-        }
-    }
-
-    fn eat(&mut self, lit: &str) -> Result<(), String> {
-        if self.s[self.i..].starts_with(lit.as_bytes()) {
-            self.i += lit.len();
-            Ok(())
-        } else {
-            self.err(&format!("expected `{lit}`"))
-        }
-    }
-
-    fn value(&mut self, depth: usize) -> Result<Value, String> {
-        if depth > 64 {
-            return self.err("too deep");
-        }
-        self.ws();
-        match self.s.get(self.i) {
-            None => self.err("unexpected end"),
-            Some(b'n') => self.eat("null").map(|_| Value::Null),
-            Some(b't') => self.eat("true").map(|_| Value::Bool(true)),
-            Some(b'f') => self.eat("false").map(|_| Value::Bool(false)),
-            Some(b'"') => self.string().map(Value::Str),
-            Some(b'[') => {
-                self.i += 1;
-                let mut items = Vec::new();
-                self.ws();
-                if self.s.get(self.i) == Some(&b']') {
-                    self.i += 1;
-                    return Ok(Value::Array(items));
-                }
-                loop {
-                    items.push(self.value(depth + 1)?);
-                    self.ws();
-                    match self.s.get(self.i) {
-                        Some(b',') => self.i += 1,
-                        Some(b']') => {
-                            self.i += 1;
-                            return Ok(Value::Array(items));
-                        }
-                        _ => return self.err("expected `,` or `]`"),
-                    }
-                }
-            }
-            Some(b'{') => {
-                self.i += 1;
-                let mut fields: Vec<(String, Value)> = Vec::new();
-                self.ws();
-                if self.s.get(self.i) == Some(&b'}') {
-                    self.i += 1;
-                    return Ok(Value::Object(fields));
-                }
-                loop {
-                    self.ws();
-                    if self.s.get(self.i) != Some(&b'"') {
-                        return self.err("expected a key");
-                    }
-                    let key = self.string()?;
-                    if fields.iter().any(|(k, _)| *k == key) {
-                        return self.err(&format!("duplicate key `{key}`"));
-                    }
-                    self.ws();
-                    self.eat(":")?;
-                    let v = self.value(depth + 1)?;
-                    fields.push((key, v));
-                    self.ws();
-                    match self.s.get(self.i) {
-                        Some(b',') => self.i += 1,
-                        Some(b'}') => {
-                            self.i += 1;
-                            return Ok(Value::Object(fields));
-                        }
-                        _ => return self.err("expected `,` or `}`"),
-                    }
-                }
-            }
-            Some(b'-' | b'0'..=b'9') => self.number(),
-            Some(_) => self.err("unexpected character"),
-        }
-    }
-
-    fn digits(&mut self) -> usize {
-        let start = self.i;
-        while matches!(self.s.get(self.i), Some(b'0'..=b'9')) {
-            self.i += 1;
-        }
-        self.i - start
-    }
-
-    fn number(&mut self) -> Result<Value, String> {
-        let start = self.i;
-        if self.s.get(self.i) == Some(&b'-') {
-            self.i += 1;
-        }
-        match self.s.get(self.i) {
-            Some(b'0') => self.i += 1,
-            Some(b'1'..=b'9') => {
-                self.digits();
-            }
-            _ => return self.err("bad number"),
-        }
-        if self.s.get(self.i) == Some(&b'.') {
-            self.i += 1;
-            if self.digits() == 0 {
-                return self.err("bad fraction");
-            }
-        }
-        if matches!(self.s.get(self.i), Some(b'e' | b'E')) {
-            self.i += 1;
-            if matches!(self.s.get(self.i), Some(b'+' | b'-')) {
-                self.i += 1;
-            }
-            if self.digits() == 0 {
-                return self.err("bad exponent");
-            }
-        }
-        let text = std::str::from_utf8(&self.s[start..self.i]).map_err(|e| e.to_string())?;
-        text.parse().map(Value::Number).map_err(|e| e.to_string())
-    }
-
-    fn hex4(&mut self) -> Result<u32, String> {
-        let h = self.s.get(self.i..self.i + 4).ok_or("short \\u escape")?;
-        let h = std::str::from_utf8(h).map_err(|e| e.to_string())?;
-        let n = u32::from_str_radix(h, 16).map_err(|e| format!("\\u{h}: {e}"))?;
-        self.i += 4;
-        Ok(n)
-    }
-
-    fn string(&mut self) -> Result<String, String> {
-        self.eat("\"")?;
-        let mut out = String::new();
-        loop {
-            let Some(&b) = self.s.get(self.i) else {
-                return self.err("unterminated string");
-            };
-            match b {
-                b'"' => {
-                    self.i += 1;
-                    return Ok(out);
-                }
-                b'\\' => {
-                    self.i += 1;
-                    let Some(&e) = self.s.get(self.i) else {
-                        return self.err("unterminated escape");
-                    };
-                    self.i += 1;
-                    match e {
-                        b'"' => out.push('"'),
-                        b'\\' => out.push('\\'),
-                        b'/' => out.push('/'),
-                        b'b' => out.push('\u{08}'),
-                        b'f' => out.push('\u{0c}'),
-                        b'n' => out.push('\n'),
-                        b'r' => out.push('\r'),
-                        b't' => out.push('\t'),
-                        b'u' => {
-                            let mut c = self.hex4()?;
-                            if (0xd800..0xdc00).contains(&c) {
-                                self.eat("\\u")?;
-                                let low = self.hex4()?;
-                                if !(0xdc00..0xe000).contains(&low) {
-                                    return self.err("bad low surrogate");
-                                }
-                                c = 0x10000 + ((c - 0xd800) << 10) + (low - 0xdc00);
-                            }
-                            out.push(char::from_u32(c).ok_or("lone surrogate")?);
-                        }
-                        _ => return self.err("bad escape"),
-                    }
-                }
-                0x00..=0x1f => return self.err("unescaped control character"),
-                _ => {
-                    // Copy one UTF-8 sequence (the input is a &str, so valid).
-                    let len = match b {
-                        0x00..=0x7f => 1,
-                        0xc0..=0xdf => 2,
-                        0xe0..=0xef => 3,
-                        _ => 4,
-                    };
-                    let chunk = self.s.get(self.i..self.i + len).ok_or("truncated UTF-8")?;
-                    out.push_str(std::str::from_utf8(chunk).map_err(|e| e.to_string())?);
-                    self.i += len;
-                }
-            }
-        }
-    }
-}
-
-#[test]
-fn the_test_parser_accepts_json_and_refuses_the_rest() {
-    let v =
-        parse_json(r#" {"a": [1, -2.5e3, true, null, "x\"\\\/\n\u00e9\ud83d\ude00"], "b": {}} "#)
-            .unwrap();
-    assert_eq!(v.get("a").array()[1].num(), -2500.0);
-    assert_eq!(v.get("a").array()[4].str(), "x\"\\/\né😀");
-    for bad in [
-        "",
-        "{",
-        "[1,]",
-        "{\"a\" 1}",
-        "{\"a\":1,}",
-        "01",
-        "1.",
-        "\"\u{1}\"",
-        "\"\\x\"",
-        "nul",
-        "{} {}",
-        "{\"a\":1,\"a\":2}",
-        "\"\\ud800\"",
-    ] {
-        assert!(parse_json(bad).is_err(), "accepted {bad:?}");
     }
 }
 
 // ---------------------------------------------------------------------------
 // The checks
 
-const CHECK_IDS: [&str; 7] = [
-    "backend", "versions", "dpacc", "devices", "dpa", "symbols", "rdmi",
+const CHECK_IDS: [&str; 8] = [
+    "backend", "versions", "dpacc", "devices", "dpa", "symbols", "rdmi", "bindings",
 ];
 
 /// The fields of schema version 3 that every sim report has.
 fn assert_schema(v: &Value, code: i32) {
-    assert_eq!(v.get("schema_version").num(), 3.0);
+    assert_eq!(v.field("schema_version").num(), 3.0);
     // Only a loaded build (the default) reports the libraries it loaded.
-    assert_eq!(v.get("libraries"), &Value::Null);
-    assert_eq!(v.get("tool").str(), "doca-doctor");
-    assert!(!v.get("tool_version").str().is_empty());
-    assert_eq!(v.get("backend").str(), "sim");
+    assert_eq!(v.field("libraries"), &Value::Null);
+    assert_eq!(v.field("tool").str(), "doca-doctor");
+    assert!(!v.field("tool_version").str().is_empty());
+    assert_eq!(v.field("backend").str(), "sim");
     for set in ["dpa", "rdmi"] {
         // The sim's bindings are the committed ones (hardware's are checked by
         // scripts/fake-prefix-test.sh).
         assert!(
-            v.get("bindings").get(set).str().starts_with("committed"),
+            v.field("bindings")
+                .field(set)
+                .str()
+                .starts_with("committed"),
             "{set}: {:?}",
-            v.get("bindings")
+            v.field("bindings")
         );
     }
-    assert!(matches!(v.get("sim_profile"), Value::Null | Value::Str(_)));
-    v.get("required").array().iter().for_each(|r| {
+    assert!(matches!(
+        v.field("sim_profile"),
+        Value::Null | Value::String(_)
+    ));
+    v.field("required").array().iter().for_each(|r| {
         r.str();
     });
-    assert_eq!(v.get("exit_code").num(), f64::from(code));
-    let checks = v.get("checks").array();
-    let ids: Vec<&str> = checks.iter().map(|c| c.get("id").str()).collect();
+    assert_eq!(v.field("exit_code").num(), f64::from(code));
+    let checks = v.field("checks").array();
+    let ids: Vec<&str> = checks.iter().map(|c| c.field("id").str()).collect();
     assert_eq!(ids, CHECK_IDS);
     let mut worst = "ok";
     for c in checks {
-        let verdict = c.get("verdict").str();
+        let verdict = c.field("verdict").str();
         assert!(["ok", "warn", "fail"].contains(&verdict), "{verdict}");
-        c.get("required").bool();
-        assert!(!c.get("summary").str().is_empty());
-        match (verdict, c.get("fix")) {
+        c.field("required").bool();
+        assert!(!c.field("summary").str().is_empty());
+        match (verdict, c.field("fix")) {
             ("ok", Value::Null) => {}
             ("ok", f) => panic!("an ok check with a fix: {f:?}"),
-            (_, Value::Str(f)) => assert!(!f.is_empty()),
+            (_, Value::String(f)) => assert!(!f.is_empty()),
             (_, f) => panic!("a {verdict} check without a fix: {f:?}"),
         }
         if verdict == "fail" {
-            assert!(c.get("required").bool(), "only required checks fail");
+            assert!(c.field("required").bool(), "only required checks fail");
             worst = "fail";
         } else if verdict == "warn" && worst == "ok" {
             worst = "warn";
         }
     }
-    assert_eq!(v.get("verdict").str(), worst);
+    assert_eq!(v.field("verdict").str(), worst);
     assert_eq!(code, i32::from(worst == "fail"));
 
-    let versions = v.get("versions");
-    assert!(!versions.get("doca_version_h").str().is_empty());
-    for b in versions.get("build").array() {
-        b.get("crate").str();
-        b.get("version").str();
+    let versions = v.field("versions");
+    assert!(!versions.field("doca_version_h").str().is_empty());
+    for b in versions.field("build").array() {
+        b.field("crate").str();
+        b.field("version").str();
     }
-    for m in versions.get("pkg_config").array() {
-        m.get("module").str();
-        m.get("version").str();
+    for m in versions.field("pkg_config").array() {
+        m.field("module").str();
+        m.field("version").str();
     }
     assert!(matches!(
-        versions.get("runtime"),
-        Value::Null | Value::Str(_)
+        versions.field("runtime"),
+        Value::Null | Value::String(_)
     ));
     assert!(matches!(
-        versions.get("match"),
+        versions.field("match"),
         Value::Null | Value::Bool(_)
     ));
 
-    let dpacc = v.get("dpacc");
-    assert!(!dpacc.get("needed").bool(), "the sim needs no dpacc");
+    let dpacc = v.field("dpacc");
+    assert!(!dpacc.field("needed").bool(), "the sim needs no dpacc");
     for key in [
         "path",
         "found_by",
@@ -505,17 +264,17 @@ fn assert_schema(v: &Value, code: i32) {
         assert!(dpacc.has(key), "dpacc.{key}");
     }
     assert!(!dpacc.has("match"), "schema 1's dpacc.match is gone");
-    assert_eq!(dpacc.get("doca_version").str(), BUILT_VERSION);
+    assert_eq!(dpacc.field("doca_version").str(), BUILT_VERSION);
     // The sim checks no pairing.
-    assert_eq!(dpacc.get("pairing"), &Value::Null);
+    assert_eq!(dpacc.field("pairing"), &Value::Null);
 
-    for d in v.get("devices").array() {
-        d.get("pci_addr").str();
-        d.get("ibdev_name").str();
-        d.get("iface_name").str();
-        let has_dpa = d.get("has_dpa").bool();
-        match d.get("limits") {
-            Value::Null => assert!(!has_dpa || !matches!(d.get("limits_error"), Value::Null)),
+    for d in v.field("devices").array() {
+        d.field("pci_addr").str();
+        d.field("ibdev_name").str();
+        d.field("iface_name").str();
+        let has_dpa = d.field("has_dpa").bool();
+        match d.field("limits") {
+            Value::Null => assert!(!has_dpa || !matches!(d.field("limits_error"), Value::Null)),
             l => {
                 assert!(has_dpa);
                 for key in [
@@ -525,14 +284,14 @@ fn assert_schema(v: &Value, code: i32) {
                     "eus_per_core",
                     "eus_available",
                 ] {
-                    l.get(key).num();
+                    l.field(key).num();
                 }
             }
         }
     }
     assert!(v.has("devices_error"));
 
-    let symbols = v.get("symbols");
+    let symbols = v.field("symbols");
     for key in [
         "total",
         "declared",
@@ -541,29 +300,29 @@ fn assert_schema(v: &Value, code: i32) {
         "stable",
         "usable",
     ] {
-        symbols.get(key).num();
+        symbols.field(key).num();
     }
-    symbols.get("missing").array();
-    symbols.get("unchecked").array();
-    let rows = symbols.get("rows").array();
-    assert_eq!(rows.len() as f64, symbols.get("total").num());
+    symbols.field("missing").array();
+    symbols.field("unchecked").array();
+    let rows = symbols.field("rows").array();
+    assert_eq!(rows.len() as f64, symbols.field("total").num());
     assert!(rows
         .iter()
-        .any(|r| r.get("name").str() == "doca_dpa_create" && r.get("usable").bool()));
+        .any(|r| r.field("name").str() == "doca_dpa_create" && r.field("usable").bool()));
     for r in rows {
-        r.get("crate").str();
-        r.get("header").str();
+        r.field("crate").str();
+        r.field("header").str();
         assert!(
-            ["EXPERIMENTAL", "STABLE", "DEPRECATED", "UNMARKED"].contains(&r.get("marker").str())
+            ["EXPERIMENTAL", "STABLE", "DEPRECATED", "UNMARKED"].contains(&r.field("marker").str())
         );
-        r.get("declared").bool();
-        assert!(matches!(r.get("exported"), Value::Null | Value::Bool(_)));
-        r.get("usable").bool();
+        r.field("declared").bool();
+        assert!(matches!(r.field("exported"), Value::Null | Value::Bool(_)));
+        r.field("usable").bool();
     }
 
-    let rdmi = v.get("rdmi");
-    let available = rdmi.get("available").bool();
-    assert_eq!(available, matches!(rdmi.get("reason"), Value::Null));
+    let rdmi = v.field("rdmi");
+    let available = rdmi.field("available").bool();
+    assert_eq!(available, matches!(rdmi.field("reason"), Value::Null));
 }
 
 #[test]
@@ -574,37 +333,40 @@ fn default_profile_passes() {
     let (code, v) = doctor_json(None, &[]);
     assert_schema(&v, code);
     assert_eq!(code, 0);
-    assert_eq!(v.get("sim_profile"), &Value::Null);
+    assert_eq!(v.field("sim_profile"), &Value::Null);
     assert_eq!(
-        v.get("sim").get("profile_source").str(),
+        v.field("sim").field("profile_source").str(),
         "the default profile"
     );
-    assert_eq!(v.get("sim").get("config_error"), &Value::Null);
-    assert_eq!(v.get("versions").get("match"), &Value::Bool(true));
-    assert_eq!(v.get("versions").get("runtime").str(), BUILT_VERSION);
+    assert_eq!(v.field("sim").field("config_error"), &Value::Null);
+    assert_eq!(v.field("versions").field("match"), &Value::Bool(true));
+    assert_eq!(v.field("versions").field("runtime").str(), BUILT_VERSION);
     assert_eq!(
-        v.check("dpacc").get("summary").str().get(..16),
+        v.check("dpacc").field("summary").str().get(..16),
         Some("not needed (sim)")
     );
-    let devices = v.get("devices").array();
+    let devices = v.field("devices").array();
     // The default profile, a BlueField-3 as its host sees it: its PF and a
     // BlueField-2 (`Profile::host_view`).
     assert_eq!(devices.len(), 2);
-    assert_eq!(devices[0].get("ibdev_name").str(), "mlx5_0");
-    assert_eq!(devices[1].get("ibdev_name").str(), "mlx5_2");
+    assert_eq!(devices[0].field("ibdev_name").str(), "mlx5_0");
+    assert_eq!(devices[1].field("ibdev_name").str(), "mlx5_2");
     assert_eq!(
-        devices[0].get("limits").get("max_threads_per_kernel").num(),
+        devices[0]
+            .field("limits")
+            .field("max_threads_per_kernel")
+            .num(),
         190.0
     );
-    assert!(!devices[1].get("has_dpa").bool());
-    assert_eq!(devices[1].get("limits"), &Value::Null);
+    assert!(!devices[1].field("has_dpa").bool());
+    assert_eq!(devices[1].field("limits"), &Value::Null);
 
     // The sim has a DPA and RDMI: requiring them still passes.
     let (code, v) = doctor_json(None, &["--require", "dpa", "--require=rdmi"]);
     assert_schema(&v, code);
     assert_eq!(code, 0);
-    assert_eq!(v.check("dpa").get("required"), &Value::Bool(true));
-    assert_eq!(v.check("rdmi").get("verdict").str(), "ok");
+    assert_eq!(v.check("dpa").field("required"), &Value::Bool(true));
+    assert_eq!(v.check("rdmi").field("verdict").str(), "ok");
 
     let human = doctor(None, &[]);
     assert_eq!(human.code, 0);
@@ -644,17 +406,17 @@ fn human_output_names_every_device() {
 
     let (code, v) = doctor_json(Some(&path.path), &[]);
     assert_schema(&v, code);
-    assert_eq!(v.get("sim_profile").str(), path.display().to_string());
-    let devices = v.get("devices").array();
+    assert_eq!(v.field("sim_profile").str(), path.display().to_string());
+    let devices = v.field("devices").array();
     assert_eq!(devices.len(), 3);
-    let limits = devices[0].get("limits");
-    assert_eq!(limits.get("max_threads_per_kernel").num(), 8.0);
-    assert_eq!(limits.get("kernel_max_run_time_s").num(), 3.0); // 2.5 s, rounded up
-    assert_eq!(devices[1].get("has_dpa"), &Value::Bool(false));
-    let limits = devices[2].get("limits");
-    assert_eq!(limits.get("cores").num(), 4.0);
-    assert_eq!(limits.get("eus_per_core").num(), 8.0);
-    assert_eq!(limits.get("eus_available").num(), 30.0);
+    let limits = devices[0].field("limits");
+    assert_eq!(limits.field("max_threads_per_kernel").num(), 8.0);
+    assert_eq!(limits.field("kernel_max_run_time_s").num(), 3.0); // 2.5 s, rounded up
+    assert_eq!(devices[1].field("has_dpa"), &Value::Bool(false));
+    let limits = devices[2].field("limits");
+    assert_eq!(limits.field("cores").num(), 4.0);
+    assert_eq!(limits.field("eus_per_core").num(), 8.0);
+    assert_eq!(limits.field("eus_available").num(), 30.0);
 }
 
 #[test]
@@ -670,10 +432,10 @@ fn requiring_a_dpa_fails_without_one() {
     let (code, v) = doctor_json(Some(&path.path), &[]);
     assert_schema(&v, code);
     assert_eq!(code, 0);
-    assert_eq!(v.check("dpa").get("verdict").str(), "warn");
-    assert_eq!(v.get("verdict").str(), "warn");
+    assert_eq!(v.check("dpa").field("verdict").str(), "warn");
+    assert_eq!(v.field("verdict").str(), "warn");
     assert_eq!(
-        v.get("sim").get("profile_source").str(),
+        v.field("sim").field("profile_source").str(),
         format!("DOCA_SIM_PROFILE={}", path.path.display())
     );
 
@@ -682,9 +444,9 @@ fn requiring_a_dpa_fails_without_one() {
     assert_schema(&v, code);
     assert_eq!(code, 1);
     let dpa = v.check("dpa");
-    assert_eq!(dpa.get("verdict").str(), "fail");
-    assert!(dpa.get("fix").str().contains("dpa = true"));
-    assert_eq!(v.get("required").array(), [Value::Str("dpa".into())]);
+    assert_eq!(dpa.field("verdict").str(), "fail");
+    assert!(dpa.field("fix").str().contains("dpa = true"));
+    assert_eq!(v.field("required").array(), [Value::String("dpa".into())]);
 
     let human = doctor(Some(&path.path), &["--require", "dpa"]);
     assert_eq!(human.code, 1);
@@ -710,15 +472,15 @@ fn a_runtime_version_mismatch_fails() {
     let (code, v) = doctor_json(Some(&path.path), &[]);
     assert_schema(&v, code);
     assert_eq!(code, 1);
-    let versions = v.get("versions");
-    assert_eq!(versions.get("runtime").str(), other);
-    assert_eq!(versions.get("doca_version_h").str(), built);
-    assert_eq!(versions.get("match"), &Value::Bool(false));
+    let versions = v.field("versions");
+    assert_eq!(versions.field("runtime").str(), other);
+    assert_eq!(versions.field("doca_version_h").str(), built);
+    assert_eq!(versions.field("match"), &Value::Bool(false));
     let check = v.check("versions");
-    assert_eq!(check.get("verdict").str(), "fail");
-    assert!(check.get("summary").str().contains(other));
+    assert_eq!(check.field("verdict").str(), "fail");
+    assert!(check.field("summary").str().contains(other));
     assert!(check
-        .get("fix")
+        .field("fix")
         .str()
         .contains(&format!("runtime_version = {built}")));
 
@@ -738,7 +500,7 @@ fn requiring_hardware_fails_on_the_sim() {
     let (code, v) = doctor_json(None, &["--require", "hardware"]);
     assert_schema(&v, code);
     assert_eq!(code, 1);
-    assert_eq!(v.check("backend").get("verdict").str(), "fail");
+    assert_eq!(v.check("backend").field("verdict").str(), "fail");
 }
 
 #[test]
@@ -752,17 +514,17 @@ fn a_refused_sim_configuration_fails_the_backend_check() {
     );
     let (code, v) = doctor_json(Some(&path.path), &[]);
     assert_eq!(code, 1);
-    let error = v.get("sim").get("config_error").str();
+    let error = v.field("sim").field("config_error").str();
     assert!(error.contains("no_such_key"), "{error}");
     assert!(v
-        .get("sim")
-        .get("profile_source")
+        .field("sim")
+        .field("profile_source")
         .str()
         .contains("is invalid"));
     let backend = v.check("backend");
-    assert_eq!(backend.get("verdict").str(), "fail");
-    assert!(backend.get("summary").str().contains("no_such_key"));
-    assert!(backend.get("fix").str().contains("DOCA_SIM_PROFILE"));
+    assert_eq!(backend.field("verdict").str(), "fail");
+    assert!(backend.field("summary").str().contains("no_such_key"));
+    assert!(backend.field("fix").str().contains("DOCA_SIM_PROFILE"));
 }
 
 #[test]
@@ -793,6 +555,13 @@ fn every_json_key_is_documented() {
     let (_, v) = doctor_json(None, &["--require", "dpa"]);
     let mut keys = Vec::new();
     v.keys(&mut keys);
+    // With an install, the bindings check has sets.
+    if pkg_config() {
+        let dir = temp_dir("documented");
+        let (_, v) = doctor_on_install(&fake_install(&dir.0, |h| h));
+        v.keys(&mut keys);
+        assert!(keys.iter().any(|k| k == "checked"), "{keys:?}");
+    }
     keys.sort();
     keys.dedup();
     let undocumented: Vec<&String> = keys
@@ -823,7 +592,7 @@ fn loaded_json(ld_path: &Path) -> (i32, Value, String) {
         .expect("running doca-doctor");
     let code = out.status.code().unwrap_or(-1);
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    let v = parse_json(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let v = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
     (code, v, text)
 }
 
@@ -831,7 +600,7 @@ fn loaded_json(ld_path: &Path) -> (i32, Value, String) {
 /// the "not found" tests have nothing to show).
 #[cfg(not(feature = "sim"))]
 fn doca_installed(v: &Value) -> bool {
-    let loaded = !v.get("libraries").get("loaded").array().is_empty();
+    let loaded = !v.field("libraries").field("loaded").array().is_empty();
     if loaded {
         eprintln!("skipped: DOCA's libraries are installed on this machine");
     }
@@ -849,23 +618,23 @@ fn loaded_without_doca_reports_where_it_looked_and_fails() {
         return;
     }
     assert_eq!(code, 1, "{text}");
-    assert_eq!(v.get("schema_version").num(), 3.0);
-    assert_eq!(v.get("backend").str(), "hardware");
-    assert_eq!(v.get("exit_code").num(), 1.0);
-    assert_eq!(v.get("verdict").str(), "fail");
-    let libs = v.get("libraries");
+    assert_eq!(v.field("schema_version").num(), 3.0);
+    assert_eq!(v.field("backend").str(), "hardware");
+    assert_eq!(v.field("exit_code").num(), 1.0);
+    assert_eq!(v.field("verdict").str(), "fail");
+    let libs = v.field("libraries");
     let missing: Vec<&str> = libs
-        .get("missing")
+        .field("missing")
         .array()
         .iter()
         .map(|m| m.str())
         .collect();
     assert_eq!(missing, ["libdoca_common.so", "libdoca_dpa.so"]);
     let searched: Vec<(&str, &str)> = libs
-        .get("searched")
+        .field("searched")
         .array()
         .iter()
-        .map(|s| (s.get("dir").str(), s.get("from").str()))
+        .map(|s| (s.field("dir").str(), s.field("from").str()))
         .collect();
     let dir_text = dir.display().to_string();
     assert!(
@@ -880,19 +649,19 @@ fn loaded_without_doca_reports_where_it_looked_and_fails() {
         searched.iter().any(|(_, from)| *from == "DOCA_PREFIX"),
         "{searched:?}"
     );
-    assert!(!matches!(libs.get("pkg_config_error"), Value::Null));
-    let backend = &v.get("checks").array()[0];
-    assert_eq!(backend.get("id").str(), "backend");
-    assert_eq!(backend.get("verdict").str(), "fail");
-    let summary = backend.get("summary").str();
+    assert!(!matches!(libs.field("pkg_config_error"), Value::Null));
+    let backend = &v.field("checks").array()[0];
+    assert_eq!(backend.field("id").str(), "backend");
+    assert_eq!(backend.field("verdict").str(), "fail");
+    let summary = backend.field("summary").str();
     assert!(
         summary.contains("not found") && summary.contains(&dir_text),
         "{summary}"
     );
-    assert!(backend.get("fix").str().contains("LD_LIBRARY_PATH"));
-    assert_eq!(v.get("versions").get("runtime"), &Value::Null);
-    assert!(v.get("devices").array().is_empty());
-    assert!(v.get("devices_error").str().contains("not loaded"));
+    assert!(backend.field("fix").str().contains("LD_LIBRARY_PATH"));
+    assert_eq!(v.field("versions").field("runtime"), &Value::Null);
+    assert!(v.field("devices").array().is_empty());
+    assert!(v.field("devices_error").str().contains("not loaded"));
 }
 
 #[cfg(not(feature = "sim"))]
@@ -905,8 +674,8 @@ fn loaded_reports_a_broken_library_with_the_loaders_message() {
     let (code, v, text) = loaded_json(&dir);
     std::fs::remove_dir_all(&dir).unwrap();
     let errors: Vec<&str> = v
-        .get("libraries")
-        .get("errors")
+        .field("libraries")
+        .field("errors")
         .array()
         .iter()
         .map(|e| e.str())
@@ -920,6 +689,256 @@ fn loaded_reports_a_broken_library_with_the_loaders_message() {
         return;
     }
     assert_eq!(code, 1, "{text}");
-    let summary = v.get("checks").array()[0].get("summary").str();
+    let summary = v.field("checks").array()[0].field("summary").str();
     assert!(summary.contains(&lib_text), "{summary}");
+}
+
+// ---------------------------------------------------------------------------
+// The bindings check: what a hardware build will say of the installed headers
+
+/// A directory removed on drop.
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn temp_dir(test: &str) -> TempDir {
+    let dir = std::env::temp_dir().join(format!("doca-doctor-{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("creating a temp dir");
+    TempDir(dir)
+}
+
+/// Whether pkg-config can be run (the doctor finds installs with it).
+fn pkg_config() -> bool {
+    let found = ["pkg-config", "pkgconf"].iter().any(|exe| {
+        std::process::Command::new(exe)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
+    if !found {
+        eprintln!("skipped: no pkg-config on this machine");
+    }
+    found
+}
+
+/// Lays out in `prefix` the install of scripts/lib/fake-doca.sh (the one
+/// scripts/fake-prefix-test.sh builds against), without its libraries: the reference
+/// headers of doca-sim, with `edit` applied to `doca_dpa.h`, and .pc files for the
+/// four DOCA modules with its requirement lines, and the stand-ins they require.
+/// Returns the pkgconfig directory.
+fn fake_install(prefix: &Path, edit: impl FnOnce(String) -> String) -> PathBuf {
+    let include = prefix.join("include");
+    let pc = prefix.join("lib/pkgconfig");
+    std::fs::create_dir_all(&include).unwrap();
+    std::fs::create_dir_all(&pc).unwrap();
+    let reference = Path::new(env!("CARGO_MANIFEST_DIR")).join("../doca-sim/include");
+    for entry in std::fs::read_dir(&reference).expect("doca-sim's reference headers") {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|x| x == "h") {
+            std::fs::copy(&path, include.join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    let dpa_h = include.join("doca_dpa.h");
+    let text = std::fs::read_to_string(&dpa_h).unwrap();
+    std::fs::write(&dpa_h, edit(text)).unwrap();
+    let version = std::fs::read_to_string(include.join("doca_version.h"))
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("#define DOCA_VERSION_STRING "))
+        .map(|v| v.trim().trim_matches('"').to_owned())
+        .expect("DOCA_VERSION_STRING");
+    let modules = [
+        ("doca-common", "-ldoca_common", "", "libibverbs, libmlx5"),
+        ("doca-dpa", "-ldoca_dpa", "doca-common", "libflexio"),
+        (
+            "doca-verbs",
+            "-ldoca_verbs",
+            "doca-common",
+            "libibverbs, libmlx5",
+        ),
+        ("doca-rdmi", "-ldoca_rdmi", "doca-verbs, doca-dpa", ""),
+    ];
+    for (module, libs, requires, private) in modules {
+        std::fs::write(
+            pc.join(format!("{module}.pc")),
+            format!(
+                "prefix={}\nincludedir=${{prefix}}/include\nlibdir=${{prefix}}/lib\n\n\
+                 Name: {module}\nDescription: fake DOCA module for doca-rs tests\n\
+                 Version: {version}\nRequires: {requires}\nRequires.private: {private}\n\
+                 Libs: -L${{libdir}} {libs}\nCflags: -I${{includedir}}\n",
+                prefix.display()
+            ),
+        )
+        .unwrap();
+    }
+    for (module, version) in [
+        ("libflexio", "25.04.0"),
+        ("libibverbs", "50.0"),
+        ("libmlx5", "50.0"),
+    ] {
+        std::fs::write(
+            pc.join(format!("{module}.pc")),
+            format!(
+                "Name: {module}\nDescription: stand-in for doca-rs tests\nVersion: {version}\n\
+                 Libs:\nCflags:\n"
+            ),
+        )
+        .unwrap();
+    }
+    pc
+}
+
+/// The doctor's JSON with pkg-config looking only in `pkg_config_dir`.
+fn doctor_on_install(pkg_config_dir: &Path) -> (i32, Value) {
+    let out = Command::new(env!("CARGO_BIN_EXE_doca-doctor"))
+        .arg("--json")
+        .env("PKG_CONFIG_PATH", pkg_config_dir)
+        .env("PKG_CONFIG_LIBDIR", pkg_config_dir)
+        .env_remove("DOCA_PREFIX")
+        .env_remove("DOCA_SIM_PROFILE")
+        .output()
+        .expect("running doca-doctor");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let v = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    (out.status.code().unwrap_or(-1), v)
+}
+
+#[test]
+fn the_bindings_check_accepts_the_fake_prefix() {
+    if !pkg_config() {
+        return;
+    }
+    let dir = temp_dir("accepted");
+    let pc = fake_install(&dir.0, |h| h);
+    let (_, v) = doctor_on_install(&pc);
+    let check = v.check("bindings");
+    assert_eq!(check.field("verdict").str(), "ok", "{check}");
+    let summary = check.field("summary").str();
+    assert!(summary.starts_with("accepted ("), "{summary}");
+    let details = v.field("bindings_check");
+    assert_eq!(details.field("install_error"), &Value::Null);
+    let include = dir.0.join("include").display().to_string();
+    assert_eq!(
+        details.field("include_dirs").array(),
+        [Value::from(include)]
+    );
+    let sets = details.field("sets").array();
+    let names: Vec<&str> = sets.iter().map(|s| s.field("set").str()).collect();
+    assert_eq!(names, ["dpa", "rdmi"]);
+    for s in sets {
+        assert_eq!(s.field("result").str(), "accepted", "{s}");
+        assert!(s.field("checked").num() > 0.0, "{s}");
+        assert_eq!(s.field("message"), &Value::Null);
+    }
+}
+
+#[test]
+fn the_bindings_check_refuses_a_changed_parameter_width_naming_the_function() {
+    if !pkg_config() {
+        return;
+    }
+    let dir = temp_dir("refused");
+    // doca_dpa_mem_alloc's size: size_t (64 bits here) becomes 32 bits wide.
+    let before = "doca_dpa_mem_alloc(struct doca_dpa *dpa, size_t size,";
+    let pc = fake_install(&dir.0, |h| {
+        assert!(
+            h.contains(before),
+            "doca_dpa.h no longer declares `{before}`"
+        );
+        h.replace(
+            before,
+            "doca_dpa_mem_alloc(struct doca_dpa *dpa, uint32_t size,",
+        )
+    });
+    let (code, v) = doctor_on_install(&pc);
+    let check = v.check("bindings");
+    // A hardware doctor requires the check; the sim doctor only warns.
+    let expected = if BACKEND == "sim" { "warn" } else { "fail" };
+    assert_eq!(check.field("verdict").str(), expected, "{check}");
+    if BACKEND != "sim" {
+        assert_eq!(code, 1);
+    }
+    let summary = check.field("summary").str();
+    assert!(
+        summary.starts_with("will be refused: dpa: ") && summary.contains("doca_dpa_mem_alloc"),
+        "{summary}"
+    );
+    assert!(check.field("fix").str().contains("`bindgen` feature"));
+    let sets = v.field("bindings_check").field("sets").array();
+    assert_eq!(sets[0].field("result").str(), "refused");
+    assert!(sets[0]
+        .field("message")
+        .str()
+        .contains("doca_dpa_mem_alloc"));
+    assert_eq!(
+        sets[1].field("result").str(),
+        "accepted",
+        "RDMI's items are unchanged"
+    );
+}
+
+#[test]
+fn a_doca_2_5_install_is_too_old() {
+    if !pkg_config() {
+        return;
+    }
+    let dir = temp_dir("doca-2.5");
+    let old = &dir.0;
+    let pc = old.join("lib/pkgconfig");
+    std::fs::create_dir_all(old.join("include")).unwrap();
+    std::fs::create_dir_all(&pc).unwrap();
+    std::fs::write(
+        old.join("include/doca_version.h"),
+        "#define DOCA_VER_MAJOR 2\n#define DOCA_VER_MINOR 5\n#define DOCA_VER_PATCH 108\n\
+         #define DOCA_VER_STRING \"2.5.0108\"\n",
+    )
+    .unwrap();
+    // The umbrella module of a real 2.5 install, with its private requirements that
+    // do not resolve here (as on many machines), as in scripts/fake-prefix-test.sh.
+    std::fs::write(
+        pc.join("doca.pc"),
+        format!(
+            "prefix={}\nincludedir=${{prefix}}/include\nlibdir=${{prefix}}/lib\n\
+             Name: doca\nDescription: umbrella module of an old DOCA\nVersion: 2.5.0108\n\
+             Requires: doca-libs\nRequires.private: libibverbs, libmlx5, json-c, libflexio, \
+             libdpdk, glib-2.0, libcrypto, libzip\n\
+             Libs: -L${{libdir}} -ldoca_dpa -ldoca_common\nCflags: -I${{includedir}}\n",
+            old.display()
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        pc.join("doca-libs.pc"),
+        format!(
+            "prefix={}\nlibdir=${{prefix}}/lib\nName: doca-libs\n\
+             Description: the libraries of an old DOCA\nVersion: 2.5.0108\n\
+             Libs: -L${{libdir}} -ldoca_dpa -ldoca_common\n\
+             Cflags: -I${{prefix}}/include -DALLOW_EXPERIMENTAL_API\n",
+            old.display()
+        ),
+    )
+    .unwrap();
+    let (_, v) = doctor_on_install(&pc);
+    let bindings = v.check("bindings").field("summary").str();
+    assert!(
+        bindings.contains("too old") && bindings.contains("2.5.0108"),
+        "{bindings}"
+    );
+    let install_error = v.field("bindings_check").field("install_error").str();
+    assert!(install_error.contains("too old"), "{install_error}");
+    // The loaded doctor's versions come from this install: "too old", as the build
+    // says (the sim doctor's versions are its own build's).
+    if BACKEND != "sim" {
+        let versions = v.check("versions");
+        assert_eq!(versions.field("verdict").str(), "fail");
+        let summary = versions.field("summary").str();
+        assert!(summary.contains("too old"), "{summary}");
+        assert!(!summary.contains("no DOCA version could be read"));
+        assert!(versions.field("fix").str().contains("2.9"));
+    }
 }

@@ -10,6 +10,7 @@ use crate::completion::Completion;
 use crate::core::Owned;
 use crate::dpa::Dpa;
 use crate::error::{doca_call, Error, Result};
+use crate::family::{FamilyMember, Member};
 use crate::keep::{Keep, KeepAlive};
 
 crate::__doca_object!(
@@ -24,7 +25,7 @@ crate::__doca_object!(
 /// `_attach`, `_start`, `_get_dpa_handle` (EXPERIMENTAL); stopped and
 /// destroyed on drop.
 pub struct AsyncOps {
-    inner: Arc<AsyncOpsInner>,
+    inner: Arc<Member<AsyncOpsInner>>,
 }
 
 struct AsyncOpsInner {
@@ -85,7 +86,7 @@ impl AsyncOps {
                 ctx, queue_size, user_data, &mut raw
             ))
         }))?;
-        let mut ops = AsyncOpsInner {
+        let mut ops = Member::new(AsyncOpsInner {
             // SAFETY: what doca_dpa_async_ops_create just returned: NULL or a new object that
             // nothing else owns, handed over here.
             raw: unsafe { Owned::new("doca_dpa_async_ops_create", raw) }?,
@@ -94,7 +95,7 @@ impl AsyncOps {
             user_data,
             _dpa: dpa.clone(),
             _completion: completion.clone(),
-        };
+        });
         let p = ops.raw.as_ptr();
         let mut size = 0;
         dpa.with_ctx(|_| {
@@ -134,6 +135,12 @@ unsafe impl KernelArg<param::AsyncOps> for AsyncOps {
         keep.check_context(&self.inner._dpa, "the async ops")?;
         keep.keep(KeepAlive::new(&self.inner));
         Ok(self.inner.handle)
+    }
+}
+
+impl FamilyMember for AsyncOpsInner {
+    fn family_of(&self) -> &Dpa {
+        &self._dpa
     }
 }
 

@@ -23,6 +23,7 @@ use crate::app::{param, KernelArg};
 use crate::core::Owned;
 use crate::dpa::Dpa;
 use crate::error::{doca_call, Error, Result};
+use crate::family::{FamilyMember, Member};
 use crate::keep::{Keep, KeepAlive};
 use crate::thread::DpaThread;
 
@@ -46,6 +47,12 @@ struct NotificationInner {
     thread: DpaThread,
 }
 
+impl FamilyMember for NotificationInner {
+    fn family_of(&self) -> &Dpa {
+        self.thread.dpa()
+    }
+}
+
 impl Drop for NotificationInner {
     fn drop(&mut self) {
         let outcome = self.thread.dpa().teardown_child(&mut self.raw);
@@ -62,7 +69,7 @@ impl Drop for NotificationInner {
 /// [`DpaBox`](crate::DpaBox) through a [`Dev`](crate::Dev)) by reference, which keeps
 /// it alive.
 pub struct NotificationCompletion {
-    inner: Arc<NotificationInner>,
+    inner: Arc<Member<NotificationInner>>,
 }
 
 impl std::fmt::Debug for NotificationCompletion {
@@ -89,14 +96,15 @@ impl NotificationCompletion {
             ))
         }))?;
         // Owned at once: a failure below tears it down (at the RPC gate).
-        let mut inner = NotificationInner {
+        let mut inner = Member::new(NotificationInner {
             // SAFETY: what doca_dpa_notification_completion_create just returned: NULL or a new object that
             // nothing else owns, handed over here.
             raw: unsafe { Owned::new("doca_dpa_notification_completion_create", raw) }?,
             handle: 0,
             thread: thread.clone(),
-        };
-        let (raw, handle) = (&mut inner.raw, &mut inner.handle);
+        });
+        let parts = &mut *inner;
+        let (raw, handle) = (&mut parts.raw, &mut parts.handle);
         dpa.or_fatal(dpa.with_ctx(|_| {
             // SAFETY: our notification completion.
             unsafe { doca_call!(doca_dpa_notification_completion_start(raw.as_ptr())) }?;
@@ -133,7 +141,7 @@ unsafe impl KernelArg<param::Notification> for NotificationCompletion {
 /// A DPA completion context (a DPA-side completion queue) being configured.
 pub struct CompletionBuilder {
     /// Its handle and queue size are set when it starts.
-    inner: CompletionInner,
+    inner: Member<CompletionInner>,
 }
 
 impl std::fmt::Debug for CompletionBuilder {
@@ -157,7 +165,7 @@ impl CompletionBuilder {
             doca_call!(doca_dpa_completion_create(ctx, queue_size, &mut raw))
         }))?;
         Ok(CompletionBuilder {
-            inner: CompletionInner {
+            inner: Member::new(CompletionInner {
                 // SAFETY: what doca_dpa_completion_create just returned: NULL or a new object that
                 // nothing else owns, handed over here.
                 raw: unsafe { Owned::new("doca_dpa_completion_create", raw) }?,
@@ -165,7 +173,7 @@ impl CompletionBuilder {
                 queue_size: 0,
                 thread: None,
                 dpa: dpa.clone(),
-            },
+            }),
         })
     }
 
@@ -194,7 +202,7 @@ impl CompletionBuilder {
 
     /// Starts it (`doca_dpa_completion_start`) and gets its DPA handle.
     pub fn start(mut self) -> Result<Completion> {
-        let inner = &mut self.inner;
+        let inner = &mut *self.inner;
         let (mut handle, mut size) = (0, 0);
         let raw = &mut inner.raw;
         let started = inner.dpa.with_ctx(|_| {
@@ -227,6 +235,12 @@ struct CompletionInner {
     dpa: Dpa,
 }
 
+impl FamilyMember for CompletionInner {
+    fn family_of(&self) -> &Dpa {
+        &self.dpa
+    }
+}
+
 impl Drop for CompletionInner {
     fn drop(&mut self) {
         let outcome = self.dpa.teardown_child(&mut self.raw);
@@ -243,7 +257,7 @@ impl Drop for CompletionInner {
 /// `doca_dpa_dev_get_completion`. Cheap to clone (a shared handle).
 #[derive(Clone)]
 pub struct Completion {
-    inner: Arc<CompletionInner>,
+    inner: Arc<Member<CompletionInner>>,
 }
 
 impl std::fmt::Debug for Completion {

@@ -12,6 +12,7 @@ use doca_dpa_sys as sys;
 use crate::app::App;
 use crate::device::Device;
 use crate::error::{doca_call, Error, ErrorCode, Result};
+use crate::family::Family;
 use crate::rpc_gate::RpcGate;
 
 /// Verbosity of the device-side log (`doca_dpa_dev_log_level_t`).
@@ -49,7 +50,9 @@ pub struct Limits {
     /// Most threads one launch may use (`doca_dpa_get_max_threads_per_kernel`).
     pub max_threads_per_kernel: u32,
     /// How long a kernel may run before the DPA kills it and the context turns
-    /// fatal (`doca_dpa_get_kernel_max_run_time`).
+    /// fatal (`doca_dpa_get_kernel_max_run_time`). Zero: the device has no limit
+    /// (then nothing bounds a stopped DPA thread's last activation, and what it
+    /// used is kept for good: see [`DpaThread`](crate::DpaThread)).
     pub kernel_max_run_time: Duration,
     /// DPA cores (`doca_dpa_get_core_num`).
     pub cores: u32,
@@ -69,6 +72,13 @@ pub enum Health {
     /// A device-side error occurred; the context must be destroyed. Crash data
     /// is in `doca_dpa_fatal.<pid>.*` files (temp dir or log path).
     Fatal,
+}
+
+impl Limits {
+    /// The kernel run-time limit, `None` when the device has none (a reported 0).
+    fn run_time_limit(&self) -> Option<Duration> {
+        Some(self.kernel_max_run_time).filter(|l| !l.is_zero())
+    }
 }
 
 impl Health {
@@ -94,11 +104,16 @@ pub(crate) struct DpaInner {
     device: Device,
     app: App,
     pub(crate) limits: Limits,
-    /// The context's RPC thread, and a timed-out RPC still in its
-    /// `doca_dpa_rpc` call. One gate for a base context and the contexts that
-    /// extend it ([`Dpa::extend`]): an extended context runs in its base's DPA
-    /// process, so an RPC on one of them keeps every call of the others waiting.
-    pub(crate) rpc: Arc<RpcGate>,
+    /// The kernel run-time limit of the context's own device, `None` if it has
+    /// none (or it is not known): what bounds a stopped thread's last activation
+    /// (`family.rs`).
+    run_time_limit: Option<Duration>,
+    /// What the context shares with the rest of its family (`family.rs`): the RPC
+    /// gate and the deferred records. One family for a base context and the
+    /// contexts that extend it ([`Dpa::extend`]): an extended context runs in its
+    /// base's DPA process, so an RPC on one of them keeps every call of the others
+    /// waiting.
+    family: Arc<Family>,
 }
 
 // SAFETY: a started `doca_dpa`; every DOCA call on it is made under the DOCA lock
@@ -119,6 +134,29 @@ impl Drop for DpaInner {
         if self.torn_down {
             return;
         }
+        // An extended context dropped inside `serialized` during an RPC of its
+        // family: its teardown could not wait for the RPC there, so the family
+        // tears it down once the RPC ended (`family.rs`). (A base context's last
+        // handle cannot go while an RPC of its family runs or is owed: the RPC's
+        // caller, or its deferred arguments, hold one.)
+        if let Some(base) = self._base.clone() {
+            if crate::family::must_put_off(&base) {
+                self.torn_down = true;
+                let later = DpaInner {
+                    ptr: self.ptr,
+                    serial: self.serial,
+                    torn_down: false,
+                    _base: self._base.take(),
+                    device: self.device.clone(),
+                    app: self.app,
+                    limits: self.limits,
+                    run_time_limit: self.run_time_limit,
+                    family: self.family.clone(),
+                };
+                crate::family::drop_outside_rpc(&base, later);
+                return;
+            }
+        }
         if let Err(e) = self.teardown() {
             tracing::warn!(target: "doca_dpa::dpa", error = %e, "tearing the DPA context down during drop failed");
         }
@@ -133,7 +171,7 @@ impl DpaInner {
         self.torn_down = true;
         // At the family's gate: an extended context shares it with its base, which
         // may still run RPCs.
-        self.rpc.outside_rpc(|| {
+        self.family.gate.outside_rpc(|| {
             // SAFETY: a started context created by doca_dpa_create (or extended),
             // torn down once.
             match unsafe { doca_call!(doca_dpa_stop(p)) } {
@@ -320,7 +358,8 @@ impl DpaBuilder {
                 device: self.device.clone(),
                 app,
                 limits,
-                rpc: Arc::default(),
+                run_time_limit: limits.run_time_limit(),
+                family: Arc::default(),
             }),
         };
         tracing::info!(target: "doca_dpa::dpa", app = app.name(), device = %self.device.info().pci_addr, "DPA context started");
@@ -426,8 +465,6 @@ impl Dpa {
     /// thread that ran still holds, until the kernel run-time limit has passed
     /// since its stop (see [`DpaThread`](crate::DpaThread)).
     pub fn destroy(self) -> Result<()> {
-        // Records of stopped threads whose run-time limit passed hold the context.
-        crate::keep::reap();
         match Arc::try_unwrap(self.inner) {
             Ok(mut inner) => inner.teardown(),
             Err(inner) => Err(Error::InUse {
@@ -456,7 +493,7 @@ impl Dpa {
     /// crate's own calls are.
     #[inline]
     pub fn as_ptr(&self) -> *mut sys::doca_dpa {
-        self.inner.rpc.settle();
+        self.inner.family.gate.settle();
         self.inner.ptr.as_ptr()
     }
 
@@ -476,7 +513,7 @@ impl Dpa {
     #[doc(hidden)]
     pub fn with_ctx<T>(&self, f: impl FnOnce(*mut sys::doca_dpa) -> Result<T>) -> Result<T> {
         let ptr = self.inner.ptr.as_ptr();
-        self.inner.rpc.outside_rpc(|| f(ptr))?
+        self.inner.family.gate.outside_rpc(|| f(ptr))?
     }
 
     /// [`Owned::teardown`](crate::core::Owned::teardown) of an object made on this
@@ -488,15 +525,19 @@ impl Dpa {
     /// Where the gate cannot be waited at (a drop inside
     /// [`serialized`](crate::serialized) during an RPC), the object is left alive:
     /// an [`Outcome::StopFailed`](crate::core::Outcome::StopFailed), so that its
-    /// owner leaks what it uses too.
+    /// owner leaks what it uses too. (An object held in a
+    /// [`Member`](crate::Member) is not dropped there: its family drops it once
+    /// the RPC ended.)
     ///
-    /// For doca-rdma's objects on a DPA context's datapath too; not an API.
+    /// With [`Dpa::with_ctx`] and [`Member`](crate::Member), the one way an
+    /// object made on a DPA context (by this crate or another) is used and torn
+    /// down (`docs/concurrency.md`); not an API.
     #[doc(hidden)]
     pub fn teardown_child<O: crate::core::DocaObject>(
         &self,
         raw: &mut crate::core::Owned<O>,
     ) -> crate::core::Outcome {
-        match self.inner.rpc.outside_rpc(|| raw.teardown()) {
+        match self.inner.family.gate.outside_rpc(|| raw.teardown()) {
             Ok(outcome) => outcome,
             Err(e) => {
                 raw.bury();
@@ -559,12 +600,23 @@ impl Dpa {
     /// waits for an RPC in progress). For tests: repeated RPCs reuse it.
     #[doc(hidden)]
     pub fn rpc_thread(&self) -> Option<std::thread::ThreadId> {
-        self.inner.rpc.worker_id()
+        self.inner.family.gate.worker_id()
     }
 
-    /// The wait for a timed-out RPC (see [`Dpa::rpc`]).
+    /// The family's RPC gate (see [`Dpa::rpc`]).
     pub(crate) fn rpc_gate(&self) -> &RpcGate {
-        &self.inner.rpc
+        &self.inner.family.gate
+    }
+
+    /// What the context shares with the rest of its family.
+    pub(crate) fn family(&self) -> &Family {
+        &self.inner.family
+    }
+
+    /// The kernel run-time limit of the context's device; `None` when it has
+    /// none (a reported 0), or an extended context's could not be queried.
+    pub(crate) fn run_time_limit(&self) -> Option<Duration> {
+        self.inner.run_time_limit
     }
 
     /// The raw `doca_dpa` without waiting at the RPC gate: for [`Dpa::rpc`], which
@@ -618,7 +670,7 @@ impl Dpa {
         // SAFETY: a started context, and no RPC of its family in progress
         // (`try_outside_rpc` looks under the DOCA lock, under which an RPC marks
         // itself).
-        (self.inner.rpc)
+        (self.inner.family.gate)
             .try_outside_rpc(|| unsafe { doca_call!(doca_dpa_peek_at_last_error(ptr)) })
             .map(Health::of)
     }
@@ -637,7 +689,7 @@ impl Dpa {
         }
         // Registered, then looked at again: a call that returned between the first
         // look and the registration woke the list before `cx` was in it.
-        let gate = &self.inner.rpc;
+        let gate = &self.inner.family.gate;
         gate.wake_on_free(cx.waker());
         match self.try_health() {
             Some(health) => {
@@ -687,6 +739,13 @@ impl Dpa {
     /// VF or SF (`doca_dpa_device_extend`); the new context is started and
     /// keeps this one alive. The two share one RPC gate (see [`Dpa::rpc`]): an
     /// RPC on either keeps the other's DOCA calls waiting until it returns.
+    ///
+    /// Its [`Dpa::limits`] are the extended device's own (the queries of
+    /// [`DpaBuilder::limits`] on the new context): the threads of an extended
+    /// context run under its device's kernel run-time limit. Where DOCA refuses
+    /// those queries on an extended context, the base's limits are used, and the
+    /// run-time limit is taken as unknown: what a stopped thread of the extended
+    /// context used is then kept for good rather than released early.
     pub fn extend(&self, other: &Device) -> Result<Dpa> {
         let mut raw = std::ptr::null_mut();
         // SAFETY: a started base context and a live device; valid out-pointer.
@@ -695,7 +754,16 @@ impl Dpa {
         })?;
         let ptr = NonNull::new(raw)
             .ok_or_else(|| Error::invalid("doca_dpa_device_extend", "DOCA returned NULL"))?;
-        let limits = self.inner.limits;
+        // At the family's gate: the new context is the family's.
+        let queried = self
+            .inner
+            .family
+            .gate
+            .outside_rpc(|| query_limits(ptr.as_ptr()));
+        let (limits, run_time_limit) = match queried {
+            Ok(Ok(limits)) => (limits, limits.run_time_limit()),
+            Ok(Err(_)) | Err(_) => (self.inner.limits, None),
+        };
         // Owned before the event (user code that may panic) is emitted.
         let dpa = Dpa {
             inner: Arc::new(DpaInner {
@@ -706,7 +774,8 @@ impl Dpa {
                 device: other.clone(),
                 app: self.inner.app,
                 limits,
-                rpc: self.inner.rpc.clone(),
+                run_time_limit,
+                family: self.inner.family.clone(),
             }),
         };
         tracing::debug!(target: "doca_dpa::dpa", device = %other.info().pci_addr, "DPA context extended");

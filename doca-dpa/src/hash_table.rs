@@ -11,6 +11,7 @@ use crate::app::{param, KernelArg};
 use crate::core::Owned;
 use crate::dpa::Dpa;
 use crate::error::{doca_call, Error, Result};
+use crate::family::{FamilyMember, Member};
 use crate::keep::{Keep, KeepAlive};
 
 crate::__doca_object!(
@@ -27,7 +28,7 @@ crate::__doca_object!(
 /// 5 entries holds 8. [`HashTable::requested_entries`] is what was asked for;
 /// DOCA reports no capacity.
 pub struct HashTable {
-    inner: Arc<HashTableInner>,
+    inner: Arc<Member<HashTableInner>>,
 }
 
 struct HashTableInner {
@@ -35,6 +36,12 @@ struct HashTableInner {
     dpa: Dpa,
     handle: u64,
     requested: u32,
+}
+
+impl FamilyMember for HashTableInner {
+    fn family_of(&self) -> &Dpa {
+        &self.dpa
+    }
 }
 
 impl Drop for HashTableInner {
@@ -68,14 +75,14 @@ impl HashTable {
             doca_call!(doca_dpa_hash_table_create(ctx, num_entries as _, &mut raw))
         }))?;
         // From here the table is owned: an early return destroys it.
-        let mut table = HashTableInner {
+        let mut table = Member::new(HashTableInner {
             // SAFETY: what doca_dpa_hash_table_create just returned: NULL or a new object that
             // nothing else owns, handed over here.
             raw: unsafe { Owned::new("doca_dpa_hash_table_create", raw) }?,
             dpa: dpa.clone(),
             handle: 0,
             requested: num_entries,
-        };
+        });
         let mut h = 0;
         // SAFETY: our table; valid out-pointer.
         dpa.with_ctx(|_| unsafe { doca_call!(doca_dpa_hash_table_get_dpa_handle(raw, &mut h)) })?;

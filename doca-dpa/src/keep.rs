@@ -11,7 +11,6 @@
 use std::any::Any;
 use std::collections::VecDeque;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use crate::dpa::Dpa;
 
@@ -286,112 +285,6 @@ impl Drop for Staged {
             self.recycle();
         }
     }
-}
-
-/// What a stopped DPA thread kept alive, waiting until no activation of it can run.
-///
-/// DOCA has no call that says whether an activation of a stopped thread still runs
-/// (`doca_dpa_thread_stop` only makes it no longer runnable). What bounds it is the
-/// kernel run-time limit (`doca_dpa_get_kernel_max_run_time`): device code still
-/// running past it makes the context fatal. So once the limit has passed since the
-/// stop and the context is healthy (`doca_dpa_peek_at_last_error`), every activation
-/// has finished and the record is released; a fatal context gets it buried.
-///
-/// The facts state the limit for kernels; that it bounds each thread activation
-/// too is the software DPA's *model choice* (doca-sim's `run_activations`), which
-/// this library relies on for threads as well until a BlueField run confirms it.
-/// (If it does not hold there, the remedy is to bury instead of release here.)
-struct Deferred {
-    dpa: Dpa,
-    after: Instant,
-    what: Box<dyn Any + Send>,
-}
-
-/// The deferred records of the process: one list, whichever thread stopped the
-/// thread, so that any thread's [`reap`] (and [`Dpa::destroy`] of the context)
-/// releases them when they are due. A list per host thread would free nothing a
-/// worker thread deferred until that worker made another thread, and would have
-/// to bury its records when the thread exited (or lose them, from a thread-local
-/// destructor that ran after the list's).
-static DEFERRED: std::sync::Mutex<Vec<Deferred>> = std::sync::Mutex::new(Vec::new());
-
-/// The list. A poisoned list is still whole: it is only pushed to, split and
-/// appended to under the lock, none of which runs user code.
-fn deferred() -> std::sync::MutexGuard<'static, Vec<Deferred>> {
-    DEFERRED.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// Holds `what` until the kernel run-time limit of `dpa` has passed (from now) with
-/// the context healthy; see [`Deferred`]. Runs no user code.
-pub(crate) fn defer<T: Any + Send>(dpa: &Dpa, what: T) {
-    let after = Instant::now() + dpa.limits().kernel_max_run_time + Duration::from_millis(50);
-    deferred().push(Deferred {
-        dpa: dpa.clone(),
-        after,
-        what: Box::new(what),
-    });
-}
-
-/// Releases the deferred records whose time has come (see [`Deferred`]); buries
-/// those of a fatal context. Called on the paths that make or drop threads and
-/// launchers, and by [`Dpa::destroy`].
-pub(crate) fn reap() {
-    let now = Instant::now();
-    let due: Vec<Deferred> = {
-        let mut list = deferred();
-        if list.iter().any(|d| d.after <= now) {
-            let (due, keep): (Vec<_>, Vec<_>) = list.drain(..).partition(|d| d.after <= now);
-            *list = keep;
-            due
-        } else {
-            Vec::new()
-        }
-    };
-    // Every record is judged before any is dropped: a drop runs user code (a
-    // `tracing` event) that may panic, and the records still in hand are then
-    // dropped by the unwinding, which must only ever release judged ones.
-    let mut fatal = 0usize;
-    let mut unasked = Vec::new();
-    let mut release = Vec::new();
-    for d in due {
-        // Asked without waiting: this runs on the paths that make threads and
-        // launchers of any context, which must not wait for another context's RPC.
-        match d.dpa.try_health() {
-            Some(Ok(crate::Health::Ok)) => release.push(d),
-            Some(Ok(crate::Health::Fatal)) => {
-                fatal += 1;
-                bury((d.dpa, d.what));
-            }
-            // Not known (an RPC of the context in progress, or a failed call):
-            // asked again at the next release.
-            None | Some(Err(_)) => unasked.push(d),
-        }
-    }
-    if !unasked.is_empty() {
-        deferred().append(&mut unasked);
-    }
-    // Dropped with the list unlocked: a drop may defer more.
-    drop(release);
-    if fatal > 0 {
-        tracing::warn!(
-            target: "doca_dpa::thread",
-            records = fatal,
-            "a stopped DPA thread's context turned fatal before its run-time limit \
-             passed: what the thread used is leaked, not freed"
-        );
-    }
-}
-
-/// Number of records waiting for a stopped thread's last activation (for tests).
-#[doc(hidden)]
-pub fn deferred_count() -> usize {
-    deferred().len()
-}
-
-/// Releases what is due now (for tests; the library does it on its own paths).
-#[doc(hidden)]
-pub fn release_deferred() {
-    reap();
 }
 
 #[cfg(test)]

@@ -234,7 +234,6 @@ impl Launcher {
     }
 
     fn on(events: [Event; 2]) -> Launcher {
-        crate::keep::reap();
         Launcher {
             state: DocaGuarded::new(State {
                 raw: RawLaunch {
@@ -1048,7 +1047,7 @@ impl std::future::Future for LaunchCompletion<'_> {
             return std::task::Poll::Ready(Ok(()));
         }
         // Both events are on one engine (`Launcher::with_engine`), or neither.
-        let engine = match l.events[0].waiter() {
+        let engine = match l.events[0].waiter(crate::sync_event::Awaited::Launch) {
             Ok(w) => w.engine(),
             Err(e) => return std::task::Poll::Ready(Err(e)),
         };
@@ -1188,7 +1187,7 @@ impl Dpa {
             }
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
                 self.rpc_gate().hold(gate);
-                crate::keep::defer(self, keep);
+                crate::family::defer(self, keep).report();
                 return Err(Error::RpcTimeout(Box::new(RpcDiagnosis {
                     function: rpc.name(),
                     waited: started.elapsed(),

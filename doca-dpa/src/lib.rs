@@ -118,6 +118,8 @@ mod dpa;
 #[cfg(doca_sym = "doca_sync_event_create")]
 mod engine;
 mod error;
+#[cfg(doca_sym = "doca_dpa_create")]
+mod family;
 #[cfg(doca_sym = "doca_dpa_hash_table_create")]
 mod hash_table;
 #[cfg(doca_sym = "doca_dpa_create")]
@@ -148,7 +150,10 @@ mod tokio_reactor;
 mod wait_task;
 
 #[doc(hidden)]
-pub use crate::core::{buried_count, bury as bury_value, serialized};
+pub use crate::core::{buried_count, bury as bury_value};
+// Public documentation: where the DOCA lock's scope is stated, which the types'
+// docs link to.
+pub use crate::core::serialized;
 #[cfg(doca_sym = "doca_dpa_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use app::{
@@ -172,12 +177,12 @@ pub use dpa::{Dpa, DpaBuilder, Health, Limits, LogLevel, SendDpa};
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use engine::Engine;
 pub use error::{Error, ErrorCode, ErrorKind, LaunchDiagnosis, Result, RpcDiagnosis};
+#[cfg(doca_sym = "doca_dpa_create")]
+#[doc(hidden)]
+pub use family::{deferred_count, FamilyMember, Member};
 #[cfg(doca_sym = "doca_dpa_hash_table_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use hash_table::HashTable;
-#[cfg(doca_sym = "doca_dpa_create")]
-#[doc(hidden)]
-pub use keep::{deferred_count, release_deferred};
 #[cfg(doca_sym = "doca_dpa_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use keep::{Keep, KeepAlive};

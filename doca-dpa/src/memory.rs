@@ -15,6 +15,7 @@ use crate::app::{param, KernelArg};
 use crate::args::DevPtr;
 use crate::dpa::Dpa;
 use crate::error::{doca_call, Error, Result};
+use crate::family::{FamilyMember, Member};
 use crate::keep::{CtxId, Keep, KeepAlive, KeepQueue};
 
 /// Plain data that can be copied byte for byte between host and DPA.
@@ -49,6 +50,16 @@ pub(crate) struct Allocation {
     bytes: usize,
 }
 
+/// How an allocation is shared: a member of its context's family, so that a drop
+/// inside `serialized` during an RPC frees it later (`family.rs`).
+pub(crate) type SharedAllocation = Arc<Member<Allocation>>;
+
+impl FamilyMember for Allocation {
+    fn family_of(&self) -> &Dpa {
+        &self.dpa
+    }
+}
+
 impl Drop for Allocation {
     fn drop(&mut self) {
         // SAFETY: our allocation of this started context, freed once. Only
@@ -56,7 +67,7 @@ impl Drop for Allocation {
         // sealed or unsafe), each recording an `Arc` of it in a keep record, and
         // only for this context (checked): a launcher releases its records once
         // a completion event showed the launch finished, a thread once no
-        // activation can run (`keep::defer`), a `DpaBox` with its memory; whatever
+        // activation can run (`family::defer`), a `DpaBox` with its memory; whatever
         // could not be observed done was buried. So the device is done with it.
         let freed = self.dpa.with_ctx(|ctx| {
             // SAFETY: as above: memory of this context the device is done with.
@@ -69,7 +80,7 @@ impl Drop for Allocation {
 }
 
 impl Allocation {
-    fn new(dpa: &Dpa, bytes: usize) -> Result<Arc<Allocation>> {
+    fn new(dpa: &Dpa, bytes: usize) -> Result<SharedAllocation> {
         const CALL: &str = "doca_dpa_mem_alloc";
         if bytes == 0 {
             return Err(Error::invalid(CALL, "a DPA buffer must not be empty"));
@@ -85,11 +96,11 @@ impl Allocation {
             return Err(Error::invalid(CALL, "DOCA reported success but no address"));
         }
         // Owned before the event (user code that may panic) is emitted.
-        let alloc = Arc::new(Allocation {
+        let alloc = Arc::new(Member::new(Allocation {
             dpa: dpa.clone(),
             addr,
             bytes,
-        });
+        }));
         tracing::trace!(target: "doca_dpa::memory", addr, bytes, "DPA memory allocated");
         Ok(alloc)
     }
@@ -124,6 +135,30 @@ impl Allocation {
                 data.len()
             ))
         }))
+    }
+
+    /// Copies `data` to the start of the allocation, then runs `then` under the
+    /// same hold of the DOCA lock, whether the copy succeeded or not (a failed
+    /// copy may have written part of `data`). `then` runs no user code. If the
+    /// call cannot be made (an RPC of the family in progress, inside
+    /// `serialized`), neither runs.
+    fn write_bytes_then(&self, data: &[u8], then: impl FnOnce()) -> Result<()> {
+        let dst = self.check("doca_dpa_h2d_memcpy", 0, data.len())?;
+        let copied = self.dpa.with_ctx(|ctx| {
+            // SAFETY: in bounds (checked); DOCA reads `data.len()` bytes from
+            // `data` (its non-const pointer parameter is not written through).
+            let copied = unsafe {
+                doca_call!(doca_dpa_h2d_memcpy(
+                    ctx,
+                    dst,
+                    data.as_ptr().cast_mut().cast(),
+                    data.len()
+                ))
+            };
+            then();
+            Ok(copied)
+        });
+        self.dpa.or_fatal(copied.and_then(|c| c))
     }
 
     fn read_bytes(&self, offset: usize, out: &mut [u8]) -> Result<()> {
@@ -168,7 +203,7 @@ fn zeroed_vec<T: DeviceCopy>(len: usize) -> Vec<T> {
 /// Passed to a kernel (a [`param::DevPtr`] parameter) by reference; the launch keeps
 /// the memory alive until it has finished, whatever happens to the buffer.
 pub struct DpaBuffer<T: DeviceCopy> {
-    alloc: Arc<Allocation>,
+    alloc: SharedAllocation,
     len: usize,
     _t: PhantomData<T>,
 }
@@ -302,7 +337,7 @@ impl<T: DeviceCopy> DpaBuffer<T> {
         DevPtr(self.alloc.addr)
     }
 
-    pub(crate) fn allocation(&self) -> &Arc<Allocation> {
+    pub(crate) fn allocation(&self) -> &SharedAllocation {
         &self.alloc
     }
 }
@@ -327,7 +362,7 @@ unsafe impl<T: DeviceCopy> KernelArg<param::DevPtr> for DpaBuffer<T> {
 /// [`param::DevPtr`] parameter that keeps the whole buffer's memory alive.
 #[derive(Clone)]
 pub struct DpaSlice<T: DeviceCopy> {
-    alloc: Arc<Allocation>,
+    alloc: SharedAllocation,
     byte_offset: usize,
     len: usize,
     _t: PhantomData<T>,
@@ -397,15 +432,57 @@ pub unsafe trait DeviceStruct: 'static {
 
 struct BoxInner {
     // Field order is drop order: the memory goes before what its fields reference.
-    alloc: Arc<Allocation>,
-    /// Locked only by `set`, around the lowering of the value (no user code
-    /// but the generated `DeviceStruct::lower`).
-    keep: std::sync::Mutex<KeepQueue>,
+    alloc: SharedAllocation,
+    /// The value the memory holds: what its fields reference. Replaced by `set`
+    /// under the DOCA lock together with the copy, so the memory and this always
+    /// agree; only locked for a moment (no user code, no DOCA call).
+    current: std::sync::Mutex<Arc<BoxValue>>,
+}
+
+impl BoxInner {
+    fn current(&self) -> Arc<BoxValue> {
+        self.current
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+}
+
+/// What one value written to a [`DpaBox`] references, and the values written
+/// after it.
+///
+/// A launch or thread given the box holds the value current then; since its
+/// kernel reads the memory while it runs (and a thread keeps what one activation
+/// read for the next ones), it may see every value written after that too, so
+/// each value holds the next one. A replaced value is released once nothing
+/// given it or an earlier one can still run, and the box no longer holds it:
+/// a box that is set over and over while no launch holds an old value keeps one
+/// value alive.
+#[derive(Default)]
+struct BoxValue {
+    /// Held, never read.
+    _keep: KeepQueue,
+    /// The value written after this one, once there is one.
+    next: std::sync::OnceLock<Arc<BoxValue>>,
+}
+
+impl Drop for BoxValue {
+    fn drop(&mut self) {
+        // The values after this one, released in a loop rather than by recursion:
+        // a chain of replaced values a thread held may be long.
+        let mut next = self.next.take();
+        while let Some(value) = next {
+            next = match Arc::try_unwrap(value) {
+                Ok(mut v) => v.next.take(),
+                Err(_) => None,
+            };
+        }
+    }
 }
 
 /// A typed struct in DPA memory (the "state struct" of persistent DPA threads): its
 /// handle and address fields keep their objects alive for as long as the memory
-/// lives, and a launch or thread given the box keeps the memory alive.
+/// holds them, and a launch or thread given the box keeps the memory alive.
 ///
 /// A field that names an object which (through a thread) keeps this box alive
 /// makes a reference cycle that is never freed; [`Dev::unkept`](crate::Dev::unkept) breaks it.
@@ -430,7 +507,7 @@ impl<T: DeviceStruct> DpaBox<T> {
         let boxed = DpaBox {
             inner: Arc::new(BoxInner {
                 alloc,
-                keep: std::sync::Mutex::new(KeepQueue::default()),
+                current: std::sync::Mutex::default(),
             }),
             _t: PhantomData,
         };
@@ -438,20 +515,21 @@ impl<T: DeviceStruct> DpaBox<T> {
         Ok(boxed)
     }
 
-    /// Overwrites the struct with `value` (`doca_dpa_h2d_memcpy`). What the previous
-    /// value referenced stays alive too: a kernel may still be reading it.
+    /// Overwrites the struct with `value` (`doca_dpa_h2d_memcpy`).
+    ///
+    /// What the previous value referenced is released once no launch or DPA
+    /// thread given the box while it (or an earlier value) was in it can still
+    /// run: a launch given it holds it until the launch is known finished, a
+    /// thread until no activation of it can run. So a box set over and over holds
+    /// one value while no launch or thread holds an older one; while a started
+    /// thread holds the box, every value written is kept (an activation may keep
+    /// what it read for the next one) — give such a thread new state through a new
+    /// box, or through plain data fields.
     pub fn set(&self, value: &T) -> Result<()> {
-        let mut keep = self.inner.keep.lock().unwrap_or_else(|p| p.into_inner());
-        let mark = keep.len();
+        // Lowered with no lock held (the generated `lower` makes DOCA calls).
+        let mut keep = KeepQueue::default();
         let ctx = CtxId::of(&self.inner.alloc.dpa);
-        let repr = match value.lower(&mut keep.recorder(0, Some(ctx), "doca_dpa_h2d_memcpy")) {
-            Ok(repr) => repr,
-            Err(e) => {
-                // Nothing was written: what the refused value recorded is not used.
-                keep.truncate(mark);
-                return Err(e);
-            }
-        };
+        let repr = value.lower(&mut keep.recorder(0, Some(ctx), "doca_dpa_h2d_memcpy"))?;
         // SAFETY: `Repr` has no padding (DeviceStruct), so all its bytes are
         // initialised.
         let bytes = unsafe {
@@ -460,9 +538,25 @@ impl<T: DeviceStruct> DpaBox<T> {
                 std::mem::size_of::<T::Repr>(),
             )
         };
-        self.inner.alloc.write_bytes(0, bytes)
+        let value = Arc::new(BoxValue {
+            _keep: keep,
+            next: std::sync::OnceLock::new(),
+        });
+        let mut replaced = None;
+        // The copy and the switch to the new value under the DOCA lock together:
+        // two `set`s of one box switch in the order their copies landed. The
+        // replaced value is dropped after (its drop may free memory and emit
+        // `tracing` events), with no lock held.
+        let written = self.inner.alloc.write_bytes_then(bytes, || {
+            let mut current = self.inner.current.lock().unwrap_or_else(|p| p.into_inner());
+            let old = std::mem::replace(&mut *current, value.clone());
+            // A launch or thread that holds the old value holds this one too.
+            let _ = old.next.set(value.clone());
+            replaced = Some(old);
+        });
+        drop(replaced);
+        written
     }
-
     /// Reads the struct's device layout back (`doca_dpa_d2h_memcpy`); its handle
     /// fields come back as [`Handle`](crate::Handle)s.
     pub fn get(&self) -> Result<T::Repr> {
@@ -482,12 +576,15 @@ impl<T: DeviceStruct> DpaBox<T> {
 }
 
 // SAFETY: the address of a live allocation holding the struct; the keep record holds
-// the box, which holds the allocation and everything its fields reference.
+// the box (so the allocation) and the value current now, which holds every value
+// written after it and so everything the memory's fields reference while the
+// launch or thread runs (`BoxValue`).
 unsafe impl<T: DeviceStruct> KernelArg<param::DevPtr> for DpaBox<T> {
     #[inline]
     fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
         keep.check_context(&self.inner.alloc.dpa, "the DPA box")?;
         keep.keep(KeepAlive::new(&self.inner));
+        keep.keep(KeepAlive::new(&self.inner.current()));
         Ok(self.inner.alloc.addr)
     }
 }

@@ -13,8 +13,9 @@ use crate::app::{param, KernelArg};
 use crate::core::Owned;
 use crate::dpa::Dpa;
 use crate::error::{doca_call, Error, Result};
+use crate::family::{FamilyMember, Member};
 use crate::keep::{Keep, KeepAlive};
-use crate::memory::{Allocation, DeviceCopy, DpaBuffer};
+use crate::memory::{DeviceCopy, DpaBuffer, SharedAllocation};
 
 bitflags::bitflags! {
     /// Who may access a memory map, and how (`enum doca_access_flag`, given to
@@ -59,7 +60,7 @@ crate::__doca_object!(
 /// range once per map and no `doca_mmap_add_dev` on such a map, so this type
 /// offers neither.
 pub struct DpaMmap {
-    inner: Arc<MmapInner>,
+    inner: Arc<Member<MmapInner>>,
 }
 
 struct MmapInner {
@@ -70,7 +71,7 @@ struct MmapInner {
     addr: u64,
     len: usize,
     // Dropped after the map is destroyed (Drop runs before fields).
-    _memory: Arc<Allocation>,
+    _memory: SharedAllocation,
 }
 
 impl fmt::Debug for DpaMmap {
@@ -154,7 +155,7 @@ impl DpaMmap {
         // SAFETY: valid out-pointer.
         unsafe { doca_call!(doca_mmap_create(&mut raw)) }?;
         // From here the map is owned: an early return destroys it.
-        let mut map = MmapInner {
+        let mut map = Member::new(MmapInner {
             // SAFETY: what doca_mmap_create just returned: NULL or a new object that
             // nothing else owns, handed over here.
             raw: unsafe { Owned::new("doca_mmap_create", raw) }?,
@@ -163,7 +164,7 @@ impl DpaMmap {
             addr,
             len,
             _memory: buffer.allocation().clone(),
-        };
+        });
         if let Some(access) = access {
             // SAFETY: our unstarted map; flags of `enum doca_access_flag`.
             unsafe { doca_call!(doca_mmap_set_permissions(raw, access.bits())) }?;
@@ -373,6 +374,12 @@ unsafe impl KernelArg<param::Mmap> for DpaMmap {
         keep.check_context(&self.inner.dpa, "the memory map")?;
         keep.keep(KeepAlive::new(&self.inner));
         Ok(self.inner.handle)
+    }
+}
+
+impl FamilyMember for MmapInner {
+    fn family_of(&self) -> &Dpa {
+        &self.dpa
     }
 }
 

@@ -16,7 +16,15 @@
 //!
 //! Futures must not wait at the gate (a runtime's thread held up there may be
 //! what the RPC waits for): they register with it instead ([`RpcGate::wake_on_free`])
-//! and are woken whenever the gate's state is released and when a call returns.
+//! and are woken whenever the gate's state is released and when a timed-out
+//! call returns.
+//!
+//! A waker is user code, and may use the family (make an RPC, even): it is never
+//! woken on the RPC thread (whose queue such an RPC would wait on) nor by a
+//! thread that holds the DOCA lock. Where a wake-up comes from one of those — a
+//! timed-out call's return, a release inside `serialized` — the wakers are woken
+//! on a short-lived thread of their own ([`Waiting::wake_all`]). Wakers are
+//! cloned and dropped with the list's lock released. See `docs/concurrency.md`.
 //!
 //! [`Dpa::rpc`]: crate::Dpa::rpc
 
@@ -59,12 +67,23 @@ impl RpcWorker {
         let thread = std::thread::Builder::new()
             .name("doca-dpa-rpc".into())
             .spawn(move || {
+                ON_RPC_THREAD.with(|on| on.set(true));
                 for job in inbox {
                     // The gate may be gone (its drop settled it): nothing to do.
                     if outbox.send(job()).is_err() {
                         return;
                     }
-                    waiting.wake_all();
+                    // A call whose caller stopped waiting (it timed out): the
+                    // futures waiting for the gate learn that it returned from
+                    // here (on another thread: `Waiting::wake_all`). A call whose
+                    // caller got the outcome is woken for by the caller, once it
+                    // released the gate. Looked at after the send: a caller that
+                    // gave up before the outcome was sent marked it first, and
+                    // one that gave up after it finds the outcome there when its
+                    // release wakes the futures.
+                    if waiting.abandoned.swap(false, Ordering::SeqCst) {
+                        waiting.wake_all();
+                    }
                 }
             })?;
         Ok(RpcWorker {
@@ -92,33 +111,90 @@ impl Drop for RpcWorker {
     }
 }
 
+thread_local! {
+    /// Set on the RPC threads: no user code runs there.
+    static ON_RPC_THREAD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 /// Wakers of futures waiting for the gate to be free.
 #[derive(Debug, Default)]
-struct Waiting(Mutex<Vec<Waker>>);
+struct Waiting {
+    list: Mutex<Vec<Waker>>,
+    /// The call in progress timed out (its caller no longer waits for it): the
+    /// RPC thread has the waiting futures woken when it returns.
+    abandoned: AtomicBool,
+}
 
 impl Waiting {
     fn list(&self) -> MutexGuard<'_, Vec<Waker>> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner())
+        self.list.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     fn add(&self, waker: &Waker) {
-        let mut list = self.list();
-        if !list.iter().any(|w| w.will_wake(waker)) {
-            list.push(waker.clone());
-        }
+        // Cloned, and a clone not needed dropped, with the list unlocked (a
+        // waker's clone and drop are user code).
+        let clone = waker.clone();
+        let unused = {
+            let mut list = self.list();
+            if list.iter().any(|w| w.will_wake(waker)) {
+                Some(clone)
+            } else {
+                list.push(clone);
+                None
+            }
+        };
+        drop(unused);
     }
 
     fn remove(&self, waker: &Waker) {
-        self.list().retain(|w| !w.will_wake(waker));
+        let removed: Vec<Waker> = {
+            let mut list = self.list();
+            let (removed, kept) = std::mem::take(&mut *list)
+                .into_iter()
+                .partition(|w| w.will_wake(waker));
+            *list = kept;
+            removed
+        };
+        drop(removed);
     }
 
-    /// Wakes them (user code), with no lock held. A waker that panics is caught:
-    /// this runs on the RPC thread and in the gate's guard's drop.
+    /// Wakes them (user code) with the list unlocked; a waker that panics is
+    /// caught. Here, unless this thread is the RPC thread (a waker that makes an
+    /// RPC would wait for the thread that runs it) or holds the DOCA lock (no user
+    /// code runs under a library lock): then on a thread started for them. If
+    /// that thread cannot be started, they stay registered and are woken at the
+    /// next release of the gate.
     fn wake_all(&self) {
         let woken = std::mem::take(&mut *self.list());
-        for w in woken {
-            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| w.wake()));
+        if woken.is_empty() {
+            return;
         }
+        if !(crate::core::held_here() || ON_RPC_THREAD.with(std::cell::Cell::get)) {
+            return wake(woken);
+        }
+        // Handed over through a slot the list takes back from if the thread
+        // cannot be started (moved back: no waker is cloned or dropped here).
+        let parcel = Arc::new(Mutex::new(Some(woken)));
+        let theirs = parcel.clone();
+        let spawned = std::thread::Builder::new()
+            .name("doca-dpa-wake".into())
+            .spawn(move || {
+                let woken = theirs.lock().unwrap_or_else(|p| p.into_inner()).take();
+                wake(woken.unwrap_or_default());
+            });
+        if spawned.is_err() {
+            let back = parcel.lock().unwrap_or_else(|p| p.into_inner()).take();
+            if let Some(back) = back {
+                self.list().extend(back);
+            }
+        }
+    }
+}
+
+/// Wakes `wakers` on this thread, catching a waker that panics.
+fn wake(wakers: Vec<Waker>) {
+    for w in wakers {
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| w.wake()));
     }
 }
 
@@ -263,6 +339,8 @@ impl RpcGate {
     /// the next use.
     pub(crate) fn hold(&self, mut guard: GateGuard<'_>) {
         guard.owed = true;
+        // Before the guard's release wakes the futures (see `RpcWorker::start`).
+        self.waiting.abandoned.store(true, Ordering::SeqCst);
     }
 
     /// Waits until a timed-out RPC's call has returned, and until an RPC in
@@ -283,7 +361,11 @@ impl RpcGate {
         let mut guard = self.guard(state);
         if let Some(settled) = self.settle_locked(&mut guard, false) {
             drop(guard);
-            settled.report();
+            // A `tracing` event is user code: left out under the DOCA lock (a
+            // call nested in `serialized`).
+            if !crate::core::held_here() {
+                settled.report();
+            }
         }
     }
 

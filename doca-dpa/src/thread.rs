@@ -23,6 +23,7 @@ use crate::app::{
 use crate::core::Owned;
 use crate::dpa::Dpa;
 use crate::error::{doca_call, Error, Result};
+use crate::family::{FamilyMember, Member};
 use crate::keep::{KeepAlive, KeepQueue};
 
 crate::__doca_object!(
@@ -55,25 +56,33 @@ struct ThreadInner {
     ran: std::sync::atomic::AtomicBool,
 }
 
+impl FamilyMember for ThreadInner {
+    fn family_of(&self) -> &Dpa {
+        &self.dpa
+    }
+}
+
 impl Drop for ThreadInner {
     fn drop(&mut self) {
         // The thread goes before its affinity and what it uses. Stopping it only
         // keeps new activations from starting: one that runs goes on, so a thread
-        // that ever ran hands its record to `keep::defer`, which releases it once
-        // the run-time limit has passed with the context healthy. If it cannot be
+        // that ever ran hands its record to its family (`family::defer`), whose
+        // reaper releases it once the run-time limit has passed with the context
+        // healthy. If it cannot be
         // stopped it may run for ever, and everything it uses is leaked. All of
         // this happens before any user code (the `tracing` reports) can unwind.
         let outcome = self.dpa.teardown_child(&mut self.raw);
         if outcome.stopped() {
             let affinity = (self.affinity.as_mut()).map(|a| self.dpa.teardown_child(a));
-            if *self.ran.get_mut() {
-                crate::keep::defer(&self.dpa, std::mem::take(&mut self.keep));
-            }
+            let deferred = (*self.ran.get_mut())
+                .then(|| crate::family::defer(&self.dpa, std::mem::take(&mut self.keep)));
             outcome.report();
             if let Some(a) = affinity {
                 a.report();
             }
-            crate::keep::reap();
+            if let Some(d) = deferred {
+                d.report();
+            }
         } else {
             if let Some(a) = self.affinity.as_mut() {
                 a.bury();
@@ -119,7 +128,7 @@ impl<P: KernelParam<Abi = u64>> ThreadParams for (P,) {
 /// A DPA thread being configured (`doca_dpa_thread_create` and
 /// `doca_dpa_thread_set_func_arg` done).
 pub struct ThreadBuilder {
-    inner: ThreadInner,
+    inner: Member<ThreadInner>,
 }
 
 impl std::fmt::Debug for ThreadBuilder {
@@ -145,7 +154,6 @@ impl ThreadBuilder {
         S::Params: ThreadParams,
     {
         const CALL: &str = "doca_dpa_thread_set_func_arg";
-        crate::keep::reap();
         if !func.belongs_to(dpa.app()) {
             return Err(foreign_function(CALL, func.name(), dpa.app()));
         }
@@ -161,7 +169,7 @@ impl ThreadBuilder {
         }))?;
         // Owned by the thread at once, so that a failure below tears it down (at
         // the RPC gate, `ThreadInner::drop`).
-        let inner = ThreadInner {
+        let inner = Member::new(ThreadInner {
             // SAFETY: what doca_dpa_thread_create just returned: NULL or a new object that
             // nothing else owns, handed over here.
             raw: unsafe { Owned::<RawThread>::new("doca_dpa_thread_create", raw) }?,
@@ -170,7 +178,7 @@ impl ThreadBuilder {
             dpa: dpa.clone(),
             func: func.name(),
             ran: std::sync::atomic::AtomicBool::new(false),
-        };
+        });
         let raw = inner.raw.as_ptr();
         dpa.with_ctx(|_| {
             // SAFETY: an unstarted thread and a function of the context's app
@@ -275,11 +283,13 @@ impl ThreadBuilder {
 /// never run (`doca_dpa_thread_run`), else once the kernel run-time limit has passed
 /// since the stop with the context healthy (DOCA has no call that says an
 /// activation ended; one running past the limit makes the context fatal, and then
-/// everything is leaked with a warning). The release happens on a later thread or
-/// launcher creation, [`Dpa::destroy`], or [`release_deferred`](crate::release_deferred).
+/// everything is leaked with a warning). The context family's reaper thread makes
+/// that release when it is due, whatever else the program does; on a device with
+/// no run-time limit (0) nothing bounds the last activation, and what the thread
+/// used is kept for good (counted by `doca_dpa::buried_count()`, a hidden test hook).
 #[derive(Clone)]
 pub struct DpaThread {
-    inner: Arc<ThreadInner>,
+    inner: Arc<Member<ThreadInner>>,
 }
 
 impl std::fmt::Debug for DpaThread {
@@ -342,15 +352,25 @@ impl DpaThread {
 /// `doca_dpa_thread_group_start` (all EXPERIMENTAL). On drop the group is
 /// stopped and destroyed before its threads.
 pub struct ThreadGroup {
+    inner: Member<GroupInner>,
+}
+
+struct GroupInner {
     raw: Owned<RawGroup>,
     threads: Vec<DpaThread>,
     dpa: Dpa,
 }
 
+impl FamilyMember for GroupInner {
+    fn family_of(&self) -> &Dpa {
+        &self.dpa
+    }
+}
+
 impl std::fmt::Debug for ThreadGroup {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ThreadGroup")
-            .field("threads", &self.threads)
+            .field("threads", &self.inner.threads)
             .finish()
     }
 }
@@ -388,13 +408,13 @@ impl ThreadGroup {
         dpa.or_fatal(dpa.with_ctx(|ctx| unsafe {
             doca_call!(doca_dpa_thread_group_create(ctx, n, &mut raw))
         }))?;
-        let mut group = ThreadGroup {
+        let mut group = Member::new(GroupInner {
             // SAFETY: what doca_dpa_thread_group_create just returned: NULL or a new object that
             // nothing else owns, handed over here.
             raw: unsafe { Owned::new("doca_dpa_thread_group_create", raw) }?,
             threads: Vec::with_capacity(threads.len()),
             dpa: dpa.clone(),
-        };
+        });
         // On failure the group is torn down before any builder is dropped.
         for (rank, thread) in threads.iter().enumerate() {
             let (g, t) = (group.raw.as_ptr(), thread.inner.raw.as_ptr());
@@ -419,14 +439,16 @@ impl ThreadGroup {
         dpa.with_ctx(|_| unsafe { doca_call!(doca_dpa_thread_group_start(g)) })
             .inspect_err(|_| group.teardown())?;
         group.raw.set_started();
-        Ok(group)
+        Ok(ThreadGroup { inner: group })
     }
 
     /// The threads, by rank.
     pub fn threads(&self) -> &[DpaThread] {
-        &self.threads
+        &self.inner.threads
     }
+}
 
+impl GroupInner {
     /// Stops (if started) and destroys the group, once; its threads are dropped
     /// after it. A group that cannot be stopped may still run them: they are
     /// leaked with it.
@@ -440,7 +462,7 @@ impl ThreadGroup {
     }
 }
 
-impl Drop for ThreadGroup {
+impl Drop for GroupInner {
     fn drop(&mut self) {
         self.teardown();
     }

@@ -18,6 +18,7 @@
 
 #include <doca_dpa_dev.h>
 #include <doca_dpa_dev_buf.h>
+#include <doca_dpa_dev_comch_msgq.h>
 #include <doca_dpa_dev_rdma.h>
 #include <doca_dpa_dev_sync_event.h>
 #include <doca_sim_dev.h>
@@ -179,51 +180,49 @@ int doca_sim_dev_rdmi_send(uint64_t poster, uint64_t connection, const void *dat
 }
 
 /*
- * Device calls the sim does not model (DOCA's asynchronous operations). They
- * must still be defined, so that a kernel using them links and runs up to the
- * call: the kernel's context then turns fatal and the device log says which
- * call it was. Each ignores its arguments, hence the warning is off for these
- * definitions only.
+ * DPA async ops (src/dpa/async_ops.rs): each call hands its arguments to the
+ * model and ends the instance if the model found a device fault. The buffer
+ * form reads both buffers in kernel mode (a bad buffer address is the
+ * kernel's own trap) and copies the source buffer's length into the
+ * destination buffer, which must be as long.
  */
-static void not_modelled(const char *call)
-{
-	char line[160];
-
-	snprintf(line, sizeof(line), "%s is not modelled by doca-sim\n", call);
-	doca_sim_dev_log_line((unsigned int)DOCA_DPA_DEV_LOG_LEVEL_ERROR, line);
-	doca_sim_dev_fault(line);
-}
-
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-parameter"
+void doca_sim_impl_async_memcpy(uint64_t async_ops, uint32_t dst_mmap, uint64_t dst_addr, uint64_t room,
+				uint32_t src_mmap, uint64_t src_addr, uint64_t length, uint32_t flags);
+void doca_sim_impl_async_wait(uint64_t async_ops, uint64_t event, uint64_t value, int not_equal);
 
 void doca_dpa_dev_sync_event_post_wait_gt(doca_dpa_dev_async_ops_t async_ops_handle,
 					  doca_dpa_dev_sync_event_t wait_se_handle, uint64_t value)
 {
-	not_modelled(__func__);
+	doca_sim_impl_async_wait(async_ops_handle, wait_se_handle, value, 0);
+	doca_sim_trap_end_if_requested();
 }
 
 void doca_dpa_dev_sync_event_post_wait_ne(doca_dpa_dev_async_ops_t async_ops_handle,
 					  doca_dpa_dev_sync_event_t wait_se_handle, uint64_t value)
 {
-	not_modelled(__func__);
+	doca_sim_impl_async_wait(async_ops_handle, wait_se_handle, value, 1);
+	doca_sim_trap_end_if_requested();
 }
 
 void doca_dpa_dev_post_buf_memcpy(doca_dpa_dev_async_ops_t async_ops_handle,
 				  doca_dpa_dev_buf_t dst_buf_handle, doca_dpa_dev_buf_t src_buf_handle,
 				  uint32_t flags)
 {
-	not_modelled(__func__);
+	doca_sim_impl_async_memcpy(async_ops_handle, doca_dpa_dev_buf_get_mmap(dst_buf_handle),
+				   doca_dpa_dev_buf_get_addr(dst_buf_handle), doca_dpa_dev_buf_get_len(dst_buf_handle),
+				   doca_dpa_dev_buf_get_mmap(src_buf_handle), doca_dpa_dev_buf_get_addr(src_buf_handle),
+				   doca_dpa_dev_buf_get_len(src_buf_handle), flags);
+	doca_sim_trap_end_if_requested();
 }
 
 void doca_dpa_dev_post_memcpy(doca_dpa_dev_async_ops_t async_ops_handle, doca_dpa_dev_mmap_t dst_mmap_handle,
 			      uint64_t dst_addr, doca_dpa_dev_mmap_t src_mmap_handle, uint64_t src_addr,
 			      size_t length, uint32_t flags)
 {
-	not_modelled(__func__);
+	doca_sim_impl_async_memcpy(async_ops_handle, dst_mmap_handle, dst_addr, length, src_mmap_handle, src_addr,
+				   length, flags);
+	doca_sim_trap_end_if_requested();
 }
-
-#pragma GCC diagnostic pop
 
 /*
  * DPA RDMA (src/rdma.rs): each call hands its arguments to the model and ends
@@ -407,4 +406,93 @@ doca_dpa_dev_uintptr_t doca_dpa_dev_mmap_get_external_ptr(doca_dpa_dev_mmap_t mm
 doca_dpa_dev_uintptr_t doca_dpa_dev_buf_get_external_ptr(doca_dpa_dev_buf_t buf)
 {
 	return doca_dpa_dev_mmap_get_external_ptr(doca_dpa_dev_buf_get_mmap(buf), doca_dpa_dev_buf_get_addr(buf));
+}
+
+/*
+ * DPA Comms message queues (src/comch.rs): each call hands its arguments to
+ * the model and ends the instance if the model found a device fault.
+ */
+void doca_sim_impl_comch_consumer_ack(uint64_t consumer, uint32_t num_msg);
+int doca_sim_impl_comch_get_completion(uint64_t consumer_comp, uint64_t *element);
+uint64_t doca_sim_impl_comch_completion_imm(uint64_t element, uint32_t *imm_length);
+uint32_t doca_sim_impl_comch_completion_producer_id(uint64_t element);
+void doca_sim_impl_comch_completion_ack(uint64_t consumer_comp, uint64_t num_comp);
+void doca_sim_impl_comch_request_notification(uint64_t consumer_comp);
+int doca_sim_impl_comch_is_consumer_empty(uint64_t producer, uint32_t consumer_id);
+void doca_sim_impl_comch_send(uint64_t producer, uint32_t consumer_id, const uint8_t *imm, uint32_t imm_length,
+			      uint32_t flags);
+void doca_sim_impl_comch_dma_copy(uint64_t producer, uint32_t consumer_id, uint32_t dst_mmap, uint64_t dst_addr,
+				  uint32_t src_mmap, uint64_t src_addr, uint64_t length, const uint8_t *imm,
+				  uint32_t imm_length, uint32_t flags);
+
+void doca_dpa_dev_comch_consumer_ack(doca_dpa_dev_comch_consumer_t consumer, uint32_t num_msg)
+{
+	doca_sim_impl_comch_consumer_ack(consumer, num_msg);
+	doca_sim_trap_end_if_requested();
+}
+
+int doca_dpa_dev_comch_consumer_get_completion(doca_dpa_dev_comch_consumer_completion_t consumer_comp_handle,
+					       doca_dpa_dev_comch_consumer_completion_element_t *comp_element)
+{
+	int got = doca_sim_impl_comch_get_completion(consumer_comp_handle, comp_element);
+
+	doca_sim_trap_end_if_requested();
+	return got;
+}
+
+const uint8_t *doca_dpa_dev_comch_consumer_get_completion_imm(doca_dpa_dev_comch_consumer_completion_element_t comp_element,
+							      uint32_t *imm_length)
+{
+	uint64_t imm = doca_sim_impl_comch_completion_imm(comp_element, imm_length);
+
+	doca_sim_trap_end_if_requested();
+	return (const uint8_t *)(uintptr_t)imm;
+}
+
+uint32_t doca_dpa_dev_comch_consumer_get_completion_producer_id(
+	doca_dpa_dev_comch_consumer_completion_element_t comp_element)
+{
+	uint32_t id = doca_sim_impl_comch_completion_producer_id(comp_element);
+
+	doca_sim_trap_end_if_requested();
+	return id;
+}
+
+void doca_dpa_dev_comch_consumer_completion_ack(doca_dpa_dev_comch_consumer_completion_t consumer_comp_handle,
+						uint64_t num_comp)
+{
+	doca_sim_impl_comch_completion_ack(consumer_comp_handle, num_comp);
+	doca_sim_trap_end_if_requested();
+}
+
+void doca_dpa_dev_comch_consumer_completion_request_notification(
+	doca_dpa_dev_comch_consumer_completion_t consumer_comp_handle)
+{
+	doca_sim_impl_comch_request_notification(consumer_comp_handle);
+	doca_sim_trap_end_if_requested();
+}
+
+int doca_dpa_dev_comch_producer_is_consumer_empty(doca_dpa_dev_comch_producer_t producer, uint32_t consumer_id)
+{
+	int empty = doca_sim_impl_comch_is_consumer_empty(producer, consumer_id);
+
+	doca_sim_trap_end_if_requested();
+	return empty;
+}
+
+void doca_dpa_dev_comch_producer_post_send_imm_only(doca_dpa_dev_comch_producer_t producer, uint32_t consumer_id,
+						    const uint8_t *imm, uint32_t imm_length, uint32_t flags)
+{
+	doca_sim_impl_comch_send(producer, consumer_id, imm, imm_length, flags);
+	doca_sim_trap_end_if_requested();
+}
+
+void doca_dpa_dev_comch_producer_dma_copy(doca_dpa_dev_comch_producer_t producer, uint32_t consumer_id,
+					  doca_dpa_dev_mmap_t dst_mmap, uint64_t dst_addr, doca_dpa_dev_mmap_t src_mmap,
+					  uint64_t src_addr, size_t length, const uint8_t *imm, uint32_t imm_length,
+					  uint32_t flags)
+{
+	doca_sim_impl_comch_dma_copy(producer, consumer_id, dst_mmap, dst_addr, src_mmap, src_addr, length, imm,
+				     imm_length, flags);
+	doca_sim_trap_end_if_requested();
 }

@@ -96,15 +96,20 @@ doca_dpa_dev_uintptr_t doca_dpa_dev_mmap_get_external_ptr(doca_dpa_dev_mmap_t mm
 doca_dpa_dev_uintptr_t doca_dpa_dev_buf_get_external_ptr(doca_dpa_dev_buf_t buf);
 
 /**
- * Posts, on async ops, a copy between two buffers.
- * Not modelled by doca-sim: a device fault with a device-log line saying so.
+ * Posts, on async ops, a copy of the source buffer's bytes into the
+ * destination buffer; the attached completion context reports it. For DPA
+ * threads only. In the sim the copy is made when posted; a handle that is not
+ * live, a buffer outside its map, a destination shorter than the source,
+ * overlapping buffers or unknown flags are a device fault.
  */
 void doca_dpa_dev_post_buf_memcpy(doca_dpa_dev_async_ops_t async_ops_handle, doca_dpa_dev_buf_t dst_buf_handle,
 				  doca_dpa_dev_buf_t src_buf_handle, uint32_t flags);
 
 /**
- * Posts, on async ops, a copy between two memory maps.
- * Not modelled by doca-sim: a device fault with a device-log line saying so.
+ * Posts, on async ops, a copy of `length` bytes between two memory maps; the
+ * attached completion context reports it. For DPA threads only. In the sim the
+ * copy is made when posted; bad handles, ranges outside their maps,
+ * overlapping ranges or unknown flags are a device fault.
  */
 void doca_dpa_dev_post_memcpy(doca_dpa_dev_async_ops_t async_ops_handle, doca_dpa_dev_mmap_t dst_mmap_handle,
 			      uint64_t dst_addr, doca_dpa_dev_mmap_t src_mmap_handle, uint64_t src_addr, size_t length,

@@ -26,14 +26,16 @@ void doca_dpa_dev_sync_event_update_set(doca_dpa_dev_sync_event_t dpa_dev_se_han
 /** Waits until (event value & mask) > value. */
 void doca_dpa_dev_sync_event_wait_gt(doca_dpa_dev_sync_event_t dpa_dev_se_handle, uint64_t value, uint64_t mask);
 /**
- * Posts, on async ops, a wait until the event's value is greater than `value`.
- * Not modelled by doca-sim: a device fault with a device-log line saying so.
+ * Posts, on async ops, a wait until the event's value is greater than `value`
+ * (both at most 254); the attached completion context then reports it, which
+ * activates its thread. For DPA threads only.
  */
 void doca_dpa_dev_sync_event_post_wait_gt(doca_dpa_dev_async_ops_t async_ops_handle,
 					  doca_dpa_dev_sync_event_t wait_se_handle, uint64_t value);
 /**
- * Posts, on async ops, a wait until the event's value differs from `value`.
- * Not modelled by doca-sim: a device fault with a device-log line saying so.
+ * Posts, on async ops, a wait until the event's value differs from `value`;
+ * the attached completion context then reports it, which activates its
+ * thread. For DPA threads only.
  */
 void doca_dpa_dev_sync_event_post_wait_ne(doca_dpa_dev_async_ops_t async_ops_handle,
 					  doca_dpa_dev_sync_event_t wait_se_handle, uint64_t value);

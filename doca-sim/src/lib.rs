@@ -86,8 +86,10 @@
 //! 7. Sync events: `sync_event`, `sync_event::value`, `sync_event::task`.
 //! 8. What runs on the DPA and what it reaches: `dpa::launch` (device code
 //!    on host threads, kernel launches, RPCs), `dpa::threads` (DPA threads,
-//!    completions, notifications), `mmap`, `verbs`, `rdma` (DOCA RDMA on
-//!    the DPA datapath, a loopback).
+//!    completions, notifications), `dpa::async_ops` (async ops and the copies
+//!    and waits kernels post on them), `mmap`, `verbs`, `rdma` (DOCA RDMA on
+//!    the DPA datapath, a loopback), `comch` (DPA Comms message queues, a
+//!    loopback).
 //! 9. RDMI: `rdmi`.
 //! 10. The C edge that only calls into the model: `device` (the functions
 //!     DPA kernels call) and `common` (`doca_error.h`, `doca_version.h`).
@@ -97,10 +99,12 @@
 //! the DOCA names, so `grep -rn 'fn doca_sync_event_start'` finds the one
 //! place. The few device calls that need an object's private state stay
 //! with it (RDMI's `doca_sim_dev_rdmi_*` and `doca_sim_impl_rdmi_send`,
-//! DPA RDMA's `doca_sim_impl_rdma_*`, the launch entry points of `csrc/` in
+//! DPA RDMA's `doca_sim_impl_rdma_*`, DPA Comms' `doca_sim_impl_comch_*`,
+//! async ops' `doca_sim_impl_async_*`, the launch entry points of `csrc/` in
 //! `dpa::launch`).
 
 pub mod abi;
+mod comch;
 mod common;
 mod config;
 mod ctx;

@@ -313,3 +313,8 @@ fn host_side_device_selection_finds_an_sf_with_rdma() {
 fn rpcs_and_kernels_take_structs_by_value_from_a_shared_header() {
     check_program("rpc_struct_by_value");
 }
+
+#[test]
+fn two_dpa_threads_exchange_messages_over_comch_message_queues() {
+    check_program("comch_msgq");
+}

@@ -275,7 +275,7 @@ fn limits_match_the_profile() {
     };
     let ctx = Ctx::created();
     // Limits are readable before start.
-    assert_eq!(read(ctx.dpa), (190, 12, 12, 16, 190));
+    assert_eq!(read(ctx.dpa), (190, 12, 16, 16, 190));
     fails!(
         INVALID_VALUE,
         abi::doca_dpa_get_max_threads_per_kernel(ctx.dpa, null_mut())

@@ -139,11 +139,11 @@ fn eu_affinities() {
         INVALID_VALUE,
         abi::doca_dpa_thread_set_affinity(thread, aff)
     );
-    // EU ids run below cores × EUs per core (12 × 16).
-    fails!(INVALID_VALUE, abi::doca_dpa_eu_affinity_set(aff, 192));
-    ok!(abi::doca_dpa_eu_affinity_set(aff, 191));
+    // EU ids run below cores × EUs per core (16 × 16).
+    fails!(INVALID_VALUE, abi::doca_dpa_eu_affinity_set(aff, 256));
+    ok!(abi::doca_dpa_eu_affinity_set(aff, 255));
     ok!(abi::doca_dpa_eu_affinity_get(aff, &mut eu));
-    assert_eq!(eu, 191);
+    assert_eq!(eu, 255);
     ok!(abi::doca_dpa_thread_set_affinity(thread, aff));
     ok!(abi::doca_dpa_eu_affinity_clear(aff));
     fails!(INVALID_VALUE, abi::doca_dpa_eu_affinity_get(aff, &mut eu));
@@ -569,7 +569,7 @@ fn an_over_time_thread_activation_makes_the_context_fatal() {
     ok!(ctx.launch(null_mut(), 0, 1, k));
     assert!(poll(PATIENCE, || STARTED.load(SeqCst) == 1));
     assert!(
-        poll(Duration::from_secs(5), || ctx.peek() == BAD_STATE),
+        poll_cpu(RUN_TIME_PATIENCE, || ctx.peek() == BAD_STATE),
         "a stuck DPA thread activation never made the context fatal"
     );
     std::thread::sleep(Duration::from_millis(30));

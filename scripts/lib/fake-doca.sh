@@ -34,6 +34,22 @@ fake_doca_install() {
     fake_version=$version
     mkdir -p "$prefix/include" "$prefix/lib/pkgconfig"
     cp "$root"/doca-sim/include/*.h "$prefix/include/"
+    # A DOCA install ships the DPA device headers beside the host ones; the sim's
+    # stand in for them with nothing of the sim's own (DOCA_SIM_DEV_NO_SIM_EXTRAS:
+    # no DOCA_SIM_DEVICE, so kernels take their hardware branches), and neither its
+    # doca_sim_*.h nor dpaintrin.h, which comes with dpacc's toolchain
+    # (fake_dpa_toolchain).
+    local h
+    for h in doca_dpa_dev.h doca_dpa_dev_buf.h doca_dpa_dev_sync_event.h doca_dpa_dev_rdma.h; do
+        { echo "#define DOCA_SIM_DEV_NO_SIM_EXTRAS 1"; cat "$root/doca-sim/device-include/$h"; } > "$prefix/include/$h"
+    done
+    # RDMI's device headers (not public; their handle types as the sim names them).
+    for h in connection:doca_dpa_dev_rdmi_connection_t poster:doca_rdmi_dev_poster_t; do
+        grep -q "^typedef uint64_t ${h#*:};" "$root/doca-sim/device-include/doca_sim_dev.h" \
+            || { echo "fake-doca: doca_sim_dev.h has no ${h#*:}" >&2; return 1; }
+        printf '#pragma once\n#include <doca_dpa_dev.h>\ntypedef uint64_t %s;\n' "${h#*:}" \
+            > "$prefix/include/doca_rdmi_dev_${h%%:*}.h"
+    done
     fake_doca_set_version "$prefix/include/doca_version.h" "$version"
 
     echo "== building doca-sim as shared libraries"
@@ -97,6 +113,21 @@ libflexio 25.04.0 -lflexio
 libibverbs 50.0
 libmlx5 50.0
 STANDINS
+}
+
+# fake_dpa_toolchain DIR: a `dpa-clang` in DIR (beside a dpacc there) that
+# answers -print-resource-dir as clang does, with a resource directory whose
+# include/ holds the toolchain's own dpaintrin.h (the sim's stands in for it).
+fake_dpa_toolchain() {
+    local dir=$1
+    mkdir -p "$dir/dpa_llvm/lib/clang/18/include"
+    cp "$root/doca-sim/device-include/dpaintrin.h" "$dir/dpa_llvm/lib/clang/18/include/"
+    cat > "$dir/dpa-clang" <<CLANG
+#!/usr/bin/env bash
+[ "\${1:-}" = -print-resource-dir ] || { echo "fake dpa-clang: only -print-resource-dir" >&2; exit 2; }
+echo "$dir/dpa_llvm/lib/clang/18"
+CLANG
+    chmod +x "$dir/dpa-clang"
 }
 
 # fake_doca_set_version FILE VERSION: rewrites doca_version.h's DOCA_VERSION_*

@@ -16,6 +16,22 @@ pub(crate) use doca_test_kernels::doca_tests;
 /// under valgrind).
 pub(crate) const RPC_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
 
+/// Waits, for at most `limit`, until the context families' reapers have let go of
+/// every deferred record in the process (what stopped DPA threads and timed-out
+/// RPCs kept: released, or buried on a fatal context, once the kernel run-time
+/// limit has passed since); whether they all went. Tests only: a program needs no
+/// call for it, the reapers run on their own.
+pub(crate) fn deferred_released(limit: std::time::Duration) -> bool {
+    let deadline = std::time::Instant::now() + limit;
+    while doca::dpa::deferred_count() != 0 {
+        if std::time::Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    true
+}
+
 /// The device under test.
 pub(crate) fn device() -> Device {
     let opened = match std::env::var("DOCA_TEST_DEVICE") {

@@ -1,16 +1,16 @@
 //! The exported symbols of installed shared libraries (ELF dynamic symbol table).
 
 use std::collections::BTreeSet;
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use object::{Object, ObjectSymbol, SymbolKind};
 
 /// A library whose exports could not be read.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ExportsError {
     /// The file could not be read (missing, permissions, dangling symlink…).
+    #[error("cannot read {}: {message}", .path.display())]
     Io {
         /// The path that was read.
         path: PathBuf,
@@ -18,6 +18,7 @@ pub enum ExportsError {
         message: String,
     },
     /// The file is not a shared object `object` can parse (a linker script, say).
+    #[error("cannot read the dynamic symbols of {}: {message}", .path.display())]
     Parse {
         /// The path that was read.
         path: PathBuf,
@@ -25,23 +26,6 @@ pub enum ExportsError {
         message: String,
     },
 }
-
-impl fmt::Display for ExportsError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ExportsError::Io { path, message } => {
-                write!(f, "cannot read {}: {message}", path.display())
-            }
-            ExportsError::Parse { path, message } => write!(
-                f,
-                "cannot read the dynamic symbols of {}: {message}",
-                path.display()
-            ),
-        }
-    }
-}
-
-impl std::error::Error for ExportsError {}
 
 /// The names of the functions and data objects that the shared library at `path` defines
 /// and exports (global or weak binding, defined, in the dynamic symbol table). Symlinks

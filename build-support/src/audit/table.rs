@@ -2,7 +2,6 @@
 //! it and whether a library exports it; its text file form and its Rust source form.
 
 use std::collections::BTreeSet;
-use std::fmt;
 
 use super::decls::{Declaration, Marker};
 use super::exports::Exports;
@@ -43,21 +42,14 @@ pub struct Audit {
 }
 
 /// A malformed audit file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("audit file line {line}: {message}")]
 pub struct AuditParseError {
     /// 1-based line number.
     pub line: usize,
     /// What was wrong.
     pub message: String,
 }
-
-impl fmt::Display for AuditParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "audit file line {}: {}", self.line, self.message)
-    }
-}
-
-impl std::error::Error for AuditParseError {}
 
 /// The first line of an audit file.
 pub const TSV_HEADER: &str = "name\theader\tmarker\tdeclared\texported";

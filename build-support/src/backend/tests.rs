@@ -110,7 +110,8 @@ fn explicit_hardware() {
         assert!(err.to_string().contains(&e.to_string()));
         // And the discovery error is its source, for code that walks the chain.
         let source = std::error::Error::source(&err).expect("a source");
-        assert_eq!(source.downcast_ref::<DiscoveryError>(), Some(&e));
+        let source = source.downcast_ref::<Box<DiscoveryError>>();
+        assert_eq!(source.map(|b| &**b), Some(&e));
     }
 }
 

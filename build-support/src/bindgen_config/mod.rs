@@ -9,6 +9,8 @@
 //!   `use super::dpa::*;` in the committed copy).
 //! * [`BindingSet::Rdma`]: DOCA RDMA's `doca_rdma.h` ([`RDMA_HEADERS`]), reusing the Dpa
 //!   set's items as the Rdmi set does.
+//! * [`generate_reusing_dpa`]: one header outside the sets, the same way (the software
+//!   DPA's own headers that no -sys crate binds).
 //!
 //! Settings: C enums as constants (never Rust enums), `-DDOCA_ALLOW_EXPERIMENTAL_API`
 //! and `-DDOCA_ALLOW_DEPRECATED_API`, no doc comments (the -sys crates are raw
@@ -16,7 +18,6 @@
 //! names not prefixed, Rust 1.85 / edition 2021, and the header line
 //! [`GENERATED_HEADER`].
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use std::collections::BTreeSet;
@@ -216,10 +217,14 @@ pub fn builder(
 }
 
 /// Why bindings could not be generated.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// None of the set's headers is in the include directories.
+    #[error(
+        "none of the {} headers ({}) is in {}",
+        .set.name(), .set.headers().join(", "), crate::join_paths(.include_dirs, ", ")
+    )]
     NoHeaders {
         /// The set.
         set: BindingSet,
@@ -228,12 +233,19 @@ pub enum Error {
     },
     /// libclang could not be loaded (bindgen loads it at run time), or it has no builtin
     /// headers.
+    #[error(
+        "bindgen could not use libclang ({0}); install libclang (e.g. the libclang-dev \
+         package) or set LIBCLANG_PATH to the directory holding libclang.so"
+    )]
     Libclang(String),
     /// bindgen (clang) failed on the headers.
+    #[error("bindgen failed: {0}")]
     Bindgen(String),
     /// rustfmt could not be run or failed.
+    #[error("rustfmt failed: {0}")]
     Rustfmt(String),
     /// A file could not be read or written.
+    #[error("{}: {message}", .path.display())]
     Io {
         /// The path.
         path: PathBuf,
@@ -241,30 +253,6 @@ pub enum Error {
         message: String,
     },
 }
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::NoHeaders { set, include_dirs } => write!(
-                f,
-                "none of the {} headers ({}) is in {}",
-                set.name(),
-                set.headers().join(", "),
-                crate::join_paths(include_dirs, ", ")
-            ),
-            Error::Libclang(m) => write!(
-                f,
-                "bindgen could not use libclang ({m}); install libclang (e.g. the libclang-dev \
-                 package) or set LIBCLANG_PATH to the directory holding libclang.so"
-            ),
-            Error::Bindgen(m) => write!(f, "bindgen failed: {m}"),
-            Error::Rustfmt(m) => write!(f, "rustfmt failed: {m}"),
-            Error::Io { path, message } => write!(f, "{}: {message}", path.display()),
-        }
-    }
-}
-
-impl std::error::Error for Error {}
 
 impl Error {
     /// True when the failure is that libclang is not available on this machine.
@@ -321,6 +309,32 @@ pub fn generate(
         });
     }
     run(builder(lib, include_dirs, opts), opts)
+}
+
+/// Generates the bindings of one header outside the binding sets, `header` (a file
+/// name found in the first of `include_dirs` that has it), with the same settings:
+/// the items it defines, reaching the Dpa set's through the `use` line the caller
+/// gives in `opts.raw_lines`. This is how the bindings of the software DPA's own
+/// headers that no -sys crate binds are made (`doca-sim/src/abi/comch.rs`).
+pub fn generate_reusing_dpa(
+    header: &str,
+    include_dirs: &[PathBuf],
+    opts: &BindgenOptions,
+) -> Result<String, Error> {
+    let Some(path) = include_dirs
+        .iter()
+        .map(|d| d.join(header))
+        .find(|p| p.is_file())
+    else {
+        return Err(Error::Io {
+            path: PathBuf::from(header),
+            message: format!("not found in {}", crate::join_paths(include_dirs, ", ")),
+        });
+    };
+    let b = reuse_dpa(base_builder(include_dirs, opts), include_dirs)
+        .allowlist_file(file_regex(header))
+        .header(path.display().to_string());
+    run(b, opts)
 }
 
 /// Whether libclang lacks its own builtin headers (`stddef.h`…): a common half install

@@ -3,6 +3,29 @@
 use super::*;
 use crate::testutil::TempDir;
 
+/// Inputs that search exactly `dirs` (nothing else).
+fn isolated(dirs: &[&Path]) -> ProbeInputs {
+    ProbeInputs {
+        pkg_config_path: Some(std::env::join_paths(dirs).unwrap_or_default()),
+        doca_prefix: None,
+        default_prefix: None,
+        arch: std::env::consts::ARCH.to_owned(),
+        allow_version_mismatch: false,
+        isolated: true,
+    }
+}
+
+/// Whether a `pkg-config` (or `pkgconf`) program can be run. Tests that need one skip
+/// without it.
+fn pkg_config_available() -> bool {
+    ["pkg-config", "pkgconf"].iter().any(|exe| {
+        std::process::Command::new(exe)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    })
+}
+
 fn pc(name: &str, version: &str, libs: &str) -> String {
     format!(
         "prefix=${{pcfiledir}}/../..\nincludedir=${{prefix}}/include\nlibdir=${{prefix}}/lib\n\n\
@@ -36,7 +59,7 @@ fn prefix(versions: &[(&str, &str)], header_version: Option<&str>) -> TempDir {
 }
 
 fn inputs(dir: &TempDir) -> ProbeInputs {
-    ProbeInputs::isolated(&[&dir.path().join("lib/pkgconfig")])
+    isolated(&[&dir.path().join("lib/pkgconfig")])
 }
 
 macro_rules! need_pkg_config {
@@ -150,7 +173,7 @@ fn refuses_the_2_5_fixture_prefix() {
     need_pkg_config!();
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/prefix-2.5/lib/x86_64-linux-gnu/pkgconfig");
-    let err = probe(&ProbeInputs::isolated(&[&fixture])).unwrap_err();
+    let err = probe(&isolated(&[&fixture])).unwrap_err();
     assert!(
         matches!(&err, DiscoveryError::OldInstall { version: Some(v), .. } if *v == DocaVersion::new(2, 5, 108)),
         "{err:?}"
@@ -201,7 +224,7 @@ fn refuses_old_versions_and_old_create() {
 fn not_found_message() {
     need_pkg_config!();
     let empty = TempDir::new("empty");
-    let mut inp = ProbeInputs::isolated(&[empty.path()]);
+    let mut inp = isolated(&[empty.path()]);
     inp.doca_prefix = Some(PathBuf::from("/nonexistent/doca"));
     let err = probe(&inp).unwrap_err();
     assert!(!err.is_broken_install());

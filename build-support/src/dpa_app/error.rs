@@ -1,7 +1,6 @@
 //! [`DpaAppError`]: why a DPA application could not be built.
 
 use std::ffi::OsString;
-use std::fmt;
 use std::path::PathBuf;
 
 /// Why a kernel parameter cannot be used by the software DPA.
@@ -83,12 +82,16 @@ impl ParamRefusal {
     }
 }
 
-/// Why a DPA application could not be built. The [`Display`](fmt::Display) text is the
+/// Why a DPA application could not be built. The [`Display`](std::fmt::Display) text is the
 /// message a build script prints: it says what went wrong and what to do about it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum DpaAppError {
     /// The `--app-name` is not a C identifier.
+    #[error(
+        "`{name}` cannot be a DPA application name: {reason} (it becomes the C symbol \
+         `struct doca_dpa_app *{name}` and dpacc's --app-name, so it must be a C identifier)"
+    )]
     InvalidAppName {
         /// The name given.
         name: String,
@@ -96,21 +99,31 @@ pub enum DpaAppError {
         reason: &'static str,
     },
     /// A define's name is not a C identifier.
+    #[error(
+        "`{name}` cannot be defined: a macro name is a C identifier (pass the value \
+         separately: .define(\"NAME\", Some(\"VALUE\")))"
+    )]
     InvalidDefine {
         /// The name given.
         name: String,
     },
     /// No source file was given.
+    #[error(
+        "DPA application `{app}` has no sources; add them with .source(), .sources() or \
+         .sources_in()"
+    )]
     NoSources {
         /// The application.
         app: String,
     },
     /// A source directory holds no `*.c` file.
+    #[error("no *.c file in {} (DPA sources expected)", .dir.display())]
     EmptySourceDir {
         /// The directory.
         dir: PathBuf,
     },
     /// A file or directory could not be read or written.
+    #[error("{}: {message}", .path.display())]
     Io {
         /// The path.
         path: PathBuf,
@@ -118,6 +131,7 @@ pub enum DpaAppError {
         message: String,
     },
     /// A path that cannot be used in the generated C or on the dpacc command line.
+    #[error("cannot use the path {:?}: {reason}", .path.display())]
     UnusablePath {
         /// The path.
         path: PathBuf,
@@ -126,6 +140,10 @@ pub enum DpaAppError {
     },
     /// A value that goes into one of dpacc's space-separated option strings contains
     /// whitespace.
+    #[error(
+        "the {what} `{value}` contains whitespace, which dpacc's option strings cannot \
+         carry; use a path or value without spaces"
+    )]
     WhitespaceInOption {
         /// What the value is (an include directory, a define…).
         what: &'static str,
@@ -133,6 +151,7 @@ pub enum DpaAppError {
         value: String,
     },
     /// A variable cargo sets (or `links` metadata of doca-dpa-sys) is missing.
+    #[error("{name} is not set: {hint}")]
     MissingEnv {
         /// The variable.
         name: &'static str,
@@ -140,16 +159,25 @@ pub enum DpaAppError {
         hint: &'static str,
     },
     /// `DEP_DOCA_DPA_BACKEND` has an unknown value.
+    #[error(
+        "DEP_DOCA_DPA_BACKEND is `{value}`; expected hardware, sim or docs (is doca-dpa-sys \
+         from the same doca-rs release as doca-build-support?)"
+    )]
     UnknownBackend {
         /// The value.
         value: String,
     },
     /// `DEP_DOCA_DPA_VERSION` is not a DOCA version.
+    #[error("DEP_DOCA_DPA_VERSION is `{value}`, which is not a DOCA version")]
     BadDocaVersion {
         /// The value.
         value: String,
     },
     /// A device function parameter the software DPA cannot pass.
+    #[error(
+        "{}:{line}: device function `{kernel}`, parameter {position} (`{param}`): {}",
+        .file.display(), .refusal.explain()
+    )]
     UnsupportedParam {
         /// The source file.
         file: PathBuf,
@@ -165,6 +193,11 @@ pub enum DpaAppError {
         refusal: ParamRefusal,
     },
     /// More parameters than the software DPA passes (`DOCA_SIM_MAX_KERNEL_ARGS`).
+    #[error(
+        "{}:{line}: device function `{kernel}` has {count} parameters; the software DPA \
+         passes at most {max} (pack them in a struct in DPA memory and pass its address)",
+        .file.display()
+    )]
     TooManyParams {
         /// The source file.
         file: PathBuf,
@@ -178,6 +211,11 @@ pub enum DpaAppError {
         max: usize,
     },
     /// A `__dpa_rpc__` function that does not return `uint64_t`.
+    #[error(
+        "{}:{line}: __dpa_rpc__ function `{kernel}` returns `{found}`; RPC functions must \
+         return uint64_t (the value doca_dpa_rpc hands back)",
+        .file.display()
+    )]
     RpcReturnType {
         /// The source file.
         file: PathBuf,
@@ -190,6 +228,12 @@ pub enum DpaAppError {
     },
     /// A `__dpa_global__`/`__dpa_rpc__` definition whose shape the scanner does not
     /// understand.
+    #[error(
+        "{}:{line}: cannot read this device function definition ({reason}): {text}\n(write \
+         it as `__dpa_global__ void name(type a, type b) {{` or `__dpa_rpc__ uint64_t \
+         name(…) {{`)",
+        .file.display()
+    )]
     UnsupportedDeclaration {
         /// The source file.
         file: PathBuf,
@@ -201,6 +245,10 @@ pub enum DpaAppError {
         reason: &'static str,
     },
     /// Two device functions of one application have the same name.
+    #[error(
+        "device function `{name}` is defined twice in one DPA application: in {} and in {}",
+        .first.display(), .second.display()
+    )]
     DuplicateKernel {
         /// The name.
         name: String,
@@ -210,6 +258,11 @@ pub enum DpaAppError {
         second: PathBuf,
     },
     /// A device function has the name of the application symbol.
+    #[error(
+        "device function `{name}` in {} has the name of its DPA application; rename one of \
+         them (both become C symbols)",
+        .file.display()
+    )]
     KernelNamedLikeApp {
         /// The name.
         name: String,
@@ -217,6 +270,11 @@ pub enum DpaAppError {
         file: PathBuf,
     },
     /// A device function has a name the generated Rust module uses for itself.
+    #[error(
+        "device function `{name}` in {} has a name the generated Rust declarations use \
+         themselves (`app`, `APP_NAME`, `__ffi`, `__sig`, `__dpa`); rename it",
+        .file.display()
+    )]
     ReservedKernelName {
         /// The name.
         name: String,
@@ -224,6 +282,12 @@ pub enum DpaAppError {
         file: PathBuf,
     },
     /// No `__dpa_global__` or `__dpa_rpc__` function in any source.
+    #[error(
+        "DPA application `{app}` defines no __dpa_global__ or __dpa_rpc__ function; \
+         scanned: {} (device functions defined in headers are not seen; define them in \
+         the .c sources)",
+        crate::join_paths(.sources, " ")
+    )]
     NoKernels {
         /// The application.
         app: String,
@@ -231,6 +295,12 @@ pub enum DpaAppError {
         sources: Vec<PathBuf>,
     },
     /// Compiling the application for the software DPA failed.
+    #[error(
+        "compiling DPA application `{app}` for the software DPA failed: {message}\n\
+         (generated file: {}; the sources are compiled for the host against doca-sim's \
+         device headers, which implement a subset of the DPA device API)",
+        .generated.display()
+    )]
     SimCompile {
         /// The application.
         app: String,
@@ -240,15 +310,34 @@ pub enum DpaAppError {
         message: String,
     },
     /// The C preprocessor could not read a source as the kernel compile sees it.
+    #[error(
+        "the C preprocessor could not read {} as the kernel compile sees it (with the \
+         application's include directories and defines and the DOCA headers): {message}",
+        .file.display()
+    )]
     Preprocess {
         /// The source.
-        source: PathBuf,
+        file: PathBuf,
         /// The message of the `cc` crate.
+        message: String,
+    },
+    /// The C compiler refused a source of the application, compiled alone as the kernel
+    /// compile sees it: the application's own C error, in the compiler's words.
+    #[error("{} does not compile:\n{message}", .file.display())]
+    SourceCompile {
+        /// The source.
+        file: PathBuf,
+        /// The compiler's message.
         message: String,
     },
     /// The compiler found that the generated declarations misread a kernel's prototype
     /// or a struct's layout (the scanner's mistake, a build error instead of a wrong
     /// declaration).
+    #[error(
+        "the generated declarations of DPA application `{app}` do not match its C sources \
+         (a doca-build-support bug; please report it):\n{message}\n(generated file: {})",
+        .generated.display()
+    )]
     DeclarationCheck {
         /// The application.
         app: String,
@@ -258,6 +347,12 @@ pub enum DpaAppError {
         message: String,
     },
     /// The generated host launchers did not compile.
+    #[error(
+        "compiling the host launchers of DPA application `{app}` failed: {message}\n\
+         (generated file: {}; it is host code compiled against the DOCA headers, with the \
+         application's include directories)",
+        .generated.display()
+    )]
     LauncherCompile {
         /// The application.
         app: String,
@@ -267,6 +362,16 @@ pub enum DpaAppError {
         message: String,
     },
     /// A tool (dpacc, dpa-app-attributes2blob) was not found.
+    #[error(
+        "{tool} was not found; tried: {}. Set {env_var} to its path{}",
+        .tried.join(", "),
+        if *.tool == "dpacc" {
+            ", install the DOCA DPA tools (dpacc ships with the DOCA SDK), or build for the \
+             software DPA (the `sim` feature of `doca`)"
+        } else {
+            ""
+        }
+    )]
     ToolNotFound {
         /// The tool.
         tool: &'static str,
@@ -276,6 +381,11 @@ pub enum DpaAppError {
         tried: Vec<String>,
     },
     /// A tool could not be run or exited with a failure.
+    #[error(
+        "`{}` failed ({status}){}",
+        quote_command(.program, .args),
+        match .output.trim() { "" => String::new(), out => format!(":\n{out}") }
+    )]
     ToolFailed {
         /// The program.
         program: PathBuf,
@@ -287,6 +397,10 @@ pub enum DpaAppError {
         output: String,
     },
     /// `dpacc --version` printed no version number.
+    #[error(
+        "could not read a version number in the output of `{} --version`:\n{}",
+        .dpacc.display(), .output.trim()
+    )]
     DpaccVersionUnparseable {
         /// The compiler.
         dpacc: PathBuf,
@@ -294,6 +408,14 @@ pub enum DpaAppError {
         output: String,
     },
     /// dpacc is known to belong to another DOCA release.
+    #[error(
+        "dpacc {dpacc_version} ({}) is the dpacc of DOCA {dpacc_doca_release}, but DOCA is \
+         {doca_version}: kernels built by another release's dpacc fail at load or launch \
+         time. Use the dpacc of the DOCA install (its tools/ directory), or the one the DOCA \
+         Compatibility Policy lists for DOCA {doca_version}, and point DPACC at it (set \
+         DOCA_DPACC_SKIP_VERSION_CHECK=1 to build anyway)",
+        .dpacc.display()
+    )]
     DpaccVersionMismatch {
         /// The compiler.
         dpacc: PathBuf,
@@ -305,6 +427,7 @@ pub enum DpaAppError {
         doca_version: String,
     },
     /// A tool reported success without writing its output.
+    #[error("{} succeeded but did not write {}", .program.display(), .path.display())]
     MissingOutput {
         /// The tool.
         program: PathBuf,
@@ -328,234 +451,6 @@ fn quote_command(program: &std::path::Path, args: &[OsString]) -> String {
     }
     s
 }
-
-impl fmt::Display for DpaAppError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use DpaAppError as E;
-        match self {
-            E::InvalidAppName { name, reason } => write!(
-                f,
-                "`{name}` cannot be a DPA application name: {reason} (it becomes the C symbol \
-                 `struct doca_dpa_app *{name}` and dpacc's --app-name, so it must be a C \
-                 identifier)"
-            ),
-            E::InvalidDefine { name } => write!(
-                f,
-                "`{name}` cannot be defined: a macro name is a C identifier (pass the value \
-                 separately: .define(\"NAME\", Some(\"VALUE\")))"
-            ),
-            E::NoSources { app } => write!(
-                f,
-                "DPA application `{app}` has no sources; add them with .source(), .sources() \
-                 or .sources_in()"
-            ),
-            E::EmptySourceDir { dir } => {
-                write!(f, "no *.c file in {} (DPA sources expected)", dir.display())
-            }
-            E::Io { path, message } => write!(f, "{}: {message}", path.display()),
-            E::UnusablePath { path, reason } => {
-                write!(f, "cannot use the path {:?}: {reason}", path.display())
-            }
-            E::WhitespaceInOption { what, value } => write!(
-                f,
-                "the {what} `{value}` contains whitespace, which dpacc's option strings \
-                 cannot carry; use a path or value without spaces"
-            ),
-            E::MissingEnv { name, hint } => write!(f, "{name} is not set: {hint}"),
-            E::UnknownBackend { value } => write!(
-                f,
-                "DEP_DOCA_DPA_BACKEND is `{value}`; expected hardware, sim or docs (is \
-                 doca-dpa-sys from the same doca-rs release as doca-build-support?)"
-            ),
-            E::BadDocaVersion { value } => write!(
-                f,
-                "DEP_DOCA_DPA_VERSION is `{value}`, which is not a DOCA version"
-            ),
-            E::UnsupportedParam {
-                file,
-                line,
-                kernel,
-                position,
-                param,
-                refusal,
-            } => write!(
-                f,
-                "{}:{line}: device function `{kernel}`, parameter {position} (`{param}`): {}",
-                file.display(),
-                refusal.explain()
-            ),
-            E::TooManyParams {
-                file,
-                line,
-                kernel,
-                count,
-                max,
-            } => write!(
-                f,
-                "{}:{line}: device function `{kernel}` has {count} parameters; the software \
-                 DPA passes at most {max} (pack them in a struct in DPA memory and pass its \
-                 address)",
-                file.display()
-            ),
-            E::RpcReturnType {
-                file,
-                line,
-                kernel,
-                found,
-            } => write!(
-                f,
-                "{}:{line}: __dpa_rpc__ function `{kernel}` returns `{found}`; RPC functions \
-                 must return uint64_t (the value doca_dpa_rpc hands back)",
-                file.display()
-            ),
-            E::UnsupportedDeclaration {
-                file,
-                line,
-                text,
-                reason,
-            } => write!(
-                f,
-                "{}:{line}: cannot read this device function definition ({reason}): {text}\n\
-                 (write it as `__dpa_global__ void name(type a, type b) {{` or \
-                 `__dpa_rpc__ uint64_t name(…) {{`)",
-                file.display()
-            ),
-            E::DuplicateKernel {
-                name,
-                first,
-                second,
-            } => write!(
-                f,
-                "device function `{name}` is defined twice in one DPA application: in {} \
-                 and in {}",
-                first.display(),
-                second.display()
-            ),
-            E::KernelNamedLikeApp { name, file } => write!(
-                f,
-                "device function `{name}` in {} has the name of its DPA application; rename \
-                 one of them (both become C symbols)",
-                file.display()
-            ),
-            E::ReservedKernelName { name, file } => write!(
-                f,
-                "device function `{name}` in {} has a name the generated Rust declarations \
-                 use themselves (`app`, `APP_NAME`, `__ffi`, `__sig`, `__dpa`); rename it",
-                file.display()
-            ),
-            E::NoKernels { app, sources } => {
-                write!(
-                    f,
-                    "DPA application `{app}` defines no __dpa_global__ or __dpa_rpc__ \
-                     function; scanned:"
-                )?;
-                for s in sources {
-                    write!(f, " {}", s.display())?;
-                }
-                f.write_str(
-                    " (device functions defined in headers are not seen; define them in the \
-                     .c sources)",
-                )
-            }
-            E::Preprocess { source, message } => write!(
-                f,
-                "the C preprocessor could not read {} as the kernel compile sees it (with the \
-                 application's include directories and defines and the DOCA headers): {message}",
-                source.display()
-            ),
-            E::DeclarationCheck {
-                app,
-                generated,
-                message,
-            } => write!(
-                f,
-                "the generated declarations of DPA application `{app}` do not match its C \
-                 sources (a doca-build-support bug; please report it):\n{message}\n(generated \
-                 file: {})",
-                generated.display()
-            ),
-            E::LauncherCompile {
-                app,
-                generated,
-                message,
-            } => write!(
-                f,
-                "compiling the host launchers of DPA application `{app}` failed: {message}\n\
-                 (generated file: {}; it is host code compiled against the DOCA headers, \
-                 with the application's include directories)",
-                generated.display()
-            ),
-            E::SimCompile {
-                app,
-                generated,
-                message,
-            } => write!(
-                f,
-                "compiling DPA application `{app}` for the software DPA failed: {message}\n\
-                 (generated file: {}; the sources are compiled for the host against \
-                 doca-sim's device headers, which implement a subset of the DPA device API)",
-                generated.display()
-            ),
-            E::ToolNotFound {
-                tool,
-                env_var,
-                tried,
-            } => {
-                write!(f, "{tool} was not found; tried: {}. ", tried.join(", "))?;
-                write!(f, "Set {env_var} to its path")?;
-                if *tool == "dpacc" {
-                    f.write_str(
-                        ", install the DOCA DPA tools (dpacc ships with the DOCA SDK), or \
-                         build for the software DPA (the `sim` feature of `doca`)",
-                    )?;
-                }
-                Ok(())
-            }
-            E::ToolFailed {
-                program,
-                args,
-                status,
-                output,
-            } => {
-                write!(f, "`{}` failed ({status})", quote_command(program, args))?;
-                let output = output.trim();
-                if !output.is_empty() {
-                    write!(f, ":\n{output}")?;
-                }
-                Ok(())
-            }
-            E::DpaccVersionUnparseable { dpacc, output } => write!(
-                f,
-                "could not read a version number in the output of `{} --version`:\n{}",
-                dpacc.display(),
-                output.trim()
-            ),
-            E::DpaccVersionMismatch {
-                dpacc,
-                dpacc_version,
-                dpacc_doca_release,
-                doca_version,
-            } => write!(
-                f,
-                "dpacc {dpacc_version} ({}) is the dpacc of DOCA {dpacc_doca_release}, but \
-                 DOCA is {doca_version}: kernels built by another release's dpacc fail at \
-                 load or launch time. Use the dpacc of the DOCA install (its tools/ \
-                 directory), or the one the DOCA Compatibility Policy lists for DOCA \
-                 {doca_version}, and point DPACC at it (set DOCA_DPACC_SKIP_VERSION_CHECK=1 \
-                 to build anyway)",
-                dpacc.display()
-            ),
-            E::MissingOutput { program, path } => write!(
-                f,
-                "{} succeeded but did not write {}",
-                program.display(),
-                path.display()
-            ),
-        }
-    }
-}
-
-impl std::error::Error for DpaAppError {}
 
 #[cfg(test)]
 mod tests;

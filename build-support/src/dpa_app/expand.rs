@@ -14,9 +14,13 @@
 //! (a self-referential macro expands to its own name), after `doca_dpa_dev.h` has
 //! defined them.
 //!
-//! [`check_declarations`] then compiles (`-fsyntax-only`), per source, the source followed
-//! by [`declaration_asserts`](super::host_decls::declaration_asserts): a prototype or
-//! struct layout the scanner got wrong is a build error naming the kernel or the struct.
+//! Before the scan reads them, each source is compiled alone (`-fsyntax-only`), so a C
+//! error of the application's is reported in the compiler's words
+//! ([`DpaAppError::SourceCompile`]) rather than as something the scanner or the check
+//! did not understand. [`check_declarations`] then compiles, per source, the source
+//! followed by [`declaration_asserts`](super::host_decls::declaration_asserts): a
+//! prototype or struct layout the scanner got wrong is a build error naming the kernel
+//! or the struct.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -127,7 +131,7 @@ pub(crate) fn expand(
             let mut b = base.clone();
             b.file(source).flag("-include").flag(&prelude);
             let out = b.try_expand().map_err(|e| DpaAppError::Preprocess {
-                source: source.clone(),
+                file: source.clone(),
                 message: e.to_string(),
             })?;
             Ok(Expanded {
@@ -163,7 +167,9 @@ pub(crate) fn scan(env: &EnvReader, r: &Resolved, backend: Backend) -> Result<Sc
         .map(PathBuf::as_path)
         .chain(r.sources.iter().filter_map(|s| s.parent()))
         .collect();
-    for e in expand(env, r, backend)? {
+    let expanded = expand(env, r, backend)?;
+    check_sources(env, r, backend)?;
+    for e in expanded {
         for f in parse_device_functions(&e.source, &e.text)? {
             if let Some(prev) = scan.kernels.iter().find(|p| p.name == f.name) {
                 return Err(DpaAppError::DuplicateKernel {
@@ -204,23 +210,68 @@ pub(crate) fn scan(env: &EnvReader, r: &Resolved, backend: Backend) -> Result<Sc
     Ok(scan)
 }
 
+/// The host compiler as the kernel compile of `backend` sees the sources, and the
+/// check's prelude, written into `OUT_DIR`.
+fn checker(
+    env: &EnvReader,
+    r: &Resolved,
+    backend: Backend,
+) -> Result<(cc::Tool, PathBuf), DpaAppError> {
+    let tool = device_view(env, r, backend)?
+        .try_get_compiler()
+        .map_err(|e| DpaAppError::Preprocess {
+            file: r.sources.first().cloned().unwrap_or_default(),
+            message: e.to_string(),
+        })?;
+    let prelude = r.out_dir.join(format!("{}.check.h", r.lib_name));
+    write_file(&prelude, CHECK_PRELUDE)?;
+    Ok((tool, prelude))
+}
+
+/// Compiles `file` with the check's prelude, generating no code: `Ok(Err(stderr))`
+/// when the compiler refuses it.
+fn compiles(
+    (tool, prelude): &(cc::Tool, PathBuf),
+    file: &Path,
+) -> Result<Result<(), String>, DpaAppError> {
+    let mut cmd: Command = tool.to_command();
+    cmd.arg("-fsyntax-only")
+        .arg("-include")
+        .arg(prelude)
+        .arg(file);
+    let output = cmd.output().map_err(|e| io_err(tool.path(), e))?;
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    Ok(if output.status.success() {
+        Ok(())
+    } else {
+        Err(stderr)
+    })
+}
+
+/// Compiles each source of `r` alone, as the kernel compile of `backend` sees it: the
+/// first one the compiler refuses is [`DpaAppError::SourceCompile`], with its message.
+fn check_sources(env: &EnvReader, r: &Resolved, backend: Backend) -> Result<(), DpaAppError> {
+    let checker = checker(env, r, backend)?;
+    for source in &r.sources {
+        if let Err(message) = compiles(&checker, source)? {
+            let file = source.clone();
+            return Err(DpaAppError::SourceCompile { file, message });
+        }
+    }
+    Ok(())
+}
+
 /// Compiles each source followed by the assertions that its kernels and the structs it
 /// defines are what the generated declarations take them for; the first source whose
-/// assertions fail is the error, with the compiler's message.
+/// assertions fail is the error, with the compiler's message. (Each source alone
+/// compiled already: a failure here is the scanner's misreading.)
 pub(crate) fn check_declarations(
     env: &EnvReader,
     r: &Resolved,
     backend: Backend,
     scan: &Scan,
 ) -> Result<(), DpaAppError> {
-    let tool = device_view(env, r, backend)?
-        .try_get_compiler()
-        .map_err(|e| DpaAppError::Preprocess {
-            source: r.sources.first().cloned().unwrap_or_default(),
-            message: e.to_string(),
-        })?;
-    let prelude = r.out_dir.join(format!("{}.check.h", r.lib_name));
-    write_file(&prelude, CHECK_PRELUDE)?;
+    let checker = checker(env, r, backend)?;
     for (i, (source, seen)) in r.sources.iter().zip(&scan.seen).enumerate() {
         includable(source)?;
         let kernels: Vec<DeviceFunction> = scan
@@ -246,17 +297,11 @@ pub(crate) fn check_declarations(
             declaration_asserts(&kernels, &structs)
         );
         write_file(&generated, &text)?;
-        let mut cmd: Command = tool.to_command();
-        cmd.arg("-fsyntax-only")
-            .arg("-include")
-            .arg(&prelude)
-            .arg(&generated);
-        let output = cmd.output().map_err(|e| io_err(tool.path(), e))?;
-        if !output.status.success() {
+        if let Err(message) = compiles(&checker, &generated)? {
             return Err(DpaAppError::DeclarationCheck {
                 app: r.app_name.clone(),
                 generated,
-                message: String::from_utf8_lossy(&output.stderr).into_owned(),
+                message,
             });
         }
     }

@@ -117,7 +117,7 @@ pub use parse::{
 pub use sim::{HOST_INCLUDE_ENV, SIM_DEVICE_INCLUDE_ENV};
 pub use sim_source::sim_app_source;
 pub use tools::{
-    ATTRS2BLOB_ENV, ATTRS2BLOB_NAME, DEFAULT_ATTRS2BLOB, DEFAULT_DPACC, DPACC_ENV,
+    locate_dpacc, ATTRS2BLOB_ENV, ATTRS2BLOB_NAME, DEFAULT_ATTRS2BLOB, DEFAULT_DPACC, DPACC_ENV,
     SKIP_VERSION_CHECK_ENV,
 };
 
@@ -168,63 +168,12 @@ pub(crate) fn io_err(path: &Path, e: impl std::fmt::Display) -> DpaAppError {
     }
 }
 
-/// C keywords (C11 and the common extensions), which cannot name an application.
-const C_KEYWORDS: &[&str] = &[
-    "auto",
-    "break",
-    "case",
-    "char",
-    "const",
-    "continue",
-    "default",
-    "do",
-    "double",
-    "else",
-    "enum",
-    "extern",
-    "float",
-    "for",
-    "goto",
-    "if",
-    "inline",
-    "int",
-    "long",
-    "register",
-    "restrict",
-    "return",
-    "short",
-    "signed",
-    "sizeof",
-    "static",
-    "struct",
-    "switch",
-    "typedef",
-    "union",
-    "unsigned",
-    "void",
-    "volatile",
-    "while",
-    "_Alignas",
-    "_Alignof",
-    "_Atomic",
-    "_Bool",
-    "_Complex",
-    "_Generic",
-    "_Imaginary",
-    "_Noreturn",
-    "_Static_assert",
-    "_Thread_local",
-    "asm",
-    "typeof",
-    "bool",
-    "true",
-    "false",
-    "alignas",
-    "alignof",
-    "nullptr",
-    "static_assert",
-    "thread_local",
-];
+/// C keywords (C11, C23's and the common extensions), which cannot name an application.
+const C_KEYWORDS: &str = "auto break case char const continue default do double else enum \
+    extern float for goto if inline int long register restrict return short signed sizeof \
+    static struct switch typedef union unsigned void volatile while _Alignas _Alignof _Atomic \
+    _Bool _Complex _Generic _Imaginary _Noreturn _Static_assert _Thread_local asm typeof bool \
+    true false alignas alignof nullptr static_assert thread_local";
 
 /// Checks that `name` can be dpacc's `--app-name` and a C symbol.
 pub fn validate_app_name(name: &str) -> Result<(), DpaAppError> {
@@ -245,7 +194,7 @@ pub fn validate_app_name(name: &str) -> Result<(), DpaAppError> {
     if !chars.all(|c| c == '_' || c.is_ascii_alphanumeric()) {
         return bad("it may contain only ASCII letters, digits and `_`");
     }
-    if C_KEYWORDS.contains(&name) {
+    if C_KEYWORDS.split_whitespace().any(|k| k == name) {
         return bad("it is a C keyword");
     }
     if name.starts_with("doca_sim_gen_") {
@@ -393,24 +342,41 @@ impl DpaApp {
         self
     }
 
-    /// Builds the application, reading the process environment, and prints the cargo
-    /// directives.
+    /// Builds the application, reading the process environment, and on success prints
+    /// the cargo directives (the variables read, then [`BuiltApp::directives`]). On
+    /// failure it prints none: cargo runs a build script that failed again on the next
+    /// build whatever it declared, and anything printed to stdout would stand above the
+    /// error in cargo's report.
     pub fn build(&self) -> Result<BuiltApp, DpaAppError> {
-        let env = EnvReader::from_process();
+        let env = EnvReader::from_process_deferred();
         let built = self.build_with_env(&env)?;
+        env.declarations().print();
         built.directives.print();
         Ok(built)
     }
 
-    /// [`DpaApp::build`], but on failure prints the message to stderr and exits with
-    /// status 1 (cargo then shows it as the build script's failure).
+    /// [`DpaApp::build`], but on failure prints [`DpaApp::failure_report`] to stderr and
+    /// exits with status 1 (cargo then shows it as the build script's failure).
     pub fn build_or_exit(&self) -> BuiltApp {
-        match self.build() {
-            Ok(b) => b,
-            Err(e) => {
-                eprintln!("\nerror: DPA application `{}`: {e}\n", self.name);
-                std::process::exit(1);
-            }
+        self.build().unwrap_or_else(|e| {
+            eprintln!("\n{}\n", self.failure_report(&e));
+            std::process::exit(1)
+        })
+    }
+
+    /// What [`DpaApp::build_or_exit`] prints when the build failed with `e`: an `error:`
+    /// line naming the application. A source the C compiler refused is reported as
+    /// cargo reports rustc's errors: the compiler's message first, then that line.
+    pub fn failure_report(&self, e: &DpaAppError) -> String {
+        match e {
+            DpaAppError::SourceCompile { file, message } => format!(
+                "{}\nerror: DPA application `{}`: {} does not compile (the C compiler's \
+                 message is above)",
+                message.trim_end(),
+                self.name,
+                file.display()
+            ),
+            e => format!("error: DPA application `{}`: {e}", self.name),
         }
     }
 

@@ -406,6 +406,44 @@ fn a_wrong_generated_declaration_is_a_compiler_error() {
     assert!(e.to_string().contains(&format!("struct {name}")), "{e}");
 }
 
+/// A C error in the application's own source is the application's: the compiler's
+/// message, first in what `build_or_exit` prints, and no word of a
+/// doca-build-support bug (issue #36: it was reported as the declarations' mismatch).
+#[test]
+fn a_c_error_in_a_kernel_is_reported_as_the_compilers() {
+    let out = TempDir::new("dpa-c-error");
+    let env = sim_env(&out, &[]);
+    let tmp = TempDir::new("dpa-c-error-src");
+    let bad = tmp.write(
+        "broken.c",
+        "#include <doca_dpa_dev.h>\n__dpa_global__ void k(uint64_t a)\n{\n\tint x = ;\n}\n",
+    );
+    let app = DpaApp::new("broken_app").source(&bad);
+    let e = app.build_with_env(&env).unwrap_err();
+    let DpaAppError::SourceCompile { file, message } = &e else {
+        panic!("expected SourceCompile, got {e:?}");
+    };
+    assert_eq!(file, &std::fs::canonicalize(&bad).unwrap());
+    assert!(message.contains("broken.c:4:"), "{message}");
+    let report = app.failure_report(&e);
+    assert!(
+        report.starts_with(message.lines().next().unwrap()),
+        "the compiler's message is not first:\n{report}"
+    );
+    let last = report.lines().last().unwrap();
+    assert!(
+        last.starts_with("error: DPA application `broken_app`: ")
+            && last.contains("broken.c does not compile"),
+        "{report}"
+    );
+    assert!(!report.contains("doca-build-support bug"), "{report}");
+    // Other errors keep their one `error:` line first.
+    let other = DpaAppError::NoSources { app: "a".into() };
+    assert!(app
+        .failure_report(&other)
+        .starts_with("error: DPA application `broken_app`: DPA application `a` has no"));
+}
+
 #[test]
 fn sim_errors() {
     let out = TempDir::new("dpa-sim-err");
@@ -443,7 +481,10 @@ fn sim_errors() {
     assert!(matches!(e, DpaAppError::NoKernels { .. }), "{e:?}");
     assert!(e.to_string().contains("host.c"));
     // A refused parameter carries file, kernel and parameter.
-    let bad = tmp.write("bad.c", "__dpa_global__ void k(struct s v) {}\n");
+    let bad = tmp.write(
+        "bad.c",
+        "struct s { long a[2]; }; __dpa_global__ void k(struct s v) {}\n",
+    );
     let e = DpaApp::new("bad_app")
         .source(&bad)
         .build_with_env(&env)
@@ -507,8 +548,16 @@ fn the_facade_metadata_is_enough() {
 
 #[test]
 fn app_names() {
-    for ok in ["doca_examples", "_x", "App2"] {
+    for ok in ["doca_examples", "_x", "App2", "integer", "autos"] {
         assert!(validate_app_name(ok).is_ok(), "{ok}");
+    }
+    // C keywords, first, last and between of the list.
+    for keyword in ["auto", "int", "_Static_assert", "thread_local"] {
+        let e = validate_app_name(keyword).unwrap_err();
+        assert!(
+            e.to_string().contains("it is a C keyword"),
+            "{keyword}: {e}"
+        );
     }
     for bad in [
         "",

@@ -12,6 +12,22 @@ fn fixed_reader_records_names() {
     assert_eq!(env.read_names(), vec!["A", "B", "C"]);
     assert!(env.was_read("C"));
     assert!(!env.prints_directives());
+    let mut expected = Directives::new();
+    for name in ["A", "B", "C"] {
+        expected.push(format!("cargo::rerun-if-env-changed={name}"));
+    }
+    assert_eq!(env.declarations(), expected);
+}
+
+#[test]
+fn a_deferred_process_reader_prints_nothing_until_asked() {
+    let env = EnvReader::from_process_deferred();
+    assert!(!env.prints_directives());
+    env.get_os("DOCA_RS_ENV_TEST_UNSET");
+    assert_eq!(
+        env.declarations().lines(),
+        ["cargo::rerun-if-env-changed=DOCA_RS_ENV_TEST_UNSET"]
+    );
 }
 
 #[test]

@@ -70,10 +70,16 @@ fn ordering_is_numeric() {
     assert!(!v("2.5.0108").is_supported());
 }
 
+/// The version of a `doca_version.h` with `text`, read through the C compiler.
+fn header_version(text: &str) -> Result<(DocaVersion, HeaderSpelling), VersionError> {
+    let dir = crate::testutil::TempDir::new("version-header");
+    DocaVersion::from_header_file(&dir.write("doca_version.h", text))
+}
+
 #[test]
 fn header_modern_spelling() {
     let text = include_str!("../../tests/fixtures/headers/doca_version_3_0.h");
-    let (v, s) = DocaVersion::from_version_header(text).unwrap();
+    let (v, s) = header_version(text).unwrap();
     assert_eq!(v, DocaVersion::new(3, 0, 58));
     assert_eq!(s, HeaderSpelling::Modern);
 }
@@ -81,7 +87,7 @@ fn header_modern_spelling() {
 #[test]
 fn header_legacy_spelling() {
     let text = include_str!("../../tests/fixtures/prefix-2.5/include/doca_version.h");
-    let (v, s) = DocaVersion::from_version_header(text).unwrap();
+    let (v, s) = header_version(text).unwrap();
     assert_eq!(v, DocaVersion::new(2, 5, 108));
     assert_eq!(s, HeaderSpelling::Legacy);
 }
@@ -89,12 +95,12 @@ fn header_legacy_spelling() {
 #[test]
 fn header_string_only() {
     let text = "#define DOCA_VERSION_STRING \"3.2.0118\" /* release */\n";
-    let (v, s) = DocaVersion::from_version_header(text).unwrap();
+    let (v, s) = header_version(text).unwrap();
     assert_eq!(v, DocaVersion::new(3, 2, 118));
     assert_eq!(s, HeaderSpelling::Modern);
     let text = "#  define DOCA_VER_STRING \"2.5.0108\"\n";
     assert_eq!(
-        DocaVersion::from_version_header(text).unwrap(),
+        header_version(text).unwrap(),
         (DocaVersion::new(2, 5, 108), HeaderSpelling::Legacy)
     );
 }
@@ -103,17 +109,44 @@ fn header_string_only() {
 fn header_parenthesised_and_suffixed() {
     let text = "#define DOCA_VERSION_MAJOR (3)\n#define DOCA_VERSION_MINOR 1U\n\
                     #define DOCA_VERSION_PATCH 0x69 // hex\n#define DOCA_VERSION_MAJOR_X 9\n";
-    assert_eq!(
-        DocaVersion::from_version_header(text).unwrap().0,
-        DocaVersion::new(3, 1, 105)
+    assert_eq!(header_version(text).unwrap().0, DocaVersion::new(3, 1, 105));
+}
+
+/// What the compiler reads, not what the text shows: the branch not compiled, a
+/// definition split over lines, a macro undefined again.
+#[test]
+fn header_is_read_as_the_compiler_reads_it() {
+    let text = "#if 0\n#define DOCA_VERSION_MAJOR 9\n#else\n#define DOCA_VERSION_MAJOR \\\n 3\n\
+                #endif\n#define DOCA_VERSION_MINOR 7\n#undef DOCA_VERSION_MINOR\n\
+                #define DOCA_VERSION_MINOR 1\n#define DOCA_VERSION_PATCH 5\n";
+    assert_eq!(header_version(text).unwrap().0, DocaVersion::new(3, 1, 5));
+}
+
+/// The reference `doca_version.h` includes `<doca_compat.h>` from its own directory, as
+/// a real one does: the compiler finds it there.
+#[test]
+fn a_header_that_includes_its_neighbours_is_read() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../doca-sim/include/doca_version.h");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("#include <doca_compat.h>"), "precondition");
+    let (v, _) = DocaVersion::from_header_file(&path).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        text.contains(&format!("#define DOCA_VERSION_MINOR {}", v.minor)),
+        "{v}"
     );
 }
 
 #[test]
-fn header_without_macros() {
+fn header_without_macros_or_not_c() {
     assert_eq!(
-        DocaVersion::from_version_header("int x;\n#define DOCA_VERSION_MAJORITY 3\n"),
+        header_version("int x;\n#define DOCA_VERSION_MAJORITY 3\n"),
         Err(VersionError::NoVersionMacros)
+    );
+    let e = header_version("#error not a header\n").unwrap_err();
+    assert!(
+        matches!(&e, VersionError::Compiler { message, .. } if message.contains("not a header")),
+        "{e:?}"
     );
 }
 

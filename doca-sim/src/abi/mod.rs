@@ -13,6 +13,11 @@
 //! keeps one copy without another package.) `dpa.rs`, `rdmi.rs` and `rdma.rs` here are
 //! symbolic links to them: `cargo package` follows links, so this crate's tarball holds
 //! copies and builds on its own.
+//!
+//! `comch.rs` is this crate's own: the bindings of the DPA part of DOCA Comch
+//! message queues (`doca_comch_msgq.h`, `doca_comch_consumer.h`,
+//! `doca_comch_producer.h`), made by the same bindgen configuration;
+//! doca-regen-bindings does not write it yet.
 #![allow(
     non_camel_case_types,
     non_snake_case,
@@ -25,10 +30,12 @@
     rustdoc::all
 )]
 
+pub mod comch;
 pub mod dpa;
 pub mod rdma;
 pub mod rdmi;
 
+pub use comch::*;
 pub use dpa::*;
 pub use rdma::*;
 pub use rdmi::*;

@@ -1,6 +1,7 @@
 //! `doca_dpa.h`: the DPA context, its application, limits and heap.
 
 pub(crate) mod app;
+pub(crate) mod async_ops;
 pub(crate) mod fault;
 pub(crate) mod launch;
 pub(crate) mod memory;

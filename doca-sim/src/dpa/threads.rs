@@ -1,5 +1,5 @@
-//! DPA threads, completions, notification completions, async ops, thread
-//! groups, EU affinities and hash tables.
+//! DPA threads, completions, notification completions, thread groups, EU
+//! affinities and hash tables (async ops are in `async_ops.rs`).
 //!
 //! Each object is a child of a DPA context: creating one counts against
 //! `doca_dpa_stop` (IN_USE), and once the context is destroyed every call on
@@ -30,7 +30,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 /// An object owned by a DPA context.
-trait Child: SimObject {
+pub(crate) trait Child: SimObject {
     fn parent(&self) -> &Arc<DpaCore>;
     /// Whether the object is started.
     fn started(&self) -> bool;
@@ -71,7 +71,7 @@ macro_rules! started_child {
     };
 }
 
-fn new_child<T: Child>(
+pub(crate) fn new_child<T: Child>(
     dpa_ptr: *mut abi::doca_dpa,
     make: impl FnOnce(Arc<DpaCore>) -> SimResult<T>,
 ) -> SimResult<*mut T> {
@@ -84,7 +84,7 @@ fn new_child<T: Child>(
 
 /// Borrows a child and checks that its context was not destroyed. The call is a
 /// use of the context ([`DpaCore::note_host_use`]).
-fn child<'a, T: Child, P>(ptr: *const P) -> SimResult<&'a T> {
+pub(crate) fn child<'a, T: Child, P>(ptr: *const P) -> SimResult<&'a T> {
     let c = obj::<T, P>(ptr)?;
     c.parent().require_alive()?;
     c.parent().note_host_use(T::KIND);
@@ -92,7 +92,7 @@ fn child<'a, T: Child, P>(ptr: *const P) -> SimResult<&'a T> {
 }
 
 /// The `*_stop` call of a child: BAD_STATE unless it is started.
-fn stop_child<T: Child, P>(ptr: *mut P, not_started: &'static str) -> SimResult {
+pub(crate) fn stop_child<T: Child, P>(ptr: *mut P, not_started: &'static str) -> SimResult {
     let c = child::<T, P>(ptr)?;
     if !c.started() {
         return Err(fail(codes::BAD_STATE, not_started));
@@ -107,7 +107,7 @@ fn stop_child<T: Child, P>(ptr: *mut P, not_started: &'static str) -> SimResult 
 /// documents no BAD_STATE for destroying a started thread, thread group,
 /// completion, async ops or notification completion, and NVIDIA's DPA samples
 /// destroy them without stopping them first (docs/sim-model.md).
-fn destroy_child<T: Child, P>(ptr: *mut P) -> SimResult {
+pub(crate) fn destroy_child<T: Child, P>(ptr: *mut P) -> SimResult {
     let c = child::<T, P>(ptr)?;
     if c.started() {
         c.stop();
@@ -119,7 +119,7 @@ fn destroy_child<T: Child, P>(ptr: *mut P) -> SimResult {
     Ok(())
 }
 
-fn rounded_queue_size(requested: c_uint) -> SimResult<u32> {
+pub(crate) fn rounded_queue_size(requested: c_uint) -> SimResult<u32> {
     if requested == 0 {
         return Err(fail(codes::INVALID_VALUE, "queue size 0"));
     }
@@ -157,6 +157,24 @@ pub(crate) struct ThreadCore {
 }
 
 impl ThreadCore {
+    /// The DPA context the thread runs on.
+    pub(crate) fn dpa(&self) -> &Arc<DpaCore> {
+        &self.dpa
+    }
+
+    /// Binds a completion source of another library (a DOCA Comch consumer
+    /// completion context) to the thread, which must be started, as
+    /// `doca_dpa_completion_start` binds a DPA completion context: once bound,
+    /// `doca_dpa_thread_run` accepts the thread.
+    pub(crate) fn attach_source(&self) -> SimResult {
+        let mut cfg = lock(&self.config);
+        if !cfg.started {
+            return Err(fail(codes::BAD_STATE, "start the bound DPA thread first"));
+        }
+        cfg.attached = true;
+        Ok(())
+    }
+
     /// The thread's local storage address.
     pub(crate) fn local_storage(&self) -> u64 {
         lock(&self.config).local_storage
@@ -289,6 +307,12 @@ impl Child for DpaThread {
 
 fn thread<'a>(ptr: *const abi::doca_dpa_thread) -> SimResult<&'a DpaThread> {
     child::<DpaThread, _>(ptr)
+}
+
+/// The shared state of a live DPA thread (for other libraries' objects bound
+/// to it).
+pub(crate) fn thread_core(ptr: *const abi::doca_dpa_thread) -> SimResult<Arc<ThreadCore>> {
+    Ok(thread(ptr)?.core.clone())
 }
 
 fn configure_thread(
@@ -478,26 +502,6 @@ started_child!(
     &o.state
 );
 
-// --------------------------------------------------------------- async ops
-
-struct AsyncOpsState {
-    completion: Option<Arc<CompletionCore>>,
-    started: bool,
-    handle: Option<u64>,
-}
-
-/// `struct doca_dpa_async_ops`.
-///
-/// Model choice: the sim models the host-side lifecycle only; the device-side
-/// async operations (posting copies or waits from a kernel) are not modelled.
-pub(crate) struct AsyncOps {
-    dpa: Arc<DpaCore>,
-    size: u32,
-    user_data: u64,
-    state: Mutex<AsyncOpsState>,
-}
-started_child!(AsyncOps, "doca_dpa_async_ops", |o| &o.dpa, &o.state);
-
 // ------------------------------------------------------------ thread groups
 
 struct GroupState {
@@ -593,7 +597,7 @@ impl Child for HashTable {
     }
 }
 
-fn handle_of<T: Send + Sync + 'static>(
+pub(crate) fn handle_of<T: Send + Sync + 'static>(
     slot: &mut Option<u64>,
     make: impl FnOnce() -> Arc<T>,
 ) -> u64 {
@@ -964,84 +968,6 @@ doca_api! {
         }
         let t = n.thread.clone();
         let h = handle_of(&mut st.handle, || t);
-        out(handle, h)
-    }
-
-    // ---- async ops
-
-    /// Creates an async-ops context.
-    fn doca_dpa_async_ops_create(dpa: *mut abi::doca_dpa, queue_size: c_uint, user_data: u64, async_ops: *mut *mut abi::doca_dpa_async_ops) {
-        if async_ops.is_null() {
-            return Err(fail(codes::INVALID_VALUE, "NULL output pointer"));
-        }
-        let size = rounded_queue_size(queue_size)?;
-        let a = new_child(dpa, |core| {
-            Ok(AsyncOps {
-                dpa: core,
-                size,
-                user_data,
-                state: Mutex::new(AsyncOpsState { completion: None, started: false, handle: None }),
-            })
-        })?;
-        out(async_ops, a.cast())
-    }
-
-    /// Destroys it, stopping it first if it is started.
-    fn doca_dpa_async_ops_destroy(async_ops: *mut abi::doca_dpa_async_ops) {
-        destroy_child::<AsyncOps, _>(async_ops)
-    }
-
-    /// The rounded queue size.
-    fn doca_dpa_async_ops_get_queue_size(async_ops: *mut abi::doca_dpa_async_ops, queue_size: *mut c_uint) {
-        out(queue_size, child::<AsyncOps, _>(async_ops)?.size)
-    }
-
-    /// The user data given at creation.
-    fn doca_dpa_async_ops_get_user_data(async_ops: *mut abi::doca_dpa_async_ops, user_data: *mut u64) {
-        out(user_data, child::<AsyncOps, _>(async_ops)?.user_data)
-    }
-
-    /// Attaches the completion context that receives its completions.
-    fn doca_dpa_async_ops_attach(async_ops: *mut abi::doca_dpa_async_ops, dpa_comp: *mut abi::doca_dpa_completion) {
-        let a = child::<AsyncOps, _>(async_ops)?;
-        let c = completion_core(dpa_comp)?;
-        let mut st = lock(&a.state);
-        if st.started {
-            return Err(fail(codes::BAD_STATE, "async ops already started"));
-        }
-        c.attach_producer()?;
-        st.completion = Some(c);
-        Ok(())
-    }
-
-    /// Starts it; its completion context must be attached and started.
-    fn doca_dpa_async_ops_start(async_ops: *mut abi::doca_dpa_async_ops) {
-        let a = child::<AsyncOps, _>(async_ops)?;
-        a.dpa.require_running()?;
-        let mut st = lock(&a.state);
-        if st.started {
-            return Err(fail(codes::BAD_STATE, "async ops already started"));
-        }
-        if !st.completion.as_ref().is_some_and(|c| c.is_started()) {
-            return Err(fail(codes::BAD_STATE, "attach a started completion context first"));
-        }
-        st.started = true;
-        Ok(())
-    }
-
-    /// Stops it.
-    fn doca_dpa_async_ops_stop(async_ops: *mut abi::doca_dpa_async_ops) {
-        stop_child::<AsyncOps, _>(async_ops, "async ops not started")
-    }
-
-    /// The DPA handle of started async ops.
-    fn doca_dpa_async_ops_get_dpa_handle(async_ops: *mut abi::doca_dpa_async_ops, handle: *mut abi::doca_dpa_dev_async_ops_t) {
-        let a = child::<AsyncOps, _>(async_ops)?;
-        let mut st = lock(&a.state);
-        if !st.started {
-            return Err(fail(codes::BAD_STATE, "async ops not started"));
-        }
-        let h = handle_of(&mut st.handle, || Arc::new(registry::Opaque));
         out(handle, h)
     }
 

@@ -13,9 +13,24 @@ pub(crate) struct EventCore {
     waiters: AtomicUsize,
     lock: Mutex<()>,
     changed: Condvar,
-    /// Whether a progress engine watches the value (tasks of the event's context).
+    /// Whether something watches the value (a progress engine for tasks of
+    /// the event's context, async ops for the waits kernels posted on it).
     watched: AtomicBool,
-    watchers: Mutex<Vec<Weak<crate::ctx::Notifier>>>,
+    watchers: Mutex<Vec<Weak<dyn Watcher>>>,
+}
+
+/// What is told of every change of an event's value once it [`EventCore::watch`]es
+/// it. Called with no lock of the event held, from whichever thread changed the
+/// value (a host call or a kernel's device call).
+pub(crate) trait Watcher: Send + Sync {
+    fn value_changed(&self);
+}
+
+impl Watcher for crate::ctx::Notifier {
+    /// Fires the engine's notification handle (when armed).
+    fn value_changed(&self) {
+        self.fire();
+    }
 }
 
 impl std::fmt::Debug for EventCore {
@@ -81,22 +96,33 @@ impl EventCore {
             self.changed.notify_all();
         }
         if self.watched.load(Ordering::Acquire) {
-            let watchers = self.watchers.lock().unwrap_or_else(|p| p.into_inner());
-            for w in watchers.iter().filter_map(Weak::upgrade) {
-                w.fire();
+            // Told outside the lock: a watcher may change this very value
+            // (or watch it) in turn.
+            let live: Vec<Arc<dyn Watcher>> = self
+                .watchers
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .iter()
+                .filter_map(Weak::upgrade)
+                .collect();
+            for w in live {
+                w.value_changed();
             }
         }
     }
 
-    /// Fires `engine`'s notifier (when armed) on every later change of the value.
-    pub(crate) fn watch(&self, engine: &Arc<crate::ctx::Notifier>) {
+    /// Tells `watcher` of every later change of the value (once, however
+    /// often it asks).
+    pub(crate) fn watch<W: Watcher + 'static>(&self, watcher: &Arc<W>) {
         let mut watchers = self.watchers.lock().unwrap_or_else(|p| p.into_inner());
         watchers.retain(|w| w.strong_count() > 0);
+        let me = Arc::as_ptr(watcher).cast::<()>();
         if !watchers
             .iter()
-            .any(|w| std::ptr::eq(w.as_ptr(), Arc::as_ptr(engine)))
+            .any(|w| std::ptr::eq(w.as_ptr().cast::<()>(), me))
         {
-            watchers.push(Arc::downgrade(engine));
+            let weak: Weak<dyn Watcher> = Arc::downgrade(watcher) as Weak<dyn Watcher>;
+            watchers.push(weak);
         }
         self.watched.store(true, Ordering::Release);
     }

@@ -1,0 +1,1 @@
+../../doca-dpa-sys/bundled/dpa.rs

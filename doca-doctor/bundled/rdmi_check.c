@@ -1,0 +1,1 @@
+../../doca-rdmi-sys/bundled/rdmi_check.c
