@@ -45,8 +45,7 @@ pub enum BindingSet {
     Dpa,
     /// DOCA Verbs + RDMI, reusing the Dpa set's items.
     Rdmi,
-    /// DOCA RDMA (the DPA datapath: contexts, connections, DPA handles), reusing the
-    /// Dpa set's items.
+    /// DOCA RDMA's DPA datapath, reusing the Dpa set's items.
     Rdma,
 }
 
@@ -72,8 +71,8 @@ impl BindingSet {
     /// Every set, the Dpa set (which the others reuse) first.
     pub const ALL: [BindingSet; 3] = [BindingSet::Dpa, BindingSet::Rdmi, BindingSet::Rdma];
 
-    /// The committed bindings' file name (`dpa.rs`, `rdmi.rs`, `rdma.rs`), in the
-    /// [`BUNDLED_DIR`] of the set's -sys crate.
+    /// The committed bindings' file name (`dpa.rs`, …), in the [`BUNDLED_DIR`] of the
+    /// set's -sys crate.
     pub const fn committed_file(self) -> &'static str {
         match self {
             BindingSet::Dpa => "dpa.rs",
@@ -82,8 +81,7 @@ impl BindingSet {
         }
     }
 
-    /// The directory of the set's -sys crate in the workspace (`doca-dpa-sys`,
-    /// `doca-rdmi-sys`, `doca-rdma-sys`).
+    /// The directory of the set's -sys crate in the workspace (`doca-dpa-sys`, …).
     pub const fn sys_crate_dir(self) -> &'static str {
         match self {
             BindingSet::Dpa => "doca-dpa-sys",
@@ -131,11 +129,6 @@ impl BindingSet {
             (_, false) => Some("use super::dpa::*;"),
             (_, true) => Some("use doca_dpa_sys::*;"),
         }
-    }
-
-    /// Whether the set's bindings reuse the Dpa set's items (every set but Dpa).
-    pub fn reuses_dpa(self) -> bool {
-        self != BindingSet::Dpa
     }
 }
 

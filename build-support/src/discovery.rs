@@ -1,8 +1,8 @@
 //! Finding an installed DOCA through pkg-config.
 //!
 //! Modules probed: `doca-common` and `doca-dpa` (required), `doca-verbs` and `doca-rdmi`
-//! (optional; RDMI needs both), `doca-rdma` (optional: DOCA RDMA, whose DPA datapath
-//! doca-rdma wraps) and `libflexio` (optional, linked when present).
+//! (optional; RDMI needs both), `doca-rdma` (optional) and `libflexio` (optional,
+//! linked when present).
 //!
 //! Search order: `PKG_CONFIG_PATH` as set; then, when `DOCA_PREFIX` is set,
 //! `$DOCA_PREFIX/lib/pkgconfig`, `$DOCA_PREFIX/lib/<arch>-linux-gnu/pkgconfig` and

@@ -68,8 +68,7 @@ impl SysCrate {
         }
     }
 
-    /// The `links` key as it appears in `DEP_<KEY>_*` (`DOCA_DPA`, `DOCA_RDMI`,
-    /// `DOCA_RDMA`).
+    /// The `links` key as it appears in `DEP_<KEY>_*` (`DOCA_DPA`, `DOCA_RDMI`, …).
     pub fn links_key(self) -> &'static str {
         match self {
             SysCrate::Dpa => "DOCA_DPA",
@@ -78,32 +77,13 @@ impl SysCrate {
         }
     }
 
-    /// The pkg-config module without which the crate builds with no items (and says
-    /// why): `doca-rdmi` for RDMI, `doca-rdma` for DOCA RDMA; none for Dpa, which
-    /// needs its modules.
-    pub fn optional_module(self) -> Option<&'static str> {
+    /// Without it the crate builds empty and says why: (its pkg-config module, the cfg
+    /// then set, the `build_info` constant of the reason). None for Dpa.
+    pub fn optional(self) -> Option<(&'static str, &'static str, &'static str)> {
         match self {
             SysCrate::Dpa => None,
-            SysCrate::Rdmi => Some("doca-rdmi"),
-            SysCrate::Rdma => Some("doca-rdma"),
-        }
-    }
-
-    /// The cfg set when [`SysCrate::optional_module`] is absent.
-    fn absent_cfg(self) -> &'static str {
-        match self {
-            SysCrate::Rdma => RDMA_ABSENT_CFG,
-            SysCrate::Dpa | SysCrate::Rdmi => RDMI_ABSENT_CFG,
-        }
-    }
-
-    /// The name of the `build_info` constant that says why the crate's optional module
-    /// is absent (`RDMI_ABSENT_REASON` for Dpa and Rdmi, as before Rdma existed;
-    /// `RDMA_ABSENT_REASON` for Rdma).
-    pub fn absent_reason_const(self) -> &'static str {
-        match self {
-            SysCrate::Rdma => "RDMA_ABSENT_REASON",
-            SysCrate::Dpa | SysCrate::Rdmi => "RDMI_ABSENT_REASON",
+            SysCrate::Rdmi => Some(("doca-rdmi", RDMI_ABSENT_CFG, "RDMI_ABSENT_REASON")),
+            SysCrate::Rdma => Some(("doca-rdma", RDMA_ABSENT_CFG, "RDMA_ABSENT_REASON")),
         }
     }
 
@@ -221,8 +201,7 @@ pub struct SysOutput {
     pub version: DocaVersion,
     /// The audit.
     pub audit: Audit,
-    /// Why the crate's optional module ([`SysCrate::optional_module`]) is absent, when
-    /// it is.
+    /// Why the crate's optional module ([`SysCrate::optional`]) is absent, when it is.
     pub absent_reason: Option<String>,
     /// Files written in `OUT_DIR`.
     pub files: Vec<PathBuf>,
@@ -298,9 +277,9 @@ pub fn run(
 ) -> Result<SysOutput, SysError> {
     // 1. Environment.
     let inputs = ProbeInputs::from_env(env);
-    // doca-rdmi-sys and doca-rdma-sys follow doca-dpa-sys (their dependency) onto the
-    // sim, so the `sim` feature of any crate that reaches doca-dpa-sys puts the whole
-    // tree there; DOCA Core objects must come from the same library in all.
+    // The other -sys crates follow doca-dpa-sys (their dependency) onto the sim, so the
+    // `sim` feature of any crate that reaches doca-dpa-sys puts the whole tree there;
+    // DOCA Core objects must come from the same library in all.
     let sim_feature = env.is_set("CARGO_FEATURE_SIM")
         || (krate != SysCrate::Dpa
             && env
@@ -355,10 +334,10 @@ pub fn run(
             }
             pkg_versions = install.pkg_config_versions();
             let include_dirs = install.include_dirs(&[]);
-            let missing_module = krate.optional_module().filter(|m| !install.has(m));
+            let missing_module = krate.optional().filter(|(m, ..)| !install.has(m));
             let bindings_path = out_dir.join("bindings.rs");
             let sel = resolve_headers(set, &include_dirs, &[]);
-            let exports = if let Some(module) = missing_module {
+            let exports = if let Some((module, absent_cfg, _)) = missing_module {
                 let what = set.name().to_uppercase();
                 let reason = format!(
                     "pkg-config found DOCA {} but no {module} module (PKG_CONFIG_PATH={}); \
@@ -370,7 +349,7 @@ pub fn run(
                     &bindings_path,
                     &format!("{}\n// No {what} bindings: {reason}\n", GENERATED_HEADER),
                 )?;
-                d.cfg(krate.absent_cfg());
+                d.cfg(absent_cfg);
                 absent_reason = Some(reason);
                 bindings_made = format!("none (this DOCA install has no {what})");
                 Exports::known(Vec::<String>::new())
@@ -494,7 +473,10 @@ pub fn run(
             version,
             &pkg_versions,
             doca_prefix.as_deref(),
-            (krate.absent_reason_const(), absent_reason.as_deref()),
+            (
+                krate.optional().map_or("RDMI_ABSENT_REASON", |o| o.2),
+                absent_reason.as_deref(),
+            ),
             &bindings_made,
             &audit,
         ),
@@ -506,8 +488,8 @@ pub fn run(
 
     // Whether the install has `module`: this crate's own answer for its optional
     // module, pkg-config's for another (sim and docs builds have every module).
-    let present = |module: &str| match (&choice.install, krate.optional_module()) {
-        (_, Some(own)) if own == module => absent_reason.is_none(),
+    let present = |module: &str| match (&choice.install, krate.optional()) {
+        (_, Some((own, ..))) if own == module => absent_reason.is_none(),
         (Some(install), _) => install.has(module),
         (None, _) => true,
     };

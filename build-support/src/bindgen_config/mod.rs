@@ -207,7 +207,7 @@ pub fn builder(
     for h in lib.headers() {
         b = b.allowlist_file(file_regex(h));
     }
-    if lib.reuses_dpa() {
+    if lib != BindingSet::Dpa {
         b = reuse_dpa(b, include_dirs);
     }
     for h in &selection.used {
