@@ -1,4 +1,4 @@
-//! The four sets of DOCA headers the -sys crates bind, and where their headers are.
+//! The three sets of DOCA headers the -sys crates bind, and where their headers are.
 //!
 //! Shared by every way bindings are made: bindgen over the installed headers (the
 //! `bindgen` feature), the bundled bindings checked against the installed headers
@@ -52,8 +52,7 @@ pub enum BindingSet {
     Dpa,
     /// DOCA Verbs + RDMI, reusing the Dpa set's items.
     Rdmi,
-    /// DOCA RDMA (the DPA datapath: contexts, connections, DPA handles), reusing the
-    /// Dpa set's items.
+    /// DOCA RDMA's DPA datapath, reusing the Dpa set's items.
     Rdma,
     /// DOCA Comch's DPA part (message queues, their consumers and producers on the
     /// DPA), reusing the Dpa set's items.
@@ -89,9 +88,8 @@ impl BindingSet {
         BindingSet::Comch,
     ];
 
-    /// The committed bindings' file name (`dpa.rs`, `rdmi.rs`, `rdma.rs`,
-    /// `comch.rs`), in the
-    /// [`BUNDLED_DIR`] of the set's -sys crate.
+    /// The committed bindings' file name (`dpa.rs`, …), in the [`BUNDLED_DIR`] of the
+    /// set's -sys crate.
     pub const fn committed_file(self) -> &'static str {
         match self {
             BindingSet::Dpa => "dpa.rs",
@@ -101,8 +99,7 @@ impl BindingSet {
         }
     }
 
-    /// The directory of the set's -sys crate in the workspace (`doca-dpa-sys`,
-    /// `doca-rdmi-sys`, `doca-rdma-sys`, `doca-comch-sys`).
+    /// The directory of the set's -sys crate in the workspace (`doca-dpa-sys`, …).
     pub const fn sys_crate_dir(self) -> &'static str {
         match self {
             BindingSet::Dpa => "doca-dpa-sys",
@@ -152,11 +149,6 @@ impl BindingSet {
             (_, false) => Some("use super::dpa::*;"),
             (_, true) => Some("use doca_dpa_sys::*;"),
         }
-    }
-
-    /// Whether the set's bindings reuse the Dpa set's items (every set but Dpa).
-    pub fn reuses_dpa(self) -> bool {
-        self != BindingSet::Dpa
     }
 }
 

@@ -149,13 +149,8 @@ pub fn plan(env: &EnvReader, links_keys: &[&str]) -> Result<SafePlan, SafeError>
     let mut universe: BTreeSet<String> = BTreeSet::new();
     let mut backend = None;
     let mut version = None;
-    // The optional modules' `DEP_<KEY>_<NAME>=absent` metadata and the cfg each sets.
-    let optional = [
-        ("RDMI", RDMI_ABSENT_CFG),
-        ("RDMA", RDMA_ABSENT_CFG),
-        ("COMCH", COMCH_ABSENT_CFG),
-    ];
-    let mut absent: BTreeSet<&str> = BTreeSet::new();
+    // The absence cfgs of the optional modules some -sys crate reported absent.
+    let mut absent = BTreeSet::new();
     let mut d = Directives::new();
     for key in links_keys {
         let var = |suffix: &str| format!("DEP_{key}_{suffix}");
@@ -185,8 +180,12 @@ pub fn plan(env: &EnvReader, links_keys: &[&str]) -> Result<SafePlan, SafeError>
         if let Some(u) = env.get(&var("UNIVERSE")) {
             universe.extend(read_universe(Path::new(&u)));
         }
-        for (name, cfg) in optional {
-            if env.get(&var(name)).as_deref() == Some("absent") {
+        for (module, cfg) in [
+            ("RDMI", RDMI_ABSENT_CFG),
+            ("RDMA", RDMA_ABSENT_CFG),
+            ("COMCH", COMCH_ABSENT_CFG),
+        ] {
+            if env.get(&var(module)).as_deref() == Some("absent") {
                 absent.insert(cfg);
             }
         }

@@ -1,4 +1,5 @@
-//! The complete build-script flow of `doca-dpa-sys`, `doca-rdmi-sys` and `doca-rdma-sys`:
+//! The complete build-script flow of `doca-dpa-sys`, `doca-rdmi-sys`, `doca-rdma-sys` and
+//! `doca-comch-sys`:
 //!
 //! (Compiled, not run: it is a build script, which needs the environment cargo gives one.)
 //!
@@ -10,28 +11,21 @@
 //! 1. Reads the environment through [`EnvReader`]: `DOCA_BACKEND`, `DOCS_RS`,
 //!    `DOCA_PREFIX`, `PKG_CONFIG_PATH`, `DOCA_ALLOW_VERSION_MISMATCH`,
 //!    `CARGO_FEATURE_SIM`, `CARGO_FEATURE_BINDGEN`, `OUT_DIR`, `CARGO_MANIFEST_DIR` (the
-//!    committed bindings are the crate's own `bundled/dpa.rs`, `bundled/rdmi.rs` or
-//!    `bundled/rdma.rs`), and
+//!    committed bindings are the crate's own `bundled/dpa.rs`, `bundled/rdmi.rs`,
+//!    `bundled/rdma.rs` or `bundled/comch.rs`), and
 //!    `DEP_DOCA_SIM_INCLUDE` (the reference headers exported by `doca-sim`, which only
 //!    sim builds have; `<CARGO_MANIFEST_DIR>/../doca-sim/include` when absent).
 //! 2. Chooses the backend ([`crate::backend::choose`]); on error prints the message and
 //!    exits with failure.
-//! 3. Hardware: the bindings for `OUT_DIR/bindings.rs`, link directives from pkg-config,
-//!    and the audit of the installed headers against the exports of the libraries
-//!    pkg-config names. The bindings are, with the -sys crate's `bindgen` feature
-//!    (`CARGO_FEATURE_BINDGEN`), bindgen's over the installed headers; without it, the
-//!    bundled ones ([`crate::bundled`]: the committed bindings of the reference headers,
-//!    [`BindingSet::committed_path`]) once [`crate::check`] (the C compiler, with the set's
-//!    committed check file beside them, [`BindingSet::check_path`]) finds every item of
-//!    them declared by the installed headers as by the reference headers, and a build failure that
-//!    lists each difference otherwise. Sim / docs: no bindings file and no link
-//!    directives; the audit comes from the reference headers, every declared function
-//!    counted as exported (the sim implements them all), plus the sim-only extra exports.
-//! 4. Emits the check-cfgs and cfgs, writes `OUT_DIR/audit.tsv`,
-//!    `OUT_DIR/universe.txt` and `OUT_DIR/build_info.rs`, and the `links` metadata
-//!    `backend`, `version`, `audit`, `universe`, `include`, `rdmi`, `rdma`, `libdir` (hardware:
-//!    doca-dpa's library directories, where dpacc finds the device libraries) and
-//!    `sim_device_include`.
+//! 3. Hardware: `OUT_DIR/bindings.rs` (bindgen's over the installed headers with the
+//!    `bindgen` feature; otherwise the committed ones once [`crate::check`] has found
+//!    the install declares them alike), link directives from pkg-config, and the audit
+//!    of the installed headers against the libraries' exports. Sim / docs: no bindings
+//!    file and no link directives; the audit comes from the reference headers.
+//! 4. Emits the check-cfgs and cfgs, writes `OUT_DIR/audit.tsv`, `OUT_DIR/universe.txt`
+//!    and `OUT_DIR/build_info.rs`, and the `links` metadata `backend`, `version`,
+//!    `audit`, `universe`, `include`, `rdmi`, `rdma`, `comch`, `libdir` (hardware: where dpacc finds the
+//!    device libraries) and, in sim and docs builds only, `sim_device_include`.
 //!
 //! Without `doca-rdmi.pc`, [`SysCrate::Rdmi`] still succeeds: `bindings.rs` holds no
 //! items, nothing is linked, `doca_rdmi_absent` is set and the reason recorded. The same
@@ -81,8 +75,7 @@ impl SysCrate {
         }
     }
 
-    /// The `links` key as it appears in `DEP_<KEY>_*` (`DOCA_DPA`, `DOCA_RDMI`,
-    /// `DOCA_RDMA`).
+    /// The `links` key as it appears in `DEP_<KEY>_*` (`DOCA_DPA`, `DOCA_RDMI`, …).
     pub fn links_key(self) -> &'static str {
         match self {
             SysCrate::Dpa => "DOCA_DPA",
@@ -92,35 +85,14 @@ impl SysCrate {
         }
     }
 
-    /// The pkg-config module without which the crate builds with no items (and says
-    /// why): `doca-rdmi` for RDMI, `doca-rdma` for DOCA RDMA; none for Dpa, which
-    /// needs its modules.
-    pub fn optional_module(self) -> Option<&'static str> {
+    /// Without it the crate builds empty and says why: (its pkg-config module, the cfg
+    /// then set, the `build_info` constant of the reason). None for Dpa.
+    pub fn optional(self) -> Option<(&'static str, &'static str, &'static str)> {
         match self {
             SysCrate::Dpa => None,
-            SysCrate::Rdmi => Some("doca-rdmi"),
-            SysCrate::Rdma => Some("doca-rdma"),
-            SysCrate::Comch => Some("doca-comch"),
-        }
-    }
-
-    /// The cfg set when [`SysCrate::optional_module`] is absent.
-    fn absent_cfg(self) -> &'static str {
-        match self {
-            SysCrate::Rdma => RDMA_ABSENT_CFG,
-            SysCrate::Comch => COMCH_ABSENT_CFG,
-            SysCrate::Dpa | SysCrate::Rdmi => RDMI_ABSENT_CFG,
-        }
-    }
-
-    /// The name of the `build_info` constant that says why the crate's optional module
-    /// is absent (`RDMI_ABSENT_REASON` for Dpa and Rdmi, as before Rdma existed;
-    /// `RDMA_ABSENT_REASON` for Rdma).
-    pub fn absent_reason_const(self) -> &'static str {
-        match self {
-            SysCrate::Rdma => "RDMA_ABSENT_REASON",
-            SysCrate::Comch => "COMCH_ABSENT_REASON",
-            SysCrate::Dpa | SysCrate::Rdmi => "RDMI_ABSENT_REASON",
+            SysCrate::Rdmi => Some(("doca-rdmi", RDMI_ABSENT_CFG, "RDMI_ABSENT_REASON")),
+            SysCrate::Rdma => Some(("doca-rdma", RDMA_ABSENT_CFG, "RDMA_ABSENT_REASON")),
+            SysCrate::Comch => Some(("doca-comch", COMCH_ABSENT_CFG, "COMCH_ABSENT_REASON")),
         }
     }
 
@@ -143,15 +115,24 @@ impl SysCrate {
     }
 }
 
-/// Why the build script failed. The [`Display`](fmt::Display) text is the message.
-#[derive(Debug)]
+/// Why the build script failed. The [`Display`](fmt::Display) text is the message; a
+/// wrapped error's message is part of it too (a build script prints Display alone), and
+/// `source()` gives it to code that walks the chain.
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum SysError {
     /// No backend could be chosen (DOCA missing in hardware mode, old install…).
-    Backend(BackendError),
+    #[error("{0}")]
+    Backend(#[from] BackendError),
     /// A variable cargo always sets is missing (not running under cargo?).
+    #[error("{0} is not set; this function is meant to run from a cargo build script")]
     MissingEnv(&'static str),
     /// The reference headers (needed for the sim and docs backends) are not there.
+    #[error(
+        "the reference headers of doca-sim are incomplete: {what} (looked in {}); they ship \
+         with the doca-sim crate (DEP_DOCA_SIM_INCLUDE)",
+        .dir.display()
+    )]
     ReferenceHeaders {
         /// The directory looked at.
         dir: PathBuf,
@@ -160,12 +141,32 @@ pub enum SysError {
     },
     /// Generating bindings failed (hardware backend, `bindgen` feature).
     #[cfg(feature = "bindgen")]
-    Bindgen(crate::bindgen_config::Error),
+    #[error(
+        "generating the DOCA bindings failed: {0}\n(to build without the installed DOCA, use \
+         the software DPA: the `sim` feature of `doca`)"
+    )]
+    Bindgen(#[source] crate::bindgen_config::Error),
     /// The `bindgen` feature of the -sys crate is on but doca-build-support was built
     /// without its own `bindgen` feature (the -sys crate's feature turns both on).
+    #[error(
+        "the `bindgen` feature is on but doca-build-support was built without bindgen; turn \
+         the feature on through the -sys crate (`doca-dpa-sys/bindgen` or \
+         `doca-rdmi-sys/bindgen`), which enables both"
+    )]
     BindgenNotBuilt,
     /// The installed headers declare items of the bundled bindings differently from the
     /// reference headers they were made from (hardware backend, no `bindgen` feature).
+    #[error(
+        "the installed DOCA headers ({}) declare items of the {} bindings differently from \
+         the reference headers doca-rs bundles its bindings from:\n{report}\nThe bundled \
+         bindings would not match this DOCA, so the build stops. Turn on the `bindgen` \
+         feature (`features = [\"bindgen\"]` on the `doca` dependency, or `{}/bindgen`) to \
+         generate the bindings from these headers (needs libclang), and report the \
+         difference to doca-rs.",
+        crate::join_paths(.include_dirs, ", "),
+        .set.name(),
+        .set.sys_crate_dir()
+    )]
     NotConforming {
         /// The set checked.
         set: BindingSet,
@@ -176,8 +177,13 @@ pub enum SysError {
     },
     /// The bundled bindings could not be made (a stale committed file, an unusable
     /// `doca_version.h`, an item the check does not cover).
+    #[error("the bundled DOCA bindings: {0}")]
     Bundled(String),
     /// The C preprocessor could not read the headers (for the audit).
+    #[error(
+        "the C preprocessor could not read the DOCA headers in {}: {message}",
+        crate::join_paths(.include_dirs, ", ")
+    )]
     Headers {
         /// Where the headers are.
         include_dirs: Vec<PathBuf>,
@@ -185,87 +191,13 @@ pub enum SysError {
         message: String,
     },
     /// A file could not be written.
+    #[error("{}: {message}", .path.display())]
     Io {
         /// The path.
         path: PathBuf,
         /// The message.
         message: String,
     },
-}
-
-impl fmt::Display for SysError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SysError::Backend(e) => write!(f, "{e}"),
-            SysError::MissingEnv(name) => write!(
-                f,
-                "{name} is not set; this function is meant to run from a cargo build script"
-            ),
-            SysError::ReferenceHeaders { dir, what } => write!(
-                f,
-                "the reference headers of doca-sim are incomplete: {what} (looked in {}); \
-                 they ship with the doca-sim crate (DEP_DOCA_SIM_INCLUDE)",
-                dir.display()
-            ),
-            #[cfg(feature = "bindgen")]
-            SysError::Bindgen(e) => write!(
-                f,
-                "generating the DOCA bindings failed: {e}\n(to build without the installed DOCA, \
-                 use the software DPA: the `sim` feature of `doca`)"
-            ),
-            SysError::BindgenNotBuilt => write!(
-                f,
-                "the `bindgen` feature is on but doca-build-support was built without bindgen; \
-                 turn the feature on through the -sys crate (`doca-dpa-sys/bindgen` or \
-                 `doca-rdmi-sys/bindgen`), which enables both"
-            ),
-            SysError::NotConforming {
-                set,
-                include_dirs,
-                report,
-            } => write!(
-                f,
-                "the installed DOCA headers ({}) declare items of the {} bindings differently \
-                 from the reference headers doca-rs bundles its bindings from:\n{report}\n\
-                 The bundled bindings would not match this DOCA, so the build stops. Turn on \
-                 the `bindgen` feature (`features = [\"bindgen\"]` on the `doca` dependency, \
-                 or `{}/bindgen`) to generate the bindings from these headers (needs \
-                 libclang), and report the difference to doca-rs.",
-                crate::join_paths(include_dirs, ", "),
-                set.name(),
-                set.sys_crate_dir(),
-            ),
-            SysError::Bundled(m) => write!(f, "the bundled DOCA bindings: {m}"),
-            SysError::Headers {
-                include_dirs,
-                message,
-            } => write!(
-                f,
-                "the C preprocessor could not read the DOCA headers in {}: {message}",
-                crate::join_paths(include_dirs, ", ")
-            ),
-            SysError::Io { path, message } => write!(f, "{}: {message}", path.display()),
-        }
-    }
-}
-
-// The message of the wrapped error is part of this one's Display too (a build
-// script prints Display alone); source() gives it to code that walks the chain.
-impl std::error::Error for SysError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            SysError::Backend(e) => Some(e),
-            #[cfg(feature = "bindgen")]
-            SysError::Bindgen(e) => Some(e),
-            _ => None,
-        }
-    }
-}
-
-impl From<BackendError> for SysError {
-    fn from(e: BackendError) -> Self {
-        SysError::Backend(e)
-    }
 }
 
 /// What [`run`] produced: the directives to print, and a summary for tests and logs.
@@ -279,8 +211,7 @@ pub struct SysOutput {
     pub version: DocaVersion,
     /// The audit.
     pub audit: Audit,
-    /// Why the crate's optional module ([`SysCrate::optional_module`]) is absent, when
-    /// it is.
+    /// Why the crate's optional module ([`SysCrate::optional`]) is absent, when it is.
     pub absent_reason: Option<String>,
     /// Files written in `OUT_DIR`.
     pub files: Vec<PathBuf>,
@@ -356,9 +287,9 @@ pub fn run(
 ) -> Result<SysOutput, SysError> {
     // 1. Environment.
     let inputs = ProbeInputs::from_env(env);
-    // doca-rdmi-sys and doca-rdma-sys follow doca-dpa-sys (their dependency) onto the
-    // sim, so the `sim` feature of any crate that reaches doca-dpa-sys puts the whole
-    // tree there; DOCA Core objects must come from the same library in all.
+    // The other -sys crates follow doca-dpa-sys (their dependency) onto the sim, so the
+    // `sim` feature of any crate that reaches doca-dpa-sys puts the whole tree there;
+    // DOCA Core objects must come from the same library in all.
     let sim_feature = env.is_set("CARGO_FEATURE_SIM")
         || (krate != SysCrate::Dpa
             && env
@@ -413,10 +344,10 @@ pub fn run(
             }
             pkg_versions = install.pkg_config_versions();
             let include_dirs = install.include_dirs(&[]);
-            let missing_module = krate.optional_module().filter(|m| !install.has(m));
+            let missing_module = krate.optional().filter(|(m, ..)| !install.has(m));
             let bindings_path = out_dir.join("bindings.rs");
             let sel = resolve_headers(set, &include_dirs, &[]);
-            let exports = if let Some(module) = missing_module {
+            let exports = if let Some((module, absent_cfg, _)) = missing_module {
                 let what = set.name().to_uppercase();
                 let reason = format!(
                     "pkg-config found DOCA {} but no {module} module (PKG_CONFIG_PATH={}); \
@@ -428,7 +359,7 @@ pub fn run(
                     &bindings_path,
                     &format!("{}\n// No {what} bindings: {reason}\n", GENERATED_HEADER),
                 )?;
-                d.cfg(krate.absent_cfg());
+                d.cfg(absent_cfg);
                 absent_reason = Some(reason);
                 bindings_made = format!("none (this DOCA install has no {what})");
                 Exports::known(Vec::<String>::new())
@@ -552,7 +483,10 @@ pub fn run(
             version,
             &pkg_versions,
             doca_prefix.as_deref(),
-            (krate.absent_reason_const(), absent_reason.as_deref()),
+            (
+                krate.optional().map_or("RDMI_ABSENT_REASON", |o| o.2),
+                absent_reason.as_deref(),
+            ),
             &bindings_made,
             &audit,
         ),
@@ -564,8 +498,8 @@ pub fn run(
 
     // Whether the install has `module`: this crate's own answer for its optional
     // module, pkg-config's for another (sim and docs builds have every module).
-    let present = |module: &str| match (&choice.install, krate.optional_module()) {
-        (_, Some(own)) if own == module => absent_reason.is_none(),
+    let present = |module: &str| match (&choice.install, krate.optional()) {
+        (_, Some((own, ..))) if own == module => absent_reason.is_none(),
         (Some(install), _) => install.has(module),
         (None, _) => true,
     };

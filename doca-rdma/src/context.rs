@@ -33,7 +33,9 @@ use std::ptr::NonNull;
 use std::sync::{Arc, Mutex};
 
 use doca_dpa::core::{sole, DocaObject, Owned, Stoppable};
-use doca_dpa::{param, AccessFlags, Completion, Dpa, Keep, KeepAlive, KernelArg, Result};
+use doca_dpa::{
+    param, AccessFlags, Completion, Dpa, FamilyMember, Keep, KeepAlive, KernelArg, Member, Result,
+};
 use doca_dpa_sys as dsys;
 use doca_rdma_sys as sys;
 
@@ -88,6 +90,14 @@ impl RdmaInner {
             doca_dpa::core::bury((self.dpa.clone(), self.completion.clone()));
         }
         outcome.into_result()
+    }
+}
+
+// Held in a `Member`: a drop inside `doca_dpa::serialized` during an RPC of the
+// family is handed to the family, which tears the context down once the RPC ended.
+impl FamilyMember for RdmaInner {
+    fn family_of(&self) -> &Dpa {
+        &self.dpa
     }
 }
 
@@ -229,7 +239,7 @@ impl RdmaBuilder {
             // SAFETY: an open device (the DPA context keeps it open); valid out-pointer.
             unsafe { rdma_call!(doca_rdma_create(dev, &mut raw)) }
         })?;
-        let mut inner = RdmaInner {
+        let mut inner = Member::new(RdmaInner {
             // SAFETY: what doca_rdma_create just returned: NULL or a new object that
             // nothing else owns, handed over here.
             raw: unsafe { Owned::new("doca_rdma_create", raw) }?,
@@ -238,7 +248,7 @@ impl RdmaBuilder {
             completion: self.completion.clone(),
             buried: false,
             exported: Mutex::new(0),
-        };
+        });
         let handle = self
             .dpa
             .with_ctx(|dpa| self.configure(&mut inner.raw, dpa))?;
@@ -309,7 +319,7 @@ impl RdmaBuilder {
 /// (`doca_ctx_stop`, `doca_rdma_destroy`) when the last of them goes, or by
 /// [`Rdma::stop`], which refuses while any of them holds it.
 pub struct Rdma {
-    inner: Arc<RdmaInner>,
+    inner: Arc<Member<RdmaInner>>,
 }
 
 impl fmt::Debug for Rdma {
@@ -418,7 +428,7 @@ unsafe impl KernelArg<param::Rdma> for Rdma {
     }
 }
 
-fn lower(inner: &Arc<RdmaInner>, keep: &mut Keep<'_>) -> Result<u64> {
+fn lower(inner: &Arc<Member<RdmaInner>>, keep: &mut Keep<'_>) -> Result<u64> {
     keep.check_context(&inner.dpa, "the DOCA RDMA context")?;
     keep.keep(KeepAlive::new(inner));
     Ok(inner.handle)
@@ -464,7 +474,7 @@ impl From<StopError> for doca_dpa::Error {
 
 /// What a connection is, connected or not.
 struct Link {
-    rdma: Arc<RdmaInner>,
+    rdma: Arc<Member<RdmaInner>>,
     /// DOCA's: valid while the context runs (`rdma` holds it).
     raw: NonNull<sys::doca_rdma_connection>,
     id: u32,

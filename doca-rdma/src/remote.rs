@@ -17,7 +17,7 @@ use std::sync::Arc;
 use doca_dpa::core::{DocaObject, Owned};
 #[cfg(doca_rdma_remote_mmap)]
 use doca_dpa::RdmaExport;
-use doca_dpa::{param, Dpa, Keep, KeepAlive, KernelArg, Result};
+use doca_dpa::{param, Dpa, FamilyMember, Keep, KeepAlive, KernelArg, Member, Result};
 
 use crate::error::{core_call, invalid};
 
@@ -34,6 +34,14 @@ struct Imported<O: DocaObject> {
     raw: Owned<O>,
     handle: u64,
     dpa: Dpa,
+}
+
+// Held in a `Member`: a drop inside `doca_dpa::serialized` during an RPC of the
+// family is handed to the family, which tears the object down once the RPC ended.
+impl<O: DocaObject> FamilyMember for Imported<O> {
+    fn family_of(&self) -> &Dpa {
+        &self.dpa
+    }
 }
 
 impl<O: DocaObject> Drop for Imported<O> {
@@ -65,10 +73,10 @@ impl<O: DocaObject> Imported<O> {
 
     /// Records a launch, thread or DPA struct that uses the object (`what` names it
     /// in a foreign-context error), and hands its DPA handle.
-    fn lower(self: &Arc<Self>, keep: &mut Keep<'_>, what: &'static str) -> Result<u64> {
-        keep.check_context(&self.dpa, what)?;
-        keep.keep(KeepAlive::new(self));
-        Ok(self.handle)
+    fn lower(this: &Arc<Member<Self>>, keep: &mut Keep<'_>, what: &'static str) -> Result<u64> {
+        keep.check_context(&this.dpa, what)?;
+        keep.keep(KeepAlive::new(this));
+        Ok(this.handle)
     }
 }
 
@@ -90,7 +98,7 @@ doca_dpa::__doca_object!(
 /// operation outside the peer's map, or beyond its permissions, as an error.
 #[cfg(doca_rdma_remote_mmap)]
 pub struct RemoteMmap {
-    inner: Arc<Imported<RawRemoteMmap>>,
+    inner: Arc<Member<Imported<RawRemoteMmap>>>,
     /// The peer's range: address and length.
     range: (u64, u64),
 }
@@ -131,7 +139,7 @@ impl RemoteMmap {
             }
         })?;
         // SAFETY: what doca_mmap_create_from_export just returned.
-        let mut inner = unsafe { Imported::<RawRemoteMmap>::own(dpa, CALL, raw) }?;
+        let mut inner = Member::new(unsafe { Imported::<RawRemoteMmap>::own(dpa, CALL, raw) }?);
         let p = inner.raw.as_ptr();
         let mut handle = 0;
         dpa.with_ctx(|_| {
@@ -174,7 +182,7 @@ impl RemoteMmap {
 // keep record holds the map.
 unsafe impl KernelArg<param::Mmap> for RemoteMmap {
     fn lower(&self, keep: &mut Keep<'_>) -> Result<u32> {
-        let h = self.inner.lower(keep, "the remote memory map")?;
+        let h = Imported::lower(&self.inner, keep, "the remote memory map")?;
         u32::try_from(h).map_err(|_| {
             invalid(
                 "doca_mmap_dev_get_dpa_handle",
@@ -203,7 +211,7 @@ doca_dpa::__doca_object!(
 /// that peer.
 #[cfg(doca_rdma_remote_event)]
 pub struct RemoteEvent {
-    inner: Arc<Imported<RawRemoteEvent>>,
+    inner: Arc<Member<Imported<RawRemoteEvent>>>,
 }
 
 #[cfg(doca_rdma_remote_event)]
@@ -238,7 +246,7 @@ impl RemoteEvent {
             }
         })?;
         // SAFETY: what doca_sync_event_remote_net_create_from_export just returned.
-        let mut inner = unsafe { Imported::<RawRemoteEvent>::own(dpa, CALL, raw) }?;
+        let mut inner = Member::new(unsafe { Imported::<RawRemoteEvent>::own(dpa, CALL, raw) }?);
         let p = inner.raw.as_ptr();
         let mut handle = 0;
         dpa.with_ctx(|d| {
@@ -263,6 +271,6 @@ impl RemoteEvent {
 // kernels of its DPA context (checked); the keep record holds the event.
 unsafe impl KernelArg<param::RemoteEvent> for RemoteEvent {
     fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
-        self.inner.lower(keep, "the remote sync event")
+        Imported::lower(&self.inner, keep, "the remote sync event")
     }
 }
