@@ -8,13 +8,8 @@
 //! doca_build_support::sys::build(doca_build_support::sys::SysCrate::Dpa);
 //! ```
 //!
-//! 1. Reads the environment through [`EnvReader`]: `DOCA_BACKEND`, `DOCS_RS`,
-//!    `DOCA_PREFIX`, `PKG_CONFIG_PATH`, `DOCA_ALLOW_VERSION_MISMATCH`,
-//!    `CARGO_FEATURE_SIM`, `CARGO_FEATURE_BINDGEN`, `OUT_DIR`, `CARGO_MANIFEST_DIR` (the
-//!    committed bindings are the crate's own `bundled/dpa.rs`, `bundled/rdmi.rs`,
-//!    `bundled/rdma.rs` or `bundled/comch.rs`), and
-//!    `DEP_DOCA_SIM_INCLUDE` (the reference headers exported by `doca-sim`, which only
-//!    sim builds have; `<CARGO_MANIFEST_DIR>/../doca-sim/include` when absent).
+//! 1. Reads the environment through [`EnvReader`] (`DOCA_BACKEND`, `DOCS_RS`,
+//!    `DOCA_PREFIX`, `PKG_CONFIG_PATH`, the crate's features…), each variable declared.
 //! 2. Chooses the backend ([`crate::backend::choose`]); on error prints the message and
 //!    exits with failure.
 //! 3. Hardware: `OUT_DIR/bindings.rs` (bindgen's over the installed headers with the
