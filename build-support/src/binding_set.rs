@@ -80,6 +80,16 @@ impl BindingSet {
         }
     }
 
+    /// The DOCA library's name in messages (`DPA`, `RDMI`, `RDMA`, `Comch`).
+    pub fn display_name(self) -> &'static str {
+        match self {
+            BindingSet::Dpa => "DPA",
+            BindingSet::Rdmi => "RDMI",
+            BindingSet::Rdma => "RDMA",
+            BindingSet::Comch => "Comch",
+        }
+    }
+
     /// Every set, the Dpa set (which the others reuse) first.
     pub const ALL: [BindingSet; 4] = [
         BindingSet::Dpa,

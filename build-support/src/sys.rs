@@ -343,7 +343,7 @@ pub fn run(
             let bindings_path = out_dir.join("bindings.rs");
             let sel = resolve_headers(set, &include_dirs, &[]);
             let exports = if let Some((module, absent_cfg, _)) = missing_module {
-                let what = set.name().to_uppercase();
+                let what = set.display_name();
                 let reason = format!(
                     "pkg-config found DOCA {} but no {module} module (PKG_CONFIG_PATH={}); \
                      this DOCA install has no {what}",
@@ -394,11 +394,13 @@ pub fn run(
                 }
                 exports
             };
-            let audit = Audit::build(
-                &declared_in(env, &sel.used, &include_dirs, &out_dir)?,
-                krate.extra_names(),
-                Some(&exports),
-            );
+            // Without its module, the set's headers may not even compile (the real
+            // doca_rdma.h includes rdma-core's <rdma/rdma_cma.h>): then nothing is declared.
+            let declared = match declared_in(env, &sel.used, &include_dirs, &out_dir) {
+                Err(_) if missing_module.is_some() => Vec::new(),
+                declared => declared?,
+            };
+            let audit = Audit::build(&declared, krate.extra_names(), Some(&exports));
             (install.version, audit, include_dirs)
         }
         _ => {

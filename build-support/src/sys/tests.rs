@@ -303,16 +303,17 @@ fn hardware_without_rdmi_module() {
 #[test]
 fn hardware_without_rdma_or_comch_module() {
     // The install of the test above (no doca-rdma.pc nor doca-comch.pc either):
-    // doca-rdma-sys and doca-comch-sys build, empty, and say why.
+    // doca-rdma-sys and doca-comch-sys build, empty, and say why, even where the set's
+    // header does not compile (the real doca_rdma.h includes rdma-core's rdma_cma.h).
     for (krate, header, module, what) in [
         (SysCrate::Rdma, "doca_rdma.h", "doca-rdma", "RDMA"),
-        (SysCrate::Comch, "doca_comch_msgq.h", "doca-comch", "COMCH"),
+        (SysCrate::Comch, "doca_comch_msgq.h", "doca-comch", "Comch"),
     ] {
         let (out, r) = (TempDir::new("out"), reference());
         let prefix = TempDir::new("hwprefix");
         prefix.write(
             &format!("include/{header}"),
-            "DOCA_EXPERIMENTAL int doca_x(void);\n",
+            "#include <rdma/doca_rs_nowhere.h>\nDOCA_EXPERIMENTAL int doca_x(void);\n",
         );
         let e = env(&[("DOCA_BACKEND", "hardware")], &out, &r);
         let o = run(krate, &e, |_| Ok(fake_install(&prefix, false))).unwrap();
@@ -329,7 +330,8 @@ fn hardware_without_rdma_or_comch_module() {
         assert!(bindings.contains(&format!("No {what} bindings")));
         let info = std::fs::read_to_string(out.path().join("build_info.rs")).unwrap();
         assert!(info.contains(&format!(
-            "pub const {what}_ABSENT_REASON: Option<&str> = Some("
+            "pub const {}_ABSENT_REASON: Option<&str> = Some(",
+            what.to_uppercase()
         )));
         assert!(info.contains(&format!(
             "BINDINGS: &str = \"none (this DOCA install has no {what})\""
