@@ -1,4 +1,4 @@
-//! The three sets of DOCA headers the -sys crates bind, and where their headers are.
+//! The sets of DOCA headers the -sys crates bind, and where their headers are.
 //!
 //! Shared by every way bindings are made: bindgen over the installed headers (the
 //! `bindgen` feature), the bundled bindings checked against the installed headers
@@ -59,35 +59,44 @@ pub enum BindingSet {
     Comch,
 }
 
+/// What names a set: its short name, its DOCA library's name in messages, its headers,
+/// its committed bindings' and check file's names, its -sys crate's directory.
+struct SetNames {
+    name: &'static str,
+    display: &'static str,
+    headers: &'static [&'static str],
+    committed: &'static str,
+    check: &'static str,
+    sys_crate: &'static str,
+}
+
+/// [`SetNames`] per set, in the order of [`BindingSet`]'s variants.
+#[rustfmt::skip]
+const SETS: [SetNames; 4] = [
+    SetNames { name: "dpa", display: "DPA", headers: DPA_HEADERS, committed: "dpa.rs", check: "dpa_check.c", sys_crate: "doca-dpa-sys" },
+    SetNames { name: "rdmi", display: "RDMI", headers: RDMI_HEADERS, committed: "rdmi.rs", check: "rdmi_check.c", sys_crate: "doca-rdmi-sys" },
+    SetNames { name: "rdma", display: "RDMA", headers: RDMA_HEADERS, committed: "rdma.rs", check: "rdma_check.c", sys_crate: "doca-rdma-sys" },
+    SetNames { name: "comch", display: "Comch", headers: COMCH_HEADERS, committed: "comch.rs", check: "comch_check.c", sys_crate: "doca-comch-sys" },
+];
+
 impl BindingSet {
+    const fn names(self) -> &'static SetNames {
+        &SETS[self as usize]
+    }
+
     /// The header file names of the set, in include order.
     pub fn headers(self) -> &'static [&'static str] {
-        match self {
-            BindingSet::Dpa => DPA_HEADERS,
-            BindingSet::Rdmi => RDMI_HEADERS,
-            BindingSet::Rdma => RDMA_HEADERS,
-            BindingSet::Comch => COMCH_HEADERS,
-        }
+        self.names().headers
     }
 
     /// `"dpa"`, `"rdmi"`, `"rdma"` or `"comch"`.
     pub fn name(self) -> &'static str {
-        match self {
-            BindingSet::Dpa => "dpa",
-            BindingSet::Rdmi => "rdmi",
-            BindingSet::Rdma => "rdma",
-            BindingSet::Comch => "comch",
-        }
+        self.names().name
     }
 
     /// The DOCA library's name in messages (`DPA`, `RDMI`, `RDMA`, `Comch`).
     pub fn display_name(self) -> &'static str {
-        match self {
-            BindingSet::Dpa => "DPA",
-            BindingSet::Rdmi => "RDMI",
-            BindingSet::Rdma => "RDMA",
-            BindingSet::Comch => "Comch",
-        }
+        self.names().display
     }
 
     /// Every set, the Dpa set (which the others reuse) first.
@@ -101,32 +110,17 @@ impl BindingSet {
     /// The committed bindings' file name (`dpa.rs`, …), in the [`BUNDLED_DIR`] of the
     /// set's -sys crate.
     pub const fn committed_file(self) -> &'static str {
-        match self {
-            BindingSet::Dpa => "dpa.rs",
-            BindingSet::Rdmi => "rdmi.rs",
-            BindingSet::Rdma => "rdma.rs",
-            BindingSet::Comch => "comch.rs",
-        }
+        self.names().committed
     }
 
     /// The directory of the set's -sys crate in the workspace (`doca-dpa-sys`, …).
     pub const fn sys_crate_dir(self) -> &'static str {
-        match self {
-            BindingSet::Dpa => "doca-dpa-sys",
-            BindingSet::Rdmi => "doca-rdmi-sys",
-            BindingSet::Rdma => "doca-rdma-sys",
-            BindingSet::Comch => "doca-comch-sys",
-        }
+        self.names().sys_crate
     }
 
     /// The committed check file of the set ([`crate::check`]), in [`BUNDLED_DIR`].
     pub const fn check_file(self) -> &'static str {
-        match self {
-            BindingSet::Dpa => "dpa_check.c",
-            BindingSet::Rdmi => "rdmi_check.c",
-            BindingSet::Rdma => "rdma_check.c",
-            BindingSet::Comch => "comch_check.c",
-        }
+        self.names().check
     }
 
     /// The directory of the set's bundled files, given its -sys crate's manifest
