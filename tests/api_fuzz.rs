@@ -281,7 +281,7 @@ fn step(rng: &mut Rng, w: &mut World) -> Result<(), String> {
             };
             let (gc, go) = &w.gos[g];
             let r = ThreadBuilder::new(&w.dpas[ctx], &doca_tests::sound_slow_thread, (go,))
-                .and_then(|t| t.local_storage(&storage));
+                .and_then(|t| t.local_storage(common::slow_storage(&storage)));
             w.buffers.push((bc, storage));
             if let Some(builder) = expect_outcome(r, ctx != *gc || ctx != bc, "slow thread")? {
                 start_woken(w, ctx, builder, Wake::Notify)?;

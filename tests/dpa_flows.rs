@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use common::{doca_tests, dpa};
 use doca::dpa::{
-    DpaBuffer, Error, Export, Gate, Kernel, KernelArgs, KernelSig, Launcher, WaitEvent,
+    DpaBuffer, Error, Export, Gate, Kernel, KernelArgs, KernelSig, Launcher, Untyped, WaitEvent,
 };
 
 const LONG: Duration = Duration::from_secs(20);
@@ -37,7 +37,15 @@ fn arguments_keep_their_c_types() {
         .launch(
             &doca_tests::mixed_args,
             1,
-            (&out, 0xdead_beef_u32, 1u64 << 40, -5i32, -(1i64 << 50)),
+            (
+                // SAFETY: `mixed_args` writes 4 `uint64_t` words into its untyped `out`
+                // (tests/kernels/launch.c), and the buffer holds 4.
+                unsafe { Untyped::new(&out) },
+                0xdead_beef_u32,
+                1u64 << 40,
+                -5i32,
+                -(1i64 << 50),
+            ),
         )
         .unwrap()
         .wait(LONG)
@@ -734,7 +742,9 @@ fn structs_pass_by_value_to_kernels_and_rpcs() {
 
     let out = DpaBuffer::<u64>::new(&dpa, 4).unwrap();
     let target = doca_tests::bv_target {
-        out: Dev::new(&out).unwrap(),
+        // SAFETY: `bv_target_fill` writes `n` = 4 `uint64_t` words into the struct's
+        // untyped `out` (tests/kernels/by_value.c), and the buffer holds 4.
+        out: Dev::new(unsafe { Untyped::new(&out) }).unwrap(),
         n: 4,
         scale: 3,
     };

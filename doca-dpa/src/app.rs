@@ -151,8 +151,12 @@ pub mod param {
     }
 
     params! {
-        /// `doca_dpa_dev_uintptr_t` or a pointer: a DPA address. Arguments:
-        /// `&DpaBuffer`, a `DpaSlice`, `&DpaBox`, `&DpaMmap`'s memory.
+        /// `doca_dpa_dev_uintptr_t` or `void *`: a DPA address whose C type does not
+        /// say what the device function reads there. Arguments: DPA memory as an
+        /// [`Untyped`](crate::Untyped) (`unsafe`: the caller says what the function
+        /// reads), or a [`DevPtr`](crate::DevPtr). A parameter declared with its
+        /// pointee (`uint64_t *`, `struct state *`) is a [`Ptr`], which safe code
+        /// passes buffers and boxes to.
         DevPtr: u64;
         /// `doca_dpa_dev_t`: a DPA context handle. Argument: `&Dpa`.
         Dpa: u64;
@@ -187,7 +191,7 @@ pub mod param {
     /// for a pointer to a struct of the application; never memory of another
     /// element type (a 1-byte buffer for `uint64_t *` would let the kernel write
     /// past its end). `void *` and `doca_dpa_dev_uintptr_t` are [`DevPtr`], which
-    /// takes any DPA memory.
+    /// takes DPA memory only as an `unsafe` [`Untyped`](crate::Untyped).
     ///
     /// `N` names the C parameter in compiler messages: the generated declarations
     /// give every pointer parameter a marker type `__param::FUNCTION::PARAMETER`.
@@ -224,15 +228,13 @@ pub mod param {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be passed for a device-function parameter of type `{P}`",
     label = "the kernel's C prototype declares this parameter as `{P}`",
-    note = "an integer C parameter (`uint64_t`: `u64`, `uint32_t`: `u32`, …) takes an integer; \
-            to pass it a DPA object, declare the parameter `doca_dpa_dev_uintptr_t` in the kernel \
-            (for `&DpaBuffer`, `&DpaSlice`, `&DpaBox`; DOCA's samples write a thread's \
-            argument as `uint64_t arg`) or with the object's handle type \
-            (`doca_dpa_dev_sync_event_t`, `doca_dpa_dev_completion_t`, …)",
-    note = "a handle or address C parameter (`doca::dpa::param::DevPtr` is a \
-            `doca_dpa_dev_uintptr_t`, `param::SyncEvent` a `doca_dpa_dev_sync_event_t`, …) takes \
-            the object itself (`&DpaBuffer`, `&DpaBox`, `&KernelEvent`, `&Completion`, …), which \
-            the launch keeps alive, not an integer",
+    note = "an integer C parameter (`uint64_t`: `u64`, `uint32_t`: `u32`, …) takes an integer; a \
+            handle C parameter (`param::SyncEvent` is a `doca_dpa_dev_sync_event_t`, …) takes the \
+            object itself (`&KernelEvent`, `&Completion`, …), which the launch keeps alive",
+    note = "DPA memory goes to a pointer parameter declared with its pointee: `uint64_t *out` takes \
+            `&DpaBuffer<u64>`, `struct state *st` takes `&DpaBox<state>`; an untyped one (`void *`, \
+            `doca_dpa_dev_uintptr_t`: `param::DevPtr`) says nothing of what the kernel reads there \
+            and takes memory only as `unsafe {{ Untyped::new(&buffer) }}`",
     note = "a `param::Ptr<T, __param::FUNCTION::PARAMETER>` is the C pointer parameter `T *PARAMETER` \
             of FUNCTION: it takes a `&DpaBuffer<T>`, `&DpaSlice<T>` or `&DpaBox<T>` of exactly that \
             element type"

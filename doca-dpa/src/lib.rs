@@ -34,8 +34,8 @@
 //! use doca_dpa::{Device, Dpa, DpaBuffer, Launcher};
 //!
 //! // build.rs: DpaApp::new("doca_examples").sources_in("examples/kernels").build_or_exit();
-//! // kernel_launch.c: __dpa_global__ void fill_ranks(doca_dpa_dev_uintptr_t out,
-//! //                                                 uint64_t scale, uint32_t offset)
+//! // kernel_launch.c: __dpa_global__ void fill_ranks(uint64_t *out, uint64_t scale,
+//! //                                                 uint32_t offset)
 //! // and in the crate: doca_dpa::include_app!(doca_examples);
 //!
 //! let device = Device::open_first_with_dpa()?;
@@ -75,7 +75,11 @@
 //!   `tracing` warning, and never frees them.
 //!
 //! DPA addresses and handle values never appear in safe code: [`DevPtr`] and
-//! [`Handle`] can be made or read only with `unsafe`. Host copies of a buffer a
+//! [`Handle`] can be made or read only with `unsafe`. A device function reads
+//! handles and addresses only where the library wrote them: a C `T *` parameter
+//! takes memory of `T`s (a `struct S *` a [`DpaBox<S>`], whose handle fields are
+//! [`Dev`]s), and an untyped one (`void *`, `doca_dpa_dev_uintptr_t`), which says
+//! nothing of what is read there, takes memory only as an `unsafe` [`Untyped`]. Host copies of a buffer a
 //! kernel is using are allowed; like DMA they may see torn values, never undefined
 //! behaviour. Install a `tracing` subscriber to see teardown failures and leaks.
 //!
@@ -159,7 +163,7 @@ pub use app::{
 };
 #[cfg(doca_sym = "doca_dpa_mem_alloc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
-pub use args::{Dev, DevPtr, Handle, StructAbi};
+pub use args::{Dev, DevPtr, Handle, StructAbi, Untyped};
 #[cfg(doca_sym = "doca_dpa_async_ops_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use async_ops::AsyncOps;
@@ -188,7 +192,7 @@ pub use keep::{Keep, KeepAlive};
 pub use launch::{Gate, Launch, LaunchCompletion, Launcher, MAX_WAIT_THRESHOLD};
 #[cfg(doca_sym = "doca_dpa_mem_alloc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
-pub use memory::{DeviceCopy, DeviceStruct, DpaBox, DpaBuffer, DpaSlice};
+pub use memory::{DeviceCopy, DeviceStruct, DpaBox, DpaBuffer, DpaMemory, DpaSlice};
 #[cfg(all(
     doca_sym = "doca_mmap_set_dpa_memrange",
     doca_sym = "doca_mmap_dev_get_dpa_handle",

@@ -55,6 +55,17 @@ pub(crate) fn on_the_dpu_side() {
     }
 }
 
+/// The local storage of `sound_slow_thread`, 8 words, which DOCA hands the thread
+/// untyped (`doca_dpa_dev_thread_get_local_storage`).
+pub(crate) fn slow_storage(
+    storage: &doca::dpa::DpaBuffer<u64>,
+) -> doca::dpa::Untyped<&doca::dpa::DpaBuffer<u64>> {
+    assert!(storage.len() >= 8, "sound_slow_thread writes 8 words");
+    // SAFETY: `sound_slow_thread` (tests/kernels/soundness.c) only writes the first 8
+    // `uint64_t` words of its local storage, and the buffer holds at least 8.
+    unsafe { doca::dpa::Untyped::new(storage) }
+}
+
 /// A started context running the tests' app.
 pub(crate) fn dpa() -> Dpa {
     Dpa::start(&device(), doca_tests::app()).expect("starting the DPA context")

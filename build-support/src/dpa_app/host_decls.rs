@@ -83,7 +83,9 @@ const TYPE_TABLE: &[(&str, RustParam)] = &[
     ("doca_dpa_dev_rdma_t", h64("param::Rdma")),
 ];
 
-/// Any DPA address: `void *`, `doca_dpa_dev_uintptr_t`, a pointer member of a struct.
+/// An untyped DPA address: `void *`, `doca_dpa_dev_uintptr_t`, such a member of a
+/// struct. Nothing says what the device reads there, so safe code gives it no memory
+/// (`doca_dpa::Untyped` is `unsafe` to make).
 const DEV_PTR: RustParam = h64("param::DevPtr");
 
 /// The Rust side of parameter `p` of `f` (1-based `position`), or why it has none.
@@ -176,6 +178,24 @@ fn pointee_type(c_type: &str, structs: &[StructDef]) -> Option<String> {
         return Some((*r).to_owned());
     }
     by_value_struct(&pointee, structs).map(|def| format!("super::{}", rust_ident(&def.name)))
+}
+
+/// The parameter type of a struct field that points at plain data whose Rust
+/// element type is `elem` (one of [`pointee_type`]'s scalars).
+fn plain_pointer_param(elem: &str) -> Option<&'static str> {
+    Some(match elem {
+        "u8" => "param::Ptr<u8>",
+        "i8" => "param::Ptr<i8>",
+        "u16" => "param::Ptr<u16>",
+        "i16" => "param::Ptr<i16>",
+        "u32" => "param::Ptr<u32>",
+        "i32" => "param::Ptr<i32>",
+        "u64" => "param::Ptr<u64>",
+        "i64" => "param::Ptr<i64>",
+        "f32" => "param::Ptr<f32>",
+        "f64" => "param::Ptr<f64>",
+        _ => return None,
+    })
 }
 
 /// How one parameter crosses from Rust to the generated C launcher: as a scalar of
@@ -735,14 +755,15 @@ pub fn struct_layout(def: &StructDef) -> Option<(Vec<(RustParam, usize)>, usize)
     let mut fields = Vec::new();
     for f in &def.fields {
         let r = if f.c_type.contains('*') {
-            // Only `void *` members: a typed one declared as any DPA memory would let
-            // a 1-byte buffer stand for `uint64_t *`, and `T **` or a pointer to
-            // handles would carry values nothing keeps alive. Such a struct gets no
-            // Rust declaration.
-            if pointee_name(&f.c_type).as_deref() != Some("void") {
-                return None;
+            // `void *` (any DPA memory, given as `Untyped`) or a pointer to plain data
+            // (`uint64_t *`: memory of exactly that element type). A pointer to a
+            // struct is not declared (yet), and `T **` or a pointer to handles would
+            // carry values nothing keeps alive: such a struct gets no Rust
+            // declaration.
+            match pointee_type(&f.c_type, &[])?.as_str() {
+                "void" => DEV_PTR,
+                elem => h64(plain_pointer_param(elem)?),
             }
-            DEV_PTR
         } else {
             TYPE_TABLE.iter().find(|(c, _)| *c == f.c_type)?.1.clone()
         };

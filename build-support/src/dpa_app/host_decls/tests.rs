@@ -215,24 +215,55 @@ fn rust_declarations_follow_the_prototypes() {
     }
 }
 
-/// A struct member that points to typed memory, or to addresses, would cross as
-/// any DPA memory (a 1-byte buffer standing for `uint64_t *`, red team round 5):
-/// such a struct gets no Rust declaration, so a kernel taking it by value is
-/// refused and a pointer to it has no element type; `void *` members stay.
+/// A struct member that points to plain data keeps its element type
+/// (`Dev<param::Ptr<u64>>`: a 1-byte buffer cannot stand for `uint64_t *`, red team
+/// round 5); one that points to addresses, handles or a struct would carry values
+/// nothing keeps alive or checks: such a struct gets no Rust declaration, so a
+/// kernel taking it by value is refused and a pointer to it has no element type.
+/// `void *` members stay untyped (`Dev<param::DevPtr>`, issue #33 R3).
 #[test]
-fn only_void_pointer_members_get_a_rust_declaration() {
-    let src = "struct typed { uint64_t *out; uint32_t n; };\n\
+fn pointer_members_to_plain_data_keep_their_element_type() {
+    let src = "struct typed { uint64_t *out; const uint8_t *bytes; uint32_t n; };\n\
                struct indirect { uint64_t **slots; };\n\
+               struct handles { doca_dpa_dev_sync_event_t *events; };\n\
+               struct nested { struct typed *inner; };\n\
                struct untyped { void *out; uint32_t n; };\n";
     let structs = crate::dpa_app::parse::parse_structs(Path::new("/abs/k.c"), src);
     let declared: Vec<&str> = declared_structs(&structs)
         .into_iter()
         .map(|s| s.name.as_str())
         .collect();
-    assert_eq!(declared, ["untyped"]);
+    assert_eq!(declared, ["typed", "untyped"]);
+    let (fields, size) = struct_layout(&structs[0]).unwrap();
+    let rust: Vec<(&str, usize)> = fields.iter().map(|(r, at)| (r.rust, *at)).collect();
+    assert_eq!(
+        rust,
+        [("param::Ptr<u64>", 0), ("param::Ptr<u8>", 8), ("u32", 16)]
+    );
+    assert_eq!(size, 24);
+    let r = rust_source(
+        "my_app",
+        &parse("__dpa_global__ void k(struct typed *s) {}\n"),
+        &structs,
+        &[],
+    )
+    .unwrap();
+    assert!(
+        r.contains("pub out: __dpa::Dev<__dpa::param::Ptr<u64>>,"),
+        "{r}"
+    );
+    assert!(
+        r.contains("pub out: __dpa::Handle<__dpa::param::Ptr<u64>>,"),
+        "{r}"
+    );
+    assert!(
+        r.contains("pub out: __dpa::Dev<__dpa::param::DevPtr>,"),
+        "{r}"
+    );
     for proto in [
-        "__dpa_global__ void k(struct typed *s) {}\n",
         "__dpa_global__ void k(struct indirect *s) {}\n",
+        "__dpa_global__ void k(struct handles *s) {}\n",
+        "__dpa_global__ void k(struct nested *s) {}\n",
     ] {
         let e = rust_source("my_app", &parse(proto), &structs, &[]).unwrap_err();
         assert!(
@@ -246,7 +277,7 @@ fn only_void_pointer_members_get_a_rust_declaration() {
             "{proto}: {e:?}"
         );
     }
-    let fs = parse("__dpa_global__ void k(struct typed s) {}\n");
+    let fs = parse("__dpa_global__ void k(struct indirect s) {}\n");
     let e = rust_source("my_app", &fs, &structs, &[]).unwrap_err();
     assert!(
         matches!(
