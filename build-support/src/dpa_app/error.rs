@@ -243,6 +243,26 @@ pub enum DpaAppError {
         /// What is wrong.
         reason: &'static str,
     },
+    /// A device function is declared `weak` (as the compiler says, where it can: see
+    /// [`declaration_asserts`](super::declaration_asserts)).
+    #[error(
+        "{}:{line}: device function `{name}` of DPA application `{app}` is declared weak: a \
+         weak definition can be replaced, when the program is linked, by another function \
+         of the same name (another application's, a library's), and its launches would run \
+         that code; remove `__attribute__((weak))` / `#pragma weak` (two applications may \
+         each define a function of the same name)",
+        .file.display()
+    )]
+    WeakDeviceFunction {
+        /// The application.
+        app: String,
+        /// The function.
+        name: String,
+        /// Its source file.
+        file: PathBuf,
+        /// The line of its name.
+        line: usize,
+    },
     /// Two device functions of one application have the same name.
     #[error(
         "device function `{name}` is defined twice in one DPA application: in {} and in {}",

@@ -14,6 +14,8 @@ use std::fmt::Write as _;
 
 use super::error::{DpaAppError, ParamRefusal};
 use super::parse::{DeviceFunction, FunctionKind, Param, StructDef};
+use super::sim_source::sim_kernel_symbol;
+use crate::backend::Backend;
 
 /// How one C parameter type crosses from Rust to the generated C launcher.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -306,6 +308,17 @@ fn rust_ident(name: &str) -> String {
     }
 }
 
+/// The host symbol of device function `f` of application `app` in a `backend` build:
+/// its C name, which dpacc's host code defines, or in the sim its application's own
+/// ([`sim_kernel_symbol`]), so that a function is called by its application's
+/// identity.
+fn host_symbol(app: &str, f: &DeviceFunction, backend: Backend) -> String {
+    match backend {
+        Backend::Sim => sim_kernel_symbol(app, &f.name),
+        Backend::Hardware | Backend::Docs => f.name.clone(),
+    }
+}
+
 /// The C name of the generated launcher of `f` in application `app`.
 pub fn launcher_symbol(app: &str, f: &DeviceFunction) -> String {
     match f.kind {
@@ -419,11 +432,13 @@ fn uses_rdma_handles(functions: &[DeviceFunction], structs: &[StructDef]) -> boo
 ///
 /// It is host code: compiled by the host C compiler against the installed DOCA headers
 /// (or the sim's reference headers), with the application's include directories so that
-/// typedefs shared by host and device resolve.
+/// typedefs shared by host and device resolve. It names each function by its host
+/// symbol in a `backend` build (in the sim, its application's own).
 pub fn launcher_source(
     app: &str,
     functions: &[DeviceFunction],
     structs: &[StructDef],
+    backend: Backend,
 ) -> Result<String, DpaAppError> {
     let mut c = String::new();
     let _ = writeln!(
@@ -484,7 +499,8 @@ pub fn launcher_source(
     for f in functions {
         let params = crossings(f, structs)?;
         let _ = writeln!(c, "// {} ({}:{})", prototype(f), f.file.display(), f.line);
-        let _ = writeln!(c, "extern doca_dpa_func_t {};", f.name);
+        let func = host_symbol(app, f, backend);
+        let _ = writeln!(c, "extern doca_dpa_func_t {func};");
         // The launcher's own parameters, each after a comma.
         let tail: String = params
             .iter()
@@ -524,7 +540,7 @@ pub fn launcher_source(
                 _ => format!(", ({})a{i}", cp.c_type),
             })
             .collect();
-        let name = &f.name;
+        let name = &func;
         let (lead, call) = match f.kind {
             FunctionKind::Global => (
                 "const struct doca_gen_launch *l",
@@ -563,12 +579,14 @@ pub fn launcher_source(
 /// includes the declarations links the archives itself: a binary that declares an app
 /// links it without naming the crate whose build script built it, and two crates that
 /// include the same app in one program share one copy (archive members are taken once).
-/// Empty for documentation builds, which build no archive.
+/// Empty for documentation builds, which build no archive. Each function's host
+/// symbol is the one of a `backend` build (in the sim, its application's own).
 pub fn rust_source(
     app: &str,
     functions: &[DeviceFunction],
     structs: &[StructDef],
     link_libs: &[String],
+    backend: Backend,
 ) -> Result<String, DpaAppError> {
     let mut r = String::new();
     let _ = writeln!(
@@ -671,7 +689,11 @@ pub fn rust_source(
                 ("RpcSig", "call", lead, lead, "dpa, ret", "RPC")
             }
         };
-        let _ = writeln!(ffi, "        pub(super) fn {id}();");
+        let host = host_symbol(app, f, backend);
+        let _ = writeln!(
+            ffi,
+            "        #[link_name = \"{host}\"]\n        pub(super) fn {id}();"
+        );
         let _ = writeln!(
             ffi,
             "        pub(super) fn {sym}({ffi_lead}{abi_decl}) -> __dpa::sys::doca_error_t;"
@@ -884,12 +906,41 @@ fn struct_source(r: &mut String, def: &StructDef) {
     );
 }
 
+/// The message of the assertion that device function `name` is not declared `weak`
+/// (the build tells that failure apart by it).
+pub(crate) fn weak_assert_message(name: &str) -> String {
+    format!("device function `{name}` is declared weak")
+}
+
 /// C assertions, for a translation unit that includes the kernels' source, that each of
 /// `kernels` has the prototype its generated declaration was made from (its address
-/// has the type of a pointer to that function) and that the compiler lays `structs`
-/// out as [`struct_layout`] says. A failing one names the kernel or the struct.
+/// has the type of a pointer to that function) and is not declared `weak`, and that the
+/// compiler lays `structs` out as [`struct_layout`] says. A failing one names the
+/// kernel or the struct.
+///
+/// A weak device function could be replaced, when the program is linked, by another
+/// definition of its name (another application's, a library's), and its launches would
+/// run that code (issue #33, R4). The compiler says whether a function is weak where it
+/// can: GCC's `__builtin_has_attribute` sees `__attribute__((weak))` and `#pragma weak`;
+/// a compiler without it (clang) skips that assertion.
 pub fn declaration_asserts(kernels: &[DeviceFunction], structs: &[StructDef]) -> String {
     let mut c = String::new();
+    let weak: String = kernels
+        .iter()
+        .map(|k| {
+            format!(
+                "_Static_assert(!__builtin_has_attribute({}, weak), \"{}\");\n",
+                k.name,
+                weak_assert_message(&k.name)
+            )
+        })
+        .collect();
+    if !weak.is_empty() {
+        let _ = write!(
+            c,
+            "#if defined(__has_builtin)\n#if __has_builtin(__builtin_has_attribute)\n{weak}#endif\n#endif\n"
+        );
+    }
     for k in kernels {
         let params: Vec<&str> = k.params.iter().map(|p| p.c_type.as_str()).collect();
         let understood = format!("{} (*)({})", k.return_type, c_list(&params));
