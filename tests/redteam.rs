@@ -421,42 +421,6 @@ fn a_crowded_timed_out_rpc_outlives_its_deferred_arguments() {
     }
 }
 
-/// A `tracing` subscriber that runs `f` on every event (user code that re-enters
-/// the library from wherever the library emits one).
-struct Reentrant<F: Fn(&tracing::Event<'_>) + Send + Sync + 'static> {
-    f: F,
-    busy: std::sync::atomic::AtomicBool,
-}
-
-impl<F: Fn(&tracing::Event<'_>) + Send + Sync + 'static> Reentrant<F> {
-    fn new(f: F) -> Reentrant<F> {
-        Reentrant {
-            f,
-            busy: std::sync::atomic::AtomicBool::new(false),
-        }
-    }
-}
-
-impl<F: Fn(&tracing::Event<'_>) + Send + Sync + 'static> tracing::Subscriber for Reentrant<F> {
-    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
-        true
-    }
-    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
-        tracing::span::Id::from_u64(1)
-    }
-    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
-    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
-    fn event(&self, e: &tracing::Event<'_>) {
-        // Not recursively: the re-entered calls emit events of their own.
-        if !self.busy.swap(true, std::sync::atomic::Ordering::AcqRel) {
-            (self.f)(e);
-            self.busy.store(false, std::sync::atomic::Ordering::Release);
-        }
-    }
-    fn enter(&self, _: &tracing::span::Id) {}
-    fn exit(&self, _: &tracing::span::Id) {}
-}
-
 /// The message of an event.
 fn message(e: &tracing::Event<'_>) -> String {
     struct Msg(String);
@@ -501,7 +465,7 @@ fn an_rpc_from_the_subscriber_of_the_gates_event() {
             let seen = Arc::new(Mutex::new(Vec::new()));
             let sub = {
                 let (dpa, seen) = (dpa.clone(), seen.clone());
-                Reentrant::new(move |e| {
+                common::Reentrant::new(move |e| {
                     if message(e).contains("timed-out RPC") {
                         let r = dpa.rpc(&doca_tests::add, (2u64, 3u64), LONG);
                         seen.lock().unwrap().push(r.map_err(|e| e.to_string()));
@@ -665,7 +629,7 @@ fn a_subscriber_that_reenters_on_every_event() {
         let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let sub = {
             let (dpa, calls) = (dpa.clone(), calls.clone());
-            Reentrant::new(move |_| {
+            common::Reentrant::new(move |_| {
                 calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let _ = dpa.health();
                 drop(Launcher::new(&dpa));
@@ -3470,7 +3434,7 @@ mod round5 {
             let seen = Arc::new(Mutex::new(Vec::new()));
             let sub = {
                 let (state, seen, scratch) = (state.clone(), seen.clone(), scratch.clone());
-                Reentrant::new(move |_| {
+                common::Reentrant::new(move |_| {
                     let r = Dev::new(&*scratch).and_then(|scratch| {
                         state.set(&doca_tests::r5_state {
                             generation: 2,

@@ -161,3 +161,39 @@ impl tracing::Subscriber for PanickingSubscriber {
     fn enter(&self, _: &tracing::span::Id) {}
     fn exit(&self, _: &tracing::span::Id) {}
 }
+
+/// A `tracing` subscriber that runs `f` on every event (user code that re-enters
+/// the library from wherever the library emits one).
+pub(crate) struct Reentrant<F: Fn(&tracing::Event<'_>) + Send + Sync + 'static> {
+    f: F,
+    busy: std::sync::atomic::AtomicBool,
+}
+
+impl<F: Fn(&tracing::Event<'_>) + Send + Sync + 'static> Reentrant<F> {
+    pub(crate) fn new(f: F) -> Reentrant<F> {
+        Reentrant {
+            f,
+            busy: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+}
+
+impl<F: Fn(&tracing::Event<'_>) + Send + Sync + 'static> tracing::Subscriber for Reentrant<F> {
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        true
+    }
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(1)
+    }
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, e: &tracing::Event<'_>) {
+        // Not recursively: the re-entered calls emit events of their own.
+        if !self.busy.swap(true, std::sync::atomic::Ordering::AcqRel) {
+            (self.f)(e);
+            self.busy.store(false, std::sync::atomic::Ordering::Release);
+        }
+    }
+    fn enter(&self, _: &tracing::span::Id) {}
+    fn exit(&self, _: &tracing::span::Id) {}
+}
