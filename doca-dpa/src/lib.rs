@@ -66,7 +66,10 @@
 //!   launcher's epochs); a [`Launch`]
 //!   borrows nothing, so dropping or forgetting it, a timeout, or out-of-order
 //!   completion cannot release them early;
-//! - a [`DpaThread`] holds its argument and local storage until it is destroyed;
+//! - a [`DpaThread`] holds its argument and local storage until it is destroyed
+//!   and no activation of it can still run: once the device's kernel run-time
+//!   limit has passed since its stop with the context healthy, or for good on a
+//!   device without a limit;
 //! - a [`DpaBox`] (a typed struct in DPA memory) holds what its handle and
 //!   address fields reference for as long as its memory lives;
 //! - when the library cannot confirm the device is done (a launcher dropped with
@@ -88,7 +91,10 @@
 //! [`Device`] and [`Dpa`] are cheap `Arc` handles; every object made from a
 //! context (events, buffers, launchers) holds it, so teardown happens in the
 //! documented order — children first — whatever order your values drop in.
-//! `Drop` never panics: failures are logged through `tracing`.
+//! `Drop` raises no panic of its own: teardown failures are logged through
+//! `tracing`. User code a drop runs (a waker it wakes, a `tracing` subscriber) may
+//! panic; then what the device may still use is buried first, and that panic goes
+//! on (`resume_unwind`), as it would from any other call.
 //! Configure-then-start lifecycles are separate types ([`DpaBuilder`] →
 //! [`Dpa`]), so calling a setter after start does not compile.
 //!
