@@ -226,18 +226,26 @@ pub mod param {
 /// the device can reach through it must be recorded in `keep` (so it lives until the
 /// device is done with it) unless it is kept alive for the rest of the program.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be passed for a device-function parameter of type `{P}`",
-    label = "the kernel's C prototype declares this parameter as `{P}`",
-    note = "an integer C parameter (`uint64_t`: `u64`, `uint32_t`: `u32`, …) takes an integer; a \
-            handle C parameter (`param::SyncEvent` is a `doca_dpa_dev_sync_event_t`, …) takes the \
-            object itself (`&KernelEvent`, `&Completion`, …), which the launch keeps alive",
-    note = "DPA memory goes to a pointer parameter declared with its pointee: `uint64_t *out` takes \
-            `&DpaBuffer<u64>`, `struct state *st` takes `&DpaBox<state>`; an untyped one (`void *`, \
-            `doca_dpa_dev_uintptr_t`: `param::DevPtr`) says nothing of what the kernel reads there \
-            and takes memory only as `unsafe {{ Untyped::new(&buffer) }}`",
-    note = "a `param::Ptr<T, __param::FUNCTION::PARAMETER>` is the C pointer parameter `T *PARAMETER` \
-            of FUNCTION: it takes a `&DpaBuffer<T>`, `&DpaSlice<T>` or `&DpaBox<T>` of exactly that \
-            element type"
+    message = "`{Self}` cannot be passed for a kernel parameter that takes `{P}`",
+    label = "the kernel's C prototype makes this parameter `{P}` (see the notes for its C type)",
+    note = "a C scalar parameter takes exactly its Rust type: `uint32_t` (`unsigned`) a `u32`, \
+            `uint64_t` (`size_t`, `unsigned long`) a `u64`, `int32_t` (`int`) an `i32`, \
+            `int64_t` (`long`) an `i64`, `float` an `f32`, `double` an `f64`; convert another \
+            integer with `u32::try_from(n)?` (which refuses a value that does not fit) and round \
+            a float explicitly (`x.round() as u32`)",
+    note = "a C pointer parameter `T *NAME` of FUNCTION is `param::Ptr<T, __param::FUNCTION::NAME>`: \
+            it takes DPA memory of `T`s, a `&DpaBuffer<T>`, `&DpaSlice<T>` or `&DpaBox<T>`; host \
+            memory (`&Vec<T>`, `&[T]`) is out of the DPA's reach: copy it into DPA memory first, \
+            `let buf = DpaBuffer::from_slice(&dpa, &v)?;`, and pass `&buf`",
+    note = "a C handle parameter takes the object, which the launch keeps alive, never an integer: \
+            `doca_dpa_dev_sync_event_t` (`param::SyncEvent`) a `&KernelEvent`, or a `&WaitEvent` or \
+            `&CompletionEvent` made with `Export::ToDpa`, `doca_dpa_dev_completion_t` \
+            (`param::Completion`) a `&Completion`, …; an untyped address (`void *`, \
+            `doca_dpa_dev_uintptr_t`: `param::DevPtr`) says nothing of what the kernel reads there, \
+            so it takes DPA memory only as `unsafe {{ Untyped::new(&buffer) }}`: declare it `T *`",
+    note = "a C integer parameter takes no DPA object: to pass one, declare the parameter in the \
+            kernel as a pointer to what the memory holds (`uint64_t *out`, `struct state *st`) or as \
+            the object's handle type (DOCA's samples write a thread's argument as `uint64_t arg`)"
 )]
 pub unsafe trait KernelArg<P: KernelParam> {
     /// The value for the C parameter, recording in `keep` what it keeps alive.

@@ -160,7 +160,10 @@ mod tokio_reactor;
 mod wait_task;
 
 #[doc(hidden)]
-pub use crate::core::{buried_count, bury as bury_value, serialized};
+pub use crate::core::{buried_count, bury as bury_value};
+// Public documentation: where the DOCA lock's scope is stated, which the types'
+// docs link to.
+pub use crate::core::serialized;
 #[cfg(doca_sym = "doca_dpa_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use app::{

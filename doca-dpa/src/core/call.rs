@@ -167,9 +167,9 @@ impl DocaLock {
 /// DOCA DPA objects are not thread-safe: one thread at a time (facts:
 /// `doca-dpa-host-api.md` §9, the DPA guide's note). Every public type of doca-dpa
 /// and doca-rdmi is nevertheless `Send + Sync`, because every call into DOCA —
-/// [`__doca_core_call!`](crate::__doca_core_call) (doca-dpa's `doca_call!`,
+/// the core layer's call helper `__doca_core_call!` (doca-dpa's `doca_call!`,
 /// doca-rdmi's `rdmi_call!`/`core_call!`), the owned handles' destroy and stop calls
-/// ([`Owned`](super::Owned)), the generated kernel launchers, and the few direct
+/// (the core layer's `Owned`), the generated kernel launchers, and the few direct
 /// `sys::` calls — runs inside this function, under one process-wide lock. So no two of them ever overlap, on one context or across
 /// contexts, whatever threads the values are on. The one exception is
 /// `doca_dpa_rpc`, which blocks until the device function returns: it runs
@@ -195,8 +195,8 @@ impl DocaLock {
 ///   references dropped after it is released. It is reentrant on one thread (the
 ///   lock word names its owner): a wrapper that makes its DOCA calls through
 ///   `doca_call!` may itself run inside `serialized` without deadlocking.
-/// - The arguments of a call are evaluated before it is taken (see
-///   [`__doca_core_call!`](crate::__doca_core_call)).
+/// - The arguments of a call are evaluated before it is taken (by
+///   `__doca_core_call!`).
 /// - Process-wide, not per context: simpler and still correct; a per-context lock
 ///   would let two contexts' calls run in parallel (a refinement that changes no
 ///   type).
