@@ -144,8 +144,12 @@ fn zero_limit_thread(rng: &mut Rng) -> Result<(), String> {
     if !z.limits().kernel_max_run_time.is_zero() {
         return Err(format!("{ZERO_LIMIT_DEVICE} has a limit: {:?}", z.limits()));
     }
-    let go = DpaBuffer::<u64>::from_slice(&z, &[0]).map_err(e)?;
-    let storage = DpaBuffer::<u64>::new(&z, 8).map_err(e)?;
+    let Some(go) = made(DpaBuffer::<u64>::from_slice(&z, &[0]))? else {
+        return Ok(());
+    };
+    let Some(storage) = made(DpaBuffer::<u64>::new(&z, 8))? else {
+        return Ok(());
+    };
     let thread = ThreadBuilder::new(&z, &doca_tests::sound_slow_thread, (&go,))
         .and_then(|t| t.local_storage(common::slow_storage(&storage)))
         .and_then(|t| t.start())
@@ -217,10 +221,14 @@ fn expect_outcome<T>(r: Result<T, Error>, foreign: bool, what: &str) -> Result<O
 /// address space of a freed block) runs out of address space within a few
 /// sequences.
 fn made<T>(r: Result<T, Error>) -> Result<Option<T>, String> {
+    made_or_refused(r).transpose().map_err(|e| e.to_string())
+}
+
+/// `r`, or `None` when it failed for want of DPA memory (as [`made`] allows).
+fn made_or_refused<T>(r: Result<T, Error>) -> Option<Result<T, Error>> {
     match r {
-        Ok(v) => Ok(Some(v)),
-        Err(e) if e.code() == Some(doca::dpa::ErrorCode::NO_MEMORY) => Ok(None),
-        Err(e) => Err(e.to_string()),
+        Err(e) if e.code() == Some(doca::dpa::ErrorCode::NO_MEMORY) => None,
+        r => Some(r),
     }
 }
 
@@ -517,6 +525,9 @@ fn step(rng: &mut Rng, w: &mut World) -> Result<(), String> {
                     },
                 )
             });
+            let Some(r) = made_or_refused(r) else {
+                return Ok(());
+            };
             let Some(boxed) = expect_outcome(r, ctx != *bc, "DpaBox::new")? else {
                 return Ok(());
             };

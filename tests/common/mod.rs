@@ -127,43 +127,27 @@ pub(crate) const SUBSCRIBER_PANIC: &str = "a tracing subscriber that panics";
 /// that the library's paths (teardown included) reach. Once only, and never while a
 /// panic unwinds (a second panic would abort the process, which would be the
 /// subscriber's doing).
-pub(crate) struct PanickingSubscriber {
-    level: tracing::Level,
-    fired: std::sync::atomic::AtomicBool,
-}
+pub(crate) struct PanickingSubscriber;
 
 impl PanickingSubscriber {
-    pub(crate) fn at(level: tracing::Level) -> PanickingSubscriber {
-        PanickingSubscriber {
-            level,
-            fired: std::sync::atomic::AtomicBool::new(false),
-        }
+    pub(crate) fn at(
+        level: tracing::Level,
+    ) -> Reentrant<impl Fn(&tracing::Event<'_>) + Send + Sync + 'static> {
+        let fired = std::sync::atomic::AtomicBool::new(false);
+        Reentrant::new(move |e| {
+            if *e.metadata().level() <= level
+                && !std::thread::panicking()
+                && !fired.swap(true, std::sync::atomic::Ordering::Relaxed)
+            {
+                panic!("{SUBSCRIBER_PANIC} on {}", e.metadata().target());
+            }
+        })
     }
-}
-
-impl tracing::Subscriber for PanickingSubscriber {
-    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
-        true
-    }
-    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
-        tracing::span::Id::from_u64(1)
-    }
-    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
-    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
-    fn event(&self, e: &tracing::Event<'_>) {
-        if *e.metadata().level() <= self.level
-            && !std::thread::panicking()
-            && !self.fired.swap(true, std::sync::atomic::Ordering::Relaxed)
-        {
-            panic!("{SUBSCRIBER_PANIC} on {}", e.metadata().target());
-        }
-    }
-    fn enter(&self, _: &tracing::span::Id) {}
-    fn exit(&self, _: &tracing::span::Id) {}
 }
 
 /// A `tracing` subscriber that runs `f` on every event (user code that re-enters
-/// the library from wherever the library emits one).
+/// the library from wherever the library emits one), not from within itself: one
+/// whose `f` panicked delivers no more events.
 pub(crate) struct Reentrant<F: Fn(&tracing::Event<'_>) + Send + Sync + 'static> {
     f: F,
     busy: std::sync::atomic::AtomicBool,

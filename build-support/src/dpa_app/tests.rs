@@ -219,28 +219,7 @@ fn generated_c_is_valid_and_passes_arguments() {
     let kernels = parse_device_functions(&src, &text).unwrap();
     let c = sim_app_source("small_app", &[src.as_path()], &kernels, &[]);
     let generated = out.write("small_app.c", &c);
-    let exe = out.path().join("driver");
-    let status = Command::new(cc.path())
-        .args(["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-O1", "-I"])
-        .arg(device_include())
-        .arg(&generated)
-        .arg(fixtures().join("small/driver.c"))
-        .arg("-o")
-        .arg(&exe)
-        .output()
-        .unwrap();
-    assert!(
-        status.status.success(),
-        "compile failed:\n{}\n--- generated ---\n{c}",
-        String::from_utf8_lossy(&status.stderr)
-    );
-    let run = Command::new(&exe).output().unwrap();
-    assert!(
-        run.status.success(),
-        "driver failed:\n{}{}",
-        String::from_utf8_lossy(&run.stdout),
-        String::from_utf8_lossy(&run.stderr)
-    );
+    run_driver(&cc, &out, &[generated.clone()], "small/driver.c", &c);
     // The same file through the cc crate, as the sim build does, with warnings as errors.
     let t = host_triple();
     cc::Build::new()
@@ -275,19 +254,26 @@ fn same_named_kernels_of_two_apps_each_run_their_own() {
         let c = sim_app_source(app, &[src.as_path()], &kernels, &[]);
         generated.push(out.write(&format!("{app}.c"), &c));
     }
+    run_driver(&cc, &out, &generated, "dup/driver.c", "");
+}
+
+/// Compiles the generated application sources `generated` with the fixture
+/// `driver` (a C program that plays the sim's part) with warnings as errors, runs
+/// it and asserts that it succeeded; `shown` is added to a compile failure's message.
+fn run_driver(cc: &cc::Tool, out: &TempDir, generated: &[PathBuf], driver: &str, shown: &str) {
     let exe = out.path().join("driver");
     let status = Command::new(cc.path())
         .args(["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-O1", "-I"])
         .arg(device_include())
-        .args(&generated)
-        .arg(fixtures().join("dup/driver.c"))
+        .args(generated)
+        .arg(fixtures().join(driver))
         .arg("-o")
         .arg(&exe)
         .output()
         .unwrap();
     assert!(
         status.status.success(),
-        "compile failed:\n{}",
+        "compile failed:\n{}\n--- generated ---\n{shown}",
         String::from_utf8_lossy(&status.stderr)
     );
     let run = Command::new(&exe).output().unwrap();
