@@ -219,7 +219,13 @@ fn generated_c_is_valid_and_passes_arguments() {
     let kernels = parse_device_functions(&src, &text).unwrap();
     let c = sim_app_source("small_app", &[src.as_path()], &kernels, &[]);
     let generated = out.write("small_app.c", &c);
-    run_driver(&cc, &out, &[generated.clone()], "small/driver.c", &c);
+    run_driver(
+        &cc,
+        &out,
+        std::slice::from_ref(&generated),
+        "small/driver.c",
+        &c,
+    );
     // The same file through the cc crate, as the sim build does, with warnings as errors.
     let t = host_triple();
     cc::Build::new()
