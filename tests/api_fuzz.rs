@@ -1,12 +1,13 @@
 //! A state-machine fuzzer over the safe API: random sequences, over two DPA contexts
 //! (and an extension of the first), of creating buffers, events, launchers, threads,
-//! notification completions and boxes; launching (plain and gated), waiting with short
-//! timeouts, `mem::forget`, dropping in any order, waking threads, calling RPCs and
-//! setting boxes over and over, with objects of the other context mixed in, while a
-//! `tracing` subscriber sometimes panics or calls back into the library (around each
-//! step), and a waker sometimes does. Device run-time limits differ: the extension's
-//! device has a longer one than its base (issue #33, R2), and a third device has
-//! none (R1).
+//! notification completions, boxes, RDMI connections, DOCA RDMA contexts,
+//! connections, remote maps and events; launching (plain and gated), waiting with
+//! short timeouts, `mem::forget`, dropping in any order, waking threads, calling RPCs
+//! and setting boxes over and over, with objects of the other context mixed in, while
+//! a `tracing` subscriber sometimes panics or calls back into the library (around
+//! each step), and a waker sometimes does. Device run-time limits differ: the
+//! extension's device has a longer one than its base (issue #33, R2), and a third
+//! device has none (R1).
 //!
 //! The oracle: on the software DPA with its memory checker on, no device fault; every
 //! argument of the other context refused; and at the end, once the run-time limits
@@ -99,8 +100,14 @@ struct World {
     gos: Vec<(usize, DpaBuffer<u64>)>,
     completions: Vec<(usize, Completion)>,
     groups: Vec<(usize, ThreadGroup)>,
-    /// RDMI connections and the like, as the RDMI steps keep them.
+    /// RDMI connections and the like, as the RDMI steps keep them; DOCA RDMA
+    /// contexts, connections, remote maps and events and local maps too (each its
+    /// own entry, dropped in any order).
     rdmi: Vec<(usize, Box<dyn std::any::Any>)>,
+    /// What an RDMA peer exported (memory and an event it signals): the peer's,
+    /// whose lifetime is its business, not this side's; dropped at the end, once
+    /// every launch finished.
+    peers: Vec<Box<dyn std::any::Any>>,
     /// Launchers moved to threads of their own, which drop them when the sender
     /// goes (at the end, once every go flag is released).
     parked: Vec<(std::sync::mpsc::Sender<()>, std::thread::JoinHandle<()>)>,
@@ -235,7 +242,7 @@ fn made_or_refused<T>(r: Result<T, Error>) -> Option<Result<T, Error>> {
 /// One step. `Err` is an oracle failure.
 fn step(rng: &mut Rng, w: &mut World) -> Result<(), String> {
     let ctx = rng.below(2);
-    match rng.below(29) {
+    match rng.below(30) {
         0 | 1 => {
             let len = 1 + rng.below(8);
             let Some(b) = made(DpaBuffer::<u64>::new(&w.dpas[ctx], len))? else {
@@ -484,14 +491,15 @@ fn step(rng: &mut Rng, w: &mut World) -> Result<(), String> {
             }
         }
         22 => rdmi_step(rng, w, ctx)?,
-        25 => {
+        25 => rdma_step(rng, w, ctx)?,
+        26 => {
             // Rarely, and once a sequence: each run keeps a context for good.
             if !w.zero_done && rng.chance(5) {
                 w.zero_done = true;
                 zero_limit_thread(rng)?;
             }
         }
-        26 => {
+        27 => {
             // A slow thread on the extension, whose device's limit is longer than
             // its base's: dropped later, its record must outlive its activation.
             let e = extension(w)?;
@@ -508,7 +516,7 @@ fn step(rng: &mut Rng, w: &mut World) -> Result<(), String> {
             w.buffers.push((e, storage));
             start_woken(w, e, builder, Wake::Notify)?;
         }
-        27 => {
+        28 => {
             // `DpaBox::set` churn: a state whose scratch word is a buffer of either
             // context, sometimes held by a launch of `r5_touch`, set again and again
             // with scratch words of either context.
@@ -552,7 +560,7 @@ fn step(rng: &mut Rng, w: &mut World) -> Result<(), String> {
             }
             w.boxes.push((ctx, boxed));
         }
-        28 => {
+        29 => {
             // A launch awaited through a progress engine with a waker that calls
             // back into the library wherever it is woken.
             let Some(b) = pick(rng, &w.buffers) else {
@@ -753,6 +761,7 @@ fn sequence(seed: u64) -> Result<usize, Failure> {
         l.wait_all(Duration::from_secs(10))
             .map_err(|e| fault_or(&w, format!("final wait: {e}")))?;
     }
+    w.peers.clear();
     match fault(&w) {
         Some(f) => Err(Failure::Device(f)),
         None => Ok(STEPS),
@@ -935,6 +944,95 @@ doca::rdmi::if_rdmi! {
             expect_outcome(r.map(drop), foreign, "sound_hold_connection")?;
         }
         w.rdmi.push((ctx, Box::new((conn, comp))));
+        Ok(())
+    }
+}
+
+doca::rdma::if_rdma! {
+    #[path = "rdma/setup.rs"]
+    mod rdma_setup;
+
+    /// Two DOCA RDMA contexts on one context (a completion of the other context
+    /// is refused), connected after garbage details; the peer exports memory and
+    /// an event, this side makes a remote map and event of them; a held kernel on
+    /// either context's launcher writes and signals through them (refused when
+    /// anything is of the other context); sometimes a stop while it holds them;
+    /// then every object of this side is kept on its own, to be dropped in any
+    /// order.
+    fn rdma_step(rng: &mut Rng, w: &mut World, ctx: usize) -> Result<(), String> {
+        use doca::dpa::{AccessFlags, DpaMmap, RdmaExport, SignalEvent};
+        use doca::rdma::{RdmaBuilder, RemoteEvent, RemoteMmap};
+        let s = |e: Error| e.to_string();
+        let dpa = w.dpas[ctx].clone();
+        if rng.chance(10) {
+            let foreign = CompletionBuilder::new(&w.dpas[1 - ctx], 16).and_then(|c| c.start()).map_err(s)?;
+            return match RdmaBuilder::new(&dpa, &foreign) {
+                Err(e) if e.is_invalid_argument() => Ok(()),
+                other => Err(format!("an RDMA context with a foreign completion: {other:?}")),
+            };
+        }
+        let (a, b) = (rdma_setup::rdma(&dpa, 1).map_err(s)?, rdma_setup::rdma(&dpa, 1).map_err(s)?);
+        let (x, y) = (a.export().map_err(s)?, b.export().map_err(s)?);
+        let x = if rng.chance(30) {
+            match x.connect(&rng.next().to_le_bytes()) {
+                Ok(_) => return Err("garbage details connected a connection".into()),
+                Err(e) => e.into_parts().1,
+            }
+        } else {
+            x
+        };
+        let x_details = x.details().to_vec();
+        let conn = x.connect(y.details()).map_err(|e| e.to_string())?;
+        let peer_conn = y.connect(&x_details).map_err(|e| e.to_string())?;
+        // The peer's side.
+        let landing = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(s)?;
+        let landing_map = DpaMmap::with_access(&dpa, &landing, 0, 1, AccessFlags::RDMA_ALL).map_err(s)?;
+        let export = landing_map.export_rdma().map_err(s)?.to_bytes();
+        let signal = SignalEvent::new(&dpa).map_err(s)?;
+        let signal_bytes = signal.export().map_err(s)?;
+        // This side, from the bytes.
+        let remote = RemoteMmap::new(&dpa, &RdmaExport::from_bytes(&export).map_err(s)?).map_err(s)?;
+        let remote_signal = RemoteEvent::new(&dpa, &signal_bytes).map_err(s)?;
+        let src = DpaBuffer::<u64>::from_slice(&dpa, &[rng.next()]).map_err(s)?;
+        let src_map = DpaMmap::with_access(&dpa, &src, 0, 1, AccessFlags::LOCAL_READ_WRITE).map_err(s)?;
+        if let (Some(l), Some(g), Some(o)) = (pick(rng, &w.launchers), pick(rng, &w.gos), pick(rng, &w.buffers)) {
+            let ((lc, launcher), (gc, go), (oc, out)) = (&w.launchers[l], &w.gos[g], &w.buffers[o]);
+            let foreign = *lc != ctx || gc != lc || oc != lc;
+            let r = launcher.launch(
+                &doca_tests::sound_hold_remote,
+                1,
+                (go, &conn, conn.id(), &remote, remote.addr(), &src_map, &src, &remote_signal, out),
+            );
+            expect_outcome(r.map(drop), foreign, "sound_hold_remote")?;
+        }
+        let a = if rng.chance(30) {
+            match a.stop() {
+                Ok(()) => return Err("a context with a connection was stopped".into()),
+                Err(e) if matches!(e.error(), Error::InUse { .. }) => {
+                    e.into_parts().1.ok_or("a refused stop kept the context")?
+                }
+                Err(e) => return Err(format!("stop: {e}")),
+            }
+        } else {
+            a
+        };
+        w.peers.push(Box::new((landing, landing_map, signal, b, peer_conn)));
+        for part in [
+            Box::new(a) as Box<dyn std::any::Any>,
+            Box::new(conn),
+            Box::new(remote),
+            Box::new(remote_signal),
+            Box::new(src),
+            Box::new(src_map),
+        ] {
+            w.rdmi.push((ctx, part));
+        }
+        Ok(())
+    }
+}
+
+doca::rdma::if_no_rdma! {
+    fn rdma_step(_: &mut Rng, _: &mut World, _: usize) -> Result<(), String> {
         Ok(())
     }
 }

@@ -2,8 +2,8 @@
 //! that were freed, stopped or destroyed. Each case below does what a careless (or
 //! adversarial) program may do with safe code only — time out and drop everything,
 //! forget a launch, complete out of order, destroy the context under a running
-//! kernel, drop a persistent thread's state, stop an RDMI connection a kernel is
-//! using — while a kernel holds on to the objects, and then lets the kernel use
+//! kernel, drop a persistent thread's state, stop an RDMI connection or a DOCA RDMA
+//! context a kernel is using, drop a peer's remote map under a kernel — while a kernel holds on to the objects, and then lets the kernel use
 //! them. The case passes when the objects stayed alive (or were leaked) until the
 //! device was done, and the process is unharmed.
 //!
@@ -895,6 +895,158 @@ doca::rdmi::if_rdmi! {
     }
 }
 
+doca::rdma::if_rdma! {
+    #[path = "rdma/setup.rs"]
+    mod rdma_setup;
+
+    /// Two DOCA RDMA contexts of a new DPA context, connected.
+    fn connected_rdma(
+    ) -> Result<(Dpa, doca::rdma::Rdma, doca::rdma::Rdma, doca::rdma::Connection, doca::rdma::Connection), String> {
+        let dpa = common::dpa();
+        let a = rdma_setup::rdma(&dpa, 1).map_err(err)?;
+        let b = rdma_setup::rdma(&dpa, 1).map_err(err)?;
+        let (x, y) = rdma_setup::pair(&a, &b).map_err(err)?;
+        Ok((dpa, a, b, x, y))
+    }
+
+    /// A running kernel was given a connection: stopping its context is refused,
+    /// and dropping the host's context and connections stops nothing until the
+    /// kernel is done with the context.
+    fn an_rdma_context_outlives_the_kernel_using_it(live: &Live<'_>) -> CaseResult {
+        let (dpa, a, b, conn, peer) = connected_rdma()?;
+        let go = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(err)?;
+        let out = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(err)?;
+        let launcher = Launcher::new(&dpa).map_err(err)?;
+        let launch = launcher
+            .launch(&doca_tests::sound_hold_rdma, 1, (&go, &conn, &out))
+            .map_err(err)?;
+        drop(conn);
+        let a = match a.stop() {
+            Err(e) if matches!(e.error(), Error::InUse { .. }) => {
+                e.into_parts().1.ok_or("a refused stop did not hand the context back")?
+            }
+            other => return Err(format!("stop of a context in use returned {other:?}")),
+        };
+        drop((a, peer, b));
+        live.expect("doca_rdma", 1, "after the host dropped both contexts and their connections")?;
+        release(&go)?;
+        launch.wait(LONG).map_err(err)?;
+        check(out.to_vec().map_err(err)?[0] == 1, || "the kernel did not run to its end".into())?;
+        no_fault(&dpa, "after the kernel used the dropped context")?;
+        live.expect("doca_rdma", 0, "once the launch was seen to finish")?;
+        Ok(())
+    }
+
+    /// A running kernel was given a peer's remote map and remote event and a map
+    /// of its own: the host drops all of them (and the context) before the kernel
+    /// writes and signals through them.
+    fn remote_maps_and_events_outlive_the_kernel_using_them(live: &Live<'_>) -> CaseResult {
+        use doca::dpa::{AccessFlags, DpaMmap, RdmaExport, SignalEvent};
+        use doca::rdma::{RemoteEvent, RemoteMmap};
+        let (dpa, a, b, conn, peer) = connected_rdma()?;
+        // The peer's side.
+        let landing = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(err)?;
+        let landing_map =
+            DpaMmap::with_access(&dpa, &landing, 0, 1, AccessFlags::RDMA_ALL).map_err(err)?;
+        let export = landing_map.export_rdma().map_err(err)?.to_bytes();
+        let signal = SignalEvent::new(&dpa).map_err(err)?;
+        // This side.
+        let remote = RemoteMmap::new(&dpa, &RdmaExport::from_bytes(&export).map_err(err)?)
+            .map_err(err)?;
+        let remote_signal = RemoteEvent::new(&dpa, &signal.export().map_err(err)?).map_err(err)?;
+        let src = DpaBuffer::<u64>::from_slice(&dpa, &[42]).map_err(err)?;
+        let src_map =
+            DpaMmap::with_access(&dpa, &src, 0, 1, AccessFlags::LOCAL_READ_WRITE).map_err(err)?;
+        let go = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(err)?;
+        let out = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(err)?;
+        let launcher = Launcher::new(&dpa).map_err(err)?;
+        let addr = remote.addr();
+        let launch = launcher
+            .launch(
+                &doca_tests::sound_hold_remote,
+                1,
+                (&go, &conn, conn.id(), &remote, addr, &src_map, &src, &remote_signal, &out),
+            )
+            .map_err(err)?;
+        drop((remote, remote_signal, src_map, src, conn, a));
+        live.expect("doca_sync_event_remote_net", 1, "after the host dropped the remote event")?;
+        live.expect("doca_rdma", 2, "after the host dropped the initiator")?;
+        release(&go)?;
+        launch.wait(LONG).map_err(err)?;
+        check(signal.wait_gt(0, LONG).map_err(err)? == 1, || "the signal did not arrive".into())?;
+        check(landing.to_vec().map_err(err)?[0] == 42, || "the write did not arrive".into())?;
+        no_fault(&dpa, "after the kernel used the dropped remote map and event")?;
+        live.expect("doca_sync_event_remote_net", 0, "once the launch was seen to finish")?;
+        drop((peer, b, landing_map));
+        live.expect("doca_rdma", 0, "once everything was dropped")?;
+        Ok(())
+    }
+
+    /// An RDMA context of one DPA context given to a kernel of another, and a
+    /// DPA completion of another context for a new RDMA context: refused before
+    /// DOCA is called, nothing left behind.
+    fn an_rdma_handle_of_another_context_is_refused(live: &Live<'_>) -> CaseResult {
+        let (dpa, a, b, conn, peer) = connected_rdma()?;
+        let other = common::dpa();
+        let go = DpaBuffer::<u64>::from_slice(&other, &[1]).map_err(err)?;
+        let out = DpaBuffer::<u64>::from_slice(&other, &[0]).map_err(err)?;
+        let launcher = Launcher::new(&other).map_err(err)?;
+        match launcher.launch(&doca_tests::sound_hold_rdma, 1, (&go, &conn, &out)) {
+            Err(e) if e.is_invalid_argument() => {}
+            Err(e) => return Err(format!("a foreign RDMA handle failed with {e}")),
+            Ok(_) => return Err("a kernel of another DPA context was given the RDMA handle".into()),
+        }
+        let foreign = doca::dpa::CompletionBuilder::new(&other, 16)
+            .and_then(|c| c.start())
+            .map_err(err)?;
+        check(doca::rdma::RdmaBuilder::new(&dpa, &foreign).is_err(), || {
+            "a completion of another DPA context was accepted".into()
+        })?;
+        no_fault(&other, "after the refused launch")?;
+        drop((conn, peer, a, b));
+        live.expect("doca_rdma", 0, "after the host dropped the contexts")?;
+        Ok(())
+    }
+
+    /// A peer's connection details that are garbage (or empty, or another
+    /// connection's twice): errors, the connection back, nothing leaked.
+    fn garbage_peer_details_are_errors(live: &Live<'_>) -> CaseResult {
+        let dpa = common::dpa();
+        let a = rdma_setup::rdma(&dpa, 1).map_err(err)?;
+        let b = rdma_setup::rdma(&dpa, 1).map_err(err)?;
+        let (x, y) = (a.export().map_err(err)?, b.export().map_err(err)?);
+        let mut x = x;
+        for garbage in [&b"\xff"[..], &[0u8; 4096][..], &[][..], &y.details()[..3]] {
+            x = match x.connect(garbage) {
+                Err(e) => e.into_parts().1,
+                Ok(_) => return Err(format!("{} bytes of garbage connected a connection", garbage.len())),
+            };
+        }
+        let y_details = y.details().to_vec();
+        let x = x.connect(&y_details).map_err(|e| e.to_string())?;
+        drop((x, y, a, b));
+        no_fault(&dpa, "after garbage details")?;
+        live.expect("doca_rdma", 0, "after the host dropped the contexts")?;
+        live.expect("doca_rdma_connection", 0, "after the host dropped the contexts")?;
+        Ok(())
+    }
+
+    fn rdma_cases() -> Vec<(&'static str, Case)> {
+        vec![
+            ("an RDMA context and connection stopped and dropped while a kernel uses them", an_rdma_context_outlives_the_kernel_using_it),
+            ("remote maps, remote events and local maps dropped while a kernel uses them", remote_maps_and_events_outlive_the_kernel_using_them),
+            ("an RDMA handle or completion of another DPA context", an_rdma_handle_of_another_context_is_refused),
+            ("a peer's connection details that are garbage", garbage_peer_details_are_errors),
+        ]
+    }
+}
+
+doca::rdma::if_no_rdma! {
+    fn rdma_cases() -> Vec<(&'static str, Case)> {
+        Vec::new()
+    }
+}
+
 type Case = fn(&Live<'_>) -> CaseResult;
 
 doca::rdmi::if_rdmi! {
@@ -1343,6 +1495,7 @@ fn no_sequence_of_safe_calls_lets_the_dpa_use_what_was_released() {
         ),
     ]);
     cases.extend(rdmi_cases());
+    cases.extend(rdma_cases());
     let mut unsound = Vec::new();
     for (name, case) in &cases {
         let objects = common::LiveObjects::new();

@@ -83,6 +83,10 @@ const TYPE_TABLE: &[(&str, RustParam)] = &[
     ),
     ("doca_rdmi_dev_poster_t", h64("param::RdmiPoster")),
     ("doca_dpa_dev_rdma_t", h64("param::Rdma")),
+    (
+        "doca_dpa_dev_sync_event_remote_net_t",
+        h64("param::RemoteEvent"),
+    ),
 ];
 
 /// An untyped DPA address: `void *`, `doca_dpa_dev_uintptr_t`, such a member of a

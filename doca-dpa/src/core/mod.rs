@@ -24,7 +24,7 @@ pub mod call;
 pub mod ctx;
 pub mod owned;
 
-pub use call::{check, doca_error, invalid, serialized};
+pub use call::{check, copy_out, doca_error, invalid, serialized};
 pub(crate) use call::{held_here, DocaGuard, DocaGuarded};
 #[cfg(all(
     doca_sym = "doca_ctx_start",
