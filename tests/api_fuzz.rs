@@ -1,13 +1,18 @@
-//! A state-machine fuzzer over the safe API: random sequences, over two DPA contexts,
-//! of creating buffers, events, launchers, threads and notification completions,
-//! RDMI connections, DOCA RDMA contexts, connections, remote maps and events;
-//! launching (plain and gated), waiting with short timeouts, `mem::forget`, dropping
-//! in any order, waking threads and calling RPCs, with objects of the other context
-//! mixed in, while a `tracing` subscriber sometimes panics (caught around each step).
+//! A state-machine fuzzer over the safe API: random sequences, over two DPA contexts
+//! (and an extension of the first), of creating buffers, events, launchers, threads,
+//! notification completions, boxes, RDMI connections, DOCA RDMA contexts,
+//! connections, remote maps and events; launching (plain and gated), waiting with
+//! short timeouts, `mem::forget`, dropping in any order, waking threads, calling RPCs
+//! and setting boxes over and over, with objects of the other context mixed in, while
+//! a `tracing` subscriber sometimes panics or calls back into the library (around
+//! each step), and a waker sometimes does. Device run-time limits differ: the
+//! extension's device has a longer one than its base (issue #33, R2), and a third
+//! device has none (R1).
 //!
 //! The oracle: on the software DPA with its memory checker on, no device fault; every
-//! argument of the other context refused; and at the end, once the run-time limit
-//! has passed, no live object left except what the library reported buried.
+//! argument of the other context refused; and at the end, once the run-time limits
+//! have passed, no live object left but what the records of stopped threads without
+//! a run-time limit keep for good (each one measured before the run, and counted).
 //!
 //! A small seeded generator rather than proptest: a failing sequence is reproduced by
 //! its seed alone (`DOCA_API_FUZZ_SEED=<seed>`), and the dependency tree stays as it
@@ -21,18 +26,45 @@
 
 mod common;
 
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use common::{doca_tests, PanickingSubscriber, SUBSCRIBER_PANIC};
 use doca::dpa::{
-    Completion, CompletionBuilder, Dpa, DpaBuffer, DpaThread, Error, Export, Gate, KernelEvent,
-    Launcher, NotificationCompletion, ThreadBuilder, ThreadGroup, WaitEvent,
+    Completion, CompletionBuilder, Dev, Device, Dpa, DpaBox, DpaBuffer, DpaThread, Engine, Error,
+    Export, Gate, KernelEvent, Launcher, NotificationCompletion, ThreadBuilder, ThreadGroup,
+    WaitEvent,
 };
 
 const STEPS: usize = 40;
 const SHORT: Duration = Duration::from_millis(1);
-/// The kernel run-time limit of the fuzzed device, in milliseconds.
-const LIMIT_MS: u64 = 2_000;
+/// The kernel run-time limit of the fuzzed device, in milliseconds: long enough for a
+/// held kernel to wait for its flag within a sequence (under valgrind too), short
+/// enough that the records of stopped threads are released during the run and that
+/// the wait for the last ones at the end stays short.
+fn limit_ms() -> u64 {
+    if common::under_valgrind() {
+        2_000
+    } else {
+        1_000
+    }
+}
+/// The device context 0 is extended onto (the SF of the DPU-side profile), whose
+/// run-time limit is a quarter longer than its base's, as an SF's may be.
+const EXT_DEVICE: &str = "mlx5_3";
+fn ext_limit_ms() -> u64 {
+    limit_ms() * 5 / 4
+}
+/// A second BlueField-3 PF added to the profile, with no run-time limit (0).
+const ZERO_LIMIT_DEVICE: &str = "mlx5_4";
+/// How many records of stopped threads on `ZERO_LIMIT_DEVICE` were kept for good.
+static ZERO_KEPT: AtomicUsize = AtomicUsize::new(0);
+/// How many times a waker called back into the library, and how many box values were
+/// set (shown, to see that the steps ran).
+static WAKER_CALLS: AtomicUsize = AtomicUsize::new(0);
+static BOX_SETS: AtomicUsize = AtomicUsize::new(0);
 
 /// xorshift64*: small, seedable, good enough to pick steps.
 struct Rng(u64);
@@ -79,6 +111,99 @@ struct World {
     /// Launchers moved to threads of their own, which drop them when the sender
     /// goes (at the end, once every go flag is released).
     parked: Vec<(std::sync::mpsc::Sender<()>, std::thread::JoinHandle<()>)>,
+    /// Boxes of `struct r5_state`, set over and over.
+    boxes: Vec<(usize, DpaBox<doca_tests::r5_state>)>,
+    /// The progress engine of the launchers whose launches are awaited.
+    engine: Option<Engine>,
+    /// Those launchers: dropped at the end of the sequence, with no subscriber (a
+    /// panicking one makes their drop bury what their engine's wait task uses, a
+    /// sound leak this oracle would have to tell from a real one).
+    awaited: Vec<(usize, Launcher)>,
+    /// Whether this step runs under a panicking subscriber.
+    panicky: bool,
+    /// Whether this sequence ran its thread on the device without a limit.
+    zero_done: bool,
+}
+
+/// The index of the context extending context 0 onto `EXT_DEVICE` (made on first use).
+fn extension(w: &mut World) -> Result<usize, String> {
+    if w.dpas.len() < 3 {
+        let device = Device::open_by_ibdev_name(EXT_DEVICE).map_err(|e| e.to_string())?;
+        let ext = w.dpas[0].extend(&device).map_err(|e| e.to_string())?;
+        w.dpas.push(ext);
+    }
+    Ok(2)
+}
+
+/// A slow thread on a context of its own on `ZERO_LIMIT_DEVICE`: dropped (with its
+/// notification and local storage, in any order) while its activation waits for its
+/// flag, then released. Nothing bounds that activation, so the thread's record, and
+/// the context with it, is kept for good (issue #33, R1: it was released 50 ms after
+/// the stop); `ZERO_KEPT` counts them. Whether the activation then used only live
+/// memory is the context's health.
+fn zero_limit_thread(rng: &mut Rng) -> Result<(), String> {
+    let e = |e: Error| e.to_string();
+    let z = Dpa::start(
+        &Device::open_by_ibdev_name(ZERO_LIMIT_DEVICE).map_err(e)?,
+        doca_tests::app(),
+    )
+    .map_err(e)?;
+    if !z.limits().kernel_max_run_time.is_zero() {
+        return Err(format!("{ZERO_LIMIT_DEVICE} has a limit: {:?}", z.limits()));
+    }
+    let Some(go) = made(DpaBuffer::<u64>::from_slice(&z, &[0]))? else {
+        return Ok(());
+    };
+    let Some(storage) = made(DpaBuffer::<u64>::new(&z, 8))? else {
+        return Ok(());
+    };
+    let thread = ThreadBuilder::new(&z, &doca_tests::sound_slow_thread, (&go,))
+        .and_then(|t| t.local_storage(common::slow_storage(&storage)))
+        .and_then(|t| t.start())
+        .map_err(e)?;
+    let notify = NotificationCompletion::new(&thread).map_err(e)?;
+    notify.run_thread().map_err(e)?;
+    z.rpc(&doca_tests::notify, (&notify,), common::RPC_TIMEOUT)
+        .map_err(e)?;
+    let buried = doca::dpa::buried_count();
+    let mut parts: Vec<Box<dyn std::any::Any>> =
+        vec![Box::new(thread), Box::new(notify), Box::new(storage)];
+    while !parts.is_empty() {
+        drop(parts.swap_remove(rng.below(parts.len())));
+    }
+    if doca::dpa::buried_count() != buried + 1 {
+        return Err("the record of a thread without a run-time limit was not kept".into());
+    }
+    ZERO_KEPT.fetch_add(1, Ordering::Relaxed);
+    go.write(0, &[1]).map_err(e)?;
+    std::thread::sleep(Duration::from_millis(3));
+    match z.health().map_err(e)? {
+        doca::dpa::Health::Ok => Ok(()),
+        h => Err(format!(
+            "the context without a limit is {h:?}: {}",
+            z.fault_report().unwrap_or_default()
+        )),
+    }
+}
+
+/// A waker that calls back into the library (an RPC and an allocation on its
+/// context) from wherever the library wakes it.
+struct CallingWaker {
+    dpa: Dpa,
+}
+
+impl std::task::Wake for CallingWaker {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        let _ = self
+            .dpa
+            .rpc(&doca_tests::add, (1u64, 2u64), Duration::from_millis(50));
+        drop(DpaBuffer::<u64>::new(&self.dpa, 1));
+        WAKER_CALLS.fetch_add(1, Ordering::Relaxed);
+    }
 }
 
 fn pick<T>(rng: &mut Rng, v: &[T]) -> Option<usize> {
@@ -103,17 +228,21 @@ fn expect_outcome<T>(r: Result<T, Error>, foreign: bool, what: &str) -> Result<O
 /// address space of a freed block) runs out of address space within a few
 /// sequences.
 fn made<T>(r: Result<T, Error>) -> Result<Option<T>, String> {
+    made_or_refused(r).transpose().map_err(|e| e.to_string())
+}
+
+/// `r`, or `None` when it failed for want of DPA memory (as [`made`] allows).
+fn made_or_refused<T>(r: Result<T, Error>) -> Option<Result<T, Error>> {
     match r {
-        Ok(v) => Ok(Some(v)),
-        Err(e) if e.code() == Some(doca::dpa::ErrorCode::NO_MEMORY) => Ok(None),
-        Err(e) => Err(e.to_string()),
+        Err(e) if e.code() == Some(doca::dpa::ErrorCode::NO_MEMORY) => None,
+        r => Some(r),
     }
 }
 
 /// One step. `Err` is an oracle failure.
 fn step(rng: &mut Rng, w: &mut World) -> Result<(), String> {
     let ctx = rng.below(2);
-    match rng.below(27) {
+    match rng.below(31) {
         0 | 1 => {
             let len = 1 + rng.below(8);
             let Some(b) = made(DpaBuffer::<u64>::new(&w.dpas[ctx], len))? else {
@@ -288,7 +417,7 @@ fn step(rng: &mut Rng, w: &mut World) -> Result<(), String> {
             };
             let (gc, go) = &w.gos[g];
             let r = ThreadBuilder::new(&w.dpas[ctx], &doca_tests::sound_slow_thread, (go,))
-                .and_then(|t| t.local_storage(&storage));
+                .and_then(|t| t.local_storage(common::slow_storage(&storage)));
             w.buffers.push((bc, storage));
             if let Some(builder) = expect_outcome(r, ctx != *gc || ctx != bc, "slow thread")? {
                 start_woken(w, ctx, builder, Wake::Notify)?;
@@ -363,10 +492,110 @@ fn step(rng: &mut Rng, w: &mut World) -> Result<(), String> {
         }
         22 => rdmi_step(rng, w, ctx)?,
         25 => rdma_step(rng, w, ctx)?,
-        26 => comch_step(rng, w, ctx)?,
+        30 => comch_step(rng, w, ctx)?,
+        26 => {
+            // Rarely, and once a sequence: each run keeps a context for good.
+            if !w.zero_done && rng.chance(5) {
+                w.zero_done = true;
+                zero_limit_thread(rng)?;
+            }
+        }
+        27 => {
+            // A slow thread on the extension, whose device's limit is longer than
+            // its base's: dropped later, its record must outlive its activation.
+            let e = extension(w)?;
+            let Some(go) = made(DpaBuffer::<u64>::from_slice(&w.dpas[e], &[0]))? else {
+                return Ok(());
+            };
+            let Some(storage) = made(DpaBuffer::<u64>::new(&w.dpas[e], 8))? else {
+                return Ok(());
+            };
+            let builder = ThreadBuilder::new(&w.dpas[e], &doca_tests::sound_slow_thread, (&go,))
+                .and_then(|t| t.local_storage(common::slow_storage(&storage)))
+                .map_err(|e| e.to_string())?;
+            w.gos.push((e, go));
+            w.buffers.push((e, storage));
+            start_woken(w, e, builder, Wake::Notify)?;
+        }
+        28 => {
+            // `DpaBox::set` churn: a state whose scratch word is a buffer of either
+            // context, sometimes held by a launch of `r5_touch`, set again and again
+            // with scratch words of either context.
+            let Some(b) = pick(rng, &w.buffers) else {
+                return Ok(());
+            };
+            let (bc, scratch) = &w.buffers[b];
+            let r = Dev::new(scratch).and_then(|scratch| {
+                DpaBox::new(
+                    &w.dpas[ctx],
+                    &doca_tests::r5_state {
+                        generation: 0,
+                        scratch,
+                    },
+                )
+            });
+            let Some(r) = made_or_refused(r) else {
+                return Ok(());
+            };
+            let Some(boxed) = expect_outcome(r, ctx != *bc, "DpaBox::new")? else {
+                return Ok(());
+            };
+            if let Some(l) = pick(rng, &w.launchers) {
+                let (lc, launcher) = &w.launchers[l];
+                let r = launcher.launch(&doca_tests::r5_touch, 1, (&boxed,));
+                if let Some(launch) = expect_outcome(r, *lc != ctx, "r5_touch")? {
+                    let _ = launch.wait(SHORT);
+                }
+            }
+            for generation in 1..=rng.below(64) as u64 {
+                let (sc, scratch) = &w.buffers[rng.below(w.buffers.len())];
+                let r = Dev::new(scratch).and_then(|scratch| {
+                    boxed.set(&doca_tests::r5_state {
+                        generation,
+                        scratch,
+                    })
+                });
+                if expect_outcome(r, *sc != ctx, "DpaBox::set")?.is_some() {
+                    BOX_SETS.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            w.boxes.push((ctx, boxed));
+        }
+        29 => {
+            // A launch awaited through a progress engine with a waker that calls
+            // back into the library wherever it is woken.
+            let Some(b) = pick(rng, &w.buffers) else {
+                return Ok(());
+            };
+            if w.panicky {
+                return Ok(());
+            }
+            if w.engine.is_none() {
+                w.engine = Some(Engine::new().map_err(|e| e.to_string())?);
+            }
+            let engine = w.engine.as_ref().expect("made above");
+            let launcher =
+                Launcher::with_engine(&w.dpas[ctx], engine).map_err(|e| e.to_string())?;
+            let (bc, buf) = &w.buffers[b];
+            let r = launcher.launch(&doca_tests::write_ranks, 1, (buf, rng.next()));
+            if let Some(launch) = expect_outcome(r, ctx != *bc, "write_ranks awaited")? {
+                let waker = Arc::new(CallingWaker {
+                    dpa: w.dpas[ctx].clone(),
+                });
+                let mut completion = std::pin::pin!(std::future::IntoFuture::into_future(launch));
+                let waker = std::task::Waker::from(waker);
+                let mut cx = std::task::Context::from_waker(&waker);
+                if std::future::Future::poll(completion.as_mut(), &mut cx).is_pending() {
+                    std::thread::sleep(Duration::from_millis(1));
+                    let _ = std::future::Future::poll(completion.as_mut(), &mut cx);
+                }
+            }
+            w.awaited.push((ctx, launcher));
+        }
         _ => {
             // Drop something, in any order.
-            match rng.below(10) {
+            match rng.below(11) {
+                10 => drop(pick(rng, &w.boxes).map(|i| w.boxes.swap_remove(i))),
                 6 => {
                     // Released before it goes (else its kernels never end).
                     if let Some(i) = pick(rng, &w.gos) {
@@ -468,12 +697,22 @@ fn sequence(seed: u64) -> Result<usize, Failure> {
     };
     for i in 0..STEPS {
         let panicky = rng.chance(10);
+        let reentrant = !panicky && rng.chance(10);
+        w.panicky = panicky;
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             if panicky {
                 tracing::subscriber::with_default(
                     PanickingSubscriber::at(tracing::Level::TRACE),
                     || step(&mut rng, &mut w),
                 )
+            } else if reentrant {
+                // A subscriber that calls back into the library on every event.
+                let dpa = w.dpas[0].clone();
+                let calling = common::Reentrant::new(move |_| {
+                    let _ = dpa.health();
+                    drop(DpaBuffer::<u64>::new(&dpa, 1));
+                });
+                tracing::subscriber::with_default(calling, || step(&mut rng, &mut w))
             } else {
                 step(&mut rng, &mut w)
             }
@@ -497,6 +736,7 @@ fn sequence(seed: u64) -> Result<usize, Failure> {
         let _ = g.set(1);
     }
     if rng.chance(50) {
+        w.boxes.clear();
         w.buffers.clear();
         w.events.clear();
         w.threads.clear();
@@ -518,7 +758,7 @@ fn sequence(seed: u64) -> Result<usize, Failure> {
             .join()
             .map_err(|_| fault_or(&w, "a parked launcher's drop panicked".to_string()))?;
     }
-    for (_, l) in &w.launchers {
+    for (_, l) in w.launchers.iter().chain(&w.awaited) {
         l.wait_all(Duration::from_secs(10))
             .map_err(|e| fault_or(&w, format!("final wait: {e}")))?;
     }
@@ -567,13 +807,37 @@ fn random_sequences_of_safe_calls_stay_sound() {
     // threads are released during the run; on a BlueField's Arm side, whose
     // representors the RDMI steps need.
     let mut profile = doca::sim::Profile::dpu_view();
+    let mut no_limit =
+        doca::sim::DeviceProfile::bluefield3(ZERO_LIMIT_DEVICE, "p4", "0000:04:00.0");
+    no_limit.representors.clear();
+    profile.devices.push(no_limit);
     for d in &mut profile.devices {
         if d.dpa {
-            d.kernel_max_run_time_ms = LIMIT_MS;
+            d.kernel_max_run_time_ms = match d.ibdev_name.as_str() {
+                EXT_DEVICE => ext_limit_ms(),
+                ZERO_LIMIT_DEVICE => 0,
+                _ => limit_ms(),
+            };
         }
     }
     scope.set_profile(profile);
+    // What one record kept for good by `zero_limit_thread` holds, measured alone.
+    let live_now = || -> BTreeMap<&'static str, i64> {
+        scope
+            .live_objects()
+            .into_iter()
+            .filter(|(kind, _)| !matches!(*kind, "doca_dev" | "doca_devinfo"))
+            .collect()
+    };
     let buried_before = doca::dpa::buried_count();
+    let before = live_now();
+    zero_limit_thread(&mut Rng(7)).expect("a thread on the device without a limit");
+    std::thread::sleep(Duration::from_millis(20));
+    let mut kept_by_one = live_now();
+    for (kind, n) in &before {
+        *kept_by_one.entry(kind).or_default() -= n;
+    }
+    kept_by_one.retain(|_, n| *n != 0);
     let (seeds, first): (u64, u64) = match env_u64("DOCA_API_FUZZ_SEED") {
         Some(seed) => (1, seed),
         None => {
@@ -606,20 +870,28 @@ fn random_sequences_of_safe_calls_stay_sound() {
         }
         sequences += 1;
     }
-    // Whatever stopped threads still hold goes once the run-time limit has passed.
-    common::deferred_released(Duration::from_millis(LIMIT_MS) + Duration::from_secs(10));
-    let buried = doca::dpa::buried_count() - buried_before;
-    let live: i64 = scope
-        .live_objects()
-        .into_iter()
-        .filter(|(kind, _)| !matches!(*kind, "doca_dev" | "doca_devinfo"))
-        .map(|(_, n)| n)
-        .sum();
-    // Nothing in these sequences needs burying (every gate opens, every kernel
+    // Whatever stopped threads still hold goes once the run-time limits have passed.
+    common::deferred_released(Duration::from_millis(ext_limit_ms()) + Duration::from_secs(10));
+    let kept = ZERO_KEPT.load(Ordering::Relaxed);
+    let buried = doca::dpa::buried_count() - buried_before - kept;
+    // What the records of threads without a limit keep (the measured one's
+    // included), as measured for one.
+    let mut live = live_now();
+    for (kind, n) in &kept_by_one {
+        *live.entry(kind).or_default() -= n * kept as i64;
+    }
+    let live: i64 = live.values().map(|n| n.abs()).sum();
+    // Nothing else in these sequences needs burying (every gate opens, every kernel
     // ends): a live object is a leak unless the library reported burying values.
-    let leaks = if buried == 0 { live.max(0) as usize } else { 0 };
+    let leaks = if buried == 0 { live as usize } else { 0 };
     println!(
         "api-fuzz: {sequences} sequences, {steps} steps, {faults} device faults, {host_errors} host errors, {leaks} leaks"
+    );
+    println!(
+        "api-fuzz: {kept} threads without a run-time limit kept their records ({kept_by_one:?} each), \
+         {} box values set, {} waker calls into the library",
+        BOX_SETS.load(Ordering::Relaxed),
+        WAKER_CALLS.load(Ordering::Relaxed)
     );
     if buried > 0 {
         println!("api-fuzz: {buried} values buried (leaked on purpose, with a warning), {live} objects live");

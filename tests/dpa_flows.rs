@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use common::{doca_tests, dpa};
 use doca::dpa::{
-    DpaBuffer, Error, Export, Gate, Kernel, KernelArgs, KernelSig, Launcher, WaitEvent,
+    DpaBuffer, Error, Export, Gate, Kernel, KernelArgs, KernelSig, Launcher, Untyped, WaitEvent,
 };
 
 const LONG: Duration = Duration::from_secs(20);
@@ -28,6 +28,33 @@ fn launch_writes_every_rank() {
     assert_eq!(launcher.completed().unwrap(), 1);
 }
 
+/// Two applications of one program with a kernel of the same name (`write_ranks` of
+/// `doca_tests` and of `doca_tests_twin`): each runs its own code (issue #33, R4: the
+/// sim's glue called kernels by their C name, so one ran the other's).
+#[cfg(doca_backend = "sim")]
+#[test]
+fn same_named_kernels_of_two_apps_each_run_their_own() {
+    use doca_test_kernels::doca_tests_twin;
+    let device = common::device();
+    let (dpa, twin) = (
+        doca::dpa::Dpa::start(&device, doca_tests::app()).unwrap(),
+        doca::dpa::Dpa::start(&device, doca_tests_twin::app()).unwrap(),
+    );
+    let out = DpaBuffer::<u64>::new(&dpa, 4).unwrap();
+    let twin_out = DpaBuffer::<u64>::new(&twin, 4).unwrap();
+    let (launcher, twin_launcher) = (Launcher::new(&dpa).unwrap(), Launcher::new(&twin).unwrap());
+    let launch = launcher
+        .launch(&doca_tests::write_ranks, 4, (&out, 7u64))
+        .unwrap();
+    let twin_launch = twin_launcher
+        .launch(&doca_tests_twin::write_ranks, 4, (&twin_out, 7u64))
+        .unwrap();
+    launch.wait(LONG).unwrap();
+    twin_launch.wait(LONG).unwrap();
+    assert_eq!(out.to_vec().unwrap(), [7, 8, 9, 10]);
+    assert_eq!(twin_out.to_vec().unwrap(), [7000, 7001, 7002, 7003]);
+}
+
 #[test]
 fn arguments_keep_their_c_types() {
     let dpa = dpa();
@@ -37,7 +64,15 @@ fn arguments_keep_their_c_types() {
         .launch(
             &doca_tests::mixed_args,
             1,
-            (&out, 0xdead_beef_u32, 1u64 << 40, -5i32, -(1i64 << 50)),
+            (
+                // SAFETY: `mixed_args` writes 4 `uint64_t` words into its untyped `out`
+                // (tests/kernels/launch.c), and the buffer holds 4.
+                unsafe { Untyped::new(&out) },
+                0xdead_beef_u32,
+                1u64 << 40,
+                -5i32,
+                -(1i64 << 50),
+            ),
         )
         .unwrap()
         .wait(LONG)
@@ -776,7 +811,9 @@ fn structs_pass_by_value_to_kernels_and_rpcs() {
 
     let out = DpaBuffer::<u64>::new(&dpa, 4).unwrap();
     let target = doca_tests::bv_target {
-        out: Dev::new(&out).unwrap(),
+        // SAFETY: `bv_target_fill` writes `n` = 4 `uint64_t` words into the struct's
+        // untyped `out` (tests/kernels/by_value.c), and the buffer holds 4.
+        out: Dev::new(unsafe { Untyped::new(&out) }).unwrap(),
         n: 4,
         scale: 3,
     };

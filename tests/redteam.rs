@@ -157,7 +157,7 @@ fn a_crowded_thread_activation_outlives_its_deferred_record() {
         let go = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(|e| e.to_string())?;
         let storage = DpaBuffer::<u64>::new(&dpa, 8).map_err(|e| e.to_string())?;
         let thread = ThreadBuilder::new(&dpa, &doca_tests::sound_slow_thread, (&go,))
-            .and_then(|b| b.local_storage(&storage))
+            .and_then(|b| b.local_storage(common::slow_storage(&storage)))
             .and_then(|b| b.start())
             .map_err(|e| e.to_string())?;
         let notify = doca::dpa::NotificationCompletion::new(&thread).map_err(|e| e.to_string())?;
@@ -421,42 +421,6 @@ fn a_crowded_timed_out_rpc_outlives_its_deferred_arguments() {
     }
 }
 
-/// A `tracing` subscriber that runs `f` on every event (user code that re-enters
-/// the library from wherever the library emits one).
-struct Reentrant<F: Fn(&tracing::Event<'_>) + Send + Sync + 'static> {
-    f: F,
-    busy: std::sync::atomic::AtomicBool,
-}
-
-impl<F: Fn(&tracing::Event<'_>) + Send + Sync + 'static> Reentrant<F> {
-    fn new(f: F) -> Reentrant<F> {
-        Reentrant {
-            f,
-            busy: std::sync::atomic::AtomicBool::new(false),
-        }
-    }
-}
-
-impl<F: Fn(&tracing::Event<'_>) + Send + Sync + 'static> tracing::Subscriber for Reentrant<F> {
-    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
-        true
-    }
-    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
-        tracing::span::Id::from_u64(1)
-    }
-    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
-    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
-    fn event(&self, e: &tracing::Event<'_>) {
-        // Not recursively: the re-entered calls emit events of their own.
-        if !self.busy.swap(true, std::sync::atomic::Ordering::AcqRel) {
-            (self.f)(e);
-            self.busy.store(false, std::sync::atomic::Ordering::Release);
-        }
-    }
-    fn enter(&self, _: &tracing::span::Id) {}
-    fn exit(&self, _: &tracing::span::Id) {}
-}
-
 /// The message of an event.
 fn message(e: &tracing::Event<'_>) -> String {
     struct Msg(String);
@@ -501,7 +465,7 @@ fn an_rpc_from_the_subscriber_of_the_gates_event() {
             let seen = Arc::new(Mutex::new(Vec::new()));
             let sub = {
                 let (dpa, seen) = (dpa.clone(), seen.clone());
-                Reentrant::new(move |e| {
+                common::Reentrant::new(move |e| {
                     if message(e).contains("timed-out RPC") {
                         let r = dpa.rpc(&doca_tests::add, (2u64, 3u64), LONG);
                         seen.lock().unwrap().push(r.map_err(|e| e.to_string()));
@@ -665,7 +629,7 @@ fn a_subscriber_that_reenters_on_every_event() {
         let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let sub = {
             let (dpa, calls) = (dpa.clone(), calls.clone());
-            Reentrant::new(move |_| {
+            common::Reentrant::new(move |_| {
                 calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let _ = dpa.health();
                 drop(Launcher::new(&dpa));
@@ -1183,7 +1147,7 @@ fn a_thread_dropped_by_a_thread_local_destructor_frees_its_storage_under_its_act
         let go = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(e)?;
         let storage = DpaBuffer::<u64>::new(&dpa, 8).map_err(e)?;
         let builder = ThreadBuilder::new(&dpa, &doca_tests::sound_slow_thread, (&go,))
-            .and_then(|b| b.local_storage(&storage))
+            .and_then(|b| b.local_storage(common::slow_storage(&storage)))
             .map_err(e)?;
         let (thread, notify) = start_and_notify(&dpa, builder)?;
         // The activation starts and spins on `go`.
@@ -2119,17 +2083,24 @@ fn dpa_memory_views_sizes_and_races() {
         if DpaBuffer::<[u64; 0]>::new(&dpa, usize::MAX).is_ok() {
             problems.push("usize::MAX zero-sized elements were allocated".into());
         }
-        // A misaligned view of bytes for a `doca_dpa_dev_uintptr_t` the kernel
-        // stores 64-bit words through.
-        let bytes = DpaBuffer::<u8>::new(&dpa, 64).map_err(e)?;
-        let odd = bytes.slice(1, 40).map_err(e)?;
+        // A view from an offset for a `uint64_t *` the kernel stores 64-bit words
+        // through. (A misaligned view of bytes, which the kernel's `uint64_t` stores
+        // would overrun, is no argument for it: a typed pointer takes memory of its
+        // element type only, pinned in `doca_dpa::lifecycle_rules`.)
+        let words = DpaBuffer::<u64>::new(&dpa, 8).map_err(e)?;
+        words.fill_bytes(0).map_err(e)?;
+        let view = words.slice(1, 4).map_err(e)?;
         launcher
-            .launch(&doca_tests::fill_words, 1, (&odd, 4u64))
+            .launch(&doca_tests::fill_words, 1, (&view, 4u64))
             .map_err(e)?
             .wait(LONG)
             .map_err(e)?;
         healthy(&dpa)?;
-        drop((odd, bytes, shared, launcher));
+        let got = words.to_vec().map_err(e)?;
+        if got != [0, 0, 1, 2, 3, 0, 0, 0] {
+            problems.push(format!("a view from word 1 was written as {got:?}"));
+        }
+        drop((view, words, shared, launcher));
         let blocks = live
             .all()
             .map(|a| a.get("dpa_heap_block").copied().unwrap_or(0));
@@ -3101,7 +3072,7 @@ mod round5 {
             let go = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(e)?;
             let storage = DpaBuffer::<u64>::new(&dpa, 8).map_err(e)?;
             let builder = ThreadBuilder::new(&dpa, &doca_tests::sound_slow_thread, (&go,))
-                .and_then(|b| b.local_storage(&storage))
+                .and_then(|b| b.local_storage(common::slow_storage(&storage)))
                 .map_err(e)?;
             let (thread, notify) = start_and_notify(&dpa, builder)?;
             // The activation starts and waits for `go`.
@@ -3149,7 +3120,7 @@ mod round5 {
             let go = DpaBuffer::<u64>::from_slice(&ext, &[0]).map_err(e)?;
             let storage = DpaBuffer::<u64>::new(&ext, 8).map_err(e)?;
             let builder = ThreadBuilder::new(&ext, &doca_tests::sound_slow_thread, (&go,))
-                .and_then(|b| b.local_storage(&storage))
+                .and_then(|b| b.local_storage(common::slow_storage(&storage)))
                 .map_err(e)?;
             let (thread, notify) = start_and_notify(&ext, builder)?;
             std::thread::sleep(Duration::from_millis(20));
@@ -3461,7 +3432,7 @@ mod round5 {
             let seen = Arc::new(Mutex::new(Vec::new()));
             let sub = {
                 let (state, seen, scratch) = (state.clone(), seen.clone(), scratch.clone());
-                Reentrant::new(move |_| {
+                common::Reentrant::new(move |_| {
                     let r = Dev::new(&*scratch).and_then(|scratch| {
                         state.set(&doca_tests::r5_state {
                             generation: 2,
@@ -3486,6 +3457,69 @@ mod round5 {
         assert!(
             seen.iter().all(Result::is_ok),
             "the subscriber's sets: {seen:?}"
+        );
+    }
+
+    /// Regression (R3, forged handles through an untyped address): a
+    /// `doca_dpa_dev_uintptr_t` parameter took any DPA memory, so a `DpaBuffer<u64>`
+    /// that safe code filled with a made-up event handle reached a kernel that reads
+    /// the memory as a struct of handles. Now an untyped parameter takes memory only
+    /// as an `Untyped`, which is `unsafe` to make, and a typed one (`struct r3_state
+    /// *`) only a box of that struct, whose handle and pointer fields only `Dev`s of
+    /// live objects of the context fill. Both refusals are compile errors, pinned in
+    /// `doca_dpa::lifecycle_rules` ("Untyped address parameters") and by
+    /// tests/messages' `untyped_address_given_a_buffer` and
+    /// `state_pointer_given_a_buffer`; this case runs the sound form and checks that
+    /// the kernel got exactly what the library wrote.
+    #[test]
+    fn a_state_of_handles_is_only_what_the_library_wrote() {
+        let _one = serial();
+        let r = within(Duration::from_secs(30), "typed state", || {
+            let live = scope();
+            let dpa = common::dpa();
+            let done = CompletionEvent::new(&dpa, Export::ToDpa).map_err(e)?;
+            let scratch = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(e)?;
+            let state = doca::dpa::DpaBox::new(
+                &dpa,
+                &doca_tests::r3_state {
+                    done: Dev::new(&done).map_err(e)?,
+                    scratch: Dev::new(&scratch).map_err(e)?,
+                },
+            )
+            .map_err(e)?;
+            // What the device will read back as handles is what `Dev` wrote: the
+            // event's and the buffer's, not values safe code chose.
+            let repr = state.get().map_err(e)?;
+            // SAFETY: only compared, never handed to the device.
+            let (event_handle, scratch_addr) = unsafe { (repr.done.raw(), repr.scratch.raw()) };
+            // SAFETY: only compared.
+            let buffer_addr = unsafe { scratch.dev_ptr().raw() };
+            if scratch_addr != buffer_addr || event_handle == 0 {
+                return Err(format!(
+                    "the box holds {event_handle:#x}/{scratch_addr:#x}, not the objects' values"
+                ));
+            }
+            let launcher = Launcher::new(&dpa).map_err(e)?;
+            let launch = launcher
+                .launch(&doca_tests::r3_use_state, 1, (&state,))
+                .map_err(e)?;
+            // The launch keeps the box, which keeps the event and the buffer.
+            drop(state);
+            launch.wait(LONG).map_err(e)?;
+            done.wait_gt(0, LONG).map_err(e)?;
+            healthy(&dpa)?;
+            let word = scratch.to_vec().map_err(e)?;
+            if word != [7] {
+                return Err(format!("the kernel's scratch word is {word:?}"));
+            }
+            drop((launcher, done, scratch));
+            drop(dpa);
+            Ok::<_, String>(live.total())
+        });
+        let left = r.expect("the case failed to run");
+        assert!(
+            matches!(left, None | Some(0)),
+            "LEAK: {left:?} sim objects left"
         );
     }
 }

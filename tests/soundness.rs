@@ -433,7 +433,7 @@ fn a_thread_dropped_while_an_activation_runs(live: &Live<'_>) -> CaseResult {
     let go = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(err)?;
     let storage = DpaBuffer::<u64>::new(&dpa, 8).map_err(err)?;
     let builder = ThreadBuilder::new(&dpa, &doca_tests::sound_slow_thread, (&go,))
-        .and_then(|b| b.local_storage(&storage))
+        .and_then(|b| b.local_storage(common::slow_storage(&storage)))
         .map_err(err)?;
     let (thread, notify) = start_and_notify(&dpa, builder)?;
     // Let the activation start and block on `go`.
@@ -711,7 +711,7 @@ fn local_storage_of_another_context(_: &Live<'_>) -> CaseResult {
     let go = DpaBuffer::<u64>::from_slice(&b, &[0]).map_err(err)?;
     let builder = ThreadBuilder::new(&b, &doca_tests::sound_slow_thread, (&go,)).map_err(err)?;
     refused_as_foreign(
-        builder.local_storage(&storage),
+        builder.local_storage(common::slow_storage(&storage)),
         &a,
         &b,
         "local storage",
@@ -858,8 +858,11 @@ doca::rdmi::if_rdmi! {
         let (dpa, conn) = started_connection(live)?;
         // Word 0: go; word 1: what the activation learnt from the connection.
         let storage = DpaBuffer::<u64>::from_slice(&dpa, &[0, 0]).map_err(err)?;
+        // SAFETY: `sound_thread_connection` (tests/kernels/rdmi/soundness.c) reads
+        // word 0 and writes word 1 of its untyped local storage, as `uint64_t`s.
+        let storage_arg = unsafe { doca::dpa::Untyped::new(&storage) };
         let builder = ThreadBuilder::new(&dpa, &doca_tests::sound_thread_connection, (&conn,))
-            .and_then(|b| b.local_storage(&storage))
+            .and_then(|b| b.local_storage(storage_arg))
             .map_err(err)?;
         let (thread, notify) = start_and_notify(&dpa, builder)?;
         // Let the activation start and block on word 0.

@@ -151,8 +151,12 @@ pub mod param {
     }
 
     params! {
-        /// `doca_dpa_dev_uintptr_t` or a pointer: a DPA address. Arguments:
-        /// `&DpaBuffer`, a `DpaSlice`, `&DpaBox`, `&DpaMmap`'s memory.
+        /// `doca_dpa_dev_uintptr_t` or `void *`: a DPA address whose C type does not
+        /// say what the device function reads there. Arguments: DPA memory as an
+        /// [`Untyped`](crate::Untyped) (`unsafe`: the caller says what the function
+        /// reads), or a [`DevPtr`](crate::DevPtr). A parameter declared with its
+        /// pointee (`uint64_t *`, `struct state *`) is a [`Ptr`], which safe code
+        /// passes buffers and boxes to.
         DevPtr: u64;
         /// `doca_dpa_dev_t`: a DPA context handle. Argument: `&Dpa`.
         Dpa: u64;
@@ -199,7 +203,7 @@ pub mod param {
     /// for a pointer to a struct of the application; never memory of another
     /// element type (a 1-byte buffer for `uint64_t *` would let the kernel write
     /// past its end). `void *` and `doca_dpa_dev_uintptr_t` are [`DevPtr`], which
-    /// takes any DPA memory.
+    /// takes DPA memory only as an `unsafe` [`Untyped`](crate::Untyped).
     ///
     /// `N` names the C parameter in compiler messages: the generated declarations
     /// give every pointer parameter a marker type `__param::FUNCTION::PARAMETER`.
@@ -245,14 +249,15 @@ pub mod param {
             it takes DPA memory of `T`s, a `&DpaBuffer<T>`, `&DpaSlice<T>` or `&DpaBox<T>`; host \
             memory (`&Vec<T>`, `&[T]`) is out of the DPA's reach: copy it into DPA memory first, \
             `let buf = DpaBuffer::from_slice(&dpa, &v)?;`, and pass `&buf`",
-    note = "a C handle or address parameter takes the object, which the launch keeps alive, never \
-            an integer: `doca_dpa_dev_uintptr_t` (`param::DevPtr`) any DPA memory, \
+    note = "a C handle parameter takes the object, which the launch keeps alive, never an integer: \
             `doca_dpa_dev_sync_event_t` (`param::SyncEvent`) a `&KernelEvent`, or a `&WaitEvent` or \
             `&CompletionEvent` made with `Export::ToDpa`, `doca_dpa_dev_completion_t` \
-            (`param::Completion`) a `&Completion`, …",
-    note = "a C integer parameter takes no DPA object: to pass one, declare the parameter \
-            `doca_dpa_dev_uintptr_t` or the object's handle type in the kernel (DOCA's samples write \
-            a thread's argument as `uint64_t arg`)"
+            (`param::Completion`) a `&Completion`, …; an untyped address (`void *`, \
+            `doca_dpa_dev_uintptr_t`: `param::DevPtr`) says nothing of what the kernel reads there, \
+            so it takes DPA memory only as `unsafe {{ Untyped::new(&buffer) }}`: declare it `T *`",
+    note = "a C integer parameter takes no DPA object: to pass one, declare the parameter in the \
+            kernel as a pointer to what the memory holds (`uint64_t *out`, `struct state *st`) or as \
+            the object's handle type (DOCA's samples write a thread's argument as `uint64_t arg`)"
 )]
 pub unsafe trait KernelArg<P: KernelParam> {
     /// The value for the C parameter, recording in `keep` what it keeps alive.

@@ -1,7 +1,9 @@
 //! Argument wrappers: the device values that kernel arguments and the fields of
 //! structs in DPA memory carry. [`Dev`] holds a value together with what keeps its
 //! object alive; [`Handle`] is a value read back from DPA memory, keeping nothing;
-//! [`DevPtr`] is a raw DPA address for code that manages DPA memory itself;
+//! [`Untyped`] is DPA memory for an untyped address parameter, whose contents the
+//! caller vouches for; [`DevPtr`] is a raw DPA address for code that manages DPA
+//! memory itself;
 //! [`ByValue`] and [`StructAbi`] pass a struct by value. None of them makes a DOCA
 //! call.
 
@@ -11,12 +13,13 @@ use std::marker::PhantomData;
 use crate::app::{param, KernelArg, KernelParam};
 use crate::error::Result;
 use crate::keep::{CtxId, Keep, KeepQueue};
-use crate::memory::DeviceStruct;
+use crate::memory::{DeviceStruct, DpaMemory};
 
 /// A DPA heap address (`doca_dpa_dev_uintptr_t`) that nothing keeps alive.
 ///
 /// Safe code never sees one: DPA addresses reach kernels through the objects that own
-/// the memory ([`DpaBuffer`](crate::DpaBuffer), [`DpaSlice`](crate::DpaSlice), [`DpaBox`](crate::DpaBox)). A `DevPtr` exists for code
+/// the memory ([`DpaBuffer`](crate::DpaBuffer), [`DpaSlice`](crate::DpaSlice), [`DpaBox`](crate::DpaBox),
+/// and [`Untyped`] for an untyped parameter). A `DevPtr` exists for code
 /// that manages DPA memory itself, so making one and reading its value are `unsafe`:
 ///
 /// ```compile_fail
@@ -59,6 +62,58 @@ impl DevPtr {
 unsafe impl KernelArg<param::DevPtr> for DevPtr {
     fn lower(&self, _keep: &mut Keep<'_>) -> Result<u64> {
         Ok(self.0)
+    }
+}
+
+/// DPA memory given to an untyped address parameter: a `void *` or
+/// `doca_dpa_dev_uintptr_t` parameter of a kernel, DPA thread or RPC
+/// ([`param::DevPtr`]), such a field of a struct (`Dev<param::DevPtr>`), or a
+/// thread's local storage.
+///
+/// An untyped address does not say what the device function reads there, and the
+/// function may read it as anything: as a struct of handles and addresses, say,
+/// which it then uses. Memory that safe code filled (a `DpaBuffer<u64>` holding a
+/// made-up handle, a host address) would then give the device values the library
+/// never wrote. So making one is `unsafe`, and the caller says what the function
+/// reads. Declare the parameter with its pointee instead (`uint64_t *out`,
+/// `struct state *st`: [`param::Ptr`]) and safe code passes `&buffer` or `&boxed`.
+///
+/// ```
+/// # fn f(dpa: &doca_dpa::Dpa) -> doca_dpa::Result<()> {
+/// let words = doca_dpa::DpaBuffer::<u64>::new(dpa, 8)?;
+/// // SAFETY: the device function only writes integers into the 8 words.
+/// let out = unsafe { doca_dpa::Untyped::new(&words) };
+/// # let _ = out; Ok(()) }
+/// ```
+///
+/// Like any argument it keeps the memory (and what a box's fields reference) alive
+/// for as long as the launch, thread or struct that holds it can use it.
+#[derive(Debug, Clone, Copy)]
+pub struct Untyped<M>(M);
+
+impl<M: DpaMemory> Untyped<M> {
+    /// `memory`, for an untyped address parameter.
+    ///
+    /// # Safety
+    /// Every device function that reaches the memory through this value (the kernel,
+    /// DPA thread or RPC it is passed to, one that reads the struct field it is
+    /// stored in) reads and writes it only as what it holds, and within its size:
+    /// the elements of a `DpaBuffer<T>` or `DpaSlice<T>` as `T`s, a `DpaBox<S>` as
+    /// `struct S`. In particular it uses no value read there as a handle or an
+    /// address unless the library wrote that value as one (a `Dev` field of a
+    /// `DpaBox`).
+    pub unsafe fn new(memory: M) -> Untyped<M> {
+        Untyped(memory)
+    }
+}
+
+// SAFETY: the address of live memory of the launch's context, recorded as kept
+// (`sealed::Memory`); `Untyped::new`'s caller promised that the device function
+// reads it as what it holds.
+unsafe impl<M: DpaMemory> KernelArg<param::DevPtr> for Untyped<M> {
+    #[inline]
+    fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
+        crate::memory::sealed::Memory::address(&self.0, keep)
     }
 }
 

@@ -4,9 +4,17 @@
 //! RDMI connections — lives behind an `Arc`. Whatever hands such an object to the
 //! device (a launch, a started DPA thread, a typed struct in DPA memory) keeps a
 //! [`KeepAlive`] of it until the library has *observed* that the device is done with
-//! it. Dropping the user's handle earlier only drops one reference. When the library
-//! cannot confirm that the device is done (a timeout, a fatal context, a failed poll),
-//! the references are [`bury`]'d: leaked on purpose, never freed, with a warning.
+//! it. Dropping the user's handle earlier only drops one reference.
+//!
+//! A timeout releases nothing early and buries nothing by itself: a timed-out
+//! launch's arguments stay with its launcher until a completion shows it finished,
+//! and what a timed-out RPC or a stopped DPA thread may still use is deferred to the
+//! context family, which releases it once the device's kernel run-time limit has
+//! passed with the context healthy (`family.rs`). When the library can never
+//! confirm that the device is done (a fatal context, a failed poll, a thread that
+//! will not stop, a device without a run-time limit, a launcher dropped with
+//! launches running past the limit), the references are [`bury`]'d: leaked on
+//! purpose, never freed, with a warning.
 
 use std::any::Any;
 use std::collections::VecDeque;

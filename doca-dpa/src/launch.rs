@@ -1099,7 +1099,7 @@ impl Dpa {
     /// - what the arguments keep alive (DPA memory, events, completions) is held
     ///   until the kernel run-time limit has passed with the context healthy, and
     ///   leaked, never freed, if the context turned fatal (a function that overran
-    ///   the limit was stopped);
+    ///   the limit was stopped) or the device has no limit (nothing stops it);
     /// - DOCA DPA objects are not thread-safe, so the next use of this context
     ///   (anything that calls DOCA with it, through [`Dpa::as_ptr`], and its
     ///   teardown) first waits for the `doca_dpa_rpc` call to return. Objects that

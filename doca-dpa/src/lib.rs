@@ -34,8 +34,8 @@
 //! use doca_dpa::{Device, Dpa, DpaBuffer, Launcher};
 //!
 //! // build.rs: DpaApp::new("doca_examples").sources_in("examples/kernels").build_or_exit();
-//! // kernel_launch.c: __dpa_global__ void fill_ranks(doca_dpa_dev_uintptr_t out,
-//! //                                                 uint64_t scale, uint32_t offset)
+//! // kernel_launch.c: __dpa_global__ void fill_ranks(uint64_t *out, uint64_t scale,
+//! //                                                 uint32_t offset)
 //! // and in the crate: doca_dpa::include_app!(doca_examples);
 //!
 //! let device = Device::open_first_with_dpa()?;
@@ -66,7 +66,10 @@
 //!   launcher's epochs); a [`Launch`]
 //!   borrows nothing, so dropping or forgetting it, a timeout, or out-of-order
 //!   completion cannot release them early;
-//! - a [`DpaThread`] holds its argument and local storage until it is destroyed;
+//! - a [`DpaThread`] holds its argument and local storage until it is destroyed
+//!   and no activation of it can still run: once the device's kernel run-time
+//!   limit has passed since its stop with the context healthy, or for good on a
+//!   device without a limit;
 //! - a [`DpaBox`] (a typed struct in DPA memory) holds what its handle and
 //!   address fields reference for as long as its memory lives;
 //! - when the library cannot confirm the device is done (a launcher dropped with
@@ -75,7 +78,11 @@
 //!   `tracing` warning, and never frees them.
 //!
 //! DPA addresses and handle values never appear in safe code: [`DevPtr`] and
-//! [`Handle`] can be made or read only with `unsafe`. Host copies of a buffer a
+//! [`Handle`] can be made or read only with `unsafe`. A device function reads
+//! handles and addresses only where the library wrote them: a C `T *` parameter
+//! takes memory of `T`s (a `struct S *` a [`DpaBox<S>`], whose handle fields are
+//! [`Dev`]s), and an untyped one (`void *`, `doca_dpa_dev_uintptr_t`), which says
+//! nothing of what is read there, takes memory only as an `unsafe` [`Untyped`]. Host copies of a buffer a
 //! kernel is using are allowed; like DMA they may see torn values, never undefined
 //! behaviour. Install a `tracing` subscriber to see teardown failures and leaks.
 //!
@@ -84,7 +91,10 @@
 //! [`Device`] and [`Dpa`] are cheap `Arc` handles; every object made from a
 //! context (events, buffers, launchers) holds it, so teardown happens in the
 //! documented order — children first — whatever order your values drop in.
-//! `Drop` never panics: failures are logged through `tracing`.
+//! `Drop` raises no panic of its own: teardown failures are logged through
+//! `tracing`. User code a drop runs (a waker it wakes, a `tracing` subscriber) may
+//! panic; then what the device may still use is buried first, and that panic goes
+//! on (`resume_unwind`), as it would from any other call.
 //! Configure-then-start lifecycles are separate types ([`DpaBuilder`] →
 //! [`Dpa`]), so calling a setter after start does not compile.
 //!
@@ -162,7 +172,7 @@ pub use app::{
 };
 #[cfg(doca_sym = "doca_dpa_mem_alloc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
-pub use args::{Dev, DevPtr, Handle, StructAbi};
+pub use args::{Dev, DevPtr, Handle, StructAbi, Untyped};
 #[cfg(doca_sym = "doca_dpa_async_ops_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use async_ops::AsyncOps;
@@ -191,7 +201,7 @@ pub use keep::{Keep, KeepAlive};
 pub use launch::{Gate, Launch, LaunchCompletion, Launcher, MAX_WAIT_THRESHOLD};
 #[cfg(doca_sym = "doca_dpa_mem_alloc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
-pub use memory::{DeviceCopy, DeviceStruct, DpaBox, DpaBuffer, DpaSlice};
+pub use memory::{DeviceCopy, DeviceStruct, DpaBox, DpaBuffer, DpaMemory, DpaSlice};
 #[cfg(all(
     doca_sym = "doca_mmap_set_dpa_memrange",
     doca_sym = "doca_mmap_dev_get_dpa_handle",

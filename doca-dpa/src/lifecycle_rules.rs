@@ -12,6 +12,7 @@
 //! | DPA addresses and handles must designate live objects | they are not safe values: forging or reading one is `unsafe` |
 //! | a handle or address is only valid on its own DPA context | every argument is checked against the launching context ([`Keep::check_context`](crate::Keep::check_context)), and constructors that take another object check theirs; refused before DOCA is called, naming both contexts |
 //! | a `T *` parameter must point to `T`s | it is `param::Ptr<T>`, whose arguments are DPA memory of `T`s (below) |
+//! | what a kernel reads through an untyped address (`void *`, `doca_dpa_dev_uintptr_t`, local storage) must be what it expects | memory is given to it only as an [`Untyped`](crate::Untyped), made with `unsafe`; a state or output declared with its type (`struct state *`, `uint64_t *`) takes a box or buffer safely (below) |
 //! | a stopped thread's activation may still run | a thread's record is released only once none can (see [`DpaThread`](crate::DpaThread)) |
 //! | children are destroyed before their parent (BAD_STATE / IN_USE) | children own their parent (`Dpa` is reference counted) |
 //! | DOCA DPA objects are not thread-safe | every DOCA call runs under one lock (`doca_dpa::serialized`), so the types are `Send + Sync` without DOCA ever seeing two threads at once; the library's own state is behind per-object mutexes, or, for a launcher's epochs, under that lock with the DOCA call it goes with |
@@ -52,12 +53,15 @@
 //!
 //! ```
 //! fn storage(t: doca_dpa::ThreadBuilder, b: &doca_dpa::DpaBuffer<u64>) -> doca_dpa::Result<doca_dpa::ThreadBuilder> {
-//!     t.local_storage(b)
+//!     // SAFETY: (a promise about the thread's function) it reads and writes its local
+//!     // storage as `uint64_t`s within the buffer.
+//!     t.local_storage(unsafe { doca_dpa::Untyped::new(b) })
 //! }
 //! ```
 //! ```compile_fail
 //! fn storage(t: doca_dpa::DpaThread, b: &doca_dpa::DpaBuffer<u64>) -> doca_dpa::Result<doca_dpa::DpaThread> {
-//!     t.local_storage(b)
+//!     // SAFETY: as above.
+//!     t.local_storage(unsafe { doca_dpa::Untyped::new(b) })
 //! }
 //! ```
 //!
@@ -158,14 +162,14 @@
 //! }
 //! ```
 //!
-//! Kernel arguments that do not match the declaration (here `fill(doca_dpa_dev_uintptr_t
-//! out, uint64_t value)`, as its generated declaration says):
+//! Kernel arguments that do not match the declaration (here `fill(uint64_t *out,
+//! uint64_t value)`, as its generated declaration says):
 //!
 //! ```
 //! # enum Fill {}
 //! # // SAFETY: a test declaration, never launched.
 //! # unsafe impl doca_dpa::KernelSig for Fill {
-//! #     type Params = (doca_dpa::param::DevPtr, u64);
+//! #     type Params = (doca_dpa::param::Ptr<u64>, u64);
 //! #     const NAME: &'static str = "fill";
 //! #     unsafe fn launch(_: &doca_dpa::__private::RawLaunch, _: (u64, u64)) -> doca_dpa::sys::doca_error_t { 0 }
 //! # }
@@ -177,7 +181,7 @@
 //! # enum Fill {}
 //! # // SAFETY: a test declaration, never launched.
 //! # unsafe impl doca_dpa::KernelSig for Fill {
-//! #     type Params = (doca_dpa::param::DevPtr, u64);
+//! #     type Params = (doca_dpa::param::Ptr<u64>, u64);
 //! #     const NAME: &'static str = "fill";
 //! #     unsafe fn launch(_: &doca_dpa::__private::RawLaunch, _: (u64, u64)) -> doca_dpa::sys::doca_error_t { 0 }
 //! # }
@@ -189,7 +193,7 @@
 //! # enum Fill {}
 //! # // SAFETY: a test declaration, never launched.
 //! # unsafe impl doca_dpa::KernelSig for Fill {
-//! #     type Params = (doca_dpa::param::DevPtr, u64);
+//! #     type Params = (doca_dpa::param::Ptr<u64>, u64);
 //! #     const NAME: &'static str = "fill";
 //! #     unsafe fn launch(_: &doca_dpa::__private::RawLaunch, _: (u64, u64)) -> doca_dpa::sys::doca_error_t { 0 }
 //! # }
@@ -201,7 +205,7 @@
 //! # enum Fill {}
 //! # // SAFETY: a test declaration, never launched.
 //! # unsafe impl doca_dpa::KernelSig for Fill {
-//! #     type Params = (doca_dpa::param::DevPtr, u64);
+//! #     type Params = (doca_dpa::param::Ptr<u64>, u64);
 //! #     const NAME: &'static str = "fill";
 //! #     unsafe fn launch(_: &doca_dpa::__private::RawLaunch, _: (u64, u64)) -> doca_dpa::sys::doca_error_t { 0 }
 //! # }
@@ -217,7 +221,7 @@
 //! # enum Fill {}
 //! # // SAFETY: a test declaration, never launched.
 //! # unsafe impl doca_dpa::KernelSig for Fill {
-//! #     type Params = (doca_dpa::param::DevPtr, u64);
+//! #     type Params = (doca_dpa::param::Ptr<u64>, u64);
 //! #     const NAME: &'static str = "fill";
 //! #     unsafe fn launch(_: &doca_dpa::__private::RawLaunch, _: (u64, u64)) -> doca_dpa::sys::doca_error_t { 0 }
 //! # }
@@ -248,7 +252,7 @@
 //! # enum Fill {}
 //! # // SAFETY: a test declaration, never launched.
 //! # unsafe impl doca_dpa::KernelSig for Fill {
-//! #     type Params = (doca_dpa::param::DevPtr, u64);
+//! #     type Params = (doca_dpa::param::Ptr<u64>, u64);
 //! #     const NAME: &'static str = "fill";
 //! #     unsafe fn launch(_: &doca_dpa::__private::RawLaunch, _: (u64, u64)) -> doca_dpa::sys::doca_error_t { 0 }
 //! # }
@@ -311,7 +315,7 @@
 //! # Declarations follow the compiled preprocessor branch
 //!
 //! The kernels are read after the C preprocessor, as dpacc compiles them: of
-//! `#ifndef SOUND_NEVER_DEFINED … (doca_dpa_dev_uintptr_t out, uint64_t value)
+//! `#ifndef SOUND_NEVER_DEFINED … (uint64_t *out, uint64_t value)
 //! #else … (uint64_t out, uint64_t value) #endif`, the declaration has the compiled
 //! branch's DPA address for `out`, which a buffer passes and an integer does not.
 //!
@@ -358,18 +362,76 @@
 //! }
 //! ```
 //!
-//! A `void *` or `doca_dpa_dev_uintptr_t` parameter (`param::DevPtr`) takes any
-//! DPA memory:
+//! # Untyped address parameters
+//!
+//! A `void *` or `doca_dpa_dev_uintptr_t` parameter (`param::DevPtr`) does not say
+//! what the kernel reads at the address; it may read a struct of handles there. So
+//! memory that safe code filled is no argument for it, whatever its element type
+//! (issue #33, R3: a `DpaBuffer<u64>` holding a made-up event handle reached a kernel
+//! that used it):
+//!
+//! ```compile_fail,E0277
+//! # use doca_test_kernels::doca_tests;
+//! fn go<'a>(l: &'a doca_dpa::Launcher, forged: &doca_dpa::DpaBuffer<u64>) -> doca_dpa::Result<doca_dpa::Launch<'a>> {
+//!     l.launch(&doca_tests::r3_use_untyped_state, 1, (forged,))
+//! }
+//! ```
+//!
+//! It takes memory as an [`Untyped`](crate::Untyped), whose maker promises what
+//! the kernel reads there, so making one is `unsafe`:
 //!
 //! ```
-//! # enum Any {}
-//! # // SAFETY: a test declaration, never launched.
-//! # unsafe impl doca_dpa::KernelSig for Any {
-//! #     type Params = (doca_dpa::param::DevPtr,);
-//! #     const NAME: &'static str = "any";
-//! #     unsafe fn launch(_: &doca_dpa::__private::RawLaunch, _: (u64,)) -> doca_dpa::sys::doca_error_t { 0 }
-//! # }
-//! fn go<'a>(l: &'a doca_dpa::Launcher, k: &doca_dpa::Kernel<Any>, b: &doca_dpa::DpaBuffer<u8>) -> doca_dpa::Result<doca_dpa::Launch<'a>> {
-//!     l.launch(k, 1, (b,))
+//! # use doca_test_kernels::doca_tests;
+//! fn go<'a>(l: &'a doca_dpa::Launcher, state: &doca_dpa::DpaBox<doca_tests::r3_state>) -> doca_dpa::Result<doca_dpa::Launch<'a>> {
+//!     // SAFETY: `r3_use_untyped_state` reads its argument as a `struct r3_state`,
+//!     // and this is a box of one.
+//!     l.launch(&doca_tests::r3_use_untyped_state, 1, (unsafe { doca_dpa::Untyped::new(state) },))
+//! }
+//! ```
+//! ```compile_fail,E0133
+//! # use doca_test_kernels::doca_tests;
+//! fn go<'a>(l: &'a doca_dpa::Launcher, state: &doca_dpa::DpaBox<doca_tests::r3_state>) -> doca_dpa::Result<doca_dpa::Launch<'a>> {
+//!     l.launch(&doca_tests::r3_use_untyped_state, 1, (doca_dpa::Untyped::new(state),))
+//! }
+//! ```
+//!
+//! The sound form names the pointee in the C prototype: `struct r3_state *st` is a
+//! `param::Ptr<r3_state>`, which takes a box of that struct, whose handle and
+//! pointer fields are [`Dev`](crate::Dev)s of live objects, and no other memory:
+//!
+//! ```
+//! # use doca_test_kernels::doca_tests;
+//! fn go<'a>(l: &'a doca_dpa::Launcher, state: &doca_dpa::DpaBox<doca_tests::r3_state>) -> doca_dpa::Result<doca_dpa::Launch<'a>> {
+//!     l.launch(&doca_tests::r3_use_state, 1, (state,))
+//! }
+//! ```
+//! ```compile_fail,E0277
+//! # use doca_test_kernels::doca_tests;
+//! fn go<'a>(l: &'a doca_dpa::Launcher, forged: &doca_dpa::DpaBuffer<u64>) -> doca_dpa::Result<doca_dpa::Launch<'a>> {
+//!     l.launch(&doca_tests::r3_use_state, 1, (forged,))
+//! }
+//! ```
+//!
+//! The same holds one level down, for an untyped field of a struct
+//! (`doca_dpa_dev_uintptr_t out` of `struct bv_target`), and for a thread's local
+//! storage:
+//!
+//! ```
+//! # use doca_test_kernels::doca_tests;
+//! fn field(b: &doca_dpa::DpaBuffer<u64>) -> doca_dpa::Result<doca_dpa::Dev<doca_dpa::param::DevPtr>> {
+//!     // SAFETY: `bv_target_fill` writes `n` `uint64_t`s at `out`; the caller sets
+//!     // `n` to at most the buffer's length.
+//!     doca_dpa::Dev::new(unsafe { doca_dpa::Untyped::new(b) })
+//! }
+//! ```
+//! ```compile_fail,E0277
+//! # use doca_test_kernels::doca_tests;
+//! fn field(b: &doca_dpa::DpaBuffer<u64>) -> doca_dpa::Result<doca_dpa::Dev<doca_dpa::param::DevPtr>> {
+//!     doca_dpa::Dev::new(b)
+//! }
+//! ```
+//! ```compile_fail,E0277
+//! fn storage(t: doca_dpa::ThreadBuilder, b: &doca_dpa::DpaBuffer<u64>) -> doca_dpa::Result<doca_dpa::ThreadBuilder> {
+//!     t.local_storage(b)
 //! }
 //! ```

@@ -200,8 +200,10 @@ fn zeroed_vec<T: DeviceCopy>(len: usize) -> Vec<T> {
 /// freed with `doca_dpa_mem_free` once nothing uses it. Not zeroed on allocation.
 ///
 /// Copies are checked against the buffer's length before DOCA is called.
-/// Passed to a kernel (a [`param::DevPtr`] parameter) by reference; the launch keeps
-/// the memory alive until it has finished, whatever happens to the buffer.
+/// Passed by reference to a device function whose C parameter is `T *` (a
+/// [`param::Ptr<T>`](param::Ptr)); the launch keeps the memory alive until it has
+/// finished, whatever happens to the buffer. An untyped parameter (`void *`,
+/// `doca_dpa_dev_uintptr_t`) takes it only as an [`Untyped`](crate::Untyped).
 pub struct DpaBuffer<T: DeviceCopy> {
     alloc: SharedAllocation,
     len: usize,
@@ -348,18 +350,49 @@ impl Allocation {
     }
 }
 
-// SAFETY: the address of a live allocation, which the keep record holds.
-unsafe impl<T: DeviceCopy> KernelArg<param::DevPtr> for DpaBuffer<T> {
+/// DPA memory this crate allocated and keeps alive while a device function may use
+/// it: [`DpaBuffer`], [`DpaSlice`] and [`DpaBox`] (and references to them). What an
+/// untyped address parameter takes, wrapped in an [`Untyped`](crate::Untyped).
+///
+/// **Sealed**: implemented by this crate only (the address it hands over is that of
+/// a live allocation of the argument's context, recorded as kept).
+pub trait DpaMemory: sealed::Memory {}
+
+pub(crate) mod sealed {
+    use crate::error::Result;
+    use crate::keep::Keep;
+
+    /// The supertrait of [`DpaMemory`](super::DpaMemory).
+    pub trait Memory {
+        /// The memory's DPA address, after checking its context against `keep`'s
+        /// and recording in `keep` what keeps the memory (and, for a box, what its
+        /// fields reference) alive.
+        fn address(&self, keep: &mut Keep<'_>) -> Result<u64>;
+    }
+
+    impl<M: Memory + ?Sized> Memory for &M {
+        #[inline]
+        fn address(&self, keep: &mut Keep<'_>) -> Result<u64> {
+            (**self).address(keep)
+        }
+    }
+}
+
+impl<M: DpaMemory + ?Sized> DpaMemory for &M {}
+
+impl<T: DeviceCopy> sealed::Memory for DpaBuffer<T> {
     #[inline]
-    fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
+    fn address(&self, keep: &mut Keep<'_>) -> Result<u64> {
         keep.check_context(&self.alloc.dpa, "the DPA buffer")?;
         keep.keep(KeepAlive::new(&self.alloc));
         Ok(self.alloc.addr)
     }
 }
+impl<T: DeviceCopy> DpaMemory for DpaBuffer<T> {}
 
-/// `len` elements of a [`DpaBuffer`] from some offset: a kernel argument for a
-/// [`param::DevPtr`] parameter that keeps the whole buffer's memory alive.
+/// `len` elements of a [`DpaBuffer`] from some offset: a kernel argument for a `T *`
+/// parameter (a [`param::Ptr<T>`](param::Ptr)) that keeps the whole buffer's memory
+/// alive.
 #[derive(Clone)]
 pub struct DpaSlice<T: DeviceCopy> {
     alloc: SharedAllocation,
@@ -397,16 +430,16 @@ impl<T: DeviceCopy> DpaSlice<T> {
     }
 }
 
-// SAFETY: an address inside a live allocation (checked when the view was made), which
-// the keep record holds.
-unsafe impl<T: DeviceCopy> KernelArg<param::DevPtr> for DpaSlice<T> {
+impl<T: DeviceCopy> sealed::Memory for DpaSlice<T> {
+    /// An address inside the live allocation (checked when the view was made).
     #[inline]
-    fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
+    fn address(&self, keep: &mut Keep<'_>) -> Result<u64> {
         keep.check_context(&self.alloc.dpa, "the DPA buffer slice")?;
         keep.keep(KeepAlive::new(&self.alloc));
         Ok(self.alloc.addr + self.byte_offset as u64)
     }
 }
+impl<T: DeviceCopy> DpaMemory for DpaSlice<T> {}
 
 /// A struct that lives in DPA memory, generated from its C definition: its host
 /// form (fields of plain types and [`Dev`](crate::Dev) values) and its device layout (`Repr`).
@@ -575,43 +608,49 @@ impl<T: DeviceStruct> DpaBox<T> {
     }
 }
 
-// SAFETY: the address of a live allocation holding the struct; the keep record holds
-// the box (so the allocation) and the value current now, which holds every value
-// written after it and so everything the memory's fields reference while the
-// launch or thread runs (`BoxValue`).
-unsafe impl<T: DeviceStruct> KernelArg<param::DevPtr> for DpaBox<T> {
+impl<T: DeviceStruct> sealed::Memory for DpaBox<T> {
+    /// The address of the allocation holding the struct; the record holds the box
+    /// (so the allocation) and the value current now, which holds every value
+    /// written after it and so everything the memory's fields reference while the
+    /// launch or thread runs (`BoxValue`).
     #[inline]
-    fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
+    fn address(&self, keep: &mut Keep<'_>) -> Result<u64> {
         keep.check_context(&self.inner.alloc.dpa, "the DPA box")?;
         keep.keep(KeepAlive::new(&self.inner));
         keep.keep(KeepAlive::new(&self.inner.current()));
         Ok(self.inner.alloc.addr)
     }
 }
+impl<T: DeviceStruct> DpaMemory for DpaBox<T> {}
 
-// Typed pointer parameters (`param::Ptr<T>`, a C `T *`): memory of `T`s only.
+// Typed pointer parameters (`param::Ptr<T>`, a C `T *`): memory of `T`s only. What
+// the kernel reads there is what the C type says, and the memory holds exactly
+// that: plain data of type `T` (any bits are a valid `T`, `DeviceCopy`), or the
+// struct `T` whose handle and address fields only a `Dev` (a value the library
+// wrote, keeping its object alive) can fill.
 
-// SAFETY: as the `param::DevPtr` impl: the address of a live allocation of `T`s,
-// which the keep record holds; the element type is the C pointee's.
+// SAFETY: the address of a live allocation of `T`s of the launch's context, which
+// the keep record holds (`sealed::Memory`); the element type is the C pointee's.
 unsafe impl<T: DeviceCopy, N: 'static> KernelArg<param::Ptr<T, N>> for DpaBuffer<T> {
     #[inline]
     fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
-        <Self as KernelArg<param::DevPtr>>::lower(self, keep)
+        sealed::Memory::address(self, keep)
     }
 }
 
-// SAFETY: as the `param::DevPtr` impl, with the element type of the C pointee.
+// SAFETY: as for `DpaBuffer`, with the element type of the C pointee.
 unsafe impl<T: DeviceCopy, N: 'static> KernelArg<param::Ptr<T, N>> for DpaSlice<T> {
     #[inline]
     fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
-        <Self as KernelArg<param::DevPtr>>::lower(self, keep)
+        sealed::Memory::address(self, keep)
     }
 }
 
-// SAFETY: as the `param::DevPtr` impl: the struct `T`'s memory, for a `struct T *`.
+// SAFETY: as for `DpaBuffer`: the struct `T`'s memory, for a `struct T *`, with what
+// its fields reference kept (`sealed::Memory`).
 unsafe impl<T: DeviceStruct, N: 'static> KernelArg<param::Ptr<T, N>> for DpaBox<T> {
     #[inline]
     fn lower(&self, keep: &mut Keep<'_>) -> Result<u64> {
-        <Self as KernelArg<param::DevPtr>>::lower(self, keep)
+        sealed::Memory::address(self, keep)
     }
 }

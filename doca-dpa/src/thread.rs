@@ -9,7 +9,8 @@
 //!
 //! ```compile_fail
 //! # fn f(thread: &doca_dpa::DpaThread, buf: &doca_dpa::DpaBuffer<u64>) {
-//! thread.local_storage(buf); // configuration belongs to ThreadBuilder
+//! // SAFETY: (a promise about the thread's function) it uses its storage as `u64`s.
+//! thread.local_storage(unsafe { doca_dpa::Untyped::new(buf) }); // configuration belongs to ThreadBuilder
 //! # }
 //! ```
 
@@ -103,9 +104,9 @@ impl Drop for ThreadInner {
 #[diagnostic::on_unimplemented(
     message = "a DPA thread function takes one 64-bit parameter or none, not `{Self}`",
     label = "this function's C parameters are `{Self}`",
-    note = "DOCA hands a thread function one `uint64_t` (`doca_dpa_thread_set_func_arg`): declare \
-            it `doca_dpa_dev_uintptr_t arg` in the kernel and pass a `&DpaBox` of a struct that \
-            holds the other values (see the README's \"State shared with a DPA thread\")"
+    note = "DOCA hands a thread function one 64-bit value (`doca_dpa_thread_set_func_arg`): declare \
+            it `struct NAME *state` in the kernel and pass a `&DpaBox` of that struct, which holds \
+            the other values (see the README's \"State shared with a DPA thread\")"
 )]
 pub trait ThreadParams: ParamList + crate::app::sealed::SealedParams {
     /// The thread argument.
@@ -194,6 +195,10 @@ impl ThreadBuilder {
     /// Sets the thread's local storage, DPA memory its function reads with
     /// `doca_dpa_dev_thread_get_local_storage`
     /// (`doca_dpa_thread_set_local_storage`). The thread keeps the memory alive.
+    ///
+    /// That call returns an untyped address (`doca_dpa_dev_uintptr_t`), so the
+    /// storage is an [`Untyped`](crate::Untyped) (or a [`DevPtr`](crate::DevPtr)),
+    /// made with `unsafe`: the caller says what the function reads there.
     pub fn local_storage(mut self, storage: impl KernelArg<param::DevPtr>) -> Result<Self> {
         let mark = self.inner.keep.len();
         let ctx = Some(crate::keep::CtxId::of(&self.inner.dpa));

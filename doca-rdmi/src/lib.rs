@@ -79,9 +79,10 @@
 //! before everything it uses, and an explicit `stop()` while something still
 //! uses it fails with [`doca_dpa::Error::InUse`]. A connection frees its
 //! receive buffer only after it was destroyed (and leaks it if DOCA refuses
-//! to destroy it). `Drop` never panics; it logs through `tracing` (install a
-//! subscriber to see teardown failures), and `stop()` returns the errors
-//! instead.
+//! to destroy it). `Drop` raises no panic of its own; it logs through
+//! `tracing` (install a subscriber to see teardown failures), and `stop()`
+//! returns the errors instead. A panic of user code a drop runs (a `tracing`
+//! subscriber) goes on once what the device may still use is buried.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 // Parameter types differ between DOCA releases' headers (and the reference
 // headers): casts and conversions that are no-ops against one are needed

@@ -7,17 +7,19 @@
 #include <doca_dpa_dev.h>
 #include <doca_dpa_dev_sync_event.h>
 
-/* The thread's state, in DPA memory; its address is the thread's argument. */
+/*
+ * The thread's state, in DPA memory; its address is the thread's argument, declared
+ * with its type so that the host passes a box of this struct (whose event field
+ * only a live event can fill) and nothing else.
+ */
 struct counter_state {
 	uint64_t activations;
 	doca_dpa_dev_sync_event_t done_event; /* the event the host waits on */
 };
 
 /* Counts its activations, signals the host, and waits for the next one. */
-__dpa_global__ void counter_thread(doca_dpa_dev_uintptr_t arg)
+__dpa_global__ void counter_thread(struct counter_state *state)
 {
-	struct counter_state *state = (struct counter_state *)arg;
-
 	state->activations++;
 	doca_dpa_dev_sync_event_update_add(state->done_event, 1);
 	doca_dpa_dev_thread_reschedule();

@@ -6,13 +6,12 @@
 #include <doca_dpa_dev.h>
 
 /* out[rank] = rank * scale + offset; out[num_threads] = how many threads ran. */
-__dpa_global__ void fill_ranks(doca_dpa_dev_uintptr_t out, uint64_t scale, uint32_t offset)
+__dpa_global__ void fill_ranks(uint64_t *out, uint64_t scale, uint32_t offset)
 {
-	uint64_t *slots = (uint64_t *)out;
 	unsigned int rank = doca_dpa_dev_thread_rank();
 	unsigned int threads = doca_dpa_dev_num_threads();
 
-	slots[rank] = (uint64_t)rank * scale + offset;
+	out[rank] = (uint64_t)rank * scale + offset;
 	if (rank == 0)
-		slots[threads] = threads;
+		out[threads] = threads;
 }

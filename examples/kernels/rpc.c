@@ -6,12 +6,11 @@
 #include <doca_dpa_dev.h>
 
 /* Sums n uint64_t values stored in DPA memory. */
-__dpa_rpc__ uint64_t sum_values(doca_dpa_dev_uintptr_t values, uint32_t n)
+__dpa_rpc__ uint64_t sum_values(const uint64_t *values, uint32_t n)
 {
-	const uint64_t *v = (const uint64_t *)values;
 	uint64_t total = 0;
 
 	for (uint32_t i = 0; i < n; i++)
-		total += v[i];
+		total += values[i];
 	return total;
 }

@@ -7,10 +7,10 @@
 #include <doca_dpa_dev_sync_event.h>
 
 /* Launched behind a wait event: records the value the host released it with. */
-__dpa_global__ void record_release(doca_dpa_dev_uintptr_t out, doca_dpa_dev_sync_event_t release)
+__dpa_global__ void record_release(uint64_t *out, doca_dpa_dev_sync_event_t release)
 {
 	uint64_t value = 0;
 
 	doca_dpa_dev_sync_event_get(release, &value);
-	*(uint64_t *)out = value;
+	*out = value;
 }

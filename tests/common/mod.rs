@@ -55,6 +55,17 @@ pub(crate) fn on_the_dpu_side() {
     }
 }
 
+/// The local storage of `sound_slow_thread`, 8 words, which DOCA hands the thread
+/// untyped (`doca_dpa_dev_thread_get_local_storage`).
+pub(crate) fn slow_storage(
+    storage: &doca::dpa::DpaBuffer<u64>,
+) -> doca::dpa::Untyped<&doca::dpa::DpaBuffer<u64>> {
+    assert!(storage.len() >= 8, "sound_slow_thread writes 8 words");
+    // SAFETY: `sound_slow_thread` (tests/kernels/soundness.c) only writes the first 8
+    // `uint64_t` words of its local storage, and the buffer holds at least 8.
+    unsafe { doca::dpa::Untyped::new(storage) }
+}
+
 /// A started context running the tests' app.
 pub(crate) fn dpa() -> Dpa {
     Dpa::start(&device(), doca_tests::app()).expect("starting the DPA context")
@@ -116,21 +127,42 @@ pub(crate) const SUBSCRIBER_PANIC: &str = "a tracing subscriber that panics";
 /// that the library's paths (teardown included) reach. Once only, and never while a
 /// panic unwinds (a second panic would abort the process, which would be the
 /// subscriber's doing).
-pub(crate) struct PanickingSubscriber {
-    level: tracing::Level,
-    fired: std::sync::atomic::AtomicBool,
-}
+pub(crate) struct PanickingSubscriber;
 
 impl PanickingSubscriber {
-    pub(crate) fn at(level: tracing::Level) -> PanickingSubscriber {
-        PanickingSubscriber {
-            level,
-            fired: std::sync::atomic::AtomicBool::new(false),
+    pub(crate) fn at(
+        level: tracing::Level,
+    ) -> Reentrant<impl Fn(&tracing::Event<'_>) + Send + Sync + 'static> {
+        let fired = std::sync::atomic::AtomicBool::new(false);
+        Reentrant::new(move |e| {
+            if *e.metadata().level() <= level
+                && !std::thread::panicking()
+                && !fired.swap(true, std::sync::atomic::Ordering::Relaxed)
+            {
+                panic!("{SUBSCRIBER_PANIC} on {}", e.metadata().target());
+            }
+        })
+    }
+}
+
+/// A `tracing` subscriber that runs `f` on every event (user code that re-enters
+/// the library from wherever the library emits one), not from within itself: one
+/// whose `f` panicked delivers no more events.
+pub(crate) struct Reentrant<F: Fn(&tracing::Event<'_>) + Send + Sync + 'static> {
+    f: F,
+    busy: std::sync::atomic::AtomicBool,
+}
+
+impl<F: Fn(&tracing::Event<'_>) + Send + Sync + 'static> Reentrant<F> {
+    pub(crate) fn new(f: F) -> Reentrant<F> {
+        Reentrant {
+            f,
+            busy: std::sync::atomic::AtomicBool::new(false),
         }
     }
 }
 
-impl tracing::Subscriber for PanickingSubscriber {
+impl<F: Fn(&tracing::Event<'_>) + Send + Sync + 'static> tracing::Subscriber for Reentrant<F> {
     fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
         true
     }
@@ -140,11 +172,10 @@ impl tracing::Subscriber for PanickingSubscriber {
     fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
     fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
     fn event(&self, e: &tracing::Event<'_>) {
-        if *e.metadata().level() <= self.level
-            && !std::thread::panicking()
-            && !self.fired.swap(true, std::sync::atomic::Ordering::Relaxed)
-        {
-            panic!("{SUBSCRIBER_PANIC} on {}", e.metadata().target());
+        // Not recursively: the re-entered calls emit events of their own.
+        if !self.busy.swap(true, std::sync::atomic::Ordering::AcqRel) {
+            (self.f)(e);
+            self.busy.store(false, std::sync::atomic::Ordering::Release);
         }
     }
     fn enter(&self, _: &tracing::span::Id) {}

@@ -47,4 +47,13 @@ fn main() {
     }
     examples.build_or_exit();
     tests.build_or_exit();
+    // A second application with a kernel named like one of `doca_tests`, in sim
+    // builds (where each application's functions have symbols of their own; on
+    // hardware the names would collide at link time).
+    println!("cargo::rerun-if-env-changed=DEP_DOCA_DPA_BACKEND");
+    if std::env::var("DEP_DOCA_DPA_BACKEND").is_ok_and(|v| v.trim() == "sim") {
+        doca_build_support::dpa_app::DpaApp::new("doca_tests_twin")
+            .sources_in("kernels/tests/twin")
+            .build_or_exit();
+    }
 }

@@ -22,9 +22,9 @@ __dpa_global__ void i4_hash_put(doca_dpa_dev_hash_table_t ht, uint32_t first, ui
 
 /* Looks keys first..first+n-1 up: out[2i] = found, out[2i+1] = value (0 when absent). */
 __dpa_global__ void i4_hash_get(doca_dpa_dev_hash_table_t ht, uint32_t first, uint32_t n,
-				doca_dpa_dev_uintptr_t out)
+				uint64_t *out)
 {
-	uint64_t *o = (uint64_t *)out;
+	uint64_t *o = out;
 
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t value = 0;
@@ -35,9 +35,9 @@ __dpa_global__ void i4_hash_get(doca_dpa_dev_hash_table_t ht, uint32_t first, ui
 }
 
 /* Receives an mmap handle (uint32_t, the one 32-bit handle) and a u64 after it. */
-__dpa_global__ void i4_mmap_echo(doca_dpa_dev_mmap_t mmap, uint64_t tag, doca_dpa_dev_uintptr_t out)
+__dpa_global__ void i4_mmap_echo(doca_dpa_dev_mmap_t mmap, uint64_t tag, uint64_t *out)
 {
-	uint64_t *o = (uint64_t *)out;
+	uint64_t *o = out;
 
 	o[0] = mmap;
 	o[1] = tag;
@@ -50,7 +50,7 @@ __dpa_global__ void i4_log(uint64_t value)
 }
 
 /* Waits (polling the event from the device) until it reaches threshold; out[0] = the value seen. */
-__dpa_global__ void i4_event_wait(doca_dpa_dev_sync_event_t event, uint64_t threshold, doca_dpa_dev_uintptr_t out)
+__dpa_global__ void i4_event_wait(doca_dpa_dev_sync_event_t event, uint64_t threshold, uint64_t *out)
 {
 	uint64_t v = 0;
 
@@ -60,7 +60,7 @@ __dpa_global__ void i4_event_wait(doca_dpa_dev_sync_event_t event, uint64_t thre
 			break;
 		doca_dpa_dev_yield();
 	}
-	((uint64_t *)out)[0] = v;
+	out[0] = v;
 }
 
 /*
@@ -78,22 +78,20 @@ struct i4_completion_state {
  * A thread bound to a completion context. Each activation drains, acks and asks
  * to be woken by the next completion.
  */
-__dpa_global__ void i4_on_completion(doca_dpa_dev_uintptr_t arg)
+__dpa_global__ void i4_on_completion(struct i4_completion_state *st)
 {
-	struct i4_completion_state *st = (struct i4_completion_state *)arg;
-	uint64_t *s = (uint64_t *)arg;
 	doca_dpa_dev_completion_t comp = (doca_dpa_dev_completion_t)__atomic_load_n(&st->comp, __ATOMIC_SEQ_CST);
 	doca_dpa_dev_completion_element_t e;
 	uint64_t n = 0;
 
 	if (comp) {
 		while (doca_dpa_dev_get_completion(comp, &e)) {
-			__atomic_store_n(&s[2], doca_dpa_dev_get_completion_user_data(e), __ATOMIC_SEQ_CST);
+			__atomic_store_n(&st->last_user_data, doca_dpa_dev_get_completion_user_data(e), __ATOMIC_SEQ_CST);
 			n++;
 		}
 		if (n) {
 			doca_dpa_dev_completion_ack(comp, n);
-			__atomic_add_fetch(&s[1], n, __ATOMIC_SEQ_CST);
+			__atomic_add_fetch(&st->consumed, n, __ATOMIC_SEQ_CST);
 		}
 		doca_dpa_dev_completion_request_notification(comp);
 	}
@@ -101,13 +99,13 @@ __dpa_global__ void i4_on_completion(doca_dpa_dev_uintptr_t arg)
 }
 
 /* Sim only: posts one completion element with user_data; out[0] = the result (0 on success). */
-__dpa_global__ void i4_post_completion(doca_dpa_dev_completion_t comp, uint32_t user_data, doca_dpa_dev_uintptr_t out)
+__dpa_global__ void i4_post_completion(doca_dpa_dev_completion_t comp, uint32_t user_data, uint64_t *out)
 {
 #ifdef DOCA_SIM_DEVICE
-	((uint64_t *)out)[0] = (uint64_t)doca_sim_dev_completion_post(comp, 0, user_data, 0);
+	out[0] = (uint64_t)doca_sim_dev_completion_post(comp, 0, user_data, 0);
 #else
 	(void)comp;
 	(void)user_data;
-	((uint64_t *)out)[0] = ~0ULL; /* no host-free way to produce one on hardware */
+	out[0] = ~0ULL; /* no host-free way to produce one on hardware */
 #endif
 }

@@ -7,12 +7,15 @@
 #include <doca_dpa_dev_sync_event.h>
 
 /* out[rank] = value + rank */
-__dpa_global__ void write_ranks(doca_dpa_dev_uintptr_t out, uint64_t value)
+__dpa_global__ void write_ranks(uint64_t *out, uint64_t value)
 {
-	((uint64_t *)out)[doca_dpa_dev_thread_rank()] = value + doca_dpa_dev_thread_rank();
+	out[doca_dpa_dev_thread_rank()] = value + doca_dpa_dev_thread_rank();
 }
 
-/* Exercises every argument width: out[0..4] = a, b, c, d as uint64_t. */
+/*
+ * Exercises every argument width: out[0..4] = a, b, c, d as uint64_t. `out` is
+ * untyped on purpose: the host passes it as an `Untyped` (unsafe).
+ */
 __dpa_global__ void mixed_args(doca_dpa_dev_uintptr_t out, uint32_t a, uint64_t b, int32_t c, int64_t d)
 {
 	uint64_t *o = (uint64_t *)out;
@@ -27,36 +30,36 @@ __dpa_global__ void mixed_args(doca_dpa_dev_uintptr_t out, uint32_t a, uint64_t 
  * All threads meet at a barrier: each increments the counter, then waits
  * until every thread arrived; the last writes how many it saw.
  */
-__dpa_global__ void barrier(doca_dpa_dev_uintptr_t counter, doca_dpa_dev_uintptr_t out)
+__dpa_global__ void barrier(uint64_t *counter, uint64_t *out)
 {
-	uint64_t *count = (uint64_t *)counter;
+	uint64_t *count = counter;
 	unsigned int n = doca_dpa_dev_num_threads();
 
 	__atomic_add_fetch(count, 1, __ATOMIC_SEQ_CST);
 	while (__atomic_load_n(count, __ATOMIC_SEQ_CST) < n)
 		doca_dpa_dev_yield();
-	((uint64_t *)out)[doca_dpa_dev_thread_rank()] = __atomic_load_n(count, __ATOMIC_SEQ_CST);
+	out[doca_dpa_dev_thread_rank()] = __atomic_load_n(count, __ATOMIC_SEQ_CST);
 }
 
 /*
  * The same meeting as DPA kernels often write it: no yield, the threads spin
  * on DPA memory, so it completes only if every thread runs at the same time.
  */
-__dpa_global__ void spin_barrier(doca_dpa_dev_uintptr_t counter, doca_dpa_dev_uintptr_t out)
+__dpa_global__ void spin_barrier(uint64_t *counter, uint64_t *out)
 {
-	uint64_t *count = (uint64_t *)counter;
+	uint64_t *count = counter;
 	unsigned int n = doca_dpa_dev_num_threads();
 
 	__atomic_add_fetch(count, 1, __ATOMIC_SEQ_CST);
 	while (__atomic_load_n(count, __ATOMIC_SEQ_CST) < n)
 		;
-	((uint64_t *)out)[doca_dpa_dev_thread_rank()] = __atomic_load_n(count, __ATOMIC_SEQ_CST);
+	out[doca_dpa_dev_thread_rank()] = __atomic_load_n(count, __ATOMIC_SEQ_CST);
 }
 
 /* out[i] = i for i < n, from one thread: a memory-heavy kernel for the benchmarks. */
-__dpa_global__ void fill_words(doca_dpa_dev_uintptr_t out, uint64_t n)
+__dpa_global__ void fill_words(uint64_t *out, uint64_t n)
 {
-	uint64_t *o = (uint64_t *)out;
+	uint64_t *o = out;
 
 	for (uint64_t i = 0; i < n; i++)
 		o[i] = i;
@@ -70,9 +73,9 @@ __dpa_global__ void busy(uint64_t n)
 }
 
 /* Spins until the host writes a non-zero stop flag (used for timeouts and the watchdog). */
-__dpa_global__ void spin_until(doca_dpa_dev_uintptr_t stop_flag)
+__dpa_global__ void spin_until(uint64_t *stop_flag)
 {
-	while (__atomic_load_n((uint64_t *)stop_flag, __ATOMIC_SEQ_CST) == 0)
+	while (__atomic_load_n(stop_flag, __ATOMIC_SEQ_CST) == 0)
 		doca_dpa_dev_yield();
 }
 
@@ -108,9 +111,9 @@ __dpa_global__ void fault(void)
 }
 
 /* A DPA thread: counts activations in the u64 at arg, then waits for the next. */
-__dpa_global__ void count_activations(doca_dpa_dev_uintptr_t arg)
+__dpa_global__ void count_activations(uint64_t *arg)
 {
-	__atomic_add_fetch((uint64_t *)arg, 1, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(arg, 1, __ATOMIC_SEQ_CST);
 	doca_dpa_dev_thread_reschedule();
 }
 

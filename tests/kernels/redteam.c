@@ -12,7 +12,7 @@
  * blocked in a device wait) while the host holds it, so that on a crowded host it
  * waits for a CPU.
  */
-__dpa_rpc__ uint64_t redteam_poll_rpc(doca_dpa_dev_sync_event_t go, doca_dpa_dev_uintptr_t data)
+__dpa_rpc__ uint64_t redteam_poll_rpc(doca_dpa_dev_sync_event_t go, uint64_t *data)
 {
 	uint64_t v = 0;
 
@@ -23,6 +23,6 @@ __dpa_rpc__ uint64_t redteam_poll_rpc(doca_dpa_dev_sync_event_t go, doca_dpa_dev
 		doca_dpa_dev_yield();
 	}
 	for (int i = 0; i < 8; i++)
-		((uint64_t *)data)[i] = i + 1;
+		data[i] = i + 1;
 	return 8;
 }

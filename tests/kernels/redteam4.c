@@ -9,9 +9,9 @@
  * Counts to `spin`, then stores 1 into slots[index]: a launch whose completion
  * the host can check after a wait said it was over.
  */
-__dpa_global__ void rt4_mark(doca_dpa_dev_uintptr_t slots, uint64_t index, uint64_t spin)
+__dpa_global__ void rt4_mark(uint64_t *slots, uint64_t index, uint64_t spin)
 {
 	for (volatile uint64_t i = 0; i < spin; i++)
 		;
-	__atomic_store_n(&((uint64_t *)slots)[index], 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&slots[index], 1, __ATOMIC_RELEASE);
 }

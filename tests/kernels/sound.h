@@ -9,9 +9,9 @@
 #include <doca_dpa_dev.h>
 
 /* Yields until the host sets *flag. */
-static inline void sound_wait_for(doca_dpa_dev_uintptr_t flag)
+static inline void sound_wait_for(uint64_t *flag)
 {
-	while (__atomic_load_n((uint64_t *)flag, __ATOMIC_ACQUIRE) == 0)
+	while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) == 0)
 		doca_dpa_dev_yield();
 }
 

@@ -38,18 +38,18 @@ impl ParamRefusal {
                 "a struct passed by value must be defined in the application's sources (or \
                  a header they include with `#include \"…\"`) as a file-scope \
                  `struct NAME { … }` whose fields are all of supported types (no arrays, \
-                 bit-fields or nested members; pointer members only `void *`, or \
-                 doca_dpa_dev_uintptr_t), so that its host declaration can be \
-                 generated; otherwise pass a pointer to it in DPA memory \
-                 (doca_dpa_dev_uintptr_t)"
+                 bit-fields or nested members; pointer members only to plain data \
+                 (`uint64_t *`) or untyped (`void *`, doca_dpa_dev_uintptr_t)), so that its \
+                 host declaration can be generated; otherwise pass a pointer to it in DPA \
+                 memory (`struct NAME *`)"
             }
             ParamRefusal::UnionByValue => {
                 "unions passed by value are not supported by the software DPA; pass a \
                  pointer in DPA memory instead"
             }
             ParamRefusal::Array => {
-                "array parameters are not supported; pass the address of the array in DPA \
-                 memory (doca_dpa_dev_uintptr_t) instead"
+                "array parameters are not supported; pass a pointer to its elements in DPA \
+                 memory (`T *`) instead"
             }
             ParamRefusal::FunctionPointer => "function pointer parameters are not supported",
             ParamRefusal::Variadic => "variadic device functions are not supported",
@@ -66,8 +66,8 @@ impl ParamRefusal {
                  element type (`T **` and arrays of DOCA handles or device addresses have \
                  none: nothing would check or keep alive what they hold); point to a \
                  fixed-width integer (8 to 64 bits), float, double or a struct of the \
-                 application's sources, or declare it `void *` or doca_dpa_dev_uintptr_t to \
-                 take any DPA memory"
+                 application's sources, or declare it `void *` or doca_dpa_dev_uintptr_t \
+                 (which takes DPA memory only as an `unsafe` `Untyped`)"
             }
             ParamRefusal::UnknownType => {
                 "its type has no Rust declaration; use one of: uint64_t, uint32_t, int64_t, \
@@ -244,6 +244,26 @@ pub enum DpaAppError {
         text: String,
         /// What is wrong.
         reason: &'static str,
+    },
+    /// A device function is declared `weak` (as the compiler says, where it can: see
+    /// [`declaration_asserts`](super::declaration_asserts)).
+    #[error(
+        "{}:{line}: device function `{name}` of DPA application `{app}` is declared weak: a \
+         weak definition can be replaced, when the program is linked, by another function \
+         of the same name (another application's, a library's), and its launches would run \
+         that code; remove `__attribute__((weak))` / `#pragma weak` (two applications may \
+         each define a function of the same name)",
+        .file.display()
+    )]
+    WeakDeviceFunction {
+        /// The application.
+        app: String,
+        /// The function.
+        name: String,
+        /// Its source file.
+        file: PathBuf,
+        /// The line of its name.
+        line: usize,
     },
     /// Two device functions of one application have the same name.
     #[error(

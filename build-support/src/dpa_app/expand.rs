@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::error::DpaAppError;
-use super::host_decls::declaration_asserts;
+use super::host_decls::{declaration_asserts, weak_assert_message};
 use super::parse::{parse_device_functions, parse_structs, DeviceFunction, StructDef};
 use super::sim::{host_compiler, includable, SIM_DEVICE_INCLUDE_ENV};
 use super::{dep_paths, io_err, Resolved, DEP_HINT};
@@ -264,7 +264,8 @@ fn check_sources(env: &EnvReader, r: &Resolved, backend: Backend) -> Result<(), 
 /// Compiles each source followed by the assertions that its kernels and the structs it
 /// defines are what the generated declarations take them for; the first source whose
 /// assertions fail is the error, with the compiler's message. (Each source alone
-/// compiled already: a failure here is the scanner's misreading.)
+/// compiled already: a failure here is the scanner's misreading, or a device function
+/// declared `weak`, [`DpaAppError::WeakDeviceFunction`].)
 pub(crate) fn check_declarations(
     env: &EnvReader,
     r: &Resolved,
@@ -298,6 +299,17 @@ pub(crate) fn check_declarations(
         );
         write_file(&generated, &text)?;
         if let Err(message) = compiles(&checker, &generated)? {
+            if let Some(k) = kernels
+                .iter()
+                .find(|k| message.contains(&weak_assert_message(&k.name)))
+            {
+                return Err(DpaAppError::WeakDeviceFunction {
+                    app: r.app_name.clone(),
+                    name: k.name.clone(),
+                    file: k.file.clone(),
+                    line: k.line,
+                });
+            }
             return Err(DpaAppError::DeclarationCheck {
                 app: r.app_name.clone(),
                 generated,

@@ -14,6 +14,8 @@ use std::fmt::Write as _;
 
 use super::error::{DpaAppError, ParamRefusal};
 use super::parse::{DeviceFunction, FunctionKind, Param, StructDef};
+use super::sim_source::sim_kernel_symbol;
+use crate::backend::Backend;
 
 /// How one C parameter type crosses from Rust to the generated C launcher.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -93,7 +95,9 @@ const TYPE_TABLE: &[(&str, RustParam)] = &[
     ),
 ];
 
-/// Any DPA address: `void *`, `doca_dpa_dev_uintptr_t`, a pointer member of a struct.
+/// An untyped DPA address: `void *`, `doca_dpa_dev_uintptr_t`, such a member of a
+/// struct. Nothing says what the device reads there, so safe code gives it no memory
+/// (`doca_dpa::Untyped` is `unsafe` to make).
 const DEV_PTR: RustParam = h64("param::DevPtr");
 
 /// The Rust side of parameter `p` of `f` (1-based `position`), or why it has none.
@@ -186,6 +190,24 @@ fn pointee_type(c_type: &str, structs: &[StructDef]) -> Option<String> {
         return Some((*r).to_owned());
     }
     by_value_struct(&pointee, structs).map(|def| format!("super::{}", rust_ident(&def.name)))
+}
+
+/// The parameter type of a struct field that points at plain data whose Rust
+/// element type is `elem` (one of [`pointee_type`]'s scalars).
+fn plain_pointer_param(elem: &str) -> Option<&'static str> {
+    Some(match elem {
+        "u8" => "param::Ptr<u8>",
+        "i8" => "param::Ptr<i8>",
+        "u16" => "param::Ptr<u16>",
+        "i16" => "param::Ptr<i16>",
+        "u32" => "param::Ptr<u32>",
+        "i32" => "param::Ptr<i32>",
+        "u64" => "param::Ptr<u64>",
+        "i64" => "param::Ptr<i64>",
+        "f32" => "param::Ptr<f32>",
+        "f64" => "param::Ptr<f64>",
+        _ => return None,
+    })
 }
 
 /// How one parameter crosses from Rust to the generated C launcher: as a scalar of
@@ -293,6 +315,17 @@ fn rust_ident(name: &str) -> String {
         format!("r#{name}")
     } else {
         name.to_owned()
+    }
+}
+
+/// The host symbol of device function `f` of application `app` in a `backend` build:
+/// its C name, which dpacc's host code defines, or in the sim its application's own
+/// ([`sim_kernel_symbol`]), so that a function is called by its application's
+/// identity.
+fn host_symbol(app: &str, f: &DeviceFunction, backend: Backend) -> String {
+    match backend {
+        Backend::Sim => sim_kernel_symbol(app, &f.name),
+        Backend::Hardware | Backend::Docs => f.name.clone(),
     }
 }
 
@@ -409,11 +442,13 @@ fn uses_rdma_handles(functions: &[DeviceFunction], structs: &[StructDef]) -> boo
 ///
 /// It is host code: compiled by the host C compiler against the installed DOCA headers
 /// (or the sim's reference headers), with the application's include directories so that
-/// typedefs shared by host and device resolve.
+/// typedefs shared by host and device resolve. It names each function by its host
+/// symbol in a `backend` build (in the sim, its application's own).
 pub fn launcher_source(
     app: &str,
     functions: &[DeviceFunction],
     structs: &[StructDef],
+    backend: Backend,
 ) -> Result<String, DpaAppError> {
     let mut c = String::new();
     let _ = writeln!(
@@ -478,7 +513,8 @@ pub fn launcher_source(
     for f in functions {
         let params = crossings(f, structs)?;
         let _ = writeln!(c, "// {} ({}:{})", prototype(f), f.file.display(), f.line);
-        let _ = writeln!(c, "extern doca_dpa_func_t {};", f.name);
+        let func = host_symbol(app, f, backend);
+        let _ = writeln!(c, "extern doca_dpa_func_t {func};");
         // The launcher's own parameters, each after a comma.
         let tail: String = params
             .iter()
@@ -518,7 +554,7 @@ pub fn launcher_source(
                 _ => format!(", ({})a{i}", cp.c_type),
             })
             .collect();
-        let name = &f.name;
+        let name = &func;
         let (lead, call) = match f.kind {
             FunctionKind::Global => (
                 "const struct doca_gen_launch *l",
@@ -557,12 +593,14 @@ pub fn launcher_source(
 /// includes the declarations links the archives itself: a binary that declares an app
 /// links it without naming the crate whose build script built it, and two crates that
 /// include the same app in one program share one copy (archive members are taken once).
-/// Empty for documentation builds, which build no archive.
+/// Empty for documentation builds, which build no archive. Each function's host
+/// symbol is the one of a `backend` build (in the sim, its application's own).
 pub fn rust_source(
     app: &str,
     functions: &[DeviceFunction],
     structs: &[StructDef],
     link_libs: &[String],
+    backend: Backend,
 ) -> Result<String, DpaAppError> {
     let mut r = String::new();
     let _ = writeln!(
@@ -665,7 +703,11 @@ pub fn rust_source(
                 ("RpcSig", "call", lead, lead, "dpa, ret", "RPC")
             }
         };
-        let _ = writeln!(ffi, "        pub(super) fn {id}();");
+        let host = host_symbol(app, f, backend);
+        let _ = writeln!(
+            ffi,
+            "        #[link_name = \"{host}\"]\n        pub(super) fn {id}();"
+        );
         let _ = writeln!(
             ffi,
             "        pub(super) fn {sym}({ffi_lead}{abi_decl}) -> __dpa::sys::doca_error_t;"
@@ -749,14 +791,15 @@ pub fn struct_layout(def: &StructDef) -> Option<(Vec<(RustParam, usize)>, usize)
     let mut fields = Vec::new();
     for f in &def.fields {
         let r = if f.c_type.contains('*') {
-            // Only `void *` members: a typed one declared as any DPA memory would let
-            // a 1-byte buffer stand for `uint64_t *`, and `T **` or a pointer to
-            // handles would carry values nothing keeps alive. Such a struct gets no
-            // Rust declaration.
-            if pointee_name(&f.c_type).as_deref() != Some("void") {
-                return None;
+            // `void *` (any DPA memory, given as `Untyped`) or a pointer to plain data
+            // (`uint64_t *`: memory of exactly that element type). A pointer to a
+            // struct is not declared (yet), and `T **` or a pointer to handles would
+            // carry values nothing keeps alive: such a struct gets no Rust
+            // declaration.
+            match pointee_type(&f.c_type, &[])?.as_str() {
+                "void" => DEV_PTR,
+                elem => h64(plain_pointer_param(elem)?),
             }
-            DEV_PTR
         } else {
             TYPE_TABLE.iter().find(|(c, _)| *c == f.c_type)?.1.clone()
         };
@@ -877,12 +920,41 @@ fn struct_source(r: &mut String, def: &StructDef) {
     );
 }
 
+/// The message of the assertion that device function `name` is not declared `weak`
+/// (the build tells that failure apart by it).
+pub(crate) fn weak_assert_message(name: &str) -> String {
+    format!("device function `{name}` is declared weak")
+}
+
 /// C assertions, for a translation unit that includes the kernels' source, that each of
 /// `kernels` has the prototype its generated declaration was made from (its address
-/// has the type of a pointer to that function) and that the compiler lays `structs`
-/// out as [`struct_layout`] says. A failing one names the kernel or the struct.
+/// has the type of a pointer to that function) and is not declared `weak`, and that the
+/// compiler lays `structs` out as [`struct_layout`] says. A failing one names the
+/// kernel or the struct.
+///
+/// A weak device function could be replaced, when the program is linked, by another
+/// definition of its name (another application's, a library's), and its launches would
+/// run that code (issue #33, R4). The compiler says whether a function is weak where it
+/// can: GCC's `__builtin_has_attribute` sees `__attribute__((weak))` and `#pragma weak`;
+/// a compiler without it (clang) skips that assertion.
 pub fn declaration_asserts(kernels: &[DeviceFunction], structs: &[StructDef]) -> String {
     let mut c = String::new();
+    let weak: String = kernels
+        .iter()
+        .map(|k| {
+            format!(
+                "_Static_assert(!__builtin_has_attribute({}, weak), \"{}\");\n",
+                k.name,
+                weak_assert_message(&k.name)
+            )
+        })
+        .collect();
+    if !weak.is_empty() {
+        let _ = write!(
+            c,
+            "#if defined(__has_builtin)\n#if __has_builtin(__builtin_has_attribute)\n{weak}#endif\n#endif\n"
+        );
+    }
     for k in kernels {
         let params: Vec<&str> = k.params.iter().map(|p| p.c_type.as_str()).collect();
         let understood = format!("{} (*)({})", k.return_type, c_list(&params));

@@ -12,6 +12,7 @@ use super::parse::{DeviceFunction, StructDef};
 use super::sim::{compile, host_compiler};
 use super::DEP_HINT;
 use super::{io_err, Resolved};
+use crate::backend::Backend;
 use crate::cfgs::Directives;
 use crate::env::EnvReader;
 
@@ -30,16 +31,16 @@ pub const APP_INDEX_FILE: &str = "doca_dpa_apps.rs";
 /// and a name from an earlier run never stays in the index.
 static BUILT_APPS: Mutex<BTreeMap<PathBuf, Vec<String>>> = Mutex::new(BTreeMap::new());
 
-/// Writes the Rust declarations into `OUT_DIR`, records the app in the app index, and
-/// returns their path. `link` is false for documentation builds (no archive to link).
+/// Writes the Rust declarations of a `backend` build into `OUT_DIR`, records the app in
+/// the app index, and returns their path. A documentation build links no archive.
 pub(crate) fn write_rust(
     r: &Resolved,
     kernels: &[DeviceFunction],
     structs: &[StructDef],
-    link: bool,
+    backend: Backend,
 ) -> Result<PathBuf, DpaAppError> {
     let path = r.out_dir.join(rust_file_name(&r.app_name));
-    let libs = if link {
+    let libs = if backend != Backend::Docs {
         vec![launchers_lib_name(&r.lib_name), r.lib_name.clone()]
     } else {
         Vec::new()
@@ -59,7 +60,7 @@ pub(crate) fn write_rust(
             ..s.clone()
         })
         .collect();
-    let text = rust_source(&r.app_name, &shown, &shown_structs, &libs)?;
+    let text = rust_source(&r.app_name, &shown, &shown_structs, &libs, backend)?;
     std::fs::write(&path, text).map_err(|e| io_err(&path, e))?;
     let apps = {
         let mut built = BUILT_APPS
@@ -113,6 +114,7 @@ pub(crate) fn build(
     r: &Resolved,
     kernels: &[DeviceFunction],
     structs: &[StructDef],
+    backend: Backend,
     d: &mut Directives,
 ) -> Result<PathBuf, DpaAppError> {
     let host_include = super::dep_paths(env, "DEP_DOCA_DPA_INCLUDE");
@@ -124,7 +126,7 @@ pub(crate) fn build(
     }
     let lib = launchers_lib_name(&r.lib_name);
     let source = r.out_dir.join(format!("{lib}.c"));
-    let text = launcher_source(&r.app_name, kernels, structs)?;
+    let text = launcher_source(&r.app_name, kernels, structs, backend)?;
     std::fs::write(&source, text).map_err(|e| io_err(&source, e))?;
     let mut b = host_compiler(env, r)?;
     b.file(&source)

@@ -62,9 +62,14 @@
 //!   32 of them; structs or unions by value, arrays, function pointers, floating point
 //!   and narrower types are refused with an error naming the file, the function and the
 //!   parameter. `__dpa_rpc__` functions return `uint64_t`.
-//! * Device function names and the application name are global C symbols of the final
-//!   program, in both backends: two applications linked into one program cannot define
-//!   functions of the same name.
+//! * The application name is a global C symbol of the final program, in both backends.
+//!   So are device function names on hardware (dpacc's host code): two applications
+//!   linked into one program cannot define functions of the same name there. In the sim
+//!   each function is called through a symbol of its application's own
+//!   ([`sim_kernel_symbol`]), so two applications with functions of the same name each
+//!   run their own. A device function declared `weak` is refused in both backends
+//!   ([`DpaAppError::WeakDeviceFunction`]): another definition of its name could
+//!   replace it at link time.
 //!
 //! Every variable is read through [`EnvReader`], so cargo reruns the build script when
 //! one changes.
@@ -104,7 +109,7 @@ pub use parse::{
     MAX_KERNEL_ARGS,
 };
 pub use sim::{HOST_INCLUDE_ENV, SIM_DEVICE_INCLUDE_ENV};
-pub use sim_source::sim_app_source;
+pub use sim_source::{sim_app_source, sim_kernel_symbol};
 pub use tools::{
     locate_dpacc, ATTRS2BLOB_ENV, ATTRS2BLOB_NAME, DEFAULT_ATTRS2BLOB, DEFAULT_DPACC, DPACC_ENV,
     SKIP_VERSION_CHECK_ENV,
@@ -439,12 +444,7 @@ impl DpaApp {
         }
         host_decls::check_functions(kernels, structs)?;
         expand::check_declarations(env, &r, backend, &scan)?;
-        built.rust_declarations = Some(launchers::write_rust(
-            &r,
-            kernels,
-            structs,
-            backend != Backend::Docs,
-        )?);
+        built.rust_declarations = Some(launchers::write_rust(&r, kernels, structs, backend)?);
         match backend {
             Backend::Sim => {
                 let out = sim::build(env, &r, kernels, structs, &mut d)?;
@@ -460,7 +460,9 @@ impl DpaApp {
             Backend::Docs => {}
         }
         if backend != Backend::Docs {
-            built.launchers = Some(launchers::build(env, &r, kernels, structs, &mut d)?);
+            built.launchers = Some(launchers::build(
+                env, &r, kernels, structs, backend, &mut d,
+            )?);
         }
         built.kernels = scan.kernels;
         built.sources = r.sources;

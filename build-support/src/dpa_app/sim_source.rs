@@ -72,12 +72,26 @@ fn helper(kernel: &str) -> String {
     format!("doca_sim_gen_{kernel}")
 }
 
+/// The host symbol of device function `kernel` of application `app` in a sim build:
+/// its application's own (`doca_sim_app_<length of app>_<app>__<kernel>`, the length
+/// making it unique), so two applications of one program may each define a function
+/// of the same name and each runs its own. The generated launchers and the Rust
+/// declarations name it; the C name stays a weak alias of it, for C host programs
+/// (NVIDIA's samples) that name the function as dpacc's host code does.
+pub fn sim_kernel_symbol(app: &str, kernel: &str) -> String {
+    format!("doca_sim_app_{}_{app}__{kernel}", app.len())
+}
+
 /// The C source of the application `app_name` for the software DPA.
 ///
 /// `sources` are included by absolute path, in order, so the whole application is one
 /// translation unit (its sources share file scope: two `static` helpers of the same name
 /// in two sources collide, unlike with dpacc). `kernels` are the device functions found in
-/// them. For each kernel the file has:
+/// them. Each is defined under its [`sim_kernel_symbol`] (a macro renames it while the
+/// sources are included), and the generated code below calls it by that symbol: the
+/// functions are called by their application's identity, never by a global C name that
+/// another application (or a `weak` definition) could share. After the table, each C
+/// name is defined as a weak alias of its symbol. For each kernel the file has:
 ///
 /// * a `_Static_assert` per scalar parameter that its type is 4 or 8 bytes (narrower
 ///   types are promoted by `...` and cannot be read back with their own type), and one
@@ -121,10 +135,22 @@ pub fn sim_app_source(
     );
     c.push_str(
         "// The application's sources, as one translation unit: in the software DPA they\n\
-         // share file scope.\n",
+         // share file scope. Their device functions are defined under symbols of this\n\
+         // application's own.\n",
     );
+    for k in kernels {
+        let _ = writeln!(
+            c,
+            "#define {} {}",
+            k.name,
+            sim_kernel_symbol(app_name, &k.name)
+        );
+    }
     for s in sources {
         let _ = writeln!(c, "#include \"{}\"", s.display());
+    }
+    for k in kernels {
+        let _ = writeln!(c, "#undef {}", k.name);
     }
     c.push('\n');
 
@@ -229,10 +255,11 @@ pub fn sim_app_source(
                 }
             })
             .collect();
+        let sym = sim_kernel_symbol(app_name, &k.name);
         let call = if call_args.is_empty() {
-            format!("{}()", k.name)
+            format!("{sym}()")
         } else {
-            format!("{}(\n\t\t{})", k.name, call_args.join(",\n\t\t"))
+            format!("{sym}(\n\t\t{})", call_args.join(",\n\t\t"))
         };
         let _ = match k.kind {
             FunctionKind::Rpc => writeln!(c, "\treturn {call};"),
@@ -271,11 +298,26 @@ pub fn sim_app_source(
              \t\t.num_params = {slots},\n\t\t.param_sizes = {sizes},\n\t\t.read_args = {read},\n\
              \t\t.invoke = {h}_invoke,\n\t}},",
             c_string(&k.name),
-            k.name,
+            sim_kernel_symbol(app_name, &k.name),
             k.kind.sim_constant(),
         );
     }
     c.push_str("};\n\n");
+    c.push_str(
+        "// The C names, for C host programs that name the functions as dpacc's host code\n\
+         // does (`extern doca_dpa_func_t name;`): weak, so that another application's\n\
+         // function of the same name does not collide with them.\n",
+    );
+    for k in kernels {
+        let sym = sim_kernel_symbol(app_name, &k.name);
+        let _ = writeln!(
+            c,
+            "extern __typeof__({sym}) {} __attribute__((weak, alias({})));",
+            k.name,
+            c_string(&sym)
+        );
+    }
+    c.push('\n');
     let _ = writeln!(
         c,
         "static const struct doca_sim_app doca_sim_gen_app = {{\n\

@@ -219,27 +219,12 @@ fn generated_c_is_valid_and_passes_arguments() {
     let kernels = parse_device_functions(&src, &text).unwrap();
     let c = sim_app_source("small_app", &[src.as_path()], &kernels, &[]);
     let generated = out.write("small_app.c", &c);
-    let exe = out.path().join("driver");
-    let status = Command::new(cc.path())
-        .args(["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-O1", "-I"])
-        .arg(device_include())
-        .arg(&generated)
-        .arg(fixtures().join("small/driver.c"))
-        .arg("-o")
-        .arg(&exe)
-        .output()
-        .unwrap();
-    assert!(
-        status.status.success(),
-        "compile failed:\n{}\n--- generated ---\n{c}",
-        String::from_utf8_lossy(&status.stderr)
-    );
-    let run = Command::new(&exe).output().unwrap();
-    assert!(
-        run.status.success(),
-        "driver failed:\n{}{}",
-        String::from_utf8_lossy(&run.stdout),
-        String::from_utf8_lossy(&run.stderr)
+    run_driver(
+        &cc,
+        &out,
+        std::slice::from_ref(&generated),
+        "small/driver.c",
+        &c,
     );
     // The same file through the cc crate, as the sim build does, with warnings as errors.
     let t = host_triple();
@@ -258,6 +243,52 @@ fn generated_c_is_valid_and_passes_arguments() {
         .opt_level(2)
         .try_compile("small_app")
         .unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// Two applications of one program with a kernel of the same C name (issue #33, R4):
+/// the glue calls each by its application's symbol, so each runs its own code and
+/// the program links (the C names are weak aliases).
+#[test]
+fn same_named_kernels_of_two_apps_each_run_their_own() {
+    let cc = need_c_compiler!();
+    let out = TempDir::new("dpa-dup");
+    let mut generated = Vec::new();
+    for (app, file) in [("one_app", "dup/one.c"), ("two_app", "dup/two.c")] {
+        let src = std::fs::canonicalize(fixtures().join(file)).unwrap();
+        let text = std::fs::read_to_string(&src).unwrap();
+        let kernels = parse_device_functions(&src, &text).unwrap();
+        let c = sim_app_source(app, &[src.as_path()], &kernels, &[]);
+        generated.push(out.write(&format!("{app}.c"), &c));
+    }
+    run_driver(&cc, &out, &generated, "dup/driver.c", "");
+}
+
+/// Compiles the generated application sources `generated` with the fixture
+/// `driver` (a C program that plays the sim's part) with warnings as errors, runs
+/// it and asserts that it succeeded; `shown` is added to a compile failure's message.
+fn run_driver(cc: &cc::Tool, out: &TempDir, generated: &[PathBuf], driver: &str, shown: &str) {
+    let exe = out.path().join("driver");
+    let status = Command::new(cc.path())
+        .args(["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-O1", "-I"])
+        .arg(device_include())
+        .args(generated)
+        .arg(fixtures().join(driver))
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .unwrap();
+    assert!(
+        status.status.success(),
+        "compile failed:\n{}\n--- generated ---\n{shown}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    let run = Command::new(&exe).output().unwrap();
+    assert!(
+        run.status.success(),
+        "driver failed:\n{}{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    );
 }
 
 #[test]
@@ -410,6 +441,72 @@ fn a_wrong_generated_declaration_is_a_compiler_error() {
     state.fields[0].c_type = "uint32_t".into();
     let e = expand::check_declarations(&env, &r, Backend::Sim, &wrong).unwrap_err();
     assert!(e.to_string().contains(&format!("struct {name}")), "{e}");
+}
+
+/// A device function declared `weak` is refused with its name, file and line (issue
+/// #33, R4: a weak kernel was replaced by another application's of the same name), by
+/// the attribute or by `#pragma weak`, on a compiler that can tell.
+#[test]
+fn a_weak_device_function_is_refused() {
+    let cc = need_c_compiler!();
+    let out = TempDir::new("dpa-weak");
+    let env = sim_env(&out, &[]);
+    let probe = out.write(
+        "probe.c",
+        "#if !defined(__has_builtin) || !__has_builtin(__builtin_has_attribute)\n#error none\n#endif\n",
+    );
+    let can_tell = Command::new(cc.path())
+        .args(["-fsyntax-only"])
+        .arg(&probe)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !can_tell {
+        eprintln!("skipped: this C compiler has no __builtin_has_attribute");
+        return;
+    }
+    for (file, text, line) in [
+        (
+            "attr.c",
+            "#include <doca_dpa_dev.h>\n\n__attribute__((weak)) __dpa_global__ void dup(uint64_t *out)\n{\n\tout[0] = 2;\n}\n",
+            3,
+        ),
+        (
+            "pragma.c",
+            "#include <doca_dpa_dev.h>\n#pragma weak dup\n__dpa_global__ void dup(uint64_t *out)\n{\n\tout[0] = 2;\n}\n",
+            3,
+        ),
+    ] {
+        let src = out.write(file, text);
+        let e = DpaApp::new("weak_app")
+            .source(&src)
+            .build_with_env(&env)
+            .unwrap_err();
+        match &e {
+            DpaAppError::WeakDeviceFunction {
+                app,
+                name,
+                file: f,
+                line: l,
+            } => {
+                assert_eq!((app.as_str(), name.as_str()), ("weak_app", "dup"));
+                assert!(f.ends_with(file), "{f:?}");
+                assert_eq!(*l, line, "{file}");
+            }
+            other => panic!("{file}: {other:?}"),
+        }
+        let text = e.to_string();
+        assert!(text.contains("is declared weak"), "{text}");
+        assert!(text.contains(&format!("{file}:{line}")), "{text}");
+    }
+    // The same function, not weak, builds.
+    let src = out.write(
+        "strong.c",
+        "#include <doca_dpa_dev.h>\n__dpa_global__ void dup(uint64_t *out)\n{\n\tout[0] = 2;\n}\n",
+    );
+    DpaApp::new("strong_app")
+        .source(&src)
+        .build_with_env(&env)
+        .unwrap_or_else(|e| panic!("{e}"));
 }
 
 /// A C error in the application's own source is the application's: the compiler's

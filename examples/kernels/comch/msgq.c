@@ -24,7 +24,7 @@ struct msgq_side {
 	doca_dpa_dev_comch_consumer_t consumer;			/* of the queue it receives on */
 	doca_dpa_dev_comch_consumer_completion_t completion;	/* its consumer's, waking it */
 	doca_dpa_dev_sync_event_t done;				/* +1 once its last message is handled */
-	doca_dpa_dev_uintptr_t log;				/* uint32_t[MSGQ_ROUNDS]: values received */
+	uint32_t *log;						/* [MSGQ_ROUNDS]: values received */
 	uint32_t peer;						/* the consumer id it sends to */
 	uint32_t pong;						/* 1 on the answering side */
 	uint32_t received;					/* messages received */
@@ -48,10 +48,9 @@ static void send_value(struct msgq_side *s, uint32_t value)
  * be woken by the next. The event update comes last, so that once the host saw it
  * the thread makes no further Comch call.
  */
-__dpa_global__ void msgq_thread(doca_dpa_dev_uintptr_t arg)
+__dpa_global__ void msgq_thread(struct msgq_side *s)
 {
-	struct msgq_side *s = (struct msgq_side *)arg;
-	uint32_t *log = (uint32_t *)s->log;
+	uint32_t *log = s->log;
 	doca_dpa_dev_comch_consumer_completion_element_t e;
 	uint32_t n = 0, last = 0;
 

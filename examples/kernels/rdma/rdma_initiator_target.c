@@ -19,10 +19,10 @@ struct it_target_state {
 	doca_dpa_dev_completion_t comp;                  /* the target's completion context */
 	doca_dpa_dev_notification_completion_t notify;   /* wakes the reporting thread */
 	doca_dpa_dev_rdma_t rdma;                        /* the target context */
-	doca_dpa_dev_uintptr_t recv_buf;                 /* one uint64_t, DPA memory */
+	uint64_t *recv_buf;                              /* one uint64_t, DPA memory */
 	doca_dpa_dev_mmap_t recv_mmap;                   /* its map */
 	uint32_t pad;
-	doca_dpa_dev_uintptr_t log;                      /* uint64_t[3 * IT_VALUES] */
+	uint64_t *log;                                   /* uint64_t[3 * IT_VALUES] */
 	uint64_t received;
 };
 
@@ -37,10 +37,9 @@ struct it_report_state {
  * (value, immediate, completion type), acknowledge, and repost the receive or,
  * after the last value, wake the reporting thread and finish.
  */
-__dpa_global__ void it_target_thread(doca_dpa_dev_uintptr_t arg)
+__dpa_global__ void it_target_thread(struct it_target_state *s)
 {
-	struct it_target_state *s = (struct it_target_state *)arg;
-	uint64_t *log = (uint64_t *)s->log;
+	uint64_t *log = s->log;
 	doca_dpa_dev_completion_element_t e;
 
 	if (doca_dpa_dev_get_completion(s->comp, &e)) {
@@ -56,26 +55,25 @@ __dpa_global__ void it_target_thread(doca_dpa_dev_uintptr_t arg)
 			doca_dpa_dev_thread_notify(s->notify);
 			doca_dpa_dev_thread_finish();
 		}
-		doca_dpa_dev_rdma_post_receive(s->rdma, s->recv_mmap, s->recv_buf, sizeof(uint64_t));
+		doca_dpa_dev_rdma_post_receive(s->rdma, s->recv_mmap, (doca_dpa_dev_uintptr_t)s->recv_buf,
+					       sizeof(uint64_t));
 	}
 	doca_dpa_dev_completion_request_notification(s->comp);
 	doca_dpa_dev_thread_reschedule();
 }
 
 /* Tells the host that every value arrived. */
-__dpa_global__ void it_report_thread(doca_dpa_dev_uintptr_t arg)
+__dpa_global__ void it_report_thread(struct it_report_state *s)
 {
-	struct it_report_state *s = (struct it_report_state *)arg;
-
 	doca_dpa_dev_sync_event_update_set(s->done, s->value);
 	doca_dpa_dev_thread_finish();
 }
 
 /* Posts the target's first receive. */
 __dpa_rpc__ uint64_t it_post_receive(doca_dpa_dev_rdma_t rdma, doca_dpa_dev_mmap_t mmap,
-				     doca_dpa_dev_uintptr_t buf)
+				     uint64_t *buf)
 {
-	doca_dpa_dev_rdma_post_receive(rdma, mmap, buf, sizeof(uint64_t));
+	doca_dpa_dev_rdma_post_receive(rdma, mmap, (doca_dpa_dev_uintptr_t)buf, sizeof(uint64_t));
 	return 0;
 }
 
@@ -85,10 +83,10 @@ __dpa_rpc__ uint64_t it_post_receive(doca_dpa_dev_rdma_t rdma, doca_dpa_dev_mmap
  * the device may read it after the call returns).
  */
 __dpa_rpc__ uint64_t it_post_send_imm(doca_dpa_dev_rdma_t rdma, uint32_t connection_id,
-				      doca_dpa_dev_mmap_t mmap, doca_dpa_dev_uintptr_t slots, uint32_t slot,
+				      doca_dpa_dev_mmap_t mmap, uint64_t *slots, uint32_t slot,
 				      uint64_t value, uint32_t immediate)
 {
-	uint64_t *send = (uint64_t *)slots + slot;
+	uint64_t *send = slots + slot;
 
 	*send = value;
 	doca_dpa_dev_rdma_post_send_imm(rdma, connection_id, mmap, (uint64_t)send, sizeof(uint64_t), immediate,

@@ -20,9 +20,9 @@
 struct pp_side {
 	doca_dpa_dev_completion_t comp;  /* the side's completion context */
 	doca_dpa_dev_rdma_t rdma;        /* the side's context */
-	doca_dpa_dev_uintptr_t recv_buf; /* one uint64_t */
-	doca_dpa_dev_uintptr_t send_buf; /* uint64_t[PP_VALUES + 1]: slot v holds v */
-	doca_dpa_dev_uintptr_t seen;     /* uint64_t[PP_VALUES]: receives of each value */
+	uint64_t *recv_buf;              /* one uint64_t */
+	uint64_t *send_buf;              /* uint64_t[PP_VALUES + 1]: slot v holds v */
+	uint64_t *seen;                  /* uint64_t[PP_VALUES]: receives of each value */
 	doca_dpa_dev_mmap_t recv_mmap;
 	doca_dpa_dev_mmap_t send_mmap;
 	doca_dpa_dev_sync_event_t done;  /* set to 1 (all seen once) or 2 (not) */
@@ -33,7 +33,7 @@ struct pp_side {
 /* Sends the side's next value, from its own slot of the send buffer. */
 static void pp_send_next(struct pp_side *s)
 {
-	uint64_t *slot = (uint64_t *)s->send_buf + s->sent;
+	uint64_t *slot = s->send_buf + s->sent;
 
 	*slot = s->sent;
 	s->sent++;
@@ -41,10 +41,9 @@ static void pp_send_next(struct pp_side *s)
 }
 
 /* Drains the completions of one activation, then waits for the next. */
-__dpa_global__ void pp_thread(doca_dpa_dev_uintptr_t arg)
+__dpa_global__ void pp_thread(struct pp_side *s)
 {
-	struct pp_side *s = (struct pp_side *)arg;
-	uint64_t *seen = (uint64_t *)s->seen;
+	uint64_t *seen = s->seen;
 	doca_dpa_dev_completion_element_t e;
 
 	while (doca_dpa_dev_get_completion(s->comp, &e)) {
@@ -57,7 +56,7 @@ __dpa_global__ void pp_thread(doca_dpa_dev_uintptr_t arg)
 		if (value < PP_VALUES)
 			seen[value]++;
 		s->received++;
-		doca_dpa_dev_rdma_post_receive(s->rdma, s->recv_mmap, s->recv_buf, sizeof(uint64_t));
+		doca_dpa_dev_rdma_post_receive(s->rdma, s->recv_mmap, (doca_dpa_dev_uintptr_t)s->recv_buf, sizeof(uint64_t));
 		/* The side that sent first has sent `received` values; the other one
 		 * answers each receive with its own next value. */
 		if (s->sent < PP_VALUES)
@@ -76,13 +75,10 @@ __dpa_global__ void pp_thread(doca_dpa_dev_uintptr_t arg)
 }
 
 /* Posts both sides' first receives, then the ping side's first send. */
-__dpa_rpc__ uint64_t pp_start(doca_dpa_dev_uintptr_t ping, doca_dpa_dev_uintptr_t pong)
+__dpa_rpc__ uint64_t pp_start(struct pp_side *a, struct pp_side *b)
 {
-	struct pp_side *a = (struct pp_side *)ping;
-	struct pp_side *b = (struct pp_side *)pong;
-
-	doca_dpa_dev_rdma_post_receive(a->rdma, a->recv_mmap, a->recv_buf, sizeof(uint64_t));
-	doca_dpa_dev_rdma_post_receive(b->rdma, b->recv_mmap, b->recv_buf, sizeof(uint64_t));
+	doca_dpa_dev_rdma_post_receive(a->rdma, a->recv_mmap, (doca_dpa_dev_uintptr_t)a->recv_buf, sizeof(uint64_t));
+	doca_dpa_dev_rdma_post_receive(b->rdma, b->recv_mmap, (doca_dpa_dev_uintptr_t)b->recv_buf, sizeof(uint64_t));
 	pp_send_next(a);
 	return 0;
 }

@@ -78,9 +78,9 @@ static uint64_t rdmi_example_drain(doca_dpa_dev_completion_t comp, uint32_t type
 #endif
 
 __dpa_global__ void rdmi_loopback(doca_rdmi_dev_poster_t poster, doca_dpa_dev_rdmi_connection_t connection, doca_dpa_dev_completion_t conn_comp,
-				  doca_dpa_dev_completion_t poster_comp, doca_dpa_dev_uintptr_t report, uint32_t n)
+				  doca_dpa_dev_completion_t poster_comp, uint64_t *report, uint32_t n)
 {
-	uint64_t *r = (uint64_t *)report;
+	uint64_t *r = report;
 
 	r[RDMI_EX_CONNECTION] = connection;
 	r[RDMI_EX_POSTER] = poster;

@@ -34,9 +34,9 @@ __dpa_global__ void comch_send(doca_dpa_dev_comch_producer_t producer, uint32_t 
 }
 
 /* Writes 1 to out[0] when consumer `to` has no receive posted, 0 otherwise. */
-__dpa_global__ void comch_is_empty(doca_dpa_dev_comch_producer_t producer, uint32_t to, doca_dpa_dev_uintptr_t out)
+__dpa_global__ void comch_is_empty(doca_dpa_dev_comch_producer_t producer, uint32_t to, uint64_t *out)
 {
-	((uint64_t *)out)[0] = (uint64_t)doca_dpa_dev_comch_producer_is_consumer_empty(producer, to);
+	out[0] = (uint64_t)doca_dpa_dev_comch_producer_is_consumer_empty(producer, to);
 }
 
 /*
@@ -45,9 +45,8 @@ __dpa_global__ void comch_is_empty(doca_dpa_dev_comch_producer_t producer, uint3
  * and posts as many receives again on `consumer`.
  */
 __dpa_global__ void comch_drain(doca_dpa_dev_comch_consumer_completion_t completion,
-				doca_dpa_dev_comch_consumer_t consumer, doca_dpa_dev_uintptr_t out)
+				doca_dpa_dev_comch_consumer_t consumer, uint64_t *o)
 {
-	uint64_t *o = (uint64_t *)out;
 	doca_dpa_dev_comch_consumer_completion_element_t e;
 	uint32_t n = 0;
 
@@ -73,20 +72,20 @@ __dpa_global__ void comch_drain(doca_dpa_dev_comch_consumer_completion_t complet
  * `value` with the producer to consumer `to`, and sets out[0]: every handle it was
  * given is used after the host let go of its own references.
  */
-__dpa_global__ void comch_hold(doca_dpa_dev_uintptr_t go, doca_dpa_dev_comch_consumer_t consumer,
+__dpa_global__ void comch_hold(uint64_t *go, doca_dpa_dev_comch_consumer_t consumer,
 			       doca_dpa_dev_comch_producer_t producer, uint32_t to, uint32_t value,
-			       doca_dpa_dev_comch_consumer_completion_t completion, doca_dpa_dev_uintptr_t out)
+			       doca_dpa_dev_comch_consumer_completion_t completion, uint64_t *out)
 {
 	sound_wait_for(go);
 	doca_dpa_dev_comch_consumer_ack(consumer, 1);
 	doca_dpa_dev_comch_producer_post_send_imm_only(producer, to, (const uint8_t *)&value, sizeof(value),
 						       COMCH_FLAGS);
 	doca_dpa_dev_comch_consumer_completion_request_notification(completion);
-	((uint64_t *)out)[0] = 1;
+	out[0] = 1;
 }
 
 /* A thread that does nothing (consumer completion contexts need one to wake). */
-__dpa_global__ void comch_idle_thread(doca_dpa_dev_uintptr_t arg)
+__dpa_global__ void comch_idle_thread(uint64_t *arg)
 {
 	(void)arg;
 	doca_dpa_dev_thread_reschedule();
@@ -101,9 +100,8 @@ struct comch_pair {
 };
 
 /* On its first activation: posts a receive and sends one message to the consumer. */
-__dpa_global__ void comch_state_thread(doca_dpa_dev_uintptr_t arg)
+__dpa_global__ void comch_state_thread(struct comch_pair *p)
 {
-	struct comch_pair *p = (struct comch_pair *)arg;
 	uint32_t value = 1;
 
 	if (p->sent == 0) {

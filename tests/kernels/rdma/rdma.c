@@ -20,34 +20,34 @@
  * order).
  */
 __dpa_global__ void rdma_write_signal(doca_dpa_dev_rdma_t rdma, uint32_t connection_id, doca_dpa_dev_mmap_t rmap,
-				      uint64_t raddr, doca_dpa_dev_mmap_t lmap, doca_dpa_dev_uintptr_t src, uint64_t len,
+				      uint64_t raddr, doca_dpa_dev_mmap_t lmap, uint64_t *src, uint64_t len,
 				      doca_dpa_dev_sync_event_remote_net_t signal)
 {
-	doca_dpa_dev_rdma_post_write(rdma, connection_id, rmap, raddr, lmap, src, len, RDMA_FLAGS);
+	doca_dpa_dev_rdma_post_write(rdma, connection_id, rmap, raddr, lmap, (doca_dpa_dev_uintptr_t)src, len,
+				     RDMA_FLAGS);
 	doca_dpa_dev_rdma_signal_add(rdma, connection_id, signal, 1);
 }
 
 /* Posts a receive of `len` bytes into `buf` (map `map`). */
-__dpa_global__ void rdma_receive(doca_dpa_dev_rdma_t rdma, doca_dpa_dev_mmap_t map, doca_dpa_dev_uintptr_t buf,
-				 uint64_t len)
+__dpa_global__ void rdma_receive(doca_dpa_dev_rdma_t rdma, doca_dpa_dev_mmap_t map, uint64_t *buf, uint64_t len)
 {
-	doca_dpa_dev_rdma_post_receive(rdma, map, buf, len);
+	doca_dpa_dev_rdma_post_receive(rdma, map, (doca_dpa_dev_uintptr_t)buf, len);
 }
 
 /* Sends `len` bytes of `buf` (map `map`) on connection `connection_id`. */
 __dpa_global__ void rdma_send(doca_dpa_dev_rdma_t rdma, uint32_t connection_id, doca_dpa_dev_mmap_t map,
-			      doca_dpa_dev_uintptr_t buf, uint64_t len)
+			      uint64_t *buf, uint64_t len)
 {
-	doca_dpa_dev_rdma_post_send(rdma, connection_id, map, buf, len, RDMA_FLAGS);
+	doca_dpa_dev_rdma_post_send(rdma, connection_id, map, (doca_dpa_dev_uintptr_t)buf, len, RDMA_FLAGS);
 }
 
 /*
  * Drains `comp`: the number of elements, and the immediate (or byte count) of
  * the last, in out[0] and out[1].
  */
-__dpa_global__ void rdma_drain(doca_dpa_dev_completion_t comp, doca_dpa_dev_uintptr_t out)
+__dpa_global__ void rdma_drain(doca_dpa_dev_completion_t comp, uint64_t *out)
 {
-	uint64_t *o = (uint64_t *)out;
+	uint64_t *o = out;
 	doca_dpa_dev_completion_element_t e;
 
 	o[0] = 0;
@@ -62,24 +62,24 @@ __dpa_global__ void rdma_drain(doca_dpa_dev_completion_t comp, doca_dpa_dev_uint
  * Waits for *go, then uses the RDMA context (acknowledges no receive: a
  * device fault if the context is gone) and sets out[0].
  */
-__dpa_global__ void sound_hold_rdma(doca_dpa_dev_uintptr_t go, doca_dpa_dev_rdma_t rdma, doca_dpa_dev_uintptr_t out)
+__dpa_global__ void sound_hold_rdma(uint64_t *go, doca_dpa_dev_rdma_t rdma, uint64_t *out)
 {
 	sound_wait_for(go);
 	doca_dpa_dev_rdma_receive_ack(rdma, 0);
-	((uint64_t *)out)[0] = 1;
+	out[0] = 1;
 }
 
 /*
  * Waits for *go, then writes and signals through the remote map and event it was
  * given (rdma_write_signal), and sets out[0].
  */
-__dpa_global__ void sound_hold_remote(doca_dpa_dev_uintptr_t go, doca_dpa_dev_rdma_t rdma, uint32_t connection_id,
-				      doca_dpa_dev_mmap_t rmap, uint64_t raddr, doca_dpa_dev_mmap_t lmap,
-				      doca_dpa_dev_uintptr_t src, doca_dpa_dev_sync_event_remote_net_t signal,
-				      doca_dpa_dev_uintptr_t out)
+__dpa_global__ void sound_hold_remote(uint64_t *go, doca_dpa_dev_rdma_t rdma, uint32_t connection_id,
+				      doca_dpa_dev_mmap_t rmap, uint64_t raddr, doca_dpa_dev_mmap_t lmap, uint64_t *src,
+				      doca_dpa_dev_sync_event_remote_net_t signal, uint64_t *out)
 {
 	sound_wait_for(go);
-	doca_dpa_dev_rdma_post_write(rdma, connection_id, rmap, raddr, lmap, src, sizeof(uint64_t), RDMA_FLAGS);
+	doca_dpa_dev_rdma_post_write(rdma, connection_id, rmap, raddr, lmap, (doca_dpa_dev_uintptr_t)src,
+				     sizeof(uint64_t), RDMA_FLAGS);
 	doca_dpa_dev_rdma_signal_add(rdma, connection_id, signal, 1);
-	((uint64_t *)out)[0] = 1;
+	out[0] = 1;
 }

@@ -21,9 +21,9 @@
 #endif
 
 /* out[0] = connection, out[1] = poster: the handles as the kernel got them. */
-__dpa_global__ void rdmi_test_record(doca_rdmi_dev_poster_t poster, doca_dpa_dev_rdmi_connection_t connection, doca_dpa_dev_uintptr_t out)
+__dpa_global__ void rdmi_test_record(doca_rdmi_dev_poster_t poster, doca_dpa_dev_rdmi_connection_t connection, uint64_t *out)
 {
-	uint64_t *o = (uint64_t *)out;
+	uint64_t *o = out;
 
 	o[0] = connection;
 	o[1] = poster;
@@ -35,9 +35,9 @@ __dpa_global__ void rdmi_test_record(doca_rdmi_dev_poster_t poster, doca_dpa_dev
  * sent, out[1] = the first error code (0 if none).
  */
 __dpa_global__ void rdmi_test_send(doca_rdmi_dev_poster_t poster, doca_dpa_dev_rdmi_connection_t connection, uint32_t count, uint32_t first,
-				   doca_dpa_dev_uintptr_t out)
+				   uint64_t *out)
 {
-	uint64_t *o = (uint64_t *)out;
+	uint64_t *o = out;
 
 	o[0] = 0;
 	o[1] = 0;
@@ -68,14 +68,14 @@ __dpa_global__ void rdmi_test_send(doca_rdmi_dev_poster_t poster, doca_dpa_dev_r
 }
 
 /* Marks n receives consumed; out[0] = the return code. */
-__dpa_global__ void rdmi_test_consume(doca_dpa_dev_rdmi_connection_t connection, uint32_t n, doca_dpa_dev_uintptr_t out)
+__dpa_global__ void rdmi_test_consume(doca_dpa_dev_rdmi_connection_t connection, uint32_t n, uint64_t *out)
 {
 #ifdef DOCA_SIM_DEVICE
-	((uint64_t *)out)[0] = (uint64_t)doca_sim_dev_rdmi_consume(connection, n);
+	out[0] = (uint64_t)doca_sim_dev_rdmi_consume(connection, n);
 #else
 	(void)connection;
 	(void)n;
-	((uint64_t *)out)[0] = 0;
+	out[0] = 0;
 #endif
 }
 
@@ -84,9 +84,9 @@ __dpa_global__ void rdmi_test_consume(doca_dpa_dev_rdmi_connection_t connection,
  * them: out[0] = how many, then one word each: type << 56 | user data << 32
  * | immediate.
  */
-__dpa_global__ void rdmi_test_drain(doca_dpa_dev_completion_t comp, doca_dpa_dev_uintptr_t out, uint32_t max)
+__dpa_global__ void rdmi_test_drain(doca_dpa_dev_completion_t comp, uint64_t *out, uint32_t max)
 {
-	uint64_t *o = (uint64_t *)out;
+	uint64_t *o = out;
 	doca_dpa_dev_completion_element_t e;
 	uint64_t n = 0;
 

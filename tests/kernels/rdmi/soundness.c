@@ -19,11 +19,11 @@
 #include "../sound.h"
 
 /* Waits for *go, then records the connection handle it was given in out[0]. */
-__dpa_global__ void sound_hold_connection(doca_dpa_dev_uintptr_t go, doca_dpa_dev_rdmi_connection_t connection,
-					  doca_dpa_dev_uintptr_t out)
+__dpa_global__ void sound_hold_connection(uint64_t *go, doca_dpa_dev_rdmi_connection_t connection,
+					  uint64_t *out)
 {
 	sound_wait_for(go);
-	((uint64_t *)out)[0] = connection;
+	out[0] = connection;
 }
 
 /*
@@ -36,7 +36,7 @@ __dpa_global__ void sound_thread_connection(doca_dpa_dev_rdmi_connection_t conne
 {
 	uint64_t *ls = (uint64_t *)doca_dpa_dev_thread_get_local_storage();
 
-	sound_wait_for((doca_dpa_dev_uintptr_t)ls);
+	sound_wait_for(ls);
 #ifdef DOCA_SIM_DEVICE
 	ls[1] = doca_sim_dev_rdmi_rq_addr(connection);
 #else

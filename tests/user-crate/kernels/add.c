@@ -7,10 +7,9 @@
 #include <doca_dpa_dev.h>
 
 /* out[rank] = a + b + rank */
-__dpa_global__ void add(doca_dpa_dev_uintptr_t out, uint64_t a, uint64_t b)
+__dpa_global__ void add(uint64_t *out, uint64_t a, uint64_t b)
 {
-	uint64_t *slots = (uint64_t *)out;
 	unsigned int rank = doca_dpa_dev_thread_rank();
 
-	slots[rank] = a + b + rank;
+	out[rank] = a + b + rank;
 }

@@ -54,13 +54,13 @@ fn rdma_handles_and_uintptr_t_are_parameters() {
     assert_eq!(got[1], rp("param::Rdma", "u64", "uint64_t"));
     assert_eq!(got[2], rp("u64", "u64", "uint64_t"));
     assert_eq!(got[5], rp("param::RemoteEvent", "u64", "uint64_t"));
-    let c = launcher_source("my_app", &fs, &[]).unwrap();
+    let c = launcher_source("my_app", &fs, &[], Backend::Hardware).unwrap();
     assert!(c.contains("(doca_dpa_dev_rdma_t)a1, (uintptr_t)a2"), "{c}");
     // The host header that declares the handle type is included for it, and only then
     // (DOCA's needs librdmacm's headers).
     assert!(c.contains("#include <doca_rdma.h>"), "{c}");
     let plain = parse("__dpa_global__ void k(uint64_t a) {}\n");
-    let c = launcher_source("my_app", &plain, &[]).unwrap();
+    let c = launcher_source("my_app", &plain, &[], Backend::Hardware).unwrap();
     assert!(!c.contains("doca_rdma.h"), "{c}");
 }
 
@@ -80,7 +80,7 @@ fn structs_by_value_cross_as_their_device_layout() {
                    __dpa_rpc__ uint64_t use(uint32_t k, struct pt p, wt_t w) { return k; }\n";
     let fs = parse(src);
     let structs = crate::dpa_app::parse::parse_structs(Path::new("/abs/k.c"), src);
-    let c = launcher_source("my_app", &fs, &structs).unwrap();
+    let c = launcher_source("my_app", &fs, &structs, Backend::Hardware).unwrap();
     for needle in [
         "struct pt {\n\tuint64_t a;\n\tuint32_t b;\n};",
         "struct wt {\n\tfloat x;\n\tfloat y;\n};",
@@ -93,7 +93,7 @@ fn structs_by_value_cross_as_their_device_layout() {
     ] {
         assert!(c.contains(needle), "missing {needle:?} in\n{c}");
     }
-    let r = rust_source("my_app", &fs, &structs, &[]).unwrap();
+    let r = rust_source("my_app", &fs, &structs, &[], Backend::Hardware).unwrap();
     for needle in [
             "type Params = (u32,param::ByValue<super::pt>,param::ByValue<super::wt>,);",
             "(a0,a1,a2,): (u32,__dpa::StructAbi<super::__repr_pt::pt>,__dpa::StructAbi<super::__repr_wt::wt>,)",
@@ -135,7 +135,7 @@ fn launcher_casts_to_the_kernel_types() {
         "__dpa_global__ void fill(doca_dpa_dev_uintptr_t out, uint32_t n, float s, void *p) {}\n\
              __dpa_rpc__ uint64_t ping(void) { return 1; }\n",
     );
-    let c = launcher_source("my_app", &fs, &[]).unwrap();
+    let c = launcher_source("my_app", &fs, &[], Backend::Hardware).unwrap();
     for needle in [
             "extern doca_dpa_func_t fill;",
             "doca_error_t doca_gen_my_app_launch_fill(const struct doca_gen_launch *l, uint64_t a0, uint32_t a1, float a2, uint64_t a3)\n{",
@@ -156,10 +156,10 @@ fn pointer_parameters_keep_their_element_type() {
         Path::new("/abs/k.c"),
         "struct st { uint32_t n; uint32_t m; };\n",
     );
-    let r = rust_source("my_app", &fs, &structs, &[]).unwrap();
+    let r = rust_source("my_app", &fs, &structs, &[], Backend::Hardware).unwrap();
     let want = "type Params = (param::Ptr<u64, super::__param::ptrs::a>,param::Ptr<f32, super::__param::ptrs::b>,param::DevPtr,param::Ptr<u8, super::__param::ptrs::d>,param::Ptr<super::st, super::__param::ptrs::e>,param::DevPtr,);";
     assert!(r.contains(want), "missing {want:?} in\n{r}");
-    let c = launcher_source("my_app", &fs, &structs).unwrap();
+    let c = launcher_source("my_app", &fs, &structs, Backend::Hardware).unwrap();
     assert!(c.contains("(void *)(uintptr_t)a0"), "{c}");
 }
 
@@ -174,7 +174,7 @@ fn a_pointer_to_an_unknown_type_is_refused_by_name() {
         "__dpa_global__ void k(const doca_dpa_dev_sync_event_t *out) {}\n",
     ] {
         let fs = parse(proto);
-        let e = rust_source("my_app", &fs, &[], &[]).unwrap_err();
+        let e = rust_source("my_app", &fs, &[], &[], Backend::Hardware).unwrap_err();
         match &e {
             DpaAppError::UnsupportedParam { param, refusal, .. } => {
                 assert!(param.ends_with(" out"), "{param}");
@@ -196,7 +196,7 @@ fn rust_declarations_follow_the_prototypes() {
         Path::new("/abs/k.c"),
         "struct st { uint32_t n; doca_dpa_dev_sync_event_t ev; float f; };\n",
     );
-    let r = rust_source("my_app", &fs, &structs, &[]).unwrap();
+    let r = rust_source("my_app", &fs, &structs, &[], Backend::Hardware).unwrap();
     for needle in [
         "pub const APP_NAME: &str = \"my_app\";",
         "pub const fill: __dpa::Kernel<__sig::fill> =",
@@ -217,26 +217,58 @@ fn rust_declarations_follow_the_prototypes() {
     }
 }
 
-/// A struct member that points to typed memory, or to addresses, would cross as
-/// any DPA memory (a 1-byte buffer standing for `uint64_t *`, red team round 5):
-/// such a struct gets no Rust declaration, so a kernel taking it by value is
-/// refused and a pointer to it has no element type; `void *` members stay.
+/// A struct member that points to plain data keeps its element type
+/// (`Dev<param::Ptr<u64>>`: a 1-byte buffer cannot stand for `uint64_t *`, red team
+/// round 5); one that points to addresses, handles or a struct would carry values
+/// nothing keeps alive or checks: such a struct gets no Rust declaration, so a
+/// kernel taking it by value is refused and a pointer to it has no element type.
+/// `void *` members stay untyped (`Dev<param::DevPtr>`, issue #33 R3).
 #[test]
-fn only_void_pointer_members_get_a_rust_declaration() {
-    let src = "struct typed { uint64_t *out; uint32_t n; };\n\
+fn pointer_members_to_plain_data_keep_their_element_type() {
+    let src = "struct typed { uint64_t *out; const uint8_t *bytes; uint32_t n; };\n\
                struct indirect { uint64_t **slots; };\n\
+               struct handles { doca_dpa_dev_sync_event_t *events; };\n\
+               struct nested { struct typed *inner; };\n\
                struct untyped { void *out; uint32_t n; };\n";
     let structs = crate::dpa_app::parse::parse_structs(Path::new("/abs/k.c"), src);
     let declared: Vec<&str> = declared_structs(&structs)
         .into_iter()
         .map(|s| s.name.as_str())
         .collect();
-    assert_eq!(declared, ["untyped"]);
+    assert_eq!(declared, ["typed", "untyped"]);
+    let (fields, size) = struct_layout(&structs[0]).unwrap();
+    let rust: Vec<(&str, usize)> = fields.iter().map(|(r, at)| (r.rust, *at)).collect();
+    assert_eq!(
+        rust,
+        [("param::Ptr<u64>", 0), ("param::Ptr<u8>", 8), ("u32", 16)]
+    );
+    assert_eq!(size, 24);
+    let r = rust_source(
+        "my_app",
+        &parse("__dpa_global__ void k(struct typed *s) {}\n"),
+        &structs,
+        &[],
+        Backend::Hardware,
+    )
+    .unwrap();
+    assert!(
+        r.contains("pub out: __dpa::Dev<__dpa::param::Ptr<u64>>,"),
+        "{r}"
+    );
+    assert!(
+        r.contains("pub out: __dpa::Handle<__dpa::param::Ptr<u64>>,"),
+        "{r}"
+    );
+    assert!(
+        r.contains("pub out: __dpa::Dev<__dpa::param::DevPtr>,"),
+        "{r}"
+    );
     for proto in [
-        "__dpa_global__ void k(struct typed *s) {}\n",
         "__dpa_global__ void k(struct indirect *s) {}\n",
+        "__dpa_global__ void k(struct handles *s) {}\n",
+        "__dpa_global__ void k(struct nested *s) {}\n",
     ] {
-        let e = rust_source("my_app", &parse(proto), &structs, &[]).unwrap_err();
+        let e = rust_source("my_app", &parse(proto), &structs, &[], Backend::Hardware).unwrap_err();
         assert!(
             matches!(
                 e,
@@ -248,8 +280,8 @@ fn only_void_pointer_members_get_a_rust_declaration() {
             "{proto}: {e:?}"
         );
     }
-    let fs = parse("__dpa_global__ void k(struct typed s) {}\n");
-    let e = rust_source("my_app", &fs, &structs, &[]).unwrap_err();
+    let fs = parse("__dpa_global__ void k(struct indirect s) {}\n");
+    let e = rust_source("my_app", &fs, &structs, &[], Backend::Hardware).unwrap_err();
     assert!(
         matches!(
             e,

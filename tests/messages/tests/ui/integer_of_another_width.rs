@@ -2,7 +2,7 @@
 // converted, with a check that it fits.
 use std::time::Duration;
 
-use doca::dpa::{Device, Dpa, DpaBuffer, Launcher};
+use doca::dpa::{Device, Dpa, DpaBuffer, Launcher, Untyped};
 use doca_test_kernels::doca_tests;
 
 fn main() -> doca::dpa::Result<()> {
@@ -10,9 +10,11 @@ fn main() -> doca::dpa::Result<()> {
     let out = DpaBuffer::<u64>::new(&dpa, 4)?;
     let items = vec![1u8, 2, 3];
     let launcher = Launcher::new(&dpa)?;
+    // SAFETY: `mixed_args` writes 4 `uint64_t` words at `out`, which holds 4.
+    let out = unsafe { Untyped::new(&out) };
     // `mixed_args(doca_dpa_dev_uintptr_t out, uint32_t a, uint64_t b, int32_t c, int64_t d)`
     launcher
-        .launch(&doca_tests::mixed_args, 1, (&out, items.len(), 2u64, 3i32, 4i64))?
+        .launch(&doca_tests::mixed_args, 1, (out, items.len(), 2u64, 3i32, 4i64))?
         .wait(Duration::from_secs(1))?;
     Ok(())
 }

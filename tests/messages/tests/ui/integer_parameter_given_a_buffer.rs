@@ -1,5 +1,5 @@
 // A thread function written as DOCA's samples write it (`uint64_t arg`) cannot
-// take a DPA object: the parameter must be declared `doca_dpa_dev_uintptr_t`.
+// take a DPA object: the parameter must be declared with its type (`uint64_t *`).
 use doca::dpa::{Device, Dpa, DpaBuffer, ThreadBuilder};
 use doca_test_kernels::doca_tests;
 
