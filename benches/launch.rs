@@ -96,21 +96,33 @@ struct RawEvent(*mut sys::doca_sync_event);
 impl RawEvent {
     fn new(dpa: &Dpa) -> RawEvent {
         let mut e = std::ptr::null_mut();
-        // SAFETY: the kernel→host recipe on a started context.
+        let guard = dpa.enter().unwrap();
+        let device = dpa.device().lock();
+        // SAFETY: the kernel→host recipe on a started context, under its family's
+        // guard and its device's lock.
         unsafe {
             assert_eq!(sys::doca_sync_event_create(&mut e), 0);
             assert_eq!(
-                sys::doca_sync_event_add_publisher_location_dpa(e, dpa.as_ptr()),
+                sys::doca_sync_event_add_publisher_location_dpa(e, dpa.as_ptr(&guard)),
                 0
             );
             assert_eq!(
-                sys::doca_sync_event_add_subscriber_location_cpu(e, dpa.device().as_ptr()),
+                sys::doca_sync_event_add_subscriber_location_cpu(e, dpa.device().as_ptr(&device)),
                 0
             );
             assert_eq!(sys::doca_sync_event_start(e), 0);
         }
         RawEvent(e)
     }
+}
+
+/// The raw context, for the raw side of the figures, as a program on the -sys
+/// bindings holds it: taken under the family's guard, then used with no lock
+/// (the raw side makes its calls on this thread while no other thread uses the
+/// family, as such a program must ensure itself).
+fn raw_dpa(dpa: &Dpa) -> *mut sys::doca_dpa {
+    let guard = dpa.enter().unwrap();
+    dpa.as_ptr(&guard)
 }
 
 impl Drop for RawEvent {
@@ -436,13 +448,14 @@ fn main() {
         let threads = number("DOCA_BENCH_THREADS", 1) as u32;
         let settle = Duration::from_micros(number("DOCA_BENCH_SETTLE_US", 0));
         let raw_event = RawEvent::new(&dpa);
+        let raw_ctx = raw_dpa(&dpa);
         // Warm-up (the pool starts its threads) outside the functions the
         // wait is counted in: `Launcher::wait_all`, an inline poll.
         const WARM_UP: u64 = 20;
         for i in 1..=WARM_UP {
             match mode.as_str() {
                 "raw" => {
-                    assert_eq!(raw_submit(dpa.as_ptr(), raw_event.0), 0);
+                    assert_eq!(raw_submit(raw_ctx, raw_event.0), 0);
                     let mut v = 0;
                     while v < i {
                         // SAFETY: started event; valid out-pointer.
@@ -458,7 +471,7 @@ fn main() {
         for i in WARM_UP + 1..=WARM_UP + n {
             match mode.as_str() {
                 "raw" => {
-                    assert_eq!(raw_submit(dpa.as_ptr(), raw_event.0), 0);
+                    assert_eq!(raw_submit(raw_ctx, raw_event.0), 0);
                     std::thread::sleep(settle);
                     raw_wait(raw_event.0, i);
                 }
@@ -476,13 +489,14 @@ fn main() {
 
     // 1. safe vs raw
     let raw_event = RawEvent::new(&dpa);
+    let raw_ctx = raw_dpa(&dpa);
     let mut target = 0u64;
     let (safe, raw) = per_iter_pair(
         iters(5_000),
         || safe_launch(1),
         || {
             target += 1;
-            raw_launch_wait(dpa.as_ptr(), raw_event.0, target);
+            raw_launch_wait(raw_ctx, raw_event.0, target);
         },
     );
     ratio_row(
@@ -622,18 +636,20 @@ fn main() {
     let fresh = per_iter(iters(1_000), || {
         let event = CompletionEvent::new(&dpa, doca::dpa::Export::No).unwrap();
         let mut v = 0;
-        // SAFETY: started context/event, kernel of the app.
+        let guard = dpa.enter().unwrap();
+        // SAFETY: started context/event, under their family's guard; kernel of the app.
         let rc = unsafe {
             sys::doca_dpa_kernel_launch_update_add(
-                dpa.as_ptr(),
+                dpa.as_ptr(&guard),
                 std::ptr::null_mut(),
                 0,
-                event_ptr(&event),
+                event.as_ptr(&guard),
                 1,
                 1,
                 Some(noop),
             )
         };
+        drop(guard);
         assert_eq!(rc, 0);
         while v < 1 {
             v = event.get().unwrap();
@@ -707,10 +723,4 @@ fn main() {
 /// Launches per second of `per_launch`.
 fn rate(per_launch: Duration) -> f64 {
     1.0 / per_launch.as_secs_f64()
-}
-
-/// The raw event behind a safe completion event, for the fresh-event figure
-/// (which must launch on it without a Launcher).
-fn event_ptr(event: &CompletionEvent) -> *mut sys::doca_sync_event {
-    event.as_ptr()
 }

@@ -160,23 +160,24 @@ fn an_argument_that_launches_on_the_same_launcher_while_lowered() {
     });
 }
 
-/// The launcher's state is guarded by the DOCA lock; a thread that holds that
-/// lock already (inside `serialized`, which DOCA calls of other libraries may
-/// use) gets a typed error from the launcher, not a second borrow of its state
-/// or a deadlock, and the launcher works again once the lock is released.
+/// The launcher's state is guarded by its context family's lock; a thread that
+/// holds that lock already (inside a `FamilyGuard`, where raw DOCA calls on the
+/// family are made) gets a typed error from the launcher, not a second borrow of
+/// its state or a deadlock, and the launcher works again once the guard is
+/// dropped.
 #[test]
-fn a_launcher_used_under_the_doca_lock_refuses_with_an_error() {
-    within("a launch under the DOCA lock", || {
+fn a_launcher_used_under_its_family_guard_refuses_with_an_error() {
+    within("a launch under the family's guard", || {
         let dpa = Dpa::start(&common::device(), doca_tests::app()).unwrap();
         let launcher = Launcher::new(&dpa).unwrap();
-        let refused = doca::dpa::serialized(|| {
-            launcher
-                .launch(&doca_tests::noop, 1, ())
-                .map(|_| ())
-                .unwrap_err()
-        });
+        let guard = dpa.enter().unwrap();
+        let refused = launcher
+            .launch(&doca_tests::noop, 1, ())
+            .map(|_| ())
+            .unwrap_err();
+        drop(guard);
         assert!(
-            refused.is_not_supported() && refused.to_string().contains("DOCA lock"),
+            refused.is_not_supported() && refused.to_string().contains("family's lock"),
             "{refused}"
         );
         assert_eq!(launcher.submitted(), 0);
