@@ -189,3 +189,132 @@ fn a_launcher_used_under_its_family_guard_refuses_with_an_error() {
         assert_eq!(launcher.completed().unwrap(), 1);
     });
 }
+
+/// Independence (#33): one context family's DOCA call is held inside DOCA (the
+/// sim's `Scope::hold`: the call stops in the sim with the family's guard held),
+/// while another family — its own context, on the same device — launches, waits,
+/// makes an RPC and drops objects to completion. With one process-wide DOCA lock
+/// every call of every context queued behind the held one. The held family's
+/// other calls do wait for it: its guard is held.
+#[cfg(doca_backend = "sim")]
+#[test]
+fn a_family_held_inside_doca_does_not_stop_another() {
+    use doca::dpa::{CompletionEvent, Export, NotificationCompletion, ThreadBuilder};
+    within("independence", || {
+        let device = common::device();
+        let held = Dpa::start(&device, doca_tests::app()).unwrap();
+        let free = Dpa::start(&device, doca_tests::app()).unwrap();
+        let scope = doca::sim::Scope::new();
+        let hold = scope.hold("doca_dpa_mem_alloc").unwrap();
+        // A: an allocation of the held family, stopped inside DOCA.
+        let stuck = {
+            let (dpa, handle) = (held.clone(), scope.handle());
+            std::thread::spawn(move || {
+                let _in = handle.enter();
+                DpaBuffer::<u64>::new(&dpa, 4).map(drop)
+            })
+        };
+        assert!(
+            hold.wait_stopped(Duration::from_secs(20)),
+            "the held call never reached the sim"
+        );
+        // Another call of the held family waits for its guard.
+        let waiting = {
+            let dpa = held.clone();
+            std::thread::spawn(move || dpa.health())
+        };
+        // B: the other family, start to finish, on a thread outside the scope.
+        let (tx, rx) = std::sync::mpsc::channel();
+        let other = {
+            let dpa = free.clone();
+            std::thread::spawn(move || {
+                let run = || -> doca::dpa::Result<u64> {
+                    let out = DpaBuffer::<u64>::new(&dpa, 2)?;
+                    let launcher = Launcher::new(&dpa)?;
+                    launcher
+                        .launch(&doca_tests::write_ranks, 2, (&out, 40u64))?
+                        .wait(Duration::from_secs(20))?;
+                    let event = CompletionEvent::new(&dpa, Export::ToDpa)?;
+                    launcher
+                        .launch(&doca_tests::set_event, 1, (&event, 7u64))?
+                        .wait(Duration::from_secs(20))?;
+                    let thread = ThreadBuilder::new(&dpa, &doca_tests::noop, ())?.start()?;
+                    let notify = NotificationCompletion::new(&thread)?;
+                    let sum = dpa.rpc(&doca_tests::add, (1u64, 1u64), Duration::from_secs(20))?;
+                    let written = out.to_vec()?;
+                    drop((notify, thread, launcher, out));
+                    Ok(sum + written[0] + written[1] + event.get()?)
+                };
+                let _ = tx.send(run());
+            })
+        };
+        let result = rx.recv_timeout(Duration::from_secs(20));
+        let waited_meanwhile = !waiting.is_finished();
+        hold.release();
+        assert_eq!(
+            result
+                .expect("the other family's calls queued behind the held one")
+                .map_err(|e| e.to_string()),
+            Ok(2 + 40 + 41 + 7)
+        );
+        assert!(
+            waited_meanwhile,
+            "a call of the held family ran while the family's guard was held inside DOCA"
+        );
+        other.join().unwrap();
+        stuck.join().unwrap().unwrap();
+        assert_eq!(waiting.join().unwrap().unwrap(), doca::dpa::Health::Ok);
+        assert!(hold.stopped() >= 1);
+        assert_eq!(doca::dpa::core::order_violations(), 0);
+    });
+}
+
+/// A `CompletionEvent::reached` future first polled while a timed-out RPC's call
+/// still runs on the family's RPC thread returns `Pending` at once (its poll
+/// asks the context's health without waiting for the RPC, and reads the event,
+/// which an RPC does not keep from being read), and completes once the event
+/// is set. (It blocked 13 s, until that call returned.)
+#[cfg(doca_backend = "sim")]
+#[test]
+fn a_reached_future_does_not_wait_for_a_timed_out_rpc() {
+    use doca::dpa::{CompletionEvent, Engine, Export, WaitEvent};
+    use std::future::Future;
+    use std::task::{Context, Wake, Waker};
+    struct Noop;
+    impl Wake for Noop {
+        fn wake(self: std::sync::Arc<Self>) {}
+    }
+    within("reached during a timed-out rpc", || {
+        let dpa = Dpa::start(&common::device(), doca_tests::app()).unwrap();
+        let engine = Engine::new().unwrap();
+        let event = CompletionEvent::with_engine(&dpa, Export::ToDpa, &engine).unwrap();
+        let go = WaitEvent::new(&dpa, Export::ToDpa).unwrap();
+        let data = DpaBuffer::<u64>::new(&dpa, 8).unwrap();
+        let timed_out = dpa.rpc(
+            &doca_tests::sound_hung_rpc,
+            (&go, &data),
+            Duration::from_millis(20),
+        );
+        assert!(
+            matches!(timed_out, Err(doca::dpa::Error::RpcTimeout(_))),
+            "{timed_out:?}"
+        );
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let (first, took) = rt.block_on(async {
+            let mut reached = std::pin::pin!(event.reached(1));
+            let waker = Waker::from(std::sync::Arc::new(Noop));
+            let started = std::time::Instant::now();
+            let first = reached.as_mut().poll(&mut Context::from_waker(&waker));
+            (first.is_pending(), started.elapsed())
+        });
+        go.set(1).unwrap();
+        assert!(first, "the first poll completed before the event was set");
+        assert!(
+            took < Duration::from_secs(1),
+            "the first poll waited {took:?} (for the timed-out RPC's call?)"
+        );
+    });
+}

@@ -2600,10 +2600,7 @@ mod round4 {
             // A: one library call inside the family's guard (the DOCA lock's
             // successor: taking it waits for the RPC with no lock held).
             let t = Instant::now();
-            let health = dpa
-                .enter()
-                .and_then(|_guard| dpa.health())
-                .map_err(e);
+            let health = dpa.enter().and_then(|_guard| dpa.health()).map_err(e);
             let nested_took = t.elapsed();
             let rpc = rpc.join().map_err(|_| "rpc thread panicked")?;
             let (set, set_took) = setter.join().map_err(|_| "setter panicked")?;

@@ -198,7 +198,12 @@ impl CompletionBuilder {
         inner.dpa.with_ctx(|_, g| {
             // SAFETY: an unstarted completion and a started thread of its context,
             // under their family's guard.
-            unsafe { doca_call!(doca_dpa_completion_set_thread(raw.as_ptr(g), thread.as_ptr(g))) }
+            unsafe {
+                doca_call!(doca_dpa_completion_set_thread(
+                    raw.as_ptr(g),
+                    thread.as_ptr(g)
+                ))
+            }
         })?;
         inner.thread = Some(thread.clone());
         Ok(self)

@@ -801,7 +801,10 @@ impl Dpa {
         }
         let Some(ptr) = NonNull::new(raw) else {
             drop(guard);
-            return Err(Error::invalid("doca_dpa_device_extend", "DOCA returned NULL"));
+            return Err(Error::invalid(
+                "doca_dpa_device_extend",
+                "DOCA returned NULL",
+            ));
         };
         // SAFETY: the new context, whose calls are the family's.
         let raw: Raw<sys::doca_dpa> = unsafe { self.inner.family.domain.raw(ptr) };

@@ -86,7 +86,10 @@ impl HashTable {
         let mut h = 0;
         // SAFETY: our table, under its family's guard; valid out-pointer.
         dpa.with_ctx(|_, g| unsafe {
-            doca_call!(doca_dpa_hash_table_get_dpa_handle(table.raw.as_ptr(g), &mut h))
+            doca_call!(doca_dpa_hash_table_get_dpa_handle(
+                table.raw.as_ptr(g),
+                &mut h
+            ))
         })?;
         table.handle = h as u64;
         tracing::debug!(target: "doca_dpa::hash_table", num_entries, "DPA hash table created");

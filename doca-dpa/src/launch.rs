@@ -220,10 +220,7 @@ impl Launcher {
     /// Creates the launcher and its two completion events (DPA publisher, CPU
     /// subscriber; see [`CompletionEvent`](crate::CompletionEvent)).
     pub fn new(dpa: &Dpa) -> Result<Launcher> {
-        Launcher::on([
-            Event::completion(dpa, None)?,
-            Event::completion(dpa, None)?,
-        ])
+        Launcher::on([Event::completion(dpa, None)?, Event::completion(dpa, None)?])
     }
 
     /// Like [`Launcher::new`], with both completion events driven by `engine`, so
@@ -253,26 +250,27 @@ impl Launcher {
             state: Guarded::new(
                 dpa.domain(),
                 State {
-                raw: RawLaunch {
-                    dpa: ctx,
-                    wait_event: std::ptr::null_mut(),
-                    wait_threshold: 0,
-                    comp_event: event_ptrs[0],
-                    comp_count: 1,
-                    num_threads: 1,
-                    add: 1,
+                    raw: RawLaunch {
+                        dpa: ctx,
+                        wait_event: std::ptr::null_mut(),
+                        wait_threshold: 0,
+                        comp_event: event_ptrs[0],
+                        comp_count: 1,
+                        num_threads: 1,
+                        add: 1,
+                    },
+                    event_ptrs,
+                    submitted: 0,
+                    retired: 0,
+                    epochs: Epochs {
+                        second_current: false,
+                        closed_through: 0,
+                        assigned: [0, 0],
+                        seen: [0, 0],
+                    },
+                    keep: KeepQueue::with_capacity(64),
                 },
-                event_ptrs,
-                submitted: 0,
-                retired: 0,
-                epochs: Epochs {
-                    second_current: false,
-                    closed_through: 0,
-                    assigned: [0, 0],
-                    seen: [0, 0],
-                },
-                keep: KeepQueue::with_capacity(64),
-            }),
+            ),
             submitted: AtomicU64::new(0),
             retired: AtomicU64::new(0),
             checked_app: std::sync::atomic::AtomicUsize::new(0),

@@ -116,7 +116,12 @@ impl DpaMmap {
         // inside it (checked above); the map keeps the memory alive. Under the
         // family's guard.
         dpa.or_fatal(dpa.with_ctx(|ctx, g| unsafe {
-            doca_call!(doca_mmap_set_dpa_memrange(map.raw.as_ptr(g), ctx, addr, len))
+            doca_call!(doca_mmap_set_dpa_memrange(
+                map.raw.as_ptr(g),
+                ctx,
+                addr,
+                len
+            ))
         }))?;
         let mut h = 0;
         dpa.with_ctx(|_, g| {

@@ -99,15 +99,14 @@ impl RpcWorker {
         use std::sync::mpsc::RecvTimeoutError;
         match self.outcomes.recv_timeout(timeout) {
             Err(RecvTimeoutError::Timeout) => {
-                match call.compare_exchange(
-                    RUNNING,
-                    ABANDONED,
-                    Ordering::AcqRel,
-                    Ordering::Acquire,
-                ) {
+                match call.compare_exchange(RUNNING, ABANDONED, Ordering::AcqRel, Ordering::Acquire)
+                {
                     Ok(_) => Err(RecvTimeoutError::Timeout),
                     // It returned as the wait ended: the outcome was sent first.
-                    Err(_) => self.outcomes.recv().map_err(|_| RecvTimeoutError::Disconnected),
+                    Err(_) => self
+                        .outcomes
+                        .recv()
+                        .map_err(|_| RecvTimeoutError::Disconnected),
                 }
             }
             other => other,

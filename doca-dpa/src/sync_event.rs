@@ -75,24 +75,24 @@ impl Event {
             let device = dpa.device().lock();
             let dev = dpa.device().as_ptr(&device);
             match recipe {
-            Recipe::HostToKernel => {
-                // SAFETY: as above: an idle event, a started DPA context and its open device.
-                unsafe { doca_call!(doca_sync_event_add_publisher_location_cpu(e, dev)) }?;
-                // SAFETY: as above: an idle event, a started DPA context and its open device.
-                unsafe { doca_call!(doca_sync_event_add_subscriber_location_dpa(e, d)) }
-            }
-            Recipe::KernelToHost => {
-                // SAFETY: as above: an idle event, a started DPA context and its open device.
-                unsafe { doca_call!(doca_sync_event_add_publisher_location_dpa(e, d)) }?;
-                // SAFETY: as above: an idle event, a started DPA context and its open device.
-                unsafe { doca_call!(doca_sync_event_add_subscriber_location_cpu(e, dev)) }
-            }
-            Recipe::KernelToKernel => {
-                // SAFETY: as above: an idle event, a started DPA context and its open device.
-                unsafe { doca_call!(doca_sync_event_add_publisher_location_dpa(e, d)) }?;
-                // SAFETY: as above: an idle event, a started DPA context and its open device.
-                unsafe { doca_call!(doca_sync_event_add_subscriber_location_dpa(e, d)) }
-            }
+                Recipe::HostToKernel => {
+                    // SAFETY: as above: an idle event, a started DPA context and its open device.
+                    unsafe { doca_call!(doca_sync_event_add_publisher_location_cpu(e, dev)) }?;
+                    // SAFETY: as above: an idle event, a started DPA context and its open device.
+                    unsafe { doca_call!(doca_sync_event_add_subscriber_location_dpa(e, d)) }
+                }
+                Recipe::KernelToHost => {
+                    // SAFETY: as above: an idle event, a started DPA context and its open device.
+                    unsafe { doca_call!(doca_sync_event_add_publisher_location_dpa(e, d)) }?;
+                    // SAFETY: as above: an idle event, a started DPA context and its open device.
+                    unsafe { doca_call!(doca_sync_event_add_subscriber_location_cpu(e, dev)) }
+                }
+                Recipe::KernelToKernel => {
+                    // SAFETY: as above: an idle event, a started DPA context and its open device.
+                    unsafe { doca_call!(doca_sync_event_add_publisher_location_dpa(e, d)) }?;
+                    // SAFETY: as above: an idle event, a started DPA context and its open device.
+                    unsafe { doca_call!(doca_sync_event_add_subscriber_location_dpa(e, d)) }
+                }
             }
         })?;
         match engine {

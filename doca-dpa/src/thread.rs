@@ -449,8 +449,10 @@ impl ThreadGroup {
             });
         }
         // SAFETY: every rank set with a started thread; under the family's guard.
-        dpa.with_ctx(|_, g| unsafe { doca_call!(doca_dpa_thread_group_start(group.raw.as_ptr(g))) })
-            .inspect_err(|_| group.teardown())?;
+        dpa.with_ctx(|_, g| unsafe {
+            doca_call!(doca_dpa_thread_group_start(group.raw.as_ptr(g)))
+        })
+        .inspect_err(|_| group.teardown())?;
         group.raw.set_started();
         Ok(ThreadGroup { inner: group })
     }

@@ -17,9 +17,9 @@ use std::time::Duration;
 
 use doca_dpa_sys as sys;
 
+use crate::core::{Anytime, Raw};
 #[cfg(doca_dpa_wait_tasks)]
 use crate::core::{Ctx, OnQueryError};
-use crate::core::{Anytime, Raw};
 use crate::dpa::Dpa;
 use crate::engine::{unavailable, Engine};
 use crate::error::{doca_call, Error, Result};

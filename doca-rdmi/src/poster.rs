@@ -56,7 +56,12 @@ fn create(config: &Config, uses: &PosterUses) -> Result<*mut sys::doca_rdmi_post
     let verbs = config.verbs.lock();
     // SAFETY: a live verbs context (held by the caller), under its lock; valid
     // out-pointer.
-    unsafe { rdmi_call!(doca_rdmi_poster_create(config.verbs.as_ptr(&verbs), &mut raw)) }?;
+    unsafe {
+        rdmi_call!(doca_rdmi_poster_create(
+            config.verbs.as_ptr(&verbs),
+            &mut raw
+        ))
+    }?;
     Ok(raw)
 }
 

@@ -412,7 +412,8 @@ impl CqAttributes {
         // SAFETY: what doca_verbs_cq_attr_create just returned: NULL or a new object that
         // nothing else owns, handed over here, in the verbs context's domain
         // (`held` is its lock).
-        let a = unsafe { Owned::<RawCqAttr, Anytime>::new("doca_verbs_cq_attr_create", raw, domain) }?;
+        let a =
+            unsafe { Owned::<RawCqAttr, Anytime>::new("doca_verbs_cq_attr_create", raw, domain) }?;
         let p = a.as_ptr(held);
         // SAFETY: `p` is our live attribute object.
         unsafe { rdmi_call!(doca_verbs_cq_attr_set_cq_size(p, attrs.size as _)) }?;

@@ -239,8 +239,8 @@ mod tests {
     fn a_context_never_started_has_nothing_to_stop() {
         let domain = Domain::new(super::super::guard::Kind::Engine);
         // SAFETY: never dereferenced: no DOCA call is made in these phases.
-        let ctx = unsafe { Ctx::new("doca_test_as_ctx", NonNull::dangling().as_ptr(), &domain) }
-            .unwrap();
+        let ctx =
+            unsafe { Ctx::new("doca_test_as_ctx", NonNull::dangling().as_ptr(), &domain) }.unwrap();
         // SAFETY: NULL, refused before any use.
         assert!(unsafe { Ctx::new("doca_test_as_ctx", std::ptr::null_mut(), &domain) }.is_err());
         let mut progressed = 0;

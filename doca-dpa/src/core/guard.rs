@@ -688,7 +688,9 @@ impl<T> Guarded<T> {
 
 impl<T> std::fmt::Debug for Borrowed<'_, T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Borrowed").field("held", &self.held).finish_non_exhaustive()
+        f.debug_struct("Borrowed")
+            .field("held", &self.held)
+            .finish_non_exhaustive()
     }
 }
 
