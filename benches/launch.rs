@@ -19,7 +19,9 @@
 //!    launch;
 //! 8. launches per second from 4 tasks on a multi-threaded tokio runtime
 //!    sharing one launcher vs 1 task (and with a launcher per task);
-//! 9. an RPC's round trip (`Dpa::rpc`) vs a launch's.
+//! 9. an RPC's round trip (`Dpa::rpc`) vs a launch's;
+//! 10. launches per second from N contexts (N context families) driven from
+//!     N threads vs 1 context from 1 thread, with the CPU time per launch.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -409,6 +411,59 @@ fn tasks_vs_one(rt: &tokio::runtime::Runtime, many: &[Arc<Launcher>]) -> (Durati
     (m / (TASK_LAUNCHES * many.len() as u32), one / TASK_LAUNCHES)
 }
 
+// ------------------------------------------------------------ contexts
+
+/// Launches each context's thread makes (and waits for) in one batch.
+const CONTEXT_LAUNCHES: u32 = 1000;
+
+/// One batch: a thread per launcher, each launching the no-op kernel on its
+/// own context and waiting for it, `CONTEXT_LAUNCHES` times.
+fn contexts_batch(launchers: &[Launcher]) {
+    std::thread::scope(|s| {
+        for l in launchers {
+            s.spawn(move || {
+                for _ in 0..CONTEXT_LAUNCHES {
+                    l.launch(&doca_tests::noop, 1, ()).unwrap().wait(WAIT).unwrap();
+                }
+            });
+        }
+    });
+}
+
+/// CPU time the whole process has used (the sim's workers included).
+fn process_cpu() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: a valid clock id and out-pointer.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0);
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+/// Wall time and process CPU time per launch of batches on `many` launchers
+/// (one thread each) and on the first of them alone, in alternating rounds.
+fn contexts_vs_one(many: &[Launcher]) -> [(Duration, Duration); 2] {
+    // CPU time and batches, per side.
+    let spent = [Cell::new((Duration::ZERO, 0u32)), Cell::new((Duration::ZERO, 0u32))];
+    let timed = |side: usize, launchers: &[Launcher]| {
+        let before = process_cpu();
+        contexts_batch(launchers);
+        let (cpu, batches) = spent[side].get();
+        spent[side].set((cpu + (process_cpu() - before), batches + 1));
+    };
+    let (m, one) = per_iter_pair(iters(10), || timed(0, many), || timed(1, &many[..1]));
+    let per = |side: usize, launches: usize| {
+        let (cpu, batches) = spent[side].get();
+        cpu / (batches * launches as u32 * CONTEXT_LAUNCHES)
+    };
+    [
+        (m / (CONTEXT_LAUNCHES * many.len() as u32), per(0, many.len())),
+        (one / CONTEXT_LAUNCHES, per(1, 1)),
+    ]
+}
+
 // ------------------------------------------------------------ the run
 
 fn main() {
@@ -702,6 +757,31 @@ fn main() {
             rate(one)
         ),
     );
+
+    // 10. N contexts (N families) from N threads vs 1 context from 1 thread.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    for (first, n) in [(true, 4usize), (false, cores.max(2))] {
+        let contexts: Vec<_> = (0..n)
+            .map(|_| Launcher::new(&common::dpa()).unwrap())
+            .collect();
+        let [(many, many_cpu), (one, one_cpu)] = contexts_vs_one(&contexts);
+        let label = if first {
+            format!("10. launches/s, {n} contexts on {n} threads / 1 on 1")
+        } else {
+            format!("   {n} contexts on {n} threads / 1 on 1")
+        };
+        ratio_row(
+            &label,
+            one,
+            many,
+            format!(
+                "context ({cores} cores, shared with the sim's workers); {n} contexts {:.0}/s, \
+                 1 context {:.0}/s; CPU per launch {many_cpu:?} and {one_cpu:?}",
+                rate(many),
+                rate(one)
+            ),
+        );
+    }
 
     // 9. RPC round trip
     let (rpc, launch) = per_iter_pair(
