@@ -141,6 +141,19 @@ struct State {
 unsafe impl Send for State {}
 
 impl State {
+    /// `doca_sync_event_get` of `events[event]`, by a thread that borrowed the
+    /// state (so holds the family's lock).
+    #[inline(always)]
+    fn read(&self, event: usize) -> Result<u64> {
+        let mut v = 0;
+        // SAFETY: one of the launcher's started events, which live as long as it;
+        // their pointers are in this state, which is reached under the family's
+        // lock only (the event's own domain: `Launcher::on`); valid out-pointer.
+        let rc = unsafe { sys::doca_sync_event_get(self.event_ptrs[event], &mut v) };
+        crate::error::check("doca_sync_event_get", rc)?;
+        Ok(v)
+    }
+
     /// Closes the current epoch: later launches count on the other event. Only once
     /// the closed epoch has finished (`closed_pending` is `None`), so an event is
     /// given new launches only when none of its earlier ones still runs, and two
@@ -680,7 +693,7 @@ impl Locked<'_> {
     /// `doca_sync_event_get` of `events[event]`, remembered.
     #[inline(always)]
     fn read(&mut self, event: usize) -> Result<u64> {
-        let value = self.l.events[event].get_locked(self.s.held())?;
+        let value = self.s.read(event)?;
         self.s.epochs.seen[event] = value;
         Ok(value)
     }
@@ -949,7 +962,7 @@ impl<'l> Launch<'l> {
         // (`Locked::has_counted_all`).
         let current = usize::from(s.epochs.second_current);
         let given = s.epochs.assigned[current] + (s.submitted - through);
-        let seen = match l.events[current].get_locked(s.held()) {
+        let seen = match s.read(current) {
             Ok(seen) => seen,
             Err(e) => {
                 drop(s);
