@@ -423,7 +423,10 @@ fn contexts_batch(launchers: &[Launcher]) {
         for l in launchers {
             s.spawn(move || {
                 for _ in 0..CONTEXT_LAUNCHES {
-                    l.launch(&doca_tests::noop, 1, ()).unwrap().wait(WAIT).unwrap();
+                    l.launch(&doca_tests::noop, 1, ())
+                        .unwrap()
+                        .wait(WAIT)
+                        .unwrap();
                 }
             });
         }
@@ -446,7 +449,10 @@ fn process_cpu() -> Duration {
 /// (one thread each) and on the first of them alone, in alternating rounds.
 fn contexts_vs_one(many: &[Launcher]) -> [(Duration, Duration); 2] {
     // CPU time and batches, per side.
-    let spent = [Cell::new((Duration::ZERO, 0u32)), Cell::new((Duration::ZERO, 0u32))];
+    let spent = [
+        Cell::new((Duration::ZERO, 0u32)),
+        Cell::new((Duration::ZERO, 0u32)),
+    ];
     let timed = |side: usize, launchers: &[Launcher]| {
         let before = process_cpu();
         contexts_batch(launchers);
@@ -459,7 +465,10 @@ fn contexts_vs_one(many: &[Launcher]) -> [(Duration, Duration); 2] {
         cpu / (batches * launches as u32 * CONTEXT_LAUNCHES)
     };
     [
-        (m / (CONTEXT_LAUNCHES * many.len() as u32), per(0, many.len())),
+        (
+            m / (CONTEXT_LAUNCHES * many.len() as u32),
+            per(0, many.len()),
+        ),
         (one / CONTEXT_LAUNCHES, per(1, 1)),
     ]
 }
@@ -743,8 +752,10 @@ fn main() {
             rate(one)
         ),
     );
+    // A launcher per task, each on a context (a family) and an engine of its
+    // own: nothing is shared between the tasks but the runtime.
     let own: Vec<_> = (0..TASKS)
-        .map(|_| Arc::new(Launcher::with_engine(&dpa, &engine).unwrap()))
+        .map(|_| Arc::new(Launcher::with_engine(&common::dpa(), &Engine::new().unwrap()).unwrap()))
         .collect();
     let (many, one) = tasks_vs_one(&rt, &own);
     ratio_row(
@@ -752,10 +763,43 @@ fn main() {
         one,
         many,
         format!(
+            "target >= 1.0; {TASKS} tasks {:.0}/s, 1 task {:.0}/s, each launcher on its own \
+             context and engine",
+            rate(many),
+            rate(one)
+        ),
+    );
+    // The same on one context and one engine: one family's lock and one
+    // engine's for every task.
+    let shared_context: Vec<_> = (0..TASKS)
+        .map(|_| Arc::new(Launcher::with_engine(&dpa, &engine).unwrap()))
+        .collect();
+    let (many, one) = tasks_vs_one(&rt, &shared_context);
+    ratio_row(
+        &format!("   {TASKS} tasks / 1 task, a launcher per task, one context"),
+        one,
+        many,
+        format!(
             "context; {TASKS} tasks {:.0}/s, 1 task {:.0}/s",
             rate(many),
             rate(one)
         ),
+    );
+
+    // 9. RPC round trip
+    let (rpc, launch) = per_iter_pair(
+        iters(1_000),
+        || {
+            let sum = dpa.rpc(&doca_tests::add, (40u64, 2u64), WAIT).unwrap();
+            assert_eq!(sum, 42);
+        },
+        || safe_launch(1),
+    );
+    ratio_row(
+        "9. RPC round trip / launch round trip",
+        rpc,
+        launch,
+        format!("context; rpc {rpc:?}, launch {launch:?}"),
     );
 
     // 10. N contexts (N families) from N threads vs 1 context from 1 thread.
@@ -782,22 +826,6 @@ fn main() {
             ),
         );
     }
-
-    // 9. RPC round trip
-    let (rpc, launch) = per_iter_pair(
-        iters(1_000),
-        || {
-            let sum = dpa.rpc(&doca_tests::add, (40u64, 2u64), WAIT).unwrap();
-            assert_eq!(sum, 42);
-        },
-        || safe_launch(1),
-    );
-    ratio_row(
-        "9. RPC round trip / launch round trip",
-        rpc,
-        launch,
-        format!("context; rpc {rpc:?}, launch {launch:?}"),
-    );
 }
 
 /// Launches per second of `per_launch`.

@@ -55,11 +55,10 @@ fn host_threads_with_their_own_contexts_launch_concurrently() {
 }
 
 /// An RPC waits on the device for an event; a second thread makes a call with the
-/// same context (it waits at the context's RPC gate until the RPC returns); a third
-/// sets the event. The set must not wait for the second thread: a call waiting at
-/// the gate holds no process-wide lock (an argument like `dpa.as_ptr()` is
-/// evaluated before the DOCA lock is taken). Before that, the three stalled until
-/// the run-time limit stopped the RPC.
+/// same context (it waits for the family's guard until the RPC returns); a third
+/// sets the event. The set must not wait for the second thread: a call waiting for
+/// the guard holds no lock (an event's `set` takes the family's lock while the RPC
+/// runs). Before that, the three stalled until the run-time limit stopped the RPC.
 #[test]
 fn a_call_waiting_for_an_rpc_does_not_stop_the_event_that_releases_it() {
     use doca::dpa::{Export, WaitEvent};

@@ -144,10 +144,11 @@ impl Engine {
             broadcast,
         };
         let mut fd = -1;
-        // SAFETY: our engine, under its lock; valid out-pointer. On failure
-        // `inner` destroys it.
-        (inner.pe.raw())
-            .with(|pe, _| unsafe { doca_call!(doca_pe_get_notification_handle(pe, &mut fd)) })??;
+        inner.pe.raw().with(|pe, _| {
+            // SAFETY: our engine, under its lock; valid out-pointer. On failure
+            // `inner` destroys it.
+            unsafe { doca_call!(doca_pe_get_notification_handle(pe, &mut fd)) }
+        })??;
         inner.fd = fd;
         Ok(Engine {
             inner: Arc::new(inner),
@@ -217,9 +218,10 @@ impl Engine {
 
     /// Arms the handle (`doca_pe_request_notification`).
     fn request_notification(&self) -> Result<()> {
-        // SAFETY: our engine, under its lock.
-        (self.inner.pe.raw())
-            .with(|pe, _| unsafe { doca_call!(doca_pe_request_notification(pe)) })?
+        self.inner.pe.raw().with(|pe, _| {
+            // SAFETY: our engine, under its lock.
+            unsafe { doca_call!(doca_pe_request_notification(pe)) }
+        })?
     }
 
     /// Consumes a notification (`doca_pe_clear_notification`).

@@ -100,15 +100,15 @@ impl Event {
             Some(engine) => match Waiter::start(&event.raw, dpa, engine) {
                 Ok(w) => event.waiter = Some(w),
                 Err((partial, err)) => {
-                    event.waiter = partial;
+                    event.waiter = partial.map(|w| *w);
                     return Err(err);
                 }
             },
             None => {
-                // SAFETY: a configured event, under its family's lock.
-                event
-                    .raw
-                    .with(|e, _| unsafe { doca_call!(doca_sync_event_start(e)) })??;
+                event.raw.with(|e, _| {
+                    // SAFETY: a configured event, under its family's lock.
+                    unsafe { doca_call!(doca_sync_event_start(e)) }
+                })??;
                 event.started = true;
             }
         }
@@ -220,9 +220,10 @@ impl Event {
     }
 
     fn set(&self, value: u64) -> Result<()> {
-        // SAFETY: a started event, under its family's lock.
-        self.raw
-            .with(|e, _| unsafe { doca_call!(doca_sync_event_update_set(e, value)) })?
+        self.raw.with(|e, _| {
+            // SAFETY: a started event, under its family's lock.
+            unsafe { doca_call!(doca_sync_event_update_set(e, value)) }
+        })?
     }
 
     fn add(&self, value: u64) -> Result<u64> {

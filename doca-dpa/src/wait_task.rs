@@ -89,7 +89,7 @@ impl Waiter {
         event: &Raw<sys::doca_sync_event, Anytime>,
         dpa: &Dpa,
         engine: &Engine,
-    ) -> std::result::Result<Waiter, (Option<Waiter>, Error)> {
+    ) -> std::result::Result<Waiter, (Option<Box<Waiter>>, Error)> {
         let cap = {
             let device = dpa.device().lock();
             let info = dpa.device().devinfo(&device);
@@ -129,7 +129,7 @@ impl Waiter {
         drop(family);
         match configured {
             Ok(()) => Ok(w),
-            Err(e) => Err((Some(w), e)),
+            Err(e) => Err((Some(Box::new(w)), e)),
         }
     }
 
@@ -188,7 +188,7 @@ impl Waiter {
         _event: &Raw<sys::doca_sync_event, Anytime>,
         _dpa: &Dpa,
         _engine: &Engine,
-    ) -> std::result::Result<Waiter, (Option<Waiter>, Error)> {
+    ) -> std::result::Result<Waiter, (Option<Box<Waiter>>, Error)> {
         Err((
             None,
             unavailable("this build of DOCA lacks the sync-event wait tasks"),

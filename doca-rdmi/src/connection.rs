@@ -304,10 +304,11 @@ impl ConnInner {
     fn recv_ack(&self, n: u32) -> Result<()> {
         const CALL: &str = "doca_rdmi_connection_recv_ack";
         let n = fit(CALL, "num_acked", n)?;
-        // SAFETY: a started (or stopping) connection of ours, under its family's
-        // lock.
-        self.raw()
-            .with(|p, _| unsafe { rdmi_call!(doca_rdmi_connection_recv_ack(p, n)) })?
+        self.raw().with(|p, _| {
+            // SAFETY: a started (or stopping) connection of ours, under its
+            // family's lock.
+            unsafe { rdmi_call!(doca_rdmi_connection_recv_ack(p, n)) }
+        })?
     }
 
     fn receive(&self) -> Option<&ReceiveBuffer> {

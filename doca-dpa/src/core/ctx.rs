@@ -127,9 +127,10 @@ impl Ctx {
 
     /// `doca_ctx_start`.
     pub fn start(&self) -> Result<()> {
-        // SAFETY: a configured context of a live object, under its domain's lock.
-        self.raw
-            .with(|p, _| unsafe { crate::__doca_core_call!(doca_dpa_sys::doca_ctx_start(p)) })??;
+        self.raw.with(|p, _| {
+            // SAFETY: a configured context of a live object, under its domain's lock.
+            unsafe { crate::__doca_core_call!(doca_dpa_sys::doca_ctx_start(p)) }
+        })??;
         self.set_phase(Phase::Running);
         Ok(())
     }
