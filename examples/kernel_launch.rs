@@ -35,6 +35,10 @@ fn main() -> Result<(), Report> {
         limits.max_threads_per_kernel,
         limits.kernel_max_run_time
     );
+    println!(
+        "  (EU: execution unit, one hardware thread of the DPA; \"available\" counts the EUs \
+         this context can use)"
+    );
 
     let threads: u32 = 16.min(limits.max_threads_per_kernel);
     let (scale, offset) = (1000u64, 7u32);

@@ -343,6 +343,59 @@ out=$(cd "$root" && env -u DPACC DOCA_BACKEND=hardware PKG_CONFIG_PATH="$p30/lib
     cargo test -q --workspace --no-run 2>&1) || { echo "$out"; fail "the tests do not build (warnings denied) on a real-shaped DOCA 3.0 install"; }
 grep -v "^ *Executable " <<<"$out" | grep -q . && { echo "$out"; fail "building the tests on a real-shaped DOCA 3.0 install printed something (a warning?)"; }
 
+echo "== the doctor predicts the build on the real-shaped install: accepted"
+out=$(cd "$root" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$p30/lib/pkgconfig" cargo build -q -p doca-doctor 2>&1) \
+    || { echo "$out"; fail "doca-doctor does not build for the real-shaped install"; }
+json=$(env -u DPACC PKG_CONFIG_PATH="$p30/lib/pkgconfig" LD_LIBRARY_PATH="$prefix/lib" \
+    "$CARGO_TARGET_DIR/debug/doca-doctor" --json || true)
+want_json '"result": "accepted'
+
+echo "== the packaged -sys crates build in hardware mode with no doca-sim anywhere"
+# The tarballs of doca-build-support and the -sys crates, unpacked where no
+# doca-sim is beside them; doca-sim itself is replaced by a crate that does not
+# compile, so a hardware build that needed any of it would fail.
+pk="$work/packaged"
+rm -rf "$pk"
+mkdir -p "$pk/poison-sim/src" "$pk/probe/src"
+# doca-sim is packaged too (cargo resolves the optional dependency among the
+# packages it makes), but not unpacked.
+(cd "$root" && cargo package -q --no-verify --allow-dirty -p doca-build-support -p doca-sim -p doca-dpa-sys -p doca-rdmi-sys 2>&1) \
+    || fail "cargo package of the -sys crates failed"
+pkgdir=$(cd "$root" && cargo metadata -q --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/package
+for c in doca-build-support doca-dpa-sys doca-rdmi-sys; do
+    tar -xzf "$pkgdir/$c-0.1.0.crate" -C "$pk"
+done
+cat > "$pk/poison-sim/Cargo.toml" <<EOF
+[package]
+name = "doca-sim"
+version = "0.1.0"
+edition = "2021"
+EOF
+echo 'compile_error!("doca-sim was built by a hardware build");' > "$pk/poison-sim/src/lib.rs"
+cat > "$pk/probe/Cargo.toml" <<EOF
+[package]
+name = "doca-packaged-probe"
+version = "0.0.0"
+edition = "2021"
+publish = false
+[dependencies]
+doca-dpa-sys = "0.1.0"
+doca-rdmi-sys = "0.1.0"
+[patch.crates-io]
+doca-build-support = { path = "../doca-build-support-0.1.0" }
+doca-dpa-sys = { path = "../doca-dpa-sys-0.1.0" }
+doca-rdmi-sys = { path = "../doca-rdmi-sys-0.1.0" }
+doca-sim = { path = "../poison-sim" }
+[workspace]
+EOF
+echo 'fn main() { println!("{}", doca_dpa_sys::build_info::BINDINGS); }' > "$pk/probe/src/main.rs"
+cp "$root/Cargo.lock" "$pk/probe/Cargo.lock"
+out=$(cd "$pk/probe" && env -u DPACC DOCA_BACKEND=hardware PKG_CONFIG_PATH="$p30/lib/pkgconfig" \
+    CARGO_TARGET_DIR="$pk/target" LD_LIBRARY_PATH="$prefix/lib" cargo run -q 2>&1) \
+    || { echo "$out"; fail "the packaged -sys crates do not build in hardware mode without doca-sim"; }
+grep -q "^bundled, [0-9]* items checked against the installed headers" <<<"$out" \
+    || { echo "$out"; fail "the packaged -sys crates did not check the bundled bindings against the install"; }
+
 echo "== a header that changes a width is refused with one clean message naming the item"
 pbad="$work/doca-3.0-narrow"
 rm -rf "$pbad"
@@ -357,6 +410,10 @@ fi
 grep -qF '  - doca_dpa_dev_uintptr_t: it is not the reference type uint64_t; the install declares `doca_dpa_dev_uintptr_t` (aka `unsigned int`)' <<<"$msg" \
     || { echo "$msg"; fail "the refusal does not name doca_dpa_dev_uintptr_t with both types first"; }
 if grep -q "Wtype-limits" <<<"$msg"; then echo "$msg"; fail "the check's own macros warn"; fi
+json=$(env -u DPACC PKG_CONFIG_PATH="$pbad/lib/pkgconfig" LD_LIBRARY_PATH="$prefix/lib" \
+    "$CARGO_TARGET_DIR/debug/doca-doctor" --json || true)
+want_json 'will be refused'
+want_json 'doca_dpa_dev_uintptr_t'
 
 echo "== a DOCA 2.5-shaped prefix must be refused"
 mkdir -p "$old/include" "$old/lib/pkgconfig"

@@ -55,11 +55,13 @@ pub mod dpa {
 }
 /// Raw bindings to DOCA DPA and the DOCA Core pieces it needs.
 pub use doca_dpa_sys as sys;
-/// Sim only: the software DPA's test hooks (fault injection, device profiles,
-/// live-object accounting), so a dependant's tests need no `doca-sim` dependency of
-/// their own. Present only in builds on the `sim` backend (the `sim` feature, which
-/// is what brings doca-sim into a build).
-#[cfg(doca_backend = "sim")]
+/// **Sim builds only** (the `sim` feature): the software DPA's test hooks (fault
+/// injection, device profiles, live-object accounting), so a dependant's tests need
+/// no `doca-sim` dependency of their own. Present only in builds on the `sim`
+/// backend (the `sim` feature, which is what brings doca-sim into a build), and in
+/// documentation builds with the feature (docs.rs builds this crate's with it).
+#[cfg(any(doca_backend = "sim", all(doca_backend = "docs", feature = "sim")))]
+#[doc(inline)]
 pub use doca_dpa_sys::doca_sim as sim;
 /// DOCA RDMI on the DPA (the `doca-rdmi` crate); a module for the same reason as
 /// [`dpa`].

@@ -170,12 +170,47 @@ fn without_wait_tasks_the_async_api_says_so_and_blocking_waits_work() {
     let err = run(launcher.all_completed()).unwrap_err();
     assert!(err.is_not_supported(), "{err}");
     assert!(
-        err.to_string().contains("`Launcher::with_engine`"),
+        err.to_string()
+            .contains("`Launcher::with_engine(&dpa, &engine)`"),
         "names the constructor to use: {err}"
     );
     launch.wait(LONG).unwrap();
     drop((launcher, engine, dpa));
     assert_eq!(scope.live_total(), 0, "left {:?}", scope.live_objects());
+}
+
+/// Awaiting what was made without an engine names what was awaited (the launch,
+/// or the event) and says how to make it with one.
+#[test]
+fn awaiting_without_an_engine_names_the_launch_or_the_event_and_how_to_get_an_engine() {
+    let dpa = dpa();
+    let launcher = Launcher::new(&dpa).unwrap();
+    let launch = launcher.launch(&doca_tests::noop, 1, ()).unwrap();
+    let err = run(async { launch.await }).unwrap_err();
+    assert!(err.is_not_supported(), "{err}");
+    let text = err.to_string();
+    for part in [
+        "awaiting this launch is not available: its launcher was made without an engine",
+        "`Launcher::with_engine(&dpa, &engine)`",
+        "`let engine = Engine::new()?;`",
+        "`launch.wait(timeout)`",
+    ] {
+        assert!(text.contains(part), "{part:?} is not in: {text}");
+    }
+    let event = CompletionEvent::new(&dpa, Export::No).unwrap();
+    let err = run(event.reached(1)).unwrap_err();
+    let text = err.to_string();
+    for part in [
+        "awaiting this event is not available: it was made without an engine",
+        "`CompletionEvent::with_engine(&dpa, export, &engine)`",
+    ] {
+        assert!(text.contains(part), "{part:?} is not in: {text}");
+    }
+    launcher
+        .launch(&doca_tests::noop, 1, ())
+        .unwrap()
+        .wait(LONG)
+        .unwrap();
 }
 
 #[test]

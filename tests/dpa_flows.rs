@@ -238,7 +238,14 @@ fn a_kernel_that_never_finishes_is_diagnosed_within_the_timeout() {
             assert!(!d.event_moved());
             assert!(!d.context_fatal);
             assert_eq!(d.kernel, "spin_until");
-            assert!(err.to_string().contains("never moved"), "{err}");
+            let text = err.to_string();
+            assert!(text.contains("never moved"), "{err}");
+            // What happened, not what the run-time limit promises.
+            assert!(
+                text.contains("the kernel was still running when the wait gave up"),
+                "{err}"
+            );
+            assert!(!text.contains("will be killed"), "{err}");
         }
         other => panic!("expected a timeout diagnosis, got {other}"),
     }
@@ -411,6 +418,41 @@ fn representors_can_be_listed_and_filtered() {
         assert_eq!(rep.index(), i);
         assert!(!rep.as_ptr(&rep.lock()).is_null());
     }
+}
+
+/// On the sim's default profile (a BlueField's host side) there are no
+/// representors to list, and the error says where they are and how to get
+/// them on the sim, instead of an empty list.
+#[cfg(doca_backend = "sim")]
+#[test]
+fn no_representors_on_the_host_side_is_an_error_that_says_where_they_are() {
+    use doca::dpa::{ErrorKind, RepresentorFilter};
+    let scope = doca::sim::Scope::new();
+    scope.set_profile(doca::sim::Profile::host_view());
+    let device = common::device();
+    for filter in [RepresentorFilter::NET, RepresentorFilter::empty()] {
+        let err = device.open_representors(filter).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::NotSupported, "{err}");
+        let text = err.to_string();
+        for part in [
+            "a network representor is not available: mlx5_0 (0000:03:00.0) has none",
+            "representors exist only where the device is opened on a BlueField's Arm side",
+            "doca::sim::set_global_profile(doca::sim::Profile::dpu_view())",
+            "DOCA_SIM_PROFILE",
+        ] {
+            assert!(text.contains(part), "{part:?} is not in: {text}");
+        }
+    }
+    // Emulated functions alone are another matter: an empty list.
+    let emulated = device.open_representors(RepresentorFilter::EMULATED);
+    assert!(emulated.unwrap().is_empty());
+    // Selected before the device is opened, the Arm side's view lists them.
+    scope.set_profile(doca::sim::Profile::dpu_view());
+    let device = common::device();
+    assert!(!device
+        .open_representors(RepresentorFilter::NET)
+        .unwrap()
+        .is_empty());
 }
 
 #[test]

@@ -3076,6 +3076,7 @@ mod round5 {
     use super::*;
 
     /// The first device whose IB name is `name` (sim profiles name them).
+    #[cfg(doca_backend = "sim")]
     fn device_named(name: &str) -> Result<doca::dpa::Device, String> {
         doca::dpa::Device::open_by_ibdev_name(name).map_err(e)
     }
@@ -3134,21 +3135,18 @@ mod round5 {
     /// base's limits (300 ms), so a thread of the extended context, whose device's
     /// limit is longer, had its record released at 350 ms under a running
     /// activation. Now an extended context's limits are its own device's.
+    /// (Sim only: the devices' limits come from a profile.)
+    #[cfg(doca_backend = "sim")]
     #[test]
     fn an_extended_contexts_thread_runs_under_its_own_devices_limit() {
         let _one = serial();
         let r = within(Duration::from_secs(30), "extended limit", || {
             let live = common::LiveObjects::new();
-            #[cfg(doca_backend = "sim")]
-            {
-                let mut profile = doca::sim::Profile::dpu_view();
-                for d in &mut profile.devices {
-                    d.kernel_max_run_time_ms = if d.ibdev_name == "mlx5_3" { 3000 } else { 300 };
-                }
-                live.scope().set_profile(profile);
+            let mut profile = doca::sim::Profile::dpu_view();
+            for d in &mut profile.devices {
+                d.kernel_max_run_time_ms = if d.ibdev_name == "mlx5_3" { 3000 } else { 300 };
             }
-            #[cfg(not(doca_backend = "sim"))]
-            return Ok::<_, String>((Duration::ZERO, None));
+            live.scope().set_profile(profile);
             let base = Dpa::start(&device_named("mlx5_0")?, doca_tests::app()).map_err(e)?;
             let ext = base.extend(&device_named("mlx5_3")?).map_err(e)?;
             let limit = ext.limits().kernel_max_run_time;

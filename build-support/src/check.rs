@@ -1,49 +1,16 @@
 //! The compile-time check of the bundled bindings against an installed DOCA: the C
 //! compiler, not Rust code, judges whether the installed headers declare every bound
-//! item as the reference headers the bindings were made from.
+//! item as the reference headers the bindings were made from, as Rust sees it.
 //!
 //! Each set has a committed check file beside its bundled bindings
-//! ([`BindingSet::check_file`]), made by `cargo regen-bindings` from what libclang reads
-//! in the reference headers: one `DOCA_RS_*` line per item of the committed bindings.
-//! A hardware build without the `bindgen` feature compiles, against the installed
-//! headers and with bindgen's defines (`-DDOCA_ALLOW_EXPERIMENTAL_API`…), the set's
-//! headers followed by [`CHECK_MACROS`] and those lines:
-//!
-//! * a function: its type is compatible with the reference type
-//!   (`__builtin_types_compatible_p(__typeof__(f), <reference type>)`; a calling
-//!   convention attribute makes it incompatible), `noreturn` as in the bindings (where
-//!   the compiler has `__builtin_has_attribute`), and its address taken, so that the
-//!   object file's undefined symbols show which symbol the compiler calls: an asm label
-//!   or a macro that renames the function is refused, as is any `#define` of a bound
-//!   function's name in the headers (`cc -E -dD` shows every one, even one undone later);
-//! * a constant (enumerator or macro): its value and sign;
-//! * a typedef: the reference target as Rust sees it (`DOCA_RS_SAME`);
-//! * a struct or union: `sizeof`, `_Alignof`, and each field's `offsetof` and type;
-//!   an enum: `sizeof`, `_Alignof` and whether its integer type is signed;
-//! * an opaque struct (`DOCA_RS_OPAQUE`): nothing; the `DOCA_VERSION_*` constants
-//!   (`DOCA_RS_INSTALLED`): taken from the installed `doca_version.h`.
-//!
-//! A failing line is a compiler error whose message starts `doca-rs check: <item>:`;
-//! the build lists those items and the compiler's output, and names the `bindgen`
-//! feature as the way out.
-//!
-//! Which way the check goes where C's idea of "the same" and bindgen's output differ:
-//! what Rust sees is the judge. Integer types of one width and signedness are the same
-//! (`long` and `long long` are both `i64` to Rust), so the real Linux headers' `__be64`
-//! for `doca_be64_t` is accepted; a function type compares each 64-bit integer either
-//! way (`DOCA_RS_FN_INTS`). An enum and its integer type are compatible, so a parameter
-//! changed from `enum doca_x` to `unsigned int` is accepted: the ABI is the same, the
-//! bundled bindings keep the enum's alias name where bindgen would now write `c_uint`.
-//! A typedef chain or a different parameter name is accepted (bindgen's output is the
-//! same). Another width, signedness, pointee or layout is refused (`docs/bindings-check.md`).
-//!
-//! Presence comes from the preprocessor too: a bound function is declared by the
-//! install when one of the set's headers declares it in `cc -E` output
-//! ([`crate::audit::decls`]) (a function moved to another header is left out, as
-//! bindgen's allowlist of the set's files would leave it out). Functions an older DOCA
-//! lacks are left out of the bundled bindings and of the check; constants (enumerators,
-//! macros) whose names the preprocessed headers never mention are not checked and stay
-//! in the bindings (no function present uses them).
+//! ([`BindingSet::check_file`]), one `DOCA_RS_*` line per item, made by
+//! `cargo regen-bindings` from what libclang reads in the reference headers. A hardware
+//! build without the `bindgen` feature compiles the installed headers, [`CHECK_MACROS`]
+//! and those lines; presence comes from the preprocessor (`cc -E -dD`,
+//! [`crate::audit::decls`]) and the symbols called from the object file. What each line
+//! asserts, which differences are accepted (integers of one width and signedness, enum
+//! and integer, typedef chains) and which refused, and how a refusal reads:
+//! `docs/bindings-check.md`, the one page that states it.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -61,18 +28,9 @@ use crate::env::EnvReader;
 /// The defines bindgen is given, so the check sees what bindgen would.
 pub const BINDGEN_DEFINES: &[&str] = &["DOCA_ALLOW_EXPERIMENTAL_API", "DOCA_ALLOW_DEPRECATED_API"];
 
-/// The macros the check lines use. Every message starts `doca-rs check: <item>:`.
-///
-/// Types are compared as Rust sees them: C-compatible types are equal, and so are two
-/// integer types of one width and signedness (`DOCA_RS_INT` gives each integer type a
-/// code of its width and signedness, and 0 to every other type), because bindgen maps
-/// `unsigned long` and `unsigned long long` of one width to one Rust type: the real
-/// Linux `doca_types.h` spells `doca_be64_t` as `__be64` (`unsigned long long`) where
-/// the reference headers have `uint64_t` (`unsigned long`). A function whose type uses
-/// a 64-bit integer gets `DOCA_RS_FN_INTS`, whose last argument lists the function
-/// types with each such integer spelled either way (made by the regeneration tool from
-/// libclang's view of each parameter). The macros make no warnings of their own, so
-/// the compiler's output of a refusal holds only what differs.
+/// The macros the check lines use (`docs/bindings-check.md`). Every message starts
+/// `doca-rs check: <item>:`; `DOCA_RS_SAME` is "as Rust sees it" (compatible, or integers
+/// of one width and signedness, which `_Generic` tells); the macros warn of nothing.
 pub const CHECK_MACROS: &str = r#"
 #include <limits.h>
 #include <stddef.h>
@@ -131,34 +89,33 @@ pub struct CheckReport {
 }
 
 /// One item the install declares otherwise than the bundled bindings expect.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{item}: {expected}{}", .installed.as_ref().map(|t| format!("; the install declares {t}")).unwrap_or_default())]
 pub struct Difference {
     /// The item (a function, typedef, record, enum or constant of the bindings).
     pub item: String,
     /// What the bindings expect, from the failing assertion (`its type is not the
     /// reference type doca_error_t (struct doca_dpa *)`).
     pub expected: String,
-    /// The install's declaration as the compiler prints it, quoted, where it can say
-    /// (functions, typedefs and fields).
+    /// The install's declaration as the compiler prints it, quoted (functions and
+    /// typedefs).
     pub installed: Option<String>,
 }
 
-impl std::fmt::Display for Difference {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.item, self.expected)?;
-        if let Some(t) = &self.installed {
-            write!(f, "; the install declares {t}")?;
-        }
-        Ok(())
-    }
-}
-
 /// Why the check refused the install (or could not run).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CheckError {
     /// Items of the committed bindings that the check file does not cover.
+    #[error(
+        "the committed bindings declare items the committed check file does not cover, so \
+         they cannot be checked against the installed headers: {} (a doca-rs bug; the \
+         `bindgen` feature avoids it)",
+        .0.join(", ")
+    )]
     Uncovered(Vec<String>),
-    /// The install declares these items differently; `detail` is the compiler's word.
+    /// The install declares these items differently, one a line first (`  - item: why`),
+    /// then the compiler's output (`detail`).
+    #[error("{}{}", differences_text(.differences), detail_text(.detail))]
     Differs {
         /// The items, each with what differs.
         differences: Vec<Difference>,
@@ -166,7 +123,20 @@ pub enum CheckError {
         detail: String,
     },
     /// The compiler could not be run.
+    #[error("the C compiler could not run the check: {0}")]
     Compiler(String),
+}
+
+fn differences_text(differences: &[Difference]) -> String {
+    differences.iter().map(|d| format!("  - {d}\n")).collect()
+}
+
+fn detail_text(detail: &str) -> String {
+    if detail.trim().is_empty() {
+        String::new()
+    } else {
+        format!("(the C compiler's output follows)\n{}", detail.trim_end())
+    }
 }
 
 impl CheckError {
@@ -184,51 +154,7 @@ impl CheckError {
             detail,
         }
     }
-
-    /// The items refused, when the check refused the install.
-    pub fn items(&self) -> Vec<&str> {
-        match self {
-            CheckError::Differs { differences, .. } => {
-                differences.iter().map(|d| d.item.as_str()).collect()
-            }
-            CheckError::Uncovered(items) => items.iter().map(String::as_str).collect(),
-            CheckError::Compiler(_) => Vec::new(),
-        }
-    }
 }
-
-impl std::fmt::Display for CheckError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            CheckError::Uncovered(items) => write!(
-                f,
-                "the committed bindings declare items the committed check file does not \
-                 cover, so they cannot be checked against the installed headers: {} (a \
-                 doca-rs bug; the `bindgen` feature avoids it)",
-                items.join(", ")
-            ),
-            CheckError::Differs {
-                differences,
-                detail,
-            } => {
-                for d in differences {
-                    writeln!(f, "  - {d}")?;
-                }
-                if !detail.trim().is_empty() {
-                    write!(
-                        f,
-                        "(the C compiler's output follows)\n{}",
-                        detail.trim_end()
-                    )?;
-                }
-                Ok(())
-            }
-            CheckError::Compiler(m) => write!(f, "the C compiler could not run the check: {m}"),
-        }
-    }
-}
-
-impl std::error::Error for CheckError {}
 
 /// The host C compiler for the check, as `cc` finds it for `TARGET` (the host's when
 /// unset, in tests).
@@ -472,8 +398,8 @@ fn failed_assertions(stderr: &str) -> Vec<Difference> {
     found
 }
 
-/// Asks the compiler how the install declares each differing function, typedef and
-/// field: a pointer to it initialised from an unrelated pointer type is a diagnostic
+/// Asks the compiler how the install declares each differing function and typedef: a
+/// pointer to it initialised from an unrelated pointer type is a diagnostic
 /// that prints the declared type (with its `aka`), one probe a line. A probe the
 /// compiler says nothing of leaves [`Difference::installed`] empty.
 fn describe_installed(
@@ -493,16 +419,6 @@ fn describe_installed(
         let target = match line.split_once('(').map(|(m, _)| m) {
             Some("DOCA_RS_FN" | "DOCA_RS_FN_INTS") => format!("__typeof__({})", d.item),
             Some("DOCA_RS_TYPEDEF") => d.item.clone(),
-            Some("DOCA_RS_FIELD") => {
-                // DOCA_RS_FIELD(name, type, field, ftype): the field named by the message.
-                let args: Vec<&str> = line.splitn(4, ", ").collect();
-                match (args.get(1), args.get(2)) {
-                    (Some(record), Some(field)) => {
-                        format!("__typeof__((({record} *)0)->{field})")
-                    }
-                    _ => continue,
-                }
-            }
             _ => continue,
         };
         let _ = writeln!(
@@ -540,50 +456,22 @@ fn describe_installed(
 /// the pointer, quoted (`'doca_be64_t *' {aka 'long long unsigned int *'}` →
 /// `` `doca_be64_t` (aka `long long unsigned int`) ``).
 fn pointer_type_of(message: &str) -> Option<String> {
-    let quoted: Vec<&str> = message.split(['\'', '`']).skip(1).step_by(2).collect();
-    let unpoint = |t: &str| -> String {
-        let t = t.trim();
-        match t.strip_suffix('*') {
-            Some(rest) => rest.trim_end().to_owned(),
-            None => t.replacen("(*)", "", 1),
-        }
+    let unpoint = |t: &str| match t.trim().strip_suffix('*') {
+        Some(rest) => rest.trim_end().to_owned(),
+        None => t.trim().replacen("(*)", "", 1),
     };
-    let declared = unpoint(quoted.first()?);
-    // GCC: `'T *' {aka 'U *'}`; clang: `'T *' (aka 'U *')`.
-    let after = message.split_once(quoted.first()?)?.1;
-    let aka = after
-        .trim_start_matches(['\'', '`'])
-        .trim_start()
-        .strip_prefix("{aka ")
-        .or_else(|| {
-            after
-                .trim_start_matches(['\'', '`'])
-                .trim_start()
-                .strip_prefix("(aka ")
-        })
-        .and(quoted.get(1))
-        .map(|t| unpoint(t));
+    // The segments between quotes: text, type, text (` {aka ` or ` (aka `), its aka.
+    let mut parts = message.split(['\'', '`']).skip(1);
+    let declared = unpoint(parts.next()?);
+    let aka = matches!(parts.next().map(str::trim), Some("{aka" | "(aka"))
+        .then(|| parts.next().map(unpoint))
+        .flatten()
+        .filter(|a| *a != declared);
     Some(match aka {
-        Some(a) if a != declared => format!("`{declared}` (aka `{a}`)"),
-        _ => format!("`{declared}`"),
+        Some(a) => format!("`{declared}` (aka `{a}`)"),
+        None => format!("`{declared}`"),
     })
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn failed_assertions_are_read_from_error_lines_only() {
-        let stderr = "/t/c.c:30:5: error: static assertion failed: \"doca-rs check: doca_dpa_destroy: its type is not the reference type doca_error_t (struct doca_dpa *)\"\n\
-            /t/c.c:33:39: note: in expansion of macro 'DOCA_RS_FN_OF'\n\
-            \x20  93 | #define DOCA_RS_TYPEDEF(name, type) _Static_assert(x, \"doca-rs check: \" #name \": it is not\");\n";
-        let d = failed_assertions(stderr);
-        assert_eq!(d.len(), 1, "{d:?}");
-        assert_eq!(d[0].item, "doca_dpa_destroy");
-        assert_eq!(
-            d[0].expected,
-            "its type is not the reference type doca_error_t (struct doca_dpa *)"
-        );
-    }
-}
+mod tests;

@@ -690,25 +690,6 @@ fn find_in(dirs: &[PathBuf], file: &str) -> Option<PathBuf> {
     dirs.iter().map(|d| d.join(file)).find(|p| p.is_file())
 }
 
-/// Whether `doca_dpa.h` text declares the pre-2.9 `doca_dpa_create(dev, app, &dpa)`: a
-/// line that names `doca_dpa_create(` outside a comment (nothing before it on the line
-/// opens one, and the line is not a doc comment's `*` line) and whose parameter list
-/// mentions `doca_dpa_app`. A heuristic for a clear message only: the bindings' check
-/// refuses such a header anyway.
-pub fn dpa_create_takes_app(header_text: &str) -> bool {
-    header_text
-        .match_indices("doca_dpa_create(")
-        .any(|(at, _)| {
-            let line_start = header_text[..at].rfind('\n').map_or(0, |p| p + 1);
-            let before = &header_text[line_start..at];
-            let in_comment = before.contains("/*")
-                || before.contains("//")
-                || before.trim_start().starts_with('*');
-            let params = header_text[at..].split(')').next().unwrap_or_default();
-            !in_comment && params.contains("doca_dpa_app")
-        })
-}
-
 /// Reads `doca_version.h` from the first of `dirs` that has one, through the C compiler
 /// ([`DocaVersion::from_header_file`]). Returns `None` when no directory has it or its
 /// version cannot be read (without a C compiler the build stops at the bindings check).
@@ -876,23 +857,8 @@ fn check(
             ),
         });
     }
-    let dpa_dirs = match modules.get("doca-dpa") {
-        Some(m) if !m.include_dirs.is_empty() => &m.include_dirs,
-        _ => &include_dirs,
-    };
-    if let Some(path) = find_in(dpa_dirs, "doca_dpa.h") {
-        if let Ok(text) = std::fs::read_to_string(&path) {
-            if dpa_create_takes_app(&text) {
-                return Err(DiscoveryError::OldInstall {
-                    found: "a doca_dpa.h".to_owned(),
-                    version: modules.get("doca-dpa").and_then(|m| m.version),
-                    location: path.display().to_string(),
-                    reason: "its doca_dpa_create takes a `struct doca_dpa_app *` (the pre-2.9 API)"
-                        .to_owned(),
-                });
-            }
-        }
-    }
+    // A doca_dpa.h of the pre-2.9 API under a newer version number is not read here:
+    // the bindings check refuses its doca_dpa_create, naming both types.
 
     if let (Some(rdmi), None) = (modules.get("doca-rdmi"), modules.get("doca-verbs")) {
         let rdmi_source = rdmi.source();

@@ -3,31 +3,10 @@
 //! Used by the build scripts of `doca-dpa-sys` and `doca-rdmi-sys` ([`sys::build`]), of
 //! the safe crates ([`safe::emit_cfgs`]), of crates that build DPA applications
 //! ([`dpa_app`]), and by the `doca-regen-bindings` tool (its own package,
-//! `build-support/regen`). The pieces:
-//!
-//! * [`env`](mod@env): every environment read goes through [`env::EnvReader`], which declares it
-//!   to cargo (`rerun-if-env-changed`).
-//! * [`version`]: DOCA version numbers, the minimum supported release, cumulative
-//!   `doca_ge_X_Y` cfgs.
-//! * [`discovery`]: pkg-config probing of an installed DOCA, the four-way version match,
-//!   refusal of pre-2.9 installs, and the "not found" message.
-//! * [`audit`]: the functions the headers declare and their EXPERIMENTAL/STABLE
-//!   markers (from the C preprocessor's output), and exported symbols from the libraries.
-//! * [`backend`]: hardware / sim / docs choice from `DOCA_BACKEND`, `DOCS_RS` and the
-//!   `sim` feature.
-//! * [`cfgs`]: cargo directives (`rustc-check-cfg`, `rustc-cfg`, `metadata`…).
-//! * [`binding_set`]: the two header sets the -sys crates bind and where they are.
-//! * [`check`]: whether the installed headers declare every bound item as the
-//!   reference headers do, judged by the C compiler (a committed check file of
-//!   `_Static_assert`s, no libclang), and [`bundled`]: the committed bindings made fit
-//!   for an install that passed, which hardware builds use unless the -sys crate's
-//!   `bindgen` feature is on.
-//! * `bindgen_config` (the `bindgen` feature): the one bindgen configuration, shared by
-//!   hardware builds with that feature and by `cargo regen-bindings`, which makes the
-//!   committed bindings and check files.
-//! * [`sys`], [`safe`]: the complete flows of the -sys and safe crates' build scripts.
-//! * [`dpa_app`]: building DPA applications (kernels) from a build script, with dpacc on
-//!   hardware or for the software DPA in sim builds.
+//! `build-support/regen`). Every environment read goes through [`env::EnvReader`], which
+//! declares it to cargo; [`sys`] and [`safe`] are the complete flows of the -sys and safe
+//! crates' build scripts, and [`dpa_app`] builds DPA applications; each module's page says
+//! what it does.
 //!
 //! ```
 //! use doca_build_support::DocaVersion;

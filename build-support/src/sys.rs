@@ -15,22 +15,15 @@
 //!    sim builds have; `<CARGO_MANIFEST_DIR>/../doca-sim/include` when absent).
 //! 2. Chooses the backend ([`crate::backend::choose`]); on error prints the message and
 //!    exits with failure.
-//! 3. Hardware: the bindings for `OUT_DIR/bindings.rs`, link directives from pkg-config,
-//!    and the audit of the installed headers against the exports of the libraries
-//!    pkg-config names. The bindings are, with the -sys crate's `bindgen` feature
-//!    (`CARGO_FEATURE_BINDGEN`), bindgen's over the installed headers; without it, the
-//!    bundled ones ([`crate::bundled`]: the committed bindings of the reference headers,
-//!    [`BindingSet::committed_path`]) once [`crate::check`] (the C compiler, with the set's
-//!    committed check file beside them, [`BindingSet::check_path`]) finds every item of
-//!    them declared by the installed headers as by the reference headers, and a build failure that
-//!    lists each difference otherwise. Sim / docs: no bindings file and no link
-//!    directives; the audit comes from the reference headers, every declared function
-//!    counted as exported (the sim implements them all), plus the sim-only extra exports.
-//! 4. Emits the check-cfgs and cfgs, writes `OUT_DIR/audit.tsv`,
-//!    `OUT_DIR/universe.txt` and `OUT_DIR/build_info.rs`, and the `links` metadata
-//!    `backend`, `version`, `audit`, `universe`, `include`, `rdmi`, `libdir` (hardware:
-//!    doca-dpa's library directories, where dpacc finds the device libraries) and
-//!    `sim_device_include`.
+//! 3. Hardware: `OUT_DIR/bindings.rs` (bindgen's over the installed headers with the
+//!    `bindgen` feature; otherwise the committed ones once [`crate::check`] has found
+//!    the install declares them alike), link directives from pkg-config, and the audit
+//!    of the installed headers against the libraries' exports. Sim / docs: no bindings
+//!    file and no link directives; the audit comes from the reference headers.
+//! 4. Emits the check-cfgs and cfgs, writes `OUT_DIR/audit.tsv`, `OUT_DIR/universe.txt`
+//!    and `OUT_DIR/build_info.rs`, and the `links` metadata `backend`, `version`,
+//!    `audit`, `universe`, `include`, `rdmi`, `libdir` (hardware: where dpacc finds the
+//!    device libraries) and, in sim and docs builds only, `sim_device_include`.
 //!
 //! Without `doca-rdmi.pc`, [`SysCrate::Rdmi`] still succeeds: `bindings.rs` holds no
 //! items, nothing is linked, `doca_rdmi_absent` is set and the reason recorded.
@@ -95,15 +88,24 @@ impl SysCrate {
     }
 }
 
-/// Why the build script failed. The [`Display`](fmt::Display) text is the message.
-#[derive(Debug)]
+/// Why the build script failed. The [`Display`](fmt::Display) text is the message; a
+/// wrapped error's message is part of it too (a build script prints Display alone), and
+/// `source()` gives it to code that walks the chain.
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum SysError {
     /// No backend could be chosen (DOCA missing in hardware mode, old install…).
-    Backend(BackendError),
+    #[error("{0}")]
+    Backend(#[from] BackendError),
     /// A variable cargo always sets is missing (not running under cargo?).
+    #[error("{0} is not set; this function is meant to run from a cargo build script")]
     MissingEnv(&'static str),
     /// The reference headers (needed for the sim and docs backends) are not there.
+    #[error(
+        "the reference headers of doca-sim are incomplete: {what} (looked in {}); they ship \
+         with the doca-sim crate (DEP_DOCA_SIM_INCLUDE)",
+        .dir.display()
+    )]
     ReferenceHeaders {
         /// The directory looked at.
         dir: PathBuf,
@@ -112,12 +114,32 @@ pub enum SysError {
     },
     /// Generating bindings failed (hardware backend, `bindgen` feature).
     #[cfg(feature = "bindgen")]
-    Bindgen(crate::bindgen_config::Error),
+    #[error(
+        "generating the DOCA bindings failed: {0}\n(to build without the installed DOCA, use \
+         the software DPA: the `sim` feature of `doca`)"
+    )]
+    Bindgen(#[source] crate::bindgen_config::Error),
     /// The `bindgen` feature of the -sys crate is on but doca-build-support was built
     /// without its own `bindgen` feature (the -sys crate's feature turns both on).
+    #[error(
+        "the `bindgen` feature is on but doca-build-support was built without bindgen; turn \
+         the feature on through the -sys crate (`doca-dpa-sys/bindgen` or \
+         `doca-rdmi-sys/bindgen`), which enables both"
+    )]
     BindgenNotBuilt,
     /// The installed headers declare items of the bundled bindings differently from the
     /// reference headers they were made from (hardware backend, no `bindgen` feature).
+    #[error(
+        "the installed DOCA headers ({}) declare items of the {} bindings differently from \
+         the reference headers doca-rs bundles its bindings from:\n{report}\nThe bundled \
+         bindings would not match this DOCA, so the build stops. Turn on the `bindgen` \
+         feature (`features = [\"bindgen\"]` on the `doca` dependency, or `{}/bindgen`) to \
+         generate the bindings from these headers (needs libclang), and report the \
+         difference to doca-rs.",
+        crate::join_paths(.include_dirs, ", "),
+        .set.name(),
+        .set.sys_crate_dir()
+    )]
     NotConforming {
         /// The set checked.
         set: BindingSet,
@@ -128,8 +150,13 @@ pub enum SysError {
     },
     /// The bundled bindings could not be made (a stale committed file, an unusable
     /// `doca_version.h`, an item the check does not cover).
+    #[error("the bundled DOCA bindings: {0}")]
     Bundled(String),
     /// The C preprocessor could not read the headers (for the audit).
+    #[error(
+        "the C preprocessor could not read the DOCA headers in {}: {message}",
+        crate::join_paths(.include_dirs, ", ")
+    )]
     Headers {
         /// Where the headers are.
         include_dirs: Vec<PathBuf>,
@@ -137,87 +164,13 @@ pub enum SysError {
         message: String,
     },
     /// A file could not be written.
+    #[error("{}: {message}", .path.display())]
     Io {
         /// The path.
         path: PathBuf,
         /// The message.
         message: String,
     },
-}
-
-impl fmt::Display for SysError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SysError::Backend(e) => write!(f, "{e}"),
-            SysError::MissingEnv(name) => write!(
-                f,
-                "{name} is not set; this function is meant to run from a cargo build script"
-            ),
-            SysError::ReferenceHeaders { dir, what } => write!(
-                f,
-                "the reference headers of doca-sim are incomplete: {what} (looked in {}); \
-                 they ship with the doca-sim crate (DEP_DOCA_SIM_INCLUDE)",
-                dir.display()
-            ),
-            #[cfg(feature = "bindgen")]
-            SysError::Bindgen(e) => write!(
-                f,
-                "generating the DOCA bindings failed: {e}\n(to build without the installed DOCA, \
-                 use the software DPA: the `sim` feature of `doca`)"
-            ),
-            SysError::BindgenNotBuilt => write!(
-                f,
-                "the `bindgen` feature is on but doca-build-support was built without bindgen; \
-                 turn the feature on through the -sys crate (`doca-dpa-sys/bindgen` or \
-                 `doca-rdmi-sys/bindgen`), which enables both"
-            ),
-            SysError::NotConforming {
-                set,
-                include_dirs,
-                report,
-            } => write!(
-                f,
-                "the installed DOCA headers ({}) declare items of the {} bindings differently \
-                 from the reference headers doca-rs bundles its bindings from:\n{report}\n\
-                 The bundled bindings would not match this DOCA, so the build stops. Turn on \
-                 the `bindgen` feature (`features = [\"bindgen\"]` on the `doca` dependency, \
-                 or `{}/bindgen`) to generate the bindings from these headers (needs \
-                 libclang), and report the difference to doca-rs.",
-                crate::join_paths(include_dirs, ", "),
-                set.name(),
-                set.sys_crate_dir(),
-            ),
-            SysError::Bundled(m) => write!(f, "the bundled DOCA bindings: {m}"),
-            SysError::Headers {
-                include_dirs,
-                message,
-            } => write!(
-                f,
-                "the C preprocessor could not read the DOCA headers in {}: {message}",
-                crate::join_paths(include_dirs, ", ")
-            ),
-            SysError::Io { path, message } => write!(f, "{}: {message}", path.display()),
-        }
-    }
-}
-
-// The message of the wrapped error is part of this one's Display too (a build
-// script prints Display alone); source() gives it to code that walks the chain.
-impl std::error::Error for SysError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            SysError::Backend(e) => Some(e),
-            #[cfg(feature = "bindgen")]
-            SysError::Bindgen(e) => Some(e),
-            _ => None,
-        }
-    }
-}
-
-impl From<BackendError> for SysError {
-    fn from(e: BackendError) -> Self {
-        SysError::Backend(e)
-    }
 }
 
 /// What [`run`] produced: the directives to print, and a summary for tests and logs.

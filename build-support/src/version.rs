@@ -123,7 +123,10 @@ impl DocaVersion {
         };
         // The `cc` variables are declared to cargo where the build compiles for real
         // (the bindings check, the audit); this only asks what a header says.
-        let tool = crate::check::compiler(&EnvReader::from_process_deferred(), &[])
+        // The header includes its neighbours with `<…>` (doca_compat.h): its own
+        // directory is an include directory, as it is for every DOCA compile.
+        let dirs: Vec<std::path::PathBuf> = path.parent().map(Path::to_owned).into_iter().collect();
+        let tool = crate::check::compiler(&EnvReader::from_process_deferred(), &dirs)
             .map_err(|e| failed(e.to_string()))?;
         let mut cmd = tool.to_command();
         let out = cmd.arg("-E").arg("-dM").arg(path).output();

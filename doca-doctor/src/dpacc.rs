@@ -1,6 +1,7 @@
-//! The DPA compiler: which `dpacc` a kernel build would use (`$DPACC`, then
-//! `dpacc` on `PATH`, then `/opt/mellanox/doca/tools/dpacc`, the order of
-//! `doca-build-support`'s `dpa_app`), its own version, and how it pairs with
+//! The DPA compiler: which `dpacc` a kernel build would use (`$DPACC`, then the
+//! found install's `tools/dpacc`, then `dpacc` on `PATH`, then
+//! `/opt/mellanox/doca/tools/dpacc`: `doca-build-support`'s own
+//! [`locate_dpacc`]), its own version, and how it pairs with
 //! DOCA by the same rules as the kernel builds (`pair_dpacc`: the install's
 //! own `tools/dpacc`, a pairing known to be right, unknown, or known to be
 //! wrong). The sim compiles kernels with the host compiler, so there dpacc is
@@ -13,8 +14,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use doca_build_support::dpa_app::{
-    is_dpacc_of_prefix, pair_dpacc, parse_dpacc_version, prefix_dpacc, DpaccPairing,
+    is_dpacc_of_prefix, locate_dpacc, pair_dpacc, parse_dpacc_version, prefix_dpacc, DpaccPairing,
 };
+use doca_build_support::env::EnvReader;
 
 use super::check::{Check, Verdict};
 use super::versions::parse_version;
@@ -22,8 +24,6 @@ use serde::Serialize;
 
 /// Where DOCA installs dpacc.
 pub(crate) const DEFAULT_DPACC: &str = "/opt/mellanox/doca/tools/dpacc";
-/// The variable that names the DPA compiler.
-const DPACC_ENV: &str = "DPACC";
 /// How long `dpacc --version` may take.
 const TIMEOUT: Duration = Duration::from_secs(20);
 
@@ -34,7 +34,7 @@ pub(crate) enum Probe {
     NotNeeded,
     /// No dpacc; the places tried.
     NotFound(Vec<String>),
-    /// Found at `path` (by `source`: `DPACC`, `PATH` or `default`), and
+    /// Found at `path` (by `source`: `DPACC`, `install`, `PATH` or `default`), and
     /// `--version` printed `output` — or could not be run (`Err`).
     Found {
         /// The program.
@@ -53,7 +53,7 @@ pub(crate) struct DpaccReport {
     pub(crate) needed: bool,
     /// The program found.
     pub(crate) path: Option<String>,
-    /// `DPACC`, `PATH` or `default`.
+    /// `DPACC`, `install`, `PATH` or `default`.
     pub(crate) found_by: Option<&'static str>,
     /// Its own version, as printed (`1.12.0.26`).
     pub(crate) version: Option<String>,
@@ -72,45 +72,19 @@ pub(crate) struct DpaccReport {
     pub(crate) error: Option<String>,
 }
 
-/// `name` in the directories of `path_var`.
-fn search_path(path_var: Option<&OsStr>, name: &OsStr) -> Option<PathBuf> {
-    std::env::split_paths(path_var?)
-        .map(|d| d.join(name))
-        .find(|p| p.is_file())
-}
-
-/// Finds dpacc: `dpacc_var` (a path, or a bare name looked up in `path_var`),
-/// else `dpacc` in `path_var`, else `default`. `Err` lists what was tried.
+/// Finds dpacc as a kernel build would ([`locate_dpacc`]): `dpacc_var` (a path, or
+/// a bare name looked up in `path_var`), else the install's under `prefix`, else
+/// `dpacc` in `path_var`, else `default`. `Err` lists what was tried.
 pub(crate) fn find(
     dpacc_var: Option<&OsStr>,
     path_var: Option<&OsStr>,
+    prefix: Option<&Path>,
     default: &Path,
 ) -> Result<(PathBuf, &'static str), Vec<String>> {
-    if let Some(v) = dpacc_var.filter(|v| !v.is_empty()) {
-        let p = Path::new(v);
-        let found = if p.is_absolute() || p.components().count() > 1 {
-            p.is_file().then(|| p.to_owned())
-        } else {
-            search_path(path_var, v)
-        };
-        return found.map(|p| (p, "DPACC")).ok_or_else(|| {
-            vec![format!(
-                "{DPACC_ENV}={} (no such file, or not on PATH)",
-                v.to_string_lossy()
-            )]
-        });
-    }
-    if let Some(p) = search_path(path_var, OsStr::new("dpacc")) {
-        return Ok((p, "PATH"));
-    }
-    if default.is_file() {
-        return Ok((default.to_owned(), "default"));
-    }
-    Err(vec![
-        format!("{DPACC_ENV} (not set)"),
-        "dpacc on PATH".to_owned(),
-        default.display().to_string(),
-    ])
+    let vars = [("DPACC", dpacc_var), ("PATH", path_var)]
+        .into_iter()
+        .filter_map(|(k, v)| Some((k, v?.to_owned())));
+    locate_dpacc(&EnvReader::fixed(vars), prefix, default)
 }
 
 /// Runs `program --version`, giving up after `timeout`. Returns stdout then
@@ -154,16 +128,18 @@ pub(crate) fn run_version(program: &Path, timeout: Duration) -> Result<String, S
     Ok(text)
 }
 
-/// Looks for dpacc and runs it (nothing on the sim).
-pub(crate) fn probe(sim: bool) -> Probe {
+/// Looks for dpacc (`prefix`: the install's, when known) and runs it (nothing on
+/// the sim).
+pub(crate) fn probe(sim: bool, prefix: Option<&str>) -> Probe {
     if sim {
         return Probe::NotNeeded;
     }
-    let dpacc_var: Option<OsString> = std::env::var_os(DPACC_ENV);
+    let dpacc_var: Option<OsString> = std::env::var_os("DPACC");
     let path_var: Option<OsString> = std::env::var_os("PATH");
     match find(
         dpacc_var.as_deref(),
         path_var.as_deref(),
+        prefix.map(Path::new),
         Path::new(DEFAULT_DPACC),
     ) {
         Err(tried) => Probe::NotFound(tried),
@@ -419,21 +395,33 @@ mod tests {
         let default = dir.join("default-dpacc");
         let path_var = std::env::join_paths([&bin]).unwrap();
 
-        let (p, s) = find(Some(named.as_os_str()), Some(&path_var), &default).unwrap();
+        let (p, s) = find(Some(named.as_os_str()), Some(&path_var), None, &default).unwrap();
         assert_eq!((p, s), (named.clone(), "DPACC"));
-        let (p, s) = find(Some(OsStr::new("dpacc")), Some(&path_var), &default).unwrap();
+        let (p, s) = find(Some(OsStr::new("dpacc")), Some(&path_var), None, &default).unwrap();
         assert_eq!((p, s), (on_path.clone(), "DPACC"));
         assert!(find(
             Some(OsStr::new("/nonexistent/dpacc")),
             Some(&path_var),
+            None,
             &default
         )
         .is_err());
-        let (p, s) = find(None, Some(&path_var), &default).unwrap();
-        assert_eq!((p, s), (on_path, "PATH"));
-        assert_eq!(find(None, None, &default).unwrap_err().len(), 3);
+        let (p, s) = find(None, Some(&path_var), None, &default).unwrap();
+        assert_eq!((p, s), (on_path.clone(), "PATH"));
+        // The found install's own dpacc comes before PATH, as in a kernel build.
+        let prefix = dir.join("doca");
+        std::fs::create_dir_all(prefix.join("tools")).unwrap();
+        std::fs::write(prefix.join("tools/dpacc"), "").unwrap();
+        let (p, s) = find(None, Some(&path_var), Some(&prefix), &default).unwrap();
+        assert_eq!((p, s), (prefix.join("tools/dpacc"), "install"));
+        let tried = find(None, None, Some(&dir.join("elsewhere")), &default).unwrap_err();
+        assert!(
+            tried.iter().any(|t| t.contains("(the DOCA install found)")),
+            "{tried:?}"
+        );
+        assert_eq!(find(None, None, None, &default).unwrap_err().len(), 3);
         std::fs::write(&default, "").unwrap();
-        let (p, s) = find(Some(OsStr::new("")), None, &default).unwrap();
+        let (p, s) = find(Some(OsStr::new("")), None, None, &default).unwrap();
         assert_eq!((p, s), (default, "default"));
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -84,7 +84,7 @@ impl Report {
         let (versions, versions_check) =
             versions::evaluate(facts.versions, sim, facts.refusal.as_deref());
         let (dpacc, dpacc_check) = dpacc::evaluate(
-            dpacc::probe(sim),
+            dpacc::probe(sim, facts.prefix.as_deref()),
             &facts.doca_version,
             facts.prefix.as_deref(),
         );

@@ -86,8 +86,9 @@ pub mod sim {
 
 /// The software DPA itself, in sim builds only (for doca-rdmi-sys and the facade,
 /// which reach it through this crate so that only this crate's `sim` feature decides
-/// whether it is in the build).
-#[cfg(doca_backend = "sim")]
+/// whether it is in the build). A documentation build with the `sim` feature (as
+/// docs.rs makes the facade's) has it too, for the facade's `doca::sim` page.
+#[cfg(any(doca_backend = "sim", all(doca_backend = "docs", feature = "sim")))]
 #[doc(hidden)]
 pub use doca_sim;
 

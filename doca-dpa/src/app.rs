@@ -222,20 +222,25 @@ pub mod param {
 /// the device can reach through it must be recorded in `keep` (so it lives until the
 /// device is done with it) unless it is kept alive for the rest of the program.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be passed for a device-function parameter of type `{P}`",
-    label = "the kernel's C prototype declares this parameter as `{P}`",
-    note = "an integer C parameter (`uint64_t`: `u64`, `uint32_t`: `u32`, …) takes an integer; \
-            to pass it a DPA object, declare the parameter `doca_dpa_dev_uintptr_t` in the kernel \
-            (for `&DpaBuffer`, `&DpaSlice`, `&DpaBox`; DOCA's samples write a thread's \
-            argument as `uint64_t arg`) or with the object's handle type \
-            (`doca_dpa_dev_sync_event_t`, `doca_dpa_dev_completion_t`, …)",
-    note = "a handle or address C parameter (`doca::dpa::param::DevPtr` is a \
-            `doca_dpa_dev_uintptr_t`, `param::SyncEvent` a `doca_dpa_dev_sync_event_t`, …) takes \
-            the object itself (`&DpaBuffer`, `&DpaBox`, `&KernelEvent`, `&Completion`, …), which \
-            the launch keeps alive, not an integer",
-    note = "a `param::Ptr<T, __param::FUNCTION::PARAMETER>` is the C pointer parameter `T *PARAMETER` \
-            of FUNCTION: it takes a `&DpaBuffer<T>`, `&DpaSlice<T>` or `&DpaBox<T>` of exactly that \
-            element type"
+    message = "`{Self}` cannot be passed for a kernel parameter that takes `{P}`",
+    label = "the kernel's C prototype makes this parameter `{P}` (see the notes for its C type)",
+    note = "a C scalar parameter takes exactly its Rust type: `uint32_t` (`unsigned`) a `u32`, \
+            `uint64_t` (`size_t`, `unsigned long`) a `u64`, `int32_t` (`int`) an `i32`, \
+            `int64_t` (`long`) an `i64`, `float` an `f32`, `double` an `f64`; convert another \
+            integer with `u32::try_from(n)?` (which refuses a value that does not fit) and round \
+            a float explicitly (`x.round() as u32`)",
+    note = "a C pointer parameter `T *NAME` of FUNCTION is `param::Ptr<T, __param::FUNCTION::NAME>`: \
+            it takes DPA memory of `T`s, a `&DpaBuffer<T>`, `&DpaSlice<T>` or `&DpaBox<T>`; host \
+            memory (`&Vec<T>`, `&[T]`) is out of the DPA's reach: copy it into DPA memory first, \
+            `let buf = DpaBuffer::from_slice(&dpa, &v)?;`, and pass `&buf`",
+    note = "a C handle or address parameter takes the object, which the launch keeps alive, never \
+            an integer: `doca_dpa_dev_uintptr_t` (`param::DevPtr`) any DPA memory, \
+            `doca_dpa_dev_sync_event_t` (`param::SyncEvent`) a `&KernelEvent`, or a `&WaitEvent` or \
+            `&CompletionEvent` made with `Export::ToDpa`, `doca_dpa_dev_completion_t` \
+            (`param::Completion`) a `&Completion`, …",
+    note = "a C integer parameter takes no DPA object: to pass one, declare the parameter \
+            `doca_dpa_dev_uintptr_t` or the object's handle type in the kernel (DOCA's samples write \
+            a thread's argument as `uint64_t arg`)"
 )]
 pub unsafe trait KernelArg<P: KernelParam> {
     /// The value for the C parameter, recording in `keep` what it keeps alive.

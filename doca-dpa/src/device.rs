@@ -8,7 +8,7 @@ use std::sync::Arc;
 use doca_dpa_sys as sys;
 
 use crate::core::{Anytime, Domain, Held, Kind, Owned};
-use crate::error::{doca_call, Error, Result};
+use crate::error::{doca_call, Error, ErrorCode, Result};
 
 /// Proof that this thread holds a device's lock (a device is outside any DPA
 /// context family: its own lock domain, with its representors): made by
@@ -494,19 +494,42 @@ impl Device {
     /// Opens every representor of this device that matches `filter`
     /// (`doca_devinfo_rep_create_list`, `doca_dev_rep_open` for each,
     /// `doca_devinfo_rep_destroy_list`; all STABLE).
+    ///
+    /// Representors exist only where the device is opened on a BlueField's Arm
+    /// side (DPU mode), not on its host. Network representors (`NET`, or every
+    /// kind) asked of a device that cannot list them — the listing answers
+    /// NOT_SUPPORTED or finds none, and `doca_devinfo_rep_cap_is_filter_net_supported`
+    /// (STABLE) says the device has none to list — are [`Error::Unavailable`],
+    /// which says so. On the software DPA the default profile is the host's
+    /// view, and the error says how to select the Arm side's
+    /// (`doca::sim::Profile::dpu_view()`). An empty list means the device can
+    /// have representors and none matches `filter`.
     pub fn open_representors(&self, filter: RepresentorFilter) -> Result<Vec<Representor>> {
+        let wants_net = filter.is_empty() || filter.contains(RepresentorFilter::NET);
         let mut head = std::ptr::null_mut();
         let mut len = 0u32;
         let dev = self.lock();
         // SAFETY: an open device, under its lock; valid out-pointers.
-        unsafe {
+        let listed = unsafe {
             doca_call!(doca_devinfo_rep_create_list(
                 self.as_ptr(&dev),
                 filter.bits() as _,
                 &mut head,
                 &mut len
             ))
-        }?;
+        };
+        match listed {
+            // Only where the device says it has none to list: a device that can
+            // list them answering NOT_SUPPORTED is that error, as it is.
+            Err(e)
+                if wants_net
+                    && e.code() == Some(ErrorCode::NOT_SUPPORTED)
+                    && !self.can_list_net_representors() =>
+            {
+                return Err(self.no_representors(&e.to_string()));
+            }
+            other => other?,
+        }
         let mut out = Vec::with_capacity(len as usize);
         let mut result = Ok(());
         for index in 0..len as usize {
@@ -539,6 +562,55 @@ impl Device {
         if let Err(e) = destroyed {
             tracing::warn!(target: "doca_dpa::device", error = %e, "destroying the representor list failed");
         }
-        result.map(|()| out)
+        result?;
+        if out.is_empty() && wants_net && !self.can_list_net_representors() {
+            return Err(self.no_representors(
+                "doca_devinfo_rep_cap_is_filter_net_supported says it has none to list",
+            ));
+        }
+        Ok(out)
+    }
+
+    /// Whether the device can list network representors
+    /// (`doca_devinfo_rep_cap_is_filter_net_supported`, STABLE). A failed query
+    /// counts as yes: the empty list it was asked about then stands.
+    fn can_list_net_representors(&self) -> bool {
+        let dev = self.lock();
+        let info = self.devinfo(&dev);
+        let mut supported = 0u8;
+        // SAFETY: a live devinfo, under its device's lock; a valid out-pointer.
+        let asked = unsafe {
+            doca_call!(doca_devinfo_rep_cap_is_filter_net_supported(
+                info,
+                &mut supported
+            ))
+        };
+        asked.map_or(true, |()| supported != 0)
+    }
+
+    /// [`Error::Unavailable`] for network representors of a device that has
+    /// none to list (`why`: what DOCA said).
+    fn no_representors(&self, why: &str) -> Error {
+        Error::Unavailable {
+            what: "a network representor",
+            reason: format!(
+                "{} has none ({why}): representors exist only where the device is opened on a \
+                 BlueField's Arm side (DPU mode), not on its host; run the program on the Arm side{}",
+                self.info(),
+                NO_REPRESENTORS_ON_THE_SIM
+            ),
+        }
     }
 }
+
+/// The end of [`Device::no_representors`]'s text: how to get representors on
+/// the software DPA.
+#[cfg(doca_backend = "sim")]
+const NO_REPRESENTORS_ON_THE_SIM: &str = ". The software DPA's default profile is a \
+    BlueField-3 as its host sees it, without representors; `doca::sim::Profile::dpu_view()` \
+    is its Arm side, whose mlx5_0 has network representors (and an SF). Select it before \
+    opening the device: `doca::sim::set_global_profile(doca::sim::Profile::dpu_view())`, \
+    or `set_profile` on a test's `doca::sim::Scope`, or a profile file with representors \
+    named by DOCA_SIM_PROFILE";
+#[cfg(not(doca_backend = "sim"))]
+const NO_REPRESENTORS_ON_THE_SIM: &str = "";

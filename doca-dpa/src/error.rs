@@ -191,10 +191,17 @@ impl fmt::Display for LaunchDiagnosis {
                 "the completion events moved, so other launches completed but this one has not"
             )
         } else {
+            // What was seen, not what the limit promises: the limit counts the
+            // kernel's time on its execution unit, which on a loaded software
+            // DPA (or behind other device work) is less than the wall time.
             write!(
                 f,
-                "the completion events never moved: the kernel may not terminate (it will be killed after the kernel max run time of {:?}), may wait on an event nobody updates, or the DOCA/dpacc versions may not match",
-                self.kernel_max_run_time
+                "the completion events never moved: the kernel was still running when the wait gave \
+                 up, {:?} after the wait began, and its context was healthy (the kernel run-time \
+                 limit of {:?}, counted on the kernel's execution unit, had not stopped it). It may \
+                 not terminate, may wait on an event nobody updates, or the DOCA/dpacc versions may \
+                 not match",
+                self.waited, self.kernel_max_run_time
             )
         }
     }

@@ -1072,7 +1072,7 @@ impl std::future::Future for LaunchCompletion<'_> {
             return std::task::Poll::Ready(Ok(()));
         }
         // Both events are on one engine (`Launcher::with_engine`), or neither.
-        let engine = match l.events[0].waiter() {
+        let engine = match l.events[0].waiter(crate::sync_event::Awaited::Launch) {
             Ok(w) => w.engine(),
             Err(e) => return std::task::Poll::Ready(Err(e)),
         };

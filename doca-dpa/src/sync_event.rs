@@ -24,6 +24,14 @@ use crate::error::{doca_call, Error, Result};
 use crate::keep::{Keep, KeepAlive};
 use crate::wait_task::Waiter;
 
+/// What an [`Event::waiter`] error names: the event itself, or a launch (whose
+/// launcher's completion event it is).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Awaited {
+    Event,
+    Launch,
+}
+
 /// What the three event types share.
 ///
 /// The event is an object of its context's family, of access
@@ -140,13 +148,26 @@ impl Event {
         Event::new(dpa, Recipe::KernelToHost, false, engine)
     }
 
-    /// The wait task side, when made with an engine.
-    pub(crate) fn waiter(&self) -> Result<&Waiter> {
-        self.waiter.as_ref().ok_or_else(|| Error::Unavailable {
-            what: "awaiting this event",
-            reason: "it was made without an Engine: make events with \
-                     `CompletionEvent::with_engine` and launchers with `Launcher::with_engine`"
-                .to_owned(),
+    /// The wait task side, when made with an engine; `awaited` says what the
+    /// error names (this event, or the launch whose launcher owns it).
+    pub(crate) fn waiter(&self, awaited: Awaited) -> Result<&Waiter> {
+        self.waiter.as_ref().ok_or_else(|| match awaited {
+            Awaited::Event => Error::Unavailable {
+                what: "awaiting this event",
+                reason: "it was made without an engine: make it with \
+                         `CompletionEvent::with_engine(&dpa, export, &engine)`, where \
+                         `let engine = Engine::new()?;` (one per program is enough), or wait \
+                         with `event.wait_gt(threshold, timeout)`"
+                    .to_owned(),
+            },
+            Awaited::Launch => Error::Unavailable {
+                what: "awaiting this launch",
+                reason: "its launcher was made without an engine: make it with \
+                         `Launcher::with_engine(&dpa, &engine)`, where \
+                         `let engine = Engine::new()?;` (one per program is enough), or wait \
+                         with `launch.wait(timeout)`"
+                    .to_owned(),
+            },
         })
     }
 
@@ -528,7 +549,7 @@ impl std::future::Future for Reached {
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Result<u64>> {
         let event = &self.event;
-        let waiter = match event.waiter() {
+        let waiter = match event.waiter(Awaited::Event) {
             Ok(w) => w,
             Err(e) => return std::task::Poll::Ready(Err(e)),
         };

@@ -293,7 +293,7 @@ impl ThreadBuilder {
 /// everything is leaked with a warning). The context family's reaper thread makes
 /// that release when it is due, whatever else the program does; on a device with
 /// no run-time limit (0) nothing bounds the last activation, and what the thread
-/// used is kept for good (counted by [`buried_count`](crate::buried_count)).
+/// used is kept for good (counted by `doca_dpa::buried_count()`, a hidden test hook).
 #[derive(Clone)]
 pub struct DpaThread {
     inner: Arc<Member<ThreadInner>>,

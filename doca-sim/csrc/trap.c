@@ -18,7 +18,9 @@
  *   (doca_sim_probe_copy below) instead of relying on a jump;
  * - a dedicated real-time signal, sent by the watchdog with pthread_kill,
  *   stops kernel code that ran too long or whose context turned fatal, but
- *   never while it is inside libc or the loader (see on_kill).
+ *   never while it is inside libc or the loader (see on_kill); a request
+ *   that lands there is repeated at the thread's own pace (see
+ *   sample_again) until one lands in the kernel's code.
  *
  * Everything a handler does is async-signal-safe: it reads and writes this
  * thread's record (initial-exec TLS, no allocation), calls sigaction/raise
@@ -48,6 +50,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -67,6 +71,9 @@ struct trap_thread {
 	uint64_t kill;
 	uintptr_t guard_lo, guard_hi;
 	struct doca_sim_trap_record record;
+	/* Re-sends the stop request to this thread only (see sample_again). */
+	timer_t sampler;
+	int has_sampler;
 };
 
 static __thread struct trap_thread trap __attribute__((tls_model("initial-exec")));
@@ -197,28 +204,76 @@ static int in_libc(uintptr_t pc)
 }
 
 /*
- * The watchdog's stop request. Kernel code is left at once, unless it is
- * inside libc or the loader, where it may hold a lock (malloc's arena lock,
- * a FILE's lock): then the request is ignored, and the watchdog repeats it
- * on each tick until one lands in the kernel's own code. It never jumps out
- * of libc: a lock left held there would stop the host's next malloc or
- * printf for good. A kernel that stays inside libc (blocked in a call, or
- * spinning in one so that no request lands outside it) is abandoned by the
- * watchdog instead (src/dpa/launch.rs): its thread is left to run, counted,
- * and replaced in the pool. Outside kernel code (in the sim's Rust device
- * functions) the request is ignored too: those poll the context's fatal
- * flag.
+ * Whether the thread was interrupted in a blocking system call of libc: a
+ * restartable call is rewound to its syscall instruction (0f 05), one that
+ * is not returns -EINTR just after it.
+ */
+static int blocked_in_syscall(void *uctx)
+{
+#if defined(__x86_64__)
+	ucontext_t *uc = uctx;
+	uintptr_t pc = pc_of(uctx);
+	const uint8_t *at = (const uint8_t *)pc;
+
+	if (in_libc(pc + 1) && at[0] == 0x0f && at[1] == 0x05)
+		return 1;
+	return in_libc(pc - 2) && at[-2] == 0x0f && at[-1] == 0x05 && uc->uc_mcontext.gregs[REG_RAX] == -EINTR;
+#else
+	(void)uctx;
+	return 1;
+#endif
+}
+
+/* How soon a stop request that landed inside libc is repeated. */
+#define SAMPLE_INTERVAL_NS 20000
+
+/*
+ * Repeats the stop request SAMPLE_INTERVAL_NS from now, from this thread's
+ * own timer: where it lands is a sample of where the thread runs, and a
+ * kernel that spends 99.9% of its time in printf needs thousands of
+ * samples to be caught in its own code. The watchdog's requests (every
+ * few ms of wall time, and on a loaded host landing only when the thread
+ * next gets a CPU) took seconds of them on an idle host and more than 30 s
+ * on a loaded one; the thread's own timer samples it at a pace set by the
+ * time it runs, whatever the load. A thread blocked in a call is not
+ * sampled: the watchdog's next request starts again after the call.
+ * Outside x86-64 (no test for a blocked call) only the watchdog's requests
+ * sample.
+ */
+static void sample_again(struct trap_thread *t, void *uctx)
+{
+	struct itimerspec next = { .it_value = { .tv_sec = 0, .tv_nsec = SAMPLE_INTERVAL_NS } };
+
+	if (t->has_sampler && !blocked_in_syscall(uctx))
+		timer_settime(t->sampler, 0, &next, NULL);
+}
+
+/*
+ * The watchdog's stop request (and the repeats of sample_again). Kernel code
+ * is left at once, unless it is inside libc or the loader, where it may
+ * hold a lock (malloc's arena lock, a FILE's lock): then the request is
+ * repeated until one lands in the kernel's own code. It never jumps out of
+ * libc: a lock left held there would stop the host's next malloc or printf
+ * for good. A kernel that stays inside libc (blocked in a call, or spinning
+ * in one) is abandoned by the watchdog meanwhile (src/dpa/launch.rs): its
+ * thread is left to run, counted, and replaced in the pool. Outside kernel
+ * code (in the sim's Rust device functions) the request is ignored too:
+ * those poll the context's fatal flag.
  */
 static void on_kill(int signo, siginfo_t *info, void *uctx)
 {
 	struct trap_thread *t = &trap;
 	uint64_t wanted = __atomic_load_n(&t->kill, __ATOMIC_ACQUIRE);
+	int saved_errno = errno;
 
 	(void)info;
 	if (t->mode != MODE_KERNEL || t->instance == NULL || t->generation == 0 || wanted != t->generation)
 		return;
-	if (in_libc(pc_of(uctx)))
+	if (in_libc(pc_of(uctx))) {
+		sample_again(t, uctx);
+		errno = saved_errno;
 		return;
+	}
 	t->record.signo = signo;
 	t->record.code = 0;
 	t->record.addr = 0;
@@ -325,6 +380,13 @@ void *doca_sim_trap_thread_init(void)
 		munmap(mem, ALT_STACK_RESERVE);
 		return NULL;
 	}
+	/* The repeats of a stop request (see sample_again); without it, only the watchdog's. */
+	struct sigevent to_self;
+	memset(&to_self, 0, sizeof(to_self));
+	to_self.sigev_notify = SIGEV_THREAD_ID;
+	to_self.sigev_signo = kill_signal;
+	to_self._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+	t->has_sampler = timer_create(CLOCK_MONOTONIC, &to_self, &t->sampler) == 0;
 	return t;
 }
 

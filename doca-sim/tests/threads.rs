@@ -569,7 +569,7 @@ fn an_over_time_thread_activation_makes_the_context_fatal() {
     ok!(ctx.launch(null_mut(), 0, 1, k));
     assert!(poll(PATIENCE, || STARTED.load(SeqCst) == 1));
     assert!(
-        poll(Duration::from_secs(5), || ctx.peek() == BAD_STATE),
+        poll_cpu(RUN_TIME_PATIENCE, || ctx.peek() == BAD_STATE),
         "a stuck DPA thread activation never made the context fatal"
     );
     std::thread::sleep(Duration::from_millis(30));

@@ -231,8 +231,8 @@ pub enum Error {
     /// libclang could not be loaded (bindgen loads it at run time), or it has no builtin
     /// headers.
     #[error(
-        "bindgen could not use libclang ({0}); install libclang (e.g. the libclang-dev \
-         package) or set LIBCLANG_PATH to the directory holding libclang.so"
+        "bindgen could not use libclang ({0}); install libclang with its headers (e.g. the \
+         libclang-dev package) or set LIBCLANG_PATH to the directory holding libclang.so"
     )]
     Libclang(String),
     /// bindgen (clang) failed on the headers.
@@ -344,8 +344,7 @@ fn builtin_headers_missing() -> Option<Error> {
     match generate_quietly(b) {
         Ok(Ok(_)) => None,
         Ok(Err(e)) => Some(Error::Libclang(format!(
-            "libclang is installed but cannot find its builtin headers ({}); install the \
-             package that holds them (e.g. libclang-common-N-dev beside libclang1)",
+            "it is installed without its builtin headers: {}",
             e.to_string().lines().next().unwrap_or_default().trim()
         ))),
         Err(payload) => Some(Error::Libclang(panic_text(payload.as_ref()))),

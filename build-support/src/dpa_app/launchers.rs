@@ -44,7 +44,22 @@ pub(crate) fn write_rust(
     } else {
         Vec::new()
     };
-    let text = rust_source(&r.app_name, kernels, structs, &libs)?;
+    // The docs name each kernel's and struct's source relative to the package.
+    let shown: Vec<DeviceFunction> = kernels
+        .iter()
+        .map(|k| DeviceFunction {
+            file: r.shown_path(&k.file),
+            ..k.clone()
+        })
+        .collect();
+    let shown_structs: Vec<StructDef> = structs
+        .iter()
+        .map(|s| StructDef {
+            file: r.shown_path(&s.file),
+            ..s.clone()
+        })
+        .collect();
+    let text = rust_source(&r.app_name, &shown, &shown_structs, &libs)?;
     std::fs::write(&path, text).map_err(|e| io_err(&path, e))?;
     let apps = {
         let mut built = BUILT_APPS

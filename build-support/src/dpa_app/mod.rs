@@ -117,7 +117,7 @@ pub use parse::{
 pub use sim::{HOST_INCLUDE_ENV, SIM_DEVICE_INCLUDE_ENV};
 pub use sim_source::sim_app_source;
 pub use tools::{
-    ATTRS2BLOB_ENV, ATTRS2BLOB_NAME, DEFAULT_ATTRS2BLOB, DEFAULT_DPACC, DPACC_ENV,
+    locate_dpacc, ATTRS2BLOB_ENV, ATTRS2BLOB_NAME, DEFAULT_ATTRS2BLOB, DEFAULT_DPACC, DPACC_ENV,
     SKIP_VERSION_CHECK_ENV,
 };
 
@@ -267,6 +267,19 @@ pub(crate) struct Resolved {
     /// The DPA toolchain's own include directories (hardware: those of the dpacc the
     /// build uses; empty otherwise).
     pub(crate) toolchain_include_dirs: Vec<PathBuf>,
+    /// The package's manifest directory, which generated docs name sources relative to.
+    pub(crate) manifest_dir: Option<PathBuf>,
+}
+
+impl Resolved {
+    /// `path` as generated documentation shows it: relative to the package when it is
+    /// inside it (no build machine's absolute path in published docs).
+    pub(crate) fn shown_path(&self, path: &Path) -> PathBuf {
+        self.manifest_dir
+            .as_deref()
+            .and_then(|m| path.strip_prefix(m).ok())
+            .map_or_else(|| path.to_owned(), Path::to_owned)
+    }
 }
 
 impl DpaApp {
@@ -543,6 +556,7 @@ impl DpaApp {
             defines: self.defines.clone(),
             proc_attributes,
             toolchain_include_dirs: Vec::new(),
+            manifest_dir: base.and_then(|b| std::fs::canonicalize(b).ok()),
         })
     }
 }

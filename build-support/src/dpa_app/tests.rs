@@ -159,6 +159,12 @@ fn sim_build_of_realistic_sources() {
             "{lib} not linked by\n{decls}"
         );
     }
+    // Generated docs name sources relative to the package, never by this machine's path.
+    assert!(decls.contains("/// Defined at `kernels/"), "{decls}");
+    assert!(
+        !decls.contains(&fixtures().display().to_string()),
+        "an absolute path in:\n{decls}"
+    );
     let index = std::fs::read_to_string(out.path().join(APP_INDEX_FILE)).unwrap();
     assert!(index.contains("(realistic_app) => {"), "{index}");
     for v in [

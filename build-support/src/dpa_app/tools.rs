@@ -51,37 +51,40 @@ fn prefix_candidates(prefix: &Path) -> [PathBuf; 2] {
     [prefix_dpacc(prefix), prefix.join("bin").join("dpacc")]
 }
 
-/// The DPA compiler: `$DPACC`, else the dpacc of the DOCA install the build found
-/// (`prefix`: what pkg-config or `DOCA_PREFIX` found, [`prefix_candidates`]), else
-/// `dpacc` on `PATH`, else `default` (normally [`DEFAULT_DPACC`]). The error lists
-/// every place tried.
-pub(crate) fn find_dpacc(
+/// The dpacc a kernel build uses, and how it was found (`"DPACC"`, `"install"`,
+/// `"PATH"` or `"default"`): `$DPACC` (a path, or a name looked up in `PATH`), else
+/// the dpacc of the DOCA install the build found (`prefix`: what pkg-config or
+/// `DOCA_PREFIX` found; its `tools/` or `bin/`), else `dpacc` on `PATH`, else
+/// `default` (normally [`DEFAULT_DPACC`]). The error lists every place tried.
+/// doca-doctor asks the same function, so it reports the dpacc a build would use.
+pub fn locate_dpacc(
     env: &EnvReader,
     prefix: Option<&Path>,
     default: &Path,
-) -> Result<PathBuf, DpaAppError> {
-    let not_found = |tried| DpaAppError::ToolNotFound {
-        tool: "dpacc",
-        env_var: DPACC_ENV,
-        tried,
-    };
+) -> Result<(PathBuf, &'static str), Vec<String>> {
     if let Some(v) = env.get_os(DPACC_ENV).filter(|v| !v.is_empty()) {
-        return from_env_value(env, &v).ok_or_else(|| {
-            not_found(vec![format!(
-                "{DPACC_ENV}={} (no such file, or not on PATH)",
-                v.to_string_lossy()
-            )])
-        });
+        return from_env_value(env, &v)
+            .map(|p| (p, "DPACC"))
+            .ok_or_else(|| {
+                vec![format!(
+                    "{DPACC_ENV}={} (no such file, or not on PATH)",
+                    v.to_string_lossy()
+                )]
+            });
     }
-    let in_prefix = prefix.map(prefix_candidates).unwrap_or_default();
+    let in_prefix: Vec<PathBuf> = prefix
+        .map(prefix_candidates)
+        .into_iter()
+        .flatten()
+        .collect();
     if let Some(p) = in_prefix.iter().find(|p| p.is_file()) {
-        return Ok(p.clone());
+        return Ok((p.clone(), "install"));
     }
     if let Some(p) = search_path(env, OsStr::new("dpacc")) {
-        return Ok(p);
+        return Ok((p, "PATH"));
     }
     if default.is_file() {
-        return Ok(default.to_owned());
+        return Ok((default.to_owned(), "default"));
     }
     let mut tried = vec![format!("{DPACC_ENV} (not set)")];
     tried.extend(
@@ -91,7 +94,22 @@ pub(crate) fn find_dpacc(
     );
     tried.push("dpacc on PATH".to_owned());
     tried.push(default.display().to_string());
-    Err(not_found(tried))
+    Err(tried)
+}
+
+/// [`locate_dpacc`] for a kernel build: not found is [`DpaAppError::ToolNotFound`].
+pub(crate) fn find_dpacc(
+    env: &EnvReader,
+    prefix: Option<&Path>,
+    default: &Path,
+) -> Result<PathBuf, DpaAppError> {
+    locate_dpacc(env, prefix, default)
+        .map(|(p, _)| p)
+        .map_err(|tried| DpaAppError::ToolNotFound {
+            tool: "dpacc",
+            env_var: DPACC_ENV,
+            tried,
+        })
 }
 
 /// The name of the DPA compiler that dpacc drives, installed beside it (NVIDIA's layout:

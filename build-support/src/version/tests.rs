@@ -122,6 +122,21 @@ fn header_is_read_as_the_compiler_reads_it() {
     assert_eq!(header_version(text).unwrap().0, DocaVersion::new(3, 1, 5));
 }
 
+/// The reference `doca_version.h` includes `<doca_compat.h>` from its own directory, as
+/// a real one does: the compiler finds it there.
+#[test]
+fn a_header_that_includes_its_neighbours_is_read() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../doca-sim/include/doca_version.h");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("#include <doca_compat.h>"), "precondition");
+    let (v, _) = DocaVersion::from_header_file(&path).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        text.contains(&format!("#define DOCA_VERSION_MINOR {}", v.minor)),
+        "{v}"
+    );
+}
+
 #[test]
 fn header_without_macros_or_not_c() {
     assert_eq!(

@@ -434,6 +434,45 @@ pub(crate) fn poll(timeout: Duration, mut cond: impl FnMut() -> bool) -> bool {
     }
 }
 
+/// CPU time this process used so far.
+pub(crate) fn cpu_time() -> Duration {
+    // SAFETY: getrusage fills the struct it is given.
+    let usage = unsafe {
+        let mut u = std::mem::zeroed::<libc::rusage>();
+        assert_eq!(libc::getrusage(libc::RUSAGE_SELF, &mut u), 0);
+        u
+    };
+    let t = |tv: libc::timeval| Duration::new(tv.tv_sec as u64, tv.tv_usec as u32 * 1000);
+    t(usage.ru_utime) + t(usage.ru_stime)
+}
+
+/// How much CPU a test lets kernels use before it gives up on the watchdog
+/// stopping one that is past a run-time limit of a few hundred ms.
+pub(crate) const RUN_TIME_PATIENCE: Duration = Duration::from_secs(10);
+
+/// Polls `cond` until it holds, or until this process has used `cpu` of CPU
+/// time since the call; returns whether it held.
+///
+/// For what the sim's run-time limits promise: a limit counts a kernel's
+/// time on its EU, which for a kernel that spins or yields is the CPU time
+/// of the host thread that plays it (see `run_time` in
+/// `src/dpa/launch.rs`), and a loaded host hands that out slowly. A patience
+/// in wall time measures the host's load, and failed on a busy machine; this
+/// one measures the kernels' progress. (A wall-clock guard of ten minutes
+/// only keeps a kernel that never runs from hanging the test.)
+pub(crate) fn poll_cpu(cpu: Duration, mut cond: impl FnMut() -> bool) -> bool {
+    let (start, guard) = (cpu_time(), Instant::now() + Duration::from_secs(600));
+    loop {
+        if cond() {
+            return true;
+        }
+        if cpu_time() - start >= cpu || Instant::now() >= guard {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
 /// Polls an event until it reaches `value` (panics after [`PATIENCE`]).
 #[track_caller]
 pub(crate) fn wait_value(ev: *mut abi::doca_sync_event, value: u64) {
