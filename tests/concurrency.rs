@@ -271,61 +271,21 @@ fn a_family_held_inside_doca_does_not_stop_another() {
 /// A `CompletionEvent::reached` future first polled while a timed-out RPC's call
 /// still runs on the family's RPC thread returns `Pending` at once (its poll
 /// asks the context's health without waiting for the RPC, and reads the event,
-/// which an RPC does not keep from being read), and completes once the event
-/// is set. (It blocked 13 s, until that call returned.)
+/// which an RPC does not keep from being read), whether the RPC's function
+/// waits on another event or on this one.
 #[cfg(doca_backend = "sim")]
 #[test]
 fn a_reached_future_does_not_wait_for_a_timed_out_rpc() {
-    use doca::dpa::{CompletionEvent, Engine, Export, WaitEvent};
-    use std::future::Future;
-    use std::task::{Context, Wake, Waker};
-    struct Noop;
-    impl Wake for Noop {
-        fn wake(self: std::sync::Arc<Self>) {}
-    }
-    within("reached during a timed-out rpc", || {
-        let dpa = Dpa::start(&common::device(), doca_tests::app()).unwrap();
-        let engine = Engine::new().unwrap();
-        let event = CompletionEvent::with_engine(&dpa, Export::ToDpa, &engine).unwrap();
-        let go = WaitEvent::new(&dpa, Export::ToDpa).unwrap();
-        let data = DpaBuffer::<u64>::new(&dpa, 8).unwrap();
-        let timed_out = dpa.rpc(
-            &doca_tests::sound_hung_rpc,
-            (&go, &data),
-            Duration::from_millis(20),
-        );
-        assert!(
-            matches!(timed_out, Err(doca::dpa::Error::RpcTimeout(_))),
-            "{timed_out:?}"
-        );
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        let (first, took) = rt.block_on(async {
-            let mut reached = std::pin::pin!(event.reached(1));
-            let waker = Waker::from(std::sync::Arc::new(Noop));
-            let started = std::time::Instant::now();
-            let first = reached.as_mut().poll(&mut Context::from_waker(&waker));
-            (first.is_pending(), started.elapsed())
+    for rpc_waits_on_it in [false, true] {
+        within("reached during a timed-out rpc", move || {
+            reached_during_a_timed_out_rpc(rpc_waits_on_it)
         });
-        go.set(1).unwrap();
-        assert!(first, "the first poll completed before the event was set");
-        assert!(
-            took < Duration::from_secs(1),
-            "the first poll waited {took:?} (for the timed-out RPC's call?)"
-        );
-    });
+    }
 }
 
-/// A `CompletionEvent::reached` future first polled while a timed-out RPC's call
-/// still runs on the family's RPC thread returns `Pending` at once (its poll
-/// asks the context's health without waiting for the RPC, and reads the event,
-/// which an RPC does not keep from being read), and completes once the event
-/// is set. (It blocked 13 s, until that call returned.)
+/// The case above: the RPC's function waits on `go`, or on the awaited event.
 #[cfg(doca_backend = "sim")]
-#[test]
-fn a_reached_future_of_the_rpcs_own_event_does_not_wait_for_it() {
+fn reached_during_a_timed_out_rpc(rpc_waits_on_it: bool) {
     use doca::dpa::{CompletionEvent, Engine, Export, WaitEvent};
     use std::future::Future;
     use std::task::{Context, Wake, Waker};
@@ -333,37 +293,36 @@ fn a_reached_future_of_the_rpcs_own_event_does_not_wait_for_it() {
     impl Wake for Noop {
         fn wake(self: std::sync::Arc<Self>) {}
     }
-    within("reached during a timed-out rpc", || {
-        let dpa = Dpa::start(&common::device(), doca_tests::app()).unwrap();
-        let engine = Engine::new().unwrap();
-        let event = CompletionEvent::with_engine(&dpa, Export::ToDpa, &engine).unwrap();
-        let go = WaitEvent::new(&dpa, Export::ToDpa).unwrap();
-        let data = DpaBuffer::<u64>::new(&dpa, 8).unwrap();
-        let timed_out = dpa.rpc(
-            &doca_tests::sound_hung_rpc,
-            (&event, &data),
-            Duration::from_millis(20),
-        );
-        assert!(
-            matches!(timed_out, Err(doca::dpa::Error::RpcTimeout(_))),
-            "{timed_out:?}"
-        );
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        let (first, took) = rt.block_on(async {
-            let mut reached = std::pin::pin!(event.reached(1));
-            let waker = Waker::from(std::sync::Arc::new(Noop));
-            let started = std::time::Instant::now();
-            let first = reached.as_mut().poll(&mut Context::from_waker(&waker));
-            (first.is_pending(), started.elapsed())
-        });
-        drop(go);
-        assert!(first, "the first poll completed before the event was set");
-        assert!(
-            took < Duration::from_secs(1),
-            "the first poll waited {took:?} (for the timed-out RPC's call?)"
-        );
+    let dpa = Dpa::start(&common::device(), doca_tests::app()).unwrap();
+    let engine = Engine::new().unwrap();
+    let event = CompletionEvent::with_engine(&dpa, Export::ToDpa, &engine).unwrap();
+    let go = WaitEvent::new(&dpa, Export::ToDpa).unwrap();
+    let data = DpaBuffer::<u64>::new(&dpa, 8).unwrap();
+    let short = Duration::from_millis(20);
+    let timed_out = if rpc_waits_on_it {
+        dpa.rpc(&doca_tests::sound_hung_rpc, (&event, &data), short)
+    } else {
+        dpa.rpc(&doca_tests::sound_hung_rpc, (&go, &data), short)
+    };
+    assert!(
+        matches!(timed_out, Err(doca::dpa::Error::RpcTimeout(_))),
+        "{timed_out:?}"
+    );
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let (pending, took) = rt.block_on(async {
+        let mut reached = std::pin::pin!(event.reached(1));
+        let waker = Waker::from(std::sync::Arc::new(Noop));
+        let started = std::time::Instant::now();
+        let first = reached.as_mut().poll(&mut Context::from_waker(&waker));
+        (first.is_pending(), started.elapsed())
     });
+    go.set(1).unwrap();
+    assert!(pending, "the first poll completed before the event was set");
+    assert!(
+        took < Duration::from_secs(1),
+        "the first poll waited {took:?} (for the timed-out RPC's call?)"
+    );
 }
