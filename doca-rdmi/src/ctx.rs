@@ -120,10 +120,13 @@ impl Config {
         if self.inputs.iter().any(|(_, data)| data.is_empty()) {
             return Err(invalid(R::SET_INPUT, "an input block is empty"));
         }
+        // DOCA refuses those with INVALID_VALUE (the sim models it); refused here
+        // before any call, as the object's verbs context's lock would not cover
+        // them.
         let foreign = |v: &VerbsContext| !v.domain().same(self.verbs.domain());
         if self.pd.as_ref().is_some_and(|pd| foreign(pd.context())) {
             return Err(invalid(
-                R::CREATE,
+                R::SET_PD,
                 "the protection domain was made on another verbs context than the object's",
             ));
         }
@@ -133,7 +136,7 @@ impl Config {
                 "the DPA completion belongs to another DPA context than the datapath",
             )),
             Held::Cq(q) if foreign(q.context()) => Err(invalid(
-                R::CREATE,
+                R::CQ_ATTACH,
                 "the completion queue was made on another verbs context than the object's",
             )),
             _ => Ok(()),
@@ -223,6 +226,10 @@ pub(crate) trait RdmiObject: DocaObject {
     const SET_INPUT: &'static str;
     /// The `*_dpa_completion_attach` function's name.
     const DPA_COMPLETION_ATTACH: &'static str;
+    /// The `*_set_pd` function's name.
+    const SET_PD: &'static str;
+    /// The `*_cq_attach` function's name.
+    const CQ_ATTACH: &'static str;
 
     /// The create call, with what `config` and `uses` hold (alive for the call).
     fn create(config: &Config, uses: &Self::Uses) -> Result<*mut Self::Raw>;
@@ -308,6 +315,8 @@ macro_rules! rdmi_kind {
             const AS_CTX: &'static str = stringify!($as_ctx);
             const SET_INPUT: &'static str = stringify!($set_input);
             const DPA_COMPLETION_ATTACH: &'static str = stringify!($dpa_attach);
+            const SET_PD: &'static str = stringify!($set_pd);
+            const CQ_ATTACH: &'static str = stringify!($cq_attach);
 
             fn create(config: &$crate::ctx::Config, uses: &$uses) -> doca_dpa::Result<*mut Self::Raw> {
                 $create_fn(config, uses)
