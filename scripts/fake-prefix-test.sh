@@ -118,7 +118,9 @@ grep -qx "hand_declared=doca_rdmi_connection_as_ctx" <<<"$out" || fail "doca_rdm
 grep -qx "launch_null_rc=6" <<<"$out" || fail "the variadic launch did not answer INVALID_VALUE for a NULL context"
 grep -qx "header_version=$version" <<<"$out" || fail "the bindings' DOCA_VERSION_STRING is not the install's"
 # No bindgen feature: the bundled bindings, checked against the install's headers.
-for set in dpa rdmi; do
+grep -qx "rdma_absent_reason=None" <<<"$out" || fail "the probe found no DOCA RDMA in the fake install"
+grep -qx "rdma_declared_not_exported=" <<<"$out" || fail "some declared DOCA RDMA functions are not exported by the fake install"
+for set in dpa rdmi rdma; do
     grep -q "^bindings_$set=bundled, [0-9]* items checked against the installed headers" <<<"$out" \
         || fail "the $set bindings are not the bundled ones checked against the install"
 done
@@ -133,9 +135,9 @@ done
 
 echo "== the probe again with the bindgen feature (bindings from the installed headers)"
 out=$(cd "$probe" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$prefix/lib/pkgconfig" \
-    LD_LIBRARY_PATH="$prefix/lib" cargo run -q --features doca-dpa-sys/bindgen,doca-rdmi-sys/bindgen 2>&1) \
+    LD_LIBRARY_PATH="$prefix/lib" cargo run -q --features doca-dpa-sys/bindgen,doca-rdmi-sys/bindgen,doca-rdma-sys/bindgen 2>&1) \
     || { echo "$out"; fail "probe build or run with bindgen failed"; }
-for set in dpa rdmi; do
+for set in dpa rdmi rdma; do
     grep -qx "bindings_$set=bindgen over the installed headers" <<<"$out" \
         || { echo "$out"; fail "the bindgen feature did not make the $set bindings with bindgen"; }
 done
@@ -295,7 +297,8 @@ want_json '"pairing": "unknown"'
 
 echo "== clippy in hardware mode (every cfg'd FFI call site has its SAFETY comment)"
 out=$(cd "$root" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$prefix/lib/pkgconfig" DPACC="$prefix/tools/dpacc" \
-    cargo clippy -q -p doca-dpa-sys -p doca-rdmi-sys -p doca-dpa -p doca-rdmi -- -D warnings 2>&1) \
+    cargo clippy -q -p doca-dpa-sys -p doca-rdmi-sys -p doca-rdma-sys -p doca-comch-sys -p doca-dpa -p doca-rdmi -p doca-rdma \
+        -p doca-comch -- -D warnings 2>&1) \
     || { echo "$out"; fail "clippy finds warnings in the hardware build"; }
 
 echo "== the doca package in hardware mode on a real-shaped DOCA 3.0 install: no RDMI, no DPACC set"
@@ -338,6 +341,31 @@ out=$(hw_build "$p30/lib/pkgconfig" found) || { echo "$out"; fail "the doca pack
 out=$(LD_LIBRARY_PATH="$prefix/lib" "$CARGO_TARGET_DIR/debug/examples/rdmi_connection" 2>&1) || { echo "$out"; fail "rdmi_connection failed without RDMI"; }
 grep -q "RDMI is not available in this build" <<<"$out" || { echo "$out"; fail "rdmi_connection did not say RDMI is absent"; }
 hw_symbols "$prefix/lib"
+# without_module MODULE CRATE WHAT EXAMPLE…: the examples and CRATE's tests build in
+# hardware mode (warnings denied, nothing printed) on the fake install without
+# MODULE.pc, and each example says why WHAT is absent.
+without_module() {
+    local module=$1 crate=$2 what=$3 ex
+    shift 3
+    echo "== the $what examples and $crate in hardware mode without $module.pc: the API says why it is absent"
+    local pn="$work/doca-no-$module" examples=()
+    rm -rf "$pn"
+    mkdir -p "$pn/lib"
+    cp -r "$prefix/lib/pkgconfig" "$pn/lib/pkgconfig"
+    rm "$pn/lib/pkgconfig/$module.pc"
+    for ex in "$@"; do examples+=(--example "$ex"); done
+    out=$(cd "$root" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$pn/lib/pkgconfig" DPACC="$prefix/tools/dpacc" \
+        cargo build -q -p doca "${examples[@]}" 2>&1 \
+        && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$pn/lib/pkgconfig" DPACC="$prefix/tools/dpacc" \
+        cargo test -q -p "$crate" --no-run 2>&1) || { echo "$out"; fail "the $what examples or $crate do not build (warnings denied) without $module.pc"; }
+    grep -v "^ *Executable " <<<"$out" | grep -q . && { echo "$out"; fail "building without $module.pc printed something (a warning?)"; }
+    for ex in "$@"; do
+        out=$(LD_LIBRARY_PATH="$prefix/lib" "$CARGO_TARGET_DIR/debug/examples/$ex" 2>&1) || { echo "$out"; fail "$ex failed without $module.pc"; }
+        grep -q "$what is not available in this build: no $module.pc" <<<"$out" || { echo "$out"; fail "$ex did not say why $what is absent"; }
+    done
+}
+without_module doca-rdma doca-rdma "DOCA RDMA" rdma_initiator_target rdma_ping_pong
+without_module doca-comch doca-comch "DPA Comms" dpa_msgq
 echo "== the tests in hardware mode on the DOCA 3.0-shaped install (cargo test --no-run)"
 out=$(cd "$root" && env -u DPACC DOCA_BACKEND=hardware PKG_CONFIG_PATH="$p30/lib/pkgconfig" \
     cargo test -q --workspace --no-run 2>&1) || { echo "$out"; fail "the tests do not build (warnings denied) on a real-shaped DOCA 3.0 install"; }
@@ -469,4 +497,4 @@ echo "== doca-doctor builds with no DOCA at all (it loads DOCA at run time)"
 out=$(cd "$root" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$work/nowhere" DOCA_PREFIX="$work/nowhere" \
     cargo build -q -p doca-doctor 2>&1) || { echo "$out"; fail "doca-doctor does not build without DOCA"; }
 
-echo "fake-prefix-test: 10 passed, 0 failed"
+echo "fake-prefix-test: 11 passed, 0 failed"

@@ -22,7 +22,7 @@ run() {
     fi
 }
 cargo build -q --examples
-for ex in kernel_launch wait_sync_event dpa_thread rpc rdmi_connection async_service service; do
+for ex in kernel_launch wait_sync_event dpa_thread rpc rdmi_connection rdma_initiator_target rdma_ping_pong dpa_msgq async_service service; do
     [ -x "$tgt/debug/examples/$ex" ] && run "example-$ex" "$tgt/debug/examples/$ex"
 done
 # The integration tests of the top-level package (doca-doctor's, in its own

@@ -1,7 +1,9 @@
-//! # doca: safe Rust bindings for NVIDIA DOCA DPA and DOCA RDMI
+//! # doca: safe Rust bindings for NVIDIA DOCA DPA, DOCA RDMA and DOCA RDMI
 //!
 //! The facade of doca-rs: [`dpa`] is the `doca-dpa` crate (devices, DPA
-//! contexts, kernel launches, events, memory, threads), [`rdmi`] the
+//! contexts, kernel launches, events, memory, threads), [`comch`] the
+//! `doca-comch` crate (DPA Comms message queues between DPA threads), [`rdma`] the
+//! `doca-rdma` crate (DOCA RDMA on the DPA datapath), [`rdmi`] the
 //! `doca-rdmi` crate, and [`sys`] the raw DPA bindings. The project's
 //! examples and integration tests live in this package; their DPA kernels come
 //! from a package only they depend on (`doca-test-kernels`), so this library
@@ -63,6 +65,20 @@ pub use doca_dpa_sys as sys;
 #[cfg(any(doca_backend = "sim", all(doca_backend = "docs", feature = "sim")))]
 #[doc(inline)]
 pub use doca_dpa_sys::doca_sim as sim;
+/// DPA Comms (the `doca-comch` crate): DOCA Comch message queues whose producers
+/// and consumers are DPA threads of one DPA application; a module for the same
+/// reason as [`dpa`].
+pub mod comch {
+    #[doc(inline)]
+    pub use doca_comch::*;
+}
+/// DOCA RDMA on the DPA datapath (the `doca-rdma` crate): RDMA contexts,
+/// connections, remote memory maps and remote sync events for DPA kernels; a
+/// module for the same reason as [`dpa`].
+pub mod rdma {
+    #[doc(inline)]
+    pub use doca_rdma::*;
+}
 /// DOCA RDMI on the DPA (the `doca-rdmi` crate); a module for the same reason as
 /// [`dpa`].
 pub mod rdmi {

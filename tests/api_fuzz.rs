@@ -1,5 +1,6 @@
 //! A state-machine fuzzer over the safe API: random sequences, over two DPA contexts,
-//! of creating buffers, events, launchers, threads and notification completions;
+//! of creating buffers, events, launchers, threads and notification completions,
+//! RDMI connections, DOCA RDMA contexts, connections, remote maps and events;
 //! launching (plain and gated), waiting with short timeouts, `mem::forget`, dropping
 //! in any order, waking threads and calling RPCs, with objects of the other context
 //! mixed in, while a `tracing` subscriber sometimes panics (caught around each step).
@@ -67,8 +68,14 @@ struct World {
     gos: Vec<(usize, DpaBuffer<u64>)>,
     completions: Vec<(usize, Completion)>,
     groups: Vec<(usize, ThreadGroup)>,
-    /// RDMI connections and the like, as the RDMI steps keep them.
+    /// RDMI connections and the like, as the RDMI steps keep them; DOCA RDMA
+    /// contexts, connections, remote maps and events and local maps too (each its
+    /// own entry, dropped in any order).
     rdmi: Vec<(usize, Box<dyn std::any::Any>)>,
+    /// What an RDMA peer exported (memory and an event it signals): the peer's,
+    /// whose lifetime is its business, not this side's; dropped at the end, once
+    /// every launch finished.
+    peers: Vec<Box<dyn std::any::Any>>,
     /// Launchers moved to threads of their own, which drop them when the sender
     /// goes (at the end, once every go flag is released).
     parked: Vec<(std::sync::mpsc::Sender<()>, std::thread::JoinHandle<()>)>,
@@ -106,7 +113,7 @@ fn made<T>(r: Result<T, Error>) -> Result<Option<T>, String> {
 /// One step. `Err` is an oracle failure.
 fn step(rng: &mut Rng, w: &mut World) -> Result<(), String> {
     let ctx = rng.below(2);
-    match rng.below(25) {
+    match rng.below(27) {
         0 | 1 => {
             let len = 1 + rng.below(8);
             let Some(b) = made(DpaBuffer::<u64>::new(&w.dpas[ctx], len))? else {
@@ -355,6 +362,8 @@ fn step(rng: &mut Rng, w: &mut World) -> Result<(), String> {
             }
         }
         22 => rdmi_step(rng, w, ctx)?,
+        25 => rdma_step(rng, w, ctx)?,
+        26 => comch_step(rng, w, ctx)?,
         _ => {
             // Drop something, in any order.
             match rng.below(10) {
@@ -513,6 +522,7 @@ fn sequence(seed: u64) -> Result<usize, Failure> {
         l.wait_all(Duration::from_secs(10))
             .map_err(|e| fault_or(&w, format!("final wait: {e}")))?;
     }
+    w.peers.clear();
     match fault(&w) {
         Some(f) => Err(Failure::Device(f)),
         None => Ok(STEPS),
@@ -667,8 +677,179 @@ doca::rdmi::if_rdmi! {
     }
 }
 
+doca::rdma::if_rdma! {
+    #[path = "rdma/setup.rs"]
+    mod rdma_setup;
+
+    /// Two DOCA RDMA contexts on one context (a completion of the other context
+    /// is refused), connected after garbage details; the peer exports memory and
+    /// an event, this side makes a remote map and event of them; a held kernel on
+    /// either context's launcher writes and signals through them (refused when
+    /// anything is of the other context); sometimes a stop while it holds them;
+    /// then every object of this side is kept on its own, to be dropped in any
+    /// order.
+    fn rdma_step(rng: &mut Rng, w: &mut World, ctx: usize) -> Result<(), String> {
+        use doca::dpa::{AccessFlags, DpaMmap, RdmaExport, SignalEvent};
+        use doca::rdma::{RdmaBuilder, RemoteEvent, RemoteMmap};
+        let s = |e: Error| e.to_string();
+        let dpa = w.dpas[ctx].clone();
+        if rng.chance(10) {
+            let foreign = CompletionBuilder::new(&w.dpas[1 - ctx], 16).and_then(|c| c.start()).map_err(s)?;
+            return match RdmaBuilder::new(&dpa, &foreign) {
+                Err(e) if e.is_invalid_argument() => Ok(()),
+                other => Err(format!("an RDMA context with a foreign completion: {other:?}")),
+            };
+        }
+        let (a, b) = (rdma_setup::rdma(&dpa, 1).map_err(s)?, rdma_setup::rdma(&dpa, 1).map_err(s)?);
+        let (x, y) = (a.export().map_err(s)?, b.export().map_err(s)?);
+        let x = if rng.chance(30) {
+            match x.connect(&rng.next().to_le_bytes()) {
+                Ok(_) => return Err("garbage details connected a connection".into()),
+                Err(e) => e.into_parts().1,
+            }
+        } else {
+            x
+        };
+        let x_details = x.details().to_vec();
+        let conn = x.connect(y.details()).map_err(|e| e.to_string())?;
+        let peer_conn = y.connect(&x_details).map_err(|e| e.to_string())?;
+        // The peer's side.
+        let landing = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(s)?;
+        let landing_map = DpaMmap::with_access(&dpa, &landing, 0, 1, AccessFlags::RDMA_ALL).map_err(s)?;
+        let export = landing_map.export_rdma().map_err(s)?.to_bytes();
+        let signal = SignalEvent::new(&dpa).map_err(s)?;
+        let signal_bytes = signal.export().map_err(s)?;
+        // This side, from the bytes.
+        let remote = RemoteMmap::new(&dpa, &RdmaExport::from_bytes(&export).map_err(s)?).map_err(s)?;
+        let remote_signal = RemoteEvent::new(&dpa, &signal_bytes).map_err(s)?;
+        let src = DpaBuffer::<u64>::from_slice(&dpa, &[rng.next()]).map_err(s)?;
+        let src_map = DpaMmap::with_access(&dpa, &src, 0, 1, AccessFlags::LOCAL_READ_WRITE).map_err(s)?;
+        if let (Some(l), Some(g), Some(o)) = (pick(rng, &w.launchers), pick(rng, &w.gos), pick(rng, &w.buffers)) {
+            let ((lc, launcher), (gc, go), (oc, out)) = (&w.launchers[l], &w.gos[g], &w.buffers[o]);
+            let foreign = *lc != ctx || gc != lc || oc != lc;
+            let r = launcher.launch(
+                &doca_tests::sound_hold_remote,
+                1,
+                (go, &conn, conn.id(), &remote, remote.addr(), &src_map, &src, &remote_signal, out),
+            );
+            expect_outcome(r.map(drop), foreign, "sound_hold_remote")?;
+        }
+        let a = if rng.chance(30) {
+            match a.stop() {
+                Ok(()) => return Err("a context with a connection was stopped".into()),
+                Err(e) if matches!(e.error(), Error::InUse { .. }) => {
+                    e.into_parts().1.ok_or("a refused stop kept the context")?
+                }
+                Err(e) => return Err(format!("stop: {e}")),
+            }
+        } else {
+            a
+        };
+        w.peers.push(Box::new((landing, landing_map, signal, b, peer_conn)));
+        for part in [
+            Box::new(a) as Box<dyn std::any::Any>,
+            Box::new(conn),
+            Box::new(remote),
+            Box::new(remote_signal),
+            Box::new(src),
+            Box::new(src_map),
+        ] {
+            w.rdmi.push((ctx, part));
+        }
+        Ok(())
+    }
+}
+
+doca::rdma::if_no_rdma! {
+    fn rdma_step(_: &mut Rng, _: &mut World, _: usize) -> Result<(), String> {
+        Ok(())
+    }
+}
+
 doca::rdmi::if_no_rdmi! {
     fn rdmi_step(_: &mut Rng, _: &mut World, _: usize) -> Result<(), String> {
         Ok(())
     }
 }
+
+// ---- DPA Comms message queues (issue #35) ---------------------------------------------
+
+doca::comch::if_comch! {
+    #[path = "comch/setup.rs"]
+    mod comch_setup;
+
+    /// A message queue on one context with a consumer (its completion context's
+    /// thread runnable or not) and a producer; sometimes a consumer completion
+    /// context or a DPA completion of the other context, refused; a held kernel on
+    /// either context's launcher that posts a receive, sends on the queue and
+    /// re-arms the completion context (refused when anything is of the other
+    /// context); sometimes a stop while something holds the object (refused, the
+    /// object back); then every object is kept on its own (with the RDMI and RDMA
+    /// objects), to be dropped in any order.
+    fn comch_step(rng: &mut Rng, w: &mut World, ctx: usize) -> Result<(), String> {
+        let s = |e: Error| e.to_string();
+        let dpa = w.dpas[ctx].clone();
+        let m = comch_setup::msgq(&dpa, rng.chance(50)).map_err(s)?;
+        if rng.chance(10) {
+            let other = &w.dpas[1 - ctx];
+            let refused = if rng.chance(50) {
+                let (thread, _arg) = comch_setup::idle_thread(other).map_err(s)?;
+                let foreign = comch_setup::completion(&thread, false).map_err(s)?;
+                m.queue.consumer(&foreign).map(drop)
+            } else {
+                let foreign = CompletionBuilder::new(other, 16).and_then(|c| c.start()).map_err(s)?;
+                m.queue.producer(&foreign).map(drop)
+            };
+            expect_outcome(refused, true, "a Comch side with a foreign completion")?;
+        }
+        if let (Some(l), Some(g), Some(o)) = (pick(rng, &w.launchers), pick(rng, &w.gos), pick(rng, &w.buffers)) {
+            let ((lc, launcher), (gc, go), (oc, out)) = (&w.launchers[l], &w.gos[g], &w.buffers[o]);
+            let foreign = *lc != ctx || gc != lc || oc != lc;
+            let r = launcher.launch(
+                &doca_tests::comch_hold,
+                1,
+                (go, &m.consumer, &m.producer, m.consumer.id(), rng.next() as u32, &m.completion, out),
+            );
+            expect_outcome(r.map(drop), foreign, "comch_hold")?;
+        }
+        let comch_setup::Msgq { queue, consumer, producer, completion, thread, arg } = m;
+        // The consumer and producer hold the queue, the consumer its completion
+        // context: these stops are always refused.
+        let queue = if rng.chance(30) { stop_refused(queue.stop(), "message queue")? } else { queue };
+        let completion = if rng.chance(30) {
+            stop_refused(completion.stop(), "consumer completion context")?
+        } else {
+            completion
+        };
+        for part in [
+            Box::new(queue) as Box<dyn std::any::Any>,
+            Box::new(consumer),
+            Box::new(producer),
+            Box::new(completion),
+            Box::new(thread),
+            Box::new(arg),
+        ] {
+            w.rdmi.push((ctx, part));
+        }
+        Ok(())
+    }
+
+    /// The object of a stop that must be refused (something holds it).
+    fn stop_refused<T>(r: Result<(), doca::comch::StopError<T>>, what: &str) -> Result<T, String> {
+        match r {
+            Ok(()) => Err(format!("the {what} was stopped while in use")),
+            Err(e) if matches!(e.error(), Error::InUse { .. }) => {
+                e.into_parts().1.ok_or_else(|| format!("a refused stop kept the {what}"))
+            }
+            Err(e) => Err(format!("stopping the {what}: {e}")),
+        }
+    }
+}
+
+doca::comch::if_no_comch! {
+    fn comch_step(_: &mut Rng, _: &mut World, _: usize) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+// ---- end of DPA Comms ------------------------------------------------------------------

@@ -1,5 +1,5 @@
 //! Keeps `docs/functions.md` true: every DOCA DPA/RDMI host function this
-//! build knows (the symbol audit) is either called by `doca-dpa`/`doca-rdmi`
+//! build knows (the symbol audit) is either called by `doca-dpa`/`doca-comch`/`doca-rdma`/`doca-rdmi`
 //! (found in their sources, outside comments) or listed in
 //! `docs/unwrapped.tsv` with the reason it is left raw.
 //!
@@ -979,8 +979,16 @@ fn every_doca_function_is_wrapped_or_explained() {
     for s in doca::rdmi::build_info::SYMBOLS {
         symbols.entry(s.name).or_insert((s.header, s.marker));
     }
+    for s in doca::rdma::build_info::SYMBOLS {
+        symbols.entry(s.name).or_insert((s.header, s.marker));
+    }
+    for s in doca::comch::build_info::SYMBOLS {
+        symbols.entry(s.name).or_insert((s.header, s.marker));
+    }
     let mut code = sources(&root().join("doca-dpa/src"), "doca_dpa");
     code.extend(sources(&root().join("doca-rdmi/src"), "doca_rdmi"));
+    code.extend(sources(&root().join("doca-rdma/src"), "doca_rdma"));
+    code.extend(sources(&root().join("doca-comch/src"), "doca_comch"));
     let code = expand_macros(code);
     let lines = scan(&code);
     let mut calls = Calls::new(&code, &lines);
@@ -996,7 +1004,8 @@ fn every_doca_function_is_wrapped_or_explained() {
          Generated from the symbol audit of this build by `tests/function_table.rs`\n\
          (`DOCA_UPDATE_DOCS=1 cargo test --test function_table` rewrites it; the test\n\
          fails when it is stale). Functions left raw are reachable through\n\
-         `doca::sys` and `doca::rdmi::sys`; `docs/unwrapped.tsv` says why each is.\n\
+         `doca::sys`, `doca::comch::sys`, `doca::rdma::sys` and `doca::rdmi::sys`; `docs/unwrapped.tsv` says\n\
+         why each is.\n\
          Callers are the public items (callable by users of the crate) that use a\n\
          function, directly or through private code; its private callers are named\n\
          only when no public item reaches them. A `Raw*` kind (`doca_rdmi::verbs::RawPd`)\n\

@@ -2,8 +2,8 @@
 //! that were freed, stopped or destroyed. Each case below does what a careless (or
 //! adversarial) program may do with safe code only — time out and drop everything,
 //! forget a launch, complete out of order, destroy the context under a running
-//! kernel, drop a persistent thread's state, stop an RDMI connection a kernel is
-//! using — while a kernel holds on to the objects, and then lets the kernel use
+//! kernel, drop a persistent thread's state, stop an RDMI connection or a DOCA RDMA
+//! context a kernel is using, drop a peer's remote map under a kernel — while a kernel holds on to the objects, and then lets the kernel use
 //! them. The case passes when the objects stayed alive (or were leaked) until the
 //! device was done, and the process is unharmed.
 //!
@@ -892,6 +892,356 @@ doca::rdmi::if_rdmi! {
     }
 }
 
+doca::rdma::if_rdma! {
+    #[path = "rdma/setup.rs"]
+    mod rdma_setup;
+
+    /// Two DOCA RDMA contexts of a new DPA context, connected.
+    fn connected_rdma(
+    ) -> Result<(Dpa, doca::rdma::Rdma, doca::rdma::Rdma, doca::rdma::Connection, doca::rdma::Connection), String> {
+        let dpa = common::dpa();
+        let a = rdma_setup::rdma(&dpa, 1).map_err(err)?;
+        let b = rdma_setup::rdma(&dpa, 1).map_err(err)?;
+        let (x, y) = rdma_setup::pair(&a, &b).map_err(err)?;
+        Ok((dpa, a, b, x, y))
+    }
+
+    /// A running kernel was given a connection: stopping its context is refused,
+    /// and dropping the host's context and connections stops nothing until the
+    /// kernel is done with the context.
+    fn an_rdma_context_outlives_the_kernel_using_it(live: &Live<'_>) -> CaseResult {
+        let (dpa, a, b, conn, peer) = connected_rdma()?;
+        let go = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(err)?;
+        let out = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(err)?;
+        let launcher = Launcher::new(&dpa).map_err(err)?;
+        let launch = launcher
+            .launch(&doca_tests::sound_hold_rdma, 1, (&go, &conn, &out))
+            .map_err(err)?;
+        drop(conn);
+        let a = match a.stop() {
+            Err(e) if matches!(e.error(), Error::InUse { .. }) => {
+                e.into_parts().1.ok_or("a refused stop did not hand the context back")?
+            }
+            other => return Err(format!("stop of a context in use returned {other:?}")),
+        };
+        drop((a, peer, b));
+        live.expect("doca_rdma", 1, "after the host dropped both contexts and their connections")?;
+        release(&go)?;
+        launch.wait(LONG).map_err(err)?;
+        check(out.to_vec().map_err(err)?[0] == 1, || "the kernel did not run to its end".into())?;
+        no_fault(&dpa, "after the kernel used the dropped context")?;
+        live.expect("doca_rdma", 0, "once the launch was seen to finish")?;
+        Ok(())
+    }
+
+    /// A running kernel was given a peer's remote map and remote event and a map
+    /// of its own: the host drops all of them (and the context) before the kernel
+    /// writes and signals through them.
+    fn remote_maps_and_events_outlive_the_kernel_using_them(live: &Live<'_>) -> CaseResult {
+        use doca::dpa::{AccessFlags, DpaMmap, RdmaExport, SignalEvent};
+        use doca::rdma::{RemoteEvent, RemoteMmap};
+        let (dpa, a, b, conn, peer) = connected_rdma()?;
+        // The peer's side.
+        let landing = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(err)?;
+        let landing_map =
+            DpaMmap::with_access(&dpa, &landing, 0, 1, AccessFlags::RDMA_ALL).map_err(err)?;
+        let export = landing_map.export_rdma().map_err(err)?.to_bytes();
+        let signal = SignalEvent::new(&dpa).map_err(err)?;
+        // This side.
+        let remote = RemoteMmap::new(&dpa, &RdmaExport::from_bytes(&export).map_err(err)?)
+            .map_err(err)?;
+        let remote_signal = RemoteEvent::new(&dpa, &signal.export().map_err(err)?).map_err(err)?;
+        let src = DpaBuffer::<u64>::from_slice(&dpa, &[42]).map_err(err)?;
+        let src_map =
+            DpaMmap::with_access(&dpa, &src, 0, 1, AccessFlags::LOCAL_READ_WRITE).map_err(err)?;
+        let go = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(err)?;
+        let out = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(err)?;
+        let launcher = Launcher::new(&dpa).map_err(err)?;
+        let addr = remote.addr();
+        let launch = launcher
+            .launch(
+                &doca_tests::sound_hold_remote,
+                1,
+                (&go, &conn, conn.id(), &remote, addr, &src_map, &src, &remote_signal, &out),
+            )
+            .map_err(err)?;
+        drop((remote, remote_signal, src_map, src, conn, a));
+        live.expect("doca_sync_event_remote_net", 1, "after the host dropped the remote event")?;
+        live.expect("doca_rdma", 2, "after the host dropped the initiator")?;
+        release(&go)?;
+        launch.wait(LONG).map_err(err)?;
+        check(signal.wait_gt(0, LONG).map_err(err)? == 1, || "the signal did not arrive".into())?;
+        check(landing.to_vec().map_err(err)?[0] == 42, || "the write did not arrive".into())?;
+        no_fault(&dpa, "after the kernel used the dropped remote map and event")?;
+        live.expect("doca_sync_event_remote_net", 0, "once the launch was seen to finish")?;
+        drop((peer, b, landing_map));
+        live.expect("doca_rdma", 0, "once everything was dropped")?;
+        Ok(())
+    }
+
+    /// An RDMA context of one DPA context given to a kernel of another, and a
+    /// DPA completion of another context for a new RDMA context: refused before
+    /// DOCA is called, nothing left behind.
+    fn an_rdma_handle_of_another_context_is_refused(live: &Live<'_>) -> CaseResult {
+        let (dpa, a, b, conn, peer) = connected_rdma()?;
+        let other = common::dpa();
+        let go = DpaBuffer::<u64>::from_slice(&other, &[1]).map_err(err)?;
+        let out = DpaBuffer::<u64>::from_slice(&other, &[0]).map_err(err)?;
+        let launcher = Launcher::new(&other).map_err(err)?;
+        match launcher.launch(&doca_tests::sound_hold_rdma, 1, (&go, &conn, &out)) {
+            Err(e) if e.is_invalid_argument() => {}
+            Err(e) => return Err(format!("a foreign RDMA handle failed with {e}")),
+            Ok(_) => return Err("a kernel of another DPA context was given the RDMA handle".into()),
+        }
+        let foreign = doca::dpa::CompletionBuilder::new(&other, 16)
+            .and_then(|c| c.start())
+            .map_err(err)?;
+        check(doca::rdma::RdmaBuilder::new(&dpa, &foreign).is_err(), || {
+            "a completion of another DPA context was accepted".into()
+        })?;
+        no_fault(&other, "after the refused launch")?;
+        drop((conn, peer, a, b));
+        live.expect("doca_rdma", 0, "after the host dropped the contexts")?;
+        Ok(())
+    }
+
+    /// A peer's connection details that are garbage (or empty, or another
+    /// connection's twice): errors, the connection back, nothing leaked.
+    fn garbage_peer_details_are_errors(live: &Live<'_>) -> CaseResult {
+        let dpa = common::dpa();
+        let a = rdma_setup::rdma(&dpa, 1).map_err(err)?;
+        let b = rdma_setup::rdma(&dpa, 1).map_err(err)?;
+        let (x, y) = (a.export().map_err(err)?, b.export().map_err(err)?);
+        let mut x = x;
+        for garbage in [&b"\xff"[..], &[0u8; 4096][..], &[][..], &y.details()[..3]] {
+            x = match x.connect(garbage) {
+                Err(e) => e.into_parts().1,
+                Ok(_) => return Err(format!("{} bytes of garbage connected a connection", garbage.len())),
+            };
+        }
+        let y_details = y.details().to_vec();
+        let x = x.connect(&y_details).map_err(|e| e.to_string())?;
+        drop((x, y, a, b));
+        no_fault(&dpa, "after garbage details")?;
+        live.expect("doca_rdma", 0, "after the host dropped the contexts")?;
+        live.expect("doca_rdma_connection", 0, "after the host dropped the contexts")?;
+        Ok(())
+    }
+
+    fn rdma_cases() -> Vec<(&'static str, Case)> {
+        vec![
+            ("an RDMA context and connection stopped and dropped while a kernel uses them", an_rdma_context_outlives_the_kernel_using_it),
+            ("remote maps, remote events and local maps dropped while a kernel uses them", remote_maps_and_events_outlive_the_kernel_using_them),
+            ("an RDMA handle or completion of another DPA context", an_rdma_handle_of_another_context_is_refused),
+            ("a peer's connection details that are garbage", garbage_peer_details_are_errors),
+        ]
+    }
+}
+
+doca::rdma::if_no_rdma! {
+    fn rdma_cases() -> Vec<(&'static str, Case)> {
+        Vec::new()
+    }
+}
+
+// ---- DPA Comms message queues (issue #35) ---------------------------------------------
+
+doca::comch::if_comch! {
+    #[path = "comch/setup.rs"]
+    mod comch_setup;
+
+    /// Every explicit stop of an object a kernel holds is refused, with the object
+    /// back: (queue, consumer, producer, completion context).
+    fn comch_stops_refused(m: comch_setup::Msgq) -> Result<comch_setup::Msgq, String> {
+        fn back<T>(r: Result<(), doca::comch::StopError<T>>, what: &str) -> Result<T, String> {
+            match r {
+                Ok(()) => Err(format!("the {what} was stopped while in use")),
+                Err(e) if matches!(e.error(), Error::InUse { .. }) => {
+                    e.into_parts().1.ok_or_else(|| format!("a refused stop kept the {what}"))
+                }
+                Err(e) => Err(format!("stopping the {what}: {e}")),
+            }
+        }
+        let comch_setup::Msgq { queue, consumer, producer, completion, thread, arg } = m;
+        Ok(comch_setup::Msgq {
+            queue: back(queue.stop(), "message queue")?,
+            consumer: back(consumer.stop(), "consumer")?,
+            producer: back(producer.stop(), "producer")?,
+            completion: back(completion.stop(), "consumer completion context")?,
+            thread,
+            arg,
+        })
+    }
+
+    /// A running kernel was given a consumer, a producer and a consumer completion
+    /// context: every stop is refused, and dropping every host reference stops
+    /// nothing until the kernel, which then posts a receive, sends on the queue and
+    /// re-arms the completion context, was seen to finish.
+    fn a_message_queue_outlives_the_kernel_posting_on_it(live: &Live<'_>) -> CaseResult {
+        let dpa = common::dpa();
+        let m = comch_setup::msgq(&dpa, true).map_err(err)?;
+        let go = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(err)?;
+        let out = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(err)?;
+        let launcher = Launcher::new(&dpa).map_err(err)?;
+        let to = m.consumer.id();
+        let launch = launcher
+            .launch(
+                &doca_tests::comch_hold,
+                1,
+                (&go, &m.consumer, &m.producer, to, 7u32, &m.completion, &out),
+            )
+            .map_err(err)?;
+        let m = comch_stops_refused(m)?;
+        drop(m);
+        for kind in ["doca_comch_msgq", "doca_comch_consumer", "doca_comch_producer", "doca_comch_consumer_completion"] {
+            live.expect(kind, 1, "after the host dropped every Comch object a kernel holds")?;
+        }
+        release(&go)?;
+        launch.wait(LONG).map_err(err)?;
+        check(out.to_vec().map_err(err)?[0] == 1, || "the kernel did not run to its end".into())?;
+        no_fault(&dpa, "after the kernel posted on the dropped queue")?;
+        settle_deferred(&dpa);
+        for kind in ["doca_comch_msgq", "doca_comch_consumer", "doca_comch_producer", "doca_comch_consumer_completion"] {
+            live.expect(kind, 0, "once the launch was seen to finish")?;
+        }
+        Ok(())
+    }
+
+    /// A DPA thread's state keeps a producer and a consumer alive (a `Dev` in its
+    /// DPA struct): the host drops its own references and the thread, which a
+    /// message then wakes; the activation finds them alive.
+    fn a_thread_state_keeps_its_queue_objects(live: &Live<'_>) -> CaseResult {
+        let dpa = common::dpa();
+        let m = comch_setup::msgq(&dpa, true).map_err(err)?;
+        let state = DpaBox::new(
+            &dpa,
+            &doca_tests::comch_pair {
+                consumer: Dev::new(&m.consumer).map_err(err)?,
+                producer: Dev::new(&m.producer).map_err(err)?,
+                to: m.consumer.id(),
+                sent: 0,
+            },
+        )
+        .map_err(err)?;
+        let thread = ThreadBuilder::new(&dpa, &doca_tests::comch_state_thread, (&state,))
+            .and_then(|b| b.start())
+            .map_err(err)?;
+        let notify = NotificationCompletion::new(&thread).map_err(err)?;
+        notify.run_thread().map_err(err)?;
+        let to = m.consumer.id();
+        drop(m);
+        live.expect("doca_comch_consumer", 1, "after the host dropped its consumer")?;
+        dpa.rpc(&doca_tests::notify, (&notify,), common::RPC_TIMEOUT).map_err(err)?;
+        let until = Instant::now() + LONG;
+        while state.get().map_err(err)?.sent == 0 && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        check(state.get().map_err(err)?.sent == to, || "the activation did not send".into())?;
+        drop((thread, notify, state));
+        no_fault(&dpa, "after the activation used the queue objects the host dropped")?;
+        settle_deferred(&dpa);
+        for kind in ["doca_comch_msgq", "doca_comch_consumer", "doca_comch_producer"] {
+            live.expect(kind, 0, "once the thread's record was released")?;
+        }
+        Ok(())
+    }
+
+    /// Consumers, producers and consumer completion contexts of one DPA context:
+    /// refused as kernel arguments of another, and a completion context of
+    /// another context refused for a queue's consumer or producer, before any
+    /// DOCA call.
+    fn comch_handles_of_another_context_are_refused(live: &Live<'_>) -> CaseResult {
+        let (dpa, other) = (common::dpa(), common::dpa());
+        let m = comch_setup::msgq(&dpa, false).map_err(err)?;
+        let launcher = Launcher::new(&other).map_err(err)?;
+        let out = DpaBuffer::<u64>::from_slice(&other, &[0]).map_err(err)?;
+        let foreign = |r: Result<doca::dpa::Launch<'_>, Error>, what: &str| match r {
+            Err(e) if e.is_invalid_argument() && e.to_string().contains("DPA context #") => Ok(()),
+            Err(e) => Err(format!("{what} of another context failed with {e}")),
+            Ok(_) => Err(format!("a kernel of another DPA context was given {what}")),
+        };
+        foreign(launcher.launch(&doca_tests::comch_post_receives, 1, (&m.consumer, 1u32)), "a consumer")?;
+        foreign(launcher.launch(&doca_tests::comch_is_empty, 1, (&m.producer, 1u32, &out)), "a producer")?;
+        foreign(
+            launcher.launch(&doca_tests::comch_drain, 1, (&m.completion, &m.consumer, &out)),
+            "a consumer completion context",
+        )?;
+        let (other_thread, _arg) = comch_setup::idle_thread(&other).map_err(err)?;
+        let other_completion = comch_setup::completion(&other_thread, false).map_err(err)?;
+        check(m.queue.consumer(&other_completion).is_err_and(|e| e.is_invalid_argument()), || {
+            "a consumer completion context of another DPA context was accepted".into()
+        })?;
+        let sends = doca::dpa::CompletionBuilder::new(&other, 16).and_then(|c| c.start()).map_err(err)?;
+        check(m.queue.producer(&sends).is_err_and(|e| e.is_invalid_argument()), || {
+            "a DPA completion context of another DPA context was accepted".into()
+        })?;
+        live.expect("doca_comch_consumer", 1, "after the refused consumer")?;
+        live.expect("doca_comch_producer", 1, "after the refused producer")?;
+        no_fault(&other, "after the refused launches")?;
+        no_fault(&dpa, "after the refused launches")?;
+        drop((m, other_completion, other_thread));
+        for kind in ["doca_comch_msgq", "doca_comch_consumer", "doca_comch_producer", "doca_comch_consumer_completion"] {
+            live.expect(kind, 0, "after the host dropped everything")?;
+        }
+        Ok(())
+    }
+
+    /// A full queue: sends to a consumer with no receive posted wait (the
+    /// producer sees it empty), and are delivered once receives are posted; one
+    /// send more than the producer's send queue holds is a queue overrun, a
+    /// device fault the host sees as a fatal context, with the process unharmed
+    /// and every object dropped after it without a panic.
+    fn a_full_message_queue(live: &Live<'_>) -> CaseResult {
+        let dpa = common::dpa();
+        let m = comch_setup::msgq(&dpa, false).map_err(err)?;
+        let launcher = Launcher::new(&dpa).map_err(err)?;
+        let empty = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(err)?;
+        let out = DpaBuffer::<u64>::from_slice(&dpa, &[0, 0, 0]).map_err(err)?;
+        let to = m.consumer.id();
+        let run = |f: Result<doca::dpa::Launch<'_>, Error>| f.and_then(|l| l.wait(LONG)).map_err(err);
+        let depth = comch_setup::DEPTH;
+        run(launcher.launch(&doca_tests::comch_send, 1, (&m.producer, to, 1u32, depth)))?;
+        run(launcher.launch(&doca_tests::comch_is_empty, 1, (&m.producer, to, &empty)))?;
+        check(empty.to_vec().map_err(err)?[0] == 1, || "the producer did not see the consumer empty".into())?;
+        no_fault(&dpa, "after sends that wait for receives")?;
+        run(launcher.launch(&doca_tests::comch_post_receives, 1, (&m.consumer, depth)))?;
+        run(launcher.launch(&doca_tests::comch_drain, 1, (&m.completion, &m.consumer, &out)))?;
+        let got = out.to_vec().map_err(err)?;
+        let sum: u64 = (1..=u64::from(depth)).sum();
+        check(got == [u64::from(depth), sum, u64::from(m.producer.id())], || {
+            format!("the waiting sends arrived as {got:?}")
+        })?;
+        // Receives were posted again by the drain: use them up, then overrun.
+        run(launcher.launch(&doca_tests::comch_send, 1, (&m.producer, to, 100u32, 2 * depth + 1)))
+            .err()
+            .ok_or("a send queue overrun went unnoticed")?;
+        check(dpa.health().ok() == Some(doca::dpa::Health::Fatal), || {
+            "a send queue overrun left the context healthy".into()
+        })?;
+        check(dpa.fault_report().is_some_and(|r| !r.is_empty()), || "the overrun has no fault report".into())?;
+        drop((m, launcher));
+        let _ = live;
+        Ok(())
+    }
+
+    fn comch_cases() -> Vec<(&'static str, Case)> {
+        vec![
+            ("a message queue stopped and dropped while a kernel posts on it", a_message_queue_outlives_the_kernel_posting_on_it),
+            ("a thread's state keeps its consumer and producer alive", a_thread_state_keeps_its_queue_objects),
+            ("a Comch handle or completion context of another DPA context", comch_handles_of_another_context_are_refused),
+            ("a full message queue, then an overrun", a_full_message_queue),
+        ]
+    }
+}
+
+doca::comch::if_no_comch! {
+    fn comch_cases() -> Vec<(&'static str, Case)> {
+        Vec::new()
+    }
+}
+
+// ---- end of DPA Comms ------------------------------------------------------------------
+
 type Case = fn(&Live<'_>) -> CaseResult;
 
 doca::rdmi::if_rdmi! {
@@ -1340,6 +1690,8 @@ fn no_sequence_of_safe_calls_lets_the_dpa_use_what_was_released() {
         ),
     ]);
     cases.extend(rdmi_cases());
+    cases.extend(rdma_cases());
+    cases.extend(comch_cases());
     let mut unsound = Vec::new();
     for (name, case) in &cases {
         let objects = common::LiveObjects::new();

@@ -7,7 +7,8 @@
 //! * `doca_ge_X_Y` for every known release `X.Y` at or below the DOCA version;
 //! * `doca_sym = "NAME"` for every DOCA function the build may call;
 //! * `doca_hand_declared = "NAME"` for functions exported but absent from the headers;
-//! * `doca_rdmi_absent` when the install has no RDMI.
+//! * `doca_rdmi_absent` when the install has no RDMI, `doca_rdma_absent` when it has no
+//!   DOCA RDMA.
 
 use std::collections::BTreeSet;
 
@@ -23,6 +24,10 @@ pub const SYM_CFG: &str = "doca_sym";
 pub const HAND_DECLARED_CFG: &str = "doca_hand_declared";
 /// The `doca_rdmi_absent` cfg name.
 pub const RDMI_ABSENT_CFG: &str = "doca_rdmi_absent";
+/// The `doca_rdma_absent` cfg name.
+pub const RDMA_ABSENT_CFG: &str = "doca_rdma_absent";
+/// The `doca_comch_absent` cfg name.
+pub const COMCH_ABSENT_CFG: &str = "doca_comch_absent";
 
 /// A list of cargo directives, one per line, without the trailing newline.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -137,6 +142,8 @@ impl Directives {
         self.check_cfg_values(SYM_CFG, &universe);
         self.check_cfg_values(HAND_DECLARED_CFG, HAND_DECLARABLE);
         self.check_cfg(RDMI_ABSENT_CFG);
+        self.check_cfg(RDMA_ABSENT_CFG);
+        self.check_cfg(COMCH_ABSENT_CFG);
     }
 
     /// `doca_backend="…"`.

@@ -1,7 +1,8 @@
 //! Finding an installed DOCA through pkg-config.
 //!
 //! Modules probed: `doca-common` and `doca-dpa` (required), `doca-verbs` and `doca-rdmi`
-//! (optional; RDMI needs both), and `libflexio` (optional, linked when present).
+//! (optional; RDMI needs both), `doca-rdma` and `doca-comch` (optional) and
+//! `libflexio` (optional, linked when present).
 //!
 //! Search order: `PKG_CONFIG_PATH` as set; then, when `DOCA_PREFIX` is set,
 //! `$DOCA_PREFIX/lib/pkgconfig`, `$DOCA_PREFIX/lib/<arch>-linux-gnu/pkgconfig` and
@@ -35,7 +36,14 @@ use crate::env::EnvReader;
 use crate::version::{DocaVersion, HeaderSpelling, MINIMUM_SUPPORTED};
 
 /// The DOCA library modules whose versions must agree, in report order.
-pub const DOCA_MODULES: &[&str] = &["doca-common", "doca-dpa", "doca-verbs", "doca-rdmi"];
+pub const DOCA_MODULES: &[&str] = &[
+    "doca-common",
+    "doca-dpa",
+    "doca-verbs",
+    "doca-rdmi",
+    "doca-rdma",
+    "doca-comch",
+];
 /// Modules without which there is no usable DOCA DPA install.
 pub const REQUIRED_MODULES: &[&str] = &["doca-common", "doca-dpa"];
 /// The FlexIO module, linked when present (its version is not a DOCA version).

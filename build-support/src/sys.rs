@@ -1,4 +1,5 @@
-//! The complete build-script flow of `doca-dpa-sys` and `doca-rdmi-sys`:
+//! The complete build-script flow of `doca-dpa-sys`, `doca-rdmi-sys`, `doca-rdma-sys` and
+//! `doca-comch-sys`:
 //!
 //! (Compiled, not run: it is a build script, which needs the environment cargo gives one.)
 //!
@@ -7,12 +8,8 @@
 //! doca_build_support::sys::build(doca_build_support::sys::SysCrate::Dpa);
 //! ```
 //!
-//! 1. Reads the environment through [`EnvReader`]: `DOCA_BACKEND`, `DOCS_RS`,
-//!    `DOCA_PREFIX`, `PKG_CONFIG_PATH`, `DOCA_ALLOW_VERSION_MISMATCH`,
-//!    `CARGO_FEATURE_SIM`, `CARGO_FEATURE_BINDGEN`, `OUT_DIR`, `CARGO_MANIFEST_DIR` (the
-//!    committed bindings are the crate's own `bundled/dpa.rs` or `bundled/rdmi.rs`), and
-//!    `DEP_DOCA_SIM_INCLUDE` (the reference headers exported by `doca-sim`, which only
-//!    sim builds have; `<CARGO_MANIFEST_DIR>/../doca-sim/include` when absent).
+//! 1. Reads the environment through [`EnvReader`] (`DOCA_BACKEND`, `DOCS_RS`,
+//!    `DOCA_PREFIX`, `PKG_CONFIG_PATH`, the crate's features…), each variable declared.
 //! 2. Chooses the backend ([`crate::backend::choose`]); on error prints the message and
 //!    exits with failure.
 //! 3. Hardware: `OUT_DIR/bindings.rs` (bindgen's over the installed headers with the
@@ -22,11 +19,13 @@
 //!    file and no link directives; the audit comes from the reference headers.
 //! 4. Emits the check-cfgs and cfgs, writes `OUT_DIR/audit.tsv`, `OUT_DIR/universe.txt`
 //!    and `OUT_DIR/build_info.rs`, and the `links` metadata `backend`, `version`,
-//!    `audit`, `universe`, `include`, `rdmi`, `libdir` (hardware: where dpacc finds the
+//!    `audit`, `universe`, `include`, `rdmi`, `rdma`, `comch`, `libdir` (hardware: where dpacc finds the
 //!    device libraries) and, in sim and docs builds only, `sim_device_include`.
 //!
 //! Without `doca-rdmi.pc`, [`SysCrate::Rdmi`] still succeeds: `bindings.rs` holds no
-//! items, nothing is linked, `doca_rdmi_absent` is set and the reason recorded.
+//! items, nothing is linked, `doca_rdmi_absent` is set and the reason recorded. The same
+//! for [`SysCrate::Rdma`] without `doca-rdma.pc` (`doca_rdma_absent`) and
+//! [`SysCrate::Comch`] without `doca-comch.pc` (`doca_comch_absent`).
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -39,7 +38,9 @@ use crate::audit::{
 use crate::backend::{choose, Backend, BackendError};
 use crate::binding_set::{resolve_headers, BindingSet, GENERATED_HEADER};
 use crate::bundled;
-use crate::cfgs::{Directives, HAND_DECLARED_CFG, RDMI_ABSENT_CFG, SYM_CFG};
+use crate::cfgs::{
+    Directives, COMCH_ABSENT_CFG, HAND_DECLARED_CFG, RDMA_ABSENT_CFG, RDMI_ABSENT_CFG, SYM_CFG,
+};
 use crate::check::{self, CheckError};
 use crate::discovery::{self, DiscoveryError, Install, ProbeInputs};
 use crate::env::EnvReader;
@@ -52,6 +53,10 @@ pub enum SysCrate {
     Dpa,
     /// `doca-rdmi-sys` (`links = "doca_rdmi"`): DOCA Verbs + RDMI.
     Rdmi,
+    /// `doca-rdma-sys` (`links = "doca_rdma"`): DOCA RDMA's DPA datapath.
+    Rdma,
+    /// `doca-comch-sys` (`links = "doca_comch"`): DOCA Comch's DPA message queues.
+    Comch,
 }
 
 impl SysCrate {
@@ -60,14 +65,29 @@ impl SysCrate {
         match self {
             SysCrate::Dpa => BindingSet::Dpa,
             SysCrate::Rdmi => BindingSet::Rdmi,
+            SysCrate::Rdma => BindingSet::Rdma,
+            SysCrate::Comch => BindingSet::Comch,
         }
     }
 
-    /// The `links` key as it appears in `DEP_<KEY>_*` (`DOCA_DPA`, `DOCA_RDMI`).
+    /// The `links` key as it appears in `DEP_<KEY>_*` (`DOCA_DPA`, `DOCA_RDMI`, …).
     pub fn links_key(self) -> &'static str {
         match self {
             SysCrate::Dpa => "DOCA_DPA",
             SysCrate::Rdmi => "DOCA_RDMI",
+            SysCrate::Rdma => "DOCA_RDMA",
+            SysCrate::Comch => "DOCA_COMCH",
+        }
+    }
+
+    /// Without it the crate builds empty and says why: (its pkg-config module, the cfg
+    /// then set, the `build_info` constant of the reason). None for Dpa.
+    pub fn optional(self) -> Option<(&'static str, &'static str, &'static str)> {
+        match self {
+            SysCrate::Dpa => None,
+            SysCrate::Rdmi => Some(("doca-rdmi", RDMI_ABSENT_CFG, "RDMI_ABSENT_REASON")),
+            SysCrate::Rdma => Some(("doca-rdma", RDMA_ABSENT_CFG, "RDMA_ABSENT_REASON")),
+            SysCrate::Comch => Some(("doca-comch", COMCH_ABSENT_CFG, "COMCH_ABSENT_REASON")),
         }
     }
 
@@ -76,13 +96,15 @@ impl SysCrate {
         match self {
             SysCrate::Dpa => &["doca-dpa", "doca-common", "libflexio"],
             SysCrate::Rdmi => &["doca-rdmi", "doca-verbs"],
+            SysCrate::Rdma => &["doca-rdma"],
+            SysCrate::Comch => &["doca-comch"],
         }
     }
 
     /// Names asked about in the audit even when no header declares them.
     pub fn extra_names(self) -> &'static [&'static str] {
         match self {
-            SysCrate::Dpa => &[],
+            SysCrate::Dpa | SysCrate::Rdma | SysCrate::Comch => &[],
             SysCrate::Rdmi => HAND_DECLARABLE,
         }
     }
@@ -184,8 +206,8 @@ pub struct SysOutput {
     pub version: DocaVersion,
     /// The audit.
     pub audit: Audit,
-    /// Why RDMI is absent, when it is.
-    pub rdmi_absent_reason: Option<String>,
+    /// Why the crate's optional module ([`SysCrate::optional`]) is absent, when it is.
+    pub absent_reason: Option<String>,
     /// Files written in `OUT_DIR`.
     pub files: Vec<PathBuf>,
 }
@@ -260,11 +282,11 @@ pub fn run(
 ) -> Result<SysOutput, SysError> {
     // 1. Environment.
     let inputs = ProbeInputs::from_env(env);
-    // doca-rdmi-sys follows doca-dpa-sys (its dependency) onto the sim, so the `sim`
-    // feature of any crate that reaches doca-dpa-sys puts the whole tree there; DOCA
-    // Core objects must come from the same library in both.
+    // The other -sys crates follow doca-dpa-sys (their dependency) onto the sim, so the
+    // `sim` feature of any crate that reaches doca-dpa-sys puts the whole tree there;
+    // DOCA Core objects must come from the same library in all.
     let sim_feature = env.is_set("CARGO_FEATURE_SIM")
-        || (krate == SysCrate::Rdmi
+        || (krate != SysCrate::Dpa
             && env
                 .get("DEP_DOCA_DPA_BACKEND")
                 .is_some_and(|b| b.trim() == Backend::Sim.as_str()));
@@ -291,7 +313,7 @@ pub fn run(
 
     let set = krate.binding_set();
     let mut d = Directives::new();
-    let mut rdmi_absent_reason = None;
+    let mut absent_reason = None;
     let mut files = Vec::new();
     let mut pkg_versions: Vec<(String, String)> = Vec::new();
     // How the bindings were made, for build_info (the hardware branches say).
@@ -317,23 +339,24 @@ pub fn run(
             }
             pkg_versions = install.pkg_config_versions();
             let include_dirs = install.include_dirs(&[]);
-            let rdmi_missing = krate == SysCrate::Rdmi && !install.has("doca-rdmi");
+            let missing_module = krate.optional().filter(|(m, ..)| !install.has(m));
             let bindings_path = out_dir.join("bindings.rs");
             let sel = resolve_headers(set, &include_dirs, &[]);
-            let exports = if rdmi_missing {
+            let exports = if let Some((module, absent_cfg, _)) = missing_module {
+                let what = set.display_name();
                 let reason = format!(
-                    "pkg-config found DOCA {} but no doca-rdmi module (PKG_CONFIG_PATH={}); \
-                     this DOCA install has no RDMI",
+                    "pkg-config found DOCA {} but no {module} module (PKG_CONFIG_PATH={}); \
+                     this DOCA install has no {what}",
                     install.version,
                     install.pkg_config_path.to_string_lossy()
                 );
                 write(
                     &bindings_path,
-                    &format!("{}\n// No RDMI bindings: {reason}\n", GENERATED_HEADER),
+                    &format!("{}\n// No {what} bindings: {reason}\n", GENERATED_HEADER),
                 )?;
-                d.cfg(RDMI_ABSENT_CFG);
-                rdmi_absent_reason = Some(reason);
-                bindings_made = "none (this DOCA install has no RDMI)".to_owned();
+                d.cfg(absent_cfg);
+                absent_reason = Some(reason);
+                bindings_made = format!("none (this DOCA install has no {what})");
                 Exports::known(Vec::<String>::new())
             } else {
                 let made = if env.is_set("CARGO_FEATURE_BINDGEN") {
@@ -371,11 +394,13 @@ pub fn run(
                 }
                 exports
             };
-            let audit = Audit::build(
-                &declared_in(env, &sel.used, &include_dirs, &out_dir)?,
-                krate.extra_names(),
-                Some(&exports),
-            );
+            // Without its module, the set's headers may not even compile (the real
+            // doca_rdma.h includes rdma-core's <rdma/rdma_cma.h>): then nothing is declared.
+            let declared = match declared_in(env, &sel.used, &include_dirs, &out_dir) {
+                Err(_) if missing_module.is_some() => Vec::new(),
+                declared => declared?,
+            };
+            let audit = Audit::build(&declared, krate.extra_names(), Some(&exports));
             (install.version, audit, include_dirs)
         }
         _ => {
@@ -455,7 +480,10 @@ pub fn run(
             version,
             &pkg_versions,
             doca_prefix.as_deref(),
-            rdmi_absent_reason.as_deref(),
+            (
+                krate.optional().map_or("RDMI_ABSENT_REASON", |o| o.2),
+                absent_reason.as_deref(),
+            ),
             &bindings_made,
             &audit,
         ),
@@ -465,17 +493,22 @@ pub fn run(
         files.push(out_dir.join("bindings.rs"));
     }
 
-    let rdmi_present = match (&choice.install, krate) {
-        (_, SysCrate::Rdmi) => rdmi_absent_reason.is_none(),
-        (Some(install), SysCrate::Dpa) => install.has("doca-rdmi"),
-        (None, SysCrate::Dpa) => true,
+    // Whether the install has `module`: this crate's own answer for its optional
+    // module, pkg-config's for another (sim and docs builds have every module).
+    let present = |module: &str| match (&choice.install, krate.optional()) {
+        (_, Some((own, ..))) if own == module => absent_reason.is_none(),
+        (Some(install), _) => install.has(module),
+        (None, _) => true,
     };
+    let presence = |module: &str| if present(module) { "present" } else { "absent" };
     d.metadata("backend", choice.backend.as_str());
     d.metadata("version", &version.to_string());
     d.metadata("audit", &audit_path.display().to_string());
     d.metadata("universe", &universe_path.display().to_string());
     d.metadata("include", &crate::join_paths(&include_dirs, ":"));
-    d.metadata("rdmi", if rdmi_present { "present" } else { "absent" });
+    d.metadata("rdmi", presence("doca-rdmi"));
+    d.metadata("rdma", presence("doca-rdma"));
+    d.metadata("comch", presence("doca-comch"));
     // Where the DOCA device libraries are (dpacc's -device-libs -L), hardware only.
     if let Some(install) = hw_install {
         let dirs = install.link_dirs(&["doca-dpa"]);
@@ -497,7 +530,7 @@ pub fn run(
         backend: choice.backend,
         version,
         audit,
-        rdmi_absent_reason,
+        absent_reason,
         files,
     })
 }
@@ -508,7 +541,7 @@ pub fn build_info(
     version: DocaVersion,
     pkg_config_versions: &[(String, String)],
     doca_prefix: Option<&str>,
-    rdmi_absent_reason: Option<&str>,
+    (absent_reason_const, absent_reason): (&str, Option<&str>),
     bindings: &str,
     audit: &Audit,
 ) -> String {
@@ -528,8 +561,8 @@ pub fn build_info(
          /// The `prefix` of doca-dpa's pkg-config module (where the install's `tools/dpacc`\n\
          /// is), when the backend is hardware and the module has one.\n\
          pub const DOCA_PREFIX: Option<&str> = {doca_prefix:?};\n\n\
-         /// Why this build has no RDMI, when it has none.\n\
-         pub const RDMI_ABSENT_REASON: Option<&str> = {rdmi_absent_reason:?};\n\n\
+         /// Why this build has no {absent_what}, when it has none.\n\
+         pub const {absent_reason_const}: Option<&str> = {absent_reason:?};\n\n\
          /// How the bindings were made: bindgen over the installed headers (the `bindgen`\n\
          /// feature), the bundled ones checked against the installed headers, or the committed\n\
          /// ones of the reference headers (sim and docs builds).\n\
@@ -537,6 +570,9 @@ pub fn build_info(
         audit.to_rust_table(),
         backend = backend.as_str(),
         version = version.to_string(),
+        absent_what = absent_reason_const
+            .strip_suffix("_ABSENT_REASON")
+            .unwrap_or(absent_reason_const),
     )
 }
 

@@ -3,7 +3,8 @@
 //! installed headers declare every bound item as the reference headers the bundled
 //! bindings were made from), run here the way `doca_build_support::sys` runs it, on
 //! the install pkg-config finds, for each binding set, with the committed bindings and
-//! check files of doca-dpa-sys and doca-rdmi-sys (`bundled/`, links to theirs). A
+//! check files of doca-dpa-sys, doca-rdmi-sys, doca-rdma-sys and doca-comch-sys (`bundled/`, links to
+//! theirs). A
 //! hardware build without the `bindgen` feature refuses the headers this check
 //! refuses; with it, bindgen reads them instead (and needs libclang).
 //!
@@ -21,7 +22,7 @@ use serde::Serialize;
 use super::check::Check;
 
 /// Each set with its committed bindings and check file, as the -sys crates have them.
-const SETS: [(BindingSet, &str, &str); 2] = [
+const SETS: [(BindingSet, &str, &str); 4] = [
     (
         BindingSet::Dpa,
         include_str!("../bundled/dpa.rs"),
@@ -31,6 +32,16 @@ const SETS: [(BindingSet, &str, &str); 2] = [
         BindingSet::Rdmi,
         include_str!("../bundled/rdmi.rs"),
         include_str!("../bundled/rdmi_check.c"),
+    ),
+    (
+        BindingSet::Rdma,
+        include_str!("../bundled/rdma.rs"),
+        include_str!("../bundled/rdma_check.c"),
+    ),
+    (
+        BindingSet::Comch,
+        include_str!("../bundled/comch.rs"),
+        include_str!("../bundled/comch_check.c"),
     ),
 ];
 
@@ -221,14 +232,21 @@ pub(crate) fn run(env: &EnvReader, install: Result<&Install, &DiscoveryError>) -
     let sets = SETS
         .iter()
         .map(|&(set, committed, check_text)| {
-            if set == BindingSet::Rdmi && !install.has("doca-rdmi") {
+            // The optional modules: without one, its -sys crate binds nothing.
+            let optional = match set {
+                BindingSet::Rdmi => Some(("doca-rdmi", "RDMI")),
+                BindingSet::Rdma => Some(("doca-rdma", "DOCA RDMA")),
+                BindingSet::Comch => Some(("doca-comch", "DPA Comms")),
+                BindingSet::Dpa => None,
+            };
+            if let Some((module, what)) = optional.filter(|(m, _)| !install.has(m)) {
                 return SetResult {
                     set: set.name(),
                     result: Outcome::Absent,
                     checked: None,
-                    message: Some(
-                        "pkg-config finds no doca-rdmi module: the build binds no RDMI".to_owned(),
-                    ),
+                    message: Some(format!(
+                        "pkg-config finds no {module} module: the build binds no {what}"
+                    )),
                 };
             }
             match WorkDir::new(set) {

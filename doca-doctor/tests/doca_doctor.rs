@@ -762,6 +762,8 @@ fn fake_install(prefix: &Path, edit: impl FnOnce(String) -> String) -> PathBuf {
             "libibverbs, libmlx5",
         ),
         ("doca-rdmi", "-ldoca_rdmi", "doca-verbs, doca-dpa", ""),
+        ("doca-rdma", "-ldoca_rdma", "doca-common", "libibverbs"),
+        ("doca-comch", "-ldoca_comch", "doca-common", ""),
     ];
     for (module, libs, requires, private) in modules {
         std::fs::write(
@@ -829,7 +831,7 @@ fn the_bindings_check_accepts_the_fake_prefix() {
     );
     let sets = details.field("sets").array();
     let names: Vec<&str> = sets.iter().map(|s| s.field("set").str()).collect();
-    assert_eq!(names, ["dpa", "rdmi"]);
+    assert_eq!(names, ["dpa", "rdmi", "rdma", "comch"]);
     for s in sets {
         assert_eq!(s.field("result").str(), "accepted", "{s}");
         assert!(s.field("checked").num() > 0.0, "{s}");

@@ -173,10 +173,22 @@ pub mod param {
         RdmiConnection: u64;
         /// `doca_rdmi_dev_poster_t`. Argument: a started RDMI poster (doca-rdmi).
         RdmiPoster: u64;
-        /// `doca_dpa_dev_rdma_t`: the DPA handle of a DOCA RDMA context. No argument
-        /// type implements it: neither doca-dpa nor doca-rdmi wraps DOCA RDMA, so no
-        /// safe value keeps such a context alive (a kernel taking one still builds).
+        /// `doca_dpa_dev_rdma_t`: the DPA handle of a DOCA RDMA context. Arguments: a
+        /// started RDMA context or one of its connections (doca-rdma).
         Rdma: u64;
+        /// `doca_dpa_dev_sync_event_remote_net_t`: a peer's sync event, signalled over
+        /// RDMA. Argument: a remote event made from the peer's export (doca-rdma).
+        RemoteEvent: u64;
+        /// `doca_dpa_dev_comch_producer_t`: a DPA Comms producer. Argument: a started
+        /// producer (doca-comch).
+        ComchProducer: u64;
+        /// `doca_dpa_dev_comch_consumer_t`: a DPA Comms consumer. Argument: a started
+        /// consumer (doca-comch).
+        ComchConsumer: u64;
+        /// `doca_dpa_dev_comch_consumer_completion_t`: a DPA Comms consumer
+        /// completion context. Argument: a started consumer completion context
+        /// (doca-comch).
+        ComchConsumerCompletion: u64;
     }
 
     #[cfg(doca_sym = "doca_dpa_mem_alloc")]

@@ -194,13 +194,13 @@ pub use memory::{DeviceCopy, DeviceStruct, DpaBox, DpaBuffer, DpaSlice};
     doca_sym = "doca_mmap_dev_get_dpa_handle",
     doca_sym = "doca_dpa_mem_alloc"
 ))]
-pub use mmap::DpaMmap;
+pub use mmap::{AccessFlags, DpaMmap, RdmaExport};
 #[cfg(doca_sym = "doca_sync_event_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use reactor::Reactor;
 #[cfg(doca_sym = "doca_sync_event_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
-pub use sync_event::{CompletionEvent, Export, KernelEvent, Reached, WaitEvent};
+pub use sync_event::{CompletionEvent, Export, KernelEvent, Reached, SignalEvent, WaitEvent};
 #[cfg(doca_sym = "doca_dpa_thread_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use thread::{DpaThread, ThreadBuilder, ThreadGroup, ThreadParams};
@@ -280,6 +280,7 @@ mod auto_traits {
         assert_impl_all!(crate::CompletionEvent: Send, Sync);
         assert_impl_all!(crate::WaitEvent: Send, Sync);
         assert_impl_all!(crate::KernelEvent: Send, Sync);
+        assert_impl_all!(crate::SignalEvent: Send, Sync);
         assert_impl_all!(crate::Reached: Send, Sync);
         assert_impl_all!(crate::Export: Send, Sync, Copy);
     }
@@ -303,6 +304,12 @@ mod auto_traits {
         doca_sym = "doca_dpa_mem_alloc"
     ))]
     assert_impl_all!(crate::DpaMmap: Send, Sync);
+    #[cfg(all(
+        doca_sym = "doca_mmap_set_dpa_memrange",
+        doca_sym = "doca_mmap_dev_get_dpa_handle",
+        doca_sym = "doca_dpa_mem_alloc"
+    ))]
+    assert_impl_all!(crate::AccessFlags: Send, Sync, Copy);
     // Keep the `use` of the outer module meaningful on every configuration.
     assert_not_impl_any!(crate::Error: Copy);
 }

@@ -1,6 +1,8 @@
 //! Memory maps of DPA heap memory (`doca_mmap.h`'s DPA part): a [`DpaMmap`]
 //! describes a range of a [`DpaBuffer`], and its 32-bit DPA handle is passed
-//! to kernels as a [`param::Mmap`] argument.
+//! to kernels as a [`param::Mmap`] argument. A map made with RDMA access
+//! ([`AccessFlags`]) is also exported for an RDMA peer ([`DpaMmap::export_rdma`]),
+//! whose remote map (doca-rdma) names it in one-sided operations.
 
 use std::fmt;
 use std::sync::Arc;
@@ -14,6 +16,32 @@ use crate::error::{doca_call, Error, Result};
 use crate::family::{FamilyMember, Member};
 use crate::keep::{Keep, KeepAlive};
 use crate::memory::{DeviceCopy, DpaBuffer, SharedAllocation};
+
+bitflags::bitflags! {
+    /// Who may access a memory map, and how (`enum doca_access_flag`, given to
+    /// `doca_mmap_set_permissions`). The empty set is
+    /// `DOCA_ACCESS_FLAG_LOCAL_READ_ONLY`.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub struct AccessFlags: u32 {
+        /// Local reads and writes (`DOCA_ACCESS_FLAG_LOCAL_READ_WRITE`).
+        const LOCAL_READ_WRITE = sys::DOCA_ACCESS_FLAG_LOCAL_READ_WRITE as u32;
+        /// RDMA reads by a peer (`DOCA_ACCESS_FLAG_RDMA_READ`).
+        const RDMA_READ = sys::DOCA_ACCESS_FLAG_RDMA_READ as u32;
+        /// RDMA writes by a peer (`DOCA_ACCESS_FLAG_RDMA_WRITE`).
+        const RDMA_WRITE = sys::DOCA_ACCESS_FLAG_RDMA_WRITE as u32;
+        /// RDMA atomics by a peer (`DOCA_ACCESS_FLAG_RDMA_ATOMIC`).
+        const RDMA_ATOMIC = sys::DOCA_ACCESS_FLAG_RDMA_ATOMIC as u32;
+    }
+}
+
+impl AccessFlags {
+    /// What NVIDIA's DPA RDMA samples give their maps: local read/write and every
+    /// RDMA access.
+    pub const RDMA_ALL: AccessFlags = AccessFlags::LOCAL_READ_WRITE
+        .union(AccessFlags::RDMA_READ)
+        .union(AccessFlags::RDMA_WRITE)
+        .union(AccessFlags::RDMA_ATOMIC);
+}
 
 crate::__doca_object!(
     /// `doca_mmap`.
@@ -39,6 +67,8 @@ struct MmapInner {
     raw: Owned<RawMmap>,
     dpa: Dpa,
     handle: u32,
+    /// The mapped range's DPA address and length.
+    addr: u64,
     len: usize,
     // Dropped after the map is destroyed (Drop runs before fields).
     _memory: SharedAllocation,
@@ -67,6 +97,30 @@ impl DpaMmap {
         buffer: &DpaBuffer<T>,
         offset: usize,
         count: usize,
+    ) -> Result<DpaMmap> {
+        Self::map(dpa, buffer, offset, count, None)
+    }
+
+    /// Like [`DpaMmap::with_range`], with the access rights `access`
+    /// (`doca_mmap_set_permissions`, STABLE, before the start): a map an RDMA peer
+    /// reads, writes or updates atomically needs the RDMA rights, and a map RDMA
+    /// receives land in needs [`AccessFlags::LOCAL_READ_WRITE`].
+    pub fn with_access<T: DeviceCopy>(
+        dpa: &Dpa,
+        buffer: &DpaBuffer<T>,
+        offset: usize,
+        count: usize,
+        access: AccessFlags,
+    ) -> Result<DpaMmap> {
+        Self::map(dpa, buffer, offset, count, Some(access))
+    }
+
+    fn map<T: DeviceCopy>(
+        dpa: &Dpa,
+        buffer: &DpaBuffer<T>,
+        offset: usize,
+        count: usize,
+        access: Option<AccessFlags>,
     ) -> Result<DpaMmap> {
         const CALL: &str = "doca_mmap_set_dpa_memrange";
         let end = offset.checked_add(count).filter(|e| *e <= buffer.len());
@@ -108,9 +162,14 @@ impl DpaMmap {
             raw: unsafe { Owned::new("doca_mmap_create", raw, dpa.domain()) }?,
             dpa: dpa.clone(),
             handle: 0,
+            addr,
             len,
             _memory: buffer.allocation().clone(),
         });
+        if let Some(access) = access {
+            // SAFETY: our unstarted map; flags of `enum doca_access_flag`.
+            unsafe { doca_call!(doca_mmap_set_permissions(raw, access.bits())) }?;
+        }
         // SAFETY: an unstarted map, a started context and a range of its heap: the
         // buffer is memory of this context (checked above) and the range lies
         // inside it (checked above); the map keeps the memory alive. Under the
@@ -167,6 +226,155 @@ impl DpaMmap {
     /// map lives; do not stop or destroy it.
     pub fn as_ptr(&self, guard: &crate::FamilyGuard<'_>) -> *mut sys::doca_mmap {
         self.inner.raw.as_ptr(guard)
+    }
+
+    /// The map's RDMA export (`doca_mmap_export_rdma`, STABLE, for the context's
+    /// device, with the mapped range): what a service sends its peer over its own
+    /// channel ([`RdmaExport::to_bytes`]), from which the peer makes a remote map
+    /// (doca-rdma's `RemoteMmap`) to read, write or update this memory with
+    /// one-sided RDMA operations, as far as the map's [`AccessFlags`] allow. The
+    /// peer's remote map does not keep this map alive: once this map is gone, the
+    /// peer's operations on it fail at the peer.
+    #[cfg(doca_sym = "doca_mmap_export_rdma")]
+    pub fn export_rdma(&self) -> Result<RdmaExport> {
+        let device = self.inner.dpa.device();
+        // Under the family's guard, as the map's start and teardown (a map over
+        // DPA memory is the context's), and the device's lock.
+        let descriptor = self.inner.dpa.with_ctx(|_, g| {
+            let dev_held = device.lock();
+            let (raw, dev) = (self.as_ptr(g), device.as_ptr(&dev_held));
+            let mut desc = std::ptr::null();
+            let mut len = 0usize;
+            // SAFETY: a started map of the context's device; valid out-pointers.
+            unsafe { doca_call!(doca_mmap_export_rdma(raw, dev, &mut desc, &mut len)) }?;
+            // SAFETY: DOCA hands back `len` bytes it owns and keeps while the map
+            // lives (it lives: `self` holds it); they are copied at once.
+            unsafe { crate::core::copy_out("doca_mmap_export_rdma", desc.cast(), len) }
+        })?;
+        Ok(RdmaExport {
+            descriptor,
+            addr: self.inner.addr,
+            len: self.inner.len as u64,
+        })
+    }
+}
+
+/// A memory map exported for an RDMA peer ([`DpaMmap::export_rdma`]): DOCA's
+/// export descriptor and the range it maps, as the peer needs them to name the
+/// memory in one-sided operations (the remote address of a write, a read, an
+/// atomic).
+///
+/// [`to_bytes`](Self::to_bytes) and [`from_bytes`](Self::from_bytes) are its wire
+/// form, doca-rs's own (DOCA's descriptor does not say the range): a tag, the
+/// version, the address and length, then the descriptor. No DOCA call.
+#[derive(Clone, PartialEq, Eq)]
+pub struct RdmaExport {
+    descriptor: Vec<u8>,
+    addr: u64,
+    len: u64,
+}
+
+impl fmt::Debug for RdmaExport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RdmaExport")
+            .field("len", &self.len)
+            .field("descriptor", &self.descriptor.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl RdmaExport {
+    /// The tag the wire form starts with, then its version byte.
+    const TAG: &'static [u8; 15] = b"doca-rs/rdmamap";
+    const VERSION: u8 = 1;
+    /// Tag, version, address, length, descriptor length.
+    const HEAD: usize = 15 + 1 + 8 + 8 + 4;
+
+    /// DOCA's export descriptor (`doca_mmap_export_rdma`'s bytes).
+    pub fn descriptor(&self) -> &[u8] {
+        &self.descriptor
+    }
+
+    /// Where the exported range starts, in the exporter's address space: the
+    /// remote address a peer's kernel gives one-sided operations (with the
+    /// remote map, which the device checks every access against). A plain value:
+    /// it names the peer's memory, which this process cannot reach through it.
+    pub fn addr(&self) -> u64 {
+        self.addr
+    }
+
+    /// The exported range's length in bytes.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the range is empty (never: empty maps are refused).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The wire form, for the service to send its peer.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(Self::HEAD + self.descriptor.len());
+        out.extend_from_slice(Self::TAG);
+        out.push(Self::VERSION);
+        out.extend_from_slice(&self.addr.to_le_bytes());
+        out.extend_from_slice(&self.len.to_le_bytes());
+        // The descriptor's length fits: DOCA's are a few hundred bytes, and
+        // `from_bytes` refuses longer ones.
+        out.extend_from_slice(&(self.descriptor.len() as u32).to_le_bytes());
+        out.extend_from_slice(&self.descriptor);
+        out
+    }
+
+    /// Reads a peer's wire form ([`RdmaExport::to_bytes`]). Bytes that are not one
+    /// (another tag or version, a truncated or overlong descriptor, an empty or
+    /// wrapping range) are an [`Error::InvalidArgument`] that says which, naming
+    /// `doca_mmap_create_from_export`, the call they were meant for.
+    pub fn from_bytes(bytes: &[u8]) -> Result<RdmaExport> {
+        const CALL: &str = "doca_mmap_create_from_export";
+        let bad = |why: String| Error::invalid(CALL, format!("the peer's memory export {why}"));
+        if bytes.len() < Self::HEAD || !bytes.starts_with(Self::TAG) {
+            return Err(bad(format!(
+                "is not one of doca-rs ({} bytes, not starting with {:?})",
+                bytes.len(),
+                std::str::from_utf8(Self::TAG).unwrap_or_default()
+            )));
+        }
+        let version = bytes[Self::TAG.len()];
+        if version != Self::VERSION {
+            return Err(bad(format!(
+                "has version {version}; this doca-rs reads version {}",
+                Self::VERSION
+            )));
+        }
+        let word = |at: usize| {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&bytes[at..at + 8]);
+            u64::from_le_bytes(w)
+        };
+        let addr = word(16);
+        let len = word(24);
+        let mut n = [0u8; 4];
+        n.copy_from_slice(&bytes[32..36]);
+        let desc_len = u32::from_le_bytes(n) as usize;
+        let descriptor = &bytes[Self::HEAD..];
+        if desc_len == 0 || desc_len != descriptor.len() {
+            return Err(bad(format!(
+                "says its DOCA descriptor has {desc_len} bytes, and {} follow",
+                descriptor.len()
+            )));
+        }
+        if len == 0 || addr.checked_add(len).is_none() {
+            return Err(bad(format!(
+                "maps an impossible range ({len} bytes at {addr:#x})"
+            )));
+        }
+        Ok(RdmaExport {
+            descriptor: descriptor.to_vec(),
+            addr,
+            len,
+        })
     }
 }
 

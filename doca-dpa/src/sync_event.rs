@@ -5,6 +5,7 @@
 //! | [`WaitEvent`] | host CPU | DPA | holding a kernel until the host releases it |
 //! | [`CompletionEvent`] | DPA | host CPU | telling the host a kernel finished |
 //! | [`KernelEvent`] | DPA | DPA | kernels signalling each other |
+//! | [`SignalEvent`] | an RDMA peer (remote net) | host CPU | a peer's kernels telling this host something |
 //!
 //! Each is created, configured and started in one call and stopped and
 //! destroyed on drop (after everything that borrows it).
@@ -58,6 +59,7 @@ enum Recipe {
     HostToKernel,
     KernelToHost,
     KernelToKernel,
+    RemoteToHost,
 }
 
 impl Event {
@@ -100,6 +102,12 @@ impl Event {
                     unsafe { doca_call!(doca_sync_event_add_publisher_location_dpa(e, d)) }?;
                     // SAFETY: as above: an idle event, a started DPA context and its open device.
                     unsafe { doca_call!(doca_sync_event_add_subscriber_location_dpa(e, d)) }
+                }
+                Recipe::RemoteToHost => {
+                    // SAFETY: as above: an idle event.
+                    unsafe { doca_call!(doca_sync_event_add_publisher_location_remote_net(e)) }?;
+                    // SAFETY: as above: an idle event and the context's open device.
+                    unsafe { doca_call!(doca_sync_event_add_subscriber_location_cpu(e, dev)) }
                 }
             }
         })?;
@@ -502,6 +510,61 @@ impl KernelEvent {
     /// Creates, starts and exports the event.
     pub fn new(dpa: &Dpa) -> Result<KernelEvent> {
         Event::new(dpa, Recipe::KernelToKernel, true, None).map(|e| KernelEvent(Arc::new(e)))
+    }
+}
+
+/// A host event an RDMA peer signals: its kernels update it with
+/// `doca_dpa_dev_rdma_signal_set` / `_add` through the remote event they made from
+/// this event's [export](SignalEvent::export) (doca-rdma's `RemoteEvent`), and the
+/// host reads and waits. `doca_sync_event_create`,
+/// `_add_publisher_location_remote_net`, `_add_subscriber_location_cpu`, `_start`
+/// (all EXPERIMENTAL); stopped and destroyed on drop.
+///
+/// Nothing of this process keeps it alive for the peer: once it is gone, the peer's
+/// signals fail at the peer (their completions report the error), as DOCA does for
+/// a peer on another machine.
+#[derive(Debug)]
+pub struct SignalEvent(pub(crate) Arc<Event>);
+
+impl SignalEvent {
+    /// Creates and starts the event, its subscriber the host CPU of `dpa`'s device.
+    pub fn new(dpa: &Dpa) -> Result<SignalEvent> {
+        Event::new(dpa, Recipe::RemoteToHost, false, None).map(|e| SignalEvent(Arc::new(e)))
+    }
+
+    /// The bytes a peer makes its remote event from
+    /// (`doca_sync_event_export_to_remote_net`, EXPERIMENTAL), for the service to send
+    /// over its own channel.
+    #[cfg(doca_sym = "doca_sync_event_export_to_remote_net")]
+    pub fn export(&self) -> Result<Vec<u8>> {
+        // Under the family's guard, as the event's locations.
+        self.0.dpa.with_ctx(|_, g| {
+            let e = self.0.as_ptr(g);
+            let mut data = std::ptr::null();
+            let mut len = 0usize;
+            // SAFETY: a started event with a remote-net publisher; valid out-pointers.
+            unsafe { doca_call!(doca_sync_event_export_to_remote_net(e, &mut data, &mut len)) }?;
+            // SAFETY: DOCA hands back `len` bytes it owns while the event lives
+            // (`self` holds it); copied at once.
+            unsafe { crate::core::copy_out("doca_sync_event_export_to_remote_net", data, len) }
+        })
+    }
+
+    /// Reads the value (`doca_sync_event_get`).
+    pub fn get(&self) -> Result<u64> {
+        self.0.get()
+    }
+
+    /// Waits until the value exceeds `threshold`, as [`CompletionEvent::wait_gt`]
+    /// does: polling `doca_sync_event_get` and the context's health; an
+    /// [`Error::WaitTimeout`] after `timeout`.
+    pub fn wait_gt(&self, threshold: u64, timeout: Duration) -> Result<u64> {
+        self.0.wait_gt(threshold, timeout)
+    }
+
+    /// The context whose device subscribes.
+    pub fn dpa(&self) -> &Dpa {
+        &self.0.dpa
     }
 }
 

@@ -334,6 +334,14 @@ impl DpaThread {
         })
     }
 
+    /// Makes the thread runnable (`doca_dpa_thread_run`) once a completion of
+    /// another crate (doca-comch's consumer completion contexts) is bound to it:
+    /// DOCA refuses a thread with nothing attached. Not an API.
+    #[doc(hidden)]
+    pub fn run_bound(&self) -> Result<()> {
+        self.run()
+    }
+
     /// The context it runs on.
     pub fn dpa(&self) -> &Dpa {
         &self.inner.dpa

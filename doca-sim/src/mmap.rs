@@ -2,7 +2,7 @@
 //! memory, and an mmap handle a kernel can receive).
 
 use std::ffi::c_void;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::abi;
@@ -27,7 +27,12 @@ struct MmapState {
     free_cb: Option<(unsafe extern "C" fn(*mut c_void, usize, *mut c_void), usize)>,
     /// The descriptor of `doca_mmap_export_rdma`, valid while the map is.
     rdma_export: Option<Box<[u8]>>,
+    /// The key its RDMA export carries (one per map, so that a descriptor handed
+    /// out stays valid), live while the map runs ([`live_exports`]).
+    export_key: Option<u64>,
     from_export: bool,
+    /// For a map made from an RDMA export: the exporter's key.
+    source_key: Option<u64>,
 }
 
 impl MmapState {
@@ -62,21 +67,45 @@ impl MmapState {
 unsafe impl Send for MmapState {}
 
 /// Marks an RDMA export descriptor of this sim; the host range (address,
-/// length) and the permissions follow, little-endian.
+/// length), the permissions and the export's key follow, little-endian.
 const RDMA_EXPORT_MAGIC: &[u8; 16] = b"doca-sim:mm-rdma";
 
-fn rdma_export(addr: usize, len: usize, permissions: u32) -> Box<[u8]> {
+/// The keys of the RDMA exports whose maps still run: a map made from an
+/// export reaches its memory only while its key is here.
+///
+/// Model choice: a one-sided operation through a remote map whose exporting
+/// map stopped (or was destroyed, its memory perhaps freed) fails at the
+/// initiator with an error completion, as an RDMA access to a deregistered
+/// memory region does; it never touches the memory. The facts say nothing of
+/// it; doca-rs's soundness and fuzz tests drop an exporter under a peer's
+/// kernel.
+fn live_exports() -> MutexGuard<'static, std::collections::HashSet<u64>> {
+    static KEYS: std::sync::OnceLock<Mutex<std::collections::HashSet<u64>>> =
+        std::sync::OnceLock::new();
+    KEYS.get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+}
+
+/// The next RDMA export key (never 0).
+fn next_export_key() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+fn rdma_export(addr: usize, len: usize, permissions: u32, key: u64) -> Box<[u8]> {
     let mut blob = RDMA_EXPORT_MAGIC.to_vec();
     blob.extend_from_slice(&(addr as u64).to_le_bytes());
     blob.extend_from_slice(&(len as u64).to_le_bytes());
     blob.extend_from_slice(&permissions.to_le_bytes());
+    blob.extend_from_slice(&key.to_le_bytes());
     blob.into_boxed_slice()
 }
 
-/// (address, length, permissions) of an RDMA export descriptor.
-fn parse_rdma_export(blob: &[u8]) -> Option<(usize, usize, u32)> {
+/// (address, length, permissions, key) of an RDMA export descriptor.
+fn parse_rdma_export(blob: &[u8]) -> Option<(usize, usize, u32, u64)> {
     let rest = blob.strip_prefix(RDMA_EXPORT_MAGIC.as_slice())?;
-    if rest.len() != 20 {
+    if rest.len() != 28 {
         return None;
     }
     let word = |at: usize| u64::from_le_bytes(rest[at..at + 8].try_into().unwrap_or_default());
@@ -85,6 +114,7 @@ fn parse_rdma_export(blob: &[u8]) -> Option<(usize, usize, u32)> {
         usize::try_from(word(0)).ok()?,
         usize::try_from(word(8)).ok()?,
         permissions,
+        word(20),
     ))
 }
 
@@ -101,12 +131,16 @@ impl Mmap {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// What stopping does: the DPA handle is given up.
+    /// What stopping does: the DPA handle is given up, and maps made from the
+    /// map's RDMA export no longer reach its memory.
     fn stop(&self) {
         let mut st = self.state();
         st.started = false;
         if let Some(handle) = st.handle.take() {
             handle_ranges().remove(&handle);
+        }
+        if let Some(key) = st.export_key {
+            live_exports().remove(&key);
         }
     }
 }
@@ -137,12 +171,21 @@ pub(crate) struct HandleRange {
     pub(crate) len: u64,
     /// The map's `doca_access_flag` permissions.
     pub(crate) permissions: u32,
+    /// For a map made from an RDMA export: the exporter's key.
+    source: Option<u64>,
 }
 
 impl HandleRange {
     /// Whether `[addr, addr + len)` lies inside the map.
     pub(crate) fn holds(&self, addr: u64, len: u64) -> bool {
         addr >= self.start && len <= self.len && addr - self.start <= self.len - len
+    }
+
+    /// Whether an RDMA operation reaches the memory: always for a map of this
+    /// side; for a map made from an export, while the exporting map runs
+    /// ([`live_exports`]).
+    pub(crate) fn reachable(&self) -> bool {
+        self.source.is_none_or(|key| live_exports().contains(&key))
     }
 }
 
@@ -197,6 +240,9 @@ doca_api! {
                 return Err(fail(codes::BAD_STATE, "set a memory range before starting the mmap"));
             }
             st.started = true;
+            if let Some(key) = st.export_key {
+                live_exports().insert(key);
+            }
             Ok(())
         })
     }
@@ -347,7 +393,13 @@ doca_api! {
             (None, None) => return Err(fail(codes::BAD_STATE, "the mmap has no memory range")),
         };
         let permissions = st.permissions;
-        let blob = st.rdma_export.get_or_insert_with(|| rdma_export(addr, len, permissions));
+        if st.export_key.is_none() {
+            let key = next_export_key();
+            live_exports().insert(key);
+            st.export_key = Some(key);
+        }
+        let key = st.export_key.unwrap_or_default();
+        let blob = st.rdma_export.get_or_insert_with(|| rdma_export(addr, len, permissions, key));
         out(export_desc, blob.as_ptr().cast())?;
         out(export_desc_len, blob.len())
     }
@@ -360,7 +412,7 @@ doca_api! {
         }
         // SAFETY: the caller passes `export_desc_len` readable bytes.
         let blob = unsafe { std::slice::from_raw_parts(export_desc.cast::<u8>(), export_desc_len) };
-        let (addr, len, permissions) = parse_rdma_export(blob)
+        let (addr, len, permissions, key) = parse_rdma_export(blob)
             .ok_or(fail(codes::INVALID_VALUE, "not an RDMA export of doca-sim"))?;
         let user_data = if user_data.is_null() {
             abi::doca_data::default()
@@ -375,6 +427,7 @@ doca_api! {
             permissions,
             user_data,
             from_export: true,
+            source_key: Some(key),
             ..MmapState::default()
         };
         out(mmap, registry::register(Mmap { state: Mutex::new(state) }).cast())
@@ -415,7 +468,7 @@ doca_api! {
             (None, Some((_, addr, len))) => (*addr, *len as u64),
             (None, None) => (0, 0),
         };
-        let range = HandleRange { start, len, permissions: st.permissions };
+        let range = HandleRange { start, len, permissions: st.permissions, source: st.source_key };
         let handle = *st.handle.get_or_insert_with(|| {
             let handle = NEXT_MMAP_HANDLE.fetch_add(1, Ordering::Relaxed);
             handle_ranges().insert(handle, range);

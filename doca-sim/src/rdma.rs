@@ -35,7 +35,9 @@
 //!   report to); errors (a message longer than the receive, a remote access
 //!   the remote map does not permit, a target that stopped) are always
 //!   reported, as SEND_ERR / RECV_ERR (an operation on a connection whose
-//!   peer context stopped fails so, as RC does when the peer stops answering);
+//!   peer context stopped fails so, as RC does when the peer stops answering,
+//!   and so does one through a remote map whose exporting map stopped or was
+//!   destroyed, as an access to a deregistered region does);
 //! - signals (`doca_dpa_dev_rdma_signal_set/_add`) report no completion (the
 //!   all-to-all application posts one per write and never drains them);
 //! - posting on a handle that is not live, on a connection id the context has
@@ -842,7 +844,9 @@ fn copy_one_sided(
     };
     range_of(call, local.0, local.1, length)?;
     let peer_range = range_of(call, peer.0, peer.1, length)?;
-    let Some(target) = target.filter(|_| peer_range.permissions & access != 0) else {
+    let Some(target) =
+        target.filter(|_| peer_range.permissions & access != 0 && peer_range.reachable())
+    else {
         finish(&rdma, false, flags);
         return None;
     };
@@ -944,6 +948,7 @@ pub extern "C" fn doca_sim_impl_rdma_atomic_add(
         return;
     };
     if target.is_none()
+        || !dst.reachable()
         || dst.permissions & abi::DOCA_ACCESS_FLAG_RDMA_ATOMIC == 0
         || dst_addr % 8 != 0
     {

@@ -9,8 +9,8 @@
 #   they form their own library, which needs libdoca_common.so like DOCA's
 #   does; each library has its SONAME, as DOCA's do, so one loaded by path
 #   satisfies the others' NEEDED entries), empty
-#   libdoca_verbs.so / libdoca_rdmi.so that need it too, and .pc files for the
-#   four modules with requirement lines shaped like real ones (Requires between
+#   libdoca_verbs.so / libdoca_rdmi.so / libdoca_rdma.so / libdoca_comch.so that need
+#   it too, and .pc files for the six modules with requirement lines shaped like real ones (Requires between
 #   the DOCA modules; Requires.private on FlexIO and rdma-core, for which
 #   stand-in modules are laid out too: pkg-config refuses flags for a module
 #   whose requirements it cannot find). FIRST_INCLUDE_DIR, when given, goes
@@ -40,7 +40,8 @@ fake_doca_install() {
     # doca_sim_*.h nor dpaintrin.h, which comes with dpacc's toolchain
     # (fake_dpa_toolchain).
     local h
-    for h in doca_dpa_dev.h doca_dpa_dev_buf.h doca_dpa_dev_sync_event.h doca_dpa_dev_rdma.h; do
+    for h in doca_dpa_dev.h doca_dpa_dev_buf.h doca_dpa_dev_sync_event.h doca_dpa_dev_rdma.h \
+        doca_dpa_dev_comch_msgq.h; do
         { echo "#define DOCA_SIM_DEV_NO_SIM_EXTRAS 1"; cat "$root/doca-sim/device-include/$h"; } > "$prefix/include/$h"
     done
     # RDMI's device headers (not public; their handle types as the sim names them).
@@ -64,7 +65,7 @@ fake_doca_install() {
         -I"$root/doca-sim/include" -I"$root/doca-sim/device-include" -DDOCA_ALLOW_EXPERIMENTAL_API \
         -L"$prefix/lib" -Wl,--no-as-needed -ldoca_common
     local lib
-    for lib in verbs rdmi; do
+    for lib in verbs rdmi rdma comch; do
         echo '' | cc -shared -fPIC -x c - -Wl,-soname,libdoca_$lib.so -o "$prefix/lib/libdoca_$lib.so" -L"$prefix/lib" -Wl,--no-as-needed -ldoca_common
     done
     echo '' | cc -shared -fPIC -x c - -o "$prefix/lib/libflexio.so"
@@ -93,6 +94,8 @@ doca-common -ldoca_common - libibverbs,libmlx5
 doca-dpa -ldoca_dpa doca-common libflexio
 doca-verbs -ldoca_verbs doca-common libibverbs,libmlx5
 doca-rdmi -ldoca_rdmi doca-verbs,doca-dpa -
+doca-rdma -ldoca_rdma doca-common libibverbs
+doca-comch -ldoca_comch doca-common -
 MODULES
     # Stand-ins for the modules DOCA's require: FlexIO (linked, as doca-dpa-sys
     # links it when present) and rdma-core's (private only, never linked).

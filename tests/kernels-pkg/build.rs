@@ -10,13 +10,25 @@
 //! RDMI is present too; elsewhere the RDMI example and tests say why they are
 //! skipped.
 //!
+//! The same for the kernels that take DOCA RDMA's `doca_dpa_dev_rdma_t`
+//! (`examples/kernels/rdma/`, `tests/kernels/rdma/`): part of the apps where the
+//! install has `doca-rdma.pc` (`DEP_DOCA_DPA_RDMA=present`), whose `doca_rdma.h` the
+//! host launchers include; their Rust code is inside `doca::rdma::if_rdma!`. And
+//! for the DPA Comms kernels (`examples/kernels/comch/`, `tests/kernels/comch/`),
+//! whose handle types the host's `doca_comch_consumer.h` / `_producer.h` declare:
+//! part of the apps where the install has `doca-comch.pc`
+//! (`DEP_DOCA_DPA_COMCH=present`); their Rust code is inside `doca::comch::if_comch!`.
+//!
 //! `kernels/examples` and `kernels/tests` are symbolic links to `examples/kernels`
 //! and `tests/kernels`: the sources stay where the examples and tests are, and
 //! `cargo package` (which follows the links) puts them in this package's tarball,
 //! so its verification build finds them.
 fn main() {
     println!("cargo::rerun-if-env-changed=DEP_DOCA_DPA_RDMI");
-    let rdmi = std::env::var("DEP_DOCA_DPA_RDMI").is_ok_and(|v| v.trim() == "present");
+    println!("cargo::rerun-if-env-changed=DEP_DOCA_DPA_RDMA");
+    println!("cargo::rerun-if-env-changed=DEP_DOCA_DPA_COMCH");
+    let present = |var: &str| std::env::var(var).is_ok_and(|v| v.trim() == "present");
+    let (rdmi, rdma) = (present("DEP_DOCA_DPA_RDMI"), present("DEP_DOCA_DPA_RDMA"));
     let mut examples =
         doca_build_support::dpa_app::DpaApp::new("doca_examples").sources_in("kernels/examples");
     let mut tests =
@@ -24,6 +36,14 @@ fn main() {
     if rdmi {
         examples = examples.sources_in("kernels/examples/rdmi");
         tests = tests.sources_in("kernels/tests/rdmi");
+    }
+    if rdma {
+        examples = examples.sources_in("kernels/examples/rdma");
+        tests = tests.sources_in("kernels/tests/rdma");
+    }
+    if present("DEP_DOCA_DPA_COMCH") {
+        examples = examples.sources_in("kernels/examples/comch");
+        tests = tests.sources_in("kernels/tests/comch");
     }
     examples.build_or_exit();
     tests.build_or_exit();

@@ -1,7 +1,7 @@
 //! `doca-regen-bindings` (`cargo regen-bindings`): regenerates the committed bindings
-//! `doca-dpa-sys/bundled/dpa.rs` and `doca-rdmi-sys/bundled/rdmi.rs` (with their check
-//! files) and doca-sim's own `doca-sim/src/abi/rdma.rs` from the reference headers in
-//! `doca-sim/include`.
+//! `doca-dpa-sys/bundled/dpa.rs`, `doca-rdmi-sys/bundled/rdmi.rs`,
+//! `doca-rdma-sys/bundled/rdma.rs` and `doca-comch-sys/bundled/comch.rs` (with their
+//! check files) from the reference headers in `doca-sim/include`.
 //!
 //! `--check` compares instead of writing and exits with status 1 when a file differs;
 //! `--headers DIR` and `--out DIR` change the input and output directories.

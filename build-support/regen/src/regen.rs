@@ -1,9 +1,9 @@
-//! Regenerating the committed bindings (`doca-dpa-sys/bundled/dpa.rs` and
-//! `doca-rdmi-sys/bundled/rdmi.rs`) and their check files from the reference headers
-//! (`doca-sim/include`), with the same configuration as hardware builds
-//! ([`doca_build_support::bindgen_config`]), and the bindings of the sim-only
-//! `doca_rdma.h` (`doca-sim/src/abi/rdma.rs`). Used by `cargo regen-bindings` and by the
-//! freshness test.
+//! Regenerating the committed bindings (`doca-dpa-sys/bundled/dpa.rs`,
+//! `doca-rdmi-sys/bundled/rdmi.rs`, `doca-rdma-sys/bundled/rdma.rs`,
+//! `doca-comch-sys/bundled/comch.rs`) and their check
+//! files from the reference headers (`doca-sim/include`), with the same configuration as
+//! hardware builds ([`doca_build_support::bindgen_config`]). Used by
+//! `cargo regen-bindings` and by the freshness test.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -14,12 +14,8 @@ use doca_build_support::bindgen_config::{self, BindgenOptions, BindingSet};
 pub const DPA_FILE: &str = BindingSet::Dpa.committed_file();
 /// See [`DPA_FILE`].
 pub const RDMI_FILE: &str = BindingSet::Rdmi.committed_file();
-/// The file name of the sim-only bindings of `doca_rdma.h` (DOCA RDMA on the DPA
-/// datapath), which no -sys crate binds: only doca-sim implements them, and checks each
-/// function it defines against them as it does the sets' ([`default_sim_rdma_path`]).
-pub const SIM_RDMA_FILE: &str = "rdma.rs";
-/// The header [`SIM_RDMA_FILE`] is made from.
-pub const SIM_RDMA_HEADER: &str = "doca_rdma.h";
+/// See [`DPA_FILE`].
+pub const RDMA_FILE: &str = BindingSet::Rdma.committed_file();
 
 /// The workspace root: two levels above this package's manifest directory
 /// (`build-support/regen`; `CARGO_MANIFEST_DIR` at run time when cargo sets it, else the
@@ -40,38 +36,29 @@ pub fn default_headers_dir() -> PathBuf {
     workspace_root().join("doca-sim").join("include")
 }
 
-/// `set`'s -sys crate in the workspace: `<root>/doca-dpa-sys`, `<root>/doca-rdmi-sys`.
+/// `set`'s -sys crate in the workspace: `<root>/doca-dpa-sys`, `<root>/doca-rdmi-sys`,
+/// `<root>/doca-rdma-sys`.
 pub fn default_sys_dir(set: BindingSet) -> PathBuf {
     workspace_root().join(set.sys_crate_dir())
 }
 
 /// Where `set`'s committed bindings are in the workspace: `<root>/doca-dpa-sys/bundled/dpa.rs`,
-/// `<root>/doca-rdmi-sys/bundled/rdmi.rs` ([`BindingSet::committed_path`]).
+/// `<root>/doca-rdmi-sys/bundled/rdmi.rs`, `<root>/doca-rdma-sys/bundled/rdma.rs`
+/// ([`BindingSet::committed_path`]).
 pub fn default_committed_path(set: BindingSet) -> PathBuf {
     set.committed_path(&default_sys_dir(set))
 }
 
-/// `<root>/doca-sim/src/abi/rdma.rs`: the sim-only bindings of `doca_rdma.h`.
-pub fn default_sim_rdma_path() -> PathBuf {
-    workspace_root()
-        .join("doca-sim")
-        .join("src")
-        .join("abi")
-        .join(SIM_RDMA_FILE)
-}
-
 /// Every committed file, `(path, text)`: each set's bindings and its check file
 /// ([`doca_build_support::check`]), in its -sys crate's bundled directory
-/// ([`BindingSet::committed_path`], [`BindingSet::check_path`]), and the sim-only
-/// bindings of `doca_rdma.h` ([`default_sim_rdma_path`]), or all in `out` when
+/// ([`BindingSet::committed_path`], [`BindingSet::check_path`]), or all in `out` when
 /// given (so a `--out` elsewhere writes nothing in the workspace).
 pub fn committed_files(
     include_dir: &Path,
     out: Option<&Path>,
 ) -> Result<Vec<(PathBuf, String)>, RegenError> {
-    let (dpa, rdmi) = generate_all(include_dir).map_err(RegenError::Generate)?;
     let mut files = Vec::new();
-    for (set, text) in [(BindingSet::Dpa, dpa), (BindingSet::Rdmi, rdmi)] {
+    for (set, text) in generate_all(include_dir).map_err(RegenError::Generate)? {
         let check = crate::check_gen::render(set, &text, &[include_dir.to_owned()])
             .map_err(|e| RegenError::Check(e.to_string()))?;
         let (bindings_path, check_path) = match out {
@@ -84,41 +71,21 @@ pub fn committed_files(
         files.push((bindings_path, text));
         files.push((check_path, check));
     }
-    let rdma = generate_sim_rdma(include_dir).map_err(RegenError::Generate)?;
-    let rdma_path = match out {
-        Some(dir) => dir.join(SIM_RDMA_FILE),
-        None => default_sim_rdma_path(),
-    };
-    files.push((rdma_path, rdma));
     Ok(files)
 }
 
-/// The text of the sim-only bindings of `doca_rdma.h`: the items it defines, reaching
-/// the Dpa set's through `use super::dpa::*;` (doca-sim compiles them as a sibling
-/// module of the Dpa bindings).
-pub fn generate_sim_rdma(include_dir: &Path) -> Result<String, bindgen_config::Error> {
-    let opts = BindgenOptions {
-        raw_lines: vec!["use super::dpa::*;".to_owned()],
-        rustfmt: true,
-        ..BindgenOptions::default()
-    };
-    bindgen_config::generate_reusing_dpa(SIM_RDMA_HEADER, &[include_dir.to_owned()], &opts)
-}
-
-/// The committed-copy text of both sets: `(dpa.rs, rdmi.rs)`.
-pub fn generate_all(include_dir: &Path) -> Result<(String, String), bindgen_config::Error> {
+/// The committed-copy text of every set, in [`BindingSet::ALL`]'s order.
+pub fn generate_all(
+    include_dir: &Path,
+) -> Result<Vec<(BindingSet, String)>, bindgen_config::Error> {
     let dirs = [include_dir.to_owned()];
-    let dpa = bindgen_config::generate(
-        BindingSet::Dpa,
-        &dirs,
-        &BindgenOptions::for_committed(BindingSet::Dpa),
-    )?;
-    let rdmi = bindgen_config::generate(
-        BindingSet::Rdmi,
-        &dirs,
-        &BindgenOptions::for_committed(BindingSet::Rdmi),
-    )?;
-    Ok((dpa, rdmi))
+    BindingSet::ALL
+        .into_iter()
+        .map(|set| {
+            bindgen_config::generate(set, &dirs, &BindgenOptions::for_committed(set))
+                .map(|text| (set, text))
+        })
+        .collect()
 }
 
 /// Command-line arguments of `doca-regen-bindings`.
@@ -128,16 +95,16 @@ pub struct Args {
     pub check: bool,
     /// `--headers DIR` (default [`default_headers_dir`]).
     pub headers: Option<PathBuf>,
-    /// `--out DIR`: all five files in DIR (default: each set's in its -sys crate,
-    /// [`default_sys_dir`], and rdma.rs in doca-sim, [`default_sim_rdma_path`]).
+    /// `--out DIR`: every file in DIR (default: each set's in its -sys crate,
+    /// [`default_sys_dir`]).
     pub out: Option<PathBuf>,
 }
 
 /// The usage text.
 pub const USAGE: &str = "usage: doca-regen-bindings [--check] [--headers DIR] [--out DIR]\n\
-  Regenerates dpa.rs and rdmi.rs and their check files dpa_check.c and rdmi_check.c\n\
-  (default: doca-dpa-sys/bundled, doca-rdmi-sys/bundled), and the sim-only rdma.rs\n\
-  (default: doca-sim/src/abi), from the reference headers (default: doca-sim/include).\n\
+  Regenerates dpa.rs, rdmi.rs, rdma.rs and comch.rs and their check files\n\
+  (default: the bundled directory of each set's -sys crate, doca-dpa-sys/bundled…)\n\
+  from the reference headers (default: doca-sim/include).\n\
   --check compares instead of writing and fails on a difference.";
 
 impl Args {
@@ -216,7 +183,7 @@ pub struct FileOutcome {
     pub difference: Option<String>,
 }
 
-/// Regenerates (or, with `check`, compares) both files.
+/// Regenerates (or, with `check`, compares) every file.
 pub fn run(args: &Args) -> Result<Vec<FileOutcome>, RegenError> {
     let headers = args.headers.clone().unwrap_or_else(default_headers_dir);
     let files = committed_files(&headers, args.out.as_deref())?;

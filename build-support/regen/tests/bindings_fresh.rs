@@ -1,5 +1,6 @@
-//! The committed bindings (`doca-dpa-sys/bundled/dpa.rs`, `doca-rdmi-sys/bundled/rdmi.rs`)
-//! and their check files (`doca-{dpa,rdmi}-sys/bundled/*_check.c`) must equal what
+//! The committed bindings (`doca-dpa-sys/bundled/dpa.rs`, `doca-rdmi-sys/bundled/rdmi.rs`,
+//! `doca-rdma-sys/bundled/rdma.rs`, `doca-comch-sys/bundled/comch.rs`)
+//! and their check files (`doca-{dpa,rdmi,rdma,comch}-sys/bundled/*_check.c`) must equal what
 //! `cargo regen-bindings` produces from the reference headers.
 //!
 //! Skipped (with a message, passing) when libclang cannot be loaded, unless

@@ -7,8 +7,10 @@
 //!   defines is blocklisted, so the RDMI bindings reuse the DPA ones through a `use` line
 //!   given in [`BindgenOptions::raw_lines`] (`use doca_dpa_sys::*;` in -sys builds,
 //!   `use super::dpa::*;` in the committed copy).
-//! * [`generate_reusing_dpa`]: one header outside the sets, the same way as the Rdmi set
-//!   (the software DPA's `doca_rdma.h`, which only the sim implements).
+//! * [`BindingSet::Rdma`]: DOCA RDMA's `doca_rdma.h` ([`RDMA_HEADERS`]), reusing the Dpa
+//!   set's items as the Rdmi set does.
+//! * [`BindingSet::Comch`]: the DPA part of DOCA Comch ([`COMCH_HEADERS`]: message
+//!   queues, consumers, producers), reusing the Dpa set's items as the Rdmi set does.
 //!
 //! Settings: C enums as constants (never Rust enums), `-DDOCA_ALLOW_EXPERIMENTAL_API`
 //! and `-DDOCA_ALLOW_DEPRECATED_API`, no doc comments (the -sys crates are raw
@@ -29,7 +31,8 @@ use bindgen::callbacks::{
 use crate::audit::BINDGEN_DEFINES;
 
 pub use crate::binding_set::{
-    resolve_headers, BindingSet, HeaderSelection, DPA_HEADERS, GENERATED_HEADER, RDMI_HEADERS,
+    resolve_headers, BindingSet, HeaderSelection, COMCH_HEADERS, DPA_HEADERS, GENERATED_HEADER,
+    RDMA_HEADERS, RDMI_HEADERS,
 };
 
 /// What differs between users of the configuration.
@@ -204,7 +207,7 @@ pub fn builder(
     for h in lib.headers() {
         b = b.allowlist_file(file_regex(h));
     }
-    if lib == BindingSet::Rdmi {
+    if lib != BindingSet::Dpa {
         b = reuse_dpa(b, include_dirs);
     }
     for h in &selection.used {
@@ -306,33 +309,6 @@ pub fn generate(
         });
     }
     run(builder(lib, include_dirs, opts), opts)
-}
-
-/// Generates the bindings of one header outside the binding sets, `header` (a file
-/// name found in the first of `include_dirs` that has it), with the same settings:
-/// the items it defines, reaching the Dpa set's through the `use` line the caller
-/// gives in `opts.raw_lines`. This is how doca-regen-bindings makes the bindings of
-/// the software DPA's `doca_rdma.h` (`doca-sim/src/abi/rdma.rs`), which no -sys
-/// crate binds: only the sim implements it.
-pub fn generate_reusing_dpa(
-    header: &str,
-    include_dirs: &[PathBuf],
-    opts: &BindgenOptions,
-) -> Result<String, Error> {
-    let Some(path) = include_dirs
-        .iter()
-        .map(|d| d.join(header))
-        .find(|p| p.is_file())
-    else {
-        return Err(Error::Io {
-            path: PathBuf::from(header),
-            message: format!("not found in {}", crate::join_paths(include_dirs, ", ")),
-        });
-    };
-    let b = reuse_dpa(base_builder(include_dirs, opts), include_dirs)
-        .allowlist_file(file_regex(header))
-        .header(path.display().to_string());
-    run(b, opts)
 }
 
 /// Whether libclang lacks its own builtin headers (`stddef.h`…): a common half install

@@ -75,7 +75,9 @@ impl ParamRefusal {
                  a pointer, or a DOCA device handle typedef (doca_dpa_dev_uintptr_t, doca_dpa_dev_t, doca_dpa_dev_sync_event_t, \
                  doca_dpa_dev_completion_t, doca_dpa_dev_notification_completion_t, \
                  doca_dpa_dev_async_ops_t, doca_dpa_dev_hash_table_t, doca_dpa_dev_mmap_t, \
-                 doca_dpa_dev_rdmi_connection_t, doca_rdmi_dev_poster_t, doca_dpa_dev_rdma_t)"
+                 doca_dpa_dev_rdmi_connection_t, doca_rdmi_dev_poster_t, doca_dpa_dev_rdma_t, \
+                 doca_dpa_dev_sync_event_remote_net_t, doca_dpa_dev_comch_producer_t, \
+                 doca_dpa_dev_comch_consumer_t, doca_dpa_dev_comch_consumer_completion_t)"
             }
         }
     }

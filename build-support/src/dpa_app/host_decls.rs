@@ -81,6 +81,16 @@ const TYPE_TABLE: &[(&str, RustParam)] = &[
     ),
     ("doca_rdmi_dev_poster_t", h64("param::RdmiPoster")),
     ("doca_dpa_dev_rdma_t", h64("param::Rdma")),
+    ("doca_dpa_dev_comch_producer_t", h64("param::ComchProducer")),
+    ("doca_dpa_dev_comch_consumer_t", h64("param::ComchConsumer")),
+    (
+        "doca_dpa_dev_comch_consumer_completion_t",
+        h64("param::ComchConsumerCompletion"),
+    ),
+    (
+        "doca_dpa_dev_sync_event_remote_net_t",
+        h64("param::RemoteEvent"),
+    ),
 ];
 
 /// Any DPA address: `void *`, `doca_dpa_dev_uintptr_t`, a pointer member of a struct.
@@ -422,6 +432,10 @@ pub fn launcher_source(
          #endif\n\
          #if __has_include(<doca_rdmi_poster.h>)\n\
          #include <doca_rdmi_poster.h>\n\
+         #endif\n\
+         #if __has_include(<doca_comch_consumer.h>)\n\
+         #include <doca_comch_consumer.h>\n\
+         #include <doca_comch_producer.h>\n\
          #endif\n\
          #endif\n\
          {rdma}\n\

@@ -15,21 +15,16 @@
 //! What [`DpaApp::build`] does depends on the backend doca-dpa-sys was built for
 //! (`DEP_DOCA_DPA_BACKEND`):
 //!
-//! * **hardware**: runs `dpacc` (`$DPACC`, else `dpacc` on `PATH`, else
+//! * **hardware**: runs `dpacc` ([`locate_dpacc`]: `$DPACC`, else the found DOCA
+//!   install's `tools/dpacc`, else `dpacc` on `PATH`, else
 //!   `/opt/mellanox/doca/tools/dpacc`) after checking how it pairs with DOCA
-//!   ([`pair_dpacc`]): dpacc numbers its own releases, so the dpacc in the DOCA install's
-//!   `tools/` directory (`DEP_DOCA_DPA_PREFIX`) is accepted as is, a pairing that
-//!   [`KNOWN_DPACC_PAIRINGS`] confirms is accepted, one it contradicts for certain (a
-//!   dpacc known to belong to another DOCA release) is an error, one it contradicts on
-//!   uncertain evidence builds with a warning quoting the evidence, anything else builds
-//!   with a warning,
-//!   and output without a version number is an error
-//!   (`DOCA_DPACC_SKIP_VERSION_CHECK=1` turns the errors into warnings). The command
-//!   line per DOCA release is [`dpacc_command`]. From DOCA 3.2 the process
-//!   attributes (the YAML given to [`DpaApp::proc_attributes`], or one listing no
-//!   feature) are turned into a blob by `dpa-app-attributes2blob` (`$DOCA_DPA_ATTRS2BLOB`,
-//!   else beside dpacc, else in the DOCA install's `tools/`, else
-//!   `/opt/mellanox/doca/tools/`).
+//!   ([`pair_dpacc`]: the install's own dpacc is accepted as is, a pairing
+//!   [`KNOWN_DPACC_PAIRINGS`] contradicts for certain is an error, anything else builds,
+//!   with a warning where unconfirmed; `DOCA_DPACC_SKIP_VERSION_CHECK=1` turns the errors
+//!   into warnings). The sources are scanned with the install's headers and the DPA
+//!   toolchain's own (`dpaintrin.h`, found beside dpacc), never the simulator's. The
+//!   command line per DOCA release is [`dpacc_command`]; from DOCA 3.2 the process
+//!   attributes ([`DpaApp::proc_attributes`]) become a blob by `dpa-app-attributes2blob`.
 //! * **sim**: the software DPA (doca-sim) runs kernels on host threads. The same C sources
 //!   are compiled for the host against doca-sim's device headers
 //!   (`DEP_DOCA_DPA_SIM_DEVICE_INCLUDE`) and, after them, the host headers
@@ -71,14 +66,8 @@
 //!   program, in both backends: two applications linked into one program cannot define
 //!   functions of the same name.
 //!
-//! Variables read (through [`EnvReader`], so cargo reruns the build script when they
-//! change): `DEP_DOCA_DPA_BACKEND`, `OUT_DIR`, `CARGO_MANIFEST_DIR` (relative paths are
-//! relative to it); sim: `DEP_DOCA_DPA_SIM_DEVICE_INCLUDE`, `DEP_DOCA_DPA_INCLUDE`, `TARGET`, `HOST`,
-//! `OPT_LEVEL`, `DEBUG` and the `CC`/`CFLAGS` family the `cc` crate uses; hardware:
-//! `DEP_DOCA_DPA_VERSION`, `DEP_DOCA_DPA_INCLUDE`, `DEP_DOCA_DPA_LIBDIR`,
-//! `DEP_DOCA_DPA_PREFIX`, `DPACC`, `PATH`
-//! (when `DPACC` is not a path), `DOCA_DPACC_SKIP_VERSION_CHECK`, `DOCA_DPA_ATTRS2BLOB`,
-//! `CC` (dpacc's `-hostcc`, `gcc` when unset).
+//! Every variable is read through [`EnvReader`], so cargo reruns the build script when
+//! one changes.
 
 mod dpacc;
 mod error;

@@ -26,6 +26,11 @@ fn reference() -> TempDir {
             "struct doca_rdmi_connection;\n\
              DOCA_EXPERIMENTAL\ndoca_error_t doca_rdmi_connection_destroy(struct doca_rdmi_connection *c);\n",
         );
+    dir.write(
+        "doca_rdma.h",
+        "struct doca_rdma;\n\
+         DOCA_EXPERIMENTAL\ndoca_error_t doca_rdma_destroy(struct doca_rdma *r);\n",
+    );
     dir
 }
 
@@ -128,6 +133,23 @@ fn sim_rdmi_hand_declares_as_ctx() {
 }
 
 #[test]
+fn sim_rdma_follows_the_dpa_crate() {
+    let (out, r) = (TempDir::new("out"), reference());
+    // No `sim` feature of its own: doca-dpa-sys's backend puts it on the sim.
+    let e = env(&[("DEP_DOCA_DPA_BACKEND", "sim")], &out, &r);
+    let o = run(SysCrate::Rdma, &e, no_probe).unwrap();
+    assert_eq!(o.backend, Backend::Sim);
+    assert_eq!(o.absent_reason, None);
+    let d = &o.directives;
+    assert!(d.contains("cargo::rustc-cfg=doca_sym=\"doca_rdma_destroy\""));
+    assert!(!d.contains("cargo::rustc-cfg=doca_sym=\"doca_rdmi_connection_destroy\""));
+    assert!(!d.contains("cargo::rustc-cfg=doca_rdma_absent"));
+    assert!(d.contains("cargo::metadata=rdma=present"));
+    let info = std::fs::read_to_string(out.path().join("build_info.rs")).unwrap();
+    assert!(info.contains("pub const RDMA_ABSENT_REASON: Option<&str> = None;"));
+}
+
+#[test]
 fn rdmi_follows_the_dpa_sys_sim() {
     let (out, r) = (TempDir::new("out"), reference());
     // No DOCA_BACKEND, no `sim` feature of doca-rdmi-sys: doca-dpa-sys chose the sim.
@@ -197,7 +219,9 @@ fn missing_reference_headers_are_reported() {
     ));
 }
 
-fn fake_install(prefix: &TempDir, with_rdmi: bool) -> Install {
+/// A DOCA install in `prefix`; `with_optional` adds the optional modules (doca-rdmi,
+/// doca-rdma, doca-comch).
+fn fake_install(prefix: &TempDir, with_optional: bool) -> Install {
     let module = |name: &str, libs: &[&str]| crate::discovery::Module {
         name: name.into(),
         version_text: "3.0.0058".into(),
@@ -218,8 +242,10 @@ fn fake_install(prefix: &TempDir, with_rdmi: bool) -> Install {
         module("doca-dpa", &["doca_dpa", "doca_common"]),
     );
     modules.insert("doca-verbs".into(), module("doca-verbs", &["doca_verbs"]));
-    if with_rdmi {
+    if with_optional {
         modules.insert("doca-rdmi".into(), module("doca-rdmi", &["doca_rdmi"]));
+        modules.insert("doca-rdma".into(), module("doca-rdma", &["doca_rdma"]));
+        modules.insert("doca-comch".into(), module("doca-comch", &["doca_comch"]));
     }
     Install {
         modules,
@@ -241,7 +267,7 @@ fn hardware_without_rdmi_module() {
     let e = env(&[("DOCA_BACKEND", "hardware")], &out, &r);
     let o = run(SysCrate::Rdmi, &e, |_| Ok(fake_install(&prefix, false))).unwrap();
     assert_eq!(o.backend, Backend::Hardware);
-    let reason = o.rdmi_absent_reason.clone().unwrap();
+    let reason = o.absent_reason.clone().unwrap();
     assert!(reason.contains("doca-rdmi"));
     let d = &o.directives;
     assert!(d.contains("cargo::rustc-cfg=doca_rdmi_absent"));
@@ -272,6 +298,45 @@ fn hardware_without_rdmi_module() {
         prefix.path().display().to_string()
     )));
     assert_eq!(o.audit.get("doca_verbs_x").unwrap().exported, Some(false));
+}
+
+#[test]
+fn hardware_without_rdma_or_comch_module() {
+    // The install of the test above (no doca-rdma.pc nor doca-comch.pc either):
+    // doca-rdma-sys and doca-comch-sys build, empty, and say why, even where the set's
+    // header does not compile (the real doca_rdma.h includes rdma-core's rdma_cma.h).
+    for (krate, header, module, what) in [
+        (SysCrate::Rdma, "doca_rdma.h", "doca-rdma", "RDMA"),
+        (SysCrate::Comch, "doca_comch_msgq.h", "doca-comch", "Comch"),
+    ] {
+        let (out, r) = (TempDir::new("out"), reference());
+        let prefix = TempDir::new("hwprefix");
+        prefix.write(
+            &format!("include/{header}"),
+            "#include <rdma/doca_rs_nowhere.h>\nDOCA_EXPERIMENTAL int doca_x(void);\n",
+        );
+        let e = env(&[("DOCA_BACKEND", "hardware")], &out, &r);
+        let o = run(krate, &e, |_| Ok(fake_install(&prefix, false))).unwrap();
+        let reason = o.absent_reason.clone().unwrap();
+        assert!(reason.contains(&format!("no {module} module")), "{reason}");
+        assert!(reason.contains(&format!("no {what}")), "{reason}");
+        let d = &o.directives;
+        let cfg = format!("doca_{}_absent", what.to_lowercase());
+        assert!(d.contains(&format!("cargo::rustc-cfg={cfg}")));
+        assert!(!d.contains("cargo::rustc-cfg=doca_rdmi_absent"));
+        assert!(d.contains(&format!("cargo::metadata={}=absent", what.to_lowercase())));
+        assert!(!d.lines().iter().any(|l| l.contains("rustc-link")));
+        let bindings = std::fs::read_to_string(out.path().join("bindings.rs")).unwrap();
+        assert!(bindings.contains(&format!("No {what} bindings")));
+        let info = std::fs::read_to_string(out.path().join("build_info.rs")).unwrap();
+        assert!(info.contains(&format!(
+            "pub const {}_ABSENT_REASON: Option<&str> = Some(",
+            what.to_uppercase()
+        )));
+        assert!(info.contains(&format!(
+            "BINDINGS: &str = \"none (this DOCA install has no {what})\""
+        )));
+    }
 }
 
 /// Hardware with bindgen over a fake prefix (no libraries, so exports are unknown and
@@ -396,7 +461,12 @@ fn run_bundled_from(
 #[test]
 fn hardware_uses_the_bundled_bindings_of_a_conforming_install() {
     let prefix = install_of_reference(|_, t| t);
-    for krate in [SysCrate::Dpa, SysCrate::Rdmi] {
+    for krate in [
+        SysCrate::Dpa,
+        SysCrate::Rdmi,
+        SysCrate::Rdma,
+        SysCrate::Comch,
+    ] {
         let out = TempDir::new("out");
         let o = run_bundled(krate, &prefix, &out).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(o.backend, Backend::Hardware);
@@ -421,6 +491,16 @@ fn hardware_uses_the_bundled_bindings_of_a_conforming_install() {
                 assert!(b.contains("pub const DOCA_VERSION_MINOR: u32 = 0;"));
             }
             SysCrate::Rdmi => assert!(b.contains("\nuse doca_dpa_sys::*;\n")),
+            SysCrate::Rdma => {
+                assert!(b.contains("\nuse doca_dpa_sys::*;\n"));
+                assert!(b.contains("pub fn doca_rdma_get_dpa_handle("));
+                assert!(!b.contains("pub fn doca_dpa_create("));
+            }
+            SysCrate::Comch => {
+                assert!(b.contains("\nuse doca_dpa_sys::*;\n"));
+                assert!(b.contains("pub fn doca_comch_consumer_get_dpa_handle("));
+                assert!(!b.contains("pub fn doca_dpa_create("));
+            }
         }
         // The installed headers and the committed file rerun the build when changed.
         assert!(o.directives.contains(&format!(
@@ -898,7 +978,7 @@ mod against_bindgen {
     /// bundled bindings agree line for line (docs aside).
     #[test]
     fn vs_bindgen_control_unmodified_install_agrees_with_bindgen() {
-        for krate in [SysCrate::Dpa, SysCrate::Rdmi] {
+        for krate in [SysCrate::Dpa, SysCrate::Rdmi, SysCrate::Rdma] {
             let prefix = install_of_reference(|_, t| t);
             let Some(oracle) = bindgen_of(krate.binding_set(), &prefix) else {
                 return;

@@ -48,6 +48,22 @@ pub fn invalid(call: &'static str, reason: impl Into<String>) -> Error {
     }
 }
 
+/// Copies the `len` bytes DOCA handed back through an out-parameter of `call` (an
+/// export's descriptor, a connection's details: memory DOCA owns and may change or
+/// free later) into a vector. NULL, or no bytes, breaks the call's contract: an
+/// error naming it.
+///
+/// # Safety
+/// `ptr` is NULL or points at `len` readable bytes that nothing writes during the
+/// copy (DOCA's, for as long as the object they describe lives).
+pub unsafe fn copy_out(call: &'static str, ptr: *const u8, len: usize) -> Result<Vec<u8>> {
+    if ptr.is_null() || len == 0 {
+        return Err(invalid(call, "DOCA returned no bytes"));
+    }
+    // SAFETY: the caller's: `len` readable bytes at `ptr`.
+    Ok(unsafe { std::slice::from_raw_parts(ptr, len) }.to_vec())
+}
+
 /// Calls the function `func` of the bindings crate (or module) `sys` and checks its
 /// code, naming the call in the error: `__doca_core_call!(doca_rdmi_sys::f(a, b))`.
 /// It adds no `unsafe` of its own: each call site writes the `unsafe` block and

@@ -31,7 +31,7 @@ pub mod ctx;
 pub mod guard;
 pub mod owned;
 
-pub use call::{check, doca_error, invalid};
+pub use call::{check, copy_out, doca_error, invalid};
 #[cfg(all(
     doca_sym = "doca_ctx_start",
     doca_sym = "doca_ctx_stop",

@@ -26,4 +26,5 @@ fn defaults_point_into_the_workspace() {
     assert!(default_headers_dir().ends_with("doca-sim/include"));
     assert!(default_committed_path(BindingSet::Dpa).ends_with("doca-dpa-sys/bundled/dpa.rs"));
     assert!(default_committed_path(BindingSet::Rdmi).ends_with("doca-rdmi-sys/bundled/rdmi.rs"));
+    assert!(default_committed_path(BindingSet::Comch).ends_with("doca-comch-sys/bundled/comch.rs"));
 }

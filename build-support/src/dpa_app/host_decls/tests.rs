@@ -42,7 +42,8 @@ fn maps_c_types_to_rust_params() {
 fn rdma_handles_and_uintptr_t_are_parameters() {
     let fs = parse(
         "__dpa_rpc__ uint64_t post(doca_dpa_dev_t ctx, doca_dpa_dev_rdma_t rdma,\n\
-             uintptr_t addr, doca_dpa_dev_mmap_t m, uint64_t len) { return 0; }\n",
+             uintptr_t addr, doca_dpa_dev_mmap_t m, uint64_t len,\n\
+             doca_dpa_dev_sync_event_remote_net_t signal) { return 0; }\n",
     );
     let got: Vec<RustParam> = fs[0]
         .params
@@ -52,6 +53,7 @@ fn rdma_handles_and_uintptr_t_are_parameters() {
         .collect();
     assert_eq!(got[1], rp("param::Rdma", "u64", "uint64_t"));
     assert_eq!(got[2], rp("u64", "u64", "uint64_t"));
+    assert_eq!(got[5], rp("param::RemoteEvent", "u64", "uint64_t"));
     let c = launcher_source("my_app", &fs, &[]).unwrap();
     assert!(c.contains("(doca_dpa_dev_rdma_t)a1, (uintptr_t)a2"), "{c}");
     // The host header that declares the handle type is included for it, and only then

@@ -18,6 +18,7 @@ fn main() {
     println!("bindings_version={}", sys::build_info::DOCA_VERSION);
     println!("bindings_dpa={}", sys::build_info::BINDINGS);
     println!("bindings_rdmi={}", doca_rdmi_sys::build_info::BINDINGS);
+    println!("bindings_rdma={}", doca_rdma_sys::build_info::BINDINGS);
     // The version constants of the bindings: the installed header's, whichever way
     // the bindings were made.
     println!(
@@ -67,4 +68,11 @@ fn main() {
         .map(|s| s.name)
         .collect();
     println!("hand_declared={}", hand.join(","));
+    println!("rdma_absent_reason={:?}", doca_rdma_sys::build_info::RDMA_ABSENT_REASON);
+    let rdma_missing: Vec<&str> = doca_rdma_sys::build_info::SYMBOLS
+        .iter()
+        .filter(|s| s.declared && s.exported == Some(false))
+        .map(|s| s.name)
+        .collect();
+    println!("rdma_declared_not_exported={}", rdma_missing.join(","));
 }

@@ -1,0 +1,1 @@
+../../doca-comch-sys/bundled/comch.rs

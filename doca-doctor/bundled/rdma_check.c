@@ -1,0 +1,1 @@
+../../doca-rdma-sys/bundled/rdma_check.c
