@@ -19,7 +19,9 @@
 //!    launch;
 //! 8. launches per second from 4 tasks on a multi-threaded tokio runtime
 //!    sharing one launcher vs 1 task (and with a launcher per task);
-//! 9. an RPC's round trip (`Dpa::rpc`) vs a launch's.
+//! 9. an RPC's round trip (`Dpa::rpc`) vs a launch's;
+//! 10. launches per second from N contexts (N context families) driven from
+//!     N threads vs 1 context from 1 thread, with the CPU time per launch.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -96,21 +98,33 @@ struct RawEvent(*mut sys::doca_sync_event);
 impl RawEvent {
     fn new(dpa: &Dpa) -> RawEvent {
         let mut e = std::ptr::null_mut();
-        // SAFETY: the kernel→host recipe on a started context.
+        let guard = dpa.enter().unwrap();
+        let device = dpa.device().lock();
+        // SAFETY: the kernel→host recipe on a started context, under its family's
+        // guard and its device's lock.
         unsafe {
             assert_eq!(sys::doca_sync_event_create(&mut e), 0);
             assert_eq!(
-                sys::doca_sync_event_add_publisher_location_dpa(e, dpa.as_ptr()),
+                sys::doca_sync_event_add_publisher_location_dpa(e, dpa.as_ptr(&guard)),
                 0
             );
             assert_eq!(
-                sys::doca_sync_event_add_subscriber_location_cpu(e, dpa.device().as_ptr()),
+                sys::doca_sync_event_add_subscriber_location_cpu(e, dpa.device().as_ptr(&device)),
                 0
             );
             assert_eq!(sys::doca_sync_event_start(e), 0);
         }
         RawEvent(e)
     }
+}
+
+/// The raw context, for the raw side of the figures, as a program on the -sys
+/// bindings holds it: taken under the family's guard, then used with no lock
+/// (the raw side makes its calls on this thread while no other thread uses the
+/// family, as such a program must ensure itself).
+fn raw_dpa(dpa: &Dpa) -> *mut sys::doca_dpa {
+    let guard = dpa.enter().unwrap();
+    dpa.as_ptr(&guard)
 }
 
 impl Drop for RawEvent {
@@ -279,12 +293,17 @@ impl Drop for Peer {
 
 /// CPU time the calling thread has used.
 fn thread_cpu() -> Duration {
+    cpu_clock(libc::CLOCK_THREAD_CPUTIME_ID)
+}
+
+/// The CPU-time clock `clock`.
+fn cpu_clock(clock: libc::clockid_t) -> Duration {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
     // SAFETY: a valid clock id and out-pointer.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    let rc = unsafe { libc::clock_gettime(clock, &mut ts) };
     assert_eq!(rc, 0);
     Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
 }
@@ -397,6 +416,61 @@ fn tasks_vs_one(rt: &tokio::runtime::Runtime, many: &[Arc<Launcher>]) -> (Durati
     (m / (TASK_LAUNCHES * many.len() as u32), one / TASK_LAUNCHES)
 }
 
+// ------------------------------------------------------------ contexts
+
+/// Launches each context's thread makes (and waits for) in one batch.
+const CONTEXT_LAUNCHES: u32 = 1000;
+
+/// One batch: a thread per launcher, each launching the no-op kernel on its
+/// own context and waiting for it, `CONTEXT_LAUNCHES` times.
+fn contexts_batch(launchers: &[Launcher]) {
+    std::thread::scope(|s| {
+        for l in launchers {
+            s.spawn(move || {
+                for _ in 0..CONTEXT_LAUNCHES {
+                    l.launch(&doca_tests::noop, 1, ())
+                        .unwrap()
+                        .wait(WAIT)
+                        .unwrap();
+                }
+            });
+        }
+    });
+}
+
+/// CPU time the whole process has used (the sim's workers included).
+fn process_cpu() -> Duration {
+    cpu_clock(libc::CLOCK_PROCESS_CPUTIME_ID)
+}
+
+/// Wall time and process CPU time per launch of batches on `many` launchers
+/// (one thread each) and on the first of them alone, in alternating rounds.
+fn contexts_vs_one(many: &[Launcher]) -> [(Duration, Duration); 2] {
+    // CPU time and batches, per side.
+    let spent = [
+        Cell::new((Duration::ZERO, 0u32)),
+        Cell::new((Duration::ZERO, 0u32)),
+    ];
+    let timed = |side: usize, launchers: &[Launcher]| {
+        let before = process_cpu();
+        contexts_batch(launchers);
+        let (cpu, batches) = spent[side].get();
+        spent[side].set((cpu + (process_cpu() - before), batches + 1));
+    };
+    let (m, one) = per_iter_pair(iters(10), || timed(0, many), || timed(1, &many[..1]));
+    let per = |side: usize, launches: usize| {
+        let (cpu, batches) = spent[side].get();
+        cpu / (batches * launches as u32 * CONTEXT_LAUNCHES)
+    };
+    [
+        (
+            m / (CONTEXT_LAUNCHES * many.len() as u32),
+            per(0, many.len()),
+        ),
+        (one / CONTEXT_LAUNCHES, per(1, 1)),
+    ]
+}
+
 // ------------------------------------------------------------ the run
 
 fn main() {
@@ -436,13 +510,14 @@ fn main() {
         let threads = number("DOCA_BENCH_THREADS", 1) as u32;
         let settle = Duration::from_micros(number("DOCA_BENCH_SETTLE_US", 0));
         let raw_event = RawEvent::new(&dpa);
+        let raw_ctx = raw_dpa(&dpa);
         // Warm-up (the pool starts its threads) outside the functions the
         // wait is counted in: `Launcher::wait_all`, an inline poll.
         const WARM_UP: u64 = 20;
         for i in 1..=WARM_UP {
             match mode.as_str() {
                 "raw" => {
-                    assert_eq!(raw_submit(dpa.as_ptr(), raw_event.0), 0);
+                    assert_eq!(raw_submit(raw_ctx, raw_event.0), 0);
                     let mut v = 0;
                     while v < i {
                         // SAFETY: started event; valid out-pointer.
@@ -458,7 +533,7 @@ fn main() {
         for i in WARM_UP + 1..=WARM_UP + n {
             match mode.as_str() {
                 "raw" => {
-                    assert_eq!(raw_submit(dpa.as_ptr(), raw_event.0), 0);
+                    assert_eq!(raw_submit(raw_ctx, raw_event.0), 0);
                     std::thread::sleep(settle);
                     raw_wait(raw_event.0, i);
                 }
@@ -476,13 +551,14 @@ fn main() {
 
     // 1. safe vs raw
     let raw_event = RawEvent::new(&dpa);
+    let raw_ctx = raw_dpa(&dpa);
     let mut target = 0u64;
     let (safe, raw) = per_iter_pair(
         iters(5_000),
         || safe_launch(1),
         || {
             target += 1;
-            raw_launch_wait(dpa.as_ptr(), raw_event.0, target);
+            raw_launch_wait(raw_ctx, raw_event.0, target);
         },
     );
     ratio_row(
@@ -622,18 +698,20 @@ fn main() {
     let fresh = per_iter(iters(1_000), || {
         let event = CompletionEvent::new(&dpa, doca::dpa::Export::No).unwrap();
         let mut v = 0;
-        // SAFETY: started context/event, kernel of the app.
+        let guard = dpa.enter().unwrap();
+        // SAFETY: started context/event, under their family's guard; kernel of the app.
         let rc = unsafe {
             sys::doca_dpa_kernel_launch_update_add(
-                dpa.as_ptr(),
+                dpa.as_ptr(&guard),
                 std::ptr::null_mut(),
                 0,
-                event_ptr(&event),
+                event.as_ptr(&guard),
                 1,
                 1,
                 Some(noop),
             )
         };
+        drop(guard);
         assert_eq!(rc, 0);
         while v < 1 {
             v = event.get().unwrap();
@@ -672,12 +750,31 @@ fn main() {
             rate(one)
         ),
     );
+    // A launcher per task, each on a context (a family) and an engine of its
+    // own: nothing is shared between the tasks but the runtime.
     let own: Vec<_> = (0..TASKS)
-        .map(|_| Arc::new(Launcher::with_engine(&dpa, &engine).unwrap()))
+        .map(|_| Arc::new(Launcher::with_engine(&common::dpa(), &Engine::new().unwrap()).unwrap()))
         .collect();
     let (many, one) = tasks_vs_one(&rt, &own);
     ratio_row(
         &format!("   {TASKS} tasks / 1 task, a launcher per task"),
+        one,
+        many,
+        format!(
+            "target >= 1.0; {TASKS} tasks {:.0}/s, 1 task {:.0}/s, each launcher on its own \
+             context and engine",
+            rate(many),
+            rate(one)
+        ),
+    );
+    // The same on one context and one engine: one family's lock and one
+    // engine's for every task.
+    let shared_context: Vec<_> = (0..TASKS)
+        .map(|_| Arc::new(Launcher::with_engine(&dpa, &engine).unwrap()))
+        .collect();
+    let (many, one) = tasks_vs_one(&rt, &shared_context);
+    ratio_row(
+        &format!("   {TASKS} tasks / 1 task, a launcher per task, one context"),
         one,
         many,
         format!(
@@ -702,15 +799,34 @@ fn main() {
         launch,
         format!("context; rpc {rpc:?}, launch {launch:?}"),
     );
+
+    // 10. N contexts (N families) from N threads vs 1 context from 1 thread.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    for (first, n) in [(true, 4usize), (false, cores.max(2))] {
+        let contexts: Vec<_> = (0..n)
+            .map(|_| Launcher::new(&common::dpa()).unwrap())
+            .collect();
+        let [(many, many_cpu), (one, one_cpu)] = contexts_vs_one(&contexts);
+        let label = if first {
+            format!("10. launches/s, {n} contexts on {n} threads / 1 on 1")
+        } else {
+            format!("   {n} contexts on {n} threads / 1 on 1")
+        };
+        ratio_row(
+            &label,
+            one,
+            many,
+            format!(
+                "context ({cores} cores, shared with the sim's workers); {n} contexts {:.0}/s, \
+                 1 context {:.0}/s; CPU per launch {many_cpu:?} and {one_cpu:?}",
+                rate(many),
+                rate(one)
+            ),
+        );
+    }
 }
 
 /// Launches per second of `per_launch`.
 fn rate(per_launch: Duration) -> f64 {
     1.0 / per_launch.as_secs_f64()
-}
-
-/// The raw event behind a safe completion event, for the fresh-event figure
-/// (which must launch on it without a Launcher).
-fn event_ptr(event: &CompletionEvent) -> *mut sys::doca_sync_event {
-    event.as_ptr()
 }

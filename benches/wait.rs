@@ -73,7 +73,12 @@ fn held_wait_cpu(dpa: &doca::dpa::Dpa, how: How, rounds: u32) -> f64 {
         let launch = l
             .launch_gated(Gate::new(&gate, 1).unwrap(), &doca_tests::noop, 1, ())
             .unwrap();
-        let raw = gate.as_ptr() as usize;
+        // Taken under the family's guard; the thread below makes the one call a
+        // host publisher makes, which DOCA takes while the launcher waits.
+        let raw = {
+            let guard = dpa.enter().unwrap();
+            gate.as_ptr(&guard) as usize
+        };
         let releaser = std::thread::spawn(move || {
             std::thread::sleep(HOLD);
             // SAFETY: the started event outlives this thread (joined below, before

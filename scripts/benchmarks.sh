@@ -69,12 +69,10 @@ EOF
 
 1. **Safe vs raw**: `Launcher::launch(..).wait(..)` against the same
    `doca_dpa_kernel_launch_update_add` and a spin on `doca_sync_event_get`
-   through the raw bindings, on the same context. Since the types became
-   `Send + Sync` (issue #27) the safe side takes the process-wide DOCA lock
-   once in the submission and once in the wait (two atomic operations each,
-   with the ~120 instructions counted below), the raw side none: on the sim's
-   ~1 µs round trip that is 1.09-1.12 in quiet runs (1.043 before the lock;
-   main with its two locks per step measured 1.20-1.40 in the same hour).
+   through the raw bindings, on the same context. The safe side takes its
+   context family's lock once in the submission and once in the wait (two
+   atomic operations each, with the instructions counted below), the raw side
+   none.
 2. **Allocations**: a counting global allocator over 1000 steady-state
    launches and waits on the submitting thread: of the no-op kernel, and of a
    kernel given a buffer (the launcher clones its `Arc`, keeps it in its
@@ -107,20 +105,28 @@ EOF
    multi-threaded runtime (its default worker count, one per core), each
    launching the no-op kernel and awaiting it 100 times per batch, against
    1 task, in alternating rounds; all share one `Launcher` (and its
-   `Engine`), or, as context, each has its own. The target is that sharing
-   does not make it slower (>= 1.0); more is not to be had here: every
-   submission and every look at a launch takes the process-wide DOCA lock,
-   the sim runs the kernels on worker threads of its own, and all of it
-   shares the 2 cores (with the runtime's 2 workers). Launches of tasks that
-   share a launcher share its epochs, so one look can finish several tasks'
-   launches; with a launcher each, every completion wakes every task
-   awaiting the engine and each looks at its own events (8 events on one
-   engine), which costs more than it overlaps.
+   `Engine`), or each has a launcher of its own on a context and an engine
+   of its own (nothing shared but the runtime), or, as context, a launcher
+   each on one context and one engine. The target is that neither sharing
+   nor splitting makes it slower (>= 1.0); the sim runs the kernels on
+   worker threads of its own, and all of it shares the machine's cores (with
+   the runtime's workers). Launches of tasks that share a launcher share its
+   epochs, so one look can finish several tasks' launches; with a launcher
+   each on one engine, every completion wakes every task awaiting the engine
+   and each looks at its own events.
 9. **RPC**: an RPC's round trip (`Dpa::rpc` of a function adding two
    numbers) against a launch's. The call is made on the context's RPC
    thread (started by the first RPC, reused), so the round trip is two
    channel hand-offs and the device call; it was a thread start per call
    (72 µs against 11 µs, back to back on this machine).
+10. **Independent contexts** (issue #33): launches per second of N contexts
+   (N context families, on one device), each driven by a thread of its own
+   launching the no-op kernel and waiting for it, against 1 context on 1
+   thread, in alternating rounds; beside it the process's CPU time per launch
+   (the sim's workers included). Each family's DOCA calls are made under its
+   own guard and no lock is process-wide, so the figure is bounded by the
+   cores: here 2, shared by the N submitting threads and the sim's workers,
+   which is why it is reported rather than held to a target.
 
 ## Waiting without a core (`cargo bench --bench wait`)
 
@@ -168,8 +174,8 @@ the wait is `Launch::wait` of a launch that has completed (the host sleeps
 first, so one poll finds it) against one raw `doca_sync_event_get` loop.
 Polling a running launch is not counted: its count depends on scheduling.
 Targets (issue #27): submission <= 1.05, wait <= 1.10. The safe side takes
-the process-wide DOCA lock once in each (the launcher's state is guarded by
-it, so the lock that serialises the DOCA call also covers the bookkeeping;
+its context family's lock once in each (the launcher's state is guarded by
+it, so the lock that covers the DOCA call also covers the bookkeeping;
 uncontended, one atomic each way), the raw side takes no lock; a launch's
 arguments are lowered before it, and a launch that references nothing
 touches no keep queue.

@@ -304,21 +304,23 @@ fn unknown_kernel_through_the_raw_layer() {
         let dpa = common::dpa();
         let event = doca::dpa::CompletionEvent::new(&dpa, doca::dpa::Export::No).unwrap();
         let mut not_a_kernel = 0u64;
+        let guard = dpa.enter().unwrap();
         // SAFETY: the sim checks the function against the app's kernels
-        // before running anything.
+        // before running anything; under the family's guard.
         let rc = unsafe {
             let func: doca::dpa::sys::doca_dpa_func_t =
                 std::mem::transmute((&mut not_a_kernel as *mut u64).cast::<std::ffi::c_void>());
             doca::dpa::sys::doca_dpa_kernel_launch_update_add(
-                dpa.as_ptr(),
+                dpa.as_ptr(&guard),
                 std::ptr::null_mut(),
                 0,
-                event.as_ptr(),
+                event.as_ptr(&guard),
                 1,
                 1,
                 func,
             )
         };
+        drop(guard);
         assert_eq!(rc, doca::dpa::ErrorCode::INVALID_VALUE.0);
     });
 }

@@ -451,7 +451,7 @@ fn representors_can_be_listed_and_filtered() {
     assert!(!net.is_empty(), "the DPU view lists representors");
     for (i, rep) in net.iter().enumerate() {
         assert_eq!(rep.index(), i);
-        assert!(!rep.as_ptr().is_null());
+        assert!(!rep.as_ptr(&rep.lock()).is_null());
     }
 }
 

@@ -308,12 +308,13 @@ fn no_call_runs_during_an_rpc(what: &'static str, probe: fn(&Dpa) -> Result<(), 
             let go_dev = Dev::new(&*go).map_err(|e| e.to_string())?;
             let data_dev = Dev::new(&data).map_err(|e| e.to_string())?;
             let (held_tx, held_rx) = std::sync::mpsc::channel();
-            // C: holds the DOCA lock for a while (public API).
+            // C: holds the family's guard for a while (public API; the DOCA
+            // lock's successor).
+            let h_dpa = dpa.clone();
             let holder = std::thread::spawn(move || {
-                doca::dpa::serialized(|| {
-                    let _ = held_tx.send(());
-                    std::thread::sleep(Duration::from_millis(100));
-                })
+                let _guard = h_dpa.enter();
+                let _ = held_tx.send(());
+                std::thread::sleep(Duration::from_millis(100));
             });
             held_rx.recv().map_err(|e| e.to_string())?;
             // B: the probe, started before or after the RPC.
@@ -616,7 +617,7 @@ fn a_meddling_waker_and_reactor() {
 // flow that emits events from teardown paths (a launcher dropped with a kernel
 // running, a thread dropped after it ran, an engine-driven event dropped with a
 // wait task armed, a context started and dropped): it asks the health, releases
-// deferred records, makes and drops a launcher and takes the DOCA lock.
+// deferred records, makes and drops a launcher and takes the family's guard.
 // ---------------------------------------------------------------------------
 
 #[test]
@@ -633,7 +634,7 @@ fn a_subscriber_that_reenters_on_every_event() {
                 calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let _ = dpa.health();
                 drop(Launcher::new(&dpa));
-                doca::dpa::serialized(|| ());
+                drop(dpa.enter());
             })
         };
         let flow = || -> Result<(), String> {
@@ -2567,9 +2568,10 @@ mod round4 {
                     (r, t.elapsed())
                 })
             };
-            // A: one library call inside `serialized`.
+            // A: one library call inside the family's guard (the DOCA lock's
+            // successor: taking it waits for the RPC with no lock held).
             let t = Instant::now();
-            let health = doca::dpa::serialized(|| dpa.health()).map_err(e);
+            let health = dpa.enter().and_then(|_guard| dpa.health()).map_err(e);
             let nested_took = t.elapsed();
             let rpc = rpc.join().map_err(|_| "rpc thread panicked")?;
             let (set, set_took) = setter.join().map_err(|_| "setter panicked")?;
@@ -2631,8 +2633,10 @@ mod round4 {
                 })
             };
             let t = Instant::now();
-            let waited =
-                doca::dpa::serialized(|| event.wait_gt(0, Duration::from_secs(3))).map_err(e);
+            let waited = dpa
+                .enter()
+                .and_then(|_guard| event.wait_gt(0, Duration::from_secs(3)))
+                .map_err(e);
             let wait_took = t.elapsed();
             let launch_took = launching.join().map_err(|_| "launcher thread panicked")??;
             Ok::<_, String>((waited, wait_took, launch_took))
@@ -2640,7 +2644,7 @@ mod round4 {
         let (waited, wait_took, launch_took) = r.expect("the case failed to run");
         eprintln!("wait_gt {waited:?} after {wait_took:?}; the launch waited {launch_took:?}");
         assert!(
-            waited.is_ok() || waited.as_ref().is_err_and(|m| m.contains("DOCA lock")),
+            waited.is_ok() || waited.as_ref().is_err_and(|m| m.contains("family's lock")),
             "STARVED: a wait_gt inside `serialized` held the DOCA lock for {wait_took:?} and \
              timed out ({waited:?}) while the launch that sets the event waited \
              {launch_took:?} for that lock (the launcher and Dpa::rpc refuse to wait there)"
@@ -3191,32 +3195,43 @@ mod round5 {
 
     /// Regression (a leak): DPA memory (and other objects of the context)
     /// dropped inside `doca_dpa::serialized` while an RPC of the family ran were
-    /// never freed, and not counted as buried. Now the family frees them once the
-    /// RPC ended.
+    /// never freed, and not counted as buried. `serialized` is gone (a family's
+    /// guard cannot be held while an RPC of it runs): a drop during an RPC waits
+    /// for the RPC with no lock held, on its own thread, and frees once it ended
+    /// — never during it, never leaked.
     #[test]
-    fn drops_inside_serialized_during_an_rpc_are_released_later() {
+    fn drops_during_an_rpc_are_released_after_it() {
         let _one = serial();
-        let r = within(Duration::from_secs(30), "drop in serialized", || {
+        let r = within(Duration::from_secs(30), "drop during an rpc", || {
             let live = scope_with(2000, false);
             let dpa = common::dpa();
             let go = Arc::new(WaitEvent::new(&dpa, Export::ToDpa).map_err(e)?);
-            let data = DpaBuffer::<u64>::new(&dpa, 8).map_err(e)?;
+            // Kept until the end: only the dropped buffer may go.
+            let data = Arc::new(DpaBuffer::<u64>::new(&dpa, 8).map_err(e)?);
             let dropped = DpaBuffer::<u64>::new(&dpa, 8).map_err(e)?;
             let table = doca::dpa::HashTable::new(&dpa, 4).map_err(e)?;
             let before = heap_blocks(&live);
             let rpc = {
-                let (dpa, go) = (dpa.clone(), go.clone());
+                let (dpa, go, data) = (dpa.clone(), go.clone(), data.clone());
                 std::thread::spawn(move || {
-                    dpa.rpc(&doca_tests::sound_hung_rpc, (&*go, &data), LONG)
+                    dpa.rpc(&doca_tests::sound_hung_rpc, (&*go, &*data), LONG)
                         .map_err(e)
                 })
             };
             std::thread::sleep(Duration::from_millis(100));
             let buried = doca::dpa::buried_count();
-            doca::dpa::serialized(|| drop((dropped, table)));
+            #[cfg(doca_backend = "sim")]
+            let handle = live.scope().handle();
+            let dropper = std::thread::spawn(move || {
+                #[cfg(doca_backend = "sim")]
+                let _in = handle.enter();
+                drop((dropped, table))
+            });
+            std::thread::sleep(Duration::from_millis(50));
             let during = heap_blocks(&live);
             go.set(1).map_err(e)?;
             let rpc = rpc.join().map_err(|_| "the rpc thread panicked")?;
+            dropper.join().map_err(|_| "the dropping thread panicked")?;
             let deadline = Instant::now() + Duration::from_secs(5);
             while heap_blocks(&live).zip(before).is_some_and(|(n, b)| n >= b)
                 && Instant::now() < deadline

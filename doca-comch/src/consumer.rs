@@ -122,11 +122,11 @@ impl ConsumerBuilder {
     pub fn start(mut self) -> Result<Consumer> {
         let user_data = self.user_data;
         let part = &mut *self.part;
-        let cc = part.uses().1.as_ptr();
+        let completion = &part.uses.1;
         let raw = &mut part.raw;
         let mut info = Info::default();
-        part.dpa.with_ctx(|_| {
-            let p = raw.as_ptr();
+        part.dpa.with_ctx(|_, g| {
+            let (p, cc) = (raw.as_ptr(g), completion.as_ptr(g));
             // SAFETY: our idle consumer on the DPA datapath and a started completion
             // context of the same DPA context (checked by `new`), which the consumer
             // keeps alive.
@@ -203,7 +203,7 @@ impl Consumer {
     }
 
     /// Stops and destroys it (`doca_ctx_stop`, `doca_comch_consumer_destroy`) at its
-    /// DPA context's RPC gate: receives posted on it are dropped, and sends waiting
+    /// DPA context family's guard: receives posted on it are dropped, and sends waiting
     /// for one fail at their producer. Refused with [`doca_dpa::Error::InUse`] while
     /// a launch, a DPA thread, a DPA struct or another handle holds it: it comes
     /// back in the error, started.
@@ -231,18 +231,18 @@ unsafe impl KernelArg<param::ComchConsumer> for Consumer {
 /// (`doca_dev_as_devinfo`, then `doca_comch_consumer_cap_get_max_imm_data_len`,
 /// STABLE).
 pub fn max_imm_data_len(device: &doca_dpa::Device) -> Result<u32> {
-    let dev = device.as_ptr();
     let mut len = 0;
-    // SAFETY: an open device (`device` keeps it open).
-    let info = doca_dpa::serialized(|| unsafe { doca_dpa_sys::doca_dev_as_devinfo(dev) });
+    let dev = device.lock();
+    let info = device.devinfo(&dev);
     if info.is_null() {
         return Err(crate::error::invalid(
             "doca_dev_as_devinfo",
             "DOCA returned no device information",
         ));
     }
-    // SAFETY: the device's information (alive while the device is open); valid
-    // out-pointer.
+    // SAFETY: the device's information (alive while the device is open), under
+    // its lock; valid out-pointer.
     unsafe { comch_call!(doca_comch_consumer_cap_get_max_imm_data_len(info, &mut len)) }?;
+    drop(dev);
     Ok(len)
 }

@@ -52,23 +52,28 @@ impl ConsumerCompletionBuilder {
     /// A consumer completion context whose messages wake `thread`, a started DPA
     /// thread, which the context keeps alive: `doca_comch_consumer_completion_create`
     /// and `doca_comch_consumer_completion_set_dpa_thread` (EXPERIMENTAL), at the
-    /// thread's DPA context's RPC gate.
+    /// thread's DPA context family's guard.
     pub fn new(thread: &DpaThread) -> Result<ConsumerCompletionBuilder> {
         let dpa = thread.dpa();
         let mut raw = std::ptr::null_mut();
-        dpa.with_ctx(|_| {
-            // SAFETY: valid out-pointer.
-            unsafe { comch_call!(doca_comch_consumer_completion_create(&mut raw)) }
-        })?;
+        // SAFETY: valid out-pointer (a create names no object: no lock).
+        unsafe { comch_call!(doca_comch_consumer_completion_create(&mut raw)) }?;
         let part = Part::new(
             // SAFETY: what doca_comch_consumer_completion_create just returned: NULL or
-            // a new object that nothing else owns, handed over here.
-            unsafe { doca_dpa::core::Owned::new("doca_comch_consumer_completion_create", raw) }?,
+            // a new object that nothing else owns, handed over here, in the thread's
+            // DPA context family.
+            unsafe {
+                doca_dpa::core::Owned::new(
+                    "doca_comch_consumer_completion_create",
+                    raw,
+                    dpa.domain(),
+                )
+            }?,
             dpa,
             thread.clone(),
         );
-        let (p, t) = (part.raw.as_ptr(), thread.as_ptr());
-        dpa.with_ctx(|_| {
+        dpa.with_ctx(|_, g| {
+            let (p, t) = (part.raw.as_ptr(g), thread.as_ptr(g));
             // SAFETY: our stopped context and a started thread, which the context
             // keeps alive (`Part::uses`).
             unsafe { comch_call!(doca_comch_consumer_completion_set_dpa_thread(p, t)) }
@@ -124,8 +129,8 @@ impl ConsumerCompletionBuilder {
         let part = &mut *self.part;
         let raw = &mut part.raw;
         let mut info = Info::default();
-        part.dpa.with_ctx(|_| {
-            let p = raw.as_ptr();
+        part.dpa.with_ctx(|_, g| {
+            let p = raw.as_ptr(g);
             // SAFETY: our configured context.
             unsafe { comch_call!(doca_comch_consumer_completion_start(p)) }?;
             raw.set_started();
@@ -228,9 +233,13 @@ impl ConsumerCompletion {
         self.info.imm_data_len
     }
 
-    /// The raw context, for its consumers. Valid while this handle lives.
-    pub(crate) fn as_ptr(&self) -> *mut doca_comch_sys::doca_comch_consumer_completion {
-        self.part.raw.as_ptr()
+    /// The raw context, for its consumers' calls made while `guard` (of its DPA
+    /// context's family) lives. Valid while this handle lives.
+    pub(crate) fn as_ptr(
+        &self,
+        guard: &doca_dpa::FamilyGuard<'_>,
+    ) -> *mut doca_comch_sys::doca_comch_consumer_completion {
+        self.part.raw.as_ptr(guard)
     }
 
     /// The DPA context its thread runs on (no DOCA call).
@@ -239,7 +248,7 @@ impl ConsumerCompletion {
     }
 
     /// Stops and destroys it (`doca_comch_consumer_completion_stop`, `_destroy`) at
-    /// its DPA context's RPC gate. Refused with [`doca_dpa::Error::InUse`] while a
+    /// its DPA context family's guard. Refused with [`doca_dpa::Error::InUse`] while a
     /// consumer, a launch, a DPA thread, a DPA struct or another handle holds it: it
     /// comes back in the error, started.
     pub fn stop(self) -> std::result::Result<(), StopError<ConsumerCompletion>> {

@@ -1,7 +1,7 @@
 //! The calls of this crate go through doca-dpa's DOCA core layer
 //! (`doca_dpa::core`): its one call helper, here spelled [`comch_call!`] (for
 //! `doca-comch-sys`) and [`core_call!`] (for the DOCA Core functions of
-//! `doca-dpa-sys`), which evaluates the arguments before taking the DOCA lock and
+//! `doca-dpa-sys`), whose object pointers come from their family's guard, and which
 //! turns a `doca_error_t` into doca-dpa's [`Error`](crate::Error), naming the call.
 
 use std::fmt;

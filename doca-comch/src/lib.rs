@@ -136,7 +136,8 @@ pub mod build_info {
 }
 
 /// The auto traits of every public type, in one list: `Send + Sync`, since every
-/// DOCA call is made under doca-dpa's DOCA lock (`doca_dpa::serialized`).
+/// DOCA call is made under the guard of its DPA context family (every object here
+/// is a member of one: `docs/concurrency.md`).
 mod auto_traits {
     use static_assertions::assert_impl_all;
     assert_impl_all!(crate::Availability: Send, Sync);

@@ -61,24 +61,26 @@ pub(crate) fn count(call: &'static str, what: &str, n: u32) -> Result<u32> {
 impl MessageQueueBuilder {
     /// A queue whose consumers and producers run on `dpa`: `doca_comch_msgq_create`
     /// on its device, then `doca_comch_msgq_set_dpa_consumer` and
-    /// `doca_comch_msgq_set_dpa_producer` (EXPERIMENTAL), at the context's RPC gate.
+    /// `doca_comch_msgq_set_dpa_producer` (EXPERIMENTAL), at the context family's guard.
     /// Queues with a side on the CPU are not wrapped.
     pub fn new(dpa: &Dpa) -> Result<MessageQueueBuilder> {
-        let dev = dpa.device().as_ptr();
         let mut raw = std::ptr::null_mut();
-        dpa.with_ctx(|_| {
-            // SAFETY: an open device (the DPA context keeps it open); valid out-pointer.
-            unsafe { comch_call!(doca_comch_msgq_create(dev, &mut raw)) }
-        })?;
+        {
+            let device = dpa.device();
+            let dev = device.lock();
+            // SAFETY: an open device (the DPA context keeps it open), under its lock;
+            // valid out-pointer.
+            unsafe { comch_call!(doca_comch_msgq_create(device.as_ptr(&dev), &mut raw)) }?;
+        }
         let part = Part::new(
             // SAFETY: what doca_comch_msgq_create just returned: NULL or a new object
-            // that nothing else owns, handed over here.
-            unsafe { doca_dpa::core::Owned::new("doca_comch_msgq_create", raw) }?,
+            // that nothing else owns, handed over here, in the DPA context's family.
+            unsafe { doca_dpa::core::Owned::new("doca_comch_msgq_create", raw, dpa.domain()) }?,
             dpa,
             (),
         );
-        let p = part.raw.as_ptr();
-        dpa.with_ctx(|ctx: *mut dsys::doca_dpa| {
+        dpa.with_ctx(|ctx: *mut dsys::doca_dpa, g| {
+            let p = part.raw.as_ptr(g);
             // SAFETY: our stopped queue and a started DPA context of its device, which
             // the queue keeps alive (`Part::dpa`).
             unsafe { comch_call!(doca_comch_msgq_set_dpa_consumer(p, ctx)) }?;
@@ -123,9 +125,9 @@ impl MessageQueueBuilder {
     pub fn start(mut self) -> Result<MessageQueue> {
         let part = &mut *self.part;
         let raw = &mut part.raw;
-        part.dpa.with_ctx(|_| {
-            // SAFETY: our configured queue.
-            unsafe { comch_call!(doca_comch_msgq_start(raw.as_ptr())) }?;
+        part.dpa.with_ctx(|_, g| {
+            // SAFETY: our configured queue, under its family's guard.
+            unsafe { comch_call!(doca_comch_msgq_start(raw.as_ptr(g))) }?;
             raw.set_started();
             Ok(())
         })?;
@@ -177,7 +179,7 @@ impl MessageQueue {
     }
 
     /// Stops and destroys the queue (`doca_comch_msgq_stop`,
-    /// `doca_comch_msgq_destroy`) at its DPA context's RPC gate. Refused with
+    /// `doca_comch_msgq_destroy`) at its DPA context family's guard. Refused with
     /// [`doca_dpa::Error::InUse`] while a consumer, a producer or another handle
     /// holds it: the queue comes back in the error, started.
     pub fn stop(self) -> std::result::Result<(), StopError<MessageQueue>> {

@@ -1,8 +1,9 @@
-//! How every DPA Comms object is owned: its DOCA object, the DPA context whose
-//! family it belongs to (its RPC gate: [`Dpa::with_ctx`], [`Dpa::teardown_child`]),
-//! and what it uses, which it must outlive. Held in a [`Member`] of the family, so
-//! that a drop inside `doca_dpa::serialized` during an RPC of the family is handed to
-//! the family instead of waiting there.
+//! How every DPA Comms object is owned: its DOCA object (an `Owned` handle in the
+//! family's lock domain, reached under the family's guard: [`Dpa::with_ctx`]), the
+//! DPA context whose family it belongs to, and what it uses, which it must
+//! outlive. Held in a [`Member`] of the family, so that a drop by a thread that
+//! holds the family's lock while an RPC of the family runs is handed to the
+//! family instead of waiting there.
 
 use std::sync::Arc;
 
@@ -17,7 +18,7 @@ pub(crate) struct Part<K: Stoppable, U: Clone + Send + Sync + 'static> {
     pub(crate) dpa: Dpa,
     /// Released only after the object was stopped and destroyed; a clone is buried
     /// with it when it could not be stopped.
-    uses: U,
+    pub(crate) uses: U,
     buried: bool,
 }
 
@@ -40,18 +41,17 @@ impl<K: Stoppable, U: Clone + Send + Sync + 'static> Part<K, U> {
         &self.uses
     }
 
-    /// Makes the DOCA calls of `f` on the object at its DPA context's RPC gate (a
+    /// Makes the DOCA calls of `f` on the object at its DPA context family's guard (a
     /// builder's setters).
     pub(crate) fn call(&self, f: impl FnOnce(*mut K::Raw) -> Result<()>) -> Result<()> {
-        let p = self.raw.as_ptr();
-        self.dpa.with_ctx(|_| f(p))
+        self.dpa.with_ctx(|_, g| f(self.raw.as_ptr(g)))
     }
 
-    /// Stops the object if it was started and destroys it, at its DPA context's RPC
-    /// gate. When it cannot be stopped it may still run: what it uses, and its DPA
+    /// Stops the object if it was started and destroys it, under its DPA context
+    /// family's guard. When it cannot be stopped it may still run: what it uses, and its DPA
     /// context, are buried with it (leaked, never freed). Quiet: the caller reports.
     pub(crate) fn teardown(&mut self) -> Result<()> {
-        let outcome = self.dpa.teardown_child(&mut self.raw);
+        let outcome = self.raw.teardown();
         if !outcome.stopped() && !self.buried {
             self.buried = true;
             doca_dpa::core::bury((self.uses.clone(), self.dpa.clone()));

@@ -87,11 +87,11 @@ impl ProducerBuilder {
     /// failure the producer is destroyed.
     pub fn start(mut self) -> Result<Producer> {
         let part = &mut *self.part;
-        let comp = part.uses().1.as_ptr();
+        let completion = &part.uses.1;
         let raw = &mut part.raw;
         let mut info = Info::default();
-        part.dpa.with_ctx(|_| {
-            let p = raw.as_ptr();
+        part.dpa.with_ctx(|_, g| {
+            let (p, comp) = (raw.as_ptr(g), completion.as_ptr(g));
             // SAFETY: our idle producer on the DPA datapath and a started DPA
             // completion of the same DPA context (checked by `new`), which the
             // producer keeps alive.
@@ -153,7 +153,7 @@ impl Producer {
     }
 
     /// Stops and destroys it (`doca_ctx_stop`, `doca_comch_producer_destroy`) at its
-    /// DPA context's RPC gate. Refused with [`doca_dpa::Error::InUse`] while a
+    /// DPA context family's guard. Refused with [`doca_dpa::Error::InUse`] while a
     /// launch, a DPA thread, a DPA struct or another handle holds it: it comes back
     /// in the error, started.
     pub fn stop(self) -> std::result::Result<(), StopError<Producer>> {

@@ -111,21 +111,22 @@ pub(crate) fn make<K: Side, U: Clone + Send + Sync + 'static>(
             ),
         ));
     }
-    let q = queue.raw.as_ptr();
     let mut raw = std::ptr::null_mut();
-    dpa.with_ctx(|_| {
-        // SAFETY: our started queue (the caller's, alive: `queue` holds it); valid
-        // out-pointer.
-        doca_dpa::core::check(
-            K::CREATE,
-            doca_dpa::core::serialized(|| unsafe { K::create(q, &mut raw) }),
-        )
+    dpa.with_ctx(|_, g| {
+        let q = queue.raw.as_ptr(g);
+        // SAFETY: our started queue (the caller's, alive: `queue` holds it), under
+        // its family's guard; valid out-pointer.
+        doca_dpa::core::check(K::CREATE, unsafe { K::create(q, &mut raw) })
     })?;
     // SAFETY: what the create call just returned: NULL or a new object that nothing
-    // else owns, handed over here.
-    let part = Part::new(unsafe { Owned::<K>::new(K::CREATE, raw) }?, dpa, uses);
-    let p = part.raw.as_ptr();
-    dpa.with_ctx(|ctx| {
+    // else owns, handed over here, in its DPA context's family.
+    let part = Part::new(
+        unsafe { Owned::<K>::new(K::CREATE, raw, dpa.domain()) }?,
+        dpa,
+        uses,
+    );
+    dpa.with_ctx(|ctx, g| {
+        let p = part.raw.as_ptr(g);
         // SAFETY: our live object.
         let c = unsafe { K::as_ctx(p) };
         if c.is_null() {

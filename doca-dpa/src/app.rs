@@ -229,8 +229,8 @@ pub mod param {
 ///
 /// **Unsafe to implement**: the value goes to the device as is.
 ///
-/// `lower` runs before the launch takes any lock of this library (the DOCA lock,
-/// which guards a launcher's state, included): it may make DOCA calls, and even
+/// `lower` runs before the launch takes any lock of this library (the family's
+/// lock, which guards a launcher's state, included): it may make DOCA calls, and even
 /// launch on, wait on or look at the launcher it is being launched with.
 ///
 /// # Safety

@@ -80,28 +80,29 @@ impl AsyncOps {
             ));
         }
         let mut raw = std::ptr::null_mut();
-        // SAFETY: a started context; valid out-pointer.
-        dpa.or_fatal(dpa.with_ctx(|ctx| unsafe {
+        // SAFETY: a started context, under its family's guard; valid out-pointer.
+        dpa.or_fatal(dpa.with_ctx(|ctx, _| unsafe {
             doca_call!(doca_dpa_async_ops_create(
                 ctx, queue_size, user_data, &mut raw
             ))
         }))?;
         let mut ops = Member::new(AsyncOpsInner {
             // SAFETY: what doca_dpa_async_ops_create just returned: NULL or a new object that
-            // nothing else owns, handed over here.
-            raw: unsafe { Owned::new("doca_dpa_async_ops_create", raw) }?,
+            // nothing else owns, handed over here, in its context's family.
+            raw: unsafe { Owned::new("doca_dpa_async_ops_create", raw, dpa.domain()) }?,
             handle: 0,
             queue_size: 0,
             user_data,
             _dpa: dpa.clone(),
             _completion: completion.clone(),
         });
-        let p = ops.raw.as_ptr();
         let mut size = 0;
-        dpa.with_ctx(|_| {
+        dpa.with_ctx(|_, g| {
+            let p = ops.raw.as_ptr(g);
             // SAFETY: our unstarted async ops and a started completion of the same
-            // context (checked above), which they hold for their life.
-            unsafe { doca_call!(doca_dpa_async_ops_attach(p, completion.as_ptr())) }?;
+            // context (checked above), which they hold for their life; under their
+            // family's guard.
+            unsafe { doca_call!(doca_dpa_async_ops_attach(p, completion.as_ptr(g))) }?;
             // SAFETY: as above: our unstarted async ops and a started completion.
             unsafe { doca_call!(doca_dpa_async_ops_start(p)) }?;
             ops.raw.set_started();

@@ -87,32 +87,35 @@ impl NotificationCompletion {
     pub fn new(thread: &DpaThread) -> Result<NotificationCompletion> {
         let dpa = thread.dpa();
         let mut raw = std::ptr::null_mut();
-        // SAFETY: a started context and a started thread of it.
-        dpa.or_fatal(dpa.with_ctx(|ctx| unsafe {
+        // SAFETY: a started context and a started thread of it, under their
+        // family's guard.
+        dpa.or_fatal(dpa.with_ctx(|ctx, g| unsafe {
             doca_call!(doca_dpa_notification_completion_create(
                 ctx,
-                thread.as_ptr(),
+                thread.as_ptr(g),
                 &mut raw
             ))
         }))?;
-        // Owned at once: a failure below tears it down (at the RPC gate).
+        // Owned at once: a failure below tears it down (under the family's guard).
         let mut inner = Member::new(NotificationInner {
             // SAFETY: what doca_dpa_notification_completion_create just returned: NULL or a new object that
-            // nothing else owns, handed over here.
-            raw: unsafe { Owned::new("doca_dpa_notification_completion_create", raw) }?,
+            // nothing else owns, handed over here, in its context's family.
+            raw: unsafe {
+                Owned::new("doca_dpa_notification_completion_create", raw, dpa.domain())
+            }?,
             handle: 0,
             thread: thread.clone(),
         });
         let parts = &mut *inner;
         let (raw, handle) = (&mut parts.raw, &mut parts.handle);
-        dpa.or_fatal(dpa.with_ctx(|_| {
-            // SAFETY: our notification completion.
-            unsafe { doca_call!(doca_dpa_notification_completion_start(raw.as_ptr())) }?;
+        dpa.or_fatal(dpa.with_ctx(|_, g| {
+            // SAFETY: our notification completion, under its family's guard.
+            unsafe { doca_call!(doca_dpa_notification_completion_start(raw.as_ptr(g))) }?;
             raw.set_started();
             // SAFETY: started; valid out-pointer.
             unsafe {
                 doca_call!(doca_dpa_notification_completion_get_dpa_handle(
-                    raw.as_ptr(),
+                    raw.as_ptr(g),
                     handle
                 ))
             }
@@ -160,15 +163,15 @@ impl CompletionBuilder {
             return Err(Error::invalid("doca_dpa_completion_create", "queue size 0"));
         }
         let mut raw = std::ptr::null_mut();
-        // SAFETY: a started context; valid out-pointer.
-        dpa.or_fatal(dpa.with_ctx(|ctx| unsafe {
+        // SAFETY: a started context, under its family's guard; valid out-pointer.
+        dpa.or_fatal(dpa.with_ctx(|ctx, _| unsafe {
             doca_call!(doca_dpa_completion_create(ctx, queue_size, &mut raw))
         }))?;
         Ok(CompletionBuilder {
             inner: Member::new(CompletionInner {
                 // SAFETY: what doca_dpa_completion_create just returned: NULL or a new object that
-                // nothing else owns, handed over here.
-                raw: unsafe { Owned::new("doca_dpa_completion_create", raw) }?,
+                // nothing else owns, handed over here, in its context's family.
+                raw: unsafe { Owned::new("doca_dpa_completion_create", raw, dpa.domain()) }?,
                 handle: 0,
                 queue_size: 0,
                 thread: None,
@@ -191,10 +194,16 @@ impl CompletionBuilder {
                 ),
             ));
         }
-        let raw = inner.raw.as_ptr();
-        inner.dpa.with_ctx(|_| {
-            // SAFETY: an unstarted completion and a started thread of its context.
-            unsafe { doca_call!(doca_dpa_completion_set_thread(raw, thread.as_ptr())) }
+        let raw = &inner.raw;
+        inner.dpa.with_ctx(|_, g| {
+            // SAFETY: an unstarted completion and a started thread of its context,
+            // under their family's guard.
+            unsafe {
+                doca_call!(doca_dpa_completion_set_thread(
+                    raw.as_ptr(g),
+                    thread.as_ptr(g)
+                ))
+            }
         })?;
         inner.thread = Some(thread.clone());
         Ok(self)
@@ -205,19 +214,19 @@ impl CompletionBuilder {
         let inner = &mut *self.inner;
         let (mut handle, mut size) = (0, 0);
         let raw = &mut inner.raw;
-        let started = inner.dpa.with_ctx(|_| {
-            // SAFETY: a configured completion.
-            unsafe { doca_call!(doca_dpa_completion_start(raw.as_ptr())) }?;
+        let started = inner.dpa.with_ctx(|_, g| {
+            // SAFETY: a configured completion, under its family's guard.
+            unsafe { doca_call!(doca_dpa_completion_start(raw.as_ptr(g))) }?;
             raw.set_started();
             // SAFETY: started; valid out-pointers.
             unsafe {
                 doca_call!(doca_dpa_completion_get_dpa_handle(
-                    raw.as_ptr(),
+                    raw.as_ptr(g),
                     &mut handle
                 ))
             }?;
             // SAFETY: as above.
-            unsafe { doca_call!(doca_dpa_completion_get_queue_size(raw.as_ptr(), &mut size)) }
+            unsafe { doca_call!(doca_dpa_completion_get_queue_size(raw.as_ptr(g), &mut size)) }
         });
         inner.dpa.or_fatal(started)?;
         (inner.handle, inner.queue_size) = (handle, size as u32);
@@ -292,10 +301,11 @@ impl Completion {
         &self.inner.dpa
     }
 
-    /// The raw completion, for attaching producer contexts. Valid while this
+    /// The raw completion, for attaching producer contexts, made while `guard`
+    /// (of its context's family: [`Dpa::enter`]) lives. Valid while this
     /// `Completion` or a clone lives; do not stop or destroy it.
-    pub fn as_ptr(&self) -> *mut sys::doca_dpa_completion {
-        self.inner.raw.as_ptr()
+    pub fn as_ptr(&self, guard: &crate::FamilyGuard<'_>) -> *mut sys::doca_dpa_completion {
+        self.inner.raw.as_ptr(guard)
     }
 }
 

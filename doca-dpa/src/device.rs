@@ -7,8 +7,15 @@ use std::sync::Arc;
 
 use doca_dpa_sys as sys;
 
-use crate::core::Owned;
+use crate::core::{Anytime, Domain, Held, Kind, Owned};
 use crate::error::{doca_call, Error, ErrorCode, Result};
+
+/// Proof that this thread holds a device's lock (a device is outside any DPA
+/// context family: its own lock domain, with its representors): made by
+/// [`Device::lock`] or [`Representor::lock`], released when dropped; not `Send`.
+/// [`Device::as_ptr`] and [`Representor::as_ptr`] need it. See
+/// `docs/concurrency.md`.
+pub type DeviceGuard<'a> = Held<'a>;
 
 crate::__doca_object!(
     /// `doca_dev`, closed by `doca_dev_close`.
@@ -176,7 +183,8 @@ fn parse_pci(addr: &str) -> Result<()> {
 /// Closed (its handle's `Drop`) once every child, which holds an `Arc` of this, is
 /// gone.
 pub(crate) struct DeviceInner {
-    raw: Owned<RawDev>,
+    /// The device, in its own lock domain (shared with its representors).
+    raw: Owned<RawDev, Anytime>,
     info: DeviceInfo,
 }
 
@@ -220,14 +228,16 @@ impl Device {
             let info = describe(raw)?;
             if want(&info) {
                 let mut dev = std::ptr::null_mut();
-                // SAFETY: `raw` is a live devinfo; valid out-pointer.
+                // SAFETY: `raw` is a live devinfo of our list (which nothing else
+                // uses); valid out-pointer.
                 unsafe { doca_call!(doca_dev_open(raw, &mut dev)) }?;
+                let domain = Domain::new(Kind::Device);
                 // Owned before the event (user code that may panic) is emitted.
                 let device = Device {
                     inner: Arc::new(DeviceInner {
                         // SAFETY: what doca_dev_open just returned: NULL or a new object that
-                        // nothing else owns, handed over here.
-                        raw: unsafe { Owned::new("doca_dev_open", dev) }?,
+                        // nothing else owns, handed over here, in its own domain.
+                        raw: unsafe { Owned::new("doca_dev_open", dev, &domain) }?,
                         info,
                     }),
                 };
@@ -331,10 +341,32 @@ impl Device {
         &self.inner.info
     }
 
-    /// The raw `doca_dev`, for calls this crate does not wrap. Valid while
-    /// this `Device` (or any clone) lives.
-    pub fn as_ptr(&self) -> *mut sys::doca_dev {
-        self.inner.raw.as_ptr()
+    /// The device's lock, held until the guard drops: what a raw call with
+    /// [`Device::as_ptr`] is made under. The device is outside any DPA context
+    /// family (contexts of several families are made on one device); the
+    /// library's own calls with it take this lock, after a family's when both
+    /// are held (`docs/concurrency.md`). Reentrant.
+    pub fn lock(&self) -> DeviceGuard<'_> {
+        self.inner.raw.domain().lock()
+    }
+
+    /// The raw `doca_dev`, for calls this crate does not wrap, made while `guard`
+    /// ([`Device::lock`]) lives. Valid while this `Device` (or any clone) lives.
+    pub fn as_ptr(&self, guard: &DeviceGuard<'_>) -> *mut sys::doca_dev {
+        self.inner.raw.as_ptr(guard)
+    }
+
+    /// The device's `doca_devinfo` (`doca_dev_as_devinfo`, STABLE), for calls
+    /// made while `guard` lives (it is the device's).
+    pub fn devinfo(&self, guard: &DeviceGuard<'_>) -> *mut sys::doca_devinfo {
+        // SAFETY: an open device, under its lock.
+        unsafe { sys::doca_dev_as_devinfo(self.as_ptr(guard)) }
+    }
+
+    /// The device's lock domain, for objects made on it by other crates.
+    #[doc(hidden)]
+    pub fn domain(&self) -> &Domain {
+        self.inner.raw.domain()
     }
 }
 
@@ -347,9 +379,9 @@ fn devices_seen(seen: &[String]) -> String {
     }
 }
 
-// DOCA objects are not thread-safe (facts: DPA guide note), and clones share one
-// `doca_dev`, so a device stays on the thread that opened it; each thread opens its own.
-static_assertions::assert_impl_all!(Device: Clone);
+// DOCA objects are not thread-safe (facts: DPA guide note): clones share one
+// `doca_dev`, whose calls are made under its lock (`Device::lock`).
+static_assertions::assert_impl_all!(Device: Clone, Send, Sync);
 
 #[cfg(test)]
 mod tests {
@@ -415,7 +447,8 @@ bitflags::bitflags! {
 /// Closed (its handle's `Drop`) after its users, which hold an `Arc` of this, and
 /// before its device (a later field).
 struct RepresentorInner {
-    raw: Owned<RawRep>,
+    /// In its device's lock domain.
+    raw: Owned<RawRep, Anytime>,
     _device: Device,
     index: usize,
 }
@@ -442,13 +475,20 @@ impl Representor {
         self.inner.index
     }
 
-    /// The raw `doca_dev_rep`, valid while this `Representor` lives.
-    pub fn as_ptr(&self) -> *mut sys::doca_dev_rep {
-        self.inner.raw.as_ptr()
+    /// Its device's lock ([`Device::lock`]): what a raw call with
+    /// [`Representor::as_ptr`] is made under.
+    pub fn lock(&self) -> DeviceGuard<'_> {
+        self.inner.raw.domain().lock()
+    }
+
+    /// The raw `doca_dev_rep`, for calls made while `guard`
+    /// ([`Representor::lock`]) lives; valid while this `Representor` lives.
+    pub fn as_ptr(&self, guard: &DeviceGuard<'_>) -> *mut sys::doca_dev_rep {
+        self.inner.raw.as_ptr(guard)
     }
 }
 
-static_assertions::assert_impl_all!(Representor: Clone);
+static_assertions::assert_impl_all!(Representor: Clone, Send, Sync);
 
 impl Device {
     /// Opens every representor of this device that matches `filter`
@@ -468,10 +508,11 @@ impl Device {
         let wants_net = filter.is_empty() || filter.contains(RepresentorFilter::NET);
         let mut head = std::ptr::null_mut();
         let mut len = 0u32;
-        // SAFETY: an open device; valid out-pointers.
+        let dev = self.lock();
+        // SAFETY: an open device, under its lock; valid out-pointers.
         let listed = unsafe {
             doca_call!(doca_devinfo_rep_create_list(
-                self.as_ptr(),
+                self.as_ptr(&dev),
                 filter.bits() as _,
                 &mut head,
                 &mut len
@@ -503,7 +544,7 @@ impl Device {
             // A NULL representor is skipped.
             // SAFETY: what doca_dev_rep_open just returned: NULL or a new object that
             // nothing else owns, handed over here.
-            if let Ok(raw) = unsafe { Owned::new("doca_dev_rep_open", rep) } {
+            if let Ok(raw) = unsafe { Owned::new("doca_dev_rep_open", rep, self.domain()) } {
                 out.push(Representor {
                     inner: Arc::new(RepresentorInner {
                         raw,
@@ -515,7 +556,10 @@ impl Device {
         }
         // SAFETY: the list from doca_devinfo_rep_create_list, destroyed once;
         // opened representors stay valid.
-        if let Err(e) = unsafe { doca_call!(doca_devinfo_rep_destroy_list(head)) } {
+        let destroyed = unsafe { doca_call!(doca_devinfo_rep_destroy_list(head)) };
+        // Released before the report (user code) and before `out` could drop.
+        drop(dev);
+        if let Err(e) = destroyed {
             tracing::warn!(target: "doca_dpa::device", error = %e, "destroying the representor list failed");
         }
         result?;
@@ -531,10 +575,10 @@ impl Device {
     /// (`doca_devinfo_rep_cap_is_filter_net_supported`, STABLE). A failed query
     /// counts as yes: the empty list it was asked about then stands.
     fn can_list_net_representors(&self) -> bool {
-        // SAFETY: the device's devinfo, valid while the device is open.
-        let info = crate::error::serialized(|| unsafe { sys::doca_dev_as_devinfo(self.as_ptr()) });
+        let dev = self.lock();
+        let info = self.devinfo(&dev);
         let mut supported = 0u8;
-        // SAFETY: a live devinfo; a valid out-pointer.
+        // SAFETY: a live devinfo, under its device's lock; a valid out-pointer.
         let asked = unsafe {
             doca_call!(doca_devinfo_rep_cap_is_filter_net_supported(
                 info,

@@ -10,10 +10,19 @@ use std::time::Duration;
 use doca_dpa_sys as sys;
 
 use crate::app::App;
+use crate::core::{Domain, Raw};
 use crate::device::Device;
 use crate::error::{doca_call, Error, ErrorCode, Result};
 use crate::family::Family;
-use crate::rpc_gate::RpcGate;
+
+/// The guard of a DPA context family (a base context, its extensions and every
+/// object made on them): proof that this thread holds the family's lock while no
+/// `doca_dpa_rpc` of the family runs. The raw pointers of the family's objects
+/// ([`Dpa::as_ptr`], [`CompletionEvent::as_ptr`](crate::CompletionEvent::as_ptr),
+/// [`DpaThread::as_ptr`](crate::DpaThread::as_ptr)…) are reachable through it
+/// only, so a raw DOCA call on them is made under it. Made by [`Dpa::enter`];
+/// released when dropped; not `Send`. See `docs/concurrency.md`.
+pub type FamilyGuard<'a> = crate::core::Guard<'a>;
 
 /// Verbosity of the device-side log (`doca_dpa_dev_log_level_t`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -94,7 +103,8 @@ impl Health {
 }
 
 pub(crate) struct DpaInner {
-    ptr: NonNull<sys::doca_dpa>,
+    /// The context: a quiet object of the family's domain.
+    raw: Raw<sys::doca_dpa>,
     /// The context's number in this process (from 1), for messages.
     serial: u64,
     /// Set by [`Dpa::destroy`], which already tore the context down.
@@ -116,13 +126,7 @@ pub(crate) struct DpaInner {
     family: Arc<Family>,
 }
 
-// SAFETY: a started `doca_dpa`; every DOCA call on it is made under the DOCA lock
-// (`crate::error::serialized`), so DOCA never sees two threads use it at once (the
-// facts forbid concurrent use, not use from another thread).
-unsafe impl Send for DpaInner {}
-// SAFETY: as for `Send`: shared references only make DOCA calls under the DOCA
-// lock; the Rust state behind them is immutable or behind a mutex or atomics.
-unsafe impl Sync for DpaInner {}
+static_assertions::assert_impl_all!(DpaInner: Send, Sync);
 
 fn next_serial() -> u64 {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
@@ -134,16 +138,19 @@ impl Drop for DpaInner {
         if self.torn_down {
             return;
         }
-        // An extended context dropped inside `serialized` during an RPC of its
-        // family: its teardown could not wait for the RPC there, so the family
+        // An extended context dropped under the family's lock during an RPC of
+        // its family: its teardown could not wait for the RPC there, so the family
         // tears it down once the RPC ended (`family.rs`). (A base context's last
         // handle cannot go while an RPC of its family runs or is owed: the RPC's
         // caller, or its deferred arguments, hold one.)
         if let Some(base) = self._base.clone() {
             if crate::family::must_put_off(&base) {
                 self.torn_down = true;
+                // SAFETY: handed on: this `DpaInner` makes no more calls with it
+                // (`torn_down`).
+                let raw = unsafe { self.raw.handed_on() };
                 let later = DpaInner {
-                    ptr: self.ptr,
+                    raw,
                     serial: self.serial,
                     torn_down: false,
                     _base: self._base.take(),
@@ -167,11 +174,12 @@ impl DpaInner {
     /// `doca_dpa_stop` then `doca_dpa_destroy`. Children (threads, events,
     /// memory, launchers) each hold an `Arc` of this, so they are gone.
     fn teardown(&mut self) -> Result<()> {
-        let p = self.ptr.as_ptr();
         self.torn_down = true;
-        // At the family's gate: an extended context shares it with its base, which
-        // may still run RPCs.
-        self.family.gate.outside_rpc(|| {
+        // Under the family's guard: an extended context shares it with its base,
+        // which may still run RPCs.
+        let guard = self.family.domain.enter()?;
+        let p = self.raw.get(&guard);
+        let result = (|| {
             // SAFETY: a started context created by doca_dpa_create (or extended),
             // torn down once.
             match unsafe { doca_call!(doca_dpa_stop(p)) } {
@@ -187,7 +195,9 @@ impl DpaInner {
             }
             // SAFETY: as above.
             unsafe { doca_call!(doca_dpa_destroy(p)) }
-        })??;
+        })();
+        drop(guard);
+        result?;
         tracing::debug!(target: "doca_dpa::dpa", app = self.app.name(), "DPA context destroyed");
         Ok(())
     }
@@ -204,15 +214,14 @@ impl DpaInner {
 /// # }
 /// ```
 pub struct DpaBuilder {
-    ptr: Option<NonNull<sys::doca_dpa>>,
+    /// The context, in the domain of the family it starts.
+    raw: Option<Raw<sys::doca_dpa>>,
+    family: Family,
     device: Device,
     app: Option<App>,
 }
 
-// SAFETY: a created, not started `doca_dpa`; every DOCA call on it is made under the
-// DOCA lock (`crate::error::serialized`), and its setters take `&mut self` or
-// `self`. Not `Sync`: nothing needs to share a builder.
-unsafe impl Send for DpaBuilder {}
+static_assertions::assert_impl_all!(DpaBuilder: Send, Sync);
 
 impl fmt::Debug for DpaBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -225,11 +234,14 @@ impl fmt::Debug for DpaBuilder {
 
 impl Drop for DpaBuilder {
     fn drop(&mut self) {
-        if let Some(p) = self.ptr.take() {
-            // SAFETY: an unstarted context of ours, destroyed once.
-            if let Err(e) = unsafe { doca_call!(doca_dpa_destroy(p.as_ptr())) } {
-                tracing::warn!(target: "doca_dpa::dpa", error = %e, "destroying an unstarted DPA context failed");
-            }
+        let Some(raw) = self.raw.take() else {
+            return;
+        };
+        // SAFETY: an unstarted context of ours, destroyed once, under its
+        // family's lock.
+        let destroyed = raw.with(|p, _| unsafe { doca_call!(doca_dpa_destroy(p)) });
+        if let Err(e) = destroyed.and_then(|r| r) {
+            tracing::warn!(target: "doca_dpa::dpa", error = %e, "destroying an unstarted DPA context failed");
         }
     }
 }
@@ -241,8 +253,12 @@ impl DpaBuilder {
     /// (DOCA answers NOT_SUPPORTED).
     pub fn new(device: &Device) -> Result<DpaBuilder> {
         let mut raw = std::ptr::null_mut();
-        // SAFETY: a live device; valid out-pointer.
-        match unsafe { doca_call!(doca_dpa_create(device.as_ptr(), &mut raw)) } {
+        let created = {
+            let dev = device.lock();
+            // SAFETY: a live device, under its lock; valid out-pointer.
+            unsafe { doca_call!(doca_dpa_create(device.as_ptr(&dev), &mut raw)) }
+        };
+        match created {
             Err(e) if e.code() == Some(ErrorCode::NOT_SUPPORTED) => {
                 return Err(Error::NoDpa {
                     device: device.info().to_string(),
@@ -254,9 +270,12 @@ impl DpaBuilder {
         }
         let ptr = NonNull::new(raw)
             .ok_or_else(|| Error::invalid("doca_dpa_create", "DOCA returned NULL"))?;
+        let family = Family::new();
         // Owned before the event (user code that may panic) is emitted.
         let builder = DpaBuilder {
-            ptr: Some(ptr),
+            // SAFETY: the new context, whose calls are its family's from here on.
+            raw: Some(unsafe { family.domain.raw(ptr) }),
+            family,
             device: device.clone(),
             app: None,
         };
@@ -264,14 +283,18 @@ impl DpaBuilder {
         Ok(builder)
     }
 
-    fn raw(&self) -> *mut sys::doca_dpa {
-        self.ptr.map_or(std::ptr::null_mut(), NonNull::as_ptr)
+    /// Runs `f` with the unstarted context, under its family's lock.
+    fn with_raw<T>(&self, f: impl FnOnce(*mut sys::doca_dpa) -> Result<T>) -> Result<T> {
+        match &self.raw {
+            Some(raw) => raw.with(|p, _| f(p))?,
+            None => Err(Error::invalid("doca_dpa_start", "context already consumed")),
+        }
     }
 
     /// Sets the DPA application (`doca_dpa_set_app`).
     pub fn app(mut self, app: App) -> Result<Self> {
         // SAFETY: an unstarted context and an app symbol of this program.
-        unsafe { doca_call!(doca_dpa_set_app(self.raw(), app.as_ptr())) }?;
+        self.with_raw(|p| unsafe { doca_call!(doca_dpa_set_app(p, app.as_ptr())) })?;
         self.app = Some(app);
         Ok(self)
     }
@@ -279,7 +302,7 @@ impl DpaBuilder {
     /// Sets the device log level (`doca_dpa_set_log_level`).
     pub fn log_level(self, level: LogLevel) -> Result<Self> {
         // SAFETY: an unstarted context.
-        unsafe { doca_call!(doca_dpa_set_log_level(self.raw(), level.raw())) }?;
+        self.with_raw(|p| unsafe { doca_call!(doca_dpa_set_log_level(p, level.raw())) })?;
         Ok(self)
     }
 
@@ -288,7 +311,7 @@ impl DpaBuilder {
     pub fn log_file(self, path: &Path) -> Result<Self> {
         let c = path_cstring("doca_dpa_log_file_set_path", path)?;
         // SAFETY: an unstarted context and a NUL-terminated path.
-        unsafe { doca_call!(doca_dpa_log_file_set_path(self.raw(), c.as_ptr())) }?;
+        self.with_raw(|p| unsafe { doca_call!(doca_dpa_log_file_set_path(p, c.as_ptr())) })?;
         Ok(self)
     }
 
@@ -296,7 +319,7 @@ impl DpaBuilder {
     pub fn trace_file(self, path: &Path) -> Result<Self> {
         let c = path_cstring("doca_dpa_trace_file_set_path", path)?;
         // SAFETY: an unstarted context and a NUL-terminated path.
-        unsafe { doca_call!(doca_dpa_trace_file_set_path(self.raw(), c.as_ptr())) }?;
+        self.with_raw(|p| unsafe { doca_call!(doca_dpa_trace_file_set_path(p, c.as_ptr())) })?;
         Ok(self)
     }
 
@@ -319,7 +342,8 @@ impl DpaBuilder {
     /// # Ok(()) }
     /// ```
     pub fn limits(&self) -> Result<Limits> {
-        query_limits(self.raw())
+        // SAFETY: a created context, under its family's lock.
+        self.with_raw(|p| unsafe { query_limits(p) })
     }
 
     /// Starts the context (`doca_dpa_start`) and queries its limits.
@@ -332,34 +356,39 @@ impl DpaBuilder {
                 "set an application with DpaBuilder::app before starting",
             )
         })?;
-        // SAFETY: an unstarted context with an app.
-        unsafe { doca_call!(doca_dpa_start(self.raw())) }?;
-        let ptr = self
-            .ptr
+        let limits = self.with_raw(|p| {
+            // SAFETY: an unstarted context with an app, under its family's lock.
+            unsafe { doca_call!(doca_dpa_start(p)) }?;
+            // SAFETY: as above: a started context.
+            match unsafe { query_limits(p) } {
+                Ok(l) => Ok(Ok(l)),
+                Err(e) => {
+                    // SAFETY: our started context; undone before reporting.
+                    let _ = unsafe { doca_call!(doca_dpa_stop(p)) };
+                    // SAFETY: as above.
+                    let _ = unsafe { doca_call!(doca_dpa_destroy(p)) };
+                    Ok(Err(e))
+                }
+            }
+        })?;
+        let raw = self
+            .raw
             .take()
             .ok_or_else(|| Error::invalid("doca_dpa_start", "context already consumed"))?;
-        let limits = match query_limits(ptr.as_ptr()) {
-            Ok(l) => l,
-            Err(e) => {
-                // SAFETY: our started context; undo before reporting.
-                let _ = unsafe { doca_call!(doca_dpa_stop(ptr.as_ptr())) };
-                // SAFETY: as above.
-                let _ = unsafe { doca_call!(doca_dpa_destroy(ptr.as_ptr())) };
-                return Err(e);
-            }
-        };
+        let limits = limits?;
+        let family = std::mem::replace(&mut self.family, Family::new());
         // Owned before the event (user code that may panic) is emitted.
         let dpa = Dpa {
             inner: Arc::new(DpaInner {
                 serial: next_serial(),
-                ptr,
+                raw,
                 torn_down: false,
                 _base: None,
                 device: self.device.clone(),
                 app,
                 limits,
                 run_time_limit: limits.run_time_limit(),
-                family: Arc::default(),
+                family: Arc::new(family),
             }),
         };
         tracing::info!(target: "doca_dpa::dpa", app = app.name(), device = %self.device.info().pci_addr, "DPA context started");
@@ -374,7 +403,9 @@ fn path_cstring(call: &'static str, path: &Path) -> Result<CString> {
     CString::new(text).map_err(|_| Error::invalid(call, "the path contains a NUL byte"))
 }
 
-fn query_limits(p: *mut sys::doca_dpa) -> Result<Limits> {
+/// # Safety
+/// `p` is a created context whose family's lock this thread holds.
+unsafe fn query_limits(p: *mut sys::doca_dpa) -> Result<Limits> {
     let mut threads = 0;
     let mut run_time = 0;
     let mut cores = 0;
@@ -411,9 +442,11 @@ fn query_limits(p: *mut sys::doca_dpa) -> Result<Limits> {
 /// `doca_dpa_destroy`) only after them.
 ///
 /// `Send + Sync`: keep it in a service's shared state and use it (and everything
-/// made from it) from any thread or task. DOCA DPA objects are not thread-safe;
-/// the library serialises every DOCA call (see `doca_dpa::serialized` for the
-/// lock's scope), so DOCA never sees two threads use the context at once.
+/// made from it) from any thread or task. DOCA DPA objects are not thread-safe:
+/// every DOCA call on the context, its extensions and the objects made on them
+/// is made under the family's guard ([`Dpa::enter`], [`FamilyGuard`]), so DOCA
+/// never sees two threads use them at once, while other families' calls run in
+/// parallel (`docs/concurrency.md`).
 #[derive(Clone)]
 pub struct Dpa {
     inner: Arc<DpaInner>,
@@ -479,71 +512,65 @@ impl Dpa {
         DpaBuilder::new(device)?.app(app)?.start()
     }
 
-    /// The raw `doca_dpa`, for calls this crate does not wrap (e.g.
-    /// `doca_ctx_set_datapath_on_dpa` by another library). Valid while this
-    /// `Dpa` or a clone lives; do not stop or destroy it.
+    /// The guard of the context's family (it, the contexts extending it or that
+    /// it extends, and every object made on them): waits until no `doca_dpa_rpc`
+    /// of the family runs (with no lock held), then holds the family's lock until
+    /// dropped. The raw pointers of the family's objects are reachable through it
+    /// only ([`Dpa::as_ptr`]); every DOCA call of this crate on a family object is
+    /// made under it. No RPC of the family can begin while it is held, and other
+    /// threads' calls on the family wait: hold it for raw calls, not across waits.
     ///
-    /// If an RPC timed out ([`Dpa::rpc`]) and its `doca_dpa_rpc` call has not
-    /// returned yet, this first waits for it to return: DOCA DPA objects are not
-    /// thread-safe, and that call runs on the context's RPC thread.
+    /// Reentrant: library calls on the same family may be made while it is held
+    /// (a blocking wait and [`Dpa::rpc`] are refused there: what they wait for may
+    /// need the lock). Hold one family's guard at a time (two families' guards
+    /// taken in opposite orders by two threads deadlock).
     ///
-    /// It does not keep an RPC from starting after it returned: a raw call with
-    /// the pointer that must not overlap an RPC of another thread is made under
-    /// [`serialized`](crate::serialized) after no RPC is in progress, as this
-    /// crate's own calls are.
-    #[inline]
-    pub fn as_ptr(&self) -> *mut sys::doca_dpa {
-        self.inner.family.gate.settle();
-        self.inner.ptr.as_ptr()
+    /// [`Error::Unavailable`] on a thread that holds the family's lock already
+    /// while an RPC runs (it cannot wait there). See `docs/concurrency.md`.
+    pub fn enter(&self) -> Result<FamilyGuard<'_>> {
+        self.inner.family.domain.enter()
     }
 
-    /// Runs `f` with the raw context under the DOCA lock, when no `doca_dpa_rpc`
-    /// of this context's family (it and the contexts extending it, or that it
-    /// extends) is in progress: every DOCA call of this crate naming the context,
-    /// or an object made on it (a thread, a completion…), goes through here (DOCA
-    /// DPA objects are not thread-safe, and the RPC runs outside the DOCA lock;
-    /// see `rpc_gate.rs`). An RPC in progress is waited for with the DOCA lock
-    /// released.
-    ///
-    /// For doca-rdmi's calls naming a DPA context; not an API.
-    ///
-    /// From a thread that holds the DOCA lock (inside
-    /// [`serialized`](crate::serialized)) while an RPC is in progress: an
-    /// [`Error::Unavailable`] at once, `f` not run (waiting there could deadlock).
+    /// The raw `doca_dpa`, for calls this crate does not wrap (e.g.
+    /// `doca_ctx_set_datapath_on_dpa` by another library), made while `guard` (of
+    /// this context's family: [`Dpa::enter`]) lives. Valid while this `Dpa` or a
+    /// clone lives; do not stop or destroy it.
+    #[inline]
+    pub fn as_ptr(&self, guard: &FamilyGuard<'_>) -> *mut sys::doca_dpa {
+        self.inner.raw.get(guard)
+    }
+
+    /// Runs `f` with the raw context and the family's guard (as [`Dpa::enter`]):
+    /// every DOCA call of this crate naming the context, or an object made on it
+    /// (a thread, a completion…), is made inside it. For doca-rdmi's (and other
+    /// crates') calls naming a DPA context or an object made on it; not an API.
     #[doc(hidden)]
-    pub fn with_ctx<T>(&self, f: impl FnOnce(*mut sys::doca_dpa) -> Result<T>) -> Result<T> {
-        let ptr = self.inner.ptr.as_ptr();
-        self.inner.family.gate.outside_rpc(|| f(ptr))?
+    pub fn with_ctx<T>(
+        &self,
+        f: impl FnOnce(*mut sys::doca_dpa, &FamilyGuard<'_>) -> Result<T>,
+    ) -> Result<T> {
+        let guard = self.enter()?;
+        f(self.inner.raw.get(&guard), &guard)
+    }
+
+    /// The lock domain of the context's family, for objects made on it by other
+    /// crates (their [`Owned`](crate::core::Owned) handles and
+    /// [`Raw`](crate::core::Raw)s); not an API.
+    #[doc(hidden)]
+    pub fn domain(&self) -> &Domain {
+        &self.inner.family.domain
     }
 
     /// [`Owned::teardown`](crate::core::Owned::teardown) of an object made on this
-    /// context (a thread, a completion, a hash table…), at the RPC gate as
-    /// [`Dpa::with_ctx`] makes every call naming the context: the object's calls
-    /// name only the object, but it is the context's, and DOCA DPA objects are not
-    /// thread-safe.
-    ///
-    /// Where the gate cannot be waited at (a drop inside
-    /// [`serialized`](crate::serialized) during an RPC), the object is left alive:
-    /// an [`Outcome::StopFailed`](crate::core::Outcome::StopFailed), so that its
-    /// owner leaks what it uses too. (An object held in a
-    /// [`Member`](crate::Member) is not dropped there: its family drops it once
-    /// the RPC ended.)
-    ///
-    /// With [`Dpa::with_ctx`] and [`Member`](crate::Member), the one way an
-    /// object made on a DPA context (by this crate or another) is used and torn
-    /// down (`docs/concurrency.md`); not an API.
+    /// context (which takes the family's guard itself); kept for other crates'
+    /// objects written against it. Not an API.
     #[doc(hidden)]
     pub fn teardown_child<O: crate::core::DocaObject>(
         &self,
         raw: &mut crate::core::Owned<O>,
     ) -> crate::core::Outcome {
-        match self.inner.family.gate.outside_rpc(|| raw.teardown()) {
-            Ok(outcome) => outcome,
-            Err(e) => {
-                raw.bury();
-                crate::core::Outcome::StopFailed(e)
-            }
-        }
+        debug_assert!(raw.domain().same(self.domain()));
+        raw.teardown()
     }
 
     /// The device the context runs on.
@@ -603,11 +630,6 @@ impl Dpa {
         self.inner.family.gate.worker_id()
     }
 
-    /// The family's RPC gate (see [`Dpa::rpc`]).
-    pub(crate) fn rpc_gate(&self) -> &RpcGate {
-        &self.inner.family.gate
-    }
-
     /// What the context shares with the rest of its family.
     pub(crate) fn family(&self) -> &Family {
         &self.inner.family
@@ -617,12 +639,6 @@ impl Dpa {
     /// none (a reported 0), or an extended context's could not be queried.
     pub(crate) fn run_time_limit(&self) -> Option<Duration> {
         self.inner.run_time_limit
-    }
-
-    /// The raw `doca_dpa` without waiting at the RPC gate: for [`Dpa::rpc`], which
-    /// holds the gate itself.
-    pub(crate) fn ptr_in_gate(&self) -> *mut sys::doca_dpa {
-        self.inner.ptr.as_ptr()
     }
 
     pub(crate) fn identity(&self) -> *const () {
@@ -637,13 +653,22 @@ impl Dpa {
     /// What the device reported about a fault of this context, when it says: the
     /// software DPA's fault report. Real DOCA writes crash data to
     /// `doca_dpa_fatal.<pid>.*` files instead.
+    ///
+    /// Asked under the family's guard (it waits for an RPC in progress); `None`
+    /// when the guard cannot be had (inside one while an RPC runs).
     pub fn fault_report(&self) -> Option<String> {
+        self.enter().ok().and_then(|g| self.fault_report_in(&g))
+    }
+
+    /// [`Dpa::fault_report`] under `guard`.
+    fn fault_report_in(&self, guard: &FamilyGuard<'_>) -> Option<String> {
         #[cfg(doca_backend = "sim")]
         {
-            sys::sim::fault_report(self.as_ptr()).map(|r| r.to_string())
+            sys::sim::fault_report(self.as_ptr(guard)).map(|r| r.to_string())
         }
         #[cfg(not(doca_backend = "sim"))]
         {
+            let _ = guard;
             None
         }
     }
@@ -656,23 +681,32 @@ impl Dpa {
         }
     }
 
+    /// [`Dpa::fatal_error`] without waiting for an RPC (for a future's poll): the
+    /// report is left out while one runs.
+    fn fatal_error_now(&self, call: &'static str) -> Error {
+        let guard = self.inner.family.domain.try_enter();
+        Error::ContextFatal {
+            call,
+            fault: guard.and_then(|g| self.fault_report_in(&g)),
+        }
+    }
+
     /// Whether a device-side error made the context unusable
     /// (`doca_dpa_peek_at_last_error`; sticky once fatal).
     pub fn health(&self) -> Result<Health> {
-        // SAFETY: a started context.
-        Health::of(self.with_ctx(|ctx| unsafe { doca_call!(doca_dpa_peek_at_last_error(ctx)) }))
+        // SAFETY: a started context, under its family's guard.
+        Health::of(self.with_ctx(|ctx, _| unsafe { doca_call!(doca_dpa_peek_at_last_error(ctx)) }))
     }
 
     /// [`Dpa::health`] if it can be asked without waiting for a `doca_dpa_rpc`
     /// of the context's family in progress: `None` while one may be.
     pub(crate) fn try_health(&self) -> Option<Result<Health>> {
-        let ptr = self.inner.ptr.as_ptr();
-        // SAFETY: a started context, and no RPC of its family in progress
-        // (`try_outside_rpc` looks under the DOCA lock, under which an RPC marks
-        // itself).
-        (self.inner.family.gate)
-            .try_outside_rpc(|| unsafe { doca_call!(doca_dpa_peek_at_last_error(ptr)) })
-            .map(Health::of)
+        let guard = self.inner.family.domain.try_enter()?;
+        let ptr = self.as_ptr(&guard);
+        // SAFETY: a started context, under its family's guard.
+        let peeked = unsafe { doca_call!(doca_dpa_peek_at_last_error(ptr)) };
+        drop(guard);
+        Some(Health::of(peeked))
     }
 
     /// [`Dpa::health`] for a future's `poll`, which must not block: `Pending` while
@@ -689,11 +723,11 @@ impl Dpa {
         }
         // Registered, then looked at again: a call that returned between the first
         // look and the registration woke the list before `cx` was in it.
-        let gate = &self.inner.family.gate;
-        gate.wake_on_free(cx.waker());
+        let family = &self.inner.family.domain;
+        family.wake_when_idle(cx.waker());
         match self.try_health() {
             Some(health) => {
-                gate.forget(cx.waker());
+                family.forget_waker(cx.waker());
                 std::task::Poll::Ready(health)
             }
             None => std::task::Poll::Pending,
@@ -706,7 +740,7 @@ impl Dpa {
     /// woken once it can be: [`Dpa::poll_health`]).
     pub(crate) fn poll_fatal(&self, cx: &std::task::Context<'_>, call: &'static str) -> Result<()> {
         match self.poll_health(cx) {
-            std::task::Poll::Ready(Ok(Health::Fatal)) => Err(self.fatal_error(call)),
+            std::task::Poll::Ready(Ok(Health::Fatal)) => Err(self.fatal_error_now(call)),
             std::task::Poll::Ready(Err(e)) => Err(e),
             std::task::Poll::Ready(Ok(Health::Ok)) | std::task::Poll::Pending => Ok(()),
         }
@@ -748,27 +782,44 @@ impl Dpa {
     /// context used is then kept for good rather than released early.
     pub fn extend(&self, other: &Device) -> Result<Dpa> {
         let mut raw = std::ptr::null_mut();
-        // SAFETY: a started base context and a live device; valid out-pointer.
-        self.with_ctx(|ctx| unsafe {
-            doca_call!(doca_dpa_device_extend(ctx, other.as_ptr(), &mut raw))
-        })?;
-        let ptr = NonNull::new(raw)
-            .ok_or_else(|| Error::invalid("doca_dpa_device_extend", "DOCA returned NULL"))?;
-        // At the family's gate: the new context is the family's.
-        let queried = self
-            .inner
-            .family
-            .gate
-            .outside_rpc(|| query_limits(ptr.as_ptr()));
+        let guard = self.enter()?;
+        let extended = {
+            let dev = other.lock();
+            // SAFETY: a started base context, under its family's guard, and a live
+            // device, under its lock; valid out-pointer.
+            unsafe {
+                doca_call!(doca_dpa_device_extend(
+                    self.as_ptr(&guard),
+                    other.as_ptr(&dev),
+                    &mut raw
+                ))
+            }
+        };
+        if let Err(e) = extended {
+            drop(guard);
+            return Err(e);
+        }
+        let Some(ptr) = NonNull::new(raw) else {
+            drop(guard);
+            return Err(Error::invalid(
+                "doca_dpa_device_extend",
+                "DOCA returned NULL",
+            ));
+        };
+        // SAFETY: the new context, whose calls are the family's.
+        let raw: Raw<sys::doca_dpa> = unsafe { self.inner.family.domain.raw(ptr) };
+        // SAFETY: the new context, under the family's guard.
+        let queried = unsafe { query_limits(raw.get(&guard)) };
+        drop(guard);
         let (limits, run_time_limit) = match queried {
-            Ok(Ok(limits)) => (limits, limits.run_time_limit()),
-            Ok(Err(_)) | Err(_) => (self.inner.limits, None),
+            Ok(limits) => (limits, limits.run_time_limit()),
+            Err(_) => (self.inner.limits, None),
         };
         // Owned before the event (user code that may panic) is emitted.
         let dpa = Dpa {
             inner: Arc::new(DpaInner {
                 serial: next_serial(),
-                ptr,
+                raw,
                 torn_down: false,
                 _base: Some(self.clone()),
                 device: other.clone(),
@@ -802,8 +853,8 @@ unsafe impl crate::KernelArg<crate::param::Dpa> for Dpa {
     fn lower(&self, keep: &mut crate::Keep<'_>) -> Result<u64> {
         keep.check_context(self, "the DPA context handle")?;
         let mut h = 0;
-        // SAFETY: a started context; valid out-pointer.
-        self.with_ctx(|ctx| unsafe { doca_call!(doca_dpa_get_dpa_handle(ctx, &mut h)) })?;
+        // SAFETY: a started context, under its family's guard; valid out-pointer.
+        self.with_ctx(|ctx, _| unsafe { doca_call!(doca_dpa_get_dpa_handle(ctx, &mut h)) })?;
         keep.keep(crate::KeepAlive::new(&self.inner));
         Ok(h as u64)
     }

@@ -23,10 +23,13 @@
 //!   implement the trait.
 //!
 //! Everything here is `Send + Sync`: the futures can be awaited from any task of
-//! a multi-threaded runtime (`tokio::spawn`). The engine's DOCA calls are
-//! serialised by the DOCA lock (see `doca_dpa::serialized`'s notes, in
-//! `core/call.rs`); the handle is registered with the runtime of the task that polls
-//! it, and again when a task of another runtime polls it.
+//! a multi-threaded runtime (`tokio::spawn`). An engine is outside any DPA
+//! context family (events of several families may be connected to it): it is a
+//! lock domain of its own, and its calls — and those on the contexts and wait
+//! tasks of the events connected to it, which its progress drives — are made
+//! under its lock (`docs/concurrency.md`); the handle is registered with the
+//! runtime of the task that polls it, and again when a task of another runtime
+//! polls it.
 //!
 //! A kernel that crashes never completes its launch, and no notification says
 //! so: each poll checks the context's health, but bound an await with your
@@ -48,7 +51,7 @@ use std::time::Duration;
 
 use doca_dpa_sys as sys;
 
-use crate::core::Owned;
+use crate::core::{Anytime, Domain, Kind, Owned};
 use crate::error::{doca_call, Error, Result};
 use crate::reactor::{default_watcher, Broadcast, Reactor, Watcher};
 
@@ -62,7 +65,8 @@ crate::__doca_object!(
 /// its handle went (`Drop` below) and after every event connected to it (they hold
 /// this).
 pub(crate) struct EngineInner {
-    pe: Owned<RawPe>,
+    /// The engine, in its own lock domain.
+    pe: Owned<RawPe, Anytime>,
     fd: std::os::fd::RawFd,
     /// Shared so that a poll can call the reactor with no borrow held (a reactor or
     /// a waker may poll another future of this engine, or set a reactor, inside).
@@ -129,18 +133,23 @@ impl Engine {
         // SAFETY: valid out-pointer.
         unsafe { doca_call!(doca_pe_create(&mut raw)) }?;
         let broadcast = Arc::new(Broadcast::new());
+        let domain = Domain::new(Kind::Engine);
         let mut inner = EngineInner {
             // SAFETY: what doca_pe_create just returned: NULL or a new object that
-            // nothing else owns, handed over here.
-            pe: unsafe { Owned::new("doca_pe_create", raw) }?,
+            // nothing else owns, handed over here, in its own domain.
+            pe: unsafe { Owned::new("doca_pe_create", raw, &domain) }?,
             fd: -1,
             reactor: Mutex::new(None),
             broadcast_waker: Waker::from(broadcast.clone()),
             broadcast,
         };
-        let pe = inner.pe.as_ptr();
-        // SAFETY: our engine; valid out-pointer. On failure `inner` destroys it.
-        unsafe { doca_call!(doca_pe_get_notification_handle(pe, &mut inner.fd)) }?;
+        let mut fd = -1;
+        inner.pe.raw().with(|pe, _| {
+            // SAFETY: our engine, under its lock; valid out-pointer. On failure
+            // `inner` destroys it.
+            unsafe { doca_call!(doca_pe_get_notification_handle(pe, &mut fd)) }
+        })??;
+        inner.fd = fd;
         Ok(Engine {
             inner: Arc::new(inner),
         })
@@ -191,25 +200,37 @@ impl Engine {
     /// event right after (and whose sleep is bounded), and for a future's poll,
     /// which wakes the others itself.
     fn progress_quietly(&self) -> bool {
-        // SAFETY: our engine.
-        crate::error::serialized(|| unsafe { sys::doca_pe_progress(self.inner.pe.as_ptr()) != 0 })
+        // SAFETY: our engine, under its lock (the callbacks it runs set an
+        // atomic flag: no user code).
+        let progressed = (self.inner.pe.raw()).with(|pe, _| unsafe { sys::doca_pe_progress(pe) });
+        progressed.is_ok_and(|n| n != 0)
     }
 
-    pub(crate) fn as_ptr(&self) -> *mut sys::doca_pe {
-        self.inner.pe.as_ptr()
+    /// The engine's lock domain: that of the contexts and tasks connected to it.
+    pub(crate) fn domain(&self) -> &Domain {
+        self.inner.pe.domain()
+    }
+
+    /// The engine, for DOCA calls made while `held` (of its domain) lives.
+    pub(crate) fn as_ptr(&self, held: &crate::core::Held<'_>) -> *mut sys::doca_pe {
+        self.inner.pe.as_ptr(held)
     }
 
     /// Arms the handle (`doca_pe_request_notification`).
     fn request_notification(&self) -> Result<()> {
-        // SAFETY: our engine.
-        unsafe { doca_call!(doca_pe_request_notification(self.as_ptr())) }
+        self.inner.pe.raw().with(|pe, _| {
+            // SAFETY: our engine, under its lock.
+            unsafe { doca_call!(doca_pe_request_notification(pe)) }
+        })?
     }
 
     /// Consumes a notification (`doca_pe_clear_notification`).
     fn clear_notification(&self) {
-        let (pe, fd) = (self.as_ptr(), self.inner.fd);
-        // SAFETY: our engine and its own handle.
-        let cleared = unsafe { doca_call!(doca_pe_clear_notification(pe, fd)) };
+        let fd = self.inner.fd;
+        // SAFETY: our engine, under its lock, and its own handle.
+        let cleared = (self.inner.pe.raw())
+            .with(|pe, _| unsafe { doca_call!(doca_pe_clear_notification(pe, fd)) })
+            .and_then(|r| r);
         if let Err(e) = cleared {
             tracing::warn!(target: "doca_dpa::engine", error = %e, "doca_pe_clear_notification failed");
         }

@@ -93,18 +93,15 @@ impl ErrorCode {
     /// DOCA's name for the code (`doca_error_get_name`), e.g.
     /// `DOCA_ERROR_BAD_STATE`; DOCA answers for unknown codes too.
     pub fn name(self) -> String {
-        // SAFETY: DOCA returns a static NUL-terminated string (or NULL, handled).
-        unsafe { static_str(crate::core::serialized(|| sys::doca_error_get_name(self.0))) }
+        // SAFETY: DOCA returns a static NUL-terminated string (or NULL, handled);
+        // the call names no object, so it takes no lock (`core/guard.rs`).
+        unsafe { static_str(sys::doca_error_get_name(self.0)) }
     }
 
     /// DOCA's description of the code (`doca_error_get_descr`).
     pub fn description(self) -> String {
         // SAFETY: as above.
-        unsafe {
-            static_str(crate::core::serialized(|| {
-                sys::doca_error_get_descr(self.0)
-            }))
-        }
+        unsafe { static_str(sys::doca_error_get_descr(self.0)) }
     }
 }
 
@@ -511,13 +508,13 @@ impl Error {
 /// Result of this crate's operations.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-pub(crate) use crate::core::{check, serialized};
+pub(crate) use crate::core::check;
 
 /// Calls a function of `doca-dpa-sys` and checks its code, naming the call in the
 /// error: the core layer's one call helper,
-/// [`__doca_core_call!`](crate::__doca_core_call), for this crate's bindings (its
-/// arguments are evaluated before the DOCA lock is taken). It adds no `unsafe` of
-/// its own: each call site writes the `unsafe` block and its SAFETY comment,
+/// [`__doca_core_call!`](crate::__doca_core_call), for this crate's bindings (the
+/// object pointers among its arguments come from their domain's guard). It adds
+/// no `unsafe` of its own: each call site writes the `unsafe` block and its SAFETY comment,
 /// `unsafe { doca_call!(doca_dpa_start(ptr)) }?`.
 macro_rules! doca_call {
     ($($call:tt)*) => {

@@ -2,8 +2,12 @@
 //! ([`Dpa::extend`]) and every object made on them. What the family's members
 //! share lives here (`docs/concurrency.md` states the whole model):
 //!
-//! - the RPC gate (`rpc_gate.rs`), which keeps every other DOCA call of the
-//!   family from overlapping a `doca_dpa_rpc`;
+//! - the family's guard: one lock [`Domain`] whose lock every DOCA call on a
+//!   member is made under (the members' pointers are reachable through it only:
+//!   `core/guard.rs`), marked busy while a `doca_dpa_rpc` of the family runs
+//!   outside it, so that no other call on the contexts or what is made on them
+//!   overlaps the RPC; and the RPC gate (`rpc_gate.rs`), which runs the family's
+//!   RPCs one at a time on its RPC thread;
 //! - the family's deferred records, and the reaper thread that releases them.
 //!
 //! # Deferred records
@@ -20,10 +24,12 @@
 //!   ended and the record is released; a fatal context gets it buried. The same
 //!   holds for the arguments of an RPC that timed out (its function may still
 //!   run) and for the values a [`DpaBox`](crate::DpaBox) replaced.
-//! - an object of the family dropped inside [`serialized`](crate::serialized)
-//!   while an RPC of the family is in progress ([`Member`]): its teardown would
-//!   have to wait for the RPC with the DOCA lock held. It is handed to the
-//!   family and torn down once no RPC is in progress.
+//! - an object of the family dropped by a thread that holds the family's lock
+//!   while the family is busy with an RPC ([`Member`]): its teardown would have
+//!   to wait for the RPC with the lock held. It is handed to the family and torn
+//!   down once no RPC is in progress. (The library never drops a member under
+//!   its lock, and a [`FamilyGuard`](crate::FamilyGuard) is never held while the
+//!   family is busy; this is the net under both.)
 //!
 //! The limit is per device: an extended context's threads run under its own
 //! device's limit ([`Dpa::extend`] queries it). A limit of 0 means the device
@@ -51,6 +57,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use crate::core::{Domain, Kind};
 use crate::dpa::Dpa;
 use crate::rpc_gate::RpcGate;
 
@@ -68,8 +75,10 @@ pub(crate) const RELEASE_MARGIN: Duration = Duration::from_millis(50);
 const RETRY_AFTER: Duration = Duration::from_millis(10);
 
 /// What a base context and the contexts extending it share.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Family {
+    /// The family's guard: its lock, and its busy mark while an RPC runs.
+    pub(crate) domain: Domain,
     /// The family's RPC gate.
     pub(crate) gate: RpcGate,
     /// The family's deferred records and its reaper.
@@ -94,7 +103,7 @@ enum Release {
     /// thread, a timed-out RPC or a replaced box value kept).
     IfHealthy,
     /// Dropped once no RPC of the family is in progress (a family object whose
-    /// drop came inside `serialized` during an RPC).
+    /// drop came under the family's lock during an RPC).
     OutsideRpc,
 }
 
@@ -226,7 +235,7 @@ impl Reaper {
                     }
                     None | Some(Err(_)) => retry.push(record),
                 },
-                Release::OutsideRpc if record.dpa.rpc_gate().in_flight() => retry.push(record),
+                Release::OutsideRpc if record.dpa.family().domain.is_busy() => retry.push(record),
                 Release::OutsideRpc => release.push(record),
             }
         }
@@ -259,6 +268,16 @@ impl Reaper {
 }
 
 impl Family {
+    /// A new family (of a base context being started).
+    pub(crate) fn new() -> Family {
+        let domain = Domain::new(Kind::Family);
+        Family {
+            gate: RpcGate::default(),
+            domain,
+            reaper: Arc::default(),
+        }
+    }
+
     fn add(&self, record: Record) -> Option<std::io::Error> {
         self.reaper.add(record)
     }
@@ -320,24 +339,26 @@ pub(crate) fn defer<T: Any + Send>(dpa: &Dpa, what: T) -> Deferred {
 }
 
 /// Whether a drop of an object of `dpa`'s family must be put off: it comes from a
-/// thread that holds the DOCA lock (inside [`serialized`](crate::serialized))
-/// while an RPC of the family is in progress, where its teardown could not wait
-/// for the RPC. (While this thread holds the lock no RPC can begin: an RPC marks
-/// itself under it.)
+/// thread that holds the family's lock while the family is busy with an RPC,
+/// where its teardown could not wait for the RPC. (While this thread holds the
+/// lock no RPC can begin: an RPC marks itself under it.)
 pub(crate) fn must_put_off(dpa: &Dpa) -> bool {
-    crate::core::held_here() && dpa.rpc_gate().in_flight()
+    let domain = &dpa.family().domain;
+    domain.held_here() && domain.is_busy()
 }
 
-/// An object of a context family whose drop makes DOCA calls at the family's
-/// gate (its teardown): how every such object is owned.
+/// An object of a context family whose drop makes DOCA calls under the family's
+/// guard (its teardown): how every such object is owned.
 ///
-/// Dropped where it is, unless that is inside [`serialized`](crate::serialized)
+/// Dropped where it is, unless that is on a thread that holds the family's lock
 /// while an RPC of the family is in progress: then it is handed to the family,
 /// whose reaper drops it once no RPC is in progress — released later, not
 /// leaked. Objects made on a [`Dpa`] (by this crate or another: doca-rdmi, DOCA
-/// RDMA) hold their state in a `Member` and make their DOCA calls through
-/// [`Dpa::with_ctx`] and their teardown through [`Dpa::teardown_child`]: those
-/// three are the family's one entry point (`docs/concurrency.md`).
+/// RDMA) hold their raw objects as [`Owned`](crate::core::Owned) handles or
+/// [`Raw`](crate::core::Raw)s of the family's domain ([`Dpa::domain`]), make
+/// their DOCA calls under [`Dpa::with_ctx`] (or any
+/// [`FamilyGuard`](crate::FamilyGuard) of the family), and hold their state in a
+/// `Member` (`docs/concurrency.md`).
 #[doc(hidden)]
 pub struct Member<T: FamilyMember> {
     value: ManuallyDrop<T>,
@@ -394,9 +415,9 @@ impl<T: FamilyMember> Drop for Member<T> {
 }
 
 /// Hands `what` to the family of `dpa`, whose reaper drops it once no RPC of the
-/// family is in progress (for a drop that [`must_put_off`]). Inside `serialized`,
-/// a failure to start the reaper is reported there: user code, but nothing of the
-/// device's is in the caller's frame any more.
+/// family is in progress (for a drop that [`must_put_off`]). A failure to start
+/// the reaper is reported there: user code, but nothing of the device's is in
+/// the caller's frame any more.
 pub(crate) fn drop_outside_rpc<T: Any + Send>(dpa: &Dpa, what: T) {
     let record = Record {
         dpa: dpa.clone(),

@@ -70,22 +70,27 @@ impl HashTable {
             ));
         }
         let mut raw = std::ptr::null_mut();
-        // SAFETY: a started context; valid out-pointer.
-        dpa.or_fatal(dpa.with_ctx(|ctx| unsafe {
+        // SAFETY: a started context, under its family's guard; valid out-pointer.
+        dpa.or_fatal(dpa.with_ctx(|ctx, _| unsafe {
             doca_call!(doca_dpa_hash_table_create(ctx, num_entries as _, &mut raw))
         }))?;
         // From here the table is owned: an early return destroys it.
         let mut table = Member::new(HashTableInner {
             // SAFETY: what doca_dpa_hash_table_create just returned: NULL or a new object that
-            // nothing else owns, handed over here.
-            raw: unsafe { Owned::new("doca_dpa_hash_table_create", raw) }?,
+            // nothing else owns, handed over here, in its context's family.
+            raw: unsafe { Owned::new("doca_dpa_hash_table_create", raw, dpa.domain()) }?,
             dpa: dpa.clone(),
             handle: 0,
             requested: num_entries,
         });
         let mut h = 0;
-        // SAFETY: our table; valid out-pointer.
-        dpa.with_ctx(|_| unsafe { doca_call!(doca_dpa_hash_table_get_dpa_handle(raw, &mut h)) })?;
+        // SAFETY: our table, under its family's guard; valid out-pointer.
+        dpa.with_ctx(|_, g| unsafe {
+            doca_call!(doca_dpa_hash_table_get_dpa_handle(
+                table.raw.as_ptr(g),
+                &mut h
+            ))
+        })?;
         table.handle = h as u64;
         tracing::debug!(target: "doca_dpa::hash_table", num_entries, "DPA hash table created");
         Ok(HashTable {
@@ -103,10 +108,11 @@ impl HashTable {
         &self.inner.dpa
     }
 
-    /// The raw `doca_dpa_hash_table`, for calls this crate does not wrap.
-    /// Valid while this table lives; do not destroy it.
-    pub fn as_ptr(&self) -> *mut sys::doca_dpa_hash_table {
-        self.inner.raw.as_ptr()
+    /// The raw `doca_dpa_hash_table`, for calls this crate does not wrap, made
+    /// while `guard` (of its context's family: [`Dpa::enter`]) lives. Valid while
+    /// this table lives; do not destroy it.
+    pub fn as_ptr(&self, guard: &crate::FamilyGuard<'_>) -> *mut sys::doca_dpa_hash_table {
+        self.inner.raw.as_ptr(guard)
     }
 }
 

@@ -241,7 +241,7 @@ fn take_spare() -> Entries {
 /// launcher takes them ([`KeepQueue::adopt`]).
 ///
 /// A launch lowers its arguments (`KernelArg::lower`, user code) before it takes
-/// the DOCA lock that guards the launcher's queue, so they record into a queue of
+/// the family's lock that guards the launcher's queue, so they record into a queue of
 /// their own. Its storage is the submitting thread's spare one, taken with the
 /// first reference recorded (a launch that references nothing touches no
 /// thread-local) and given back on drop: steady-state launches allocate nothing.

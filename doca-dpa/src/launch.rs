@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use doca_dpa_sys as sys;
 
 use crate::app::{foreign_function, Kernel, KernelArgs, KernelSig, RawLaunch, Rpc, RpcSig};
-use crate::core::{DocaGuard, DocaGuarded};
+use crate::core::{Borrowed, Guarded};
 use crate::dpa::Dpa;
 use crate::error::{Error, ErrorCode, LaunchDiagnosis, Result, RpcDiagnosis};
 use crate::keep::{KeepAlive, KeepQueue, Staged};
@@ -54,11 +54,12 @@ impl<'a> Gate<'a> {
 /// EXPERIMENTAL, through the kernel's generated launcher) and allocates nothing in
 /// the steady state. A launcher is `Send + Sync` and launching takes `&self`: one
 /// launcher in an `Arc` serves every task of a multi-threaded runtime. Its state
-/// (the epochs below, what the launches keep alive) is guarded by the DOCA lock
-/// (see `doca_dpa::serialized`), held for one submission or one look at the events
-/// together with its DOCA call, never while user code runs: a launch's arguments
-/// are lowered before it is taken, so a [`KernelArg`](crate::KernelArg) whose
-/// `lower` launches on the same launcher (or waits, or looks at it) works:
+/// (the epochs below, what the launches keep alive) is guarded by its context
+/// family's lock (`docs/concurrency.md`), held for one submission or one look at
+/// the events together with its DOCA call, never while user code runs: a
+/// launch's arguments are lowered before it is taken, so a
+/// [`KernelArg`](crate::KernelArg) whose `lower` launches on the same launcher
+/// (or waits, or looks at it) works:
 ///
 /// ```
 /// fn shared<T: Send + Sync>(_: &T) {}
@@ -97,11 +98,11 @@ impl<'a> Gate<'a> {
 pub struct Launcher {
     /// The completion events that take turns; `epochs` says which is current.
     events: ManuallyDrop<[Event; 2]>,
-    /// The epochs and what the launches keep alive, under the DOCA lock for one
-    /// submission or one look at the events (with its DOCA calls); never while
-    /// user code runs: argument lowering, wakers, reactors and the drops of
+    /// The epochs and what the launches keep alive, under the family's lock for
+    /// one submission or one look at the events (with its DOCA calls); never
+    /// while user code runs: argument lowering, wakers, reactors and the drops of
     /// released references run with it released.
-    state: DocaGuarded<State>,
+    state: Guarded<State>,
     /// `State::submitted` and `State::retired`, stored under the lock after them,
     /// so that reading them takes no lock.
     submitted: AtomicU64,
@@ -113,14 +114,18 @@ pub struct Launcher {
     checked_app: std::sync::atomic::AtomicUsize,
 }
 
-/// What a launcher tracks, under the DOCA lock.
+/// What a launcher tracks, under the family's lock.
 struct State {
     /// The fixed arguments of the next launch, kept filled in: the context, the
     /// current event (the only thing a submission reads of the epochs: it changes
     /// only in `State::switch`, off the submission path), one count, `_add`. A
     /// submission writes its thread count and gate into it and hands it to the
-    /// kernel's generated launcher.
+    /// kernel's generated launcher. Its pointers (taken under the family's guard
+    /// when the launcher was made) are reached under the family's lock only:
+    /// they live in this state.
     raw: RawLaunch,
+    /// The two events' pointers, for `State::switch`.
+    event_ptrs: [*mut sys::doca_sync_event; 2],
     submitted: u64,
     /// Launches up to this ticket are known to have finished; their references
     /// are dropped by `Launcher::release`.
@@ -129,18 +134,32 @@ struct State {
     keep: KeepQueue,
 }
 
-// SAFETY: `raw` holds the pointers of the launcher's context and of its own events
-// (all `Send + Sync`) and of a gate event the submission keeps alive, only passed
-// to DOCA under the DOCA lock; the rest is plain data and `Send` references.
+// SAFETY: `raw` and `event_ptrs` hold the pointers of the launcher's context and of
+// its own events (all of one family) and of a gate event of that family the
+// submission keeps alive, only read under the family's lock (the state is a
+// `Guarded` of the family); the rest is plain data and `Send` references.
 unsafe impl Send for State {}
 
 impl State {
+    /// `doca_sync_event_get` of `events[event]`, by a thread that borrowed the
+    /// state (so holds the family's lock).
+    #[inline(always)]
+    fn read(&self, event: usize) -> Result<u64> {
+        let mut v = 0;
+        // SAFETY: one of the launcher's started events, which live as long as it;
+        // their pointers are in this state, which is reached under the family's
+        // lock only (the event's own domain: `Launcher::on`); valid out-pointer.
+        let rc = unsafe { sys::doca_sync_event_get(self.event_ptrs[event], &mut v) };
+        crate::error::check("doca_sync_event_get", rc)?;
+        Ok(v)
+    }
+
     /// Closes the current epoch: later launches count on the other event. Only once
     /// the closed epoch has finished (`closed_pending` is `None`), so an event is
     /// given new launches only when none of its earlier ones still runs, and two
     /// epochs are all there is to track.
     #[inline(never)]
-    fn switch(&mut self, events: &[Event; 2]) {
+    fn switch(&mut self) {
         let (through, submitted) = (self.epochs.closed_through, self.submitted);
         debug_assert!(self.retired >= through);
         let current = usize::from(self.epochs.second_current);
@@ -148,7 +167,7 @@ impl State {
         self.epochs.closed_through = submitted;
         let next = usize::from(!self.epochs.second_current);
         self.epochs.second_current = next == 1;
-        self.raw.comp_event = events[next].as_ptr();
+        self.raw.comp_event = self.event_ptrs[next];
     }
 }
 
@@ -184,7 +203,7 @@ enum Look {
 
 impl fmt::Debug for Launcher {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // A `Debug` from a thread that holds the DOCA lock finds it in use.
+        // A `Debug` from a thread that holds the family's lock finds it in use.
         let mut d = f.debug_struct("Launcher");
         let look = self.state.with(|s| {
             (
@@ -214,10 +233,7 @@ impl Launcher {
     /// Creates the launcher and its two completion events (DPA publisher, CPU
     /// subscriber; see [`CompletionEvent`](crate::CompletionEvent)).
     pub fn new(dpa: &Dpa) -> Result<Launcher> {
-        Ok(Launcher::on([
-            Event::completion(dpa, None)?,
-            Event::completion(dpa, None)?,
-        ]))
+        Launcher::on([Event::completion(dpa, None)?, Event::completion(dpa, None)?])
     }
 
     /// Like [`Launcher::new`], with both completion events driven by `engine`, so
@@ -227,46 +243,59 @@ impl Launcher {
     /// [`CompletionEvent::with_engine`](crate::CompletionEvent::with_engine) for the
     /// DOCA calls).
     pub fn with_engine(dpa: &Dpa, engine: &crate::Engine) -> Result<Launcher> {
-        Ok(Launcher::on([
+        Launcher::on([
             Event::completion(dpa, Some(engine))?,
             Event::completion(dpa, Some(engine))?,
-        ]))
+        ])
     }
 
-    fn on(events: [Event; 2]) -> Launcher {
-        Launcher {
-            state: DocaGuarded::new(State {
-                raw: RawLaunch {
-                    dpa: events[0].dpa().as_ptr(),
-                    wait_event: std::ptr::null_mut(),
-                    wait_threshold: 0,
-                    comp_event: events[0].as_ptr(),
-                    comp_count: 1,
-                    num_threads: 1,
-                    add: 1,
+    fn on(events: [Event; 2]) -> Result<Launcher> {
+        let dpa = events[0].dpa();
+        // The pointers the state keeps, taken under the family's guard.
+        let (ctx, event_ptrs) = {
+            let guard = dpa.enter()?;
+            (
+                dpa.as_ptr(&guard),
+                [events[0].as_ptr(&guard), events[1].as_ptr(&guard)],
+            )
+        };
+        Ok(Launcher {
+            state: Guarded::new(
+                dpa.domain(),
+                State {
+                    raw: RawLaunch {
+                        dpa: ctx,
+                        wait_event: std::ptr::null_mut(),
+                        wait_threshold: 0,
+                        comp_event: event_ptrs[0],
+                        comp_count: 1,
+                        num_threads: 1,
+                        add: 1,
+                    },
+                    event_ptrs,
+                    submitted: 0,
+                    retired: 0,
+                    epochs: Epochs {
+                        second_current: false,
+                        closed_through: 0,
+                        assigned: [0, 0],
+                        seen: [0, 0],
+                    },
+                    keep: KeepQueue::with_capacity(64),
                 },
-                submitted: 0,
-                retired: 0,
-                epochs: Epochs {
-                    second_current: false,
-                    closed_through: 0,
-                    assigned: [0, 0],
-                    seen: [0, 0],
-                },
-                keep: KeepQueue::with_capacity(64),
-            }),
+            ),
             submitted: AtomicU64::new(0),
             retired: AtomicU64::new(0),
             checked_app: std::sync::atomic::AtomicUsize::new(0),
             events: ManuallyDrop::new(events),
-        }
+        })
     }
 
-    /// The state, with the DOCA lock held until the result drops (see
-    /// `DocaGuarded`). Fails only on a thread that holds the DOCA lock already:
-    /// inside `serialized`, or inside the launcher's own bookkeeping, which runs
-    /// no user code but may allocate (a global allocator that uses the launcher
-    /// gets an error, not a second borrow of the state).
+    /// The state, with the family's lock held until the result drops (see
+    /// `Guarded`). Fails only on a thread that holds that lock already: inside a
+    /// [`FamilyGuard`](crate::FamilyGuard), or inside the launcher's own
+    /// bookkeeping, which runs no user code but may allocate (a global allocator
+    /// that uses the launcher gets an error, not a second borrow of the state).
     #[inline(always)]
     fn lock(&self) -> Result<Locked<'_>> {
         match self.state.lock() {
@@ -298,10 +327,6 @@ impl Launcher {
                 return;
             }
         }
-    }
-
-    fn events(&self) -> &[Event; 2] {
-        &self.events
     }
 
     /// The context it launches on.
@@ -361,7 +386,7 @@ impl Launcher {
                 return Err(foreign_gate(CALL));
             }
         }
-        // Lowered before the DOCA lock is taken: `KernelArg::lower` is user code
+        // Lowered before the family's lock is taken: `KernelArg::lower` is user code
         // (it may make DOCA calls, wait at the RPC gate, or launch on this
         // launcher). What the values reference is recorded in `staged`, which the
         // launcher adopts once DOCA accepted the launch; if it is refused, or a
@@ -369,35 +394,35 @@ impl Launcher {
         // no lock held.
         let mut staged = Staged::default();
         let abi = args.lower_all(&mut staged.recorder(Some(crate::keep::CtxId::of(dpa)), CALL))?;
-        let (wait_event, wait_threshold) = match gate {
-            Some(g) => {
-                staged.recorder(None, CALL).keep(KeepAlive::new(&g.event.0));
-                (g.event.0.as_ptr(), u64::from(g.threshold))
-            }
-            None => (std::ptr::null_mut(), 0),
-        };
+        if let Some(g) = gate {
+            staged.recorder(None, CALL).keep(KeepAlive::new(&g.event.0));
+        }
         // Known here, before any call the compiler cannot see through: a launch
         // whose arguments reference nothing (most of them) skips the adoption and
         // the drop below altogether.
         let kept = !staged.is_empty();
-        // As `Dpa::with_ctx`: an RPC of the context in flight is waited for with the
-        // DOCA lock released, and looked for again under the lock, which its start
-        // marks under (the context's pointer is in `raw`).
+        // Under the family's guard, as every call on the context: an RPC of the
+        // family in progress is waited for with the lock released (the context's
+        // pointer is in `raw`).
         let mut s = loop {
-            let rpc = dpa.rpc_gate();
-            rpc.settle();
             let Some(s) = self.state.lock() else {
                 return Err(reentered());
             };
-            if !rpc.in_flight() {
+            if s.held().guard().is_some() {
                 break s;
             }
             drop(s);
+            dpa.domain().wait_idle();
         };
-        s.raw.num_threads = threads;
-        s.raw.wait_event = wait_event;
-        s.raw.wait_threshold = wait_threshold;
-        // SAFETY: under the DOCA lock (`s`); a started context; a started
+        let (held, st) = s.parts();
+        let (wait_event, wait_threshold) = match gate {
+            Some(g) => (g.event.0.as_ptr(held), u64::from(g.threshold)),
+            None => (std::ptr::null_mut(), 0),
+        };
+        st.raw.num_threads = threads;
+        st.raw.wait_event = wait_event;
+        st.raw.wait_threshold = wait_threshold;
+        // SAFETY: under the family's guard (`s`, not busy); a started context; a started
         // completion event it publishes (`raw.comp_event`, one of `events`, which
         // live as long as the launcher); a gate event of the same context (checked
         // above) that it subscribes to, kept alive in `staged`; a kernel of its
@@ -408,18 +433,18 @@ impl Launcher {
         // which checked its object's context against this one and recorded what
         // it references in `staged`, adopted below for this ticket before the lock
         // is released (so before any look can retire it).
-        let rc = unsafe { S::launch(&s.raw, abi) };
+        let rc = unsafe { S::launch(&st.raw, abi) };
         if rc != sys::DOCA_SUCCESS as sys::doca_error_t {
             drop(s);
             return Err(self.explain(crate::core::doca_error(CALL, ErrorCode(rc))));
         }
-        let ticket = s.submitted + 1;
-        s.submitted = ticket;
+        let ticket = st.submitted + 1;
+        st.submitted = ticket;
         self.submitted.store(ticket, Ordering::Release);
         if kept {
-            s.keep.adopt(&mut staged, ticket);
+            st.keep.adopt(&mut staged, ticket);
         }
-        let poll = s.keep.len() >= RETIRE_AT;
+        let poll = st.keep.len() >= RETIRE_AT;
         drop(s);
         if kept {
             drop(staged);
@@ -489,7 +514,7 @@ impl Launcher {
 
     /// References to argument objects the launcher holds for launches not yet
     /// retired (no DOCA call). For tests: it stays bounded while launches retire.
-    /// (0 on a thread that holds the DOCA lock.)
+    /// (0 on a thread that holds the family's lock.)
     #[doc(hidden)]
     pub fn kept(&self) -> usize {
         self.state.with(|s| s.keep.len()).unwrap_or(0)
@@ -598,7 +623,7 @@ impl Launcher {
     #[inline(never)]
     fn wait_unsettled(
         &self,
-        held: DocaGuard<'_, State>,
+        held: Borrowed<'_, State>,
         ticket: u64,
         kernel: &'static str,
         timeout: Duration,
@@ -610,7 +635,7 @@ impl Launcher {
     /// A wait that retired launches whose arguments are kept (`held`, the state,
     /// locked): releases them once unlocked.
     #[inline(never)]
-    fn finish_with_release(&self, held: DocaGuard<'_, State>) -> Result<()> {
+    fn finish_with_release(&self, held: Borrowed<'_, State>) -> Result<()> {
         drop(held);
         self.release();
         Ok(())
@@ -656,19 +681,19 @@ impl Launcher {
     }
 }
 
-/// The launcher's state, under the DOCA lock, with the launcher (its events and
-/// the counts readable without the lock): what a submission, a look or a wait
-/// works on.
+/// The launcher's state, under the family's lock, with the launcher (its events
+/// and the counts readable without the lock): what a submission, a look or a
+/// wait works on.
 struct Locked<'a> {
     l: &'a Launcher,
-    s: DocaGuard<'a, State>,
+    s: Borrowed<'a, State>,
 }
 
 impl Locked<'_> {
     /// `doca_sync_event_get` of `events[event]`, remembered.
     #[inline(always)]
     fn read(&mut self, event: usize) -> Result<u64> {
-        let value = self.l.events[event].get_locked(&self.s)?;
+        let value = self.s.read(event)?;
         self.s.epochs.seen[event] = value;
         Ok(value)
     }
@@ -740,7 +765,7 @@ impl Locked<'_> {
 
     /// `State::switch`.
     fn switch(&mut self) {
-        self.s.switch(self.l.events());
+        self.s.switch();
     }
 
     /// Closes the epoch of `ticket` if it is the current one and the closed one has
@@ -862,8 +887,8 @@ fn bad_thread_count(call: &'static str, threads: u32, max: u32) -> Error {
 fn reentered() -> Error {
     Error::Unavailable {
         what: "the launcher",
-        reason: "it was used by a thread that holds the DOCA lock: inside \
-                 `doca_dpa::serialized`, or from the launcher's own bookkeeping (which \
+        reason: "it was used by a thread that holds its context family's lock: inside \
+                 a FamilyGuard, or from the launcher's own bookkeeping (which \
                  runs no user code but may allocate: a global allocator must not use a \
                  launcher)"
             .to_owned(),
@@ -937,7 +962,7 @@ impl<'l> Launch<'l> {
         // (`Locked::has_counted_all`).
         let current = usize::from(s.epochs.second_current);
         let given = s.epochs.assigned[current] + (s.submitted - through);
-        let seen = match l.events[current].get_locked(&s) {
+        let seen = match s.read(current) {
             Ok(seen) => seen,
             Err(e) => {
                 drop(s);
@@ -958,7 +983,7 @@ impl<'l> Launch<'l> {
         s.epochs.seen[current] = seen;
         // Launches submitted from now on count on the other event: the wait is
         // for this event's count.
-        s.switch(&l.events);
+        s.switch();
         drop(s);
         l.wait_timed(ticket, false, self.kernel, timeout, (current, seen), None)
     }
@@ -1068,12 +1093,13 @@ impl std::future::Future for LaunchCompletion<'_> {
 /// The context pointer handed to the context's RPC thread with one call.
 struct RpcTarget(*mut sys::doca_dpa);
 
-// SAFETY: the pointer is used by the RPC thread only for the one `doca_dpa_rpc`
-// call it came with, and while that call may run no other thread makes a DOCA
-// call with the context: `Dpa::rpc` holds the context's `RpcGate` from before the
-// call until it returned (or marks its outcome owed after a timeout), and every
-// use of the context (`Dpa::as_ptr`, the teardown, the next RPC) first waits at
-// the gate. The `Dpa` outlives the call (its drop settles the gate too).
+// SAFETY: the pointer was taken under the family's guard, which `Dpa::rpc` turned
+// into the family's busy mark (`Domain::begin_busy`) before handing it over: until
+// the call returned no guard of the family can be made, so no other thread makes
+// a DOCA call on the context or on an object made on it meanwhile, and the RPC
+// thread uses it only for the one `doca_dpa_rpc` call it came with. The `Dpa`
+// outlives the call (what the caller's or the deferred arguments hold keeps it;
+// the RPC thread is joined by the family's drop).
 unsafe impl Send for RpcTarget {}
 
 impl RpcTarget {
@@ -1091,28 +1117,31 @@ impl Dpa {
     ///
     /// `doca_dpa_rpc` blocks until the device function returns, so the call is made
     /// on the context's RPC thread (a host thread started by its first RPC and
-    /// kept for the next ones) while this thread waits for its result. If the
-    /// result does not come within `timeout`, the error is [`Error::RpcTimeout`]
-    /// with an [`RpcDiagnosis`] instead of blocking until the device's kernel
-    /// run-time limit stops the function. The function may still run then:
+    /// kept for the next ones) while this thread waits for its result, with the
+    /// family marked busy: no [`FamilyGuard`](crate::FamilyGuard) of the family can
+    /// be had until the call returned, so no other DOCA call on its contexts or on
+    /// the objects made on them overlaps it (they wait), while other families'
+    /// calls go on. Objects that DOCA calls by their own handle (an event's `set`,
+    /// say) do not wait: that is how a host releases a function waiting on an
+    /// event. If the result does not come within `timeout`, the error is
+    /// [`Error::RpcTimeout`] with an [`RpcDiagnosis`] instead of blocking until the
+    /// device's kernel run-time limit stops the function. The function may still
+    /// run then:
     ///
     /// - what the arguments keep alive (DPA memory, events, completions) is held
     ///   until the kernel run-time limit has passed with the context healthy, and
     ///   leaked, never freed, if the context turned fatal (a function that overran
     ///   the limit was stopped) or the device has no limit (nothing stops it);
-    /// - DOCA DPA objects are not thread-safe, so the next use of this context
-    ///   (anything that calls DOCA with it, through [`Dpa::as_ptr`], and its
-    ///   teardown) first waits for the `doca_dpa_rpc` call to return. Objects that
-    ///   DOCA calls by their own handle (an event's `set`, say) do not wait: that is
-    ///   how a host releases a function waiting on an event.
+    /// - the family stays busy until the `doca_dpa_rpc` call returns: the next use
+    ///   of the family's contexts (anything that calls DOCA with them, and their
+    ///   teardown) waits for it, a future's poll does not (it is woken).
     ///
     /// If DOCA reports a failure on a context that is no longer healthy, the RPC
     /// may still be running on the DPA, so what the arguments keep alive is leaked
     /// rather than released. Fails with [`Error::Unavailable`] if the RPC thread
-    /// cannot be started, or on a thread that holds the DOCA lock (inside
-    /// [`serialized`](crate::serialized)): the call marks itself in flight under
-    /// that lock while holding the context's gate, so it must not wait for the gate
-    /// with the lock held.
+    /// cannot be started, or on a thread that holds the family's lock (inside a
+    /// [`FamilyGuard`](crate::FamilyGuard)): the call would keep the lock through
+    /// the RPC, which may be waiting for the host to take it (an event's `set`).
     pub fn rpc<S: RpcSig, A: KernelArgs<S::Params, S>>(
         &self,
         rpc: &Rpc<S>,
@@ -1123,26 +1152,21 @@ impl Dpa {
         if !rpc.belongs_to(self.app()) {
             return Err(foreign_function(CALL, rpc.name(), self.app()));
         }
-        if crate::core::held_here() {
-            return Err(Error::Unavailable {
-                what: "doca_dpa_rpc",
-                reason:
-                    "called by a thread that holds the DOCA lock (inside `doca_dpa::serialized`)"
-                        .to_owned(),
-            });
+        let family = self.domain();
+        if family.held_here() {
+            return Err(crate::sync_event::held_while_waiting("doca_dpa_rpc"));
         }
         let mut keep = KeepQueue::default();
         let abi =
             args.lower_all(&mut keep.recorder(0, Some(crate::keep::CtxId::of(self)), CALL))?;
-        // One call on the context at a time: waits for an earlier timed-out call
-        // and for an RPC in progress on another thread, then keeps every other use
-        // of the context waiting until this call returned (`RpcGate`). The call is
-        // made outside the process-wide DOCA lock, which would otherwise stop every
-        // DOCA call of the process while the function runs (an event's `set` that
-        // the function waits for, say).
-        let mut gate = self.rpc_gate().enter();
+        // One RPC of the family at a time: waits for one in progress on another
+        // thread, and collects the outcome of a timed-out one (reported with no
+        // lock held, below).
+        // Said before the gate's mutex is taken (a subscriber may make an RPC).
+        family.report_ended();
+        let mut state = self.family().gate.enter();
         let started = Instant::now();
-        let worker = match gate.worker() {
+        let worker = match state.worker(family) {
             Ok(w) => w,
             Err(e) => {
                 return Err(Error::Unavailable {
@@ -1151,8 +1175,13 @@ impl Dpa {
                 })
             }
         };
-        self.rpc_gate().begin();
-        let target = RpcTarget(self.ptr_in_gate());
+        // The context's pointer under the family's guard, which then becomes the
+        // family's busy mark: the call is made outside the lock (holding it would
+        // stop every call of the family, the event update the function may wait
+        // for included), and no guard of the family is had until it returned.
+        let guard = family.enter_quietly()?;
+        let target = RpcTarget(self.as_ptr(&guard));
+        family.begin_busy(guard)?;
         let call: crate::rpc_gate::RpcJob = Box::new(move || {
             let mut ret = 0u64;
             // SAFETY: a started context (no other thread calls DOCA with it while
@@ -1165,28 +1194,31 @@ impl Dpa {
             let rc = unsafe { S::call(target.get(), &mut ret, abi) };
             (rc, ret)
         });
-        let outcome = if worker.send(call) {
-            worker.outcomes.recv_timeout(timeout)
-        } else {
-            Err(std::sync::mpsc::RecvTimeoutError::Disconnected)
+        let outcome = match worker.send(call) {
+            Some(call) => worker.outcome(&call, timeout),
+            None => Err(std::sync::mpsc::RecvTimeoutError::Disconnected),
         };
         let rc = match outcome {
             Ok((rc, ret)) => {
-                self.rpc_gate().end(gate);
+                drop(state);
+                family.end_busy(crate::core::WakeFrom::Here);
                 crate::error::check(CALL, rc).map(|()| ret)
             }
             // The thread is gone without an outcome (it cannot panic; the call
             // was not made or ended with it): the next RPC starts another.
             Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
-                gate.lost_worker();
-                self.rpc_gate().end(gate);
+                state.lost_worker();
+                drop(state);
+                family.end_busy(crate::core::WakeFrom::Here);
                 Err(Error::Unavailable {
                     what: "the result of doca_dpa_rpc",
                     reason: "its host thread ended without one".into(),
                 })
             }
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                self.rpc_gate().hold(gate);
+                // The RPC thread ends the busy mark when the call returns.
+                state.owe();
+                drop(state);
                 crate::family::defer(self, keep).report();
                 return Err(Error::RpcTimeout(Box::new(RpcDiagnosis {
                     function: rpc.name(),

@@ -161,9 +161,6 @@ mod wait_task;
 
 #[doc(hidden)]
 pub use crate::core::{buried_count, bury as bury_value};
-// Public documentation: where the DOCA lock's scope is stated, which the types'
-// docs link to.
-pub use crate::core::serialized;
 #[cfg(doca_sym = "doca_dpa_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use app::{
@@ -179,10 +176,10 @@ pub use async_ops::AsyncOps;
 #[cfg(doca_sym = "doca_dpa_thread_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use completion::{Completion, CompletionBuilder, NotificationCompletion};
-pub use device::{devices, Device, DeviceInfo, Representor, RepresentorFilter};
+pub use device::{devices, Device, DeviceGuard, DeviceInfo, Representor, RepresentorFilter};
 #[cfg(doca_sym = "doca_dpa_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
-pub use dpa::{Dpa, DpaBuilder, Health, Limits, LogLevel, SendDpa};
+pub use dpa::{Dpa, DpaBuilder, FamilyGuard, Health, Limits, LogLevel, SendDpa};
 #[cfg(doca_sym = "doca_sync_event_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use engine::Engine;
@@ -219,8 +216,10 @@ pub use sync_event::{CompletionEvent, Export, KernelEvent, Reached, SignalEvent,
 pub use thread::{DpaThread, ThreadBuilder, ThreadGroup, ThreadParams};
 
 /// The auto traits of every public DPA type, in one list: everything is
-/// `Send + Sync` (the DOCA lock, `serialized`, serialises the DOCA calls), except
-/// the borrowed views of one submission and the move-only `SendDpa`.
+/// `Send + Sync` (each DOCA call is made under its object's lock domain: a context
+/// family's guard, or an object's own lock; `docs/concurrency.md`), except the
+/// borrowed views of one submission, the move-only `SendDpa` and the guards
+/// (this thread's holds of a lock).
 mod auto_traits {
     use static_assertions::{assert_impl_all, assert_not_impl_any};
 
@@ -247,6 +246,9 @@ mod auto_traits {
         assert_impl_all!(crate::LogLevel: Send, Sync, Copy);
         assert_impl_all!(crate::Kernel<()>: Send, Sync);
         assert_impl_all!(crate::Rpc<()>: Send, Sync);
+        // A hold of a lock is this thread's: it moves nowhere, and is not shared.
+        assert_not_impl_any!(crate::FamilyGuard<'static>: Send, Sync);
+        assert_not_impl_any!(crate::DeviceGuard<'static>: Send, Sync);
         // The raw pointers a generated launcher passes to DOCA (hidden, not an API):
         // built and used on the submitting thread, inside one submission.
         assert_not_impl_any!(crate::__private::RawLaunch: Send, Sync);
@@ -351,6 +353,7 @@ pub mod build_info {
 #[cfg(doca_sym = "doca_version_runtime")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub fn runtime_version() -> String {
-    // SAFETY: DOCA returns a static NUL-terminated string (or NULL, read as empty).
-    unsafe { error::static_str(crate::core::serialized(|| sys::doca_version_runtime())) }
+    // SAFETY: DOCA returns a static NUL-terminated string (or NULL, read as empty);
+    // the call names no object, so it takes no lock.
+    unsafe { error::static_str(sys::doca_version_runtime()) }
 }

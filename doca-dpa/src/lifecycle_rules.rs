@@ -15,7 +15,7 @@
 //! | what a kernel reads through an untyped address (`void *`, `doca_dpa_dev_uintptr_t`, local storage) must be what it expects | memory is given to it only as an [`Untyped`](crate::Untyped), made with `unsafe`; a state or output declared with its type (`struct state *`, `uint64_t *`) takes a box or buffer safely (below) |
 //! | a stopped thread's activation may still run | a thread's record is released only once none can (see [`DpaThread`](crate::DpaThread)) |
 //! | children are destroyed before their parent (BAD_STATE / IN_USE) | children own their parent (`Dpa` is reference counted) |
-//! | DOCA DPA objects are not thread-safe | every DOCA call runs under one lock (`doca_dpa::serialized`), so the types are `Send + Sync` without DOCA ever seeing two threads at once; the library's own state is behind per-object mutexes, or, for a launcher's epochs, under that lock with the DOCA call it goes with |
+//! | DOCA DPA objects are not thread-safe | every DOCA call on an object is made under its lock domain's guard — a context family's ([`FamilyGuard`](crate::FamilyGuard)) or an object's own — and its raw pointer is reachable through that guard only, so the types are `Send + Sync` without DOCA ever seeing two threads use one object at once (`docs/concurrency.md`); the library's own state is behind per-object mutexes, or, for a launcher's epochs, under the family's lock with the DOCA call it goes with |
 //! | launch arguments must have the kernel's exact C types (INVALID_VALUE or silent corruption) | declarations are generated from the C ([`include_app!`](crate::include_app)); writing one by hand means implementing an unsafe trait |
 //!
 //! RDMI's rules are pinned the same way in `doca-rdmi`: exactly one completion
@@ -144,7 +144,7 @@
 //! ```
 //!
 //! Sharing a context between threads: the objects travel (every DOCA call is
-//! serialised, `doca_dpa::serialized`), and a launch's future goes with the
+//! made under its family's guard), and a launch's future goes with the
 //! launcher it borrows, never without it:
 //!
 //! ```

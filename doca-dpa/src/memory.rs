@@ -51,7 +51,7 @@ pub(crate) struct Allocation {
 }
 
 /// How an allocation is shared: a member of its context's family, so that a drop
-/// inside `serialized` during an RPC frees it later (`family.rs`).
+/// under the family's lock during an RPC frees it later (`family.rs`).
 pub(crate) type SharedAllocation = Arc<Member<Allocation>>;
 
 impl FamilyMember for Allocation {
@@ -69,7 +69,7 @@ impl Drop for Allocation {
         // a completion event showed the launch finished, a thread once no
         // activation can run (`family::defer`), a `DpaBox` with its memory; whatever
         // could not be observed done was buried. So the device is done with it.
-        let freed = self.dpa.with_ctx(|ctx| {
+        let freed = self.dpa.with_ctx(|ctx, _| {
             // SAFETY: as above: memory of this context the device is done with.
             unsafe { doca_call!(doca_dpa_mem_free(ctx, self.addr)) }
         });
@@ -86,7 +86,7 @@ impl Allocation {
             return Err(Error::invalid(CALL, "a DPA buffer must not be empty"));
         }
         let mut addr = 0;
-        dpa.or_fatal(dpa.with_ctx(|ctx| {
+        dpa.or_fatal(dpa.with_ctx(|ctx, _| {
             // SAFETY: a started context; valid out-pointer.
             unsafe { doca_call!(doca_dpa_mem_alloc(ctx, bytes, &mut addr)) }
         }))?;
@@ -127,7 +127,7 @@ impl Allocation {
         }
         // SAFETY: in bounds (checked); DOCA reads `data.len()` bytes from `data` (its
         // non-const pointer parameter is not written through).
-        self.dpa.or_fatal(self.dpa.with_ctx(|ctx| unsafe {
+        self.dpa.or_fatal(self.dpa.with_ctx(|ctx, _| unsafe {
             doca_call!(doca_dpa_h2d_memcpy(
                 ctx,
                 dst,
@@ -138,13 +138,13 @@ impl Allocation {
     }
 
     /// Copies `data` to the start of the allocation, then runs `then` under the
-    /// same hold of the DOCA lock, whether the copy succeeded or not (a failed
-    /// copy may have written part of `data`). `then` runs no user code. If the
-    /// call cannot be made (an RPC of the family in progress, inside
-    /// `serialized`), neither runs.
+    /// same hold of the family's guard, whether the copy succeeded or not (a
+    /// failed copy may have written part of `data`). `then` runs no user code. If
+    /// the call cannot be made (an RPC of the family in progress, on a thread
+    /// that holds the family's lock), neither runs.
     fn write_bytes_then(&self, data: &[u8], then: impl FnOnce()) -> Result<()> {
         let dst = self.check("doca_dpa_h2d_memcpy", 0, data.len())?;
-        let copied = self.dpa.with_ctx(|ctx| {
+        let copied = self.dpa.with_ctx(|ctx, _| {
             // SAFETY: in bounds (checked); DOCA reads `data.len()` bytes from
             // `data` (its non-const pointer parameter is not written through).
             let copied = unsafe {
@@ -167,7 +167,7 @@ impl Allocation {
             return Ok(());
         }
         // SAFETY: in bounds (checked); `out` is writable for its length.
-        self.dpa.or_fatal(self.dpa.with_ctx(|ctx| unsafe {
+        self.dpa.or_fatal(self.dpa.with_ctx(|ctx, _| unsafe {
             doca_call!(doca_dpa_d2h_memcpy(
                 ctx,
                 out.as_mut_ptr().cast(),
@@ -302,7 +302,7 @@ impl<T: DeviceCopy> DpaBuffer<T> {
         // SAFETY: the whole allocation, which this buffer keeps alive.
         self.alloc
             .dpa
-            .or_fatal(self.alloc.dpa.with_ctx(|ctx| unsafe {
+            .or_fatal(self.alloc.dpa.with_ctx(|ctx, _| unsafe {
                 doca_call!(doca_dpa_memset(
                     ctx,
                     self.alloc.addr,
@@ -467,7 +467,7 @@ struct BoxInner {
     // Field order is drop order: the memory goes before what its fields reference.
     alloc: SharedAllocation,
     /// The value the memory holds: what its fields reference. Replaced by `set`
-    /// under the DOCA lock together with the copy, so the memory and this always
+    /// under the family's guard together with the copy, so the memory and this always
     /// agree; only locked for a moment (no user code, no DOCA call).
     current: std::sync::Mutex<Arc<BoxValue>>,
 }
@@ -576,7 +576,7 @@ impl<T: DeviceStruct> DpaBox<T> {
             next: std::sync::OnceLock::new(),
         });
         let mut replaced = None;
-        // The copy and the switch to the new value under the DOCA lock together:
+        // The copy and the switch to the new value under the family's guard together:
         // two `set`s of one box switch in the order their copies landed. The
         // replaced value is dropped after (its drop may free memory and emit
         // `tracing` events), with no lock held.

@@ -152,13 +152,14 @@ impl DpaMmap {
         let len = count * size;
 
         let mut raw = std::ptr::null_mut();
-        // SAFETY: valid out-pointer.
+        // SAFETY: valid out-pointer (a create names no object: no lock).
         unsafe { doca_call!(doca_mmap_create(&mut raw)) }?;
         // From here the map is owned: an early return destroys it.
         let mut map = Member::new(MmapInner {
             // SAFETY: what doca_mmap_create just returned: NULL or a new object that
-            // nothing else owns, handed over here.
-            raw: unsafe { Owned::new("doca_mmap_create", raw) }?,
+            // nothing else owns, handed over here, in the context's family (a map
+            // over DPA memory is the context's: its start registers that memory).
+            raw: unsafe { Owned::new("doca_mmap_create", raw, dpa.domain()) }?,
             dpa: dpa.clone(),
             handle: 0,
             addr,
@@ -171,22 +172,29 @@ impl DpaMmap {
         }
         // SAFETY: an unstarted map, a started context and a range of its heap: the
         // buffer is memory of this context (checked above) and the range lies
-        // inside it (checked above); the map keeps the memory alive.
-        dpa.or_fatal(dpa.with_ctx(|ctx| unsafe {
-            doca_call!(doca_mmap_set_dpa_memrange(raw, ctx, addr, len))
+        // inside it (checked above); the map keeps the memory alive. Under the
+        // family's guard.
+        dpa.or_fatal(dpa.with_ctx(|ctx, g| unsafe {
+            doca_call!(doca_mmap_set_dpa_memrange(
+                map.raw.as_ptr(g),
+                ctx,
+                addr,
+                len
+            ))
         }))?;
         let mut h = 0;
-        // At the context's RPC gate: a map over DPA memory is the context's (its
-        // start registers that memory, its stop releases it).
-        dpa.with_ctx(|_| {
-            // SAFETY: a configured map.
+        dpa.with_ctx(|_, g| {
+            let raw = map.raw.as_ptr(g);
+            // SAFETY: a configured map, under its family's guard.
             unsafe { doca_call!(doca_mmap_start(raw)) }?;
             map.raw.set_started();
-            // SAFETY: a started map; the context's open device; valid out-pointer.
+            let device = dpa.device().lock();
+            // SAFETY: a started map; the context's open device, under its lock;
+            // valid out-pointer.
             unsafe {
                 doca_call!(doca_mmap_dev_get_dpa_handle(
                     raw,
-                    dpa.device().as_ptr(),
+                    dpa.device().as_ptr(&device),
                     &mut h
                 ))
             }
@@ -213,10 +221,11 @@ impl DpaMmap {
         &self.inner.dpa
     }
 
-    /// The raw `doca_mmap`, for calls this crate does not wrap. Valid while
-    /// this map lives; do not stop or destroy it.
-    pub fn as_ptr(&self) -> *mut sys::doca_mmap {
-        self.inner.raw.as_ptr()
+    /// The raw `doca_mmap`, for calls this crate does not wrap, made while
+    /// `guard` (of its context's family: [`Dpa::enter`]) lives. Valid while this
+    /// map lives; do not stop or destroy it.
+    pub fn as_ptr(&self, guard: &crate::FamilyGuard<'_>) -> *mut sys::doca_mmap {
+        self.inner.raw.as_ptr(guard)
     }
 
     /// The map's RDMA export (`doca_mmap_export_rdma`, STABLE, for the context's
@@ -228,10 +237,12 @@ impl DpaMmap {
     /// peer's operations on it fail at the peer.
     #[cfg(doca_sym = "doca_mmap_export_rdma")]
     pub fn export_rdma(&self) -> Result<RdmaExport> {
-        let (raw, dev) = (self.as_ptr(), self.inner.dpa.device().as_ptr());
-        // At the context's RPC gate, as the map's start and teardown: a map over DPA
-        // memory is the context's.
-        let descriptor = self.inner.dpa.with_ctx(|_| {
+        let device = self.inner.dpa.device();
+        // Under the family's guard, as the map's start and teardown (a map over
+        // DPA memory is the context's), and the device's lock.
+        let descriptor = self.inner.dpa.with_ctx(|_, g| {
+            let dev_held = device.lock();
+            let (raw, dev) = (self.as_ptr(g), device.as_ptr(&dev_held));
             let mut desc = std::ptr::null();
             let mut len = 0usize;
             // SAFETY: a started map of the context's device; valid out-pointers.

@@ -20,7 +20,7 @@ use std::task::{Context, Poll, Wake, Waker};
 /// `drain` only delays or fails the futures that use it. What it is given cannot
 /// be misused from safe code: `fd` is a raw descriptor (closing or replacing it
 /// takes `unsafe`); `drain` is borrowed for the one call and is not `Send`, so it
-/// runs on the polling thread only, and it is a DOCA call under the DOCA lock; and
+/// runs on the polling thread only, and it is a DOCA call under the engine's lock; and
 /// no lock of the engine is held while the reactor runs or is dropped (a reactor
 /// may poll, replace itself or wake futures re-entrantly). What a pending launch
 /// uses is kept alive by the launcher, not by the future the reactor wakes.

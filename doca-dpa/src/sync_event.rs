@@ -18,7 +18,8 @@ use doca_dpa_sys as sys;
 use std::sync::Arc;
 
 use crate::app::{param, KernelArg};
-use crate::dpa::Dpa;
+use crate::core::{Anytime, Held, Raw};
+use crate::dpa::{Dpa, FamilyGuard};
 use crate::engine::Engine;
 use crate::error::{doca_call, Error, Result};
 use crate::keep::{Keep, KeepAlive};
@@ -33,9 +34,16 @@ pub(crate) enum Awaited {
 }
 
 /// What the three event types share.
+///
+/// The event is an object of its context's family, of access
+/// [`Anytime`](crate::core::Anytime): DOCA calls it by its own handle, so its
+/// calls (`get`, `set`, `add`) take the family's lock without waiting for an RPC
+/// of the family — a `set` may be what the RPC's function waits for. (Its
+/// context and wait task, when made with an [`Engine`], are the engine's:
+/// `wait_task.rs`.)
 #[derive(Debug)]
 pub(crate) struct Event {
-    ptr: NonNull<sys::doca_sync_event>,
+    raw: Raw<sys::doca_sync_event, Anytime>,
     dpa: Dpa,
     handle: Option<u64>,
     started: bool,
@@ -43,13 +51,7 @@ pub(crate) struct Event {
     waiter: Option<Waiter>,
 }
 
-// SAFETY: a `doca_sync_event` (its wait task is the `Waiter`'s, `Sync` itself); every DOCA call on it is made under the DOCA lock
-// (`crate::error::serialized`), so DOCA never sees two threads use it at once (the
-// facts forbid concurrent use, not use from another thread).
-unsafe impl Send for Event {}
-// SAFETY: as for `Send`: shared references only make DOCA calls under the DOCA
-// lock; the Rust state behind them is immutable or behind a mutex or atomics.
-unsafe impl Sync for Event {}
+static_assertions::assert_impl_all!(Event: Send, Sync);
 
 /// Which locations an event gets.
 #[derive(Clone, Copy)]
@@ -69,66 +71,79 @@ impl Event {
             .ok_or_else(|| Error::invalid("doca_sync_event_create", "DOCA returned NULL"))?;
         // From here the event is owned: an early return destroys it.
         let mut event = Event {
-            ptr,
+            // SAFETY: the new event, whose calls are its context's family's.
+            raw: unsafe { dpa.domain().raw(ptr) },
             dpa: dpa.clone(),
             handle: None,
             started: false,
             waiter: None,
         };
-        let (e, dev) = (raw, dpa.device().as_ptr());
-        // The DPA locations name the context: made when no RPC of it runs.
-        dpa.with_ctx(|d| match recipe {
-            Recipe::HostToKernel => {
-                // SAFETY: as above: an idle event, a started DPA context and its open device.
-                unsafe { doca_call!(doca_sync_event_add_publisher_location_cpu(e, dev)) }?;
-                // SAFETY: as above: an idle event, a started DPA context and its open device.
-                unsafe { doca_call!(doca_sync_event_add_subscriber_location_dpa(e, d)) }
-            }
-            Recipe::KernelToHost => {
-                // SAFETY: as above: an idle event, a started DPA context and its open device.
-                unsafe { doca_call!(doca_sync_event_add_publisher_location_dpa(e, d)) }?;
-                // SAFETY: as above: an idle event, a started DPA context and its open device.
-                unsafe { doca_call!(doca_sync_event_add_subscriber_location_cpu(e, dev)) }
-            }
-            Recipe::KernelToKernel => {
-                // SAFETY: as above: an idle event, a started DPA context and its open device.
-                unsafe { doca_call!(doca_sync_event_add_publisher_location_dpa(e, d)) }?;
-                // SAFETY: as above: an idle event, a started DPA context and its open device.
-                unsafe { doca_call!(doca_sync_event_add_subscriber_location_dpa(e, d)) }
-            }
-            Recipe::RemoteToHost => {
-                // SAFETY: as above: an idle event.
-                unsafe { doca_call!(doca_sync_event_add_publisher_location_remote_net(e)) }?;
-                // SAFETY: as above: an idle event and the context's open device.
-                unsafe { doca_call!(doca_sync_event_add_subscriber_location_cpu(e, dev)) }
+        // The DPA locations name the context: made under the family's guard (when
+        // no RPC of it runs), the CPU ones under the device's lock too.
+        dpa.with_ctx(|d, g| {
+            let e = event.raw.get(g);
+            let device = dpa.device().lock();
+            let dev = dpa.device().as_ptr(&device);
+            match recipe {
+                Recipe::HostToKernel => {
+                    // SAFETY: as above: an idle event, a started DPA context and its open device.
+                    unsafe { doca_call!(doca_sync_event_add_publisher_location_cpu(e, dev)) }?;
+                    // SAFETY: as above: an idle event, a started DPA context and its open device.
+                    unsafe { doca_call!(doca_sync_event_add_subscriber_location_dpa(e, d)) }
+                }
+                Recipe::KernelToHost => {
+                    // SAFETY: as above: an idle event, a started DPA context and its open device.
+                    unsafe { doca_call!(doca_sync_event_add_publisher_location_dpa(e, d)) }?;
+                    // SAFETY: as above: an idle event, a started DPA context and its open device.
+                    unsafe { doca_call!(doca_sync_event_add_subscriber_location_cpu(e, dev)) }
+                }
+                Recipe::KernelToKernel => {
+                    // SAFETY: as above: an idle event, a started DPA context and its open device.
+                    unsafe { doca_call!(doca_sync_event_add_publisher_location_dpa(e, d)) }?;
+                    // SAFETY: as above: an idle event, a started DPA context and its open device.
+                    unsafe { doca_call!(doca_sync_event_add_subscriber_location_dpa(e, d)) }
+                }
+                Recipe::RemoteToHost => {
+                    // SAFETY: as above: an idle event.
+                    unsafe { doca_call!(doca_sync_event_add_publisher_location_remote_net(e)) }?;
+                    // SAFETY: as above: an idle event and the context's open device.
+                    unsafe { doca_call!(doca_sync_event_add_subscriber_location_cpu(e, dev)) }
+                }
             }
         })?;
         match engine {
             // Driven as a context: started by `doca_ctx_start`.
-            Some(engine) => match Waiter::start(e, dpa, engine) {
+            Some(engine) => match Waiter::start(&event.raw, dpa, engine) {
                 Ok(w) => event.waiter = Some(w),
                 Err((partial, err)) => {
-                    event.waiter = partial;
+                    event.waiter = partial.map(|w| *w);
                     return Err(err);
                 }
             },
             None => {
-                // SAFETY: a configured event.
-                unsafe { doca_call!(doca_sync_event_start(e)) }?;
+                event.raw.with(|e, _| {
+                    // SAFETY: a configured event, under its family's lock.
+                    unsafe { doca_call!(doca_sync_event_start(e)) }
+                })??;
                 event.started = true;
             }
         }
         if export {
             let mut h = 0;
-            // SAFETY: a started event with this DPA as a location.
-            dpa.with_ctx(|d| unsafe { doca_call!(doca_sync_event_get_dpa_handle(e, d, &mut h)) })?;
+            // SAFETY: a started event with this DPA as a location, under the
+            // family's guard.
+            dpa.with_ctx(|d, g| unsafe {
+                doca_call!(doca_sync_event_get_dpa_handle(event.raw.get(g), d, &mut h))
+            })?;
             event.handle = Some(h);
         }
         Ok(event)
     }
 
-    pub(crate) fn as_ptr(&self) -> *mut sys::doca_sync_event {
-        self.ptr.as_ptr()
+    /// The event, for DOCA calls made while `held` (of its family) lives.
+    #[inline(always)]
+    pub(crate) fn as_ptr(&self, held: &Held<'_>) -> *mut sys::doca_sync_event {
+        self.raw.get(held)
     }
 
     pub(crate) fn dpa(&self) -> &Dpa {
@@ -214,57 +229,48 @@ impl Event {
         Ok(h)
     }
 
-    /// `doca_sync_event_get`.
+    /// `doca_sync_event_get`, under the family's lock.
     #[inline]
     pub(crate) fn get(&self) -> Result<u64> {
-        let mut v = 0;
-        // SAFETY: a started event; valid out-pointer.
-        unsafe { doca_call!(doca_sync_event_get(self.as_ptr(), &mut v)) }?;
-        Ok(v)
+        let held = self.raw.domain().lock();
+        self.get_locked(&held)
     }
 
-    /// `doca_sync_event_get` by a thread that holds the DOCA lock (`_held`, the
-    /// guard of state guarded with it), which it does not take again.
+    /// `doca_sync_event_get` by a thread that holds the family's lock (`held`),
+    /// which it does not take again.
     #[inline(always)]
-    pub(crate) fn get_locked<T>(&self, _held: &crate::core::DocaGuard<'_, T>) -> Result<u64> {
+    pub(crate) fn get_locked(&self, held: &Held<'_>) -> Result<u64> {
         let mut v = 0;
-        // SAFETY: a started event; valid out-pointer; made under the DOCA lock,
-        // which `_held` shows this thread holds.
-        let rc = unsafe { sys::doca_sync_event_get(self.as_ptr(), &mut v) };
+        // SAFETY: a started event, under its family's lock (`held`); valid
+        // out-pointer.
+        let rc = unsafe { sys::doca_sync_event_get(self.as_ptr(held), &mut v) };
         crate::error::check("doca_sync_event_get", rc)?;
         Ok(v)
     }
 
     fn set(&self, value: u64) -> Result<()> {
-        // SAFETY: a started event.
-        unsafe { doca_call!(doca_sync_event_update_set(self.as_ptr(), value)) }
+        self.raw.with(|e, _| {
+            // SAFETY: a started event, under its family's lock.
+            unsafe { doca_call!(doca_sync_event_update_set(e, value)) }
+        })?
     }
 
     fn add(&self, value: u64) -> Result<u64> {
         let mut before = 0;
-        // SAFETY: a started event; valid out-pointer.
-        unsafe {
-            doca_call!(doca_sync_event_update_add(
-                self.as_ptr(),
-                value,
-                &mut before
-            ))
-        }?;
+        // SAFETY: a started event, under its family's lock; valid out-pointer.
+        self.raw.with(|e, _| unsafe {
+            doca_call!(doca_sync_event_update_add(e, value, &mut before))
+        })??;
         Ok(before)
     }
 
     /// Polls until `value > threshold`, the context turns fatal, or `timeout`.
-    /// Refused inside [`serialized`](crate::serialized), as `Launch::wait` and
-    /// `Dpa::rpc` are: what would update the event (a launch, an RPC, a `set`
-    /// from another thread) needs the DOCA lock this thread holds.
+    /// Refused on a thread that holds the family's lock (inside a
+    /// [`FamilyGuard`]), as `Launch::wait` and `Dpa::rpc` are: what would update
+    /// the event (a `set` from another thread) needs that lock.
     fn wait_gt(&self, threshold: u64, timeout: Duration) -> Result<u64> {
-        if crate::core::held_here() {
-            return Err(Error::Unavailable {
-                what: "a blocking wait on a sync event",
-                reason: "called by a thread that holds the DOCA lock (inside \
-                         `doca_dpa::serialized`), which what would update the event needs"
-                    .to_owned(),
-            });
+        if self.raw.domain().held_here() {
+            return Err(held_while_waiting("a blocking wait on a sync event"));
         }
         let deadline = Instant::now().checked_add(timeout);
         let mut backoff = Backoff::new();
@@ -305,14 +311,19 @@ impl Drop for Event {
                 return;
             }
         }
-        if self.started {
-            // SAFETY: our started event, stopped once.
-            if let Err(e) = unsafe { doca_call!(doca_sync_event_stop(self.as_ptr())) } {
-                tracing::warn!(target: "doca_dpa::sync_event", error = %e, "doca_sync_event_stop failed during drop");
-            }
+        let started = self.started;
+        let torn = self.raw.with(|e, _| {
+            // SAFETY: our started event, stopped once, under its family's lock.
+            let stopped = started.then(|| unsafe { doca_call!(doca_sync_event_stop(e)) });
+            // SAFETY: our event, destroyed once, under its family's lock.
+            (stopped, unsafe { doca_call!(doca_sync_event_destroy(e)) })
+        });
+        let (stopped, destroyed) = torn.unwrap_or_else(|e| (None, Err(e)));
+        // Reported with the lock released (a `tracing` subscriber is user code).
+        if let Some(Err(e)) = stopped {
+            tracing::warn!(target: "doca_dpa::sync_event", error = %e, "doca_sync_event_stop failed during drop");
         }
-        // SAFETY: our event, destroyed once.
-        if let Err(e) = unsafe { doca_call!(doca_sync_event_destroy(self.as_ptr())) } {
+        if let Err(e) = destroyed {
             tracing::warn!(target: "doca_dpa::sync_event", error = %e, "doca_sync_event_destroy failed during drop");
         }
     }
@@ -429,10 +440,11 @@ impl WaitEvent {
     }
 
     /// The raw `doca_sync_event`, for calls this crate does not wrap (a host
-    /// thread of yours publishing to it, say). Valid while the event lives; do not
+    /// thread of yours publishing to it, say), made while `guard` (of the event's
+    /// context family: [`Dpa::enter`]) lives. Valid while the event lives; do not
     /// stop or destroy it.
-    pub fn as_ptr(&self) -> *mut sys::doca_sync_event {
-        self.0.as_ptr()
+    pub fn as_ptr(&self, guard: &FamilyGuard<'_>) -> *mut sys::doca_sync_event {
+        self.0.as_ptr(guard)
     }
 }
 
@@ -486,10 +498,11 @@ impl CompletionEvent {
         self.0.wait_gt(threshold, timeout)
     }
 
-    /// The raw `doca_sync_event`, for calls this crate does not wrap. Valid while
+    /// The raw `doca_sync_event`, for calls this crate does not wrap, made while
+    /// `guard` (of the event's context family: [`Dpa::enter`]) lives. Valid while
     /// the event lives; do not stop or destroy it.
-    pub fn as_ptr(&self) -> *mut sys::doca_sync_event {
-        self.0.as_ptr()
+    pub fn as_ptr(&self, guard: &FamilyGuard<'_>) -> *mut sys::doca_sync_event {
+        self.0.as_ptr(guard)
     }
 }
 
@@ -524,9 +537,9 @@ impl SignalEvent {
     /// over its own channel.
     #[cfg(doca_sym = "doca_sync_event_export_to_remote_net")]
     pub fn export(&self) -> Result<Vec<u8>> {
-        let e = self.0.as_ptr();
-        // At the context's RPC gate, as the event's locations.
-        self.0.dpa.with_ctx(|_| {
+        // Under the family's guard, as the event's locations.
+        self.0.dpa.with_ctx(|_, g| {
+            let e = self.0.as_ptr(g);
             let mut data = std::ptr::null();
             let mut len = 0usize;
             // SAFETY: a started event with a remote-net publisher; valid out-pointers.
@@ -615,5 +628,17 @@ impl std::future::Future for Reached {
                 Ok(None)
             },
         )
+    }
+}
+
+/// The refusal of a blocking wait (`what`) on a thread that holds the family's
+/// lock: what it waits for may need that lock.
+#[cold]
+pub(crate) fn held_while_waiting(what: &'static str) -> Error {
+    Error::Unavailable {
+        what,
+        reason: "called by a thread that holds the DPA context family's lock (inside a \
+                 FamilyGuard), which what would end the wait may need"
+            .to_owned(),
     }
 }

@@ -164,25 +164,25 @@ impl ThreadBuilder {
             arg.lower_all(&mut keep.recorder(0, ctx, CALL))?,
         );
         let mut raw = std::ptr::null_mut();
-        dpa.or_fatal(dpa.with_ctx(|ctx| {
-            // SAFETY: a started context; valid out-pointer.
+        dpa.or_fatal(dpa.with_ctx(|ctx, _| {
+            // SAFETY: a started context, under its family's guard; valid out-pointer.
             unsafe { doca_call!(doca_dpa_thread_create(ctx, &mut raw)) }
         }))?;
-        // Owned by the thread at once, so that a failure below tears it down (at
-        // the RPC gate, `ThreadInner::drop`).
+        // Owned by the thread at once, so that a failure below tears it down
+        // (under the family's guard, `ThreadInner::drop`).
         let inner = Member::new(ThreadInner {
             // SAFETY: what doca_dpa_thread_create just returned: NULL or a new object that
-            // nothing else owns, handed over here.
-            raw: unsafe { Owned::<RawThread>::new("doca_dpa_thread_create", raw) }?,
+            // nothing else owns, handed over here, in its context's family.
+            raw: unsafe { Owned::<RawThread>::new("doca_dpa_thread_create", raw, dpa.domain()) }?,
             affinity: None,
             keep,
             dpa: dpa.clone(),
             func: func.name(),
             ran: std::sync::atomic::AtomicBool::new(false),
         });
-        let raw = inner.raw.as_ptr();
-        dpa.with_ctx(|_| {
-            // SAFETY: an unstarted thread and a function of the context's app
+        dpa.with_ctx(|_, g| {
+            let raw = inner.raw.as_ptr(g);
+            // SAFETY: an unstarted thread, under its family's guard, and a function of the context's app
             // (checked); the value comes from the sealed `KernelArgs` (so from
             // `KernelArg` impls, checked against this context) and `keep` holds what
             // it references until no activation of the thread can run
@@ -213,13 +213,13 @@ impl ThreadBuilder {
                 return Err(e);
             }
         };
-        let raw = self.inner.raw.as_ptr();
-        // SAFETY: an unstarted thread; memory of its context (checked when lowered),
-        // held by the thread's keep record until no activation can run.
-        let set = self
-            .inner
-            .dpa
-            .with_ctx(|_| unsafe { doca_call!(doca_dpa_thread_set_local_storage(raw, addr)) });
+        let inner = &self.inner;
+        // SAFETY: an unstarted thread, under its family's guard; memory of its
+        // context (checked when lowered), held by the thread's keep record until
+        // no activation can run.
+        let set = inner.dpa.with_ctx(|_, g| unsafe {
+            doca_call!(doca_dpa_thread_set_local_storage(inner.raw.as_ptr(g), addr))
+        });
         if let Err(e) = set {
             self.inner.keep.truncate(mark);
             return Err(e);
@@ -239,20 +239,27 @@ impl ThreadBuilder {
                 format!("EU {eu} does not exist; the DPA has {total}"),
             ));
         }
-        let thread = self.inner.raw.as_ptr();
-        let affinity = self.inner.dpa.with_ctx(|ctx| {
+        let inner = &self.inner;
+        let affinity = inner.dpa.with_ctx(|ctx, g| {
             let mut raw = std::ptr::null_mut();
-            // SAFETY: a started context; valid out-pointer.
+            // SAFETY: a started context, under its family's guard; valid out-pointer.
             unsafe { doca_call!(doca_dpa_eu_affinity_create(ctx, &mut raw)) }?;
-            // Owned at once: a failure below destroys it (here, under the gate).
+            // Owned at once: a failure below destroys it (here, under the guard,
+            // which is reentrant).
             // SAFETY: what doca_dpa_eu_affinity_create just returned: NULL or a new object that
-            // nothing else owns, handed over here.
-            let affinity =
-                unsafe { Owned::<RawAffinity>::new("doca_dpa_eu_affinity_create", raw) }?;
-            // SAFETY: our affinity.
-            unsafe { doca_call!(doca_dpa_eu_affinity_set(affinity.as_ptr(), eu)) }?;
+            // nothing else owns, handed over here, in its context's family.
+            let affinity = unsafe {
+                Owned::<RawAffinity>::new("doca_dpa_eu_affinity_create", raw, inner.dpa.domain())
+            }?;
+            // SAFETY: our affinity, under its family's guard.
+            unsafe { doca_call!(doca_dpa_eu_affinity_set(affinity.as_ptr(g), eu)) }?;
             // SAFETY: our unstarted thread and our affinity, which it keeps.
-            unsafe { doca_call!(doca_dpa_thread_set_affinity(thread, affinity.as_ptr())) }?;
+            unsafe {
+                doca_call!(doca_dpa_thread_set_affinity(
+                    inner.raw.as_ptr(g),
+                    affinity.as_ptr(g)
+                ))
+            }?;
             Ok::<_, Error>(affinity)
         })?;
         self.inner.affinity = Some(affinity);
@@ -270,10 +277,10 @@ impl ThreadBuilder {
     }
 
     fn start_in_place(&mut self) -> Result<()> {
-        let raw = self.inner.raw.as_ptr();
-        let started = self.inner.dpa.with_ctx(|_| {
-            // SAFETY: a configured thread.
-            unsafe { doca_call!(doca_dpa_thread_start(raw)) }
+        let inner = &self.inner;
+        let started = inner.dpa.with_ctx(|_, g| {
+            // SAFETY: a configured thread, under its family's guard.
+            unsafe { doca_call!(doca_dpa_thread_start(inner.raw.as_ptr(g))) }
         });
         self.inner.dpa.or_fatal(started)?;
         self.inner.raw.set_started();
@@ -308,10 +315,11 @@ impl std::fmt::Debug for DpaThread {
 impl DpaThread {
     /// The thread's id (`doca_dpa_thread_get_id`).
     pub fn id(&self) -> Result<u32> {
-        let (mut id, raw) = (0, self.inner.raw.as_ptr());
-        self.inner.dpa.with_ctx(|_| {
-            // SAFETY: a started thread; valid out-pointer.
-            unsafe { doca_call!(doca_dpa_thread_get_id(raw, &mut id)) }
+        let mut id = 0;
+        let inner = &self.inner;
+        inner.dpa.with_ctx(|_, g| {
+            // SAFETY: a started thread, under its family's guard; valid out-pointer.
+            unsafe { doca_call!(doca_dpa_thread_get_id(inner.raw.as_ptr(g), &mut id)) }
         })?;
         Ok(id as u32)
     }
@@ -323,10 +331,11 @@ impl DpaThread {
         self.inner
             .ran
             .store(true, std::sync::atomic::Ordering::SeqCst);
-        let raw = self.inner.raw.as_ptr();
-        self.inner.dpa.with_ctx(|_| {
-            // SAFETY: a started thread with an attachment (the caller's).
-            unsafe { doca_call!(doca_dpa_thread_run(raw)) }
+        let inner = &self.inner;
+        inner.dpa.with_ctx(|_, g| {
+            // SAFETY: a started thread with an attachment (the caller's), under its
+            // family's guard.
+            unsafe { doca_call!(doca_dpa_thread_run(inner.raw.as_ptr(g))) }
         })
     }
 
@@ -349,10 +358,12 @@ impl DpaThread {
         KeepAlive::new(&self.inner)
     }
 
-    /// The raw thread, for binding it in calls this crate does not wrap. Valid while
-    /// this `DpaThread` (or [`DpaThread::keep_alive`]) lives; do not stop or destroy it.
-    pub fn as_ptr(&self) -> *mut sys::doca_dpa_thread {
-        self.inner.raw.as_ptr()
+    /// The raw thread, for binding it in calls this crate does not wrap, made
+    /// while `guard` (of its context's family: [`Dpa::enter`]) lives. Valid while
+    /// this `DpaThread` (or [`DpaThread::keep_alive`]) lives; do not stop or
+    /// destroy it.
+    pub fn as_ptr(&self, guard: &crate::FamilyGuard<'_>) -> *mut sys::doca_dpa_thread {
+        self.inner.raw.as_ptr(guard)
     }
 }
 
@@ -417,24 +428,27 @@ impl ThreadGroup {
             ));
         }
         let mut raw = std::ptr::null_mut();
-        // SAFETY: a started context; valid out-pointer.
-        dpa.or_fatal(dpa.with_ctx(|ctx| unsafe {
+        // SAFETY: a started context, under its family's guard; valid out-pointer.
+        dpa.or_fatal(dpa.with_ctx(|ctx, _| unsafe {
             doca_call!(doca_dpa_thread_group_create(ctx, n, &mut raw))
         }))?;
         let mut group = Member::new(GroupInner {
             // SAFETY: what doca_dpa_thread_group_create just returned: NULL or a new object that
-            // nothing else owns, handed over here.
-            raw: unsafe { Owned::new("doca_dpa_thread_group_create", raw) }?,
+            // nothing else owns, handed over here, in its context's family.
+            raw: unsafe { Owned::new("doca_dpa_thread_group_create", raw, dpa.domain()) }?,
             threads: Vec::with_capacity(threads.len()),
             dpa: dpa.clone(),
         });
         // On failure the group is torn down before any builder is dropped.
         for (rank, thread) in threads.iter().enumerate() {
-            let (g, t) = (group.raw.as_ptr(), thread.inner.raw.as_ptr());
             // SAFETY: our unstarted group and an unstarted thread of the same
-            // context (checked above).
-            dpa.with_ctx(|_| unsafe {
-                doca_call!(doca_dpa_thread_group_set_thread(g, t, rank as u32))
+            // context (checked above), under its family's guard.
+            dpa.with_ctx(|_, g| unsafe {
+                doca_call!(doca_dpa_thread_group_set_thread(
+                    group.raw.as_ptr(g),
+                    thread.inner.raw.as_ptr(g),
+                    rank as u32
+                ))
             })
             .inspect_err(|_| group.teardown())?;
         }
@@ -447,10 +461,11 @@ impl ThreadGroup {
                 inner: Arc::new(thread.inner),
             });
         }
-        let g = group.raw.as_ptr();
-        // SAFETY: every rank set with a started thread.
-        dpa.with_ctx(|_| unsafe { doca_call!(doca_dpa_thread_group_start(g)) })
-            .inspect_err(|_| group.teardown())?;
+        // SAFETY: every rank set with a started thread; under the family's guard.
+        dpa.with_ctx(|_, g| unsafe {
+            doca_call!(doca_dpa_thread_group_start(group.raw.as_ptr(g)))
+        })
+        .inspect_err(|_| group.teardown())?;
         group.raw.set_started();
         Ok(ThreadGroup { inner: group })
     }

@@ -3,6 +3,11 @@
 //! (`doca_sync_event_as_ctx`, the core layer's [`Ctx`]) connected to the engine,
 //! with one wait-not-equal task, allocated once and re-armed with the last value
 //! seen (see `engine.rs`).
+//!
+//! The context and the task are the engine's (its progress drives them): their
+//! calls are made under the engine's lock. The calls that name the event itself
+//! (configuring the task, allocating it) are made under the event's family's lock
+//! too, taken first (lock order: family, then engine).
 
 use std::fmt;
 use std::ptr::NonNull;
@@ -12,6 +17,7 @@ use std::time::Duration;
 
 use doca_dpa_sys as sys;
 
+use crate::core::{Anytime, Raw};
 #[cfg(doca_dpa_wait_tasks)]
 use crate::core::{Ctx, OnQueryError};
 use crate::dpa::Dpa;
@@ -34,7 +40,8 @@ pub(crate) struct Waiter {
     /// waiter is ever made).
     #[cfg(doca_dpa_wait_tasks)]
     ctx: Ctx,
-    task: Option<NonNull<sys::doca_sync_event_task_wait_neq>>,
+    /// The task, in the engine's domain.
+    task: Option<Raw<sys::doca_sync_event_task_wait_neq, Anytime>>,
     cell: Option<Box<WaitCell>>,
 }
 
@@ -65,13 +72,10 @@ unsafe extern "C" fn task_done(
     cell.in_flight.store(false, Ordering::Release);
 }
 
-// SAFETY: the waiter's DOCA calls (on its event's context and task) are made under
-// the DOCA lock; the task is armed by one thread at a time (the `in_flight`
-// compare-exchange); teardown takes `&mut self`.
-unsafe impl Send for Waiter {}
-// SAFETY: as for `Send`; its shared methods (`arm`, `sleep`, `poll_until`) touch
-// only the atomic flag and make DOCA calls under the DOCA lock.
-unsafe impl Sync for Waiter {}
+// The waiter's DOCA calls (on its event's context and task) are made under the
+// engine's lock (its `Raw`s); the task is armed by one thread at a time (the
+// `in_flight` compare-exchange); teardown takes `&mut self`.
+static_assertions::assert_impl_all!(Waiter: Send, Sync);
 
 impl Waiter {
     /// Connects the configured, not started event `event` of `dpa` to `engine` and
@@ -82,15 +86,16 @@ impl Waiter {
     /// got, for the event's teardown, with the error.
     #[cfg(doca_dpa_wait_tasks)]
     pub(crate) fn start(
-        event: *mut sys::doca_sync_event,
+        event: &Raw<sys::doca_sync_event, Anytime>,
         dpa: &Dpa,
         engine: &Engine,
-    ) -> std::result::Result<Waiter, (Option<Waiter>, Error)> {
-        // SAFETY: the device's devinfo, valid while the device is open.
-        let info =
-            crate::error::serialized(|| unsafe { sys::doca_dev_as_devinfo(dpa.device().as_ptr()) });
-        // SAFETY: a live devinfo.
-        let cap = unsafe { doca_call!(doca_sync_event_cap_task_wait_neq_is_supported(info)) };
+    ) -> std::result::Result<Waiter, (Option<Box<Waiter>>, Error)> {
+        let cap = {
+            let device = dpa.device().lock();
+            let info = dpa.device().devinfo(&device);
+            // SAFETY: a live devinfo, under its device's lock.
+            unsafe { doca_call!(doca_sync_event_cap_task_wait_neq_is_supported(info)) }
+        };
         if let Err(e) = cap {
             return Err((
                 None,
@@ -100,11 +105,16 @@ impl Waiter {
                 )),
             ));
         }
-        // SAFETY: our live, idle event.
-        let ctx = crate::error::serialized(|| unsafe { sys::doca_sync_event_as_ctx(event) });
+        // The event's family first, then the engine (the lock order).
+        let family = event.domain().lock();
+        let engine_held = engine.domain().lock();
+        let e = event.get(&family);
+        // SAFETY: our live, idle event, under its family's lock.
+        let ctx = unsafe { sys::doca_sync_event_as_ctx(e) };
         // SAFETY: the context of a live object that owns it and outlives the
-        // `Ctx` (dropped with the object).
-        let ctx = match unsafe { Ctx::new("doca_sync_event_as_ctx", ctx) } {
+        // `Ctx` (dropped with the object); connected to the engine below, so its
+        // calls are the engine's.
+        let ctx = match unsafe { Ctx::new("doca_sync_event_as_ctx", ctx, engine.domain()) } {
             Ok(ctx) => ctx,
             Err(e) => return Err((None, e)),
         };
@@ -114,18 +124,33 @@ impl Waiter {
             task: None,
             cell: None,
         };
-        match w.configure(event) {
+        let configured = w.configure(e, &engine_held);
+        drop(engine_held);
+        drop(family);
+        match configured {
             Ok(()) => Ok(w),
-            Err(e) => Err((Some(w), e)),
+            Err(e) => Err((Some(Box::new(w)), e)),
         }
     }
 
+    /// Connects the event's context to the engine, configures and starts it, and
+    /// allocates the task: `event` under its family's lock, `held` the engine's.
     #[cfg(doca_dpa_wait_tasks)]
-    fn configure(&mut self, event: *mut sys::doca_sync_event) -> Result<()> {
-        // SAFETY: our engine and the event's idle context.
-        unsafe { doca_call!(doca_pe_connect_ctx(self.engine.as_ptr(), self.ctx.as_ptr())) }?;
+    fn configure(
+        &mut self,
+        event: *mut sys::doca_sync_event,
+        held: &crate::core::Held<'_>,
+    ) -> Result<()> {
+        // SAFETY: our engine and the event's idle context, under the engine's lock.
+        unsafe {
+            doca_call!(doca_pe_connect_ctx(
+                self.engine.as_ptr(held),
+                self.ctx.as_ptr(held)
+            ))
+        }?;
         let done: sys::doca_sync_event_task_wait_neq_completion_cb_t = Some(task_done);
-        // SAFETY: the event's idle context; the callbacks are ours.
+        // SAFETY: the event's idle context, under the family's lock (the caller's)
+        // and the engine's; the callbacks are ours.
         unsafe { doca_call!(doca_sync_event_task_wait_neq_set_conf(event, done, done, 1)) }?;
         self.ctx.start()?;
         let cell = self.cell.insert(Box::new(WaitCell {
@@ -146,21 +171,24 @@ impl Waiter {
                 &mut task
             ))
         }?;
-        self.task = Some(NonNull::new(task).ok_or_else(|| {
+        let task = NonNull::new(task).ok_or_else(|| {
             Error::invalid(
                 "doca_sync_event_task_wait_neq_alloc_init",
                 "DOCA returned NULL",
             )
-        })?);
+        })?;
+        // SAFETY: the new task of the event's context, connected to the engine:
+        // its calls are the engine's.
+        self.task = Some(unsafe { self.engine.domain().raw(task) });
         Ok(())
     }
 
     #[cfg(not(doca_dpa_wait_tasks))]
     pub(crate) fn start(
-        _event: *mut sys::doca_sync_event,
+        _event: &Raw<sys::doca_sync_event, Anytime>,
         _dpa: &Dpa,
         _engine: &Engine,
-    ) -> std::result::Result<Waiter, (Option<Waiter>, Error)> {
+    ) -> std::result::Result<Waiter, (Option<Box<Waiter>>, Error)> {
         Err((
             None,
             unavailable("this build of DOCA lacks the sync-event wait tasks"),
@@ -170,7 +198,7 @@ impl Waiter {
     /// Makes sure the wait task is in flight, waiting for the value to leave `seen`
     /// (`doca_sync_event_task_wait_neq_set_wait_val`, `doca_task_submit`).
     pub(crate) fn arm(&self, seen: u64) -> Result<()> {
-        let (Some(task), Some(cell)) = (self.task, self.cell.as_ref()) else {
+        let (Some(task), Some(cell)) = (self.task.as_ref(), self.cell.as_ref()) else {
             return Err(unavailable("the event's wait task was not allocated"));
         };
         // Only the thread that flips the flag arms the task: two threads polling
@@ -183,13 +211,14 @@ impl Waiter {
             return Ok(());
         }
         // SAFETY: our allocated task, not in flight (the flag was clear: its
-        // callback ran, or it was never submitted), and only this thread arms it.
-        let t = crate::error::serialized(|| unsafe {
-            sys::doca_sync_event_task_wait_neq_set_wait_val(task.as_ptr(), seen);
-            sys::doca_sync_event_task_wait_neq_as_doca_task(task.as_ptr())
+        // callback ran, or it was never submitted), and only this thread arms it;
+        // under the engine's lock; submitted to the running context.
+        let submitted = task.with(|task, _| unsafe {
+            sys::doca_sync_event_task_wait_neq_set_wait_val(task, seen);
+            let t = sys::doca_sync_event_task_wait_neq_as_doca_task(task);
+            doca_call!(doca_task_submit(t))
         });
-        // SAFETY: our allocated task, of the running context.
-        if let Err(e) = unsafe { doca_call!(doca_task_submit(t)) } {
+        if let Err(e) = submitted.and_then(|r| r) {
             cell.in_flight.store(false, Ordering::Release);
             return Err(e);
         }
@@ -239,9 +268,10 @@ impl Waiter {
             return false;
         }
         if let Some(task) = self.task.take() {
-            // SAFETY: our task, not in flight (its context is idle).
-            crate::error::serialized(|| unsafe {
-                let t = sys::doca_sync_event_task_wait_neq_as_doca_task(task.as_ptr());
+            // SAFETY: our task, not in flight (its context is idle), freed once,
+            // under the engine's lock.
+            let _ = task.with(|task, _| unsafe {
+                let t = sys::doca_sync_event_task_wait_neq_as_doca_task(task);
                 sys::doca_task_free(t);
             });
         }

@@ -32,7 +32,7 @@ use std::fmt;
 use std::ptr::NonNull;
 use std::sync::{Arc, Mutex};
 
-use doca_dpa::core::{sole, DocaObject, Owned, Stoppable};
+use doca_dpa::core::{sole, DocaObject, Owned, Raw, Stoppable};
 use doca_dpa::{
     param, AccessFlags, Completion, Dpa, FamilyMember, Keep, KeepAlive, KernelArg, Member, Result,
 };
@@ -80,11 +80,11 @@ struct RdmaInner {
 }
 
 impl RdmaInner {
-    /// Stops and destroys the context at its DPA context's RPC gate
-    /// (`Dpa::teardown_child`); when it cannot be stopped, buries what it uses
-    /// (the DPA completion it reports to, the DPA context it runs on).
+    /// Stops and destroys the context under its DPA context family's guard
+    /// (`Owned::teardown`); when it cannot be stopped, buries what it uses (the
+    /// DPA completion it reports to, the DPA context it runs on).
     fn teardown(&mut self) -> Result<()> {
-        let outcome = self.dpa.teardown_child(&mut self.raw);
+        let outcome = self.raw.teardown();
         if !outcome.stopped() && !self.buried {
             self.buried = true;
             doca_dpa::core::bury((self.dpa.clone(), self.completion.clone()));
@@ -93,8 +93,9 @@ impl RdmaInner {
     }
 }
 
-// Held in a `Member`: a drop inside `doca_dpa::serialized` during an RPC of the
-// family is handed to the family, which tears the context down once the RPC ended.
+// Held in a `Member`: a drop by a thread that holds the family's lock while an
+// RPC of the family runs is handed to the family, which tears the context down
+// once the RPC ended.
 impl FamilyMember for RdmaInner {
     fn family_of(&self) -> &Dpa {
         &self.dpa
@@ -231,18 +232,20 @@ impl RdmaBuilder {
     /// `doca_ctx_set_datapath_on_dpa` and `doca_rdma_dpa_completion_attach`), starts
     /// it (`doca_ctx_start`) and reads its DPA handle (`doca_rdma_get_dpa_handle`);
     /// all EXPERIMENTAL but `doca_ctx_start`. Every call is made at the DPA
-    /// context's RPC gate. On a failure everything made so far is destroyed.
+    /// context family's guard. On a failure everything made so far is destroyed.
     pub fn start(self) -> Result<Rdma> {
-        let dev = self.dpa.device().as_ptr();
         let mut raw = std::ptr::null_mut();
-        self.dpa.with_ctx(|_| {
-            // SAFETY: an open device (the DPA context keeps it open); valid out-pointer.
-            unsafe { rdma_call!(doca_rdma_create(dev, &mut raw)) }
-        })?;
+        {
+            let device = self.dpa.device();
+            let dev = device.lock();
+            // SAFETY: an open device (the DPA context keeps it open), under its
+            // lock; valid out-pointer.
+            unsafe { rdma_call!(doca_rdma_create(device.as_ptr(&dev), &mut raw)) }?;
+        }
         let mut inner = Member::new(RdmaInner {
             // SAFETY: what doca_rdma_create just returned: NULL or a new object that
-            // nothing else owns, handed over here.
-            raw: unsafe { Owned::new("doca_rdma_create", raw) }?,
+            // nothing else owns, handed over here, in its DPA context's family.
+            raw: unsafe { Owned::new("doca_rdma_create", raw, self.dpa.domain()) }?,
             handle: 0,
             dpa: self.dpa.clone(),
             completion: self.completion.clone(),
@@ -251,7 +254,7 @@ impl RdmaBuilder {
         });
         let handle = self
             .dpa
-            .with_ctx(|dpa| self.configure(&mut inner.raw, dpa))?;
+            .with_ctx(|dpa, guard| self.configure(&mut inner.raw, dpa, guard))?;
         inner.handle = handle;
         tracing::debug!(target: "doca_rdma::context", dpa = self.dpa.serial(), "DOCA RDMA context started");
         Ok(Rdma {
@@ -260,9 +263,15 @@ impl RdmaBuilder {
     }
 
     /// The calls of [`RdmaBuilder::start`] after the create, in DOCA's order, on
-    /// `raw` (idle, ours) and the DPA context `dpa` (started; at its RPC gate).
-    fn configure(&self, raw: &mut Owned<RawRdma>, dpa: *mut dsys::doca_dpa) -> Result<u64> {
-        let p = raw.as_ptr();
+    /// `raw` (idle, ours) and the DPA context `dpa` (started), under the family's
+    /// `guard`.
+    fn configure(
+        &self,
+        raw: &mut Owned<RawRdma>,
+        dpa: *mut dsys::doca_dpa,
+        guard: &doca_dpa::FamilyGuard<'_>,
+    ) -> Result<u64> {
+        let p = raw.as_ptr(guard);
         // SAFETY: our live context.
         let ctx = unsafe { sys::doca_rdma_as_ctx(p) };
         if ctx.is_null() {
@@ -295,7 +304,7 @@ impl RdmaBuilder {
         // SAFETY: the idle context of our object and a started DPA context, which
         // the started object keeps alive (`RdmaInner::dpa`).
         unsafe { core_call!(doca_ctx_set_datapath_on_dpa(ctx, dpa)) }?;
-        let completion = self.completion.as_ptr();
+        let completion = self.completion.as_ptr(guard);
         // SAFETY: our idle context on the DPA datapath and a started completion of
         // that DPA context (checked by `new`), kept alive by the started object.
         unsafe { rdma_call!(doca_rdma_dpa_completion_attach(p, completion)) }?;
@@ -336,8 +345,8 @@ impl Rdma {
     /// the peer's details connect it ([`PendingConnection::connect`]). DOCA refuses
     /// one more than [`RdmaBuilder::max_connections`] allows (`DOCA_ERROR_FULL`).
     pub fn export(&self) -> Result<PendingConnection> {
-        let p = self.inner.raw.as_ptr();
-        let (details, conn, id) = self.inner.dpa.with_ctx(|_| {
+        let (details, conn, id) = self.inner.dpa.with_ctx(|_, g| {
+            let p = self.inner.raw.as_ptr(g);
             let mut details = std::ptr::null();
             let mut len = 0usize;
             let mut conn = std::ptr::null_mut();
@@ -352,6 +361,9 @@ impl Rdma {
             let mut id = 0;
             // SAFETY: the connection DOCA just made; valid out-pointer.
             unsafe { rdma_call!(doca_rdma_connection_get_id(conn.as_ptr(), &mut id)) }?;
+            // SAFETY: the connection's calls are the context's family's (it is the
+            // context's), reached through this handle only.
+            let conn: Raw<sys::doca_rdma_connection> = unsafe { self.inner.dpa.domain().raw(conn) };
             Ok((details, conn, id))
         })?;
         *self
@@ -398,14 +410,15 @@ impl Rdma {
         self.inner.handle
     }
 
-    /// The raw `doca_rdma`, for calls this crate does not wrap. Valid while this
-    /// context lives; do not stop or destroy it.
-    pub fn as_ptr(&self) -> *mut sys::doca_rdma {
-        self.inner.raw.as_ptr()
+    /// The raw `doca_rdma`, for calls this crate does not wrap, made while
+    /// `guard` (of its DPA context's family: [`Dpa::enter`]) lives. Valid while
+    /// this context lives; do not stop or destroy it.
+    pub fn as_ptr(&self, guard: &doca_dpa::FamilyGuard<'_>) -> *mut sys::doca_rdma {
+        self.inner.raw.as_ptr(guard)
     }
 
     /// Stops and destroys the context (`doca_ctx_stop`, `doca_rdma_destroy`) at its
-    /// DPA context's RPC gate. Refused with [`doca_dpa::Error::InUse`] while
+    /// DPA context family's guard. Refused with [`doca_dpa::Error::InUse`] while
     /// connections, launches, DPA threads or DPA structs hold it: the context comes
     /// back in the error, running. A failed stop leaves the context, and what it
     /// uses, alive for good (leaked): the device may still use them.
@@ -475,19 +488,16 @@ impl From<StopError> for doca_dpa::Error {
 /// What a connection is, connected or not.
 struct Link {
     rdma: Arc<Member<RdmaInner>>,
-    /// DOCA's: valid while the context runs (`rdma` holds it).
-    raw: NonNull<sys::doca_rdma_connection>,
+    /// DOCA's: valid while the context runs (`rdma` holds it); an object of the
+    /// context's family.
+    raw: Raw<sys::doca_rdma_connection>,
     id: u32,
     details: Vec<u8>,
 }
 
-// SAFETY: a connection object of a DOCA RDMA context; every DOCA call on it is made
-// under the DOCA lock at the context's RPC gate, so DOCA never sees two threads use
-// it at once (the facts forbid concurrent use, not use from another thread).
-unsafe impl Send for Link {}
-// SAFETY: as for `Send`: `&self` only reads immutable fields; DOCA calls go through
-// the lock.
-unsafe impl Sync for Link {}
+// A connection object of a DOCA RDMA context: its pointer is reached under the
+// family's guard only (`Raw`).
+static_assertions::assert_impl_all!(Link: Send, Sync);
 
 impl fmt::Debug for Link {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -520,7 +530,8 @@ pub struct Connection {
 #[derive(Debug)]
 pub struct ConnectError {
     error: doca_dpa::Error,
-    connection: PendingConnection,
+    /// Boxed: the error stays small beside a `Connection` in a `Result`.
+    connection: Box<PendingConnection>,
 }
 
 impl ConnectError {
@@ -531,7 +542,7 @@ impl ConnectError {
 
     /// The error and the connection, still exported and not connected.
     pub fn into_parts(self) -> (doca_dpa::Error, PendingConnection) {
-        (self.error, self.connection)
+        (self.error, *self.connection)
     }
 }
 
@@ -571,7 +582,7 @@ impl PendingConnection {
     }
 
     /// Connects the connection to the peer's whose details `peer` holds
-    /// (`doca_rdma_connect`, EXPERIMENTAL, at the DPA context's RPC gate). Empty
+    /// (`doca_rdma_connect`, EXPERIMENTAL, at the DPA context family's guard). Empty
     /// details are refused before DOCA is called; details DOCA cannot use (garbage,
     /// or a connection of no live peer) are its `DOCA_ERROR_CONNECTION_ABORTED`,
     /// with the connection back.
@@ -580,8 +591,8 @@ impl PendingConnection {
         let outcome = if peer.is_empty() {
             Err(invalid(CALL, "the peer's connection details are empty"))
         } else {
-            let (p, conn) = (self.link.rdma.raw.as_ptr(), self.link.raw.as_ptr());
-            self.link.rdma.dpa.with_ctx(|_| {
+            self.link.rdma.dpa.with_ctx(|_, g| {
+                let (p, conn) = (self.link.rdma.raw.as_ptr(g), self.link.raw.get(g));
                 // SAFETY: our started context, a connection it exported (alive while
                 // the context runs: `self` holds it), and `peer.len()` readable
                 // bytes, which DOCA reads during the call.
@@ -592,7 +603,7 @@ impl PendingConnection {
             Ok(()) => Ok(Connection { link: self.link }),
             Err(error) => Err(ConnectError {
                 error,
-                connection: self,
+                connection: Box::new(self),
             }),
         }
     }

@@ -36,8 +36,9 @@ struct Imported<O: DocaObject> {
     dpa: Dpa,
 }
 
-// Held in a `Member`: a drop inside `doca_dpa::serialized` during an RPC of the
-// family is handed to the family, which tears the object down once the RPC ended.
+// Held in a `Member`: a drop by a thread that holds the family's lock while an
+// RPC of the family runs is handed to the family, which tears the object down
+// once the RPC ended.
 impl<O: DocaObject> FamilyMember for Imported<O> {
     fn family_of(&self) -> &Dpa {
         &self.dpa
@@ -46,9 +47,10 @@ impl<O: DocaObject> FamilyMember for Imported<O> {
 
 impl<O: DocaObject> Drop for Imported<O> {
     fn drop(&mut self) {
-        // At the context's RPC gate: its handle is the context's. An object that
-        // could not be torn down there is left alive with the context it names.
-        let outcome = self.dpa.teardown_child(&mut self.raw);
+        // Under the family's guard (`Owned::teardown`): its handle is the
+        // context's. An object that could not be torn down is left alive with the
+        // context it names.
+        let outcome = self.raw.teardown();
         if !outcome.stopped() {
             doca_dpa::core::bury(self.dpa.clone());
         }
@@ -61,11 +63,11 @@ impl<O: DocaObject> Imported<O> {
     ///
     /// # Safety
     /// `raw` is NULL or a new object nobody else owns (what the create call
-    /// returned).
+    /// returned); its calls are `dpa`'s family's.
     unsafe fn own(dpa: &Dpa, call: &'static str, raw: *mut O::Raw) -> Result<Imported<O>> {
         Ok(Imported {
             // SAFETY: the caller's.
-            raw: unsafe { Owned::new(call, raw) }?,
+            raw: unsafe { Owned::new(call, raw, dpa.domain()) }?,
             handle: 0,
             dpa: dpa.clone(),
         })
@@ -123,28 +125,37 @@ impl RemoteMmap {
         const CALL: &str = "doca_mmap_create_from_export";
         let (range, export) = ((export.addr(), export.len()), export.descriptor());
         check_export(CALL, "memory map", export)?;
-        let dev = dpa.device().as_ptr();
+        let device = dpa.device();
         let mut raw = std::ptr::null_mut();
-        dpa.with_ctx(|_| {
+        dpa.with_ctx(|_, _| {
+            let dev = device.lock();
             // SAFETY: `export.len()` readable bytes, read during the call; no user
-            // data; an open device (the context keeps it open); valid out-pointer.
+            // data; an open device (the context keeps it open), under its lock;
+            // valid out-pointer.
             unsafe {
                 core_call!(doca_mmap_create_from_export(
                     std::ptr::null(),
                     export.as_ptr().cast(),
                     export.len(),
-                    dev,
+                    device.as_ptr(&dev),
                     &mut raw
                 ))
             }
         })?;
         // SAFETY: what doca_mmap_create_from_export just returned.
         let mut inner = Member::new(unsafe { Imported::<RawRemoteMmap>::own(dpa, CALL, raw) }?);
-        let p = inner.raw.as_ptr();
         let mut handle = 0;
-        dpa.with_ctx(|_| {
-            // SAFETY: our map, made for this device; valid out-pointer.
-            unsafe { core_call!(doca_mmap_dev_get_dpa_handle(p, dev, &mut handle)) }
+        dpa.with_ctx(|_, g| {
+            let dev = device.lock();
+            // SAFETY: our map, made for this device, under the family's guard and
+            // the device's lock; valid out-pointer.
+            unsafe {
+                core_call!(doca_mmap_dev_get_dpa_handle(
+                    inner.raw.as_ptr(g),
+                    device.as_ptr(&dev),
+                    &mut handle
+                ))
+            }
         })?;
         inner.handle = u64::from(handle);
         Ok(RemoteMmap {
@@ -231,14 +242,15 @@ impl RemoteEvent {
     pub fn new(dpa: &Dpa, export: &[u8]) -> Result<RemoteEvent> {
         const CALL: &str = "doca_sync_event_remote_net_create_from_export";
         check_export(CALL, "sync event", export)?;
-        let dev = dpa.device().as_ptr();
+        let device = dpa.device();
         let mut raw = std::ptr::null_mut();
-        dpa.with_ctx(|_| {
-            // SAFETY: an open device (the context keeps it open); `export.len()`
-            // readable bytes, read during the call; valid out-pointer.
+        dpa.with_ctx(|_, _| {
+            let dev = device.lock();
+            // SAFETY: an open device (the context keeps it open), under its lock;
+            // `export.len()` readable bytes, read during the call; valid out-pointer.
             unsafe {
                 core_call!(doca_sync_event_remote_net_create_from_export(
-                    dev,
+                    device.as_ptr(&dev),
                     export.as_ptr(),
                     export.len(),
                     &mut raw
@@ -247,11 +259,11 @@ impl RemoteEvent {
         })?;
         // SAFETY: what doca_sync_event_remote_net_create_from_export just returned.
         let mut inner = Member::new(unsafe { Imported::<RawRemoteEvent>::own(dpa, CALL, raw) }?);
-        let p = inner.raw.as_ptr();
         let mut handle = 0;
-        dpa.with_ctx(|d| {
+        dpa.with_ctx(|d, g| {
+            let p = inner.raw.as_ptr(g);
             // SAFETY: our remote event and a started DPA context (which the event
-            // keeps alive); valid out-pointer.
+            // keeps alive), under their family's guard; valid out-pointer.
             unsafe { core_call!(doca_sync_event_remote_net_get_dpa_handle(p, d, &mut handle)) }
         })?;
         inner.handle = handle as u64;

@@ -245,12 +245,15 @@ crate::ctx::rdmi_kind!(
 /// the caller holds.
 fn create(config: &Config, uses: &ConnUses) -> Result<*mut sys::doca_rdmi_connection> {
     let mut raw = std::ptr::null_mut();
-    // SAFETY: a live verbs context and representor (held by the caller); valid
-    // out-pointer.
+    // The verbs context's lock, then the representor's device's (the order).
+    let verbs = config.verbs.lock();
+    let rep = uses.rep.lock();
+    // SAFETY: a live verbs context and representor (held by the caller), under
+    // their locks; valid out-pointer.
     unsafe {
         rdmi_call!(doca_rdmi_connection_create(
-            config.verbs.as_ptr(),
-            uses.rep.as_ptr().cast(),
+            config.verbs.as_ptr(&verbs),
+            uses.rep.as_ptr(&rep).cast(),
             &mut raw
         ))
     }?;
@@ -301,8 +304,11 @@ impl ConnInner {
     fn recv_ack(&self, n: u32) -> Result<()> {
         const CALL: &str = "doca_rdmi_connection_recv_ack";
         let n = fit(CALL, "num_acked", n)?;
-        // SAFETY: a started (or stopping) connection of ours.
-        unsafe { rdmi_call!(doca_rdmi_connection_recv_ack(self.as_ptr(), n)) }
+        self.raw().with(|p, _| {
+            // SAFETY: a started (or stopping) connection of ours, under its
+            // family's lock.
+            unsafe { rdmi_call!(doca_rdmi_connection_recv_ack(p, n)) }
+        })?
     }
 
     fn receive(&self) -> Option<&ReceiveBuffer> {
@@ -462,15 +468,15 @@ impl Connection {
     pub fn app_rq_info(&self) -> Result<AppRqInfo> {
         const CALL: &str = "doca_rdmi_connection_get_app_rq_info";
         let (mut mkey, mut offset, mut size) = (0, 0, 0);
-        // SAFETY: our connection; valid out-pointers.
-        unsafe {
+        // SAFETY: our connection, under its family's lock; valid out-pointers.
+        self.inner.raw().with(|p, _| unsafe {
             rdmi_call!(doca_rdmi_connection_get_app_rq_info(
-                self.inner.as_ptr(),
+                p,
                 &mut mkey,
                 &mut offset,
                 &mut size
             ))
-        }?;
+        })??;
         Ok(AppRqInfo {
             mkey: crate::error::widen(CALL, "mkey", mkey)?,
             offset: crate::error::widen(CALL, "offset", offset)?,
@@ -505,17 +511,23 @@ impl Connection {
         self.inner.receive().map_or(0, ReceiveBuffer::slot_bytes)
     }
 
-    /// The raw `doca_rdmi_connection`, for calls this crate does not wrap;
-    /// valid while this value lives. Do not stop or destroy it.
-    pub fn as_ptr(&self) -> *mut sys::doca_rdmi_connection {
-        self.inner.as_ptr()
+    /// The raw `doca_rdmi_connection`, for calls this crate does not wrap, made
+    /// while `guard` (of its datapath's context family:
+    /// [`Dpa::enter`](doca_dpa::Dpa::enter)) lives; valid while this value lives.
+    /// Do not stop or destroy it.
+    pub fn as_ptr(&self, guard: &doca_dpa::FamilyGuard<'_>) -> *mut sys::doca_rdmi_connection {
+        self.inner.raw().get(guard)
     }
 
     /// The raw `doca_ctx` of the connection (from
-    /// `doca_rdmi_connection_as_ctx`); valid while this value lives. Do not
-    /// stop or destroy it.
-    pub fn ctx_ptr(&self) -> Result<*mut doca_dpa_sys::doca_ctx> {
-        Ok(self.inner.ctx()?.as_ptr())
+    /// `doca_rdmi_connection_as_ctx`), for calls made while `guard` (as for
+    /// [`Connection::as_ptr`]) lives; valid while this value lives. Do not stop
+    /// or destroy it.
+    pub fn ctx_ptr(
+        &self,
+        guard: &doca_dpa::FamilyGuard<'_>,
+    ) -> Result<*mut doca_dpa_sys::doca_ctx> {
+        Ok(self.inner.ctx()?.as_ptr(guard))
     }
 }
 

@@ -15,7 +15,7 @@ use std::mem::ManuallyDrop;
 use std::sync::Arc;
 use std::time::Duration;
 
-use doca_dpa::core::{sole, Ctx, DocaObject, OnQueryError, Owned, Phase};
+use doca_dpa::core::{sole, Anytime, Ctx, DocaObject, OnQueryError, Owned, Phase, Raw};
 use doca_dpa::{Dpa, Error, Keep, KeepAlive, Result};
 use doca_dpa_sys as sys;
 
@@ -114,15 +114,30 @@ impl Config {
     }
 
     /// Refuses, before any DOCA call, what DOCA would take without a word: an
-    /// empty input block, a DPA completion of another context than the datapath.
+    /// empty input block, a DPA completion of another context than the datapath,
+    /// a PD or CQ of another verbs context than the object's.
     fn check<R: RdmiObject>(&self) -> Result<()> {
         if self.inputs.iter().any(|(_, data)| data.is_empty()) {
             return Err(invalid(R::SET_INPUT, "an input block is empty"));
+        }
+        // DOCA refuses those with INVALID_VALUE (the sim models it); refused here
+        // before any call, as the object's verbs context's lock would not cover
+        // them.
+        let foreign = |v: &VerbsContext| !v.domain().same(self.verbs.domain());
+        if self.pd.as_ref().is_some_and(|pd| foreign(pd.context())) {
+            return Err(invalid(
+                R::SET_PD,
+                "the protection domain was made on another verbs context than the object's",
+            ));
         }
         match &self.source {
             Held::Dpa(c) if !c.dpa().same_context(&self.dpa) => Err(invalid(
                 R::DPA_COMPLETION_ATTACH,
                 "the DPA completion belongs to another DPA context than the datapath",
+            )),
+            Held::Cq(q) if foreign(q.context()) => Err(invalid(
+                R::CQ_ATTACH,
+                "the completion queue was made on another verbs context than the object's",
             )),
             _ => Ok(()),
         }
@@ -211,6 +226,10 @@ pub(crate) trait RdmiObject: DocaObject {
     const SET_INPUT: &'static str;
     /// The `*_dpa_completion_attach` function's name.
     const DPA_COMPLETION_ATTACH: &'static str;
+    /// The `*_set_pd` function's name.
+    const SET_PD: &'static str;
+    /// The `*_cq_attach` function's name.
+    const CQ_ATTACH: &'static str;
 
     /// The create call, with what `config` and `uses` hold (alive for the call).
     fn create(config: &Config, uses: &Self::Uses) -> Result<*mut Self::Raw>;
@@ -227,20 +246,26 @@ pub(crate) trait RdmiObject: DocaObject {
     /// `*_set_pd`.
     ///
     /// # Safety
-    /// `p` is an idle object of this kind; `pd` outlives it.
-    unsafe fn set_pd(p: *mut Self::Raw, pd: &ProtectionDomain) -> Result<()>;
+    /// `p` is an idle object of this kind; `pd` outlives it; the locks of both
+    /// are held.
+    unsafe fn set_pd(p: *mut Self::Raw, pd: *mut doca_rdmi_sys::doca_verbs_pd) -> Result<()>;
 
     /// `*_dpa_completion_attach`.
     ///
     /// # Safety
-    /// `p` is an idle object of this kind; `c` is started and outlives it.
-    unsafe fn attach_dpa_completion(p: *mut Self::Raw, c: &doca_dpa::Completion) -> Result<()>;
+    /// `p` is an idle object of this kind; `c` is started and outlives it; the
+    /// family's guard is held.
+    unsafe fn attach_dpa_completion(
+        p: *mut Self::Raw,
+        c: *mut doca_dpa_sys::doca_dpa_completion,
+    ) -> Result<()>;
 
     /// `*_cq_attach`.
     ///
     /// # Safety
-    /// `p` is an idle object of this kind; `q` outlives it.
-    unsafe fn attach_cq(p: *mut Self::Raw, q: &CompletionQueue) -> Result<()>;
+    /// `p` is an idle object of this kind; `q` outlives it; the locks of both are
+    /// held.
+    unsafe fn attach_cq(p: *mut Self::Raw, q: *mut doca_rdmi_sys::doca_verbs_cq) -> Result<()>;
 
     /// The kind's own configuration after the completion source (a connection's
     /// receive buffer).
@@ -290,6 +315,8 @@ macro_rules! rdmi_kind {
             const AS_CTX: &'static str = stringify!($as_ctx);
             const SET_INPUT: &'static str = stringify!($set_input);
             const DPA_COMPLETION_ATTACH: &'static str = stringify!($dpa_attach);
+            const SET_PD: &'static str = stringify!($set_pd);
+            const CQ_ATTACH: &'static str = stringify!($cq_attach);
 
             fn create(config: &$crate::ctx::Config, uses: &$uses) -> doca_dpa::Result<*mut Self::Raw> {
                 $create_fn(config, uses)
@@ -300,19 +327,20 @@ macro_rules! rdmi_kind {
             }
 
             unsafe fn as_ctx(p: *mut Self::Raw) -> *mut doca_dpa_sys::doca_ctx {
-                // SAFETY: per the trait contract: a live object of the kind.
-                doca_dpa::serialized(|| unsafe { doca_rdmi_sys::$as_ctx(p) }).cast()
+                // SAFETY: per the trait contract: a live object of the kind, under
+                // its lock.
+                unsafe { doca_rdmi_sys::$as_ctx(p) }.cast()
             }
 
             unsafe fn set_pd(
                 p: *mut Self::Raw,
-                pd: &$crate::verbs::ProtectionDomain,
+                pd: *mut doca_rdmi_sys::doca_verbs_pd,
             ) -> doca_dpa::Result<()> {
                 #[cfg(doca_sym = $set_pd_sym)]
                 {
                     // SAFETY: per the trait contract: an idle object, a PD that
-                    // outlives it.
-                    unsafe { $crate::error::rdmi_call!($set_pd(p, pd.as_ptr())) }
+                    // outlives it, both under their locks.
+                    unsafe { $crate::error::rdmi_call!($set_pd(p, pd)) }
                 }
                 #[cfg(not(doca_sym = $set_pd_sym))]
                 {
@@ -323,20 +351,20 @@ macro_rules! rdmi_kind {
 
             unsafe fn attach_dpa_completion(
                 p: *mut Self::Raw,
-                c: &doca_dpa::Completion,
+                c: *mut doca_dpa_sys::doca_dpa_completion,
             ) -> doca_dpa::Result<()> {
                 // SAFETY: per the trait contract: an idle object, a started
-                // completion that outlives it.
-                unsafe { $crate::error::rdmi_call!($dpa_attach(p, c.as_ptr().cast())) }
+                // completion that outlives it, under the family's guard.
+                unsafe { $crate::error::rdmi_call!($dpa_attach(p, c.cast())) }
             }
 
             unsafe fn attach_cq(
                 p: *mut Self::Raw,
-                q: &$crate::verbs::CompletionQueue,
+                q: *mut doca_rdmi_sys::doca_verbs_cq,
             ) -> doca_dpa::Result<()> {
                 // SAFETY: per the trait contract: an idle object, a CQ that outlives
-                // it.
-                unsafe { $crate::error::rdmi_call!($cq_attach(p, q.as_ptr())) }
+                // it, both under their locks.
+                unsafe { $crate::error::rdmi_call!($cq_attach(p, q)) }
             }
 
             unsafe fn configure(p: *mut Self::Raw, uses: &$uses) -> doca_dpa::Result<()> {
@@ -520,8 +548,15 @@ pub(crate) type StopRequest<R> = std::result::Result<Box<Object<R>>, (Error, Arc
 /// outlive or keep alive. Its `Drop` runs the teardown (stop, destroy) before what
 /// it uses goes; a started one is shared (`Arc`) by the public type, the launches,
 /// threads and DPA structs given it, and a stopping one is owned alone (`Box`).
+///
+/// An RDMI object is a member of its datapath's context family: its calls are
+/// made under the family's lock (of access [`Anytime`]: DOCA calls it by its own
+/// handle, and a receive acknowledgement may be what an RPC's function waits
+/// for), the calls that name the DPA context or a completion of it under the
+/// family's guard, and those that name a PD or CQ under its verbs context's lock
+/// too (taken after the family's).
 pub(crate) struct Object<R: RdmiObject> {
-    raw: Owned<R>,
+    raw: Owned<R, Anytime>,
     /// Its context, known from the builder's `*_as_ctx` call on.
     ctx: Option<Ctx>,
     handle: u64,
@@ -538,10 +573,11 @@ impl<R: RdmiObject> Object<R> {
     pub(crate) fn start(config: Config, uses: R::Uses) -> Result<Arc<Object<R>>> {
         config.check::<R>()?;
         let raw = R::create(&config, &uses)?;
+        let domain = config.dpa.domain().clone();
         let mut object = Object {
             // SAFETY: what its create call just returned: NULL or a new object that
-            // nothing else owns, handed over here.
-            raw: unsafe { Owned::new(R::CREATE, raw) }?,
+            // nothing else owns, handed over here, in its datapath's family.
+            raw: unsafe { Owned::new(R::CREATE, raw, &domain) }?,
             ctx: None,
             handle: 0,
             held: ManuallyDrop::new(Kept { config, uses }),
@@ -552,34 +588,43 @@ impl<R: RdmiObject> Object<R> {
     }
 
     fn configure_and_start(&mut self) -> Result<u64> {
-        let p = self.raw.as_ptr();
         let config = &self.held.config;
+        // The family's guard first (the calls naming the DPA context or its
+        // completion need it, the object's own calls its lock), then the verbs
+        // context's lock (the PD and CQ).
+        let family = config.dpa.enter()?;
+        let verbs = config.verbs.lock();
+        let p = self.raw.as_ptr(&family);
         if let Some(pd) = &config.pd {
-            // SAFETY: our idle object; the PD is kept alive by `held`, as long as the
-            // object.
-            unsafe { R::set_pd(p, pd) }?;
+            // SAFETY: our idle object; the PD (of the object's verbs context:
+            // `Config::check`) is kept alive by `held`, as long as the object.
+            unsafe { R::set_pd(p, pd.as_ptr(&verbs)) }?;
         }
-        // SAFETY: our live object.
+        // SAFETY: our live object, under its family's lock.
         let raw_ctx = unsafe { R::as_ctx(p) };
         // SAFETY: the context of a live object that owns it and outlives the
-        // `Ctx` (dropped with the object).
-        let ctx = self.ctx.insert(unsafe { Ctx::new(R::AS_CTX, raw_ctx) }?);
-        let ctx_ptr = ctx.as_ptr();
-        config.dpa.with_ctx(|dpa| {
-            // SAFETY: an idle context of our live object and a started DPA context
-            // that the object keeps alive (`held`).
-            unsafe { core_call!(doca_ctx_set_datapath_on_dpa(ctx_ptr, dpa.cast())) }
-        })?;
+        // `Ctx` (dropped with the object), whose calls are the family's.
+        let ctx = self
+            .ctx
+            .insert(unsafe { Ctx::new(R::AS_CTX, raw_ctx, config.dpa.domain()) }?);
+        // SAFETY: an idle context of our live object and a started DPA context
+        // that the object keeps alive (`held`), under the family's guard.
+        unsafe {
+            core_call!(doca_ctx_set_datapath_on_dpa(
+                ctx.as_ptr(&family),
+                config.dpa.as_ptr(&family).cast()
+            ))
+        }?;
         match &config.source {
-            // At the DPA context's RPC gate: the call names the context's completion.
-            Held::Dpa(c) => c.dpa().with_ctx(|_| {
-                // SAFETY: our idle object and a started completion of its datapath
-                // context (`Config::check`), kept alive by `held`.
-                unsafe { R::attach_dpa_completion(p, c) }
-            })?,
-            // SAFETY: our idle object and a live CQ kept alive by `held`.
-            Held::Cq(q) => unsafe { R::attach_cq(p, q) }?,
+            // SAFETY: our idle object and a started completion of its datapath
+            // context (`Config::check`), kept alive by `held`; under the family's
+            // guard.
+            Held::Dpa(c) => unsafe { R::attach_dpa_completion(p, c.as_ptr(&family)) }?,
+            // SAFETY: our idle object and a live CQ of its verbs context
+            // (`Config::check`) kept alive by `held`.
+            Held::Cq(q) => unsafe { R::attach_cq(p, q.as_ptr(&verbs)) }?,
         }
+        drop(verbs);
         // SAFETY: our idle object; what it uses is kept alive by `held`.
         unsafe { R::configure(p, &self.held.uses) }?;
         for (op_type, data) in &config.inputs {
@@ -587,13 +632,15 @@ impl<R: RdmiObject> Object<R> {
             unsafe { R::set_input(p, *op_type, data) }?;
         }
         ctx.start()?;
-        // SAFETY: our started object on the DPA datapath.
-        unsafe { R::dpa_handle(p) }
+        // SAFETY: our started object on the DPA datapath, under its family's lock.
+        let handle = unsafe { R::dpa_handle(p) };
+        drop(family);
+        handle
     }
 
-    /// The object, for DOCA calls; valid while this lives.
-    pub(crate) fn as_ptr(&self) -> *mut R::Raw {
-        self.raw.as_ptr()
+    /// The object, for DOCA calls under its family's lock.
+    pub(crate) fn raw(&self) -> &Raw<R::Raw, Anytime> {
+        self.raw.raw()
     }
 
     /// Its DPA handle.

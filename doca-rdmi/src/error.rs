@@ -1,8 +1,9 @@
 //! The checked layer of this crate is doca-dpa's DOCA core layer
 //! (`doca_dpa::core`): every raw call goes through its one call helper, here spelled
 //! [`rdmi_call!`] (for `doca-rdmi-sys`) and [`core_call!`] (for the DOCA Core
-//! functions of `doca-dpa-sys`), which evaluates the arguments before taking the
-//! DOCA lock and turns a `doca_error_t` into doca-dpa's [`Error`](crate::Error), naming the call.
+//! functions of `doca-dpa-sys`), which turns a `doca_error_t` into doca-dpa's
+//! [`Error`](crate::Error), naming the call; the object pointers it is given come
+//! from their domain's guard (`docs/concurrency.md`).
 //! The errors are doca-dpa's, built by its constructors; this module adds only the
 //! conversions RDMI's inferred parameter types need.
 

@@ -129,11 +129,12 @@ pub use poster::{Poster, PosterBuilder, StoppingPoster};
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use verbs::{
     CompletionQueue, CqAttributes, CqEntrySize, DeviceAttributes, ProtectionDomain, VerbsContext,
-    VerbsContextFlags,
+    VerbsContextFlags, VerbsGuard,
 };
 
 /// The auto traits of every public RDMI type, in one list: `Send + Sync`, since
-/// every DOCA call is made under doca-dpa's DOCA lock (`doca_dpa::serialized`).
+/// every DOCA call is made under the lock of its object's domain (a verbs
+/// context's, or the datapath's context family's: `docs/concurrency.md`).
 mod auto_traits {
     use static_assertions::assert_impl_all;
     assert_impl_all!(crate::Availability: Send, Sync);

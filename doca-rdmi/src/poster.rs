@@ -53,8 +53,15 @@ fn create(config: &Config, uses: &PosterUses) -> Result<*mut sys::doca_rdmi_post
         ));
     }
     let mut raw = std::ptr::null_mut();
-    // SAFETY: a live verbs context (held by the caller); valid out-pointer.
-    unsafe { rdmi_call!(doca_rdmi_poster_create(config.verbs.as_ptr(), &mut raw)) }?;
+    let verbs = config.verbs.lock();
+    // SAFETY: a live verbs context (held by the caller), under its lock; valid
+    // out-pointer.
+    unsafe {
+        rdmi_call!(doca_rdmi_poster_create(
+            config.verbs.as_ptr(&verbs),
+            &mut raw
+        ))
+    }?;
     Ok(raw)
 }
 
@@ -192,23 +199,19 @@ impl Poster {
         }
         let n = crate::error::fit(CALL, "num_cqe", num_cqe)?;
         let key = crate::error::fit(CALL, "mkey", mkey)?;
-        // SAFETY: our started poster; the caller keeps the buffer valid as
-        // the contract above says. `as _` passes the address as a pointer or
-        // an integer, whichever the header declares.
-        unsafe {
-            rdmi_call!(doca_rdmi_poster_post(
-                self.inner.as_ptr(),
-                cqe_buf.as_mut_ptr() as _,
-                n,
-                key
-            ))
-        }
+        // SAFETY: our started poster, under its family's lock; the caller keeps
+        // the buffer valid as the contract above says. `as _` passes the address
+        // as a pointer or an integer, whichever the header declares.
+        self.inner.raw().with(|p, _| unsafe {
+            rdmi_call!(doca_rdmi_poster_post(p, cqe_buf.as_mut_ptr() as _, n, key))
+        })?
     }
 
-    /// The raw `doca_rdmi_poster`, valid while this value lives. Do not stop
-    /// or destroy it.
-    pub fn as_ptr(&self) -> *mut sys::doca_rdmi_poster {
-        self.inner.as_ptr()
+    /// The raw `doca_rdmi_poster`, for calls made while `guard` (of its
+    /// datapath's context family: [`Dpa::enter`](doca_dpa::Dpa::enter)) lives;
+    /// valid while this value lives. Do not stop or destroy it.
+    pub fn as_ptr(&self, guard: &doca_dpa::FamilyGuard<'_>) -> *mut sys::doca_rdmi_poster {
+        self.inner.raw().get(guard)
     }
 }
 

@@ -6,13 +6,21 @@
 //! verbs context before the device is closed. Each is held by the core layer's
 //! owned handle (`doca_dpa::core::Owned`), which destroys it once (or leaves it
 //! alive, counted, when DOCA refuses); like every DOCA object of these crates,
-//! they are `Send + Sync`, their DOCA calls serialised by the DOCA lock.
+//! they are `Send + Sync`. A verbs context is outside any DPA context family: it
+//! and the PDs and CQs made on it are one lock domain of their own, whose lock
+//! ([`VerbsContext::lock`]) every DOCA call on them is made under
+//! (`docs/concurrency.md`).
 
 use std::fmt;
 use std::sync::Arc;
 
-use doca_dpa::core::{sole, Outcome, Owned};
+use doca_dpa::core::{sole, Anytime, Domain, Held, Kind, Outcome, Owned};
 use doca_dpa::{Device, KeepAlive, Result};
+
+/// Proof that this thread holds a verbs context's lock (it, its PDs and CQs are
+/// one lock domain): made by [`VerbsContext::lock`], released when dropped; not
+/// `Send`. The raw pointers of those objects need it.
+pub type VerbsGuard<'a> = Held<'a>;
 use doca_rdmi_sys as sys;
 
 use crate::error::{invalid, rdmi_call};
@@ -64,7 +72,8 @@ bitflags::bitflags! {
 /// Destroyed (its handle's `Drop`) once every object made on it, which holds an
 /// `Arc` of this, is gone, and before its device (a later field).
 struct VerbsInner {
-    raw: Owned<RawVerbs>,
+    /// In its own lock domain, shared with its PDs and CQs.
+    raw: Owned<RawVerbs, Anytime>,
     device: Device,
 }
 
@@ -100,31 +109,34 @@ impl VerbsContext {
 
     /// Like [`VerbsContext::new`], with creation flags.
     pub fn with_flags(device: &Device, flags: VerbsContextFlags) -> Result<VerbsContext> {
-        // SAFETY: an open device; the devinfo lives as long as it does, and
-        // the device outlives the call.
-        let info =
-            doca_dpa::serialized(|| unsafe { doca_dpa_sys::doca_dev_as_devinfo(device.as_ptr()) });
-        if info.is_null() {
-            return Err(invalid(
-                "doca_dev_as_devinfo",
-                "DOCA returned no device information",
-            ));
-        }
         let mut raw = std::ptr::null_mut();
-        // SAFETY: a live devinfo; valid out-pointer.
-        unsafe {
-            rdmi_call!(doca_verbs_context_create(
-                info.cast(),
-                flags.bits() as _,
-                &mut raw
-            ))
-        }?;
+        let created = {
+            let dev = device.lock();
+            let info = device.devinfo(&dev);
+            if info.is_null() {
+                return Err(invalid(
+                    "doca_dev_as_devinfo",
+                    "DOCA returned no device information",
+                ));
+            }
+            // SAFETY: a live devinfo, under its device's lock; valid out-pointer.
+            unsafe {
+                rdmi_call!(doca_verbs_context_create(
+                    info.cast(),
+                    flags.bits() as _,
+                    &mut raw
+                ))
+            }
+        };
+        created?;
         // Owned before the event (user code that may panic) is emitted.
         let verbs = VerbsContext {
             inner: Arc::new(VerbsInner {
                 // SAFETY: what doca_verbs_context_create just returned: NULL or a new object that
-                // nothing else owns, handed over here.
-                raw: unsafe { Owned::new("doca_verbs_context_create", raw) }?,
+                // nothing else owns, handed over here, in a domain of its own.
+                raw: unsafe {
+                    Owned::new("doca_verbs_context_create", raw, &Domain::new(Kind::Verbs))
+                }?,
                 device: device.clone(),
             }),
         };
@@ -137,10 +149,24 @@ impl VerbsContext {
         &self.inner.device
     }
 
-    /// The raw `doca_verbs_context`, for calls this crate does not wrap.
-    /// Valid while this value (or a clone) lives; do not destroy it.
-    pub fn as_ptr(&self) -> *mut sys::doca_verbs_context {
-        self.inner.raw.as_ptr()
+    /// The context's lock (its PDs' and CQs' too), held until the guard drops:
+    /// what raw calls with [`VerbsContext::as_ptr`] and the PDs' and CQs'
+    /// pointers are made under. Reentrant.
+    pub fn lock(&self) -> VerbsGuard<'_> {
+        self.domain().lock()
+    }
+
+    /// The context's lock domain.
+    #[doc(hidden)]
+    pub fn domain(&self) -> &Domain {
+        self.inner.raw.domain()
+    }
+
+    /// The raw `doca_verbs_context`, for calls this crate does not wrap, made
+    /// while `guard` ([`VerbsContext::lock`]) lives. Valid while this value (or
+    /// a clone) lives; do not destroy it.
+    pub fn as_ptr(&self, guard: &VerbsGuard<'_>) -> *mut sys::doca_verbs_context {
+        self.inner.raw.as_ptr(guard)
     }
 
     /// Destroys the context now (`doca_verbs_context_destroy`,
@@ -168,14 +194,15 @@ impl VerbsContext {
     ))]
     pub fn query_device(&self) -> Result<DeviceAttributes> {
         let mut raw = std::ptr::null_mut();
-        // SAFETY: a live verbs context; valid out-pointer.
-        unsafe { rdmi_call!(doca_verbs_query_device(self.as_ptr(), &mut raw)) }?;
+        let held = self.lock();
+        // SAFETY: a live verbs context, under its lock; valid out-pointer.
+        unsafe { rdmi_call!(doca_verbs_query_device(self.as_ptr(&held), &mut raw)) }?;
         if raw.is_null() {
             return Err(invalid("doca_verbs_query_device", "DOCA returned NULL"));
         }
-        // SAFETY: `raw` is the live attribute object just returned; the
-        // getters only read it.
-        let attrs = doca_dpa::serialized(|| unsafe {
+        // SAFETY: `raw` is the live attribute object just returned (this call's
+        // alone); the getters only read it.
+        let attrs = unsafe {
             DeviceAttributes {
                 max_qp: sys::doca_verbs_device_attr_get_max_qp(raw) as u64,
                 max_cq: sys::doca_verbs_device_attr_get_max_cq(raw) as u64,
@@ -184,9 +211,10 @@ impl VerbsContext {
                 dpa_external_datapath:
                     sys::doca_verbs_device_attr_get_is_dpa_external_datapath_supported(raw) != 0,
             }
-        });
+        };
         // SAFETY: freed once.
         unsafe { rdmi_call!(doca_verbs_device_attr_free(raw)) }?;
+        drop(held);
         Ok(attrs)
     }
 }
@@ -213,7 +241,8 @@ pub struct DeviceAttributes {
 /// Destroyed (its handle's `Drop`) once every user, which holds an `Arc` of this,
 /// is gone, and before its verbs context (a later field).
 struct PdInner {
-    raw: Owned<RawPd>,
+    /// In its verbs context's domain.
+    raw: Owned<RawPd, Anytime>,
     context: VerbsContext,
 }
 
@@ -238,13 +267,16 @@ impl ProtectionDomain {
     /// Creates a protection domain (`doca_verbs_pd_create`, EXPERIMENTAL).
     pub fn new(context: &VerbsContext) -> Result<ProtectionDomain> {
         let mut raw = std::ptr::null_mut();
-        // SAFETY: a live verbs context; valid out-pointer.
-        unsafe { rdmi_call!(doca_verbs_pd_create(context.as_ptr(), &mut raw)) }?;
+        {
+            let held = context.lock();
+            // SAFETY: a live verbs context, under its lock; valid out-pointer.
+            unsafe { rdmi_call!(doca_verbs_pd_create(context.as_ptr(&held), &mut raw)) }?;
+        }
         Ok(ProtectionDomain {
             inner: Arc::new(PdInner {
                 // SAFETY: what doca_verbs_pd_create just returned: NULL or a new object that
-                // nothing else owns, handed over here.
-                raw: unsafe { Owned::new("doca_verbs_pd_create", raw) }?,
+                // nothing else owns, handed over here, in its context's domain.
+                raw: unsafe { Owned::new("doca_verbs_pd_create", raw, context.domain()) }?,
                 context: context.clone(),
             }),
         })
@@ -255,9 +287,11 @@ impl ProtectionDomain {
         &self.inner.context
     }
 
-    /// The raw `doca_verbs_pd`, valid while this value (or a clone) lives.
-    pub fn as_ptr(&self) -> *mut sys::doca_verbs_pd {
-        self.inner.raw.as_ptr()
+    /// The raw `doca_verbs_pd`, for calls made while `guard` (its verbs
+    /// context's lock: [`VerbsContext::lock`]) lives; valid while this value (or
+    /// a clone) lives.
+    pub fn as_ptr(&self, guard: &VerbsGuard<'_>) -> *mut sys::doca_verbs_pd {
+        self.inner.raw.as_ptr(guard)
     }
 
     /// Whether `self` and `other` are the same protection domain.
@@ -370,15 +404,17 @@ impl CqAttributes {
 impl CqAttributes {
     /// A `doca_verbs_cq_attr` with these attributes set (destroyed when the handle
     /// goes).
-    fn apply(&self) -> Result<Owned<RawCqAttr>> {
+    fn apply(&self, held: &VerbsGuard<'_>, domain: &Domain) -> Result<Owned<RawCqAttr, Anytime>> {
         let attrs = self;
         let mut raw = std::ptr::null_mut();
         // SAFETY: valid out-pointer.
         unsafe { rdmi_call!(doca_verbs_cq_attr_create(&mut raw)) }?;
         // SAFETY: what doca_verbs_cq_attr_create just returned: NULL or a new object that
-        // nothing else owns, handed over here.
-        let a = unsafe { Owned::<RawCqAttr>::new("doca_verbs_cq_attr_create", raw) }?;
-        let p = a.as_ptr();
+        // nothing else owns, handed over here, in the verbs context's domain
+        // (`held` is its lock).
+        let a =
+            unsafe { Owned::<RawCqAttr, Anytime>::new("doca_verbs_cq_attr_create", raw, domain) }?;
+        let p = a.as_ptr(held);
         // SAFETY: `p` is our live attribute object.
         unsafe { rdmi_call!(doca_verbs_cq_attr_set_cq_size(p, attrs.size as _)) }?;
         #[cfg(doca_sym = "doca_verbs_cq_attr_set_entry_size")]
@@ -406,7 +442,8 @@ impl CqAttributes {
 }
 
 struct CqInner {
-    raw: Owned<RawCq>,
+    /// In its verbs context's domain.
+    raw: Owned<RawCq, Anytime>,
     attrs: CqAttributes,
     context: VerbsContext,
 }
@@ -477,21 +514,25 @@ impl CompletionQueue {
                 ));
             }
         }
-        let attr = attrs.apply()?;
         let mut raw = std::ptr::null_mut();
-        // SAFETY: a live verbs context and attribute object; valid out-pointer.
-        unsafe {
-            rdmi_call!(doca_verbs_cq_create(
-                context.as_ptr(),
-                attr.as_ptr(),
-                &mut raw
-            ))
-        }?;
+        {
+            let held = context.lock();
+            let attr = attrs.apply(&held, context.domain())?;
+            // SAFETY: a live verbs context and attribute object, under the
+            // context's lock; valid out-pointer.
+            unsafe {
+                rdmi_call!(doca_verbs_cq_create(
+                    context.as_ptr(&held),
+                    attr.as_ptr(&held),
+                    &mut raw
+                ))
+            }?;
+        }
         Ok(CompletionQueue {
             inner: Arc::new(CqInner {
                 // SAFETY: what doca_verbs_cq_create just returned: NULL or a new object that
-                // nothing else owns, handed over here.
-                raw: unsafe { Owned::new("doca_verbs_cq_create", raw) }?,
+                // nothing else owns, handed over here, in its context's domain.
+                raw: unsafe { Owned::new("doca_verbs_cq_create", raw, context.domain()) }?,
                 attrs: attrs.clone(),
                 context: context.clone(),
             }),
@@ -511,13 +552,16 @@ impl CompletionQueue {
     /// The CQ number (`doca_verbs_cq_get_cqn`, EXPERIMENTAL).
     #[cfg(doca_sym = "doca_verbs_cq_get_cqn")]
     pub fn number(&self) -> u32 {
-        // SAFETY: a live CQ.
-        doca_dpa::serialized(|| unsafe { sys::doca_verbs_cq_get_cqn(self.as_ptr()) as u32 })
+        let held = self.inner.context.lock();
+        // SAFETY: a live CQ, under its verbs context's lock.
+        unsafe { sys::doca_verbs_cq_get_cqn(self.as_ptr(&held)) as u32 }
     }
 
-    /// The raw `doca_verbs_cq`, valid while this value (or a clone) lives.
-    pub fn as_ptr(&self) -> *mut sys::doca_verbs_cq {
-        self.inner.raw.as_ptr()
+    /// The raw `doca_verbs_cq`, for calls made while `guard` (its verbs context's
+    /// lock: [`VerbsContext::lock`]) lives; valid while this value (or a clone)
+    /// lives.
+    pub fn as_ptr(&self, guard: &VerbsGuard<'_>) -> *mut sys::doca_verbs_cq {
+        self.inner.raw.as_ptr(guard)
     }
 
     /// Destroys the CQ now (`doca_verbs_cq_destroy`, EXPERIMENTAL), reporting what `Drop`

@@ -19,10 +19,19 @@
 //! in [`Scope::inject`] and in `DOCA_SIM_FAULTS` (where it makes every DOCA
 //! call fail with `DOCA_ERROR_BAD_CONFIG`, see [`crate::config_error`]), and
 //! [`Scope::assert_all_fired`] tells a test whose faults never fired.
+//!
+//! A scope can also **hold** a function ([`Scope::hold`]): its calls made in
+//! the scope stop inside the sim, before the call does anything, until the
+//! [`Hold`] is released or dropped — a DOCA call that takes long, for tests of
+//! what other threads can do meanwhile. Refused the same way for a function
+//! the sim does not export; dropping the hold releases it, so a failing test
+//! never leaves a call stopped.
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
 
 use crate::abi;
 use crate::error::{code_from_name, name, not_injectable, Code};
@@ -162,6 +171,7 @@ pub(crate) fn env_faults() -> &'static Result<Vec<Fault>, String> {
 #[derive(Default)]
 struct ScopeState {
     faults: Vec<Fault>,
+    holds: Vec<Arc<HoldState>>,
     calls: FastMap<&'static str, u64>,
     log: Vec<&'static str>,
     live: BTreeMap<&'static str, i64>,
@@ -256,7 +266,108 @@ pub(crate) fn enter(function: &'static str) -> Option<Code> {
     if hit.is_some() {
         state.injected += 1;
     }
+    let hold = state.holds.iter().find(|h| h.function == function).cloned();
+    // Stopped with the hooks unlocked: every other call goes on.
+    drop(hooks);
+    if let Some(hold) = hold {
+        hold.stop_here();
+    }
     hit
+}
+
+/// What a [`Hold`] shares with the calls it stops.
+struct HoldState {
+    function: String,
+    /// Released (by `Hold::release` or its drop).
+    released: Mutex<bool>,
+    changed: Condvar,
+    /// Calls stopped so far, and calls stopped now.
+    stopped: AtomicU64,
+    waiting: AtomicU64,
+}
+
+impl HoldState {
+    fn lock(&self) -> MutexGuard<'_, bool> {
+        self.released.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Stops the calling thread until released.
+    fn stop_here(&self) {
+        let mut released = self.lock();
+        if *released {
+            return;
+        }
+        self.stopped.fetch_add(1, Ordering::AcqRel);
+        self.waiting.fetch_add(1, Ordering::AcqRel);
+        self.changed.notify_all();
+        while !*released {
+            released = self
+                .changed
+                .wait(released)
+                .unwrap_or_else(|p| p.into_inner());
+        }
+        self.waiting.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// A function held in a scope ([`Scope::hold`]): its calls made there stop
+/// inside the sim until [`Hold::release`] or the hold's drop.
+pub struct Hold {
+    state: Arc<HoldState>,
+    scope: u64,
+}
+
+impl fmt::Debug for Hold {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Hold")
+            .field("function", &self.state.function)
+            .field("stopped", &self.stopped())
+            .finish()
+    }
+}
+
+impl Hold {
+    /// Waits at most `timeout` until a call is stopped by the hold; whether one
+    /// is.
+    pub fn wait_stopped(&self, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        let mut released = self.state.lock();
+        loop {
+            if self.state.waiting.load(Ordering::Acquire) > 0 {
+                return true;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if *released || left.is_zero() {
+                return false;
+            }
+            released = self
+                .state
+                .changed
+                .wait_timeout(released, left)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+    }
+
+    /// Calls stopped by the hold so far.
+    pub fn stopped(&self) -> u64 {
+        self.state.stopped.load(Ordering::Acquire)
+    }
+
+    /// Lets every stopped call go on, and the later ones through.
+    pub fn release(&self) {
+        *self.state.lock() = true;
+        self.state.changed.notify_all();
+    }
+}
+
+impl Drop for Hold {
+    fn drop(&mut self) {
+        self.release();
+        if let Some(state) = hooks().scopes.get_mut(&self.scope) {
+            state.holds.retain(|h| !Arc::ptr_eq(h, &self.state));
+        }
+    }
 }
 
 /// Records a call of a function that cannot fail (no injection point).
@@ -383,6 +494,45 @@ impl Scope {
             fired: 0,
         });
         Ok(())
+    }
+
+    /// Holds `function`: its calls made in this scope stop inside the sim (before
+    /// the call does anything) until the returned [`Hold`] is released or
+    /// dropped. Refused (nothing installed) when the sim exports no fallible
+    /// function of that name (the error names the closest one), and for `"*"`
+    /// (every call of the scope, the hold's own waits included, would stop).
+    ///
+    /// ```
+    /// let scope = doca_sim::Scope::new();
+    /// let err = scope.hold("doca_dpa_mem_aloc").unwrap_err();
+    /// assert!(err.to_string().contains("did you mean `doca_dpa_mem_alloc`?"));
+    /// let hold = scope.hold("doca_dpa_mem_alloc").unwrap();
+    /// assert_eq!(hold.stopped(), 0);
+    /// ```
+    pub fn hold(&self, function: &str) -> Result<Hold, InjectError> {
+        if function == "*" {
+            return Err(InjectError {
+                message: "a hold names one function, not `*`".into(),
+            });
+        }
+        check_function(function)?;
+        let state = Arc::new(HoldState {
+            function: function.to_owned(),
+            released: Mutex::new(false),
+            changed: Condvar::new(),
+            stopped: AtomicU64::new(0),
+            waiting: AtomicU64::new(0),
+        });
+        hooks()
+            .scopes
+            .entry(self.id)
+            .or_default()
+            .holds
+            .push(state.clone());
+        Ok(Hold {
+            state,
+            scope: self.id,
+        })
     }
 
     /// The faults of this scope that never fired, as `function@N=CODE`.

@@ -131,7 +131,7 @@ pub use config::config_error;
 pub use dpa::fault::{Access, DeviceCode, FaultKind, FaultReport};
 pub use dpa::launch::abandoned_eu_threads;
 pub use dpa::{concurrent_context_uses, fault_report, max_run_time};
-pub use hooks::{Entered, InjectError, Nth, Scope, ScopeHandle};
+pub use hooks::{Entered, Hold, InjectError, Nth, Scope, ScopeHandle};
 pub use profile::{
     profile_source, set_global_profile, DeviceProfile, PciFuncType, Profile, ProfileError,
     ProfileSource, RepresentorProfile, DEFAULT_RUNTIME_VERSION,

@@ -701,13 +701,22 @@ fn misuse_the_types_cannot_rule_out_is_an_error() {
     .pd(&other_pd)
     .start()
     .unwrap_err();
-    assert_eq!(err.code(), Some(ErrorCode::INVALID_VALUE), "{err}");
+    // Refused before DOCA is called (DOCA answers INVALID_VALUE): each verbs
+    // context is a lock domain of its own.
+    assert!(err.is_invalid_argument() && err.code().is_none(), "{err}");
     assert_eq!(err.call(), Some("doca_rdmi_connection_set_pd"));
     let err = PosterBuilder::new(&fx.verbs, &fx.dpa, CompletionSource::Dpa(&comp))
         .pd(&other_pd)
         .start()
         .unwrap_err();
     assert_eq!(err.call(), Some("doca_rdmi_poster_set_pd"), "{err}");
+    // A completion queue of another verbs context, refused the same way.
+    let other_cq = CompletionQueue::new(&other_verbs, &CqAttributes::new(16)).unwrap();
+    let err = PosterBuilder::new(&fx.verbs, &fx.dpa, CompletionSource::Cq(&other_cq))
+        .start()
+        .unwrap_err();
+    assert!(err.is_invalid_argument() && err.code().is_none(), "{err}");
+    assert_eq!(err.call(), Some("doca_rdmi_poster_cq_attach"), "{err}");
 
     // A DPA completion of another DPA context than the datapath.
     let other_dpa = common::dpa();
@@ -786,38 +795,51 @@ fn attaching_after_start_is_bad_state_through_the_raw_layer() {
     let poster = fx.poster(&comp);
     let bad_state = ErrorCode::BAD_STATE.0;
     let mut buf = [0u8; 64];
-    // SAFETY: started objects of this test and live sources; DOCA must
-    // refuse each call (the negative test of the RDMI facts).
+    let guard = fx.dpa.enter().unwrap();
+    let verbs = fx.verbs.lock();
+    // SAFETY: started objects of this test and live sources, under their
+    // family's guard and their verbs context's lock; DOCA must refuse each call
+    // (the negative test of the RDMI facts).
     unsafe {
         assert_eq!(
-            sys::doca_rdmi_connection_cq_attach(conn.as_ptr(), cq.as_ptr()),
+            sys::doca_rdmi_connection_cq_attach(conn.as_ptr(&guard), cq.as_ptr(&verbs)),
             bad_state
         );
         assert_eq!(
-            sys::doca_rdmi_connection_dpa_completion_attach(conn.as_ptr(), spare.as_ptr().cast()),
+            sys::doca_rdmi_connection_dpa_completion_attach(
+                conn.as_ptr(&guard),
+                spare.as_ptr(&guard).cast()
+            ),
             bad_state
         );
         assert_eq!(
             sys::doca_rdmi_connection_init_receive(
-                conn.as_ptr(),
+                conn.as_ptr(&guard),
                 buf.as_mut_ptr().cast(),
                 buf.len() as _
             ),
             bad_state
         );
         assert_eq!(
-            sys::doca_rdmi_poster_cq_attach(poster.as_ptr(), cq.as_ptr()),
+            sys::doca_rdmi_poster_cq_attach(poster.as_ptr(&guard), cq.as_ptr(&verbs)),
             bad_state
         );
         assert_eq!(
-            sys::doca_rdmi_poster_dpa_completion_attach(poster.as_ptr(), spare.as_ptr().cast()),
+            sys::doca_rdmi_poster_dpa_completion_attach(
+                poster.as_ptr(&guard),
+                spare.as_ptr(&guard).cast()
+            ),
             bad_state
         );
         assert_eq!(
-            doca::sys::doca_ctx_set_datapath_on_dpa(conn.ctx_ptr().unwrap(), fx.dpa.as_ptr()),
+            doca::sys::doca_ctx_set_datapath_on_dpa(
+                conn.ctx_ptr(&guard).unwrap(),
+                fx.dpa.as_ptr(&guard)
+            ),
             bad_state
         );
     }
+    drop((verbs, guard));
     // The objects are unharmed.
     assert_eq!(conn.state().unwrap(), CtxState::Running);
     poster.stop().unwrap();

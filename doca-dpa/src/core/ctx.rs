@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use doca_dpa_sys as sys;
 
 use super::call::{doca_error, invalid};
+use super::guard::{Anytime, Domain, Held, Raw};
 use crate::error::{ErrorCode, Result};
 
 /// The state of a DOCA context (`enum doca_ctx_states`, from
@@ -70,21 +71,14 @@ pub enum OnQueryError {
 
 /// The `doca_ctx` of a DOCA object (a sync event's, an RDMI connection's or
 /// poster's) and the phase the library drove it to. It is the object's: destroying
-/// the object is the owner's business.
+/// the object is the owner's business. Its calls are made under its domain's lock
+/// (taken for each call, so that a wait for idleness holds it only while it asks).
 pub struct Ctx {
-    ptr: NonNull<sys::doca_ctx>,
+    raw: Raw<sys::doca_ctx, Anytime>,
     /// Changed by the start and stop paths; a mutex (never held across a DOCA
     /// call) so that the object can be shared between threads.
     phase: Mutex<Phase>,
 }
-
-// SAFETY: the `doca_ctx` of a DOCA object; every DOCA call on it is made under the
-// DOCA lock (`serialized`), so DOCA never sees two threads use it at once (the facts
-// forbid concurrent use, not use from another thread).
-unsafe impl Send for Ctx {}
-// SAFETY: as for `Send`: shared references only make DOCA calls under the DOCA
-// lock; the phase is behind a mutex.
-unsafe impl Sync for Ctx {}
 
 impl std::fmt::Debug for Ctx {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -94,22 +88,31 @@ impl std::fmt::Debug for Ctx {
 
 impl Ctx {
     /// Wraps the result of a `*_as_ctx` call (`call`); NULL is an error naming it.
+    /// Its calls are `domain`'s.
     ///
     /// # Safety
-    /// `raw` is NULL or the context of a live DOCA object that outlives the `Ctx`
-    /// and whose context no other `Ctx` drives: [`Ctx::start`] and [`Ctx::stop`]
-    /// act on it.
-    pub unsafe fn new(call: &'static str, raw: *mut sys::doca_ctx) -> Result<Ctx> {
+    /// `raw` is NULL or the context of a live DOCA object that outlives the `Ctx`,
+    /// whose context no other `Ctx` drives ([`Ctx::start`] and [`Ctx::stop`] act on
+    /// it), and whose calls are `domain`'s.
+    pub unsafe fn new(call: &'static str, raw: *mut sys::doca_ctx, domain: &Domain) -> Result<Ctx> {
         let ptr = NonNull::new(raw).ok_or_else(|| invalid(call, "DOCA returned no context"))?;
         Ok(Ctx {
-            ptr,
+            // SAFETY: the caller's: a context of `domain`'s, reached through this
+            // `Ctx` only.
+            raw: unsafe { domain.raw(ptr) },
             phase: Mutex::new(Phase::Created),
         })
     }
 
-    /// The context, for DOCA calls; valid while its object lives.
-    pub fn as_ptr(&self) -> *mut sys::doca_ctx {
-        self.ptr.as_ptr()
+    /// The context, for DOCA calls made while `held` (of its domain) lives; valid
+    /// while its object lives.
+    pub fn as_ptr(&self, held: &Held<'_>) -> *mut sys::doca_ctx {
+        self.raw.get(held)
+    }
+
+    /// The context's domain.
+    pub fn domain(&self) -> &Domain {
+        self.raw.domain()
     }
 
     /// The phase.
@@ -124,8 +127,10 @@ impl Ctx {
 
     /// `doca_ctx_start`.
     pub fn start(&self) -> Result<()> {
-        // SAFETY: a configured context of a live object.
-        unsafe { crate::__doca_core_call!(doca_dpa_sys::doca_ctx_start(self.as_ptr())) }?;
+        self.raw.with(|p, _| {
+            // SAFETY: a configured context of a live object, under its domain's lock.
+            unsafe { crate::__doca_core_call!(doca_dpa_sys::doca_ctx_start(p)) }
+        })??;
         self.set_phase(Phase::Running);
         Ok(())
     }
@@ -133,10 +138,10 @@ impl Ctx {
     /// `doca_ctx_get_state`.
     pub fn state(&self) -> Result<CtxState> {
         let mut raw = 0 as _;
-        // SAFETY: a live context; valid out-pointer.
-        unsafe {
-            crate::__doca_core_call!(doca_dpa_sys::doca_ctx_get_state(self.as_ptr(), &mut raw))
-        }?;
+        // SAFETY: a live context, under its domain's lock; valid out-pointer.
+        self.raw.with(|p, _| unsafe {
+            crate::__doca_core_call!(doca_dpa_sys::doca_ctx_get_state(p, &mut raw))
+        })??;
         Ok(CtxState::from_raw(raw as u32))
     }
 
@@ -147,8 +152,11 @@ impl Ctx {
         if self.phase() != Phase::Running {
             return Ok(());
         }
-        // SAFETY: a started context of a live object.
-        match unsafe { crate::__doca_core_call!(doca_dpa_sys::doca_ctx_stop(self.as_ptr())) } {
+        // SAFETY: a started context of a live object, under its domain's lock.
+        let stopped = self
+            .raw
+            .with(|p, _| unsafe { crate::__doca_core_call!(doca_dpa_sys::doca_ctx_stop(p)) })?;
+        match stopped {
             Ok(()) => self.set_phase(Phase::Idle),
             Err(e) if e.code() == Some(ErrorCode::IN_PROGRESS) => {
                 tracing::debug!(target: "doca_dpa::core", "doca_ctx_stop is in progress");
@@ -230,10 +238,12 @@ mod tests {
 
     #[test]
     fn a_context_never_started_has_nothing_to_stop() {
+        let domain = Domain::new(super::super::guard::Kind::Engine);
         // SAFETY: never dereferenced: no DOCA call is made in these phases.
-        let ctx = unsafe { Ctx::new("doca_test_as_ctx", NonNull::dangling().as_ptr()) }.unwrap();
+        let ctx =
+            unsafe { Ctx::new("doca_test_as_ctx", NonNull::dangling().as_ptr(), &domain) }.unwrap();
         // SAFETY: NULL, refused before any use.
-        assert!(unsafe { Ctx::new("doca_test_as_ctx", std::ptr::null_mut()) }.is_err());
+        assert!(unsafe { Ctx::new("doca_test_as_ctx", std::ptr::null_mut(), &domain) }.is_err());
         let mut progressed = 0;
         ctx.stop(Duration::ZERO, OnQueryError::Return, || progressed += 1)
             .unwrap();

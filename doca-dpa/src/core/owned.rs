@@ -10,7 +10,8 @@ use std::sync::{Arc, Mutex};
 
 use doca_dpa_sys as sys;
 
-use super::call::{check, invalid, serialized};
+use super::call::{check, invalid};
+use super::guard::{Access, Anytime, Domain, Guard, Held, Quiet, Raw};
 use crate::error::{Error, Result};
 
 /// A kind of DOCA object: its C struct and the call that destroys it.
@@ -28,7 +29,7 @@ pub unsafe trait DocaObject: 'static {
     /// The destroy function's name, for errors.
     const DESTROY: &'static str;
 
-    /// Calls the destroy function (the caller holds the DOCA lock).
+    /// Calls the destroy function (the caller holds the object's domain lock).
     ///
     /// # Safety
     /// `p` is a live object of this kind that its owner no longer uses, stopped
@@ -47,7 +48,7 @@ pub unsafe trait Stoppable: DocaObject {
     /// The stop function's name, for errors.
     const STOP: &'static str;
 
-    /// Calls the stop function (the caller holds the DOCA lock).
+    /// Calls the stop function (the caller holds the object's domain lock).
     ///
     /// # Safety
     /// `p` is a live, started object of this kind; stopped once.
@@ -68,7 +69,11 @@ pub unsafe trait Stoppable: DocaObject {
 /// // What a create call returned is owned at once; NULL is an error naming the call.
 /// // SAFETY: NULL (owned by nothing).
 /// let none = unsafe {
-///     doca_dpa::core::Owned::<RawThread>::new("doca_dpa_thread_create", std::ptr::null_mut())
+///     doca_dpa::core::Owned::<RawThread>::new(
+///         "doca_dpa_thread_create",
+///         std::ptr::null_mut(),
+///         &doca_dpa::core::Domain::new(doca_dpa::core::Kind::Family),
+///     )
 /// };
 /// assert_eq!(none.unwrap_err().call(), Some("doca_dpa_thread_create"));
 /// ```
@@ -115,29 +120,23 @@ enum Fate {
 /// The stop call of a started object.
 type StopFn<R> = (&'static str, unsafe fn(*mut R) -> sys::doca_error_t);
 
-/// A DOCA object of kind `O`, owned: destroyed exactly once ([`Owned::destroy`],
-/// [`Owned::teardown`], or its `Drop`), or buried ([`Owned::bury`]), never both.
+/// A DOCA object of kind `O` in a lock [`Domain`], owned: destroyed exactly once
+/// ([`Owned::destroy`], [`Owned::teardown`], or its `Drop`), or buried
+/// ([`Owned::bury`]), never both. Its pointer is a [`Raw`] of access `A`: reached
+/// with the domain's lock held only, and the handle's own calls (stop, destroy)
+/// take that lock themselves.
 ///
 /// Its owner (the safe type) holds what the object uses, and releases it only as
 /// the [`Outcome`] of the teardown allows: after a failed stop the object may still
 /// run, so what it uses is buried with it.
-pub struct Owned<O: DocaObject> {
-    ptr: NonNull<O::Raw>,
+pub struct Owned<O: DocaObject, A: Access = Quiet> {
+    raw: Raw<O::Raw, A>,
     /// Set once the object was started, if its kind has a stop call.
     stop: Option<StopFn<O::Raw>>,
     fate: Fate,
 }
 
-// SAFETY: a DOCA object; every DOCA call on it is made under the DOCA lock
-// (`serialized`), so DOCA never sees two threads use it at once (the facts forbid
-// concurrent use, not use from another thread). Its Rust state changes only
-// through `&mut self`.
-unsafe impl<O: DocaObject> Send for Owned<O> {}
-// SAFETY: as for `Send`: `&self` only reads the pointer, and the calls made with
-// it are made under the DOCA lock.
-unsafe impl<O: DocaObject> Sync for Owned<O> {}
-
-impl<O: DocaObject> std::fmt::Debug for Owned<O> {
+impl<O: DocaObject, A: Access> std::fmt::Debug for Owned<O, A> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Owned")
             .field("kind", &O::DESTROY)
@@ -147,34 +146,46 @@ impl<O: DocaObject> std::fmt::Debug for Owned<O> {
     }
 }
 
-impl<O: DocaObject> Owned<O> {
+impl<O: DocaObject, A: Access> Owned<O, A> {
     /// Takes ownership of what the create call `call` returned, at once, so that
-    /// every later failure destroys it. NULL is an error naming `call`.
+    /// every later failure destroys it. NULL is an error naming `call`. Its calls
+    /// are `domain`'s.
     ///
     /// # Safety
     /// `raw` is NULL or a live object of kind `O` that nothing else owns or will
-    /// destroy (what its create call just returned): the handle destroys it. Safe
-    /// code cannot hand over an object a safe type already owns:
+    /// destroy (what its create call just returned), whose DOCA calls are
+    /// `domain`'s: the handle destroys it. Safe code cannot hand over an object a
+    /// safe type already owns:
     ///
     /// ```compile_fail,E0133
     /// doca_dpa::__doca_object!(Table: doca_dpa_sys::doca_dpa_hash_table, destroy doca_dpa_hash_table_destroy);
-    /// fn forge(table: &doca_dpa::HashTable) {
-    ///     let _ = doca_dpa::core::Owned::<Table>::new("forged", table.as_ptr());
+    /// fn forge(table: &doca_dpa::HashTable, guard: &doca_dpa::FamilyGuard<'_>) {
+    ///     let domain = doca_dpa::core::Domain::new(doca_dpa::core::Kind::Family);
+    ///     let _ = doca_dpa::core::Owned::<Table>::new("forged", table.as_ptr(guard), &domain);
     /// }
     /// ```
-    pub unsafe fn new(call: &'static str, raw: *mut O::Raw) -> Result<Self> {
+    pub unsafe fn new(call: &'static str, raw: *mut O::Raw, domain: &Domain) -> Result<Self> {
         let ptr = NonNull::new(raw).ok_or_else(|| invalid(call, "DOCA returned NULL"))?;
         Ok(Owned {
-            ptr,
+            // SAFETY: the caller's: an object of `domain`, whose pointer is
+            // reached through this handle only.
+            raw: unsafe { domain.raw(ptr) },
             stop: None,
             fate: Fate::Live,
         })
     }
 
-    /// The object, for DOCA calls. Valid while this handle lives and the object was
-    /// neither destroyed nor buried.
-    pub fn as_ptr(&self) -> *mut O::Raw {
-        self.ptr.as_ptr()
+    /// The object's handle: its pointer, for DOCA calls under its domain's lock.
+    /// Valid while this handle lives and the object was neither destroyed nor
+    /// buried.
+    #[inline]
+    pub fn raw(&self) -> &Raw<O::Raw, A> {
+        &self.raw
+    }
+
+    /// The object's domain.
+    pub fn domain(&self) -> &Domain {
+        self.raw.domain()
     }
 
     /// Whether the object was destroyed.
@@ -193,36 +204,52 @@ impl<O: DocaObject> Owned<O> {
                 "the object was left alive, since the device may still use it",
             )),
             Fate::Live => {
-                let p = self.as_ptr();
-                // SAFETY: our live object (`Fate::Live`); the fate below makes this
-                // the only successful call. The caller stopped it where needed.
-                check(O::DESTROY, serialized(|| unsafe { O::destroy(p) }))?;
+                // SAFETY: our live object (`Fate::Live`), under its domain's lock;
+                // the fate below makes this the only successful call. The caller
+                // stopped it where needed.
+                let rc = self.raw.with(|p, _| unsafe { O::destroy(p) })?;
+                check(O::DESTROY, rc)?;
                 self.fate = Fate::Destroyed;
                 Ok(())
             }
         }
     }
 
-    /// Stops the object if it was started, then destroys it: once, and final. A
-    /// failed stop buries the object (it may still run); a failed destroy buries it
-    /// too (it is never tried again). Quiet — no user code runs — so that the caller
-    /// can make what the object uses safe first, then [`Outcome::report`].
+    /// Stops the object if it was started, then destroys it: once, and final,
+    /// under one hold of its domain's lock (for a [`Quiet`] object, once no busy
+    /// call runs). A failed stop buries the object (it may still run); a failed
+    /// destroy buries it too (it is never tried again); so does a lock that cannot
+    /// be had (a thread that holds its family's lock while an RPC of the family
+    /// runs: it cannot wait for the RPC, so the object may be in use). Quiet — no
+    /// user code runs — so that the caller can make what the object uses safe
+    /// first, then [`Outcome::report`].
     pub fn teardown(&mut self) -> Outcome {
         match self.fate {
             Fate::Destroyed => return Outcome::Done,
             Fate::Buried => return Outcome::Left,
             Fate::Live => {}
         }
+        let domain = self.raw.domain().clone();
+        let held = match A::acquire(&domain) {
+            Ok(held) => held,
+            Err(e) => {
+                self.bury();
+                return Outcome::StopFailed(e);
+            }
+        };
         if let Some((name, stop)) = self.stop.take() {
-            let p = self.as_ptr();
             // SAFETY: our started object (`stop` is set only by `set_started`),
-            // stopped once (taken above).
-            if let Err(e) = check(name, serialized(|| unsafe { stop(p) })) {
+            // stopped once (taken above), under its domain's lock (`held`).
+            let rc = self.raw.with(|p, _| unsafe { stop(p) });
+            if let Err(e) = rc.and_then(|rc| check(name, rc)) {
+                drop(held);
                 self.bury();
                 return Outcome::StopFailed(e);
             }
         }
-        match self.destroy() {
+        let destroyed = self.destroy();
+        drop(held);
+        match destroyed {
             Ok(()) => Outcome::Done,
             Err(e) => {
                 self.bury();
@@ -239,20 +266,36 @@ impl<O: DocaObject> Owned<O> {
             self.fate = Fate::Buried;
             bury(BuriedObject {
                 kind: O::DESTROY,
-                addr: self.ptr.as_ptr() as usize,
+                addr: self.raw.addr(),
             });
         }
     }
 }
 
-impl<O: Stoppable> Owned<O> {
+impl<O: DocaObject> Owned<O, Quiet> {
+    /// The object, for DOCA calls made while `guard` (of its domain) lives.
+    #[inline(always)]
+    pub fn as_ptr(&self, guard: &Guard<'_>) -> *mut O::Raw {
+        self.raw.get(guard)
+    }
+}
+
+impl<O: DocaObject> Owned<O, Anytime> {
+    /// The object, for DOCA calls made while `held` (of its domain) lives.
+    #[inline(always)]
+    pub fn as_ptr(&self, held: &Held<'_>) -> *mut O::Raw {
+        self.raw.get(held)
+    }
+}
+
+impl<O: Stoppable, A: Access> Owned<O, A> {
     /// Records that the object was started: [`Owned::teardown`] stops it first.
     pub fn set_started(&mut self) {
         self.stop = Some((O::STOP, O::stop));
     }
 }
 
-impl<O: DocaObject> Drop for Owned<O> {
+impl<O: DocaObject, A: Access> Drop for Owned<O, A> {
     fn drop(&mut self) {
         self.teardown().report();
     }
@@ -389,9 +432,10 @@ mod tests {
 
     /// An owned probe object at `addr` (0: NULL).
     fn owned(addr: usize) -> Result<Owned<Probe>> {
+        let domain = crate::core::Domain::new(crate::core::Kind::Device);
         // SAFETY: probe objects are addresses the probe's calls only compare, and
         // each test owns the ones it makes.
-        unsafe { Owned::<Probe>::new("probe_create", addr as *mut ProbeObject) }
+        unsafe { Owned::<Probe>::new("probe_create", addr as *mut ProbeObject, &domain) }
     }
 
     // One test, since the counters are shared.
