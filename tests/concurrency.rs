@@ -287,6 +287,14 @@ fn a_reached_future_does_not_wait_for_a_timed_out_rpc() {
 #[cfg(doca_backend = "sim")]
 fn reached_during_a_timed_out_rpc(rpc_waits_on_it: bool) {
     use doca::dpa::{CompletionEvent, Engine, Export, WaitEvent};
+    // Waiting on the awaited event, which nothing sets, the RPC's function runs until
+    // the run-time limit stops it and the context turns fatal: what it holds is
+    // buried (leaked on purpose, never freed), which memcheck's leak count would call
+    // a leak. This case is about the first poll's timing, which valgrind's slowdown
+    // does not measure anyway.
+    if rpc_waits_on_it && common::under_valgrind() {
+        return;
+    }
     use std::future::Future;
     use std::task::{Context, Wake, Waker};
     struct Noop;
