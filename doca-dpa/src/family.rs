@@ -366,6 +366,13 @@ pub struct Member<T: FamilyMember> {
 
 /// What a [`Member`] holds: state whose drop tears down an object of the family
 /// of [`FamilyMember::family_of`].
+///
+/// A safe trait on purpose, trusted for nothing that soundness needs: its answer only
+/// decides whether a drop is made at once or handed to that family's reaper. A wrong
+/// answer cannot make a DOCA call escape a guard: the object's raw pointer is reached
+/// only through a guard of its own domain ([`Raw`](crate::core::Raw)), and a teardown
+/// that cannot enter its family (an RPC in progress on a thread holding the lock) is
+/// refused and buries the object, never frees it (`docs/concurrency.md`).
 #[doc(hidden)]
 pub trait FamilyMember: Send + 'static {
     /// A context of the object's family.
