@@ -511,6 +511,59 @@ impl<S> Rpc<S> {
     }
 }
 
+/// What launches and DPA threads run: a [`Kernel`]. A trait, rather than `&Kernel<S>`
+/// in the signatures, so that an [`Rpc`] passed there is named as such in the error.
+///
+/// **Sealed**: implemented for [`Kernel`] only.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a `__dpa_global__` function: launches and DPA threads run kernels",
+    label = "expected a `Kernel` (a `__dpa_global__` function of the app)",
+    note = "an `Rpc` (a `__dpa_rpc__` function, which returns `uint64_t`) is called with \
+            `dpa.rpc(&my_app::FUNCTION, args, timeout)`, not launched"
+)]
+pub trait KernelFn: sealed::Sealed {
+    /// The kernel's generated signature.
+    type Sig: KernelSig;
+    /// The kernel.
+    #[doc(hidden)]
+    fn kernel(&self) -> &Kernel<Self::Sig>;
+}
+
+impl<S: KernelSig> sealed::Sealed for Kernel<S> {}
+impl<S: KernelSig> KernelFn for Kernel<S> {
+    type Sig = S;
+    fn kernel(&self) -> &Kernel<S> {
+        self
+    }
+}
+
+/// What [`Dpa::rpc`](crate::Dpa::rpc) calls: an [`Rpc`]. A trait, rather than
+/// `&Rpc<S>` in the signature, so that a [`Kernel`] passed there is named as such in
+/// the error.
+///
+/// **Sealed**: implemented for [`Rpc`] only.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a `__dpa_rpc__` function: `Dpa::rpc` calls RPCs",
+    label = "expected an `Rpc` (a `__dpa_rpc__` function of the app, returning `uint64_t`)",
+    note = "a `Kernel` (a `__dpa_global__` function) is launched with \
+            `Launcher::launch(&my_app::FUNCTION, threads, args)` or run by a `DpaThread`"
+)]
+pub trait RpcFn: sealed::Sealed {
+    /// The RPC's generated signature.
+    type Sig: RpcSig;
+    /// The RPC.
+    #[doc(hidden)]
+    fn rpc(&self) -> &Rpc<Self::Sig>;
+}
+
+impl<S: RpcSig> sealed::Sealed for Rpc<S> {}
+impl<S: RpcSig> RpcFn for Rpc<S> {
+    type Sig = S;
+    fn rpc(&self) -> &Rpc<S> {
+        self
+    }
+}
+
 macro_rules! device_fn_common {
     ($($ty:ident),*) => {$(
         impl<S> $ty<S> {
