@@ -886,7 +886,7 @@ fn struct_source(r: &mut String, def: &StructDef) {
         let (host_ty, host_doc, repr_ty, repr_doc, lowered) = if ty.starts_with("param::") {
             (
                 format!("__dpa::Dev<__dpa::{ty}>"),
-                ": kept alive as long as the struct's memory",
+                ": kept alive as long as the struct's memory; set it with `Dev::new(&object)?`",
                 format!("__dpa::Handle<__dpa::{ty}>"),
                 " (the handle, readable only with `unsafe`)",
                 format!("__dpa::Handle::lowered(&self.{name}, keep)?"),
