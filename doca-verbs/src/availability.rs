@@ -4,7 +4,8 @@
 use crate::build_info::SYMBOLS;
 use crate::requirements::PARTS;
 
-/// Whether this build can use DOCA Verbs (every part of this crate).
+/// Whether this build can use DOCA Verbs (every part of this crate, DPA Verbs'
+/// queue pairs included).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Availability {
@@ -59,6 +60,13 @@ pub fn availability() -> Availability {
         return Availability::Absent(format!("no doca-verbs.pc: {why}"));
     }
     let mut reasons = Vec::new();
+    if !cfg!(doca_ge_3_2) {
+        reasons.push(format!(
+            "doca_verbs_dpa_qp: the queue pairs of DPA Verbs need DOCA 3.2 or newer, and this \
+             build is for DOCA {}",
+            crate::build_info::DOCA_VERSION
+        ));
+    }
     for (part, symbols) in PARTS {
         let gaps = missing(symbols);
         if !gaps.is_empty() {
@@ -79,7 +87,8 @@ mod tests {
     #[test]
     fn availability_matches_what_was_compiled() {
         let a = availability();
-        assert_eq!(a.is_available(), cfg!(doca_verbs_api), "{a:?}");
+        let compiled = cfg!(all(doca_ge_3_2, doca_verbs_api, doca_verbs_dpa_qp));
+        assert_eq!(a.is_available(), compiled, "{a:?}");
         if let Availability::Absent(why) = a {
             assert!(!why.is_empty());
         }

@@ -7,7 +7,14 @@
 //! - doca-rdmi makes its connections and posters on a [`VerbsContext`], with a
 //!   [`ProtectionDomain`] and, for host-read completions, a [`CompletionQueue`];
 //! - DPA Verbs (DOCA 3.2+): a kernel posts work requests on a queue pair the host
-//!   created on the DPA datapath and brought to RTS.
+//!   created on the DPA datapath and brought to RTS: [`QpBuilder`] → [`Qp`] →
+//!   [`ConnectedQp`], with its ring memory ([`DpaUmem`]) and doorbell region
+//!   ([`DpaUar`]) on the DPA. A connected queue pair is a typed kernel argument of
+//!   the doca-dpa launch API, for the C parameter type `doca_dpa_dev_verbs_qp_t`:
+//!   checked against the DPA context the kernel runs on, and kept alive by the
+//!   launch, DPA thread or DPA struct given it until the device is done. These
+//!   exist only in builds for DOCA 3.2 or newer (the `doca_ge_3_2` cfg), where the
+//!   install declares them.
 //!
 //! **Every DOCA Verbs function is EXPERIMENTAL.** The crate always builds; where
 //! the install has no `doca-verbs.pc` (DOCA 3.0), or lacks functions a part needs,
@@ -57,8 +64,14 @@ mod cq;
 mod error;
 #[cfg(doca_verbs_api)]
 mod pd;
+#[cfg(all(doca_ge_3_2, doca_verbs_api, doca_verbs_dpa_qp))]
+mod qp;
 #[allow(dead_code)]
 mod requirements;
+#[cfg(all(doca_ge_3_2, doca_verbs_api, doca_verbs_dpa_qp))]
+mod uar;
+#[cfg(all(doca_ge_3_2, doca_verbs_api, doca_verbs_dpa_qp))]
+mod umem;
 
 pub use availability::{availability, Availability};
 #[cfg(doca_verbs_api)]
@@ -70,6 +83,17 @@ pub use cq::{CompletionQueue, CqAttributes, CqEntrySize};
 #[cfg(doca_verbs_api)]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use pd::ProtectionDomain;
+#[cfg(all(doca_ge_3_2, doca_verbs_api, doca_verbs_dpa_qp))]
+#[cfg_attr(docsrs, doc(cfg(all(doca_ge_3_2, feature = "experimental"))))]
+pub use qp::{
+    AddressType, ConnectError, ConnectedQp, DestroyError, Gid, PathMtu, Peer, Qp, QpBuilder, QpType,
+};
+#[cfg(all(doca_ge_3_2, doca_verbs_api, doca_verbs_dpa_qp))]
+#[cfg_attr(docsrs, doc(cfg(all(doca_ge_3_2, feature = "experimental"))))]
+pub use uar::DpaUar;
+#[cfg(all(doca_ge_3_2, doca_verbs_api, doca_verbs_dpa_qp))]
+#[cfg_attr(docsrs, doc(cfg(all(doca_ge_3_2, feature = "experimental"))))]
+pub use umem::DpaUmem;
 
 /// The errors are those of `doca-dpa`: one error type for every DOCA call.
 pub use doca_dpa::{Error, ErrorCode, ErrorKind, Result};
@@ -103,12 +127,25 @@ mod auto_traits {
         assert_impl_all!(crate::CqEntrySize: Send, Sync, Copy);
         assert_impl_all!(crate::VerbsContextFlags: Send, Sync, Copy);
     }
+    #[cfg(all(doca_ge_3_2, doca_verbs_api, doca_verbs_dpa_qp))]
+    mod dpa_qp {
+        use static_assertions::assert_impl_all;
+        assert_impl_all!(crate::QpBuilder: Send, Sync);
+        assert_impl_all!(crate::Qp: Send, Sync);
+        assert_impl_all!(crate::ConnectedQp: Send, Sync);
+        assert_impl_all!(crate::ConnectError: Send, Sync);
+        assert_impl_all!(crate::DestroyError: Send, Sync);
+        assert_impl_all!(crate::Peer: Send, Sync);
+        assert_impl_all!(crate::DpaUar: Send, Sync, Clone);
+        assert_impl_all!(crate::DpaUmem: Send, Sync, Clone);
+    }
 }
 
-/// Expands the items inside only in builds where every wrapper of this crate is
-/// compiled (see [`availability()`]), so that programs, examples and tests using
-/// DOCA Verbs still build against a DOCA without it. Pair it with
-/// [`if_no_verbs!`].
+/// Expands the items inside only in builds where the verbs contexts, PDs and CQs
+/// are compiled (see [`availability()`]), so that programs, examples and tests
+/// using DOCA Verbs still build against a DOCA without it. Pair it with
+/// [`if_no_verbs!`]; [`if_dpa_verbs!`] is the same for the queue pairs of DPA
+/// Verbs (DOCA 3.2+).
 ///
 /// ```
 /// doca_verbs::if_verbs! {
@@ -146,5 +183,46 @@ macro_rules! if_no_verbs {
 #[cfg(not(doca_verbs_api))]
 #[macro_export]
 macro_rules! if_no_verbs {
+    ($($item:item)*) => { $($item)* };
+}
+
+/// Expands the items inside only in builds where the queue pairs of DPA Verbs
+/// are compiled (DOCA 3.2 or newer, every function they need present: see
+/// [`availability()`]). Pair it with [`if_no_dpa_verbs!`].
+///
+/// ```
+/// doca_verbs::if_dpa_verbs! {
+///     fn dpa_verbs() -> bool { true }
+/// }
+/// doca_verbs::if_no_dpa_verbs! {
+///     fn dpa_verbs() -> bool { false }
+/// }
+/// assert_eq!(dpa_verbs(), doca_verbs::availability().is_available());
+/// ```
+#[cfg(all(doca_ge_3_2, doca_verbs_api, doca_verbs_dpa_qp))]
+#[macro_export]
+macro_rules! if_dpa_verbs {
+    ($($item:item)*) => { $($item)* };
+}
+
+/// Expands the items inside only in builds where the queue pairs of DPA Verbs
+/// are compiled. Pair it with [`if_no_dpa_verbs!`].
+#[cfg(not(all(doca_ge_3_2, doca_verbs_api, doca_verbs_dpa_qp)))]
+#[macro_export]
+macro_rules! if_dpa_verbs {
+    ($($item:item)*) => {};
+}
+
+/// The opposite of [`if_dpa_verbs!`].
+#[cfg(all(doca_ge_3_2, doca_verbs_api, doca_verbs_dpa_qp))]
+#[macro_export]
+macro_rules! if_no_dpa_verbs {
+    ($($item:item)*) => {};
+}
+
+/// The opposite of [`if_dpa_verbs!`].
+#[cfg(not(all(doca_ge_3_2, doca_verbs_api, doca_verbs_dpa_qp)))]
+#[macro_export]
+macro_rules! if_no_dpa_verbs {
     ($($item:item)*) => { $($item)* };
 }
