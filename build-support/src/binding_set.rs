@@ -20,8 +20,11 @@ pub const DPA_HEADERS: &[&str] = &[
     "doca_dpa.h",
 ];
 
-/// DOCA Verbs headers (contexts, PDs, CQs, QPs and their attributes), in include order.
-pub const VERBS_HEADERS: &[&str] = &["doca_verbs.h"];
+/// DOCA Verbs headers (contexts, PDs, CQs, QPs and their attributes), in include order,
+/// with the DOCA Core headers of the memory (UMEM) and doorbell regions (UAR) a queue
+/// pair on the DPA datapath is made with (DOCA 3.2+; a header the install lacks is
+/// skipped).
+pub const VERBS_HEADERS: &[&str] = &["doca_verbs.h", "doca_umem.h", "doca_uar.h"];
 
 /// DOCA RDMI headers, in include order (the Verbs items they use come from the Verbs
 /// set).
