@@ -7,9 +7,9 @@
 //! - doca-rdmi makes its connections and posters on a [`VerbsContext`], with a
 //!   [`ProtectionDomain`] and, for host-read completions, a [`CompletionQueue`];
 //! - DPA Verbs (DOCA 3.2+): a kernel posts work requests on a queue pair the host
-//!   created on the DPA datapath and brought to RTS: [`QpBuilder`] → [`Qp`] →
-//!   [`ConnectedQp`], with its ring memory ([`DpaUmem`]) and doorbell region
-//!   ([`DpaUar`]) on the DPA. A connected queue pair is a typed kernel argument of
+//!   created on the DPA datapath and brought to RTS: `QpBuilder` → `Qp` →
+//!   `ConnectedQp`, with its ring memory (`DpaUmem`) and doorbell region
+//!   (`DpaUar`) on the DPA. A connected queue pair is a typed kernel argument of
 //!   the doca-dpa launch API, for the C parameter type `doca_dpa_dev_verbs_qp_t`:
 //!   checked against the DPA context the kernel runs on, and kept alive by the
 //!   launch, DPA thread or DPA struct given it until the device is done. These
