@@ -1,5 +1,5 @@
-//! Turns the symbol audits of doca-dpa-sys (DOCA Core, DPA) and doca-rdmi-sys
-//! (Verbs, RDMI) into `doca_sym` / `doca_hand_declared` cfgs filtered by the
+//! Turns the symbol audits of doca-dpa-sys (DOCA Core, DPA), doca-verbs-sys
+//! (Verbs) and doca-rdmi-sys (RDMI) into `doca_sym` / `doca_hand_declared` cfgs filtered by the
 //! `experimental` feature, writes the run-time audit table, and enables each
 //! part of the crate (`doca_rdmi_api = "verbs" | "ctx" | "connection" |
 //! "poster"`) whose functions are all usable.
@@ -15,7 +15,7 @@ use doca_build_support::safe::{plan, usable};
 
 fn main() {
     let env = EnvReader::from_process();
-    let p = match plan(&env, &["DOCA_DPA", "DOCA_RDMI"]) {
+    let p = match plan(&env, &["DOCA_DPA", "DOCA_VERBS", "DOCA_RDMI"]) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("\nerror: {e}\n");

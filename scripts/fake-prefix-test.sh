@@ -120,7 +120,7 @@ grep -qx "header_version=$version" <<<"$out" || fail "the bindings' DOCA_VERSION
 # No bindgen feature: the bundled bindings, checked against the install's headers.
 grep -qx "rdma_absent_reason=None" <<<"$out" || fail "the probe found no DOCA RDMA in the fake install"
 grep -qx "rdma_declared_not_exported=" <<<"$out" || fail "some declared DOCA RDMA functions are not exported by the fake install"
-for set in dpa rdmi rdma; do
+for set in dpa verbs rdmi rdma; do
     grep -q "^bindings_$set=bundled, [0-9]* items checked against the installed headers" <<<"$out" \
         || fail "the $set bindings are not the bundled ones checked against the install"
 done
@@ -135,9 +135,9 @@ done
 
 echo "== the probe again with the bindgen feature (bindings from the installed headers)"
 out=$(cd "$probe" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$prefix/lib/pkgconfig" \
-    LD_LIBRARY_PATH="$prefix/lib" cargo run -q --features doca-dpa-sys/bindgen,doca-rdmi-sys/bindgen,doca-rdma-sys/bindgen 2>&1) \
+    LD_LIBRARY_PATH="$prefix/lib" cargo run -q --features doca-dpa-sys/bindgen,doca-verbs-sys/bindgen,doca-rdmi-sys/bindgen,doca-rdma-sys/bindgen 2>&1) \
     || { echo "$out"; fail "probe build or run with bindgen failed"; }
-for set in dpa rdmi rdma; do
+for set in dpa verbs rdmi rdma; do
     grep -qx "bindings_$set=bindgen over the installed headers" <<<"$out" \
         || { echo "$out"; fail "the bindgen feature did not make the $set bindings with bindgen"; }
 done
@@ -297,8 +297,8 @@ want_json '"pairing": "unknown"'
 
 echo "== clippy in hardware mode (every cfg'd FFI call site has its SAFETY comment)"
 out=$(cd "$root" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$prefix/lib/pkgconfig" DPACC="$prefix/tools/dpacc" \
-    cargo clippy -q -p doca-dpa-sys -p doca-rdmi-sys -p doca-rdma-sys -p doca-comch-sys -p doca-dpa -p doca-rdmi -p doca-rdma \
-        -p doca-comch -- -D warnings 2>&1) \
+    cargo clippy -q -p doca-dpa-sys -p doca-verbs-sys -p doca-rdmi-sys -p doca-rdma-sys -p doca-comch-sys -p doca-dpa \
+        -p doca-verbs -p doca-rdmi -p doca-rdma -p doca-comch -- -D warnings 2>&1) \
     || { echo "$out"; fail "clippy finds warnings in the hardware build"; }
 
 echo "== the doca package in hardware mode on a real-shaped DOCA 3.0 install: no RDMI, no DPACC set"
@@ -314,6 +314,9 @@ p30="$work/doca-3.0"
 mkdir -p "$p30/include" "$p30/lib"
 cp "$prefix"/include/*.h "$p30/include/"
 rm "$p30"/include/doca_rdmi_*.h
+# DOCA Verbs arrived after 3.0: no doca_verbs.h, no doca-verbs.pc (doca-verbs-sys
+# builds empty and doca-verbs says why).
+rm "$p30"/include/doca_verbs.h
 fake_doca_set_version "$p30/include/doca_version.h" 3.0.0058
 # real_shape FILE FROM TO: one change, which must apply.
 real_shape() {
@@ -332,7 +335,7 @@ real_shape doca_types.h "#ifdef __cplusplus
 real_shape doca_dpa.h "doca_error_t doca_dpa_destroy(struct doca_dpa *dpa);" "doca_error_t doca_dpa_destroy(struct doca_dpa *dpa);
 DOCA_EXPERIMENTAL doca_error_t doca_dpa_added_by_a_newer_release(struct doca_dpa *dpa, uint64_t value);"
 cp -r "$prefix/lib/pkgconfig" "$p30/lib/pkgconfig"
-rm "$p30/lib/pkgconfig/doca-rdmi.pc"
+rm "$p30/lib/pkgconfig/doca-rdmi.pc" "$p30/lib/pkgconfig/doca-verbs.pc"
 sed -i -e "s#^prefix=.*#prefix=$p30#" -e "s#^libdir=.*#libdir=$prefix/lib#" \
     -e "s#^Version: $version#Version: 3.0.0058#" "$p30"/lib/pkgconfig/*.pc
 ln -s "$prefix/tools" "$p30/tools"

@@ -36,7 +36,7 @@ trap 'rm -f "$log"' EXIT
 # Each tarball's verification build runs where DOCA may be absent, so the packages
 # that have a `sim` feature are verified with it (doca-sim is an optional
 # dependency: without the feature a build with no DOCA stops and says to add it).
-sim_features=doca-dpa-sys/sim,doca-rdmi-sys/sim,doca-rdma-sys/sim,doca-comch-sys/sim,doca-dpa/sim,doca-rdmi/sim,doca-rdma/sim,doca-comch/sim,doca/sim,doca-doctor/sim
+sim_features=doca-dpa-sys/sim,doca-verbs-sys/sim,doca-rdmi-sys/sim,doca-rdma-sys/sim,doca-comch-sys/sim,doca-dpa/sim,doca-verbs/sim,doca-rdmi/sim,doca-rdma/sim,doca-comch/sim,doca/sim,doca-doctor/sim
 # tests/messages (unpublished) has no dependency those features name (doca is its
 # dev-dependency, which a tarball drops), so it is packaged on its own.
 export RUSTFLAGS="-D warnings"

@@ -3,7 +3,8 @@
 //! The facade of doca-rs: [`dpa`] is the `doca-dpa` crate (devices, DPA
 //! contexts, kernel launches, events, memory, threads), [`comch`] the
 //! `doca-comch` crate (DPA Comms message queues between DPA threads), [`rdma`] the
-//! `doca-rdma` crate (DOCA RDMA on the DPA datapath), [`rdmi`] the
+//! `doca-rdma` crate (DOCA RDMA on the DPA datapath), [`verbs`] the
+//! `doca-verbs` crate (DOCA Verbs, which RDMI and DPA Verbs build on), [`rdmi`] the
 //! `doca-rdmi` crate, and [`sys`] the raw DPA bindings. The project's
 //! examples and integration tests live in this package; their DPA kernels come
 //! from a package only they depend on (`doca-test-kernels`), so this library
@@ -78,6 +79,13 @@ pub mod comch {
 pub mod rdma {
     #[doc(inline)]
     pub use doca_rdma::*;
+}
+/// DOCA Verbs (the `doca-verbs` crate): verbs contexts, protection domains,
+/// completion queues and, from DOCA 3.2, the queue pairs DPA Verbs kernels post
+/// on; a module for the same reason as [`dpa`].
+pub mod verbs {
+    #[doc(inline)]
+    pub use doca_verbs::*;
 }
 /// DOCA RDMI on the DPA (the `doca-rdmi` crate); a module for the same reason as
 /// [`dpa`].

@@ -264,7 +264,7 @@ fn made_or_refused<T>(r: Result<T, Error>) -> Option<Result<T, Error>> {
 /// One step. `Err` is an oracle failure.
 fn step(rng: &mut Rng, w: &mut World) -> Result<(), String> {
     let ctx = rng.below(2);
-    match rng.below(31) {
+    match rng.below(32) {
         0 | 1 => {
             let len = 1 + rng.below(8);
             let Some(b) = made(DpaBuffer::<u64>::new(&w.dpas[ctx], len))? else {
@@ -515,6 +515,7 @@ fn step(rng: &mut Rng, w: &mut World) -> Result<(), String> {
         22 => rdmi_step(rng, w, ctx)?,
         25 => skip_out_of_memory(rdma_step(rng, w, ctx))?,
         30 => skip_out_of_memory(comch_step(rng, w, ctx))?,
+        31 => skip_out_of_memory(verbs_step(rng, w, ctx))?,
         26 => {
             // Rarely, and once a sequence: each run keeps a context for good.
             if !w.zero_done && rng.chance(5) {
@@ -1062,6 +1063,85 @@ doca::rdma::if_no_rdma! {
 
 doca::rdmi::if_no_rdmi! {
     fn rdmi_step(_: &mut Rng, _: &mut World, _: usize) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+// ---- DPA Verbs queue pairs (issue #35) ------------------------------------------------
+
+doca::verbs::if_dpa_verbs! {
+    #[path = "verbs/setup.rs"]
+    mod verbs_setup;
+
+    /// Two queue pairs on one context, connected (sometimes a builder with a
+    /// completion or UAR of the other context first, refused); a held kernel on
+    /// either context's launcher writes through one of them (refused when anything
+    /// is of the other context); sometimes an explicit destroy while it holds the
+    /// queue pair; then each queue pair, the target slot and its map are kept on
+    /// their own, to be dropped in any order.
+    fn verbs_step(rng: &mut Rng, w: &mut World, ctx: usize) -> Result<(), String> {
+        use doca::dpa::{AccessFlags, DpaMmap};
+        use doca::verbs::{DpaUar, ProtectionDomain, QpBuilder, VerbsContext};
+        let s = out_of_memory_or_text;
+        let dpa = w.dpas[ctx].clone();
+        if rng.chance(10) {
+            let verbs = VerbsContext::new(dpa.device()).map_err(s)?;
+            let pd = ProtectionDomain::new(&verbs).map_err(s)?;
+            let (uar, foreign_uar) = (DpaUar::new(&dpa).map_err(s)?, DpaUar::new(&w.dpas[1 - ctx]).map_err(s)?);
+            let completion = CompletionBuilder::new(&dpa, 16).and_then(|c| c.start()).map_err(s)?;
+            let foreign = CompletionBuilder::new(&w.dpas[1 - ctx], 16).and_then(|c| c.start()).map_err(s)?;
+            let r = match rng.chance(50) {
+                true => QpBuilder::new(&pd, &dpa, &foreign, &uar),
+                false => QpBuilder::new(&pd, &dpa, &completion, &foreign_uar),
+            };
+            return match r {
+                Err(e) if e.is_invalid_argument() => Ok(()),
+                other => Err(format!("a queue pair with a foreign completion or UAR: {other:?}")),
+            };
+        }
+        let (qp, peer) = verbs_setup::pair(&dpa).map_err(s)?;
+        let src = DpaBuffer::<u64>::from_slice(&dpa, &[rng.next()]).map_err(s)?;
+        let src_map = DpaMmap::with_access(&dpa, &src, 0, 1, AccessFlags::RDMA_ALL).map_err(s)?;
+        let dst = DpaBuffer::<u64>::from_slice(&dpa, &[0]).map_err(s)?;
+        let dst_map = DpaMmap::with_access(&dpa, &dst, 0, 1, AccessFlags::RDMA_ALL).map_err(s)?;
+        if let (Some(l), Some(g), Some(o)) = (pick(rng, &w.launchers), pick(rng, &w.gos), pick(rng, &w.buffers)) {
+            let ((lc, launcher), (gc, go), (oc, out)) = (&w.launchers[l], &w.gos[g], &w.buffers[o]);
+            let foreign = *lc != ctx || gc != lc || oc != lc;
+            let r = launcher.launch(
+                &doca_tests::sound_hold_verbs,
+                1,
+                (go, &qp, qp.completion(), &src, &src_map, &dst, &dst_map, out),
+            );
+            expect_outcome(r.map(drop), foreign, "sound_hold_verbs")?;
+        }
+        let qp = if rng.chance(30) {
+            match qp.destroy() {
+                // Nothing held it: destroyed.
+                Ok(()) => None,
+                Err(e) if matches!(e.error(), Error::InUse { .. }) => {
+                    Some(e.into_parts().1.ok_or("a refused destroy kept the queue pair")?)
+                }
+                Err(e) => return Err(format!("destroy: {e}")),
+            }
+        } else {
+            Some(qp)
+        };
+        // The target's memory is the peer's business: kept to the end.
+        w.peers.push(Box::new((dst, dst_map)));
+        for part in [
+            Box::new(qp) as Box<dyn std::any::Any>,
+            Box::new(peer),
+            Box::new(src),
+            Box::new(src_map),
+        ] {
+            w.rdmi.push((ctx, part));
+        }
+        Ok(())
+    }
+}
+
+doca::verbs::if_no_dpa_verbs! {
+    fn verbs_step(_: &mut Rng, _: &mut World, _: usize) -> Result<(), String> {
         Ok(())
     }
 }

@@ -1,5 +1,5 @@
 //! Keeps `docs/functions.md` true: every DOCA DPA/RDMI host function this
-//! build knows (the symbol audit) is either called by `doca-dpa`/`doca-comch`/`doca-rdma`/`doca-rdmi`
+//! build knows (the symbol audit) is either called by `doca-dpa`/`doca-comch`/`doca-rdma`/`doca-verbs`/`doca-rdmi`
 //! (found in their sources, outside comments) or listed in
 //! `docs/unwrapped.tsv` with the reason it is left raw.
 //!
@@ -976,6 +976,9 @@ fn every_doca_function_is_wrapped_or_explained() {
     for s in doca::dpa::build_info::SYMBOLS {
         symbols.insert(s.name, (s.header, s.marker));
     }
+    for s in doca::verbs::build_info::SYMBOLS {
+        symbols.entry(s.name).or_insert((s.header, s.marker));
+    }
     for s in doca::rdmi::build_info::SYMBOLS {
         symbols.entry(s.name).or_insert((s.header, s.marker));
     }
@@ -986,6 +989,7 @@ fn every_doca_function_is_wrapped_or_explained() {
         symbols.entry(s.name).or_insert((s.header, s.marker));
     }
     let mut code = sources(&root().join("doca-dpa/src"), "doca_dpa");
+    code.extend(sources(&root().join("doca-verbs/src"), "doca_verbs"));
     code.extend(sources(&root().join("doca-rdmi/src"), "doca_rdmi"));
     code.extend(sources(&root().join("doca-rdma/src"), "doca_rdma"));
     code.extend(sources(&root().join("doca-comch/src"), "doca_comch"));

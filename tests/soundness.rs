@@ -1047,6 +1047,142 @@ doca::rdma::if_no_rdma! {
     }
 }
 
+// ---- DPA Verbs queue pairs (issue #35) ------------------------------------------------
+
+doca::verbs::if_dpa_verbs! {
+    #[path = "verbs/setup.rs"]
+    mod verbs_setup;
+
+    /// The launch of `sound_hold_verbs` on `launcher` with `qp` and fresh buffers of
+    /// `dpa`: (go flag, target slot and its map, out flag, launch).
+    #[allow(clippy::type_complexity)]
+    fn hold_verbs<'l>(
+        dpa: &Dpa,
+        launcher: &'l Launcher,
+        qp: &doca::verbs::ConnectedQp,
+    ) -> Result<(DpaBuffer<u64>, DpaBuffer<u64>, doca::dpa::DpaMmap, DpaBuffer<u64>, doca::dpa::Launch<'l>), Error> {
+        use doca::dpa::{AccessFlags, DpaMmap};
+        let go = DpaBuffer::<u64>::from_slice(dpa, &[0])?;
+        let src = DpaBuffer::<u64>::from_slice(dpa, &[42])?;
+        let src_map = DpaMmap::with_access(dpa, &src, 0, 1, AccessFlags::RDMA_ALL)?;
+        let dst = DpaBuffer::<u64>::from_slice(dpa, &[0])?;
+        let dst_map = DpaMmap::with_access(dpa, &dst, 0, 1, AccessFlags::RDMA_ALL)?;
+        let out = DpaBuffer::<u64>::from_slice(dpa, &[0])?;
+        let launch = launcher.launch(
+            &doca_tests::sound_hold_verbs,
+            1,
+            (&go, qp, qp.completion(), &src, &src_map, &dst, &dst_map, &out),
+        )?;
+        // The launch holds the source and its map; the test keeps the target.
+        drop((src, src_map));
+        Ok((go, dst, dst_map, out, launch))
+    }
+
+    /// A running kernel was given a queue pair: its explicit destroy is refused
+    /// with the queue pair back, and dropping it (and its peer, PD, UAR and
+    /// completion) destroys nothing until the kernel has posted on it and the
+    /// launch is seen to finish.
+    fn a_verbs_qp_outlives_the_kernel_posting_on_it(live: &Live<'_>) -> CaseResult {
+        let dpa = common::dpa();
+        let (qp, peer) = verbs_setup::pair(&dpa).map_err(err)?;
+        let launcher = Launcher::new(&dpa).map_err(err)?;
+        let (go, dst, dst_map, out, launch) = hold_verbs(&dpa, &launcher, &qp).map_err(err)?;
+        let qp = match qp.destroy() {
+            Err(e) if matches!(e.error(), Error::InUse { .. }) => {
+                e.into_parts().1.ok_or("a refused destroy did not hand the queue pair back")?
+            }
+            other => return Err(format!("destroy of a queue pair in use returned {other:?}")),
+        };
+        drop(qp);
+        live.expect("doca_verbs_qp", 2, "after the host dropped the queue pair a kernel holds")?;
+        release(&go)?;
+        launch.wait(LONG).map_err(err)?;
+        check(out.to_vec().map_err(err)?[0] == 1, || "the kernel did not run to its end".into())?;
+        check(dst.to_vec().map_err(err)?[0] == 42, || "the write did not arrive".into())?;
+        no_fault(&dpa, "after the kernel posted on the dropped queue pair")?;
+        live.expect("doca_verbs_qp", 1, "once the launch was seen to finish")?;
+        drop((peer, dst_map, dst));
+        live.expect("doca_verbs_qp", 0, "after the host dropped the peer")?;
+        live.expect("doca_umem", 0, "after the host dropped both queue pairs")?;
+        live.expect("doca_uar", 0, "after the host dropped both queue pairs")?;
+        Ok(())
+    }
+
+    /// A queue pair of one DPA context given to a kernel of another, and a
+    /// completion or UAR of another context for a new queue pair: refused before
+    /// DOCA is called, nothing left behind.
+    fn a_verbs_qp_of_another_context_is_refused(live: &Live<'_>) -> CaseResult {
+        use doca::verbs::{DpaUar, ProtectionDomain, QpBuilder, VerbsContext};
+        let dpa = common::dpa();
+        let (qp, peer) = verbs_setup::pair(&dpa).map_err(err)?;
+        let other = common::dpa();
+        let launcher = Launcher::new(&other).map_err(err)?;
+        match hold_verbs(&other, &launcher, &qp) {
+            Err(e) if e.is_invalid_argument() => {}
+            Err(e) => return Err(format!("a foreign queue pair failed with {e}")),
+            Ok(_) => return Err("a kernel of another DPA context was given the queue pair".into()),
+        }
+        let verbs = VerbsContext::new(dpa.device()).map_err(err)?;
+        let pd = ProtectionDomain::new(&verbs).map_err(err)?;
+        let (uar, foreign_uar) = (DpaUar::new(&dpa).map_err(err)?, DpaUar::new(&other).map_err(err)?);
+        let completion = doca::dpa::CompletionBuilder::new(&dpa, 16).and_then(|c| c.start()).map_err(err)?;
+        let foreign = doca::dpa::CompletionBuilder::new(&other, 16).and_then(|c| c.start()).map_err(err)?;
+        for (what, r) in [
+            ("a completion", QpBuilder::new(&pd, &dpa, &foreign, &uar).map(drop)),
+            ("a UAR", QpBuilder::new(&pd, &dpa, &completion, &foreign_uar).map(drop)),
+        ] {
+            match r {
+                Err(e) if e.is_invalid_argument() => {}
+                other => return Err(format!("{what} of another DPA context: {other:?}")),
+            }
+        }
+        no_fault(&other, "after the refused launch")?;
+        drop((qp, peer));
+        live.expect("doca_verbs_qp", 0, "after the host dropped the queue pairs")?;
+        Ok(())
+    }
+
+    /// A queue size of 0, and a connect to a peer that is no queue pair of this
+    /// device's: errors, the queue pair back (reset), nothing leaked.
+    fn bad_verbs_configuration_is_an_error(live: &Live<'_>) -> CaseResult {
+        use doca::verbs::{DpaUar, Gid, Peer, ProtectionDomain, QpBuilder, VerbsContext};
+        let dpa = common::dpa();
+        let verbs = VerbsContext::new(dpa.device()).map_err(err)?;
+        let pd = ProtectionDomain::new(&verbs).map_err(err)?;
+        let uar = DpaUar::new(&dpa).map_err(err)?;
+        let completion = doca::dpa::CompletionBuilder::new(&dpa, 16).and_then(|c| c.start()).map_err(err)?;
+        let builder = QpBuilder::new(&pd, &dpa, &completion, &uar).map_err(err)?;
+        check(builder.send_queue_size(0).is_err(), || "a send queue of 0 was accepted".into())?;
+        let qp = verbs_setup::qp(&dpa, &pd, &uar).map_err(err)?;
+        // Its own number: a loopback to itself is a valid RC connection, so the
+        // connect's outcome is DOCA's; either way nothing may leak.
+        let number = qp.number();
+        match qp.connect(&Peer::new(number, Gid::default())) {
+            Ok(connected) => drop(connected),
+            Err(e) => drop(e.into_parts().1),
+        }
+        drop((uar, completion, pd, verbs));
+        no_fault(&dpa, "after the bad configurations")?;
+        live.expect("doca_verbs_qp", 0, "after the host dropped the queue pair")?;
+        live.expect("doca_umem", 0, "after the host dropped the queue pair")?;
+        Ok(())
+    }
+
+    fn verbs_cases() -> Vec<(&'static str, Case)> {
+        vec![
+            ("a verbs queue pair destroyed and dropped while a kernel posts on it", a_verbs_qp_outlives_the_kernel_posting_on_it),
+            ("a verbs queue pair, completion or UAR of another DPA context", a_verbs_qp_of_another_context_is_refused),
+            ("a queue size of 0 and a connect to oneself", bad_verbs_configuration_is_an_error),
+        ]
+    }
+}
+
+doca::verbs::if_no_dpa_verbs! {
+    fn verbs_cases() -> Vec<(&'static str, Case)> {
+        Vec::new()
+    }
+}
+
 // ---- DPA Comms message queues (issue #35) ---------------------------------------------
 
 doca::comch::if_comch! {
@@ -1695,6 +1831,7 @@ fn no_sequence_of_safe_calls_lets_the_dpa_use_what_was_released() {
     cases.extend(rdmi_cases());
     cases.extend(rdma_cases());
     cases.extend(comch_cases());
+    cases.extend(verbs_cases());
     let mut unsound = Vec::new();
     for (name, case) in &cases {
         let objects = common::LiveObjects::new();

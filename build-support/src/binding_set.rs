@@ -20,12 +20,15 @@ pub const DPA_HEADERS: &[&str] = &[
     "doca_dpa.h",
 ];
 
-/// DOCA Verbs + RDMI headers, in include order.
-pub const RDMI_HEADERS: &[&str] = &[
-    "doca_verbs.h",
-    "doca_rdmi_connection.h",
-    "doca_rdmi_poster.h",
-];
+/// DOCA Verbs headers (contexts, PDs, CQs, QPs and their attributes), in include order,
+/// with the DOCA Core headers of the memory (UMEM) and doorbell regions (UAR) a queue
+/// pair on the DPA datapath is made with (DOCA 3.2+; a header the install lacks is
+/// skipped).
+pub const VERBS_HEADERS: &[&str] = &["doca_verbs.h", "doca_umem.h", "doca_uar.h"];
+
+/// DOCA RDMI headers, in include order (the Verbs items they use come from the Verbs
+/// set).
+pub const RDMI_HEADERS: &[&str] = &["doca_rdmi_connection.h", "doca_rdmi_poster.h"];
 
 /// DOCA RDMA headers (its DPA-datapath part), in include order.
 pub const RDMA_HEADERS: &[&str] = &["doca_rdma.h"];
@@ -50,13 +53,16 @@ pub const BUNDLED_DIR: &str = "bundled";
 pub enum BindingSet {
     /// DOCA Core + DPA.
     Dpa,
-    /// DOCA Verbs + RDMI, reusing the Dpa set's items.
+    /// DOCA RDMI, reusing the Dpa and Verbs sets' items.
     Rdmi,
     /// DOCA RDMA's DPA datapath, reusing the Dpa set's items.
     Rdma,
     /// DOCA Comch's DPA part (message queues, their consumers and producers on the
     /// DPA), reusing the Dpa set's items.
     Comch,
+    /// DOCA Verbs (`doca_verbs.h`: what RDMI and DPA Verbs build on), reusing the Dpa
+    /// set's items.
+    Verbs,
 }
 
 /// What names a set: its short name, its DOCA library's name in messages, its headers,
@@ -72,11 +78,12 @@ struct SetNames {
 
 /// [`SetNames`] per set, in the order of [`BindingSet`]'s variants.
 #[rustfmt::skip]
-const SETS: [SetNames; 4] = [
+const SETS: [SetNames; 5] = [
     SetNames { name: "dpa", display: "DPA", headers: DPA_HEADERS, committed: "dpa.rs", check: "dpa_check.c", sys_crate: "doca-dpa-sys" },
     SetNames { name: "rdmi", display: "RDMI", headers: RDMI_HEADERS, committed: "rdmi.rs", check: "rdmi_check.c", sys_crate: "doca-rdmi-sys" },
     SetNames { name: "rdma", display: "RDMA", headers: RDMA_HEADERS, committed: "rdma.rs", check: "rdma_check.c", sys_crate: "doca-rdma-sys" },
     SetNames { name: "comch", display: "Comch", headers: COMCH_HEADERS, committed: "comch.rs", check: "comch_check.c", sys_crate: "doca-comch-sys" },
+    SetNames { name: "verbs", display: "Verbs", headers: VERBS_HEADERS, committed: "verbs.rs", check: "verbs_check.c", sys_crate: "doca-verbs-sys" },
 ];
 
 impl BindingSet {
@@ -89,19 +96,20 @@ impl BindingSet {
         self.names().headers
     }
 
-    /// `"dpa"`, `"rdmi"`, `"rdma"` or `"comch"`.
+    /// `"dpa"`, `"verbs"`, `"rdmi"`, `"rdma"` or `"comch"`.
     pub fn name(self) -> &'static str {
         self.names().name
     }
 
-    /// The DOCA library's name in messages (`DPA`, `RDMI`, `RDMA`, `Comch`).
+    /// The DOCA library's name in messages (`DPA`, `Verbs`, `RDMI`, `RDMA`, `Comch`).
     pub fn display_name(self) -> &'static str {
         self.names().display
     }
 
-    /// Every set, the Dpa set (which the others reuse) first.
-    pub const ALL: [BindingSet; 4] = [
+    /// Every set, each after the sets it reuses (the Dpa set first).
+    pub const ALL: [BindingSet; 5] = [
         BindingSet::Dpa,
+        BindingSet::Verbs,
         BindingSet::Rdmi,
         BindingSet::Rdma,
         BindingSet::Comch,
@@ -144,15 +152,28 @@ impl BindingSet {
         self.bundled_dir(sys_manifest_dir).join(self.check_file())
     }
 
-    /// The line by which the set's bindings reach the Dpa set's items: none for Dpa;
-    /// for the others, `use super::dpa::*;` in the committed copy (compiled as a
-    /// sibling module of the Dpa set's) and `use doca_dpa_sys::*;` in a -sys crate.
-    pub fn dpa_use_line(self, in_sys_crate: bool) -> Option<&'static str> {
-        match (self, in_sys_crate) {
-            (BindingSet::Dpa, _) => None,
-            (_, false) => Some("use super::dpa::*;"),
-            (_, true) => Some("use doca_dpa_sys::*;"),
+    /// The sets whose items this set's bindings reuse instead of defining them again:
+    /// none for Dpa; Dpa and Verbs for Rdmi (RDMI objects are made on verbs objects);
+    /// Dpa for the others.
+    pub fn reused(self) -> &'static [BindingSet] {
+        match self {
+            BindingSet::Dpa => &[],
+            BindingSet::Rdmi => &[BindingSet::Dpa, BindingSet::Verbs],
+            BindingSet::Verbs | BindingSet::Rdma | BindingSet::Comch => &[BindingSet::Dpa],
         }
+    }
+
+    /// The lines by which the set's bindings reach the items of the sets it
+    /// [reuses](Self::reused): `use super::dpa::*;` (…) in the committed copy (compiled as
+    /// a sibling module of theirs) and `use doca_dpa_sys::*;` (…) in a -sys crate.
+    pub fn use_lines(self, in_sys_crate: bool) -> Vec<String> {
+        self.reused()
+            .iter()
+            .map(|r| match in_sys_crate {
+                false => format!("use super::{}::*;", r.name()),
+                true => format!("use {}::*;", r.sys_crate_dir().replace('-', "_")),
+            })
+            .collect()
     }
 }
 

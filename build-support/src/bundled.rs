@@ -176,7 +176,7 @@ fn version_value(version_header: &str, name: &'static str) -> Result<String, Bun
 /// The file a -sys crate includes on hardware without bindgen: `committed` (the set's
 /// committed bindings) without the functions in `absent_functions`, with the version
 /// constants of `version_header` (the installed `doca_version.h`; Dpa set only) and the
-/// -sys crate's `use` of the DPA items (Rdmi set). `source` names where the check read the
+/// -sys crate's `use` lines of the items of the sets it reuses ([`BindingSet::use_lines`]). `source` names where the check read the
 /// installed headers (written in the file's first comment).
 pub fn render(
     set: BindingSet,
@@ -190,7 +190,8 @@ pub fn render(
         set.committed_file()
     );
     let mut rewritten: BTreeSet<&'static str> = BTreeSet::new();
-    let mut use_line_seen = false;
+    let (committed_uses, sys_uses) = (set.use_lines(false), set.use_lines(true));
+    let mut uses_seen = vec![false; committed_uses.len()];
     // Attribute lines wait here until we know whether the item they belong to stays.
     let mut pending: Vec<&str> = Vec::new();
     let mut dropping = false;
@@ -215,11 +216,9 @@ pub fn render(
             out.push('\n');
         }
         let mut replaced = None;
-        if let Some(use_line) = set.dpa_use_line(false) {
-            if line.trim() == use_line {
-                use_line_seen = true;
-                replaced = set.dpa_use_line(true).map(str::to_owned);
-            }
+        if let Some(i) = committed_uses.iter().position(|u| line.trim() == u) {
+            uses_seen[i] = true;
+            replaced = Some(sys_uses[i].clone());
         }
         let constant = name_after(line, "pub const ");
         let version_macro = VERSION_MACROS.iter().find(|n| constant == Some(**n));
@@ -231,7 +230,8 @@ pub fn render(
         out.push_str(replaced.as_deref().unwrap_or(line));
         out.push('\n');
     }
-    if let (Some(line), false) = (set.dpa_use_line(false), use_line_seen) {
+    if let Some(i) = uses_seen.iter().position(|seen| !seen) {
+        let line = &committed_uses[i];
         return Err(BundledError::Missing(format!("the line `{line}`")));
     }
     if version_header.is_some() {

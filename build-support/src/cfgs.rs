@@ -8,7 +8,8 @@
 //! * `doca_sym = "NAME"` for every DOCA function the build may call;
 //! * `doca_hand_declared = "NAME"` for functions exported but absent from the headers;
 //! * `doca_rdmi_absent` when the install has no RDMI, `doca_rdma_absent` when it has no
-//!   DOCA RDMA.
+//!   DOCA RDMA, `doca_comch_absent` when it has no DOCA Comch, `doca_verbs_absent` when
+//!   it has no DOCA Verbs.
 
 use std::collections::BTreeSet;
 
@@ -28,6 +29,8 @@ pub const RDMI_ABSENT_CFG: &str = "doca_rdmi_absent";
 pub const RDMA_ABSENT_CFG: &str = "doca_rdma_absent";
 /// The `doca_comch_absent` cfg name.
 pub const COMCH_ABSENT_CFG: &str = "doca_comch_absent";
+/// The `doca_verbs_absent` cfg name.
+pub const VERBS_ABSENT_CFG: &str = "doca_verbs_absent";
 
 /// A list of cargo directives, one per line, without the trailing newline.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -144,6 +147,7 @@ impl Directives {
         self.check_cfg(RDMI_ABSENT_CFG);
         self.check_cfg(RDMA_ABSENT_CFG);
         self.check_cfg(COMCH_ABSENT_CFG);
+        self.check_cfg(VERBS_ABSENT_CFG);
     }
 
     /// `doca_backend="…"`.

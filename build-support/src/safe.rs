@@ -9,7 +9,7 @@
 //! ```
 //!
 //! Reads what the -sys crate published (`DEP_<KEY>_AUDIT`, `_BACKEND`, `_VERSION`,
-//! `_UNIVERSE`, `_RDMI`, `_RDMA`, `_COMCH`) and the crate's own `experimental` feature, then emits:
+//! `_UNIVERSE`, `_RDMI`, `_RDMA`, `_COMCH`, `_VERBS`) and the crate's own `experimental` feature, then emits:
 //!
 //! * the check-cfgs of every cfg the project uses;
 //! * `doca_sym="NAME"` for each function that is declared, available, and STABLE or
@@ -17,7 +17,7 @@
 //! * `doca_hand_declared="NAME"` for exported-but-undeclared functions when the
 //!   `experimental` feature is on (they carry no marker, so they never count as stable);
 //! * `doca_backend`, the cumulative version cfgs, `doca_rdmi_absent`, `doca_rdma_absent`,
-//!   `doca_comch_absent`;
+//!   `doca_comch_absent`, `doca_verbs_absent`;
 //! * `OUT_DIR/audit.rs`: the full table with a `usable` column, to `include!` for
 //!   run-time exposure.
 
@@ -29,6 +29,7 @@ use crate::audit::{Audit, AuditRow, Marker, HAND_DECLARABLE};
 use crate::backend::Backend;
 use crate::cfgs::{
     Directives, COMCH_ABSENT_CFG, HAND_DECLARED_CFG, RDMA_ABSENT_CFG, RDMI_ABSENT_CFG, SYM_CFG,
+    VERBS_ABSENT_CFG,
 };
 use crate::env::EnvReader;
 use crate::version::DocaVersion;
@@ -184,6 +185,7 @@ pub fn plan(env: &EnvReader, links_keys: &[&str]) -> Result<SafePlan, SafeError>
             ("RDMI", RDMI_ABSENT_CFG),
             ("RDMA", RDMA_ABSENT_CFG),
             ("COMCH", COMCH_ABSENT_CFG),
+            ("VERBS", VERBS_ABSENT_CFG),
         ] {
             if env.get(&var(module)).as_deref() == Some("absent") {
                 absent.insert(cfg);

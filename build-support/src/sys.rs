@@ -1,5 +1,5 @@
-//! The complete build-script flow of `doca-dpa-sys`, `doca-rdmi-sys`, `doca-rdma-sys` and
-//! `doca-comch-sys`:
+//! The complete build-script flow of `doca-dpa-sys`, `doca-verbs-sys`, `doca-rdmi-sys`,
+//! `doca-rdma-sys` and `doca-comch-sys`:
 //!
 //! (Compiled, not run: it is a build script, which needs the environment cargo gives one.)
 //!
@@ -19,13 +19,14 @@
 //!    file and no link directives; the audit comes from the reference headers.
 //! 4. Emits the check-cfgs and cfgs, writes `OUT_DIR/audit.tsv`, `OUT_DIR/universe.txt`
 //!    and `OUT_DIR/build_info.rs`, and the `links` metadata `backend`, `version`,
-//!    `audit`, `universe`, `include`, `rdmi`, `rdma`, `comch`, `libdir` (hardware: where dpacc finds the
+//!    `audit`, `universe`, `include`, `rdmi`, `rdma`, `comch`, `verbs`, `libdir` (hardware: where dpacc finds the
 //!    device libraries) and, in sim and docs builds only, `sim_device_include`.
 //!
 //! Without `doca-rdmi.pc`, [`SysCrate::Rdmi`] still succeeds: `bindings.rs` holds no
 //! items, nothing is linked, `doca_rdmi_absent` is set and the reason recorded. The same
 //! for [`SysCrate::Rdma`] without `doca-rdma.pc` (`doca_rdma_absent`) and
-//! [`SysCrate::Comch`] without `doca-comch.pc` (`doca_comch_absent`).
+//! [`SysCrate::Comch`] without `doca-comch.pc` (`doca_comch_absent`), and for
+//! [`SysCrate::Verbs`] without `doca-verbs.pc` (`doca_verbs_absent`).
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -40,6 +41,7 @@ use crate::binding_set::{resolve_headers, BindingSet, GENERATED_HEADER};
 use crate::bundled;
 use crate::cfgs::{
     Directives, COMCH_ABSENT_CFG, HAND_DECLARED_CFG, RDMA_ABSENT_CFG, RDMI_ABSENT_CFG, SYM_CFG,
+    VERBS_ABSENT_CFG,
 };
 use crate::check::{self, CheckError};
 use crate::discovery::{self, DiscoveryError, Install, ProbeInputs};
@@ -51,12 +53,15 @@ use crate::version::{release_warning, DocaVersion};
 pub enum SysCrate {
     /// `doca-dpa-sys` (`links = "doca_dpa"`): DOCA Core + DPA.
     Dpa,
-    /// `doca-rdmi-sys` (`links = "doca_rdmi"`): DOCA Verbs + RDMI.
+    /// `doca-rdmi-sys` (`links = "doca_rdmi"`): DOCA RDMI (on doca-verbs-sys's Verbs).
     Rdmi,
     /// `doca-rdma-sys` (`links = "doca_rdma"`): DOCA RDMA's DPA datapath.
     Rdma,
     /// `doca-comch-sys` (`links = "doca_comch"`): DOCA Comch's DPA message queues.
     Comch,
+    /// `doca-verbs-sys` (`links = "doca_verbs"`): DOCA Verbs, which RDMI and DPA Verbs
+    /// build on.
+    Verbs,
 }
 
 impl SysCrate {
@@ -67,6 +72,7 @@ impl SysCrate {
             SysCrate::Rdmi => BindingSet::Rdmi,
             SysCrate::Rdma => BindingSet::Rdma,
             SysCrate::Comch => BindingSet::Comch,
+            SysCrate::Verbs => BindingSet::Verbs,
         }
     }
 
@@ -77,6 +83,7 @@ impl SysCrate {
             SysCrate::Rdmi => "DOCA_RDMI",
             SysCrate::Rdma => "DOCA_RDMA",
             SysCrate::Comch => "DOCA_COMCH",
+            SysCrate::Verbs => "DOCA_VERBS",
         }
     }
 
@@ -88,6 +95,7 @@ impl SysCrate {
             SysCrate::Rdmi => Some(("doca-rdmi", RDMI_ABSENT_CFG, "RDMI_ABSENT_REASON")),
             SysCrate::Rdma => Some(("doca-rdma", RDMA_ABSENT_CFG, "RDMA_ABSENT_REASON")),
             SysCrate::Comch => Some(("doca-comch", COMCH_ABSENT_CFG, "COMCH_ABSENT_REASON")),
+            SysCrate::Verbs => Some(("doca-verbs", VERBS_ABSENT_CFG, "VERBS_ABSENT_REASON")),
         }
     }
 
@@ -95,16 +103,18 @@ impl SysCrate {
     pub fn link_modules(self) -> &'static [&'static str] {
         match self {
             SysCrate::Dpa => &["doca-dpa", "doca-common", "libflexio"],
-            SysCrate::Rdmi => &["doca-rdmi", "doca-verbs"],
+            // libdoca_verbs comes with doca-verbs-sys, a dependency of doca-rdmi-sys.
+            SysCrate::Rdmi => &["doca-rdmi"],
             SysCrate::Rdma => &["doca-rdma"],
             SysCrate::Comch => &["doca-comch"],
+            SysCrate::Verbs => &["doca-verbs"],
         }
     }
 
     /// Names asked about in the audit even when no header declares them.
     pub fn extra_names(self) -> &'static [&'static str] {
         match self {
-            SysCrate::Dpa | SysCrate::Rdma | SysCrate::Comch => &[],
+            SysCrate::Dpa | SysCrate::Rdma | SysCrate::Comch | SysCrate::Verbs => &[],
             SysCrate::Rdmi => HAND_DECLARABLE,
         }
     }
@@ -509,6 +519,7 @@ pub fn run(
     d.metadata("rdmi", presence("doca-rdmi"));
     d.metadata("rdma", presence("doca-rdma"));
     d.metadata("comch", presence("doca-comch"));
+    d.metadata("verbs", presence("doca-verbs"));
     // Where the DOCA device libraries are (dpacc's -device-libs -L), hardware only.
     if let Some(install) = hw_install {
         let dirs = install.link_dirs(&["doca-dpa"]);

@@ -3,7 +3,7 @@
 //! installed headers declare every bound item as the reference headers the bundled
 //! bindings were made from), run here the way `doca_build_support::sys` runs it, on
 //! the install pkg-config finds, for each binding set, with the committed bindings and
-//! check files of doca-dpa-sys, doca-rdmi-sys, doca-rdma-sys and doca-comch-sys (`bundled/`, links to
+//! check files of doca-dpa-sys, doca-verbs-sys, doca-rdmi-sys, doca-rdma-sys and doca-comch-sys (`bundled/`, links to
 //! theirs). A
 //! hardware build without the `bindgen` feature refuses the headers this check
 //! refuses; with it, bindgen reads them instead (and needs libclang).
@@ -22,11 +22,16 @@ use serde::Serialize;
 use super::check::Check;
 
 /// Each set with its committed bindings and check file, as the -sys crates have them.
-const SETS: [(BindingSet, &str, &str); 4] = [
+const SETS: [(BindingSet, &str, &str); 5] = [
     (
         BindingSet::Dpa,
         include_str!("../bundled/dpa.rs"),
         include_str!("../bundled/dpa_check.c"),
+    ),
+    (
+        BindingSet::Verbs,
+        include_str!("../bundled/verbs.rs"),
+        include_str!("../bundled/verbs_check.c"),
     ),
     (
         BindingSet::Rdmi,
@@ -237,6 +242,7 @@ pub(crate) fn run(env: &EnvReader, install: Result<&Install, &DiscoveryError>) -
                 BindingSet::Rdmi => Some(("doca-rdmi", "RDMI")),
                 BindingSet::Rdma => Some(("doca-rdma", "DOCA RDMA")),
                 BindingSet::Comch => Some(("doca-comch", "DPA Comms")),
+                BindingSet::Verbs => Some(("doca-verbs", "DOCA Verbs")),
                 BindingSet::Dpa => None,
             };
             if let Some((module, what)) = optional.filter(|(m, _)| !install.has(m)) {

@@ -188,6 +188,10 @@ pub mod param {
         /// `doca_dpa_dev_rdma_t`: the DPA handle of a DOCA RDMA context. Arguments: a
         /// started RDMA context or one of its connections (doca-rdma).
         Rdma: u64;
+        /// `doca_dpa_dev_verbs_qp_t` (DOCA 3.2+): the DPA handle of a DOCA Verbs queue
+        /// pair on the DPA datapath, which DPA Verbs kernels post on. Argument: a
+        /// connected queue pair (doca-verbs).
+        VerbsQp: u64;
         /// `doca_dpa_dev_sync_event_remote_net_t`: a peer's sync event, signalled over
         /// RDMA. Argument: a remote event made from the peer's export (doca-rdma).
         RemoteEvent: u64;

@@ -1,10 +1,12 @@
-//! # doca-rdmi-sys: raw bindings to DOCA RDMI and the DOCA Verbs pieces it needs
+//! # doca-rdmi-sys: raw bindings to DOCA RDMI
 //!
-//! Types, constants and `extern "C"` functions of `doca_verbs.h`,
-//! `doca_rdmi_connection.h` and `doca_rdmi_poster.h`. DOCA Core and DPA types
-//! (`doca_dev`, `doca_ctx`, `doca_error_t`, `doca_dpa_completion`, ...) are
-//! not redefined: they are the ones of [`doca_dpa_sys`], so values move
-//! between the two crates without casts.
+//! Types, constants and `extern "C"` functions of `doca_rdmi_connection.h` and
+//! `doca_rdmi_poster.h`. DOCA Core and DPA types (`doca_dev`, `doca_ctx`,
+//! `doca_error_t`, `doca_dpa_completion`, ...) are not redefined: they are the
+//! ones of [`doca_dpa_sys`]; nor are the DOCA Verbs objects RDMI is made on
+//! (`doca_verbs_context`, `doca_verbs_pd`, `doca_verbs_cq`): they are the ones
+//! of [`doca_verbs_sys`], re-exported here. Values move between the crates
+//! without casts.
 //!
 //! The backend is chosen as for `doca-dpa-sys` (see its documentation). On a
 //! DOCA install without `doca-rdmi.pc` this crate still builds, with no RDMI
@@ -34,6 +36,7 @@
 )]
 
 pub use doca_dpa_sys;
+pub use doca_verbs_sys;
 
 // Without doca-rdmi.pc the generated file holds no item, and a glob re-export of
 // nothing is an unused import.
@@ -46,11 +49,14 @@ pub use generated::*;
 
 // The committed bindings (`bundled/rdmi.rs`): in a sim build as doca-sim compiles
 // them (shared types with the sim), in a docs build compiled here, where the file's
-// `use super::dpa::*;` finds doca-dpa-sys.
+// `use super::dpa::*;` and `use super::verbs::*;` find doca-dpa-sys and
+// doca-verbs-sys.
 #[cfg(doca_backend = "docs")]
 use doca_dpa_sys as dpa;
 #[cfg(doca_backend = "sim")]
 pub use doca_dpa_sys::doca_sim::abi::rdmi::*;
+#[cfg(doca_backend = "docs")]
+use doca_verbs_sys as verbs;
 #[cfg(doca_backend = "docs")]
 #[path = "../bundled/rdmi.rs"]
 mod bundled;

@@ -17,7 +17,7 @@ use doca_rdmi_sys as sys;
 use crate::ctx::{CompletionSource, Config, Object};
 use crate::error::{fit, invalid, rdmi_call};
 use crate::param;
-use crate::verbs::VerbsContext;
+use doca_verbs::VerbsContext;
 
 /// Bytes per receive slot in the software DPA (a model choice of doca-sim:
 /// DOCA's real receive layout is not public). On the sim it is the default

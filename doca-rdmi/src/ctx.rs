@@ -22,7 +22,7 @@ use doca_dpa_sys as sys;
 pub use doca_dpa::core::CtxState;
 
 use crate::error::{core_call, invalid};
-use crate::verbs::{CompletionQueue, ProtectionDomain, VerbsContext};
+use doca_verbs::{CompletionQueue, ProtectionDomain, VerbsContext};
 
 /// How long [`Connection::stop`](crate::Connection::stop),
 /// [`Poster::stop`](crate::Poster::stop) and `Drop` wait for an
@@ -248,7 +248,7 @@ pub(crate) trait RdmiObject: DocaObject {
     /// # Safety
     /// `p` is an idle object of this kind; `pd` outlives it; the locks of both
     /// are held.
-    unsafe fn set_pd(p: *mut Self::Raw, pd: *mut doca_rdmi_sys::doca_verbs_pd) -> Result<()>;
+    unsafe fn set_pd(p: *mut Self::Raw, pd: *mut doca_verbs_sys::doca_verbs_pd) -> Result<()>;
 
     /// `*_dpa_completion_attach`.
     ///
@@ -265,7 +265,7 @@ pub(crate) trait RdmiObject: DocaObject {
     /// # Safety
     /// `p` is an idle object of this kind; `q` outlives it; the locks of both are
     /// held.
-    unsafe fn attach_cq(p: *mut Self::Raw, q: *mut doca_rdmi_sys::doca_verbs_cq) -> Result<()>;
+    unsafe fn attach_cq(p: *mut Self::Raw, q: *mut doca_verbs_sys::doca_verbs_cq) -> Result<()>;
 
     /// The kind's own configuration after the completion source (a connection's
     /// receive buffer).
@@ -334,7 +334,7 @@ macro_rules! rdmi_kind {
 
             unsafe fn set_pd(
                 p: *mut Self::Raw,
-                pd: *mut doca_rdmi_sys::doca_verbs_pd,
+                pd: *mut doca_verbs_sys::doca_verbs_pd,
             ) -> doca_dpa::Result<()> {
                 #[cfg(doca_sym = $set_pd_sym)]
                 {
@@ -360,7 +360,7 @@ macro_rules! rdmi_kind {
 
             unsafe fn attach_cq(
                 p: *mut Self::Raw,
-                q: *mut doca_rdmi_sys::doca_verbs_cq,
+                q: *mut doca_verbs_sys::doca_verbs_cq,
             ) -> doca_dpa::Result<()> {
                 // SAFETY: per the trait contract: an idle object, a CQ that outlives
                 // it, both under their locks.
@@ -421,7 +421,7 @@ macro_rules! builder_methods {
              INVALID_VALUE otherwise)."
         )]
         #[cfg(doca_sym = $set_pd)]
-        pub fn pd(mut self, pd: &$crate::verbs::ProtectionDomain) -> Self {
+        pub fn pd(mut self, pd: &::doca_verbs::ProtectionDomain) -> Self {
             self.config.pd = Some(pd.clone());
             self
         }

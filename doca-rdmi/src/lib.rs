@@ -110,8 +110,6 @@ mod ctx;
 pub mod param;
 #[cfg(doca_rdmi_api = "poster")]
 mod poster;
-#[cfg(doca_rdmi_api = "verbs")]
-mod verbs;
 
 pub use availability::{absent_reasons, availability, AbsentReason, Availability};
 #[cfg(doca_rdmi_api = "connection")]
@@ -122,15 +120,17 @@ pub use connection::{
 #[cfg(all(doca_rdmi_api = "verbs", doca_rdmi_api = "ctx"))]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use ctx::{CompletionSource, CtxState, StopError, DEFAULT_STOP_TIMEOUT};
-#[cfg(doca_rdmi_api = "poster")]
-#[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
-pub use poster::{Poster, PosterBuilder, StoppingPoster};
+/// The verbs objects RDMI is made on: doca-verbs's (`doca::verbs`), re-exported
+/// so that an RDMI program needs one import path.
 #[cfg(doca_rdmi_api = "verbs")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
-pub use verbs::{
+pub use doca_verbs::{
     CompletionQueue, CqAttributes, CqEntrySize, DeviceAttributes, ProtectionDomain, VerbsContext,
     VerbsContextFlags, VerbsGuard,
 };
+#[cfg(doca_rdmi_api = "poster")]
+#[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
+pub use poster::{Poster, PosterBuilder, StoppingPoster};
 
 /// The auto traits of every public RDMI type, in one list: `Send + Sync`, since
 /// every DOCA call is made under the lock of its object's domain (a verbs
@@ -178,7 +178,8 @@ mod auto_traits {
 /// The errors are those of `doca-dpa`: one error type for every DOCA call.
 pub use doca_dpa::{Error, ErrorCode, ErrorKind, Result};
 
-/// The raw bindings (DOCA Verbs and RDMI), for calls this crate does not wrap.
+/// The raw bindings (DOCA RDMI), for calls this crate does not wrap; DOCA
+/// Verbs' are doca-verbs's (`doca_verbs::sys`).
 pub use doca_rdmi_sys as sys;
 
 /// What this build is: backend, DOCA version, why RDMI is absent (if it

@@ -15,7 +15,7 @@ use doca_rdmi_sys as sys;
 use crate::ctx::{CompletionSource, Config, Object};
 use crate::error::{invalid, rdmi_call};
 use crate::param;
-use crate::verbs::VerbsContext;
+use doca_verbs::VerbsContext;
 
 /// What a poster uses besides its configuration: the connections it works with,
 /// destroyed after it (DOCA's teardown order), and their datapath contexts,

@@ -19,6 +19,8 @@ pub(crate) struct Part {
 
 /// Every part, dependencies first.
 pub(crate) const PARTS: &[Part] = &[
+    // doca-verbs's `doca_verbs_api` part (its `CORE` list): the verbs objects
+    // RDMI is made on.
     Part {
         name: "verbs",
         needs: &[],

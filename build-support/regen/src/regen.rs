@@ -102,7 +102,7 @@ pub struct Args {
 
 /// The usage text.
 pub const USAGE: &str = "usage: doca-regen-bindings [--check] [--headers DIR] [--out DIR]\n\
-  Regenerates dpa.rs, rdmi.rs, rdma.rs and comch.rs and their check files\n\
+  Regenerates dpa.rs, verbs.rs, rdmi.rs, rdma.rs and comch.rs and their check files\n\
   (default: the bundled directory of each set's -sys crate, doca-dpa-sys/bundled…)\n\
   from the reference headers (default: doca-sim/include).\n\
   --check compares instead of writing and fails on a difference.";

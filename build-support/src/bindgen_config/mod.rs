@@ -3,14 +3,16 @@
 //! the committed bindings).
 //!
 //! * [`BindingSet::Dpa`]: DOCA Core + DPA ([`DPA_HEADERS`]); items defined in those files.
-//! * [`BindingSet::Rdmi`]: DOCA Verbs + RDMI ([`RDMI_HEADERS`]); everything the Dpa set
-//!   defines is blocklisted, so the RDMI bindings reuse the DPA ones through a `use` line
-//!   given in [`BindgenOptions::raw_lines`] (`use doca_dpa_sys::*;` in -sys builds,
+//! * [`BindingSet::Verbs`]: DOCA Verbs ([`VERBS_HEADERS`]); everything the Dpa set
+//!   defines is blocklisted, so the Verbs bindings reuse the DPA ones through a `use`
+//!   line given in [`BindgenOptions::raw_lines`] (`use doca_dpa_sys::*;` in -sys builds,
 //!   `use super::dpa::*;` in the committed copy).
+//! * [`BindingSet::Rdmi`]: DOCA RDMI ([`RDMI_HEADERS`]), reusing the Dpa and Verbs sets'
+//!   items the same way (a `use` line for each).
 //! * [`BindingSet::Rdma`]: DOCA RDMA's `doca_rdma.h` ([`RDMA_HEADERS`]), reusing the Dpa
-//!   set's items as the Rdmi set does.
+//!   set's items as the Verbs set does.
 //! * [`BindingSet::Comch`]: the DPA part of DOCA Comch ([`COMCH_HEADERS`]: message
-//!   queues, consumers, producers), reusing the Dpa set's items as the Rdmi set does.
+//!   queues, consumers, producers), reusing the Dpa set's items as the Verbs set does.
 //!
 //! Settings: C enums as constants (never Rust enums), `-DDOCA_ALLOW_EXPERIMENTAL_API`
 //! and `-DDOCA_ALLOW_DEPRECATED_API`, no doc comments (the -sys crates are raw
@@ -32,13 +34,14 @@ use crate::audit::BINDGEN_DEFINES;
 
 pub use crate::binding_set::{
     resolve_headers, BindingSet, HeaderSelection, COMCH_HEADERS, DPA_HEADERS, GENERATED_HEADER,
-    RDMA_HEADERS, RDMI_HEADERS,
+    RDMA_HEADERS, RDMI_HEADERS, VERBS_HEADERS,
 };
 
 /// What differs between users of the configuration.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BindgenOptions {
-    /// Lines placed after [`GENERATED_HEADER`] (the `use` of the Dpa bindings for Rdmi).
+    /// Lines placed after [`GENERATED_HEADER`] (the `use` lines of the reused sets'
+    /// bindings, [`BindingSet::use_lines`]).
     pub raw_lines: Vec<String>,
     /// Run `rustfmt` on the output in [`generate`] (the committed copies are formatted; a
     /// build script does not need it). A missing rustfmt is then an error.
@@ -53,7 +56,7 @@ impl BindgenOptions {
     /// Options for a -sys build script (hardware backend).
     pub fn for_sys(set: BindingSet) -> Self {
         BindgenOptions {
-            raw_lines: Vec::from_iter(set.dpa_use_line(true).map(str::to_owned)),
+            raw_lines: set.use_lines(true),
             ..BindgenOptions::default()
         }
     }
@@ -61,7 +64,7 @@ impl BindgenOptions {
     /// Options for the committed copies (`doca-dpa-sys/bundled/`, `doca-rdmi-sys/bundled/`).
     pub fn for_committed(set: BindingSet) -> Self {
         BindgenOptions {
-            raw_lines: Vec::from_iter(set.dpa_use_line(false).map(str::to_owned)),
+            raw_lines: set.use_lines(false),
             rustfmt: true,
             ..BindgenOptions::default()
         }
@@ -140,13 +143,13 @@ impl ParseCallbacks for ItemNames {
     }
 }
 
-/// The names of the items the Dpa set's bindings define over `include_dirs` (bindgen's
-/// own account, from a run over those headers): the Rdmi set blocklists them, reaching
-/// them through the `use` of the Dpa bindings instead. Empty when that run fails (the
-/// Dpa bindings then fail too).
-fn dpa_item_names(include_dirs: &[PathBuf]) -> BTreeSet<String> {
+/// The names of the items `set`'s bindings define over `include_dirs` (bindgen's own
+/// account, from a run over those headers): the sets that reuse it blocklist them,
+/// reaching them through a `use` of its bindings instead. Empty when that run fails
+/// (`set`'s bindings then fail too).
+fn item_names(set: BindingSet, include_dirs: &[PathBuf]) -> BTreeSet<String> {
     let names = Arc::new(Mutex::new(BTreeSet::new()));
-    let run = builder(BindingSet::Dpa, include_dirs, &BindgenOptions::default())
+    let run = builder(set, include_dirs, &BindgenOptions::default())
         .parse_callbacks(Box::new(ItemNames(Arc::clone(&names))))
         .generate();
     if run.is_err() {
@@ -183,14 +186,20 @@ fn base_builder(include_dirs: &[PathBuf], opts: &BindgenOptions) -> bindgen::Bui
     b
 }
 
-/// Leaves out everything the Dpa set defines over `include_dirs`, which bindings
-/// of other headers reach through a `use` of the Dpa bindings instead.
-fn reuse_dpa(mut b: bindgen::Builder, include_dirs: &[PathBuf]) -> bindgen::Builder {
-    for h in DPA_HEADERS {
-        b = b.blocklist_file(file_regex(h));
-    }
-    for n in dpa_item_names(include_dirs) {
-        b = b.blocklist_item(n);
+/// Leaves out everything the sets `lib` reuses ([`BindingSet::reused`]) define over
+/// `include_dirs`, which its bindings reach through `use` lines instead.
+fn reuse_sets(
+    mut b: bindgen::Builder,
+    lib: BindingSet,
+    include_dirs: &[PathBuf],
+) -> bindgen::Builder {
+    for &reused in lib.reused() {
+        for h in reused.headers() {
+            b = b.blocklist_file(file_regex(h));
+        }
+        for n in item_names(reused, include_dirs) {
+            b = b.blocklist_item(n);
+        }
     }
     b
 }
@@ -207,9 +216,7 @@ pub fn builder(
     for h in lib.headers() {
         b = b.allowlist_file(file_regex(h));
     }
-    if lib != BindingSet::Dpa {
-        b = reuse_dpa(b, include_dirs);
-    }
+    b = reuse_sets(b, lib, include_dirs);
     for h in &selection.used {
         b = b.header(h.display().to_string());
     }

@@ -32,10 +32,14 @@ fn resolves_and_skips_headers() {
 fn options() {
     assert_eq!(
         BindgenOptions::for_committed(BindingSet::Rdmi).raw_lines,
-        ["use super::dpa::*;"]
+        ["use super::dpa::*;", "use super::verbs::*;"]
     );
     assert_eq!(
         BindgenOptions::for_sys(BindingSet::Rdmi).raw_lines,
+        ["use doca_dpa_sys::*;", "use doca_verbs_sys::*;"]
+    );
+    assert_eq!(
+        BindgenOptions::for_sys(BindingSet::Verbs).raw_lines,
         ["use doca_dpa_sys::*;"]
     );
     assert!(BindgenOptions::for_sys(BindingSet::Dpa)
@@ -85,6 +89,11 @@ fn generates_consts_and_reuses_dpa_items() {
              /** @mystery keep me raw */\n\
              doca_error_t doca_verbs_context_create(struct doca_dev *dev, struct doca_verbs_context **ctx);\n",
         );
+    dir.write(
+        "doca_rdmi_poster.h",
+        "#include \"doca_verbs.h\"\nstruct doca_rdmi_poster;\n\
+         doca_error_t doca_rdmi_poster_create(struct doca_verbs_context *ctx, struct doca_rdmi_poster **p);\n",
+    );
     let dirs = [dir.path().to_owned()];
     let _env = crate::discovery::env_lock();
     let fmt = |set| BindgenOptions {
@@ -117,10 +126,22 @@ fn generates_consts_and_reuses_dpa_items() {
     // Raw bindings: no doc comments.
     assert!(!dpa.contains("///") && !dpa.contains("#[doc"), "{dpa}");
 
+    let verbs = generate(BindingSet::Verbs, &dirs, &fmt(BindingSet::Verbs)).unwrap();
+    assert!(verbs.contains("use doca_dpa_sys::*;"), "{verbs}");
+    assert!(
+        verbs.contains("pub fn doca_verbs_context_create"),
+        "{verbs}"
+    );
+    assert!(verbs.contains("pub struct doca_verbs_context"), "{verbs}");
+    assert!(!verbs.contains("pub struct doca_dev {"), "{verbs}");
+
+    // RDMI reuses both: the verbs context is the Verbs set's, not defined again.
     let rdmi = generate(BindingSet::Rdmi, &dirs, &fmt(BindingSet::Rdmi)).unwrap();
     assert!(rdmi.contains("use doca_dpa_sys::*;"), "{rdmi}");
-    assert!(rdmi.contains("pub fn doca_verbs_context_create"), "{rdmi}");
-    assert!(rdmi.contains("pub struct doca_verbs_context"), "{rdmi}");
+    assert!(rdmi.contains("use doca_verbs_sys::*;"), "{rdmi}");
+    assert!(rdmi.contains("pub fn doca_rdmi_poster_create"), "{rdmi}");
+    assert!(!rdmi.contains("pub struct doca_verbs_context"), "{rdmi}");
+    assert!(!rdmi.contains("pub fn doca_verbs_context_create"), "{rdmi}");
     assert!(
         !rdmi.contains("pub struct doca_dev "),
         "doca_dev defined twice: {rdmi}"

@@ -77,7 +77,8 @@ impl ParamRefusal {
                  doca_dpa_dev_async_ops_t, doca_dpa_dev_hash_table_t, doca_dpa_dev_mmap_t, \
                  doca_dpa_dev_rdmi_connection_t, doca_rdmi_dev_poster_t, doca_dpa_dev_rdma_t, \
                  doca_dpa_dev_sync_event_remote_net_t, doca_dpa_dev_comch_producer_t, \
-                 doca_dpa_dev_comch_consumer_t, doca_dpa_dev_comch_consumer_completion_t)"
+                 doca_dpa_dev_comch_consumer_t, doca_dpa_dev_comch_consumer_completion_t, \
+                 doca_dpa_dev_verbs_qp_t)"
             }
         }
     }

@@ -83,6 +83,7 @@ const TYPE_TABLE: &[(&str, RustParam)] = &[
     ),
     ("doca_rdmi_dev_poster_t", h64("param::RdmiPoster")),
     ("doca_dpa_dev_rdma_t", h64("param::Rdma")),
+    ("doca_dpa_dev_verbs_qp_t", h64("param::VerbsQp")),
     ("doca_dpa_dev_comch_producer_t", h64("param::ComchProducer")),
     ("doca_dpa_dev_comch_consumer_t", h64("param::ComchConsumer")),
     (
@@ -449,22 +450,18 @@ fn launcher_struct(def: &StructDef) -> String {
     c
 }
 
-/// Whether a parameter, or a field of an application struct, is a DOCA RDMA handle
-/// (`doca_dpa_dev_rdma_t`, declared by the host's `doca_rdma.h`).
-fn uses_rdma_handles(functions: &[DeviceFunction], structs: &[StructDef]) -> bool {
-    let rdma = |c_type: &str| {
-        c_type
-            .split_whitespace()
-            .any(|w| w == "doca_dpa_dev_rdma_t")
-    };
+/// Whether a parameter, or a field of an application struct, is of the C type
+/// `handle` (a DPA handle typedef of a host header the launchers include only then).
+fn uses_handle(functions: &[DeviceFunction], structs: &[StructDef], handle: &str) -> bool {
+    let named = |c_type: &str| c_type.split_whitespace().any(|w| w == handle);
     functions
         .iter()
         .flat_map(|f| &f.params)
-        .any(|p| rdma(&p.c_type))
+        .any(|p| named(&p.c_type))
         || structs
             .iter()
             .flat_map(|s| &s.fields)
-            .any(|f| rdma(&f.c_type))
+            .any(|f| named(&f.c_type))
 }
 
 /// The C file of the launchers: for each kernel,
@@ -506,7 +503,7 @@ pub fn launcher_source(
          #include <doca_comch_producer.h>\n\
          #endif\n\
          #endif\n\
-         {rdma}\n\
+         {handle_headers}\n\
          // The fixed arguments of a launch; `doca_dpa::RawLaunch` has the same layout.\n\
          struct doca_gen_launch {{\n\
          \tstruct doca_dpa *dpa;\n\
@@ -517,13 +514,17 @@ pub fn launcher_source(
          \tuint32_t num_threads;\n\
          \tuint32_t add;\n\
          }};\n",
-        rdma = if uses_rdma_handles(functions, structs) {
+        handle_headers = [
             // Only then: DOCA's doca_rdma.h needs librdmacm's headers, which an
             // installation that builds no RDMA program may lack.
-            "#include <doca_rdma.h>\n"
-        } else {
-            ""
-        }
+            ("doca_dpa_dev_rdma_t", "#include <doca_rdma.h>\n"),
+            // Only then: doca_verbs.h (which declares the QP handle) is newer than DOCA 3.0.
+            ("doca_dpa_dev_verbs_qp_t", "#include <doca_verbs.h>\n"),
+        ]
+        .iter()
+        .filter(|(handle, _)| uses_handle(functions, structs, handle))
+        .map(|(_, include)| *include)
+        .collect::<String>()
     );
     let mut defined: Vec<&str> = Vec::new();
     for f in functions {

@@ -241,8 +241,8 @@ fn fake_install(prefix: &TempDir, with_optional: bool) -> Install {
         "doca-dpa".into(),
         module("doca-dpa", &["doca_dpa", "doca_common"]),
     );
-    modules.insert("doca-verbs".into(), module("doca-verbs", &["doca_verbs"]));
     if with_optional {
+        modules.insert("doca-verbs".into(), module("doca-verbs", &["doca_verbs"]));
         modules.insert("doca-rdmi".into(), module("doca-rdmi", &["doca_rdmi"]));
         modules.insert("doca-rdma".into(), module("doca-rdma", &["doca_rdma"]));
         modules.insert("doca-comch".into(), module("doca-comch", &["doca_comch"]));
@@ -261,8 +261,8 @@ fn hardware_without_rdmi_module() {
     let (out, r) = (TempDir::new("out"), reference());
     let prefix = TempDir::new("hwprefix");
     prefix.write(
-        "include/doca_verbs.h",
-        "DOCA_EXPERIMENTAL int doca_verbs_x(void);\n",
+        "include/doca_rdmi_connection.h",
+        "DOCA_EXPERIMENTAL int doca_rdmi_x(void);\n",
     );
     let e = env(&[("DOCA_BACKEND", "hardware")], &out, &r);
     let o = run(SysCrate::Rdmi, &e, |_| Ok(fake_install(&prefix, false))).unwrap();
@@ -297,7 +297,7 @@ fn hardware_without_rdmi_module() {
         "DOCA_PREFIX: Option<&str> = Some({:?})",
         prefix.path().display().to_string()
     )));
-    assert_eq!(o.audit.get("doca_verbs_x").unwrap().exported, Some(false));
+    assert_eq!(o.audit.get("doca_rdmi_x").unwrap().exported, Some(false));
 }
 
 #[test]
@@ -308,6 +308,7 @@ fn hardware_without_rdma_or_comch_module() {
     for (krate, header, module, what) in [
         (SysCrate::Rdma, "doca_rdma.h", "doca-rdma", "RDMA"),
         (SysCrate::Comch, "doca_comch_msgq.h", "doca-comch", "Comch"),
+        (SysCrate::Verbs, "doca_verbs.h", "doca-verbs", "Verbs"),
     ] {
         let (out, r) = (TempDir::new("out"), reference());
         let prefix = TempDir::new("hwprefix");
@@ -463,6 +464,7 @@ fn hardware_uses_the_bundled_bindings_of_a_conforming_install() {
     let prefix = install_of_reference(|_, t| t);
     for krate in [
         SysCrate::Dpa,
+        SysCrate::Verbs,
         SysCrate::Rdmi,
         SysCrate::Rdma,
         SysCrate::Comch,
@@ -490,7 +492,16 @@ fn hardware_uses_the_bundled_bindings_of_a_conforming_install() {
                 assert!(b.contains("pub const DOCA_VERSION_STRING: &[u8; 9] = b\"3.0.0058\\0\";"));
                 assert!(b.contains("pub const DOCA_VERSION_MINOR: u32 = 0;"));
             }
-            SysCrate::Rdmi => assert!(b.contains("\nuse doca_dpa_sys::*;\n")),
+            SysCrate::Rdmi => {
+                assert!(b.contains("\nuse doca_dpa_sys::*;\nuse doca_verbs_sys::*;\n"));
+                assert!(b.contains("pub fn doca_rdmi_connection_create("));
+                assert!(!b.contains("pub fn doca_verbs_context_create("));
+            }
+            SysCrate::Verbs => {
+                assert!(b.contains("\nuse doca_dpa_sys::*;\n"));
+                assert!(b.contains("pub fn doca_verbs_qp_create("));
+                assert!(!b.contains("pub fn doca_dpa_create("));
+            }
             SysCrate::Rdma => {
                 assert!(b.contains("\nuse doca_dpa_sys::*;\n"));
                 assert!(b.contains("pub fn doca_rdma_get_dpa_handle("));
@@ -978,7 +989,12 @@ mod against_bindgen {
     /// bundled bindings agree line for line (docs aside).
     #[test]
     fn vs_bindgen_control_unmodified_install_agrees_with_bindgen() {
-        for krate in [SysCrate::Dpa, SysCrate::Rdmi, SysCrate::Rdma] {
+        for krate in [
+            SysCrate::Dpa,
+            SysCrate::Verbs,
+            SysCrate::Rdmi,
+            SysCrate::Rdma,
+        ] {
             let prefix = install_of_reference(|_, t| t);
             let Some(oracle) = bindgen_of(krate.binding_set(), &prefix) else {
                 return;

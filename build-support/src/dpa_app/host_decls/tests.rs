@@ -59,8 +59,22 @@ fn rdma_handles_and_uintptr_t_are_parameters() {
     // The host header that declares the handle type is included for it, and only then
     // (DOCA's needs librdmacm's headers).
     assert!(c.contains("#include <doca_rdma.h>"), "{c}");
+    assert!(!c.contains("doca_verbs.h"), "{c}");
     let plain = parse("__dpa_global__ void k(uint64_t a) {}\n");
     let c = launcher_source("my_app", &plain, &[], Backend::Hardware).unwrap();
+    assert!(!c.contains("doca_rdma.h"), "{c}");
+}
+
+/// DPA Verbs (DOCA 3.2+): a queue pair's handle, declared by the host's
+/// doca_verbs.h, which the launchers include for it (and only then: DOCA 3.0 has none).
+#[test]
+fn verbs_qp_handles_are_parameters() {
+    let fs = parse("__dpa_global__ void post(doca_dpa_dev_verbs_qp_t qp, uint32_t n) {}\n");
+    let got = rust_param(&fs[0], 1, &fs[0].params[0]).unwrap();
+    assert_eq!(got, rp("param::VerbsQp", "u64", "uint64_t"));
+    let c = launcher_source("my_app", &fs, &[], Backend::Hardware).unwrap();
+    assert!(c.contains("(doca_dpa_dev_verbs_qp_t)a0"), "{c}");
+    assert!(c.contains("#include <doca_verbs.h>"), "{c}");
     assert!(!c.contains("doca_rdma.h"), "{c}");
 }
 

@@ -17,6 +17,7 @@ fn main() {
     println!("backend={}", sys::build_info::BACKEND);
     println!("bindings_version={}", sys::build_info::DOCA_VERSION);
     println!("bindings_dpa={}", sys::build_info::BINDINGS);
+    println!("bindings_verbs={}", doca_verbs_sys::build_info::BINDINGS);
     println!("bindings_rdmi={}", doca_rdmi_sys::build_info::BINDINGS);
     println!("bindings_rdma={}", doca_rdma_sys::build_info::BINDINGS);
     // The version constants of the bindings: the installed header's, whichever way

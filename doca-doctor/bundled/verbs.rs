@@ -1,0 +1,1 @@
+../../doca-verbs-sys/bundled/verbs.rs

@@ -1,0 +1,1 @@
+../../doca-verbs-sys/bundled/verbs_check.c
