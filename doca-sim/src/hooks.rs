@@ -75,7 +75,11 @@ fn declared() -> &'static [(&'static str, bool)] {
     static NAMES: OnceLock<Vec<(&'static str, bool)>> = OnceLock::new();
     NAMES.get_or_init(|| {
         let mut names = Vec::new();
-        for text in [include_str!("abi/dpa.rs"), include_str!("abi/rdmi.rs")] {
+        for text in [
+            include_str!("abi/dpa.rs"),
+            include_str!("abi/rdmi.rs"),
+            include_str!("abi/verbs.rs"),
+        ] {
             let mut lines = text.lines();
             while let Some(line) = lines.next() {
                 let Some(rest) = line.trim_start().strip_prefix("pub fn ") else {
