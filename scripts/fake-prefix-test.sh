@@ -390,10 +390,10 @@ rm -rf "$pk"
 mkdir -p "$pk/poison-sim/src" "$pk/probe/src"
 # doca-sim is packaged too (cargo resolves the optional dependency among the
 # packages it makes), but not unpacked.
-(cd "$root" && cargo package -q --no-verify --allow-dirty -p doca-build-support -p doca-sim -p doca-dpa-sys -p doca-rdmi-sys 2>&1) \
+(cd "$root" && cargo package -q --no-verify --allow-dirty -p doca-build-support -p doca-sim -p doca-dpa-sys -p doca-verbs-sys -p doca-rdmi-sys 2>&1) \
     || fail "cargo package of the -sys crates failed"
 pkgdir=$(cd "$root" && cargo metadata -q --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/package
-for c in doca-build-support doca-dpa-sys doca-rdmi-sys; do
+for c in doca-build-support doca-dpa-sys doca-verbs-sys doca-rdmi-sys; do
     tar -xzf "$pkgdir/$c-0.1.0.crate" -C "$pk"
 done
 cat > "$pk/poison-sim/Cargo.toml" <<EOF
@@ -415,6 +415,7 @@ doca-rdmi-sys = "0.1.0"
 [patch.crates-io]
 doca-build-support = { path = "../doca-build-support-0.1.0" }
 doca-dpa-sys = { path = "../doca-dpa-sys-0.1.0" }
+doca-verbs-sys = { path = "../doca-verbs-sys-0.1.0" }
 doca-rdmi-sys = { path = "../doca-rdmi-sys-0.1.0" }
 doca-sim = { path = "../poison-sim" }
 [workspace]
