@@ -29,6 +29,14 @@ unsafe extern "C" {
         rdma_connection: *mut doca_rdma_connection,
     ) -> doca_error_t;
     pub fn doca_rdma_cap_task_send_is_supported(devinfo: *const doca_devinfo) -> doca_error_t;
+    pub fn doca_rdma_cap_get_max_send_queue_size(
+        devinfo: *const doca_devinfo,
+        max_send_queue_size: *mut u32,
+    ) -> doca_error_t;
+    pub fn doca_rdma_cap_get_max_recv_queue_size(
+        devinfo: *const doca_devinfo,
+        max_recv_queue_size: *mut u32,
+    ) -> doca_error_t;
     pub fn doca_rdma_set_send_queue_size(
         rdma: *mut doca_rdma,
         send_queue_size: u32,

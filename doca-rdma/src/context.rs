@@ -148,6 +148,17 @@ fn queue_size(call: &'static str, size: u32) -> Result<u32> {
     Ok(size)
 }
 
+/// Refuses a `queue` queue of `size` entries beyond `max`, the device's bound.
+fn within_capability(setter: &'static str, queue: &str, size: u32, max: u32) -> Result<()> {
+    if size > max {
+        return Err(invalid(
+            setter,
+            format!("a {queue} queue of {size} entries, where the device takes at most {max}"),
+        ));
+    }
+    Ok(())
+}
+
 impl RdmaBuilder {
     /// A context whose datapath runs on `dpa` (on its device: for a device other
     /// than the one `dpa`'s base context runs on, give the context extended onto
@@ -200,7 +211,8 @@ impl RdmaBuilder {
     }
 
     /// The send queue size (`doca_rdma_set_send_queue_size`, at start; DOCA rounds
-    /// it up to a power of two). 0 is refused.
+    /// it up to a power of two). 0 is refused here, a size beyond the device's
+    /// `doca_rdma_cap_get_max_send_queue_size` by [`RdmaBuilder::start`].
     pub fn send_queue_size(mut self, size: u32) -> Result<Self> {
         self.send_queue = Some(queue_size("doca_rdma_set_send_queue_size", size)?);
         Ok(self)
@@ -208,7 +220,8 @@ impl RdmaBuilder {
 
     /// The receive queue size: how many receives kernels may have posted and not
     /// yet filled (`doca_rdma_set_recv_queue_size`, at start; DOCA rounds it up to
-    /// a power of two). 0 is refused.
+    /// a power of two). 0 is refused here, a size beyond the device's
+    /// `doca_rdma_cap_get_max_recv_queue_size` by [`RdmaBuilder::start`].
     pub fn recv_queue_size(mut self, size: u32) -> Result<Self> {
         self.recv_queue = Some(queue_size("doca_rdma_set_recv_queue_size", size)?);
         Ok(self)
@@ -227,8 +240,11 @@ impl RdmaBuilder {
         Ok(self)
     }
 
-    /// Creates the context on the DPA context's device (`doca_rdma_create`),
-    /// configures it (`doca_rdma_as_ctx` and the setters given, then
+    /// Checks the queue sizes given against the device's capabilities
+    /// (`doca_rdma_cap_get_max_send_queue_size`,
+    /// `doca_rdma_cap_get_max_recv_queue_size`: a size beyond them is refused
+    /// before anything is made), creates the context on the DPA context's device
+    /// (`doca_rdma_create`), configures it (`doca_rdma_as_ctx` and the setters given, then
     /// `doca_ctx_set_datapath_on_dpa` and `doca_rdma_dpa_completion_attach`), starts
     /// it (`doca_ctx_start`) and reads its DPA handle (`doca_rdma_get_dpa_handle`);
     /// all EXPERIMENTAL but `doca_ctx_start`. Every call is made at the DPA
@@ -238,6 +254,7 @@ impl RdmaBuilder {
         {
             let device = self.dpa.device();
             let dev = device.lock();
+            self.check_queue_sizes(device.devinfo(&dev))?;
             // SAFETY: an open device (the DPA context keeps it open), under its
             // lock; valid out-pointer.
             unsafe { rdma_call!(doca_rdma_create(device.as_ptr(&dev), &mut raw)) }?;
@@ -260,6 +277,28 @@ impl RdmaBuilder {
         Ok(Rdma {
             inner: Arc::new(inner),
         })
+    }
+
+    /// Refuses a queue size beyond what the device takes
+    /// (`doca_rdma_cap_get_max_send_queue_size`,
+    /// `doca_rdma_cap_get_max_recv_queue_size`), before anything is made: the
+    /// error names the size, the bound and the setter, where DOCA would fail
+    /// `doca_ctx_start` or the setter with a bare code.
+    fn check_queue_sizes(&self, devinfo: *mut dsys::doca_devinfo) -> Result<()> {
+        if let Some(size) = self.send_queue {
+            let mut max = 0u32;
+            // SAFETY: the devinfo of an open device (the caller holds the device's
+            // lock, and the DPA context keeps the device open); valid out-pointer.
+            unsafe { rdma_call!(doca_rdma_cap_get_max_send_queue_size(devinfo, &mut max)) }?;
+            within_capability("doca_rdma_set_send_queue_size", "send", size, max)?;
+        }
+        if let Some(size) = self.recv_queue {
+            let mut max = 0u32;
+            // SAFETY: as above.
+            unsafe { rdma_call!(doca_rdma_cap_get_max_recv_queue_size(devinfo, &mut max)) }?;
+            within_capability("doca_rdma_set_recv_queue_size", "receive", size, max)?;
+        }
+        Ok(())
     }
 
     /// The calls of [`RdmaBuilder::start`] after the create, in DOCA's order, on

@@ -12,6 +12,8 @@ pub(crate) const CONTEXT: &[&str] = &[
     "doca_rdma_set_permissions",
     "doca_rdma_set_grh_enabled",
     "doca_rdma_set_gid_index",
+    "doca_rdma_cap_get_max_send_queue_size",
+    "doca_rdma_cap_get_max_recv_queue_size",
     "doca_rdma_set_send_queue_size",
     "doca_rdma_set_recv_queue_size",
     "doca_rdma_set_max_num_connections",

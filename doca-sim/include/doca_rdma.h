@@ -125,6 +125,126 @@ DOCA_EXPERIMENTAL
 doca_error_t doca_rdma_cap_task_send_is_supported(const struct doca_devinfo *devinfo);
 
 /**
+ * @brief The largest send queue size a context on a device accepts.
+ *
+ * @param [in] devinfo the device.
+ * @param [out] max_send_queue_size the size.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_rdma_cap_get_max_send_queue_size(const struct doca_devinfo *devinfo, uint32_t *max_send_queue_size);
+
+/**
+ * @brief The largest receive queue size a context on a device accepts.
+ *
+ * @param [in] devinfo the device.
+ * @param [out] max_recv_queue_size the size.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_rdma_cap_get_max_recv_queue_size(const struct doca_devinfo *devinfo, uint32_t *max_recv_queue_size);
+
+/**
+ * @brief The largest send queue size a context on a device accepts.
+ *
+ * @param [in] devinfo the device.
+ * @param [out] max_send_queue_size the size.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_rdma_cap_get_max_send_queue_size(const struct doca_devinfo *devinfo, uint32_t *max_send_queue_size);
+
+/**
+ * @brief The largest receive queue size a context on a device accepts.
+ *
+ * @param [in] devinfo the device.
+ * @param [out] max_recv_queue_size the size.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_rdma_cap_get_max_recv_queue_size(const struct doca_devinfo *devinfo, uint32_t *max_recv_queue_size);
+
+/**
+ * @brief The largest send queue size a context on a device accepts.
+ *
+ * @param [in] devinfo the device.
+ * @param [out] max_send_queue_size the size.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_rdma_cap_get_max_send_queue_size(const struct doca_devinfo *devinfo, uint32_t *max_send_queue_size);
+
+/**
+ * @brief The largest receive queue size a context on a device accepts.
+ *
+ * @param [in] devinfo the device.
+ * @param [out] max_recv_queue_size the size.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_rdma_cap_get_max_recv_queue_size(const struct doca_devinfo *devinfo, uint32_t *max_recv_queue_size);
+
+/**
+ * @brief The largest send queue size a context on a device accepts.
+ *
+ * @param [in] devinfo the device.
+ * @param [out] max_send_queue_size the size.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_rdma_cap_get_max_send_queue_size(const struct doca_devinfo *devinfo, uint32_t *max_send_queue_size);
+
+/**
+ * @brief The largest receive queue size a context on a device accepts.
+ *
+ * @param [in] devinfo the device.
+ * @param [out] max_recv_queue_size the size.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_rdma_cap_get_max_recv_queue_size(const struct doca_devinfo *devinfo, uint32_t *max_recv_queue_size);
+
+/**
+ * @brief The largest send queue size a context on a device accepts.
+ *
+ * @param [in] devinfo the device.
+ * @param [out] max_send_queue_size the size.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_rdma_cap_get_max_send_queue_size(const struct doca_devinfo *devinfo, uint32_t *max_send_queue_size);
+
+/**
+ * @brief The largest receive queue size a context on a device accepts.
+ *
+ * @param [in] devinfo the device.
+ * @param [out] max_recv_queue_size the size.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_rdma_cap_get_max_recv_queue_size(const struct doca_devinfo *devinfo, uint32_t *max_recv_queue_size);
+
+/**
+ * @brief The largest send queue size a context on a device accepts.
+ *
+ * @param [in] devinfo the device.
+ * @param [out] max_send_queue_size the size.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_rdma_cap_get_max_send_queue_size(const struct doca_devinfo *devinfo, uint32_t *max_send_queue_size);
+
+/**
+ * @brief The largest receive queue size a context on a device accepts.
+ *
+ * @param [in] devinfo the device.
+ * @param [out] max_recv_queue_size the size.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_rdma_cap_get_max_recv_queue_size(const struct doca_devinfo *devinfo, uint32_t *max_recv_queue_size);
+
+/**
  * @brief Sets the send queue size (before start; rounded up to a power of two).
  *
  * @param [in] rdma the context.

@@ -360,6 +360,22 @@ doca_api! {
         Ok(())
     }
 
+    /// The largest send queue size: what `doca_rdma_set_send_queue_size` accepts.
+    ///
+    /// Model choice: one bound, 2^15, for every device and both queues (NVIDIA's
+    /// RDMA samples size their queues far below it and query nothing).
+    fn doca_rdma_cap_get_max_send_queue_size(devinfo: *const abi::doca_devinfo, max_send_queue_size: *mut u32) {
+        obj::<DevInfo, _>(devinfo)?;
+        out(max_send_queue_size, MAX_QUEUE)
+    }
+
+    /// The largest receive queue size: what `doca_rdma_set_recv_queue_size`
+    /// accepts (the same model choice as the send queue's).
+    fn doca_rdma_cap_get_max_recv_queue_size(devinfo: *const abi::doca_devinfo, max_recv_queue_size: *mut u32) {
+        obj::<DevInfo, _>(devinfo)?;
+        out(max_recv_queue_size, MAX_QUEUE)
+    }
+
     /// Creates an idle DOCA RDMA context on an open device.
     fn doca_rdma_create(dev: *mut abi::doca_dev, rdma: *mut *mut abi::doca_rdma) {
         let d = obj::<Dev, _>(dev)?;

@@ -160,7 +160,8 @@ fn garbage_exports_are_refused() {
     assert_eq!(e.call(), Some("doca_sync_event_remote_net_create_from_export"));
 }
 
-/// The configuration's own rules, and DOCA's limit on connections.
+/// The configuration's own rules, the device's queue-size capabilities, and
+/// DOCA's limit on connections.
 #[test]
 fn configuration_is_checked() {
     let dpa = common::dpa();
@@ -171,6 +172,19 @@ fn configuration_is_checked() {
     assert!(b.recv_queue_size(0).unwrap_err().is_invalid_argument());
     let b = RdmaBuilder::new(&dpa, &completion).unwrap();
     assert!(b.send_queue_size(0).unwrap_err().is_invalid_argument());
+    // Beyond the device's capability (2^15 on the sim): refused by start, with
+    // the bound, before anything is made.
+    let b = RdmaBuilder::new(&dpa, &completion).unwrap();
+    let e = b.recv_queue_size(1 << 16).unwrap().start().unwrap_err();
+    assert!(e.is_invalid_argument(), "{e}");
+    assert_eq!(e.call(), Some("doca_rdma_set_recv_queue_size"), "{e}");
+    assert!(e.to_string().contains("at most 32768"), "{e}");
+    let b = RdmaBuilder::new(&dpa, &completion).unwrap();
+    let e = b.send_queue_size(1 << 16).unwrap().start().unwrap_err();
+    assert!(e.to_string().contains("a send queue of 65536 entries"), "{e}");
+    let b = RdmaBuilder::new(&dpa, &completion).unwrap();
+    let at_the_bound = b.recv_queue_size(1 << 15).unwrap().send_queue_size(1 << 15).unwrap();
+    at_the_bound.start().unwrap();
     let one = rdma(&dpa, 1);
     let _first = one.export().unwrap();
     let e = one.export().unwrap_err();
