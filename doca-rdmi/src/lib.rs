@@ -94,8 +94,9 @@
 )]
 
 mod availability;
+// Its helpers serve the connection and poster modules only.
 #[cfg_attr(
-    not(doca_rdmi_api = "verbs"),
+    not(any(doca_rdmi_api = "connection", doca_rdmi_api = "poster")),
     allow(dead_code, unused_imports, unused_macros)
 )]
 mod error;
@@ -103,7 +104,7 @@ mod requirements;
 
 #[cfg(doca_rdmi_api = "connection")]
 mod connection;
-#[cfg(all(doca_rdmi_api = "verbs", doca_rdmi_api = "ctx"))]
+#[cfg(any(doca_rdmi_api = "connection", doca_rdmi_api = "poster"))]
 mod ctx;
 #[cfg(doca_sym = "doca_dpa_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
@@ -117,7 +118,7 @@ pub use availability::{absent_reasons, availability, AbsentReason, Availability}
 pub use connection::{
     AppRqInfo, Connection, ConnectionBuilder, ReceiveBuffer, StoppingConnection, SIM_SLOT_BYTES,
 };
-#[cfg(all(doca_rdmi_api = "verbs", doca_rdmi_api = "ctx"))]
+#[cfg(any(doca_rdmi_api = "connection", doca_rdmi_api = "poster"))]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use ctx::{CompletionSource, CtxState, StopError, DEFAULT_STOP_TIMEOUT};
 /// The verbs objects RDMI is made on: doca-verbs's (`doca::verbs`), re-exported
@@ -139,11 +140,12 @@ mod auto_traits {
     use static_assertions::assert_impl_all;
     assert_impl_all!(crate::Availability: Send, Sync);
     assert_impl_all!(crate::AbsentReason: Send, Sync);
-    #[cfg(all(doca_rdmi_api = "verbs", doca_rdmi_api = "ctx"))]
+    #[cfg(any(doca_rdmi_api = "connection", doca_rdmi_api = "poster"))]
     mod ctx {
         use static_assertions::assert_impl_all;
         assert_impl_all!(crate::CtxState: Send, Sync, Copy);
         assert_impl_all!(crate::CompletionSource<'static>: Send, Sync);
+        #[cfg(doca_rdmi_api = "poster")]
         assert_impl_all!(crate::StopError<crate::Poster>: Send, Sync);
     }
     #[cfg(doca_rdmi_api = "verbs")]
