@@ -419,6 +419,42 @@ fn devices_are_listed_and_bad_names_refused() {
     ));
 }
 
+/// DOCA 3.1 and later only: absent from builds for an older DOCA (a sim
+/// build claiming 3.0 included), as the method is. (The method also needs
+/// its EXPERIMENTAL function, which doca-dpa's default `experimental` feature
+/// allows; this package's cfgs count STABLE functions only.)
+#[cfg(doca_ge_3_1)]
+#[test]
+fn each_device_says_which_kind_of_pci_function_it_is() {
+    use doca::dpa::{devices, PciFuncType};
+    // On the sim, a BlueField's Arm side: a BlueField-3 PF, a BlueField-2 PF
+    // and an SF of the BlueField-3.
+    #[cfg(doca_backend = "sim")]
+    let scope = doca::sim::Scope::new();
+    #[cfg(doca_backend = "sim")]
+    scope.set_profile(doca::sim::Profile::dpu_view());
+    let kinds: Vec<(String, PciFuncType)> = devices()
+        .unwrap()
+        .iter()
+        .map(|info| {
+            (
+                info.ibdev_name.clone(),
+                info.open().unwrap().pci_func_type().unwrap(),
+            )
+        })
+        .collect();
+    assert!(
+        kinds.iter().any(|(_, k)| *k == PciFuncType::Physical),
+        "{kinds:?}"
+    );
+    if cfg!(doca_backend = "sim") {
+        let kind = |name: &str| kinds.iter().find(|(n, _)| n == name).map(|k| k.1);
+        assert_eq!(kind("mlx5_0"), Some(PciFuncType::Physical), "{kinds:?}");
+        assert_eq!(kind("mlx5_2"), Some(PciFuncType::Physical), "{kinds:?}");
+        assert_eq!(kind("mlx5_3"), Some(PciFuncType::Scalable), "{kinds:?}");
+    }
+}
+
 #[test]
 fn a_device_without_dpa_is_reported_as_such() {
     use doca::dpa::{devices, DpaBuilder};

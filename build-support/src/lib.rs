@@ -28,6 +28,7 @@ pub mod discovery;
 pub mod dpa_app;
 pub mod env;
 pub mod safe;
+pub mod sim_version;
 pub mod sys;
 pub mod version;
 
