@@ -399,7 +399,7 @@ version_probe() {
 }
 out=$(version_probe "$p32/lib/pkgconfig" --features api-3-1,api-3-2) \
     || { echo "$out"; fail "the DOCA 3.1 and 3.2 APIs do not build (warnings denied) on a 3.2-shaped install"; }
-for line in doca_version=3.2.0118 doca_ge_3_1=true doca_ge_3_2=true doca_ge_3_3=false api_3_1=true api_3_2=true; do
+for line in doca_version=3.2.0118 doca_ge_3_1=true doca_ge_3_2=true doca_ge_3_3=false api_3_1=present api_3_2=present; do
     grep -qx "$line" <<<"$out" || { echo "$out"; fail "the probe on the 3.2-shaped install did not print $line"; }
 done
 out=$(version_probe "$p30/lib/pkgconfig") || { echo "$out"; fail "the version probe does not build on the 3.0-shaped install"; }
