@@ -99,8 +99,10 @@ struct LaunchesWhileLowered<'a> {
 }
 
 // SAFETY: lowers to a plain integer, valid for the `uint64_t` parameter it is
-// passed for; the device reaches no object through it.
-unsafe impl doca::dpa::KernelArg<u64> for LaunchesWhileLowered<'_> {
+// passed for (`N` names that parameter); the device reaches no object through it.
+unsafe impl<N: 'static> doca::dpa::KernelArg<doca::dpa::param::Scalar<u64, N>>
+    for LaunchesWhileLowered<'_>
+{
     fn lower(&self, _: &mut doca::dpa::Keep<'_>) -> doca::dpa::Result<u64> {
         self.launcher
             .launch(&doca_tests::write_ranks, 2, (self.out, self.base))?

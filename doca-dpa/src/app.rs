@@ -126,6 +126,14 @@ macro_rules! scalar_params {
                 Ok(*self)
             }
         }
+
+        // SAFETY: as above; the generated declarations' named form of the parameter.
+        unsafe impl<N: 'static> KernelArg<param::Scalar<$t, N>> for $t {
+            #[inline]
+            fn lower(&self, _keep: &mut Keep<'_>) -> Result<$t> {
+                Ok(*self)
+            }
+        }
     )*};
 }
 scalar_params!(u64, u32, i64, i32, f32, f64);
@@ -223,6 +231,30 @@ pub mod param {
     unsafe impl<T: 'static, N: 'static> KernelParam for Ptr<T, N> {
         type Abi = u64;
     }
+
+    /// A C number parameter (`uint32_t n`): takes exactly `R`, its Rust form (`u32`).
+    ///
+    /// `N` names the C parameter and its C type in compiler messages: the generated
+    /// declarations give every number parameter a marker type
+    /// `__param::FUNCTION::PARAMETER::CTYPE` (`__param::saxpy::n::uint32_t`).
+    pub struct Scalar<R: 'static, N: 'static>(
+        std::convert::Infallible,
+        std::marker::PhantomData<fn() -> (R, N)>,
+    );
+
+    impl<R: 'static, N: 'static> std::fmt::Debug for Scalar<R, N> {
+        fn fmt(&self, _: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            match self.0 {}
+        }
+    }
+
+    // SAFETY: `R` is one of the number types whose own `KernelParam` is the C type of
+    // that width and kind (`Abi = R` holds only for those); `N` only names it.
+    unsafe impl<R: KernelParam<Abi = R> + crate::app::AbiScalar, N: 'static> KernelParam
+        for Scalar<R, N>
+    {
+        type Abi = R;
+    }
 }
 
 /// A value that can be passed for a parameter of type `P`.
@@ -238,13 +270,14 @@ pub mod param {
 /// the device can reach through it must be recorded in `keep` (so it lives until the
 /// device is done with it) unless it is kept alive for the rest of the program.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be passed for a kernel parameter that takes `{P}`",
-    label = "the kernel's C prototype makes this parameter `{P}` (see the notes for its C type)",
-    note = "a C scalar parameter takes exactly its Rust type: `uint32_t` (`unsigned`) a `u32`, \
-            `uint64_t` (`size_t`, `unsigned long`) a `u64`, `int32_t` (`int`) an `i32`, \
-            `int64_t` (`long`) an `i64`, `float` an `f32`, `double` an `f64`; convert another \
-            integer with `u32::try_from(n)?` (which refuses a value that does not fit) and round \
-            a float explicitly (`x.round() as u32`)",
+    message = "`{Self}` cannot be passed for the kernel parameter `{P}`",
+    label = "the kernel's C prototype makes this `{P}`",
+    note = "a C number parameter is `param::Scalar<R, __param::FUNCTION::PARAMETER::CTYPE>`: \
+            parameter PARAMETER of FUNCTION, of C type CTYPE, takes exactly the Rust `R` \
+            (`uint32_t` and `unsigned` a `u32`, `uint64_t` and `size_t` a `u64`, `int` an `i32`, \
+            `long` an `i64`, `float` an `f32`, `double` an `f64`): convert another integer with \
+            `R::try_from(n)?` (`u32::try_from(v.len())?`, which refuses a value that does not fit) \
+            and round a float explicitly (`x.round() as u32`)",
     note = "a C pointer parameter `T *NAME` of FUNCTION is `param::Ptr<T, __param::FUNCTION::NAME>`: \
             it takes DPA memory of `T`s, a `&DpaBuffer<T>`, `&DpaSlice<T>` or `&DpaBox<T>`; host \
             memory (`&Vec<T>`, `&[T]`) is out of the DPA's reach: copy it into DPA memory first, \
@@ -475,6 +508,59 @@ impl<S> Rpc<S> {
             name,
             _sig: PhantomData,
         }
+    }
+}
+
+/// What launches and DPA threads run: a [`Kernel`]. A trait, rather than `&Kernel<S>`
+/// in the signatures, so that an [`Rpc`] passed there is named as such in the error.
+///
+/// **Sealed**: implemented for [`Kernel`] only.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a `__dpa_global__` function: launches and DPA threads run kernels",
+    label = "expected a `Kernel` (a `__dpa_global__` function of the app)",
+    note = "an `Rpc` (a `__dpa_rpc__` function, which returns `uint64_t`) is called with \
+            `dpa.rpc(&my_app::FUNCTION, args, timeout)`, not launched"
+)]
+pub trait KernelFn: sealed::Sealed {
+    /// The kernel's generated signature.
+    type Sig: KernelSig;
+    /// The kernel.
+    #[doc(hidden)]
+    fn kernel(&self) -> &Kernel<Self::Sig>;
+}
+
+impl<S: KernelSig> sealed::Sealed for Kernel<S> {}
+impl<S: KernelSig> KernelFn for Kernel<S> {
+    type Sig = S;
+    fn kernel(&self) -> &Kernel<S> {
+        self
+    }
+}
+
+/// What [`Dpa::rpc`](crate::Dpa::rpc) calls: an [`Rpc`]. A trait, rather than
+/// `&Rpc<S>` in the signature, so that a [`Kernel`] passed there is named as such in
+/// the error.
+///
+/// **Sealed**: implemented for [`Rpc`] only.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a `__dpa_rpc__` function: `Dpa::rpc` calls RPCs",
+    label = "expected an `Rpc` (a `__dpa_rpc__` function of the app, returning `uint64_t`)",
+    note = "a `Kernel` (a `__dpa_global__` function) is launched with \
+            `Launcher::launch(&my_app::FUNCTION, threads, args)` or run by a `DpaThread`"
+)]
+pub trait RpcFn: sealed::Sealed {
+    /// The RPC's generated signature.
+    type Sig: RpcSig;
+    /// The RPC.
+    #[doc(hidden)]
+    fn rpc(&self) -> &Rpc<Self::Sig>;
+}
+
+impl<S: RpcSig> sealed::Sealed for Rpc<S> {}
+impl<S: RpcSig> RpcFn for Rpc<S> {
+    type Sig = S;
+    fn rpc(&self) -> &Rpc<S> {
+        self
     }
 }
 

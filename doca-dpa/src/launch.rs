@@ -15,7 +15,9 @@ use std::time::{Duration, Instant};
 
 use doca_dpa_sys as sys;
 
-use crate::app::{foreign_function, Kernel, KernelArgs, KernelSig, RawLaunch, Rpc, RpcSig};
+use crate::app::{
+    foreign_function, Kernel, KernelArgs, KernelFn, KernelSig, RawLaunch, RpcFn, RpcSig,
+};
 use crate::core::{Borrowed, Guarded};
 use crate::dpa::Dpa;
 use crate::error::{Error, ErrorCode, LaunchDiagnosis, Result, RpcDiagnosis};
@@ -339,25 +341,25 @@ impl Launcher {
     ///
     /// Returns at once. Every object the arguments reference is kept alive by the
     /// launcher until the launch is known to have finished.
-    pub fn launch<S: KernelSig, A: KernelArgs<S::Params, S>>(
+    pub fn launch<K: KernelFn, A: KernelArgs<<K::Sig as KernelSig>::Params, K::Sig>>(
         &self,
-        kernel: &Kernel<S>,
+        kernel: &K,
         threads: u32,
         args: A,
     ) -> Result<Launch<'_>> {
-        self.submit(None, kernel, threads, &args)
+        self.submit(None, kernel.kernel(), threads, &args)
     }
 
     /// Like [`Launcher::launch`], held until `gate`'s event reaches its
     /// threshold.
-    pub fn launch_gated<S: KernelSig, A: KernelArgs<S::Params, S>>(
+    pub fn launch_gated<K: KernelFn, A: KernelArgs<<K::Sig as KernelSig>::Params, K::Sig>>(
         &self,
         gate: Gate<'_>,
-        kernel: &Kernel<S>,
+        kernel: &K,
         threads: u32,
         args: A,
     ) -> Result<Launch<'_>> {
-        self.submit(Some(gate), kernel, threads, &args)
+        self.submit(Some(gate), kernel.kernel(), threads, &args)
     }
 
     #[inline]
@@ -1142,13 +1144,14 @@ impl Dpa {
     /// cannot be started, or on a thread that holds the family's lock (inside a
     /// [`FamilyGuard`](crate::FamilyGuard)): the call would keep the lock through
     /// the RPC, which may be waiting for the host to take it (an event's `set`).
-    pub fn rpc<S: RpcSig, A: KernelArgs<S::Params, S>>(
+    pub fn rpc<R: RpcFn, A: KernelArgs<<R::Sig as RpcSig>::Params, R::Sig>>(
         &self,
-        rpc: &Rpc<S>,
+        rpc: &R,
         args: A,
         timeout: Duration,
     ) -> Result<u64> {
         const CALL: &str = "doca_dpa_rpc";
+        let rpc = rpc.rpc();
         if !rpc.belongs_to(self.app()) {
             return Err(foreign_function(CALL, rpc.name(), self.app()));
         }
@@ -1191,7 +1194,7 @@ impl Dpa {
             // sealed `KernelArgs` (so from `KernelArg` impls, context-checked) and
             // `keep` holds what they reference until the call is known to have
             // returned (or for ever, when it may still run on a fatal context).
-            let rc = unsafe { S::call(target.get(), &mut ret, abi) };
+            let rc = unsafe { <R::Sig as RpcSig>::call(target.get(), &mut ret, abi) };
             (rc, ret)
         });
         let outcome = match worker.send(call) {

@@ -164,8 +164,8 @@ pub use crate::core::{buried_count, bury as bury_value};
 #[cfg(doca_sym = "doca_dpa_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use app::{
-    param, AbiScalar, App, Kernel, KernelArg, KernelArgs, KernelParam, KernelSig, ParamList, Rpc,
-    RpcSig,
+    param, AbiScalar, App, Kernel, KernelArg, KernelArgs, KernelFn, KernelParam, KernelSig,
+    ParamList, Rpc, RpcFn, RpcSig,
 };
 #[cfg(doca_sym = "doca_dpa_mem_alloc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use doca_dpa_sys as sys;
 
 use crate::app::{
-    foreign_function, param, Kernel, KernelArg, KernelArgs, KernelParam, KernelSig, ParamList,
+    foreign_function, param, KernelArg, KernelArgs, KernelFn, KernelParam, KernelSig, ParamList,
 };
 use crate::core::Owned;
 use crate::dpa::Dpa;
@@ -146,21 +146,22 @@ impl ThreadBuilder {
     /// `doca_dpa_thread_set_func_arg`). The thread keeps what the argument references
     /// alive until it is destroyed and no activation of it can run any more (see
     /// [`DpaThread`]). Objects of another context are refused.
-    pub fn new<S: KernelSig, A: KernelArgs<S::Params, S>>(
+    pub fn new<K: KernelFn, A: KernelArgs<<K::Sig as KernelSig>::Params, K::Sig>>(
         dpa: &Dpa,
-        func: &Kernel<S>,
+        func: &K,
         arg: A,
     ) -> Result<ThreadBuilder>
     where
-        S::Params: ThreadParams,
+        <K::Sig as KernelSig>::Params: ThreadParams,
     {
         const CALL: &str = "doca_dpa_thread_set_func_arg";
+        let func = func.kernel();
         if !func.belongs_to(dpa.app()) {
             return Err(foreign_function(CALL, func.name(), dpa.app()));
         }
         let mut keep = KeepQueue::default();
         let ctx = Some(crate::keep::CtxId::of(dpa));
-        let value = <S::Params as ThreadParams>::thread_arg(
+        let value = <<K::Sig as KernelSig>::Params as ThreadParams>::thread_arg(
             arg.lower_all(&mut keep.recorder(0, ctx, CALL))?,
         );
         let mut raw = std::ptr::null_mut();

@@ -215,7 +215,10 @@ fn plain_pointer_param(elem: &str) -> Option<&'static str> {
 /// struct passed by value (whose device layout the launcher receives by address and
 /// copies into a C value of the struct type).
 enum Crossing<'a> {
-    Scalar(RustParam),
+    /// A value of the type table; a number (`uint32_t n`) also carries its marker: it
+    /// crosses as `param::Scalar<u32, super::__param::FUNCTION::PARAMETER::CTYPE>`, so
+    /// that a mismatch's message names the parameter and its C type.
+    Scalar(RustParam, Option<Named>),
     /// `T *`: `param::Ptr<R, super::__param::FUNCTION::PARAMETER>`, whose marker type
     /// (`param`, declared in `__param`) makes a mismatch's message name the parameter.
     Pointer {
@@ -225,12 +228,22 @@ enum Crossing<'a> {
     Struct(&'a StructDef),
 }
 
+/// A number parameter's names, for its marker: `sig` (the `__sig` type), `param` (the
+/// parameter) and `c_type` (its C type as an identifier: `unsigned_long`).
+struct Named {
+    sig: String,
+    param: String,
+    c_type: String,
+}
+
 impl Crossing<'_> {
     /// The parameter type in `__sig` (`param::DevPtr`, `param::ByValue<super::pair>`).
     fn sig_type(&self) -> String {
         match self {
-            Crossing::Scalar(p) => p.rust.to_owned(),
-            Crossing::Pointer { sig, .. } => sig.clone(),
+            Crossing::Scalar(p, None) => p.rust.to_owned(),
+            Crossing::Scalar(_, Some(Named { sig, .. })) | Crossing::Pointer { sig, .. } => {
+                sig.clone()
+            }
             Crossing::Struct(def) => format!("param::ByValue<super::{}>", rust_ident(&def.name)),
         }
     }
@@ -238,7 +251,7 @@ impl Crossing<'_> {
     /// The value the signature hands to the launcher, as named in `__sig`.
     fn abi_type(&self) -> String {
         match self {
-            Crossing::Scalar(p) => p.abi_rust.to_owned(),
+            Crossing::Scalar(p, _) => p.abi_rust.to_owned(),
             Crossing::Pointer { .. } => "u64".to_owned(),
             Crossing::Struct(def) => format!(
                 "__dpa::StructAbi<super::__repr_{}::{}>",
@@ -251,7 +264,7 @@ impl Crossing<'_> {
     /// The launcher's parameter type, as `__ffi` declares it.
     fn ffi_type(&self) -> &'static str {
         match self {
-            Crossing::Scalar(p) => p.abi_rust,
+            Crossing::Scalar(p, _) => p.abi_rust,
             Crossing::Pointer { .. } => "u64",
             Crossing::Struct(_) => "*const ::core::ffi::c_void",
         }
@@ -260,7 +273,7 @@ impl Crossing<'_> {
     /// How `__sig` passes value `a{i}` to the launcher.
     fn forward(&self, i: usize) -> String {
         match self {
-            Crossing::Scalar(_) | Crossing::Pointer { .. } => format!(", a{i}"),
+            Crossing::Scalar(..) | Crossing::Pointer { .. } => format!(", a{i}"),
             Crossing::Struct(_) => format!(", ::core::ptr::addr_of!(a{i}).cast()"),
         }
     }
@@ -277,10 +290,9 @@ fn crossing<'a>(
         // The launcher passes the address as `uint64_t` (what `rust_param` says for
         // every pointer); the Rust side keeps the element type.
         return match pointee_type(&p.c_type, structs).as_deref() {
-            Some("void") => rust_param(f, position, p).map(Crossing::Scalar),
+            Some("void") => rust_param(f, position, p).map(|r| Crossing::Scalar(r, None)),
             Some(elem) => {
-                let name = p.name.clone().unwrap_or_else(|| format!("arg{position}"));
-                let param = rust_ident(&name);
+                let param = param_ident(p, position);
                 let sig = format!(
                     "param::Ptr<{elem}, super::__param::{}::{param}>",
                     rust_ident(&f.name)
@@ -296,7 +308,28 @@ fn crossing<'a>(
     if p.c_type.starts_with("struct ") {
         return Err(refuse(f, position, p, ParamRefusal::StructByValue));
     }
-    rust_param(f, position, p).map(Crossing::Scalar)
+    let rust = rust_param(f, position, p)?;
+    let number = matches!(rust.rust, "u64" | "u32" | "i64" | "i32" | "f32" | "f64");
+    let named = number.then(|| {
+        let param = param_ident(p, position);
+        let c_type = p.c_type.replace(' ', "_");
+        Named {
+            sig: format!(
+                "param::Scalar<{}, super::__param::{}::{param}::{c_type}>",
+                rust.rust,
+                rust_ident(&f.name)
+            ),
+            param,
+            c_type,
+        }
+    });
+    Ok(Crossing::Scalar(rust, named))
+}
+
+/// Parameter `p`'s name as a Rust identifier (`arg{position}` when the prototype
+/// gives none).
+fn param_ident(p: &Param, position: usize) -> String {
+    rust_ident(&p.name.clone().unwrap_or_else(|| format!("arg{position}")))
 }
 
 /// Names the generated module uses for itself; a device function cannot take them.
@@ -520,7 +553,7 @@ pub fn launcher_source(
             .iter()
             .enumerate()
             .map(|(i, p)| match p {
-                Crossing::Scalar(p) => format!(", {} a{i}", p.abi_c),
+                Crossing::Scalar(p, _) => format!(", {} a{i}", p.abi_c),
                 Crossing::Pointer { .. } => format!(", uint64_t a{i}"),
                 Crossing::Struct(_) => format!(", const void *a{i}"),
             })
@@ -535,7 +568,7 @@ pub fn launcher_source(
                     "\tstruct {n} v{i};\n\tmemcpy(&v{i}, a{i}, sizeof(v{i}));\n",
                     n = def.name
                 )),
-                Crossing::Scalar(_) | Crossing::Pointer { .. } => None,
+                Crossing::Scalar(..) | Crossing::Pointer { .. } => None,
             })
             .collect();
         let pass: String = f
@@ -548,7 +581,7 @@ pub fn launcher_source(
                 // The pointee type need not be visible here; every object pointer
                 // has the representation of `void *` on the DPA and host ABIs.
                 _ if cp.c_type.contains('*') => format!(", (void *)(uintptr_t)a{i}"),
-                Crossing::Scalar(rp) if rp.abi_c == "float" || rp.abi_c == "double" => {
+                Crossing::Scalar(rp, _) if rp.abi_c == "float" || rp.abi_c == "double" => {
                     format!(", a{i}")
                 }
                 _ => format!(", ({})a{i}", cp.c_type),
@@ -631,13 +664,16 @@ pub fn rust_source(
                 Crossing::Pointer { param, .. } => Some(format!(
                     "        /// Names this pointer parameter in compiler messages.\n        #[derive(Debug)]\n        pub enum {param} {{}}\n"
                 )),
+                Crossing::Scalar(_, Some(Named { param, c_type, .. })) => Some(format!(
+                    "        /// Names this number parameter and its C type in compiler messages.\n        pub mod {param} {{\n            #[derive(Debug)]\n            pub enum {c_type} {{}}\n        }}\n"
+                )),
                 _ => None,
             })
             .collect();
         if !named.is_empty() {
             let _ = writeln!(
                 markers,
-                "    /// The pointer parameters of `{name}`.\n    pub mod {id} {{\n{named}    }}",
+                "    /// The pointer and number parameters of `{name}`.\n    pub mod {id} {{\n{named}    }}",
                 name = f.name,
                 id = rust_ident(&f.name)
             );
@@ -753,7 +789,7 @@ pub fn rust_source(
     if !markers.is_empty() {
         let _ = writeln!(
             r,
-            "/// Marker types that name pointer parameters (`param::Ptr`'s second argument).\n\
+            "/// Marker types that name parameters (`param::Ptr`'s and `param::Scalar`'s second argument).\n\
              #[doc(hidden)]\n\
              #[allow(non_camel_case_types, non_snake_case)]\n\
              pub mod __param {{\n{markers}}}\n"
@@ -850,7 +886,7 @@ fn struct_source(r: &mut String, def: &StructDef) {
         let (host_ty, host_doc, repr_ty, repr_doc, lowered) = if ty.starts_with("param::") {
             (
                 format!("__dpa::Dev<__dpa::{ty}>"),
-                ": kept alive as long as the struct's memory",
+                ": kept alive as long as the struct's memory; set it with `Dev::new(&object)?`",
                 format!("__dpa::Handle<__dpa::{ty}>"),
                 " (the handle, readable only with `unsafe`)",
                 format!("__dpa::Handle::lowered(&self.{name}, keep)?"),

@@ -95,7 +95,7 @@ fn structs_by_value_cross_as_their_device_layout() {
     }
     let r = rust_source("my_app", &fs, &structs, &[], Backend::Hardware).unwrap();
     for needle in [
-            "type Params = (u32,param::ByValue<super::pt>,param::ByValue<super::wt>,);",
+            "type Params = (param::Scalar<u32, super::__param::r#use::k::uint32_t>,param::ByValue<super::pt>,param::ByValue<super::wt>,);",
             "(a0,a1,a2,): (u32,__dpa::StructAbi<super::__repr_pt::pt>,__dpa::StructAbi<super::__repr_wt::wt>,)",
             "::core::ptr::addr_of!(a1).cast()",
             "a1: *const ::core::ffi::c_void",
@@ -200,7 +200,8 @@ fn rust_declarations_follow_the_prototypes() {
     for needle in [
         "pub const APP_NAME: &str = \"my_app\";",
         "pub const fill: __dpa::Kernel<__sig::fill> =",
-        "type Params = (param::DevPtr,u32,);",
+        "type Params = (param::DevPtr,param::Scalar<u32, super::__param::fill::n::uint32_t>,);",
+        "pub mod n {\n            #[derive(Debug)]\n            pub enum uint32_t {}",
         "unsafe fn launch(l: &__dpa::RawLaunch, (a0,a1,): (u64,u32,))",
         "super::__ffi::doca_gen_my_app_launch_fill(l, a0, a1)",
         "pub const r#type: __dpa::Rpc<__sig::r#type> =",
