@@ -374,6 +374,47 @@ out=$(cd "$root" && env -u DPACC DOCA_BACKEND=hardware PKG_CONFIG_PATH="$p30/lib
     cargo test -q --workspace --no-run 2>&1) || { echo "$out"; fail "the tests do not build (warnings denied) on a real-shaped DOCA 3.0 install"; }
 grep -v "^ *Executable " <<<"$out" | grep -q . && { echo "$out"; fail "building the tests on a real-shaped DOCA 3.0 install printed something (a warning?)"; }
 
+echo "== APIs newer than DOCA 3.0: absent on the 3.0-shaped install, present on a 3.2-shaped one"
+# The 3.2-shaped install: the real-shaped 3.0 headers at version 3.2.0118, so the
+# declarations the reference headers guard with DOCA_VERSION_LTE_CURRENT for 3.1
+# and 3.2 are there; with the RDMI headers and doca-rdmi.pc back (DOCA Verbs, where
+# the 3.2 queue-pair handle is, is bound with RDMI).
+p32="$work/doca-3.2"
+rm -rf "$p32"
+cp -r "$p30" "$p32"
+rm "$p32/tools"
+ln -s "$prefix/tools" "$p32/tools"
+cp "$prefix"/include/doca_rdmi_*.h "$p32/include/"
+cp "$prefix/lib/pkgconfig/doca-rdmi.pc" "$p32/lib/pkgconfig/"
+fake_doca_set_version "$p32/include/doca_version.h" 3.2.0118
+sed -i -e "s#^prefix=.*#prefix=$p32#" -e "s#^libdir=.*#libdir=$prefix/lib#" \
+    -e "s#^Version: .*#Version: 3.2.0118#" "$p32"/lib/pkgconfig/*.pc
+rm -rf "$work/version-probe"
+cp -r "$root/tests/fake-prefix/version-probe" "$work/version-probe"
+sed -i "s#path = \"\.\./\.\./\.\.#path = \"$root#g" "$work/version-probe/Cargo.toml"
+cp "$root/Cargo.lock" "$work/version-probe/Cargo.lock"
+# version_probe PKG_CONFIG_PATH ARGS…: the probe built and run for that install.
+version_probe() {
+    local pc=$1
+    shift
+    (cd "$work/version-probe" && env -u DPACC DOCA_BACKEND=hardware PKG_CONFIG_PATH="$pc" \
+        LD_LIBRARY_PATH="$prefix/lib" cargo run -q "$@" 2>&1)
+}
+out=$(version_probe "$p32/lib/pkgconfig" --features api-3-1,api-3-2) \
+    || { echo "$out"; fail "the DOCA 3.1 and 3.2 APIs do not build (warnings denied) on a 3.2-shaped install"; }
+for line in doca_version=3.2.0118 doca_ge_3_1=true doca_ge_3_2=true doca_ge_3_3=false api_3_1=present api_3_2=present; do
+    grep -qx "$line" <<<"$out" || { echo "$out"; fail "the probe on the 3.2-shaped install did not print $line"; }
+done
+out=$(version_probe "$p30/lib/pkgconfig") || { echo "$out"; fail "the version probe does not build on the 3.0-shaped install"; }
+for line in doca_version=3.0.0058 doca_ge_3_0=true doca_ge_3_1=false doca_ge_3_2=false; do
+    grep -qx "$line" <<<"$out" || { echo "$out"; fail "the probe on the 3.0-shaped install did not print $line"; }
+done
+if out=$(version_probe "$p30/lib/pkgconfig" --features api-3-1); then
+    fail "Device::pci_func_type (DOCA 3.1) exists in a build for DOCA 3.0"
+fi
+grep -q "no function or associated item named \`pci_func_type\`" <<<"$out" \
+    || { echo "$out"; fail "the 3.1 API on the 3.0-shaped install failed for another reason than its absence"; }
+
 echo "== the doctor predicts the build on the real-shaped install: accepted"
 out=$(cd "$root" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$p30/lib/pkgconfig" cargo build -q -p doca-doctor 2>&1) \
     || { echo "$out"; fail "doca-doctor does not build for the real-shaped install"; }
@@ -501,4 +542,4 @@ echo "== doca-doctor builds with no DOCA at all (it loads DOCA at run time)"
 out=$(cd "$root" && DOCA_BACKEND=hardware PKG_CONFIG_PATH="$work/nowhere" DOCA_PREFIX="$work/nowhere" \
     cargo build -q -p doca-doctor 2>&1) || { echo "$out"; fail "doca-doctor does not build without DOCA"; }
 
-echo "fake-prefix-test: 11 passed, 0 failed"
+echo "fake-prefix-test: 12 passed, 0 failed"

@@ -53,9 +53,22 @@ unset DOCA_SIM_PROFILE DOCA_SIM_FAULTS DOCA_BACKEND
 
 # ---------------------------------------------------------------- the sim
 echo "== building doca-sim as a static library"
-(cd "$root" && CARGO_TARGET_DIR="$target/sim" cargo rustc -q -p doca-sim --lib --crate-type staticlib) ||
+# Its headers: the copy its build script made for the DOCA release the build
+# claims (DOCA_SIM_VERSION, default the newest), so the samples' host and
+# device code see the release the sim answers for (docs/sim-model.md).
+simout=$(cd "$root" && CARGO_TARGET_DIR="$target/sim" cargo rustc -q -p doca-sim --lib --crate-type staticlib \
+	--message-format=json | python3 -c '
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "build-script-executed" and "doca-sim" in m.get("package_id", ""):
+        print(m["out_dir"])
+') && [ -d "$simout/include" ] ||
 	{ echo "run-nvidia-samples: doca-sim does not build" >&2; exit 2; }
 libsim="$target/sim/debug/libdoca_sim.a"
+siminclude="$simout/include"
+simdevinclude="$simout/device-include"
+echo "   (DOCA $(sed -n 's/^#define DOCA_VERSION_STRING "\(.*\)"/\1/p' "$siminclude/doca_version.h"))"
 
 # ------------------------------------------------------ the device driver
 # A throwaway package whose build script builds one sample's device sources
@@ -102,8 +115,8 @@ build_device() {
 	for d in "$dir/common" "$dir/device"; do [ -d "$d" ] && includes="$includes$d:"; done
 	(cd "$driver" &&
 		DEP_DOCA_DPA_BACKEND=sim \
-		DEP_DOCA_DPA_SIM_DEVICE_INCLUDE="$root/doca-sim/device-include" \
-		DEP_DOCA_DPA_INCLUDE="$root/doca-sim/include" \
+		DEP_DOCA_DPA_SIM_DEVICE_INCLUDE="$simdevinclude" \
+		DEP_DOCA_DPA_INCLUDE="$siminclude" \
 		SAMPLE_DEVICE_SOURCES="$sources" \
 		SAMPLE_DEVICE_INCLUDES="$includes" \
 		SAMPLE_APP_ARCHIVE="$out" \
@@ -116,7 +129,7 @@ build_device() {
 build_host() {
 	local dir=$1 app=$2 exe=$3 log=$4
 	cc -std=gnu11 -g -Werror -Wall -Wextra -Wno-deprecated-declarations -DDOCA_ALLOW_EXPERIMENTAL_API \
-		-I"$harness" -I"$root/doca-sim/include" -I"$dpa" -I"$dir/common" \
+		-I"$harness" -I"$siminclude" -I"$dpa" -I"$dir/common" \
 		"$dir"/host/*.c "$dir"/*_main.c "$dpa/dpa_common.c" "$harness/harness.c" \
 		"$app" "$libsim" -lpthread -ldl -lm -lrt -lgcc_s -lutil -o "$exe" > "$log" 2>&1
 }

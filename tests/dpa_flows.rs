@@ -419,6 +419,69 @@ fn devices_are_listed_and_bad_names_refused() {
     ));
 }
 
+/// A sim build is for the release it claims (`DOCA_SIM_VERSION`, default 3.3): its
+/// version, its version cfgs and the sim's run-time version all say it.
+#[cfg(doca_backend = "sim")]
+#[test]
+fn a_sim_build_is_for_the_release_it_claims() {
+    let claim = std::env::var("DOCA_SIM_VERSION").unwrap_or_default();
+    let claim = match claim.trim() {
+        "" => "3.3",
+        c => c,
+    };
+    let minor: u32 = claim.strip_prefix("3.").unwrap().parse().unwrap();
+    assert_eq!(doca::dpa::build_info::DOCA_VERSION, format!("{claim}.0001"));
+    assert_eq!(
+        [
+            cfg!(doca_ge_3_0),
+            cfg!(doca_ge_3_1),
+            cfg!(doca_ge_3_2),
+            cfg!(doca_ge_3_3)
+        ],
+        [true, minor >= 1, minor >= 2, minor >= 3]
+    );
+    assert!(!cfg!(doca_ge_3_4));
+    // SAFETY: doca_version_runtime takes nothing and returns a static C string.
+    let runtime = unsafe { std::ffi::CStr::from_ptr(doca::dpa::sys::doca_version_runtime()) };
+    assert_eq!(runtime.to_str().unwrap(), format!("{claim}.0001"));
+}
+
+/// DOCA 3.1 and later only: absent from builds for an older DOCA (a sim
+/// build claiming 3.0 included), as the method is. (The method also needs
+/// its EXPERIMENTAL function, which doca-dpa's default `experimental` feature
+/// allows; this package's cfgs count STABLE functions only.)
+#[cfg(doca_ge_3_1)]
+#[test]
+fn each_device_says_which_kind_of_pci_function_it_is() {
+    use doca::dpa::{devices, PciFuncType};
+    // On the sim, a BlueField's Arm side: a BlueField-3 PF, a BlueField-2 PF
+    // and an SF of the BlueField-3.
+    #[cfg(doca_backend = "sim")]
+    let scope = doca::sim::Scope::new();
+    #[cfg(doca_backend = "sim")]
+    scope.set_profile(doca::sim::Profile::dpu_view());
+    let kinds: Vec<(String, PciFuncType)> = devices()
+        .unwrap()
+        .iter()
+        .map(|info| {
+            (
+                info.ibdev_name.clone(),
+                info.open().unwrap().pci_func_type().unwrap(),
+            )
+        })
+        .collect();
+    assert!(
+        kinds.iter().any(|(_, k)| *k == PciFuncType::Physical),
+        "{kinds:?}"
+    );
+    if cfg!(doca_backend = "sim") {
+        let kind = |name: &str| kinds.iter().find(|(n, _)| n == name).map(|k| k.1);
+        assert_eq!(kind("mlx5_0"), Some(PciFuncType::Physical), "{kinds:?}");
+        assert_eq!(kind("mlx5_2"), Some(PciFuncType::Physical), "{kinds:?}");
+        assert_eq!(kind("mlx5_3"), Some(PciFuncType::Scalable), "{kinds:?}");
+    }
+}
+
 #[test]
 fn a_device_without_dpa_is_reported_as_such() {
     use doca::dpa::{devices, DpaBuilder};

@@ -2,7 +2,8 @@
 //!
 //! Used by the build scripts of `doca-dpa-sys` and `doca-rdmi-sys` ([`sys::build`]), of
 //! the safe crates ([`safe::emit_cfgs`]), of crates that build DPA applications
-//! ([`dpa_app`]), and by the `doca-regen-bindings` tool (its own package,
+//! ([`dpa_app`]), by doca-sim's build script (the release a sim build claims,
+//! [`sim_version`]), and by the `doca-regen-bindings` tool (its own package,
 //! `build-support/regen`). Every environment read goes through [`env::EnvReader`], which
 //! declares it to cargo; [`sys`] and [`safe`] are the complete flows of the -sys and safe
 //! crates' build scripts, and [`dpa_app`] builds DPA applications; each module's page says
@@ -28,6 +29,7 @@ pub mod discovery;
 pub mod dpa_app;
 pub mod env;
 pub mod safe;
+pub mod sim_version;
 pub mod sys;
 pub mod version;
 

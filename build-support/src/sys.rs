@@ -329,12 +329,20 @@ pub fn run(
     // How the bindings were made, for build_info (the hardware branches say).
     let mut bindings_made = "committed (the reference headers of doca-sim)".to_owned();
     // Every function the reference headers declare for the target (the `doca_sym`
-    // check-cfg universe).
-    let reference_headers = header_files(&reference_dir);
+    // check-cfg universe): the committed ones (`reference/`), which declare the newest
+    // modelled release, not doca-sim's copy, which hides what is newer than the
+    // release a sim build claims (crate::sim_version) and would make the cfgs of those
+    // functions unexpected.
+    let universe_dir = manifest_dir
+        .as_ref()
+        .map(|m| m.join("reference"))
+        .filter(|d| d.join("doca_version.h").is_file())
+        .unwrap_or_else(|| reference_dir.clone());
+    let universe_headers = header_files(&universe_dir);
     let universe_base: BTreeSet<String> = declared_in(
         env,
-        &reference_headers,
-        std::slice::from_ref(&reference_dir),
+        &universe_headers,
+        std::slice::from_ref(&universe_dir),
         &out_dir,
     )?
     .into_iter()

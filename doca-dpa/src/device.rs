@@ -206,12 +206,19 @@ impl fmt::Debug for Device {
 
 impl DeviceInfo {
     /// Opens this device (a fresh `doca_devinfo_create_list`, the entry with
-    /// this PCI address, `doca_dev_open`, then `doca_devinfo_destroy_list`).
+    /// this PCI address and IB device name, `doca_dev_open`, then
+    /// `doca_devinfo_destroy_list`). Both: a scalable function reports its
+    /// PF's PCI address.
     pub fn open(&self) -> Result<Device> {
         Device::open_described(
             "DeviceInfo::open",
-            || format!("PCI address {} any more", self.pci_addr),
-            |d| d.pci_addr == self.pci_addr,
+            || {
+                format!(
+                    "PCI address {} and name {} any more",
+                    self.pci_addr, self.ibdev_name
+                )
+            },
+            |d| d.pci_addr == self.pci_addr && d.ibdev_name == self.ibdev_name,
         )
     }
 }
@@ -363,10 +370,62 @@ impl Device {
         unsafe { sys::doca_dev_as_devinfo(self.as_ptr(guard)) }
     }
 
+    /// Which kind of PCI function the device is
+    /// (`doca_devinfo_get_pci_func_type`, EXPERIMENTAL, DOCA 3.1 and later):
+    /// NVIDIA's samples from 3.1 on pick a physical function for DPA work.
+    ///
+    /// # Errors
+    ///
+    /// What DOCA answers for the device.
+    #[cfg(all(doca_ge_3_1, doca_sym = "doca_devinfo_get_pci_func_type"))]
+    #[cfg_attr(docsrs, doc(cfg(all(doca_ge_3_1, feature = "experimental"))))]
+    pub fn pci_func_type(&self) -> Result<PciFuncType> {
+        let guard = self.lock();
+        let mut raw: sys::doca_pci_func_type = 0;
+        // SAFETY: the devinfo of this open device, under its lock (`guard`);
+        // a valid out-pointer of the enum's type.
+        unsafe {
+            doca_call!(doca_devinfo_get_pci_func_type(
+                self.devinfo(&guard),
+                &mut raw
+            ))
+        }?;
+        Ok(PciFuncType::from_raw(raw))
+    }
+
     /// The device's lock domain, for objects made on it by other crates.
     #[doc(hidden)]
     pub fn domain(&self) -> &Domain {
         self.inner.raw.domain()
+    }
+}
+
+/// The kind of PCI function a device is (`enum doca_pci_func_type`), as
+/// [`Device::pci_func_type`] reports it (DOCA 3.1 and later).
+#[cfg(all(doca_ge_3_1, doca_sym = "doca_devinfo_get_pci_func_type"))]
+#[cfg_attr(docsrs, doc(cfg(all(doca_ge_3_1, feature = "experimental"))))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum PciFuncType {
+    /// A physical function (`DOCA_PCI_FUNC_TYPE_PF`).
+    Physical,
+    /// A virtual function (`DOCA_PCI_FUNC_TYPE_VF`).
+    Virtual,
+    /// A scalable function (`DOCA_PCI_FUNC_TYPE_SF`).
+    Scalable,
+    /// A value this crate does not know (a newer DOCA's), kept as DOCA gave it.
+    Other(u32),
+}
+
+#[cfg(all(doca_ge_3_1, doca_sym = "doca_devinfo_get_pci_func_type"))]
+impl PciFuncType {
+    fn from_raw(raw: sys::doca_pci_func_type) -> Self {
+        match raw {
+            sys::DOCA_PCI_FUNC_TYPE_PF => PciFuncType::Physical,
+            sys::DOCA_PCI_FUNC_TYPE_VF => PciFuncType::Virtual,
+            sys::DOCA_PCI_FUNC_TYPE_SF => PciFuncType::Scalable,
+            other => PciFuncType::Other(other as u32),
+        }
     }
 }
 

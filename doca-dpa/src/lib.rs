@@ -176,6 +176,9 @@ pub use async_ops::AsyncOps;
 #[cfg(doca_sym = "doca_dpa_thread_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
 pub use completion::{Completion, CompletionBuilder, NotificationCompletion};
+#[cfg(all(doca_ge_3_1, doca_sym = "doca_devinfo_get_pci_func_type"))]
+#[cfg_attr(docsrs, doc(cfg(all(doca_ge_3_1, feature = "experimental"))))]
+pub use device::PciFuncType;
 pub use device::{devices, Device, DeviceGuard, DeviceInfo, Representor, RepresentorFilter};
 #[cfg(doca_sym = "doca_dpa_create")]
 #[cfg_attr(docsrs, doc(cfg(feature = "experimental")))]
@@ -227,6 +230,8 @@ mod auto_traits {
     assert_impl_all!(crate::Representor: Send, Sync, Clone);
     assert_impl_all!(crate::DeviceInfo: Send, Sync);
     assert_impl_all!(crate::RepresentorFilter: Send, Sync, Copy);
+    #[cfg(all(doca_ge_3_1, doca_sym = "doca_devinfo_get_pci_func_type"))]
+    assert_impl_all!(crate::PciFuncType: Send, Sync, Copy);
     assert_impl_all!(crate::Error: Send, Sync);
     assert_impl_all!(crate::ErrorCode: Send, Sync, Copy);
     assert_impl_all!(crate::ErrorKind: Send, Sync, Copy);

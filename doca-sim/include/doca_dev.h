@@ -24,6 +24,7 @@
 #include <doca_compat.h>
 #include <doca_error.h>
 #include <doca_types.h>
+#include <doca_version.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -294,11 +295,13 @@ DOCA_STABLE
 doca_error_t doca_devinfo_rep_cap_is_filter_net_supported(const struct doca_devinfo *devinfo,
 							  uint8_t *filter_net_supported);
 
+#if DOCA_VERSION_LTE_CURRENT(3, 1, 0)
 /**
  * @brief Tells whether the device is a physical, virtual or scalable function.
  *
  * @note The shape of this declaration is inferred from how DOCA 3.1 and later
- * samples call it; it is absent from DOCA 3.0 and no header text was checked.
+ * samples call it; it is absent from DOCA 3.0 (hence the release guard) and no
+ * header text was checked.
  *
  * @param [in] devinfo the device.
  * @param [out] pci_func_type receives the function type.
@@ -307,6 +310,7 @@ doca_error_t doca_devinfo_rep_cap_is_filter_net_supported(const struct doca_devi
 DOCA_EXPERIMENTAL
 doca_error_t doca_devinfo_get_pci_func_type(const struct doca_devinfo *devinfo,
 					    enum doca_pci_func_type *pci_func_type);
+#endif /* DOCA 3.1 */
 
 /**
  * @brief Asks the driver to give back the device's released resources sooner.

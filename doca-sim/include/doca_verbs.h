@@ -28,6 +28,7 @@
 #include <doca_compat.h>
 #include <doca_error.h>
 #include <doca_types.h>
+#include <doca_version.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -449,8 +450,11 @@ doca_error_t doca_verbs_qp_destroy(struct doca_verbs_qp *verbs_qp);
 DOCA_EXPERIMENTAL
 uint32_t doca_verbs_qp_get_qpn(const struct doca_verbs_qp *verbs_qp);
 
+#if DOCA_VERSION_LTE_CURRENT(3, 2, 0)
 /**
  * @brief Produces the handle DPA kernels use to drive the queue pair.
+ *
+ * DOCA 3.2 and later (DPA Verbs), hence the release guard.
  *
  * The queue pair must have been created with the external datapath enabled.
  *
@@ -463,6 +467,7 @@ uint32_t doca_verbs_qp_get_qpn(const struct doca_verbs_qp *verbs_qp);
 DOCA_EXPERIMENTAL
 doca_error_t doca_verbs_qp_get_dpa_handle(struct doca_verbs_qp *verbs_qp, struct doca_dpa *dpa_ctx,
 					  doca_dpa_dev_verbs_qp_t *dpa_qp_handle);
+#endif /* DOCA 3.2 */
 
 /* ------------------------------------------------------------------------- */
 /* Device capabilities                                                       */

@@ -23,6 +23,12 @@
  *    version cfgs). The patch number 1 is nominal. The software DPA reports
  *    the same version at run time by default.
  *
+ * Declarations newer than DOCA 3.0 are inside
+ * #if DOCA_VERSION_LTE_CURRENT(X, Y, 0), X.Y the release that added them, so
+ * these headers with an older release written below declare what that release
+ * does. A sim build claiming an older release (DOCA_SIM_VERSION) reads a copy
+ * of these headers with that release written here.
+ *
  * This uses the spelling of DOCA 2.7 and later (DOCA_VERSION_*), in the shape
  * of DOCA 3.0. A release string has the form "MAJOR.MINOR.PPPP", PPPP being the
  * patch number. Two encodings exist, both from the three macros below:

@@ -129,9 +129,10 @@ pub struct Profile {
     pub memcheck: bool,
 }
 
-/// The runtime version the default profile reports; it matches the version of
-/// the reference headers the sim ships.
-pub const DEFAULT_RUNTIME_VERSION: &str = "3.3.0001";
+/// The runtime version the default profile reports: the release this build of
+/// the sim claims (`DOCA_SIM_VERSION`, default the newest modelled), which its
+/// headers' `doca_version.h` says too.
+pub const DEFAULT_RUNTIME_VERSION: &str = env!("DOCA_SIM_CLAIMED_VERSION");
 
 impl DeviceProfile {
     /// A DPA-capable BlueField-3 PF with NVIDIA's published DPA layout: 16

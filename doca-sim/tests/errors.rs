@@ -100,6 +100,33 @@ fn strings_are_static() {
     assert_eq!(a, b, "the same static string each time");
 }
 
+/// The release this build claims (`DOCA_SIM_VERSION`, default 3.3) is the one the
+/// run-time version and the bindings' version constants say.
+#[test]
+fn the_run_time_and_the_constants_say_the_claimed_release() {
+    let string = abi::DOCA_VERSION_STRING;
+    assert_eq!(
+        &string[..string.len() - 1],
+        doca_sim::DEFAULT_RUNTIME_VERSION.as_bytes()
+    );
+    assert_eq!(
+        format!(
+            "{}.{}.{:04}",
+            abi::DOCA_VERSION_MAJOR,
+            abi::DOCA_VERSION_MINOR,
+            abi::DOCA_VERSION_PATCH
+        ),
+        doca_sim::DEFAULT_RUNTIME_VERSION
+    );
+    let claim = std::env::var("DOCA_SIM_VERSION").unwrap_or_default();
+    let release = if claim.trim().is_empty() {
+        "3.3"
+    } else {
+        claim.trim()
+    };
+    assert_eq!(doca_sim::DEFAULT_RUNTIME_VERSION, format!("{release}.0001"));
+}
+
 #[test]
 fn runtime_version_follows_the_profile() {
     let scope = Scope::new();

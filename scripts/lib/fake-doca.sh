@@ -54,7 +54,9 @@ fake_doca_install() {
     fake_doca_set_version "$prefix/include/doca_version.h" "$version"
 
     echo "== building doca-sim as shared libraries"
-    (cd "$root" && cargo rustc -q -p doca-sim --lib --crate-type cdylib,staticlib -- \
+    # The sim of the newest release (DOCA_SIM_VERSION unset), whose version string
+    # is the one rewritten below.
+    (cd "$root" && env -u DOCA_SIM_VERSION cargo rustc -q -p doca-sim --lib --crate-type cdylib,staticlib -- \
         -C link-arg=-Wl,--version-script="$root/doca-sim/csrc/exports.map" \
         -C link-arg=-Wl,-soname,libdoca_common.so)
     cp "$CARGO_TARGET_DIR/debug/libdoca_sim.so" "$prefix/lib/libdoca_common.so"

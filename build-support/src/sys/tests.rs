@@ -116,6 +116,54 @@ fn sim_dpa() {
     }
 }
 
+/// A sim build claiming DOCA 3.0 (`DOCA_SIM_VERSION=3.0`: doca-sim's headers copied
+/// with that version): the 3.0 cfgs only, the 3.1 function absent from the audit but
+/// still in the check-cfg universe (read from the -sys crate's committed
+/// `reference/`), so its wrapper's cfg is known and off.
+#[test]
+fn a_sim_claiming_3_0_hides_the_newer_functions_but_knows_their_names() {
+    let (include, root) = shipped();
+    let out = TempDir::new("out");
+    let copy = TempDir::new("claim");
+    let claimed = crate::sim_version::claimed_headers(
+        &include,
+        &root.join("doca-sim/device-include"),
+        copy.path(),
+        DocaVersion::new(3, 0, 1),
+    )
+    .unwrap();
+    let e = EnvReader::fixed([
+        ("DOCA_BACKEND".to_owned(), "sim".to_owned()),
+        ("CARGO_FEATURE_SIM".to_owned(), "1".to_owned()),
+        ("OUT_DIR".to_owned(), out.path().display().to_string()),
+        (
+            "DEP_DOCA_SIM_INCLUDE".to_owned(),
+            claimed.include.display().to_string(),
+        ),
+        (
+            "CARGO_MANIFEST_DIR".to_owned(),
+            sys_dir(&root, SysCrate::Dpa).display().to_string(),
+        ),
+    ]);
+    let o = run(SysCrate::Dpa, &e, no_probe).unwrap();
+    assert_eq!(o.version, DocaVersion::new(3, 0, 1));
+    let d = &o.directives;
+    assert!(d.contains("cargo::rustc-cfg=doca_ge_3_0"));
+    assert!(!d.contains("cargo::rustc-cfg=doca_ge_3_1"));
+    assert!(d.contains("cargo::rustc-cfg=doca_sym=\"doca_devinfo_rep_get_pci_func_type\""));
+    assert!(!d.contains("cargo::rustc-cfg=doca_sym=\"doca_devinfo_get_pci_func_type\""));
+    let check = d
+        .lines()
+        .iter()
+        .find(|l| l.starts_with("cargo::rustc-check-cfg=cfg(doca_sym,"))
+        .unwrap();
+    assert!(
+        check.contains("\"doca_devinfo_get_pci_func_type\""),
+        "{check}"
+    );
+    assert!(d.contains("cargo::metadata=version=3.0.0001"));
+}
+
 #[test]
 fn sim_rdmi_hand_declares_as_ctx() {
     let (out, r) = (TempDir::new("out"), reference());
@@ -390,6 +438,13 @@ fn hardware_dpa_bindgen_and_links() {
     }
 }
 
+/// The functions of the reference headers that DOCA 3.0 does not declare: each is
+/// behind `DOCA_VERSION_LTE_CURRENT` for the release that added it.
+const NEWER_THAN_3_0: &[&str] = &[
+    "doca_devinfo_get_pci_func_type",
+    "doca_verbs_qp_get_dpa_handle",
+];
+
 /// doca-sim's reference headers, and the workspace root (whose -sys crates hold the
 /// committed bindings and check files), as a -sys build sees them.
 fn shipped() -> (PathBuf, PathBuf) {
@@ -477,14 +532,30 @@ fn hardware_uses_the_bundled_bindings_of_a_conforming_install() {
             .binding_set()
             .committed_path(&sys_dir(&shipped().1, krate));
         let committed = std::fs::read_to_string(&committed_path).unwrap();
-        // Every function of the committed file, nothing left out.
+        // Every function of the committed file but those newer than the install's
+        // DOCA 3.0 (behind DOCA_VERSION_LTE_CURRENT in the headers).
+        let newer: Vec<&str> = NEWER_THAN_3_0
+            .iter()
+            .copied()
+            .filter(|f| committed.contains(&format!("pub fn {f}(")))
+            .collect();
         assert_eq!(
-            b.matches("    pub fn ").count(),
+            b.matches("    pub fn ").count() + newer.len(),
             committed.matches("    pub fn ").count()
         );
+        for f in &newer {
+            assert!(!b.contains(&format!("pub fn {f}(")), "{f}");
+        }
         let info = std::fs::read_to_string(out.path().join("build_info.rs")).unwrap();
         assert!(info.contains("BINDINGS: &str = \"bundled, "), "{info}");
-        assert!(!info.contains("left out"), "{info}");
+        match newer.len() {
+            0 => assert!(!info.contains("left out"), "{info}"),
+            1 => assert!(
+                info.contains("1 function this DOCA does not declare left out"),
+                "{info}"
+            ),
+            n => assert!(info.contains(&format!("{n} functions this DOCA")), "{info}"),
+        }
         match krate {
             SysCrate::Dpa => {
                 assert!(b.contains("pub fn doca_dpa_create("));
@@ -642,8 +713,10 @@ fn an_older_install_gets_the_bindings_without_the_functions_it_lacks() {
         .get("doca_dpa_get_kernel_max_run_time")
         .is_none_or(|r| !r.declared));
     let info = std::fs::read_to_string(out.path().join("build_info.rs")).unwrap();
+    // The other: the DOCA 3.1 function the 3.0 headers hide.
+    assert!(!b.contains("pub fn doca_devinfo_get_pci_func_type("));
     assert!(
-        info.contains("1 function this DOCA does not declare left out"),
+        info.contains("2 functions this DOCA does not declare left out"),
         "{info}"
     );
 }

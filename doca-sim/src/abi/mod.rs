@@ -27,7 +27,18 @@
 )]
 
 pub mod comch;
-pub mod dpa;
+/// DOCA Core + DPA: the committed bindings, with the version constants of the
+/// release this build claims (`DOCA_SIM_VERSION`; they shadow the committed
+/// file's, which are the newest release's), as the claimed `doca_version.h`
+/// says them.
+pub mod dpa {
+    pub use super::dpa_reference::*;
+    include!(concat!(env!("OUT_DIR"), "/claimed_version.rs"));
+}
+// Its version constants are shadowed by the claimed ones in `dpa`.
+#[allow(dead_code)]
+#[path = "dpa.rs"]
+mod dpa_reference;
 pub mod rdma;
 pub mod rdmi;
 pub mod verbs;
