@@ -384,8 +384,9 @@ rm -rf "$p32"
 cp -r "$p30" "$p32"
 rm "$p32/tools"
 ln -s "$prefix/tools" "$p32/tools"
-cp "$prefix"/include/doca_rdmi_*.h "$p32/include/"
-cp "$prefix/lib/pkgconfig/doca-rdmi.pc" "$p32/lib/pkgconfig/"
+# DOCA Verbs (3.2) and RDMI, which is built on it, come back.
+cp "$prefix"/include/doca_rdmi_*.h "$prefix/include/doca_verbs.h" "$p32/include/"
+cp "$prefix/lib/pkgconfig/doca-rdmi.pc" "$prefix/lib/pkgconfig/doca-verbs.pc" "$p32/lib/pkgconfig/"
 fake_doca_set_version "$p32/include/doca_version.h" 3.2.0118
 sed -i -e "s#^prefix=.*#prefix=$p32#" -e "s#^libdir=.*#libdir=$prefix/lib#" \
     -e "s#^Version: .*#Version: 3.2.0118#" "$p32"/lib/pkgconfig/*.pc

@@ -20,7 +20,7 @@ fn main() {
     {
         // DOCA 3.2: DPA Verbs' queue-pair handle (the raw binding; the bundled
         // bindings hold only what the install declares).
-        std::hint::black_box(doca_rdmi_sys::doca_verbs_qp_get_dpa_handle);
+        std::hint::black_box(doca_verbs_sys::doca_verbs_qp_get_dpa_handle);
         println!("api_3_2=present");
     }
 }
