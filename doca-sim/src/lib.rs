@@ -72,7 +72,8 @@
 //! 1. Foundations, which import nothing of the crate: `abi` (the bindings of
 //!    the reference headers), `error`, `trap` (catching device code's bad
 //!    accesses), `dma` (probing copies), `fastmap`, `scope` (the calling
-//!    thread's test scope id).
+//!    thread's test scope id), `fabric` (the wire between verbs queue pairs,
+//!    also between processes).
 //! 2. Settings and test hooks: `profile`, `memcheck`, `hooks` (fault
 //!    injection, call counts, live-object counts), `config` (the environment,
 //!    which fails closed).
@@ -114,6 +115,7 @@ mod dma;
 mod dpa;
 mod error;
 mod export;
+mod fabric;
 mod fastmap;
 pub mod hooks;
 mod memcheck;
