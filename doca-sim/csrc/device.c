@@ -496,3 +496,60 @@ void doca_dpa_dev_comch_producer_dma_copy(doca_dpa_dev_comch_producer_t producer
 				     imm_length, flags);
 	doca_sim_trap_end_if_requested();
 }
+
+/* ---------------------------------------------------------------- DPA Verbs */
+
+#if DOCA_SIM_DEV_RELEASE >= 302
+#include <doca_dpa_dev_verbs.h>
+
+/* In dpa_verbs.rs; work requests are passed by address (the sim reads its
+ * own layout of them, probing the kernel's pointers). */
+uint32_t doca_sim_impl_verbs_post_send(uint64_t qp, uint64_t send_wr);
+uint32_t doca_sim_impl_verbs_post_recv(uint64_t qp, uint64_t recv_wr);
+void doca_sim_impl_verbs_commit_send(uint64_t qp);
+void doca_sim_impl_verbs_commit_recv(uint64_t qp);
+uint32_t doca_sim_impl_verbs_qpn(uint64_t qp);
+
+uint32_t doca_dpa_dev_verbs_qp_post_send_wr(doca_dpa_dev_verbs_qp_t verbs_qp, struct doca_dpa_dev_verbs_send_wr *send_wr)
+{
+	uint32_t count = doca_sim_impl_verbs_post_send(verbs_qp, (uint64_t)(uintptr_t)send_wr);
+	doca_sim_trap_end_if_requested();
+	return count;
+}
+
+uint32_t doca_dpa_dev_verbs_qp_post_recv_wr(doca_dpa_dev_verbs_qp_t verbs_qp, struct doca_dpa_dev_verbs_recv_wr *recv_wr)
+{
+	uint32_t count = doca_sim_impl_verbs_post_recv(verbs_qp, (uint64_t)(uintptr_t)recv_wr);
+	doca_sim_trap_end_if_requested();
+	return count;
+}
+
+void doca_dpa_dev_verbs_qp_commit_send(doca_dpa_dev_verbs_qp_t verbs_qp)
+{
+	doca_sim_impl_verbs_commit_send(verbs_qp);
+	doca_sim_trap_end_if_requested();
+}
+
+void doca_dpa_dev_verbs_qp_lw_commit_send(doca_dpa_dev_verbs_qp_t verbs_qp)
+{
+	doca_dpa_dev_verbs_qp_commit_send(verbs_qp);
+}
+
+void doca_dpa_dev_verbs_qp_commit_recv(doca_dpa_dev_verbs_qp_t verbs_qp)
+{
+	doca_sim_impl_verbs_commit_recv(verbs_qp);
+	doca_sim_trap_end_if_requested();
+}
+
+void doca_dpa_dev_verbs_qp_lw_commit_recv(doca_dpa_dev_verbs_qp_t verbs_qp)
+{
+	doca_dpa_dev_verbs_qp_commit_recv(verbs_qp);
+}
+
+uint32_t doca_dpa_dev_verbs_qp_get_qpn(doca_dpa_dev_verbs_qp_t verbs_qp)
+{
+	uint32_t qpn = doca_sim_impl_verbs_qpn(verbs_qp);
+	doca_sim_trap_end_if_requested();
+	return qpn;
+}
+#endif /* DOCA_SIM_DEV_RELEASE >= 302 */

@@ -1,19 +1,275 @@
 /*
  * SPDX-License-Identifier: MIT OR Apache-2.0
  *
- * doca-sim device-side header: DPA Verbs. Written by the doca-rs project;
- * not NVIDIA's header.
+ * doca-sim device-side header: DPA Verbs (libdoca_dpa_dev_verbs, DOCA 3.2 and
+ * later). Written by the doca-rs project from public facts about DOCA; not
+ * NVIDIA's header.
  *
- * DPA Verbs (work requests built and posted by a kernel on a verbs QP,
- * libdoca_dpa_dev_verbs) arrived with DOCA 3.2 and is outside the 3.0
- * surface doca-sim models, so including this header stops the build with
- * the reason, rather than a missing-file error or declarations that would
- * link and then do nothing. DPA-initiated RDMA on the sim goes through DOCA
- * RDMI (connections and posters; the device side is in doca_sim_dev.h).
+ * A kernel builds work requests and posts them on a verbs queue pair the host
+ * created on the DPA datapath (doca_verbs_qp_get_dpa_handle), then commits
+ * them; completions arrive in the DPA completion contexts the queue pair was
+ * created with. The work-request structures are opaque, as in DOCA: their
+ * fields are set through the accessors below, which in the sim are inline
+ * functions over doca-sim's own layout of the same size. Queue pair
+ * operations the sim models: post/commit of send and receive work requests
+ * (RDMA write, write with immediate, send, send with immediate, read) and the
+ * queue pair number; see docs/sim-model.md ("DPA Verbs").
  */
 #ifndef DOCA_DPA_DEV_VERBS_H_
 #define DOCA_DPA_DEV_VERBS_H_
 
-#error "doca-sim does not model DPA Verbs (doca_dpa_dev_verbs.h, DOCA 3.2+): build this kernel for hardware with dpacc, or use DOCA RDMI for DPA-initiated RDMA on the software DPA"
+#include <doca_dpa_dev.h>
+
+#if DOCA_SIM_DEV_RELEASE < 302
+#error "doca_dpa_dev_verbs.h: DPA Verbs arrived with DOCA 3.2; this build declares an older device API (DOCA_SIM_DEV_RELEASE)"
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The DPA handle of a verbs queue pair. */
+__dpa_global__ typedef uint64_t doca_dpa_dev_verbs_qp_t;
+
+/** A send work request (opaque; 64 bytes). */
+struct doca_dpa_dev_verbs_send_wr {
+	uint64_t doca_sim_sg_list;
+	uint64_t doca_sim_remote_addr;
+	uint64_t doca_sim_compare_add;
+	uint64_t doca_sim_swap;
+	uint32_t doca_sim_num_sge;
+	uint32_t doca_sim_opcode;
+	uint32_t doca_sim_flags;
+	uint32_t doca_sim_fence;
+	uint32_t doca_sim_imm;
+	uint32_t doca_sim_rkey;
+	uint32_t doca_sim_invalidate_rkey;
+	uint32_t doca_sim_reserved;
+} __attribute__((__packed__, aligned(8)));
+
+/** A receive work request (opaque; 12 bytes). */
+struct doca_dpa_dev_verbs_recv_wr {
+	uint64_t doca_sim_sg_list;
+	uint32_t doca_sim_num_sge;
+} __attribute__((__packed__, aligned(8)));
+
+_Static_assert(sizeof(struct doca_dpa_dev_verbs_send_wr) == 64, "a send work request is 64 bytes");
+
+/** Send work request opcodes. */
+enum doca_dpa_dev_verbs_send_wr_opcode {
+	DOCA_DPA_DEV_VERBS_SEND_WR_OPCODE_WRITE = 0x8,
+	DOCA_DPA_DEV_VERBS_SEND_WR_OPCODE_WRITE_WITH_IMM = 0x9,
+	DOCA_DPA_DEV_VERBS_SEND_WR_OPCODE_SEND = 0xA,
+	DOCA_DPA_DEV_VERBS_SEND_WR_OPCODE_SEND_WITH_IMM = 0xB,
+	DOCA_DPA_DEV_VERBS_SEND_WR_OPCODE_READ = 0x10,
+	DOCA_DPA_DEV_VERBS_SEND_WR_OPCODE_ATOMIC_FETCH_ADD = 0x12,
+};
+
+/** Send work request flags. */
+enum doca_dpa_dev_verbs_send_wr_flags {
+	/** Report a completion for this work request. */
+	DOCA_DPA_DEV_VERBS_SEND_WR_FLAGS_SIGNALED = 1 << 1,
+	/** Ask the receiver's completion to be reported as solicited. */
+	DOCA_DPA_DEV_VERBS_SEND_WR_FLAGS_SOLICITED = 1 << 2,
+};
+
+/** Fence modes (the sim runs work requests in order, so every mode holds). */
+enum doca_dpa_dev_verbs_send_wr_fm {
+	DOCA_DPA_DEV_VERBS_SEND_WR_FM_NO_FENCE = 0x0,
+	DOCA_DPA_DEV_VERBS_SEND_WR_FM_INITIATOR_SMALL_FENCE = 0x1,
+	DOCA_DPA_DEV_VERBS_SEND_WR_FM_FENCE = 0x2,
+	DOCA_DPA_DEV_VERBS_SEND_WR_FM_STRONG_ORDERING_FENCE = 0x3,
+	DOCA_DPA_DEV_VERBS_SEND_WR_FM_FENCE_AND_INITIATOR_SMALL_FENCE = 0x4,
+};
+
+/** The lkey that ends a receive's scatter list before its last slot. */
+#ifndef DOCA_DPA_DEV_VERBS_SGE_TERMINATING_LKEY
+#define DOCA_DPA_DEV_VERBS_SGE_TERMINATING_LKEY (0x100)
+#endif
+
+/** A scatter/gather element: memory of a map (lkey: the map's DPA handle in the sim). */
+struct doca_dpa_dev_verbs_sge {
+	uint64_t addr;
+	uint32_t length;
+	uint32_t lkey;
+};
+
+/*
+ * Accessors of the work requests: each setter has a getter that returns what
+ * was set. An atomic's remote address and key are the work request's remote
+ * address and key.
+ */
+static inline void doca_dpa_dev_verbs_send_wr_set_sg_list(struct doca_dpa_dev_verbs_send_wr *send_wr,
+							  struct doca_dpa_dev_verbs_sge *sg_list)
+{
+	send_wr->doca_sim_sg_list = (uint64_t)(uintptr_t)sg_list;
+}
+
+static inline struct doca_dpa_dev_verbs_sge *
+doca_dpa_dev_verbs_send_wr_get_sg_list(struct doca_dpa_dev_verbs_send_wr *send_wr)
+{
+	return (struct doca_dpa_dev_verbs_sge *)(uintptr_t)send_wr->doca_sim_sg_list;
+}
+
+static inline void doca_dpa_dev_verbs_recv_wr_set_sg_list(struct doca_dpa_dev_verbs_recv_wr *recv_wr,
+							  struct doca_dpa_dev_verbs_sge *sg_list)
+{
+	recv_wr->doca_sim_sg_list = (uint64_t)(uintptr_t)sg_list;
+}
+
+static inline struct doca_dpa_dev_verbs_sge *
+doca_dpa_dev_verbs_recv_wr_get_sg_list(struct doca_dpa_dev_verbs_recv_wr *recv_wr)
+{
+	return (struct doca_dpa_dev_verbs_sge *)(uintptr_t)recv_wr->doca_sim_sg_list;
+}
+
+static inline void doca_dpa_dev_verbs_send_wr_set_sg_num_sge(struct doca_dpa_dev_verbs_send_wr *send_wr, uint32_t value)
+{
+	send_wr->doca_sim_num_sge = (uint32_t)value;
+}
+
+static inline uint32_t doca_dpa_dev_verbs_send_wr_get_sg_num_sge(struct doca_dpa_dev_verbs_send_wr *send_wr)
+{
+	return (uint32_t)send_wr->doca_sim_num_sge;
+}
+
+static inline void doca_dpa_dev_verbs_send_wr_set_opcode(struct doca_dpa_dev_verbs_send_wr *send_wr, enum doca_dpa_dev_verbs_send_wr_opcode value)
+{
+	send_wr->doca_sim_opcode = (uint32_t)value;
+}
+
+static inline enum doca_dpa_dev_verbs_send_wr_opcode doca_dpa_dev_verbs_send_wr_get_opcode(struct doca_dpa_dev_verbs_send_wr *send_wr)
+{
+	return (enum doca_dpa_dev_verbs_send_wr_opcode)send_wr->doca_sim_opcode;
+}
+
+static inline void doca_dpa_dev_verbs_send_wr_set_send_flags(struct doca_dpa_dev_verbs_send_wr *send_wr, unsigned int value)
+{
+	send_wr->doca_sim_flags = (uint32_t)value;
+}
+
+static inline unsigned int doca_dpa_dev_verbs_send_wr_get_send_flags(struct doca_dpa_dev_verbs_send_wr *send_wr)
+{
+	return (unsigned int)send_wr->doca_sim_flags;
+}
+
+static inline void doca_dpa_dev_verbs_send_wr_set_fence_mode(struct doca_dpa_dev_verbs_send_wr *send_wr, enum doca_dpa_dev_verbs_send_wr_fm value)
+{
+	send_wr->doca_sim_fence = (uint32_t)value;
+}
+
+static inline enum doca_dpa_dev_verbs_send_wr_fm doca_dpa_dev_verbs_send_wr_get_fence_mode(struct doca_dpa_dev_verbs_send_wr *send_wr)
+{
+	return (enum doca_dpa_dev_verbs_send_wr_fm)send_wr->doca_sim_fence;
+}
+
+static inline void doca_dpa_dev_verbs_send_wr_set_imm_data(struct doca_dpa_dev_verbs_send_wr *send_wr, uint32_t value)
+{
+	send_wr->doca_sim_imm = (uint32_t)value;
+}
+
+static inline uint32_t doca_dpa_dev_verbs_send_wr_get_imm_data(struct doca_dpa_dev_verbs_send_wr *send_wr)
+{
+	return (uint32_t)send_wr->doca_sim_imm;
+}
+
+static inline void doca_dpa_dev_verbs_send_wr_set_invalidate_rkey(struct doca_dpa_dev_verbs_send_wr *send_wr, uint32_t value)
+{
+	send_wr->doca_sim_invalidate_rkey = (uint32_t)value;
+}
+
+static inline uint32_t doca_dpa_dev_verbs_send_wr_get_invalidate_rkey(struct doca_dpa_dev_verbs_send_wr *send_wr)
+{
+	return (uint32_t)send_wr->doca_sim_invalidate_rkey;
+}
+
+static inline void doca_dpa_dev_verbs_send_wr_set_rdma_remote_addr(struct doca_dpa_dev_verbs_send_wr *send_wr, uint64_t value)
+{
+	send_wr->doca_sim_remote_addr = (uint64_t)value;
+}
+
+static inline uint64_t doca_dpa_dev_verbs_send_wr_get_rdma_remote_addr(struct doca_dpa_dev_verbs_send_wr *send_wr)
+{
+	return (uint64_t)send_wr->doca_sim_remote_addr;
+}
+
+static inline void doca_dpa_dev_verbs_send_wr_set_rdma_rkey(struct doca_dpa_dev_verbs_send_wr *send_wr, uint32_t value)
+{
+	send_wr->doca_sim_rkey = (uint32_t)value;
+}
+
+static inline uint32_t doca_dpa_dev_verbs_send_wr_get_rdma_rkey(struct doca_dpa_dev_verbs_send_wr *send_wr)
+{
+	return (uint32_t)send_wr->doca_sim_rkey;
+}
+
+static inline void doca_dpa_dev_verbs_send_wr_set_atomic_remote_addr(struct doca_dpa_dev_verbs_send_wr *send_wr, uint64_t value)
+{
+	send_wr->doca_sim_remote_addr = (uint64_t)value;
+}
+
+static inline uint64_t doca_dpa_dev_verbs_send_wr_get_atomic_remote_addr(struct doca_dpa_dev_verbs_send_wr *send_wr)
+{
+	return (uint64_t)send_wr->doca_sim_remote_addr;
+}
+
+static inline void doca_dpa_dev_verbs_send_wr_set_atomic_compare_add(struct doca_dpa_dev_verbs_send_wr *send_wr, uint64_t value)
+{
+	send_wr->doca_sim_compare_add = (uint64_t)value;
+}
+
+static inline uint64_t doca_dpa_dev_verbs_send_wr_get_atomic_compare_add(struct doca_dpa_dev_verbs_send_wr *send_wr)
+{
+	return (uint64_t)send_wr->doca_sim_compare_add;
+}
+
+static inline void doca_dpa_dev_verbs_send_wr_set_atomic_swap(struct doca_dpa_dev_verbs_send_wr *send_wr, uint64_t value)
+{
+	send_wr->doca_sim_swap = (uint64_t)value;
+}
+
+static inline uint64_t doca_dpa_dev_verbs_send_wr_get_atomic_swap(struct doca_dpa_dev_verbs_send_wr *send_wr)
+{
+	return (uint64_t)send_wr->doca_sim_swap;
+}
+
+static inline void doca_dpa_dev_verbs_send_wr_set_atomic_rkey(struct doca_dpa_dev_verbs_send_wr *send_wr, uint32_t value)
+{
+	send_wr->doca_sim_rkey = (uint32_t)value;
+}
+
+static inline uint32_t doca_dpa_dev_verbs_send_wr_get_atomic_rkey(struct doca_dpa_dev_verbs_send_wr *send_wr)
+{
+	return (uint32_t)send_wr->doca_sim_rkey;
+}
+
+static inline void doca_dpa_dev_verbs_recv_wr_set_sg_num_sge(struct doca_dpa_dev_verbs_recv_wr *recv_wr, uint32_t value)
+{
+	recv_wr->doca_sim_num_sge = (uint32_t)value;
+}
+
+static inline uint32_t doca_dpa_dev_verbs_recv_wr_get_sg_num_sge(struct doca_dpa_dev_verbs_recv_wr *recv_wr)
+{
+	return (uint32_t)recv_wr->doca_sim_num_sge;
+}
+
+/** Stages a send work request; its count (compare with a completion's WQE counter), 0 on failure. */
+uint32_t doca_dpa_dev_verbs_qp_post_send_wr(doca_dpa_dev_verbs_qp_t verbs_qp, struct doca_dpa_dev_verbs_send_wr *send_wr);
+/** Stages a receive work request; its count, 0 on failure. */
+uint32_t doca_dpa_dev_verbs_qp_post_recv_wr(doca_dpa_dev_verbs_qp_t verbs_qp, struct doca_dpa_dev_verbs_recv_wr *recv_wr);
+/** Hands the staged send work requests to the queue pair (in the sim they run now, in order). */
+void doca_dpa_dev_verbs_qp_commit_send(doca_dpa_dev_verbs_qp_t verbs_qp);
+/** As doca_dpa_dev_verbs_qp_commit_send, without the memory fence (the sim needs none). */
+void doca_dpa_dev_verbs_qp_lw_commit_send(doca_dpa_dev_verbs_qp_t verbs_qp);
+/** Makes the staged receives available to arriving messages. */
+void doca_dpa_dev_verbs_qp_commit_recv(doca_dpa_dev_verbs_qp_t verbs_qp);
+/** As doca_dpa_dev_verbs_qp_commit_recv, without the memory fence. */
+void doca_dpa_dev_verbs_qp_lw_commit_recv(doca_dpa_dev_verbs_qp_t verbs_qp);
+/** The queue pair's number. */
+uint32_t doca_dpa_dev_verbs_qp_get_qpn(doca_dpa_dev_verbs_qp_t verbs_qp);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* DOCA_DPA_DEV_VERBS_H_ */

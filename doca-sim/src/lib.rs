@@ -89,7 +89,8 @@
 //!    on host threads, kernel launches, RPCs), `dpa::threads` (DPA threads,
 //!    completions, notifications), `dpa::async_ops` (async ops and the copies
 //!    and waits kernels post on them), `mmap`, `verbs`, `rdma` (DOCA RDMA on
-//!    the DPA datapath, a loopback), `comch` (DPA Comms message queues, a
+//!    the DPA datapath, a loopback), `dpa_verbs` (UMEMs, UARs and the
+//!    traffic of queue pairs on the DPA datapath), `comch` (DPA Comms message queues, a
 //!    loopback).
 //! 9. RDMI: `rdmi`.
 //! 10. The C edge that only calls into the model: `device` (the functions
@@ -113,6 +114,7 @@ mod dev;
 mod device;
 mod dma;
 mod dpa;
+mod dpa_verbs;
 mod error;
 mod export;
 mod fabric;

@@ -126,9 +126,6 @@ pub(crate) fn release_resource(scope: u64, kind: &'static str) {
 /// object type, so the objects above it publish their own.
 type Published = Arc<dyn Any + Send + Sync>;
 
-/// What a handle whose device-side use the sim does not model designates.
-pub(crate) struct Opaque;
-
 fn handles() -> &'static RwLock<FastMap<u64, Published>> {
     static HANDLES: OnceLock<RwLock<FastMap<u64, Published>>> = OnceLock::new();
     HANDLES.get_or_init(Default::default)

@@ -12,7 +12,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::abi;
 use crate::dev::{obj, DevInfo, DeviceModel};
+use crate::dpa::threads::CompletionCore;
 use crate::dpa::{dpa, DpaCore};
+use crate::dpa_verbs::{InUse, QpCore, QpShape, TrafficAttrs, Uar, Umem};
 use crate::error::{codes, fail, SimResult};
 use crate::export::{doca_api, not_modelled, out};
 use crate::registry::{self, SimObject};
@@ -125,9 +127,11 @@ struct QpInit {
     receive_sges: u32,
     qp_type: u32,
     dpa: Option<Arc<DpaCore>>,
-    send_dpa_completion: bool,
-    receive_dpa_completion: bool,
+    send_dpa_completion: Option<Arc<CompletionCore>>,
+    receive_dpa_completion: Option<Arc<CompletionCore>>,
     external_datapath: bool,
+    /// The DPA of each external UMEM or UAR set, and what keeps it in use.
+    external: Vec<(Arc<DpaCore>, InUse)>,
 }
 
 /// `struct doca_verbs_qp_init_attr`.
@@ -144,7 +148,10 @@ pub(crate) struct Qp {
     pd: Arc<PdCore>,
     cqs: Vec<Arc<CqCore>>,
     qpn: u32,
-    dpa: Option<Arc<DpaCore>>,
+    /// The traffic side of a queue pair on the DPA datapath.
+    traffic: Option<Arc<QpCore>>,
+    /// The external UMEMs and UAR it was made with, kept in use.
+    _external: Vec<InUse>,
     handle: Mutex<Option<u64>>,
     /// `enum doca_verbs_qp_state`, moved by `doca_verbs_qp_modify`.
     state: Mutex<abi::doca_verbs_qp_state>,
@@ -156,11 +163,14 @@ impl SimObject for Qp {
 /// `struct doca_verbs_device_attr`.
 /// `struct doca_verbs_qp_attr`.
 ///
-/// Model choice: only the next state is kept; the sim's queue pairs carry no
-/// traffic, so the other attributes are accepted and not used.
+/// Model choice: the next state and what the traffic of a queue pair on the
+/// DPA datapath uses (destination queue pair number, remote write and read
+/// permission, RNR retries) are kept; the other attributes are accepted and
+/// not used.
 #[derive(Default)]
 pub(crate) struct QpAttr {
     next_state: Mutex<Option<abi::doca_verbs_qp_state>>,
+    traffic: Mutex<TrafficAttrs>,
 }
 impl SimObject for QpAttr {
     const KIND: &'static str = "doca_verbs_qp_attr";
@@ -418,7 +428,7 @@ doca_api! {
     fn doca_verbs_qp_init_attr_set_send_cq(verbs_qp_init_attr: *mut abi::doca_verbs_qp_init_attr, send_cq: *mut abi::doca_verbs_cq) {
         let c = cq(send_cq)?.core.clone();
         let mut v = qp_init(verbs_qp_init_attr)?;
-        if v.send_dpa_completion {
+        if v.send_dpa_completion.is_some() {
             return Err(fail(codes::INVALID_VALUE, "a send DPA completion is already set"));
         }
         v.send_cq = Some(c);
@@ -429,7 +439,7 @@ doca_api! {
     fn doca_verbs_qp_init_attr_set_receive_cq(verbs_qp_init_attr: *mut abi::doca_verbs_qp_init_attr, receive_cq: *mut abi::doca_verbs_cq) {
         let c = cq(receive_cq)?.core.clone();
         let mut v = qp_init(verbs_qp_init_attr)?;
-        if v.receive_dpa_completion {
+        if v.receive_dpa_completion.is_some() {
             return Err(fail(codes::INVALID_VALUE, "a receive DPA completion is already set"));
         }
         v.receive_cq = Some(c);
@@ -478,23 +488,23 @@ doca_api! {
 
     /// Sends complete on a DPA completion (exclusive with a send CQ).
     fn doca_verbs_qp_init_attr_set_send_dpa_completion(verbs_qp_init_attr: *mut abi::doca_verbs_qp_init_attr, dpa_completion: *mut abi::doca_dpa_completion) {
-        crate::dpa::threads::completion_core(dpa_completion)?;
+        let completion = crate::dpa::threads::completion_core(dpa_completion)?;
         let mut v = qp_init(verbs_qp_init_attr)?;
         if v.send_cq.is_some() {
             return Err(fail(codes::INVALID_VALUE, "a send CQ is already set"));
         }
-        v.send_dpa_completion = true;
+        v.send_dpa_completion = Some(completion);
         Ok(())
     }
 
     /// Receives complete on a DPA completion (exclusive with a receive CQ).
     fn doca_verbs_qp_init_attr_set_receive_dpa_completion(verbs_qp_init_attr: *mut abi::doca_verbs_qp_init_attr, dpa_completion: *mut abi::doca_dpa_completion) {
-        crate::dpa::threads::completion_core(dpa_completion)?;
+        let completion = crate::dpa::threads::completion_core(dpa_completion)?;
         let mut v = qp_init(verbs_qp_init_attr)?;
         if v.receive_cq.is_some() {
             return Err(fail(codes::INVALID_VALUE, "a receive CQ is already set"));
         }
-        v.receive_dpa_completion = true;
+        v.receive_dpa_completion = Some(completion);
         Ok(())
     }
 
@@ -518,6 +528,29 @@ doca_api! {
         if v.dpa.is_some() && !v.external_datapath {
             return Err(fail(codes::INVALID_VALUE, "a DPA QP needs the external datapath enabled"));
         }
+        if v.dpa.is_some() && !v.external.is_empty() {
+            return Err(fail(codes::INVALID_VALUE, "a QP given a DPA (doca_verbs_qp_init_attr_set_dpa) takes no external UMEM or UAR"));
+        }
+        // On the DPA datapath: the DPA set, or that of its external UMEMs
+        // and UAR, which must all be of one DPA context family.
+        let datapath = v.dpa.clone().or_else(|| v.external.first().map(|(d, _)| d.clone()));
+        let traffic = match datapath.filter(|_| v.external_datapath) {
+            Some(dpa) => {
+                if v.external.iter().any(|(d, _)| !d.shares_device_context(&dpa)) {
+                    return Err(fail(codes::INVALID_VALUE, "the external UMEMs and UAR belong to different DPA contexts"));
+                }
+                Some(QpCore::new(QpShape {
+                    dpa,
+                    send_completion: v.send_dpa_completion.clone(),
+                    receive_completion: v.receive_dpa_completion.clone(),
+                    sq_wr: v.sq_wr,
+                    rq_wr: v.rq_wr,
+                    send_sges: v.send_sges,
+                    receive_sges: v.receive_sges,
+                })?)
+            }
+            None => None,
+        };
         let cqs: Vec<Arc<CqCore>> = v.send_cq.iter().chain(v.receive_cq.iter()).cloned().collect();
         vctx.users.add();
         pd.users.add();
@@ -528,8 +561,9 @@ doca_api! {
             vctx,
             pd,
             cqs,
-            qpn: NEXT_NUMBER.fetch_add(1, Ordering::Relaxed),
-            dpa: v.dpa.clone(),
+            qpn: traffic.as_ref().map_or_else(|| NEXT_NUMBER.fetch_add(1, Ordering::Relaxed), |t| t.qpn),
+            traffic,
+            _external: v.external.iter().map(|(_, in_use)| in_use.clone()).collect(),
             handle: Mutex::new(None),
             state: Mutex::new(abi::DOCA_VERBS_QP_STATE_RST),
         };
@@ -556,15 +590,16 @@ doca_api! {
         obj::<Qp, _>(verbs_qp).map_or(0, |q| q.qpn)
     }
 
-    /// The DPA handle of a QP on the DPA datapath of `dpa`.
+    /// The DPA handle of a QP on the DPA datapath of `dpa` (given a DPA, or
+    /// external UMEMs and a UAR of it, and the external datapath enabled).
     fn doca_verbs_qp_get_dpa_handle(verbs_qp: *mut abi::doca_verbs_qp, dpa: *mut abi::doca_dpa, dpa_qp_handle: *mut abi::doca_dpa_dev_verbs_qp_t) {
         let q = obj::<Qp, _>(verbs_qp)?;
         let core = self::dpa(dpa)?.core.clone();
-        match &q.dpa {
-            Some(d) if d.shares_device_context(&core) => {}
+        let traffic = match &q.traffic {
+            Some(t) if t.dpa().shares_device_context(&core) => t.clone(),
             _ => return Err(fail(codes::INVALID_VALUE, "the QP is not on this DPA's datapath")),
-        }
-        let h = *lock(&q.handle).get_or_insert_with(|| registry::publish(Arc::new(registry::Opaque)));
+        };
+        let h = *lock(&q.handle).get_or_insert_with(|| registry::publish(traffic));
         out(dpa_qp_handle, h)
     }
 
@@ -662,6 +697,17 @@ doca_api! {
             return Err(fail(codes::BAD_STATE, "the QP cannot move to that state from its current one"));
         }
         *state = next;
+        if let Some(t) = &q.traffic {
+            let mask = attr_mask as u32;
+            let set = *lock(&attr.traffic);
+            let pick = |bit: u32| mask & bit != 0;
+            t.apply(next, TrafficAttrs {
+                dest_qpn: set.dest_qpn.filter(|_| pick(abi::DOCA_VERBS_QP_ATTR_DEST_QP_NUM)),
+                remote_write: set.remote_write.filter(|_| pick(abi::DOCA_VERBS_QP_ATTR_ALLOW_REMOTE_WRITE)),
+                remote_read: set.remote_read.filter(|_| pick(abi::DOCA_VERBS_QP_ATTR_ALLOW_REMOTE_READ)),
+                rnr_retry: set.rnr_retry.filter(|_| pick(abi::DOCA_VERBS_QP_ATTR_RNR_RETRY)),
+            });
+        }
         Ok(())
     }
 
@@ -712,19 +758,15 @@ macro_rules! accepted_setters {
 accepted_setters! {
     qp_attr_accept, verbs_qp_attr: *mut abi::doca_verbs_qp_attr, "QpAttr":
     fn doca_verbs_qp_attr_set_current_state(current_state: abi::doca_verbs_qp_state);
-    fn doca_verbs_qp_attr_set_allow_remote_write(allow_remote_write: std::ffi::c_int);
-    fn doca_verbs_qp_attr_set_allow_remote_read(allow_remote_read: std::ffi::c_int);
     fn doca_verbs_qp_attr_set_max_rd_atomic(max_rd_atomic: u8);
     fn doca_verbs_qp_attr_set_max_dest_rd_atomic(max_dest_rd_atomic: u8);
     fn doca_verbs_qp_attr_set_pkey_index(pkey_index: u16);
     fn doca_verbs_qp_attr_set_port_num(port_num: u16);
     fn doca_verbs_qp_attr_set_ack_timeout(ack_timeout: u16);
     fn doca_verbs_qp_attr_set_retry_cnt(retry_cnt: u16);
-    fn doca_verbs_qp_attr_set_rnr_retry(rnr_retry: u16);
     fn doca_verbs_qp_attr_set_min_rnr_timer(min_rnr_timer: u16);
     fn doca_verbs_qp_attr_set_rq_psn(rq_psn: u32);
     fn doca_verbs_qp_attr_set_sq_psn(sq_psn: u32);
-    fn doca_verbs_qp_attr_set_dest_qp_num(dest_qp_num: u32);
     fn doca_verbs_qp_attr_set_path_mtu(path_mtu: abi::doca_mtu_size);
 }
 
@@ -742,14 +784,64 @@ accepted_setters! {
 not_modelled! {
     /// Queries of QP attributes.
     fn doca_verbs_qp_query(verbs_qp: *mut abi::doca_verbs_qp, verbs_qp_attr: *mut abi::doca_verbs_qp_attr, verbs_qp_init_attr: *mut abi::doca_verbs_qp_init_attr, attr_mask: *mut std::ffi::c_int);
-    /// External memory (umem objects are outside the reference headers).
+    /// External memory for a CQ (queue pairs on the DPA datapath report to
+    /// DPA completion contexts instead).
     fn doca_verbs_cq_attr_set_external_umem(verbs_cq_attr: *mut abi::doca_verbs_cq_attr, external_umem: *mut abi::doca_umem, external_umem_offset: u64);
-    /// External UARs (outside the reference headers).
+    /// External UARs for a CQ (as above).
     fn doca_verbs_cq_attr_set_external_uar(verbs_cq_attr: *mut abi::doca_verbs_cq_attr, external_uar: *mut abi::doca_uar);
-    /// External memory.
-    fn doca_verbs_qp_init_attr_set_external_umem(verbs_qp_init_attr: *mut abi::doca_verbs_qp_init_attr, external_umem: *mut abi::doca_umem, external_umem_offset: u64);
-    /// External memory.
-    fn doca_verbs_qp_init_attr_set_external_dbr_umem(verbs_qp_init_attr: *mut abi::doca_verbs_qp_init_attr, external_umem: *mut abi::doca_umem, external_umem_offset: u64);
-    /// External UARs.
-    fn doca_verbs_qp_init_attr_set_external_uar(verbs_qp_init_attr: *mut abi::doca_verbs_qp_init_attr, external_uar: *mut abi::doca_uar);
+}
+
+doca_api! {
+    /// The queue pair number `doca_verbs_qp_modify` connects to (with
+    /// `DOCA_VERBS_QP_ATTR_DEST_QP_NUM`).
+    fn doca_verbs_qp_attr_set_dest_qp_num(verbs_qp_attr: *mut abi::doca_verbs_qp_attr, dest_qp_num: u32) {
+        lock(&obj::<QpAttr, _>(verbs_qp_attr)?.traffic).dest_qpn = Some(dest_qp_num);
+        Ok(())
+    }
+
+    /// Whether the peer may write into memory through this queue pair.
+    fn doca_verbs_qp_attr_set_allow_remote_write(verbs_qp_attr: *mut abi::doca_verbs_qp_attr, allow_remote_write: std::ffi::c_int) {
+        lock(&obj::<QpAttr, _>(verbs_qp_attr)?.traffic).remote_write = Some(allow_remote_write != 0);
+        Ok(())
+    }
+
+    /// Whether the peer may read memory through this queue pair.
+    fn doca_verbs_qp_attr_set_allow_remote_read(verbs_qp_attr: *mut abi::doca_verbs_qp_attr, allow_remote_read: std::ffi::c_int) {
+        lock(&obj::<QpAttr, _>(verbs_qp_attr)?.traffic).remote_read = Some(allow_remote_read != 0);
+        Ok(())
+    }
+
+    /// How often a send is retried while its target has no receive posted (7:
+    /// without limit); at most 7.
+    fn doca_verbs_qp_attr_set_rnr_retry(verbs_qp_attr: *mut abi::doca_verbs_qp_attr, rnr_retry: u16) {
+        if rnr_retry > 7 {
+            return Err(fail(codes::INVALID_VALUE, "rnr_retry is at most 7"));
+        }
+        lock(&obj::<QpAttr, _>(verbs_qp_attr)?.traffic).rnr_retry = Some(rnr_retry);
+        Ok(())
+    }
+
+    /// External memory for the queue pair's rings (DPA UMEMs only; the
+    /// sim's rings are its own, so the offset is not used).
+    fn doca_verbs_qp_init_attr_set_external_umem(verbs_qp_init_attr: *mut abi::doca_verbs_qp_init_attr, external_umem: *mut abi::doca_umem, external_umem_offset: u64) {
+        let _ = external_umem_offset;
+        let umem = obj::<Umem, _>(external_umem)?;
+        qp_init(verbs_qp_init_attr)?.external.push((umem.dpa.clone(), umem.use_it()));
+        Ok(())
+    }
+
+    /// External memory for the queue pair's doorbell record (as above).
+    fn doca_verbs_qp_init_attr_set_external_dbr_umem(verbs_qp_init_attr: *mut abi::doca_verbs_qp_init_attr, external_umem: *mut abi::doca_umem, external_umem_offset: u64) {
+        let _ = external_umem_offset;
+        let umem = obj::<Umem, _>(external_umem)?;
+        qp_init(verbs_qp_init_attr)?.external.push((umem.dpa.clone(), umem.use_it()));
+        Ok(())
+    }
+
+    /// The UAR the queue pair's kernels ring.
+    fn doca_verbs_qp_init_attr_set_external_uar(verbs_qp_init_attr: *mut abi::doca_verbs_qp_init_attr, external_uar: *mut abi::doca_uar) {
+        let uar = obj::<Uar, _>(external_uar)?;
+        qp_init(verbs_qp_init_attr)?.external.push((uar.dpa.clone(), uar.use_it()));
+        Ok(())
+    }
 }

@@ -379,4 +379,14 @@ unsafe extern "C" {
         verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
         external_uar: *mut doca_uar,
     ) -> doca_error_t;
+    pub fn doca_umem_dpa_create(
+        dpa: *mut doca_dpa,
+        address: u64,
+        size: usize,
+        access_flags: u32,
+        umem: *mut *mut doca_umem,
+    ) -> doca_error_t;
+    pub fn doca_umem_destroy(umem: *mut doca_umem) -> doca_error_t;
+    pub fn doca_uar_dpa_create(dpa: *mut doca_dpa, uar: *mut *mut doca_uar) -> doca_error_t;
+    pub fn doca_uar_destroy(uar: *mut doca_uar) -> doca_error_t;
 }

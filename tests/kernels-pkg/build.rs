@@ -19,6 +19,12 @@
 //! part of the apps where the install has `doca-comch.pc`
 //! (`DEP_DOCA_DPA_COMCH=present`); their Rust code is inside `doca::comch::if_comch!`.
 //!
+//! And for the DPA Verbs kernels (`examples/kernels/verbs/`, `tests/kernels/verbs/`),
+//! which take `doca_dpa_dev_verbs_qp_t` (declared by the host's `doca_verbs.h`) and
+//! include `doca_dpa_dev_verbs.h`: part of the apps where the install has
+//! `doca-verbs.pc` (`DEP_DOCA_DPA_VERBS=present`) and is DOCA 3.2 or later
+//! (`DEP_DOCA_DPA_VERSION`); their Rust code is inside `doca::verbs::if_dpa_verbs!`.
+//!
 //! `kernels/examples` and `kernels/tests` are symbolic links to `examples/kernels`
 //! and `tests/kernels`: the sources stay where the examples and tests are, and
 //! `cargo package` (which follows the links) puts them in this package's tarball,
@@ -27,6 +33,8 @@ fn main() {
     println!("cargo::rerun-if-env-changed=DEP_DOCA_DPA_RDMI");
     println!("cargo::rerun-if-env-changed=DEP_DOCA_DPA_RDMA");
     println!("cargo::rerun-if-env-changed=DEP_DOCA_DPA_COMCH");
+    println!("cargo::rerun-if-env-changed=DEP_DOCA_DPA_VERBS");
+    println!("cargo::rerun-if-env-changed=DEP_DOCA_DPA_VERSION");
     let present = |var: &str| std::env::var(var).is_ok_and(|v| v.trim() == "present");
     let (rdmi, rdma) = (present("DEP_DOCA_DPA_RDMI"), present("DEP_DOCA_DPA_RDMA"));
     let mut examples =
@@ -44,6 +52,14 @@ fn main() {
     if present("DEP_DOCA_DPA_COMCH") {
         examples = examples.sources_in("kernels/examples/comch");
         tests = tests.sources_in("kernels/tests/comch");
+    }
+    let dpa_verbs = std::env::var("DEP_DOCA_DPA_VERSION")
+        .ok()
+        .and_then(|v| doca_build_support::version::DocaVersion::parse(v.trim()).ok())
+        .is_some_and(|v| (v.major, v.minor) >= (3, 2));
+    if present("DEP_DOCA_DPA_VERBS") && dpa_verbs {
+        examples = examples.sources_in("kernels/examples/verbs");
+        tests = tests.sources_in("kernels/tests/verbs");
     }
     examples.build_or_exit();
     tests.build_or_exit();

@@ -1,0 +1,698 @@
+//! DPA Verbs (DOCA 3.2+): UMEMs and UARs on the DPA (`doca_umem.h`,
+//! `doca_uar.h`), the traffic state of a verbs queue pair on the DPA datapath,
+//! and the device calls of `doca_dpa_dev_verbs.h` that post on it.
+//!
+//! Model choices (docs/sim-model.md, "DPA Verbs"), following NVIDIA's
+//! `dpa_verbs_initiator_target`:
+//! - memory keys are DOCA mmap DPA handles: an SGE's `lkey` and a work
+//!   request's `rkey` name a `doca_mmap` exported to the DPA, whose range and
+//!   permissions are checked (the sample passes its maps' DPA handles as both);
+//! - a queue pair reaches its peer (the `dest_qp_num` of its RTR transition)
+//!   through the sim's fabric (`fabric`), in this process or in another
+//!   process of the same user on the machine; GIDs and address handles are
+//!   accepted and play no part;
+//! - posted work requests are staged and run at the commit (the doorbell),
+//!   in order, on the committing kernel's thread: data moves with the commit,
+//!   and the completions land in the DPA completion contexts of the two
+//!   sides (send: SEND when signalled, SEND_ERR always, user data the work
+//!   request's count as `doca_dpa_dev_verbs_qp_post_send_wr` returned it;
+//!   receive: RECV_SEND with the byte count as immediate, RECV_SEND_IMM and
+//!   RECV_RDMA_WRITE_IMM with the immediate, user data the receive's count);
+//! - a send (or write with immediate) that finds no committed receive at its
+//!   target is retried every millisecond, without limit when the queue pair's
+//!   `rnr_retry` is 7 (InfiniBand's "infinite") and `rnr_retry` times
+//!   otherwise, then fails (SEND_ERR);
+//! - remote errors (a key that does not cover the range or permit the access,
+//!   a queue pair that does not permit remote writes or reads, a peer that is
+//!   not connected to this queue pair or not in RTR/RTS, a message longer than
+//!   the receive) give the initiator a SEND_ERR whose immediate is the fabric
+//!   status; a work request posted on a queue pair that is not in RTS is
+//!   flushed with SEND_ERR;
+//! - a local key that does not cover its SGE, an unknown opcode, atomics (not
+//!   modelled), more SGEs than the queue pair was created for, or more
+//!   outstanding work requests than its queue holds are device faults of the
+//!   posting kernel.
+
+// Functions called from C (`csrc/device.c`) are `pub` for `#[no_mangle]`
+// export, not for Rust callers.
+#![allow(unreachable_pub)]
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::time::Duration;
+
+use crate::abi;
+use crate::dev::obj;
+use crate::dpa::fault::{Access, FaultKind};
+use crate::dpa::launch::{bad_address, raise, with_device};
+use crate::dpa::threads::{comp, CompletionCore};
+use crate::dpa::{dpa, DpaCore};
+use crate::error::{codes, fail, SimResult};
+use crate::export::{doca_api, out};
+use crate::fabric::{Fabric, Op, Packet, Reply, Status};
+use crate::mmap::handle_info;
+use crate::registry::{self, SimObject};
+use crate::trap::{self, SimCode};
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+// ------------------------------------------------------------ UMEM and UAR
+
+/// `struct doca_umem`: DPA heap memory registered for a queue pair's rings or
+/// doorbell record.
+pub(crate) struct Umem {
+    pub(crate) dpa: Arc<DpaCore>,
+    users: Arc<()>,
+}
+impl SimObject for Umem {
+    const KIND: &'static str = "doca_umem";
+}
+
+/// `struct doca_uar`: a doorbell region of a DPA context.
+pub(crate) struct Uar {
+    pub(crate) dpa: Arc<DpaCore>,
+    users: Arc<()>,
+}
+impl SimObject for Uar {
+    const KIND: &'static str = "doca_uar";
+}
+
+/// Keeps a UMEM or UAR in use (its destroy is IN_USE while a queue pair made
+/// with it lives).
+pub(crate) type InUse = Arc<()>;
+
+impl Umem {
+    pub(crate) fn use_it(&self) -> InUse {
+        self.users.clone()
+    }
+}
+
+impl Uar {
+    pub(crate) fn use_it(&self) -> InUse {
+        self.users.clone()
+    }
+}
+
+fn check_unused(users: &Arc<()>, what: &'static str) -> SimResult {
+    if Arc::strong_count(users) > 1 {
+        return Err(fail(codes::IN_USE, what));
+    }
+    Ok(())
+}
+
+doca_api! {
+    /// Registers DPA heap memory as a UMEM: the context must be started and
+    /// the range inside one of its live allocations.
+    fn doca_umem_dpa_create(dpa: *mut abi::doca_dpa, address: u64, size: usize, access_flags: u32, umem: *mut *mut abi::doca_umem) {
+        let core = self::dpa(dpa)?.core.clone();
+        if umem.is_null() || size == 0 {
+            return Err(fail(codes::INVALID_VALUE, "NULL output pointer or an empty range"));
+        }
+        let _ = access_flags;
+        core.require_started()?;
+        core.heap().check_range(address, size)?;
+        out(umem, registry::register(Umem { dpa: core, users: Arc::new(()) }).cast())
+    }
+
+    /// Deregisters a UMEM; IN_USE while a queue pair uses it.
+    fn doca_umem_destroy(umem: *mut abi::doca_umem) {
+        check_unused(&obj::<Umem, _>(umem)?.users, "a queue pair still uses this UMEM")?;
+        // SAFETY: checked above; only this call frees it.
+        unsafe { registry::unregister::<Umem, _>(umem) }?;
+        Ok(())
+    }
+
+    /// Allocates a UAR of a started DPA context.
+    fn doca_uar_dpa_create(dpa: *mut abi::doca_dpa, uar: *mut *mut abi::doca_uar) {
+        let core = self::dpa(dpa)?.core.clone();
+        if uar.is_null() {
+            return Err(fail(codes::INVALID_VALUE, "NULL output pointer"));
+        }
+        core.require_started()?;
+        out(uar, registry::register(Uar { dpa: core, users: Arc::new(()) }).cast())
+    }
+
+    /// Frees a UAR; IN_USE while a queue pair uses it.
+    fn doca_uar_destroy(uar: *mut abi::doca_uar) {
+        check_unused(&obj::<Uar, _>(uar)?.users, "a queue pair still uses this UAR")?;
+        // SAFETY: checked above; only this call frees it.
+        unsafe { registry::unregister::<Uar, _>(uar) }?;
+        Ok(())
+    }
+}
+
+// ------------------------------------------------------- queue pair traffic
+
+/// `DOCA_VERBS_QP_STATE_*` the traffic checks.
+const RTR: abi::doca_verbs_qp_state = abi::DOCA_VERBS_QP_STATE_RTR;
+const RTS: abi::doca_verbs_qp_state = abi::DOCA_VERBS_QP_STATE_RTS;
+/// `rnr_retry` that means "retry without limit".
+const RNR_INFINITE: u16 = 7;
+
+/// One scatter/gather element, as a kernel posted it.
+#[derive(Debug, Clone, Copy, Default)]
+#[repr(C)]
+pub struct Sge {
+    addr: u64,
+    length: u32,
+    lkey: u32,
+}
+
+/// The sim's layout of `struct doca_dpa_dev_verbs_send_wr` (64 bytes, opaque
+/// to kernels; `device-include/doca_dpa_dev_verbs.h` writes it).
+#[derive(Debug, Clone, Copy, Default)]
+#[repr(C)]
+pub struct SendWr {
+    sg_list: u64,
+    remote_addr: u64,
+    compare_add: u64,
+    swap: u64,
+    num_sge: u32,
+    opcode: u32,
+    flags: u32,
+    fence: u32,
+    imm: u32,
+    rkey: u32,
+    invalidate_rkey: u32,
+    reserved: u32,
+}
+
+/// The sim's layout of `struct doca_dpa_dev_verbs_recv_wr` (12 bytes).
+#[derive(Debug, Clone, Copy, Default)]
+#[repr(C, packed)]
+pub struct RecvWr {
+    sg_list: u64,
+    num_sge: u32,
+}
+
+/// `enum doca_dpa_dev_verbs_send_wr_opcode` and flags.
+mod wr {
+    pub(super) const WRITE: u32 = 0x8;
+    pub(super) const WRITE_WITH_IMM: u32 = 0x9;
+    pub(super) const SEND: u32 = 0xA;
+    pub(super) const SEND_WITH_IMM: u32 = 0xB;
+    pub(super) const READ: u32 = 0x10;
+    pub(super) const SIGNALED: u32 = 1 << 1;
+}
+
+/// A send work request taken from the kernel: its SGEs copied.
+struct StagedSend {
+    wr: SendWr,
+    sges: Vec<Sge>,
+    count: u32,
+}
+
+/// A receive: where an arriving message goes.
+struct Receive {
+    sges: Vec<Sge>,
+    count: u32,
+}
+
+/// The attributes `doca_verbs_qp_modify` applies that traffic uses.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct TrafficAttrs {
+    pub(crate) dest_qpn: Option<u32>,
+    pub(crate) remote_write: Option<bool>,
+    pub(crate) remote_read: Option<bool>,
+    pub(crate) rnr_retry: Option<u16>,
+}
+
+struct Wire {
+    state: abi::doca_verbs_qp_state,
+    dest_qpn: Option<u32>,
+    remote_write: bool,
+    remote_read: bool,
+    rnr_retry: u16,
+    staged_sends: Vec<StagedSend>,
+    sends_posted: u32,
+    staged_receives: Vec<Receive>,
+    receives: VecDeque<Receive>,
+    receives_posted: u32,
+}
+
+/// How a queue pair on the DPA datapath was made.
+pub(crate) struct QpShape {
+    pub(crate) dpa: Arc<DpaCore>,
+    pub(crate) send_completion: Option<Arc<CompletionCore>>,
+    pub(crate) receive_completion: Option<Arc<CompletionCore>>,
+    pub(crate) sq_wr: u32,
+    pub(crate) rq_wr: u32,
+    pub(crate) send_sges: u32,
+    pub(crate) receive_sges: u32,
+}
+
+/// The traffic side of a queue pair on the DPA datapath: what its DPA handle
+/// resolves to, and what the fabric delivers to.
+pub(crate) struct QpCore {
+    pub(crate) qpn: u32,
+    shape: QpShape,
+    wire: Mutex<Wire>,
+}
+
+impl QpCore {
+    /// A queue pair in RST with a machine-wide number from the fabric.
+    pub(crate) fn new(shape: QpShape) -> SimResult<Arc<QpCore>> {
+        let mut claim_error = None;
+        let core = Arc::new_cyclic(|weak: &Weak<QpCore>| {
+            let weak = weak.clone();
+            let qpn = Fabric::global()
+                .claim(Arc::new(move |p: Packet| match weak.upgrade() {
+                    Some(qp) => qp.arrive(p),
+                    None => Reply::status(Status::Unreachable),
+                }))
+                .unwrap_or_else(|e| {
+                    claim_error = Some(e);
+                    0
+                });
+            QpCore {
+                qpn,
+                shape,
+                wire: Mutex::new(Wire {
+                    state: abi::DOCA_VERBS_QP_STATE_RST,
+                    dest_qpn: None,
+                    remote_write: false,
+                    remote_read: false,
+                    rnr_retry: 0,
+                    staged_sends: Vec::new(),
+                    sends_posted: 0,
+                    staged_receives: Vec::new(),
+                    receives: VecDeque::new(),
+                    receives_posted: 0,
+                }),
+            }
+        });
+        match claim_error {
+            None => Ok(core),
+            Some(e) if e.kind() == std::io::ErrorKind::PermissionDenied => Err(fail(
+                codes::OPERATING_SYSTEM,
+                "the sim's fabric directory is not the user's own or is open to others (mode 0700 wanted; set DOCA_SIM_FABRIC_DIR to another)",
+            )),
+            Some(_) => Err(fail(
+                codes::OPERATING_SYSTEM,
+                "the sim's fabric could not claim a queue pair number (its directory, DOCA_SIM_FABRIC_DIR, must be writable)",
+            )),
+        }
+    }
+
+    pub(crate) fn dpa(&self) -> &Arc<DpaCore> {
+        &self.shape.dpa
+    }
+
+    /// Moves to `state` with `attrs` applied (the transition was checked).
+    pub(crate) fn apply(&self, state: abi::doca_verbs_qp_state, attrs: TrafficAttrs) {
+        let mut w = lock(&self.wire);
+        w.state = state;
+        if let Some(d) = attrs.dest_qpn {
+            w.dest_qpn = Some(d);
+        }
+        if let Some(v) = attrs.remote_write {
+            w.remote_write = v;
+        }
+        if let Some(v) = attrs.remote_read {
+            w.remote_read = v;
+        }
+        if let Some(v) = attrs.rnr_retry {
+            w.rnr_retry = v;
+        }
+        if state == abi::DOCA_VERBS_QP_STATE_RST {
+            w.staged_sends.clear();
+            w.staged_receives.clear();
+            w.receives.clear();
+        }
+    }
+
+    /// What the fabric delivers: `packet` from the peer.
+    fn arrive(&self, packet: Packet) -> Reply {
+        let mut w = lock(&self.wire);
+        if !matches!(w.state, RTR | RTS) || w.dest_qpn != Some(packet.src_qpn) {
+            return Reply::status(Status::RemoteInvalidRequest);
+        }
+        let len = match packet.op {
+            Op::Read => u64::from(packet.len),
+            _ => packet.data.len() as u64,
+        };
+        let (allowed, access) = match packet.op {
+            Op::Write | Op::WriteImm => (w.remote_write, abi::DOCA_ACCESS_FLAG_RDMA_WRITE),
+            Op::Read => (w.remote_read, abi::DOCA_ACCESS_FLAG_RDMA_READ),
+            Op::Send | Op::SendImm => (true, 0),
+        };
+        if access != 0 {
+            let covered = handle_info(packet.rkey).is_some_and(|r| {
+                r.holds(packet.remote_addr, len) && r.permissions & access != 0 && r.reachable()
+            });
+            if !allowed || !covered {
+                return Reply::status(Status::RemoteAccess);
+            }
+        }
+        let consumes = matches!(packet.op, Op::Send | Op::SendImm | Op::WriteImm);
+        if consumes && w.receives.is_empty() {
+            return Reply::status(Status::ReceiverNotReady);
+        }
+        match packet.op {
+            Op::Read => {
+                let mut data = vec![0u8; len as usize];
+                // SAFETY: `data` holds `len` bytes; the source is checked
+                // against its map above and probed (it may have been freed).
+                let read = unsafe {
+                    trap::probe_copy(data.as_mut_ptr(), packet.remote_addr as *const u8, data.len())
+                };
+                return match read {
+                    Ok(()) => Reply { status: Status::Ok, data },
+                    Err(_) => Reply::status(Status::RemoteAccess),
+                };
+            }
+            Op::Write | Op::WriteImm => {
+                // SAFETY: as for a read, for the destination.
+                let written = unsafe {
+                    trap::probe_copy(
+                        packet.remote_addr as *mut u8,
+                        packet.data.as_ptr(),
+                        packet.data.len(),
+                    )
+                };
+                if written.is_err() {
+                    return Reply::status(Status::RemoteAccess);
+                }
+            }
+            Op::Send | Op::SendImm => {}
+        }
+        let Some(receive) = w.receives.pop_front() else {
+            return Reply::status(Status::Ok);
+        };
+        drop(w);
+        let (kind, immediate) = match packet.op {
+            Op::Send => (comp::RECV_SEND, packet.data.len() as u32),
+            Op::SendImm => (comp::RECV_SEND_IMM, packet.imm),
+            _ => (comp::RECV_RDMA_WRITE_IMM, packet.imm),
+        };
+        let fits = !matches!(packet.op, Op::Send | Op::SendImm) || scatter(&receive.sges, &packet.data);
+        let completion = self.shape.receive_completion.as_ref();
+        let index = receive.count & 0xffff;
+        if !fits {
+            if let Some(c) = completion {
+                let _ = c.post(comp::RECV_ERR, index, 0);
+            }
+            return Reply::status(Status::RemoteInvalidRequest);
+        }
+        if let Some(c) = completion {
+            let _ = c.post(kind, index, immediate);
+        }
+        Reply::status(Status::Ok)
+    }
+
+    /// Runs one committed send work request and reports it.
+    fn execute(&self, staged: StagedSend) {
+        let signaled = staged.wr.flags & wr::SIGNALED != 0;
+        let status = self.transmit(&staged);
+        if let Some(c) = &self.shape.send_completion {
+            let index = staged.count & 0xffff;
+            let _ = match status {
+                Status::Ok if signaled => c.post(comp::SEND, index, 0),
+                Status::Ok => Ok(()),
+                failed => c.post(comp::SEND_ERR, index, failed as u32),
+            };
+        }
+    }
+
+    fn transmit(&self, staged: &StagedSend) -> Status {
+        let (state, dest, rnr_retry) = {
+            let w = lock(&self.wire);
+            (w.state, w.dest_qpn, w.rnr_retry)
+        };
+        let Some(dest_qpn) = dest.filter(|_| state == RTS) else {
+            return Status::RemoteInvalidRequest;
+        };
+        let wr = &staged.wr;
+        let op = match wr.opcode {
+            wr::WRITE => Op::Write,
+            wr::WRITE_WITH_IMM => Op::WriteImm,
+            wr::SEND => Op::Send,
+            wr::SEND_WITH_IMM => Op::SendImm,
+            _ => Op::Read,
+        };
+        let total: u64 = staged.sges.iter().map(|s| u64::from(s.length)).sum();
+        let data = if op == Op::Read {
+            Vec::new()
+        } else {
+            let Some(data) = gather(&staged.sges) else {
+                return Status::RemoteInvalidRequest;
+            };
+            data
+        };
+        let packet = Packet {
+            src_qpn: self.qpn,
+            dest_qpn,
+            op,
+            remote_addr: wr.remote_addr,
+            rkey: wr.rkey,
+            imm: wr.imm,
+            len: u32::try_from(total).unwrap_or(u32::MAX),
+            data,
+        };
+        let mut retries = 0u32;
+        loop {
+            let reply = Fabric::global().transmit(packet.clone());
+            match reply.status {
+                Status::ReceiverNotReady
+                    if rnr_retry == RNR_INFINITE || retries < u32::from(rnr_retry) =>
+                {
+                    retries += 1;
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                Status::Ok if op == Op::Read => {
+                    return if scatter(&staged.sges, &reply.data) {
+                        Status::Ok
+                    } else {
+                        Status::RemoteAccess
+                    };
+                }
+                status => return status,
+            }
+        }
+    }
+}
+
+/// The bytes of `sges` (checked against their maps when posted; probed now,
+/// as the program may have freed them since). `None` after a bad address
+/// (reported as a device fault).
+fn gather(sges: &[Sge]) -> Option<Vec<u8>> {
+    let mut data = Vec::new();
+    for s in sges {
+        let start = data.len();
+        data.resize(start + s.length as usize, 0);
+        // SAFETY: `data[start..]` holds `s.length` bytes; the source is probed.
+        let read = unsafe {
+            trap::probe_copy(data[start..].as_mut_ptr(), s.addr as *const u8, s.length as usize)
+        };
+        if let Err(bad) = read {
+            bad_address("doca_dpa_dev_verbs_qp_commit_send", bad, Access::Read);
+            return None;
+        }
+    }
+    Some(data)
+}
+
+/// Writes `data` across `sges`; false when it does not fit or an address is
+/// bad.
+fn scatter(sges: &[Sge], data: &[u8]) -> bool {
+    let room: u64 = sges.iter().map(|s| u64::from(s.length)).sum();
+    if data.len() as u64 > room {
+        return false;
+    }
+    let mut rest = data;
+    for s in sges {
+        let n = rest.len().min(s.length as usize);
+        // SAFETY: `rest` holds `n` bytes; the destination, checked against
+        // its map when the receive was posted, is probed.
+        if unsafe { trap::probe_copy(s.addr as *mut u8, rest.as_ptr(), n) }.is_err() {
+            return false;
+        }
+        rest = &rest[n..];
+    }
+    true
+}
+
+impl Drop for QpCore {
+    fn drop(&mut self) {
+        if self.qpn != 0 {
+            Fabric::global().release(self.qpn);
+        }
+    }
+}
+
+// ------------------------------------------------------------- device side
+
+fn fault(reason: String) {
+    raise(FaultKind::InvalidDeviceCall, reason);
+}
+
+/// The queue pair behind a DPA handle, if the running code may use it: live,
+/// and on the running code's DPA context (its base or an extension).
+fn qp_of(call: &str, handle: u64) -> Option<Arc<QpCore>> {
+    let Some(qp) = registry::resolve::<QpCore>(handle) else {
+        fault(format!("{call}: {handle:#x} is not the DPA handle of a live queue pair"));
+        return None;
+    };
+    let related = with_device(|ctx| ctx.is_none_or(|c| c.core.shares_device_context(qp.dpa())));
+    if !related {
+        fault(format!(
+            "{call}: queue pair {:#x} is on the datapath of another DPA context",
+            qp.qpn
+        ));
+        return None;
+    }
+    Some(qp)
+}
+
+/// Reads a value a kernel points at (a bad pointer is its fault).
+fn read_struct<T: Copy + Default>(call: &str, ptr: u64) -> Option<T> {
+    let mut value = T::default();
+    // SAFETY: `value` is a `T` of plain integers; the kernel's side is probed.
+    let read = unsafe {
+        trap::probe_copy(
+            (&raw mut value).cast::<u8>(),
+            ptr as *const u8,
+            std::mem::size_of::<T>(),
+        )
+    };
+    match read {
+        Ok(()) => Some(value),
+        Err(bad) => {
+            bad_address(call, bad, Access::Read);
+            None
+        }
+    }
+}
+
+/// The SGEs a work request names, each checked against its local key's map.
+fn sges_of(call: &str, list: u64, count: u32, max: u32) -> Option<Vec<Sge>> {
+    if count > max.max(1) {
+        fault(format!(
+            "{call}: {count} SGEs, more than the queue pair was created for ({max})"
+        ));
+        return None;
+    }
+    let mut sges = Vec::with_capacity(count as usize);
+    for i in 0..u64::from(count) {
+        let sge: Sge = read_struct(call, list + i * std::mem::size_of::<Sge>() as u64)?;
+        match handle_info(sge.lkey) {
+            Some(r) if r.holds(sge.addr, u64::from(sge.length)) => sges.push(sge),
+            Some(_) => {
+                fault(format!(
+                    "{call}: [{:#x}, +{}) is outside the memory map of lkey {}",
+                    sge.addr, sge.length, sge.lkey
+                ));
+                return None;
+            }
+            None => {
+                fault(format!("{call}: lkey {} is not a live mmap DPA handle", sge.lkey));
+                return None;
+            }
+        }
+    }
+    Some(sges)
+}
+
+/// `doca_dpa_dev_verbs_qp_post_send_wr`: stages a send work request; its
+/// count (never 0), or 0 after a device fault.
+#[no_mangle]
+pub extern "C" fn doca_sim_impl_verbs_post_send(handle: u64, send_wr: u64) -> u32 {
+    let _sim = SimCode::enter();
+    const CALL: &str = "doca_dpa_dev_verbs_qp_post_send_wr";
+    let Some(qp) = qp_of(CALL, handle) else {
+        return 0;
+    };
+    let Some(wr) = read_struct::<SendWr>(CALL, send_wr) else {
+        return 0;
+    };
+    if !matches!(
+        wr.opcode,
+        wr::WRITE | wr::WRITE_WITH_IMM | wr::SEND | wr::SEND_WITH_IMM | wr::READ
+    ) {
+        fault(format!(
+            "{CALL}: opcode {:#x} is not modelled by doca-sim (write, write with immediate, send, send with immediate and read are)",
+            wr.opcode
+        ));
+        return 0;
+    }
+    let Some(sges) = sges_of(CALL, wr.sg_list, wr.num_sge, qp.shape.send_sges) else {
+        return 0;
+    };
+    let mut w = lock(&qp.wire);
+    if w.staged_sends.len() >= qp.shape.sq_wr.max(1) as usize {
+        drop(w);
+        raise(
+            FaultKind::QueueOverrun,
+            format!("{CALL}: more uncommitted send work requests than the send queue holds"),
+        );
+        return 0;
+    }
+    w.sends_posted = w.sends_posted.wrapping_add(1).max(1);
+    let count = w.sends_posted;
+    w.staged_sends.push(StagedSend { wr, sges, count });
+    count
+}
+
+/// `doca_dpa_dev_verbs_qp_commit_send`: runs the staged send work requests.
+#[no_mangle]
+pub extern "C" fn doca_sim_impl_verbs_commit_send(handle: u64) {
+    let _sim = SimCode::enter();
+    let Some(qp) = qp_of("doca_dpa_dev_verbs_qp_commit_send", handle) else {
+        return;
+    };
+    let staged = std::mem::take(&mut lock(&qp.wire).staged_sends);
+    for s in staged {
+        qp.execute(s);
+    }
+}
+
+/// `doca_dpa_dev_verbs_qp_post_recv_wr`: stages a receive; its count (never
+/// 0), or 0 after a device fault.
+#[no_mangle]
+pub extern "C" fn doca_sim_impl_verbs_post_recv(handle: u64, recv_wr: u64) -> u32 {
+    let _sim = SimCode::enter();
+    const CALL: &str = "doca_dpa_dev_verbs_qp_post_recv_wr";
+    let Some(qp) = qp_of(CALL, handle) else {
+        return 0;
+    };
+    let Some(wr) = read_struct::<RecvWr>(CALL, recv_wr) else {
+        return 0;
+    };
+    let Some(sges) = sges_of(CALL, wr.sg_list, wr.num_sge, qp.shape.receive_sges) else {
+        return 0;
+    };
+    let mut w = lock(&qp.wire);
+    if w.staged_receives.len() + w.receives.len() >= qp.shape.rq_wr.max(1) as usize {
+        drop(w);
+        raise(
+            FaultKind::QueueOverrun,
+            format!("{CALL}: more outstanding receives than the receive queue holds"),
+        );
+        return 0;
+    }
+    w.receives_posted = w.receives_posted.wrapping_add(1).max(1);
+    let count = w.receives_posted;
+    w.staged_receives.push(Receive { sges, count });
+    count
+}
+
+/// `doca_dpa_dev_verbs_qp_commit_recv`: makes the staged receives available.
+#[no_mangle]
+pub extern "C" fn doca_sim_impl_verbs_commit_recv(handle: u64) {
+    let _sim = SimCode::enter();
+    let Some(qp) = qp_of("doca_dpa_dev_verbs_qp_commit_recv", handle) else {
+        return;
+    };
+    let mut w = lock(&qp.wire);
+    let staged = std::mem::take(&mut w.staged_receives);
+    w.receives.extend(staged);
+}
+
+/// `doca_dpa_dev_verbs_qp_get_qpn`.
+#[no_mangle]
+pub extern "C" fn doca_sim_impl_verbs_qpn(handle: u64) -> u32 {
+    let _sim = SimCode::enter();
+    qp_of("doca_dpa_dev_verbs_qp_get_qpn", handle).map_or(0, |qp| qp.qpn)
+}
