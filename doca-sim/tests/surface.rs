@@ -148,16 +148,20 @@ fn a_missing_function_is_reported() {
     assert_eq!((line, previous), ("int doca_here(void);", "DOCA_STABLE"));
 }
 
-#[test]
-fn dpa_verbs_stops_a_kernel_build_with_the_reason() {
-    // DPA Verbs is DOCA 3.2+, outside the modelled surface: a kernel that
-    // includes it must not build against stand-ins that do nothing.
-    let dir = std::env::temp_dir().join(format!("doca-sim-dev-verbs-{}", std::process::id()));
+/// `cc -fsyntax-only` of a kernel that only includes the DPA Verbs device
+/// header, with `defines`: its success and its diagnostics.
+fn compile_verbs_kernel(defines: &[&str]) -> (bool, String) {
+    let dir = std::env::temp_dir().join(format!(
+        "doca-sim-dev-verbs-{}-{}",
+        std::process::id(),
+        defines.len()
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     let kernel = dir.join("k.c");
     std::fs::write(&kernel, "#include <doca_dpa_dev_verbs.h>\n").unwrap();
     let out = std::process::Command::new("cc")
         .arg("-fsyntax-only")
+        .args(defines)
         .arg("-I")
         .arg(manifest().join("device-include"))
         .arg("-I")
@@ -166,10 +170,21 @@ fn dpa_verbs_stops_a_kernel_build_with_the_reason() {
         .output()
         .expect("running cc");
     let _ = std::fs::remove_dir_all(&dir);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "the kernel built");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn dpa_verbs_builds_for_3_2_and_stops_an_older_build_with_the_reason() {
+    let (built, stderr) = compile_verbs_kernel(&[]);
+    assert!(built, "the DPA Verbs header does not build: {stderr}");
+    // DPA Verbs is DOCA 3.2+: a build for an older device API is told why.
+    let (built, stderr) = compile_verbs_kernel(&["-DDOCA_SIM_DEV_RELEASE=301"]);
+    assert!(!built, "a 3.1 build took the DPA Verbs header");
     assert!(
-        stderr.contains("doca-sim does not model DPA Verbs"),
+        stderr.contains("DPA Verbs arrived with DOCA 3.2"),
         "no reason given: {stderr}"
     );
 }
