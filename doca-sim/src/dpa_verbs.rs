@@ -356,10 +356,17 @@ impl QpCore {
                 // SAFETY: `data` holds `len` bytes; the source is checked
                 // against its map above and probed (it may have been freed).
                 let read = unsafe {
-                    trap::probe_copy(data.as_mut_ptr(), packet.remote_addr as *const u8, data.len())
+                    trap::probe_copy(
+                        data.as_mut_ptr(),
+                        packet.remote_addr as *const u8,
+                        data.len(),
+                    )
                 };
                 return match read {
-                    Ok(()) => Reply { status: Status::Ok, data },
+                    Ok(()) => Reply {
+                        status: Status::Ok,
+                        data,
+                    },
                     Err(_) => Reply::status(Status::RemoteAccess),
                 };
             }
@@ -387,7 +394,8 @@ impl QpCore {
             Op::SendImm => (comp::RECV_SEND_IMM, packet.imm),
             _ => (comp::RECV_RDMA_WRITE_IMM, packet.imm),
         };
-        let fits = !matches!(packet.op, Op::Send | Op::SendImm) || scatter(&receive.sges, &packet.data);
+        let fits =
+            !matches!(packet.op, Op::Send | Op::SendImm) || scatter(&receive.sges, &packet.data);
         let completion = self.shape.receive_completion.as_ref();
         let index = receive.count & 0xffff;
         if !fits {
@@ -484,7 +492,11 @@ fn gather(sges: &[Sge]) -> Option<Vec<u8>> {
         data.resize(start + s.length as usize, 0);
         // SAFETY: `data[start..]` holds `s.length` bytes; the source is probed.
         let read = unsafe {
-            trap::probe_copy(data[start..].as_mut_ptr(), s.addr as *const u8, s.length as usize)
+            trap::probe_copy(
+                data[start..].as_mut_ptr(),
+                s.addr as *const u8,
+                s.length as usize,
+            )
         };
         if let Err(bad) = read {
             bad_address("doca_dpa_dev_verbs_qp_commit_send", bad, Access::Read);
@@ -532,7 +544,9 @@ fn fault(reason: String) {
 /// and on the running code's DPA context (its base or an extension).
 fn qp_of(call: &str, handle: u64) -> Option<Arc<QpCore>> {
     let Some(qp) = registry::resolve::<QpCore>(handle) else {
-        fault(format!("{call}: {handle:#x} is not the DPA handle of a live queue pair"));
+        fault(format!(
+            "{call}: {handle:#x} is not the DPA handle of a live queue pair"
+        ));
         return None;
     };
     let related = with_device(|ctx| ctx.is_none_or(|c| c.core.shares_device_context(qp.dpa())));
@@ -587,7 +601,10 @@ fn sges_of(call: &str, list: u64, count: u32, max: u32) -> Option<Vec<Sge>> {
                 return None;
             }
             None => {
-                fault(format!("{call}: lkey {} is not a live mmap DPA handle", sge.lkey));
+                fault(format!(
+                    "{call}: lkey {} is not a live mmap DPA handle",
+                    sge.lkey
+                ));
                 return None;
             }
         }

@@ -404,7 +404,10 @@ fn u32_at(b: &[u8], at: usize) -> u32 {
 
 fn read_data(r: &mut impl Read, len: u32) -> io::Result<Vec<u8>> {
     if len > MAX_DATA {
-        return Err(io::Error::new(io::ErrorKind::InvalidData, "frame too large"));
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "frame too large",
+        ));
     }
     let mut data = vec![0; len as usize];
     r.read_exact(&mut data)?;
@@ -421,7 +424,10 @@ fn read_packet(r: &mut impl Read) -> io::Result<Option<Packet>> {
     r.read_exact(&mut h[4..])?;
     let op = Op::from_wire(h[12]);
     let (Some(op), MAGIC) = (op, u32_at(&h, 0)) else {
-        return Err(io::Error::new(io::ErrorKind::InvalidData, "not a fabric frame"));
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "not a fabric frame",
+        ));
     };
     let mut addr = [0u8; 8];
     addr.copy_from_slice(&h[16..24]);

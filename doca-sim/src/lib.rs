@@ -58,7 +58,9 @@
 //! Environment variables: `DOCA_SIM_PROFILE` (a profile file, see
 //! [`Profile::parse`]; empty means the default), `DOCA_SIM_FAULTS` (faults
 //! for the whole process, see [`hooks`]), `DOCA_SIM_MEMCHECK` (`0`/`1`),
-//! `DOCA_SIM_LOG` (print why each error was returned). A malformed value
+//! `DOCA_SIM_LOG` (print why each error was returned), `DOCA_SIM_FABRIC_DIR`
+//! (where verbs queue pairs of different processes find each other; see
+//! docs/sim-model.md, "DPA Verbs"). A malformed value
 //! makes every DOCA call fail with `DOCA_ERROR_BAD_CONFIG` (see
 //! [`config_error`]).
 //!

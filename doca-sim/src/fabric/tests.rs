@@ -85,7 +85,9 @@ fn a_number_of_this_side_is_served_without_the_socket() {
 fn numbers_are_distinct_and_released_numbers_are_unreachable() {
     let dir = TempDir::new("release");
     let (a, b) = (Fabric::new(dir.0.clone()), Fabric::new(dir.0.clone()));
-    let qpns: Vec<u32> = (0..16).map(|_| b.claim(recorder().0).expect("claim")).collect();
+    let qpns: Vec<u32> = (0..16)
+        .map(|_| b.claim(recorder().0).expect("claim"))
+        .collect();
     let mut unique = qpns.clone();
     unique.sort_unstable();
     unique.dedup();
@@ -97,11 +99,17 @@ fn numbers_are_distinct_and_released_numbers_are_unreachable() {
         a.transmit(packet(qpns[0], Op::Write, b"z")).status,
         Status::Unreachable
     );
-    assert_eq!(a.transmit(packet(qpns[1], Op::Write, b"z")).status, Status::Ok);
+    assert_eq!(
+        a.transmit(packet(qpns[1], Op::Write, b"z")).status,
+        Status::Ok
+    );
     // A side that is gone takes its numbers with it.
     let kept = qpns[1];
     drop(b);
-    assert_eq!(a.transmit(packet(kept, Op::Write, b"z")).status, Status::Unreachable);
+    assert_eq!(
+        a.transmit(packet(kept, Op::Write, b"z")).status,
+        Status::Unreachable
+    );
 }
 
 #[test]
@@ -128,7 +136,10 @@ fn a_directory_open_to_others_is_refused() {
         .expect_err("a 0755 directory is refused");
     assert_eq!(err.kind(), io::ErrorKind::PermissionDenied);
     assert!(err.to_string().contains(DIR_VAR), "{err}");
-    assert!(fs::read_dir(&dir.0).expect("read").next().is_none(), "nothing claimed");
+    assert!(
+        fs::read_dir(&dir.0).expect("read").next().is_none(),
+        "nothing claimed"
+    );
 }
 
 #[test]
