@@ -169,6 +169,20 @@ fn check_buf(buf: *mut c_char, size: u32, needed: usize) -> SimResult {
     Ok(())
 }
 
+/// Opens a new handle on `model` (what `doca_dev_open` makes; closed by
+/// `doca_dev_close`).
+pub(crate) fn open(model: Arc<DeviceModel>) -> *mut Dev {
+    model.opens.fetch_add(1, Ordering::Relaxed);
+    let info = registry::register(DevInfo {
+        model: model.clone(),
+    }) as usize;
+    registry::register(Dev {
+        model,
+        info,
+        users: AtomicUsize::new(0),
+    })
+}
+
 doca_api! {
     /// Lists the devices of the current profile.
     fn doca_devinfo_create_list(dev_list: *mut *mut *mut abi::doca_devinfo, nb_devs: *mut u32) {
@@ -207,10 +221,7 @@ doca_api! {
         if dev.is_null() {
             return Err(fail(codes::INVALID_VALUE, "NULL output pointer"));
         }
-        model.opens.fetch_add(1, Ordering::Relaxed);
-        let info = registry::register(DevInfo { model: model.clone() }) as usize;
-        let handle = registry::register(Dev { model, info, users: AtomicUsize::new(0) });
-        out(dev, handle.cast())
+        out(dev, open(model).cast())
     }
 
     /// Closes a device handle; IN_USE while contexts built on it exist.

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::abi;
-use crate::dev::{obj, DevInfo, DeviceModel};
+use crate::dev::{obj, Dev, DevInfo, DeviceModel};
 use crate::dpa::threads::CompletionCore;
 use crate::dpa::{dpa, DpaCore};
 use crate::dpa_verbs::{InUse, QpCore, QpShape, TrafficAttrs, Uar, Umem};
@@ -289,7 +289,7 @@ doca_api! {
     fn doca_verbs_pd_destroy(verbs_pd: *mut abi::doca_verbs_pd) {
         let p = pd(verbs_pd)?;
         p.core.users.check_unused("QPs or RDMI objects still use this PD")?;
-        if lock(&p.core.as_dev).is_some() {
+        if lock(&p.core.as_dev).is_some_and(|d| obj::<Dev, _>(d as *const Dev).is_ok()) {
             return Err(fail(codes::IN_USE, "close the doca_dev obtained from this PD first"));
         }
         // SAFETY: checked above; only this call frees it.
@@ -298,11 +298,23 @@ doca_api! {
         Ok(())
     }
 
-    /// Model choice: the sim does not share a PD with a `doca_dev`.
+    /// A `doca_dev` of the PD's device, to make DOCA contexts (a DPA
+    /// context, memory maps) that work with the PD's queue pairs.
+    ///
+    /// Model choice: the PD hands out one device handle, the same on every
+    /// call while it is open; the caller closes it with `doca_dev_close`, and
+    /// the PD cannot be destroyed before (IN_USE), as NVIDIA's
+    /// `dpa_verbs_initiator_target` closes it first.
     fn doca_verbs_pd_as_doca_dev(verbs_pd: *mut abi::doca_verbs_pd, dev: *mut *mut abi::doca_dev) {
-        pd(verbs_pd)?;
-        let _ = dev;
-        Err(fail(codes::NOT_SUPPORTED, "doca-sim does not expose a PD as a doca_dev"))
+        let p = pd(verbs_pd)?;
+        if dev.is_null() {
+            return Err(fail(codes::INVALID_VALUE, "NULL output pointer"));
+        }
+        let mut as_dev = lock(&p.core.as_dev);
+        let open = as_dev.filter(|&d| obj::<Dev, _>(d as *const Dev).is_ok());
+        let handle = open.unwrap_or_else(|| crate::dev::open(p.core.vctx.device.clone()) as usize);
+        *as_dev = Some(handle);
+        out(dev, handle as *mut abi::doca_dev)
     }
 
     /// Creates CQ attributes (size 0 until set).

@@ -318,3 +318,8 @@ fn rpcs_and_kernels_take_structs_by_value_from_a_shared_header() {
 fn two_dpa_threads_exchange_messages_over_comch_message_queues() {
     check_program("comch_msgq");
 }
+
+#[test]
+fn verbs_queue_pairs_on_the_dpa_datapath_write_read_and_send() {
+    check_program("dpa_verbs_traffic");
+}

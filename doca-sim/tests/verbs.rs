@@ -71,12 +71,16 @@ fn pds_and_cqs_keep_their_context_in_use() {
     let vctx = verbs_ctx(dev);
     let p = pd(vctx);
     fails!(IN_USE, abi::doca_verbs_context_destroy(vctx));
-    let mut as_dev = null_mut();
-    // Model choice: a PD is not shared as a doca_dev.
-    fails!(
-        NOT_SUPPORTED,
-        abi::doca_verbs_pd_as_doca_dev(p, &mut as_dev)
-    );
+    // The PD's doca_dev: one handle while it is open, which keeps the PD.
+    let (mut as_dev, mut again) = (null_mut(), null_mut());
+    ok!(abi::doca_verbs_pd_as_doca_dev(p, &mut as_dev));
+    ok!(abi::doca_verbs_pd_as_doca_dev(p, &mut again));
+    assert_eq!(as_dev, again);
+    // SAFETY: `as_dev` is an open device handle the sim just returned.
+    let info = unsafe { abi::doca_dev_as_devinfo(as_dev) };
+    assert!(!info.is_null(), "a usable device");
+    fails!(IN_USE, abi::doca_verbs_pd_destroy(p));
+    ok!(abi::doca_dev_close(as_dev));
     ok!(abi::doca_verbs_pd_destroy(p));
     fails!(INVALID_VALUE, abi::doca_verbs_pd_destroy(p));
 
@@ -271,14 +275,14 @@ fn queue_pairs() {
         INVALID_VALUE,
         abi::doca_verbs_qp_attr_set_next_state(attr, 9)
     );
-    // Not modelled: queries and external memory.
+    // Not modelled: queries. External memory must be a live UMEM or UAR.
     let mut mask = 0;
     fails!(
         NOT_SUPPORTED,
         abi::doca_verbs_qp_query(host_qp, attr, init2, &mut mask)
     );
     fails!(
-        NOT_SUPPORTED,
+        INVALID_VALUE,
         abi::doca_verbs_qp_init_attr_set_external_uar(init2, null_mut())
     );
     ok!(abi::doca_verbs_qp_attr_destroy(attr));
