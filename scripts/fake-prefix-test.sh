@@ -377,7 +377,8 @@ grep -v "^ *Executable " <<<"$out" | grep -q . && { echo "$out"; fail "building 
 echo "== APIs newer than DOCA 3.0: absent on the 3.0-shaped install, present on a 3.2-shaped one"
 # The 3.2-shaped install: the real-shaped 3.0 headers at version 3.2.0118, so the
 # declarations the reference headers guard with DOCA_VERSION_LTE_CURRENT for 3.1
-# and 3.2 are there; with the RDMI headers and doca-rdmi.pc back (DOCA Verbs, where
+# and 3.2 are there (DPA Verbs' queue pairs, doca_umem.h and doca_uar.h: the safe
+# queue-pair API builds and says it is available); with the RDMI headers and doca-rdmi.pc back (DOCA Verbs, where
 # the 3.2 queue-pair handle is, is bound with RDMI).
 p32="$work/doca-3.2"
 rm -rf "$p32"
@@ -403,7 +404,7 @@ version_probe() {
 }
 out=$(version_probe "$p32/lib/pkgconfig" --features api-3-1,api-3-2) \
     || { echo "$out"; fail "the DOCA 3.1 and 3.2 APIs do not build (warnings denied) on a 3.2-shaped install"; }
-for line in doca_version=3.2.0118 doca_ge_3_1=true doca_ge_3_2=true doca_ge_3_3=false api_3_1=present api_3_2=present; do
+for line in doca_version=3.2.0118 doca_ge_3_1=true doca_ge_3_2=true doca_ge_3_3=false api_3_1=present api_3_2=present dpa_verbs=Available; do
     grep -qx "$line" <<<"$out" || { echo "$out"; fail "the probe on the 3.2-shaped install did not print $line"; }
 done
 out=$(version_probe "$p30/lib/pkgconfig") || { echo "$out"; fail "the version probe does not build on the 3.0-shaped install"; }

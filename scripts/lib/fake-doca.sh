@@ -41,7 +41,7 @@ fake_doca_install() {
     # (fake_dpa_toolchain).
     local h
     for h in doca_dpa_dev.h doca_dpa_dev_buf.h doca_dpa_dev_sync_event.h doca_dpa_dev_rdma.h \
-        doca_dpa_dev_comch_msgq.h; do
+        doca_dpa_dev_comch_msgq.h doca_dpa_dev_verbs.h; do
         { echo "#define DOCA_SIM_DEV_NO_SIM_EXTRAS 1"; cat "$root/doca-sim/device-include/$h"; } > "$prefix/include/$h"
     done
     # RDMI's device headers (not public; their handle types as the sim names them).

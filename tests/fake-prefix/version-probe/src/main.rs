@@ -19,8 +19,14 @@ fn main() {
     #[cfg(feature = "api-3-2")]
     {
         // DOCA 3.2: DPA Verbs' queue-pair handle (the raw binding; the bundled
-        // bindings hold only what the install declares).
+        // bindings hold only what the install declares), and the safe queue
+        // pairs on the DPA datapath with their UMEMs and UAR.
         std::hint::black_box(doca_verbs_sys::doca_verbs_qp_get_dpa_handle);
+        let uar: fn(&doca_dpa::Dpa) -> doca_verbs::Result<doca_verbs::DpaUar> =
+            doca_verbs::DpaUar::new;
+        std::hint::black_box(uar);
+        std::hint::black_box(doca_verbs::QpBuilder::new);
         println!("api_3_2=present");
+        println!("dpa_verbs={:?}", doca_verbs::availability());
     }
 }
