@@ -42,7 +42,6 @@ use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
 use crate::abi;
-use crate::dev::obj;
 use crate::dpa::fault::{Access, FaultKind};
 use crate::dpa::launch::{bad_address, raise, with_device};
 use crate::dpa::threads::{comp, CompletionCore};
@@ -62,9 +61,13 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// `struct doca_umem`: DPA heap memory registered for a queue pair's rings or
 /// doorbell record.
+///
+/// Model choice: a UMEM (and a UAR) may be destroyed while a queue pair made
+/// with it lives, as NVIDIA's `dpa_verbs_initiator_target` destroys them (and
+/// frees their memory) before its queue pair; the sim's queue pairs keep
+/// their rings in the sim, so nothing reaches the memory afterwards.
 pub(crate) struct Umem {
     pub(crate) dpa: Arc<DpaCore>,
-    users: Arc<()>,
 }
 impl SimObject for Umem {
     const KIND: &'static str = "doca_umem";
@@ -73,33 +76,9 @@ impl SimObject for Umem {
 /// `struct doca_uar`: a doorbell region of a DPA context.
 pub(crate) struct Uar {
     pub(crate) dpa: Arc<DpaCore>,
-    users: Arc<()>,
 }
 impl SimObject for Uar {
     const KIND: &'static str = "doca_uar";
-}
-
-/// Keeps a UMEM or UAR in use (its destroy is IN_USE while a queue pair made
-/// with it lives).
-pub(crate) type InUse = Arc<()>;
-
-impl Umem {
-    pub(crate) fn use_it(&self) -> InUse {
-        self.users.clone()
-    }
-}
-
-impl Uar {
-    pub(crate) fn use_it(&self) -> InUse {
-        self.users.clone()
-    }
-}
-
-fn check_unused(users: &Arc<()>, what: &'static str) -> SimResult {
-    if Arc::strong_count(users) > 1 {
-        return Err(fail(codes::IN_USE, what));
-    }
-    Ok(())
 }
 
 doca_api! {
@@ -113,13 +92,12 @@ doca_api! {
         let _ = access_flags;
         core.require_started()?;
         core.heap().check_range(address, size)?;
-        out(umem, registry::register(Umem { dpa: core, users: Arc::new(()) }).cast())
+        out(umem, registry::register(Umem { dpa: core }).cast())
     }
 
-    /// Deregisters a UMEM; IN_USE while a queue pair uses it.
+    /// Deregisters a UMEM (see [`Umem`] for one a queue pair was made with).
     fn doca_umem_destroy(umem: *mut abi::doca_umem) {
-        check_unused(&obj::<Umem, _>(umem)?.users, "a queue pair still uses this UMEM")?;
-        // SAFETY: checked above; only this call frees it.
+        // SAFETY: `unregister` checks the pointer; only this call frees it.
         unsafe { registry::unregister::<Umem, _>(umem) }?;
         Ok(())
     }
@@ -131,13 +109,12 @@ doca_api! {
             return Err(fail(codes::INVALID_VALUE, "NULL output pointer"));
         }
         core.require_started()?;
-        out(uar, registry::register(Uar { dpa: core, users: Arc::new(()) }).cast())
+        out(uar, registry::register(Uar { dpa: core }).cast())
     }
 
-    /// Frees a UAR; IN_USE while a queue pair uses it.
+    /// Frees a UAR (see [`Umem`] for one a queue pair was made with).
     fn doca_uar_destroy(uar: *mut abi::doca_uar) {
-        check_unused(&obj::<Uar, _>(uar)?.users, "a queue pair still uses this UAR")?;
-        // SAFETY: checked above; only this call frees it.
+        // SAFETY: `unregister` checks the pointer; only this call frees it.
         unsafe { registry::unregister::<Uar, _>(uar) }?;
         Ok(())
     }

@@ -14,7 +14,7 @@ use crate::abi;
 use crate::dev::{obj, Dev, DevInfo, DeviceModel};
 use crate::dpa::threads::CompletionCore;
 use crate::dpa::{dpa, DpaCore};
-use crate::dpa_verbs::{InUse, QpCore, QpShape, TrafficAttrs, Uar, Umem};
+use crate::dpa_verbs::{QpCore, QpShape, TrafficAttrs, Uar, Umem};
 use crate::error::{codes, fail, SimResult};
 use crate::export::{doca_api, not_modelled, out};
 use crate::registry::{self, SimObject};
@@ -130,8 +130,8 @@ struct QpInit {
     send_dpa_completion: Option<Arc<CompletionCore>>,
     receive_dpa_completion: Option<Arc<CompletionCore>>,
     external_datapath: bool,
-    /// The DPA of each external UMEM or UAR set, and what keeps it in use.
-    external: Vec<(Arc<DpaCore>, InUse)>,
+    /// The DPA context of each external UMEM or UAR set.
+    external: Vec<Arc<DpaCore>>,
 }
 
 /// `struct doca_verbs_qp_init_attr`.
@@ -150,8 +150,6 @@ pub(crate) struct Qp {
     qpn: u32,
     /// The traffic side of a queue pair on the DPA datapath.
     traffic: Option<Arc<QpCore>>,
-    /// The external UMEMs and UAR it was made with, kept in use.
-    _external: Vec<InUse>,
     handle: Mutex<Option<u64>>,
     /// `enum doca_verbs_qp_state`, moved by `doca_verbs_qp_modify`.
     state: Mutex<abi::doca_verbs_qp_state>,
@@ -545,10 +543,10 @@ doca_api! {
         }
         // On the DPA datapath: the DPA set, or that of its external UMEMs
         // and UAR, which must all be of one DPA context family.
-        let datapath = v.dpa.clone().or_else(|| v.external.first().map(|(d, _)| d.clone()));
+        let datapath = v.dpa.clone().or_else(|| v.external.first().cloned());
         let traffic = match datapath.filter(|_| v.external_datapath) {
             Some(dpa) => {
-                if v.external.iter().any(|(d, _)| !d.shares_device_context(&dpa)) {
+                if v.external.iter().any(|d| !d.shares_device_context(&dpa)) {
                     return Err(fail(codes::INVALID_VALUE, "the external UMEMs and UAR belong to different DPA contexts"));
                 }
                 Some(QpCore::new(QpShape {
@@ -575,7 +573,6 @@ doca_api! {
             cqs,
             qpn: traffic.as_ref().map_or_else(|| NEXT_NUMBER.fetch_add(1, Ordering::Relaxed), |t| t.qpn),
             traffic,
-            _external: v.external.iter().map(|(_, in_use)| in_use.clone()).collect(),
             handle: Mutex::new(None),
             state: Mutex::new(abi::DOCA_VERBS_QP_STATE_RST),
         };
@@ -838,7 +835,7 @@ doca_api! {
     fn doca_verbs_qp_init_attr_set_external_umem(verbs_qp_init_attr: *mut abi::doca_verbs_qp_init_attr, external_umem: *mut abi::doca_umem, external_umem_offset: u64) {
         let _ = external_umem_offset;
         let umem = obj::<Umem, _>(external_umem)?;
-        qp_init(verbs_qp_init_attr)?.external.push((umem.dpa.clone(), umem.use_it()));
+        qp_init(verbs_qp_init_attr)?.external.push(umem.dpa.clone());
         Ok(())
     }
 
@@ -846,14 +843,14 @@ doca_api! {
     fn doca_verbs_qp_init_attr_set_external_dbr_umem(verbs_qp_init_attr: *mut abi::doca_verbs_qp_init_attr, external_umem: *mut abi::doca_umem, external_umem_offset: u64) {
         let _ = external_umem_offset;
         let umem = obj::<Umem, _>(external_umem)?;
-        qp_init(verbs_qp_init_attr)?.external.push((umem.dpa.clone(), umem.use_it()));
+        qp_init(verbs_qp_init_attr)?.external.push(umem.dpa.clone());
         Ok(())
     }
 
     /// The UAR the queue pair's kernels ring.
     fn doca_verbs_qp_init_attr_set_external_uar(verbs_qp_init_attr: *mut abi::doca_verbs_qp_init_attr, external_uar: *mut abi::doca_uar) {
         let uar = obj::<Uar, _>(external_uar)?;
-        qp_init(verbs_qp_init_attr)?.external.push((uar.dpa.clone(), uar.use_it()));
+        qp_init(verbs_qp_init_attr)?.external.push(uar.dpa.clone());
         Ok(())
     }
 }

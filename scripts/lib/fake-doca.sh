@@ -58,7 +58,8 @@ fake_doca_install() {
     # is the one rewritten below.
     (cd "$root" && env -u DOCA_SIM_VERSION cargo rustc -q -p doca-sim --lib --crate-type cdylib,staticlib -- \
         -C link-arg=-Wl,--version-script="$root/doca-sim/csrc/exports.map" \
-        -C link-arg=-Wl,-soname,libdoca_common.so)
+        -C link-arg=-Wl,-soname,libdoca_common.so) \
+        || { echo "fake-doca: building doca-sim failed" >&2; return 1; }
     cp "$CARGO_TARGET_DIR/debug/libdoca_sim.so" "$prefix/lib/libdoca_common.so"
     perl -pi -e "s/\\Q$sim_version\\E/$version/g" "$prefix/lib/libdoca_common.so"
     grep -qF "$version" "$prefix/lib/libdoca_common.so" && ! grep -qF "$sim_version" "$prefix/lib/libdoca_common.so" \

@@ -13,7 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <errno.h>
+
+#include <doca_dev.h>
+#include <infiniband/verbs.h>
+
 #include "doca_argp.h"
+#include "doca_rdma_bridge.h"
 #include "doca_log.h"
 #include "libflexio/flexio.h"
 
@@ -269,4 +275,69 @@ uint32_t *flexio_resources_get_eus(struct flexio_resource *res)
 {
 	(void)res;
 	return NULL;
+}
+
+/* ------------------------------------------------- the rdma-core bridge */
+
+/*
+ * doca_rdma_bridge_get_dev_pd: a protection domain per open device, whose
+ * context names the device. ibv_query_gid: a link-local GID (fe80::/64) whose
+ * interface id is made from the device's name and the GID index, so two
+ * devices (and two indexes) differ; doca-sim routes queue pairs by number,
+ * so the GID is carried by the samples and used by no one (docs/sim-model.md,
+ * "DPA Verbs").
+ */
+struct bridged_dev {
+	const struct doca_dev *dev;
+	struct ibv_context context;
+	struct ibv_pd pd;
+};
+
+static struct bridged_dev bridged[16];
+
+doca_error_t doca_rdma_bridge_get_dev_pd(const struct doca_dev *dev, struct ibv_pd **pd)
+{
+	struct doca_devinfo *info;
+
+	if (dev == NULL || pd == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	for (size_t i = 0; i < sizeof(bridged) / sizeof(bridged[0]); i++) {
+		struct bridged_dev *b = &bridged[i];
+
+		if (b->dev == dev) {
+			*pd = &b->pd;
+			return DOCA_SUCCESS;
+		}
+		if (b->dev != NULL)
+			continue;
+		info = doca_dev_as_devinfo(dev);
+		if (info == NULL || doca_devinfo_get_ibdev_name(info, b->context.doca_sim_ibdev_name,
+								  sizeof(b->context.doca_sim_ibdev_name)) != DOCA_SUCCESS)
+			return DOCA_ERROR_INVALID_VALUE;
+		b->dev = dev;
+		b->pd.context = &b->context;
+		b->pd.handle = (uint32_t)i + 1;
+		*pd = &b->pd;
+		return DOCA_SUCCESS;
+	}
+	return DOCA_ERROR_NO_MEMORY;
+}
+
+int ibv_query_gid(struct ibv_context *context, uint8_t port_num, int index, union ibv_gid *gid)
+{
+	uint64_t id = 1469598103934665603ull; /* FNV-1a over the name and the index */
+
+	if (context == NULL || gid == NULL || port_num != 1 || index < 0 || index > 3) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (const char *c = context->doca_sim_ibdev_name; *c != '\0'; c++)
+		id = (id ^ (uint8_t)*c) * 1099511628211ull;
+	id = (id ^ (uint64_t)index) * 1099511628211ull;
+	memset(gid, 0, sizeof(*gid));
+	gid->raw[0] = 0xfe;
+	gid->raw[1] = 0x80;
+	for (int i = 0; i < 8; i++)
+		gid->raw[8 + i] = (uint8_t)(id >> (8 * (7 - i)));
+	return 0;
 }

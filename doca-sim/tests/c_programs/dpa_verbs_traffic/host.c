@@ -5,7 +5,8 @@
  * dpa_verbs_initiator_target makes them (external UMEMs and a UAR on the
  * DPA, DPA completion contexts) and connected to each other. RPCs post work
  * requests on them; the program prints each completion and what arrived, and
- * checks the lifecycle errors on the way.
+ * checks the lifecycle errors on the way. It tears down as the sample does:
+ * UMEMs and UAR before the queue pairs made with them.
  */
 #include <string.h>
 
@@ -77,8 +78,6 @@ static struct side side(struct doca_dpa *dpa, struct doca_verbs_context *vctx, s
 	CHECK(doca_verbs_qp_init_attr_set_receive_dpa_completion(init, s.comp));
 	CHECK(doca_verbs_qp_create(vctx, init, &s.qp));
 	CHECK(doca_verbs_qp_init_attr_destroy(init));
-	/* The UMEMs serve the queue pair now. */
-	EXPECT(DOCA_ERROR_IN_USE, doca_umem_destroy(s.ring));
 	CHECK(doca_verbs_qp_get_dpa_handle(s.qp, dpa, &s.qp_handle));
 	return s;
 }
@@ -111,11 +110,11 @@ static void modify(struct side *s, enum doca_verbs_qp_state state, uint32_t peer
 
 static void destroy_side(struct doca_dpa *dpa, struct side *s)
 {
-	CHECK(doca_verbs_qp_destroy(s->qp));
 	CHECK(doca_umem_destroy(s->ring));
 	CHECK(doca_umem_destroy(s->dbr));
 	CHECK(doca_dpa_mem_free(dpa, s->ring_mem));
 	CHECK(doca_dpa_mem_free(dpa, s->dbr_mem));
+	CHECK(doca_verbs_qp_destroy(s->qp));
 	CHECK(doca_dpa_completion_stop(s->comp));
 	CHECK(doca_dpa_completion_destroy(s->comp));
 }
@@ -162,7 +161,6 @@ int main(void)
 
 	struct side a = side(dpa, vctx, pd, uar);
 	struct side b = side(dpa, vctx, pd, uar);
-	EXPECT(DOCA_ERROR_IN_USE, doca_uar_destroy(uar));
 	CHECK(doca_dpa_rpc(dpa, &qp_number, &qpn, a.qp_handle));
 	ASSERT(qpn == doca_verbs_qp_get_qpn(a.qp) && qpn != 0);
 
