@@ -1,5 +1,5 @@
 //! Cargo build-script directives, collected in a [`Directives`] list and printed at the
-//! end (or by the free functions at once). Uses the `cargo::` syntax (Rust 1.77+).
+//! end. Uses the `cargo::` syntax (Rust 1.77+).
 //!
 //! The cfgs this project uses:
 //!
@@ -187,33 +187,6 @@ impl Directives {
             let _ = writeln!(out, "{l}");
         }
     }
-}
-
-/// Prints `cargo::metadata=KEY=VALUE` at once.
-pub fn metadata(key: &str, value: &str) {
-    print_one(|d| d.metadata(key, value));
-}
-
-/// Prints `cargo::rustc-check-cfg=cfg(NAME)` at once.
-pub fn check_cfg(name: &str) {
-    print_one(|d| d.check_cfg(name));
-}
-
-/// Prints `cargo::rustc-cfg=NAME` at once.
-pub fn cfg(name: &str) {
-    print_one(|d| d.cfg(name));
-}
-
-/// Prints `cargo::rustc-cfg=NAME="VALUE"` at once.
-pub fn cfg_value(name: &str, value: &str) {
-    print_one(|d| d.cfg_value(name, value));
-}
-
-/// Prints the one directive `f` adds.
-fn print_one(f: impl FnOnce(&mut Directives)) {
-    let mut d = Directives::new();
-    f(&mut d);
-    d.print();
 }
 
 #[cfg(test)]

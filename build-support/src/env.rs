@@ -119,16 +119,6 @@ impl EnvReader {
             )
         })
     }
-
-    /// Every name read so far, sorted.
-    pub fn read_names(&self) -> Vec<String> {
-        self.read.borrow().iter().cloned().collect()
-    }
-
-    /// Whether `name` has been read.
-    pub fn was_read(&self, name: &str) -> bool {
-        self.read.borrow().contains(name)
-    }
 }
 
 #[cfg(test)]
