@@ -220,7 +220,7 @@ pub(crate) const PRIMITIVE_TYPE_WORDS: &[&str] = &[
 ];
 
 /// Keywords and qualifiers that are part of a type but never a parameter's name.
-fn is_type_keyword(word: &str) -> bool {
+pub(crate) fn is_type_keyword(word: &str) -> bool {
     PRIMITIVE_TYPE_WORDS.contains(&word)
         || QUALIFIERS.contains(&word)
         || matches!(word, "struct" | "union" | "enum" | "_Atomic")
