@@ -40,16 +40,7 @@ pub struct Directives {
 
 /// Quotes a cfg value for cargo (`"name"`), escaping `\` and `"`.
 fn quote(value: &str) -> String {
-    let mut s = String::with_capacity(value.len() + 2);
-    s.push('"');
-    for c in value.chars() {
-        if c == '"' || c == '\\' {
-            s.push('\\');
-        }
-        s.push(c);
-    }
-    s.push('"');
-    s
+    format!("\"{}\"", value.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
 /// Directive values must stay on one line.
