@@ -1,5 +1,5 @@
 //! Cargo build-script directives, collected in a [`Directives`] list and printed at the
-//! end (or by the free functions at once). Uses the `cargo::` syntax (Rust 1.77+).
+//! end. Uses the `cargo::` syntax (Rust 1.77+).
 //!
 //! The cfgs this project uses:
 //!
@@ -40,16 +40,7 @@ pub struct Directives {
 
 /// Quotes a cfg value for cargo (`"name"`), escaping `\` and `"`.
 fn quote(value: &str) -> String {
-    let mut s = String::with_capacity(value.len() + 2);
-    s.push('"');
-    for c in value.chars() {
-        if c == '"' || c == '\\' {
-            s.push('\\');
-        }
-        s.push(c);
-    }
-    s.push('"');
-    s
+    format!("\"{}\"", value.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
 /// Directive values must stay on one line.
@@ -187,33 +178,6 @@ impl Directives {
             let _ = writeln!(out, "{l}");
         }
     }
-}
-
-/// Prints `cargo::metadata=KEY=VALUE` at once.
-pub fn metadata(key: &str, value: &str) {
-    print_one(|d| d.metadata(key, value));
-}
-
-/// Prints `cargo::rustc-check-cfg=cfg(NAME)` at once.
-pub fn check_cfg(name: &str) {
-    print_one(|d| d.check_cfg(name));
-}
-
-/// Prints `cargo::rustc-cfg=NAME` at once.
-pub fn cfg(name: &str) {
-    print_one(|d| d.cfg(name));
-}
-
-/// Prints `cargo::rustc-cfg=NAME="VALUE"` at once.
-pub fn cfg_value(name: &str, value: &str) {
-    print_one(|d| d.cfg_value(name, value));
-}
-
-/// Prints the one directive `f` adds.
-fn print_one(f: impl FnOnce(&mut Directives)) {
-    let mut d = Directives::new();
-    f(&mut d);
-    d.print();
 }
 
 #[cfg(test)]

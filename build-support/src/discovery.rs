@@ -448,14 +448,7 @@ fn unresolved(module: &str, version: &str, missing: &[String], message: &str) ->
 
 /// Serialises every use of the process-wide `PKG_CONFIG_PATH` (the `pkg-config` crate
 /// reads it from the process environment).
-static PKG_CONFIG_ENV: Mutex<()> = Mutex::new(());
-
-/// Holds the lock that serialises process-environment changes made while probing. Tests
-/// that run libclang (which reads the environment from C) take it too.
-#[cfg(test)]
-pub(crate) fn env_lock() -> std::sync::MutexGuard<'static, ()> {
-    PKG_CONFIG_ENV.lock().unwrap_or_else(|e| e.into_inner())
-}
+pub(crate) static PKG_CONFIG_ENV: Mutex<()> = Mutex::new(());
 
 /// Sets (or removes) environment variables and restores them on drop.
 struct EnvOverride {

@@ -32,13 +32,15 @@ pub struct EnvReader {
 }
 
 impl EnvReader {
+    fn new(source: Source) -> Self {
+        let read = RefCell::new(BTreeSet::new());
+        EnvReader { source, read }
+    }
+
     /// A reader over the process environment. Each newly read name prints
     /// `cargo::rerun-if-env-changed=NAME` to stdout.
     pub fn from_process() -> Self {
-        EnvReader {
-            source: Source::Process { announce: true },
-            read: RefCell::new(BTreeSet::new()),
-        }
+        EnvReader::new(Source::Process { announce: true })
     }
 
     /// A reader over the process environment that prints nothing: the build script
@@ -46,10 +48,7 @@ impl EnvReader {
     /// script runs again on the next build whatever it declared, and anything it printed
     /// to stdout would stand above its error in cargo's report.
     pub fn from_process_deferred() -> Self {
-        EnvReader {
-            source: Source::Process { announce: false },
-            read: RefCell::new(BTreeSet::new()),
-        }
+        EnvReader::new(Source::Process { announce: false })
     }
 
     /// A reader over a fixed set of variables. Nothing is printed; names are recorded.
@@ -59,14 +58,11 @@ impl EnvReader {
         K: Into<String>,
         V: Into<OsString>,
     {
-        EnvReader {
-            source: Source::Fixed(
-                vars.into_iter()
-                    .map(|(k, v)| (k.into(), v.into()))
-                    .collect(),
-            ),
-            read: RefCell::new(BTreeSet::new()),
-        }
+        EnvReader::new(Source::Fixed(
+            vars.into_iter()
+                .map(|(k, v)| (k.into(), v.into()))
+                .collect(),
+        ))
     }
 
     /// Whether this reader prints cargo directives as it reads ([`EnvReader::from_process`]).
@@ -118,16 +114,6 @@ impl EnvReader {
                 "1" | "true" | "yes" | "on"
             )
         })
-    }
-
-    /// Every name read so far, sorted.
-    pub fn read_names(&self) -> Vec<String> {
-        self.read.borrow().iter().cloned().collect()
-    }
-
-    /// Whether `name` has been read.
-    pub fn was_read(&self, name: &str) -> bool {
-        self.read.borrow().contains(name)
     }
 }
 

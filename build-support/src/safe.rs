@@ -88,18 +88,14 @@ pub struct SafePlan {
 /// `"DOCA_COMCH"`) and writes
 /// `OUT_DIR/audit.rs`. On error prints the message and exits with status 1.
 pub fn emit_cfgs(links_key: &str) {
-    emit_cfgs_for(&[links_key]);
+    emit_cfgs_with(&[links_key], &[]);
 }
 
-/// Like [`emit_cfgs`], merging several -sys crates (`doca-rdmi` reads both `DOCA_DPA`
-/// and `DOCA_RDMI`). The first key gives the backend and version.
-pub fn emit_cfgs_for(links_keys: &[&str]) {
-    emit_cfgs_with(links_keys, &[]);
-}
-
-/// Like [`emit_cfgs_for`], also emitting each `(alias, symbols)` of `aliases` as the
-/// cfg `alias` when every one of its symbols is usable (one name for a feature that
-/// needs several DOCA functions, declared with `rustc-check-cfg` either way).
+/// Like [`emit_cfgs`], merging several -sys crates (`doca-comch` reads both `DOCA_DPA`
+/// and `DOCA_COMCH`; the first key gives the backend and version), also emitting each
+/// `(alias, symbols)` of `aliases` as the cfg `alias` when every one of its symbols is
+/// usable (one name for a feature that needs several DOCA functions, declared with
+/// `rustc-check-cfg` either way).
 pub fn emit_cfgs_with(links_keys: &[&str], aliases: &[(&str, &[&str])]) {
     let env = EnvReader::from_process();
     let experimental = env.is_set("CARGO_FEATURE_EXPERIMENTAL");

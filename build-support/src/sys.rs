@@ -64,58 +64,44 @@ pub enum SysCrate {
     Verbs,
 }
 
+/// A -sys crate's optional module, its absence cfg and its `build_info` constant.
+type Optional = (&'static str, &'static str, &'static str);
+
+/// Per -sys crate, in the order of [`SysCrate`]'s variants: its binding set, its
+/// optional module ([`SysCrate::optional`]) and the modules it links, in link order.
+#[rustfmt::skip]
+const CRATES: [(BindingSet, Option<Optional>, &[&str]); 5] = [
+    (BindingSet::Dpa, None, &["doca-dpa", "doca-common", "libflexio"]),
+    // libdoca_verbs comes with doca-verbs-sys, a dependency of doca-rdmi-sys.
+    (BindingSet::Rdmi, Some(("doca-rdmi", RDMI_ABSENT_CFG, "RDMI_ABSENT_REASON")), &["doca-rdmi"]),
+    (BindingSet::Rdma, Some(("doca-rdma", RDMA_ABSENT_CFG, "RDMA_ABSENT_REASON")), &["doca-rdma"]),
+    (BindingSet::Comch, Some(("doca-comch", COMCH_ABSENT_CFG, "COMCH_ABSENT_REASON")), &["doca-comch"]),
+    (BindingSet::Verbs, Some(("doca-verbs", VERBS_ABSENT_CFG, "VERBS_ABSENT_REASON")), &["doca-verbs"]),
+];
+
 impl SysCrate {
     /// The bindgen header set.
     pub fn binding_set(self) -> BindingSet {
-        match self {
-            SysCrate::Dpa => BindingSet::Dpa,
-            SysCrate::Rdmi => BindingSet::Rdmi,
-            SysCrate::Rdma => BindingSet::Rdma,
-            SysCrate::Comch => BindingSet::Comch,
-            SysCrate::Verbs => BindingSet::Verbs,
-        }
-    }
-
-    /// The `links` key as it appears in `DEP_<KEY>_*` (`DOCA_DPA`, `DOCA_RDMI`, …).
-    pub fn links_key(self) -> &'static str {
-        match self {
-            SysCrate::Dpa => "DOCA_DPA",
-            SysCrate::Rdmi => "DOCA_RDMI",
-            SysCrate::Rdma => "DOCA_RDMA",
-            SysCrate::Comch => "DOCA_COMCH",
-            SysCrate::Verbs => "DOCA_VERBS",
-        }
+        CRATES[self as usize].0
     }
 
     /// Without it the crate builds empty and says why: (its pkg-config module, the cfg
     /// then set, the `build_info` constant of the reason). None for Dpa.
-    pub fn optional(self) -> Option<(&'static str, &'static str, &'static str)> {
-        match self {
-            SysCrate::Dpa => None,
-            SysCrate::Rdmi => Some(("doca-rdmi", RDMI_ABSENT_CFG, "RDMI_ABSENT_REASON")),
-            SysCrate::Rdma => Some(("doca-rdma", RDMA_ABSENT_CFG, "RDMA_ABSENT_REASON")),
-            SysCrate::Comch => Some(("doca-comch", COMCH_ABSENT_CFG, "COMCH_ABSENT_REASON")),
-            SysCrate::Verbs => Some(("doca-verbs", VERBS_ABSENT_CFG, "VERBS_ABSENT_REASON")),
-        }
+    pub fn optional(self) -> Option<Optional> {
+        CRATES[self as usize].1
     }
 
     /// The pkg-config modules whose libraries this crate links, in link order.
     pub fn link_modules(self) -> &'static [&'static str] {
-        match self {
-            SysCrate::Dpa => &["doca-dpa", "doca-common", "libflexio"],
-            // libdoca_verbs comes with doca-verbs-sys, a dependency of doca-rdmi-sys.
-            SysCrate::Rdmi => &["doca-rdmi"],
-            SysCrate::Rdma => &["doca-rdma"],
-            SysCrate::Comch => &["doca-comch"],
-            SysCrate::Verbs => &["doca-verbs"],
-        }
+        CRATES[self as usize].2
     }
 
     /// Names asked about in the audit even when no header declares them.
     pub fn extra_names(self) -> &'static [&'static str] {
-        match self {
-            SysCrate::Dpa | SysCrate::Rdma | SysCrate::Comch | SysCrate::Verbs => &[],
-            SysCrate::Rdmi => HAND_DECLARABLE,
+        if self == SysCrate::Rdmi {
+            HAND_DECLARABLE
+        } else {
+            &[]
         }
     }
 }

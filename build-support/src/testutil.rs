@@ -39,3 +39,12 @@ impl Drop for TempDir {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+/// Holds the lock that serialises process-environment changes made while probing
+/// ([`crate::discovery::PKG_CONFIG_ENV`]). Tests that run libclang (which reads the
+/// environment from C) take it too.
+pub(crate) fn env_lock() -> std::sync::MutexGuard<'static, ()> {
+    crate::discovery::PKG_CONFIG_ENV
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+}

@@ -88,29 +88,19 @@ impl DocaVersion {
     /// Surrounding whitespace and quotes are ignored, and so is a suffix after `-` or `+`
     /// (`3.0.0058-1`), which packagers sometimes append.
     pub fn parse(text: &str) -> Result<Self, VersionError> {
-        let bad = || VersionError::BadString {
-            text: text.to_owned(),
-        };
         let core = text.trim().trim_matches('"').trim();
         let core = core.split(['-', '+']).next().unwrap_or_default();
-        let mut parts = core.split('.');
-        let mut number = |required: bool| -> Result<Option<u32>, VersionError> {
-            match parts.next() {
-                None if !required => Ok(None),
-                None => Err(bad()),
-                Some(p) if !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) => {
-                    p.parse::<u32>().map(Some).map_err(|_| bad())
-                }
-                Some(_) => Err(bad()),
-            }
-        };
-        let major = number(true)?.ok_or_else(bad)?;
-        let minor = number(true)?.ok_or_else(bad)?;
-        let patch = number(false)?.unwrap_or(0);
-        if parts.next().is_some() {
-            return Err(bad());
+        let digits = |p: &str| p.bytes().all(|b| b.is_ascii_digit());
+        let numbers: Option<Vec<u32>> = (core.split('.'))
+            .map(|p| digits(p).then(|| p.parse().ok()).flatten())
+            .collect();
+        match numbers.as_deref() {
+            Some(&[major, minor]) => Ok(DocaVersion::new(major, minor, 0)),
+            Some(&[major, minor, patch]) => Ok(DocaVersion::new(major, minor, patch)),
+            _ => Err(VersionError::BadString {
+                text: text.to_owned(),
+            }),
         }
-        Ok(DocaVersion::new(major, minor, patch))
     }
 
     /// Reads the version of the `doca_version.h` at `path`, from the macros the host C

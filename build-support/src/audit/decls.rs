@@ -13,7 +13,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::check::compiler;
-use crate::dpa_app::parse::{lex, Lexed, Token};
+use crate::dpa_app::parse::{is_type_keyword, lex, Lexed, Token};
 use crate::env::EnvReader;
 
 /// The marker found before a function declaration.
@@ -73,25 +73,14 @@ const MARKERS: &[(&str, Marker)] = &[
     ("DOCA_DEPRECATED", Marker::Deprecated),
 ];
 
-/// Words before a `(` that are not a function's name.
+/// Words before a `(` that are not a function's name, besides the type keywords
+/// ([`is_type_keyword`]).
 const NOT_NAMES: &[&str] = &[
     "__attribute__",
     "__attribute",
     "__declspec",
     "__asm__",
     "asm",
-    "void",
-    "char",
-    "short",
-    "int",
-    "long",
-    "signed",
-    "unsigned",
-    "float",
-    "double",
-    "_Bool",
-    "const",
-    "volatile",
 ];
 
 /// One function declaration found in a header.
@@ -131,7 +120,11 @@ pub(crate) fn declarations_in(tokens: &[Token], files: &[PathBuf]) -> Vec<Declar
             let (w, next) = (statement[i], statement[i + 1]);
             level += i32::from(w.is("{") || w.is("(")) - i32::from(w.is("}") || w.is(")"));
             // An attribute's group is skipped: its parentheses count up from here.
-            if level == 0 && next.is("(") && !NOT_NAMES.contains(&w.text.as_str()) {
+            if level == 0
+                && next.is("(")
+                && !NOT_NAMES.contains(&w.text.as_str())
+                && !is_type_keyword(&w.text)
+            {
                 name = w.is_ident().then_some((i, w));
                 break;
             }

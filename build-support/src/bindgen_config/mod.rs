@@ -251,14 +251,6 @@ pub enum Error {
     /// rustfmt could not be run or failed.
     #[error("rustfmt failed: {0}")]
     Rustfmt(String),
-    /// A file could not be read or written.
-    #[error("{}: {message}", .path.display())]
-    Io {
-        /// The path.
-        path: PathBuf,
-        /// The message.
-        message: String,
-    },
 }
 
 impl Error {

@@ -95,7 +95,7 @@ fn generates_consts_and_reuses_dpa_items() {
          doca_error_t doca_rdmi_poster_create(struct doca_verbs_context *ctx, struct doca_rdmi_poster **p);\n",
     );
     let dirs = [dir.path().to_owned()];
-    let _env = crate::discovery::env_lock();
+    let _env = crate::testutil::env_lock();
     let fmt = |set| BindgenOptions {
         rustfmt: true,
         ..BindgenOptions::for_sys(set)

@@ -174,45 +174,25 @@ const MAX_VERSION_PARTS: usize = 4;
 /// The dotted numbers (two to [`MAX_VERSION_PARTS`] parts) of `line`, in order. Numbers
 /// glued to letters or other numbers (`v2`, `x86_64`) are not version numbers.
 fn dotted_numbers(line: &str) -> Vec<DpaccVersion> {
-    let bytes = line.as_bytes();
     let mut found = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        let starts_number = bytes[i].is_ascii_digit()
-            && (i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'.'));
-        if !starts_number {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        let mut end = i;
-        let mut parts = Vec::new();
-        loop {
-            let digits_start = end;
-            while end < bytes.len() && bytes[end].is_ascii_digit() {
-                end += 1;
+    // A number starts only after a character that is neither alphanumeric nor a dot.
+    for word in line.split(|c: char| !(c.is_ascii_alphanumeric() || c == '.')) {
+        let (mut parts, mut len) = (Vec::new(), 0);
+        for piece in word.split('.').take(MAX_VERSION_PARTS) {
+            let digits = piece.len() - piece.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+            let Ok(n) = piece[..digits].parse::<u32>() else {
+                break;
+            };
+            len += digits + usize::from(!parts.is_empty());
+            parts.push(n);
+            if digits < piece.len() {
+                break;
             }
-            match line[digits_start..end].parse::<u32>() {
-                Ok(n) => parts.push(n),
-                Err(_) => break,
-            }
-            if parts.len() < MAX_VERSION_PARTS
-                && end + 1 < bytes.len()
-                && bytes[end] == b'.'
-                && bytes[end + 1].is_ascii_digit()
-            {
-                end += 1;
-                continue;
-            }
-            break;
         }
         if parts.len() >= 2 {
-            found.push(DpaccVersion {
-                text: line[start..end].to_owned(),
-                parts,
-            });
+            let text = word[..len].to_owned();
+            found.push(DpaccVersion { text, parts });
         }
-        i = end.max(i + 1);
     }
     found
 }

@@ -237,49 +237,6 @@ struct Named {
     c_type: String,
 }
 
-impl Crossing<'_> {
-    /// The parameter type in `__sig` (`param::DevPtr`, `param::ByValue<super::pair>`).
-    fn sig_type(&self) -> String {
-        match self {
-            Crossing::Scalar(p, None) => p.rust.to_owned(),
-            Crossing::Scalar(_, Some(Named { sig, .. })) | Crossing::Pointer { sig, .. } => {
-                sig.clone()
-            }
-            Crossing::Struct(def) => format!("param::ByValue<super::{}>", rust_ident(&def.name)),
-        }
-    }
-
-    /// The value the signature hands to the launcher, as named in `__sig`.
-    fn abi_type(&self) -> String {
-        match self {
-            Crossing::Scalar(p, _) => p.abi_rust.to_owned(),
-            Crossing::Pointer { .. } => "u64".to_owned(),
-            Crossing::Struct(def) => format!(
-                "__dpa::StructAbi<super::__repr_{}::{}>",
-                def.name,
-                rust_ident(&def.name)
-            ),
-        }
-    }
-
-    /// The launcher's parameter type, as `__ffi` declares it.
-    fn ffi_type(&self) -> &'static str {
-        match self {
-            Crossing::Scalar(p, _) => p.abi_rust,
-            Crossing::Pointer { .. } => "u64",
-            Crossing::Struct(_) => "*const ::core::ffi::c_void",
-        }
-    }
-
-    /// How `__sig` passes value `a{i}` to the launcher.
-    fn forward(&self, i: usize) -> String {
-        match self {
-            Crossing::Scalar(..) | Crossing::Pointer { .. } => format!(", a{i}"),
-            Crossing::Struct(_) => format!(", ::core::ptr::addr_of!(a{i}).cast()"),
-        }
-    }
-}
-
 /// The crossing of parameter `p` of `f` (1-based `position`), or why it has none.
 fn crossing<'a>(
     f: &DeviceFunction,
@@ -549,45 +506,38 @@ pub fn launcher_source(
         let _ = writeln!(c, "// {} ({}:{})", prototype(f), f.file.display(), f.line);
         let func = host_symbol(app, f, backend);
         let _ = writeln!(c, "extern doca_dpa_func_t {func};");
-        // The launcher's own parameters, each after a comma.
-        let tail: String = params
-            .iter()
-            .enumerate()
-            .map(|(i, p)| match p {
-                Crossing::Scalar(p, _) => format!(", {} a{i}", p.abi_c),
-                Crossing::Pointer { .. } => format!(", uint64_t a{i}"),
-                Crossing::Struct(_) => format!(", const void *a{i}"),
-            })
-            .collect();
-        // Struct arguments arrive as the address of their device layout: copied into
-        // a C value of the struct type, passed by value as a C host program would.
-        let copies: String = params
-            .iter()
-            .enumerate()
-            .filter_map(|(i, p)| match p {
-                Crossing::Struct(def) => Some(format!(
-                    "\tstruct {n} v{i};\n\tmemcpy(&v{i}, a{i}, sizeof(v{i}));\n",
-                    n = def.name
-                )),
-                Crossing::Scalar(..) | Crossing::Pointer { .. } => None,
-            })
-            .collect();
-        let pass: String = f
-            .params
-            .iter()
-            .zip(&params)
-            .enumerate()
-            .map(|(i, (cp, x))| match x {
-                Crossing::Struct(_) => format!(", v{i}"),
+        // The launcher's own parameters, each after a comma; the copies of its struct
+        // arguments; the arguments it passes on.
+        let [mut tail, mut copies, mut pass] = <[String; 3]>::default();
+        for (i, (cp, x)) in f.params.iter().zip(&params).enumerate() {
+            let abi_c = match x {
+                Crossing::Scalar(p, _) => p.abi_c,
+                Crossing::Pointer { .. } => "uint64_t",
+                Crossing::Struct(def) => {
+                    // A struct argument arrives as the address of its device layout: copied
+                    // into a C value of the struct type, passed by value as a C host program
+                    // would.
+                    let n = &def.name;
+                    let _ = write!(tail, ", const void *a{i}");
+                    let _ = write!(
+                        copies,
+                        "\tstruct {n} v{i};\n\tmemcpy(&v{i}, a{i}, sizeof(v{i}));\n"
+                    );
+                    let _ = write!(pass, ", v{i}");
+                    continue;
+                }
+            };
+            let _ = write!(tail, ", {abi_c} a{i}");
+            let _ = if cp.c_type.contains('*') {
                 // The pointee type need not be visible here; every object pointer
                 // has the representation of `void *` on the DPA and host ABIs.
-                _ if cp.c_type.contains('*') => format!(", (void *)(uintptr_t)a{i}"),
-                Crossing::Scalar(rp, _) if rp.abi_c == "float" || rp.abi_c == "double" => {
-                    format!(", a{i}")
-                }
-                _ => format!(", ({})a{i}", cp.c_type),
-            })
-            .collect();
+                write!(pass, ", (void *)(uintptr_t)a{i}")
+            } else if matches!(abi_c, "float" | "double") {
+                write!(pass, ", a{i}")
+            } else {
+                write!(pass, ", ({})a{i}", cp.c_type)
+            };
+        }
         let name = &func;
         let (lead, call) = match f.kind {
             FunctionKind::Global => (
@@ -686,25 +636,37 @@ pub fn rust_source(
             f.file.display(),
             f.line
         );
-        let sig_params: String = params
-            .iter()
-            .map(|p| format!("{},", p.sig_type()))
-            .collect();
-        let abi_decl: String = params
-            .iter()
-            .enumerate()
-            .map(|(i, p)| format!(", a{i}: {}", p.ffi_type()))
-            .collect();
-        let abi_tuple: String = params
-            .iter()
-            .map(|p| format!("{},", p.abi_type()))
-            .collect();
-        let binding: String = (0..params.len()).map(|i| format!("a{i},")).collect();
-        let forward: String = params
-            .iter()
-            .enumerate()
-            .map(|(i, p)| p.forward(i))
-            .collect();
+        // Per parameter: its type in `__sig`, the value `__sig` hands to the launcher,
+        // the launcher's parameter type as `__ffi` declares it, and how `__sig` passes
+        // value `a{i}`.
+        let [mut sig_params, mut abi_decl, mut abi_tuple, mut binding, mut forward] =
+            <[String; 5]>::default();
+        for (i, x) in params.iter().enumerate() {
+            let (sig, abi, ffi, arg) = match x {
+                Crossing::Scalar(p, named) => {
+                    let sig = named.as_ref().map_or(p.rust, |n| n.sig.as_str());
+                    let arg = format!("a{i}");
+                    (sig.to_owned(), p.abi_rust.to_owned(), p.abi_rust, arg)
+                }
+                Crossing::Pointer { sig, .. } => {
+                    (sig.clone(), "u64".into(), "u64", format!("a{i}"))
+                }
+                Crossing::Struct(def) => {
+                    let (n, id) = (&def.name, rust_ident(&def.name));
+                    (
+                        format!("param::ByValue<super::{id}>"),
+                        format!("__dpa::StructAbi<super::__repr_{n}::{id}>"),
+                        "*const ::core::ffi::c_void",
+                        format!("::core::ptr::addr_of!(a{i}).cast()"),
+                    )
+                }
+            };
+            let _ = write!(sig_params, "{sig},");
+            let _ = write!(abi_decl, ", a{i}: {ffi}");
+            let _ = write!(abi_tuple, "{abi},");
+            let _ = write!(binding, "a{i},");
+            let _ = write!(forward, ", {arg}");
+        }
         let sym = launcher_symbol(app, f);
         // What differs between a kernel and an RPC: the signature trait and its method,
         // the method's leading parameters, the launcher's, and the arguments forwarded.

@@ -220,7 +220,7 @@ pub(crate) const PRIMITIVE_TYPE_WORDS: &[&str] = &[
 ];
 
 /// Keywords and qualifiers that are part of a type but never a parameter's name.
-fn is_type_keyword(word: &str) -> bool {
+pub(crate) fn is_type_keyword(word: &str) -> bool {
     PRIMITIVE_TYPE_WORDS.contains(&word)
         || QUALIFIERS.contains(&word)
         || matches!(word, "struct" | "union" | "enum" | "_Atomic")
@@ -273,16 +273,9 @@ pub(crate) fn drop_attributes(tokens: &[Token]) -> Vec<Token> {
 
 /// Joins type tokens: `const uint64_t *`, `char **`.
 fn join_type(tokens: &[&str]) -> String {
-    let mut s = String::new();
-    let mut prev: Option<&str> = None;
-    for t in tokens {
-        if let Some(p) = prev {
-            if !(*t == "*" && p == "*") {
-                s.push(' ');
-            }
-        }
-        s.push_str(t);
-        prev = Some(t);
+    let mut s = tokens.join(" ");
+    while s.contains("* *") {
+        s = s.replace("* *", "**");
     }
     s
 }

@@ -169,8 +169,23 @@ pub fn sim_app_source(
             comment(&k.file.display().to_string()),
             k.line
         );
-        for (i, p) in k.params.iter().enumerate() {
-            if is_struct(&p.c_type, structs) {
+        // Per parameter: its size assertion (a scalar's), how `_read` stores it, the
+        // helper that reads a struct back, and how `_invoke` passes it.
+        let [mut asserts, mut read, mut helpers] = <[String; 3]>::default();
+        let mut call_args = Vec::new();
+        for (i, (p, off)) in k.params.iter().zip(&offsets).enumerate() {
+            let t = &p.c_type;
+            if is_struct(t, structs) {
+                let _ = writeln!(
+                    read,
+                    "\t{{ {t} v = va_arg(*ap, {t}); memcpy(&args[{off}], &v, sizeof(v)); }}"
+                );
+                let _ = writeln!(
+                    helpers,
+                    "static inline {t} {h}_arg{i}(const uint64_t *args)\n\
+                     {{\n\t{t} v;\n\tmemcpy(&v, &args[{off}], sizeof(v));\n\treturn v;\n}}"
+                );
+                call_args.push(format!("{h}_arg{i}(args)"));
                 continue;
             }
             let what = match &p.name {
@@ -178,18 +193,36 @@ pub fn sim_app_source(
                 None => format!("parameter {}", i + 1),
             };
             let msg = format!(
-                "{}: {what} of type `{}` is neither 4 nor 8 bytes: launch arguments pass \
+                "{}: {what} of type `{t}` is neither 4 nor 8 bytes: launch arguments pass \
                  through `...` with their own type (use a 32- or 64-bit integer, handle or \
                  pointer)",
-                k.name, p.c_type
+                k.name
             );
             let _ = writeln!(
-                c,
+                asserts,
                 "_Static_assert(sizeof({t}) == 4 || sizeof({t}) == 8,\n\t       {m});",
-                t = p.c_type,
                 m = c_string(&msg)
             );
+            let _ = match float_kind(t) {
+                // `float` arrives promoted to `double`; the bits of the value in its own
+                // type are kept in its slot.
+                Some(t) => {
+                    call_args.push(format!("doca_sim_gen_{t}_arg(&args[{off}])"));
+                    writeln!(
+                        read,
+                        "\t{{ {t} v = ({t})va_arg(*ap, double); memcpy(&args[{off}], &v, sizeof(v)); }}"
+                    )
+                }
+                None => {
+                    call_args.push(format!("({t})(uintptr_t)args[{off}]"));
+                    writeln!(
+                        read,
+                        "\targs[{off}] = (uint64_t)(uintptr_t)va_arg(*ap, {t});"
+                    )
+                }
+            };
         }
+        c.push_str(&asserts);
         let msg = format!(
             "{}: its arguments take more than DOCA_SIM_MAX_KERNEL_ARGS 8-byte slots (structs \
              passed by value take one per 8 bytes)",
@@ -201,60 +234,16 @@ pub fn sim_app_source(
             c_string(&msg)
         );
         if n > 0 {
-            let _ = writeln!(c, "static void {h}_read(va_list *ap, uint64_t *args)\n{{");
-            for (p, off) in k.params.iter().zip(&offsets) {
-                let t = &p.c_type;
-                let _ = if is_struct(t, structs) {
-                    writeln!(
-                        c,
-                        "\t{{ {t} v = va_arg(*ap, {t}); memcpy(&args[{off}], &v, sizeof(v)); }}"
-                    )
-                } else {
-                    match float_kind(t) {
-                        // `float` arrives promoted to `double`; the bits of the value in
-                        // its own type are kept in its slot.
-                        Some(t) => writeln!(
-                            c,
-                            "\t{{ {t} v = ({t})va_arg(*ap, double); memcpy(&args[{off}], &v, sizeof(v)); }}"
-                        ),
-                        None => writeln!(
-                            c,
-                            "\targs[{off}] = (uint64_t)(uintptr_t)va_arg(*ap, {t});"
-                        ),
-                    }
-                };
-            }
-            c.push_str("}\n");
+            let _ = writeln!(
+                c,
+                "static void {h}_read(va_list *ap, uint64_t *args)\n{{\n{read}}}"
+            );
         }
-        for (i, (p, off)) in k.params.iter().zip(&offsets).enumerate() {
-            if is_struct(&p.c_type, structs) {
-                let _ = writeln!(
-                    c,
-                    "static inline {t} {h}_arg{i}(const uint64_t *args)\n\
-                     {{\n\t{t} v;\n\tmemcpy(&v, &args[{off}], sizeof(v));\n\treturn v;\n}}",
-                    t = p.c_type
-                );
-            }
-        }
+        c.push_str(&helpers);
         let _ = writeln!(c, "static uint64_t {h}_invoke(const uint64_t *args)\n{{");
         if n == 0 {
             c.push_str("\t(void)args;\n");
         }
-        let call_args: Vec<String> = k
-            .params
-            .iter()
-            .zip(&offsets)
-            .enumerate()
-            .map(|(i, (p, off))| {
-                if is_struct(&p.c_type, structs) {
-                    return format!("{h}_arg{i}(args)");
-                }
-                match float_kind(&p.c_type) {
-                    Some(t) => format!("doca_sim_gen_{t}_arg(&args[{off}])"),
-                    None => format!("({})(uintptr_t)args[{off}]", p.c_type),
-                }
-            })
-            .collect();
         let sym = sim_kernel_symbol(app_name, &k.name);
         let call = if call_args.is_empty() {
             format!("{sym}()")

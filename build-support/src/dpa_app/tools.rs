@@ -45,10 +45,55 @@ fn from_env_value(env: &EnvReader, value: &OsStr) -> Option<PathBuf> {
     }
 }
 
-/// Where a DOCA install under `prefix` puts dpacc: `tools/` (NVIDIA's layout,
-/// `/opt/mellanox/doca/tools/dpacc`) and `bin/` (an install made with a plain prefix).
-fn prefix_candidates(prefix: &Path) -> [PathBuf; 2] {
-    [prefix_dpacc(prefix), prefix.join("bin").join("dpacc")]
+/// A place a tool is looked for: the path (if there is one to try), how it was found
+/// when it is there, and how the error lists it when it is not.
+type Place = (Option<PathBuf>, &'static str, String);
+
+/// `path`, found `how`, listed as `path (note)`.
+fn place(path: PathBuf, how: &'static str, note: &str) -> Place {
+    let listed = format!("{} ({note})", path.display());
+    (Some(path), how, listed)
+}
+
+/// The tool `$var` names (a path, or a name looked up in `PATH`), else the first of
+/// `places` that is a file (they are only computed until one is), else `default`, and
+/// how it was found (`var` itself for the variable); else every place tried.
+fn locate(
+    env: &EnvReader,
+    var: &'static str,
+    places: impl IntoIterator<Item = Place>,
+    default: &Path,
+) -> Result<(PathBuf, &'static str), Vec<String>> {
+    if let Some(v) = env.get_os(var).filter(|v| !v.is_empty()) {
+        return from_env_value(env, &v).map(|p| (p, var)).ok_or_else(|| {
+            vec![format!(
+                "{var}={} (no such file, or not on PATH)",
+                v.to_string_lossy()
+            )]
+        });
+    }
+    let mut tried = vec![format!("{var} (not set)")];
+    let last = (
+        Some(default.to_owned()),
+        "default",
+        default.display().to_string(),
+    );
+    for (path, how, listed) in places.into_iter().chain([last]) {
+        match path.filter(|p| p.is_file()) {
+            Some(p) => return Ok((p, how)),
+            None => tried.push(listed),
+        }
+    }
+    Err(tried)
+}
+
+/// [`DpaAppError::ToolNotFound`] for `tool`, named by `env_var`, after trying `tried`.
+fn not_found(tool: &'static str, env_var: &'static str) -> impl Fn(Vec<String>) -> DpaAppError {
+    move |tried| DpaAppError::ToolNotFound {
+        tool,
+        env_var,
+        tried,
+    }
 }
 
 /// The dpacc a kernel build uses, and how it was found (`"DPACC"`, `"install"`,
@@ -62,39 +107,16 @@ pub fn locate_dpacc(
     prefix: Option<&Path>,
     default: &Path,
 ) -> Result<(PathBuf, &'static str), Vec<String>> {
-    if let Some(v) = env.get_os(DPACC_ENV).filter(|v| !v.is_empty()) {
-        return from_env_value(env, &v)
-            .map(|p| (p, "DPACC"))
-            .ok_or_else(|| {
-                vec![format!(
-                    "{DPACC_ENV}={} (no such file, or not on PATH)",
-                    v.to_string_lossy()
-                )]
-            });
-    }
-    let in_prefix: Vec<PathBuf> = prefix
-        .map(prefix_candidates)
-        .into_iter()
-        .flatten()
-        .collect();
-    if let Some(p) = in_prefix.iter().find(|p| p.is_file()) {
-        return Ok((p.clone(), "install"));
-    }
-    if let Some(p) = search_path(env, OsStr::new("dpacc")) {
-        return Ok((p, "PATH"));
-    }
-    if default.is_file() {
-        return Ok((default.to_owned(), "default"));
-    }
-    let mut tried = vec![format!("{DPACC_ENV} (not set)")];
-    tried.extend(
-        in_prefix
-            .iter()
-            .map(|p| format!("{} (the DOCA install found)", p.display())),
-    );
-    tried.push("dpacc on PATH".to_owned());
-    tried.push(default.display().to_string());
-    Err(tried)
+    // A DOCA install puts dpacc in `tools/` (NVIDIA's layout,
+    // `/opt/mellanox/doca/tools/dpacc`) or `bin/` (an install made with a plain prefix).
+    let in_prefix = (prefix.into_iter())
+        .flat_map(|p| [prefix_dpacc(p), p.join("bin").join("dpacc")])
+        .map(|p| place(p, "install", "the DOCA install found"));
+    let on_path = std::iter::once_with(|| {
+        let found = search_path(env, OsStr::new("dpacc"));
+        (found, "PATH", "dpacc on PATH".to_owned())
+    });
+    locate(env, DPACC_ENV, in_prefix.chain(on_path), default)
 }
 
 /// [`locate_dpacc`] for a kernel build: not found is [`DpaAppError::ToolNotFound`].
@@ -105,11 +127,7 @@ pub(crate) fn find_dpacc(
 ) -> Result<PathBuf, DpaAppError> {
     locate_dpacc(env, prefix, default)
         .map(|(p, _)| p)
-        .map_err(|tried| DpaAppError::ToolNotFound {
-            tool: "dpacc",
-            env_var: DPACC_ENV,
-            tried,
-        })
+        .map_err(not_found("dpacc", DPACC_ENV))
 }
 
 /// The name of the DPA compiler that dpacc drives, installed beside it (NVIDIA's layout:
@@ -123,20 +141,15 @@ pub(crate) const DPA_CLANG_NAME: &str = "dpa-clang";
 /// beside dpacc or it does not answer: the kernel scan then sees DOCA's headers only,
 /// and a header of the toolchain is reported missing by the compiler.
 pub(crate) fn toolchain_include_dirs(dpacc: &Path) -> Vec<PathBuf> {
-    let Some(clang) = dpacc.parent().map(|d| d.join(DPA_CLANG_NAME)) else {
-        return Vec::new();
-    };
-    if !clang.is_file() {
-        return Vec::new();
-    }
-    match Command::new(&clang).arg("-print-resource-dir").output() {
-        Ok(out) if out.status.success() => {
+    let clang = dpacc.with_file_name(DPA_CLANG_NAME);
+    let mut cmd = Command::new(&clang);
+    match clang
+        .is_file()
+        .then(|| cmd.arg("-print-resource-dir").output())
+    {
+        Some(Ok(out)) if out.status.success() => {
             let dir = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("include");
-            if dir.is_dir() {
-                vec![dir]
-            } else {
-                Vec::new()
-            }
+            dir.is_dir().then_some(dir).into_iter().collect()
         }
         _ => Vec::new(),
     }
@@ -151,40 +164,18 @@ pub(crate) fn find_attrs2blob(
     prefix: Option<&Path>,
     default: &Path,
 ) -> Result<PathBuf, DpaAppError> {
-    let not_found = |tried| DpaAppError::ToolNotFound {
-        tool: ATTRS2BLOB_NAME,
-        env_var: ATTRS2BLOB_ENV,
-        tried,
-    };
-    if let Some(v) = env.get_os(ATTRS2BLOB_ENV).filter(|v| !v.is_empty()) {
-        return from_env_value(env, &v).ok_or_else(|| {
-            not_found(vec![format!(
-                "{ATTRS2BLOB_ENV}={} (no such file, or not on PATH)",
-                v.to_string_lossy()
-            )])
-        });
-    }
-    let beside = dpacc.parent().map(|d| d.join(ATTRS2BLOB_NAME));
-    let in_prefix = prefix.map(|p| p.join("tools").join(ATTRS2BLOB_NAME));
-    let found = [&beside, &in_prefix]
-        .into_iter()
-        .flatten()
-        .find(|p| p.is_file());
-    if let Some(p) = found {
-        return Ok(p.clone());
-    }
-    if default.is_file() {
-        return Ok(default.to_owned());
-    }
-    let mut tried = vec![format!("{ATTRS2BLOB_ENV} (not set)")];
-    if let Some(b) = beside {
-        tried.push(format!("{} (beside dpacc)", b.display()));
-    }
-    if let Some(p) = in_prefix {
-        tried.push(format!("{} (the DOCA install's tools)", p.display()));
-    }
-    tried.push(default.display().to_string());
-    Err(not_found(tried))
+    let beside = (dpacc.parent().map(|d| d.join(ATTRS2BLOB_NAME)))
+        .map(|p| place(p, "beside dpacc", "beside dpacc"));
+    let in_prefix = (prefix.map(|p| p.join("tools").join(ATTRS2BLOB_NAME)))
+        .map(|p| place(p, "install", "the DOCA install's tools"));
+    locate(
+        env,
+        ATTRS2BLOB_ENV,
+        beside.into_iter().chain(in_prefix),
+        default,
+    )
+    .map(|(p, _)| p)
+    .map_err(not_found(ATTRS2BLOB_NAME, ATTRS2BLOB_ENV))
 }
 
 /// Runs `program args…`, returning its output; a failure to start or a non-zero exit is

@@ -2,6 +2,19 @@
 
 use super::*;
 
+// What the crate's tests ask a reader about the names it read.
+impl EnvReader {
+    /// Every name read so far, sorted.
+    pub(crate) fn read_names(&self) -> Vec<String> {
+        self.read.borrow().iter().cloned().collect()
+    }
+
+    /// Whether `name` has been read.
+    pub(crate) fn was_read(&self, name: &str) -> bool {
+        self.read.borrow().contains(name)
+    }
+}
+
 #[test]
 fn fixed_reader_records_names() {
     let env = EnvReader::fixed([("A", "1"), ("B", "no")]);

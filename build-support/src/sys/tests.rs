@@ -409,7 +409,7 @@ fn hardware_dpa_bindgen_and_links() {
         &out,
         &r,
     );
-    let _env = crate::discovery::env_lock();
+    let _env = crate::testutil::env_lock();
     match run(SysCrate::Dpa, &e, |_| Ok(fake_install(&prefix, true))) {
         Err(SysError::Bindgen(b)) if b.is_libclang_missing() => {
             eprintln!("skipping: {b}");
@@ -510,7 +510,7 @@ fn run_bundled_from(
             manifest.display().to_string(),
         ),
     ]);
-    let _env = crate::discovery::env_lock();
+    let _env = crate::testutil::env_lock();
     run(krate, &e, |_| Ok(fake_install(prefix, true)))
 }
 
