@@ -92,6 +92,21 @@ struct Regions {
     quarantine: VecDeque<usize>,
 }
 
+impl Regions {
+    /// Gives the address space of the oldest quarantined block back; false
+    /// when none is quarantined.
+    fn evict_oldest(&mut self) -> bool {
+        let Some(old) = self.quarantine.pop_front() else {
+            return false;
+        };
+        if let Some(r) = self.by_base.remove(&old) {
+            // SAFETY: the region is freed and forgotten; nothing refers to it.
+            unsafe { libc::munmap(r.base as *mut libc::c_void, r.len) };
+        }
+        true
+    }
+}
+
 fn regions() -> MutexGuard<'static, Regions> {
     static REGIONS: OnceLock<Mutex<Regions>> = OnceLock::new();
     REGIONS
@@ -102,6 +117,33 @@ fn regions() -> MutexGuard<'static, Regions> {
 
 fn round_up(n: usize, to: usize) -> Option<usize> {
     n.checked_add(to - 1).map(|v| v / to * to)
+}
+
+/// A fresh `PROT_NONE` reservation of `len` bytes. When the address space is
+/// short (valgrind gives a program far less than the kernel does, and
+/// `ulimit -v` can too), the oldest quarantined blocks give theirs back, one
+/// at a time, until the reservation fits: keeping freed blocks fenced is a
+/// best effort that yields to live allocations.
+fn reserve(len: usize) -> Option<usize> {
+    loop {
+        // SAFETY: a fresh anonymous reservation; nothing else refers to it.
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_NONE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                -1,
+                0,
+            )
+        };
+        if base != libc::MAP_FAILED {
+            return Some(base as usize);
+        }
+        if !regions().evict_oldest() {
+            return None;
+        }
+    }
 }
 
 /// Allocates a fenced block of `size > 0` bytes, filled with `fill`.
@@ -115,24 +157,10 @@ pub(crate) fn alloc(size: usize, fill: u8, made_by: &'static str) -> SimResult<u
     let len = data_len
         .checked_add(2 * MOAT)
         .ok_or(fail(codes::NO_MEMORY, "allocation too large"))?;
-    // SAFETY: a fresh anonymous reservation; nothing else refers to it.
-    let base = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            len,
-            libc::PROT_NONE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-            -1,
-            0,
-        )
-    };
-    if base == libc::MAP_FAILED {
-        return Err(fail(
-            codes::NO_MEMORY,
-            "cannot reserve address space for a fenced DPA allocation",
-        ));
-    }
-    let base = base as usize;
+    let base = reserve(len).ok_or(fail(
+        codes::NO_MEMORY,
+        "cannot reserve address space for a fenced DPA allocation",
+    ))?;
     let data = base + MOAT;
     let data_end = data + data_len;
     // SAFETY: `[data, data_end)` lies inside the reservation just made.
@@ -291,15 +319,7 @@ pub(crate) fn free(user: usize, freed_by: &'static str) -> Option<Damage> {
     }
     region.state = State::Freed(freed_by);
     regions.quarantine.push_back(base);
-    while regions.quarantine.len() > QUARANTINE_BLOCKS {
-        let Some(old) = regions.quarantine.pop_front() else {
-            break;
-        };
-        if let Some(r) = regions.by_base.remove(&old) {
-            // SAFETY: the region is freed and forgotten; nothing refers to it.
-            unsafe { libc::munmap(r.base as *mut libc::c_void, r.len) };
-        }
-    }
+    while regions.quarantine.len() > QUARANTINE_BLOCKS && regions.evict_oldest() {}
     damage
 }
 

@@ -504,3 +504,50 @@ fn mmaps_export_for_rdma_and_come_back() {
     ctx.teardown();
     assert_no_leaks(&scope);
 }
+
+/// The variable that makes the test binary the child of
+/// `fenced_blocks_fit_a_small_address_space`.
+const SMALL_SPACE_CHILD: &str = "DOCA_SIM_TEST_SMALL_ADDRESS_SPACE_CHILD";
+
+/// With the address space limited to 24 GiB (`RLIMIT_AS`, as valgrind limits
+/// it), 40 fenced blocks allocated and freed one after another (each reserves
+/// some 2 GiB, kept after its free) still fit: the oldest freed blocks give
+/// their address space back when a new block needs it. In a child process, so
+/// the limit binds nothing else.
+#[test]
+fn fenced_blocks_fit_a_small_address_space() {
+    if std::env::var_os(SMALL_SPACE_CHILD).is_some() {
+        let limit = libc::rlimit {
+            rlim_cur: 24 << 30,
+            rlim_max: 24 << 30,
+        };
+        // SAFETY: a valid rlimit; this process is the test's child.
+        assert_eq!(unsafe { libc::setrlimit(libc::RLIMIT_AS, &limit) }, 0);
+        let scope = Scope::new();
+        let ctx = Ctx::started(noop_app());
+        for _ in 0..40 {
+            let block = alloc(ctx.dpa, 4096);
+            ok!(abi::doca_dpa_mem_free(ctx.dpa, block));
+        }
+        ctx.teardown();
+        assert_no_leaks(&scope);
+        return;
+    }
+    let exe = std::env::current_exe().expect("the test binary");
+    let out = std::process::Command::new(exe)
+        .args([
+            "--exact",
+            "fenced_blocks_fit_a_small_address_space",
+            "--nocapture",
+        ])
+        .env(SMALL_SPACE_CHILD, "1")
+        .env_remove("DOCA_SIM_MEMCHECK")
+        .output()
+        .expect("running the child");
+    assert!(
+        out.status.success(),
+        "the child failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
