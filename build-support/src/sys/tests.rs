@@ -443,6 +443,10 @@ fn hardware_dpa_bindgen_and_links() {
 const NEWER_THAN_3_0: &[&str] = &[
     "doca_devinfo_get_pci_func_type",
     "doca_verbs_qp_get_dpa_handle",
+    "doca_umem_dpa_create",
+    "doca_umem_destroy",
+    "doca_uar_dpa_create",
+    "doca_uar_destroy",
 ];
 
 /// doca-sim's reference headers, and the workspace root (whose -sys crates hold the
