@@ -98,160 +98,37 @@ struct doca_dpa_dev_verbs_sge {
  * Accessors of the work requests: each setter has a getter that returns what
  * was set. An atomic's remote address and key are the work request's remote
  * address and key.
+ *
+ * DOCA_SIM_VERBS_FIELD(KIND, NAME, FIELD, TYPE) defines
+ * doca_dpa_dev_verbs_KIND_wr_set_NAME and _get_NAME over the sim's FIELD.
  */
-static inline void doca_dpa_dev_verbs_send_wr_set_sg_list(struct doca_dpa_dev_verbs_send_wr *send_wr,
-							  struct doca_dpa_dev_verbs_sge *sg_list)
-{
-	send_wr->doca_sim_sg_list = (uint64_t)(uintptr_t)sg_list;
-}
+#define DOCA_SIM_VERBS_FIELD(kind, name, field, type)                                                       \
+	static inline void doca_dpa_dev_verbs_##kind##_wr_set_##name(struct doca_dpa_dev_verbs_##kind##_wr *wr, \
+								      type value)                             \
+	{                                                                                                   \
+		wr->doca_sim_##field = (__typeof__(wr->doca_sim_##field))(uintptr_t)value;                  \
+	}                                                                                                   \
+	static inline type doca_dpa_dev_verbs_##kind##_wr_get_##name(struct doca_dpa_dev_verbs_##kind##_wr *wr) \
+	{                                                                                                   \
+		return (type)(uintptr_t)wr->doca_sim_##field;                                               \
+	}
 
-static inline struct doca_dpa_dev_verbs_sge *
-doca_dpa_dev_verbs_send_wr_get_sg_list(struct doca_dpa_dev_verbs_send_wr *send_wr)
-{
-	return (struct doca_dpa_dev_verbs_sge *)(uintptr_t)send_wr->doca_sim_sg_list;
-}
-
-static inline void doca_dpa_dev_verbs_recv_wr_set_sg_list(struct doca_dpa_dev_verbs_recv_wr *recv_wr,
-							  struct doca_dpa_dev_verbs_sge *sg_list)
-{
-	recv_wr->doca_sim_sg_list = (uint64_t)(uintptr_t)sg_list;
-}
-
-static inline struct doca_dpa_dev_verbs_sge *
-doca_dpa_dev_verbs_recv_wr_get_sg_list(struct doca_dpa_dev_verbs_recv_wr *recv_wr)
-{
-	return (struct doca_dpa_dev_verbs_sge *)(uintptr_t)recv_wr->doca_sim_sg_list;
-}
-
-static inline void doca_dpa_dev_verbs_send_wr_set_sg_num_sge(struct doca_dpa_dev_verbs_send_wr *send_wr, uint32_t value)
-{
-	send_wr->doca_sim_num_sge = (uint32_t)value;
-}
-
-static inline uint32_t doca_dpa_dev_verbs_send_wr_get_sg_num_sge(struct doca_dpa_dev_verbs_send_wr *send_wr)
-{
-	return (uint32_t)send_wr->doca_sim_num_sge;
-}
-
-static inline void doca_dpa_dev_verbs_send_wr_set_opcode(struct doca_dpa_dev_verbs_send_wr *send_wr, enum doca_dpa_dev_verbs_send_wr_opcode value)
-{
-	send_wr->doca_sim_opcode = (uint32_t)value;
-}
-
-static inline enum doca_dpa_dev_verbs_send_wr_opcode doca_dpa_dev_verbs_send_wr_get_opcode(struct doca_dpa_dev_verbs_send_wr *send_wr)
-{
-	return (enum doca_dpa_dev_verbs_send_wr_opcode)send_wr->doca_sim_opcode;
-}
-
-static inline void doca_dpa_dev_verbs_send_wr_set_send_flags(struct doca_dpa_dev_verbs_send_wr *send_wr, unsigned int value)
-{
-	send_wr->doca_sim_flags = (uint32_t)value;
-}
-
-static inline unsigned int doca_dpa_dev_verbs_send_wr_get_send_flags(struct doca_dpa_dev_verbs_send_wr *send_wr)
-{
-	return (unsigned int)send_wr->doca_sim_flags;
-}
-
-static inline void doca_dpa_dev_verbs_send_wr_set_fence_mode(struct doca_dpa_dev_verbs_send_wr *send_wr, enum doca_dpa_dev_verbs_send_wr_fm value)
-{
-	send_wr->doca_sim_fence = (uint32_t)value;
-}
-
-static inline enum doca_dpa_dev_verbs_send_wr_fm doca_dpa_dev_verbs_send_wr_get_fence_mode(struct doca_dpa_dev_verbs_send_wr *send_wr)
-{
-	return (enum doca_dpa_dev_verbs_send_wr_fm)send_wr->doca_sim_fence;
-}
-
-static inline void doca_dpa_dev_verbs_send_wr_set_imm_data(struct doca_dpa_dev_verbs_send_wr *send_wr, uint32_t value)
-{
-	send_wr->doca_sim_imm = (uint32_t)value;
-}
-
-static inline uint32_t doca_dpa_dev_verbs_send_wr_get_imm_data(struct doca_dpa_dev_verbs_send_wr *send_wr)
-{
-	return (uint32_t)send_wr->doca_sim_imm;
-}
-
-static inline void doca_dpa_dev_verbs_send_wr_set_invalidate_rkey(struct doca_dpa_dev_verbs_send_wr *send_wr, uint32_t value)
-{
-	send_wr->doca_sim_invalidate_rkey = (uint32_t)value;
-}
-
-static inline uint32_t doca_dpa_dev_verbs_send_wr_get_invalidate_rkey(struct doca_dpa_dev_verbs_send_wr *send_wr)
-{
-	return (uint32_t)send_wr->doca_sim_invalidate_rkey;
-}
-
-static inline void doca_dpa_dev_verbs_send_wr_set_rdma_remote_addr(struct doca_dpa_dev_verbs_send_wr *send_wr, uint64_t value)
-{
-	send_wr->doca_sim_remote_addr = (uint64_t)value;
-}
-
-static inline uint64_t doca_dpa_dev_verbs_send_wr_get_rdma_remote_addr(struct doca_dpa_dev_verbs_send_wr *send_wr)
-{
-	return (uint64_t)send_wr->doca_sim_remote_addr;
-}
-
-static inline void doca_dpa_dev_verbs_send_wr_set_rdma_rkey(struct doca_dpa_dev_verbs_send_wr *send_wr, uint32_t value)
-{
-	send_wr->doca_sim_rkey = (uint32_t)value;
-}
-
-static inline uint32_t doca_dpa_dev_verbs_send_wr_get_rdma_rkey(struct doca_dpa_dev_verbs_send_wr *send_wr)
-{
-	return (uint32_t)send_wr->doca_sim_rkey;
-}
-
-static inline void doca_dpa_dev_verbs_send_wr_set_atomic_remote_addr(struct doca_dpa_dev_verbs_send_wr *send_wr, uint64_t value)
-{
-	send_wr->doca_sim_remote_addr = (uint64_t)value;
-}
-
-static inline uint64_t doca_dpa_dev_verbs_send_wr_get_atomic_remote_addr(struct doca_dpa_dev_verbs_send_wr *send_wr)
-{
-	return (uint64_t)send_wr->doca_sim_remote_addr;
-}
-
-static inline void doca_dpa_dev_verbs_send_wr_set_atomic_compare_add(struct doca_dpa_dev_verbs_send_wr *send_wr, uint64_t value)
-{
-	send_wr->doca_sim_compare_add = (uint64_t)value;
-}
-
-static inline uint64_t doca_dpa_dev_verbs_send_wr_get_atomic_compare_add(struct doca_dpa_dev_verbs_send_wr *send_wr)
-{
-	return (uint64_t)send_wr->doca_sim_compare_add;
-}
-
-static inline void doca_dpa_dev_verbs_send_wr_set_atomic_swap(struct doca_dpa_dev_verbs_send_wr *send_wr, uint64_t value)
-{
-	send_wr->doca_sim_swap = (uint64_t)value;
-}
-
-static inline uint64_t doca_dpa_dev_verbs_send_wr_get_atomic_swap(struct doca_dpa_dev_verbs_send_wr *send_wr)
-{
-	return (uint64_t)send_wr->doca_sim_swap;
-}
-
-static inline void doca_dpa_dev_verbs_send_wr_set_atomic_rkey(struct doca_dpa_dev_verbs_send_wr *send_wr, uint32_t value)
-{
-	send_wr->doca_sim_rkey = (uint32_t)value;
-}
-
-static inline uint32_t doca_dpa_dev_verbs_send_wr_get_atomic_rkey(struct doca_dpa_dev_verbs_send_wr *send_wr)
-{
-	return (uint32_t)send_wr->doca_sim_rkey;
-}
-
-static inline void doca_dpa_dev_verbs_recv_wr_set_sg_num_sge(struct doca_dpa_dev_verbs_recv_wr *recv_wr, uint32_t value)
-{
-	recv_wr->doca_sim_num_sge = (uint32_t)value;
-}
-
-static inline uint32_t doca_dpa_dev_verbs_recv_wr_get_sg_num_sge(struct doca_dpa_dev_verbs_recv_wr *recv_wr)
-{
-	return (uint32_t)recv_wr->doca_sim_num_sge;
-}
+DOCA_SIM_VERBS_FIELD(send, sg_list, sg_list, struct doca_dpa_dev_verbs_sge *)
+DOCA_SIM_VERBS_FIELD(send, sg_num_sge, num_sge, uint32_t)
+DOCA_SIM_VERBS_FIELD(send, opcode, opcode, enum doca_dpa_dev_verbs_send_wr_opcode)
+DOCA_SIM_VERBS_FIELD(send, send_flags, flags, unsigned int)
+DOCA_SIM_VERBS_FIELD(send, fence_mode, fence, enum doca_dpa_dev_verbs_send_wr_fm)
+DOCA_SIM_VERBS_FIELD(send, imm_data, imm, uint32_t)
+DOCA_SIM_VERBS_FIELD(send, invalidate_rkey, invalidate_rkey, uint32_t)
+DOCA_SIM_VERBS_FIELD(send, rdma_remote_addr, remote_addr, uint64_t)
+DOCA_SIM_VERBS_FIELD(send, rdma_rkey, rkey, uint32_t)
+DOCA_SIM_VERBS_FIELD(send, atomic_remote_addr, remote_addr, uint64_t)
+DOCA_SIM_VERBS_FIELD(send, atomic_compare_add, compare_add, uint64_t)
+DOCA_SIM_VERBS_FIELD(send, atomic_swap, swap, uint64_t)
+DOCA_SIM_VERBS_FIELD(send, atomic_rkey, rkey, uint32_t)
+DOCA_SIM_VERBS_FIELD(recv, sg_list, sg_list, struct doca_dpa_dev_verbs_sge *)
+DOCA_SIM_VERBS_FIELD(recv, sg_num_sge, num_sge, uint32_t)
+#undef DOCA_SIM_VERBS_FIELD
 
 /** Stages a send work request; its count (compare with a completion's WQE counter), 0 on failure. */
 uint32_t doca_dpa_dev_verbs_qp_post_send_wr(doca_dpa_dev_verbs_qp_t verbs_qp, struct doca_dpa_dev_verbs_send_wr *send_wr);
