@@ -142,11 +142,13 @@ build_host() {
 # initiator's; the status is the first failure's.
 run_pair() {
 	local exe=$1 args=$2 out=$3 target_pid rc=0
+	# A previous run's output must not be taken for this target's "listening".
+	rm -f "$out.target" "$out.initiator"
 	# shellcheck disable=SC2086 # the arguments are words
 	timeout "$run_limit" "$exe" $args > "$out.target" 2>&1 &
 	target_pid=$!
 	for _ in $(seq $((run_limit * 10))); do
-		grep -q "Server is listening" "$out.target" && break
+		grep -qs "Server is listening" "$out.target" && break
 		kill -0 $target_pid 2>/dev/null || break
 		sleep 0.1
 	done
