@@ -12,8 +12,8 @@
  * fields are set through the accessors below, which in the sim are inline
  * functions over doca-sim's own layout of the same size. Queue pair
  * operations the sim models: post/commit of send and receive work requests
- * (RDMA write, write with immediate, send, send with immediate, read) and the
- * queue pair number; see docs/sim-model.md ("DPA Verbs").
+ * (RDMA write, write with immediate, send, send with immediate, read, atomic
+ * fetch-and-add) and the queue pair number; see docs/sim-model.md ("DPA Verbs").
  */
 #ifndef DOCA_DPA_DEV_VERBS_H_
 #define DOCA_DPA_DEV_VERBS_H_

@@ -28,10 +28,15 @@
 //!   the receive) give the initiator a SEND_ERR whose immediate is the fabric
 //!   status; a work request posted on a queue pair that is not in RTS is
 //!   flushed with SEND_ERR;
-//! - a local key that does not cover its SGE, an unknown opcode, atomics (not
-//!   modelled), more SGEs than the queue pair was created for, or more
-//!   outstanding work requests than its queue holds are device faults of the
-//!   posting kernel.
+//! - an atomic fetch-and-add needs a remote map that permits RDMA atomics and
+//!   an 8-byte aligned remote word, and 8 bytes of local SGEs for the old value;
+//!   the sim's atomics are atomic with respect to each other in the target's
+//!   process (the queue pair's own remote write and read permissions do not
+//!   govern them);
+//! - a local key that does not cover its SGE, an unknown opcode, an atomic
+//!   whose local SGEs are not 8 bytes, more SGEs than the queue pair was made
+//!   for, or more outstanding work requests than its queue holds are device
+//!   faults of the posting kernel.
 
 // Functions called from C (`csrc/device.c`) are `pub` for `#[no_mangle]`
 // export, not for Rust callers.
@@ -171,6 +176,7 @@ mod wr {
     pub(super) const SEND: u32 = 0xA;
     pub(super) const SEND_WITH_IMM: u32 = 0xB;
     pub(super) const READ: u32 = 0x10;
+    pub(super) const ATOMIC_FETCH_ADD: u32 = 0x12;
     pub(super) const SIGNALED: u32 = 1 << 1;
 }
 
@@ -313,6 +319,10 @@ impl QpCore {
         let (allowed, access) = match packet.op {
             Op::Write | Op::WriteImm => (w.remote_write, abi::DOCA_ACCESS_FLAG_RDMA_WRITE),
             Op::Read => (w.remote_read, abi::DOCA_ACCESS_FLAG_RDMA_READ),
+            Op::FetchAdd => (
+                len == 8 && packet.remote_addr % 8 == 0,
+                abi::DOCA_ACCESS_FLAG_RDMA_ATOMIC,
+            ),
             Op::Send | Op::SendImm => (true, 0),
         };
         if access != 0 {
@@ -360,6 +370,7 @@ impl QpCore {
                     return Reply::status(Status::RemoteAccess);
                 }
             }
+            Op::FetchAdd => return fetch_add(packet.remote_addr, &packet.data),
             Op::Send | Op::SendImm => {}
         }
         let Some(receive) = w.receives.pop_front() else {
@@ -415,11 +426,14 @@ impl QpCore {
             wr::WRITE_WITH_IMM => Op::WriteImm,
             wr::SEND => Op::Send,
             wr::SEND_WITH_IMM => Op::SendImm,
+            wr::ATOMIC_FETCH_ADD => Op::FetchAdd,
             _ => Op::Read,
         };
         let total: u64 = staged.sges.iter().map(|s| u64::from(s.length)).sum();
         let data = if op == Op::Read {
             Vec::new()
+        } else if op == Op::FetchAdd {
+            wr.compare_add.to_le_bytes().to_vec()
         } else {
             let Some(data) = gather(&staged.sges) else {
                 return Status::RemoteInvalidRequest;
@@ -446,7 +460,7 @@ impl QpCore {
                     retries += 1;
                     std::thread::sleep(Duration::from_millis(1));
                 }
-                Status::Ok if op == Op::Read => {
+                Status::Ok if matches!(op, Op::Read | Op::FetchAdd) => {
                     return if scatter(&staged.sges, &reply.data) {
                         Status::Ok
                     } else {
@@ -456,6 +470,32 @@ impl QpCore {
                 status => return status,
             }
         }
+    }
+}
+
+/// Serialises the sim's RDMA atomics in this process (atomics are atomic with
+/// respect to each other).
+static ATOMICS: Mutex<()> = Mutex::new(());
+
+/// Adds `operand` (8 little-endian bytes) to the word at `addr` (checked
+/// against its map by the caller); the reply has the old value.
+fn fetch_add(addr: u64, operand: &[u8]) -> Reply {
+    let add = u64::from_le_bytes(operand.try_into().unwrap_or_default());
+    let _atomic = lock(&ATOMICS);
+    let mut old = [0u8; 8];
+    // SAFETY: `old` holds 8 bytes; the word, checked against its map, is probed.
+    let read = unsafe { trap::probe_copy(old.as_mut_ptr(), addr as *const u8, 8) };
+    let new = u64::from_ne_bytes(old).wrapping_add(add).to_ne_bytes();
+    let written = read.and_then(|()| {
+        // SAFETY: as above, for the write back.
+        unsafe { trap::probe_copy(addr as *mut u8, new.as_ptr(), 8) }
+    });
+    match written {
+        Ok(()) => Reply {
+            status: Status::Ok,
+            data: old.to_vec(),
+        },
+        Err(_) => Reply::status(Status::RemoteAccess),
     }
 }
 
@@ -603,10 +643,15 @@ pub extern "C" fn doca_sim_impl_verbs_post_send(handle: u64, send_wr: u64) -> u3
     };
     if !matches!(
         wr.opcode,
-        wr::WRITE | wr::WRITE_WITH_IMM | wr::SEND | wr::SEND_WITH_IMM | wr::READ
+        wr::WRITE
+            | wr::WRITE_WITH_IMM
+            | wr::SEND
+            | wr::SEND_WITH_IMM
+            | wr::READ
+            | wr::ATOMIC_FETCH_ADD
     ) {
         fault(format!(
-            "{CALL}: opcode {:#x} is not modelled by doca-sim (write, write with immediate, send, send with immediate and read are)",
+            "{CALL}: opcode {:#x} is not one of doca_dpa_dev_verbs.h's",
             wr.opcode
         ));
         return 0;
@@ -614,6 +659,13 @@ pub extern "C" fn doca_sim_impl_verbs_post_send(handle: u64, send_wr: u64) -> u3
     let Some(sges) = sges_of(CALL, wr.sg_list, wr.num_sge, qp.shape.send_sges) else {
         return 0;
     };
+    let local: u64 = sges.iter().map(|s| u64::from(s.length)).sum();
+    if wr.opcode == wr::ATOMIC_FETCH_ADD && local != 8 {
+        fault(format!(
+            "{CALL}: an atomic's local SGEs take its 8-byte old value, not {local} bytes"
+        ));
+        return 0;
+    }
     let mut w = lock(&qp.wire);
     if w.staged_sends.len() >= qp.shape.sq_wr.max(1) as usize {
         drop(w);

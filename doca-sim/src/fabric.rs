@@ -50,13 +50,23 @@ pub(crate) enum Op {
     WriteImm = 4,
     /// `len` bytes from `remote_addr` under `rkey`, answered in the reply.
     Read = 5,
+    /// Adds the 8 bytes of `data` (little-endian) to the word at
+    /// `remote_addr` under `rkey`; the reply has the word's old value.
+    FetchAdd = 6,
 }
 
 impl Op {
     fn from_wire(byte: u8) -> Option<Op> {
-        [Op::Send, Op::SendImm, Op::Write, Op::WriteImm, Op::Read]
-            .into_iter()
-            .find(|op| *op as u8 == byte)
+        [
+            Op::Send,
+            Op::SendImm,
+            Op::Write,
+            Op::WriteImm,
+            Op::Read,
+            Op::FetchAdd,
+        ]
+        .into_iter()
+        .find(|op| *op as u8 == byte)
     }
 }
 

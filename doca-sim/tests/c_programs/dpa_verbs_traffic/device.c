@@ -22,9 +22,9 @@ static uint64_t next_completion(doca_dpa_dev_completion_t comp)
 }
 
 /* Posts and commits one signalled send work request on `qp` from
- * [local, +len) (map lkey) to remote/rkey, and returns its completion, with
- * bit 63 set when the completion's WQE counter is the count the post
- * returned. */
+ * [local, +len) (map lkey) to remote/rkey, with `imm` as the immediate and as
+ * an atomic's addend, and returns its completion, with bit 63 set when the
+ * completion's WQE counter is the count the post returned. */
 __dpa_rpc__ uint64_t post_one(doca_dpa_dev_verbs_qp_t qp, doca_dpa_dev_completion_t comp, uint32_t opcode,
 			      uint64_t local, uint32_t lkey, uint32_t len, uint64_t remote, uint32_t rkey, uint32_t imm)
 {
@@ -41,6 +41,7 @@ __dpa_rpc__ uint64_t post_one(doca_dpa_dev_verbs_qp_t qp, doca_dpa_dev_completio
 	doca_dpa_dev_verbs_send_wr_set_rdma_remote_addr(&wr, remote);
 	doca_dpa_dev_verbs_send_wr_set_rdma_rkey(&wr, rkey);
 	doca_dpa_dev_verbs_send_wr_set_imm_data(&wr, imm);
+	doca_dpa_dev_verbs_send_wr_set_atomic_compare_add(&wr, imm);
 	count = doca_dpa_dev_verbs_qp_post_send_wr(qp, &wr);
 	doca_dpa_dev_verbs_qp_commit_send(qp);
 	c = next_completion(comp);

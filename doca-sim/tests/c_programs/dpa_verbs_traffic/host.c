@@ -28,6 +28,7 @@ doca_dpa_func_t qp_number;
 #define OP_SEND 0xAu
 #define OP_SEND_WITH_IMM 0xBu
 #define OP_READ 0x10u
+#define OP_ATOMIC_FETCH_ADD 0x12u
 
 #define ALL_ACCESS                                                                                           \
 	(DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_READ |         \
@@ -187,6 +188,14 @@ int main(void)
 			   (uint32_t)8, (uint64_t)(uintptr_t)&remote[0], remote_h, (uint32_t)0));
 	print_completion("read", ret);
 	printf("read: local[2] = 0x%llx\n", (unsigned long long)local[2]);
+
+	CHECK(doca_dpa_rpc(dpa, &post_one, &ret, a.qp_handle, a.comp_handle, OP_ATOMIC_FETCH_ADD,
+			   (uint64_t)(uintptr_t)&local[3], local_h, (uint32_t)8, (uint64_t)(uintptr_t)&remote[0], remote_h,
+			   (uint32_t)5));
+	print_completion("fetch and add", ret);
+	printf("fetch and add: old value 0x%llx, remote[0] = 0x%llx\n", (unsigned long long)local[3],
+	       (unsigned long long)remote[0]);
+	remote[0] -= 5;
 
 	CHECK(doca_dpa_rpc(dpa, &post_receive, &ret, b.qp_handle, (uint64_t)(uintptr_t)&remote[1], remote_h,
 			   (uint32_t)16));
