@@ -18,6 +18,9 @@
 //!   request's count as `doca_dpa_dev_verbs_qp_post_send_wr` returned it;
 //!   receive: RECV_SEND with the byte count as immediate, RECV_SEND_IMM and
 //!   RECV_RDMA_WRITE_IMM with the immediate, user data the receive's count);
+//! - every copy through a key is made while the key's map is live (held so
+//!   by `mmap::with_range`): a receive or staged work request whose map
+//!   stopped since it was posted copies nothing and fails;
 //! - a send (or write with immediate) that finds no committed receive at its
 //!   target is retried every millisecond, without limit when the queue pair's
 //!   `rnr_retry` is 7 (InfiniBand's "infinite") and `rnr_retry` times
@@ -54,7 +57,7 @@ use crate::dpa::{dpa, DpaCore};
 use crate::error::{codes, fail, SimResult};
 use crate::export::{doca_api, out};
 use crate::fabric::{Fabric, Op, Packet, Reply, Status};
-use crate::mmap::handle_info;
+use crate::mmap::{handle_info, with_range};
 use crate::registry::{self, SimObject};
 use crate::trap::{self, SimCode};
 
@@ -325,53 +328,53 @@ impl QpCore {
             ),
             Op::Send | Op::SendImm => (true, 0),
         };
-        if access != 0 {
-            let covered = handle_info(packet.rkey).is_some_and(|r| {
-                r.holds(packet.remote_addr, len) && r.permissions & access != 0 && r.reachable()
-            });
-            if !allowed || !covered {
-                return Reply::status(Status::RemoteAccess);
-            }
+        if !allowed {
+            return Reply::status(Status::RemoteAccess);
         }
         let consumes = matches!(packet.op, Op::Send | Op::SendImm | Op::WriteImm);
         if consumes && w.receives.is_empty() {
             return Reply::status(Status::ReceiverNotReady);
         }
-        match packet.op {
-            Op::Read => {
-                let mut data = vec![0u8; len as usize];
-                // SAFETY: `data` holds `len` bytes; the source is checked
-                // against its map above and probed (it may have been freed).
-                let read = unsafe {
-                    trap::probe_copy(
-                        data.as_mut_ptr(),
-                        packet.remote_addr as *const u8,
-                        data.len(),
-                    )
-                };
-                return match read {
-                    Ok(()) => Reply {
-                        status: Status::Ok,
-                        data,
-                    },
-                    Err(_) => Reply::status(Status::RemoteAccess),
-                };
-            }
-            Op::Write | Op::WriteImm => {
-                // SAFETY: as for a read, for the destination.
-                let written = unsafe {
-                    trap::probe_copy(
-                        packet.remote_addr as *mut u8,
-                        packet.data.as_ptr(),
-                        packet.data.len(),
-                    )
-                };
-                if written.is_err() {
-                    return Reply::status(Status::RemoteAccess);
+        if access != 0 {
+            // The remote access, while the map named by the key is live.
+            let addr = packet.remote_addr;
+            let done = with_range(packet.rkey, addr, len, |r| {
+                if r.permissions & access == 0 {
+                    return None;
                 }
+                match packet.op {
+                    Op::Read => {
+                        let mut data = vec![0u8; len as usize];
+                        // SAFETY: `data` holds `len` bytes; the source lies in
+                        // a live map (held so) and is probed.
+                        let read = unsafe {
+                            trap::probe_copy(data.as_mut_ptr(), addr as *const u8, data.len())
+                        };
+                        read.ok().map(|()| data)
+                    }
+                    Op::FetchAdd => fetch_add(addr, &packet.data),
+                    _ => {
+                        // SAFETY: as for a read, for the destination.
+                        let written = unsafe {
+                            trap::probe_copy(
+                                addr as *mut u8,
+                                packet.data.as_ptr(),
+                                packet.data.len(),
+                            )
+                        };
+                        written.ok().map(|()| Vec::new())
+                    }
+                }
+            });
+            let Some(data) = done.flatten() else {
+                return Reply::status(Status::RemoteAccess);
+            };
+            if matches!(packet.op, Op::Read | Op::FetchAdd) {
+                return Reply {
+                    status: Status::Ok,
+                    data,
+                };
             }
-            Op::FetchAdd => return fetch_add(packet.remote_addr, &packet.data),
-            Op::Send | Op::SendImm => {}
         }
         let Some(receive) = w.receives.pop_front() else {
             return Reply::status(Status::Ok);
@@ -477,44 +480,42 @@ impl QpCore {
 /// respect to each other).
 static ATOMICS: Mutex<()> = Mutex::new(());
 
-/// Adds `operand` (8 little-endian bytes) to the word at `addr` (checked
-/// against its map by the caller); the reply has the old value.
-fn fetch_add(addr: u64, operand: &[u8]) -> Reply {
+/// Adds `operand` (8 little-endian bytes) to the word at `addr` (in a live
+/// map the caller holds); the word's old value, or `None` for a bad address.
+fn fetch_add(addr: u64, operand: &[u8]) -> Option<Vec<u8>> {
     let add = u64::from_le_bytes(operand.try_into().unwrap_or_default());
     let _atomic = lock(&ATOMICS);
     let mut old = [0u8; 8];
-    // SAFETY: `old` holds 8 bytes; the word, checked against its map, is probed.
+    // SAFETY: `old` holds 8 bytes; the word lies in a live map and is probed.
     let read = unsafe { trap::probe_copy(old.as_mut_ptr(), addr as *const u8, 8) };
     let new = u64::from_ne_bytes(old).wrapping_add(add).to_ne_bytes();
     let written = read.and_then(|()| {
         // SAFETY: as above, for the write back.
         unsafe { trap::probe_copy(addr as *mut u8, new.as_ptr(), 8) }
     });
-    match written {
-        Ok(()) => Reply {
-            status: Status::Ok,
-            data: old.to_vec(),
-        },
-        Err(_) => Reply::status(Status::RemoteAccess),
-    }
+    written.ok().map(|()| old.to_vec())
 }
 
-/// The bytes of `sges` (checked against their maps when posted; probed now,
-/// as the program may have freed them since). `None` after a bad address
+/// The bytes of `sges`, each read while its local key's map is live. `None`
+/// when a map is gone (the work request then fails) or after a bad address
 /// (reported as a device fault).
 fn gather(sges: &[Sge]) -> Option<Vec<u8>> {
     let mut data = Vec::new();
     for s in sges {
         let start = data.len();
         data.resize(start + s.length as usize, 0);
-        // SAFETY: `data[start..]` holds `s.length` bytes; the source is probed.
-        let read = unsafe {
-            trap::probe_copy(
-                data[start..].as_mut_ptr(),
-                s.addr as *const u8,
-                s.length as usize,
-            )
-        };
+        let len = u64::from(s.length);
+        let read = with_range(s.lkey, s.addr, len, |_| {
+            // SAFETY: `data[start..]` holds `s.length` bytes; the source lies
+            // in a live map (held so) and is probed.
+            unsafe {
+                trap::probe_copy(
+                    data[start..].as_mut_ptr(),
+                    s.addr as *const u8,
+                    s.length as usize,
+                )
+            }
+        })?;
         if let Err(bad) = read {
             bad_address("doca_dpa_dev_verbs_qp_commit_send", bad, Access::Read);
             return None;
@@ -533,9 +534,13 @@ fn scatter(sges: &[Sge], data: &[u8]) -> bool {
     let mut rest = data;
     for s in sges {
         let n = rest.len().min(s.length as usize);
-        // SAFETY: `rest` holds `n` bytes; the destination, checked against
-        // its map when the receive was posted, is probed.
-        if unsafe { trap::probe_copy(s.addr as *mut u8, rest.as_ptr(), n) }.is_err() {
+        let written = with_range(s.lkey, s.addr, n as u64, |_| {
+            // SAFETY: `rest` holds `n` bytes; the destination lies in a live
+            // map (held so; it may have stopped since the receive was
+            // posted, and then nothing is written) and is probed.
+            unsafe { trap::probe_copy(s.addr as *mut u8, rest.as_ptr(), n) }
+        });
+        if !matches!(written, Some(Ok(()))) {
             return false;
         }
         rest = &rest[n..];

@@ -206,6 +206,28 @@ pub(crate) fn handle_info(handle: u32) -> Option<HandleRange> {
     handle_ranges().get(&handle).copied()
 }
 
+/// Runs `f` with the map of `handle` if it is live, reachable and holds
+/// `[addr, addr + len)`, and keeps it so until `f` returns: a map stops (its
+/// handle and export given up, and then its memory may go) only under the
+/// locks held here, so a copy `f` makes cannot outlive the memory. For the
+/// device's copies through a map long after it was named (a receive filled
+/// when a message arrives, a work request run at its commit).
+pub(crate) fn with_range<R>(
+    handle: u32,
+    addr: u64,
+    len: u64,
+    f: impl FnOnce(&HandleRange) -> R,
+) -> Option<R> {
+    let ranges = handle_ranges();
+    let range = ranges.get(&handle).filter(|r| r.holds(addr, len))?;
+    // Lock order: handle table, then exports (`stop` takes each alone).
+    let exports = range.source.map(|_| live_exports());
+    match (range.source, &exports) {
+        (Some(key), Some(live)) if !live.contains(&key) => None,
+        _ => Some(f(range)),
+    }
+}
+
 doca_api! {
     /// Creates an empty memory map.
     fn doca_mmap_create(mmap: *mut *mut abi::doca_mmap) {

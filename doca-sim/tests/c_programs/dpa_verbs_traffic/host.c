@@ -227,6 +227,20 @@ int main(void)
 			   (uint32_t)8, (uint64_t)0, (uint32_t)0, (uint32_t)0));
 	print_completion("send without a receive", ret);
 	printf("readonly[0] = 0x%llx\n", (unsigned long long)readonly[0]);
+
+	/* A receive whose map is destroyed before a message arrives: nothing is
+	 * written there, the receiver gets an error element, the sender an error. */
+	uint64_t gone[1] = {0};
+	doca_dpa_dev_mmap_t gone_h;
+	struct doca_mmap *gm = map(dev, gone, sizeof(gone), ALL_ACCESS, &gone_h);
+	CHECK(doca_dpa_rpc(dpa, &post_receive, &ret, b.qp_handle, (uint64_t)(uintptr_t)&gone[0], gone_h, (uint32_t)8));
+	CHECK(doca_mmap_destroy(gm));
+	CHECK(doca_dpa_rpc(dpa, &post_one, &ret, a.qp_handle, a.comp_handle, OP_SEND, (uint64_t)(uintptr_t)&local[0],
+			   local_h, (uint32_t)8, (uint64_t)0, (uint32_t)0, (uint32_t)0));
+	print_completion("send into a receive whose map is gone", ret);
+	CHECK(doca_dpa_rpc(dpa, &take_completion, &ret, b.comp_handle));
+	print_completion("send into a receive whose map is gone, at the target", ret);
+	printf("gone[0] = 0x%llx\n", (unsigned long long)gone[0]);
 	CHECK(doca_dpa_peek_at_last_error(dpa));
 
 	destroy_side(dpa, &a);
