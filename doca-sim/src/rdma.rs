@@ -34,7 +34,9 @@
 //!   receive, and the all-to-all application never drains the one its writes
 //!   report to); errors (a message longer than the receive, a remote access
 //!   the remote map does not permit, a target that stopped) are always
-//!   reported, as SEND_ERR / RECV_ERR (an operation on a connection whose
+//!   reported, as SEND_ERR / RECV_ERR (a receive whose map stopped after it
+//!   was posted is filled through nothing: the copy into a receive is made
+//!   while its map is live and held so; an operation on a connection whose
 //!   peer context stopped fails so, as RC does when the peer stops answering,
 //!   and so does one through a remote map whose exporting map stopped or was
 //!   destroyed, as an access to a deregistered region does);
@@ -63,7 +65,7 @@ use crate::dpa::threads::{comp, completion_core, CompletionCore};
 use crate::dpa::DpaCore;
 use crate::error::{codes, fail, SimResult};
 use crate::export::{doca_api, out};
-use crate::mmap::{handle_info, HandleRange};
+use crate::mmap::{handle_info, with_range, HandleRange};
 use crate::registry::{self, SimObject};
 use crate::trap::{self, SimCode};
 
@@ -86,6 +88,8 @@ const MAX_QUEUE: u32 = 1 << 15;
 
 /// A posted receive.
 struct Receive {
+    /// The map it was posted in (a receive is filled only while it is live).
+    mmap: u32,
     addr: u64,
     len: u64,
     /// Its work-request index.
@@ -241,15 +245,21 @@ fn deliver(receive: Receive, arrival: Arrival, target: Option<Arc<CompletionCore
     let index = receive.index & 0xffff;
     let (kind, immediate, ok) = match &arrival.payload {
         Payload::Send { data, immediate } => {
-            if data.len() as u64 > receive.len {
-                (comp::RECV_ERR, 0, false)
-            } else {
-                // SAFETY: `data` holds its bytes; the receive's memory,
-                // checked against its map when posted, is probed (the program
-                // may have freed it since).
-                let copied =
-                    unsafe { trap::probe_copy(receive.addr as *mut u8, data.as_ptr(), data.len()) };
-                if let Err(bad) = copied {
+            let copied = (data.len() as u64 <= receive.len)
+                .then(|| {
+                    with_range(receive.mmap, receive.addr, data.len() as u64, |_| {
+                        // SAFETY: `data` holds its bytes; the receive's memory lies
+                        // in its map, live and held so, and is probed.
+                        unsafe {
+                            trap::probe_copy(receive.addr as *mut u8, data.as_ptr(), data.len())
+                        }
+                    })
+                })
+                .flatten();
+            match copied {
+                // Longer than the receive, or its map stopped since it was posted.
+                None => (comp::RECV_ERR, 0, false),
+                Some(Err(bad)) => {
                     bad_address(
                         "doca_dpa_dev_rdma_post_send (the target's receive buffer)",
                         bad,
@@ -257,10 +267,10 @@ fn deliver(receive: Receive, arrival: Arrival, target: Option<Arc<CompletionCore
                     );
                     return;
                 }
-                match immediate {
+                Some(Ok(())) => match immediate {
                     Some(imm) => (comp::RECV_SEND_IMM, *imm, true),
                     None => (comp::RECV_SEND, data.len() as u32, true),
-                }
+                },
             }
         }
         Payload::WriteImmediate(imm) => (comp::RECV_RDMA_WRITE_IMM, *imm, true),
@@ -796,6 +806,7 @@ pub extern "C" fn doca_sim_impl_rdma_receive(handle: u64, mmap: u32, addr: u64, 
         );
     }
     let receive = Receive {
+        mmap,
         addr,
         len: length,
         index: st.posted_receives,

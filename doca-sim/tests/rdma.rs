@@ -631,11 +631,22 @@ fn sends_wait_for_receives_and_report_as_asked() {
     assert_eq!(fx.drain(&b), [(RECV_ERR, 3, 0)]);
     assert_eq!(fx.drain(&a), [(SEND_ERR, 3, 0)]);
 
+    // A receive whose map was destroyed after the post: nothing is written
+    // there, errors on both sides.
+    let gone = words(1);
+    let (gm, gh) = host_map(&fx, &gone, ALL_RDMA);
+    fx.run(b.handle, RECEIVE, &[u64::from(gh), at(&gone[0]), 8]);
+    ok!(abi::doca_mmap_destroy(gm));
+    fx.run(a.handle, SEND, &[u64::from(sh), s0, 8, 0, 0]);
+    assert_eq!(gone[0].load(SeqCst), 0);
+    assert_eq!(fx.drain(&b), [(RECV_ERR, 4, 0)]);
+    assert_eq!(fx.drain(&a), [(SEND_ERR, 4, 0)]);
+
     // A target that stopped: the initiator's send fails.
     let b_ctx = b.ctx;
     ok!(abi::doca_ctx_stop(b_ctx));
     fx.run(a.handle, SEND, &[u64::from(sh), s0, 8, 0, OPTIMIZE_REPORTS]);
-    assert_eq!(fx.drain(&a), [(SEND_ERR, 4, 0)]);
+    assert_eq!(fx.drain(&a), [(SEND_ERR, 5, 0)]);
     ok!(fx.ctx.peek());
     ok!(abi::doca_rdma_destroy(b.rdma));
     ok!(abi::doca_dpa_completion_destroy(b.comp));
