@@ -230,7 +230,7 @@ pub fn check(
         tokens,
         files,
         macros,
-    } = lex(&headers_c, &String::from_utf8_lossy(&out.stdout), true);
+    } = lex(&headers_c, &String::from_utf8_lossy(&out.stdout));
     let declared: BTreeSet<String> = declarations_in(&tokens, &files)
         .into_iter()
         .filter(|d| set.headers().contains(&d.header.as_str()))

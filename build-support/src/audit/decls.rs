@@ -178,7 +178,7 @@ pub fn declarations(
     if !out.status.success() {
         return Err(String::from_utf8_lossy(&out.stderr).into_owned());
     }
-    let Lexed { tokens, files, .. } = lex(&source, &String::from_utf8_lossy(&out.stdout), true);
+    let Lexed { tokens, files, .. } = lex(&source, &String::from_utf8_lossy(&out.stdout));
     let mut decls: Vec<Declaration> = Vec::new();
     for d in declarations_in(&tokens, &files) {
         if !decls.iter().any(|e| e.name == d.name) {

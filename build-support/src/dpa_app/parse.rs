@@ -112,90 +112,74 @@ pub(crate) struct Lexed {
     pub(crate) macros: Vec<(String, Option<String>)>,
 }
 
-/// The tokens of `text` (C without comments). In preprocessor output (`expanded`),
-/// a line starting with `#` is a linemarker (`# 12 "k.c" 2`, which sets the file and
-/// line of the next line) or a `#pragma`, and is not tokenized.
-pub(crate) fn lex(file: &Path, text: &str, expanded: bool) -> Lexed {
-    let chars: Vec<char> = text.chars().collect();
+/// The tokens of `text`: preprocessor output (or C without comments and directives),
+/// read a line at a time. A line starting with `#` is a linemarker (`# 12 "k.c" 2`: the
+/// next line is line 12 of `k.c`), a `#define`/`#undef` of `-dD` (kept in
+/// [`Lexed::macros`]) or a `#pragma`, and is not tokenized.
+pub(crate) fn lex(file: &Path, text: &str) -> Lexed {
     let mut files = vec![file.to_owned()];
-    let mut macros = Vec::new();
-    let mut out = Vec::new();
-    let (mut line, mut current) = (1, 0);
-    let mut i = 0;
-    let mut at_line_start = true;
-    while i < chars.len() {
-        let c = chars[i];
-        if expanded && at_line_start && c == '#' {
-            let end = chars[i..]
-                .iter()
-                .position(|&c| c == '\n')
-                .map_or(chars.len(), |p| i + p);
-            let directive: String = chars[i + 1..end].iter().collect();
+    let (mut tokens, mut macros) = (Vec::new(), Vec::new());
+    let (mut line, mut current) = (0, 0);
+    for text_line in text.lines() {
+        line += 1;
+        if let Some(directive) = text_line.trim_start().strip_prefix('#') {
             let mut words = directive.split_whitespace();
-            let first = words.next().unwrap_or_default();
-            if first == "define" || first == "undef" {
-                let rest = directive
-                    .trim_start()
-                    .trim_start_matches(first)
-                    .trim_start();
-                let name_end = rest
-                    .find(|c: char| !(c == '_' || c.is_ascii_alphanumeric()))
-                    .unwrap_or(rest.len());
-                let body = (first == "define").then(|| rest[name_end..].trim().to_owned());
-                macros.push((rest[..name_end].to_owned(), body));
-            } else if let (Ok(n), Some(name)) = (first.parse::<usize>(), words.next()) {
-                let name = PathBuf::from(name.trim_matches('"'));
-                current = files.iter().position(|f| *f == name).unwrap_or_else(|| {
-                    files.push(name);
-                    files.len() - 1
-                });
-                // The linemarker's own line break takes the count to `n`.
-                line = n.saturating_sub(1);
-            }
-            i = end;
-            continue;
-        }
-        at_line_start = c == '\n' || (at_line_start && c.is_whitespace());
-        let start = i;
-        if c == '\n' {
-            line += 1;
-            i += 1;
-            continue;
-        } else if c.is_whitespace() {
-            i += 1;
-            continue;
-        } else if c == '"' || c == '\'' {
-            // A literal is one token; it ends at its closing quote or the line's end.
-            i += 1;
-            while i < chars.len() && chars[i] != c && chars[i] != '\n' {
-                i += if chars[i] == '\\' { 2 } else { 1 };
-            }
-            i = (i + 1).min(chars.len());
-        } else if c == '_' || c.is_ascii_alphanumeric() || c == '$' {
-            while i < chars.len()
-                && (chars[i] == '_' || chars[i] == '$' || chars[i].is_ascii_alphanumeric())
-            {
-                i += 1;
-            }
-            // Numbers may carry dots (1.5, 0x1p3): keep them in one token.
-            if c.is_ascii_digit() {
-                while i < chars.len() && (chars[i] == '.' || chars[i].is_ascii_alphanumeric()) {
-                    i += 1;
+            match (words.next(), words.next()) {
+                (Some(kind @ ("define" | "undef")), Some(_)) => {
+                    let rest = directive.trim_start()[kind.len()..].trim_start();
+                    let name_end = rest
+                        .find(|c: char| !(c == '_' || c.is_ascii_alphanumeric()))
+                        .unwrap_or(rest.len());
+                    let body = (kind == "define").then(|| rest[name_end..].trim().to_owned());
+                    macros.push((rest[..name_end].to_owned(), body));
                 }
+                (Some(n), Some(name)) if n.parse::<usize>().is_ok() => {
+                    let name = PathBuf::from(name.trim_matches('"'));
+                    current = files.iter().position(|f| *f == name).unwrap_or_else(|| {
+                        files.push(name);
+                        files.len() - 1
+                    });
+                    line = n.parse::<usize>().map_or(0, |n| n.saturating_sub(1));
+                }
+                _ => {}
             }
-        } else if chars[i..].starts_with(&['.', '.', '.']) {
-            i += 3;
-        } else {
-            i += 1;
+            continue;
         }
-        out.push(Token {
-            text: chars[start..i].iter().collect(),
-            line,
-            file: current,
-        });
+        let chars: Vec<(usize, char)> = text_line.char_indices().collect();
+        let run = |from: usize, keep: &dyn Fn(char) -> bool| {
+            from + chars[from..].iter().take_while(|(_, d)| keep(*d)).count()
+        };
+        let word = |d: char| d == '_' || d == '$' || d.is_ascii_alphanumeric();
+        let mut i = 0;
+        while let Some(&(start, c)) = chars.get(i) {
+            i = if c.is_whitespace() {
+                i += 1;
+                continue;
+            } else if c == '"' || c == '\'' {
+                // A literal is one token; it ends at its closing quote or the line's end.
+                let mut j = i + 1;
+                while chars.get(j).is_some_and(|(_, d)| *d != c) {
+                    j += if chars[j].1 == '\\' { 2 } else { 1 };
+                }
+                (j + 1).min(chars.len())
+            } else if word(c) {
+                // Numbers may carry dots (1.5, 0x1p3): keep them in one token.
+                run(i, &|d| word(d) || (c.is_ascii_digit() && d == '.'))
+            } else if text_line[start..].starts_with("...") {
+                i + 3
+            } else {
+                i + 1
+            };
+            let end = chars.get(i).map_or(text_line.len(), |(e, _)| *e);
+            tokens.push(Token {
+                text: text_line[start..end].to_owned(),
+                line,
+                file: current,
+            });
+        }
     }
     Lexed {
-        tokens: out,
+        tokens,
         files,
         macros,
     }
@@ -530,7 +514,7 @@ pub(crate) fn matching(tokens: &[Token], open: usize, open_s: &str, close: &str)
 /// more than [`MAX_KERNEL_ARGS`] parameters, an RPC not returning `uint64_t`, a marked
 /// definition the scanner cannot read, or the same function defined twice.
 pub fn parse_device_functions(file: &Path, text: &str) -> Result<Vec<DeviceFunction>, DpaAppError> {
-    let Lexed { tokens, .. } = lex(file, text, true);
+    let Lexed { tokens, .. } = lex(file, text);
     let mut found: Vec<DeviceFunction> = Vec::new();
     let mut header: Vec<Token> = Vec::new();
     let mut i = 0;
@@ -620,7 +604,7 @@ const LAYOUT_ATTRIBUTES: &[&str] = &["packed", "__packed__", "aligned", "__align
 /// give. Others (with arrays, bit-fields, unions…) are skipped: they simply get no Rust
 /// declaration; so do structs laid out by a `packed` or `aligned` attribute.
 pub fn parse_structs(file: &Path, text: &str) -> Vec<StructDef> {
-    let Lexed { tokens, files, .. } = lex(file, text, true);
+    let Lexed { tokens, files, .. } = lex(file, text);
     let mut found = Vec::new();
     let mut i = 0;
     let mut at_statement_start = true;
