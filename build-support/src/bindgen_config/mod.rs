@@ -20,7 +20,7 @@
 //! names not prefixed, Rust 1.85 / edition 2021, and the header line
 //! [`GENERATED_HEADER`].
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
@@ -43,8 +43,10 @@ pub struct BindgenOptions {
     /// Lines placed after [`GENERATED_HEADER`] (the `use` lines of the reused sets'
     /// bindings, [`BindingSet::use_lines`]).
     pub raw_lines: Vec<String>,
-    /// Run `rustfmt` on the output in [`generate`] (the committed copies are formatted; a
-    /// build script does not need it). A missing rustfmt is then an error.
+    /// Have bindgen run `rustfmt` (`$RUSTFMT` or `rustfmt` on `PATH`, edition 2021) on
+    /// the output (the committed copies are formatted; a build script does not need it).
+    /// Where rustfmt cannot run, bindgen warns and leaves the text unformatted, which the
+    /// freshness test of the committed copies (`bindings_fresh`) then refuses.
     pub rustfmt: bool,
     /// Headers of the set to leave out even when present.
     pub skip_headers: Vec<String>,
@@ -168,7 +170,11 @@ fn base_builder(include_dirs: &[PathBuf], opts: &BindgenOptions) -> bindgen::Bui
         .rust_edition(bindgen::RustEdition::Edition2021)
         .disable_header_comment()
         .raw_line(GENERATED_HEADER)
-        .formatter(bindgen::Formatter::None)
+        .formatter(if opts.rustfmt {
+            bindgen::Formatter::Rustfmt
+        } else {
+            bindgen::Formatter::None
+        })
         .default_enum_style(bindgen::EnumVariation::Consts)
         .prepend_enum_name(false)
         .layout_tests(false)
@@ -248,9 +254,6 @@ pub enum Error {
     /// bindgen (clang) failed on the headers.
     #[error("bindgen failed: {0}")]
     Bindgen(String),
-    /// rustfmt could not be run or failed.
-    #[error("rustfmt failed: {0}")]
-    Rustfmt(String),
 }
 
 impl Error {
@@ -307,7 +310,7 @@ pub fn generate(
             include_dirs: include_dirs.to_vec(),
         });
     }
-    run(builder(lib, include_dirs, opts), opts)
+    run(builder(lib, include_dirs, opts))
 }
 
 /// Whether libclang lacks its own builtin headers (`stddef.h`…): a common half install
@@ -326,8 +329,8 @@ fn builtin_headers_missing() -> Option<Error> {
     }
 }
 
-/// Runs a configured builder: the bindings as text, formatted when `opts.rustfmt`.
-fn run(b: bindgen::Builder, opts: &BindgenOptions) -> Result<String, Error> {
+/// Runs a configured builder: the bindings as text.
+fn run(b: bindgen::Builder) -> Result<String, Error> {
     let result = generate_quietly(b);
     let bindings = match result {
         Ok(Ok(b)) => b,
@@ -339,46 +342,7 @@ fn run(b: bindgen::Builder, opts: &BindgenOptions) -> Result<String, Error> {
             text => return Err(Error::Bindgen(text)),
         },
     };
-    let text = bindings.to_string();
-    if opts.rustfmt {
-        rustfmt(&text)
-    } else {
-        Ok(text)
-    }
-}
-
-/// Formats Rust source with `rustfmt` (`$RUSTFMT` or `rustfmt` on `PATH`), edition 2021.
-pub fn rustfmt(source: &str) -> Result<String, Error> {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let exe = std::env::var_os("RUSTFMT").unwrap_or_else(|| "rustfmt".into());
-    let mut child = Command::new(&exe)
-        .args(["--edition", "2021", "--emit", "stdout"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| Error::Rustfmt(format!("cannot run {}: {e}", Path::new(&exe).display())))?;
-    let mut stdin = child
-        .stdin
-        .take()
-        .ok_or_else(|| Error::Rustfmt("no stdin".to_owned()))?;
-    let input = source.to_owned();
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let output = child
-        .wait_with_output()
-        .map_err(|e| Error::Rustfmt(e.to_string()))?;
-    match writer.join() {
-        Ok(Ok(())) => {}
-        Ok(Err(e)) => return Err(Error::Rustfmt(format!("writing to rustfmt: {e}"))),
-        Err(_) => return Err(Error::Rustfmt("writer thread panicked".to_owned())),
-    }
-    if !output.status.success() {
-        return Err(Error::Rustfmt(
-            String::from_utf8_lossy(&output.stderr).trim().to_owned(),
-        ));
-    }
-    String::from_utf8(output.stdout).map_err(|e| Error::Rustfmt(e.to_string()))
+    Ok(bindings.to_string())
 }
 
 #[cfg(test)]
