@@ -516,36 +516,62 @@ pub(crate) fn matching(tokens: &[Token], open: usize, open_s: &str, close: &str)
 pub fn parse_device_functions(file: &Path, text: &str) -> Result<Vec<DeviceFunction>, DpaAppError> {
     let Lexed { tokens, .. } = lex(file, text);
     let mut found: Vec<DeviceFunction> = Vec::new();
-    let mut header: Vec<Token> = Vec::new();
-    let mut i = 0;
-    while i < tokens.len() {
-        let t = &tokens[i];
-        match t.text.as_str() {
-            ";" | "}" => header.clear(),
-            "{" => {
-                let own = header.last().is_some_and(|t| t.file == 0);
-                if let Some(f) = own
-                    .then(|| parse_header(file, &header))
-                    .transpose()?
-                    .flatten()
-                {
-                    if let Some(prev) = found.iter().find(|p| p.name == f.name) {
-                        return Err(DpaAppError::DuplicateKernel {
-                            name: f.name.clone(),
-                            first: prev.file.clone(),
-                            second: f.file.clone(),
-                        });
-                    }
-                    found.push(f);
-                }
-                header.clear();
-                i = matching_brace(&tokens, i);
+    for st in statements(&tokens) {
+        // A definition the linemarkers place in a header is not the source's.
+        if st.head.last().is_none_or(|t| t.file != 0) {
+            continue;
+        }
+        if let Some(f) = parse_header(file, st.head)? {
+            if let Some(prev) = found.iter().find(|p| p.name == f.name) {
+                return Err(DpaAppError::DuplicateKernel {
+                    name: f.name.clone(),
+                    first: prev.file.clone(),
+                    second: f.file.clone(),
+                });
             }
-            _ => header.push(t.clone()),
+            found.push(f);
+        }
+    }
+    Ok(found)
+}
+
+/// A file-scope statement with a brace group: the tokens before its first `{` (`head`),
+/// the inside of that group (`body`) and, unless the group was a function's body, the
+/// tokens after it up to the `;` ending the statement (`tail`: a struct's declarators
+/// and attributes).
+struct Statement<'a> {
+    head: &'a [Token],
+    body: &'a [Token],
+    tail: &'a [Token],
+}
+
+/// The file-scope statements of `tokens` that have a brace group, in order.
+fn statements(tokens: &[Token]) -> Vec<Statement<'_>> {
+    let mut out = Vec::new();
+    let (mut start, mut i) = (0, 0);
+    while i < tokens.len() {
+        if tokens[i].is(";") {
+            start = i + 1;
+        } else if tokens[i].is("{") {
+            let head = &tokens[start..i];
+            let close = matching_brace(tokens, i);
+            let body = &tokens[i + 1..close.max(i + 1)];
+            // A function's body (after its parameter list) ends the definition.
+            let end = if drop_attributes(head).last().is_some_and(|t| t.is(")")) {
+                close.min(tokens.len())
+            } else {
+                let semi = tokens[close.min(tokens.len())..]
+                    .iter()
+                    .position(|t| t.is(";"));
+                semi.map_or(tokens.len(), |p| close + p)
+            };
+            let tail = &tokens[(close + 1).min(end)..end];
+            out.push(Statement { head, body, tail });
+            (start, i) = (end + 1, end);
         }
         i += 1;
     }
-    Ok(found)
+    out
 }
 
 /// One field of a struct defined in a source.
@@ -606,71 +632,30 @@ const LAYOUT_ATTRIBUTES: &[&str] = &["packed", "__packed__", "aligned", "__align
 pub fn parse_structs(file: &Path, text: &str) -> Vec<StructDef> {
     let Lexed { tokens, files, .. } = lex(file, text);
     let mut found = Vec::new();
-    let mut i = 0;
-    let mut at_statement_start = true;
-    while i < tokens.len() {
-        let t = &tokens[i];
-        if t.is(";") || t.is("}") {
-            at_statement_start = true;
-            i += 1;
+    for st in statements(&tokens) {
+        let typedef = st.head.first().is_some_and(|t| t.is("typedef"));
+        let [.., keyword, name] = st.head else {
             continue;
-        }
-        let tagged = (t.is("struct") && at_statement_start)
-            || (t.is("typedef") && tokens.get(i + 1).is_some_and(|n| n.is("struct")));
-        if t.is("{") || !tagged {
-            if t.is("{") {
-                // Skip any other braced block (a function body, an initializer).
-                i = matching_brace(&tokens, i);
-                at_statement_start = true;
-            } else {
-                at_statement_start = false;
-            }
-            i += 1;
-            continue;
-        }
-        let s = if t.is("typedef") { i + 1 } else { i };
-        let (Some(name), Some(open)) = (tokens.get(s + 1), tokens.get(s + 2)) else {
-            break;
         };
-        if !name.is_ident() || !open.is("{") {
-            at_statement_start = false;
-            i += 1;
+        if !keyword.is("struct") || st.head.len() != 2 + usize::from(typedef) || !name.is_ident() {
             continue;
         }
-        let mut j = s + 3;
-        let mut fields = Some(Vec::new());
-        let mut current: Vec<Token> = Vec::new();
-        let mut depth = 1usize;
-        while j < tokens.len() && depth > 0 {
-            let tk = &tokens[j];
-            if tk.is("{") {
-                depth += 1;
-                fields = None;
-            } else if tk.is("}") {
-                depth -= 1;
-            } else if depth == 1 && tk.is(";") {
-                match (parse_field(&current), fields.as_mut()) {
-                    (Some(f), Some(list)) => list.push(f),
-                    _ => fields = None,
-                }
-                current.clear();
-            } else {
-                current.push(tk.clone());
-            }
-            j += 1;
-        }
-        let alias = match (t.is("typedef"), tokens.get(j), tokens.get(j + 1)) {
-            (true, Some(a), Some(end)) if a.is_ident() && end.is(";") => Some(a.text.clone()),
+        let mut parts: Vec<&[Token]> = st.body.split(|t| t.is(";")).collect();
+        // The last part is what follows the last member's `;`: nothing, for plain fields.
+        let trailing = parts.pop().is_some_and(|rest| !rest.is_empty());
+        let fields: Option<Vec<Field>> = parts.into_iter().map(parse_field).collect();
+        let alias = match st.tail {
+            [alias] if typedef && alias.is_ident() => Some(alias.text.clone()),
             _ => None,
         };
         // `} __attribute__((packed, aligned(8)));` (NVIDIA's initiator-target samples'
         // thread arguments) lays the struct out otherwise than its fields say: no
         // Rust declaration is made for it, as for a struct whose fields cannot be read.
-        let relaid = tokens[j.min(tokens.len())..]
+        let relaid = st
+            .tail
             .iter()
-            .take_while(|tk| !tk.is(";"))
-            .any(|tk| LAYOUT_ATTRIBUTES.contains(&tk.text.as_str()));
-        if let Some(fields) = fields.filter(|f| !f.is_empty() && current.is_empty() && !relaid) {
+            .any(|t| LAYOUT_ATTRIBUTES.contains(&t.text.as_str()));
+        if let Some(fields) = fields.filter(|f| !f.is_empty() && !trailing && !relaid) {
             found.push(StructDef {
                 name: name.text.clone(),
                 alias,
@@ -679,8 +664,6 @@ pub fn parse_structs(file: &Path, text: &str) -> Vec<StructDef> {
                 line: name.line,
             });
         }
-        i = j;
-        at_statement_start = false;
     }
     found
 }
