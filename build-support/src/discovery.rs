@@ -33,7 +33,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use crate::env::EnvReader;
-use crate::version::{DocaVersion, HeaderSpelling, MINIMUM_SUPPORTED};
+use crate::version::{DocaVersion, MINIMUM_SUPPORTED};
 
 /// The DOCA library modules whose versions must agree, in report order.
 pub const DOCA_MODULES: &[&str] = &[
@@ -189,8 +189,6 @@ pub struct VersionHeader {
     pub path: PathBuf,
     /// The version it states.
     pub version: DocaVersion,
-    /// Which macro spelling it uses.
-    pub spelling: HeaderSpelling,
 }
 
 /// A DOCA install that passed the checks.
@@ -696,12 +694,8 @@ fn find_in(dirs: &[PathBuf], file: &str) -> Option<PathBuf> {
 /// version cannot be read (without a C compiler the build stops at the bindings check).
 pub fn read_version_header(dirs: &[PathBuf]) -> Option<VersionHeader> {
     let path = find_in(dirs, "doca_version.h")?;
-    let (version, spelling) = DocaVersion::from_header_file(&path).ok()?;
-    Some(VersionHeader {
-        path,
-        version,
-        spelling,
-    })
+    let version = DocaVersion::from_header_file(&path).ok()?;
+    Some(VersionHeader { path, version })
 }
 
 /// Probes pkg-config as described in the [module documentation](self) and runs the checks.

@@ -415,7 +415,7 @@ pub fn run(
             };
             let text = std::fs::read_to_string(reference_dir.join("doca_version.h"))
                 .map_err(|e| unusable(&e))?;
-            let (version, _) = DocaVersion::from_version_header(&text).map_err(|e| unusable(&e))?;
+            let version = DocaVersion::from_version_header(&text).map_err(|e| unusable(&e))?;
             let dirs = vec![reference_dir.clone()];
             let sel = resolve_headers(set, &dirs, &[]);
             let decls = declared_in(env, &sel.used, &dirs, &out_dir)?;

@@ -64,15 +64,6 @@ pub enum VersionError {
     NoVersionMacros,
 }
 
-/// Which macro family a `doca_version.h` uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HeaderSpelling {
-    /// `DOCA_VER_MAJOR/MINOR/PATCH`, `DOCA_VER_STRING` (DOCA 2.5 and older).
-    Legacy,
-    /// `DOCA_VERSION_MAJOR/MINOR/PATCH`, `DOCA_VERSION_STRING` (DOCA 2.7 and later).
-    Modern,
-}
-
 impl DocaVersion {
     /// A version from its three numbers.
     pub const fn new(major: u32, minor: u32, patch: u32) -> Self {
@@ -106,7 +97,7 @@ impl DocaVersion {
     /// Reads the version of the `doca_version.h` at `path`, from the macros the host C
     /// compiler defines for it (`cc -E -dM`): conditional definitions, comments and line
     /// continuations are the compiler's to read. See [`DocaVersion::from_version_header`].
-    pub fn from_header_file(path: &Path) -> Result<(Self, HeaderSpelling), VersionError> {
+    pub fn from_header_file(path: &Path) -> Result<Self, VersionError> {
         let failed = |message: String| VersionError::Compiler {
             path: path.to_owned(),
             message,
@@ -131,21 +122,19 @@ impl DocaVersion {
 
     /// Reads the version out of the `#define NAME VALUE` lines the C compiler prints for
     /// a `doca_version.h` (`cc -E -dM`, [`DocaVersion::from_header_file`]), in either
-    /// spelling (see [`HeaderSpelling`]). The numeric MAJOR/MINOR/PATCH macros win; the
+    /// spelling: `DOCA_VERSION_MAJOR/MINOR/PATCH` and `DOCA_VERSION_STRING` (DOCA 2.7 and
+    /// later) or `DOCA_VER_*` (2.5 and older). The numeric MAJOR/MINOR/PATCH macros win; the
     /// STRING macro is used when they are incomplete.
-    pub fn from_version_header(text: &str) -> Result<(Self, HeaderSpelling), VersionError> {
-        for (prefix, spelling) in [
-            ("DOCA_VERSION_", HeaderSpelling::Modern),
-            ("DOCA_VER_", HeaderSpelling::Legacy),
-        ] {
+    pub fn from_version_header(text: &str) -> Result<Self, VersionError> {
+        for prefix in ["DOCA_VERSION_", "DOCA_VER_"] {
             let get = |suffix: &str| define_value(text, &format!("{prefix}{suffix}"));
             let num = |suffix: &str| get(suffix).and_then(|v| parse_c_integer(&v));
             if let (Some(ma), Some(mi), Some(pa)) = (num("MAJOR"), num("MINOR"), num("PATCH")) {
-                return Ok((DocaVersion::new(ma, mi, pa), spelling));
+                return Ok(DocaVersion::new(ma, mi, pa));
             }
             if let Some(s) = get("STRING") {
                 if let Ok(v) = DocaVersion::parse(&s) {
-                    return Ok((v, spelling));
+                    return Ok(v);
                 }
             }
         }

@@ -43,7 +43,7 @@ fn the_copy_of_the_sim_headers_says_the_claim() {
         DocaVersion::new(3, 0, 1),
     )
     .unwrap();
-    let (v, _) = DocaVersion::from_header_file(&made.include.join("doca_version.h")).unwrap();
+    let v = DocaVersion::from_header_file(&made.include.join("doca_version.h")).unwrap();
     assert_eq!(v, DocaVersion::new(3, 0, 1));
     let text = std::fs::read_to_string(made.include.join("doca_version.h")).unwrap();
     assert!(
@@ -76,7 +76,7 @@ fn the_copy_of_the_sim_headers_says_the_claim() {
         DocaVersion::new(3, 2, 1),
     )
     .unwrap();
-    let (v, _) = DocaVersion::from_header_file(&again.include.join("doca_version.h")).unwrap();
+    let v = DocaVersion::from_header_file(&again.include.join("doca_version.h")).unwrap();
     assert_eq!(v, DocaVersion::new(3, 2, 1));
 }
 

@@ -71,7 +71,7 @@ fn ordering_is_numeric() {
 }
 
 /// The version of a `doca_version.h` with `text`, read through the C compiler.
-fn header_version(text: &str) -> Result<(DocaVersion, HeaderSpelling), VersionError> {
+fn header_version(text: &str) -> Result<DocaVersion, VersionError> {
     let dir = crate::testutil::TempDir::new("version-header");
     DocaVersion::from_header_file(&dir.write("doca_version.h", text))
 }
@@ -79,37 +79,28 @@ fn header_version(text: &str) -> Result<(DocaVersion, HeaderSpelling), VersionEr
 #[test]
 fn header_modern_spelling() {
     let text = include_str!("../../tests/fixtures/headers/doca_version_3_0.h");
-    let (v, s) = header_version(text).unwrap();
-    assert_eq!(v, DocaVersion::new(3, 0, 58));
-    assert_eq!(s, HeaderSpelling::Modern);
+    assert_eq!(header_version(text).unwrap(), DocaVersion::new(3, 0, 58));
 }
 
 #[test]
 fn header_legacy_spelling() {
     let text = include_str!("../../tests/fixtures/prefix-2.5/include/doca_version.h");
-    let (v, s) = header_version(text).unwrap();
-    assert_eq!(v, DocaVersion::new(2, 5, 108));
-    assert_eq!(s, HeaderSpelling::Legacy);
+    assert_eq!(header_version(text).unwrap(), DocaVersion::new(2, 5, 108));
 }
 
 #[test]
 fn header_string_only() {
     let text = "#define DOCA_VERSION_STRING \"3.2.0118\" /* release */\n";
-    let (v, s) = header_version(text).unwrap();
-    assert_eq!(v, DocaVersion::new(3, 2, 118));
-    assert_eq!(s, HeaderSpelling::Modern);
+    assert_eq!(header_version(text).unwrap(), DocaVersion::new(3, 2, 118));
     let text = "#  define DOCA_VER_STRING \"2.5.0108\"\n";
-    assert_eq!(
-        header_version(text).unwrap(),
-        (DocaVersion::new(2, 5, 108), HeaderSpelling::Legacy)
-    );
+    assert_eq!(header_version(text).unwrap(), DocaVersion::new(2, 5, 108));
 }
 
 #[test]
 fn header_parenthesised_and_suffixed() {
     let text = "#define DOCA_VERSION_MAJOR (3)\n#define DOCA_VERSION_MINOR 1U\n\
                     #define DOCA_VERSION_PATCH 0x69 // hex\n#define DOCA_VERSION_MAJOR_X 9\n";
-    assert_eq!(header_version(text).unwrap().0, DocaVersion::new(3, 1, 105));
+    assert_eq!(header_version(text).unwrap(), DocaVersion::new(3, 1, 105));
 }
 
 /// What the compiler reads, not what the text shows: the branch not compiled, a
@@ -119,7 +110,7 @@ fn header_is_read_as_the_compiler_reads_it() {
     let text = "#if 0\n#define DOCA_VERSION_MAJOR 9\n#else\n#define DOCA_VERSION_MAJOR \\\n 3\n\
                 #endif\n#define DOCA_VERSION_MINOR 7\n#undef DOCA_VERSION_MINOR\n\
                 #define DOCA_VERSION_MINOR 1\n#define DOCA_VERSION_PATCH 5\n";
-    assert_eq!(header_version(text).unwrap().0, DocaVersion::new(3, 1, 5));
+    assert_eq!(header_version(text).unwrap(), DocaVersion::new(3, 1, 5));
 }
 
 /// The reference `doca_version.h` includes `<doca_compat.h>` from its own directory, as
@@ -130,7 +121,7 @@ fn a_header_that_includes_its_neighbours_is_read() {
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../doca-sim/include/doca_version.h");
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(text.contains("#include <doca_compat.h>"), "precondition");
-    let (v, _) = DocaVersion::from_header_file(&path).unwrap_or_else(|e| panic!("{e}"));
+    let v = DocaVersion::from_header_file(&path).unwrap_or_else(|e| panic!("{e}"));
     assert!(
         text.contains(&format!("#define DOCA_VERSION_MINOR {}", v.minor)),
         "{v}"
