@@ -89,17 +89,22 @@ pub struct Choice {
     pub backend: Backend,
     /// The install, for [`Backend::Hardware`].
     pub install: Option<Install>,
-    /// Why this backend was chosen (for build logs and `build_info`).
-    pub reason: String,
 }
 
 impl Choice {
     /// The sim or docs backend, which use no install.
-    fn no_install(backend: Backend, reason: &str) -> Choice {
-        Choice {
+    fn no_install(backend: Backend) -> Result<Choice, BackendError> {
+        Ok(Choice {
             backend,
             install: None,
-            reason: reason.to_owned(),
+        })
+    }
+
+    /// The hardware backend, on the install discovery found.
+    fn hardware(install: Install) -> Choice {
+        Choice {
+            backend: Backend::Hardware,
+            install: Some(install),
         }
     }
 }
@@ -154,35 +159,25 @@ pub fn choose(
 ) -> Result<Choice, BackendError> {
     // docs.rs sets it to 1; `0`, empty or `false` is not a documentation build.
     if env.flag("DOCS_RS") {
-        let reason = "DOCS_RS is set: documentation build, nothing is linked";
-        return Ok(Choice::no_install(Backend::Docs, reason));
+        return Choice::no_install(Backend::Docs);
     }
     let requested = env
         .get("DOCA_BACKEND")
         .map(|v| v.trim().to_ascii_lowercase());
     match requested.as_deref() {
-        Some("sim") if sim_feature => Ok(Choice::no_install(Backend::Sim, "DOCA_BACKEND=sim")),
+        Some("sim") if sim_feature => Choice::no_install(Backend::Sim),
         Some("sim") => Err(BackendError::SimNotBuilt {
             requested: "DOCA_BACKEND=sim".to_owned(),
         }),
         Some("hardware") => hardware(probe, "DOCA_BACKEND=hardware"),
         Some("auto") => match probe() {
-            Ok(install) => Ok(Choice {
-                backend: Backend::Hardware,
-                reason: format!(
-                    "DOCA_BACKEND=auto and pkg-config found DOCA {}",
-                    install.version
-                ),
-                install: Some(install),
-            }),
+            Ok(install) => Ok(Choice::hardware(install)),
             Err(error) if error.is_broken_install() => Err(BackendError::Discovery {
                 requested: "DOCA_BACKEND=auto found an unusable DOCA install".to_owned(),
                 error: Box::new(error),
             }),
-            Err(_) if sim_feature => Ok(Choice::no_install(
-                Backend::Sim,
-                "DOCA_BACKEND=auto and DOCA is not installed: using the software DPA",
-            )),
+            // DOCA is simply not there: the software DPA.
+            Err(_) if sim_feature => Choice::no_install(Backend::Sim),
             Err(error) => Err(BackendError::Discovery {
                 requested: concat!(
                     "DOCA_BACKEND=auto; DOCA is not installed and the software DPA is not in \
@@ -193,10 +188,7 @@ pub fn choose(
                 error: Box::new(error),
             }),
         },
-        None | Some("") if sim_feature => Ok(Choice::no_install(
-            Backend::Sim,
-            "the `sim` cargo feature is on",
-        )),
+        None | Some("") if sim_feature => Choice::no_install(Backend::Sim),
         None | Some("") => hardware(
             probe,
             concat!(
@@ -214,17 +206,12 @@ fn hardware(
     probe: impl FnOnce() -> Result<Install, DiscoveryError>,
     requested: &str,
 ) -> Result<Choice, BackendError> {
-    match probe() {
-        Ok(install) => Ok(Choice {
-            backend: Backend::Hardware,
-            reason: format!("{requested}; pkg-config found DOCA {}", install.version),
-            install: Some(install),
-        }),
-        Err(error) => Err(BackendError::Discovery {
+    probe()
+        .map(Choice::hardware)
+        .map_err(|error| BackendError::Discovery {
             requested: requested.to_owned(),
             error: Box::new(error),
-        }),
-    }
+        })
 }
 
 #[cfg(test)]

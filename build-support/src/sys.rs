@@ -204,8 +204,6 @@ pub struct SysOutput {
     pub audit: Audit,
     /// Why the crate's optional module ([`SysCrate::optional`]) is absent, when it is.
     pub absent_reason: Option<String>,
-    /// Files written in `OUT_DIR`.
-    pub files: Vec<PathBuf>,
 }
 
 /// Runs the whole flow for `krate` and prints the directives. On failure, prints the
@@ -310,7 +308,6 @@ pub fn run(
     let set = krate.binding_set();
     let mut d = Directives::new();
     let mut absent_reason = None;
-    let mut files = Vec::new();
     let mut pkg_versions: Vec<(String, String)> = Vec::new();
     // How the bindings were made, for build_info (the hardware branches say).
     let mut bindings_made = "committed (the reference headers of doca-sim)".to_owned();
@@ -461,12 +458,9 @@ pub fn run(
 
     let audit_path = out_dir.join("audit.tsv");
     write(&audit_path, &audit.to_tsv())?;
-    files.push(audit_path.clone());
     let universe_path = out_dir.join("universe.txt");
-    let mut universe_text = universe.iter().cloned().collect::<Vec<_>>().join("\n");
-    universe_text.push('\n');
+    let universe_text: String = universe.iter().map(|name| format!("{name}\n")).collect();
     write(&universe_path, &universe_text)?;
-    files.push(universe_path.clone());
     // The install's prefix (where its tools/dpacc is), hardware only.
     let hw_install = choice
         .install
@@ -492,10 +486,6 @@ pub fn run(
             &audit,
         ),
     )?;
-    files.push(info_path);
-    if choice.backend == Backend::Hardware {
-        files.push(out_dir.join("bindings.rs"));
-    }
 
     // Whether the install has `module`: this crate's own answer for its optional
     // module, pkg-config's for another (sim and docs builds have every module).
@@ -536,7 +526,6 @@ pub fn run(
         version,
         audit,
         absent_reason,
-        files,
     })
 }
 
