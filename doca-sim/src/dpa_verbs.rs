@@ -36,6 +36,11 @@
 //!   the sim's atomics are atomic with respect to each other in the target's
 //!   process (the queue pair's own remote write and read permissions do not
 //!   govern them);
+//! - a receive, or the result of a read or atomic, lands only in SGEs whose
+//!   local key permits local writes (`DOCA_ACCESS_FLAG_LOCAL_READ_WRITE`), else
+//!   it fails (RECV_ERR / SEND_ERR), as a local protection error would;
+//! - a UC queue pair has no reads or atomics: such a request fails with
+//!   SEND_ERR (status: invalid request) and nothing moves;
 //! - a local key that does not cover its SGE, an unknown opcode, an atomic
 //!   whose local SGEs are not 8 bytes, more SGEs than the queue pair was made
 //!   for, or more outstanding work requests than its queue holds are device
@@ -227,6 +232,8 @@ pub(crate) struct QpShape {
     pub(crate) rq_wr: u32,
     pub(crate) send_sges: u32,
     pub(crate) receive_sges: u32,
+    /// RC (reads and atomics allowed), not UC (sends and writes only).
+    pub(crate) reliable: bool,
 }
 
 /// The traffic side of a queue pair on the DPA datapath: what its DPA handle
@@ -424,6 +431,12 @@ impl QpCore {
             return Status::RemoteInvalidRequest;
         };
         let wr = &staged.wr;
+        let reads = matches!(wr.opcode, wr::READ | wr::ATOMIC_FETCH_ADD);
+        if reads && !self.shape.reliable {
+            // UC has no reads or atomics: refused before anything moves (hardware
+            // completes such a request in error).
+            return Status::RemoteInvalidRequest;
+        }
         let op = match wr.opcode {
             wr::WRITE => Op::Write,
             wr::WRITE_WITH_IMM => Op::WriteImm,
@@ -524,8 +537,8 @@ fn gather(sges: &[Sge]) -> Option<Vec<u8>> {
     Some(data)
 }
 
-/// Writes `data` across `sges`; false when it does not fit or an address is
-/// bad.
+/// Writes `data` across `sges`; false when it does not fit, a key does not
+/// permit local writes or an address is bad.
 fn scatter(sges: &[Sge], data: &[u8]) -> bool {
     let room: u64 = sges.iter().map(|s| u64::from(s.length)).sum();
     if data.len() as u64 > room {
@@ -534,13 +547,16 @@ fn scatter(sges: &[Sge], data: &[u8]) -> bool {
     let mut rest = data;
     for s in sges {
         let n = rest.len().min(s.length as usize);
-        let written = with_range(s.lkey, s.addr, n as u64, |_| {
+        let written = with_range(s.lkey, s.addr, n as u64, |r| {
+            // Writing through a local key needs its local write permission
+            // (hardware: a local protection error).
+            let writable = r.permissions & abi::DOCA_ACCESS_FLAG_LOCAL_READ_WRITE != 0;
             // SAFETY: `rest` holds `n` bytes; the destination lies in a live
             // map (held so; it may have stopped since the receive was
             // posted, and then nothing is written) and is probed.
-            unsafe { trap::probe_copy(s.addr as *mut u8, rest.as_ptr(), n) }
+            writable.then(|| unsafe { trap::probe_copy(s.addr as *mut u8, rest.as_ptr(), n) })
         });
-        if !matches!(written, Some(Ok(()))) {
+        if !matches!(written, Some(Some(Ok(())))) {
             return false;
         }
         rest = &rest[n..];

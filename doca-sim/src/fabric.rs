@@ -32,6 +32,7 @@ use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::time::Duration;
 
 /// The variable naming the fabric directory.
 pub(crate) const DIR_VAR: &str = "DOCA_SIM_FABRIC_DIR";
@@ -140,6 +141,15 @@ pub(crate) type Handler = Arc<dyn Fn(Packet) -> Reply + Send + Sync>;
 /// The largest payload a packet may carry (an RC message is at most 2^31
 /// bytes; a frame claiming more is refused rather than allocated).
 const MAX_DATA: u32 = 1 << 30;
+/// How long a peer process may take over one read or write of a frame before
+/// the transfer fails (Unreachable: the work request completes SEND_ERR).
+/// Model choice: hardware's transport retries give up after about half a
+/// second at common ACK timeouts and retry counts; the sim waits 2 s so that a
+/// live peer on a loaded machine is not taken for a dead one. The connection is
+/// then dropped, so a late reply cannot answer a later request; the peer may
+/// still perform the request once it runs again, as a responder may after a
+/// retry-exceeded error.
+const PEER_TIMEOUT: Duration = Duration::from_secs(2);
 /// Marks the start of a request frame.
 const MAGIC: u32 = 0x4453_4631;
 
@@ -236,9 +246,16 @@ impl Fabric {
             let mut stream = lock(&stream);
             match exchange(&mut stream, &packet) {
                 Ok(reply) => return reply,
-                Err(_) => {
+                Err(e) => {
                     drop(stream);
                     lock(&self.state).peers.remove(&endpoint);
+                    // A peer that does not answer in time gets no second wait.
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                    ) {
+                        return Reply::status(Status::Unreachable);
+                    }
                 }
             }
         }
@@ -254,7 +271,10 @@ impl Fabric {
         if let Some(stream) = lock(&self.state).peers.get(endpoint) {
             return Some(stream.clone());
         }
-        let stream = Arc::new(Mutex::new(UnixStream::connect(endpoint).ok()?));
+        let stream = UnixStream::connect(endpoint).ok()?;
+        stream.set_read_timeout(Some(PEER_TIMEOUT)).ok()?;
+        stream.set_write_timeout(Some(PEER_TIMEOUT)).ok()?;
+        let stream = Arc::new(Mutex::new(stream));
         lock(&self.state)
             .peers
             .insert(endpoint.to_owned(), stream.clone());

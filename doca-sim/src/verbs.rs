@@ -557,6 +557,7 @@ doca_api! {
                     rq_wr: v.rq_wr,
                     send_sges: v.send_sges,
                     receive_sges: v.receive_sges,
+                    reliable: v.qp_type == abi::DOCA_VERBS_QP_TYPE_RC,
                 })?)
             }
             None => None,

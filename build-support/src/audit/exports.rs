@@ -101,8 +101,6 @@ pub struct Exports {
     /// True when every library asked about was found and read; then a name missing from
     /// `symbols` is known not to be exported.
     pub complete: bool,
-    /// The libraries read.
-    pub read: Vec<PathBuf>,
     /// Libraries that could not be found or read, with the reason.
     pub problems: Vec<String>,
 }
@@ -134,10 +132,7 @@ impl Exports {
                     ));
                 }
                 Some(path) => match exports_of(&path) {
-                    Ok(names) => {
-                        out.symbols.extend(names);
-                        out.read.push(path);
-                    }
+                    Ok(names) => out.symbols.extend(names),
                     Err(e) => {
                         out.complete = false;
                         out.problems.push(e.to_string());
