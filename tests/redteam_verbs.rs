@@ -38,8 +38,11 @@ doca::verbs::if_dpa_verbs! {
     const COMP_RECV_SEND: u32 = 0x2;
     const COMP_SEND_ERR: u32 = 0xD;
     const COMP_RECV_ERR: u32 = 0xE;
-    /// The fabric's status a SEND_ERR carries as its immediate (`Status::Unreachable`).
+    /// The fabric's statuses a SEND_ERR carries as its immediate (doca-sim's
+    /// `Status`: unreachable, transport retries exceeded, local QP operation).
     const UNREACHABLE: u32 = 4;
+    const RETRY_EXCEEDED: u32 = 5;
+    const LOCAL_OPERATION: u32 = 7;
 
     /// One case at a time (profiles are per scope, and some cases crowd the CPUs).
     fn serial() -> MutexGuard<'static, ()> {
@@ -301,7 +304,6 @@ doca::verbs::if_dpa_verbs! {
     // -----------------------------------------------------------------------
 
     #[test]
-    #[ignore = "BUG (model fidelity, silently wrong): an lkey's permissions are never checked. A receive into a map made with AccessFlags::RDMA_READ only (no LOCAL_READ_WRITE) is accepted (post count 1), completes RECV_SEND success and overwrites the buffer; hardware gives a local protection error"]
     fn a_receive_into_a_map_without_local_write() {
         let _one = serial();
         let r = within(Duration::from_secs(60), "lkey permissions", || -> Result<_, String> {
@@ -325,6 +327,8 @@ doca::verbs::if_dpa_verbs! {
         let (posted, sent, received, written) = r.unwrap_or_else(|m| panic!("the case failed to run: {m}"));
         eprintln!("read-only lkey: post {posted:?}, sender {sent:x?}, receiver {received:x?}, written {written}");
         assert!(!written, "a receive wrote through a map without local write permission");
+        assert!(matches!(received, Some((COMP_RECV_ERR, _))), "receiver: {received:x?}");
+        assert!(matches!(sent, Some((COMP_SEND_ERR, _))), "sender: {sent:x?}");
     }
 
     // -----------------------------------------------------------------------
@@ -334,7 +338,6 @@ doca::verbs::if_dpa_verbs! {
     // -----------------------------------------------------------------------
 
     #[test]
-    #[ignore = "BUG (model fidelity, silently wrong): QpType::Uc is recorded and otherwise ignored. An RDMA read on a UC queue pair (UC has no reads) completes SEND success and copies the remote bytes (observed local word 0xeeeeeeeeeeeeeeee)"]
     fn an_rdma_read_on_an_unreliable_connected_qp() {
         let _one = serial();
         let r = within(Duration::from_secs(60), "UC read", || -> Result<_, String> {
@@ -361,6 +364,7 @@ doca::verbs::if_dpa_verbs! {
         eprintln!("UC read: {sent:x?}, local word {got:#x}");
         assert!(!matches!(sent, Some((COMP_SEND, _))), "an RDMA read on a UC queue pair succeeded");
         assert_ne!(got, PAYLOAD, "an RDMA read on a UC queue pair copied the remote bytes");
+        assert_eq!(sent, Some((COMP_SEND_ERR, LOCAL_OPERATION)));
     }
 
     // -----------------------------------------------------------------------
@@ -840,7 +844,6 @@ doca::verbs::if_dpa_verbs! {
     }
 
     #[test]
-    #[ignore = "BUG (hang, then a fatal context): a peer queue pair in another process that stops answering (SIGSTOP) blocks the posting kernel inside doca_dpa_dev_verbs_qp_commit_send: the fabric reads the reply with no timeout and models no transport retry/ACK timeout. Observed: launch still running after 5 s (LaunchTimeout, context healthy); left stopped past the kernel run-time limit (12 s) the watchdog makes the whole local DPA context fatal (device fault blamed on rtv_hold_write); continued within the limit, the write completes (SEND_ERR). Hardware: SEND_ERR (retry exceeded) after ~0.5 s, context usable"]
     fn a_peer_process_that_stops_answering() {
         use std::io::{BufRead, BufReader, Write};
         use std::process::{Command, Stdio};
@@ -920,6 +923,9 @@ doca::verbs::if_dpa_verbs! {
              after continue: {after:?}, completion {got:x?}"
         );
         assert!(stopped_wait.is_ok(), "the kernel hung while the peer process was stopped: {stopped_wait:?}");
+        assert_eq!(health, "Ok(Ok)", "the context after the peer stopped answering");
+        assert!(after.is_ok(), "{after:?}");
+        assert_eq!(got, Some((COMP_SEND_ERR, RETRY_EXCEEDED)), "the write to the stopped peer");
     }
 }
 
