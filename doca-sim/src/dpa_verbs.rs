@@ -66,7 +66,7 @@ use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
 use crate::abi;
-use crate::dpa::fault::{Access, FaultKind};
+use crate::dpa::fault::{Access, FaultKind, QueueKind};
 use crate::dpa::launch::{bad_address, raise, with_device};
 use crate::dpa::threads::{comp, CompletionCore};
 use crate::dpa::{dpa, DpaCore};
@@ -771,7 +771,7 @@ pub extern "C" fn doca_sim_impl_verbs_post_send(handle: u64, send_wr: u64) -> u3
     if w.staged_sends.len() >= qp.shape.sq_wr.max(1) as usize {
         drop(w);
         raise(
-            FaultKind::QueueOverrun,
+            FaultKind::QueueOverrun(QueueKind::Send),
             format!("{CALL}: more uncommitted send work requests than the send queue holds"),
         );
         return 0;
@@ -814,7 +814,7 @@ pub extern "C" fn doca_sim_impl_verbs_post_recv(handle: u64, recv_wr: u64) -> u3
     if w.staged_receives.len() + w.receives.len() >= qp.shape.rq_wr.max(1) as usize {
         drop(w);
         raise(
-            FaultKind::QueueOverrun,
+            FaultKind::QueueOverrun(QueueKind::Receive),
             format!("{CALL}: more outstanding receives than the receive queue holds"),
         );
         return 0;
