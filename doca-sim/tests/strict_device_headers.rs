@@ -156,8 +156,8 @@ fn every_kernel_compiles_with_only_what_doca_3_0_declares() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert_eq!(
-        exceptions, 8,
-        "the RDMI kernels, the three DPA Verbs sources and the two sim-only programs"
+        exceptions, 9,
+        "the RDMI kernels, the four DPA Verbs sources and the two sim-only programs"
     );
 }
 
