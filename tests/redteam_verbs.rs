@@ -268,7 +268,7 @@ doca::verbs::if_dpa_verbs! {
         }
         let sent = poll(&dpa, &a)?;
         let landed = dst.buf.to_vec().map_err(e)?;
-        let leaked = landed.iter().any(|w| *w == VICTIM);
+        let leaked = landed.contains(&VICTIM);
         drop(victims);
         Ok((leaked, sent, landed, format!("{:?}", dpa.health())))
     }
