@@ -38,8 +38,11 @@ doca::verbs::if_dpa_verbs! {
     const COMP_RECV_SEND: u32 = 0x2;
     const COMP_SEND_ERR: u32 = 0xD;
     const COMP_RECV_ERR: u32 = 0xE;
-    /// The fabric's status a SEND_ERR carries as its immediate (`Status::Unreachable`).
+    /// The fabric's statuses a SEND_ERR carries as its immediate (doca-sim's
+    /// `Status`: unreachable, transport retries exceeded, local QP operation).
     const UNREACHABLE: u32 = 4;
+    const RETRY_EXCEEDED: u32 = 5;
+    const LOCAL_OPERATION: u32 = 7;
 
     /// One case at a time (profiles are per scope, and some cases crowd the CPUs).
     fn serial() -> MutexGuard<'static, ()> {
@@ -324,6 +327,8 @@ doca::verbs::if_dpa_verbs! {
         let (posted, sent, received, written) = r.unwrap_or_else(|m| panic!("the case failed to run: {m}"));
         eprintln!("read-only lkey: post {posted:?}, sender {sent:x?}, receiver {received:x?}, written {written}");
         assert!(!written, "a receive wrote through a map without local write permission");
+        assert!(matches!(received, Some((COMP_RECV_ERR, _))), "receiver: {received:x?}");
+        assert!(matches!(sent, Some((COMP_SEND_ERR, _))), "sender: {sent:x?}");
     }
 
     // -----------------------------------------------------------------------
@@ -359,6 +364,7 @@ doca::verbs::if_dpa_verbs! {
         eprintln!("UC read: {sent:x?}, local word {got:#x}");
         assert!(!matches!(sent, Some((COMP_SEND, _))), "an RDMA read on a UC queue pair succeeded");
         assert_ne!(got, PAYLOAD, "an RDMA read on a UC queue pair copied the remote bytes");
+        assert_eq!(sent, Some((COMP_SEND_ERR, LOCAL_OPERATION)));
     }
 
     // -----------------------------------------------------------------------
@@ -917,6 +923,9 @@ doca::verbs::if_dpa_verbs! {
              after continue: {after:?}, completion {got:x?}"
         );
         assert!(stopped_wait.is_ok(), "the kernel hung while the peer process was stopped: {stopped_wait:?}");
+        assert_eq!(health, "Ok(Ok)", "the context after the peer stopped answering");
+        assert!(after.is_ok(), "{after:?}");
+        assert_eq!(got, Some((COMP_SEND_ERR, RETRY_EXCEEDED)), "the write to the stopped peer");
     }
 }
 

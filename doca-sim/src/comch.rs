@@ -36,7 +36,7 @@ use crate::abi;
 use crate::ctx::{self, destroy_ctx, new_ctx, CtxOwner};
 use crate::dev::{obj, Dev, DevInfo, DeviceModel};
 use crate::dpa::async_ops::{copy_between_maps, KNOWN_FLAGS, OPTIMIZE_REPORTS};
-use crate::dpa::fault::{Access, FaultKind, FaultReport};
+use crate::dpa::fault::{Access, FaultKind, FaultReport, QueueKind};
 use crate::dpa::launch::{bad_address, current_device, raise, with_device};
 use crate::dpa::threads::{comp, completion_core, thread_core, CompletionCore, ThreadCore};
 use crate::dpa::{dpa, DpaCore};
@@ -256,7 +256,7 @@ impl CcCore {
             if let Some(d) = dpa {
                 let site = current_device().map(|c| c.site());
                 d.make_fatal(FaultReport::device(
-                    FaultKind::QueueOverrun,
+                    FaultKind::QueueOverrun(QueueKind::Completion),
                     site.as_ref(),
                     "Comch consumer completion context overrun".into(),
                 ));
@@ -1140,7 +1140,7 @@ pub extern "C" fn doca_sim_impl_comch_consumer_ack(handle: u64, num_msg: u32) {
             let max = st.dev_max_num_recv;
             drop(st);
             return raise(
-                FaultKind::QueueOverrun,
+                FaultKind::QueueOverrun(QueueKind::Receive),
                 format!("{call}: {posted} receives posted, more than the consumer's {max} (doca_comch_consumer_set_dev_max_num_recv)"),
             );
         }
@@ -1221,7 +1221,7 @@ pub unsafe extern "C" fn doca_sim_impl_comch_send(
             let max = st.dev_max_num_send;
             drop(st);
             return raise(
-                FaultKind::QueueOverrun,
+                FaultKind::QueueOverrun(QueueKind::Send),
                 format!("{call}: the producer's send queue is full ({max} sends waiting for receives; check doca_dpa_dev_comch_producer_is_consumer_empty and yield)"),
             );
         }

@@ -20,7 +20,7 @@ use std::ffi::{c_char, c_int, c_uint, CStr};
 use std::sync::OnceLock;
 use std::time::Instant;
 
-use crate::dpa::fault::{Access, FaultKind};
+use crate::dpa::fault::{Access, FaultKind, QueueKind};
 use crate::dpa::launch::{bad_address, current_device, raise, with_device};
 use crate::dpa::threads::comp;
 use crate::registry::resolve;
@@ -301,7 +301,10 @@ pub extern "C" fn doca_sim_impl_hash_table_add(handle: u64, key: u32, value: u64
     let _sim = SimCode::enter();
     if let Some(h) = hash(handle) {
         if !h.add(key, value) {
-            raise(FaultKind::QueueOverrun, "hash table full".into());
+            raise(
+                FaultKind::QueueOverrun(QueueKind::HashTable),
+                "hash table full".into(),
+            );
         }
     }
 }

@@ -21,6 +21,21 @@
 //! - every copy through a key is made while the key's map is live (held so
 //!   by `mmap::with_range`): a receive or staged work request whose map
 //!   stopped since it was posted copies nothing and fails;
+//! - a local key used as a destination (a receive, an RDMA read's result, an
+//!   atomic's old value) needs `DOCA_ACCESS_FLAG_LOCAL_READ_WRITE`, checked
+//!   when the data lands (and, for a read or an atomic, before the request
+//!   goes): otherwise nothing is written and the work request fails, as
+//!   InfiniBand's local protection error (RECV_ERR for a receive, the sender
+//!   then SEND_ERR; SEND_ERR for a read or an atomic, which is not applied).
+//!   A source (a send's or write's gather) needs only a live key;
+//! - an unreliable-connected (UC) queue pair sends and writes; an RDMA read or
+//!   atomic posted on one fails at the commit with SEND_ERR (InfiniBand's
+//!   local QP operation error), nothing sent or copied, and one arriving at a
+//!   UC queue pair is a remote invalid request;
+//! - a peer in another process that does not answer within the transport
+//!   timeout (4.096 µs × 2^`ack_timeout` × (`retry_cnt` + 1), within
+//!   0.1–2 s; 2 s for `ack_timeout` 0) fails the work request with SEND_ERR
+//!   (transport retries exceeded); the context stays usable;
 //! - a send (or write with immediate) that finds no committed receive at its
 //!   target is retried every millisecond, without limit when the queue pair's
 //!   `rnr_retry` is 7 (InfiniBand's "infinite") and `rnr_retry` times
@@ -29,18 +44,14 @@
 //!   a queue pair that does not permit remote writes or reads, a peer that is
 //!   not connected to this queue pair or not in RTR/RTS, a message longer than
 //!   the receive) give the initiator a SEND_ERR whose immediate is the fabric
-//!   status; a work request posted on a queue pair that is not in RTS is
-//!   flushed with SEND_ERR;
+//!   status (`fabric::Status`, which numbers the sender's own failures too);
+//!   a work request posted on a queue pair that is not in RTS is flushed with
+//!   SEND_ERR;
 //! - an atomic fetch-and-add needs a remote map that permits RDMA atomics and
 //!   an 8-byte aligned remote word, and 8 bytes of local SGEs for the old value;
 //!   the sim's atomics are atomic with respect to each other in the target's
 //!   process (the queue pair's own remote write and read permissions do not
 //!   govern them);
-//! - a receive, or the result of a read or atomic, lands only in SGEs whose
-//!   local key permits local writes (`DOCA_ACCESS_FLAG_LOCAL_READ_WRITE`), else
-//!   it fails (RECV_ERR / SEND_ERR), as a local protection error would;
-//! - a UC queue pair has no reads or atomics: such a request fails with
-//!   SEND_ERR (status: invalid request) and nothing moves;
 //! - a local key that does not cover its SGE, an unknown opcode, an atomic
 //!   whose local SGEs are not 8 bytes, more SGEs than the queue pair was made
 //!   for, or more outstanding work requests than its queue holds are device
@@ -55,14 +66,14 @@ use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
 use crate::abi;
-use crate::dpa::fault::{Access, FaultKind};
+use crate::dpa::fault::{Access, FaultKind, QueueKind};
 use crate::dpa::launch::{bad_address, raise, with_device};
 use crate::dpa::threads::{comp, CompletionCore};
 use crate::dpa::{dpa, DpaCore};
 use crate::error::{codes, fail, SimResult};
 use crate::export::{doca_api, out};
 use crate::fabric::{Fabric, Op, Packet, Reply, Status};
-use crate::mmap::{handle_info, with_range};
+use crate::mmap::{handle_info, with_range, HandleRange};
 use crate::registry::{self, SimObject};
 use crate::trap::{self, SimCode};
 
@@ -140,6 +151,10 @@ const RTR: abi::doca_verbs_qp_state = abi::DOCA_VERBS_QP_STATE_RTR;
 const RTS: abi::doca_verbs_qp_state = abi::DOCA_VERBS_QP_STATE_RTS;
 /// `rnr_retry` that means "retry without limit".
 const RNR_INFINITE: u16 = 7;
+/// The access a local SGE needs to be written: the destination of a receive,
+/// of an RDMA read's result or of an atomic's old value (a source needs only
+/// a live key: local reads are always allowed, as on hardware).
+const LOCAL_WRITE: u32 = abi::DOCA_ACCESS_FLAG_LOCAL_READ_WRITE;
 
 /// One scatter/gather element, as a kernel posted it.
 #[derive(Debug, Clone, Copy, Default)]
@@ -208,6 +223,8 @@ pub(crate) struct TrafficAttrs {
     pub(crate) remote_write: Option<bool>,
     pub(crate) remote_read: Option<bool>,
     pub(crate) rnr_retry: Option<u16>,
+    pub(crate) ack_timeout: Option<u16>,
+    pub(crate) retry_cnt: Option<u16>,
 }
 
 struct Wire {
@@ -216,6 +233,8 @@ struct Wire {
     remote_write: bool,
     remote_read: bool,
     rnr_retry: u16,
+    ack_timeout: u16,
+    retry_cnt: u16,
     staged_sends: Vec<StagedSend>,
     sends_posted: u32,
     staged_receives: Vec<Receive>,
@@ -226,14 +245,14 @@ struct Wire {
 /// How a queue pair on the DPA datapath was made.
 pub(crate) struct QpShape {
     pub(crate) dpa: Arc<DpaCore>,
+    /// `DOCA_VERBS_QP_TYPE_RC` or `_UC` (`doca_verbs_qp_init_attr_set_qp_type`).
+    pub(crate) qp_type: u32,
     pub(crate) send_completion: Option<Arc<CompletionCore>>,
     pub(crate) receive_completion: Option<Arc<CompletionCore>>,
     pub(crate) sq_wr: u32,
     pub(crate) rq_wr: u32,
     pub(crate) send_sges: u32,
     pub(crate) receive_sges: u32,
-    /// RC (reads and atomics allowed), not UC (sends and writes only).
-    pub(crate) reliable: bool,
 }
 
 /// The traffic side of a queue pair on the DPA datapath: what its DPA handle
@@ -268,6 +287,8 @@ impl QpCore {
                     remote_write: false,
                     remote_read: false,
                     rnr_retry: 0,
+                    ack_timeout: 0,
+                    retry_cnt: 0,
                     staged_sends: Vec::new(),
                     sends_posted: 0,
                     staged_receives: Vec::new(),
@@ -293,6 +314,12 @@ impl QpCore {
         &self.shape.dpa
     }
 
+    /// Whether the queue pair's transport has RDMA reads and atomics: a
+    /// reliable connection does, an unreliable one only sends and writes.
+    fn reads_and_atomics(&self) -> bool {
+        self.shape.qp_type == abi::DOCA_VERBS_QP_TYPE_RC
+    }
+
     /// Moves to `state` with `attrs` applied (the transition was checked).
     pub(crate) fn apply(&self, state: abi::doca_verbs_qp_state, attrs: TrafficAttrs) {
         let mut w = lock(&self.wire);
@@ -308,6 +335,12 @@ impl QpCore {
         }
         if let Some(v) = attrs.rnr_retry {
             w.rnr_retry = v;
+        }
+        if let Some(v) = attrs.ack_timeout {
+            w.ack_timeout = v;
+        }
+        if let Some(v) = attrs.retry_cnt {
+            w.retry_cnt = v;
         }
         if state == abi::DOCA_VERBS_QP_STATE_RST {
             w.staged_sends.clear();
@@ -326,6 +359,10 @@ impl QpCore {
             Op::Read => u64::from(packet.len),
             _ => packet.data.len() as u64,
         };
+        if matches!(packet.op, Op::Read | Op::FetchAdd) && !self.reads_and_atomics() {
+            // An unreliable connection has no responder for them.
+            return Reply::status(Status::RemoteInvalidRequest);
+        }
         let (allowed, access) = match packet.op {
             Op::Write | Op::WriteImm => (w.remote_write, abi::DOCA_ACCESS_FLAG_RDMA_WRITE),
             Op::Read => (w.remote_read, abi::DOCA_ACCESS_FLAG_RDMA_READ),
@@ -423,20 +460,15 @@ impl QpCore {
     }
 
     fn transmit(&self, staged: &StagedSend) -> Status {
-        let (state, dest, rnr_retry) = {
+        let (state, dest, rnr_retry, timeout) = {
             let w = lock(&self.wire);
-            (w.state, w.dest_qpn, w.rnr_retry)
+            let timeout = transport_timeout(w.ack_timeout, w.retry_cnt);
+            (w.state, w.dest_qpn, w.rnr_retry, timeout)
         };
         let Some(dest_qpn) = dest.filter(|_| state == RTS) else {
             return Status::RemoteInvalidRequest;
         };
         let wr = &staged.wr;
-        let reads = matches!(wr.opcode, wr::READ | wr::ATOMIC_FETCH_ADD);
-        if reads && !self.shape.reliable {
-            // UC has no reads or atomics: refused before anything moves (hardware
-            // completes such a request in error).
-            return Status::RemoteInvalidRequest;
-        }
         let op = match wr.opcode {
             wr::WRITE => Op::Write,
             wr::WRITE_WITH_IMM => Op::WriteImm,
@@ -445,6 +477,16 @@ impl QpCore {
             wr::ATOMIC_FETCH_ADD => Op::FetchAdd,
             _ => Op::Read,
         };
+        let answered = matches!(op, Op::Read | Op::FetchAdd);
+        if answered && !self.reads_and_atomics() {
+            return Status::LocalOperation;
+        }
+        // A read's result and an atomic's old value land in the local SGEs:
+        // checked before the request goes (so an atomic is not applied for a
+        // result that could not land), and again when they land.
+        if answered && !writable(&staged.sges) {
+            return Status::LocalProtection;
+        }
         let total: u64 = staged.sges.iter().map(|s| u64::from(s.length)).sum();
         let data = if op == Op::Read {
             Vec::new()
@@ -452,7 +494,7 @@ impl QpCore {
             wr.compare_add.to_le_bytes().to_vec()
         } else {
             let Some(data) = gather(&staged.sges) else {
-                return Status::RemoteInvalidRequest;
+                return Status::LocalProtection;
             };
             data
         };
@@ -468,7 +510,7 @@ impl QpCore {
         };
         let mut retries = 0u32;
         loop {
-            let reply = Fabric::global().transmit(packet.clone());
+            let reply = Fabric::global().transmit(packet.clone(), timeout);
             match reply.status {
                 Status::ReceiverNotReady
                     if rnr_retry == RNR_INFINITE || retries < u32::from(rnr_retry) =>
@@ -476,11 +518,11 @@ impl QpCore {
                     retries += 1;
                     std::thread::sleep(Duration::from_millis(1));
                 }
-                Status::Ok if matches!(op, Op::Read | Op::FetchAdd) => {
+                Status::Ok if answered => {
                     return if scatter(&staged.sges, &reply.data) {
                         Status::Ok
                     } else {
-                        Status::RemoteAccess
+                        Status::LocalProtection
                     };
                 }
                 status => return status,
@@ -488,6 +530,31 @@ impl QpCore {
         }
     }
 }
+
+/// How long a work request waits for a peer's answer before it fails with
+/// [`Status::RetryExceeded`]: InfiniBand's local ACK timeout
+/// (4.096 µs × 2^`ack_timeout`) for each of the `retry_cnt` retries and the
+/// first try, kept within [`MIN_TIMEOUT`, `MAX_TIMEOUT`].
+///
+/// Model choice (docs/sim-model.md, "DPA Verbs"): `ack_timeout` 0, which is
+/// no timeout on hardware and what a queue pair never given one has, waits
+/// [`MAX_TIMEOUT`]: the wait blocks the committing kernel, which the kernel
+/// run-time limit would otherwise stop, making its whole context fatal.
+fn transport_timeout(ack_timeout: u16, retry_cnt: u16) -> Duration {
+    if ack_timeout == 0 {
+        return MAX_TIMEOUT;
+    }
+    // Both are fields of 5 and 3 bits in InfiniBand.
+    let one = Duration::from_nanos(4096 << ack_timeout.min(31));
+    let tries = u32::from(retry_cnt.min(7)) + 1;
+    one.saturating_mul(tries).clamp(MIN_TIMEOUT, MAX_TIMEOUT)
+}
+
+/// The shortest wait for an answer: a peer process on a busy host may take
+/// tens of milliseconds to be scheduled, which no NIC does.
+const MIN_TIMEOUT: Duration = Duration::from_millis(100);
+/// The longest: a few of them fit in the default kernel run-time limit (12 s).
+const MAX_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// Serialises the sim's RDMA atomics in this process (atomics are atomic with
 /// respect to each other).
@@ -537,24 +604,37 @@ fn gather(sges: &[Sge]) -> Option<Vec<u8>> {
     Some(data)
 }
 
-/// Writes `data` across `sges`; false when it does not fit, a key does not
-/// permit local writes or an address is bad.
+/// Whether a map permits the local writes of a destination SGE.
+fn local_write(r: &HandleRange) -> bool {
+    r.permissions & LOCAL_WRITE != 0
+}
+
+/// Whether every SGE's local key is live, covers it and permits local
+/// writes (hardware: a local protection error otherwise).
+fn writable(sges: &[Sge]) -> bool {
+    sges.iter()
+        .all(|s| with_range(s.lkey, s.addr, u64::from(s.length), local_write) == Some(true))
+}
+
+/// Writes `data` across `sges`; false, with nothing written, when it does
+/// not fit or a key does not permit local writes (checked first, for every
+/// SGE); false after a map that stopped or a bad address.
 fn scatter(sges: &[Sge], data: &[u8]) -> bool {
     let room: u64 = sges.iter().map(|s| u64::from(s.length)).sum();
-    if data.len() as u64 > room {
+    if data.len() as u64 > room || !writable(sges) {
         return false;
     }
     let mut rest = data;
     for s in sges {
         let n = rest.len().min(s.length as usize);
         let written = with_range(s.lkey, s.addr, n as u64, |r| {
-            // Writing through a local key needs its local write permission
-            // (hardware: a local protection error).
-            let writable = r.permissions & abi::DOCA_ACCESS_FLAG_LOCAL_READ_WRITE != 0;
+            if !local_write(r) {
+                return None;
+            }
             // SAFETY: `rest` holds `n` bytes; the destination lies in a live
             // map (held so; it may have stopped since the receive was
             // posted, and then nothing is written) and is probed.
-            writable.then(|| unsafe { trap::probe_copy(s.addr as *mut u8, rest.as_ptr(), n) })
+            Some(unsafe { trap::probe_copy(s.addr as *mut u8, rest.as_ptr(), n) })
         });
         if !matches!(written, Some(Some(Ok(())))) {
             return false;
@@ -691,7 +771,7 @@ pub extern "C" fn doca_sim_impl_verbs_post_send(handle: u64, send_wr: u64) -> u3
     if w.staged_sends.len() >= qp.shape.sq_wr.max(1) as usize {
         drop(w);
         raise(
-            FaultKind::QueueOverrun,
+            FaultKind::QueueOverrun(QueueKind::Send),
             format!("{CALL}: more uncommitted send work requests than the send queue holds"),
         );
         return 0;
@@ -734,7 +814,7 @@ pub extern "C" fn doca_sim_impl_verbs_post_recv(handle: u64, recv_wr: u64) -> u3
     if w.staged_receives.len() + w.receives.len() >= qp.shape.rq_wr.max(1) as usize {
         drop(w);
         raise(
-            FaultKind::QueueOverrun,
+            FaultKind::QueueOverrun(QueueKind::Receive),
             format!("{CALL}: more outstanding receives than the receive queue holds"),
         );
         return 0;
@@ -762,4 +842,28 @@ pub extern "C" fn doca_sim_impl_verbs_commit_recv(handle: u64) {
 pub extern "C" fn doca_sim_impl_verbs_qpn(handle: u64) -> u32 {
     let _sim = SimCode::enter();
     qp_of("doca_dpa_dev_verbs_qp_get_qpn", handle).map_or(0, |qp| qp.qpn)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_transport_timeout_follows_ack_timeout_and_retry_cnt_within_bounds() {
+        // NVIDIA's sample and the safe crate's default: 67 ms × 8 tries.
+        let sample = transport_timeout(14, 7);
+        assert_eq!(sample, Duration::from_nanos(4096 << 14) * 8);
+        assert!(sample > Duration::from_millis(500) && sample < Duration::from_millis(600));
+        assert_eq!(
+            transport_timeout(16, 1),
+            Duration::from_nanos(4096 << 16) * 2
+        );
+        // No timeout on hardware; bounded here.
+        assert_eq!(transport_timeout(0, 7), MAX_TIMEOUT);
+        assert_eq!(transport_timeout(1, 0), MIN_TIMEOUT);
+        assert_eq!(transport_timeout(31, 7), MAX_TIMEOUT);
+        // Out-of-range values count as InfiniBand's largest.
+        assert_eq!(transport_timeout(u16::MAX, u16::MAX), MAX_TIMEOUT);
+        assert_eq!(transport_timeout(14, 100), transport_timeout(14, 7));
+    }
 }

@@ -14,6 +14,14 @@
 //! the answer comes back on it. Hosts are not modelled: the GID plays no part
 //! in routing.
 //!
+//! Model choice: a peer process that does not answer within the sender's
+//! transport timeout (a stopped or overloaded process) is what a peer that
+//! sends no ACK is on hardware: the packet fails with
+//! [`Status::RetryExceeded`]. The request may still be carried out when the
+//! peer resumes, as a request whose ACKs were lost may have been on hardware;
+//! its late answer is told apart by the sequence number every frame carries,
+//! and dropped, so it is never taken for the answer to a later request.
+//!
 //! The directory is `DOCA_SIM_FABRIC_DIR`, else `doca-sim-fabric-<uid>` in the
 //! system's temporary directory. It must be the user's own and closed to
 //! others (mode `0700`), or nothing is claimed (fail closed: another user
@@ -28,11 +36,12 @@ use std::fs;
 use std::io::{self, Read, Write};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::io::AsRawFd;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The variable naming the fabric directory.
 pub(crate) const DIR_VAR: &str = "DOCA_SIM_FABRIC_DIR";
@@ -86,8 +95,10 @@ pub(crate) struct Packet {
     pub(crate) data: Vec<u8>,
 }
 
-/// How the receiving queue pair took a packet (the completion status the
-/// sender reports).
+/// What became of a packet: how the receiving queue pair took it, or why it
+/// never got an answer. The sender reports it as its completion status (the
+/// number is a failed work request's SEND_ERR immediate), so the sender's own
+/// failures that send nothing are numbered here too.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
 pub(crate) enum Status {
@@ -101,9 +112,20 @@ pub(crate) enum Status {
     /// No queue pair has the number (never claimed, destroyed, or its process
     /// is gone).
     Unreachable = 4,
+    /// The peer's process did not answer within the sender's transport
+    /// timeout (hardware: transport retries exceeded).
+    RetryExceeded = 5,
+    /// The sender's own: a local key that is gone or does not permit the
+    /// access (hardware: local protection error). Never sent or answered.
+    LocalProtection = 6,
+    /// The sender's own: an operation its queue pair's transport does not
+    /// have, such as an RDMA read on an unreliable connection (hardware:
+    /// local QP operation error). Never sent or answered.
+    LocalOperation = 7,
 }
 
 impl Status {
+    /// A peer's answer; it can only say how its queue pair took the packet.
     fn from_wire(byte: u8) -> Status {
         [
             Status::Ok,
@@ -141,17 +163,14 @@ pub(crate) type Handler = Arc<dyn Fn(Packet) -> Reply + Send + Sync>;
 /// The largest payload a packet may carry (an RC message is at most 2^31
 /// bytes; a frame claiming more is refused rather than allocated).
 const MAX_DATA: u32 = 1 << 30;
-/// How long a peer process may take over one read or write of a frame before
-/// the transfer fails (Unreachable: the work request completes SEND_ERR).
-/// Model choice: hardware's transport retries give up after about half a
-/// second at common ACK timeouts and retry counts; the sim waits 2 s so that a
-/// live peer on a loaded machine is not taken for a dead one. The connection is
-/// then dropped, so a late reply cannot answer a later request; the peer may
-/// still perform the request once it runs again, as a responder may after a
-/// retry-exceeded error.
-const PEER_TIMEOUT: Duration = Duration::from_secs(2);
-/// Marks the start of a request frame.
-const MAGIC: u32 = 0x4453_4631;
+/// Marks the start of a request frame ("DSF2": frames carry a sequence
+/// number since version 2, so a process of an older sim is refused rather
+/// than misread).
+const MAGIC: u32 = 0x4453_4632;
+/// The bytes of a request frame before its payload.
+const PACKET_HEADER: usize = 44;
+/// The bytes of an answer frame before its payload.
+const REPLY_HEADER: usize = 12;
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
@@ -169,8 +188,34 @@ struct State {
     endpoint: Option<PathBuf>,
     /// The handlers of the numbers claimed here.
     local: HashMap<u32, Handler>,
-    /// Open connections to other endpoints, by socket path.
-    peers: HashMap<PathBuf, Arc<Mutex<UnixStream>>>,
+    /// Idle connections to other endpoints, by socket path. A sender takes
+    /// one for itself (or connects) and puts it back when done, so one
+    /// sender's wait for a silent peer never holds up another's.
+    peers: HashMap<PathBuf, Vec<Connection>>,
+}
+
+/// A connection to another side's endpoint: requests go out on it in order,
+/// and their answers come back in the same order.
+#[derive(Debug)]
+struct Connection {
+    stream: UnixStream,
+    /// The sequence number of the next request; an answer carries its
+    /// request's.
+    next_seq: u32,
+}
+
+/// How one request on a [`Connection`] ended.
+#[derive(Debug)]
+enum Exchange {
+    Answered(Reply),
+    /// No answer before the deadline. `in_sync`: the connection is between
+    /// frames, so it may carry the next request (whose answer is told from
+    /// this one's by its sequence number); otherwise it must be closed.
+    TimedOut {
+        in_sync: bool,
+    },
+    /// The connection failed (closed by the peer, a bad frame).
+    Broken,
 }
 
 static ENDPOINTS: AtomicU32 = AtomicU32::new(0);
@@ -228,8 +273,11 @@ impl Fabric {
     }
 
     /// Sends `packet` to its destination and returns the answer.
-    /// [`Status::Unreachable`] when nothing has the number.
-    pub(crate) fn transmit(&self, packet: Packet) -> Reply {
+    /// [`Status::Unreachable`] when nothing has the number;
+    /// [`Status::RetryExceeded`] when a queue pair of another process does
+    /// not answer within `timeout` (one of this process answers before its
+    /// handler returns, which needs no bound).
+    pub(crate) fn transmit(&self, packet: Packet, timeout: Duration) -> Reply {
         let local = lock(&self.state).local.get(&packet.dest_qpn).cloned();
         if let Some(handler) = local {
             return handler(packet);
@@ -237,48 +285,55 @@ impl Fabric {
         let Some(endpoint) = self.endpoint_of(packet.dest_qpn) else {
             return Reply::status(Status::Unreachable);
         };
-        // One retry on a fresh connection: a cached one may have been closed
-        // by a peer that restarted its listener.
-        for _ in 0..2 {
-            let Some(stream) = self.connection(&endpoint) else {
+        if data_len(&packet.data).is_err() {
+            return Reply::status(Status::Unreachable);
+        }
+        let now = Instant::now();
+        let deadline = now.checked_add(timeout).unwrap_or(now);
+        let mut pooled = lock(&self.state)
+            .peers
+            .get_mut(&endpoint)
+            .and_then(Vec::pop);
+        loop {
+            let reused = pooled.is_some();
+            let conn = pooled
+                .take()
+                .or_else(|| UnixStream::connect(&endpoint).ok().map(Connection::new));
+            let Some(mut conn) = conn else {
                 return Reply::status(Status::Unreachable);
             };
-            let mut stream = lock(&stream);
-            match exchange(&mut stream, &packet) {
-                Ok(reply) => return reply,
-                Err(e) => {
-                    drop(stream);
-                    lock(&self.state).peers.remove(&endpoint);
-                    // A peer that does not answer in time gets no second wait.
-                    if matches!(
-                        e.kind(),
-                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                    ) {
-                        return Reply::status(Status::Unreachable);
-                    }
+            match conn.exchange(&packet, deadline) {
+                Exchange::Answered(reply) => {
+                    self.put_back(endpoint, conn);
+                    return reply;
                 }
+                Exchange::TimedOut { in_sync } => {
+                    // Out of sync, the connection is dropped (closed): the
+                    // late answer has nowhere to arrive.
+                    if in_sync {
+                        self.put_back(endpoint, conn);
+                    }
+                    return Reply::status(Status::RetryExceeded);
+                }
+                // A kept connection may have been closed by a peer that
+                // restarted its listener: once more on a fresh one.
+                Exchange::Broken if reused => {}
+                Exchange::Broken => return Reply::status(Status::Unreachable),
             }
         }
-        Reply::status(Status::Unreachable)
+    }
+
+    fn put_back(&self, endpoint: PathBuf, conn: Connection) {
+        lock(&self.state)
+            .peers
+            .entry(endpoint)
+            .or_default()
+            .push(conn);
     }
 
     fn endpoint_of(&self, qpn: u32) -> Option<PathBuf> {
         let bytes = fs::read(self.dir.join(format!("qp-{qpn}"))).ok()?;
         Some(PathBuf::from(OsString::from_vec(bytes)))
-    }
-
-    fn connection(&self, endpoint: &Path) -> Option<Arc<Mutex<UnixStream>>> {
-        if let Some(stream) = lock(&self.state).peers.get(endpoint) {
-            return Some(stream.clone());
-        }
-        let stream = UnixStream::connect(endpoint).ok()?;
-        stream.set_read_timeout(Some(PEER_TIMEOUT)).ok()?;
-        stream.set_write_timeout(Some(PEER_TIMEOUT)).ok()?;
-        let stream = Arc::new(Mutex::new(stream));
-        lock(&self.state)
-            .peers
-            .insert(endpoint.to_owned(), stream.clone());
-        Some(stream)
     }
 
     /// This side's endpoint, listening from the first call on.
@@ -389,25 +444,153 @@ fn accept_loop(listener: &UnixListener, state: &Arc<Mutex<State>>) {
 
 /// Answers the packets of one peer connection until it closes.
 fn serve(mut stream: UnixStream, state: &Mutex<State>) {
-    while let Ok(Some(packet)) = read_packet(&mut stream) {
+    while let Ok(Some((seq, packet))) = read_packet(&mut stream) {
         let handler = lock(state).local.get(&packet.dest_qpn).cloned();
         let reply = match handler {
             Some(handler) => handler(packet),
             None => Reply::status(Status::Unreachable),
         };
-        if write_reply(&mut stream, &reply).is_err() {
+        let sent = reply_frame(&reply, seq).and_then(|frame| {
+            Sender {
+                stream: &stream,
+                deadline: None,
+                sent: 0,
+            }
+            .write_all(&frame)
+        });
+        if sent.is_err() {
             return;
         }
     }
 }
 
-fn exchange(stream: &mut UnixStream, packet: &Packet) -> io::Result<Reply> {
-    write_packet(stream, packet)?;
-    read_reply(stream)
+impl Connection {
+    fn new(stream: UnixStream) -> Connection {
+        Connection {
+            stream,
+            next_seq: 0,
+        }
+    }
+
+    /// Sends `packet` and waits for its answer until `deadline`, passing
+    /// over the late answers of requests that timed out before it.
+    fn exchange(&mut self, packet: &Packet, deadline: Instant) -> Exchange {
+        let seq = self.next_seq;
+        self.next_seq = seq.wrapping_add(1);
+        let Ok(frame) = packet_frame(packet, seq) else {
+            return Exchange::Broken;
+        };
+        let mut sender = Sender {
+            stream: &self.stream,
+            deadline: Some(deadline),
+            sent: 0,
+        };
+        if let Err(e) = sender.write_all(&frame) {
+            if timed_out(&e) {
+                return Exchange::TimedOut {
+                    in_sync: sender.sent == 0,
+                };
+            }
+            return Exchange::Broken;
+        }
+        loop {
+            let mut receiver = Receiver {
+                stream: &self.stream,
+                deadline,
+                got: 0,
+            };
+            match read_reply(&mut receiver) {
+                Ok((answered, reply)) if answered == seq => return Exchange::Answered(reply),
+                // The late answer to an earlier request of this connection.
+                Ok(_) => {}
+                Err(e) if timed_out(&e) => {
+                    return Exchange::TimedOut {
+                        in_sync: receiver.got == 0,
+                    }
+                }
+                Err(_) => return Exchange::Broken,
+            }
+        }
+    }
 }
 
-fn write_packet(w: &mut impl Write, p: &Packet) -> io::Result<()> {
-    let mut frame = Vec::with_capacity(40 + p.data.len());
+/// Whether `e` is a socket timeout (`SO_RCVTIMEO`/`SO_SNDTIMEO` expiring is
+/// `EAGAIN` on Linux) or a deadline [`time_left`] found passed.
+fn timed_out(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+    )
+}
+
+/// The time until `deadline`, or a timeout error once it has passed (a
+/// socket timeout of zero would mean "none").
+fn time_left(deadline: Instant) -> io::Result<Duration> {
+    let left = deadline.saturating_duration_since(Instant::now());
+    if left.is_zero() {
+        return Err(io::Error::from(io::ErrorKind::TimedOut));
+    }
+    Ok(left)
+}
+
+/// Writes to a connection, counting what left, until an optional deadline.
+///
+/// `send(MSG_NOSIGNAL)`, not `write`: writing to a connection whose other end
+/// closed (a sender that gave up waiting, a process that exited) is then the
+/// error `EPIPE`, never SIGPIPE, which would end a C host process (only Rust
+/// programs ignore it from the start).
+struct Sender<'a> {
+    stream: &'a UnixStream,
+    deadline: Option<Instant>,
+    sent: usize,
+}
+
+impl Write for Sender<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if let Some(deadline) = self.deadline {
+            self.stream.set_write_timeout(Some(time_left(deadline)?))?;
+        }
+        // SAFETY: `buf` is readable for `buf.len()` bytes during the call,
+        // and the descriptor is the stream's, open while it is borrowed.
+        let n = unsafe {
+            libc::send(
+                self.stream.as_raw_fd(),
+                buf.as_ptr().cast(),
+                buf.len(),
+                libc::MSG_NOSIGNAL,
+            )
+        };
+        let n = usize::try_from(n).map_err(|_| io::Error::last_os_error())?;
+        self.sent += n;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Reads from a connection until a deadline, counting what arrived.
+struct Receiver<'a> {
+    stream: &'a UnixStream,
+    deadline: Instant,
+    got: usize,
+}
+
+impl Read for Receiver<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.stream
+            .set_read_timeout(Some(time_left(self.deadline)?))?;
+        let mut stream = self.stream;
+        let n = stream.read(buf)?;
+        self.got += n;
+        Ok(n)
+    }
+}
+
+/// The frame of request number `seq`.
+fn packet_frame(p: &Packet, seq: u32) -> io::Result<Vec<u8>> {
+    let mut frame = Vec::with_capacity(PACKET_HEADER + p.data.len());
     frame.extend_from_slice(&MAGIC.to_le_bytes());
     frame.extend_from_slice(&p.src_qpn.to_le_bytes());
     frame.extend_from_slice(&p.dest_qpn.to_le_bytes());
@@ -417,8 +600,9 @@ fn write_packet(w: &mut impl Write, p: &Packet) -> io::Result<()> {
     frame.extend_from_slice(&p.imm.to_le_bytes());
     frame.extend_from_slice(&p.len.to_le_bytes());
     frame.extend_from_slice(&data_len(&p.data)?.to_le_bytes());
+    frame.extend_from_slice(&seq.to_le_bytes());
     frame.extend_from_slice(&p.data);
-    w.write_all(&frame)
+    Ok(frame)
 }
 
 fn data_len(data: &[u8]) -> io::Result<u32> {
@@ -444,9 +628,10 @@ fn read_data(r: &mut impl Read, len: u32) -> io::Result<Vec<u8>> {
     Ok(data)
 }
 
-/// The next request, or `None` at a clean end of the connection.
-fn read_packet(r: &mut impl Read) -> io::Result<Option<Packet>> {
-    let mut h = [0u8; 40];
+/// The next request and its sequence number, or `None` at a clean end of
+/// the connection.
+fn read_packet(r: &mut impl Read) -> io::Result<Option<(u32, Packet)>> {
+    let mut h = [0u8; PACKET_HEADER];
     match r.read_exact(&mut h[..4]) {
         Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
         other => other?,
@@ -461,7 +646,7 @@ fn read_packet(r: &mut impl Read) -> io::Result<Option<Packet>> {
     };
     let mut addr = [0u8; 8];
     addr.copy_from_slice(&h[16..24]);
-    Ok(Some(Packet {
+    let packet = Packet {
         src_qpn: u32_at(&h, 4),
         dest_qpn: u32_at(&h, 8),
         op,
@@ -470,24 +655,29 @@ fn read_packet(r: &mut impl Read) -> io::Result<Option<Packet>> {
         imm: u32_at(&h, 28),
         len: u32_at(&h, 32),
         data: read_data(r, u32_at(&h, 36))?,
-    }))
+    };
+    Ok(Some((u32_at(&h, 40), packet)))
 }
 
-fn write_reply(w: &mut impl Write, reply: &Reply) -> io::Result<()> {
-    let mut frame = Vec::with_capacity(8 + reply.data.len());
+/// The frame answering request number `seq`.
+fn reply_frame(reply: &Reply, seq: u32) -> io::Result<Vec<u8>> {
+    let mut frame = Vec::with_capacity(REPLY_HEADER + reply.data.len());
     frame.extend_from_slice(&[reply.status as u8, 0, 0, 0]);
     frame.extend_from_slice(&data_len(&reply.data)?.to_le_bytes());
+    frame.extend_from_slice(&seq.to_le_bytes());
     frame.extend_from_slice(&reply.data);
-    w.write_all(&frame)
+    Ok(frame)
 }
 
-fn read_reply(r: &mut impl Read) -> io::Result<Reply> {
-    let mut h = [0u8; 8];
+/// The next answer and the sequence number of the request it answers.
+fn read_reply(r: &mut impl Read) -> io::Result<(u32, Reply)> {
+    let mut h = [0u8; REPLY_HEADER];
     r.read_exact(&mut h)?;
-    Ok(Reply {
+    let reply = Reply {
         status: Status::from_wire(h[0]),
         data: read_data(r, u32_at(&h, 4))?,
-    })
+    };
+    Ok((u32_at(&h, 8), reply))
 }
 
 #[cfg(test)]

@@ -134,7 +134,7 @@ mod trap;
 mod verbs;
 
 pub use config::config_error;
-pub use dpa::fault::{Access, DeviceCode, FaultKind, FaultReport};
+pub use dpa::fault::{Access, DeviceCode, FaultKind, FaultReport, QueueKind};
 pub use dpa::launch::abandoned_eu_threads;
 pub use dpa::{concurrent_context_uses, fault_report, max_run_time};
 pub use hooks::{Entered, Hold, InjectError, Nth, Scope, ScopeHandle};

@@ -59,7 +59,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 use crate::abi;
 use crate::ctx::{self, destroy_ctx, new_ctx, CtxOwner};
 use crate::dev::{obj, Dev, DevInfo, DeviceModel};
-use crate::dpa::fault::{Access, FaultKind};
+use crate::dpa::fault::{Access, FaultKind, QueueKind};
 use crate::dpa::launch::{bad_address, raise, with_device};
 use crate::dpa::threads::{comp, completion_core, CompletionCore};
 use crate::dpa::DpaCore;
@@ -801,7 +801,7 @@ pub extern "C" fn doca_sim_impl_rdma_receive(handle: u64, mmap: u32, addr: u64, 
     if st.receives.len() >= st.recv_queue_size as usize {
         drop(st);
         return raise(
-            FaultKind::QueueOverrun,
+            FaultKind::QueueOverrun(QueueKind::Receive),
             format!("{CALL}: the receive queue is full (doca_rdma_set_recv_queue_size)"),
         );
     }

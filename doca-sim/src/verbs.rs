@@ -163,8 +163,8 @@ impl SimObject for Qp {
 ///
 /// Model choice: the next state and what the traffic of a queue pair on the
 /// DPA datapath uses (destination queue pair number, remote write and read
-/// permission, RNR retries) are kept; the other attributes are accepted and
-/// not used.
+/// permission, RNR retries, ACK timeout and retry count) are kept; the other
+/// attributes are accepted and not used.
 #[derive(Default)]
 pub(crate) struct QpAttr {
     next_state: Mutex<Option<abi::doca_verbs_qp_state>>,
@@ -480,7 +480,8 @@ doca_api! {
         Ok(())
     }
 
-    /// QP type: RC or UC.
+    /// QP type: RC or UC (an unreliable connection has no RDMA reads or
+    /// atomics: such a work request fails, see `dpa_verbs`).
     fn doca_verbs_qp_init_attr_set_qp_type(verbs_qp_init_attr: *mut abi::doca_verbs_qp_init_attr, qp_type: u32) {
         if qp_type != abi::DOCA_VERBS_QP_TYPE_RC && qp_type != abi::DOCA_VERBS_QP_TYPE_UC {
             return Err(fail(codes::INVALID_VALUE, "unknown QP type"));
@@ -551,13 +552,13 @@ doca_api! {
                 }
                 Some(QpCore::new(QpShape {
                     dpa,
+                    qp_type: v.qp_type,
                     send_completion: v.send_dpa_completion.clone(),
                     receive_completion: v.receive_dpa_completion.clone(),
                     sq_wr: v.sq_wr,
                     rq_wr: v.rq_wr,
                     send_sges: v.send_sges,
                     receive_sges: v.receive_sges,
-                    reliable: v.qp_type == abi::DOCA_VERBS_QP_TYPE_RC,
                 })?)
             }
             None => None,
@@ -716,6 +717,8 @@ doca_api! {
                 remote_write: set.remote_write.filter(|_| pick(abi::DOCA_VERBS_QP_ATTR_ALLOW_REMOTE_WRITE)),
                 remote_read: set.remote_read.filter(|_| pick(abi::DOCA_VERBS_QP_ATTR_ALLOW_REMOTE_READ)),
                 rnr_retry: set.rnr_retry.filter(|_| pick(abi::DOCA_VERBS_QP_ATTR_RNR_RETRY)),
+                ack_timeout: set.ack_timeout.filter(|_| pick(abi::DOCA_VERBS_QP_ATTR_ACK_TIMEOUT)),
+                retry_cnt: set.retry_cnt.filter(|_| pick(abi::DOCA_VERBS_QP_ATTR_RETRY_CNT)),
             });
         }
         Ok(())
@@ -772,8 +775,6 @@ accepted_setters! {
     fn doca_verbs_qp_attr_set_max_dest_rd_atomic(max_dest_rd_atomic: u8);
     fn doca_verbs_qp_attr_set_pkey_index(pkey_index: u16);
     fn doca_verbs_qp_attr_set_port_num(port_num: u16);
-    fn doca_verbs_qp_attr_set_ack_timeout(ack_timeout: u16);
-    fn doca_verbs_qp_attr_set_retry_cnt(retry_cnt: u16);
     fn doca_verbs_qp_attr_set_min_rnr_timer(min_rnr_timer: u16);
     fn doca_verbs_qp_attr_set_rq_psn(rq_psn: u32);
     fn doca_verbs_qp_attr_set_sq_psn(sq_psn: u32);
@@ -828,6 +829,21 @@ doca_api! {
             return Err(fail(codes::INVALID_VALUE, "rnr_retry is at most 7"));
         }
         lock(&obj::<QpAttr, _>(verbs_qp_attr)?.traffic).rnr_retry = Some(rnr_retry);
+        Ok(())
+    }
+
+    /// The local ACK timeout (4.096 µs × 2^`ack_timeout`): with the retry
+    /// count, how long a work request waits for a peer in another process
+    /// (values above InfiniBand's 31 count as 31).
+    fn doca_verbs_qp_attr_set_ack_timeout(verbs_qp_attr: *mut abi::doca_verbs_qp_attr, ack_timeout: u16) {
+        lock(&obj::<QpAttr, _>(verbs_qp_attr)?.traffic).ack_timeout = Some(ack_timeout);
+        Ok(())
+    }
+
+    /// How often an unanswered request is retried (values above
+    /// InfiniBand's 7 count as 7; see the ACK timeout).
+    fn doca_verbs_qp_attr_set_retry_cnt(verbs_qp_attr: *mut abi::doca_verbs_qp_attr, retry_cnt: u16) {
+        lock(&obj::<QpAttr, _>(verbs_qp_attr)?.traffic).retry_cnt = Some(retry_cnt);
         Ok(())
     }
 

@@ -12,7 +12,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use common::*;
-use doca_sim::{DeviceCode, FaultKind, FaultReport};
+use doca_sim::{DeviceCode, FaultKind, FaultReport, QueueKind};
 
 extern "C" {
     fn doca_dpa_dev_post_memcpy(
@@ -439,7 +439,10 @@ fn bad_posts_are_device_faults() {
         ("is shorter than the source", FaultKind::InvalidDeviceCall),
         ("must be at most 254", FaultKind::InvalidDeviceCall),
         ("is not a live exported event", FaultKind::InvalidDeviceCall),
-        ("async ops queue overrun", FaultKind::QueueOverrun),
+        (
+            "async ops queue overrun",
+            FaultKind::QueueOverrun(QueueKind::AsyncOps),
+        ),
     ];
     for (i, (needle, kind)) in cases.iter().enumerate() {
         let mut fx = Fixture::new(1);

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::SeqCst};
 use std::sync::Mutex;
 
 use common::*;
-use doca_sim::{FaultKind, FaultReport};
+use doca_sim::{FaultKind, FaultReport, QueueKind};
 
 extern "C" {
     fn doca_dpa_dev_comch_consumer_ack(consumer: u64, num_msg: u32);
@@ -260,8 +260,14 @@ fn bad_posts_are_device_faults() {
     let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     let scope = Scope::new();
     let cases: &[(&str, FaultKind)] = &[
-        ("the producer's send queue is full", FaultKind::QueueOverrun),
-        ("more than the consumer's 2", FaultKind::QueueOverrun),
+        (
+            "the producer's send queue is full",
+            FaultKind::QueueOverrun(QueueKind::Send),
+        ),
+        (
+            "more than the consumer's 2",
+            FaultKind::QueueOverrun(QueueKind::Receive),
+        ),
         ("the queue has no consumer 9", FaultKind::InvalidDeviceCall),
         ("more than consumer 1's 8", FaultKind::InvalidDeviceCall),
         (

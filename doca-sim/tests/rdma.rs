@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::SeqCst};
 use std::sync::Mutex;
 
 use common::*;
-use doca_sim::FaultKind;
+use doca_sim::{FaultKind, QueueKind};
 
 extern "C" {
     fn doca_dpa_dev_rdma_post_send(
@@ -902,7 +902,10 @@ fn bad_posts_are_device_faults() {
         ),
         ("is not connected", FaultKind::InvalidDeviceCall),
         ("outside the memory map", FaultKind::InvalidDeviceCall),
-        ("the receive queue is full", FaultKind::QueueOverrun),
+        (
+            "the receive queue is full",
+            FaultKind::QueueOverrun(QueueKind::Receive),
+        ),
     ];
     for (i, (needle, kind)) in cases.into_iter().enumerate() {
         let mut fx = Fixture::new();

@@ -91,7 +91,9 @@ pub enum QpType {
     /// with acknowledgements.
     #[default]
     Rc,
-    /// Unreliable connected (`DOCA_VERBS_QP_TYPE_UC`).
+    /// Unreliable connected (`DOCA_VERBS_QP_TYPE_UC`): sends and RDMA writes
+    /// without acknowledgements; an RDMA read or atomic posted on it completes
+    /// in error.
     Uc,
 }
 

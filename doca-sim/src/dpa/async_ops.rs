@@ -23,7 +23,7 @@
 use std::ffi::{c_int, c_uint};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use super::fault::{Access, DeviceCode, FaultKind};
+use super::fault::{Access, DeviceCode, FaultKind, QueueKind};
 use super::launch::{bad_address, raise, with_device};
 use super::threads::{
     child, comp, completion_core, destroy_child, handle_of, new_child, rounded_queue_size,
@@ -440,7 +440,7 @@ pub extern "C" fn doca_sim_impl_async_wait(handle: u64, event: u64, value: u64, 
         if st.waits.len() >= ops.size as usize {
             drop(st);
             return raise(
-                FaultKind::QueueOverrun,
+                FaultKind::QueueOverrun(QueueKind::AsyncOps),
                 format!(
                     "{call}: async ops queue overrun ({} waits pending)",
                     ops.size

@@ -36,8 +36,9 @@ pub enum FaultKind {
     /// A device API call with a handle or address that designates nothing
     /// live.
     InvalidDeviceCall,
-    /// A completion queue overran.
-    QueueOverrun,
+    /// A device call went past the capacity of a queue (or table): the
+    /// one named.
+    QueueOverrun(QueueKind),
     /// The kernel ran past the device's kernel run-time limit and was
     /// stopped.
     Watchdog,
@@ -45,9 +46,39 @@ pub enum FaultKind {
     HostLimit,
 }
 
-impl fmt::Display for FaultKind {
+/// The queue (or table) a [`FaultKind::QueueOverrun`] overran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum QueueKind {
+    /// A completion queue: a DPA completion context, a Comch consumer
+    /// completion context.
+    Completion,
+    /// A send queue: a verbs queue pair's, a Comch producer's.
+    Send,
+    /// A receive queue: a verbs queue pair's, DOCA RDMA's, a Comch
+    /// consumer's posted receives.
+    Receive,
+    /// The queue of a DPA async ops context.
+    AsyncOps,
+    /// A DPA hash table.
+    HashTable,
+}
+
+impl fmt::Display for QueueKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
+            QueueKind::Completion => "completion queue",
+            QueueKind::Send => "send queue",
+            QueueKind::Receive => "receive queue",
+            QueueKind::AsyncOps => "async ops queue",
+            QueueKind::HashTable => "hash table",
+        })
+    }
+}
+
+impl fmt::Display for FaultKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let label = match self {
             FaultKind::BadAccess => "invalid memory access",
             FaultKind::UseAfterFree => "use after free",
             FaultKind::NullDeref => "NULL pointer dereference",
@@ -57,10 +88,13 @@ impl fmt::Display for FaultKind {
             FaultKind::IllegalInstruction => "illegal instruction",
             FaultKind::ExplicitFault => "explicit fault (doca_sim_dev_fault)",
             FaultKind::InvalidDeviceCall => "invalid device call",
-            FaultKind::QueueOverrun => "completion queue overrun",
+            // Named after what overran: a send or receive queue is not a
+            // completion queue.
+            FaultKind::QueueOverrun(queue) => return write!(f, "{queue} overrun"),
             FaultKind::Watchdog => "watchdog: kernel run-time limit exceeded",
             FaultKind::HostLimit => "host resource limit",
-        })
+        };
+        f.write_str(label)
     }
 }
 
@@ -354,5 +388,15 @@ mod tests {
         let r = FaultReport::watchdog(&site, 300);
         assert!(r.reason.starts_with("watchdog: ran longer than 300 ms"));
         assert!(r.to_string().contains("DPA thread function `spin`"));
+    }
+
+    #[test]
+    fn an_overrun_is_labelled_with_what_overran() {
+        let label = |q| FaultKind::QueueOverrun(q).to_string();
+        assert_eq!(label(QueueKind::Completion), "completion queue overrun");
+        assert_eq!(label(QueueKind::Send), "send queue overrun");
+        assert_eq!(label(QueueKind::Receive), "receive queue overrun");
+        assert_eq!(label(QueueKind::AsyncOps), "async ops queue overrun");
+        assert_eq!(label(QueueKind::HashTable), "hash table overrun");
     }
 }

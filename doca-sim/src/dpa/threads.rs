@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::app::{Kernel, MAX_KERNEL_ARGS};
-use super::fault::{DeviceCode, FaultKind, FaultReport};
+use super::fault::{DeviceCode, FaultKind, FaultReport, QueueKind};
 use super::launch::{run_activation, spawn_call, wake_watchdog_at, DeviceContext, Ended};
 use super::{dpa, DpaCore, ThreadStop};
 use crate::abi;
@@ -392,7 +392,7 @@ impl CompletionCore {
                 drop(st);
                 let site = super::launch::current_device().map(|c| c.site());
                 self.dpa.make_fatal(FaultReport::device(
-                    FaultKind::QueueOverrun,
+                    FaultKind::QueueOverrun(QueueKind::Completion),
                     site.as_ref(),
                     "completion queue overrun".into(),
                 ));

@@ -20,6 +20,9 @@ impl Drop for TempDir {
     }
 }
 
+/// Long enough for any answer of a live side.
+const WAIT: Duration = Duration::from_secs(20);
+
 fn packet(dest_qpn: u32, op: Op, data: &[u8]) -> Packet {
     Packet {
         src_qpn: 7,
@@ -61,8 +64,8 @@ fn a_packet_crosses_the_socket_to_another_side_and_back() {
     assert!((2..1 << 24).contains(&qpn), "a 24-bit number: {qpn}");
 
     let write = packet(qpn, Op::Write, b"abc");
-    assert_eq!(a.transmit(write.clone()).status, Status::Ok);
-    let read = a.transmit(packet(qpn, Op::Read, b""));
+    assert_eq!(a.transmit(write.clone(), WAIT).status, Status::Ok);
+    let read = a.transmit(packet(qpn, Op::Read, b""), WAIT);
     assert_eq!((read.status, read.data), (Status::Ok, vec![1, 2, 3]));
     let seen = lock(&seen);
     assert_eq!(seen.len(), 2);
@@ -76,7 +79,10 @@ fn a_number_of_this_side_is_served_without_the_socket() {
     let a = Fabric::new(dir.0.clone());
     let (handler, seen) = recorder();
     let qpn = a.claim(handler).expect("claim");
-    assert_eq!(a.transmit(packet(qpn, Op::Send, b"x")).status, Status::Ok);
+    assert_eq!(
+        a.transmit(packet(qpn, Op::Send, b"x"), WAIT).status,
+        Status::Ok
+    );
     assert_eq!(lock(&seen).len(), 1);
     assert!(lock(&a.state).peers.is_empty(), "no connection was made");
 }
@@ -96,18 +102,18 @@ fn numbers_are_distinct_and_released_numbers_are_unreachable() {
     b.release(qpns[0]);
     assert!(!dir.0.join(format!("qp-{}", qpns[0])).exists());
     assert_eq!(
-        a.transmit(packet(qpns[0], Op::Write, b"z")).status,
+        a.transmit(packet(qpns[0], Op::Write, b"z"), WAIT).status,
         Status::Unreachable
     );
     assert_eq!(
-        a.transmit(packet(qpns[1], Op::Write, b"z")).status,
+        a.transmit(packet(qpns[1], Op::Write, b"z"), WAIT).status,
         Status::Ok
     );
     // A side that is gone takes its numbers with it.
     let kept = qpns[1];
     drop(b);
     assert_eq!(
-        a.transmit(packet(kept, Op::Write, b"z")).status,
+        a.transmit(packet(kept, Op::Write, b"z"), WAIT).status,
         Status::Unreachable
     );
 }
@@ -144,13 +150,11 @@ fn a_directory_open_to_others_is_refused() {
 
 #[test]
 fn garbage_frames_are_errors_not_allocations() {
-    let mut bad_magic = Vec::new();
-    write_packet(&mut bad_magic, &packet(9, Op::Write, b"q")).expect("frame");
+    let mut bad_magic = packet_frame(&packet(9, Op::Write, b"q"), 0).expect("frame");
     bad_magic[0] ^= 0xff;
     assert!(read_packet(&mut bad_magic.as_slice()).is_err());
 
-    let mut huge = Vec::new();
-    write_packet(&mut huge, &packet(9, Op::Write, b"")).expect("frame");
+    let mut huge = packet_frame(&packet(9, Op::Write, b""), 0).expect("frame");
     huge[36..40].copy_from_slice(&u32::MAX.to_le_bytes());
     let err = read_packet(&mut huge.as_slice()).expect_err("a 4 GiB claim is refused");
     assert_eq!(err.kind(), io::ErrorKind::InvalidData);
@@ -158,8 +162,119 @@ fn garbage_frames_are_errors_not_allocations() {
     let mut empty: &[u8] = &[];
     assert!(matches!(read_packet(&mut empty), Ok(None)), "a clean end");
 
-    let mut unknown_op = Vec::new();
-    write_packet(&mut unknown_op, &packet(9, Op::Read, b"")).expect("frame");
+    let mut unknown_op = packet_frame(&packet(9, Op::Read, b""), 0).expect("frame");
     unknown_op[12] = 99;
     assert!(read_packet(&mut unknown_op.as_slice()).is_err());
+}
+
+/// A fake endpoint numbered `qpn` in `side`'s directory, driven by the test
+/// itself: the listener that the qp file names.
+fn fake_peer(side: &Fabric, dir: &Path, qpn: u32) -> UnixListener {
+    // A claim makes the directory (mode 0700) as a real side would.
+    side.claim(recorder().0).expect("claim");
+    let path = dir.join(format!("ep-fake-{qpn}.sock"));
+    let listener = UnixListener::bind(&path).expect("bind");
+    fs::write(dir.join(format!("qp-{qpn}")), path.as_os_str().as_bytes()).expect("qp file");
+    listener
+}
+
+fn answer(stream: &UnixStream, reply: &Reply, seq: u32) {
+    Sender {
+        stream,
+        deadline: None,
+        sent: 0,
+    }
+    .write_all(&reply_frame(reply, seq).expect("frame"))
+    .expect("answer");
+}
+
+#[test]
+fn a_silent_peer_times_out_and_its_late_answer_is_not_taken_for_the_next() {
+    let dir = TempDir::new("silent");
+    let a = Fabric::new(dir.0.clone());
+    let listener = fake_peer(&a, &dir.0, 0x4242);
+    let (resume, resumed) = std::sync::mpsc::channel::<()>();
+    let peer = std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().expect("accept");
+        let (first, _) = read_packet(&mut stream).expect("read").expect("a request");
+        // Silent until the sender has given up, then late.
+        resumed.recv().expect("resume");
+        answer(&stream, &Reply::status(Status::RemoteAccess), first);
+        let (second, p) = read_packet(&mut stream).expect("read").expect("a request");
+        answer(
+            &stream,
+            &Reply {
+                status: Status::Ok,
+                data: vec![9; p.len as usize],
+            },
+            second,
+        );
+    });
+
+    let started = Instant::now();
+    let timeout = Duration::from_millis(200);
+    let first = a.transmit(packet(0x4242, Op::Write, b"w"), timeout);
+    let waited = started.elapsed();
+    assert_eq!(first.status, Status::RetryExceeded);
+    assert!(
+        waited >= timeout && waited < timeout + Duration::from_secs(5),
+        "gave up after {waited:?}"
+    );
+    resume.send(()).expect("resume");
+    let second = a.transmit(packet(0x4242, Op::Read, b""), WAIT);
+    assert_eq!(
+        (second.status, second.data),
+        (Status::Ok, vec![9; 3]),
+        "the late answer to the write was taken for the read's"
+    );
+    peer.join().expect("the peer");
+}
+
+#[test]
+fn a_connection_left_inside_a_frame_is_closed_and_the_next_packet_connects_again() {
+    let dir = TempDir::new("torn");
+    let a = Fabric::new(dir.0.clone());
+    let listener = fake_peer(&a, &dir.0, 0x4343);
+    let peer = std::thread::spawn(move || {
+        let (mut torn, _) = listener.accept().expect("accept");
+        let (seq, _) = read_packet(&mut torn).expect("read").expect("a request");
+        // Half an answer header, and no more.
+        let frame = reply_frame(&Reply::status(Status::Ok), seq).expect("frame");
+        torn.write_all(&frame[..REPLY_HEADER / 2]).expect("half");
+        // The sender closes it and comes back on a new connection.
+        assert!(matches!(read_packet(&mut torn), Ok(None)), "closed");
+        let (mut fresh, _) = listener.accept().expect("accept again");
+        let (seq, _) = read_packet(&mut fresh).expect("read").expect("a request");
+        answer(&fresh, &Reply::status(Status::Ok), seq);
+        // Kept for the next packet.
+        assert!(
+            matches!(read_packet(&mut fresh), Ok(None)),
+            "closed at the end"
+        );
+    });
+    let torn = a.transmit(packet(0x4343, Op::Write, b"t"), Duration::from_millis(200));
+    assert_eq!(torn.status, Status::RetryExceeded);
+    let ok = a.transmit(packet(0x4343, Op::Write, b"t"), WAIT);
+    assert_eq!(ok.status, Status::Ok);
+    let endpoint = a.endpoint_of(0x4343).expect("endpoint");
+    assert_eq!(lock(&a.state).peers.get(&endpoint).map(Vec::len), Some(1));
+    // Closes it (the side's state outlives `a`: its listener thread has it).
+    lock(&a.state).peers.clear();
+    peer.join().expect("the peer");
+}
+
+/// `MSG_NOSIGNAL` is what keeps a C host alive here (a Rust test ignores
+/// SIGPIPE anyway): the write is an error the serving thread handles.
+#[test]
+fn an_answer_to_a_sender_that_left_is_an_error() {
+    let (ours, theirs) = UnixStream::pair().expect("pair");
+    drop(theirs);
+    let err = Sender {
+        stream: &ours,
+        deadline: None,
+        sent: 0,
+    }
+    .write_all(b"late")
+    .expect_err("the other end is closed");
+    assert_eq!(err.kind(), io::ErrorKind::BrokenPipe);
 }

@@ -54,7 +54,7 @@ static struct doca_umem *dpa_umem(struct doca_dpa *dpa, size_t size, doca_dpa_de
 }
 
 static struct side side(struct doca_dpa *dpa, struct doca_verbs_context *vctx, struct doca_verbs_pd *pd,
-			struct doca_uar *uar)
+			struct doca_uar *uar, uint32_t qp_type)
 {
 	struct side s;
 	struct doca_verbs_qp_init_attr *init = NULL;
@@ -70,7 +70,7 @@ static struct side side(struct doca_dpa *dpa, struct doca_verbs_context *vctx, s
 	CHECK(doca_verbs_qp_init_attr_set_rq_wr(init, 8));
 	CHECK(doca_verbs_qp_init_attr_set_send_max_sges(init, 1));
 	CHECK(doca_verbs_qp_init_attr_set_receive_max_sges(init, 1));
-	CHECK(doca_verbs_qp_init_attr_set_qp_type(init, DOCA_VERBS_QP_TYPE_RC));
+	CHECK(doca_verbs_qp_init_attr_set_qp_type(init, qp_type));
 	CHECK(doca_verbs_qp_init_attr_set_external_datapath_en(init, 1));
 	CHECK(doca_verbs_qp_init_attr_set_external_umem(init, s.ring, 0));
 	CHECK(doca_verbs_qp_init_attr_set_external_dbr_umem(init, s.dbr, 0));
@@ -160,8 +160,8 @@ int main(void)
 	struct doca_mmap *rm = map(dev, remote, sizeof(remote), ALL_ACCESS, &remote_h);
 	struct doca_mmap *om = map(dev, readonly, sizeof(readonly), DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, &readonly_h);
 
-	struct side a = side(dpa, vctx, pd, uar);
-	struct side b = side(dpa, vctx, pd, uar);
+	struct side a = side(dpa, vctx, pd, uar, DOCA_VERBS_QP_TYPE_RC);
+	struct side b = side(dpa, vctx, pd, uar, DOCA_VERBS_QP_TYPE_RC);
 	CHECK(doca_dpa_rpc(dpa, &qp_number, &qpn, a.qp_handle));
 	ASSERT(qpn == doca_verbs_qp_get_qpn(a.qp) && qpn != 0);
 
@@ -241,10 +241,63 @@ int main(void)
 	CHECK(doca_dpa_rpc(dpa, &take_completion, &ret, b.comp_handle));
 	print_completion("send into a receive whose map is gone, at the target", ret);
 	printf("gone[0] = 0x%llx\n", (unsigned long long)gone[0]);
+
+	/* A local key without local write: a source of a write (local reads are
+	 * always allowed), never a destination (a read's result, an atomic's old
+	 * value, a receive): those fail and write nothing, and an atomic whose old
+	 * value cannot land is not applied. */
+	uint64_t nowrite[2] = {0x5151, 0};
+	doca_dpa_dev_mmap_t nowrite_h;
+	struct doca_mmap *nm = map(dev, nowrite, sizeof(nowrite), DOCA_ACCESS_FLAG_RDMA_READ, &nowrite_h);
+	CHECK(doca_dpa_rpc(dpa, &post_one, &ret, a.qp_handle, a.comp_handle, OP_WRITE, (uint64_t)(uintptr_t)&nowrite[0],
+			   nowrite_h, (uint32_t)8, (uint64_t)(uintptr_t)&remote[3], remote_h, (uint32_t)0));
+	print_completion("write from a map without local write", ret);
+	printf("write from a map without local write: remote[3] = 0x%llx\n", (unsigned long long)remote[3]);
+	CHECK(doca_dpa_rpc(dpa, &post_one, &ret, a.qp_handle, a.comp_handle, OP_READ, (uint64_t)(uintptr_t)&nowrite[1],
+			   nowrite_h, (uint32_t)8, (uint64_t)(uintptr_t)&remote[0], remote_h, (uint32_t)0));
+	print_completion("read into a map without local write", ret);
+	CHECK(doca_dpa_rpc(dpa, &post_one, &ret, a.qp_handle, a.comp_handle, OP_ATOMIC_FETCH_ADD,
+			   (uint64_t)(uintptr_t)&nowrite[1], nowrite_h, (uint32_t)8, (uint64_t)(uintptr_t)&remote[0],
+			   remote_h, (uint32_t)5));
+	print_completion("fetch and add into a map without local write", ret);
+	CHECK(doca_dpa_rpc(dpa, &post_receive, &ret, b.qp_handle, (uint64_t)(uintptr_t)&nowrite[1], nowrite_h,
+			   (uint32_t)8));
+	CHECK(doca_dpa_rpc(dpa, &post_one, &ret, a.qp_handle, a.comp_handle, OP_SEND, (uint64_t)(uintptr_t)&local[0],
+			   local_h, (uint32_t)8, (uint64_t)0, (uint32_t)0, (uint32_t)0));
+	print_completion("send into a receive without local write", ret);
+	CHECK(doca_dpa_rpc(dpa, &take_completion, &ret, b.comp_handle));
+	print_completion("send into a receive without local write, at the target", ret);
+	printf("nowrite[1] = 0x%llx, remote[0] = 0x%llx\n", (unsigned long long)nowrite[1],
+	       (unsigned long long)remote[0]);
+
+	/* Unreliable connections have sends and writes, no reads or atomics: those
+	 * fail at the initiator (a local QP operation error) and copy nothing. */
+	struct side c = side(dpa, vctx, pd, uar, DOCA_VERBS_QP_TYPE_UC);
+	struct side d = side(dpa, vctx, pd, uar, DOCA_VERBS_QP_TYPE_UC);
+	for (int i = 0; i < 3; i++) {
+		modify(&c, states[i], doca_verbs_qp_get_qpn(d.qp), 0);
+		modify(&d, states[i], doca_verbs_qp_get_qpn(c.qp), 0);
+	}
+	local[2] = 0;
+	CHECK(doca_dpa_rpc(dpa, &post_one, &ret, c.qp_handle, c.comp_handle, OP_READ, (uint64_t)(uintptr_t)&local[2],
+			   local_h, (uint32_t)8, (uint64_t)(uintptr_t)&remote[0], remote_h, (uint32_t)0));
+	print_completion("read on an unreliable connection", ret);
+	CHECK(doca_dpa_rpc(dpa, &post_one, &ret, c.qp_handle, c.comp_handle, OP_ATOMIC_FETCH_ADD,
+			   (uint64_t)(uintptr_t)&local[2], local_h, (uint32_t)8, (uint64_t)(uintptr_t)&remote[0], remote_h,
+			   (uint32_t)5));
+	print_completion("fetch and add on an unreliable connection", ret);
+	CHECK(doca_dpa_rpc(dpa, &post_one, &ret, c.qp_handle, c.comp_handle, OP_WRITE, (uint64_t)(uintptr_t)&local[0],
+			   local_h, (uint32_t)8, (uint64_t)(uintptr_t)&remote[2], remote_h, (uint32_t)0));
+	print_completion("write on an unreliable connection", ret);
+	printf("unreliable connection: local[2] = 0x%llx, remote[0] = 0x%llx, remote[2] = 0x%llx\n",
+	       (unsigned long long)local[2], (unsigned long long)remote[0], (unsigned long long)remote[2]);
 	CHECK(doca_dpa_peek_at_last_error(dpa));
 
 	destroy_side(dpa, &a);
 	destroy_side(dpa, &b);
+	destroy_side(dpa, &c);
+	destroy_side(dpa, &d);
+	CHECK(doca_mmap_destroy(nm));
 	CHECK(doca_uar_destroy(uar));
 	CHECK(doca_mmap_destroy(lm));
 	CHECK(doca_mmap_destroy(rm));
