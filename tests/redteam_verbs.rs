@@ -40,6 +40,7 @@ doca::verbs::if_dpa_verbs! {
     const COMP_RECV_ERR: u32 = 0xE;
     /// The fabric's statuses a SEND_ERR carries as its immediate (doca-sim's
     /// `Status`: unreachable, transport retries exceeded, local QP operation).
+    const RECEIVER_NOT_READY: u32 = 3;
     const UNREACHABLE: u32 = 4;
     const RETRY_EXCEEDED: u32 = 5;
     const LOCAL_OPERATION: u32 = 7;
@@ -365,6 +366,41 @@ doca::verbs::if_dpa_verbs! {
         assert!(!matches!(sent, Some((COMP_SEND, _))), "an RDMA read on a UC queue pair succeeded");
         assert_ne!(got, PAYLOAD, "an RDMA read on a UC queue pair copied the remote bytes");
         assert_eq!(sent, Some((COMP_SEND_ERR, LOCAL_OPERATION)));
+    }
+
+    // -----------------------------------------------------------------------
+    // Retries are the caller's (`Peer::retries`): values out of InfiniBand's
+    // field widths are refused before DOCA sees them, and a send that finds no
+    // receive fails at once with `rnr_retry` 0 (the default retries once).
+    // -----------------------------------------------------------------------
+
+    #[test]
+    fn retries_out_of_range_are_refused_and_rnr_retry_zero_fails_at_once() {
+        let _one = serial();
+        let r = within(Duration::from_secs(60), "retries", || -> Result<_, String> {
+            let _objects = scope_memcheck(true);
+            let dpa = common::dpa();
+            let verbs = VerbsContext::new(dpa.device()).map_err(e)?;
+            let pd = ProtectionDomain::new(&verbs).map_err(e)?;
+            let uar = DpaUar::new(&dpa).map_err(e)?;
+            let (a, b) = (verbs_setup::qp(&dpa, &pd, &uar).map_err(e)?, verbs_setup::qp(&dpa, &pd, &uar).map_err(e)?);
+            let (na, nb) = (a.number(), b.number());
+            let mut refused = Vec::new();
+            let mut a = a;
+            for (ack, retry, rnr) in [(32, 7, 7), (14, 8, 1), (14, 7, 8)] {
+                let err = a.connect(&Peer::new(nb, Gid::default()).retries(ack, retry, rnr)).err().ok_or("out-of-range retries connected")?;
+                refused.push(err.error().is_invalid_argument());
+                a = err.into_parts().1;
+            }
+            let a = a.connect(&Peer::new(nb, Gid::default()).retries(14, 7, 0)).map_err(e)?;
+            let _b = b.connect(&Peer::new(na, Gid::default())).map_err(e)?;
+            let local = mem(&dpa, 1, PAYLOAD)?;
+            post(&dpa, &a, SEND, &local, 8, &local, true)?;
+            Ok((refused, poll(&dpa, &a)?))
+        });
+        let (refused, sent) = r.unwrap_or_else(|m| panic!("the case failed to run: {m}"));
+        assert_eq!(refused, [true, true, true], "out-of-range retries were not refused as invalid arguments");
+        assert_eq!(sent, Some((COMP_SEND_ERR, RECEIVER_NOT_READY)), "a send with rnr_retry 0 and no receive");
     }
 
     // -----------------------------------------------------------------------

@@ -525,6 +525,20 @@ impl Peer {
         self
     }
 
+    /// How the transport retries (`doca_verbs_qp_attr_set_ack_timeout`,
+    /// `_set_retry_cnt`, `_set_rnr_retry`): `ack_timeout` is the exponent of the
+    /// wait for an acknowledgement (4.096 µs × 2^`ack_timeout`, 0 to 31; 0 waits
+    /// without limit), `retry_count` how often an unacknowledged request is sent
+    /// again (0 to 7), `rnr_retry` how often a send that finds no posted receive
+    /// is (0 to 7; 7 without limit). A value out of range makes [`Qp::connect`]
+    /// fail with an invalid-argument error before DOCA is called.
+    pub fn retries(mut self, ack_timeout: u8, retry_count: u8, rnr_retry: u8) -> Self {
+        self.ack_timeout = ack_timeout.into();
+        self.retry_count = retry_count.into();
+        self.rnr_retry = rnr_retry.into();
+        self
+    }
+
     /// The peer's queue pair number.
     pub fn qp_number(&self) -> u32 {
         self.qp_number
@@ -658,6 +672,16 @@ fn modify(
 
 /// RST → INIT → RTR → RTS and the DPA handle (see [`Qp::connect`]).
 fn connect(inner: &QpInner, peer: &Peer) -> Result<u64> {
+    // InfiniBand's field widths: 5 bits of ACK timeout, 3 of each retry count.
+    if peer.ack_timeout > 31 || peer.retry_count > 7 || peer.rnr_retry > 7 {
+        return Err(invalid(
+            "doca_verbs_qp_modify",
+            format!(
+                "retries: ack_timeout {} (at most 31), retry_count {} and rnr_retry {} (at most 7)",
+                peer.ack_timeout, peer.retry_count, peer.rnr_retry
+            ),
+        ));
+    }
     modify(
         inner,
         // SAFETY: (every setter call) `a` is the live attribute object `modify`
