@@ -111,24 +111,9 @@ unsafe impl<N: 'static> doca::dpa::KernelArg<doca::dpa::param::Scalar<u64, N>>
     }
 }
 
-/// Runs `f` on a thread of its own and fails if it does not return in time: a
-/// deadlock is a failure, not a hung test.
+/// [`common::within`] with the suite's 60 s.
 fn within<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
-    let (tx, rx) = std::sync::mpsc::channel();
-    let thread = std::thread::spawn(move || {
-        let _ = tx.send(f());
-    });
-    match rx.recv_timeout(Duration::from_secs(60)) {
-        Ok(t) => t,
-        // It panicked: its panic is the failure.
-        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => match thread.join() {
-            Err(panic) => std::panic::resume_unwind(panic),
-            Ok(()) => unreachable!("the thread sends before it ends"),
-        },
-        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-            panic!("{what} did not return within 60 s (a deadlock?)")
-        }
-    }
+    common::within(Duration::from_secs(60), what, f)
 }
 
 /// A `KernelArg` whose `lower` launches on the same launcher: the arguments are

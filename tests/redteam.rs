@@ -17,7 +17,7 @@ use std::any::Any;
 use std::cell::RefCell;
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant};
 
@@ -29,33 +29,7 @@ use doca::dpa::{
 
 const LONG: Duration = Duration::from_secs(20);
 
-/// One case at a time: some crowd the CPUs, and the sim's profile is per scope.
-fn serial() -> MutexGuard<'static, ()> {
-    static ONE: Mutex<()> = Mutex::new(());
-    ONE.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// Runs `case` on a thread of its own and fails if it does not finish within
-/// `limit` (a deadlock or hang: the thread is left behind, the test fails).
-fn within<T: Send + 'static>(
-    limit: Duration,
-    what: &str,
-    case: impl FnOnce() -> T + Send + 'static,
-) -> T {
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::Builder::new()
-        .name(format!("redteam: {what}"))
-        .spawn(move || {
-            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(case));
-            let _ = tx.send(r);
-        })
-        .expect("spawning the case's thread");
-    match rx.recv_timeout(limit) {
-        Ok(Ok(v)) => v,
-        Ok(Err(panic)) => std::panic::resume_unwind(panic),
-        Err(_) => panic!("HANG: `{what}` did not finish within {limit:?} (deadlock?)"),
-    }
-}
+use common::{serial, within};
 
 /// A sim scope whose DPAs have a `limit_ms` kernel run-time limit (sim builds),
 /// from the host-view profile or, with `dpu`, the DPU-side one (RDMI).

@@ -17,7 +17,6 @@ doca::verbs::if_dpa_verbs! {
     #[path = "verbs/setup.rs"]
     mod verbs_setup;
 
-    use std::sync::{Mutex, MutexGuard};
     use std::time::Duration;
 
     use common::doca_tests;
@@ -45,28 +44,7 @@ doca::verbs::if_dpa_verbs! {
     const RETRY_EXCEEDED: u32 = 5;
     const LOCAL_OPERATION: u32 = 7;
 
-    /// One case at a time (profiles are per scope, and some cases crowd the CPUs).
-    fn serial() -> MutexGuard<'static, ()> {
-        static ONE: Mutex<()> = Mutex::new(());
-        ONE.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// Runs `case` on a thread of its own: a hang is a failure, never a stuck run.
-    fn within<T: Send + 'static>(limit: Duration, what: &str, case: impl FnOnce() -> T + Send + 'static) -> T {
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::Builder::new()
-            .name(format!("redteam_verbs: {what}"))
-            .spawn(move || {
-                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(case));
-                let _ = tx.send(r);
-            })
-            .expect("spawning the case's thread");
-        match rx.recv_timeout(limit) {
-            Ok(Ok(v)) => v,
-            Ok(Err(panic)) => std::panic::resume_unwind(panic),
-            Err(_) => panic!("HANG: `{what}` did not finish within {limit:?}"),
-        }
-    }
+    use common::{serial, within};
 
     /// A sim scope whose devices fence the DPA heap (`memcheck`) or not.
     fn scope_memcheck(memcheck: bool) -> common::LiveObjects {

@@ -181,3 +181,33 @@ impl<F: Fn(&tracing::Event<'_>) + Send + Sync + 'static> tracing::Subscriber for
     fn enter(&self, _: &tracing::span::Id) {}
     fn exit(&self, _: &tracing::span::Id) {}
 }
+
+/// One case at a time, across the suites' cases that use it: some crowd the
+/// CPUs, and the sim's profile is per scope.
+pub(crate) fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static ONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    ONE.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Runs `case` on a thread of its own and fails if it does not finish within
+/// `limit` (a deadlock or hang: the thread is left behind, the test fails); a
+/// panic of the case is the test's.
+pub(crate) fn within<T: Send + 'static>(
+    limit: std::time::Duration,
+    what: &str,
+    case: impl FnOnce() -> T + Send + 'static,
+) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::Builder::new()
+        .name(format!("case: {what}"))
+        .spawn(move || {
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(case));
+            let _ = tx.send(r);
+        })
+        .expect("spawning the case's thread");
+    match rx.recv_timeout(limit) {
+        Ok(Ok(v)) => v,
+        Ok(Err(panic)) => std::panic::resume_unwind(panic),
+        Err(_) => panic!("HANG: `{what}` did not finish within {limit:?} (deadlock?)"),
+    }
+}

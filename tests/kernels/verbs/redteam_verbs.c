@@ -10,6 +10,7 @@
 #include <doca_dpa_dev_verbs.h>
 
 #include "../sound.h"
+#include "write_wr.h"
 
 /* Posts one receive of `len` bytes at `buf` (lkey `map`) on `qp` and commits it;
  * returns the receive's count (0: refused). */
@@ -85,22 +86,10 @@ __dpa_rpc__ uint64_t rtv_poll(doca_dpa_dev_completion_t comp, uint64_t spins)
 __dpa_rpc__ uint64_t rtv_write_n(doca_dpa_dev_verbs_qp_t qp, uint64_t *src, doca_dpa_dev_mmap_t src_map, uint64_t *dst,
 				 doca_dpa_dev_mmap_t dst_map, uint32_t n, uint32_t commit_each)
 {
-	struct doca_dpa_dev_verbs_send_wr wr;
-	struct doca_dpa_dev_verbs_sge sge;
 	uint64_t taken = 0;
 
 	for (uint32_t i = 0; i < n; i++) {
-		sge.addr = (uint64_t)src;
-		sge.length = sizeof(uint64_t);
-		sge.lkey = src_map;
-		doca_dpa_dev_verbs_send_wr_set_sg_list(&wr, &sge);
-		doca_dpa_dev_verbs_send_wr_set_sg_num_sge(&wr, 1);
-		doca_dpa_dev_verbs_send_wr_set_send_flags(&wr, DOCA_DPA_DEV_VERBS_SEND_WR_FLAGS_SIGNALED);
-		doca_dpa_dev_verbs_send_wr_set_rdma_rkey(&wr, dst_map);
-		doca_dpa_dev_verbs_send_wr_set_rdma_remote_addr(&wr, (uint64_t)dst);
-		doca_dpa_dev_verbs_send_wr_set_opcode(&wr, DOCA_DPA_DEV_VERBS_SEND_WR_OPCODE_WRITE);
-		doca_dpa_dev_verbs_send_wr_set_fence_mode(&wr, DOCA_DPA_DEV_VERBS_SEND_WR_FM_NO_FENCE);
-		if (doca_dpa_dev_verbs_qp_post_send_wr(qp, &wr))
+		if (verbs_post_write(qp, src, src_map, dst, dst_map, DOCA_DPA_DEV_VERBS_SEND_WR_FLAGS_SIGNALED))
 			taken++;
 		if (commit_each)
 			doca_dpa_dev_verbs_qp_commit_send(qp);
@@ -114,22 +103,10 @@ __dpa_rpc__ uint64_t rtv_write_n(doca_dpa_dev_verbs_qp_t qp, uint64_t *src, doca
 __dpa_global__ void rtv_write_rank(doca_dpa_dev_verbs_qp_t qp, uint64_t *src, doca_dpa_dev_mmap_t src_map, uint64_t *dst,
 				   doca_dpa_dev_mmap_t dst_map, uint64_t *done)
 {
-	struct doca_dpa_dev_verbs_send_wr wr;
-	struct doca_dpa_dev_verbs_sge sge;
 	unsigned int rank = doca_dpa_dev_thread_rank();
 
 	src[rank] = rank + 1;
-	sge.addr = (uint64_t)(src + rank);
-	sge.length = sizeof(uint64_t);
-	sge.lkey = src_map;
-	doca_dpa_dev_verbs_send_wr_set_sg_list(&wr, &sge);
-	doca_dpa_dev_verbs_send_wr_set_sg_num_sge(&wr, 1);
-	doca_dpa_dev_verbs_send_wr_set_send_flags(&wr, 0);
-	doca_dpa_dev_verbs_send_wr_set_rdma_rkey(&wr, dst_map);
-	doca_dpa_dev_verbs_send_wr_set_rdma_remote_addr(&wr, (uint64_t)(dst + rank));
-	doca_dpa_dev_verbs_send_wr_set_opcode(&wr, DOCA_DPA_DEV_VERBS_SEND_WR_OPCODE_WRITE);
-	doca_dpa_dev_verbs_send_wr_set_fence_mode(&wr, DOCA_DPA_DEV_VERBS_SEND_WR_FM_NO_FENCE);
-	doca_dpa_dev_verbs_qp_post_send_wr(qp, &wr);
+	verbs_post_write(qp, src + rank, src_map, dst + rank, dst_map, 0);
 	doca_dpa_dev_verbs_qp_commit_send(qp);
 	__atomic_fetch_add(done, 1, __ATOMIC_RELEASE);
 }
@@ -141,22 +118,10 @@ __dpa_global__ void rtv_hold_write(uint64_t *go, doca_dpa_dev_verbs_qp_t qp, doc
 				   uint64_t *src, doca_dpa_dev_mmap_t src_map, uint64_t *dst, doca_dpa_dev_mmap_t dst_map,
 				   uint64_t *out)
 {
-	struct doca_dpa_dev_verbs_send_wr wr;
-	struct doca_dpa_dev_verbs_sge sge;
 	doca_dpa_dev_completion_element_t e;
 
 	sound_wait_for(go);
-	sge.addr = (uint64_t)src;
-	sge.length = sizeof(uint64_t);
-	sge.lkey = src_map;
-	doca_dpa_dev_verbs_send_wr_set_sg_list(&wr, &sge);
-	doca_dpa_dev_verbs_send_wr_set_sg_num_sge(&wr, 1);
-	doca_dpa_dev_verbs_send_wr_set_send_flags(&wr, DOCA_DPA_DEV_VERBS_SEND_WR_FLAGS_SIGNALED);
-	doca_dpa_dev_verbs_send_wr_set_rdma_rkey(&wr, dst_map);
-	doca_dpa_dev_verbs_send_wr_set_rdma_remote_addr(&wr, (uint64_t)dst);
-	doca_dpa_dev_verbs_send_wr_set_opcode(&wr, DOCA_DPA_DEV_VERBS_SEND_WR_OPCODE_WRITE);
-	doca_dpa_dev_verbs_send_wr_set_fence_mode(&wr, DOCA_DPA_DEV_VERBS_SEND_WR_FM_NO_FENCE);
-	doca_dpa_dev_verbs_qp_post_send_wr(qp, &wr);
+	verbs_post_write(qp, src, src_map, dst, dst_map, DOCA_DPA_DEV_VERBS_SEND_WR_FLAGS_SIGNALED);
 	doca_dpa_dev_verbs_qp_commit_send(qp);
 	out[0] = 0;
 	for (int i = 0; i < 1000000; i++) {

@@ -10,6 +10,7 @@
 #include <doca_dpa_dev_verbs.h>
 
 #include "../sound.h"
+#include "write_wr.h"
 
 /*
  * Waits for *go, then writes src[0] (local map `src_map`) to dst[0] (the peer's
@@ -20,22 +21,10 @@ __dpa_global__ void sound_hold_verbs(uint64_t *go, doca_dpa_dev_verbs_qp_t qp, d
 				     uint64_t *src, doca_dpa_dev_mmap_t src_map, uint64_t *dst,
 				     doca_dpa_dev_mmap_t dst_map, uint64_t *out)
 {
-	struct doca_dpa_dev_verbs_send_wr wr;
-	struct doca_dpa_dev_verbs_sge sge;
 	doca_dpa_dev_completion_element_t e;
 
 	sound_wait_for(go);
-	sge.addr = (uint64_t)src;
-	sge.length = sizeof(uint64_t);
-	sge.lkey = src_map;
-	doca_dpa_dev_verbs_send_wr_set_sg_list(&wr, &sge);
-	doca_dpa_dev_verbs_send_wr_set_sg_num_sge(&wr, 1);
-	doca_dpa_dev_verbs_send_wr_set_send_flags(&wr, DOCA_DPA_DEV_VERBS_SEND_WR_FLAGS_SIGNALED);
-	doca_dpa_dev_verbs_send_wr_set_rdma_rkey(&wr, dst_map);
-	doca_dpa_dev_verbs_send_wr_set_rdma_remote_addr(&wr, (uint64_t)dst);
-	doca_dpa_dev_verbs_send_wr_set_opcode(&wr, DOCA_DPA_DEV_VERBS_SEND_WR_OPCODE_WRITE);
-	doca_dpa_dev_verbs_send_wr_set_fence_mode(&wr, DOCA_DPA_DEV_VERBS_SEND_WR_FM_NO_FENCE);
-	doca_dpa_dev_verbs_qp_post_send_wr(qp, &wr);
+	verbs_post_write(qp, src, src_map, dst, dst_map, DOCA_DPA_DEV_VERBS_SEND_WR_FLAGS_SIGNALED);
 	doca_dpa_dev_verbs_qp_commit_send(qp);
 	while (!doca_dpa_dev_get_completion(comp, &e))
 		doca_dpa_dev_yield();
