@@ -10,7 +10,6 @@ use super::tools::{
     check_dpacc_version, find_attrs2blob, find_dpacc, run_tool, toolchain_include_dirs,
     DEFAULT_ATTRS2BLOB, DEFAULT_DPACC,
 };
-use super::DEP_HINT;
 use super::{io_err, Resolved};
 use crate::cfgs::Directives;
 use crate::env::EnvReader;
@@ -33,13 +32,6 @@ impl Default for ToolDefaults {
             attrs2blob: DEFAULT_ATTRS2BLOB.into(),
         }
     }
-}
-
-/// What the hardware build produced.
-pub(crate) struct HardwareOutput {
-    pub(crate) dpacc: PathBuf,
-    pub(crate) args: Vec<OsString>,
-    pub(crate) archive: PathBuf,
 }
 
 /// The DOCA install's prefix that doca-dpa-sys found (where its `tools/` are).
@@ -93,18 +85,15 @@ fn remove_stale(path: &Path) -> Result<(), DpaAppError> {
     }
 }
 
-/// Builds the application with dpacc into `OUT_DIR/lib<lib_name>.a`.
+/// Builds the application with dpacc into `OUT_DIR/lib<lib_name>.a`; returns the dpacc
+/// that ran and its arguments.
 pub(crate) fn build(
     env: &EnvReader,
     r: &Resolved,
     tools: &ToolDefaults,
     d: &mut Directives,
-) -> Result<HardwareOutput, DpaAppError> {
-    let version_text =
-        super::dep_metadata_text(env, "DEP_DOCA_DPA_VERSION").ok_or(DpaAppError::MissingEnv {
-            name: "DEP_DOCA_DPA_VERSION",
-            hint: DEP_HINT,
-        })?;
+) -> Result<(PathBuf, Vec<OsString>), DpaAppError> {
+    let version_text = super::dep_text(env, "DEP_DOCA_DPA_VERSION")?;
     let doca = DocaVersion::parse(&version_text).map_err(|_| DpaAppError::BadDocaVersion {
         value: version_text.clone(),
     })?;
@@ -159,7 +148,7 @@ pub(crate) fn build(
         .get_os("CC")
         .filter(|v| !v.is_empty())
         .unwrap_or_else(|| "gcc".into());
-    let archive = r.out_dir.join(format!("lib{}.a", r.lib_name));
+    let archive = r.archive();
     let opts = DpaccOptions {
         app_name: r.app_name.clone(),
         sources: r.sources.clone(),
@@ -175,9 +164,5 @@ pub(crate) fn build(
     run_for_output(&dpacc, &args, &archive)?;
     // Linked by the `#[link]` of the generated declarations, not by a directive.
     d.link_search(&r.out_dir);
-    Ok(HardwareOutput {
-        dpacc,
-        args,
-        archive,
-    })
+    Ok((dpacc, args))
 }

@@ -10,7 +10,6 @@ use super::error::DpaAppError;
 use super::host_decls::{launcher_source, rust_source};
 use super::parse::{DeviceFunction, StructDef};
 use super::sim::{compile, host_compiler};
-use super::DEP_HINT;
 use super::{io_err, Resolved};
 use crate::backend::Backend;
 use crate::cfgs::Directives;
@@ -119,10 +118,7 @@ pub(crate) fn build(
 ) -> Result<PathBuf, DpaAppError> {
     let host_include = super::dep_paths(env, "DEP_DOCA_DPA_INCLUDE");
     if host_include.is_empty() {
-        return Err(DpaAppError::MissingEnv {
-            name: "DEP_DOCA_DPA_INCLUDE",
-            hint: DEP_HINT,
-        });
+        return Err(super::missing_dep("DEP_DOCA_DPA_INCLUDE"));
     }
     let lib = launchers_lib_name(&r.lib_name);
     let source = r.out_dir.join(format!("{lib}.c"));

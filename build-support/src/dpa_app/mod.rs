@@ -149,9 +149,19 @@ pub(crate) fn dep_paths(env: &EnvReader, name: &str) -> Vec<PathBuf> {
         .unwrap_or_default()
 }
 
-/// [`dep_metadata`] as text (lossy, so a typo stays visible).
-pub(crate) fn dep_metadata_text(env: &EnvReader, name: &str) -> Option<String> {
-    dep_metadata(env, name).map(|v| v.to_string_lossy().into_owned())
+/// [`dep_metadata`] as text (lossy, so a typo stays visible), which must be set.
+pub(crate) fn dep_text(env: &EnvReader, name: &'static str) -> Result<String, DpaAppError> {
+    dep_metadata(env, name)
+        .map(|v| v.to_string_lossy().into_owned())
+        .ok_or_else(|| missing_dep(name))
+}
+
+/// [`DpaAppError::MissingEnv`] for the links metadata `name` of doca-dpa-sys.
+pub(crate) fn missing_dep(name: &'static str) -> DpaAppError {
+    DpaAppError::MissingEnv {
+        name,
+        hint: DEP_HINT,
+    }
 }
 
 /// [`DpaAppError::Io`] for `path`, with `e` as its message.
@@ -266,6 +276,11 @@ pub(crate) struct Resolved {
 }
 
 impl Resolved {
+    /// The application's archive, `OUT_DIR/lib<lib_name>.a`.
+    pub(crate) fn archive(&self) -> PathBuf {
+        self.out_dir.join(format!("lib{}.a", self.lib_name))
+    }
+
     /// `path` as generated documentation shows it: relative to the package when it is
     /// inside it (no build machine's absolute path in published docs).
     pub(crate) fn shown_path(&self, path: &Path) -> PathBuf {
@@ -399,27 +414,10 @@ impl DpaApp {
         tools: &hardware::ToolDefaults,
     ) -> Result<BuiltApp, DpaAppError> {
         validate_app_name(&self.name)?;
-        let backend_text = dep_metadata_text(env, BACKEND_ENV).ok_or(DpaAppError::MissingEnv {
-            name: BACKEND_ENV,
-            hint: DEP_HINT,
-        })?;
+        let backend_text = dep_text(env, BACKEND_ENV)?;
         let backend = Backend::parse(backend_text.trim()).ok_or(DpaAppError::UnknownBackend {
             value: backend_text.clone(),
         })?;
-        let mut built = BuiltApp {
-            app_name: self.name.clone(),
-            backend,
-            lib_name: self.lib_name(),
-            archive: None,
-            sources: Vec::new(),
-            kernels: Vec::new(),
-            generated_c: None,
-            rust_declarations: None,
-            launchers: None,
-            dpacc: None,
-            dpacc_args: Vec::new(),
-            directives: Directives::new(),
-        };
         let mut d = Directives::new();
         // The package can tell the backends apart (`#[cfg(doca_backend = "sim")]` on
         // tests that use `doca::sim`), as doca-rs's own crates do.
@@ -444,30 +442,39 @@ impl DpaApp {
         }
         host_decls::check_functions(kernels, structs)?;
         expand::check_declarations(env, &r, backend, &scan)?;
-        built.rust_declarations = Some(launchers::write_rust(&r, kernels, structs, backend)?);
-        match backend {
-            Backend::Sim => {
-                let out = sim::build(env, &r, kernels, structs, &mut d)?;
-                built.generated_c = Some(out.generated);
-                built.archive = Some(out.archive);
-            }
+        let rust_declarations = Some(launchers::write_rust(&r, kernels, structs, backend)?);
+        let (generated_c, dpacc, dpacc_args) = match backend {
+            Backend::Sim => (
+                Some(sim::build(env, &r, kernels, structs, &mut d)?),
+                None,
+                Vec::new(),
+            ),
             Backend::Hardware => {
-                let out = hardware::build(env, &r, tools, &mut d)?;
-                built.dpacc = Some(out.dpacc);
-                built.dpacc_args = out.args;
-                built.archive = Some(out.archive);
+                let (dpacc, args) = hardware::build(env, &r, tools, &mut d)?;
+                (None, Some(dpacc), args)
             }
-            Backend::Docs => {}
-        }
-        if backend != Backend::Docs {
-            built.launchers = Some(launchers::build(
-                env, &r, kernels, structs, backend, &mut d,
-            )?);
-        }
-        built.kernels = scan.kernels;
-        built.sources = r.sources;
-        built.directives = d;
-        Ok(built)
+            Backend::Docs => (None, None, Vec::new()),
+        };
+        // Every backend but docs builds the application's archive and its launchers'.
+        let archives = backend != Backend::Docs;
+        let launchers = archives
+            .then(|| launchers::build(env, &r, kernels, structs, backend, &mut d))
+            .transpose()?;
+        let archive = archives.then(|| r.archive());
+        Ok(BuiltApp {
+            app_name: r.app_name,
+            backend,
+            lib_name: r.lib_name,
+            archive,
+            sources: r.sources,
+            kernels: scan.kernels,
+            generated_c,
+            rust_declarations,
+            launchers,
+            dpacc,
+            dpacc_args,
+            directives: d,
+        })
     }
 
     /// Resolves paths, lists directories and declares every input to cargo.
