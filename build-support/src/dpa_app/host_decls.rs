@@ -211,30 +211,26 @@ fn plain_pointer_param(elem: &str) -> Option<&'static str> {
     })
 }
 
-/// How one parameter crosses from Rust to the generated C launcher: as a scalar of
-/// the type table, as a typed pointer (a DPA address, `param::Ptr<R>`), or as a
-/// struct passed by value (whose device layout the launcher receives by address and
-/// copies into a C value of the struct type).
+/// How one parameter crosses from Rust to the generated C launcher: as a value (a
+/// scalar of the type table, or a pointer: a DPA address), or as a struct passed by
+/// value (whose device layout the launcher receives by address and copies into a C
+/// value of the struct type).
 enum Crossing<'a> {
-    /// A value of the type table; a number (`uint32_t n`) also carries its marker: it
-    /// crosses as `param::Scalar<u32, super::__param::FUNCTION::PARAMETER::CTYPE>`, so
-    /// that a mismatch's message names the parameter and its C type.
-    Scalar(RustParam, Option<Named>),
-    /// `T *`: `param::Ptr<R, super::__param::FUNCTION::PARAMETER>`, whose marker type
-    /// (`param`, declared in `__param`) makes a mismatch's message name the parameter.
-    Pointer {
-        sig: String,
-        param: String,
-    },
+    /// A value of the type table, or a pointer (as `uint64_t`); a number
+    /// (`uint32_t n`) or a typed pointer (`T *`) also carries its marker.
+    Value(RustParam, Option<Named>),
     Struct(&'a StructDef),
 }
 
-/// A number parameter's names, for its marker: `sig` (the `__sig` type), `param` (the
-/// parameter) and `c_type` (its C type as an identifier: `unsigned_long`).
+/// The names of a parameter's marker, which makes a mismatch's message name the
+/// parameter: `sig` (the `__sig` type: a number crosses as
+/// `param::Scalar<u32, super::__param::FUNCTION::PARAMETER::CTYPE>`, a typed pointer as
+/// `param::Ptr<R, super::__param::FUNCTION::PARAMETER>`), `param` (the parameter) and,
+/// for a number, `c_type` (its C type as an identifier: `unsigned_long`).
 struct Named {
     sig: String,
     param: String,
-    c_type: String,
+    c_type: Option<String>,
 }
 
 /// The crossing of parameter `p` of `f` (1-based `position`), or why it has none.
@@ -247,18 +243,20 @@ fn crossing<'a>(
     if p.c_type.contains('*') {
         // The launcher passes the address as `uint64_t` (what `rust_param` says for
         // every pointer); the Rust side keeps the element type.
-        return match pointee_type(&p.c_type, structs).as_deref() {
-            Some("void") => rust_param(f, position, p).map(|r| Crossing::Scalar(r, None)),
+        let named = match pointee_type(&p.c_type, structs).as_deref() {
+            Some("void") => None,
             Some(elem) => {
                 let param = param_ident(p, position);
                 let sig = format!(
                     "param::Ptr<{elem}, super::__param::{}::{param}>",
                     rust_ident(&f.name)
                 );
-                Ok(Crossing::Pointer { sig, param })
+                let c_type = None;
+                Some(Named { sig, param, c_type })
             }
-            None => Err(refuse(f, position, p, ParamRefusal::UnknownPointee)),
+            None => return Err(refuse(f, position, p, ParamRefusal::UnknownPointee)),
         };
+        return Ok(Crossing::Value(DEV_PTR, named));
     }
     if let Some(def) = by_value_struct(&p.c_type, structs) {
         return Ok(Crossing::Struct(def));
@@ -278,10 +276,10 @@ fn crossing<'a>(
                 rust_ident(&f.name)
             ),
             param,
-            c_type,
+            c_type: Some(c_type),
         }
     });
-    Ok(Crossing::Scalar(rust, named))
+    Ok(Crossing::Value(rust, named))
 }
 
 /// Parameter `p`'s name as a Rust identifier (`arg{position}` when the prototype
@@ -511,8 +509,7 @@ pub fn launcher_source(
         let [mut tail, mut copies, mut pass] = <[String; 3]>::default();
         for (i, (cp, x)) in f.params.iter().zip(&params).enumerate() {
             let abi_c = match x {
-                Crossing::Scalar(p, _) => p.abi_c,
-                Crossing::Pointer { .. } => "uint64_t",
+                Crossing::Value(p, _) => p.abi_c,
                 Crossing::Struct(def) => {
                     // A struct argument arrives as the address of its device layout: copied
                     // into a C value of the struct type, passed by value as a C host program
@@ -609,13 +606,14 @@ pub fn rust_source(
     let mut markers = String::new();
     for f in functions {
         let params = crossings(f, structs)?;
+        let id = rust_ident(&f.name);
         let named: String = params
             .iter()
             .filter_map(|p| match p {
-                Crossing::Pointer { param, .. } => Some(format!(
+                Crossing::Value(_, Some(Named { param, c_type: None, .. })) => Some(format!(
                     "        /// Names this pointer parameter in compiler messages.\n        #[derive(Debug)]\n        pub enum {param} {{}}\n"
                 )),
-                Crossing::Scalar(_, Some(Named { param, c_type, .. })) => Some(format!(
+                Crossing::Value(_, Some(Named { param, c_type: Some(c_type), .. })) => Some(format!(
                     "        /// Names this number parameter and its C type in compiler messages.\n        pub mod {param} {{\n            #[derive(Debug)]\n            pub enum {c_type} {{}}\n        }}\n"
                 )),
                 _ => None,
@@ -626,10 +624,8 @@ pub fn rust_source(
                 markers,
                 "    /// The pointer and number parameters of `{name}`.\n    pub mod {id} {{\n{named}    }}",
                 name = f.name,
-                id = rust_ident(&f.name)
             );
         }
-        let id = rust_ident(&f.name);
         let doc = format!(
             "`{}`\n///\n/// Defined at `{}:{}`.",
             prototype(f),
@@ -643,13 +639,10 @@ pub fn rust_source(
             <[String; 5]>::default();
         for (i, x) in params.iter().enumerate() {
             let (sig, abi, ffi, arg) = match x {
-                Crossing::Scalar(p, named) => {
+                Crossing::Value(p, named) => {
                     let sig = named.as_ref().map_or(p.rust, |n| n.sig.as_str());
                     let arg = format!("a{i}");
                     (sig.to_owned(), p.abi_rust.to_owned(), p.abi_rust, arg)
-                }
-                Crossing::Pointer { sig, .. } => {
-                    (sig.clone(), "u64".into(), "u64", format!("a{i}"))
                 }
                 Crossing::Struct(def) => {
                     let (n, id) = (&def.name, rust_ident(&def.name));

@@ -150,8 +150,7 @@ pub(crate) fn build(
     for s in &r.sources {
         includable(s)?;
     }
-    let refs: Vec<&Path> = r.sources.iter().map(PathBuf::as_path).collect();
-    let mut text = sim_app_source(&r.app_name, &refs, kernels, structs);
+    let mut text = sim_app_source(&r.app_name, &r.sources, kernels, structs);
     text.push_str("\n// The layouts the generated Rust declarations assume.\n");
     text.push_str(&super::host_decls::struct_layout_asserts(structs));
     let generated = r.out_dir.join(format!("{}.c", r.lib_name));
