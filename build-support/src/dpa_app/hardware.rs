@@ -51,22 +51,13 @@ pub(crate) fn dpacc_include_dirs(env: &EnvReader, tools: &ToolDefaults) -> Vec<P
         .unwrap_or_default()
 }
 
-/// Values that end up inside one of dpacc's space-separated option strings.
-fn check_no_whitespace(what: &'static str, value: &str) -> Result<(), DpaAppError> {
-    if value.contains(char::is_whitespace) {
-        Err(DpaAppError::WhitespaceInOption {
-            what,
-            value: value.to_owned(),
-        })
-    } else {
-        Ok(())
-    }
-}
-
 /// Runs `program args…`, which must write `output` (removed first, so that a stale
 /// copy cannot pass for it).
 fn run_for_output(program: &Path, args: &[OsString], output: &Path) -> Result<(), DpaAppError> {
-    remove_stale(output)?;
+    match std::fs::remove_file(output) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io_err(output, e)),
+        _ => {}
+    }
     run_tool(program, args)?;
     if !output.is_file() {
         return Err(DpaAppError::MissingOutput {
@@ -75,14 +66,6 @@ fn run_for_output(program: &Path, args: &[OsString], output: &Path) -> Result<()
         });
     }
     Ok(())
-}
-
-fn remove_stale(path: &Path) -> Result<(), DpaAppError> {
-    match std::fs::remove_file(path) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(io_err(path, e)),
-    }
 }
 
 /// Builds the application with dpacc into `OUT_DIR/lib<lib_name>.a`; returns the dpacc
@@ -105,11 +88,16 @@ pub(crate) fn build(
              looks for the DOCA device libraries in its default directories only",
         );
     }
-    for dir in r.include_dirs.iter().chain(&dpa_lib_dirs) {
-        check_no_whitespace("directory", &dir.display().to_string())?;
-    }
-    for (k, v) in &r.defines {
-        check_no_whitespace("define", &format!("{k}={}", v.as_deref().unwrap_or("")))?;
+    // Values that end up inside one of dpacc's space-separated option strings.
+    let dirs = (r.include_dirs.iter().chain(&dpa_lib_dirs))
+        .map(|dir| ("directory", dir.display().to_string()));
+    let defines = r.defines.iter().map(|(k, v)| {
+        let value = format!("{k}={}", v.as_deref().unwrap_or(""));
+        ("define", value)
+    });
+    let mut values = dirs.chain(defines);
+    if let Some((what, value)) = values.find(|(_, v)| v.contains(char::is_whitespace)) {
+        return Err(DpaAppError::WhitespaceInOption { what, value });
     }
 
     let prefix = install_prefix(env);

@@ -181,30 +181,22 @@ const C_KEYWORDS: &str = "auto break case char const continue default do double 
 
 /// Checks that `name` can be dpacc's `--app-name` and a C symbol.
 pub fn validate_app_name(name: &str) -> Result<(), DpaAppError> {
-    let bad = |reason| {
-        Err(DpaAppError::InvalidAppName {
-            name: name.to_owned(),
-            reason,
-        })
-    };
-    let mut chars = name.chars();
-    match chars.next() {
-        None => return bad("it is empty"),
-        Some(c) if !(c == '_' || c.is_ascii_alphabetic()) => {
-            return bad("it must start with a letter or `_`")
+    let reason = match name.chars().next() {
+        None => "it is empty",
+        Some(c) if !(c == '_' || c.is_ascii_alphabetic()) => "it must start with a letter or `_`",
+        _ if !name.chars().all(|c| c == '_' || c.is_ascii_alphanumeric()) => {
+            "it may contain only ASCII letters, digits and `_`"
         }
-        _ => {}
-    }
-    if !chars.all(|c| c == '_' || c.is_ascii_alphanumeric()) {
-        return bad("it may contain only ASCII letters, digits and `_`");
-    }
-    if C_KEYWORDS.split_whitespace().any(|k| k == name) {
-        return bad("it is a C keyword");
-    }
-    if name.starts_with("doca_sim_gen_") {
-        return bad("names starting with doca_sim_gen_ are used by the generated code");
-    }
-    Ok(())
+        _ if C_KEYWORDS.split_whitespace().any(|k| k == name) => "it is a C keyword",
+        _ if name.starts_with("doca_sim_gen_") => {
+            "names starting with doca_sim_gen_ are used by the generated code"
+        }
+        _ => return Ok(()),
+    };
+    Err(DpaAppError::InvalidAppName {
+        name: name.to_owned(),
+        reason,
+    })
 }
 
 /// Where the sources come from, in the order given.
@@ -324,15 +316,12 @@ impl DpaApp {
     }
 
     /// Adds source files, in the order given.
-    pub fn sources<I, P>(mut self, paths: I) -> Self
+    pub fn sources<I, P>(self, paths: I) -> Self
     where
         I: IntoIterator<Item = P>,
         P: AsRef<Path>,
     {
-        for p in paths {
-            self = self.source(p);
-        }
-        self
+        paths.into_iter().fold(self, Self::source)
     }
 
     /// Adds every `*.c` file of `dir` (not its subdirectories), sorted by name. The
