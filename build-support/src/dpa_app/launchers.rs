@@ -45,20 +45,14 @@ pub(crate) fn write_rust(
         Vec::new()
     };
     // The docs name each kernel's and struct's source relative to the package.
-    let shown: Vec<DeviceFunction> = kernels
-        .iter()
-        .map(|k| DeviceFunction {
-            file: r.shown_path(&k.file),
-            ..k.clone()
-        })
-        .collect();
-    let shown_structs: Vec<StructDef> = structs
-        .iter()
-        .map(|s| StructDef {
-            file: r.shown_path(&s.file),
-            ..s.clone()
-        })
-        .collect();
+    let mut shown = kernels.to_vec();
+    shown
+        .iter_mut()
+        .for_each(|k| k.file = r.shown_path(&k.file));
+    let mut shown_structs = structs.to_vec();
+    shown_structs
+        .iter_mut()
+        .for_each(|s| s.file = r.shown_path(&s.file));
     let text = rust_source(&r.app_name, &shown, &shown_structs, &libs, backend)?;
     std::fs::write(&path, text).map_err(|e| io_err(&path, e))?;
     let apps = {

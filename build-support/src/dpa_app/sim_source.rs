@@ -27,11 +27,6 @@ fn c_string(s: &str) -> String {
     out
 }
 
-/// Text for a `//` comment: one line.
-fn comment(s: &str) -> String {
-    s.replace(['\n', '\r'], " ")
-}
-
 /// Where each argument of `k` sits in the launch's array of 8-byte slots, and how many
 /// slots they take in all, as C constant expressions: a scalar takes one slot, a struct
 /// passed by value as many as its size needs (`DOCA_SIM_GEN_SLOTS`).
@@ -48,18 +43,13 @@ fn slot_layout(k: &DeviceFunction, structs: &[StructDef]) -> (Vec<String>, Strin
     let mut offsets = Vec::new();
     for p in &k.params {
         offsets.push(expr(scalars, &struct_slots));
-        if is_struct(&p.c_type, structs) {
+        if by_value_struct(&p.c_type, structs).is_some() {
             struct_slots.push(format!("DOCA_SIM_GEN_SLOTS({})", p.c_type));
         } else {
             scalars += 1;
         }
     }
     (offsets, expr(scalars, &struct_slots))
-}
-
-/// Whether a parameter of C type `c_type` is a struct passed by value.
-fn is_struct(c_type: &str, structs: &[StructDef]) -> bool {
-    !c_type.contains('*') && by_value_struct(c_type, structs).is_some()
 }
 
 /// The host symbol of device function `kernel` of application `app` in a sim build:
@@ -160,7 +150,8 @@ pub fn sim_app_source(
                 FunctionKind::Rpc => "RPC",
             },
             k.name,
-            comment(&k.file.display().to_string()),
+            // One line, for a `//` comment.
+            k.file.display().to_string().replace(['\n', '\r'], " "),
             k.line
         );
         // Per parameter: its size assertion (a scalar's), how `_read` stores it, the
@@ -169,7 +160,7 @@ pub fn sim_app_source(
         let mut call_args = Vec::new();
         for (i, (p, off)) in k.params.iter().zip(&offsets).enumerate() {
             let t = &p.c_type;
-            if is_struct(t, structs) {
+            if by_value_struct(t, structs).is_some() {
                 let _ = writeln!(
                     read,
                     "\t{{ {t} v = va_arg(*ap, {t}); memcpy(&args[{off}], &v, sizeof(v)); }}"
