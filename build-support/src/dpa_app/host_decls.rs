@@ -345,8 +345,7 @@ fn prototype(f: &DeviceFunction) -> String {
 }
 
 /// A C parameter list: the items joined by commas, `void` when there are none.
-fn c_list<S: AsRef<str>>(items: &[S]) -> String {
-    let items: Vec<&str> = items.iter().map(AsRef::as_ref).collect();
+fn c_list<S: std::borrow::Borrow<str>>(items: &[S]) -> String {
     if items.is_empty() {
         "void".to_owned()
     } else {

@@ -140,13 +140,10 @@ pub(crate) fn dep_metadata(env: &EnvReader, name: &str) -> Option<OsString> {
 
 /// [`dep_metadata`] as a `:`-separated list of directories (empty ones dropped).
 pub(crate) fn dep_paths(env: &EnvReader, name: &str) -> Vec<PathBuf> {
-    dep_metadata(env, name)
-        .map(|v| {
-            std::env::split_paths(&v)
-                .filter(|p| !p.as_os_str().is_empty())
-                .collect()
-        })
-        .unwrap_or_default()
+    let value = dep_metadata(env, name).unwrap_or_default();
+    std::env::split_paths(&value)
+        .filter(|p| !p.as_os_str().is_empty())
+        .collect()
 }
 
 /// [`dep_metadata`] as text (lossy, so a typo stays visible), which must be set.
@@ -295,11 +292,6 @@ impl DpaApp {
             defines: Vec::new(),
             proc_attributes: None,
         }
-    }
-
-    /// The application name.
-    pub fn name(&self) -> &str {
-        &self.name
     }
 
     /// The static library name: `doca_dpa_app_<app name>`.

@@ -236,7 +236,7 @@ pub fn sim_app_source(
             FunctionKind::Global => writeln!(c, "\t{call};\n\treturn 0;"),
         };
         c.push_str("}\n");
-        if n > 0 {
+        let (sizes, read) = if n > 0 {
             // Informational (the sim copies slots); a struct's size may not fit a byte.
             let sizes: Vec<String> = k
                 .params
@@ -248,13 +248,11 @@ pub fn sim_app_source(
                 "static const uint8_t {h}_sizes[{n}] = {{ {} }};",
                 sizes.join(", ")
             );
-        }
-        c.push('\n');
-        let (sizes, read) = if n > 0 {
             (format!("{h}_sizes"), format!("{h}_read"))
         } else {
             ("NULL".to_owned(), "NULL".to_owned())
         };
+        c.push('\n');
         let _ = writeln!(
             table,
             "\t{{\n\t\t.name = {},\n\t\t.func = (void (*)(void)){sym},\n\t\t.kind = {},\n\
