@@ -290,25 +290,21 @@ pub fn pair_dpacc_in(
     }
     let same_number =
         |listed: &str| parse_dpacc_version(listed).is_some_and(|v| v.parts == dpacc.parts);
-    if let Some(row) = known.iter().find(|k| same_number(k.dpacc)) {
-        return if row.release == doca.release() {
-            DpaccPairing::Known
-        } else if row.certain {
-            DpaccPairing::Mismatch {
-                dpacc_belongs_to: row.release,
-            }
-        } else {
-            DpaccPairing::Uncertain {
-                dpacc_seen_with: row.release,
-                evidence: row.evidence,
-            }
-        };
-    }
-    DpaccPairing::Unknown {
-        doca_ships: known
-            .iter()
-            .find(|k| k.release == doca.release())
-            .map(|k| k.dpacc),
+    match known.iter().find(|k| same_number(k.dpacc)) {
+        None => DpaccPairing::Unknown {
+            doca_ships: known
+                .iter()
+                .find(|k| k.release == doca.release())
+                .map(|k| k.dpacc),
+        },
+        Some(row) if row.release == doca.release() => DpaccPairing::Known,
+        Some(row) if row.certain => DpaccPairing::Mismatch {
+            dpacc_belongs_to: row.release,
+        },
+        Some(row) => DpaccPairing::Uncertain {
+            dpacc_seen_with: row.release,
+            evidence: row.evidence,
+        },
     }
 }
 

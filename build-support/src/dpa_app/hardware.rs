@@ -136,11 +136,10 @@ pub(crate) fn build(
         .get_os("CC")
         .filter(|v| !v.is_empty())
         .unwrap_or_else(|| "gcc".into());
-    let archive = r.archive();
     let opts = DpaccOptions {
         app_name: r.app_name.clone(),
         sources: r.sources.clone(),
-        output: archive.clone(),
+        output: r.archive(),
         host_cc,
         doca_include_dirs,
         dpa_lib_dirs,
@@ -149,7 +148,7 @@ pub(crate) fn build(
         proc_attr_blob,
     };
     let args = dpacc_command(doca, &opts);
-    run_for_output(&dpacc, &args, &archive)?;
+    run_for_output(&dpacc, &args, &opts.output)?;
     // Linked by the `#[link]` of the generated declarations, not by a directive.
     d.link_search(&r.out_dir);
     Ok((dpacc, args))

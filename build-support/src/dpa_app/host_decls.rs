@@ -534,21 +534,20 @@ pub fn launcher_source(
                 write!(pass, ", ({})a{i}", cp.c_type)
             };
         }
-        let name = &func;
         let (lead, call) = match f.kind {
             FunctionKind::Global => (
                 "const struct doca_gen_launch *l",
                 format!(
                     "\tif (l->add)\n\
                      \t\treturn doca_dpa_kernel_launch_update_add(l->dpa, l->wait_event, l->wait_threshold,\n\
-                     \t\t\tl->comp_event, l->comp_count, l->num_threads, &{name}{pass});\n\
+                     \t\t\tl->comp_event, l->comp_count, l->num_threads, &{func}{pass});\n\
                      \treturn doca_dpa_kernel_launch_update_set(l->dpa, l->wait_event, l->wait_threshold,\n\
-                     \t\tl->comp_event, l->comp_count, l->num_threads, &{name}{pass});\n"
+                     \t\tl->comp_event, l->comp_count, l->num_threads, &{func}{pass});\n"
                 ),
             ),
             FunctionKind::Rpc => (
                 "struct doca_dpa *dpa, uint64_t *ret",
-                format!("\treturn doca_dpa_rpc(dpa, &{name}, ret{pass});\n"),
+                format!("\treturn doca_dpa_rpc(dpa, &{func}, ret{pass});\n"),
             ),
         };
         let sym = launcher_symbol(app, f);

@@ -415,21 +415,16 @@ impl DpaApp {
         // The sources as the kernel compile sees them; the compiler then checks what
         // the scan understood (see `expand`).
         let scan = expand::scan(env, &r, backend)?;
-        let (kernels, structs) = (&scan.kernels, &scan.structs);
         // A header a source includes gives struct layouts too: edit it, rebuild.
         // (The sources themselves are watched already; naming them again is harmless.)
         for file in &scan.read {
             d.rerun_if_changed(file);
         }
-        host_decls::check_functions(kernels, structs)?;
+        host_decls::check_functions(&scan.kernels, &scan.structs)?;
         expand::check_declarations(env, &r, backend, &scan)?;
-        let rust_declarations = Some(launchers::write_rust(&r, kernels, structs, backend)?);
+        let rust_declarations = Some(launchers::write_rust(&r, &scan, backend)?);
         let (generated_c, dpacc, dpacc_args) = match backend {
-            Backend::Sim => (
-                Some(sim::build(env, &r, kernels, structs, &mut d)?),
-                None,
-                Vec::new(),
-            ),
+            Backend::Sim => (Some(sim::build(env, &r, &scan, &mut d)?), None, Vec::new()),
             Backend::Hardware => {
                 let (dpacc, args) = hardware::build(env, &r, tools, &mut d)?;
                 (None, Some(dpacc), args)
@@ -439,7 +434,7 @@ impl DpaApp {
         // Every backend but docs builds the application's archive and its launchers'.
         let archives = backend != Backend::Docs;
         let launchers = archives
-            .then(|| launchers::build(env, &r, kernels, structs, backend, &mut d))
+            .then(|| launchers::build(env, &r, &scan, backend, &mut d))
             .transpose()?;
         let archive = archives.then(|| r.archive());
         Ok(BuiltApp {

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::error::DpaAppError;
-use super::parse::{DeviceFunction, StructDef};
+use super::expand::Scan;
 use super::sim_source::sim_app_source;
 use super::{io_err, Resolved};
 use crate::cfgs::Directives;
@@ -130,8 +130,7 @@ pub(crate) fn declare_cc_env(env: &EnvReader, target: &str) {
 pub(crate) fn build(
     env: &EnvReader,
     r: &Resolved,
-    kernels: &[DeviceFunction],
-    structs: &[StructDef],
+    scan: &Scan,
     d: &mut Directives,
 ) -> Result<PathBuf, DpaAppError> {
     let device_include = super::dep_metadata(env, SIM_DEVICE_INCLUDE_ENV)
@@ -147,12 +146,10 @@ pub(crate) fn build(
             ),
         ));
     }
-    for s in &r.sources {
-        includable(s)?;
-    }
-    let mut text = sim_app_source(&r.app_name, &r.sources, kernels, structs);
+    r.sources.iter().try_for_each(|s| includable(s))?;
+    let mut text = sim_app_source(&r.app_name, &r.sources, &scan.kernels, &scan.structs);
     text.push_str("\n// The layouts the generated Rust declarations assume.\n");
-    text.push_str(&super::host_decls::struct_layout_asserts(structs));
+    text.push_str(&super::host_decls::struct_layout_asserts(&scan.structs));
     let generated = r.out_dir.join(format!("{}.c", r.lib_name));
     std::fs::write(&generated, text).map_err(|e| io_err(&generated, e))?;
 
