@@ -8,7 +8,6 @@ use super::dpacc::{dpacc_command, takes_proc_attr, DpaccOptions};
 use super::error::DpaAppError;
 use super::tools::{
     check_dpacc_version, find_attrs2blob, find_dpacc, run_tool, toolchain_include_dirs,
-    DEFAULT_ATTRS2BLOB, DEFAULT_DPACC,
 };
 use super::{io_err, Resolved};
 use crate::cfgs::Directives;
@@ -23,15 +22,6 @@ pub const DEFAULT_PROC_ATTRIBUTES: &str = "Feature_list:\n";
 pub(crate) struct ToolDefaults {
     pub(crate) dpacc: PathBuf,
     pub(crate) attrs2blob: PathBuf,
-}
-
-impl Default for ToolDefaults {
-    fn default() -> Self {
-        ToolDefaults {
-            dpacc: DEFAULT_DPACC.into(),
-            attrs2blob: DEFAULT_ATTRS2BLOB.into(),
-        }
-    }
 }
 
 /// The DOCA install's prefix that doca-dpa-sys found (where its `tools/` are).

@@ -158,29 +158,24 @@ const POINTEE_TABLE: &[(&str, &str)] = &[
     ("unsigned short", "u16"),
 ];
 
-/// The pointee of a one-level pointer type, its qualifiers dropped (`void` for
-/// `const void *`); `None` for a type that is not a pointer, or for `T **` (an
-/// address of addresses, whose targets nothing would keep alive).
-fn pointee_name(c_type: &str) -> Option<String> {
+/// The Rust element type of a one-level pointer's pointee, its qualifiers dropped:
+/// `void` for `void` (`const void *`: any DPA memory, `param::DevPtr`), else that of a
+/// scalar, or a struct of the application as `super::NAME`; `None` for a type that is
+/// not a pointer, for `T **` (an address of addresses, whose targets nothing would keep
+/// alive) or when the pointee has no Rust type. A DOCA handle or device-address typedef
+/// has none: an array of them would carry handles and addresses that nothing checks
+/// against the context or keeps alive (as `T **` would), so safe code could hand the
+/// kernel a forged or freed one.
+fn pointee_type(c_type: &str, structs: &[StructDef]) -> Option<String> {
     let star = c_type.find('*')?;
     if c_type[star + 1..].contains('*') {
         return None;
     }
-    let pointee: Vec<&str> = c_type[..star]
+    let words: Vec<&str> = c_type[..star]
         .split_whitespace()
         .filter(|w| !matches!(*w, "const" | "volatile" | "restrict" | "__restrict"))
         .collect();
-    Some(pointee.join(" "))
-}
-
-/// The Rust element type of a pointer's pointee: `void` for `void` (any DPA memory,
-/// `param::DevPtr`), else that of a scalar, or a struct of the application as
-/// `super::NAME`; `None` when the pointee has no Rust type. A DOCA handle or
-/// device-address typedef has none: an array of them would carry handles and
-/// addresses that nothing checks against the context or keeps alive (as `T **`
-/// would), so safe code could hand the kernel a forged or freed one.
-fn pointee_type(c_type: &str, structs: &[StructDef]) -> Option<String> {
-    let pointee = pointee_name(c_type)?;
+    let pointee = words.join(" ");
     if pointee == "void" {
         return Some("void".to_owned());
     }

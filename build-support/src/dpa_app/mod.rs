@@ -294,11 +294,6 @@ impl DpaApp {
         }
     }
 
-    /// The static library name: `doca_dpa_app_<app name>`.
-    pub fn lib_name(&self) -> String {
-        format!("doca_dpa_app_{}", self.name)
-    }
-
     /// Adds one source file (relative paths are relative to the package's manifest
     /// directory).
     pub fn source(mut self, path: impl AsRef<Path>) -> Self {
@@ -386,7 +381,11 @@ impl DpaApp {
     /// Builds the application with the variables of `env`, without printing the
     /// directives (they are in [`BuiltApp::directives`]).
     pub fn build_with_env(&self, env: &EnvReader) -> Result<BuiltApp, DpaAppError> {
-        self.build_inner(env, &hardware::ToolDefaults::default())
+        let tools = hardware::ToolDefaults {
+            dpacc: DEFAULT_DPACC.into(),
+            attrs2blob: DEFAULT_ATTRS2BLOB.into(),
+        };
+        self.build_inner(env, &tools)
     }
 
     pub(crate) fn build_inner(
@@ -523,7 +522,7 @@ impl DpaApp {
         }
         Ok(Resolved {
             app_name: self.name.clone(),
-            lib_name: self.lib_name(),
+            lib_name: format!("doca_dpa_app_{}", self.name),
             out_dir,
             sources,
             include_dirs,
