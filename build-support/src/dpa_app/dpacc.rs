@@ -8,7 +8,8 @@
 //! | 2.10 – 3.1 | `nv-dpa-bf3,nv-dpa-cx7,nv-dpa-cx8` | `-ldoca_dpa_dev -ldoca_dpa_dev_comm` | no |
 //! | 3.2 and later | the above and `nv-dpa-cx9` | the above and `-ldoca_dpa_dev_verbs` | yes |
 
-use std::ffi::OsString;
+use std::borrow::Borrow;
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
 use crate::version::DocaVersion;
@@ -85,9 +86,16 @@ pub struct DpaccOptions {
     pub proc_attr_blob: Option<PathBuf>,
 }
 
-fn joined(prefix: &str, parts: impl IntoIterator<Item = String>) -> OsString {
-    let parts: Vec<String> = parts.into_iter().collect();
-    format!("{prefix}{}", parts.join(" ")).into()
+/// `prefix` and `value` as one argument (a path stays as the system gives it).
+fn arg(prefix: &str, value: impl AsRef<OsStr>) -> OsString {
+    let mut a = OsString::from(prefix);
+    a.push(value);
+    a
+}
+
+/// `prefix` and `parts`, separated by spaces, as one argument.
+fn joined<S: Borrow<str>>(prefix: &str, parts: impl IntoIterator<Item = S>) -> OsString {
+    arg(prefix, parts.into_iter().collect::<Vec<S>>().join(" "))
 }
 
 /// The arguments of dpacc (without the program) for DOCA release `doca`:
@@ -103,50 +111,31 @@ fn joined(prefix: &str, parts: impl IntoIterator<Item = String>) -> OsString {
 /// Each element is one argument: option strings that hold several options are single
 /// arguments with spaces inside, as dpacc expects; no shell is involved.
 pub fn dpacc_command(doca: DocaVersion, opts: &DpaccOptions) -> Vec<OsString> {
-    let mut args: Vec<OsString> = opts.sources.iter().map(|s| s.into()).collect();
-    args.push("-o".into());
-    args.push(opts.output.clone().into());
-    args.push(format!("-mcpu={}", mcpu_list(doca)).into());
-    let mut host_cc = OsString::from("-hostcc=");
-    host_cc.push(&opts.host_cc);
-    args.push(host_cc);
-    args.push(joined(
-        "-hostcc-options=",
-        HOST_OPTIONS.iter().map(|s| (*s).to_owned()),
-    ));
     let user_defines = opts.defines.iter().map(|(k, v)| match v {
         Some(v) => format!("-D{k}={v}"),
         None => format!("-D{k}"),
     });
-    let user_includes = opts
-        .include_dirs
-        .iter()
-        .map(|d| format!("-I{}", d.display()));
-    args.push(joined(
-        "--devicecc-options=",
-        DEVICE_OPTIONS
-            .iter()
-            .map(|s| (*s).to_owned())
-            .chain(user_defines)
-            .chain(user_includes),
-    ));
-    args.push(format!("--app-name={}", opts.app_name).into());
-    for d in opts.include_dirs.iter().chain(&opts.doca_include_dirs) {
-        let mut a = OsString::from("-I");
-        a.push(d);
-        args.push(a);
-    }
-    args.push(joined(
-        "-device-libs=",
-        opts.dpa_lib_dirs
-            .iter()
-            .map(|d| format!("-L{}", d.display()))
-            .chain(device_libs(doca).iter().map(|s| (*s).to_owned())),
-    ));
+    let user_includes = (opts.include_dirs.iter()).map(|d| format!("-I{}", d.display()));
+    let device_options = (DEVICE_OPTIONS.iter().map(|s| s.to_string()))
+        .chain(user_defines)
+        .chain(user_includes);
+    let lib_dirs = (opts.dpa_lib_dirs.iter()).map(|d| format!("-L{}", d.display()));
+    let libs = lib_dirs.chain(device_libs(doca).iter().map(|s| s.to_string()));
+    let mut args: Vec<OsString> = opts.sources.iter().map(|s| s.into()).collect();
+    args.extend([
+        "-o".into(),
+        opts.output.clone().into(),
+        format!("-mcpu={}", mcpu_list(doca)).into(),
+        arg("-hostcc=", &opts.host_cc),
+        joined("-hostcc-options=", HOST_OPTIONS.iter().copied()),
+        joined("--devicecc-options=", device_options),
+        format!("--app-name={}", opts.app_name).into(),
+    ]);
+    let includes = opts.include_dirs.iter().chain(&opts.doca_include_dirs);
+    args.extend(includes.map(|d| arg("-I", d)));
+    args.push(joined("-device-libs=", libs));
     if let (true, Some(blob)) = (takes_proc_attr(doca), &opts.proc_attr_blob) {
-        let mut a = OsString::from("--dpa-proc-attr=");
-        a.push(blob);
-        args.push(a);
+        args.push(arg("--dpa-proc-attr=", blob));
     }
     args
 }
@@ -171,10 +160,9 @@ impl std::fmt::Display for DpaccVersion {
 /// The most parts a dpacc version number has (`1.12.0.26`).
 const MAX_VERSION_PARTS: usize = 4;
 
-/// The dotted numbers (two to [`MAX_VERSION_PARTS`] parts) of `line`, in order. Numbers
+/// The first dotted number (two to [`MAX_VERSION_PARTS`] parts) of `line`. Numbers
 /// glued to letters or other numbers (`v2`, `x86_64`) are not version numbers.
-fn dotted_numbers(line: &str) -> Vec<DpaccVersion> {
-    let mut found = Vec::new();
+fn first_dotted_number(line: &str) -> Option<DpaccVersion> {
     // A number starts only after a character that is neither alphanumeric nor a dot.
     for word in line.split(|c: char| !(c.is_ascii_alphanumeric() || c == '.')) {
         let (mut parts, mut len) = (Vec::new(), 0);
@@ -191,10 +179,10 @@ fn dotted_numbers(line: &str) -> Vec<DpaccVersion> {
         }
         if parts.len() >= 2 {
             let text = word[..len].to_owned();
-            found.push(DpaccVersion { text, parts });
+            return Some(DpaccVersion { text, parts });
         }
     }
-    found
+    None
 }
 
 /// dpacc's version in `output` (the text of `dpacc --version`). A real dpacc prints a
@@ -203,12 +191,11 @@ fn dotted_numbers(line: &str) -> Vec<DpaccVersion> {
 /// when there is no version number at all.
 pub fn parse_dpacc_version(output: &str) -> Option<DpaccVersion> {
     let says_version = |l: &&str| l.to_ascii_lowercase().contains("version");
-    let first_on = |l: &str| dotted_numbers(l).into_iter().next();
     output
         .lines()
         .filter(says_version)
-        .find_map(first_on)
-        .or_else(|| output.lines().find_map(first_on))
+        .find_map(first_dotted_number)
+        .or_else(|| output.lines().find_map(first_dotted_number))
 }
 
 /// A dpacc seen with a DOCA release, with where that comes from.
@@ -303,25 +290,21 @@ pub fn pair_dpacc_in(
     }
     let same_number =
         |listed: &str| parse_dpacc_version(listed).is_some_and(|v| v.parts == dpacc.parts);
-    if let Some(row) = known.iter().find(|k| same_number(k.dpacc)) {
-        return if row.release == doca.release() {
-            DpaccPairing::Known
-        } else if row.certain {
-            DpaccPairing::Mismatch {
-                dpacc_belongs_to: row.release,
-            }
-        } else {
-            DpaccPairing::Uncertain {
-                dpacc_seen_with: row.release,
-                evidence: row.evidence,
-            }
-        };
-    }
-    DpaccPairing::Unknown {
-        doca_ships: known
-            .iter()
-            .find(|k| k.release == doca.release())
-            .map(|k| k.dpacc),
+    match known.iter().find(|k| same_number(k.dpacc)) {
+        None => DpaccPairing::Unknown {
+            doca_ships: known
+                .iter()
+                .find(|k| k.release == doca.release())
+                .map(|k| k.dpacc),
+        },
+        Some(row) if row.release == doca.release() => DpaccPairing::Known,
+        Some(row) if row.certain => DpaccPairing::Mismatch {
+            dpacc_belongs_to: row.release,
+        },
+        Some(row) => DpaccPairing::Uncertain {
+            dpacc_seen_with: row.release,
+            evidence: row.evidence,
+        },
     }
 }
 
@@ -333,13 +316,8 @@ pub fn prefix_dpacc(prefix: &Path) -> PathBuf {
 /// Whether `dpacc` is [`prefix_dpacc`] of `prefix`, through any symbolic links (a
 /// `dpacc` on `PATH` is often a link into the install).
 pub fn is_dpacc_of_prefix(dpacc: &Path, prefix: &Path) -> bool {
-    match (
-        std::fs::canonicalize(dpacc),
-        std::fs::canonicalize(prefix_dpacc(prefix)),
-    ) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    }
+    let own = std::fs::canonicalize(prefix_dpacc(prefix));
+    std::fs::canonicalize(dpacc).is_ok_and(|a| own.is_ok_and(|b| a == b))
 }
 
 #[cfg(test)]

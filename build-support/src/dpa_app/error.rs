@@ -459,19 +459,18 @@ pub enum DpaAppError {
 }
 
 fn quote_command(program: &std::path::Path, args: &[OsString]) -> String {
-    let mut s = program.display().to_string();
-    for a in args {
+    let quoted = args.iter().map(|a| {
         let a = a.to_string_lossy();
-        s.push(' ');
         if a.is_empty() || a.contains(|c: char| c.is_whitespace() || c == '"' || c == '\'') {
-            s.push('\'');
-            s.push_str(&a.replace('\'', "'\\''"));
-            s.push('\'');
+            format!("'{}'", a.replace('\'', "'\\''"))
         } else {
-            s.push_str(&a);
+            a.into_owned()
         }
-    }
-    s
+    });
+    let words: Vec<String> = std::iter::once(program.display().to_string())
+        .chain(quoted)
+        .collect();
+    words.join(" ")
 }
 
 #[cfg(test)]

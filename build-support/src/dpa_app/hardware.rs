@@ -8,9 +8,7 @@ use super::dpacc::{dpacc_command, takes_proc_attr, DpaccOptions};
 use super::error::DpaAppError;
 use super::tools::{
     check_dpacc_version, find_attrs2blob, find_dpacc, run_tool, toolchain_include_dirs,
-    DEFAULT_ATTRS2BLOB, DEFAULT_DPACC,
 };
-use super::DEP_HINT;
 use super::{io_err, Resolved};
 use crate::cfgs::Directives;
 use crate::env::EnvReader;
@@ -24,22 +22,6 @@ pub const DEFAULT_PROC_ATTRIBUTES: &str = "Feature_list:\n";
 pub(crate) struct ToolDefaults {
     pub(crate) dpacc: PathBuf,
     pub(crate) attrs2blob: PathBuf,
-}
-
-impl Default for ToolDefaults {
-    fn default() -> Self {
-        ToolDefaults {
-            dpacc: DEFAULT_DPACC.into(),
-            attrs2blob: DEFAULT_ATTRS2BLOB.into(),
-        }
-    }
-}
-
-/// What the hardware build produced.
-pub(crate) struct HardwareOutput {
-    pub(crate) dpacc: PathBuf,
-    pub(crate) args: Vec<OsString>,
-    pub(crate) archive: PathBuf,
 }
 
 /// The DOCA install's prefix that doca-dpa-sys found (where its `tools/` are).
@@ -59,22 +41,13 @@ pub(crate) fn dpacc_include_dirs(env: &EnvReader, tools: &ToolDefaults) -> Vec<P
         .unwrap_or_default()
 }
 
-/// Values that end up inside one of dpacc's space-separated option strings.
-fn check_no_whitespace(what: &'static str, value: &str) -> Result<(), DpaAppError> {
-    if value.contains(char::is_whitespace) {
-        Err(DpaAppError::WhitespaceInOption {
-            what,
-            value: value.to_owned(),
-        })
-    } else {
-        Ok(())
-    }
-}
-
 /// Runs `program args…`, which must write `output` (removed first, so that a stale
 /// copy cannot pass for it).
 fn run_for_output(program: &Path, args: &[OsString], output: &Path) -> Result<(), DpaAppError> {
-    remove_stale(output)?;
+    match std::fs::remove_file(output) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io_err(output, e)),
+        _ => {}
+    }
     run_tool(program, args)?;
     if !output.is_file() {
         return Err(DpaAppError::MissingOutput {
@@ -85,26 +58,15 @@ fn run_for_output(program: &Path, args: &[OsString], output: &Path) -> Result<()
     Ok(())
 }
 
-fn remove_stale(path: &Path) -> Result<(), DpaAppError> {
-    match std::fs::remove_file(path) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(io_err(path, e)),
-    }
-}
-
-/// Builds the application with dpacc into `OUT_DIR/lib<lib_name>.a`.
+/// Builds the application with dpacc into `OUT_DIR/lib<lib_name>.a`; returns the dpacc
+/// that ran and its arguments.
 pub(crate) fn build(
     env: &EnvReader,
     r: &Resolved,
     tools: &ToolDefaults,
     d: &mut Directives,
-) -> Result<HardwareOutput, DpaAppError> {
-    let version_text =
-        super::dep_metadata_text(env, "DEP_DOCA_DPA_VERSION").ok_or(DpaAppError::MissingEnv {
-            name: "DEP_DOCA_DPA_VERSION",
-            hint: DEP_HINT,
-        })?;
+) -> Result<(PathBuf, Vec<OsString>), DpaAppError> {
+    let version_text = super::dep_text(env, "DEP_DOCA_DPA_VERSION")?;
     let doca = DocaVersion::parse(&version_text).map_err(|_| DpaAppError::BadDocaVersion {
         value: version_text.clone(),
     })?;
@@ -116,11 +78,16 @@ pub(crate) fn build(
              looks for the DOCA device libraries in its default directories only",
         );
     }
-    for dir in r.include_dirs.iter().chain(&dpa_lib_dirs) {
-        check_no_whitespace("directory", &dir.display().to_string())?;
-    }
-    for (k, v) in &r.defines {
-        check_no_whitespace("define", &format!("{k}={}", v.as_deref().unwrap_or("")))?;
+    // Values that end up inside one of dpacc's space-separated option strings.
+    let dirs = (r.include_dirs.iter().chain(&dpa_lib_dirs))
+        .map(|dir| ("directory", dir.display().to_string()));
+    let defines = r.defines.iter().map(|(k, v)| {
+        let value = format!("{k}={}", v.as_deref().unwrap_or(""));
+        ("define", value)
+    });
+    let mut values = dirs.chain(defines);
+    if let Some((what, value)) = values.find(|(_, v)| v.contains(char::is_whitespace)) {
+        return Err(DpaAppError::WhitespaceInOption { what, value });
     }
 
     let prefix = install_prefix(env);
@@ -159,11 +126,10 @@ pub(crate) fn build(
         .get_os("CC")
         .filter(|v| !v.is_empty())
         .unwrap_or_else(|| "gcc".into());
-    let archive = r.out_dir.join(format!("lib{}.a", r.lib_name));
     let opts = DpaccOptions {
         app_name: r.app_name.clone(),
         sources: r.sources.clone(),
-        output: archive.clone(),
+        output: r.archive(),
         host_cc,
         doca_include_dirs,
         dpa_lib_dirs,
@@ -172,12 +138,8 @@ pub(crate) fn build(
         proc_attr_blob,
     };
     let args = dpacc_command(doca, &opts);
-    run_for_output(&dpacc, &args, &archive)?;
+    run_for_output(&dpacc, &args, &opts.output)?;
     // Linked by the `#[link]` of the generated declarations, not by a directive.
     d.link_search(&r.out_dir);
-    Ok(HardwareOutput {
-        dpacc,
-        args,
-        archive,
-    })
+    Ok((dpacc, args))
 }

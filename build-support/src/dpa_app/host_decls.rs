@@ -158,29 +158,24 @@ const POINTEE_TABLE: &[(&str, &str)] = &[
     ("unsigned short", "u16"),
 ];
 
-/// The pointee of a one-level pointer type, its qualifiers dropped (`void` for
-/// `const void *`); `None` for a type that is not a pointer, or for `T **` (an
-/// address of addresses, whose targets nothing would keep alive).
-fn pointee_name(c_type: &str) -> Option<String> {
+/// The Rust element type of a one-level pointer's pointee, its qualifiers dropped:
+/// `void` for `void` (`const void *`: any DPA memory, `param::DevPtr`), else that of a
+/// scalar, or a struct of the application as `super::NAME`; `None` for a type that is
+/// not a pointer, for `T **` (an address of addresses, whose targets nothing would keep
+/// alive) or when the pointee has no Rust type. A DOCA handle or device-address typedef
+/// has none: an array of them would carry handles and addresses that nothing checks
+/// against the context or keeps alive (as `T **` would), so safe code could hand the
+/// kernel a forged or freed one.
+fn pointee_type(c_type: &str, structs: &[StructDef]) -> Option<String> {
     let star = c_type.find('*')?;
     if c_type[star + 1..].contains('*') {
         return None;
     }
-    let pointee: Vec<&str> = c_type[..star]
+    let words: Vec<&str> = c_type[..star]
         .split_whitespace()
         .filter(|w| !matches!(*w, "const" | "volatile" | "restrict" | "__restrict"))
         .collect();
-    Some(pointee.join(" "))
-}
-
-/// The Rust element type of a pointer's pointee: `void` for `void` (any DPA memory,
-/// `param::DevPtr`), else that of a scalar, or a struct of the application as
-/// `super::NAME`; `None` when the pointee has no Rust type. A DOCA handle or
-/// device-address typedef has none: an array of them would carry handles and
-/// addresses that nothing checks against the context or keeps alive (as `T **`
-/// would), so safe code could hand the kernel a forged or freed one.
-fn pointee_type(c_type: &str, structs: &[StructDef]) -> Option<String> {
-    let pointee = pointee_name(c_type)?;
+    let pointee = words.join(" ");
     if pointee == "void" {
         return Some("void".to_owned());
     }
@@ -211,30 +206,26 @@ fn plain_pointer_param(elem: &str) -> Option<&'static str> {
     })
 }
 
-/// How one parameter crosses from Rust to the generated C launcher: as a scalar of
-/// the type table, as a typed pointer (a DPA address, `param::Ptr<R>`), or as a
-/// struct passed by value (whose device layout the launcher receives by address and
-/// copies into a C value of the struct type).
+/// How one parameter crosses from Rust to the generated C launcher: as a value (a
+/// scalar of the type table, or a pointer: a DPA address), or as a struct passed by
+/// value (whose device layout the launcher receives by address and copies into a C
+/// value of the struct type).
 enum Crossing<'a> {
-    /// A value of the type table; a number (`uint32_t n`) also carries its marker: it
-    /// crosses as `param::Scalar<u32, super::__param::FUNCTION::PARAMETER::CTYPE>`, so
-    /// that a mismatch's message names the parameter and its C type.
-    Scalar(RustParam, Option<Named>),
-    /// `T *`: `param::Ptr<R, super::__param::FUNCTION::PARAMETER>`, whose marker type
-    /// (`param`, declared in `__param`) makes a mismatch's message name the parameter.
-    Pointer {
-        sig: String,
-        param: String,
-    },
+    /// A value of the type table, or a pointer (as `uint64_t`); a number
+    /// (`uint32_t n`) or a typed pointer (`T *`) also carries its marker.
+    Value(RustParam, Option<Named>),
     Struct(&'a StructDef),
 }
 
-/// A number parameter's names, for its marker: `sig` (the `__sig` type), `param` (the
-/// parameter) and `c_type` (its C type as an identifier: `unsigned_long`).
+/// The names of a parameter's marker, which makes a mismatch's message name the
+/// parameter: `sig` (the `__sig` type: a number crosses as
+/// `param::Scalar<u32, super::__param::FUNCTION::PARAMETER::CTYPE>`, a typed pointer as
+/// `param::Ptr<R, super::__param::FUNCTION::PARAMETER>`), `param` (the parameter) and,
+/// for a number, `c_type` (its C type as an identifier: `unsigned_long`).
 struct Named {
     sig: String,
     param: String,
-    c_type: String,
+    c_type: Option<String>,
 }
 
 /// The crossing of parameter `p` of `f` (1-based `position`), or why it has none.
@@ -247,18 +238,20 @@ fn crossing<'a>(
     if p.c_type.contains('*') {
         // The launcher passes the address as `uint64_t` (what `rust_param` says for
         // every pointer); the Rust side keeps the element type.
-        return match pointee_type(&p.c_type, structs).as_deref() {
-            Some("void") => rust_param(f, position, p).map(|r| Crossing::Scalar(r, None)),
+        let named = match pointee_type(&p.c_type, structs).as_deref() {
+            Some("void") => None,
             Some(elem) => {
                 let param = param_ident(p, position);
                 let sig = format!(
                     "param::Ptr<{elem}, super::__param::{}::{param}>",
                     rust_ident(&f.name)
                 );
-                Ok(Crossing::Pointer { sig, param })
+                let c_type = None;
+                Some(Named { sig, param, c_type })
             }
-            None => Err(refuse(f, position, p, ParamRefusal::UnknownPointee)),
+            None => return Err(refuse(f, position, p, ParamRefusal::UnknownPointee)),
         };
+        return Ok(Crossing::Value(DEV_PTR, named));
     }
     if let Some(def) = by_value_struct(&p.c_type, structs) {
         return Ok(Crossing::Struct(def));
@@ -278,10 +271,10 @@ fn crossing<'a>(
                 rust_ident(&f.name)
             ),
             param,
-            c_type,
+            c_type: Some(c_type),
         }
     });
-    Ok(Crossing::Scalar(rust, named))
+    Ok(Crossing::Value(rust, named))
 }
 
 /// Parameter `p`'s name as a Rust identifier (`arg{position}` when the prototype
@@ -347,8 +340,7 @@ fn prototype(f: &DeviceFunction) -> String {
 }
 
 /// A C parameter list: the items joined by commas, `void` when there are none.
-fn c_list<S: AsRef<str>>(items: &[S]) -> String {
-    let items: Vec<&str> = items.iter().map(AsRef::as_ref).collect();
+fn c_list<S: std::borrow::Borrow<str>>(items: &[S]) -> String {
     if items.is_empty() {
         "void".to_owned()
     } else {
@@ -511,8 +503,7 @@ pub fn launcher_source(
         let [mut tail, mut copies, mut pass] = <[String; 3]>::default();
         for (i, (cp, x)) in f.params.iter().zip(&params).enumerate() {
             let abi_c = match x {
-                Crossing::Scalar(p, _) => p.abi_c,
-                Crossing::Pointer { .. } => "uint64_t",
+                Crossing::Value(p, _) => p.abi_c,
                 Crossing::Struct(def) => {
                     // A struct argument arrives as the address of its device layout: copied
                     // into a C value of the struct type, passed by value as a C host program
@@ -538,21 +529,20 @@ pub fn launcher_source(
                 write!(pass, ", ({})a{i}", cp.c_type)
             };
         }
-        let name = &func;
         let (lead, call) = match f.kind {
             FunctionKind::Global => (
                 "const struct doca_gen_launch *l",
                 format!(
                     "\tif (l->add)\n\
                      \t\treturn doca_dpa_kernel_launch_update_add(l->dpa, l->wait_event, l->wait_threshold,\n\
-                     \t\t\tl->comp_event, l->comp_count, l->num_threads, &{name}{pass});\n\
+                     \t\t\tl->comp_event, l->comp_count, l->num_threads, &{func}{pass});\n\
                      \treturn doca_dpa_kernel_launch_update_set(l->dpa, l->wait_event, l->wait_threshold,\n\
-                     \t\tl->comp_event, l->comp_count, l->num_threads, &{name}{pass});\n"
+                     \t\tl->comp_event, l->comp_count, l->num_threads, &{func}{pass});\n"
                 ),
             ),
             FunctionKind::Rpc => (
                 "struct doca_dpa *dpa, uint64_t *ret",
-                format!("\treturn doca_dpa_rpc(dpa, &{name}, ret{pass});\n"),
+                format!("\treturn doca_dpa_rpc(dpa, &{func}, ret{pass});\n"),
             ),
         };
         let sym = launcher_symbol(app, f);
@@ -609,13 +599,14 @@ pub fn rust_source(
     let mut markers = String::new();
     for f in functions {
         let params = crossings(f, structs)?;
+        let id = rust_ident(&f.name);
         let named: String = params
             .iter()
             .filter_map(|p| match p {
-                Crossing::Pointer { param, .. } => Some(format!(
+                Crossing::Value(_, Some(Named { param, c_type: None, .. })) => Some(format!(
                     "        /// Names this pointer parameter in compiler messages.\n        #[derive(Debug)]\n        pub enum {param} {{}}\n"
                 )),
-                Crossing::Scalar(_, Some(Named { param, c_type, .. })) => Some(format!(
+                Crossing::Value(_, Some(Named { param, c_type: Some(c_type), .. })) => Some(format!(
                     "        /// Names this number parameter and its C type in compiler messages.\n        pub mod {param} {{\n            #[derive(Debug)]\n            pub enum {c_type} {{}}\n        }}\n"
                 )),
                 _ => None,
@@ -626,10 +617,8 @@ pub fn rust_source(
                 markers,
                 "    /// The pointer and number parameters of `{name}`.\n    pub mod {id} {{\n{named}    }}",
                 name = f.name,
-                id = rust_ident(&f.name)
             );
         }
-        let id = rust_ident(&f.name);
         let doc = format!(
             "`{}`\n///\n/// Defined at `{}:{}`.",
             prototype(f),
@@ -643,13 +632,10 @@ pub fn rust_source(
             <[String; 5]>::default();
         for (i, x) in params.iter().enumerate() {
             let (sig, abi, ffi, arg) = match x {
-                Crossing::Scalar(p, named) => {
+                Crossing::Value(p, named) => {
                     let sig = named.as_ref().map_or(p.rust, |n| n.sig.as_str());
                     let arg = format!("a{i}");
                     (sig.to_owned(), p.abi_rust.to_owned(), p.abi_rust, arg)
-                }
-                Crossing::Pointer { sig, .. } => {
-                    (sig.clone(), "u64".into(), "u64", format!("a{i}"))
                 }
                 Crossing::Struct(def) => {
                     let (n, id) = (&def.name, rust_ident(&def.name));

@@ -7,10 +7,9 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 use super::error::DpaAppError;
+use super::expand::Scan;
 use super::host_decls::{launcher_source, rust_source};
-use super::parse::{DeviceFunction, StructDef};
 use super::sim::{compile, host_compiler};
-use super::DEP_HINT;
 use super::{io_err, Resolved};
 use crate::backend::Backend;
 use crate::cfgs::Directives;
@@ -35,8 +34,7 @@ static BUILT_APPS: Mutex<BTreeMap<PathBuf, Vec<String>>> = Mutex::new(BTreeMap::
 /// the app index, and returns their path. A documentation build links no archive.
 pub(crate) fn write_rust(
     r: &Resolved,
-    kernels: &[DeviceFunction],
-    structs: &[StructDef],
+    scan: &Scan,
     backend: Backend,
 ) -> Result<PathBuf, DpaAppError> {
     let path = r.out_dir.join(rust_file_name(&r.app_name));
@@ -46,20 +44,13 @@ pub(crate) fn write_rust(
         Vec::new()
     };
     // The docs name each kernel's and struct's source relative to the package.
-    let shown: Vec<DeviceFunction> = kernels
-        .iter()
-        .map(|k| DeviceFunction {
-            file: r.shown_path(&k.file),
-            ..k.clone()
-        })
-        .collect();
-    let shown_structs: Vec<StructDef> = structs
-        .iter()
-        .map(|s| StructDef {
-            file: r.shown_path(&s.file),
-            ..s.clone()
-        })
-        .collect();
+    let (mut shown, mut shown_structs) = (scan.kernels.clone(), scan.structs.clone());
+    for k in &mut shown {
+        k.file = r.shown_path(&k.file);
+    }
+    for s in &mut shown_structs {
+        s.file = r.shown_path(&s.file);
+    }
     let text = rust_source(&r.app_name, &shown, &shown_structs, &libs, backend)?;
     std::fs::write(&path, text).map_err(|e| io_err(&path, e))?;
     let apps = {
@@ -112,21 +103,17 @@ fn launchers_lib_name(lib_name: &str) -> String {
 pub(crate) fn build(
     env: &EnvReader,
     r: &Resolved,
-    kernels: &[DeviceFunction],
-    structs: &[StructDef],
+    scan: &Scan,
     backend: Backend,
     d: &mut Directives,
 ) -> Result<PathBuf, DpaAppError> {
     let host_include = super::dep_paths(env, "DEP_DOCA_DPA_INCLUDE");
     if host_include.is_empty() {
-        return Err(DpaAppError::MissingEnv {
-            name: "DEP_DOCA_DPA_INCLUDE",
-            hint: DEP_HINT,
-        });
+        return Err(super::missing_dep("DEP_DOCA_DPA_INCLUDE"));
     }
     let lib = launchers_lib_name(&r.lib_name);
     let source = r.out_dir.join(format!("{lib}.c"));
-    let text = launcher_source(&r.app_name, kernels, structs, backend)?;
+    let text = launcher_source(&r.app_name, &scan.kernels, &scan.structs, backend)?;
     std::fs::write(&source, text).map_err(|e| io_err(&source, e))?;
     let mut b = host_compiler(env, r)?;
     b.file(&source)

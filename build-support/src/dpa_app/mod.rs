@@ -140,18 +140,25 @@ pub(crate) fn dep_metadata(env: &EnvReader, name: &str) -> Option<OsString> {
 
 /// [`dep_metadata`] as a `:`-separated list of directories (empty ones dropped).
 pub(crate) fn dep_paths(env: &EnvReader, name: &str) -> Vec<PathBuf> {
-    dep_metadata(env, name)
-        .map(|v| {
-            std::env::split_paths(&v)
-                .filter(|p| !p.as_os_str().is_empty())
-                .collect()
-        })
-        .unwrap_or_default()
+    let value = dep_metadata(env, name).unwrap_or_default();
+    std::env::split_paths(&value)
+        .filter(|p| !p.as_os_str().is_empty())
+        .collect()
 }
 
-/// [`dep_metadata`] as text (lossy, so a typo stays visible).
-pub(crate) fn dep_metadata_text(env: &EnvReader, name: &str) -> Option<String> {
-    dep_metadata(env, name).map(|v| v.to_string_lossy().into_owned())
+/// [`dep_metadata`] as text (lossy, so a typo stays visible), which must be set.
+pub(crate) fn dep_text(env: &EnvReader, name: &'static str) -> Result<String, DpaAppError> {
+    dep_metadata(env, name)
+        .map(|v| v.to_string_lossy().into_owned())
+        .ok_or_else(|| missing_dep(name))
+}
+
+/// [`DpaAppError::MissingEnv`] for the links metadata `name` of doca-dpa-sys.
+pub(crate) fn missing_dep(name: &'static str) -> DpaAppError {
+    DpaAppError::MissingEnv {
+        name,
+        hint: DEP_HINT,
+    }
 }
 
 /// [`DpaAppError::Io`] for `path`, with `e` as its message.
@@ -171,30 +178,22 @@ const C_KEYWORDS: &str = "auto break case char const continue default do double 
 
 /// Checks that `name` can be dpacc's `--app-name` and a C symbol.
 pub fn validate_app_name(name: &str) -> Result<(), DpaAppError> {
-    let bad = |reason| {
-        Err(DpaAppError::InvalidAppName {
-            name: name.to_owned(),
-            reason,
-        })
-    };
-    let mut chars = name.chars();
-    match chars.next() {
-        None => return bad("it is empty"),
-        Some(c) if !(c == '_' || c.is_ascii_alphabetic()) => {
-            return bad("it must start with a letter or `_`")
+    let reason = match name.chars().next() {
+        None => "it is empty",
+        Some(c) if !(c == '_' || c.is_ascii_alphabetic()) => "it must start with a letter or `_`",
+        _ if !name.chars().all(|c| c == '_' || c.is_ascii_alphanumeric()) => {
+            "it may contain only ASCII letters, digits and `_`"
         }
-        _ => {}
-    }
-    if !chars.all(|c| c == '_' || c.is_ascii_alphanumeric()) {
-        return bad("it may contain only ASCII letters, digits and `_`");
-    }
-    if C_KEYWORDS.split_whitespace().any(|k| k == name) {
-        return bad("it is a C keyword");
-    }
-    if name.starts_with("doca_sim_gen_") {
-        return bad("names starting with doca_sim_gen_ are used by the generated code");
-    }
-    Ok(())
+        _ if C_KEYWORDS.split_whitespace().any(|k| k == name) => "it is a C keyword",
+        _ if name.starts_with("doca_sim_gen_") => {
+            "names starting with doca_sim_gen_ are used by the generated code"
+        }
+        _ => return Ok(()),
+    };
+    Err(DpaAppError::InvalidAppName {
+        name: name.to_owned(),
+        reason,
+    })
 }
 
 /// Where the sources come from, in the order given.
@@ -266,6 +265,11 @@ pub(crate) struct Resolved {
 }
 
 impl Resolved {
+    /// The application's archive, `OUT_DIR/lib<lib_name>.a`.
+    pub(crate) fn archive(&self) -> PathBuf {
+        self.out_dir.join(format!("lib{}.a", self.lib_name))
+    }
+
     /// `path` as generated documentation shows it: relative to the package when it is
     /// inside it (no build machine's absolute path in published docs).
     pub(crate) fn shown_path(&self, path: &Path) -> PathBuf {
@@ -290,16 +294,6 @@ impl DpaApp {
         }
     }
 
-    /// The application name.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// The static library name: `doca_dpa_app_<app name>`.
-    pub fn lib_name(&self) -> String {
-        format!("doca_dpa_app_{}", self.name)
-    }
-
     /// Adds one source file (relative paths are relative to the package's manifest
     /// directory).
     pub fn source(mut self, path: impl AsRef<Path>) -> Self {
@@ -309,15 +303,12 @@ impl DpaApp {
     }
 
     /// Adds source files, in the order given.
-    pub fn sources<I, P>(mut self, paths: I) -> Self
+    pub fn sources<I, P>(self, paths: I) -> Self
     where
         I: IntoIterator<Item = P>,
         P: AsRef<Path>,
     {
-        for p in paths {
-            self = self.source(p);
-        }
-        self
+        paths.into_iter().fold(self, Self::source)
     }
 
     /// Adds every `*.c` file of `dir` (not its subdirectories), sorted by name. The
@@ -390,7 +381,11 @@ impl DpaApp {
     /// Builds the application with the variables of `env`, without printing the
     /// directives (they are in [`BuiltApp::directives`]).
     pub fn build_with_env(&self, env: &EnvReader) -> Result<BuiltApp, DpaAppError> {
-        self.build_inner(env, &hardware::ToolDefaults::default())
+        let tools = hardware::ToolDefaults {
+            dpacc: DEFAULT_DPACC.into(),
+            attrs2blob: DEFAULT_ATTRS2BLOB.into(),
+        };
+        self.build_inner(env, &tools)
     }
 
     pub(crate) fn build_inner(
@@ -399,27 +394,10 @@ impl DpaApp {
         tools: &hardware::ToolDefaults,
     ) -> Result<BuiltApp, DpaAppError> {
         validate_app_name(&self.name)?;
-        let backend_text = dep_metadata_text(env, BACKEND_ENV).ok_or(DpaAppError::MissingEnv {
-            name: BACKEND_ENV,
-            hint: DEP_HINT,
-        })?;
+        let backend_text = dep_text(env, BACKEND_ENV)?;
         let backend = Backend::parse(backend_text.trim()).ok_or(DpaAppError::UnknownBackend {
             value: backend_text.clone(),
         })?;
-        let mut built = BuiltApp {
-            app_name: self.name.clone(),
-            backend,
-            lib_name: self.lib_name(),
-            archive: None,
-            sources: Vec::new(),
-            kernels: Vec::new(),
-            generated_c: None,
-            rust_declarations: None,
-            launchers: None,
-            dpacc: None,
-            dpacc_args: Vec::new(),
-            directives: Directives::new(),
-        };
         let mut d = Directives::new();
         // The package can tell the backends apart (`#[cfg(doca_backend = "sim")]` on
         // tests that use `doca::sim`), as doca-rs's own crates do.
@@ -436,38 +414,42 @@ impl DpaApp {
         // The sources as the kernel compile sees them; the compiler then checks what
         // the scan understood (see `expand`).
         let scan = expand::scan(env, &r, backend)?;
-        let (kernels, structs) = (&scan.kernels, &scan.structs);
         // A header a source includes gives struct layouts too: edit it, rebuild.
         // (The sources themselves are watched already; naming them again is harmless.)
         for file in &scan.read {
             d.rerun_if_changed(file);
         }
-        host_decls::check_functions(kernels, structs)?;
+        host_decls::check_functions(&scan.kernels, &scan.structs)?;
         expand::check_declarations(env, &r, backend, &scan)?;
-        built.rust_declarations = Some(launchers::write_rust(&r, kernels, structs, backend)?);
-        match backend {
-            Backend::Sim => {
-                let out = sim::build(env, &r, kernels, structs, &mut d)?;
-                built.generated_c = Some(out.generated);
-                built.archive = Some(out.archive);
-            }
+        let rust_declarations = Some(launchers::write_rust(&r, &scan, backend)?);
+        let (generated_c, dpacc, dpacc_args) = match backend {
+            Backend::Sim => (Some(sim::build(env, &r, &scan, &mut d)?), None, Vec::new()),
             Backend::Hardware => {
-                let out = hardware::build(env, &r, tools, &mut d)?;
-                built.dpacc = Some(out.dpacc);
-                built.dpacc_args = out.args;
-                built.archive = Some(out.archive);
+                let (dpacc, args) = hardware::build(env, &r, tools, &mut d)?;
+                (None, Some(dpacc), args)
             }
-            Backend::Docs => {}
-        }
-        if backend != Backend::Docs {
-            built.launchers = Some(launchers::build(
-                env, &r, kernels, structs, backend, &mut d,
-            )?);
-        }
-        built.kernels = scan.kernels;
-        built.sources = r.sources;
-        built.directives = d;
-        Ok(built)
+            Backend::Docs => (None, None, Vec::new()),
+        };
+        // Every backend but docs builds the application's archive and its launchers'.
+        let archives = backend != Backend::Docs;
+        let launchers = archives
+            .then(|| launchers::build(env, &r, &scan, backend, &mut d))
+            .transpose()?;
+        let archive = archives.then(|| r.archive());
+        Ok(BuiltApp {
+            app_name: r.app_name,
+            backend,
+            lib_name: r.lib_name,
+            archive,
+            sources: r.sources,
+            kernels: scan.kernels,
+            generated_c,
+            rust_declarations,
+            launchers,
+            dpacc,
+            dpacc_args,
+            directives: d,
+        })
     }
 
     /// Resolves paths, lists directories and declares every input to cargo.
@@ -540,7 +522,7 @@ impl DpaApp {
         }
         Ok(Resolved {
             app_name: self.name.clone(),
-            lib_name: self.lib_name(),
+            lib_name: format!("doca_dpa_app_{}", self.name),
             out_dir,
             sources,
             include_dirs,

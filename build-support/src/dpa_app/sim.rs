@@ -4,9 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use super::error::DpaAppError;
-use super::parse::{DeviceFunction, StructDef};
+use super::expand::Scan;
 use super::sim_source::sim_app_source;
-use super::DEP_HINT;
 use super::{io_err, Resolved};
 use crate::cfgs::Directives;
 use crate::env::EnvReader;
@@ -18,12 +17,6 @@ pub const SIM_DEVICE_INCLUDE_ENV: &str = "DEP_DOCA_DPA_SIM_DEVICE_INCLUDE";
 /// -sys crates were built against (in the sim, doca-sim's reference headers),
 /// `:`-separated.
 pub const HOST_INCLUDE_ENV: &str = "DEP_DOCA_DPA_INCLUDE";
-
-/// What the sim build produced.
-pub(crate) struct SimOutput {
-    pub(crate) generated: PathBuf,
-    pub(crate) archive: PathBuf,
-}
 
 pub(crate) fn includable(p: &Path) -> Result<(), DpaAppError> {
     let reason = match p.to_str() {
@@ -132,20 +125,17 @@ pub(crate) fn declare_cc_env(env: &EnvReader, target: &str) {
     let _ = env.get_os("CRATE_CC_NO_DEFAULTS");
 }
 
-/// Builds the application for the software DPA into `OUT_DIR/lib<lib_name>.a`.
+/// Builds the application for the software DPA into `OUT_DIR/lib<lib_name>.a`; returns
+/// the generated C file.
 pub(crate) fn build(
     env: &EnvReader,
     r: &Resolved,
-    kernels: &[DeviceFunction],
-    structs: &[StructDef],
+    scan: &Scan,
     d: &mut Directives,
-) -> Result<SimOutput, DpaAppError> {
+) -> Result<PathBuf, DpaAppError> {
     let device_include = super::dep_metadata(env, SIM_DEVICE_INCLUDE_ENV)
         .map(PathBuf::from)
-        .ok_or(DpaAppError::MissingEnv {
-            name: SIM_DEVICE_INCLUDE_ENV,
-            hint: DEP_HINT,
-        })?;
+        .ok_or_else(|| super::missing_dep(SIM_DEVICE_INCLUDE_ENV))?;
     let app_header = device_include.join("doca_sim_app.h");
     if !app_header.is_file() {
         return Err(io_err(
@@ -156,13 +146,10 @@ pub(crate) fn build(
             ),
         ));
     }
-    for s in &r.sources {
-        includable(s)?;
-    }
-    let refs: Vec<&Path> = r.sources.iter().map(PathBuf::as_path).collect();
-    let mut text = sim_app_source(&r.app_name, &refs, kernels, structs);
+    r.sources.iter().try_for_each(|s| includable(s))?;
+    let mut text = sim_app_source(&r.app_name, &r.sources, &scan.kernels, &scan.structs);
     text.push_str("\n// The layouts the generated Rust declarations assume.\n");
-    text.push_str(&super::host_decls::struct_layout_asserts(structs));
+    text.push_str(&super::host_decls::struct_layout_asserts(&scan.structs));
     let generated = r.out_dir.join(format!("{}.c", r.lib_name));
     std::fs::write(&generated, text).map_err(|e| io_err(&generated, e))?;
 
@@ -176,10 +163,9 @@ pub(crate) fn build(
         generated: generated.clone(),
         message,
     })?;
-    let archive = r.out_dir.join(format!("lib{}.a", r.lib_name));
     // Linked by the `#[link]` of the generated declarations, not by a directive.
     d.link_search(&r.out_dir);
-    Ok(SimOutput { generated, archive })
+    Ok(generated)
 }
 
 #[cfg(test)]

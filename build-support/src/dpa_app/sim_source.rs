@@ -27,16 +27,6 @@ fn c_string(s: &str) -> String {
     out
 }
 
-/// Text for a `//` comment: one line.
-fn comment(s: &str) -> String {
-    s.replace(['\n', '\r'], " ")
-}
-
-/// `float` or `double` for a floating-point parameter type.
-fn float_kind(c_type: &str) -> Option<&str> {
-    matches!(c_type, "float" | "double").then_some(c_type)
-}
-
 /// Where each argument of `k` sits in the launch's array of 8-byte slots, and how many
 /// slots they take in all, as C constant expressions: a scalar takes one slot, a struct
 /// passed by value as many as its size needs (`DOCA_SIM_GEN_SLOTS`).
@@ -53,23 +43,13 @@ fn slot_layout(k: &DeviceFunction, structs: &[StructDef]) -> (Vec<String>, Strin
     let mut offsets = Vec::new();
     for p in &k.params {
         offsets.push(expr(scalars, &struct_slots));
-        if is_struct(&p.c_type, structs) {
+        if by_value_struct(&p.c_type, structs).is_some() {
             struct_slots.push(format!("DOCA_SIM_GEN_SLOTS({})", p.c_type));
         } else {
             scalars += 1;
         }
     }
     (offsets, expr(scalars, &struct_slots))
-}
-
-/// Whether a parameter of C type `c_type` is a struct passed by value.
-fn is_struct(c_type: &str, structs: &[StructDef]) -> bool {
-    !c_type.contains('*') && by_value_struct(c_type, structs).is_some()
-}
-
-/// The prefix of the generated helpers of `kernel`.
-fn helper(kernel: &str) -> String {
-    format!("doca_sim_gen_{kernel}")
 }
 
 /// The host symbol of device function `kernel` of application `app` in a sim build:
@@ -112,7 +92,7 @@ pub fn sim_kernel_symbol(app: &str, kernel: &str) -> String {
 /// Paths must be absolute and free of `"` and line breaks (checked by the caller).
 pub fn sim_app_source(
     app_name: &str,
-    sources: &[&Path],
+    sources: &[impl AsRef<Path>],
     kernels: &[DeviceFunction],
     structs: &[StructDef],
 ) -> String {
@@ -147,16 +127,20 @@ pub fn sim_app_source(
         );
     }
     for s in sources {
-        let _ = writeln!(c, "#include \"{}\"", s.display());
+        let _ = writeln!(c, "#include \"{}\"", s.as_ref().display());
     }
     for k in kernels {
         let _ = writeln!(c, "#undef {}", k.name);
     }
     c.push('\n');
 
+    // The kernel table's entries and the weak C names, made with each kernel's helpers.
+    let [mut table, mut aliases] = <[String; 2]>::default();
     for k in kernels {
-        let h = helper(&k.name);
+        // The prefix of the kernel's generated helpers.
+        let h = format!("doca_sim_gen_{}", k.name);
         let n = k.params.len();
+        let sym = sim_kernel_symbol(app_name, &k.name);
         let (offsets, total) = slot_layout(k, structs);
         let _ = writeln!(
             c,
@@ -166,7 +150,8 @@ pub fn sim_app_source(
                 FunctionKind::Rpc => "RPC",
             },
             k.name,
-            comment(&k.file.display().to_string()),
+            // One line, for a `//` comment.
+            k.file.display().to_string().replace(['\n', '\r'], " "),
             k.line
         );
         // Per parameter: its size assertion (a scalar's), how `_read` stores it, the
@@ -175,7 +160,7 @@ pub fn sim_app_source(
         let mut call_args = Vec::new();
         for (i, (p, off)) in k.params.iter().zip(&offsets).enumerate() {
             let t = &p.c_type;
-            if is_struct(t, structs) {
+            if by_value_struct(t, structs).is_some() {
                 let _ = writeln!(
                     read,
                     "\t{{ {t} v = va_arg(*ap, {t}); memcpy(&args[{off}], &v, sizeof(v)); }}"
@@ -203,23 +188,20 @@ pub fn sim_app_source(
                 "_Static_assert(sizeof({t}) == 4 || sizeof({t}) == 8,\n\t       {m});",
                 m = c_string(&msg)
             );
-            let _ = match float_kind(t) {
-                // `float` arrives promoted to `double`; the bits of the value in its own
-                // type are kept in its slot.
-                Some(t) => {
-                    call_args.push(format!("doca_sim_gen_{t}_arg(&args[{off}])"));
-                    writeln!(
-                        read,
-                        "\t{{ {t} v = ({t})va_arg(*ap, double); memcpy(&args[{off}], &v, sizeof(v)); }}"
-                    )
-                }
-                None => {
-                    call_args.push(format!("({t})(uintptr_t)args[{off}]"));
-                    writeln!(
-                        read,
-                        "\targs[{off}] = (uint64_t)(uintptr_t)va_arg(*ap, {t});"
-                    )
-                }
+            // `float` arrives promoted to `double`; the bits of the value in its own type
+            // are kept in its slot.
+            let _ = if matches!(t.as_str(), "float" | "double") {
+                call_args.push(format!("doca_sim_gen_{t}_arg(&args[{off}])"));
+                writeln!(
+                    read,
+                    "\t{{ {t} v = ({t})va_arg(*ap, double); memcpy(&args[{off}], &v, sizeof(v)); }}"
+                )
+            } else {
+                call_args.push(format!("({t})(uintptr_t)args[{off}]"));
+                writeln!(
+                    read,
+                    "\targs[{off}] = (uint64_t)(uintptr_t)va_arg(*ap, {t});"
+                )
             };
         }
         c.push_str(&asserts);
@@ -244,7 +226,6 @@ pub fn sim_app_source(
         if n == 0 {
             c.push_str("\t(void)args;\n");
         }
-        let sym = sim_kernel_symbol(app_name, &k.name);
         let call = if call_args.is_empty() {
             format!("{sym}()")
         } else {
@@ -255,7 +236,7 @@ pub fn sim_app_source(
             FunctionKind::Global => writeln!(c, "\t{call};\n\treturn 0;"),
         };
         c.push_str("}\n");
-        if n > 0 {
+        let (sizes, read) = if n > 0 {
             // Informational (the sim copies slots); a struct's size may not fit a byte.
             let sizes: Vec<String> = k
                 .params
@@ -267,46 +248,34 @@ pub fn sim_app_source(
                 "static const uint8_t {h}_sizes[{n}] = {{ {} }};",
                 sizes.join(", ")
             );
-        }
-        c.push('\n');
-    }
-
-    c.push_str("static const struct doca_sim_kernel doca_sim_gen_kernels[] = {\n");
-    for k in kernels {
-        let h = helper(&k.name);
-        let n = k.params.len();
-        let (_, slots) = slot_layout(k, structs);
-        let (sizes, read) = if n > 0 {
             (format!("{h}_sizes"), format!("{h}_read"))
         } else {
             ("NULL".to_owned(), "NULL".to_owned())
         };
+        c.push('\n');
         let _ = writeln!(
-            c,
-            "\t{{\n\t\t.name = {},\n\t\t.func = (void (*)(void)){},\n\t\t.kind = {},\n\
-             \t\t.num_params = {slots},\n\t\t.param_sizes = {sizes},\n\t\t.read_args = {read},\n\
+            table,
+            "\t{{\n\t\t.name = {},\n\t\t.func = (void (*)(void)){sym},\n\t\t.kind = {},\n\
+             \t\t.num_params = {total},\n\t\t.param_sizes = {sizes},\n\t\t.read_args = {read},\n\
              \t\t.invoke = {h}_invoke,\n\t}},",
             c_string(&k.name),
-            sim_kernel_symbol(app_name, &k.name),
             k.kind.sim_constant(),
         );
-    }
-    c.push_str("};\n\n");
-    c.push_str(
-        "// The C names, for C host programs that name the functions as dpacc's host code\n\
-         // does (`extern doca_dpa_func_t name;`): weak, so that another application's\n\
-         // function of the same name does not collide with them.\n",
-    );
-    for k in kernels {
-        let sym = sim_kernel_symbol(app_name, &k.name);
         let _ = writeln!(
-            c,
+            aliases,
             "extern __typeof__({sym}) {} __attribute__((weak, alias({})));",
             k.name,
             c_string(&sym)
         );
     }
-    c.push('\n');
+
+    let _ = writeln!(
+        c,
+        "static const struct doca_sim_kernel doca_sim_gen_kernels[] = {{\n{table}}};\n\n\
+         // The C names, for C host programs that name the functions as dpacc's host code\n\
+         // does (`extern doca_dpa_func_t name;`): weak, so that another application's\n\
+         // function of the same name does not collide with them.\n{aliases}"
+    );
     let _ = writeln!(
         c,
         "static const struct doca_sim_app doca_sim_gen_app = {{\n\

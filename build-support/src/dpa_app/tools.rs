@@ -142,11 +142,8 @@ pub(crate) const DPA_CLANG_NAME: &str = "dpa-clang";
 /// and a header of the toolchain is reported missing by the compiler.
 pub(crate) fn toolchain_include_dirs(dpacc: &Path) -> Vec<PathBuf> {
     let clang = dpacc.with_file_name(DPA_CLANG_NAME);
-    let mut cmd = Command::new(&clang);
-    match clang
-        .is_file()
-        .then(|| cmd.arg("-print-resource-dir").output())
-    {
+    let resource_dir = || Command::new(&clang).arg("-print-resource-dir").output();
+    match clang.is_file().then(resource_dir) {
         Some(Ok(out)) if out.status.success() => {
             let dir = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("include");
             dir.is_dir().then_some(dir).into_iter().collect()
