@@ -165,7 +165,7 @@ fn item_names(set: BindingSet, include_dirs: &[PathBuf]) -> BTreeSet<String> {
 /// headers or allow/block lists.
 fn base_builder(include_dirs: &[PathBuf], opts: &BindgenOptions) -> bindgen::Builder {
     let target = bindgen::RustTarget::stable(85, 0).unwrap_or(bindgen::LATEST_STABLE_RUST);
-    let mut b = bindgen::Builder::default()
+    let b = bindgen::Builder::default()
         .rust_target(target)
         .rust_edition(bindgen::RustEdition::Edition2021)
         .disable_header_comment()
@@ -186,10 +186,7 @@ fn base_builder(include_dirs: &[PathBuf], opts: &BindgenOptions) -> bindgen::Bui
         .clang_args(BINDGEN_DEFINES.iter().map(|m| format!("-D{m}")))
         .clang_args(include_dirs.iter().map(|d| format!("-I{}", d.display())))
         .clang_args(&opts.clang_args);
-    for line in &opts.raw_lines {
-        b = b.raw_line(line.clone());
-    }
-    b
+    (opts.raw_lines.iter()).fold(b, |b, line| b.raw_line(line))
 }
 
 /// Leaves out everything the sets `lib` reuses ([`BindingSet::reused`]) define over
@@ -331,18 +328,14 @@ fn builtin_headers_missing() -> Option<Error> {
 
 /// Runs a configured builder: the bindings as text.
 fn run(b: bindgen::Builder) -> Result<String, Error> {
-    let result = generate_quietly(b);
-    let bindings = match result {
-        Ok(Ok(b)) => b,
-        Ok(Err(e)) => {
-            return Err(builtin_headers_missing().unwrap_or(Error::Bindgen(e.to_string())))
-        }
+    match generate_quietly(b) {
+        Ok(Ok(bindings)) => Ok(bindings.to_string()),
+        Ok(Err(e)) => Err(builtin_headers_missing().unwrap_or(Error::Bindgen(e.to_string()))),
         Err(payload) => match panic_text(payload.as_ref()) {
-            text if text.contains("libclang") => return Err(Error::Libclang(text)),
-            text => return Err(Error::Bindgen(text)),
+            text if text.contains("libclang") => Err(Error::Libclang(text)),
+            text => Err(Error::Bindgen(text)),
         },
-    };
-    Ok(bindings.to_string())
+    }
 }
 
 #[cfg(test)]
