@@ -43,6 +43,8 @@ doca::verbs::if_dpa_verbs! {
     const UNREACHABLE: u32 = 4;
     const RETRY_EXCEEDED: u32 = 5;
     const LOCAL_OPERATION: u32 = 7;
+    const REMOTE_ACCESS: u32 = 1;
+    const FLUSHED: u32 = 8;
 
     use common::{serial, within};
 
@@ -344,6 +346,45 @@ doca::verbs::if_dpa_verbs! {
         assert!(!matches!(sent, Some((COMP_SEND, _))), "an RDMA read on a UC queue pair succeeded");
         assert_ne!(got, PAYLOAD, "an RDMA read on a UC queue pair copied the remote bytes");
         assert_eq!(sent, Some((COMP_SEND_ERR, LOCAL_OPERATION)));
+    }
+
+    // -----------------------------------------------------------------------
+    // Attack 4b: carry on after an error. A write through a remote key that
+    // does not permit writes fails; the program posts a good write next, and
+    // the peer posts a receive. Expected (hardware): the error moves both
+    // queue pairs of the reliable connection to the error state, so the good
+    // write is flushed (nothing written) and so is the peer's receive.
+    // -----------------------------------------------------------------------
+
+    #[test]
+    fn work_requests_after_an_error_are_flushed() {
+        let _one = serial();
+        let r = within(Duration::from_secs(60), "error state", || -> Result<_, String> {
+            let _objects = scope_memcheck(true);
+            let dpa = common::dpa();
+            let (a, b) = verbs_setup::pair(&dpa).map_err(e)?;
+            let src = mem(&dpa, 1, PAYLOAD)?;
+            let buf = DpaBuffer::<u64>::from_slice(&dpa, &[VICTIM]).map_err(e)?;
+            let read_only = Mem { map: DpaMmap::with_access(&dpa, &buf, 0, 1, AccessFlags::RDMA_READ).map_err(e)?, buf };
+            post(&dpa, &a, WRITE, &src, 8, &read_only, true)?;
+            let refused = poll(&dpa, &a)?;
+            let dst = mem(&dpa, 1, 0)?;
+            post(&dpa, &a, WRITE, &src, 8, &dst, true)?;
+            let next = poll(&dpa, &a)?;
+            let sink = mem(&dpa, 1, 0)?;
+            let posted = dpa.rpc(&doca_tests::rtv_post_recv, (&b, &sink.buf, &sink.map, 8u32), RPC).map_err(e)?;
+            let receive = poll(&dpa, &b)?;
+            healthy(&dpa)?;
+            let written = [read_only.buf.to_vec().map_err(e)?[0] != VICTIM, dst.buf.to_vec().map_err(e)?[0] != 0];
+            Ok((refused, next, posted, receive, written))
+        });
+        let (refused, next, posted, receive, written) = r.unwrap_or_else(|m| panic!("the case failed to run: {m}"));
+        eprintln!("after an error: {refused:x?}, then {next:x?}; the peer's receive {posted}: {receive:x?}; written {written:?}");
+        assert_eq!(refused, Some((COMP_SEND_ERR, REMOTE_ACCESS)), "a write through a read-only key");
+        assert_eq!(next, Some((COMP_SEND_ERR, FLUSHED)), "the write posted after the error");
+        assert_ne!(posted, 0);
+        assert_eq!(receive, Some((COMP_RECV_ERR, FLUSHED)), "the peer's receive after the error");
+        assert_eq!(written, [false, false], "a write after the error landed");
     }
 
     // -----------------------------------------------------------------------
@@ -852,7 +893,11 @@ doca::verbs::if_dpa_verbs! {
         let stdin = std::io::stdin();
         let mut lines = stdin.lock().lines();
         let theirs: u32 = lines.next().unwrap().unwrap().trim().parse().unwrap();
-        let _qp = qp.connect(&Peer::new(theirs, Gid::default())).unwrap();
+        let qp = qp.connect(&Peer::new(theirs, Gid::default())).unwrap();
+        // A receive for the parent's first send.
+        let sink = mem(&dpa, 1, 0).unwrap();
+        let posted = dpa.rpc(&doca_tests::rtv_post_recv, (&qp, &sink.buf, &sink.map, 8u32), RPC).unwrap();
+        assert_ne!(posted, 0);
         println!("READY");
         for _ in lines {}
     }
@@ -898,11 +943,12 @@ doca::verbs::if_dpa_verbs! {
             eprintln!("peer: connected");
             let pid = child.id().to_string();
             let signal = |sig: &str| Command::new("kill").args([sig, &pid]).status().map(|s| s.success());
-            // One write first, to a live peer: the fabric answers (an rkey the peer
-            // does not know: a remote access error), so the path works.
+            // One send first, to a live peer and its receive, so the path works
+            // (an error would move the queue pair to the error state, and the
+            // write below would be flushed, never sent).
             let src = mem(&dpa, 1, PAYLOAD)?;
             let first = {
-                post(&dpa, &qp, WRITE, &src, 8, &src, true)?;
+                post(&dpa, &qp, SEND, &src, 8, &src, true)?;
                 poll(&dpa, &qp)?
             };
             eprintln!("peer: first write {first:x?}");
@@ -936,6 +982,7 @@ doca::verbs::if_dpa_verbs! {
             "peer process: first {first:x?}; while stopped: {stopped_wait:?} after {waited:?}, {health}; \
              after continue: {after:?}, completion {got:x?}"
         );
+        assert_eq!(first, Some((COMP_SEND, 0)), "the send to the live peer");
         assert!(stopped_wait.is_ok(), "the kernel hung while the peer process was stopped: {stopped_wait:?}");
         assert_eq!(health, "Ok(Ok)", "the context after the peer stopped answering");
         assert!(after.is_ok(), "{after:?}");

@@ -36,6 +36,13 @@
 //!   timeout (4.096 µs × 2^`ack_timeout` × (`retry_cnt` + 1), within
 //!   0.1–2 s; 2 s for `ack_timeout` 0) fails the work request with SEND_ERR
 //!   (transport retries exceeded); the context stays usable;
+//! - a failed work request moves its queue pair to the error state, as on
+//!   hardware: the work requests committed after it are flushed (SEND_ERR,
+//!   immediate `Status::Flushed`), its receives too (RECV_ERR, same
+//!   immediate), until the host resets it (`doca_verbs_qp_modify` to RST;
+//!   to RTS is BAD_STATE). A reliable connection whose peer's request fails
+//!   at it (a remote access error, a message its receive cannot take) moves
+//!   to the error state too; an unreliable one stays in RTS;
 //! - a send (or write with immediate) that finds no committed receive at its
 //!   target is retried every millisecond, without limit when the queue pair's
 //!   `rnr_retry` is 7 (InfiniBand's "infinite") and `rnr_retry` times
@@ -45,8 +52,8 @@
 //!   not connected to this queue pair or not in RTR/RTS, a message longer than
 //!   the receive) give the initiator a SEND_ERR whose immediate is the fabric
 //!   status (`fabric::Status`, which numbers the sender's own failures too);
-//!   a work request posted on a queue pair that is not in RTS is flushed with
-//!   SEND_ERR;
+//!   a work request committed on a queue pair that is not in RTS is flushed
+//!   with SEND_ERR;
 //! - an atomic fetch-and-add needs a remote map that permits RDMA atomics and
 //!   an 8-byte aligned remote word, and 8 bytes of local SGEs for the old value;
 //!   the sim's atomics are atomic with respect to each other in the target's
@@ -149,6 +156,7 @@ doca_api! {
 /// `DOCA_VERBS_QP_STATE_*` the traffic checks.
 const RTR: abi::doca_verbs_qp_state = abi::DOCA_VERBS_QP_STATE_RTR;
 const RTS: abi::doca_verbs_qp_state = abi::DOCA_VERBS_QP_STATE_RTS;
+const ERR: abi::doca_verbs_qp_state = abi::DOCA_VERBS_QP_STATE_ERR;
 /// `rnr_retry` that means "retry without limit".
 const RNR_INFINITE: u16 = 7;
 /// The access a local SGE needs to be written: the destination of a receive,
@@ -320,8 +328,39 @@ impl QpCore {
         self.shape.qp_type == abi::DOCA_VERBS_QP_TYPE_RC
     }
 
+    /// Whether the queue pair is in the error state, which a failed work
+    /// request moves it to ([`QpCore::fail`]) as well as `doca_verbs_qp_modify`.
+    pub(crate) fn in_error(&self) -> bool {
+        lock(&self.wire).state == ERR
+    }
+
+    /// Moves to the error state, as a failed work request does on hardware:
+    /// every committed receive is flushed (RECV_ERR, immediate
+    /// [`Status::Flushed`]), and so will be every work request committed
+    /// until the host resets the queue pair.
+    fn fail(&self) {
+        let flushed = {
+            let mut w = lock(&self.wire);
+            w.state = ERR;
+            std::mem::take(&mut w.receives)
+        };
+        self.flush(flushed);
+    }
+
+    /// Reports `receives` flushed.
+    fn flush(&self, receives: impl IntoIterator<Item = Receive>) {
+        if let Some(c) = &self.shape.receive_completion {
+            for r in receives {
+                let _ = c.post(comp::RECV_ERR, r.count & 0xffff, Status::Flushed as u32);
+            }
+        }
+    }
+
     /// Moves to `state` with `attrs` applied (the transition was checked).
     pub(crate) fn apply(&self, state: abi::doca_verbs_qp_state, attrs: TrafficAttrs) {
+        if state == ERR {
+            self.fail();
+        }
         let mut w = lock(&self.wire);
         w.state = state;
         if let Some(d) = attrs.dest_qpn {
@@ -373,7 +412,8 @@ impl QpCore {
             Op::Send | Op::SendImm => (true, 0),
         };
         if !allowed {
-            return Reply::status(Status::RemoteAccess);
+            drop(w);
+            return self.responder_error(Status::RemoteAccess);
         }
         let consumes = matches!(packet.op, Op::Send | Op::SendImm | Op::WriteImm);
         if consumes && w.receives.is_empty() {
@@ -411,7 +451,8 @@ impl QpCore {
                 }
             });
             let Some(data) = done.flatten() else {
-                return Reply::status(Status::RemoteAccess);
+                drop(w);
+                return self.responder_error(Status::RemoteAccess);
             };
             if matches!(packet.op, Op::Read | Op::FetchAdd) {
                 return Reply {
@@ -437,7 +478,7 @@ impl QpCore {
             if let Some(c) = completion {
                 let _ = c.post(comp::RECV_ERR, index, 0);
             }
-            return Reply::status(Status::RemoteInvalidRequest);
+            return self.responder_error(Status::RemoteInvalidRequest);
         }
         if let Some(c) = completion {
             let _ = c.post(kind, index, immediate);
@@ -445,10 +486,25 @@ impl QpCore {
         Reply::status(Status::Ok)
     }
 
-    /// Runs one committed send work request and reports it.
+    /// An error the responder detected in a request of its peer: `status`
+    /// for the sender, and a reliable connection moves to the error state
+    /// (InfiniBand's responder errors; an unreliable one drops the request).
+    fn responder_error(&self, status: Status) -> Reply {
+        if self.reads_and_atomics() {
+            self.fail();
+        }
+        Reply::status(status)
+    }
+
+    /// Runs one committed send work request and reports it; a failed one
+    /// moves the queue pair to the error state (one flushed because the
+    /// queue pair is not in RTS leaves its state as it is).
     fn execute(&self, staged: StagedSend) {
         let signaled = staged.wr.flags & wr::SIGNALED != 0;
         let status = self.transmit(&staged);
+        if !matches!(status, Status::Ok | Status::Flushed) {
+            self.fail();
+        }
         if let Some(c) = &self.shape.send_completion {
             let index = staged.count & 0xffff;
             let _ = match status {
@@ -466,7 +522,7 @@ impl QpCore {
             (w.state, w.dest_qpn, w.rnr_retry, timeout)
         };
         let Some(dest_qpn) = dest.filter(|_| state == RTS) else {
-            return Status::RemoteInvalidRequest;
+            return Status::Flushed;
         };
         let wr = &staged.wr;
         let op = match wr.opcode {
@@ -834,7 +890,12 @@ pub extern "C" fn doca_sim_impl_verbs_commit_recv(handle: u64) {
     };
     let mut w = lock(&qp.wire);
     let staged = std::mem::take(&mut w.staged_receives);
-    w.receives.extend(staged);
+    if w.state == ERR {
+        drop(w);
+        qp.flush(staged);
+    } else {
+        w.receives.extend(staged);
+    }
 }
 
 /// `doca_dpa_dev_verbs_qp_get_qpn`.

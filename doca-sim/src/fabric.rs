@@ -122,6 +122,10 @@ pub(crate) enum Status {
     /// have, such as an RDMA read on an unreliable connection (hardware:
     /// local QP operation error). Never sent or answered.
     LocalOperation = 7,
+    /// The sender's own: its queue pair is not in RTS — in the error state
+    /// after an earlier work request failed, say (hardware: work request
+    /// flushed). Never sent or answered.
+    Flushed = 8,
 }
 
 impl Status {

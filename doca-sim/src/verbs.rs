@@ -704,6 +704,10 @@ doca_api! {
         }
         let next = lock(&attr.next_state).ok_or(fail(codes::INVALID_VALUE, "the attributes name no next state"))?;
         let mut state = lock(&q.state);
+        // A failed work request moves the traffic side to ERR on its own.
+        if q.traffic.as_ref().is_some_and(|t| t.in_error()) {
+            *state = abi::DOCA_VERBS_QP_STATE_ERR;
+        }
         if !qp_transition_allowed(*state, next) {
             return Err(fail(codes::BAD_STATE, "the QP cannot move to that state from its current one"));
         }

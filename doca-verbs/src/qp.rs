@@ -821,6 +821,12 @@ impl AddressHandle {
 /// is known to be done with it; so it is destroyed (`doca_verbs_qp_destroy`)
 /// after the last of them, and before what it uses. [`ConnectedQp::destroy`]
 /// refuses while any holds it.
+///
+/// A work request that completes in error (a SEND_ERR or RECV_ERR element)
+/// moves the queue pair to the error state, on hardware and in the sim: every
+/// work request after it completes in error too (flushed) and nothing more is
+/// sent or received. There is no way back to RTS for a `ConnectedQp`: drop it
+/// (or [`destroy`](ConnectedQp::destroy) it) and connect a new queue pair.
 pub struct ConnectedQp {
     inner: Arc<Member<QpInner>>,
 }

@@ -109,6 +109,33 @@ static void modify(struct side *s, enum doca_verbs_qp_state state, uint32_t peer
 	CHECK(doca_verbs_qp_attr_destroy(attr));
 }
 
+/* What doca_verbs_qp_modify answers to moving `s` to `state` with no other attribute. */
+static doca_error_t try_modify(struct side *s, enum doca_verbs_qp_state state)
+{
+	struct doca_verbs_qp_attr *attr = NULL;
+	doca_error_t err;
+
+	CHECK(doca_verbs_qp_attr_create(&attr));
+	CHECK(doca_verbs_qp_attr_set_next_state(attr, state));
+	err = doca_verbs_qp_modify(s->qp, attr, DOCA_VERBS_QP_ATTR_NEXT_STATE);
+	CHECK(doca_verbs_qp_attr_destroy(attr));
+	return err;
+}
+
+/* Connects `a` and `b` from any state (RST -> INIT -> RTR -> RTS), `b` with `rnr_b`:
+ * a work request that fails moves its queue pair (and a reliable responder) to the
+ * error state, and this is the way back. */
+static void connect_pair(struct side *a, struct side *b, uint16_t rnr_b)
+{
+	enum doca_verbs_qp_state states[] = {DOCA_VERBS_QP_STATE_RST, DOCA_VERBS_QP_STATE_INIT,
+					     DOCA_VERBS_QP_STATE_RTR, DOCA_VERBS_QP_STATE_RTS};
+
+	for (int i = 0; i < 4; i++) {
+		modify(a, states[i], doca_verbs_qp_get_qpn(b->qp), 0);
+		modify(b, states[i], doca_verbs_qp_get_qpn(a->qp), rnr_b);
+	}
+}
+
 static void destroy_side(struct doca_dpa *dpa, struct side *s)
 {
 	CHECK(doca_umem_destroy(s->ring));
@@ -171,11 +198,7 @@ int main(void)
 			   (uint32_t)8, (uint64_t)(uintptr_t)&remote[0], remote_h, (uint32_t)0));
 	print_completion("write before RTS", ret);
 
-	enum doca_verbs_qp_state states[] = {DOCA_VERBS_QP_STATE_INIT, DOCA_VERBS_QP_STATE_RTR, DOCA_VERBS_QP_STATE_RTS};
-	for (int i = 0; i < 3; i++) {
-		modify(&a, states[i], doca_verbs_qp_get_qpn(b.qp), 0);
-		modify(&b, states[i], doca_verbs_qp_get_qpn(a.qp), 7);
-	}
+	connect_pair(&a, &b, 7);
 
 	CHECK(doca_dpa_rpc(dpa, &post_one, &ret, a.qp_handle, a.comp_handle,
 			   OP_WRITE, (uint64_t)(uintptr_t)&local[0], local_h,
@@ -222,11 +245,22 @@ int main(void)
 			   OP_WRITE, (uint64_t)(uintptr_t)&local[0], local_h,
 			   (uint32_t)8, (uint64_t)(uintptr_t)&readonly[0], readonly_h, (uint32_t)0));
 	print_completion("write to a map without remote write", ret);
+	/* The error moved both queue pairs to the error state: the host cannot move
+	 * them to RTS, and a work request posted now is flushed, nothing written. */
+	EXPECT(DOCA_ERROR_BAD_STATE, try_modify(&a, DOCA_VERBS_QP_STATE_RTS));
+	EXPECT(DOCA_ERROR_BAD_STATE, try_modify(&b, DOCA_VERBS_QP_STATE_RTS));
+	CHECK(doca_dpa_rpc(dpa, &post_one, &ret, a.qp_handle, a.comp_handle,
+			   OP_WRITE, (uint64_t)(uintptr_t)&local[1], local_h,
+			   (uint32_t)8, (uint64_t)(uintptr_t)&remote[0], remote_h, (uint32_t)0));
+	print_completion("write after the error", ret);
+	printf("write after the error: remote[0] = 0x%llx\n", (unsigned long long)remote[0]);
+	connect_pair(&a, &b, 7);
 	CHECK(doca_dpa_rpc(dpa, &post_one, &ret, a.qp_handle, a.comp_handle,
 			   OP_SEND, (uint64_t)(uintptr_t)&local[0], local_h,
 			   (uint32_t)8, (uint64_t)0, (uint32_t)0, (uint32_t)0));
 	print_completion("send without a receive", ret);
 	printf("readonly[0] = 0x%llx\n", (unsigned long long)readonly[0]);
+	connect_pair(&a, &b, 7);
 
 	/* A receive whose map is destroyed before a message arrives: nothing is
 	 * written there, the receiver gets an error element, the sender an error. */
@@ -241,6 +275,7 @@ int main(void)
 	CHECK(doca_dpa_rpc(dpa, &take_completion, &ret, b.comp_handle));
 	print_completion("send into a receive whose map is gone, at the target", ret);
 	printf("gone[0] = 0x%llx\n", (unsigned long long)gone[0]);
+	connect_pair(&a, &b, 7);
 
 	/* A local key without local write: a source of a write (local reads are
 	 * always allowed), never a destination (a read's result, an atomic's old
@@ -256,10 +291,12 @@ int main(void)
 	CHECK(doca_dpa_rpc(dpa, &post_one, &ret, a.qp_handle, a.comp_handle, OP_READ, (uint64_t)(uintptr_t)&nowrite[1],
 			   nowrite_h, (uint32_t)8, (uint64_t)(uintptr_t)&remote[0], remote_h, (uint32_t)0));
 	print_completion("read into a map without local write", ret);
+	connect_pair(&a, &b, 7);
 	CHECK(doca_dpa_rpc(dpa, &post_one, &ret, a.qp_handle, a.comp_handle, OP_ATOMIC_FETCH_ADD,
 			   (uint64_t)(uintptr_t)&nowrite[1], nowrite_h, (uint32_t)8, (uint64_t)(uintptr_t)&remote[0],
 			   remote_h, (uint32_t)5));
 	print_completion("fetch and add into a map without local write", ret);
+	connect_pair(&a, &b, 7);
 	CHECK(doca_dpa_rpc(dpa, &post_receive, &ret, b.qp_handle, (uint64_t)(uintptr_t)&nowrite[1], nowrite_h,
 			   (uint32_t)8));
 	CHECK(doca_dpa_rpc(dpa, &post_one, &ret, a.qp_handle, a.comp_handle, OP_SEND, (uint64_t)(uintptr_t)&local[0],
@@ -274,18 +311,17 @@ int main(void)
 	 * fail at the initiator (a local QP operation error) and copy nothing. */
 	struct side c = side(dpa, vctx, pd, uar, DOCA_VERBS_QP_TYPE_UC);
 	struct side d = side(dpa, vctx, pd, uar, DOCA_VERBS_QP_TYPE_UC);
-	for (int i = 0; i < 3; i++) {
-		modify(&c, states[i], doca_verbs_qp_get_qpn(d.qp), 0);
-		modify(&d, states[i], doca_verbs_qp_get_qpn(c.qp), 0);
-	}
+	connect_pair(&c, &d, 0);
 	local[2] = 0;
 	CHECK(doca_dpa_rpc(dpa, &post_one, &ret, c.qp_handle, c.comp_handle, OP_READ, (uint64_t)(uintptr_t)&local[2],
 			   local_h, (uint32_t)8, (uint64_t)(uintptr_t)&remote[0], remote_h, (uint32_t)0));
 	print_completion("read on an unreliable connection", ret);
+	connect_pair(&c, &d, 0);
 	CHECK(doca_dpa_rpc(dpa, &post_one, &ret, c.qp_handle, c.comp_handle, OP_ATOMIC_FETCH_ADD,
 			   (uint64_t)(uintptr_t)&local[2], local_h, (uint32_t)8, (uint64_t)(uintptr_t)&remote[0], remote_h,
 			   (uint32_t)5));
 	print_completion("fetch and add on an unreliable connection", ret);
+	connect_pair(&c, &d, 0);
 	CHECK(doca_dpa_rpc(dpa, &post_one, &ret, c.qp_handle, c.comp_handle, OP_WRITE, (uint64_t)(uintptr_t)&local[0],
 			   local_h, (uint32_t)8, (uint64_t)(uintptr_t)&remote[2], remote_h, (uint32_t)0));
 	print_completion("write on an unreliable connection", ret);
