@@ -1,4 +1,4 @@
 //! Chooses the backend and produces the bindings (see doca-build-support).
 fn main() {
-    doca_build_support::sys::build(doca_build_support::sys::SysCrate::Rdmi);
+    doca_build_support::sys::build(doca_build_support::sys::BindingSet::Rdmi);
 }

@@ -5,7 +5,7 @@
 //!
 //! ```no_run
 //! // The whole `fn main` of doca-dpa-sys/build.rs:
-//! doca_build_support::sys::build(doca_build_support::sys::SysCrate::Dpa);
+//! doca_build_support::sys::build(doca_build_support::sys::BindingSet::Dpa);
 //! ```
 //!
 //! 1. Reads the environment through [`EnvReader`] (`DOCA_BACKEND`, `DOCS_RS`,
@@ -22,11 +22,11 @@
 //!    `audit`, `universe`, `include`, `rdmi`, `rdma`, `comch`, `verbs`, `libdir` (hardware: where dpacc finds the
 //!    device libraries) and, in sim and docs builds only, `sim_device_include`.
 //!
-//! Without `doca-rdmi.pc`, [`SysCrate::Rdmi`] still succeeds: `bindings.rs` holds no
+//! Without `doca-rdmi.pc`, [`BindingSet::Rdmi`] still succeeds: `bindings.rs` holds no
 //! items, nothing is linked, `doca_rdmi_absent` is set and the reason recorded. The same
-//! for [`SysCrate::Rdma`] without `doca-rdma.pc` (`doca_rdma_absent`) and
-//! [`SysCrate::Comch`] without `doca-comch.pc` (`doca_comch_absent`), and for
-//! [`SysCrate::Verbs`] without `doca-verbs.pc` (`doca_verbs_absent`).
+//! for [`BindingSet::Rdma`] without `doca-rdma.pc` (`doca_rdma_absent`) and
+//! [`BindingSet::Comch`] without `doca-comch.pc` (`doca_comch_absent`), and for
+//! [`BindingSet::Verbs`] without `doca-verbs.pc` (`doca_verbs_absent`).
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -37,7 +37,8 @@ use crate::audit::{
     SIM_EXTRA_EXPORTS,
 };
 use crate::backend::{choose, Backend, BackendError};
-use crate::binding_set::{resolve_headers, BindingSet, GENERATED_HEADER};
+pub use crate::binding_set::BindingSet;
+use crate::binding_set::{resolve_headers, GENERATED_HEADER};
 use crate::bundled;
 use crate::cfgs::{
     Directives, COMCH_ABSENT_CFG, HAND_DECLARED_CFG, RDMA_ABSENT_CFG, RDMI_ABSENT_CFG, SYM_CFG,
@@ -48,62 +49,25 @@ use crate::discovery::{self, DiscoveryError, Install, ProbeInputs};
 use crate::env::EnvReader;
 use crate::version::{release_warning, DocaVersion};
 
-/// Which -sys crate is building.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum SysCrate {
-    /// `doca-dpa-sys` (`links = "doca_dpa"`): DOCA Core + DPA.
-    Dpa,
-    /// `doca-rdmi-sys` (`links = "doca_rdmi"`): DOCA RDMI (on doca-verbs-sys's Verbs).
-    Rdmi,
-    /// `doca-rdma-sys` (`links = "doca_rdma"`): DOCA RDMA's DPA datapath.
-    Rdma,
-    /// `doca-comch-sys` (`links = "doca_comch"`): DOCA Comch's DPA message queues.
-    Comch,
-    /// `doca-verbs-sys` (`links = "doca_verbs"`): DOCA Verbs, which RDMI and DPA Verbs
-    /// build on.
-    Verbs,
-}
-
 /// A -sys crate's optional module, its absence cfg and its `build_info` constant.
 type Optional = (&'static str, &'static str, &'static str);
 
-/// Per -sys crate, in the order of [`SysCrate`]'s variants: its binding set, its
-/// optional module ([`SysCrate::optional`]) and the modules it links, in link order.
+/// Per -sys crate (named by its binding set), in the order of [`BindingSet`]'s variants:
+/// the optional module without which it builds empty and says why (none for Dpa), and
+/// the pkg-config modules whose libraries it links, in link order.
 #[rustfmt::skip]
-const CRATES: [(BindingSet, Option<Optional>, &[&str]); 5] = [
-    (BindingSet::Dpa, None, &["doca-dpa", "doca-common", "libflexio"]),
+const CRATES: [(Option<Optional>, &[&str]); 5] = [
+    (None, &["doca-dpa", "doca-common", "libflexio"]),
     // libdoca_verbs comes with doca-verbs-sys, a dependency of doca-rdmi-sys.
-    (BindingSet::Rdmi, Some(("doca-rdmi", RDMI_ABSENT_CFG, "RDMI_ABSENT_REASON")), &["doca-rdmi"]),
-    (BindingSet::Rdma, Some(("doca-rdma", RDMA_ABSENT_CFG, "RDMA_ABSENT_REASON")), &["doca-rdma"]),
-    (BindingSet::Comch, Some(("doca-comch", COMCH_ABSENT_CFG, "COMCH_ABSENT_REASON")), &["doca-comch"]),
-    (BindingSet::Verbs, Some(("doca-verbs", VERBS_ABSENT_CFG, "VERBS_ABSENT_REASON")), &["doca-verbs"]),
+    (Some(("doca-rdmi", RDMI_ABSENT_CFG, "RDMI_ABSENT_REASON")), &["doca-rdmi"]),
+    (Some(("doca-rdma", RDMA_ABSENT_CFG, "RDMA_ABSENT_REASON")), &["doca-rdma"]),
+    (Some(("doca-comch", COMCH_ABSENT_CFG, "COMCH_ABSENT_REASON")), &["doca-comch"]),
+    (Some(("doca-verbs", VERBS_ABSENT_CFG, "VERBS_ABSENT_REASON")), &["doca-verbs"]),
 ];
 
-impl SysCrate {
-    /// The bindgen header set.
-    pub fn binding_set(self) -> BindingSet {
-        CRATES[self as usize].0
-    }
-
-    /// Without it the crate builds empty and says why: (its pkg-config module, the cfg
-    /// then set, the `build_info` constant of the reason). None for Dpa.
-    pub fn optional(self) -> Option<Optional> {
-        CRATES[self as usize].1
-    }
-
-    /// The pkg-config modules whose libraries this crate links, in link order.
-    pub fn link_modules(self) -> &'static [&'static str] {
-        CRATES[self as usize].2
-    }
-
-    /// Names asked about in the audit even when no header declares them.
-    pub fn extra_names(self) -> &'static [&'static str] {
-        if self == SysCrate::Rdmi {
-            HAND_DECLARABLE
-        } else {
-            &[]
-        }
-    }
+/// The optional module of the -sys crate of `set` ([`CRATES`]).
+fn optional(set: BindingSet) -> Option<Optional> {
+    CRATES[set as usize].0
 }
 
 /// Why the build script failed. The [`Display`](fmt::Display) text is the message; a
@@ -202,15 +166,15 @@ pub struct SysOutput {
     pub version: DocaVersion,
     /// The audit.
     pub audit: Audit,
-    /// Why the crate's optional module ([`SysCrate::optional`]) is absent, when it is.
+    /// Why the crate's optional module (`doca-rdmi` and the like) is absent, when it is.
     pub absent_reason: Option<String>,
 }
 
-/// Runs the whole flow for `krate` and prints the directives. On failure, prints the
+/// Runs the whole flow for the -sys crate of `set` and prints the directives. On failure, prints the
 /// message to stderr and exits with status 1 (cargo shows it as the build failure).
-pub fn build(krate: SysCrate) {
+pub fn build(set: BindingSet) {
     let env = EnvReader::from_process();
-    match run(krate, &env, discovery::probe) {
+    match run(set, &env, discovery::probe) {
         Ok(out) => out.directives.print(),
         Err(e) => {
             eprintln!("\nerror: {e}\n");
@@ -270,7 +234,7 @@ fn declared_in(
 /// The flow without printing or exiting: `probe` stands for [`discovery::probe`] (tests
 /// pass a fake one).
 pub fn run(
-    krate: SysCrate,
+    set: BindingSet,
     env: &EnvReader,
     probe: impl FnOnce(&ProbeInputs) -> Result<Install, DiscoveryError>,
 ) -> Result<SysOutput, SysError> {
@@ -280,7 +244,7 @@ pub fn run(
     // `sim` feature of any crate that reaches doca-dpa-sys puts the whole tree there;
     // DOCA Core objects must come from the same library in all.
     let sim_feature = env.is_set("CARGO_FEATURE_SIM")
-        || (krate != SysCrate::Dpa
+        || (set != BindingSet::Dpa
             && env
                 .get("DEP_DOCA_DPA_BACKEND")
                 .is_some_and(|b| b.trim() == Backend::Sim.as_str()));
@@ -305,7 +269,12 @@ pub fn run(
     // 2. Backend.
     let choice = choose(env, sim_feature, || probe(&inputs))?;
 
-    let set = krate.binding_set();
+    // Names asked about in the audit even when no header declares them.
+    let extra_names: &[&str] = if set == BindingSet::Rdmi {
+        HAND_DECLARABLE
+    } else {
+        &[]
+    };
     let mut d = Directives::new();
     let mut absent_reason = None;
     let mut pkg_versions: Vec<(String, String)> = Vec::new();
@@ -340,7 +309,7 @@ pub fn run(
             }
             pkg_versions = install.pkg_config_versions();
             let include_dirs = install.include_dirs(&[]);
-            let missing_module = krate.optional().filter(|(m, ..)| !install.has(m));
+            let missing_module = optional(set).filter(|(m, ..)| !install.has(m));
             let bindings_path = out_dir.join("bindings.rs");
             let sel = resolve_headers(set, &include_dirs, &[]);
             let exports = if let Some((module, absent_cfg, _)) = missing_module {
@@ -375,10 +344,10 @@ pub fn run(
                 }
                 bindings_made = made.how;
                 // Link what pkg-config says, for this crate's modules.
-                for dir in &install.link_dirs(krate.link_modules()) {
+                for dir in &install.link_dirs(CRATES[set as usize].1) {
                     d.link_search(dir);
                 }
-                for lib in &install.libs(krate.link_modules()) {
+                for lib in &install.libs(CRATES[set as usize].1) {
                     d.link_dylib(lib);
                 }
                 // Exports: every library pkg-config names for the whole install (a symbol
@@ -401,7 +370,7 @@ pub fn run(
                 Err(_) if missing_module.is_some() => Vec::new(),
                 declared => declared?,
             };
-            let audit = Audit::build(&declared, krate.extra_names(), Some(&exports));
+            let audit = Audit::build(&declared, extra_names, Some(&exports));
             (install.version, audit, include_dirs)
         }
         _ => {
@@ -419,7 +388,7 @@ pub fn run(
             // The sim implements what the reference headers declare for the target.
             let mut exported: BTreeSet<String> = decls.iter().map(|d| d.name.clone()).collect();
             exported.extend(SIM_EXTRA_EXPORTS.iter().map(|s| (*s).to_owned()));
-            let audit = Audit::build(&decls, krate.extra_names(), Some(&Exports::known(exported)));
+            let audit = Audit::build(&decls, extra_names, Some(&Exports::known(exported)));
             d.rerun_if_changed(&reference_dir);
             (version, audit, dirs)
         }
@@ -479,7 +448,7 @@ pub fn run(
             &pkg_versions,
             doca_prefix.as_deref(),
             (
-                krate.optional().map_or("RDMI_ABSENT_REASON", |o| o.2),
+                optional(set).map_or("RDMI_ABSENT_REASON", |o| o.2),
                 absent_reason.as_deref(),
             ),
             &bindings_made,
@@ -489,7 +458,7 @@ pub fn run(
 
     // Whether the install has `module`: this crate's own answer for its optional
     // module, pkg-config's for another (sim and docs builds have every module).
-    let present = |module: &str| match (&choice.install, krate.optional()) {
+    let present = |module: &str| match (&choice.install, optional(set)) {
         (_, Some((own, ..))) if own == module => absent_reason.is_none(),
         (Some(install), _) => install.has(module),
         (None, _) => true,

@@ -59,7 +59,7 @@ fn sim_dpa() {
         &out,
         &r,
     );
-    let o = run(SysCrate::Dpa, &e, no_probe).unwrap();
+    let o = run(BindingSet::Dpa, &e, no_probe).unwrap();
     assert_eq!(o.backend, Backend::Sim);
     assert_eq!(o.version, DocaVersion::new(3, 0, 58));
     let d = &o.directives;
@@ -142,10 +142,10 @@ fn a_sim_claiming_3_0_hides_the_newer_functions_but_knows_their_names() {
         ),
         (
             "CARGO_MANIFEST_DIR".to_owned(),
-            sys_dir(&root, SysCrate::Dpa).display().to_string(),
+            sys_dir(&root, BindingSet::Dpa).display().to_string(),
         ),
     ]);
-    let o = run(SysCrate::Dpa, &e, no_probe).unwrap();
+    let o = run(BindingSet::Dpa, &e, no_probe).unwrap();
     assert_eq!(o.version, DocaVersion::new(3, 0, 1));
     let d = &o.directives;
     assert!(d.contains("cargo::rustc-cfg=doca_ge_3_0"));
@@ -169,7 +169,7 @@ fn sim_rdmi_hand_declares_as_ctx() {
     let (out, r) = (TempDir::new("out"), reference());
     // No DOCA_BACKEND, but the `sim` feature.
     let e = env(&[("CARGO_FEATURE_SIM", "1")], &out, &r);
-    let o = run(SysCrate::Rdmi, &e, no_probe).unwrap();
+    let o = run(BindingSet::Rdmi, &e, no_probe).unwrap();
     assert_eq!(o.backend, Backend::Sim);
     let d = &o.directives;
     assert!(d.contains("cargo::rustc-cfg=doca_sym=\"doca_rdmi_connection_destroy\""));
@@ -185,7 +185,7 @@ fn sim_rdma_follows_the_dpa_crate() {
     let (out, r) = (TempDir::new("out"), reference());
     // No `sim` feature of its own: doca-dpa-sys's backend puts it on the sim.
     let e = env(&[("DEP_DOCA_DPA_BACKEND", "sim")], &out, &r);
-    let o = run(SysCrate::Rdma, &e, no_probe).unwrap();
+    let o = run(BindingSet::Rdma, &e, no_probe).unwrap();
     assert_eq!(o.backend, Backend::Sim);
     assert_eq!(o.absent_reason, None);
     let d = &o.directives;
@@ -202,7 +202,7 @@ fn rdmi_follows_the_dpa_sys_sim() {
     let (out, r) = (TempDir::new("out"), reference());
     // No DOCA_BACKEND, no `sim` feature of doca-rdmi-sys: doca-dpa-sys chose the sim.
     let e = env(&[("DEP_DOCA_DPA_BACKEND", "sim")], &out, &r);
-    let o = run(SysCrate::Rdmi, &e, no_probe).unwrap();
+    let o = run(BindingSet::Rdmi, &e, no_probe).unwrap();
     assert_eq!(o.backend, Backend::Sim);
     assert!(o
         .directives
@@ -213,7 +213,7 @@ fn rdmi_follows_the_dpa_sys_sim() {
 fn docs_rs_path() {
     let (out, r) = (TempDir::new("out"), reference());
     let e = env(&[("DOCS_RS", "1"), ("DOCA_BACKEND", "hardware")], &out, &r);
-    let o = run(SysCrate::Dpa, &e, no_probe).unwrap();
+    let o = run(BindingSet::Dpa, &e, no_probe).unwrap();
     assert_eq!(o.backend, Backend::Docs);
     assert!(o
         .directives
@@ -233,7 +233,7 @@ fn docs_rs_path() {
 fn hardware_failure_is_the_discovery_message() {
     let (out, r) = (TempDir::new("out"), reference());
     let e = env(&[("DOCA_BACKEND", "hardware")], &out, &r);
-    let err = run(SysCrate::Dpa, &e, |inputs| {
+    let err = run(BindingSet::Dpa, &e, |inputs| {
         Err(DiscoveryError::NotFound {
             searched: vec!["doca-common".into(), "doca-dpa".into()],
             missing: vec!["doca-common".into(), "doca-dpa".into()],
@@ -258,11 +258,11 @@ fn missing_reference_headers_are_reported() {
         &out,
         &empty,
     );
-    let err = run(SysCrate::Dpa, &e, no_probe).unwrap_err();
+    let err = run(BindingSet::Dpa, &e, no_probe).unwrap_err();
     assert!(err.to_string().contains("doca_version.h"), "{err}");
     let e = EnvReader::fixed([("DOCA_BACKEND", "sim"), ("CARGO_FEATURE_SIM", "1")]);
     assert!(matches!(
-        run(SysCrate::Dpa, &e, no_probe),
+        run(BindingSet::Dpa, &e, no_probe),
         Err(SysError::MissingEnv("OUT_DIR"))
     ));
 }
@@ -313,7 +313,7 @@ fn hardware_without_rdmi_module() {
         "DOCA_EXPERIMENTAL int doca_rdmi_x(void);\n",
     );
     let e = env(&[("DOCA_BACKEND", "hardware")], &out, &r);
-    let o = run(SysCrate::Rdmi, &e, |_| Ok(fake_install(&prefix, false))).unwrap();
+    let o = run(BindingSet::Rdmi, &e, |_| Ok(fake_install(&prefix, false))).unwrap();
     assert_eq!(o.backend, Backend::Hardware);
     let reason = o.absent_reason.clone().unwrap();
     assert!(reason.contains("doca-rdmi"));
@@ -354,9 +354,14 @@ fn hardware_without_rdma_or_comch_module() {
     // doca-rdma-sys and doca-comch-sys build, empty, and say why, even where the set's
     // header does not compile (the real doca_rdma.h includes rdma-core's rdma_cma.h).
     for (krate, header, module, what) in [
-        (SysCrate::Rdma, "doca_rdma.h", "doca-rdma", "RDMA"),
-        (SysCrate::Comch, "doca_comch_msgq.h", "doca-comch", "Comch"),
-        (SysCrate::Verbs, "doca_verbs.h", "doca-verbs", "Verbs"),
+        (BindingSet::Rdma, "doca_rdma.h", "doca-rdma", "RDMA"),
+        (
+            BindingSet::Comch,
+            "doca_comch_msgq.h",
+            "doca-comch",
+            "Comch",
+        ),
+        (BindingSet::Verbs, "doca_verbs.h", "doca-verbs", "Verbs"),
     ] {
         let (out, r) = (TempDir::new("out"), reference());
         let prefix = TempDir::new("hwprefix");
@@ -410,7 +415,7 @@ fn hardware_dpa_bindgen_and_links() {
         &r,
     );
     let _env = crate::testutil::env_lock();
-    match run(SysCrate::Dpa, &e, |_| Ok(fake_install(&prefix, true))) {
+    match run(BindingSet::Dpa, &e, |_| Ok(fake_install(&prefix, true))) {
         Err(SysError::Bindgen(b)) if b.is_libclang_missing() => {
             eprintln!("skipping: {b}");
         }
@@ -457,8 +462,8 @@ fn shipped() -> (PathBuf, PathBuf) {
 }
 
 /// The manifest directory of `krate` in the workspace `root`.
-fn sys_dir(root: &Path, krate: SysCrate) -> PathBuf {
-    root.join(krate.binding_set().sys_crate_dir())
+fn sys_dir(root: &Path, krate: BindingSet) -> PathBuf {
+    root.join(krate.sys_crate_dir())
 }
 
 /// A fake install whose headers are the reference headers, edited by `edit`
@@ -489,14 +494,14 @@ fn install_of_reference(edit: impl Fn(&str, String) -> String) -> TempDir {
     prefix
 }
 
-fn run_bundled(krate: SysCrate, prefix: &TempDir, out: &TempDir) -> Result<SysOutput, SysError> {
+fn run_bundled(krate: BindingSet, prefix: &TempDir, out: &TempDir) -> Result<SysOutput, SysError> {
     run_bundled_from(krate, prefix, out, &sys_dir(&shipped().1, krate))
 }
 
 /// [`run_bundled`] with the committed bindings and check file read from
 /// `manifest/bundled`.
 fn run_bundled_from(
-    krate: SysCrate,
+    krate: BindingSet,
     prefix: &TempDir,
     out: &TempDir,
     manifest: &Path,
@@ -522,19 +527,17 @@ fn run_bundled_from(
 fn hardware_uses_the_bundled_bindings_of_a_conforming_install() {
     let prefix = install_of_reference(|_, t| t);
     for krate in [
-        SysCrate::Dpa,
-        SysCrate::Verbs,
-        SysCrate::Rdmi,
-        SysCrate::Rdma,
-        SysCrate::Comch,
+        BindingSet::Dpa,
+        BindingSet::Verbs,
+        BindingSet::Rdmi,
+        BindingSet::Rdma,
+        BindingSet::Comch,
     ] {
         let out = TempDir::new("out");
         let o = run_bundled(krate, &prefix, &out).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(o.backend, Backend::Hardware);
         let b = std::fs::read_to_string(out.path().join("bindings.rs")).unwrap();
-        let committed_path = krate
-            .binding_set()
-            .committed_path(&sys_dir(&shipped().1, krate));
+        let committed_path = krate.committed_path(&sys_dir(&shipped().1, krate));
         let committed = std::fs::read_to_string(&committed_path).unwrap();
         // Every function of the committed file but those newer than the install's
         // DOCA 3.0 (behind DOCA_VERSION_LTE_CURRENT in the headers).
@@ -561,28 +564,28 @@ fn hardware_uses_the_bundled_bindings_of_a_conforming_install() {
             n => assert!(info.contains(&format!("{n} functions this DOCA")), "{info}"),
         }
         match krate {
-            SysCrate::Dpa => {
+            BindingSet::Dpa => {
                 assert!(b.contains("pub fn doca_dpa_create("));
                 // The installed release, not the reference headers' one.
                 assert!(b.contains("pub const DOCA_VERSION_STRING: &[u8; 9] = b\"3.0.0058\\0\";"));
                 assert!(b.contains("pub const DOCA_VERSION_MINOR: u32 = 0;"));
             }
-            SysCrate::Rdmi => {
+            BindingSet::Rdmi => {
                 assert!(b.contains("\nuse doca_dpa_sys::*;\nuse doca_verbs_sys::*;\n"));
                 assert!(b.contains("pub fn doca_rdmi_connection_create("));
                 assert!(!b.contains("pub fn doca_verbs_context_create("));
             }
-            SysCrate::Verbs => {
+            BindingSet::Verbs => {
                 assert!(b.contains("\nuse doca_dpa_sys::*;\n"));
                 assert!(b.contains("pub fn doca_verbs_qp_create("));
                 assert!(!b.contains("pub fn doca_dpa_create("));
             }
-            SysCrate::Rdma => {
+            BindingSet::Rdma => {
                 assert!(b.contains("\nuse doca_dpa_sys::*;\n"));
                 assert!(b.contains("pub fn doca_rdma_get_dpa_handle("));
                 assert!(!b.contains("pub fn doca_dpa_create("));
             }
-            SysCrate::Comch => {
+            BindingSet::Comch => {
                 assert!(b.contains("\nuse doca_dpa_sys::*;\n"));
                 assert!(b.contains("pub fn doca_comch_consumer_get_dpa_handle("));
                 assert!(!b.contains("pub fn doca_dpa_create("));
@@ -614,7 +617,7 @@ fn hardware_refuses_an_install_that_declares_a_bound_item_differently() {
         }
     });
     let out = TempDir::new("out");
-    let err = run_bundled(SysCrate::Dpa, &prefix, &out).unwrap_err();
+    let err = run_bundled(BindingSet::Dpa, &prefix, &out).unwrap_err();
     assert!(
         matches!(
             err,
@@ -655,7 +658,7 @@ fn a_committed_item_the_check_does_not_cover_refuses_the_file() {
     let (_, root) = shipped();
     let stale = TempDir::new("stale-abi");
     let set = BindingSet::Dpa;
-    let shipped_dir = sys_dir(&root, SysCrate::Dpa);
+    let shipped_dir = sys_dir(&root, BindingSet::Dpa);
     for (from, to) in [
         (
             set.committed_path(&shipped_dir),
@@ -671,7 +674,7 @@ fn a_committed_item_the_check_does_not_cover_refuses_the_file() {
     text.push_str("pub static DOCA_UNCHECKED: u32 = 1;\nunsafe extern \"C\" {\n    pub fn doca_nowhere(x: u32) -> u32;\n}\n");
     std::fs::write(&dpa, text).unwrap();
     let out = TempDir::new("out");
-    let err = run_bundled_from(SysCrate::Dpa, &prefix, &out, stale.path()).unwrap_err();
+    let err = run_bundled_from(BindingSet::Dpa, &prefix, &out, stale.path()).unwrap_err();
     assert_refused(
         &err,
         &out,
@@ -708,7 +711,7 @@ fn an_older_install_gets_the_bindings_without_the_functions_it_lacks() {
         }
     });
     let out = TempDir::new("out");
-    let o = run_bundled(SysCrate::Dpa, &prefix, &out).unwrap_or_else(|e| panic!("{e}"));
+    let o = run_bundled(BindingSet::Dpa, &prefix, &out).unwrap_or_else(|e| panic!("{e}"));
     let b = std::fs::read_to_string(out.path().join("bindings.rs")).unwrap();
     assert!(!b.contains("doca_dpa_get_kernel_max_run_time"));
     assert!(b.contains("pub fn doca_dpa_create("));
@@ -881,8 +884,8 @@ mod against_bindgen {
 
     /// The claim for one mutated install: the bundled build either fails (the
     /// message naming `item`) or gives bindgen's lines exactly, as Rust sees them.
-    fn check_claim(krate: SysCrate, prefix: &TempDir, item: &str, bindgen_must_contain: &str) {
-        let Some(oracle) = bindgen_of(krate.binding_set(), prefix) else {
+    fn check_claim(krate: BindingSet, prefix: &TempDir, item: &str, bindgen_must_contain: &str) {
+        let Some(oracle) = bindgen_of(krate, prefix) else {
             return;
         };
         let squeezed: String = oracle.split_whitespace().collect();
@@ -915,8 +918,8 @@ mod against_bindgen {
     /// DOCA headers do: the bundled build accepts it, and what Rust sees of the bundled
     /// bindings is bindgen's over the same install; bindgen's may have more (items of a
     /// newer release that the bundled bindings do not bind) when `newer` is set.
-    fn check_accepted(krate: SysCrate, prefix: &TempDir, newer: bool) {
-        let Some(oracle) = bindgen_of(krate.binding_set(), prefix) else {
+    fn check_accepted(krate: BindingSet, prefix: &TempDir, newer: bool) {
+        let Some(oracle) = bindgen_of(krate, prefix) else {
             return;
         };
         let out = TempDir::new("vs-bindgen-out");
@@ -954,7 +957,7 @@ mod against_bindgen {
                 t
             }
         });
-        check_accepted(SysCrate::Dpa, &prefix, false);
+        check_accepted(BindingSet::Dpa, &prefix, false);
     }
 
     /// A 64-bit typedef spelled `unsigned long long` (`uint64_t` is `unsigned long`
@@ -966,7 +969,7 @@ mod against_bindgen {
             "typedef uint64_t doca_dpa_dev_t;",
             "typedef unsigned long long doca_dpa_dev_t;",
         ));
-        check_accepted(SysCrate::Dpa, &prefix, false);
+        check_accepted(BindingSet::Dpa, &prefix, false);
     }
 
     /// A parameter spelled `unsigned long long *` where the reference has `uint64_t *`.
@@ -981,7 +984,7 @@ mod against_bindgen {
                 t
             }
         });
-        check_accepted(SysCrate::Dpa, &prefix, false);
+        check_accepted(BindingSet::Dpa, &prefix, false);
     }
 
     /// A function a newer release adds: not in the bundled bindings, which are accepted.
@@ -993,7 +996,7 @@ mod against_bindgen {
             "doca_error_t doca_dpa_destroy(struct doca_dpa *dpa);\n\
              DOCA_EXPERIMENTAL doca_error_t doca_dpa_future_call(struct doca_dpa *dpa, uint64_t x);",
         ));
-        check_accepted(SysCrate::Dpa, &prefix, true);
+        check_accepted(BindingSet::Dpa, &prefix, true);
     }
 
     /// A 64-bit typedef narrowed to 32 bits, and one made signed: refused, naming it.
@@ -1009,7 +1012,7 @@ mod against_bindgen {
                 to,
             ));
             let out = TempDir::new("out");
-            let err = run_bundled(SysCrate::Dpa, &prefix, &out).unwrap_err();
+            let err = run_bundled(BindingSet::Dpa, &prefix, &out).unwrap_err();
             let text = err.to_string();
             assert!(
                 text.lines().nth(1).is_some_and(|l| l.starts_with(
@@ -1025,7 +1028,7 @@ mod against_bindgen {
     /// The claim for an install whose doca_dpa_dev_sync_event_t is 32 bits wide.
     fn check_sync_event_handle_is_u32(prefix: &TempDir) {
         check_claim(
-            SysCrate::Dpa,
+            BindingSet::Dpa,
             prefix,
             "doca_dpa_dev_sync_event_t",
             "pubtypedoca_dpa_dev_sync_event_t=u32;",
@@ -1035,7 +1038,7 @@ mod against_bindgen {
     /// The claim for an install whose doca_dpa_destroy the compiler sees renamed.
     fn check_destroy_renamed_to_v2(prefix: &TempDir) {
         check_claim(
-            SysCrate::Dpa,
+            BindingSet::Dpa,
             prefix,
             "doca_dpa_destroy",
             "pubfndoca_dpa_destroy_v2(",
@@ -1044,7 +1047,12 @@ mod against_bindgen {
 
     /// The claim for an install whose doca_dpa_destroy is `ms_abi` (`extern "win64"`).
     fn check_destroy_is_win64(prefix: &TempDir) {
-        check_claim(SysCrate::Dpa, prefix, "doca_dpa_destroy", "extern\"win64\"");
+        check_claim(
+            BindingSet::Dpa,
+            prefix,
+            "doca_dpa_destroy",
+            "extern\"win64\"",
+        );
     }
 
     fn edit_one(
@@ -1067,13 +1075,13 @@ mod against_bindgen {
     #[test]
     fn vs_bindgen_control_unmodified_install_agrees_with_bindgen() {
         for krate in [
-            SysCrate::Dpa,
-            SysCrate::Verbs,
-            SysCrate::Rdmi,
-            SysCrate::Rdma,
+            BindingSet::Dpa,
+            BindingSet::Verbs,
+            BindingSet::Rdmi,
+            BindingSet::Rdma,
         ] {
             let prefix = install_of_reference(|_, t| t);
-            let Some(oracle) = bindgen_of(krate.binding_set(), &prefix) else {
+            let Some(oracle) = bindgen_of(krate, &prefix) else {
                 return;
             };
             let out = TempDir::new("vs-bindgen-out");
@@ -1096,7 +1104,7 @@ mod against_bindgen {
             }
         });
         check_claim(
-            SysCrate::Dpa,
+            BindingSet::Dpa,
             &prefix,
             "doca_gather_list",
             "#[repr(C,packed)]",
@@ -1113,7 +1121,7 @@ mod against_bindgen {
             "enum __attribute__((packed)) doca_devinfo_rep_filter {",
         ));
         check_claim(
-            SysCrate::Dpa,
+            BindingSet::Dpa,
             &prefix,
             "doca_devinfo_rep_filter",
             "pubtypedoca_devinfo_rep_filter=::std::os::raw::c_uchar;",
@@ -1141,7 +1149,7 @@ mod against_bindgen {
             "void doca_task_free(struct doca_task *task) __attribute__((noreturn));",
         ));
         check_claim(
-            SysCrate::Dpa,
+            BindingSet::Dpa,
             &prefix,
             "doca_task_free",
             "pubfndoca_task_free(task:*mutdoca_task)->!;",
@@ -1159,7 +1167,7 @@ mod against_bindgen {
             "typedef uint64_t doca_dpa_dev_t __attribute__((mode(SI)));",
         ));
         check_claim(
-            SysCrate::Dpa,
+            BindingSet::Dpa,
             &prefix,
             "doca_dpa_dev_t",
             "pubtypedoca_dpa_dev_t=",
@@ -1229,7 +1237,7 @@ mod against_bindgen {
                  #undef DOCA_DEVINFO_VUID_SIZE\n#define DOCA_DEVINFO_VUID_SIZE 128\n#endif",
         ));
         check_claim(
-            SysCrate::Dpa,
+            BindingSet::Dpa,
             &prefix,
             "DOCA_DEVINFO_VUID_SIZE",
             "pubconstDOCA_DEVINFO_VUID_SIZE:u32=256;",
@@ -1261,7 +1269,7 @@ mod against_bindgen {
             "#define DOCA_DPA_COMPLETION_LOG_MAX_USER_DATA ((uint32_t)32)",
         ));
         check_claim(
-            SysCrate::Dpa,
+            BindingSet::Dpa,
             &prefix,
             "DOCA_DPA_COMPLETION_LOG_MAX_USER_DATA",
             "pubtypedoca_dpa_dev_t=u64;",
@@ -1292,7 +1300,7 @@ mod against_bindgen {
             &format!("#include <doca_types.h>\nstruct doca_dpa;\nDOCA_EXPERIMENTAL\n{decl}\n"),
         );
         check_claim(
-            SysCrate::Dpa,
+            BindingSet::Dpa,
             &prefix,
             "doca_dpa_get_uar_id",
             "pubfndoca_dpa_create(",
@@ -1317,7 +1325,7 @@ mod against_bindgen {
             "precondition: {oracle:?}"
         );
         let out = TempDir::new("vs-bindgen-out");
-        let result = run_bundled(SysCrate::Rdmi, &prefix, &out);
+        let result = run_bundled(BindingSet::Rdmi, &prefix, &out);
         let info = std::fs::read_to_string(out.path().join("build_info.rs")).unwrap_or_default();
         assert!(
             result.is_err(),
@@ -1352,7 +1360,7 @@ mod against_bindgen {
             "doca_error_t doca_dpa_destroy(struct doca_dpa *dpa) __asm__(\"doca_dpa_destroy_v2\");",
         ));
         check_claim(
-            SysCrate::Dpa,
+            BindingSet::Dpa,
             &prefix,
             "doca_dpa_destroy",
             "doca_dpa_destroy_v2",
@@ -1383,7 +1391,7 @@ mod against_bindgen {
         );
         std::fs::write(&path, text).unwrap();
         check_claim(
-            SysCrate::Dpa,
+            BindingSet::Dpa,
             &prefix,
             "DOCA_VERSION_MINOR",
             "pubconstDOCA_VERSION_MINOR:u32=0;",
@@ -1399,7 +1407,7 @@ mod against_bindgen {
             "struct __attribute__((packed)) doca_gather_list;\nstruct doca_gather_list {",
         ));
         check_claim(
-            SysCrate::Dpa,
+            BindingSet::Dpa,
             &prefix,
             "doca_gather_list",
             "pubstructdoca_gather_list",
@@ -1419,7 +1427,7 @@ fn an_older_install_without_a_bound_constant_keeps_it_unchecked() {
         }
     });
     let out = TempDir::new("out");
-    run_bundled(SysCrate::Dpa, &prefix, &out).unwrap_or_else(|e| panic!("{e}"));
+    run_bundled(BindingSet::Dpa, &prefix, &out).unwrap_or_else(|e| panic!("{e}"));
     let b = std::fs::read_to_string(out.path().join("bindings.rs")).unwrap();
     assert!(b.contains("pub const DOCA_DPA_COMPLETION_LOG_MAX_USER_DATA: u32 = 24;"));
     // Present but different is still refused.
@@ -1434,7 +1442,7 @@ fn an_older_install_without_a_bound_constant_keeps_it_unchecked() {
         }
     });
     let out = TempDir::new("out");
-    let err = run_bundled(SysCrate::Dpa, &prefix, &out).unwrap_err();
+    let err = run_bundled(BindingSet::Dpa, &prefix, &out).unwrap_err();
     assert_refused(&err, &out, &["DOCA_DPA_COMPLETION_LOG_MAX_USER_DATA"]);
 }
 
