@@ -35,14 +35,26 @@ pub mod version;
 
 pub use version::DocaVersion;
 
+use std::path::{Path, PathBuf};
+
 /// `paths` shown one after another, separated by `sep` (`", "` in messages, `":"` in
 /// search-path metadata).
-pub(crate) fn join_paths(paths: &[std::path::PathBuf], sep: &str) -> String {
+pub(crate) fn join_paths(paths: &[PathBuf], sep: &str) -> String {
     paths
         .iter()
         .map(|p| p.display().to_string())
         .collect::<Vec<_>>()
         .join(sep)
+}
+
+/// The files of `dir` (not of its subdirectories) named `*.<ext>`, sorted by name.
+pub(crate) fn files_in(dir: &Path, ext: &str) -> std::io::Result<Vec<PathBuf>> {
+    let mut files: Vec<PathBuf> = (std::fs::read_dir(dir)?.filter_map(Result::ok))
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == ext) && p.is_file())
+        .collect();
+    files.sort();
+    Ok(files)
 }
 
 #[cfg(test)]

@@ -134,16 +134,11 @@ fn copy_headers(from: &Path, to: &Path, edit: (&str, &[(&str, String)])) -> Resu
         std::fs::remove_dir_all(to).map_err(|e| failed(to, e))?;
     }
     std::fs::create_dir_all(to).map_err(|e| failed(to, e))?;
-    let entries = std::fs::read_dir(from).map_err(|e| failed(from, e))?;
     let mut edited = false;
-    for entry in entries {
-        let path = entry.map_err(|e| failed(from, e))?.path();
+    for path in crate::files_in(from, "h").map_err(|e| failed(from, e))? {
         let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
             continue;
         };
-        if !name.ends_with(".h") {
-            continue;
-        }
         let mut text = std::fs::read_to_string(&path).map_err(|e| failed(&path, e))?;
         if name == edit.0 {
             text = set_lines(&text, edit.1).map_err(|e| format!("{}: {e}", path.display()))?;

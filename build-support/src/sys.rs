@@ -194,19 +194,6 @@ fn write(path: &Path, contents: &str) -> Result<(), SysError> {
     std::fs::write(path, contents).map_err(|e| io_err(path, e))
 }
 
-/// Every `*.h` in `dir`, sorted by file name.
-fn header_files(dir: &Path) -> Vec<PathBuf> {
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "h"))
-        .collect();
-    paths.sort();
-    paths
-}
-
 /// The functions `headers` declare in those files (not in headers they include), as the
 /// C compiler for the target sees them with `include_dirs` ([`crate::audit::decls`]).
 fn declared_in(
@@ -290,7 +277,7 @@ pub fn run(
         .map(|m| m.join("reference"))
         .filter(|d| d.join("doca_version.h").is_file())
         .unwrap_or_else(|| reference_dir.clone());
-    let universe_headers = header_files(&universe_dir);
+    let universe_headers = crate::files_in(&universe_dir, "h").unwrap_or_default();
     let universe_base: BTreeSet<String> = declared_in(
         env,
         &universe_headers,

@@ -472,13 +472,7 @@ impl DpaApp {
                 SourceSpec::File(p) => vec![abs(p)],
                 SourceSpec::Dir(dir) => {
                     let dir = abs(dir);
-                    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-                        .map_err(|e| io_err(&dir, e))?
-                        .filter_map(Result::ok)
-                        .map(|e| e.path())
-                        .filter(|p| p.extension().is_some_and(|x| x == "c") && p.is_file())
-                        .collect();
-                    files.sort();
+                    let files = crate::files_in(&dir, "c").map_err(|e| io_err(&dir, e))?;
                     if files.is_empty() {
                         return Err(DpaAppError::EmptySourceDir { dir });
                     }
