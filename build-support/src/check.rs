@@ -139,18 +139,24 @@ fn detail_text(detail: &str) -> String {
     }
 }
 
+impl Difference {
+    /// `item` differs: `expected` (the install's declaration not yet described).
+    fn new(item: impl Into<String>, expected: impl Into<String>) -> Self {
+        let (item, expected) = (item.into(), expected.into());
+        Difference {
+            item,
+            expected,
+            installed: None,
+        }
+    }
+}
+
 impl CheckError {
     /// A refusal of `items` for one reason, `why`.
     fn differs(items: impl IntoIterator<Item = String>, why: &str, detail: String) -> Self {
+        let differences = items.into_iter().map(|item| Difference::new(item, why));
         CheckError::Differs {
-            differences: items
-                .into_iter()
-                .map(|item| Difference {
-                    item,
-                    expected: why.to_owned(),
-                    installed: None,
-                })
-                .collect(),
+            differences: differences.collect(),
             detail,
         }
     }
@@ -328,11 +334,10 @@ pub fn check(
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
         let mut differences = failed_assertions(&stderr);
         if differences.is_empty() {
-            differences.push(Difference {
-                item: "(see the compiler's output)".into(),
-                expected: "the check did not compile".into(),
-                installed: None,
-            });
+            differences.push(Difference::new(
+                "(see the compiler's output)",
+                "the check did not compile",
+            ));
         }
         let probe_c = work.join(format!("doca_rs_{}_probe.c", set.name()));
         describe_installed(&tool, &includes, &lines, &probe_c, &mut differences);
@@ -389,11 +394,7 @@ fn failed_assertions(stderr: &str) -> Vec<Difference> {
         if item.contains('#') || found.iter().any(|d| d.item == item) {
             continue;
         }
-        found.push(Difference {
-            item: item.to_owned(),
-            expected: expected.trim().to_owned(),
-            installed: None,
-        });
+        found.push(Difference::new(item, expected.trim()));
     }
     found
 }

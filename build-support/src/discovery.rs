@@ -207,11 +207,6 @@ pub struct Install {
 }
 
 impl Install {
-    /// The module `name`, if found.
-    pub fn module(&self, name: &str) -> Option<&Module> {
-        self.modules.get(name)
-    }
-
     /// Whether module `name` was found.
     pub fn has(&self, name: &str) -> bool {
         self.modules.contains_key(name)

@@ -25,7 +25,7 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::audit::{Audit, AuditRow, Marker, HAND_DECLARABLE};
+use crate::audit::{Audit, AuditRow, Marker};
 use crate::backend::Backend;
 use crate::cfgs::{
     Directives, COMCH_ABSENT_CFG, HAND_DECLARED_CFG, RDMA_ABSENT_CFG, RDMI_ABSENT_CFG, SYM_CFG,
@@ -134,9 +134,7 @@ fn required(env: &EnvReader, var: String) -> Result<String, SafeError> {
 /// Whether the safe crate may use `row`: available (declared and exported, or exported
 /// and hand-declarable) and STABLE, or any marker when `experimental` is on.
 pub fn usable(row: &AuditRow, experimental: bool) -> bool {
-    let present =
-        row.available() || (row.hand_declarable() && HAND_DECLARABLE.contains(&row.name.as_str()));
-    present && (row.marker == Marker::Stable || experimental)
+    (row.available() || row.hand_declarable()) && (row.marker == Marker::Stable || experimental)
 }
 
 /// Computes the directives and `audit.rs` without printing or writing.

@@ -405,9 +405,7 @@ pub fn run(
         head.cfg_value(SYM_CFG, name);
     }
     for name in audit.hand_declared_names() {
-        if HAND_DECLARABLE.contains(&name) {
-            head.cfg_value(HAND_DECLARED_CFG, name);
-        }
+        head.cfg_value(HAND_DECLARED_CFG, name);
     }
     head.extend(d);
     let mut d = head;
@@ -423,7 +421,7 @@ pub fn run(
         .as_ref()
         .filter(|_| choice.backend == Backend::Hardware);
     let doca_prefix = hw_install
-        .and_then(|i| i.module("doca-dpa"))
+        .and_then(|i| i.modules.get("doca-dpa"))
         .and_then(|m| m.prefix.as_ref())
         .map(|p| p.display().to_string());
     let info_path = out_dir.join("build_info.rs");
@@ -456,10 +454,9 @@ pub fn run(
     d.metadata("audit", &audit_path.display().to_string());
     d.metadata("universe", &universe_path.display().to_string());
     d.metadata("include", &crate::join_paths(&include_dirs, ":"));
-    d.metadata("rdmi", presence("doca-rdmi"));
-    d.metadata("rdma", presence("doca-rdma"));
-    d.metadata("comch", presence("doca-comch"));
-    d.metadata("verbs", presence("doca-verbs"));
+    for module in ["rdmi", "rdma", "comch", "verbs"] {
+        d.metadata(module, presence(&format!("doca-{module}")));
+    }
     // Where the DOCA device libraries are (dpacc's -device-libs -L), hardware only.
     if let Some(install) = hw_install {
         let dirs = install.link_dirs(&["doca-dpa"]);

@@ -503,7 +503,7 @@ pub(crate) fn gather(env: &EnvReader, probed: Result<&Install, &DiscoveryError>)
         sim_profile: None,
         sim: None,
         prefix: install
-            .and_then(|i| i.module("doca-dpa"))
+            .and_then(|i| i.modules.get("doca-dpa"))
             .and_then(|m| m.prefix.as_ref())
             .map(|p| p.display().to_string()),
         libraries: Some(libraries),

@@ -27,10 +27,11 @@ impl AuditRow {
         self.declared && self.exported != Some(false)
     }
 
-    /// Exported by a library but declared by no header: usable only through a hand
-    /// declaration.
+    /// Exported by a library but declared by no header, and one of the functions a
+    /// safe crate declares by hand then ([`HAND_DECLARABLE`](super::HAND_DECLARABLE)).
     pub fn hand_declarable(&self) -> bool {
-        !self.declared && self.exported == Some(true)
+        let known = super::HAND_DECLARABLE.contains(&self.name.as_str());
+        known && !self.declared && self.exported == Some(true)
     }
 }
 

@@ -95,7 +95,7 @@ fn finds_a_modern_install() {
     let h = install.version_header.as_ref().unwrap();
     assert_eq!(h.version, install.version);
     assert_eq!(install.pkg_config_versions().len(), 4);
-    assert!(install.module("doca-dpa").unwrap().pc_dir.is_some());
+    assert!(install.modules.get("doca-dpa").unwrap().pc_dir.is_some());
     assert!(install.warnings.is_empty());
 }
 
@@ -319,7 +319,7 @@ fn modern_install_with_resolvable_private_requirements() {
         ["doca_dpa", "doca_common"],
         "a dynamic link takes Requires, not Requires.private"
     );
-    let dpa = install.module("doca-dpa").unwrap();
+    let dpa = install.modules.get("doca-dpa").unwrap();
     assert_eq!(
         dpa.prefix.as_deref(),
         Some(std::fs::canonicalize(dir.path()).unwrap().as_path())
