@@ -952,7 +952,26 @@ doca::verbs::if_dpa_verbs! {
                 poll(&dpa, &qp)?
             };
             eprintln!("peer: first write {first:x?}");
-            signal("-STOP").map_err(e)?;
+            if !signal("-STOP").map_err(e)? {
+                return Err("kill -STOP failed".into());
+            }
+            // `kill` returns once the signal is sent; the child's threads stop when
+            // each is next scheduled, and until the last has (a loaded machine may take
+            // milliseconds) its fabric thread could still answer. Wait for the stop.
+            let stopped = || -> bool {
+                let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).into_iter().flatten();
+                let state = |t: std::fs::DirEntry| std::fs::read_to_string(t.path().join("stat")).unwrap_or_default();
+                // The state follows the command name, which is in parentheses.
+                let stopped = |stat: String| stat.rsplit_once(") ").is_some_and(|(_, rest)| rest.starts_with('T'));
+                tasks.filter_map(Result::ok).map(state).all(stopped)
+            };
+            let since = std::time::Instant::now();
+            while !stopped() {
+                if since.elapsed() > Duration::from_secs(10) {
+                    return Err("the peer process did not stop within 10 s of SIGSTOP".into());
+                }
+                std::thread::sleep(Duration::from_millis(1));
+            }
             let go = DpaBuffer::<u64>::from_slice(&dpa, &[1]).map_err(e)?;
             let res = DpaBuffer::<u64>::from_slice(&dpa, &[u64::MAX]).map_err(e)?;
             let launcher = Launcher::new(&dpa).map_err(e)?;
