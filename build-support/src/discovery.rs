@@ -483,26 +483,24 @@ impl Drop for EnvOverride {
 enum Probe {
     Found(Box<Module>),
     Missing(String),
-    Unresolved {
-        version: String,
-        missing: Vec<String>,
-        message: String,
-    },
-    Broken(String),
+    /// The module exists but pkg-config failed on it.
+    Failed(DiscoveryError),
 }
 
 impl Probe {
     /// A module that exists (at `version`, empty when unknown) but on which pkg-config
     /// failed with `message`: unresolved requirements when it names any, else broken.
     fn failed(name: &str, version: String, message: String) -> Probe {
-        match unresolved_requirements(&message, name) {
-            missing if missing.is_empty() => Probe::Broken(message),
-            missing => Probe::Unresolved {
+        let module = name.to_owned();
+        Probe::Failed(match unresolved_requirements(&message, name) {
+            missing if missing.is_empty() => DiscoveryError::BrokenModule { module, message },
+            missing => DiscoveryError::UnresolvedRequirements {
+                module,
                 version,
                 missing,
                 message,
             },
-        }
+        })
     }
 }
 
@@ -748,24 +746,7 @@ fn check(
                 }
             }
             // An optional module that is broken is still a broken install.
-            Probe::Unresolved {
-                version,
-                missing,
-                message,
-            } => {
-                return Err(DiscoveryError::UnresolvedRequirements {
-                    module: name.to_owned(),
-                    version,
-                    missing,
-                    message,
-                });
-            }
-            Probe::Broken(message) => {
-                return Err(DiscoveryError::BrokenModule {
-                    module: name.to_owned(),
-                    message,
-                });
-            }
+            Probe::Failed(e) => return Err(e),
         }
     }
 
