@@ -119,21 +119,15 @@ impl ProbeInputs {
     pub fn dirs_tried(&self) -> Vec<PathBuf> {
         let mut dirs: Vec<PathBuf> = self
             .pkg_config_path
-            .as_ref()
-            .map(|p| {
-                std::env::split_paths(p)
-                    .filter(|d| !d.as_os_str().is_empty())
-                    .collect()
-            })
-            .unwrap_or_default();
-        if let Some(prefix) = &self.doca_prefix {
+            .iter()
+            .flat_map(std::env::split_paths)
+            .filter(|d| !d.as_os_str().is_empty())
+            .collect();
+        for prefix in self.doca_prefix.iter().chain(&self.default_prefix) {
             dirs.extend(self.prefix_dirs(prefix));
         }
-        if let Some(prefix) = &self.default_prefix {
-            dirs.extend(self.prefix_dirs(prefix));
-            if prefix == Path::new(DEFAULT_PREFIX) {
-                dirs.push(PathBuf::from(DEFAULT_FLEXIO_PKGCONFIG));
-            }
+        if self.default_prefix.as_deref() == Some(Path::new(DEFAULT_PREFIX)) {
+            dirs.push(PathBuf::from(DEFAULT_FLEXIO_PKGCONFIG));
         }
         let mut seen = std::collections::BTreeSet::new();
         dirs.retain(|d| seen.insert(d.clone()));
