@@ -244,11 +244,8 @@ fn union_of<T: Clone + PartialEq>(
     names: &[&str],
     f: impl Fn(&Module) -> &Vec<T>,
 ) -> Vec<T> {
-    let names = if names.is_empty() {
-        all_modules()
-    } else {
-        names.to_vec()
-    };
+    let all = all_modules();
+    let names = if names.is_empty() { &all } else { names };
     let mut out: Vec<T> = Vec::new();
     for item in names.iter().filter_map(|n| found.get(*n)).flat_map(f) {
         if !out.contains(item) {
@@ -578,10 +575,12 @@ fn path_variable(name: &str, var: &str) -> Option<PathBuf> {
     pkg_config_output(&[&format!("--variable={var}"), name])
         .ok()
         .filter(|s| !s.is_empty())
-        .map(|s| {
-            let p = PathBuf::from(s);
-            std::fs::canonicalize(&p).unwrap_or(p)
-        })
+        .map(|s| resolved(s.into()))
+}
+
+/// `path` with `${pcfiledir}/../..`-style parts resolved, when it exists.
+fn resolved(path: PathBuf) -> PathBuf {
+    std::fs::canonicalize(&path).unwrap_or(path)
 }
 
 /// Whether `name` exists, asked without resolving its private requirements:
@@ -614,11 +613,7 @@ fn probe_module(name: &str) -> Probe {
     match result {
         Ok(lib) => {
             // `${pcfiledir}/../..`-style prefixes: show and use resolved paths.
-            let tidy = |dirs: Vec<PathBuf>| -> Vec<PathBuf> {
-                dirs.into_iter()
-                    .map(|d| std::fs::canonicalize(&d).unwrap_or(d))
-                    .collect()
-            };
+            let tidy = |dirs: Vec<PathBuf>| dirs.into_iter().map(resolved).collect();
             Probe::Found(Box::new(Module {
                 name: name.to_owned(),
                 version: DocaVersion::parse(&version_text).ok(),
@@ -706,11 +701,9 @@ pub fn probe(inputs: &ProbeInputs) -> Result<Install, DiscoveryError> {
             .into_iter()
             .map(|m| (m, probe_module(m)))
             .collect();
-        let required_missing = REQUIRED_MODULES.iter().any(|r| {
-            found
-                .iter()
-                .any(|(m, p)| m == r && matches!(p, Probe::Missing(_)))
-        });
+        let required_missing = found
+            .iter()
+            .any(|(m, p)| REQUIRED_MODULES.contains(m) && matches!(p, Probe::Missing(_)));
         let umbrella = required_missing
             .then(|| probe_umbrella(&inputs.dirs_tried()))
             .flatten();
@@ -779,31 +772,28 @@ fn check(
         });
     }
 
-    // Versions of the DOCA modules.
-    let mut found_versions: Vec<(String, String, DocaVersion)> = Vec::new();
+    // Versions of the DOCA modules: `((source, version as written), version)`.
+    let mut found_versions: Vec<((String, String), DocaVersion)> = Vec::new();
     for name in DOCA_MODULES {
         if let Some(m) = modules.get(*name) {
             let v = m.version.ok_or_else(|| DiscoveryError::BadVersion {
                 origin: m.source(),
                 text: m.version_text.clone(),
             })?;
-            found_versions.push((m.source(), m.version_text.clone(), v));
+            found_versions.push(((m.source(), m.version_text.clone()), v));
         }
     }
     let include_dirs = union_of(&modules, &[], |m| &m.include_dirs);
     let version_header = read_version_header(&include_dirs);
     if let Some(h) = &version_header {
         let source = h.path.display().to_string();
-        found_versions.push((source, h.version.to_string(), h.version));
+        found_versions.push(((source, h.version.to_string()), h.version));
     }
 
     let mut warnings = Vec::new();
-    let first = found_versions[0].2;
-    if found_versions.iter().any(|(_, _, v)| *v != first) {
-        let found: Vec<(String, String)> = found_versions
-            .iter()
-            .map(|(s, t, _)| (s.clone(), t.clone()))
-            .collect();
+    let first = found_versions[0].1;
+    if found_versions.iter().any(|(_, v)| *v != first) {
+        let found = found_versions.iter().map(|(st, _)| st.clone()).collect();
         let err = DiscoveryError::VersionMismatch { found };
         if inputs.allow_version_mismatch {
             warnings.push(format!(
@@ -816,7 +806,7 @@ fn check(
     }
 
     // Old installs.
-    if let Some((source, text, v)) = found_versions.iter().find(|(_, _, v)| !v.is_supported()) {
+    if let Some(((source, text), v)) = found_versions.iter().find(|(_, v)| !v.is_supported()) {
         return Err(DiscoveryError::OldInstall {
             found: "DOCA".to_owned(),
             version: Some(*v),
