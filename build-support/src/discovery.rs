@@ -439,34 +439,32 @@ fn unresolved(module: &str, version: &str, missing: &[String], message: &str) ->
 /// reads it from the process environment).
 pub(crate) static PKG_CONFIG_ENV: Mutex<()> = Mutex::new(());
 
-/// Sets (or removes) environment variables and restores them on drop.
+/// Sets environment variables and restores (or removes) them on drop.
 struct EnvOverride {
     saved: Vec<(&'static str, Option<OsString>)>,
 }
 
 impl EnvOverride {
-    fn set(vars: &[(&'static str, Option<OsString>)]) -> Self {
+    fn set(vars: &[(&'static str, OsString)]) -> Self {
         let saved = vars
             .iter()
             .map(|(k, _)| (*k, std::env::var_os(k)))
             .collect();
-        Self::apply(vars.iter());
-        EnvOverride { saved }
-    }
-
-    fn apply<'a>(vars: impl Iterator<Item = &'a (&'static str, Option<OsString>)>) {
         for (k, v) in vars {
-            match v {
-                Some(v) => std::env::set_var(k, v),
-                None => std::env::remove_var(k),
-            }
+            std::env::set_var(k, v);
         }
+        EnvOverride { saved }
     }
 }
 
 impl Drop for EnvOverride {
     fn drop(&mut self) {
-        Self::apply(self.saved.iter().rev());
+        for (k, v) in self.saved.iter().rev() {
+            match v {
+                Some(v) => std::env::set_var(k, v),
+                None => std::env::remove_var(k),
+            }
+        }
     }
 }
 
@@ -586,16 +584,13 @@ fn resolved(path: PathBuf) -> PathBuf {
 /// Whether `name` exists, asked without resolving its private requirements:
 /// `Ok(version)`, or the probe outcome that explains why not.
 fn presence(name: &str) -> Result<String, Probe> {
-    match pkg_config_output(&["--modversion", name]) {
-        Ok(version) => Ok(version),
-        Err(PcFailure::NotRun(message)) => Err(Probe::Missing(message)),
-        Err(PcFailure::Failed(message))
-            if message.is_empty() || says_module_missing(&message, name) =>
-        {
-            Err(Probe::Missing(message))
+    pkg_config_output(&["--modversion", name]).map_err(|failure| match failure {
+        PcFailure::NotRun(message) => Probe::Missing(message),
+        PcFailure::Failed(message) if message.is_empty() || says_module_missing(&message, name) => {
+            Probe::Missing(message)
         }
-        Err(PcFailure::Failed(message)) => Err(Probe::failed(name, String::new(), message)),
-    }
+        PcFailure::Failed(message) => Probe::failed(name, String::new(), message),
+    })
 }
 
 fn probe_module(name: &str) -> Probe {
@@ -691,10 +686,9 @@ pub fn probe(inputs: &ProbeInputs) -> Result<Install, DiscoveryError> {
     let (found, umbrella) = {
         // A poisoned lock only means another probe panicked; the guard data is `()`.
         let _lock = PKG_CONFIG_ENV.lock().unwrap_or_else(|e| e.into_inner());
-        let mut vars: Vec<(&'static str, Option<OsString>)> =
-            vec![("PKG_CONFIG_PATH", Some(effective.clone()))];
+        let mut vars = vec![("PKG_CONFIG_PATH", effective.clone())];
         if inputs.isolated {
-            vars.push(("PKG_CONFIG_LIBDIR", Some(OsString::new())));
+            vars.push(("PKG_CONFIG_LIBDIR", OsString::new()));
         }
         let _env = EnvOverride::set(&vars);
         let found: Vec<(&str, Probe)> = all_modules()
