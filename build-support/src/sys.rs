@@ -251,20 +251,16 @@ fn declared_in(
     include_dirs: &[PathBuf],
     work: &Path,
 ) -> Result<Vec<Declaration>, SysError> {
-    let names: Vec<String> = headers
-        .iter()
-        .filter_map(|h| h.file_name())
-        .map(|n| n.to_string_lossy().into_owned())
-        .collect();
     let decls =
         declarations(env, headers, include_dirs, work).map_err(|message| SysError::Headers {
             include_dirs: include_dirs.to_vec(),
             message,
         })?;
-    Ok(decls
-        .into_iter()
-        .filter(|d| names.contains(&d.header))
-        .collect())
+    let in_headers = |d: &Declaration| {
+        let mut names = headers.iter().filter_map(|h| h.file_name());
+        names.any(|n| n.to_string_lossy() == d.header)
+    };
+    Ok(decls.into_iter().filter(in_headers).collect())
 }
 
 /// The flow without printing or exiting: `probe` stands for [`discovery::probe`] (tests
@@ -321,10 +317,9 @@ pub fn run(
         .map(|m| m.join("reference"))
         .filter(|d| d.join("doca_version.h").is_file())
         .unwrap_or_else(|| reference_dir.clone());
-    let universe_headers = header_files(&universe_dir);
-    let universe_base: BTreeSet<String> = declared_in(
+    let mut universe: BTreeSet<String> = declared_in(
         env,
-        &universe_headers,
+        &header_files(&universe_dir),
         std::slice::from_ref(&universe_dir),
         &out_dir,
     )?
@@ -436,7 +431,6 @@ pub fn run(
     }
 
     // 4. Emit.
-    let mut universe = universe_base;
     universe.extend(audit.rows.iter().map(|r| r.name.clone()));
     let mut head = Directives::new();
     head.declare_all(&universe);
@@ -500,10 +494,9 @@ pub fn run(
     d.metadata("audit", &audit_path.display().to_string());
     d.metadata("universe", &universe_path.display().to_string());
     d.metadata("include", &crate::join_paths(&include_dirs, ":"));
-    d.metadata("rdmi", presence("doca-rdmi"));
-    d.metadata("rdma", presence("doca-rdma"));
-    d.metadata("comch", presence("doca-comch"));
-    d.metadata("verbs", presence("doca-verbs"));
+    for key in ["rdmi", "rdma", "comch", "verbs"] {
+        d.metadata(key, presence(&format!("doca-{key}")));
+    }
     // Where the DOCA device libraries are (dpacc's -device-libs -L), hardware only.
     if let Some(install) = hw_install {
         let dirs = install.link_dirs(&["doca-dpa"]);
