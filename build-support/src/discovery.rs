@@ -637,21 +637,15 @@ fn probe_umbrella(dirs: &[PathBuf]) -> Option<Module> {
         // Its public requirements are missing too: read the file pkg-config would read.
         Err(_) => pc_version_line(pc_file.as_deref()?)?,
     };
-    let pc_dir = path_variable(UMBRELLA_MODULE, "pcfiledir").or_else(|| {
-        pc_file
-            .as_deref()
-            .and_then(Path::parent)
-            .map(Path::to_owned)
-    });
+    let pc_dir = path_variable(UMBRELLA_MODULE, "pcfiledir")
+        .or_else(|| Some(pc_file.as_deref()?.parent()?.to_owned()));
     Some(Module {
         name: UMBRELLA_MODULE.to_owned(),
         version: DocaVersion::parse(&version_text).ok(),
         version_text,
         pc_dir,
         prefix: path_variable(UMBRELLA_MODULE, "prefix"),
-        include_dirs: path_variable(UMBRELLA_MODULE, "includedir")
-            .into_iter()
-            .collect(),
+        include_dirs: Vec::from_iter(path_variable(UMBRELLA_MODULE, "includedir")),
         link_dirs: Vec::new(),
         libs: Vec::new(),
     })
