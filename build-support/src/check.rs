@@ -408,12 +408,10 @@ fn describe_installed(
     let first_line = text.lines().count() + 1;
     let mut probed: Vec<usize> = Vec::new();
     for (i, d) in differences.iter().enumerate() {
-        let Some(line) = lines.iter().find(|l| line_item(l) == Some(d.item.as_str())) else {
-            continue;
-        };
-        let target = match line.split_once('(').map(|(m, _)| m) {
-            Some("DOCA_RS_FN" | "DOCA_RS_FN_INTS") => format!("__typeof__({})", d.item),
-            Some("DOCA_RS_TYPEDEF") => d.item.clone(),
+        let line = lines.iter().find(|l| line_item(l) == Some(d.item.as_str()));
+        let target = match line.and_then(|l| l.split_once('(')) {
+            Some(("DOCA_RS_FN" | "DOCA_RS_FN_INTS", _)) => format!("__typeof__({})", d.item),
+            Some(("DOCA_RS_TYPEDEF", _)) => d.item.clone(),
             _ => continue,
         };
         let _ = writeln!(
