@@ -734,13 +734,12 @@ fn check(
                 .as_ref()
                 .map(|d| d.join("doca.pc").display().to_string())
                 .unwrap_or_else(|| "pkg-config module doca".to_owned());
-            let mut reason = format!(
-                "only the umbrella pkg-config module `doca` exists (the DOCA 2.5 layout), without {}",
-                missing.join(" / ")
+            let said = header.map(|h| format!("; {} says {}", h.path.display(), h.version));
+            let reason = format!(
+                "only the umbrella pkg-config module `doca` exists (the DOCA 2.5 layout), without {}{}",
+                missing.join(" / "),
+                said.unwrap_or_default()
             );
-            if let Some(h) = header {
-                reason.push_str(&format!("; {} says {}", h.path.display(), h.version));
-            }
             return Err(DiscoveryError::OldInstall {
                 found: "the umbrella module `doca`".to_owned(),
                 version,
