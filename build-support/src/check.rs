@@ -251,10 +251,8 @@ pub fn check(
         .filter(|(_, w)| (w[0].is("struct") || w[0].is("union")) && w[1].is("__attribute__"))
         .filter_map(|(i, _)| {
             let close = matching(&tokens, i + 2, "(", ")");
-            match (tokens.get(close + 1), tokens.get(close + 2)) {
-                (Some(name), Some(semi)) if semi.is(";") => Some(name.text.clone()),
-                _ => None,
-            }
+            let name = tokens.get(close + 1)?;
+            tokens.get(close + 2)?.is(";").then(|| name.text.clone())
         })
         .filter(|name| items.iter().any(|i| i.name == *name))
         .collect();
@@ -271,14 +269,14 @@ pub fn check(
         .filter(|i| i.kind == CommittedKind::Function)
         .map(|i| i.name.as_str())
         .collect();
-    let renamed: BTreeSet<&str> = macros
+    let renamed: BTreeSet<String> = macros
         .iter()
         .filter(|(name, body)| body.is_some() && functions.contains(&name.as_str()))
-        .map(|(name, _)| name.as_str())
+        .map(|(name, _)| name.clone())
         .collect();
     if !renamed.is_empty() {
         return Err(CheckError::differs(
-            renamed.iter().map(|s| (*s).to_owned()),
+            renamed,
             "the headers #define a macro of this function's name, so the compiler may \
              call another symbol (or none) under that name",
             String::new(),
@@ -381,20 +379,17 @@ pub fn check(
 /// hold `" #name "` and are not error lines).
 fn failed_assertions(stderr: &str) -> Vec<Difference> {
     let mut found: Vec<Difference> = Vec::new();
-    for line in stderr.lines().filter(|l| l.contains("error")) {
-        let Some((_, message)) = line.split_once("doca-rs check: ") else {
-            continue;
-        };
+    let error_lines = stderr.lines().filter(|l| l.contains("error"));
+    for (_, message) in error_lines.filter_map(|l| l.split_once("doca-rs check: ")) {
         // GCC quotes the message; clang does not.
         let message = message.trim_end();
         let message = message.strip_suffix('"').unwrap_or(message);
         let Some((item, expected)) = message.split_once(": ") else {
             continue;
         };
-        if item.contains('#') || found.iter().any(|d| d.item == item) {
-            continue;
+        if !item.contains('#') && !found.iter().any(|d| d.item == item) {
+            found.push(Difference::new(item, expected.trim()));
         }
-        found.push(Difference::new(item, expected.trim()));
     }
     found
 }
@@ -414,12 +409,10 @@ fn describe_installed(
     let first_line = text.lines().count() + 1;
     let mut probed: Vec<usize> = Vec::new();
     for (i, d) in differences.iter().enumerate() {
-        let Some(line) = lines.iter().find(|l| line_item(l) == Some(d.item.as_str())) else {
-            continue;
-        };
-        let target = match line.split_once('(').map(|(m, _)| m) {
-            Some("DOCA_RS_FN" | "DOCA_RS_FN_INTS") => format!("__typeof__({})", d.item),
-            Some("DOCA_RS_TYPEDEF") => d.item.clone(),
+        let line = lines.iter().find(|l| line_item(l) == Some(d.item.as_str()));
+        let target = match line.and_then(|l| l.split_once('(')) {
+            Some(("DOCA_RS_FN" | "DOCA_RS_FN_INTS", _)) => format!("__typeof__({})", d.item),
+            Some(("DOCA_RS_TYPEDEF", _)) => d.item.clone(),
             _ => continue,
         };
         let _ = writeln!(

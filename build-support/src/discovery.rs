@@ -119,21 +119,15 @@ impl ProbeInputs {
     pub fn dirs_tried(&self) -> Vec<PathBuf> {
         let mut dirs: Vec<PathBuf> = self
             .pkg_config_path
-            .as_ref()
-            .map(|p| {
-                std::env::split_paths(p)
-                    .filter(|d| !d.as_os_str().is_empty())
-                    .collect()
-            })
-            .unwrap_or_default();
-        if let Some(prefix) = &self.doca_prefix {
+            .iter()
+            .flat_map(std::env::split_paths)
+            .filter(|d| !d.as_os_str().is_empty())
+            .collect();
+        for prefix in self.doca_prefix.iter().chain(&self.default_prefix) {
             dirs.extend(self.prefix_dirs(prefix));
         }
-        if let Some(prefix) = &self.default_prefix {
-            dirs.extend(self.prefix_dirs(prefix));
-            if prefix == Path::new(DEFAULT_PREFIX) {
-                dirs.push(PathBuf::from(DEFAULT_FLEXIO_PKGCONFIG));
-            }
+        if self.default_prefix.as_deref() == Some(Path::new(DEFAULT_PREFIX)) {
+            dirs.push(PathBuf::from(DEFAULT_FLEXIO_PKGCONFIG));
         }
         let mut seen = std::collections::BTreeSet::new();
         dirs.retain(|d| seen.insert(d.clone()));
@@ -245,11 +239,8 @@ fn union_of<T: Clone + PartialEq>(
     names: &[&str],
     f: impl Fn(&Module) -> &Vec<T>,
 ) -> Vec<T> {
-    let names = if names.is_empty() {
-        all_modules()
-    } else {
-        names.to_vec()
-    };
+    let all = all_modules();
+    let names = if names.is_empty() { &all } else { names };
     let mut out: Vec<T> = Vec::new();
     for item in names.iter().filter_map(|n| found.get(*n)).flat_map(f) {
         if !out.contains(item) {
@@ -443,23 +434,27 @@ fn unresolved(module: &str, version: &str, missing: &[String], message: &str) ->
 /// reads it from the process environment).
 pub(crate) static PKG_CONFIG_ENV: Mutex<()> = Mutex::new(());
 
-/// Sets (or removes) environment variables and restores them on drop.
+/// Sets environment variables and restores (or removes) them on drop.
 struct EnvOverride {
     saved: Vec<(&'static str, Option<OsString>)>,
 }
 
 impl EnvOverride {
-    fn set(vars: &[(&'static str, Option<OsString>)]) -> Self {
+    fn set(vars: &[(&'static str, OsString)]) -> Self {
         let saved = vars
             .iter()
             .map(|(k, _)| (*k, std::env::var_os(k)))
             .collect();
-        Self::apply(vars.iter());
+        for (k, v) in vars {
+            std::env::set_var(k, v);
+        }
         EnvOverride { saved }
     }
+}
 
-    fn apply<'a>(vars: impl Iterator<Item = &'a (&'static str, Option<OsString>)>) {
-        for (k, v) in vars {
+impl Drop for EnvOverride {
+    fn drop(&mut self) {
+        for (k, v) in self.saved.iter().rev() {
             match v {
                 Some(v) => std::env::set_var(k, v),
                 None => std::env::remove_var(k),
@@ -468,36 +463,28 @@ impl EnvOverride {
     }
 }
 
-impl Drop for EnvOverride {
-    fn drop(&mut self) {
-        Self::apply(self.saved.iter().rev());
-    }
-}
-
 /// The outcome of one module probe.
 enum Probe {
     Found(Box<Module>),
     Missing(String),
-    Unresolved {
-        version: String,
-        missing: Vec<String>,
-        message: String,
-    },
-    Broken(String),
+    /// The module exists but pkg-config failed on it.
+    Failed(DiscoveryError),
 }
 
 impl Probe {
     /// A module that exists (at `version`, empty when unknown) but on which pkg-config
     /// failed with `message`: unresolved requirements when it names any, else broken.
     fn failed(name: &str, version: String, message: String) -> Probe {
-        match unresolved_requirements(&message, name) {
-            missing if missing.is_empty() => Probe::Broken(message),
-            missing => Probe::Unresolved {
+        let module = name.to_owned();
+        Probe::Failed(match unresolved_requirements(&message, name) {
+            missing if missing.is_empty() => DiscoveryError::BrokenModule { module, message },
+            missing => DiscoveryError::UnresolvedRequirements {
+                module,
                 version,
                 missing,
                 message,
             },
-        }
+        })
     }
 }
 
@@ -581,25 +568,24 @@ fn path_variable(name: &str, var: &str) -> Option<PathBuf> {
     pkg_config_output(&[&format!("--variable={var}"), name])
         .ok()
         .filter(|s| !s.is_empty())
-        .map(|s| {
-            let p = PathBuf::from(s);
-            std::fs::canonicalize(&p).unwrap_or(p)
-        })
+        .map(|s| resolved(s.into()))
+}
+
+/// `path` with `${pcfiledir}/../..`-style parts resolved, when it exists.
+fn resolved(path: PathBuf) -> PathBuf {
+    std::fs::canonicalize(&path).unwrap_or(path)
 }
 
 /// Whether `name` exists, asked without resolving its private requirements:
 /// `Ok(version)`, or the probe outcome that explains why not.
 fn presence(name: &str) -> Result<String, Probe> {
-    match pkg_config_output(&["--modversion", name]) {
-        Ok(version) => Ok(version),
-        Err(PcFailure::NotRun(message)) => Err(Probe::Missing(message)),
-        Err(PcFailure::Failed(message))
-            if message.is_empty() || says_module_missing(&message, name) =>
-        {
-            Err(Probe::Missing(message))
+    pkg_config_output(&["--modversion", name]).map_err(|failure| match failure {
+        PcFailure::NotRun(message) => Probe::Missing(message),
+        PcFailure::Failed(message) if message.is_empty() || says_module_missing(&message, name) => {
+            Probe::Missing(message)
         }
-        Err(PcFailure::Failed(message)) => Err(Probe::failed(name, String::new(), message)),
-    }
+        PcFailure::Failed(message) => Probe::failed(name, String::new(), message),
+    })
 }
 
 fn probe_module(name: &str) -> Probe {
@@ -617,11 +603,7 @@ fn probe_module(name: &str) -> Probe {
     match result {
         Ok(lib) => {
             // `${pcfiledir}/../..`-style prefixes: show and use resolved paths.
-            let tidy = |dirs: Vec<PathBuf>| -> Vec<PathBuf> {
-                dirs.into_iter()
-                    .map(|d| std::fs::canonicalize(&d).unwrap_or(d))
-                    .collect()
-            };
+            let tidy = |dirs: Vec<PathBuf>| dirs.into_iter().map(resolved).collect();
             Probe::Found(Box::new(Module {
                 name: name.to_owned(),
                 version: DocaVersion::parse(&version_text).ok(),
@@ -650,21 +632,15 @@ fn probe_umbrella(dirs: &[PathBuf]) -> Option<Module> {
         // Its public requirements are missing too: read the file pkg-config would read.
         Err(_) => pc_version_line(pc_file.as_deref()?)?,
     };
-    let pc_dir = path_variable(UMBRELLA_MODULE, "pcfiledir").or_else(|| {
-        pc_file
-            .as_deref()
-            .and_then(Path::parent)
-            .map(Path::to_owned)
-    });
+    let pc_dir = path_variable(UMBRELLA_MODULE, "pcfiledir")
+        .or_else(|| Some(pc_file.as_deref()?.parent()?.to_owned()));
     Some(Module {
         name: UMBRELLA_MODULE.to_owned(),
         version: DocaVersion::parse(&version_text).ok(),
         version_text,
         pc_dir,
         prefix: path_variable(UMBRELLA_MODULE, "prefix"),
-        include_dirs: path_variable(UMBRELLA_MODULE, "includedir")
-            .into_iter()
-            .collect(),
+        include_dirs: Vec::from_iter(path_variable(UMBRELLA_MODULE, "includedir")),
         link_dirs: Vec::new(),
         libs: Vec::new(),
     })
@@ -699,21 +675,18 @@ pub fn probe(inputs: &ProbeInputs) -> Result<Install, DiscoveryError> {
     let (found, umbrella) = {
         // A poisoned lock only means another probe panicked; the guard data is `()`.
         let _lock = PKG_CONFIG_ENV.lock().unwrap_or_else(|e| e.into_inner());
-        let mut vars: Vec<(&'static str, Option<OsString>)> =
-            vec![("PKG_CONFIG_PATH", Some(effective.clone()))];
+        let mut vars = vec![("PKG_CONFIG_PATH", effective.clone())];
         if inputs.isolated {
-            vars.push(("PKG_CONFIG_LIBDIR", Some(OsString::new())));
+            vars.push(("PKG_CONFIG_LIBDIR", OsString::new()));
         }
         let _env = EnvOverride::set(&vars);
         let found: Vec<(&str, Probe)> = all_modules()
             .into_iter()
             .map(|m| (m, probe_module(m)))
             .collect();
-        let required_missing = REQUIRED_MODULES.iter().any(|r| {
-            found
-                .iter()
-                .any(|(m, p)| m == r && matches!(p, Probe::Missing(_)))
-        });
+        let required_missing = found
+            .iter()
+            .any(|(m, p)| REQUIRED_MODULES.contains(m) && matches!(p, Probe::Missing(_)));
         let umbrella = required_missing
             .then(|| probe_umbrella(&inputs.dirs_tried()))
             .flatten();
@@ -743,24 +716,7 @@ fn check(
                 }
             }
             // An optional module that is broken is still a broken install.
-            Probe::Unresolved {
-                version,
-                missing,
-                message,
-            } => {
-                return Err(DiscoveryError::UnresolvedRequirements {
-                    module: name.to_owned(),
-                    version,
-                    missing,
-                    message,
-                });
-            }
-            Probe::Broken(message) => {
-                return Err(DiscoveryError::BrokenModule {
-                    module: name.to_owned(),
-                    message,
-                });
-            }
+            Probe::Failed(e) => return Err(e),
         }
     }
 
@@ -773,13 +729,12 @@ fn check(
                 .as_ref()
                 .map(|d| d.join("doca.pc").display().to_string())
                 .unwrap_or_else(|| "pkg-config module doca".to_owned());
-            let mut reason = format!(
-                "only the umbrella pkg-config module `doca` exists (the DOCA 2.5 layout), without {}",
-                missing.join(" / ")
+            let said = header.map(|h| format!("; {} says {}", h.path.display(), h.version));
+            let reason = format!(
+                "only the umbrella pkg-config module `doca` exists (the DOCA 2.5 layout), without {}{}",
+                missing.join(" / "),
+                said.unwrap_or_default()
             );
-            if let Some(h) = header {
-                reason.push_str(&format!("; {} says {}", h.path.display(), h.version));
-            }
             return Err(DiscoveryError::OldInstall {
                 found: "the umbrella module `doca`".to_owned(),
                 version,
@@ -799,31 +754,28 @@ fn check(
         });
     }
 
-    // Versions of the DOCA modules.
-    let mut found_versions: Vec<(String, String, DocaVersion)> = Vec::new();
+    // Versions of the DOCA modules: `((source, version as written), version)`.
+    let mut found_versions: Vec<((String, String), DocaVersion)> = Vec::new();
     for name in DOCA_MODULES {
         if let Some(m) = modules.get(*name) {
             let v = m.version.ok_or_else(|| DiscoveryError::BadVersion {
                 origin: m.source(),
                 text: m.version_text.clone(),
             })?;
-            found_versions.push((m.source(), m.version_text.clone(), v));
+            found_versions.push(((m.source(), m.version_text.clone()), v));
         }
     }
     let include_dirs = union_of(&modules, &[], |m| &m.include_dirs);
     let version_header = read_version_header(&include_dirs);
     if let Some(h) = &version_header {
         let source = h.path.display().to_string();
-        found_versions.push((source, h.version.to_string(), h.version));
+        found_versions.push(((source, h.version.to_string()), h.version));
     }
 
     let mut warnings = Vec::new();
-    let first = found_versions[0].2;
-    if found_versions.iter().any(|(_, _, v)| *v != first) {
-        let found: Vec<(String, String)> = found_versions
-            .iter()
-            .map(|(s, t, _)| (s.clone(), t.clone()))
-            .collect();
+    let first = found_versions[0].1;
+    if found_versions.iter().any(|(_, v)| *v != first) {
+        let found = found_versions.iter().map(|(st, _)| st.clone()).collect();
         let err = DiscoveryError::VersionMismatch { found };
         if inputs.allow_version_mismatch {
             warnings.push(format!(
@@ -836,7 +788,7 @@ fn check(
     }
 
     // Old installs.
-    if let Some((source, text, v)) = found_versions.iter().find(|(_, _, v)| !v.is_supported()) {
+    if let Some(((source, text), v)) = found_versions.iter().find(|(_, v)| !v.is_supported()) {
         return Err(DiscoveryError::OldInstall {
             found: "DOCA".to_owned(),
             version: Some(*v),

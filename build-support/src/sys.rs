@@ -202,20 +202,16 @@ fn declared_in(
     include_dirs: &[PathBuf],
     work: &Path,
 ) -> Result<Vec<Declaration>, SysError> {
-    let names: Vec<String> = headers
-        .iter()
-        .filter_map(|h| h.file_name())
-        .map(|n| n.to_string_lossy().into_owned())
-        .collect();
     let decls =
         declarations(env, headers, include_dirs, work).map_err(|message| SysError::Headers {
             include_dirs: include_dirs.to_vec(),
             message,
         })?;
-    Ok(decls
-        .into_iter()
-        .filter(|d| names.contains(&d.header))
-        .collect())
+    let in_headers = |d: &Declaration| {
+        let mut names = headers.iter().filter_map(|h| h.file_name());
+        names.any(|n| n.to_string_lossy() == d.header)
+    };
+    Ok(decls.into_iter().filter(in_headers).collect())
 }
 
 /// The flow without printing or exiting: `probe` stands for [`discovery::probe`] (tests
@@ -277,10 +273,9 @@ pub fn run(
         .map(|m| m.join("reference"))
         .filter(|d| d.join("doca_version.h").is_file())
         .unwrap_or_else(|| reference_dir.clone());
-    let universe_headers = crate::files_in(&universe_dir, "h").unwrap_or_default();
-    let universe_base: BTreeSet<String> = declared_in(
+    let mut universe: BTreeSet<String> = declared_in(
         env,
-        &universe_headers,
+        &crate::files_in(&universe_dir, "h").unwrap_or_default(),
         std::slice::from_ref(&universe_dir),
         &out_dir,
     )?
@@ -392,7 +387,6 @@ pub fn run(
     }
 
     // 4. Emit.
-    let mut universe = universe_base;
     universe.extend(audit.rows.iter().map(|r| r.name.clone()));
     let mut head = Directives::new();
     head.declare_all(&universe);
