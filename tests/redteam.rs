@@ -447,7 +447,16 @@ fn an_rpc_from_the_subscriber_of_the_gates_event() {
                     }
                 })
             };
-            tracing::subscriber::with_default(sub, || dpa.health()).map_err(|e| e.to_string())?;
+            // The gate tells of the call's return when a later call finds it returned;
+            // on a loaded machine the released RPC may take a while to get there.
+            let deadline = std::time::Instant::now() + Duration::from_secs(10);
+            tracing::subscriber::with_default(sub, || {
+                while seen.lock().unwrap().is_empty() && std::time::Instant::now() < deadline {
+                    dpa.health().map_err(|e| e.to_string())?;
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                Ok::<_, String>(())
+            })?;
             let seen = seen.lock().unwrap().clone();
             Ok::<_, String>(seen)
         },
