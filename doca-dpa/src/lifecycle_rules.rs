@@ -17,6 +17,7 @@
 //! | children are destroyed before their parent (BAD_STATE / IN_USE) | children own their parent (`Dpa` is reference counted) |
 //! | DOCA DPA objects are not thread-safe | every DOCA call on an object is made under its lock domain's guard — a context family's ([`FamilyGuard`](crate::FamilyGuard)) or an object's own — and its raw pointer is reachable through that guard only, so the types are `Send + Sync` without DOCA ever seeing two threads use one object at once (`docs/concurrency.md`); the library's own state is behind per-object mutexes, or, for a launcher's epochs, under the family's lock with the DOCA call it goes with |
 //! | launch arguments must have the kernel's exact C types (INVALID_VALUE or silent corruption) | declarations are generated from the C ([`include_app!`](crate::include_app)); writing one by hand means implementing an unsafe trait |
+//! | an untyped address handed to a kernel must be that of a live allocation of its context | [`DpaMemory`](crate::DpaMemory) is sealed: only this crate's buffers, slices and boxes implement it (below) |
 //!
 //! RDMI's rules are pinned the same way in `doca-rdmi`: exactly one completion
 //! source (`CompletionSource`, an enum argument of the builders), attach/PD/
@@ -434,4 +435,18 @@
 //! fn storage(t: doca_dpa::ThreadBuilder, b: &doca_dpa::DpaBuffer<u64>) -> doca_dpa::Result<doca_dpa::ThreadBuilder> {
 //!     t.local_storage(b)
 //! }
+//! ```
+//!
+//! `DpaMemory` (what [`Untyped::new`](crate::Untyped::new) takes) is sealed: this
+//! crate's memory is DPA memory, and another crate's type cannot claim to be:
+//!
+//! ```
+//! fn takes<M: doca_dpa::DpaMemory>(_: &M) {}
+//! fn buffer(b: &doca_dpa::DpaBuffer<u64>) {
+//!     takes(b)
+//! }
+//! ```
+//! ```compile_fail,E0277
+//! struct Forged;
+//! impl doca_dpa::DpaMemory for Forged {}
 //! ```
