@@ -324,9 +324,7 @@ doca::verbs::if_dpa_verbs! {
         let r = within(Duration::from_secs(60), "UC read", || -> Result<_, String> {
             let _objects = scope_memcheck(true);
             let dpa = common::dpa();
-            let verbs = VerbsContext::new(dpa.device()).map_err(e)?;
-            let pd = ProtectionDomain::new(&verbs).map_err(e)?;
-            let uar = DpaUar::new(&dpa).map_err(e)?;
+            let (_verbs, pd, uar) = verbs_setup::datapath(&dpa).map_err(e)?;
             let uc = |_: ()| -> Result<doca::verbs::Qp, String> {
                 let c = CompletionBuilder::new(&dpa, 16).and_then(|c| c.start()).map_err(e)?;
                 QpBuilder::new(&pd, &dpa, &c, &uar).map_err(e)?.qp_type(QpType::Uc).create().map_err(e)
@@ -399,9 +397,7 @@ doca::verbs::if_dpa_verbs! {
         let r = within(Duration::from_secs(60), "retries", || -> Result<_, String> {
             let _objects = scope_memcheck(true);
             let dpa = common::dpa();
-            let verbs = VerbsContext::new(dpa.device()).map_err(e)?;
-            let pd = ProtectionDomain::new(&verbs).map_err(e)?;
-            let uar = DpaUar::new(&dpa).map_err(e)?;
+            let (_verbs, pd, uar) = verbs_setup::datapath(&dpa).map_err(e)?;
             let (a, b) = (verbs_setup::qp(&dpa, &pd, &uar).map_err(e)?, verbs_setup::qp(&dpa, &pd, &uar).map_err(e)?);
             let (na, nb) = (a.number(), b.number());
             let mut refused = Vec::new();
@@ -558,9 +554,7 @@ doca::verbs::if_dpa_verbs! {
         let r = within(Duration::from_secs(60), "self loop", || -> Result<_, String> {
             let objects = scope_memcheck(true);
             let dpa = common::dpa();
-            let verbs = VerbsContext::new(dpa.device()).map_err(e)?;
-            let pd = ProtectionDomain::new(&verbs).map_err(e)?;
-            let uar = DpaUar::new(&dpa).map_err(e)?;
+            let (verbs, pd, uar) = verbs_setup::datapath(&dpa).map_err(e)?;
             let qp = verbs_setup::qp(&dpa, &pd, &uar).map_err(e)?;
             let n = qp.number();
             let qp = qp.connect(&Peer::new(n, Gid::default())).map_err(e)?;
@@ -602,9 +596,7 @@ doca::verbs::if_dpa_verbs! {
             let objects = scope_memcheck(true);
             let (x, y) = (common::dpa(), common::dpa());
             let qp_on = |dpa: &Dpa| -> Result<doca::verbs::Qp, String> {
-                let verbs = VerbsContext::new(dpa.device()).map_err(e)?;
-                let pd = ProtectionDomain::new(&verbs).map_err(e)?;
-                let uar = DpaUar::new(dpa).map_err(e)?;
+                let (_verbs, pd, uar) = verbs_setup::datapath(dpa).map_err(e)?;
                 verbs_setup::qp(dpa, &pd, &uar).map_err(e)
             };
             let (qx, qy) = (qp_on(&x)?, qp_on(&y)?);
@@ -730,9 +722,7 @@ doca::verbs::if_dpa_verbs! {
             for order in 0..4 {
                 let objects = scope_memcheck(true);
                 let dpa = common::dpa();
-                let verbs = VerbsContext::new(dpa.device()).map_err(e)?;
-                let pd = ProtectionDomain::new(&verbs).map_err(e)?;
-                let uar = DpaUar::new(&dpa).map_err(e)?;
+                let (verbs, pd, uar) = verbs_setup::datapath(&dpa).map_err(e)?;
                 let completion = CompletionBuilder::new(&dpa, 16).and_then(|c| c.start()).map_err(e)?;
                 let qp = QpBuilder::new(&pd, &dpa, &completion, &uar).and_then(|b| b.create()).map_err(e)?;
                 let n = qp.number();
@@ -827,9 +817,7 @@ doca::verbs::if_dpa_verbs! {
         }
         let objects = common::LiveObjects::new();
         let dpa = common::dpa();
-        let verbs = VerbsContext::new(dpa.device()).unwrap();
-        let pd = ProtectionDomain::new(&verbs).unwrap();
-        let uar = DpaUar::new(&dpa).unwrap();
+        let (verbs, pd, uar) = verbs_setup::datapath(&dpa).unwrap();
         let r = verbs_setup::qp(&dpa, &pd, &uar);
         println!("CHILD-RESULT: {r:?}");
         assert!(r.is_err(), "a queue pair was created with an unsafe fabric directory");
@@ -885,9 +873,7 @@ doca::verbs::if_dpa_verbs! {
             return;
         }
         let dpa = common::dpa();
-        let verbs = VerbsContext::new(dpa.device()).unwrap();
-        let pd = ProtectionDomain::new(&verbs).unwrap();
-        let uar = DpaUar::new(&dpa).unwrap();
+        let (_verbs, pd, uar) = verbs_setup::datapath(&dpa).unwrap();
         let qp = verbs_setup::qp(&dpa, &pd, &uar).unwrap();
         println!("QPN {}", qp.number());
         let stdin = std::io::stdin();
@@ -910,9 +896,7 @@ doca::verbs::if_dpa_verbs! {
         let r = within(Duration::from_secs(90), "stopped peer", || -> Result<_, String> {
             let _objects = scope_memcheck(true);
             let dpa = common::dpa();
-            let verbs = VerbsContext::new(dpa.device()).map_err(e)?;
-            let pd = ProtectionDomain::new(&verbs).map_err(e)?;
-            let uar = DpaUar::new(&dpa).map_err(e)?;
+            let (_verbs, pd, uar) = verbs_setup::datapath(&dpa).map_err(e)?;
             let qp = verbs_setup::qp(&dpa, &pd, &uar).map_err(e)?;
             let exe = std::env::current_exe().map_err(e)?;
             let mut child = Command::new(exe)

@@ -40,9 +40,10 @@
 //!   hardware: the work requests committed after it are flushed (SEND_ERR,
 //!   immediate `Status::Flushed`), its receives too (RECV_ERR, same
 //!   immediate), until the host resets it (`doca_verbs_qp_modify` to RST;
-//!   to RTS is BAD_STATE). A reliable connection whose peer's request fails
-//!   at it (a remote access error, a message its receive cannot take) moves
-//!   to the error state too; an unreliable one stays in RTS;
+//!   to RTS is BAD_STATE). A receive that completes in error (RECV_ERR) moves
+//!   the receiving queue pair to the error state too, and so does a remote
+//!   access error at a reliable connection's responder (an unreliable one
+//!   drops the request and stays in RTS);
 //! - a send (or write with immediate) that finds no committed receive at its
 //!   target is retried every millisecond, without limit when the queue pair's
 //!   `rnr_retry` is 7 (InfiniBand's "infinite") and `rnr_retry` times
@@ -413,7 +414,7 @@ impl QpCore {
         };
         if !allowed {
             drop(w);
-            return self.responder_error(Status::RemoteAccess);
+            return self.remote_access_error();
         }
         let consumes = matches!(packet.op, Op::Send | Op::SendImm | Op::WriteImm);
         if consumes && w.receives.is_empty() {
@@ -452,7 +453,7 @@ impl QpCore {
             });
             let Some(data) = done.flatten() else {
                 drop(w);
-                return self.responder_error(Status::RemoteAccess);
+                return self.remote_access_error();
             };
             if matches!(packet.op, Op::Read | Op::FetchAdd) {
                 return Reply {
@@ -478,7 +479,10 @@ impl QpCore {
             if let Some(c) = completion {
                 let _ = c.post(comp::RECV_ERR, index, 0);
             }
-            return self.responder_error(Status::RemoteInvalidRequest);
+            // A completion in error: the receiver's queue pair, of either
+            // transport, goes to the error state.
+            self.fail();
+            return Reply::status(Status::RemoteInvalidRequest);
         }
         if let Some(c) = completion {
             let _ = c.post(kind, index, immediate);
@@ -486,14 +490,14 @@ impl QpCore {
         Reply::status(Status::Ok)
     }
 
-    /// An error the responder detected in a request of its peer: `status`
-    /// for the sender, and a reliable connection moves to the error state
+    /// A remote access error the responder detected in a request of its
+    /// peer, for the sender; a reliable connection moves to the error state
     /// (InfiniBand's responder errors; an unreliable one drops the request).
-    fn responder_error(&self, status: Status) -> Reply {
+    fn remote_access_error(&self) -> Reply {
         if self.reads_and_atomics() {
             self.fail();
         }
-        Reply::status(status)
+        Reply::status(Status::RemoteAccess)
     }
 
     /// Runs one committed send work request and reports it; a failed one
